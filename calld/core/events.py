@@ -1,0 +1,307 @@
+"""Domain events: everything that can happen to a call, from any transport or timer.
+
+Adapters turn wire JSON into these; the runtime turns timer expiry and its own
+failures into these. Each has a stable `kind` (the journal's tag). Audio is 16 kHz
+mono PCM16LE by the time it is an event: codecs live in the media adapter.
+"""
+
+from __future__ import annotations
+
+from typing import ClassVar, Literal
+
+from attrs import field, frozen
+
+from calld.domain.ids import CallControlId, StreamId
+
+
+def _audio_repr(pcm: bytes) -> str:
+    return f"<{len(pcm)} bytes>"
+
+
+# -- the call's own start ---------------------------------------------------------------------
+
+
+@frozen
+class Begin:
+    """The request is accepted and the call may be placed."""
+
+    kind: ClassVar[str] = "begin"
+
+
+@frozen
+class DialAccepted:
+    kind: ClassVar[str] = "dial.accepted"
+    call_control_id: CallControlId
+
+
+@frozen
+class DialFailed:
+    kind: ClassVar[str] = "dial.failed"
+    reason: str
+
+
+# -- Telnyx Call Control webhooks -------------------------------------------------------------
+
+
+@frozen
+class CallInitiated:
+    kind: ClassVar[str] = "telnyx.call.initiated"
+    call_control_id: CallControlId
+
+
+@frozen
+class CallAnswered:
+    kind: ClassVar[str] = "telnyx.call.answered"
+    call_control_id: CallControlId
+
+
+@frozen
+class CallHungUp:
+    kind: ClassVar[str] = "telnyx.call.hangup"
+    call_control_id: CallControlId
+    cause: str
+    source: str
+    sip_cause: str | None = None
+
+
+@frozen
+class MachineDetected:
+    """Answering machine detection finished (advisory: a business IVR may read as a machine)."""
+
+    kind: ClassVar[str] = "telnyx.machine.detected"
+    result: str
+
+
+@frozen
+class StreamingFailed:
+    kind: ClassVar[str] = "telnyx.streaming.failed"
+    reason: str
+
+
+# -- Telnyx media WebSocket -------------------------------------------------------------------
+
+
+@frozen
+class MediaConnected:
+    kind: ClassVar[str] = "media.connected"
+
+
+@frozen
+class MediaStarted:
+    kind: ClassVar[str] = "media.started"
+    stream_id: StreamId
+    call_control_id: CallControlId | None
+    encoding: str
+    sample_rate: int
+
+
+@frozen
+class MediaAudio:
+    """One inbound frame from the business, decoded to 16 kHz PCM16LE. `chunk` is Telnyx's counter."""
+
+    kind: ClassVar[str] = "media.audio"
+    pcm: bytes = field(repr=_audio_repr)
+    chunk: int
+
+
+@frozen
+class MarkEchoed:
+    kind: ClassVar[str] = "media.mark"
+    name: str
+
+
+@frozen
+class DtmfReceived:
+    kind: ClassVar[str] = "media.dtmf"
+    digit: str
+
+
+@frozen
+class MediaError:
+    kind: ClassVar[str] = "media.error"
+    code: int
+    title: str
+
+
+@frozen
+class MediaStopped:
+    """The stream ended: a `stop` frame, or the socket went away (`reason` says which)."""
+
+    kind: ClassVar[str] = "media.stopped"
+    reason: str
+
+
+# -- GPT-Live ---------------------------------------------------------------------------------
+
+
+@frozen
+class LiveStarted:
+    kind: ClassVar[str] = "live.started"
+    session_id: str
+
+
+@frozen
+class LiveError:
+    """An `error` event. `fatal` when it replaced `session.started` (the session never began)."""
+
+    kind: ClassVar[str] = "live.error"
+    code: str
+    message: str
+    fatal: bool
+
+
+@frozen
+class InputTranscript:
+    """What the business said, as GPT-Live heard it (a fragment, with its own spacing)."""
+
+    kind: ClassVar[str] = "live.input_transcript"
+    text: str
+
+
+@frozen
+class OutputTranscript:
+    """What the agent said (a fragment)."""
+
+    kind: ClassVar[str] = "live.output_transcript"
+    text: str
+
+
+@frozen
+class OutputAudio:
+    kind: ClassVar[str] = "live.output_audio"
+    pcm: bytes = field(repr=_audio_repr)
+
+
+TaskStatus = Literal["answered", "declined", "voicemail", "unclear"]
+TERMINAL_TASK_STATUSES: frozenset[str] = frozenset({"answered", "declined", "voicemail"})
+
+
+@frozen
+class TaskRecorded:
+    """The backend called record_task_result with valid arguments."""
+
+    kind: ClassVar[str] = "tool.record_task_result"
+    call_id: str
+    status: TaskStatus
+    answer_text: str | None
+    notes: str | None = None
+
+
+@frozen
+class EndCallRequested:
+    kind: ClassVar[str] = "tool.end_call"
+    call_id: str
+    reason: str | None = None
+
+
+@frozen
+class ToolCallRejected:
+    """A function call we cannot act on (unknown tool, bad arguments); the model is told why."""
+
+    kind: ClassVar[str] = "tool.rejected"
+    call_id: str
+    name: str
+    error: str
+
+
+@frozen
+class LiveClosed:
+    """The GPT-Live session is over: `session.closed` came, or the socket ended. Exactly once."""
+
+    kind: ClassVar[str] = "live.closed"
+    reason: str
+
+
+# -- timers (scheduled by the reducer, fired by the runtime) ----------------------------------
+
+
+@frozen
+class StallElapsed:
+    kind: ClassVar[str] = "timer.stall"
+
+
+@frozen
+class FarewellQuiet:
+    kind: ClassVar[str] = "timer.farewell_quiet"
+
+
+@frozen
+class FarewellElapsed:
+    kind: ClassVar[str] = "timer.farewell_max"
+
+
+@frozen
+class LiveCloseTimedOut:
+    kind: ClassVar[str] = "timer.close_timeout"
+
+
+@frozen
+class DrainTimedOut:
+    kind: ClassVar[str] = "timer.drain_timeout"
+
+
+@frozen
+class TrailElapsed:
+    kind: ClassVar[str] = "timer.trail"
+
+
+@frozen
+class HangupConfirmTimedOut:
+    kind: ClassVar[str] = "timer.hangup_confirm"
+
+
+@frozen
+class CallCapElapsed:
+    kind: ClassVar[str] = "timer.call_cap"
+
+
+# -- the runtime's own failures ---------------------------------------------------------------
+
+
+@frozen
+class CallCrashed:
+    """A transport task or an effect raised; the call must end, cleanly, as failed."""
+
+    kind: ClassVar[str] = "call.crashed"
+    error: str
+
+
+TimerEvent = (
+    StallElapsed
+    | FarewellQuiet
+    | FarewellElapsed
+    | LiveCloseTimedOut
+    | DrainTimedOut
+    | TrailElapsed
+    | HangupConfirmTimedOut
+    | CallCapElapsed
+)
+
+Event = (
+    Begin
+    | DialAccepted
+    | DialFailed
+    | CallInitiated
+    | CallAnswered
+    | CallHungUp
+    | MachineDetected
+    | StreamingFailed
+    | MediaConnected
+    | MediaStarted
+    | MediaAudio
+    | MarkEchoed
+    | DtmfReceived
+    | MediaError
+    | MediaStopped
+    | LiveStarted
+    | LiveError
+    | InputTranscript
+    | OutputTranscript
+    | OutputAudio
+    | TaskRecorded
+    | EndCallRequested
+    | ToolCallRejected
+    | LiveClosed
+    | TimerEvent
+    | CallCrashed
+)

@@ -1,0 +1,590 @@
+"""reduce(call, event) -> (call, effects): the only place a call changes.
+
+Rules of this file (after h11's _state.py):
+ 1. Every transition of every track lives here. Adapters only make events; the runtime
+    only moves events and performs effects. Nothing here touches trio, a socket, a clock
+    or a file; time exists only as `Schedule(key, delay_s, event)` effects.
+ 2. An event that is illegal for the current state changes nothing: `reduce_step`
+    returns the same Call, no effects, and the reason, and the runtime journals it.
+ 3. Transport order is free. Webhooks, media frames and GPT-Live events may arrive in
+    any interleaving; a media `start` before `call.answered` is simply a state.
+ 4. Event-triggered transitions come first (one handler per event type); then the
+    state-triggered rules run to a fixed point (today: open GPT-Live once Telnyx has
+    answered and media is streaming).
+
+Theory of the edges:
+ - Pickup: callee audio arriving before `session.started` is held in the live track
+   (capped at pickup_hold_s, oldest dropped) and flushed in order when it starts.
+ - Goodbye: a terminal record_task_result returns its output and one response.create,
+   so the agent says the closing line; we wait until that speech has gone quiet (or
+   farewell_max_s), send `session.close`, forward the flushed audio until GPT-Live has
+   closed, put exactly one mark behind it, and hang up `trail_s` after its echo. The
+   hangup effect is emitted on one edge only: into HangupRequested.
+ - No echo within drain_timeout_s hangs up via "drain_timeout"; no call.hangup within
+   hangup_confirm_s after ours finishes the call unconfirmed.
+ - A far-party hangup ends the call at once; a recorded verdict stands.
+ - stall_s without speech from either side: steer once, then hang up via "stall".
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from typing import Any
+
+from attrs import evolve, frozen
+
+from calld.core import events as ev
+from calld.core.effects import (
+    AbortLive,
+    AppendCommentary,
+    Cancel,
+    CloseLive,
+    ContinueResponse,
+    Effect,
+    Hangup,
+    OpenLive,
+    PlaceDial,
+    Schedule,
+    SendLiveAudio,
+    SendMark,
+    SendMediaAudio,
+    SendToolOutput,
+)
+from calld.core.plan import HANGUP_MARK, RECORD_TASK_RESULT
+from calld.core.state import (
+    Call,
+    ConvConcluded,
+    ConvTalking,
+    DialPending,
+    DialRejected,
+    Dialed,
+    DialSent,
+    HangupDone,
+    HangupDraining,
+    HangupFarewell,
+    HangupMarked,
+    HangupNone,
+    HangupRequested,
+    HangupTrailing,
+    HeldAudio,
+    LiveActive,
+    LiveClosing,
+    LiveDone,
+    LiveFailed,
+    LiveIdle,
+    LiveStarting,
+    MediaEnded,
+    MediaIdle,
+    MediaOpen,
+    MediaStreaming,
+    TelnyxAnswered,
+    TelnyxEnded,
+    TelnyxIdle,
+    TelnyxInitiated,
+    Turn,
+    Via,
+)
+
+BYTES_PER_SECOND = 16000 * 2  # 16 kHz mono PCM16: the only audio the core sees
+
+STEER_LINE = (
+    "The line has been quiet for a while. Say, briefly, that you are still here, and ask your "
+    "question once more. If nobody answers, you will hang up."
+)
+
+# Timers that belong to a call in progress; all of them die when it ends.
+_LIVE_TIMERS = ("stall", "farewell", "farewell_quiet", "close", "drain", "trail", "call_cap")
+
+
+@frozen
+class Step:
+    call: Call
+    effects: tuple[Effect, ...]
+    ignored: str | None = None  # why the event was illegal here; None when it was handled
+
+
+@frozen
+class _Ignore:
+    why: str
+
+
+_Out = tuple[Call, list[Effect]] | _Ignore
+_Handler = Callable[[Call, Any], _Out]
+_HANDLERS: dict[type, _Handler] = {}
+
+
+def _on(event_type: type) -> Callable[[_Handler], _Handler]:
+    def register(fn: _Handler) -> _Handler:
+        _HANDLERS[event_type] = fn
+        return fn
+
+    return register
+
+
+def reduce(call: Call, event: ev.Event) -> tuple[Call, list[Effect]]:
+    step = reduce_step(call, event)
+    return step.call, list(step.effects)
+
+
+def reduce_step(call: Call, event: ev.Event) -> Step:
+    out = _HANDLERS[type(event)](call, event)
+    if isinstance(out, _Ignore):
+        return Step(call, (), out.why)
+    new, effects = out
+    new, triggered = _state_triggered(new)
+    return Step(new, (*effects, *triggered))
+
+
+def _ignore(call: Call, event: ev.Event, track: str) -> _Ignore:
+    state = getattr(call, track)
+    return _Ignore(f"{event.kind} while {track} is {state.kind}")
+
+
+# -- state-triggered rules -----------------------------------------------------------------------
+
+
+def _state_triggered(call: Call) -> tuple[Call, list[Effect]]:
+    effects: list[Effect] = []
+    if (
+        isinstance(call.telnyx, TelnyxAnswered)
+        and isinstance(call.media, MediaStreaming)
+        and isinstance(call.live, LiveIdle)
+        and isinstance(call.hangup, HangupNone)
+    ):
+        call = evolve(call, live=LiveStarting(held=call.live.held))
+        effects.append(OpenLive(call.plan.live))
+    return call, effects
+
+
+# -- shared moves --------------------------------------------------------------------------------
+
+
+def _live_is_open(call: Call) -> bool:
+    return isinstance(call.live, LiveStarting | LiveActive | LiveClosing)
+
+
+def _cancel_timers(*keys: str) -> list[Effect]:
+    return [Cancel(k) for k in keys]
+
+
+def _request_hangup(call: Call, via: Via) -> tuple[Call, list[Effect]]:
+    """The one edge that emits Hangup."""
+    t = call.plan.timings
+    counters = evolve(call.counters, hangups_sent=call.counters.hangups_sent + 1)
+    call = evolve(call, hangup=HangupRequested(via=via), counters=counters)
+    return call, [Hangup(via), Schedule("hangup_confirm", t.hangup_confirm_s, ev.HangupConfirmTimedOut())]
+
+
+def _fail(call: Call, reason: str) -> tuple[Call, list[Effect]] | _Ignore:
+    """End the call now, as failed: no farewell, no drain."""
+    if isinstance(call.hangup, HangupRequested | HangupDone):
+        return _Ignore(f"failure after hangup {call.hangup.kind}: {reason}")
+    call = evolve(call, failure=call.failure or reason)
+    effects: list[Effect] = _cancel_timers(*_LIVE_TIMERS)
+    if _live_is_open(call):
+        effects.append(AbortLive())
+    if isinstance(call.telnyx, TelnyxEnded):
+        return evolve(call, hangup=HangupDone(via="failure", confirmed=True)), effects
+    if not isinstance(call.dial, Dialed):
+        return evolve(call, hangup=HangupDone(via="failure", confirmed=False)), effects
+    call, more = _request_hangup(call, "failure")
+    return call, effects + more
+
+
+def _mark_behind_last_audio(call: Call, via: Via) -> tuple[Call, list[Effect]]:
+    t = call.plan.timings
+    counters = evolve(call.counters, marks_sent=call.counters.marks_sent + 1)
+    call = evolve(call, hangup=HangupMarked(via=via), counters=counters)
+    return call, [SendMark(HANGUP_MARK), Schedule("drain", t.drain_timeout_s, ev.DrainTimedOut())]
+
+
+def _start_drain(call: Call, via: Via) -> tuple[Call, list[Effect]]:
+    """Close GPT-Live so the target stops moving; its flushed audio is still forwarded."""
+    if not isinstance(call.live, LiveActive | LiveStarting):
+        return _mark_behind_last_audio(call, via)
+    t = call.plan.timings
+    call = evolve(call, hangup=HangupDraining(via=via), live=LiveClosing())
+    return call, [CloseLive(), Schedule("close", t.close_timeout_s, ev.LiveCloseTimedOut())]
+
+
+def _add_turn(call: Call, speaker: str, text: str) -> Call:
+    turns = call.transcript
+    if turns and turns[-1].speaker == speaker:
+        turns = (*turns[:-1], Turn(speaker, turns[-1].text + text))  # type: ignore[arg-type]
+    else:
+        turns = (*turns, Turn(speaker, text))  # type: ignore[arg-type]
+    return evolve(call, transcript=turns)
+
+
+def _tool_output(**fields: object) -> str:
+    return json.dumps(fields, separators=(",", ":"))
+
+
+def _seen_tool(call: Call, call_id: str, name: str) -> Call:
+    counters = evolve(call.counters, tool_calls=call.counters.tool_calls + 1)
+    return evolve(call, tool_call_ids=call.tool_call_ids | {call_id}, tools=(*call.tools, name), counters=counters)
+
+
+# -- the call's own start --------------------------------------------------------------------------
+
+
+@_on(ev.Begin)
+def _begin(call: Call, event: ev.Begin) -> _Out:
+    if not isinstance(call.dial, DialPending):
+        return _ignore(call, event, "dial")
+    return evolve(call, dial=DialSent()), [PlaceDial(call.plan.dial)]
+
+
+@_on(ev.DialAccepted)
+def _dial_accepted(call: Call, event: ev.DialAccepted) -> _Out:
+    if not isinstance(call.dial, DialSent):
+        return _ignore(call, event, "dial")
+    call = evolve(call, dial=Dialed(event.call_control_id))
+    if isinstance(call.hangup, HangupDone):
+        return call, []
+    return call, [Schedule("call_cap", call.plan.timings.max_call_s, ev.CallCapElapsed())]
+
+
+@_on(ev.DialFailed)
+def _dial_failed(call: Call, event: ev.DialFailed) -> _Out:
+    if not isinstance(call.dial, DialSent):
+        return _ignore(call, event, "dial")
+    call = evolve(call, dial=DialRejected(event.reason), failure=event.reason)
+    return evolve(call, hangup=HangupDone(via="not_connected", confirmed=True)), []
+
+
+# -- Telnyx webhooks -------------------------------------------------------------------------------
+
+
+@_on(ev.CallInitiated)
+def _initiated(call: Call, event: ev.CallInitiated) -> _Out:
+    if not isinstance(call.telnyx, TelnyxIdle):
+        return _ignore(call, event, "telnyx")
+    return evolve(call, telnyx=TelnyxInitiated()), []
+
+
+@_on(ev.CallAnswered)
+def _answered(call: Call, event: ev.CallAnswered) -> _Out:
+    if not isinstance(call.telnyx, TelnyxIdle | TelnyxInitiated):
+        return _ignore(call, event, "telnyx")
+    return evolve(call, telnyx=TelnyxAnswered()), []
+
+
+@_on(ev.CallHungUp)
+def _hung_up(call: Call, event: ev.CallHungUp) -> _Out:
+    if isinstance(call.telnyx, TelnyxEnded):
+        return _ignore(call, event, "telnyx")
+    was_answered = isinstance(call.telnyx, TelnyxAnswered)
+    ended = TelnyxEnded(event.cause, event.source, event.sip_cause, was_answered)
+    call = evolve(call, telnyx=ended)
+    match call.hangup:
+        case HangupRequested(via=via):
+            return evolve(call, hangup=HangupDone(via=via, confirmed=True)), [Cancel("hangup_confirm")]
+        case HangupDone():
+            return call, []
+        case _:
+            effects: list[Effect] = _cancel_timers(*_LIVE_TIMERS)
+            if _live_is_open(call):
+                effects.append(CloseLive())
+            via: Via = "far_party" if was_answered or _live_is_open(call) else "not_connected"
+            return evolve(call, hangup=HangupDone(via=via, confirmed=True)), effects
+
+
+@_on(ev.MachineDetected)
+def _machine(call: Call, event: ev.MachineDetected) -> _Out:
+    return evolve(call, machine=event.result), []
+
+
+@_on(ev.StreamingFailed)
+def _streaming_failed(call: Call, event: ev.StreamingFailed) -> _Out:
+    return _fail(call, f"Telnyx could not stream media to us: {event.reason}")
+
+
+# -- media -------------------------------------------------------------------------------------------
+
+
+@_on(ev.MediaConnected)
+def _media_connected(call: Call, event: ev.MediaConnected) -> _Out:
+    if not isinstance(call.media, MediaIdle):
+        return _ignore(call, event, "media")
+    return evolve(call, media=MediaOpen()), []
+
+
+@_on(ev.MediaStarted)
+def _media_started(call: Call, event: ev.MediaStarted) -> _Out:
+    if not isinstance(call.media, MediaIdle | MediaOpen):
+        return _ignore(call, event, "media")
+    return evolve(call, media=MediaStreaming(event.stream_id, event.encoding, event.sample_rate)), []
+
+
+def _hold(held: HeldAudio, chunk: int, pcm: bytes, cap: int) -> tuple[HeldAudio, int]:
+    frames, size, dropped = (*held.frames, (chunk, pcm)), held.size + len(pcm), 0
+    while size > cap and frames:
+        size -= len(frames[0][1])
+        frames, dropped = frames[1:], dropped + 1
+    return HeldAudio(frames, size, held.dropped + dropped), dropped
+
+
+@_on(ev.MediaAudio)
+def _media_audio(call: Call, event: ev.MediaAudio) -> _Out:
+    if not isinstance(call.media, MediaStreaming) or isinstance(call.hangup, HangupDone):
+        return _ignore(call, event, "media")
+    c = call.counters
+    match call.live:
+        case LiveIdle(held=held) | LiveStarting(held=held):
+            cap = int(call.plan.timings.pickup_hold_s * BYTES_PER_SECOND)
+            held, dropped = _hold(held, event.chunk, event.pcm, cap)
+            live = LiveIdle(held) if isinstance(call.live, LiveIdle) else LiveStarting(held)
+            counters = evolve(
+                c, audio_in=c.audio_in + 1, held_frames=c.held_frames + 1, dropped_frames=c.dropped_frames + dropped
+            )
+            return evolve(call, live=live, counters=counters), []
+        case LiveActive():
+            counters = evolve(c, audio_in=c.audio_in + 1, audio_to_live=c.audio_to_live + 1)
+            return evolve(call, counters=counters), [SendLiveAudio(event.pcm, event.chunk)]
+        case _:
+            return evolve(call, counters=evolve(c, audio_in=c.audio_in + 1)), []
+
+
+@_on(ev.MarkEchoed)
+def _mark_echoed(call: Call, event: ev.MarkEchoed) -> _Out:
+    if event.name != HANGUP_MARK or not isinstance(call.hangup, HangupMarked):
+        return _ignore(call, event, "hangup")
+    counters = evolve(call.counters, marks_echoed=call.counters.marks_echoed + 1)
+    call = evolve(call, hangup=HangupTrailing(call.hangup.via), counters=counters)
+    return call, [Cancel("drain"), Schedule("trail", call.plan.timings.trail_s, ev.TrailElapsed())]
+
+
+@_on(ev.DtmfReceived)
+def _dtmf(call: Call, event: ev.DtmfReceived) -> _Out:
+    return call, []  # journaled; a quick ask has no use for the business's keypad
+
+
+@_on(ev.MediaError)
+def _media_error(call: Call, event: ev.MediaError) -> _Out:
+    return call, []  # journaled; Telnyx reports it, the stream goes on
+
+
+@_on(ev.MediaStopped)
+def _media_stopped(call: Call, event: ev.MediaStopped) -> _Out:
+    if isinstance(call.media, MediaEnded):
+        return _ignore(call, event, "media")
+    # The call itself ends by call.hangup; a dead socket only means nothing more plays.
+    return evolve(call, media=MediaEnded(event.reason)), []
+
+
+# -- GPT-Live ----------------------------------------------------------------------------------------
+
+
+@_on(ev.LiveStarted)
+def _live_started(call: Call, event: ev.LiveStarted) -> _Out:
+    if not isinstance(call.live, LiveStarting) or not isinstance(call.hangup, HangupNone):
+        return _ignore(call, event, "live")
+    held = call.live.held
+    flush: list[Effect] = [SendLiveAudio(pcm, chunk, held=True) for chunk, pcm in held.frames]
+    c = call.counters
+    counters = evolve(c, flushed_frames=c.flushed_frames + len(flush), audio_to_live=c.audio_to_live + len(flush))
+    call = evolve(call, live=LiveActive(event.session_id), conversation=ConvTalking(), counters=counters)
+    t = call.plan.timings
+    return call, [*flush, AppendCommentary(call.plan.opener), Schedule("stall", t.stall_s, ev.StallElapsed())]
+
+
+@_on(ev.LiveError)
+def _live_error(call: Call, event: ev.LiveError) -> _Out:
+    if event.fatal and isinstance(call.live, LiveStarting):
+        call = evolve(call, live=LiveFailed(f"{event.code}: {event.message}"))
+        return _fail(call, f"GPT-Live refused the session: {event.message} ({event.code})")
+    return call, []  # a command error; the session goes on, the journal keeps it
+
+
+def _speech(call: Call, event: ev.InputTranscript | ev.OutputTranscript, speaker: str) -> _Out:
+    if isinstance(call.hangup, HangupDone) or not isinstance(call.live, LiveActive | LiveClosing):
+        return _ignore(call, event, "live")
+    call = _add_turn(call, speaker, event.text)
+    t = call.plan.timings
+    match call.hangup:
+        case HangupNone() if isinstance(call.conversation, ConvTalking):
+            return call, [Schedule("stall", t.stall_s, ev.StallElapsed())]
+        case HangupFarewell(via=via) if speaker == "agent":
+            call = evolve(call, hangup=HangupFarewell(via=via, heard=True))
+            return call, [Schedule("farewell_quiet", t.farewell_quiet_s, ev.FarewellQuiet())]
+        case _:
+            return call, []
+
+
+@_on(ev.InputTranscript)
+def _input_transcript(call: Call, event: ev.InputTranscript) -> _Out:
+    return _speech(call, event, "business")
+
+
+@_on(ev.OutputTranscript)
+def _output_transcript(call: Call, event: ev.OutputTranscript) -> _Out:
+    return _speech(call, event, "agent")
+
+
+@_on(ev.OutputAudio)
+def _output_audio(call: Call, event: ev.OutputAudio) -> _Out:
+    if not isinstance(call.live, LiveActive | LiveClosing):
+        return _ignore(call, event, "live")
+    c = call.counters
+    c = evolve(c, audio_from_live=c.audio_from_live + 1)
+    if isinstance(call.conversation, ConvConcluded):
+        c = evolve(c, audio_after_verdict=c.audio_after_verdict + 1)
+    plays = isinstance(call.media, MediaStreaming) and isinstance(
+        call.hangup, HangupNone | HangupFarewell | HangupDraining
+    )
+    if not plays:
+        return evolve(call, counters=c), []
+    c = evolve(c, audio_to_media=c.audio_to_media + 1)
+    return evolve(call, counters=c), [SendMediaAudio(event.pcm)]
+
+
+@_on(ev.TaskRecorded)
+def _task_recorded(call: Call, event: ev.TaskRecorded) -> _Out:
+    if event.call_id in call.tool_call_ids:
+        return _Ignore(f"duplicate function call {event.call_id}")
+    call = _seen_tool(call, event.call_id, RECORD_TASK_RESULT)
+    talking = isinstance(call.hangup, HangupNone) and isinstance(call.conversation, ConvTalking)
+    if not talking:
+        if not _live_is_open(call):
+            return call, []
+        return call, [SendToolOutput(event.call_id, _tool_output(recorded=False, why="a final result is already recorded"))]
+    if event.status not in ev.TERMINAL_TASK_STATUSES:
+        out = _tool_output(recorded=True, next="ask the question again, briefly")
+        return call, [SendToolOutput(event.call_id, out), ContinueResponse()]
+    t = call.plan.timings
+    call = evolve(call, conversation=ConvConcluded(event), hangup=HangupFarewell(via="tool"))
+    out = _tool_output(recorded=True, next="thank them in one short sentence and say goodbye")
+    return call, [
+        SendToolOutput(event.call_id, out),
+        ContinueResponse(),
+        Cancel("stall"),
+        Schedule("farewell", t.farewell_max_s, ev.FarewellElapsed()),
+    ]
+
+
+@_on(ev.EndCallRequested)
+def _end_call(call: Call, event: ev.EndCallRequested) -> _Out:
+    if event.call_id in call.tool_call_ids:
+        return _Ignore(f"duplicate function call {event.call_id}")
+    call = evolve(_seen_tool(call, event.call_id, "end_call"), end_call_seen=True)
+    if not _live_is_open(call):
+        return call, []
+    match call.hangup:
+        case HangupNone():
+            call, drain = _start_drain(call, "tool")
+            return call, [SendToolOutput(event.call_id, _tool_output(ok=True)), Cancel("stall"), *drain]
+        case HangupFarewell():
+            # Idempotent: the closing line is already on its way; don't cut it, don't ask for another.
+            return call, [SendToolOutput(event.call_id, _tool_output(ok=True, note="hanging up after your goodbye"))]
+        case _:
+            return call, [SendToolOutput(event.call_id, _tool_output(ok=True))]
+
+
+@_on(ev.ToolCallRejected)
+def _tool_rejected(call: Call, event: ev.ToolCallRejected) -> _Out:
+    if event.call_id in call.tool_call_ids:
+        return _Ignore(f"duplicate function call {event.call_id}")
+    call = _seen_tool(call, event.call_id, event.name)
+    if not _live_is_open(call):
+        return call, []
+    effects: list[Effect] = [SendToolOutput(event.call_id, _tool_output(ok=False, error=event.error))]
+    if isinstance(call.hangup, HangupNone):
+        effects.append(ContinueResponse())
+    return call, effects
+
+
+@_on(ev.LiveClosed)
+def _live_closed(call: Call, event: ev.LiveClosed) -> _Out:
+    if not _live_is_open(call):
+        return _ignore(call, event, "live")
+    was_starting = isinstance(call.live, LiveStarting)
+    call = evolve(call, live=LiveDone(event.reason))
+    match call.hangup:
+        case HangupDraining(via=via) | HangupFarewell(via=via):
+            call, effects = _mark_behind_last_audio(call, via)
+            return call, [Cancel("close"), Cancel("farewell"), Cancel("farewell_quiet"), *effects]
+        case HangupNone():
+            what = "before it started" if was_starting else "in the middle of the call"
+            return _fail(call, f"GPT-Live closed the session {what} ({event.reason})")
+        case _:
+            return call, []
+
+
+# -- timers ------------------------------------------------------------------------------------------
+
+
+@_on(ev.FarewellQuiet)
+@_on(ev.FarewellElapsed)
+def _farewell_over(call: Call, event: ev.FarewellQuiet | ev.FarewellElapsed) -> _Out:
+    if not isinstance(call.hangup, HangupFarewell):
+        return _ignore(call, event, "hangup")
+    call, effects = _start_drain(call, call.hangup.via)
+    return call, [Cancel("farewell"), Cancel("farewell_quiet"), *effects]
+
+
+@_on(ev.LiveCloseTimedOut)
+def _close_timed_out(call: Call, event: ev.LiveCloseTimedOut) -> _Out:
+    if not isinstance(call.hangup, HangupDraining):
+        return _ignore(call, event, "hangup")
+    via = call.hangup.via
+    call = evolve(call, live=LiveDone("close_timeout"))
+    call, effects = _mark_behind_last_audio(call, via)
+    return call, [AbortLive(), *effects]
+
+
+@_on(ev.DrainTimedOut)
+def _drain_timed_out(call: Call, event: ev.DrainTimedOut) -> _Out:
+    if not isinstance(call.hangup, HangupMarked):
+        return _ignore(call, event, "hangup")
+    return _request_hangup(call, "drain_timeout")
+
+
+@_on(ev.TrailElapsed)
+def _trail_elapsed(call: Call, event: ev.TrailElapsed) -> _Out:
+    if not isinstance(call.hangup, HangupTrailing):
+        return _ignore(call, event, "hangup")
+    return _request_hangup(call, call.hangup.via)
+
+
+@_on(ev.HangupConfirmTimedOut)
+def _confirm_timed_out(call: Call, event: ev.HangupConfirmTimedOut) -> _Out:
+    if not isinstance(call.hangup, HangupRequested):
+        return _ignore(call, event, "hangup")
+    return evolve(call, hangup=HangupDone(via=call.hangup.via, confirmed=False)), []
+
+
+@_on(ev.StallElapsed)
+def _stall(call: Call, event: ev.StallElapsed) -> _Out:
+    if not isinstance(call.hangup, HangupNone) or not isinstance(call.conversation, ConvTalking):
+        return _ignore(call, event, "conversation")
+    if not call.conversation.steered:
+        call = evolve(call, conversation=ConvTalking(steered=True))
+        return call, [AppendCommentary(STEER_LINE), Schedule("stall", call.plan.timings.stall_s, ev.StallElapsed())]
+    effects: list[Effect] = _cancel_timers(*_LIVE_TIMERS)
+    if _live_is_open(call):
+        effects.append(CloseLive())
+        call = evolve(call, live=LiveClosing())
+    call, hangup = _request_hangup(call, "stall")
+    return call, effects + hangup
+
+
+@_on(ev.CallCapElapsed)
+def _call_cap(call: Call, event: ev.CallCapElapsed) -> _Out:
+    if isinstance(call.hangup, HangupRequested | HangupDone):
+        return _ignore(call, event, "hangup")
+    effects: list[Effect] = _cancel_timers(*_LIVE_TIMERS)
+    if _live_is_open(call):
+        effects.append(AbortLive())
+    call, hangup = _request_hangup(call, "time_limit")
+    return call, effects + hangup
+
+
+@_on(ev.CallCrashed)
+def _crashed(call: Call, event: ev.CallCrashed) -> _Out:
+    return _fail(call, event.error)
+
+
+_missing = [t for t in ev.Event.__args__ if t not in _HANDLERS]  # type: ignore[attr-defined]
+assert not _missing, f"events without a handler: {_missing}"

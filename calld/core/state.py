@@ -1,0 +1,303 @@
+"""The state of one call: a product of small tracks, each a closed union of frozen classes.
+
+A track is a fact that advances on its own: the dial, Telnyx's view of the call,
+the media stream, the GPT-Live session, the conversation and the hangup. Every
+class has a `kind` ClassVar; the journal records a track's kind when it changes.
+`Call` also carries plain data the tracks share (transcript, task, counters).
+"""
+
+from __future__ import annotations
+
+from typing import ClassVar, Literal
+
+from attrs import field, frozen
+
+from calld.core.events import TaskRecorded
+from calld.core.plan import CallPlan
+from calld.domain.ids import CallControlId, StreamId
+
+# -- dial --------------------------------------------------------------------------------------
+
+
+@frozen
+class DialPending:
+    kind: ClassVar[str] = "pending"
+
+
+@frozen
+class DialSent:
+    kind: ClassVar[str] = "requested"
+
+
+@frozen
+class Dialed:
+    kind: ClassVar[str] = "accepted"
+    call_control_id: CallControlId
+
+
+@frozen
+class DialRejected:
+    kind: ClassVar[str] = "rejected"
+    reason: str
+
+
+DialTrack = DialPending | DialSent | Dialed | DialRejected
+
+# -- Telnyx call (from webhooks) ---------------------------------------------------------------
+
+
+@frozen
+class TelnyxIdle:
+    kind: ClassVar[str] = "idle"
+
+
+@frozen
+class TelnyxInitiated:
+    kind: ClassVar[str] = "initiated"
+
+
+@frozen
+class TelnyxAnswered:
+    kind: ClassVar[str] = "answered"
+
+
+@frozen
+class TelnyxEnded:
+    kind: ClassVar[str] = "ended"
+    cause: str
+    source: str
+    sip_cause: str | None
+    was_answered: bool
+
+
+TelnyxTrack = TelnyxIdle | TelnyxInitiated | TelnyxAnswered | TelnyxEnded
+
+# -- media stream ------------------------------------------------------------------------------
+
+
+@frozen
+class MediaIdle:
+    kind: ClassVar[str] = "idle"
+
+
+@frozen
+class MediaOpen:
+    kind: ClassVar[str] = "connected"
+
+
+@frozen
+class MediaStreaming:
+    kind: ClassVar[str] = "streaming"
+    stream_id: StreamId
+    encoding: str
+    sample_rate: int
+
+
+@frozen
+class MediaEnded:
+    kind: ClassVar[str] = "stopped"
+    reason: str
+
+
+MediaTrack = MediaIdle | MediaOpen | MediaStreaming | MediaEnded
+
+# -- GPT-Live session --------------------------------------------------------------------------
+
+
+@frozen
+class HeldAudio:
+    """Callee audio kept while GPT-Live is not ready: oldest first, capped by bytes."""
+
+    frames: tuple[tuple[int, bytes], ...] = ()
+    size: int = 0
+    dropped: int = 0
+
+
+@frozen
+class LiveIdle:
+    kind: ClassVar[str] = "idle"
+    held: HeldAudio = HeldAudio()
+
+
+@frozen
+class LiveStarting:
+    kind: ClassVar[str] = "starting"
+    held: HeldAudio = HeldAudio()
+
+
+@frozen
+class LiveActive:
+    kind: ClassVar[str] = "active"
+    session_id: str
+
+
+@frozen
+class LiveClosing:
+    kind: ClassVar[str] = "closing"
+
+
+@frozen
+class LiveDone:
+    kind: ClassVar[str] = "closed"
+    reason: str
+
+
+@frozen
+class LiveFailed:
+    kind: ClassVar[str] = "failed"
+    message: str
+
+
+LiveTrack = LiveIdle | LiveStarting | LiveActive | LiveClosing | LiveDone | LiveFailed
+
+# -- conversation ------------------------------------------------------------------------------
+
+
+@frozen
+class ConvWaiting:
+    """GPT-Live is not live yet; the agent has not been asked to speak."""
+
+    kind: ClassVar[str] = "waiting"
+
+
+@frozen
+class ConvTalking:
+    kind: ClassVar[str] = "talking"
+    steered: bool = False
+
+
+@frozen
+class ConvConcluded:
+    """A terminal record_task_result arrived: the verdict is in."""
+
+    kind: ClassVar[str] = "concluded"
+    task: TaskRecorded
+
+
+ConvTrack = ConvWaiting | ConvTalking | ConvConcluded
+
+# -- hangup ------------------------------------------------------------------------------------
+
+Via = Literal["tool", "drain_timeout", "failure", "stall", "far_party", "time_limit", "not_connected"]
+
+
+@frozen
+class HangupNone:
+    kind: ClassVar[str] = "none"
+
+
+@frozen
+class HangupFarewell:
+    """The verdict is in; waiting for the closing line to be spoken (or farewell_max_s)."""
+
+    kind: ClassVar[str] = "farewell"
+    via: Via
+    heard: bool = False
+
+
+@frozen
+class HangupDraining:
+    """`session.close` sent; forwarding the flushed audio until GPT-Live has closed."""
+
+    kind: ClassVar[str] = "draining"
+    via: Via
+
+
+@frozen
+class HangupMarked:
+    """The one mark is behind the last audio; waiting for Telnyx to echo it (played)."""
+
+    kind: ClassVar[str] = "marked"
+    via: Via
+
+
+@frozen
+class HangupTrailing:
+    kind: ClassVar[str] = "trailing"
+    via: Via
+
+
+@frozen
+class HangupRequested:
+    """Our hangup went to Telnyx; waiting for call.hangup to confirm it."""
+
+    kind: ClassVar[str] = "requested"
+    via: Via
+
+
+@frozen
+class HangupDone:
+    kind: ClassVar[str] = "done"
+    via: Via
+    confirmed: bool
+
+
+HangupTrack = (
+    HangupNone
+    | HangupFarewell
+    | HangupDraining
+    | HangupMarked
+    | HangupTrailing
+    | HangupRequested
+    | HangupDone
+)
+
+# -- the call ----------------------------------------------------------------------------------
+
+Speaker = Literal["agent", "business"]
+
+
+@frozen
+class Turn:
+    speaker: Speaker
+    text: str
+
+
+@frozen
+class Counters:
+    audio_in: int = 0
+    audio_to_live: int = 0
+    audio_from_live: int = 0
+    audio_to_media: int = 0
+    audio_after_verdict: int = 0
+    held_frames: int = 0
+    flushed_frames: int = 0
+    dropped_frames: int = 0
+    marks_sent: int = 0
+    marks_echoed: int = 0
+    tool_calls: int = 0
+    hangups_sent: int = 0
+    ignored_events: int = 0
+
+
+@frozen
+class Call:
+    plan: CallPlan
+    dial: DialTrack = DialPending()
+    telnyx: TelnyxTrack = TelnyxIdle()
+    media: MediaTrack = MediaIdle()
+    live: LiveTrack = LiveIdle()
+    conversation: ConvTrack = ConvWaiting()
+    hangup: HangupTrack = HangupNone()
+    transcript: tuple[Turn, ...] = ()
+    tool_call_ids: frozenset[str] = frozenset()
+    tools: tuple[str, ...] = ()  # tool names in arrival order, for the report
+    end_call_seen: bool = False
+    machine: str | None = None
+    failure: str | None = None
+    counters: Counters = field(factory=Counters)
+
+    @property
+    def finished(self) -> bool:
+        return isinstance(self.hangup, HangupDone)
+
+    @property
+    def task(self) -> TaskRecorded | None:
+        return self.conversation.task if isinstance(self.conversation, ConvConcluded) else None
+
+    @property
+    def call_control_id(self) -> CallControlId | None:
+        return self.dial.call_control_id if isinstance(self.dial, Dialed) else None
+
+
+TRACKS: tuple[str, ...] = ("dial", "telnyx", "media", "live", "conversation", "hangup")

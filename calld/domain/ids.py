@@ -1,0 +1,105 @@
+"""Branded identifiers: `str` subclasses validated once, at construction.
+
+Two phone numbers cannot be swapped for a user id by accident, and code past the
+boundary never validates again. pydantic accepts them through
+`__get_pydantic_core_schema__`; cattrs through the hook in `calld.runtime.journal`.
+"""
+
+from __future__ import annotations
+
+import re
+import secrets
+from typing import Any, ClassVar, Self
+
+from pydantic_core import core_schema
+
+
+class Brand(str):
+    """A validated string. Subclasses set `_pattern` and `_what` (said in errors)."""
+
+    _pattern: ClassVar[re.Pattern[str]]
+    _what: ClassVar[str]
+    _hint: ClassVar[str] = ""
+
+    def __new__(cls, value: object) -> Self:
+        if isinstance(value, cls):
+            return value
+        if not isinstance(value, str):
+            raise ValueError(f"{cls._what} must be a string, got {type(value).__name__}")
+        text = cls._normalize(value)
+        if not cls._pattern.fullmatch(text):
+            shown = value if len(value) <= 40 else value[:37] + "..."
+            raise ValueError(f"{shown!r} is not {cls._what}{cls._hint}")
+        return super().__new__(cls, text)
+
+    @classmethod
+    def _normalize(cls, value: str) -> str:
+        return value
+
+    @classmethod
+    def __get_pydantic_core_schema__(cls, _source: Any, _handler: Any) -> core_schema.CoreSchema:
+        return core_schema.no_info_after_validator_function(
+            cls,
+            core_schema.str_schema(),
+            serialization=core_schema.plain_serializer_function_ser_schema(str),
+        )
+
+
+class E164(Brand):
+    """A phone number in E.164 form: '+', a country code, at most 15 digits."""
+
+    _pattern = re.compile(r"\+[1-9]\d{6,14}")
+    _what = "an E.164 phone number"
+    _hint = " (write it as + then country code and number, digits only, e.g. +14155550123)"
+
+    @classmethod
+    def _normalize(cls, value: str) -> str:
+        # People paste "+1 (415) 555-0123"; spaces, dashes, dots and brackets carry no meaning.
+        return re.sub(r"[\s\-().]", "", value)
+
+    def masked(self) -> str:
+        """The number with all but its last two digits hidden, for redacted reports."""
+        return self[:2] + "*" * (len(self) - 4) + self[-2:]
+
+
+class UserId(Brand):
+    _pattern = re.compile(r"[a-z0-9][a-z0-9_.-]{0,63}")
+    _what = "a user id"
+    _hint = " (lowercase letters, digits, '.', '_' or '-', starting with a letter or digit, at most 64)"
+
+
+class FirstName(Brand):
+    _pattern = re.compile(r"[^\W\d_](?:[^\W\d_]|[ '\-.]){0,39}")
+    _what = "a first name"
+    _hint = " (letters, spaces, hyphens or apostrophes, at most 40)"
+
+    @classmethod
+    def _normalize(cls, value: str) -> str:
+        return " ".join(value.split())
+
+
+class CallControlId(Brand):
+    """Telnyx's opaque call id (e.g. 'v3:...'). Never parsed, only carried."""
+
+    _pattern = re.compile(r"[\x21-\x7e]{1,256}")
+    _what = "a Telnyx call_control_id"
+
+
+class StreamId(Brand):
+    _pattern = re.compile(r"[\x21-\x7e]{1,256}")
+    _what = "a Telnyx stream_id"
+
+
+class RunId(Brand):
+    """calld's own id for one request's call; also the Telnyx client_state."""
+
+    _pattern = re.compile(r"run_[0-9a-f]{20}")
+    _what = "a run id"
+    _hint = " (run_ followed by 20 hex digits)"
+
+    @classmethod
+    def new(cls) -> RunId:
+        return cls("run_" + secrets.token_hex(10))
+
+
+BRANDS: tuple[type[Brand], ...] = (E164, UserId, FirstName, CallControlId, StreamId, RunId)
