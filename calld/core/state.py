@@ -267,7 +267,6 @@ class Counters:
     marks_echoed: int = 0
     tool_calls: int = 0
     hangups_sent: int = 0
-    ignored_events: int = 0
 
 
 @frozen

@@ -1,0 +1,375 @@
+"""GPT-Live primary-WebSocket events -> domain events, and the client events calld sends.
+
+GPT-Live (gpt-live.md) talks JSON text frames. Server events become domain events;
+the backend's tool calls arrive nested in `response.event` and are final only at a
+completed `function_call` item (§7.2). OpenAI's older Realtime API uses look-alike
+event names, and a client pointed at the wrong endpoint would otherwise fail
+quietly, so Realtime shapes are rejected loudly (§10). Builders return plain dicts;
+the runtime serializes them. Pure translation, no IO.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import logging
+from typing import Annotated, Any, get_args
+
+from pydantic import BaseModel, ConfigDict, Discriminator, Tag, TypeAdapter, ValidationError, model_validator
+
+from calld.core.events import (
+    EndCallRequested,
+    Event,
+    InputTranscript,
+    LiveClosed,
+    LiveError,
+    LiveStarted,
+    OutputAudio,
+    OutputTranscript,
+    TaskRecorded,
+    TaskStatus,
+    ToolCallRejected,
+)
+from calld.core.plan import END_CALL, RECORD_TASK_RESULT, LivePlan
+
+log = logging.getLogger("calld.live")
+
+
+class LiveProtocolError(ValueError):
+    """A server event calld cannot read, or one from the Realtime API; the message says which."""
+
+
+# -- server event models -------------------------------------------------------------------------
+
+
+class _Wire(BaseModel):
+    model_config = ConfigDict(extra="ignore", frozen=True)
+
+
+class _Event(_Wire):
+    type: str
+
+
+class _Session(_Wire):
+    id: str
+
+
+class _SessionStarted(_Event):
+    session: _Session
+
+
+class _ErrorBody(_Wire):
+    type: str | None = None
+    code: str | int | None = None
+    message: str = ""
+
+
+class _Error(_Event):
+    error: _ErrorBody
+
+
+class _Delta(_Event):
+    delta: str
+
+
+class _Item(_Wire):
+    type: str
+    status: str | None = None
+    call_id: str | None = None  # the id tool outputs answer to; `id` is the item's own
+    name: str | None = None
+    arguments: str | None = None
+
+
+class _Inner(_Wire):
+    type: str
+    item: _Item | None = None
+
+
+class _ResponseEvent(_Event):
+    delegation_id: str | None = None
+    event: _Inner
+
+
+class _SessionClosed(_Event):
+    reason: str | None = None
+
+
+_TAG_BY_TYPE = {
+    "session.started": "started",
+    "error": "error",
+    "session.output_audio.delta": "delta",
+    "session.input_transcript.delta": "delta",
+    "session.output_transcript.delta": "delta",
+    "response.event": "response",
+    "session.closed": "closed",
+}
+
+
+def _event_tag(value: Any) -> str:
+    kind = value.get("type") if isinstance(value, dict) else getattr(value, "type", None)
+    return _TAG_BY_TYPE.get(kind, "other") if isinstance(kind, str) else "other"
+
+
+_server_event = TypeAdapter(
+    Annotated[
+        Annotated[_SessionStarted, Tag("started")]
+        | Annotated[_Error, Tag("error")]
+        | Annotated[_Delta, Tag("delta")]
+        | Annotated[_ResponseEvent, Tag("response")]
+        | Annotated[_SessionClosed, Tag("closed")]
+        | Annotated[_Event, Tag("other")],
+        Discriminator(_event_tag),
+    ]
+)
+
+# Acks and bookkeeping that need no action (usage is cumulative; the final figure comes with
+# session.closed). Anything else unknown is logged, so new server events are noticed.
+_NO_OPS = frozenset(
+    {
+        "session.delegation.created",
+        "session.usage.updated",
+        "session.instructions.appended",
+        "session.thinking.appended",
+        "session.commentary.appended",
+        "session.updated",
+        "session.input_audio.muted",
+        "session.input_audio.unmuted",
+        "info",
+    }
+)
+_REALTIME_PREFIXES = ("input_audio_buffer.", "conversation.", "output_audio_buffer.", "rate_limits.", "transcription_session.")
+
+
+def _is_realtime(kind: str) -> bool:
+    return (
+        kind.startswith(_REALTIME_PREFIXES)
+        or kind == "session.created"
+        or (kind.startswith("response.") and kind != "response.event")
+    )
+
+
+# -- tool arguments ------------------------------------------------------------------------------
+
+
+class _TaskResultArgs(BaseModel):
+    model_config = ConfigDict(extra="ignore", frozen=True, str_strip_whitespace=True)
+
+    status: TaskStatus
+    answer_text: str | None = None
+    notes: str | None = None
+
+    @model_validator(mode="before")
+    @classmethod
+    def _only_answers_carry_text(cls, data: Any) -> Any:
+        # A declined call has no answer, whatever text the model put there.
+        if isinstance(data, dict) and data.get("status") != "answered":
+            return {**data, "answer_text": None}
+        return data
+
+    @model_validator(mode="after")
+    def _answer_needs_text(self) -> _TaskResultArgs:
+        if self.status == "answered" and not self.answer_text:
+            raise ValueError("status 'answered' needs a non-empty answer_text")
+        return self
+
+
+class _EndCallArgs(_Wire):
+    reason: str | None = None
+
+
+def _explain(exc: ValidationError, *, tagged: bool) -> str:
+    """'where: what' per problem; a union tag at loc[0] (tagged=True) is not a wire name."""
+    parts = []
+    for err in exc.errors(include_url=False):
+        where = ".".join(map(str, err["loc"][1:] if tagged else err["loc"]))
+        match err["type"]:
+            case "json_invalid":
+                what = f"not valid JSON ({err['ctx']['error']})"
+            case "missing":
+                what = "missing"
+            case "model_type" | "model_attributes_type" | "dict_type":
+                what = "not a JSON object"
+            case _:
+                what = err["msg"].removeprefix("Value error, ")
+        parts.append(f"{where}: {what}" if where else what)
+    return "; ".join(parts)
+
+
+# -- inbound -------------------------------------------------------------------------------------
+
+
+class LiveInbound:
+    """Server events of one session -> domain events.
+
+    Stateful only in knowing whether `session.started` came: an `error` before it
+    replaced the start (the session never began), one after it failed a single command.
+    """
+
+    def __init__(self) -> None:
+        self._started = False
+
+    @property
+    def started(self) -> bool:
+        return self._started
+
+    def feed(self, text: str) -> list[Event]:
+        """Translate one text frame. Raises LiveProtocolError for malformed or Realtime events."""
+        try:
+            event = _server_event.validate_json(text)
+        except ValidationError as exc:
+            raise LiveProtocolError(f"bad GPT-Live event: {_explain(exc, tagged=True)}") from None
+        match event:
+            case _SessionStarted(session=session):
+                self._started = True
+                return [LiveStarted(session.id)]
+            case _Error(error=err):
+                code = str(err.code if err.code is not None else err.type or "unknown")
+                return [LiveError(code, err.message, fatal=not self._started)]
+            case _Delta(type="session.output_audio.delta", delta=delta):
+                return [OutputAudio(_audio(delta))]
+            case _Delta(type="session.input_transcript.delta", delta=delta):
+                return [InputTranscript(delta)]
+            case _Delta(delta=delta):
+                return [OutputTranscript(delta)]
+            case _ResponseEvent(event=inner):
+                return _tool_call(inner)
+            case _SessionClosed(reason=reason):
+                return [LiveClosed(reason or "unspecified")]
+            case _ if _is_realtime(event.type):
+                raise LiveProtocolError(
+                    f"{event.type!r} is a Realtime API event, not GPT-Live: the socket is talking to the "
+                    "wrong endpoint (GPT-Live is /v1/live/sessions, not /v1/realtime)"
+                )
+            case _:
+                if event.type not in _NO_OPS:
+                    log.info("ignoring unknown GPT-Live event %r", event.type)
+                return []
+
+
+def _audio(delta: str) -> bytes:
+    try:
+        return base64.b64decode(delta, validate=True)
+    except binascii.Error as exc:
+        raise LiveProtocolError(f"bad GPT-Live event: session.output_audio.delta delta is not base64 ({exc})") from None
+
+
+def _tool_call(inner: _Inner) -> list[Event]:
+    """A finished backend function call -> its domain event; every other nested event -> []."""
+    item = inner.item
+    if inner.type != "response.output_item.done" or item is None:
+        return []
+    if item.type != "function_call" or item.status != "completed":
+        return []  # messages, reasoning, and calls cut short (status incomplete)
+    if not item.call_id or not item.name:
+        raise LiveProtocolError("bad GPT-Live event: completed function_call item has no call_id or name")
+    call_id, name = item.call_id, item.name
+    if name == RECORD_TASK_RESULT:
+        try:
+            args = _TaskResultArgs.model_validate_json(item.arguments or "")
+        except ValidationError as exc:
+            return [ToolCallRejected(call_id, name, f"invalid arguments: {_explain(exc, tagged=False)}")]
+        return [TaskRecorded(call_id, args.status, args.answer_text, args.notes)]
+    if name == END_CALL:
+        # Honour a hang-up request even with garbled arguments: the reason is only a note.
+        try:
+            reason = _EndCallArgs.model_validate_json(item.arguments or "{}").reason
+        except ValidationError as exc:
+            log.info("end_call %s arguments unreadable: %s", call_id, _explain(exc, tagged=False))
+            reason = None
+        return [EndCallRequested(call_id, reason)]
+    return [ToolCallRejected(call_id, name, f"unknown tool (the tools are {RECORD_TASK_RESULT} and {END_CALL})")]
+
+
+# -- client events -------------------------------------------------------------------------------
+
+_NULLABLE_TEXT: dict[str, Any] = {"type": ["string", "null"]}
+
+
+def _tools() -> list[dict[str, Any]]:
+    """The backend's two function tools, strict so their arguments always match the schema."""
+    return [
+        {
+            "type": "function",
+            "name": RECORD_TASK_RESULT,
+            "description": "Record the outcome of the call's one question. Call it once the outcome is clear.",
+            "parameters": {
+                "type": "object",
+                "properties": {
+                    "status": {
+                        "type": "string",
+                        "enum": list(get_args(TaskStatus)),
+                        "description": (
+                            "answered: the business gave the answer; declined: it would not or could not; "
+                            "voicemail: no person, only a recording; unclear: the question must be asked again."
+                        ),
+                    },
+                    "answer_text": _NULLABLE_TEXT
+                    | {"description": "The answer as the business put it; null unless status is answered."},
+                    "notes": _NULLABLE_TEXT | {"description": "Anything else the person should know, or null."},
+                },
+                "required": ["status", "answer_text", "notes"],
+                "additionalProperties": False,
+            },
+            "strict": True,
+        },
+        {
+            "type": "function",
+            "name": END_CALL,
+            "description": "Hang up. Call it after the closing line has been said.",
+            "parameters": {
+                "type": "object",
+                "properties": {"reason": _NULLABLE_TEXT | {"description": "Why the call ends, briefly, or null."}},
+                "required": ["reason"],
+                "additionalProperties": False,
+            },
+            "strict": True,
+        },
+    ]
+
+
+def _client(kind: str, event_id: str | None, **body: Any) -> dict[str, Any]:
+    # event_id is optional on the wire; omit it rather than send null to a strict parser.
+    head: dict[str, Any] = {"type": kind} if event_id is None else {"type": kind, "event_id": event_id}
+    return head | body
+
+
+def session_start(plan: LivePlan, event_id: str) -> dict[str, Any]:
+    """The first message: live model and voice, 16 kHz PCM both ways, Responses delegation."""
+    responses = {
+        "model": plan.backend_model,
+        "instructions": plan.backend_instructions,
+        "reasoning": {"effort": plan.reasoning_effort},
+        "tools": _tools(),
+        "tool_choice": "auto",
+        "parallel_tool_calls": False,
+    }
+    session = {
+        "model": plan.model,
+        "instructions": plan.instructions,
+        "audio": {"format": {"type": "audio/pcm", "rate": plan.sample_rate}, "output": {"voice": plan.voice}},
+        "delegation": {"type": "responses", "responses": responses},
+    }
+    return _client("session.start", event_id, session=session)
+
+
+def input_audio_append(pcm: bytes, *, event_id: str | None = None) -> dict[str, Any]:
+    return _client("session.input_audio.append", event_id, audio=base64.b64encode(pcm).decode("ascii"))
+
+
+def commentary_append(text: str, *, event_id: str | None = None) -> dict[str, Any]:
+    # delegation_id must be present even when null (general context); the server requires the key.
+    return _client("session.commentary.append", event_id, content=text, delegation_id=None)
+
+
+def function_call_output(call_id: str, output: str, *, event_id: str | None = None) -> dict[str, Any]:
+    item = {"type": "function_call_output", "call_id": call_id, "output": output}
+    return _client("response.item.create", event_id, item=item)
+
+
+def response_create(*, event_id: str | None = None) -> dict[str, Any]:
+    return _client("response.create", event_id)
+
+
+def session_close(*, event_id: str | None = None) -> dict[str, Any]:
+    return _client("session.close", event_id)
+

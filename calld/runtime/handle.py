@@ -1,0 +1,486 @@
+"""CallHandle: the one owner of one call. It moves events and performs effects; nothing else.
+
+A call is one trio nursery holding the transport tasks (webhooks, Telnyx media,
+GPT-Live) and the timers; they all feed one memory channel that a single loop
+drains into `reduce_step`. Effects run in order, in that loop.
+
+Resource handling: when the call is finished the nursery is cancelled; the GPT-Live
+task closes its socket in a shielded, bounded `finally`, and the media socket is
+released to whoever attached it. Artifacts are written whatever happened.
+
+Error handling: an exception in a transport task or an effect does not escape; it
+becomes a CallCrashed event, so the reducer ends the call (failed result, hangup
+sent) and the caller still gets a result.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import math
+import secrets
+import traceback
+from collections.abc import Awaitable, Callable
+from contextlib import AbstractAsyncContextManager
+from datetime import UTC, datetime
+from functools import partial
+from typing import Any
+
+import trio
+from attrs import asdict, frozen
+
+from calld.adapters import gpt_live
+from calld.adapters.gpt_live import LiveInbound, LiveProtocolError
+from calld.adapters.telnyx_http import DialSecrets, TelnyxError, TelnyxHttp
+from calld.adapters.telnyx_media import InboundMedia, MediaFrameError, OutboundMedia
+from calld.adapters.telnyx_webhook import Webhook
+from calld.core import events as ev
+from calld.core.effects import (
+    AbortLive,
+    AppendCommentary,
+    Cancel,
+    CloseLive,
+    ContinueResponse,
+    Effect,
+    Hangup,
+    OpenLive,
+    PlaceDial,
+    Schedule,
+    SendLiveAudio,
+    SendMark,
+    SendMediaAudio,
+    SendToolOutput,
+)
+from calld.core.outcome import conclude
+from calld.core.plan import CallPlan
+from calld.core.reduce import reduce_step
+from calld.core.state import TRACKS, Call, HangupDone, TelnyxEnded
+from calld.domain import results
+from calld.runtime.journal import effect_row, event_row
+from calld.runtime.report import CallReport, HangupInfo, MediaInfo, Transition, redact
+from calld.runtime.rundir import RunDir
+from calld.runtime.sockets import MessageSocket, SocketClosed
+
+log = logging.getLogger("calld.call")
+
+LiveConnector = Callable[[], AbstractAsyncContextManager[MessageSocket]]
+LIVE_CLOSE_BOUND_S = 2.0  # teardown of a socket that is no longer wanted
+_QUIET_KINDS = {"media.audio", "live.output_audio", "live.audio", "live.input_transcript", "live.output_transcript"}
+
+
+@frozen
+class CallPorts:
+    telnyx: TelnyxHttp
+    connect_live: LiveConnector
+    public_media_url: str  # wss://host/telnyx/media ; the per-call token is appended
+    webhook_url: str | None
+    l16_byte_order: str = "le"
+
+
+class CallHandle:
+    def __init__(self, plan: CallPlan, ports: CallPorts, rundir: RunDir) -> None:
+        self.plan = plan
+        self.ports = ports
+        self.rundir = rundir
+        self.call = Call(plan=plan)
+        self.media_token = secrets.token_urlsafe(24)
+        self.stream_auth_token = secrets.token_urlsafe(24)
+        self.result: results.QuickAskResult | None = None
+        self.finished = trio.Event()
+        self._events_tx, self._events_rx = trio.open_memory_channel[ev.Event](math.inf)
+        self._webhooks_tx, self._webhooks_rx = trio.open_memory_channel[Webhook](64)
+        self._media_tx, self._media_rx = trio.open_memory_channel[MessageSocket](1)
+        self._seen_webhooks: set[str] = set()
+        self._timers: dict[str, trio.CancelScope] = {}
+        self._nursery: trio.Nursery | None = None
+        self._live_socket: MessageSocket | None = None
+        self._live_scope: trio.CancelScope | None = None
+        self._live_event_n = 0
+        self._media_socket: MessageSocket | None = None
+        self._media_out: OutboundMedia | None = None
+        self._media_released = trio.Event()
+        self._seq = 0
+        self._ignored = 0
+        self._media_format: tuple[str, int] | None = None
+        self._t0 = 0.0
+        self._transitions: dict[str, list[Transition]] = {}
+        self._final_echo_ms: int | None = None
+        self._hangup_requested_ms: int | None = None
+        self._hangup_result: str | None = None
+        self._started_at = datetime.now(UTC).isoformat(timespec="seconds")
+        self.listeners: list[Callable[[dict[str, Any]], None]] = []  # progress for calld-ctl
+
+    # -- inputs from the outside world -------------------------------------------------------------
+
+    async def deliver_webhook(self, webhook: Webhook) -> None:
+        await self._webhooks_tx.send(webhook)
+
+    async def attach_media(self, socket: MessageSocket) -> None:
+        """Hand over Telnyx's media socket; returns when the call no longer needs it."""
+        await self._media_tx.send(socket)
+        await self._media_released.wait()
+
+    # -- the call ----------------------------------------------------------------------------------
+
+    async def run(self) -> results.QuickAskResult:
+        self._t0 = trio.current_time()
+        for track in TRACKS:
+            self._transitions[track] = [Transition(state=getattr(self.call, track).kind, t_ms=0)]
+        try:
+            async with trio.open_nursery() as nursery:
+                self._nursery = nursery
+                nursery.start_soon(self._guard, self._webhook_task, "webhooks")
+                nursery.start_soon(self._guard, self._media_task, "media")
+                await self._events_tx.send(ev.Begin())
+                await self._loop()
+                nursery.cancel_scope.cancel()
+        finally:
+            self._media_released.set()
+            with trio.CancelScope(shield=True):
+                self._finish()
+            self.finished.set()
+        assert self.result is not None
+        return self.result
+
+    async def _loop(self) -> None:
+        async for event in self._events_rx:
+            await self._step(event)
+            if self.call.finished:
+                return
+
+    async def _step(self, event: ev.Event) -> None:
+        before = self.call
+        step = reduce_step(before, event)
+        self.call = step.call
+        seq = self._next_seq()
+        t_ms = self._t_ms()
+        changed: dict[str, list[str]] = {}
+        for track in TRACKS:
+            old, new = getattr(before, track).kind, getattr(step.call, track).kind
+            if old != new:
+                changed[track] = [old, new]
+                self._transitions[track].append(Transition(state=new, t_ms=t_ms))
+        self.rundir.journal(event_row(seq, t_ms, event, changed, step.ignored))
+        if step.ignored is not None:
+            self._ignored += 1
+        if isinstance(event, ev.MediaStarted) and step.ignored is None:
+            self._media_format = (event.encoding, event.sample_rate)
+        if isinstance(event, ev.MediaAudio) and step.ignored is None:
+            self.rundir.audio("inbound.wav", event.pcm)
+        if isinstance(event, ev.MarkEchoed) and step.ignored is None:
+            self._final_echo_ms = t_ms
+        self._log_event(event, changed, step.ignored, t_ms)
+        for effect in step.effects:
+            self.rundir.journal(effect_row(self._next_seq(), self._t_ms(), seq, effect))
+            try:
+                await self._perform(effect)
+            except Exception as exc:  # an effect's failure is the call's, not the daemon's
+                log.error("%s %s failed: %s", self.plan.run_id, effect.kind, exc)
+                await self._events_tx.send(ev.CallCrashed(f"{effect.kind} failed: {exc}"))
+
+    def _next_seq(self) -> int:
+        self._seq += 1
+        return self._seq
+
+    def _t_ms(self) -> int:
+        return round((trio.current_time() - self._t0) * 1000)
+
+    def _log_event(self, event: ev.Event, changed: dict[str, list[str]], ignored: str | None, t_ms: int) -> None:
+        who = self.call.call_control_id or self.plan.run_id
+        if ignored:
+            log.info("%s t=%dms ignored %s", who, t_ms, ignored)
+        elif event.kind in _QUIET_KINDS:
+            log.debug("%s t=%dms %s", who, t_ms, event.kind)
+        else:
+            moves = " ".join(f"{k}:{a}->{b}" for k, (a, b) in changed.items())
+            log.info("%s t=%dms %s %s", who, t_ms, event.kind, moves)
+        progress = {"t_ms": t_ms, "event": event.kind, "changed": changed}
+        for listener in self.listeners:
+            listener(progress)
+
+    # -- effects -----------------------------------------------------------------------------------
+
+    async def _perform(self, effect: Effect) -> None:
+        match effect:
+            case Schedule(key=key, delay_s=delay, event=timer_event):
+                self._cancel_timer(key)
+                self._timers[key] = scope = trio.CancelScope()
+                assert self._nursery is not None
+                self._nursery.start_soon(self._fire_after, scope, delay, timer_event)
+            case Cancel(key=key):
+                self._cancel_timer(key)
+            case PlaceDial(plan=dial_plan):
+                await self._dial(dial_plan)
+            case OpenLive(plan=live_plan):
+                assert self._nursery is not None
+                self._nursery.start_soon(self._guard, partial(self._live_task, live_plan), "gpt-live")
+            case SendLiveAudio(pcm=pcm):
+                await self._send_live(gpt_live.input_audio_append(pcm))
+            case AppendCommentary(text=text):
+                await self._send_live(gpt_live.commentary_append(text, event_id=self._live_event_id()))
+            case SendToolOutput(call_id=call_id, output=output):
+                await self._send_live(gpt_live.function_call_output(call_id, output, event_id=self._live_event_id()))
+            case ContinueResponse():
+                await self._send_live(gpt_live.response_create(event_id=self._live_event_id()))
+            case CloseLive():
+                await self._send_live(gpt_live.session_close(event_id=self._live_event_id()))
+            case AbortLive():
+                if self._live_scope is not None:
+                    self._live_scope.cancel()
+            case SendMediaAudio(pcm=pcm):
+                self.rundir.audio("outbound.wav", pcm)
+                if self._media_out is not None:
+                    await self._send_media(self._media_out.audio(pcm))
+            case SendMark(name=name):
+                if self._media_out is not None:
+                    await self._send_media(self._media_out.mark(name))
+            case Hangup(via=via):
+                await self._hangup(via)
+
+    def _cancel_timer(self, key: str) -> None:
+        if (old := self._timers.pop(key, None)) is not None:
+            old.cancel()
+
+    async def _fire_after(self, scope: trio.CancelScope, delay: float, event: ev.Event) -> None:
+        with scope:
+            await trio.sleep(delay)
+            await self._events_tx.send(event)
+
+    async def _dial(self, plan: Any) -> None:
+        secrets_ = DialSecrets(
+            stream_url=f"{self.ports.public_media_url}/{self.media_token}",
+            stream_auth_token=self.stream_auth_token,
+            webhook_url=self.ports.webhook_url,
+        )
+        try:
+            dialled = await self.ports.telnyx.dial(plan, secrets_)
+        except (TelnyxError, OSError, ValueError) as exc:
+            self.rundir.write_json("dial.json", {"error": str(exc)})
+            await self._events_tx.send(ev.DialFailed(str(exc)))
+            return
+        self.rundir.adopt(dialled.call_control_id)
+        self.rundir.write_json("dial.json", dialled.request)
+        await self._events_tx.send(ev.DialAccepted(dialled.call_control_id))
+
+    async def _hangup(self, via: str) -> None:
+        ccid = self.call.call_control_id
+        self._hangup_requested_ms = self._t_ms()
+        record: dict[str, Any] = {"via": via, "call_control_id": ccid, "requested_at_ms": self._hangup_requested_ms}
+        if ccid is None:
+            self._hangup_result = record["telnyx"] = "no call to hang up"
+        else:
+            try:
+                self._hangup_result = record["telnyx"] = await self.ports.telnyx.hangup(ccid, f"hangup-{self.plan.run_id}")
+            except (TelnyxError, OSError) as exc:
+                # The confirmation timer still finishes the call; the report says what Telnyx said.
+                self._hangup_result = record["telnyx"] = f"error: {exc}"
+        self.rundir.write_json("hangup.json", record)
+
+    def _live_event_id(self) -> str:
+        self._live_event_n += 1
+        return f"calld_{self._live_event_n}"
+
+    async def _send_live(self, message: dict[str, Any]) -> None:
+        if self._live_socket is None:
+            return  # not connected (or already gone): the reducer's timers cover what follows
+        try:
+            await self._live_socket.send(json.dumps(message, separators=(",", ":")))
+        except SocketClosed as exc:
+            log.warning("%s GPT-Live send failed: %s", self.plan.run_id, exc.reason)
+
+    async def _send_media(self, frames: list[str]) -> None:
+        if self._media_socket is None:
+            return
+        try:
+            for text in frames:
+                await self._media_socket.send(text)
+        except SocketClosed as exc:
+            # A play or mark into a dead socket is not fatal: the drain timeout still hangs up.
+            log.warning("%s media send failed: %s", self.plan.run_id, exc.reason)
+
+    # -- transport tasks ---------------------------------------------------------------------------
+
+    async def _guard(self, task: Callable[[], Awaitable[None]], name: str) -> None:
+        try:
+            await task()
+        except Exception as exc:
+            log.error("%s %s task crashed: %s", self.plan.run_id, name, "".join(traceback.format_exception_only(exc)).strip())
+            await self._events_tx.send(ev.CallCrashed(f"{name}: {exc}"))
+
+    async def _webhook_task(self) -> None:
+        async for webhook in self._webhooks_rx:
+            if webhook.event_id in self._seen_webhooks:
+                log.info("%s duplicate webhook %s (%s) ignored", self.plan.run_id, webhook.event_id, webhook.event_type)
+                continue
+            self._seen_webhooks.add(webhook.event_id)
+            if webhook.event is not None:
+                await self._events_tx.send(webhook.event)
+
+    async def _media_task(self) -> None:
+        socket = await self._media_rx.receive()
+        inbound = InboundMedia(byte_order=self.ports.l16_byte_order)  # type: ignore[arg-type]
+        self._media_socket = socket
+        reason = "socket closed"
+        try:
+            while True:
+                try:
+                    text = await socket.receive()
+                except SocketClosed as exc:
+                    reason = exc.reason
+                    break
+                try:
+                    events = inbound.feed(text)
+                except MediaFrameError as exc:
+                    # One bad frame is Telnyx's problem, not the call's; a bad start is the call's.
+                    if self.call.media.kind in ("idle", "connected"):
+                        raise
+                    log.warning("%s bad media frame dropped: %s", self.plan.run_id, exc)
+                    continue
+                for e in events:
+                    if isinstance(e, ev.MediaStarted):
+                        self._media_out = OutboundMedia(byte_order=self.ports.l16_byte_order, stream_id=e.stream_id)  # type: ignore[arg-type]
+                    await self._events_tx.send(e)
+                    if isinstance(e, ev.MediaStopped):
+                        return
+        finally:
+            self._media_socket = None
+        with trio.CancelScope(shield=True):
+            await self._events_tx.send(ev.MediaStopped(reason))
+
+    async def _live_task(self, plan: Any) -> None:
+        closed_reason = "socket closed"
+        announced = False
+        try:
+            with trio.CancelScope() as scope:
+                self._live_scope = scope
+                async with self.ports.connect_live() as socket:
+                    try:
+                        start = gpt_live.session_start(plan, event_id=self._live_event_id())
+                        self.rundir.write_json("session_start.json", start)
+                        await socket.send(json.dumps(start, separators=(",", ":")))
+                        self._live_socket = socket
+                        inbound = LiveInbound()
+                        while True:
+                            try:
+                                text = await socket.receive()
+                            except SocketClosed as exc:
+                                closed_reason = exc.reason
+                                break
+                            for e in inbound.feed(text):
+                                if isinstance(e, ev.LiveClosed):
+                                    announced = True
+                                await self._events_tx.send(e)
+                            if announced:
+                                break
+                    finally:
+                        self._live_socket = None
+                        with trio.move_on_after(LIVE_CLOSE_BOUND_S) as bound:
+                            bound.shield = True
+                            await socket.aclose()
+            if scope.cancelled_caught:
+                closed_reason = "aborted by calld"
+        except LiveProtocolError as exc:
+            closed_reason = f"protocol error: {exc}"
+            await self._events_tx.send(ev.CallCrashed(f"GPT-Live sent something calld cannot accept: {exc}"))
+        except OSError as exc:
+            closed_reason = f"could not reach GPT-Live: {exc}"
+        finally:
+            if not announced:
+                with trio.CancelScope(shield=True):
+                    await self._events_tx.send(ev.LiveClosed(closed_reason))
+
+    # -- the end -----------------------------------------------------------------------------------
+
+    def _finish(self) -> None:
+        call, rd = self.call, self.rundir
+        if call.call_control_id is None and rd.prefix.startswith(".pending-"):
+            rd.adopt(self.plan.run_id)
+        outcome = conclude(call)
+        refs: dict[str, str] = {}
+        for name in ("dial.json", "session_start.json", "hangup.json"):
+            if (rd.path / name).exists():
+                refs[name] = rd.ref(name)
+        refs["events.jsonl"] = rd.ref("events.jsonl")
+        transcript = {
+            "turns": [{"speaker": t.speaker, "text": t.text} for t in call.transcript],
+            "agent_text": "".join(t.text for t in call.transcript if t.speaker == "agent"),
+            "business_text": "".join(t.text for t in call.transcript if t.speaker == "business"),
+        }
+        refs["transcript.json"] = rd.write_json("transcript.json", transcript)
+        if (task := call.task) is not None:
+            refs["task.json"] = rd.write_json(
+                "task.json",
+                {"tool": "record_task_result", "call_id": task.call_id, "status": task.status,
+                 "answer_text": task.answer_text, "notes": task.notes, "end_call_seen": call.end_call_seen},
+            )
+        rd.close()
+        refs["audio/inbound.wav"] = rd.ref("audio/inbound.wav")
+        refs["audio/outbound.wav"] = rd.ref("audio/outbound.wav")
+        ccid = call.call_control_id
+        completed = outcome.status in ("answered", "declined", "voicemail")
+        common: dict[str, Any] = {"run_id": self.plan.run_id, "call_control_id": ccid}
+        if completed and ccid is not None:
+            common |= {"transcript_ref": refs["transcript.json"], "audio_ref": refs["audio/inbound.wav"],
+                       "verdict_source": outcome.verdict_source}
+        match outcome.status:
+            case "answered" if ccid is not None and outcome.answer_text:
+                result: results.QuickAskResult = results.Answered(answer_text=outcome.answer_text, **common)
+            case "declined" if ccid is not None:
+                result = results.Declined(reason=outcome.reason, **common)
+            case "voicemail" if ccid is not None:
+                result = results.Voicemail(**common)
+            case "no_answer":
+                result = results.NoAnswer(hangup_cause=outcome.reason, **common)
+            case _:
+                reason = outcome.reason or f"the call ended as {outcome.status} without the evidence it needs"
+                extra = {"transcript_ref": refs["transcript.json"], "audio_ref": refs["audio/inbound.wav"]}
+                result = results.Failed(reason=reason, **common, **extra)
+        refs["result.json"] = rd.write_json("result.json", result.model_dump(mode="json"))
+        refs["call_report.json"] = rd.ref("call_report.json")
+        refs["call_report.redacted.json"] = rd.ref("call_report.redacted.json")
+        ended = call.telnyx if isinstance(call.telnyx, TelnyxEnded) else None
+        hangup = call.hangup
+        report = CallReport(
+            run_id=self.plan.run_id,
+            call_control_id=ccid,
+            artifact_prefix=rd.prefix,
+            user_id=self.plan.user_id,
+            to=self.plan.dial.to,
+            from_did=self.plan.dial.from_,
+            first_name=self.plan.first_name,
+            question=self.plan.question.value,
+            item=self.plan.item,
+            status=result.status,
+            answer_text=result.answer_text,
+            verdict_source=outcome.verdict_source,
+            transcript_verdict=outcome.transcript_verdict,
+            failure=call.failure,
+            started_at=self._started_at,
+            duration_ms=self._t_ms(),
+            timing_ms=self._transitions,
+            final_mark_echo_ms=self._final_echo_ms,
+            hangup=HangupInfo(
+                via=hangup.via if isinstance(hangup, HangupDone) else None,
+                confirmed=hangup.confirmed if isinstance(hangup, HangupDone) else None,
+                requested_at_ms=self._hangup_requested_ms,
+                telnyx_result=self._hangup_result,
+                cause=ended.cause if ended else None,
+                source=ended.source if ended else None,
+                sip_cause=ended.sip_cause if ended else None,
+            ),
+            media=MediaInfo(
+                encoding=self._media_format[0] if self._media_format else None,
+                sample_rate=self._media_format[1] if self._media_format else None,
+                byte_order=self.ports.l16_byte_order,
+                resampled=False,
+            ),
+            counts=asdict(call.counters),
+            tools=list(call.tools),
+            ignored_events=self._ignored,
+            refs=refs,
+        )
+        rd.write_json("call_report.json", report.model_dump(mode="json"))
+        rd.write_json("call_report.redacted.json", redact(report))
+        self.result = result
+        log.info("%s finished: %s via %s", ccid or self.plan.run_id, result.status, report.hangup.via)
+

@@ -1,0 +1,37 @@
+"""events.jsonl rows: events and effects in one sequence, tagged by their `kind`.
+
+cattrs with explicit `kind` tags (a class rename must not change the format).
+Audio payloads are journaled as their byte length: the WAV files hold the sound.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from cattrs.preconf.json import make_converter
+from cattrs.strategies import configure_tagged_union
+
+from calld.core import events as ev
+from calld.core.effects import Effect
+from calld.domain.ids import BRANDS
+
+converter = make_converter(forbid_extra_keys=True)
+converter.register_unstructure_hook(bytes, len)
+for _brand in BRANDS:
+    converter.register_structure_hook(_brand, lambda v, cl: cl(v))
+# Order matters: Schedule carries a TimerEvent, so that union is configured first.
+for _union in (ev.TimerEvent, ev.Event, Effect):
+    configure_tagged_union(_union, converter, tag_generator=lambda cl: cl.kind, tag_name="kind")
+
+
+def event_row(seq: int, t_ms: int, event: ev.Event, changed: dict[str, list[str]], ignored: str | None) -> str:
+    row: dict[str, Any] = {"seq": seq, "t_ms": t_ms, "event": converter.unstructure(event, ev.Event)}
+    if changed:
+        row["changed"] = changed
+    if ignored:
+        row["ignored"] = ignored
+    return converter.dumps(row)
+
+
+def effect_row(seq: int, t_ms: int, cause: int, effect: Effect) -> str:
+    return converter.dumps({"seq": seq, "t_ms": t_ms, "cause": cause, "effect": converter.unstructure(effect, Effect)})

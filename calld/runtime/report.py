@@ -1,0 +1,94 @@
+"""call_report.json: the timed account of one call, and its redacted twin.
+
+A pydantic model because it is an artifact other tools read (verify, `calld-ctl show`).
+"""
+
+from __future__ import annotations
+
+import hashlib
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict
+
+ARTIFACT_NAMES = (
+    "dial.json",
+    "session_start.json",
+    "events.jsonl",
+    "transcript.json",
+    "task.json",
+    "audio/inbound.wav",
+    "audio/outbound.wav",
+    "hangup.json",
+    "result.json",
+    "call_report.json",
+    "call_report.redacted.json",
+)
+
+
+class _Model(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class Transition(_Model):
+    state: str
+    t_ms: int
+
+
+class HangupInfo(_Model):
+    via: str | None
+    confirmed: bool | None
+    requested_at_ms: int | None
+    telnyx_result: str | None  # requested | already_ended | error text
+    cause: str | None
+    source: str | None
+    sip_cause: str | None
+
+
+class MediaInfo(_Model):
+    encoding: str | None
+    sample_rate: int | None
+    byte_order: str
+    resampled: bool
+
+
+class CallReport(_Model):
+    run_id: str
+    call_control_id: str | None
+    artifact_prefix: str
+    user_id: str
+    to: str
+    from_did: str
+    first_name: str
+    question: str
+    item: str | None
+    status: Literal["answered", "declined", "voicemail", "no_answer", "failed"]
+    answer_text: str | None
+    verdict_source: Literal["tool", "transcript", "none"]
+    transcript_verdict: str | None
+    failure: str | None
+    started_at: str
+    duration_ms: int
+    timing_ms: dict[str, list[Transition]]
+    final_mark_echo_ms: int | None
+    hangup: HangupInfo
+    media: MediaInfo
+    counts: dict[str, int]
+    tools: list[str]
+    ignored_events: int
+    refs: dict[str, str]
+
+
+def _mask_number(n: str) -> str:
+    return n[:2] + "*" * max(len(n) - 4, 0) + n[-2:] if len(n) > 4 else "*" * len(n)
+
+
+def redact(report: CallReport) -> dict[str, Any]:
+    """Shareable: numbers masked, the name and the call id replaced, the answer kept."""
+    data = report.model_dump(mode="json")
+    data["to"] = _mask_number(report.to)
+    data["from_did"] = _mask_number(report.from_did)
+    data["first_name"] = "[redacted]"
+    if report.call_control_id:
+        data["call_control_id"] = "sha256:" + hashlib.sha256(report.call_control_id.encode()).hexdigest()[:16]
+    data["redacted"] = True
+    return data

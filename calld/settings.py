@@ -1,0 +1,98 @@
+"""Settings: the process environment over `.env`, validated once, with messages that say what to fix."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Literal
+
+from pydantic import Field, SecretStr, ValidationError, field_validator
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+from calld.core.plan import Timings
+
+
+class SettingsError(ValueError):
+    pass
+
+
+def default_state_dir() -> Path:
+    # systemd's StateDirectory= sets STATE_DIRECTORY; a developer's run uses ~/.local/state.
+    if sd := os.environ.get("STATE_DIRECTORY"):
+        return Path(sd.split(":")[0])
+    return Path(os.environ.get("XDG_STATE_HOME", Path.home() / ".local" / "state")) / "calld"
+
+
+class Settings(BaseSettings):
+    model_config = SettingsConfigDict(env_file=".env", extra="ignore", frozen=True)
+
+    calld_state_dir: Path = Field(default_factory=default_state_dir)
+    calld_mode: Literal["stub", "live"] = "stub"
+
+    telnyx_api_key: SecretStr = SecretStr("")
+    telnyx_connection_id: str = ""
+    telnyx_public_key: str = ""
+    telnyx_l16_byte_order: Literal["le", "be"] = "le"
+
+    openai_api_key: SecretStr = SecretStr("")
+    openai_live_model: str = "gpt-live-1"
+    openai_responses_model: str = "gpt-5.5"
+    openai_responses_effort: Literal["none", "minimal", "low", "medium", "high", "xhigh"] = "low"
+    openai_live_voice: str = "marin"
+    openai_live_url: str = "wss://api.openai.com/v1/live/sessions"
+    # The alpha-era header (OpenAI-Alpha: quicksilver=v3); GA needs none. Its effect on GA: unknown.
+    openai_live_extra_header: str = ""
+
+    public_base_url: str = ""
+    public_webhook_url: str = ""
+
+    pickup_hold_s: float = Field(5.0, gt=0, le=30)
+    farewell_max_s: float = Field(8.0, gt=0, le=60)
+    farewell_quiet_s: float = Field(1.0, gt=0, le=10)
+    close_timeout_s: float = Field(10.0, ge=10, le=60)
+    drain_timeout_s: float = Field(10.0, gt=0, le=60)
+    trail_s: float = Field(0.4, ge=0, le=5)
+    hangup_confirm_s: float = Field(5.0, gt=0, le=60)
+    stall_s: float = Field(20.0, gt=0, le=300)
+    max_call_s: float = Field(300.0, gt=0, le=3600)
+
+    @field_validator("openai_live_extra_header")
+    @classmethod
+    def _header_shape(cls, v: str) -> str:
+        if v and ":" not in v:
+            raise ValueError("write it as 'Name: value', e.g. 'OpenAI-Alpha: quicksilver=v3'")
+        return v
+
+    def timings(self) -> Timings:
+        return Timings(
+            pickup_hold_s=self.pickup_hold_s,
+            farewell_max_s=self.farewell_max_s,
+            farewell_quiet_s=self.farewell_quiet_s,
+            close_timeout_s=self.close_timeout_s,
+            drain_timeout_s=self.drain_timeout_s,
+            trail_s=self.trail_s,
+            hangup_confirm_s=self.hangup_confirm_s,
+            stall_s=self.stall_s,
+            max_call_s=self.max_call_s,
+        )
+
+    @property
+    def artifacts_dir(self) -> Path:
+        return self.calld_state_dir / "artifacts"
+
+    @property
+    def db_path(self) -> Path:
+        return self.calld_state_dir / "calld.sqlite3"
+
+    def secrets(self) -> list[str]:
+        """Values that must never appear in an artifact or a log line."""
+        keys = (self.telnyx_api_key.get_secret_value(), self.openai_api_key.get_secret_value())
+        return [s for s in keys if s]
+
+
+def load_settings(**overrides: object) -> Settings:
+    try:
+        return Settings(**overrides)  # type: ignore[arg-type]
+    except ValidationError as exc:
+        lines = [f"  {'.'.join(map(str, e['loc'])).upper()}: {e['msg']}" for e in exc.errors()]
+        raise SettingsError("calld's settings are not valid; fix these in .env or the environment:\n" + "\n".join(lines)) from None

@@ -1,0 +1,418 @@
+"""The stub world: Telnyx and GPT-Live played in memory, from raw wire JSON, for one call.
+
+Everything the app sees arrives as wire JSON built from fixtures/ and goes through
+the same parsers a live call uses; everything the app sends is read back as wire
+JSON. The fakes react to what the app sends (a mark is echoed only once the audio
+before it has played; a tool output and response.create lead to the next line;
+session.close flushes the rest of the speech, then session.closed). They supply
+transcripts and tool calls, heard from the audio that actually arrived; they never
+supply a verdict.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+import logging
+import re
+from collections import deque
+from collections.abc import AsyncIterator, Awaitable, Callable
+from contextlib import asynccontextmanager
+from typing import Any
+
+import httpx
+import trio
+
+from calld.adapters.fixtures import load_fixture
+from calld.runtime.sockets import MemorySocket, SocketClosed, memory_socket_pair
+from calld.stub.scenario import Scenario
+from calld.stub.speech import FRAME_BYTES, SILENCE, Listener, line_frames
+
+log = logging.getLogger("calld.stub")
+
+PostWebhook = Callable[[bytes], Awaitable[None]]
+OpenMedia = Callable[[str, dict[str, str], MemorySocket], Awaitable[None]]
+DELTA_FRAMES = 5  # GPT-Live paces output at about 100 ms a delta
+STUB_PUBLIC_KEY = ""  # the stub does not sign webhooks; live verification is the route's job
+
+
+def _b64(pcm: bytes) -> str:
+    return base64.b64encode(pcm).decode("ascii")
+
+
+class StubWorld:
+    """One scripted business and one fake GPT-Live, for one call at a time."""
+
+    def __init__(self, scenario: Scenario, nursery: trio.Nursery, *, post_webhook: PostWebhook, open_media: OpenMedia) -> None:
+        self.scenario = scenario
+        self._nursery = nursery
+        self._post_webhook = post_webhook
+        self._open_media = open_media
+        self.codebook: dict[int, list[str]] = {}
+        self.roles: dict[int, str] = {}
+        self.dial_requests: list[dict[str, Any]] = []
+        self.hangup_requests: list[str] = []
+        self.webhooks_sent: list[str] = []
+        self.live_received: list[dict[str, Any]] = []
+        self.media_received: list[dict[str, Any]] = []
+        self._ccid = ""
+        self._call: dict[str, Any] = {}
+        self._ended = False
+        self._webhook_n = 0
+        self._media_scope: trio.CancelScope | None = None
+        self._media_peer: MemorySocket | None = None
+        self._business_queue: deque[bytes] = deque()
+        self._business_heard_ask = False
+        self._answer_line: int | None = None
+        self._opener_line: int | None = None
+        self._plays_audio = True
+        self._playout: deque[bytes | tuple[str, str]] = deque()
+        self._playout_changed = trio.Event()
+
+    def _line(self, role: str, text: str) -> tuple[int, list[bytes]]:
+        line = len(self.codebook) + 1
+        words = text.split()
+        self.codebook[line] = words
+        self.roles[line] = role
+        return line, line_frames(line, words)
+
+    # -- Telnyx REST -------------------------------------------------------------------------------
+
+    def transport(self) -> httpx.MockTransport:
+        return httpx.MockTransport(self._rest)
+
+    async def _rest(self, request: httpx.Request) -> httpx.Response:
+        path = request.url.path
+        if request.method == "POST" and path == "/v2/calls":
+            return self._dial(json.loads(request.content))
+        if request.method == "POST" and (m := re.fullmatch(r"/v2/calls/(.+)/actions/hangup", path)):
+            return self._hangup(m.group(1))
+        body = load_fixture("telnyx", "hangup_already_ended")
+        body["errors"][0].update(code="10005", title="Resource not found", detail=f"no stub route for {path}")
+        return httpx.Response(404, json=body)
+
+    def _dial(self, body: dict[str, Any]) -> httpx.Response:
+        missing = [k for k in ("connection_id", "from", "to", "stream_url") if not body.get(k)]
+        if missing:
+            err = load_fixture("telnyx", "hangup_already_ended")
+            err["errors"][0].update(code="10015", title="Invalid parameter", detail=f"missing {missing}")
+            return httpx.Response(422, json=err)
+        self.dial_requests.append(body)
+        # In mp3 mode Telnyx drops raw audio we send: the business would hear nothing.
+        self._plays_audio = body.get("stream_bidirectional_mode") == "rtp"
+        self._ccid = f"v3:stub-call-{len(self.dial_requests):04d}"
+        self._call = body
+        resp = load_fixture("telnyx", "dial_response")
+        resp["data"].update(call_control_id=self._ccid, client_state=body.get("client_state"))
+        self._nursery.start_soon(self._telnyx_script)
+        return httpx.Response(200, json=resp)
+
+    def _hangup(self, ccid: str) -> httpx.Response:
+        self.hangup_requests.append(ccid)
+        if self._ended or ccid != self._ccid:
+            return httpx.Response(422, json=load_fixture("telnyx", "hangup_already_ended"))
+        self._ended = True
+        self._nursery.start_soon(self._line_goes_down, "caller", self.scenario.confirm_hangup)
+        return httpx.Response(200, json=load_fixture("telnyx", "hangup_ok"))
+
+    # -- Telnyx webhooks ---------------------------------------------------------------------------
+
+    async def _webhook(self, event_type: str, **payload: Any) -> None:
+        name = "webhook_" + event_type.replace(".", "_")
+        body = load_fixture("telnyx", name)
+        self._webhook_n += 1
+        body["data"]["id"] = f"stub-evt-{self._webhook_n:04d}"
+        body["data"]["event_type"] = event_type
+        body["data"]["payload"].update(
+            call_control_id=self._ccid,
+            client_state=self._call.get("client_state"),
+            to=self._call.get("to"),
+            **{"from": self._call.get("from")},
+            **payload,
+        )
+        raw = json.dumps(body).encode()
+        self.webhooks_sent.append(event_type)
+        await self._post_webhook(raw)
+        if self.scenario.duplicate_webhooks:
+            await self._post_webhook(raw)  # Telnyx may deliver an event twice
+
+    async def _telnyx_script(self) -> None:
+        await self._webhook("call.initiated")
+        await trio.sleep(self.scenario.ring_s)
+        if self.scenario.media_before_answer:
+            self._nursery.start_soon(self._media)
+            await trio.sleep(0.05)
+            await self._webhook("call.answered")
+        else:
+            await self._webhook("call.answered")
+            self._nursery.start_soon(self._media)
+        await self._webhook("streaming.started")
+
+    async def _line_goes_down(self, source: str, announce: bool) -> None:
+        await trio.sleep(0.05)
+        await self._stop_media()
+        if announce:
+            await self._webhook("streaming.stopped")
+            await self._webhook("call.hangup", hangup_cause="normal_clearing", hangup_source=source)
+
+    async def _far_party_hangup(self, delay: float) -> None:
+        await trio.sleep(delay)
+        if not self._ended:
+            self._ended = True
+            await self._line_goes_down("callee", True)
+
+    # -- Telnyx media ------------------------------------------------------------------------------
+
+    async def _media(self) -> None:
+        app_end, peer = memory_socket_pair("telnyx-media")
+        self._media_peer = peer
+        url, token = self._call["stream_url"], self._call.get("stream_auth_token", "")
+        self._nursery.start_soon(self._open_media, url, {"x-telnyx-streaming-auth-token": token}, app_end)
+        with trio.CancelScope() as scope:
+            self._media_scope = scope
+            await peer.send(json.dumps(load_fixture("telnyx", "media_connected")))
+            start = load_fixture("telnyx", "media_start")
+            start["stream_id"] = stream_id = f"stub-stream-{self._ccid[-4:]}"
+            start["start"].update(call_control_id=self._ccid, client_state=self._call.get("client_state"))
+            start["start"]["media_format"].update(encoding="L16", sample_rate=16000, channels=1)
+            await peer.send(json.dumps(start))
+            async with trio.open_nursery() as n:
+                n.start_soon(self._speak_inbound, peer, stream_id)
+                n.start_soon(self._play_outbound, peer, stream_id)
+                n.start_soon(self._read_outbound, peer, stream_id)
+                await trio.sleep(self.scenario.greet_after_s)
+                _, frames = self._line("greeting", self.scenario.greeting)
+                self._business_queue.extend(frames)
+
+    async def _stop_media(self) -> None:
+        peer = self._media_peer
+        if self._media_scope is not None:
+            self._media_scope.cancel()
+        if peer is None:
+            return
+        stop = load_fixture("telnyx", "media_stop")
+        stop["stop"]["call_control_id"] = self._ccid
+        try:
+            await peer.send(json.dumps(stop))
+        except SocketClosed:
+            pass
+        await peer.aclose()
+
+    async def _speak_inbound(self, peer: MemorySocket, stream_id: str) -> None:
+        """Real-time 20 ms frames from the business: its speech, or silence."""
+        chunk, start = 0, trio.current_time()
+        while True:
+            chunk += 1
+            await trio.sleep_until(start + chunk * 0.02)
+            pcm = self._business_queue.popleft() if self._business_queue else SILENCE
+            frame = load_fixture("telnyx", "media_media")
+            frame.update(stream_id=stream_id, sequence_number=str(chunk + 2))
+            frame["media"].update(track="inbound", chunk=str(chunk), timestamp=str(chunk * 20), payload=_b64(pcm))
+            await peer.send(json.dumps(frame))
+
+    async def _read_outbound(self, peer: MemorySocket, stream_id: str) -> None:
+        while True:
+            msg = json.loads(await peer.receive())
+            self.media_received.append({k: v for k, v in msg.items() if k != "media"})
+            match msg.get("event"):
+                case "media" if self._plays_audio:
+                    pcm = base64.b64decode(msg["media"]["payload"])
+                    self._playout.extend(pcm[i : i + FRAME_BYTES] for i in range(0, len(pcm), FRAME_BYTES))
+                case "mark":
+                    self._playout.append(("mark", msg["mark"]["name"]))
+                case "clear":
+                    # Telnyx empties its queue and echoes every pending mark at once.
+                    pending = [item for item in self._playout if isinstance(item, tuple)]
+                    self._playout.clear()
+                    for _, name in pending:
+                        await self._echo(peer, stream_id, name)
+            self._playout_changed.set()
+
+    async def _echo(self, peer: MemorySocket, stream_id: str, name: str) -> None:
+        if self.scenario.echo_marks:
+            echo = load_fixture("telnyx", "media_mark")
+            echo["stream_id"] = stream_id
+            echo["mark"]["name"] = name
+            await peer.send(json.dumps(echo))
+
+    async def _play_outbound(self, peer: MemorySocket, stream_id: str) -> None:
+        """Telnyx's playout: each frame takes 20 ms of line time; a mark echoes when reached."""
+        ear = Listener(self.codebook)
+        while True:
+            if not self._playout:
+                self._playout_changed = trio.Event()
+                await self._playout_changed.wait()
+                continue
+            item = self._playout.popleft()
+            if isinstance(item, tuple):
+                await self._echo(peer, stream_id, item[1])
+                continue
+            await trio.sleep(0.02)
+            for line, index, _word in ear.hear(item):
+                self._business_heard(line, index)
+
+    def _business_heard(self, line: int, index: int) -> None:
+        if line != self._opener_line:
+            return
+        words = len(self.codebook[line])
+        if self.scenario.far_party_hangup == "mid_ask" and index == 2:
+            self._nursery.start_soon(self._far_party_hangup, 0.0)
+        if index == words - 1 and not self._business_heard_ask:
+            self._business_heard_ask = True
+            if not self.scenario.silent_after_greeting:
+                self._nursery.start_soon(self._answer)
+
+    async def _answer(self) -> None:
+        await trio.sleep(self.scenario.answer_delay_s)
+        self._answer_line, frames = self._line("answer", self.scenario.answer)
+        self._business_queue.extend(frames)
+        if self.scenario.far_party_hangup == "after_answer":
+            self._nursery.start_soon(self._far_party_hangup, len(frames) * 0.02 + 1.0)
+
+    # -- GPT-Live ----------------------------------------------------------------------------------
+
+    @asynccontextmanager
+    async def connect_live(self) -> AsyncIterator[MemorySocket]:
+        app_end, peer = memory_socket_pair("gpt-live")
+        self._nursery.start_soon(FakeLive(self, peer).run)
+        yield app_end
+
+
+class FakeLive:
+    """A fake GPT-Live session with Responses delegation, reacting to what the app sends."""
+
+    def __init__(self, world: StubWorld, peer: MemorySocket) -> None:
+        self.world = world
+        self.peer = peer
+        self.ear = Listener(world.codebook)
+        self.speaking: deque[bytes] = deque()
+        self.heard: dict[int, list[str]] = {}
+        self.closing = False
+        self.pending_output: str | None = None
+        self.tool_n = 0
+        self.after_line: dict[int, Callable[[], Awaitable[None]]] = {}
+        self.out_ear = Listener(world.codebook)
+        self.waiting: deque[list[bytes]] = deque()  # lines to say once the business stops talking
+        self.business_talking = False
+        self.spoke = {"agent": False, "business": False}
+
+    async def send(self, fixture: str, **fields: Any) -> None:
+        msg = load_fixture("gpt_live", fixture)
+        msg.update(fields)
+        await self.peer.send(json.dumps(msg))
+
+    async def run(self) -> None:
+        try:
+            first = json.loads(await self.peer.receive())
+            self.world.live_received.append(first)
+            if first.get("type") != "session.start":
+                err = load_fixture("gpt_live", "error_startup")
+                err["error"].update(code="invalid_request", message="the first event must be session.start")
+                await self.peer.send(json.dumps(err))
+                return
+            await trio.sleep(self.world.scenario.live_ready_after_s)
+            started = load_fixture("gpt_live", "session_started")
+            started["session"].update(id="live_stub_0001", model=first["session"].get("model"))
+            started["client_event_id"] = first.get("event_id")
+            await self.peer.send(json.dumps(started))
+            async with trio.open_nursery() as n:
+                n.start_soon(self._speak)
+                await self._read()  # returns at session.close; _speak then flushes and ends
+        except SocketClosed:
+            pass
+        finally:
+            with trio.CancelScope(shield=True):
+                await self.peer.aclose()
+
+    async def _read(self) -> None:
+        while True:
+            msg = json.loads(await self.peer.receive())
+            kind = msg.get("type")
+            if kind != "session.input_audio.append":
+                self.world.live_received.append(msg)
+            match kind:
+                case "session.input_audio.append":
+                    for line, index, word in self.ear.hear(base64.b64decode(msg["audio"])):
+                        await self._heard(line, index, word)
+                case "session.start":
+                    err = load_fixture("gpt_live", "error_command")
+                    err["error"].update(code="invalid_request", message="session.start may be sent only once")
+                    await self.peer.send(json.dumps(err))
+                case "session.commentary.append":
+                    quoted = re.search(r'"([^"]+)"', msg["content"])
+                    text = quoted.group(1) if quoted else "Hello? Are you still there?"
+                    line = self._say("agent", text)
+                    if self.world._opener_line is None:
+                        self.world._opener_line = line
+                case "response.item.create":
+                    self.pending_output = msg["item"]["call_id"]
+                case "response.create":
+                    if self.pending_output is not None and self.pending_output.startswith("call_record"):
+                        line = self._say("agent", self.world.scenario.closing_line)
+                        if self.world.scenario.end_call_after_closing:
+                            self.after_line[line] = self._end_call
+                    self.pending_output = None
+                case "session.close":
+                    self.closing = True
+                    return
+
+    def _say(self, role: str, text: str) -> int:
+        """Queue a line; like the real model, it waits for the business to finish talking."""
+        line, frames = self.world._line(role, text)
+        self.waiting.append(frames)
+        return line
+
+    def _fragment(self, speaker: str, word: str) -> str:
+        # Fragments carry their own spacing, as GPT-Live's do.
+        text = (" " if self.spoke[speaker] else "") + word
+        self.spoke[speaker] = True
+        return text
+
+    async def _heard(self, line: int, index: int, word: str) -> None:
+        self.business_talking = index < len(self.world.codebook[line]) - 1
+        await self.send("input_transcript_delta", delta=self._fragment("business", word))
+        self.heard.setdefault(line, []).append(word)
+        if index == len(self.world.codebook[line]) - 1 and self.world.roles.get(line) == "answer":
+            verdict = self.world.scenario.model_verdict
+            if verdict != "none":
+                answer = " ".join(self.heard[line]) if verdict == "answered" else None
+                args = {"status": verdict, "answer_text": answer, "notes": None}
+                self.world._nursery.start_soon(self._function_call_later, 0.3, "record_task_result", args)
+
+    async def _function_call(self, name: str, arguments: dict[str, Any]) -> None:
+        self.tool_n += 1
+        tag = "record" if name == "record_task_result" else "end"
+        msg = load_fixture("gpt_live", "response_event_record_task_result")
+        item = msg["event"]["item"]
+        item.update(call_id=f"call_{tag}_{self.tool_n}", id=f"fc_{self.tool_n}", name=name, arguments=json.dumps(arguments))
+        await self.peer.send(json.dumps(msg))
+
+    async def _function_call_later(self, delay: float, name: str, arguments: dict[str, Any]) -> None:
+        await trio.sleep(delay)  # the backend thinks
+        if not self.closing:
+            await self._function_call(name, arguments)
+
+    async def _end_call(self) -> None:
+        await self._function_call("end_call", {"reason": "the question is answered"})
+
+    async def _speak(self) -> None:
+        """Continuous output, paced in real time, silence included, until the session closes."""
+        tick = trio.current_time()
+        while True:
+            if not self.closing:
+                tick += 0.1
+                await trio.sleep_until(tick)
+            if not self.speaking and self.waiting and (self.closing or not self.business_talking):
+                self.speaking.extend(self.waiting.popleft())
+            frames = [self.speaking.popleft() if self.speaking else SILENCE for _ in range(DELTA_FRAMES)]
+            for pcm in frames:
+                for line, index, word in self.out_ear.hear(pcm):
+                    await self.send("output_transcript_delta", delta=self._fragment("agent", word))
+                    if index == len(self.world.codebook[line]) - 1 and line in self.after_line:
+                        self.world._nursery.start_soon(self.after_line.pop(line))
+            await self.send("output_audio_delta", delta=_b64(b"".join(frames)))
+            if self.closing and not self.speaking:
+                closed = load_fixture("gpt_live", "session_closed")
+                closed["reason"] = "close_requested"
+                await self.peer.send(json.dumps(closed))
+                return
