@@ -234,10 +234,16 @@ def test_open_live_is_not_repeated():
     assert len(run.of(OpenLive)) == 1
 
 
-def test_no_open_live_after_the_call_has_ended():
-    run = drive((*DIALED, ev.CallAnswered(CCID), HUNG_UP, *MEDIA), call=None)
+@pytest.mark.parametrize(
+    "ending",
+    [HUNG_UP, ev.CallCrashed("boom"), ev.CallCapElapsed()],
+    ids=["far-party", "crash", "call-cap"],
+)
+def test_no_open_live_once_the_call_is_ending(ending):
+    run = drive((*DIALED, ev.CallAnswered(CCID), ending, *MEDIA))
     assert run.of(OpenLive) == []
     assert run.call.live == LiveIdle()
+    assert not isinstance(run.call.hangup, HangupNone)
 
 
 # -- pickup hold -----------------------------------------------------------------------------------
@@ -797,7 +803,11 @@ def test_every_flow_ends_with_one_hangup_unless_the_line_is_already_gone(flow):
 # -- reducer bugs found by these tests (strict xfails: the lead fixes the reducer) -----------------
 
 
-@pytest.mark.xfail(strict=True, reason="call_cap is never cancelled when our own hangup completes")
+@pytest.mark.xfail(
+    strict=True,
+    reason="reducer bug: call_cap (scheduled at DialAccepted) is never cancelled when our own hangup "
+    "completes (_hung_up's HangupRequested branch and _confirm_timed_out cancel only hangup_confirm)",
+)
 @pytest.mark.parametrize(
     "flow",
     [DONE, (*MARKED, ev.DrainTimedOut(), HUNG_UP), (*REQUESTED, ev.HangupConfirmTimedOut())],
@@ -825,7 +835,11 @@ def test_no_timer_outlives_the_call_on_the_other_paths(flow):
     assert run.timers == {}
 
 
-@pytest.mark.xfail(strict=True, reason="AbortLive leaves the live track open, so callee audio is still sent to it")
+@pytest.mark.xfail(
+    strict=True,
+    reason="reducer bug: _fail and _call_cap emit AbortLive but leave call.live active, so the next "
+    "MediaAudio still yields SendLiveAudio to the dropped session",
+)
 @pytest.mark.parametrize("end", [ev.CallCrashed("boom"), ev.CallCapElapsed()], ids=["crash", "call-cap"])
 def test_nothing_reaches_live_after_abort(end):
     run = drive(LIVE)
@@ -836,7 +850,11 @@ def test_nothing_reaches_live_after_abort(end):
     assert not isinstance(run.call.live, LiveActive | LiveStarting | LiveClosing)
 
 
-@pytest.mark.xfail(strict=True, reason="a failure before DialAccepted never hangs up the call Telnyx then places")
+@pytest.mark.xfail(
+    strict=True,
+    reason="reducer bug: _fail before Dialed finishes HangupDone(failure, confirmed=False) with no Hangup, "
+    "and a later DialAccepted emits nothing, so the call Telnyx placed is never hung up",
+)
 @pytest.mark.parametrize(
     "before_accept",
     [

@@ -137,7 +137,13 @@ _NO_OPS = frozenset(
         "info",
     }
 )
-_REALTIME_PREFIXES = ("input_audio_buffer.", "conversation.", "output_audio_buffer.", "rate_limits.", "transcription_session.")
+_REALTIME_PREFIXES = (
+    "input_audio_buffer.",
+    "conversation.",
+    "output_audio_buffer.",
+    "rate_limits.",
+    "transcription_session.",
+)
 
 
 def _is_realtime(kind: str) -> bool:
@@ -282,7 +288,9 @@ def _tool_call(inner: _Inner) -> list[Event]:
 
 # -- client events -------------------------------------------------------------------------------
 
-_NULLABLE_TEXT: dict[str, Any] = {"type": ["string", "null"]}
+
+def _nullable_text(description: str) -> dict[str, Any]:
+    return {"type": ["string", "null"], "description": description}
 
 
 def _tools() -> list[dict[str, Any]]:
@@ -303,9 +311,8 @@ def _tools() -> list[dict[str, Any]]:
                             "voicemail: no person, only a recording; unclear: the question must be asked again."
                         ),
                     },
-                    "answer_text": _NULLABLE_TEXT
-                    | {"description": "The answer as the business put it; null unless status is answered."},
-                    "notes": _NULLABLE_TEXT | {"description": "Anything else the person should know, or null."},
+                    "answer_text": _nullable_text("The answer as the business put it; null unless status is answered."),
+                    "notes": _nullable_text("Anything else the person should know, or null."),
                 },
                 "required": ["status", "answer_text", "notes"],
                 "additionalProperties": False,
@@ -318,7 +325,7 @@ def _tools() -> list[dict[str, Any]]:
             "description": "Hang up. Call it after the closing line has been said.",
             "parameters": {
                 "type": "object",
-                "properties": {"reason": _NULLABLE_TEXT | {"description": "Why the call ends, briefly, or null."}},
+                "properties": {"reason": _nullable_text("Why the call ends, briefly, or null.")},
                 "required": ["reason"],
                 "additionalProperties": False,
             },
@@ -372,4 +379,3 @@ def response_create(*, event_id: str | None = None) -> dict[str, Any]:
 
 def session_close(*, event_id: str | None = None) -> dict[str, Any]:
     return _client("session.close", event_id)
-

@@ -55,6 +55,7 @@ class StubWorld:
         self.webhooks_sent: list[str] = []
         self.live_received: list[dict[str, Any]] = []
         self.media_received: list[dict[str, Any]] = []
+        self.heard_on_line: list[str] = []  # the agent's words as the business heard them played
         self._ccid = ""
         self._call: dict[str, Any] = {}
         self._ended = False
@@ -248,7 +249,8 @@ class StubWorld:
                 await self._echo(peer, stream_id, item[1])
                 continue
             await trio.sleep(0.02)
-            for line, index, _word in ear.hear(item):
+            for line, index, word in ear.hear(item):
+                self.heard_on_line.append(word)
                 self._business_heard(line, index)
 
     def _business_heard(self, line: int, index: int) -> None:

@@ -1,0 +1,67 @@
+"""Run one stub call inside a pytest-trio test, on whatever clock the test uses."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import attrs
+
+from calld.calls import StubRun, prepare, run_stub_call
+from calld.domain.ids import E164, FirstName, UserId
+from calld.domain.questions import QuestionType
+from calld.domain.requests import AskRequest
+from calld.ledger import Ledger
+from calld.settings import Settings, load_settings
+from calld.stub.scenario import SCENARIOS, Scenario
+
+
+class Run:
+    def __init__(self, stub: StubRun, settings: Settings) -> None:
+        self.stub = stub
+        self.result = stub.result
+        self.dir = stub.artifacts
+        self.world = stub.world
+        self.settings = settings
+
+    def json(self, name: str) -> Any:
+        return json.loads((self.dir / name).read_text())
+
+    @property
+    def report(self) -> dict[str, Any]:
+        return self.json("call_report.json")
+
+    def rows(self) -> list[dict[str, Any]]:
+        return [json.loads(line) for line in (self.dir / "events.jsonl").read_text().splitlines()]
+
+    def events(self, kind: str) -> list[dict[str, Any]]:
+        return [r for r in self.rows() if "event" in r and r["event"]["kind"] == kind and "ignored" not in r]
+
+    def effects(self, kind: str) -> list[dict[str, Any]]:
+        return [r for r in self.rows() if "effect" in r and r["effect"]["kind"] == kind]
+
+
+async def stub_call(
+    tmp_path: Path,
+    scenario: str | Scenario = "hours",
+    *,
+    ask: QuestionType = QuestionType.HOURS,
+    item: str | None = None,
+    **settings_overrides: Any,
+) -> Run:
+    settings = load_settings(calld_state_dir=tmp_path, **settings_overrides)
+    ledger = Ledger(settings.db_path)
+    try:
+        ledger.provision_stub(UserId("tester"))
+        request = AskRequest(to=E164("+15555550142"), ask=ask, item=item, name=FirstName("Nathan"), user=UserId("tester"))
+        plan = prepare(request, settings, ledger)
+    finally:
+        ledger.close()
+    if isinstance(scenario, str):
+        scenario = SCENARIOS[scenario]
+    return Run(await run_stub_call(plan, settings, scenario), settings)
+
+
+def variant(name: str, **changes: Any) -> Scenario:
+    return attrs.evolve(SCENARIOS[name], **changes)

@@ -1,0 +1,163 @@
+"""The edges of a call, end to end through the stub world, on trio's autojump clock.
+
+Each test names the behaviour it guards; each fails if that behaviour is removed.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from calld.verify import VerifyInput, run_checks
+from calld.ledger import Ledger
+from tests.stubcall import stub_call, variant
+
+GREETING = "Hello, Joe's Hardware, how can I help you?"
+
+
+async def test_pickup_audio_is_held_then_flushed_in_order(autojump_clock, tmp_path):
+    run = await stub_call(tmp_path, "early_greeting")
+    started = run.events("live.started")[0]["seq"]
+    before = [r["event"]["chunk"] for r in run.events("media.audio") if r["seq"] < started]
+    held = [r["effect"]["chunk"] for r in run.effects("live.audio") if r["effect"]["held"]]
+    assert len(before) > 100  # the business spoke for seconds before GPT-Live was ready
+    assert held == before
+    assert not [r for r in run.effects("live.audio") if r["seq"] < started]
+    first_business = next(t for t in run.json("transcript.json")["turns"] if t["speaker"] == "business")
+    assert first_business["text"] == GREETING
+    assert run.report["counts"]["dropped_frames"] == 0
+    # Live audio goes out as it arrives once the held audio has gone.
+    live = [r["effect"]["chunk"] for r in run.effects("live.audio") if not r["effect"]["held"]]
+    assert live and live[0] == held[-1] + 1
+
+
+async def test_pickup_hold_keeps_the_newest_five_seconds(autojump_clock, tmp_path):
+    long_greeting = " ".join(["Thanks"] * 10 + ["for", "calling", "Joe's", "Hardware", "this", "is", "Sam", "speaking"])
+    scenario = variant("early_greeting", greeting=long_greeting, live_ready_after_s=8.0)
+    run = await stub_call(tmp_path, scenario)
+    started = run.events("live.started")[0]["seq"]
+    before = [r["event"]["chunk"] for r in run.events("media.audio") if r["seq"] < started]
+    held = [r["effect"]["chunk"] for r in run.effects("live.audio") if r["effect"]["held"]]
+    assert len(held) == 250  # 5 s of 20 ms frames
+    assert held == before[-250:]  # the oldest went first
+    assert run.report["counts"]["dropped_frames"] == len(before) - 250
+    heard = next(t for t in run.json("transcript.json")["turns"] if t["speaker"] == "business")["text"]
+    assert heard.endswith("this is Sam speaking") and not heard.startswith("Thanks Thanks Thanks Thanks")
+
+
+async def test_disclosure_comes_first_and_before_the_ask(autojump_clock, tmp_path):
+    run = await stub_call(tmp_path, "hours")
+    agent = run.json("transcript.json")["agent_text"]
+    disclosure = agent.find("automated assistant calling on behalf of Nathan")
+    ask = agent.find("What are your opening hours?")
+    assert 0 <= disclosure < ask
+    commentary = [m for m in run.world.live_received if m["type"] == "session.commentary.append"]
+    assert "automated assistant calling on behalf of Nathan" in commentary[0]["content"]
+
+
+async def test_goodbye_plays_whole_before_one_hangup(autojump_clock, tmp_path):
+    # A closing line still being spoken when the farewell wait runs out: session.close must
+    # flush it, and every word must play on the line before the single hangup.
+    closing = "Thank you so much for your help today, that is everything I needed, have a lovely evening, goodbye!"
+    run = await stub_call(tmp_path, variant("hours", closing_line=closing), farewell_max_s=1.5)
+    words = closing.split()
+    assert run.world.heard_on_line[-len(words):] == words
+    assert len(run.effects("hangup")) == 1 and run.effects("hangup")[0]["effect"]["via"] == "tool"
+    assert len(run.world.hangup_requests) == 1
+    marks = run.effects("media.mark")
+    assert len(marks) == 1
+    close = run.effects("live.close")[0]["seq"]
+    closed = run.events("live.closed")[0]["seq"]
+    flushed = [r for r in run.effects("media.audio") if close < r["seq"] < closed]
+    assert flushed, "no audio forwarded between session.close and session.closed"
+    assert marks[0]["seq"] > max(r["seq"] for r in run.effects("media.audio"))
+    echo = run.events("media.mark")[0]
+    hangup = run.effects("hangup")[0]
+    assert hangup["t_ms"] - echo["t_ms"] == 400
+    assert run.report["hangup"]["confirmed"] is True
+    assert run.result.status == "answered"
+
+
+async def test_no_echo_hangs_up_via_drain_timeout_and_fails_verify(autojump_clock, tmp_path):
+    run = await stub_call(tmp_path, "no_echo")
+    mark = run.effects("media.mark")[0]
+    hangup = run.effects("hangup")
+    assert [h["effect"]["via"] for h in hangup] == ["drain_timeout"]
+    assert hangup[0]["t_ms"] - mark["t_ms"] == 10_000
+    assert run.report["hangup"]["via"] == "drain_timeout"
+    ledger = Ledger(run.settings.db_path)
+    try:
+        report = run_checks(VerifyInput(user="tester"), run.settings, ledger, run.dir)
+    finally:
+        ledger.close()
+    failed = {c.name for c in report.checks if not c.passed}
+    assert "clean_hangup" in failed and not report.passed
+
+
+async def test_missing_call_hangup_finishes_unconfirmed(autojump_clock, tmp_path):
+    run = await stub_call(tmp_path, "no_confirm")
+    hangup = run.effects("hangup")[0]
+    assert run.report["hangup"]["confirmed"] is False
+    timeout = run.events("timer.hangup_confirm")[0]
+    assert timeout["t_ms"] - hangup["t_ms"] == 5_000
+    assert run.result.status == "answered"  # the verdict was in before; only the confirmation is missing
+
+
+async def test_far_party_hangup_keeps_a_recorded_verdict(autojump_clock, tmp_path):
+    run = await stub_call(tmp_path, "far_party_after_answer")
+    assert run.result.status == "answered" and run.result.verdict_source == "tool"
+    assert run.report["hangup"]["via"] == "far_party"
+    assert run.effects("hangup") == [] and run.world.hangup_requests == []
+
+
+async def test_far_party_hangup_without_a_record_falls_back_to_the_transcript(autojump_clock, tmp_path):
+    run = await stub_call(tmp_path, "far_party_unrecorded")
+    assert run.result.status == "answered"
+    assert run.result.verdict_source == "transcript"
+    assert "9 AM to 5 PM" in run.result.answer_text
+    assert run.report["hangup"]["via"] == "far_party"
+
+
+async def test_far_party_hangup_mid_ask_is_not_an_answer(autojump_clock, tmp_path):
+    run = await stub_call(tmp_path, "far_party_mid_ask")
+    assert run.result.status == "failed"
+    assert run.report["hangup"]["via"] == "far_party" and run.effects("hangup") == []
+
+
+async def test_silence_steers_once_then_hangs_up_via_stall(autojump_clock, tmp_path):
+    run = await stub_call(tmp_path, "stall")
+    commentary = [m for m in run.world.live_received if m["type"] == "session.commentary.append"]
+    assert len(commentary) == 2  # the opener, then one steer
+    stalls = run.events("timer.stall")
+    assert len(stalls) == 2 and stalls[1]["t_ms"] - stalls[0]["t_ms"] >= 20_000
+    hangup = run.effects("hangup")
+    assert [h["effect"]["via"] for h in hangup] == ["stall"]
+    assert run.result.status == "failed"
+
+
+@pytest.mark.parametrize(
+    ("scenario", "ask", "item", "status", "needle"),
+    [
+        ("hours", "hours", None, "answered", "9 AM to 5 PM"),
+        ("stock", "stock", "cast iron skillet", "answered", "three of those"),
+        ("aisle", "aisle", "charcoal", "answered", "aisle 14"),
+        ("decline", "hours", None, "declined", None),
+        ("late_answer", "hours", None, "answered", "9 AM"),
+        ("media_first", "hours", None, "answered", "9 AM"),
+        ("duplicates", "hours", None, "answered", "9 AM"),
+    ],
+)
+async def test_scripted_businesses(autojump_clock, tmp_path, scenario, ask, item, status, needle):
+    run = await stub_call(tmp_path, scenario, ask=ask, item=item)
+    assert run.result.status == status
+    if needle:
+        assert needle in run.result.answer_text
+    else:
+        assert run.result.answer_text is None
+    assert len(run.effects("hangup")) == 1
+
+
+async def test_duplicate_webhooks_change_nothing(autojump_clock, tmp_path):
+    run = await stub_call(tmp_path, "duplicates")
+    assert len(run.events("telnyx.call.answered")) == 1
+    assert len(run.events("telnyx.call.hangup")) == 1
+    assert run.report["hangup"]["via"] == "tool"
