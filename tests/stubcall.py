@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import Any
 
 import attrs
+import trio
 
 from calld.calls import StubRun, prepare, run_stub_call
 from calld.domain.ids import E164, FirstName, UserId
@@ -60,7 +61,9 @@ async def stub_call(
         ledger.close()
     if isinstance(scenario, str):
         scenario = SCENARIOS[scenario]
-    return Run(await run_stub_call(plan, settings, scenario), settings)
+    # A call that never ends is a failure, not a hung test (virtual seconds on the autojump clock).
+    with trio.fail_after(900):
+        return Run(await run_stub_call(plan, settings, scenario), settings)
 
 
 def variant(name: str, **changes: Any) -> Scenario:
