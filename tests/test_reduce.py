@@ -30,7 +30,10 @@ from calld.core.effects import (
 )
 from calld.core.plan import HANGUP_MARK, Timings
 from calld.core.reduce import _LIVE_TIMERS, BYTES_PER_SECOND, STEER_LINE, reduce, reduce_step
+
+ENDED = tuple(Cancel(k) for k in (*_LIVE_TIMERS, "hangup_confirm"))  # no timer outlives a call
 from calld.core.state import (
+    HangupPending,
     TRACKS,
     ConvConcluded,
     ConvTalking,
@@ -406,7 +409,7 @@ def test_goodbye_step_by_step():
     assert not run.call.finished
 
     step = run.step(HUNG_UP)
-    assert step.effects == (Cancel("hangup_confirm"),)
+    assert step.effects == ENDED
     assert run.call.hangup == HangupDone(via="tool", confirmed=True)
     assert isinstance(run.call.telnyx, TelnyxEnded) and run.call.telnyx.was_answered
     assert run.call.finished
@@ -521,7 +524,7 @@ def test_no_echo_hangs_up_via_drain_timeout():
 def test_no_confirmation_finishes_unconfirmed():
     run = drive(REQUESTED)
     step = run.step(ev.HangupConfirmTimedOut())
-    assert step.effects == ()
+    assert step.effects == ENDED
     assert run.call.hangup == HangupDone(via="tool", confirmed=False)
     assert run.call.finished
     # Telnyx's late webhook is recorded but does not reopen or re-confirm anything.
@@ -562,8 +565,8 @@ def test_live_closing_itself_during_farewell_marks_at_once():
 def _assert_far_party_end(run: Run, step, via: str, live_open: bool):
     assert run.call.hangup == HangupDone(via=via, confirmed=True)
     assert run.of(Hangup) == []
-    cancels = [Cancel(k) for k in _LIVE_TIMERS]
-    assert step.effects == ((*cancels, CloseLive()) if live_open else tuple(cancels))
+    cancels = [Cancel(k) for k in (*_LIVE_TIMERS, "hangup_confirm")]
+    assert step.effects == ((CloseLive(), *cancels) if live_open else tuple(cancels))
     assert run.timers == {}
 
 
@@ -699,18 +702,22 @@ def test_dial_failed_finishes_without_a_hangup():
     assert run.feed(ev.Begin()) == [PlaceDial(run.call.plan.dial)]
     assert run.call.dial == DialSent()
     step = run.step(ev.DialFailed("422: invalid destination"))
-    assert step.effects == ()
+    assert step.effects == ENDED
     assert run.call.dial == DialRejected("422: invalid destination")
     assert run.call.hangup == HangupDone(via="not_connected", confirmed=True)
     assert run.call.failure == "422: invalid destination"
     assert run.of(Hangup) == []
 
 
-def test_crash_before_dial_accepted_finishes_without_a_hangup():
+def test_crash_while_dialing_waits_for_the_dial_then_ends():
     run = drive((ev.Begin(),))
     step = run.step(ev.CallCrashed("dial raised"))
-    assert run.call.hangup == HangupDone(via="failure", confirmed=False)
+    assert run.call.hangup == HangupPending(via="failure")
+    assert not run.call.finished
     assert not any(isinstance(e, Hangup) for e in step.effects)
+    step = run.step(ev.DialFailed("timeout"))  # the dial never placed a call: nothing to hang up
+    assert run.call.hangup == HangupDone(via="failure", confirmed=True)
+    assert run.of(Hangup) == []
 
 
 def test_call_cap_hangs_up_via_time_limit():
@@ -800,14 +807,9 @@ def test_every_flow_ends_with_one_hangup_unless_the_line_is_already_gone(flow):
         assert run.of(Hangup) == [Hangup(run.call.hangup.via)]
 
 
-# -- reducer bugs found by these tests (strict xfails: the lead fixes the reducer) -----------------
+# -- regressions: bugs these tests found in the reducer --------------------------------------------
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="reducer bug: call_cap (scheduled at DialAccepted) is never cancelled when our own hangup "
-    "completes (_hung_up's HangupRequested branch and _confirm_timed_out cancel only hangup_confirm)",
-)
 @pytest.mark.parametrize(
     "flow",
     [DONE, (*MARKED, ev.DrainTimedOut(), HUNG_UP), (*REQUESTED, ev.HangupConfirmTimedOut())],
@@ -835,11 +837,6 @@ def test_no_timer_outlives_the_call_on_the_other_paths(flow):
     assert run.timers == {}
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="reducer bug: _fail and _call_cap emit AbortLive but leave call.live active, so the next "
-    "MediaAudio still yields SendLiveAudio to the dropped session",
-)
 @pytest.mark.parametrize("end", [ev.CallCrashed("boom"), ev.CallCapElapsed()], ids=["crash", "call-cap"])
 def test_nothing_reaches_live_after_abort(end):
     run = drive(LIVE)
@@ -850,11 +847,6 @@ def test_nothing_reaches_live_after_abort(end):
     assert not isinstance(run.call.live, LiveActive | LiveStarting | LiveClosing)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="reducer bug: _fail before Dialed finishes HangupDone(failure, confirmed=False) with no Hangup, "
-    "and a later DialAccepted emits nothing, so the call Telnyx placed is never hung up",
-)
 @pytest.mark.parametrize(
     "before_accept",
     [

@@ -24,6 +24,8 @@ Theory of the edges:
    hangup_confirm_s after ours finishes the call unconfirmed.
  - A far-party hangup ends the call at once; a recorded verdict stands.
  - stall_s without speech from either side: steer once, then hang up via "stall".
+ - A failure while the dial is in flight waits in HangupPending and hangs up the moment
+   Telnyx names the call; whatever ends the call cancels every timer it had.
 """
 
 from __future__ import annotations
@@ -65,6 +67,7 @@ from calld.core.state import (
     HangupFarewell,
     HangupMarked,
     HangupNone,
+    HangupPending,
     HangupRequested,
     HangupTrailing,
     HeldAudio,
@@ -176,18 +179,34 @@ def _request_hangup(call: Call, via: Via) -> tuple[Call, list[Effect]]:
     return call, [Hangup(via), Schedule("hangup_confirm", t.hangup_confirm_s, ev.HangupConfirmTimedOut())]
 
 
+def _done(call: Call, via: Via, *, confirmed: bool) -> tuple[Call, list[Effect]]:
+    """The call is over: no timer outlives it."""
+    return evolve(call, hangup=HangupDone(via=via, confirmed=confirmed)), _cancel_timers(*_LIVE_TIMERS, "hangup_confirm")
+
+
+def _abort_live(call: Call) -> tuple[Call, list[Effect]]:
+    """Drop GPT-Live now; nothing more goes to it, whatever its socket says later."""
+    if not _live_is_open(call):
+        return call, []
+    return evolve(call, live=LiveDone("aborted")), [AbortLive()]
+
+
 def _fail(call: Call, reason: str) -> tuple[Call, list[Effect]] | _Ignore:
     """End the call now, as failed: no farewell, no drain."""
-    if isinstance(call.hangup, HangupRequested | HangupDone):
+    if isinstance(call.hangup, HangupPending | HangupRequested | HangupDone):
         return _Ignore(f"failure after hangup {call.hangup.kind}: {reason}")
     call = evolve(call, failure=call.failure or reason)
-    effects: list[Effect] = _cancel_timers(*_LIVE_TIMERS)
-    if _live_is_open(call):
-        effects.append(AbortLive())
+    call, effects = _abort_live(call)
+    effects = _cancel_timers(*_LIVE_TIMERS) + effects
     if isinstance(call.telnyx, TelnyxEnded):
-        return evolve(call, hangup=HangupDone(via="failure", confirmed=True)), effects
+        call, done = _done(call, "failure", confirmed=True)
+        return call, effects + done
+    if isinstance(call.dial, DialSent):
+        # Telnyx may be placing the call right now; hang it up once it has a name.
+        return evolve(call, hangup=HangupPending(via="failure")), effects
     if not isinstance(call.dial, Dialed):
-        return evolve(call, hangup=HangupDone(via="failure", confirmed=False)), effects
+        call, done = _done(call, "failure", confirmed=False)
+        return call, effects + done
     call, more = _request_hangup(call, "failure")
     return call, effects + more
 
@@ -241,17 +260,22 @@ def _dial_accepted(call: Call, event: ev.DialAccepted) -> _Out:
     if not isinstance(call.dial, DialSent):
         return _ignore(call, event, "dial")
     call = evolve(call, dial=Dialed(event.call_control_id))
-    if isinstance(call.hangup, HangupDone):
-        return call, []
-    return call, [Schedule("call_cap", call.plan.timings.max_call_s, ev.CallCapElapsed())]
+    match call.hangup:
+        case HangupPending(via=via):
+            return _request_hangup(call, via)
+        case HangupDone():
+            return call, []
+        case _:
+            return call, [Schedule("call_cap", call.plan.timings.max_call_s, ev.CallCapElapsed())]
 
 
 @_on(ev.DialFailed)
 def _dial_failed(call: Call, event: ev.DialFailed) -> _Out:
     if not isinstance(call.dial, DialSent):
         return _ignore(call, event, "dial")
-    call = evolve(call, dial=DialRejected(event.reason), failure=event.reason)
-    return evolve(call, hangup=HangupDone(via="not_connected", confirmed=True)), []
+    call = evolve(call, dial=DialRejected(event.reason), failure=call.failure or event.reason)
+    via: Via = call.hangup.via if isinstance(call.hangup, HangupPending) else "not_connected"
+    return _done(call, via, confirmed=True)
 
 
 # -- Telnyx webhooks -------------------------------------------------------------------------------
@@ -279,16 +303,17 @@ def _hung_up(call: Call, event: ev.CallHungUp) -> _Out:
     ended = TelnyxEnded(event.cause, event.source, event.sip_cause, was_answered)
     call = evolve(call, telnyx=ended)
     match call.hangup:
-        case HangupRequested(via=via):
-            return evolve(call, hangup=HangupDone(via=via, confirmed=True)), [Cancel("hangup_confirm")]
+        case HangupRequested(via=via) | HangupPending(via=via):
+            return _done(call, via, confirmed=True)
         case HangupDone():
             return call, []
         case _:
-            effects: list[Effect] = _cancel_timers(*_LIVE_TIMERS)
-            if _live_is_open(call):
-                effects.append(CloseLive())
-            via: Via = "far_party" if was_answered or _live_is_open(call) else "not_connected"
-            return evolve(call, hangup=HangupDone(via=via, confirmed=True)), effects
+            via = "far_party" if was_answered or _live_is_open(call) else "not_connected"
+            effects: list[Effect] = []
+            if isinstance(call.live, LiveActive | LiveStarting):
+                call, effects = evolve(call, live=LiveClosing()), [CloseLive()]
+            call, done = _done(call, via, confirmed=True)
+            return call, effects + done
 
 
 @_on(ev.MachineDetected)
@@ -405,6 +430,8 @@ def _speech(call: Call, event: ev.InputTranscript | ev.OutputTranscript, speaker
     t = call.plan.timings
     match call.hangup:
         case HangupNone() if isinstance(call.conversation, ConvTalking):
+            # Speech ends a silence: the next one gets its own steer.
+            call = evolve(call, conversation=ConvTalking())
             return call, [Schedule("stall", t.stall_s, ev.StallElapsed())]
         case HangupFarewell(via=via) if speaker == "agent":
             call = evolve(call, hangup=HangupFarewell(via=via, heard=True))
@@ -552,7 +579,7 @@ def _trail_elapsed(call: Call, event: ev.TrailElapsed) -> _Out:
 def _confirm_timed_out(call: Call, event: ev.HangupConfirmTimedOut) -> _Out:
     if not isinstance(call.hangup, HangupRequested):
         return _ignore(call, event, "hangup")
-    return evolve(call, hangup=HangupDone(via=call.hangup.via, confirmed=False)), []
+    return _done(call, call.hangup.via, confirmed=False)
 
 
 @_on(ev.StallElapsed)
@@ -572,13 +599,11 @@ def _stall(call: Call, event: ev.StallElapsed) -> _Out:
 
 @_on(ev.CallCapElapsed)
 def _call_cap(call: Call, event: ev.CallCapElapsed) -> _Out:
-    if isinstance(call.hangup, HangupRequested | HangupDone):
+    if isinstance(call.hangup, HangupPending | HangupRequested | HangupDone):
         return _ignore(call, event, "hangup")
-    effects: list[Effect] = _cancel_timers(*_LIVE_TIMERS)
-    if _live_is_open(call):
-        effects.append(AbortLive())
+    call, effects = _abort_live(call)
     call, hangup = _request_hangup(call, "time_limit")
-    return call, effects + hangup
+    return call, _cancel_timers(*_LIVE_TIMERS) + effects + hangup
 
 
 @_on(ev.CallCrashed)

@@ -187,6 +187,14 @@ class HangupNone:
 
 
 @frozen
+class HangupPending:
+    """The call failed before Telnyx named it: hang up as soon as the dial is accepted."""
+
+    kind: ClassVar[str] = "pending"
+    via: Via
+
+
+@frozen
 class HangupFarewell:
     """The verdict is in; waiting for the closing line to be spoken (or farewell_max_s)."""
 
@@ -234,6 +242,7 @@ class HangupDone:
 
 HangupTrack = (
     HangupNone
+    | HangupPending
     | HangupFarewell
     | HangupDraining
     | HangupMarked
