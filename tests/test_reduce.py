@@ -867,3 +867,15 @@ def test_failure_before_dial_accepted_still_hangs_up(before_accept):
     assert not isinstance(run.call.telnyx, TelnyxEnded)  # the line is (or will be) up
     assert run.of(Hangup) == [Hangup("failure")]
 
+
+
+def test_the_business_answering_a_steer_earns_the_next_silence_its_own_steer():
+    run = drive(LIVE)
+    run.step(ev.StallElapsed())
+    run.step(ev.OutputTranscript("Hello? Are you still there?"))  # our own steer is not an answer
+    assert run.call.conversation == ConvTalking(steered=True)
+    run.step(ev.InputTranscript("Sorry, yes, I'm here."))
+    assert run.call.conversation == ConvTalking(steered=False)
+    step = run.step(ev.StallElapsed())
+    assert step.effects == (AppendCommentary(STEER_LINE), Schedule("stall", T.stall_s, ev.StallElapsed()))
+    assert run.of(Hangup) == []

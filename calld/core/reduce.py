@@ -430,8 +430,8 @@ def _speech(call: Call, event: ev.InputTranscript | ev.OutputTranscript, speaker
     t = call.plan.timings
     match call.hangup:
         case HangupNone() if isinstance(call.conversation, ConvTalking):
-            # Speech ends a silence: the next one gets its own steer.
-            call = evolve(call, conversation=ConvTalking())
+            if speaker == "business":  # they answered the steer: the next silence gets its own
+                call = evolve(call, conversation=ConvTalking())
             return call, [Schedule("stall", t.stall_s, ev.StallElapsed())]
         case HangupFarewell(via=via) if speaker == "agent":
             call = evolve(call, hangup=HangupFarewell(via=via, heard=True))
