@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import hmac
 import uuid
+from collections.abc import Callable
 from pathlib import Path
 
 import httpx
@@ -60,7 +61,20 @@ class StubRun:
     world: StubWorld
 
 
-async def run_stub_call(plan: CallPlan, settings: Settings, scenario: Scenario | str = "hours") -> StubRun:
+def stub_scenario_for(request: AskRequest) -> str:
+    """The scripted business that fits the question, unless a scenario was named."""
+    return request.ask.value
+
+
+async def run_stub_call(
+    plan: CallPlan,
+    settings: Settings,
+    scenario: Scenario | str = "hours",
+    *,
+    on_handle: Callable[[CallHandle], None] | None = None,
+) -> StubRun:
+    """Run one call against the stub world. `on_handle` sees the handle before it runs (the daemon
+    registers it in its CallBook and listens to its progress there)."""
     if isinstance(scenario, str):
         scenario = SCENARIOS[scenario]
     rundir = RunDir(settings.artifacts_dir, plan.run_id, settings.secrets())
@@ -96,6 +110,8 @@ async def run_stub_call(plan: CallPlan, settings: Settings, scenario: Scenario |
                 l16_byte_order=settings.telnyx_l16_byte_order,
             )
             handle = CallHandle(plan, ports, rundir)
+            if on_handle is not None:
+                on_handle(handle)
             result = await handle.run()
         world_nursery.cancel_scope.cancel()
     return StubRun(result, rundir.path, world)

@@ -1,24 +1,35 @@
-"""The SQLite ledger: who owns which Telnyx number (and, later, which request dialled).
+"""The SQLite ledger: who owns which Telnyx number, and which request dialled which call.
 
 Every side effect is keyed on the thing being done, never on an attempt:
-UNIQUE(user_id) and UNIQUE(did) make a second number for one user unbuildable.
-Schema changes go through MIGRATIONS, numbered by PRAGMA user_version. Each
-check-and-write runs inside BEGIN IMMEDIATE so two writers cannot both pass the check.
+
+- a number is keyed on the user (UNIQUE(user_id), UNIQUE(did)): a second number for one
+  user cannot be written, and an interrupted order is found again through its row;
+- a call is keyed on the request id (PRIMARY KEY): the same request never dials twice,
+  a repeat gets the stored result or the call already in flight.
+
+Schema changes go through MIGRATIONS, numbered by PRAGMA user_version: append, never edit
+one that has shipped. Each check-and-write runs inside BEGIN IMMEDIATE, so two writers
+(threads, processes, or two connections in one trio run) cannot both pass the check.
+All calls are synchronous and short; async callers call them directly.
 """
 
 from __future__ import annotations
 
+import json
 import sqlite3
-from collections.abc import Iterator
+import time
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any, Literal
 
 from attrs import frozen
 
-from calld.domain.ids import E164, UserId
+from calld.domain.ids import E164, CallControlId, RunId, UserId
 
 MIGRATIONS: tuple[str, ...] = (
+    # 1: users' numbers
     """
     CREATE TABLE dids (
         user_id TEXT NOT NULL UNIQUE,
@@ -31,16 +42,73 @@ MIGRATIONS: tuple[str, ...] = (
         updated_at TEXT NOT NULL
     );
     """,
+    # 2: call requests, keyed on the request id
+    """
+    CREATE TABLE requests (
+        request_id TEXT PRIMARY KEY,
+        run_id TEXT NOT NULL UNIQUE,
+        user_id TEXT NOT NULL,
+        kind TEXT NOT NULL CHECK (kind IN ('ask', 'book')),
+        params TEXT NOT NULL,
+        status TEXT NOT NULL CHECK (status IN ('placing', 'in_flight', 'done')),
+        call_control_id TEXT,
+        result TEXT,
+        created_at TEXT NOT NULL,
+        updated_at TEXT NOT NULL
+    );
+    CREATE INDEX requests_by_created ON requests (created_at);
+    """,
+    # 3: who is placing a user's number order right now (a lease, so a crash does not wedge it)
+    """
+    ALTER TABLE dids ADD COLUMN order_holder TEXT;
+    ALTER TABLE dids ADD COLUMN order_held_until REAL;
+    """,
 )
 
-# Stub numbers come from the range reserved for fiction: +1 555 550 0100 to 0199.
+# Stub numbers come from the range reserved for fiction: +1 555 555 0100 to 0199.
 _STUB_POOL = tuple(E164(f"+1555555{n:04d}") for n in range(100, 200))
+
+DidStatus = Literal["ordering", "active", "failed"]
+RequestKind = Literal["ask", "book"]
+RequestStatus = Literal["placing", "in_flight", "done"]
+_KINDS = ("ask", "book")
+
+
+def customer_reference(user_id: UserId) -> str:
+    """What a user's Telnyx number order carries, so an order can be found again by user."""
+    return f"calld:user:{user_id}"
+
+
+class LedgerError(RuntimeError):
+    """The ledger was asked for a step its rows do not allow (a bug, or a newer schema)."""
 
 
 class UnknownUser(LookupError):
-    def __init__(self, user_id: UserId) -> None:
+    def __init__(self, user_id: UserId, status: str | None = None, failure: str | None = None) -> None:
+        if status == "ordering":
+            state = f"user {user_id!r} has no Telnyx number yet (its order has not finished)"
+        elif status == "failed":
+            state = f"user {user_id!r} has no Telnyx number (its last order failed: {failure or 'no reason given'})"
+        else:
+            state = f"user {user_id!r} has no Telnyx number yet"
+        super().__init__(f"{state}; run: calld-ctl did provision --user {user_id}")
+
+
+class UnknownRequest(LookupError):
+    def __init__(self, request_id: str) -> None:
+        super().__init__(f"no request {request_id!r} in the ledger")
+
+
+class RequestConflict(ValueError):
+    """The request id is taken by a request with other parameters. Nothing was written."""
+
+    def __init__(self, request_id: str, differs: list[str]) -> None:
+        self.request_id = request_id
+        self.differs = tuple(differs)
         super().__init__(
-            f"user {user_id!r} has no Telnyx number yet; run: calld-ctl did provision --user {user_id}"
+            f"request id {request_id!r} was already used for a different request "
+            f"(its {', '.join(differs)} differ); pick a new --request-id, "
+            "or repeat the original request exactly to get its result"
         )
 
 
@@ -50,29 +118,93 @@ class DidRow:
     did: E164 | None
     status: str
     order_id: str | None
+    customer_reference: str = ""
+    failure: str | None = None
+
+
+# -- request claims: a closed union ----------------------------------------------------------------
+
+
+@frozen
+class Fresh:
+    """The row is written and the request is ours: dial it (with this run id)."""
+
+    run_id: RunId
+
+
+@frozen
+class InFlight:
+    """The same request is being placed or is on a call: attach to it and wait for its result."""
+
+    run_id: RunId
+    call_control_id: CallControlId | None
+
+
+@frozen
+class Finished:
+    """The same request already finished: here is what it returned."""
+
+    result: dict[str, Any]
+    run_id: RunId
+
+
+Claim = Fresh | InFlight | Finished
+
+
+@frozen
+class RequestRow:
+    request_id: str
+    run_id: RunId
+    user_id: UserId
+    kind: str
+    params: dict[str, Any]
+    status: str
+    call_control_id: CallControlId | None
+    result: dict[str, Any] | None
+    created_at: str
+    updated_at: str
+
+
+def canonical_json(value: dict[str, Any]) -> str:
+    """One spelling per value: sorted keys, no spaces, no NaN. Equal params compare equal as text."""
+    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
 
 
 def _now() -> str:
-    return datetime.now(UTC).isoformat(timespec="seconds")
+    return datetime.now(UTC).isoformat(timespec="microseconds")
 
 
 class Ledger:
-    def __init__(self, path: Path) -> None:
+    def __init__(self, path: Path, *, clock: Callable[[], float] = time.time) -> None:
         path.parent.mkdir(parents=True, exist_ok=True)
         self.path = path
+        self._clock = clock  # wall time, for order leases only
         # isolation_level=None: we issue BEGIN IMMEDIATE ourselves, so the lock covers the check.
         self._db = sqlite3.connect(path, isolation_level=None, timeout=10.0)
         self._db.row_factory = sqlite3.Row
-        self._db.execute("PRAGMA journal_mode=WAL")
-        self._db.execute("PRAGMA foreign_keys=ON")
-        self._migrate()
+        try:
+            self._db.execute("PRAGMA journal_mode=WAL")
+            self._db.execute("PRAGMA foreign_keys=ON")
+            self._migrate()
+        except BaseException:
+            self._db.close()
+            raise
 
     def close(self) -> None:
         self._db.close()
 
+    @property
+    def schema_version(self) -> int:
+        return int(self._db.execute("PRAGMA user_version").fetchone()[0])
+
     def _migrate(self) -> None:
         with self._write():
-            version = self._db.execute("PRAGMA user_version").fetchone()[0]
+            version = self.schema_version
+            if version > len(MIGRATIONS):
+                raise LedgerError(
+                    f"{self.path} has schema version {version}, newer than this calld knows "
+                    f"({len(MIGRATIONS)}); run the calld that wrote it, or upgrade"
+                )
             for number, sql in enumerate(MIGRATIONS[version:], start=version + 1):
                 for statement in _statements(sql):
                     self._db.execute(statement)
@@ -89,25 +221,129 @@ class Ledger:
         else:
             self._db.execute("COMMIT")
 
+    # -- numbers -------------------------------------------------------------------------------------
+
     def did_for(self, user_id: UserId) -> E164:
-        row = self._db.execute("SELECT did FROM dids WHERE user_id = ? AND status = 'active'", (user_id,)).fetchone()
-        if row is None:
-            raise UnknownUser(user_id)
-        return E164(row["did"])
+        row = self._did_row(self._db, user_id)
+        if row is None or row.status != "active" or row.did is None:
+            raise UnknownUser(user_id, row.status if row else None, row.failure if row else None)
+        return row.did
+
+    def did_row(self, user_id: UserId) -> DidRow | None:
+        return self._did_row(self._db, user_id)
 
     def rows(self) -> list[DidRow]:
-        rows = self._db.execute("SELECT user_id, did, status, order_id FROM dids ORDER BY user_id").fetchall()
-        return [
-            DidRow(UserId(r["user_id"]), E164(r["did"]) if r["did"] else None, r["status"], r["order_id"])
-            for r in rows
-        ]
+        return [_did(r) for r in self._db.execute(f"SELECT {_DID_COLUMNS} FROM dids ORDER BY user_id")]
+
+    def reserve_did(self, user_id: UserId) -> DidRow:
+        """The user's row whatever its status; if there is none, a new 'ordering' row (one, ever)."""
+        user_id = UserId(user_id)
+        with self._write() as db:
+            now = _now()
+            db.execute(
+                "INSERT INTO dids (user_id, status, customer_reference, created_at, updated_at)"
+                " VALUES (?, 'ordering', ?, ?, ?) ON CONFLICT (user_id) DO NOTHING",
+                (user_id, customer_reference(user_id), now, now),
+            )
+            return self._must_did(db, user_id)
+
+    def claim_order(self, user_id: UserId, holder: str, *, lease_s: float) -> bool:
+        """Take the right to place this user's order. True for one holder at a time.
+
+        Only an 'ordering' row with no order id yet can be claimed. A lease that ran out
+        (its holder crashed, or hung past it) can be taken over.
+        """
+        with self._write() as db:
+            row = db.execute(
+                "SELECT status, order_id, order_holder, order_held_until FROM dids WHERE user_id = ?", (user_id,)
+            ).fetchone()
+            if row is None or row["status"] != "ordering" or row["order_id"] is not None:
+                return False
+            now = self._clock()
+            held = row["order_holder"] is not None and (row["order_held_until"] or 0.0) > now
+            if held and row["order_holder"] != holder:
+                return False
+            db.execute(
+                "UPDATE dids SET order_holder = ?, order_held_until = ?, updated_at = ? WHERE user_id = ?",
+                (holder, now + lease_s, _now(), user_id),
+            )
+            return True
+
+    def release_order(self, user_id: UserId, holder: str) -> None:
+        """Give the claim back (nothing recorded); a no-op when someone else holds it."""
+        with self._write() as db:
+            db.execute(
+                "UPDATE dids SET order_holder = NULL, order_held_until = NULL, updated_at = ?"
+                " WHERE user_id = ? AND order_holder = ?",
+                (_now(), user_id, holder),
+            )
+
+    def record_order(self, user_id: UserId, order_id: str) -> DidRow:
+        """Save the Telnyx order id on the 'ordering' row, as soon as Telnyx names it."""
+        with self._write() as db:
+            row = self._must_did(db, user_id)
+            if row.order_id == order_id:
+                return row
+            if row.status != "ordering" or row.order_id is not None:
+                raise LedgerError(
+                    f"cannot record order {order_id!r} for user {user_id!r}: the row is {row.status}"
+                    f" with order {row.order_id!r}"
+                )
+            db.execute(
+                "UPDATE dids SET order_id = ?, order_holder = NULL, order_held_until = NULL, updated_at = ?"
+                " WHERE user_id = ?",
+                (order_id, _now(), user_id),
+            )
+            return self._must_did(db, user_id)
+
+    def activate_did(self, user_id: UserId, did: E164) -> DidRow:
+        did = E164(did)
+        with self._write() as db:
+            row = self._must_did(db, user_id)
+            if row.status == "active":
+                if row.did != did:
+                    raise LedgerError(f"user {user_id!r} already has {row.did}; not replacing it with {did}")
+                return row
+            owner = db.execute("SELECT user_id FROM dids WHERE did = ?", (did,)).fetchone()
+            if owner is not None:
+                raise LedgerError(f"{did} already belongs to user {owner['user_id']!r}")
+            db.execute(
+                "UPDATE dids SET did = ?, status = 'active', failure = NULL, order_holder = NULL,"
+                " order_held_until = NULL, updated_at = ? WHERE user_id = ?",
+                (did, _now(), user_id),
+            )
+            return self._must_did(db, user_id)
+
+    def fail_did(self, user_id: UserId, reason: str) -> DidRow:
+        with self._write() as db:
+            row = self._must_did(db, user_id)
+            if row.status == "active":
+                raise LedgerError(f"user {user_id!r} already has {row.did}; not marking it failed")
+            if row.status == "failed":
+                return row  # the first reason stands
+            db.execute(
+                "UPDATE dids SET status = 'failed', failure = ?, order_holder = NULL, order_held_until = NULL,"
+                " updated_at = ? WHERE user_id = ?",
+                (reason, _now(), user_id),
+            )
+            return self._must_did(db, user_id)
+
+    def retry_did(self, user_id: UserId) -> DidRow:
+        """failed -> ordering, with the old order and reason cleared. Other statuses: unchanged."""
+        with self._write() as db:
+            db.execute(
+                "UPDATE dids SET status = 'ordering', order_id = NULL, failure = NULL, order_holder = NULL,"
+                " order_held_until = NULL, updated_at = ? WHERE user_id = ? AND status = 'failed'",
+                (_now(), user_id),
+            )
+            return self._must_did(db, user_id)
 
     def provision_stub(self, user_id: UserId) -> E164:
         """Stub mode: give the user the first free fictional number, once."""
         with self._write() as db:
-            row = db.execute("SELECT did FROM dids WHERE user_id = ?", (user_id,)).fetchone()
-            if row is not None and row["did"]:
-                return E164(row["did"])
+            row = self._did_row(db, user_id)
+            if row is not None and row.did:
+                return row.did
             taken = {r["did"] for r in db.execute("SELECT did FROM dids WHERE did IS NOT NULL")}
             free = next((d for d in _STUB_POOL if d not in taken), None)
             if free is None:
@@ -115,10 +351,159 @@ class Ledger:
             now = _now()
             db.execute(
                 "INSERT INTO dids (user_id, did, status, order_id, customer_reference, created_at, updated_at)"
-                " VALUES (?, ?, 'active', ?, ?, ?, ?)",
-                (user_id, free, "stub-order", f"user:{user_id}", now, now),
+                " VALUES (?, ?, 'active', 'stub-order', ?, ?, ?)"
+                " ON CONFLICT (user_id) DO UPDATE SET did = excluded.did, status = 'active',"
+                " order_id = excluded.order_id, failure = NULL, order_holder = NULL, order_held_until = NULL,"
+                " updated_at = excluded.updated_at",
+                (user_id, free, customer_reference(user_id), now, now),
             )
             return free
+
+    def _did_row(self, db: sqlite3.Connection, user_id: str) -> DidRow | None:
+        r = db.execute(f"SELECT {_DID_COLUMNS} FROM dids WHERE user_id = ?", (user_id,)).fetchone()
+        return None if r is None else _did(r)
+
+    def _must_did(self, db: sqlite3.Connection, user_id: str) -> DidRow:
+        row = self._did_row(db, user_id)
+        if row is None:
+            raise UnknownUser(UserId(user_id))
+        return row
+
+    # -- requests ------------------------------------------------------------------------------------
+
+    def claim_request(
+        self,
+        request_id: str,
+        *,
+        user_id: UserId,
+        kind: RequestKind,
+        params: dict[str, Any],
+        run_id: RunId,
+    ) -> Claim:
+        """Write the request before anything is dialled, or say what already happened to it.
+
+        Fresh: the row is new and the caller must dial. InFlight: the same request is being
+        placed or is on a call. Finished: its stored result. A different request under the same
+        id raises RequestConflict and writes nothing.
+        """
+        if not request_id:
+            raise ValueError("a request id must not be empty")
+        if kind not in _KINDS:
+            raise ValueError(f"request kind must be one of {', '.join(_KINDS)}, not {kind!r}")
+        user_id, run_id = UserId(user_id), RunId(run_id)
+        text = canonical_json(params)
+        with self._write() as db:
+            now = _now()
+            try:
+                added = db.execute(
+                    "INSERT INTO requests (request_id, run_id, user_id, kind, params, status, created_at, updated_at)"
+                    " VALUES (?, ?, ?, ?, ?, 'placing', ?, ?) ON CONFLICT (request_id) DO NOTHING",
+                    (request_id, run_id, user_id, kind, text, now, now),
+                ).rowcount
+            except sqlite3.IntegrityError as exc:  # run_id UNIQUE: a caller reused a run id
+                raise LedgerError(f"run id {run_id} already belongs to another request") from exc
+            if added:
+                return Fresh(run_id)
+            row = self._must_request(db, request_id)
+            differs = [
+                name
+                for name, ours, theirs in (
+                    ("user", row.user_id, user_id),
+                    ("kind", row.kind, kind),
+                    ("parameters", canonical_json(row.params), text),
+                )
+                if ours != theirs
+            ]
+            if differs:
+                raise RequestConflict(request_id, differs)
+            if row.status == "done":
+                assert row.result is not None
+                return Finished(row.result, row.run_id)
+            return InFlight(row.run_id, row.call_control_id)
+
+    def mark_dialled(self, request_id: str, call_control_id: CallControlId) -> RequestRow:
+        """Telnyx accepted the dial: placing -> in_flight, with the call's id."""
+        call_control_id = CallControlId(call_control_id)
+        with self._write() as db:
+            row = self._must_request(db, request_id)
+            if row.call_control_id == call_control_id:
+                return row
+            if row.status != "placing":
+                raise LedgerError(
+                    f"request {request_id!r} is {row.status} with call {row.call_control_id!r};"
+                    f" not attaching call {call_control_id!r}"
+                )
+            db.execute(
+                "UPDATE requests SET status = 'in_flight', call_control_id = ?, updated_at = ? WHERE request_id = ?",
+                (call_control_id, _now(), request_id),
+            )
+            return self._must_request(db, request_id)
+
+    def finish_request(self, request_id: str, result: dict[str, Any]) -> RequestRow:
+        """Store the result, once. A second finish keeps the first result and returns the row."""
+        text = canonical_json(result)
+        with self._write() as db:
+            row = self._must_request(db, request_id)
+            if row.status == "done":
+                return row
+            db.execute(
+                "UPDATE requests SET status = 'done', result = ?, updated_at = ? WHERE request_id = ?",
+                (text, _now(), request_id),
+            )
+            return self._must_request(db, request_id)
+
+    def request(self, request_id: str) -> RequestRow | None:
+        r = self._db.execute(f"SELECT {_REQUEST_COLUMNS} FROM requests WHERE request_id = ?", (request_id,)).fetchone()
+        return None if r is None else _request(r)
+
+    def requests(self, limit: int = 50, *, status: RequestStatus | None = None) -> list[RequestRow]:
+        """The newest requests first; `status` picks e.g. the unfinished ones after a restart."""
+        if limit < 1:
+            raise ValueError("limit must be at least 1")
+        where, args = ("WHERE status = ?", (status,)) if status else ("", ())
+        rows = self._db.execute(
+            f"SELECT {_REQUEST_COLUMNS} FROM requests {where} ORDER BY created_at DESC, rowid DESC LIMIT ?",
+            (*args, limit),
+        )
+        return [_request(r) for r in rows]
+
+    def _must_request(self, db: sqlite3.Connection, request_id: str) -> RequestRow:
+        r = db.execute(f"SELECT {_REQUEST_COLUMNS} FROM requests WHERE request_id = ?", (request_id,)).fetchone()
+        if r is None:
+            raise UnknownRequest(request_id)
+        return _request(r)
+
+
+_DID_COLUMNS = "user_id, did, status, order_id, customer_reference, failure"
+_REQUEST_COLUMNS = (
+    "request_id, run_id, user_id, kind, params, status, call_control_id, result, created_at, updated_at"
+)
+
+
+def _did(r: sqlite3.Row) -> DidRow:
+    return DidRow(
+        user_id=UserId(r["user_id"]),
+        did=E164(r["did"]) if r["did"] else None,
+        status=r["status"],
+        order_id=r["order_id"],
+        customer_reference=r["customer_reference"],
+        failure=r["failure"],
+    )
+
+
+def _request(r: sqlite3.Row) -> RequestRow:
+    return RequestRow(
+        request_id=r["request_id"],
+        run_id=RunId(r["run_id"]),
+        user_id=UserId(r["user_id"]),
+        kind=r["kind"],
+        params=json.loads(r["params"]),
+        status=r["status"],
+        call_control_id=CallControlId(r["call_control_id"]) if r["call_control_id"] else None,
+        result=json.loads(r["result"]) if r["result"] is not None else None,
+        created_at=r["created_at"],
+        updated_at=r["updated_at"],
+    )
 
 
 def _statements(sql: str) -> list[str]:

@@ -23,11 +23,25 @@ def default_state_dir() -> Path:
     return Path(os.environ.get("XDG_STATE_HOME", Path.home() / ".local" / "state")) / "calld"
 
 
+def default_socket_path() -> Path:
+    """Where calld-ctl finds the daemon: systemd's socket, the runtime dir, or a per-user temp dir."""
+    if Path("/run/calld-ctl.sock").exists():
+        return Path("/run/calld-ctl.sock")
+    if rd := os.environ.get("RUNTIME_DIRECTORY"):
+        return Path(rd.split(":")[0]) / "ctl.sock"
+    if xdg := os.environ.get("XDG_RUNTIME_DIR"):
+        return Path(xdg) / "calld" / "ctl.sock"
+    return Path(f"/tmp/calld-{os.getuid()}") / "ctl.sock"
+
+
 class Settings(BaseSettings):
     model_config = SettingsConfigDict(env_file=".env", extra="ignore", frozen=True)
 
     calld_state_dir: Path = Field(default_factory=default_state_dir)
     calld_mode: Literal["stub", "live"] = "stub"
+    calld_socket: Path = Field(default_factory=default_socket_path)
+    calld_bind: str = "127.0.0.1:8787"  # the public listener (webhooks, media); a proxy or tunnel fronts it
+    shutdown_drain_s: float = Field(30.0, ge=0, le=600)  # SIGTERM: how long calls get to hang up cleanly
 
     telnyx_api_key: SecretStr = SecretStr("")
     telnyx_connection_id: str = ""
@@ -55,6 +69,14 @@ class Settings(BaseSettings):
     hangup_confirm_s: float = Field(5.0, gt=0, le=60)
     stall_s: float = Field(20.0, gt=0, le=300)
     max_call_s: float = Field(300.0, gt=0, le=3600)
+
+    @field_validator("calld_bind")
+    @classmethod
+    def _bind_shape(cls, v: str) -> str:
+        host, sep, port = v.rpartition(":")
+        if not sep or not host or not port.isdigit() or not 0 <= int(port) < 65536:
+            raise ValueError("write it as HOST:PORT, e.g. 127.0.0.1:8787")
+        return v
 
     @field_validator("openai_live_extra_header")
     @classmethod

@@ -327,15 +327,17 @@ def test_media_before_start_is_an_error() -> None:
 
 
 @pytest.mark.parametrize(
-    ("encoding", "rate", "channels"), [("PCMU", 8000, 1), ("L16", 8000, 1), ("L16", 16000, 2), ("OPUS", 16000, 1)]
+    ("encoding", "rate", "channels"),
+    [("G722", 8000, 1), ("PCMU", 16000, 1), ("L16", 24000, 1), ("L16", 16000, 2), ("OPUS", 16000, 1)],
 )
 def test_start_in_a_format_calld_cannot_decode_is_refused(encoding: str, rate: int, channels: int) -> None:
+    # PCMU, PCMA and L16 at 8 kHz are decoded now: tests/test_codecs.py covers them
     fmt = {"encoding": encoding, "sample_rate": rate, "channels": channels}
     media = InboundMedia()
     with pytest.raises(UnsupportedMediaFormat) as caught:
         media.feed(frame("media_start", start__media_format=fmt))
-    assert f"{encoding}/{rate} Hz" in str(caught.value)
-    assert "only L16 at 16 kHz" in str(caught.value)
+    assert f"{encoding}/{rate} Hz/{channels} channel(s) is not supported" in str(caught.value)
+    assert "L16/16000 Hz, L16/8000 Hz, PCMU/8000 Hz, PCMA/8000 Hz" in str(caught.value)
     assert isinstance(caught.value, MediaFrameError)
     with pytest.raises(MediaFrameError, match="before start"):  # the stream never started
         media.feed(frame("media_media"))
@@ -418,12 +420,29 @@ def test_big_endian_playback_is_byteswapped_and_round_trips() -> None:
 # -- fixtures themselves -------------------------------------------------------------------------
 
 REST_BODIES = {"dial_response", "hangup_ok", "hangup_already_ended"}
+# Parsed through TelnyxHttp in tests/test_telnyx_http.py (and served by the numbers stub).
+NUMBERS_AND_ERROR_BODIES = {
+    "available_numbers",
+    "number_order_pending",
+    "number_order_success",
+    "number_order_failure",
+    "number_orders_list",
+    "phone_numbers",
+    "call_status",
+    "error_401",
+    "error_403",
+    "error_404",
+    "error_422",
+    "error_429",
+    "error_429_dials",
+    "error_500",
+}
 
 
 def test_every_telnyx_fixture_is_covered_here() -> None:
     on_disk = {p.stem for p in (FIXTURES_DIR / "telnyx").glob("*.json")}
     media = {"media_connected", "media_start", "media_media", "media_mark", "media_dtmf", "media_stop", "media_error"}
-    assert on_disk == set(KNOWN_WEBHOOKS) | set(IGNORED_WEBHOOKS) | media | REST_BODIES
+    assert on_disk == set(KNOWN_WEBHOOKS) | set(IGNORED_WEBHOOKS) | media | REST_BODIES | NUMBERS_AND_ERROR_BODIES
 
 
 def test_rest_bodies_have_their_documented_shapes() -> None:

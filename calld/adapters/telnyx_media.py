@@ -2,9 +2,12 @@
 
 Telnyx connects to us and sends JSON text frames (telnyx.md §3.2); we answer with
 `media`, `mark` and `clear` frames (§3.3). Inside calld audio is always 16 kHz mono
-PCM16 little-endian; this module is where Telnyx's L16 becomes that, and back. Its
-byte order on the wire is still unverified (§3.6), so it is a constructor argument.
-Pure translation: one InboundMedia and one OutboundMedia per call, no IO.
+PCM16 little-endian; this module is where Telnyx's wire audio becomes that, and back.
+The wire format is the one the `start` frame names (L16 at 16 or 8 kHz, PCMU, PCMA), and
+its codec (calld.adapters.codecs) is built from it; L16's byte order is still unverified
+(§3.6), so it is a constructor argument, `auto` meaning "learn it from the first speech".
+Pure translation: one InboundMedia and one OutboundMedia per call, sharing the inbound
+side's codec, no IO.
 """
 
 from __future__ import annotations
@@ -13,11 +16,11 @@ import base64
 import binascii
 import json
 import logging
-from array import array
 from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Discriminator, Tag, TypeAdapter, ValidationError
 
+from calld.adapters.codecs import ByteOrderSetting, Codec, CodecError, UnsupportedCodec, codec_for
 from calld.adapters.telnyx_webhook import decode_client_state
 from calld.core.events import (
     DtmfReceived,
@@ -35,7 +38,7 @@ log = logging.getLogger("calld.telnyx")
 
 ByteOrder = Literal["le", "be"]
 SAMPLE_RATE = 16000
-FRAME_BYTES = 640  # 20 ms of 16 kHz PCM16: Telnyx wants whole 20 ms frames per message
+FRAME_BYTES = 640  # 20 ms of 16 kHz L16; other wire formats: Codec.wire_frame_bytes
 _INBOUND_TRACKS = frozenset({"inbound", "inbound_track", None})  # None: track omitted
 
 
@@ -44,7 +47,7 @@ class MediaFrameError(ValueError):
 
 
 class UnsupportedMediaFormat(MediaFrameError):
-    """The stream's `media_format` is one calld cannot decode yet."""
+    """The stream's `media_format` is one calld has no codec for; the message lists those it has."""
 
 
 # -- wire models ---------------------------------------------------------------------------------
@@ -152,17 +155,9 @@ def _explain(exc: ValidationError) -> str:
     return "; ".join(parts)
 
 
-def _swap16(pcm: bytes) -> bytes:
-    samples = array("h", pcm)
-    samples.byteswap()
-    return samples.tobytes()
-
-
-def _check_byte_order(byte_order: str) -> bool:
-    """True when samples must be swapped (wire is big-endian)."""
-    if byte_order not in ("le", "be"):
-        raise ValueError(f"byte_order must be 'le' or 'be', got {byte_order!r}")
-    return byte_order == "be"
+def _check_byte_order(byte_order: str, allowed: tuple[str, ...]) -> None:
+    if byte_order not in allowed:
+        raise ValueError(f"byte_order must be {' or '.join(map(repr, allowed))}, got {byte_order!r}")
 
 
 # -- inbound -------------------------------------------------------------------------------------
@@ -172,12 +167,16 @@ class InboundMedia:
     """Frames from Telnyx -> domain events, for one call's stream.
 
     Stateful because `media` is only meaningful after `start` has fixed the format.
-    `run_id` is the run named by the start frame's client_state, once it came.
+    `run_id` is the run named by the start frame's client_state, once it came. `codec` is
+    the codec the start frame's media_format chose (None before start): build the call's
+    OutboundMedia from it so playback uses the same format and byte-order decision, and
+    read `codec.byte_order` for the report. `byte_order` applies to L16 only.
     """
 
-    def __init__(self, byte_order: ByteOrder = "le") -> None:
-        self._swap = _check_byte_order(byte_order)
-        self._started = False
+    def __init__(self, byte_order: ByteOrderSetting = "le") -> None:
+        _check_byte_order(byte_order, ("le", "be", "auto"))
+        self._byte_order: ByteOrderSetting = byte_order
+        self.codec: Codec | None = None
         self.run_id: RunId | None = None
 
     def feed(self, text: str) -> list[Event]:
@@ -189,20 +188,20 @@ class InboundMedia:
         match frame:
             case _Start(stream_id=stream_id, start=start):
                 fmt = start.media_format
-                if (fmt.encoding.upper(), fmt.sample_rate, fmt.channels) != ("L16", SAMPLE_RATE, 1):
-                    raise UnsupportedMediaFormat(
-                        f"Telnyx media format {fmt.encoding}/{fmt.sample_rate} Hz/{fmt.channels} channel(s) "
-                        "is not supported: calld decodes only L16 at 16 kHz mono so far"
-                    )
-                self._started = True
+                try:
+                    self.codec = codec_for(fmt.encoding, fmt.sample_rate, self._byte_order, channels=fmt.channels)
+                except UnsupportedCodec as exc:
+                    raise UnsupportedMediaFormat(str(exc)) from None
                 self.run_id = decode_client_state(start.client_state)
                 return [MediaStarted(stream_id, start.call_control_id, fmt.encoding, fmt.sample_rate)]
             case _Media(media=media):
-                if not self._started:
+                if self.codec is None:
                     raise MediaFrameError("bad Telnyx media frame: media arrived before start (format unknown)")
                 if media.track not in _INBOUND_TRACKS:
                     return []  # our own playback, when both tracks are streamed
-                return [MediaAudio(self._decode(media.payload), media.chunk)]
+                pcm = self._decode(self.codec, media.payload)
+                # empty: an empty payload, or speech the codec holds until it knows L16's byte order
+                return [MediaAudio(pcm, media.chunk)] if pcm else []
             case _Mark(mark=mark):
                 return [MarkEchoed(mark.name)]
             case _Dtmf(dtmf=dtmf):
@@ -218,14 +217,16 @@ class InboundMedia:
                 log.info("ignoring Telnyx media frame %r", frame.event)
                 return []
 
-    def _decode(self, payload: str) -> bytes:
+    @staticmethod
+    def _decode(codec: Codec, payload: str) -> bytes:
         try:
-            pcm = base64.b64decode(payload, validate=True)
+            wire = base64.b64decode(payload, validate=True)
         except binascii.Error as exc:
             raise MediaFrameError(f"bad Telnyx media frame: media.payload is not base64 ({exc})") from None
-        if len(pcm) % 2:
-            raise MediaFrameError(f"bad Telnyx media frame: L16 payload has an odd length ({len(pcm)} bytes)")
-        return _swap16(pcm) if self._swap else pcm
+        try:
+            return codec.decode(wire)
+        except CodecError as exc:
+            raise MediaFrameError(f"bad Telnyx media frame: {exc}") from None
 
 
 # -- outbound ------------------------------------------------------------------------------------
@@ -234,37 +235,65 @@ class InboundMedia:
 class OutboundMedia:
     """16 kHz PCM16LE from GPT-Live -> Telnyx text frames, for one call's stream.
 
-    Every media message carries whole 20 ms frames (shorter chunks are out of spec), as
-    few messages as possible (many tiny ones cause audible holes). A tail shorter than
-    a frame waits for the next delta; a mark pads it with silence so nothing is lost.
+    Audio is encoded to the wire format as it comes (the codec's outbound resampler keeps
+    its state across deltas), then sent in whole 20 ms frames of that format (640 bytes
+    of L16 at 16 kHz, 320 at 8 kHz, 160 of PCMU/PCMA), as few messages as possible (many
+    tiny ones cause audible holes). A tail shorter than a frame waits for the next delta;
+    a mark first drains the resampler and pads the tail with wire silence, so nothing is
+    lost and the mark's echo means everything sent so far has played.
+
+    Build it from the call's codec (`OutboundMedia(codec=inbound.codec, stream_id=...)`);
+    without one it speaks L16 at 16 kHz in the given byte order (`le` or `be`).
     """
 
-    def __init__(self, byte_order: ByteOrder = "le", stream_id: str | None = None) -> None:
-        self._swap = _check_byte_order(byte_order)
+    def __init__(
+        self, byte_order: ByteOrder | None = None, stream_id: str | None = None, *, codec: Codec | None = None
+    ) -> None:
+        if codec is None:
+            byte_order = byte_order or "le"
+            _check_byte_order(byte_order, ("le", "be"))  # `auto` needs inbound audio: pass its codec
+            codec = codec_for("L16", SAMPLE_RATE, byte_order)
+        elif byte_order is not None:
+            raise ValueError("give OutboundMedia a codec or a byte_order, not both: the codec decides byte order")
+        self.codec = codec
         self._stream_id = stream_id
-        self._tail = b""
+        self._odd = b""  # half a PCM16 sample, waiting for its other byte
+        self._tail = b""  # wire bytes short of a whole frame
 
     def audio(self, pcm: bytes) -> list[str]:
-        buffered = self._tail + pcm
-        whole = len(buffered) - len(buffered) % FRAME_BYTES
-        self._tail = buffered[whole:]
-        return [self._media(buffered[:whole])] if whole else []
+        pcm = self._odd + pcm
+        even = len(pcm) - len(pcm) % 2
+        self._odd = pcm[even:]
+        return self._send(self.codec.encode(pcm[:even]))
 
     def mark(self, name: str) -> list[str]:
-        """Flush the tail, then the mark: its echo then means all audio so far has played."""
-        out = []
+        """Flush everything, then the mark: its echo then means all audio so far has played."""
+        frame = self.codec.wire_frame_bytes
+        if self._odd:
+            wire = self.codec.encode(self._odd + b"\0") + self.codec.flush()
+            self._odd = b""
+        else:
+            wire = self.codec.flush()
+        out = self._send(wire)
         if self._tail:
-            out.append(self._media(self._tail.ljust(FRAME_BYTES, b"\0")))
+            out.append(self._media(self._tail + self.codec.silence(frame - len(self._tail))))
             self._tail = b""
         out.append(self._message("mark", mark={"name": name}))
         return out
 
     def clear(self) -> list[str]:
-        self._tail = b""  # unsent audio is as stale as the queued audio Telnyx drops
+        # unsent audio is as stale as the queued audio Telnyx drops
+        self._odd = self._tail = b""
+        self.codec.reset_outbound()
         return [self._message("clear")]
 
-    def _media(self, pcm: bytes) -> str:
-        wire = _swap16(pcm) if self._swap else pcm
+    def _send(self, wire: bytes) -> list[str]:
+        buffered = self._tail + wire
+        whole = len(buffered) - len(buffered) % self.codec.wire_frame_bytes
+        self._tail = buffered[whole:]
+        return [self._media(buffered[:whole])] if whole else []
+
+    def _media(self, wire: bytes) -> str:
         return self._message("media", media={"payload": base64.b64encode(wire).decode("ascii")})
 
     def _message(self, event: str, **body: Any) -> str:

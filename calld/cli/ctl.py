@@ -1,14 +1,183 @@
-"""calld-ctl: the command line. `verify ask` runs the lever; the daemon verbs come with calld."""
+"""calld-ctl: talk to the calld daemon over its control socket.
+
+Exit codes (stable; scripts may rely on them):
+  0  answered (or booked)        1  verify: a check failed      2  usage: bad input, refused request
+  3  declined                    4  no_answer                    5  voicemail
+  6  failed                      7  no daemon is listening
+"""
 
 from __future__ import annotations
 
 import argparse
+import json
 import logging
 import sys
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+from typing import Any
+
+import trio
+from pydantic import ValidationError
+
+from calld.cli.client import ControlClient, ControlError, DaemonUnreachable
+from calld.domain.questions import QuestionType
 
 EXIT_OK = 0
 EXIT_VERIFY_FAILED = 1
 EXIT_USAGE = 2
+EXIT_DECLINED = 3
+EXIT_NO_ANSWER = 4
+EXIT_VOICEMAIL = 5
+EXIT_FAILED = 6
+EXIT_UNREACHABLE = 7
+
+STATUS_EXIT = {
+    "answered": EXIT_OK,
+    "booked": EXIT_OK,
+    "declined": EXIT_DECLINED,
+    "no_answer": EXIT_NO_ANSWER,
+    "voicemail": EXIT_VOICEMAIL,
+    "failed": EXIT_FAILED,
+}
+
+
+def _err(message: str) -> None:
+    print(f"calld-ctl: {message}", file=sys.stderr)
+
+
+def _table(rows: list[dict[str, Any]], columns: list[str]) -> str:
+    if not rows:
+        return "(none)"
+    cells = [[str(r.get(c, "") if r.get(c) is not None else "-") for c in columns] for r in rows]
+    widths = [max(len(c), *(len(row[i]) for row in cells)) for i, c in enumerate(columns)]
+    head = "  ".join(c.upper().ljust(w) for c, w in zip(columns, widths, strict=True))
+    body = ["  ".join(v.ljust(w) for v, w in zip(row, widths, strict=True)) for row in cells]
+    return "\n".join([head, *body])
+
+
+def ask_body(args: argparse.Namespace) -> dict[str, Any]:
+    """Validate the flags locally (the daemon validates again) so a typo fails fast and clearly."""
+    from calld.domain.requests import AskRequest
+
+    fields = {"to": args.to, "ask": args.ask, "name": args.name, "item": args.item, "user": args.user}
+    if args.request_id:
+        fields["request_id"] = args.request_id
+    try:
+        req = AskRequest.model_validate({k: v for k, v in fields.items() if v is not None})
+    except ValidationError as exc:
+        raise UsageError(_explain(exc)) from None
+    body = req.model_dump(mode="json", exclude_none=True)
+    if args.scenario:
+        body["scenario"] = args.scenario
+    return body
+
+
+class UsageError(ValueError):
+    pass
+
+
+_FLAG = {"to": "--to", "ask": "--ask", "name": "--name", "item": "--item", "user": "--user", "request_id": "--request-id"}
+
+
+def _explain(exc: ValidationError) -> str:
+    out = []
+    for e in exc.errors():
+        loc = [str(p) for p in e["loc"]]
+        flag = _FLAG.get(loc[0], loc[0]) if loc else "input"
+        msg = e["msg"].removeprefix("Value error, ")
+        out.append(f"{flag}: {msg}" if loc else msg)
+    return "; ".join(out)
+
+
+async def run_ask(client: ControlClient, body: dict[str, Any], *, out: Any = None, err: Any = None) -> int:
+    out = out or sys.stdout
+    err = err or sys.stderr
+    result: dict[str, Any] | None = None
+    async for item in client.ask(body):
+        if "progress" in item:
+            p = item["progress"]
+            for phase in p["phases"]:
+                print(f"{p['t_ms'] / 1000:6.1f}s  {phase}", file=err, flush=True)
+        elif "result" in item:
+            result = item["result"]
+        elif "error" in item:
+            _err(item["error"])
+            return EXIT_FAILED
+    if result is None:
+        _err("the daemon ended the stream without a result")
+        return EXIT_FAILED
+    print(json.dumps(result), file=out, flush=True)
+    return STATUS_EXIT.get(result.get("status", "failed"), EXIT_FAILED)
+
+
+async def _with_client(args: argparse.Namespace, fn: Callable[[ControlClient], Awaitable[int]]) -> int:
+    async with ControlClient(args.socket) as client:
+        return await fn(client)
+
+
+async def _ask(args: argparse.Namespace) -> int:
+    body = ask_body(args)
+    return await _with_client(args, lambda c: run_ask(c, body))
+
+
+async def _did_provision(args: argparse.Namespace) -> int:
+    from calld.domain.ids import UserId
+
+    try:
+        UserId(args.user)
+    except ValueError as exc:
+        raise UsageError(f"--user: {exc}") from None
+
+    async def go(c: ControlClient) -> int:
+        row = await c.provision(args.user)
+        print(json.dumps(row) if args.json else row["did"])
+        return EXIT_OK
+
+    return await _with_client(args, go)
+
+
+async def _did_list(args: argparse.Namespace) -> int:
+    async def go(c: ControlClient) -> int:
+        rows = await c.dids()
+        print(json.dumps(rows) if args.json else _table(rows, ["user", "did", "status"]))
+        return EXIT_OK
+
+    return await _with_client(args, go)
+
+
+async def _calls(args: argparse.Namespace) -> int:
+    async def go(c: ControlClient) -> int:
+        rows = await c.calls()
+        if args.json:
+            print(json.dumps(rows))
+        else:
+            flat = [{"run_id": r["run_id"], "call_control_id": r["call_control_id"], "question": r["question"], **r["tracks"]} for r in rows]
+            print(_table(flat, ["run_id", "call_control_id", "question", "dial", "telnyx", "media", "live", "conversation", "hangup"]))
+        return EXIT_OK
+
+    return await _with_client(args, go)
+
+
+async def _show(args: argparse.Namespace) -> int:
+    async def go(c: ControlClient) -> int:
+        print(json.dumps(await c.show(args.ident), indent=2))
+        return EXIT_OK
+
+    return await _with_client(args, go)
+
+
+async def _tail(args: argparse.Namespace) -> int:
+    async def go(c: ControlClient) -> int:
+        async for item in c.tail():
+            if args.json:
+                print(json.dumps(item), flush=True)
+            else:
+                who = item.get("call_control_id") or item["run_id"]
+                what = ", ".join(item["phases"]) or item["event"]
+                print(f"{who} {item['t_ms'] / 1000:6.1f}s {what}", flush=True)
+        return EXIT_OK
+
+    return await _with_client(args, go)
 
 
 def _verify(args: argparse.Namespace) -> int:
@@ -22,9 +191,47 @@ def _verify(args: argparse.Namespace) -> int:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="calld-ctl", description="Talk to calld.")
-    parser.add_argument("-v", "--verbose", action="store_true", help="log every call event on stderr")
+    from calld.settings import default_socket_path
+
+    parser = argparse.ArgumentParser(
+        prog="calld-ctl",
+        description="Talk to calld.",
+        epilog=__doc__.split("\n\n", 1)[1] if __doc__ else None,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument("--socket", type=Path, default=None, help=f"the daemon's control socket (default: $CALLD_SOCKET or {default_socket_path()})")
+    parser.add_argument("-v", "--verbose", action="store_true", help="log details on stderr")
     sub = parser.add_subparsers(dest="command", required=True)
+
+    ask = sub.add_parser("ask", help="phone a business with one question; progress on stderr, result JSON on stdout")
+    ask.add_argument("--to", required=True, help="the business's number, E.164 (e.g. +14155550123)")
+    ask.add_argument("--ask", required=True, choices=[q.value for q in QuestionType], help="what to ask")
+    ask.add_argument("--item", help="what to ask about (stock and aisle)")
+    ask.add_argument("--name", required=True, help="the first name the agent calls on behalf of")
+    ask.add_argument("--user", default="default", help="whose Telnyx number to call from (default: default)")
+    ask.add_argument("--request-id", help="an id that makes the request idempotent")
+    ask.add_argument("--scenario", help="stub mode: which scripted business answers (e.g. decline, late_answer)")
+    ask.set_defaults(afunc=_ask)
+
+    did = sub.add_parser("did", help="the users' Telnyx numbers").add_subparsers(dest="did_command", required=True)
+    prov = did.add_parser("provision", help="give a user a number (once; repeats return the same one)")
+    prov.add_argument("--user", required=True)
+    prov.add_argument("--json", action="store_true")
+    prov.set_defaults(afunc=_did_provision)
+    lst = did.add_parser("list", help="every user's number and its status")
+    lst.add_argument("--json", action="store_true")
+    lst.set_defaults(afunc=_did_list)
+
+    calls = sub.add_parser("calls", help="calls in flight, with each track's state")
+    calls.add_argument("--json", action="store_true")
+    calls.set_defaults(afunc=_calls)
+    show = sub.add_parser("show", help="a call's report, by run id or call_control_id")
+    show.add_argument("ident")
+    show.set_defaults(afunc=_show)
+    tail = sub.add_parser("tail", help="follow every call's events live")
+    tail.add_argument("--json", action="store_true")
+    tail.set_defaults(afunc=_tail)
+
     verify = sub.add_parser("verify", help="run a stub call into a fresh workspace and check its artifacts")
     verify.add_argument("job", choices=["ask"], help="which job to verify")
     verify.set_defaults(func=_verify)
@@ -38,7 +245,25 @@ def main(argv: list[str] | None = None) -> int:
         format="%(asctime)s %(levelname)s %(name)s: %(message)s",
         stream=sys.stderr,
     )
-    return args.func(args)
+    if args.socket is None:
+        from calld.settings import load_settings
+
+        args.socket = load_settings().calld_socket
+    try:
+        if hasattr(args, "func"):
+            return args.func(args)
+        return trio.run(args.afunc, args)
+    except UsageError as exc:
+        _err(str(exc))
+        return EXIT_USAGE
+    except DaemonUnreachable as exc:
+        _err(str(exc))
+        return EXIT_UNREACHABLE
+    except ControlError as exc:
+        _err(exc.message)
+        return EXIT_USAGE if exc.status < 500 else EXIT_FAILED
+    except KeyboardInterrupt:
+        return 130
 
 
 if __name__ == "__main__":

@@ -65,6 +65,7 @@ log = logging.getLogger("calld.call")
 
 LiveConnector = Callable[[], AbstractAsyncContextManager[MessageSocket]]
 LIVE_CLOSE_BOUND_S = 2.0  # teardown of a socket that is no longer wanted
+ABANDON_HANGUP_BOUND_S = 5.0  # a hangup sent while the call is being torn down
 _QUIET_KINDS = {"media.audio", "live.output_audio", "live.audio", "live.input_transcript", "live.output_transcript"}
 
 
@@ -100,6 +101,8 @@ class CallHandle:
         self._media_out: OutboundMedia | None = None
         self._media_released = trio.Event()
         self._seq = 0
+        self._crashed = False
+        self.abandon_reason = "the call was torn down before it finished"
         self._ignored = 0
         self._media_format: tuple[str, int] | None = None
         self._t0 = 0.0
@@ -137,6 +140,8 @@ class CallHandle:
         finally:
             self._media_released.set()
             with trio.CancelScope(shield=True):
+                if not self.call.finished:
+                    await self._abandon(self.abandon_reason)
                 self._finish()
             self.finished.set()
         assert self.result is not None
@@ -144,9 +149,33 @@ class CallHandle:
 
     async def _loop(self) -> None:
         async for event in self._events_rx:
-            await self._step(event)
+            try:
+                await self._step(event)
+            except Exception as exc:
+                # A bug in this call (or a full disk) ends this call, never the daemon.
+                if self._crashed:
+                    raise
+                self._crashed = True
+                log.exception("%s internal error on %s", self.plan.run_id, event.kind)
+                await self._events_tx.send(ev.CallCrashed(f"internal error: {type(exc).__name__}: {exc}"))
             if self.call.finished:
                 return
+
+    async def _abandon(self, reason: str) -> None:
+        """The call is being torn down unfinished (daemon shutdown, or a second crash): hang up
+        now, through the reducer, without waiting for anything else. Bounded; never raises."""
+        try:
+            step = reduce_step(self.call, ev.CallCrashed(reason))
+            self.call = step.call
+            seq = self._next_seq()
+            self.rundir.journal(event_row(seq, self._t_ms(), ev.CallCrashed(reason), {}, step.ignored))
+            for effect in step.effects:
+                if isinstance(effect, Hangup):
+                    self.rundir.journal(effect_row(self._next_seq(), self._t_ms(), seq, effect))
+                    with trio.move_on_after(ABANDON_HANGUP_BOUND_S):
+                        await self._hangup(effect.via)
+        except Exception:
+            log.exception("%s could not hang up while abandoning the call", self.plan.run_id)
 
     async def _step(self, event: ev.Event) -> None:
         before = self.call

@@ -12,6 +12,7 @@ supply a verdict.
 from __future__ import annotations
 
 import base64
+import itertools
 import json
 import logging
 import re
@@ -32,6 +33,7 @@ log = logging.getLogger("calld.stub")
 
 PostWebhook = Callable[[bytes], Awaitable[None]]
 OpenMedia = Callable[[str, dict[str, str], MemorySocket], Awaitable[None]]
+_CALL_NUMBERS = itertools.count(1)  # Telnyx names every call differently; so does the stub, per process
 DELTA_FRAMES = 5  # GPT-Live paces output at about 100 ms a delta
 STUB_PUBLIC_KEY = ""  # the stub does not sign webhooks; live verification is the route's job
 
@@ -101,7 +103,7 @@ class StubWorld:
         self.dial_requests.append(body)
         # In mp3 mode Telnyx drops raw audio we send: the business would hear nothing.
         self._plays_audio = body.get("stream_bidirectional_mode") == "rtp"
-        self._ccid = f"v3:stub-call-{len(self.dial_requests):04d}"
+        self._ccid = f"v3:stub-call-{next(_CALL_NUMBERS):04d}"
         self._call = body
         resp = load_fixture("telnyx", "dial_response")
         resp["data"].update(call_control_id=self._ccid, client_state=body.get("client_state"))
@@ -177,13 +179,16 @@ class StubWorld:
             start["start"].update(call_control_id=self._ccid, client_state=self._call.get("client_state"))
             start["start"]["media_format"].update(encoding="L16", sample_rate=16000, channels=1)
             await peer.send(json.dumps(start))
-            async with trio.open_nursery() as n:
-                n.start_soon(self._speak_inbound, peer, stream_id)
-                n.start_soon(self._play_outbound, peer, stream_id)
-                n.start_soon(self._read_outbound, peer, stream_id)
-                await trio.sleep(self.scenario.greet_after_s)
-                _, frames = self._line("greeting", self.scenario.greeting)
-                self._business_queue.extend(frames)
+            try:
+                async with trio.open_nursery() as n:
+                    n.start_soon(self._speak_inbound, peer, stream_id)
+                    n.start_soon(self._play_outbound, peer, stream_id)
+                    n.start_soon(self._read_outbound, peer, stream_id)
+                    await trio.sleep(self.scenario.greet_after_s)
+                    _, frames = self._line("greeting", self.scenario.greeting)
+                    self._business_queue.extend(frames)
+            except* SocketClosed:
+                pass  # the app let go of the media socket: the stream is over
 
     async def _stop_media(self) -> None:
         peer = self._media_peer
@@ -320,8 +325,8 @@ class FakeLive:
             async with trio.open_nursery() as n:
                 n.start_soon(self._speak)
                 await self._read()  # returns at session.close; _speak then flushes and ends
-        except SocketClosed:
-            pass
+        except* SocketClosed:
+            pass  # the app hung up on us: a session simply ends
         finally:
             with trio.CancelScope(shield=True):
                 await self.peer.aclose()

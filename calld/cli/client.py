@@ -1,0 +1,108 @@
+"""The control client: what calld-ctl (and the tests) use to talk to the daemon.
+
+Async over httpx's Unix-socket transport, so it runs in the daemon's own trio loop in
+tests and under `trio.run` in the CLI. Errors say what to do next.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import AsyncIterator
+from pathlib import Path
+from typing import Any
+
+import httpx
+
+
+class DaemonUnreachable(ConnectionError):
+    def __init__(self, path: Path) -> None:
+        super().__init__(
+            f"no calld is listening on {path}.\n"
+            f"Start one with:  uv run calld serve --socket {path}\n"
+            f"or run a complete stub call with its own private daemon:  uv run calld demo"
+        )
+        self.path = path
+
+
+class ControlError(RuntimeError):
+    """The daemon refused the request; `message` is its own words."""
+
+    def __init__(self, status: int, message: str) -> None:
+        super().__init__(message)
+        self.status = status
+        self.message = message
+
+
+class ControlClient:
+    def __init__(self, socket_path: Path, *, timeout: float = 10.0) -> None:
+        self.path = socket_path
+        transport = httpx.AsyncHTTPTransport(uds=str(socket_path))
+        # read=None: an ask streams for as long as its call lasts.
+        self._client = httpx.AsyncClient(
+            transport=transport, base_url="http://calld", timeout=httpx.Timeout(timeout, read=None)
+        )
+
+    async def __aenter__(self) -> ControlClient:
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self._client.aclose()
+
+    async def _request(self, method: str, path: str, body: dict[str, Any] | None = None) -> Any:
+        try:
+            resp = await self._client.request(method, path, json=body)
+        except (httpx.ConnectError, FileNotFoundError, ConnectionRefusedError) as exc:
+            raise DaemonUnreachable(self.path) from exc
+        return _decode(resp)
+
+    async def _stream(self, method: str, path: str, body: dict[str, Any] | None = None) -> AsyncIterator[dict[str, Any]]:
+        try:
+            async with self._client.stream(method, path, json=body) as resp:
+                if resp.status_code >= 400:
+                    await resp.aread()
+                    _decode(resp)
+                async for line in resp.aiter_lines():
+                    if line.strip():
+                        yield json.loads(line)
+        except (httpx.ConnectError, FileNotFoundError, ConnectionRefusedError) as exc:
+            raise DaemonUnreachable(self.path) from exc
+
+    def ask(self, request: dict[str, Any]) -> AsyncIterator[dict[str, Any]]:
+        """Progress items ({"progress": ...}) as the call goes, then {"result": ...} or {"error": ...}."""
+        return self._stream("POST", "/v1/ask", request)
+
+    async def calls(self) -> list[dict[str, Any]]:
+        return (await self._request("GET", "/v1/calls"))["calls"]
+
+    async def show(self, ident: str) -> dict[str, Any]:
+        return await self._request("GET", f"/v1/calls/{ident}")
+
+    def tail(self) -> AsyncIterator[dict[str, Any]]:
+        return self._stream("GET", "/v1/tail")
+
+    async def provision(self, user: str) -> dict[str, Any]:
+        return await self._request("POST", "/v1/dids", {"user": user})
+
+    async def dids(self) -> list[dict[str, Any]]:
+        return (await self._request("GET", "/v1/dids"))["dids"]
+
+    async def raw(self, method: str, path: str, content: bytes) -> tuple[int, Any]:
+        """Send bytes as they are (tests of the API's refusals)."""
+        try:
+            resp = await self._client.request(method, path, content=content, headers={"content-type": "application/json"})
+        except (httpx.ConnectError, FileNotFoundError, ConnectionRefusedError) as exc:
+            raise DaemonUnreachable(self.path) from exc
+        try:
+            return resp.status_code, resp.json()
+        except ValueError:
+            return resp.status_code, resp.text
+
+
+def _decode(resp: httpx.Response) -> Any:
+    try:
+        data = resp.json()
+    except ValueError:
+        data = {"error": resp.text or f"HTTP {resp.status_code}"}
+    if resp.status_code >= 400:
+        raise ControlError(resp.status_code, data.get("error", str(data)) if isinstance(data, dict) else str(data))
+    return data

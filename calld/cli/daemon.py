@@ -1,0 +1,123 @@
+"""calld: the daemon (`calld serve`) and a one-command tour (`calld demo`)."""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import sys
+import tempfile
+from pathlib import Path
+
+import trio
+import trio.testing
+
+from calld.settings import SettingsError, load_settings
+
+log = logging.getLogger("calld")
+
+
+async def _serve(args: argparse.Namespace) -> int:
+    from calld.daemon.service import Daemon
+    from calld.daemon.systemd import Notifier, listen_fds, load_credentials, watchdog_task
+
+    fds = listen_fds()  # early: it clears LISTEN_* so no child inherits them
+    # systemd credentials win over the environment and never enter os.environ.
+    credentials = {k.lower(): v for k, v in load_credentials().items()}
+    settings = load_settings(**credentials, **_overrides(args))
+    control = fds.get("control")
+    daemon = Daemon(settings, control_fd=control.detach() if control is not None else None)
+    with Notifier() as notifier:
+        async with trio.open_nursery() as n:
+            await n.start(daemon.serve)
+            notifier.notify("READY=1", f"STATUS=serving on {daemon.public_url}")
+            n.start_soon(watchdog_task, notifier)
+            await daemon.watch_signals(notify=notifier.notify)
+            n.cancel_scope.cancel()
+        notifier.notify("STATUS=stopped")
+    log.info("stopped cleanly")
+    return 0
+
+
+def _overrides(args: argparse.Namespace) -> dict[str, object]:
+    out: dict[str, object] = {}
+    if args.socket is not None:
+        out["calld_socket"] = args.socket
+    if args.state_dir is not None:
+        out["calld_state_dir"] = args.state_dir
+    if args.bind is not None:
+        out["calld_bind"] = args.bind
+    return out
+
+
+async def _demo(args: argparse.Namespace) -> int:
+    """A private daemon in a temporary directory, one stub call through its control socket, then stop."""
+    from calld.cli.client import ControlClient
+    from calld.cli.ctl import run_ask
+    from calld.daemon.service import Daemon
+
+    workdir = Path(tempfile.mkdtemp(prefix="calld-demo-"))
+    settings = load_settings(
+        calld_state_dir=workdir / "state", calld_socket=workdir / "ctl.sock", calld_bind="127.0.0.1:0", calld_mode="stub"
+    )
+    daemon = Daemon(settings)
+    async with trio.open_nursery() as n:
+        await n.start(daemon.serve)
+        print(f"calld demo: a private daemon on {settings.calld_socket}", file=sys.stderr)
+        async with ControlClient(settings.calld_socket) as client:
+            row = await client.provision("demo")
+            print(f"user demo calls from {row['did']}", file=sys.stderr)
+            body = {"to": "+15555550142", "ask": args.ask, "name": "Nathan", "user": "demo"}
+            if args.ask != "hours":
+                body["item"] = "cast iron skillet"
+            code = await run_ask(client, body)
+        await daemon.shutdown(drain_s=5)
+    print(f"artifacts: {settings.artifacts_dir}", file=sys.stderr)
+    return code
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="calld", description="The calld daemon.")
+    parser.add_argument("-v", "--verbose", action="store_true", help="log every call event")
+    sub = parser.add_subparsers(dest="command", required=True)
+    serve = sub.add_parser("serve", help="run the daemon (systemd runs this)")
+    serve.add_argument("--socket", type=Path, help="control socket path (default: $CALLD_SOCKET)")
+    serve.add_argument("--state-dir", type=Path, help="ledger and artifacts (default: $CALLD_STATE_DIR)")
+    serve.add_argument("--bind", help="public HOST:PORT for Telnyx (default: $CALLD_BIND or 127.0.0.1:8787)")
+    serve.set_defaults(afunc=_serve)
+    demo = sub.add_parser("demo", help="one complete stub call through a private daemon, then stop")
+    demo.add_argument("--ask", choices=["hours", "stock", "aisle"], default="hours")
+    demo.add_argument("--fast", action="store_true", help="run on a virtual clock: the same call, no waiting")
+    demo.set_defaults(afunc=_demo)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    from calld.daemon.systemd import configure_logging
+
+    configure_logging(logging.DEBUG if args.verbose else logging.INFO)
+    logging.getLogger("httpx").setLevel(logging.WARNING)  # one line per request is noise, not an event
+    if args.command == "demo" and not args.verbose:
+        logging.getLogger("calld.call").setLevel(logging.WARNING)
+    try:
+        if getattr(args, "fast", False):
+            return trio.run(args.afunc, args, clock=trio.testing.MockClock(autojump_threshold=0))
+        return trio.run(args.afunc, args)
+    except SettingsError as exc:
+        print(f"calld: {exc}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        return 130
+    except Exception as exc:  # noqa: BLE001 - one readable line for the operator, the traceback in the log
+        from calld.daemon.service import DaemonError
+
+        if isinstance(exc, DaemonError):
+            print(f"calld: {exc}", file=sys.stderr)
+            return 1
+        raise
+
+
+
+
+if __name__ == "__main__":
+    sys.exit(main())

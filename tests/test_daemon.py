@@ -1,0 +1,237 @@
+"""The daemon in-process: real hypercorn servers on a temporary socket and port, driven by calld-ctl's
+client code, on the autojump clock."""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+import signal
+from pathlib import Path
+
+import pytest
+import trio
+
+from calld.cli.client import ControlClient, ControlError, DaemonUnreachable
+from calld.cli.ctl import EXIT_OK, EXIT_UNREACHABLE, EXIT_USAGE, main as ctl_main, run_ask
+from calld.daemon.service import Daemon, DaemonError, claim_socket_path
+from calld.runtime.handle import CallHandle
+from calld.runtime.report import ARTIFACT_NAMES
+from calld.settings import load_settings
+
+ASK = {"to": "+15555550142", "ask": "hours", "name": "Nathan", "user": "alice"}
+
+
+# pytest-trio takes the clock only from a test's own arguments, so every async test here names
+# autojump_clock: the daemon's timers and the stub calls run on virtual time.
+@pytest.fixture
+async def daemon(tmp_path, nursery):
+    settings = load_settings(
+        calld_state_dir=tmp_path / "state", calld_socket=tmp_path / "ctl.sock", calld_bind="127.0.0.1:0", shutdown_drain_s=30
+    )
+    d: Daemon = await nursery.start(Daemon(settings).serve)
+    yield d
+    if d.accepting:
+        await d.shutdown(drain_s=0)
+
+
+@pytest.fixture
+async def client(daemon):
+    async with ControlClient(daemon.settings.calld_socket) as c:
+        await c.provision("alice")
+        yield c
+
+
+def artifacts_complete(daemon: Daemon, result: dict) -> Path:
+    run_dir = daemon.settings.artifacts_dir / result["transcript_ref"].split("/")[0]
+    # task.json exists when the model recorded an outcome; a failed call may have none.
+    required = [n for n in ARTIFACT_NAMES if n != "task.json" or result["status"] != "failed"]
+    missing = [n for n in required if not (run_dir / n).is_file()]
+    refs = json.loads((run_dir / "call_report.json").read_text())["refs"]
+    assert all((daemon.settings.artifacts_dir / r).is_file() for r in refs.values())
+    assert not missing, f"{run_dir.name} lacks {missing}"
+    return run_dir
+
+
+def hangups(run_dir: Path) -> list[str]:
+    rows = [json.loads(line) for line in (run_dir / "events.jsonl").read_text().splitlines()]
+    return [r["effect"]["via"] for r in rows if r.get("effect", {}).get("kind") == "hangup"]
+
+
+async def test_one_ask_end_to_end_with_progress(client, daemon, autojump_clock):
+    out, err = io.StringIO(), io.StringIO()
+    code = await run_ask(client, ASK, out=out, err=err)
+    assert code == EXIT_OK
+    result = json.loads(out.getvalue())
+    assert result["status"] == "answered" and "9 AM to 5 PM" in result["answer_text"]
+    phases = [line.split(maxsplit=1)[1] for line in err.getvalue().splitlines()]
+    for expected in ("dialing", "answered", "session live", "asking", "answer heard", "farewell", "hanging up", "hung up"):
+        assert expected in phases, f"no {expected!r} progress line in {phases}"
+    assert phases.index("dialing") < phases.index("answered") < phases.index("answer heard") < phases.index("hung up")
+    run_dir = artifacts_complete(daemon, result)
+    assert hangups(run_dir) == ["tool"]
+    report = await client.show(result["run_id"])
+    assert report["status"] == "answered" and report["call_control_id"] == result["call_control_id"]
+    assert daemon.calls() == []
+
+
+async def test_fifty_concurrent_asks_all_answered(client, daemon, autojump_clock):
+    results: list[dict] = []
+
+    async def one(i: int) -> None:
+        out = io.StringIO()
+        code = await run_ask(client, {**ASK, "name": f"Caller{chr(65 + i % 26)}"}, out=out, err=io.StringIO())
+        assert code == EXIT_OK
+        results.append(json.loads(out.getvalue()))
+
+    async with trio.open_nursery() as n:
+        for i in range(50):
+            n.start_soon(one, i)
+        await trio.sleep(5)
+        assert len(await client.calls()) == 50  # all in flight at once
+    assert len(results) == 50 and {r["status"] for r in results} == {"answered"}
+    assert len({r["call_control_id"] for r in results}) == 50
+    for r in results:
+        assert hangups(artifacts_complete(daemon, r)) == ["tool"]
+
+
+async def test_an_exception_in_one_call_leaves_the_others_answered(client, daemon, monkeypatch, autojump_clock):
+    original = CallHandle._perform
+    victim: list[str] = []
+
+    async def perform(self, effect):
+        if self.plan.first_name == "Victim" and effect.kind == "media.audio":
+            victim.append(self.plan.run_id)
+            raise RuntimeError("injected fault")
+        return await original(self, effect)
+
+    monkeypatch.setattr(CallHandle, "_perform", perform)
+    results: dict[str, dict] = {}
+
+    async def one(name: str) -> None:
+        out = io.StringIO()
+        await run_ask(client, {**ASK, "name": name}, out=out, err=io.StringIO())
+        results[name] = json.loads(out.getvalue())
+
+    async with trio.open_nursery() as n:
+        for name in ("Alpha", "Victim", "Gamma"):
+            n.start_soon(one, name)
+    assert victim
+    assert results["Alpha"]["status"] == results["Gamma"]["status"] == "answered"
+    failed = results["Victim"]
+    assert failed["status"] == "failed" and "injected fault" in failed["reason"]
+    assert hangups(artifacts_complete(daemon, failed)) == ["failure"]
+    # The daemon still serves.
+    out = io.StringIO()
+    assert await run_ask(client, ASK, out=out, err=io.StringIO()) == EXIT_OK
+
+
+async def test_sigterm_with_calls_in_flight_hangs_each_up_once(client, daemon, autojump_clock):
+    results: list[dict] = []
+
+    async def one(i: int) -> None:
+        out = io.StringIO()
+        await run_ask(client, {**ASK, "name": f"Late{chr(65 + i)}"}, out=out, err=io.StringIO())
+        results.append(json.loads(out.getvalue()))
+
+    async with trio.open_nursery() as n:
+        for i in range(6):
+            n.start_soon(one, i)
+        await trio.sleep(4)  # every call is past pickup, mid-conversation
+        assert len(daemon.calls()) == 6
+        watcher_done = trio.Event()
+
+        async def watch() -> None:
+            await daemon.watch_signals()
+            watcher_done.set()
+
+        n.start_soon(watch)
+        await trio.sleep(0.1)
+        os.kill(os.getpid(), signal.SIGTERM)
+        await trio.sleep(0.1)
+        assert not daemon.accepting
+        with pytest.raises(ControlError) as refused:
+            async for _ in client.ask(ASK):
+                pass
+        assert refused.value.status == 503
+        await trio.sleep(1)
+        os.kill(os.getpid(), signal.SIGTERM)  # a second signal cuts the drain short
+        await watcher_done.wait()
+    assert len(results) == 6
+    for r in results:
+        assert r["status"] in ("failed", "answered")
+        assert len(hangups(artifacts_complete(daemon, r))) == 1
+
+
+async def test_a_malformed_request_is_refused_and_the_next_served(client, daemon, autojump_clock):
+    status, body = await client.raw("POST", "/v1/ask", b"{not json")
+    assert status == 400 and "not JSON" in body["error"]
+    status, body = await client.raw("POST", "/v1/ask", b"[1, 2]")
+    assert status == 400 and "JSON object" in body["error"]
+    status, body = await client.raw("POST", "/v1/ask", json.dumps({**ASK, "to": "555-0142"}).encode())
+    assert status == 400 and "E.164" in body["error"]
+    status, body = await client.raw("POST", "/v1/ask", json.dumps({**ASK, "ask": "stock"}).encode())
+    assert status == 400 and "--item" in body["error"]
+    status, body = await client.raw("POST", "/v1/ask", json.dumps({**ASK, "ask": "weather"}).encode())
+    assert status == 400 and "ask" in body["error"]
+    status, body = await client.raw("POST", "/v1/ask", json.dumps({**ASK, "notes": "x" * 20000}).encode())
+    assert status == 413
+    status, body = await client.raw("POST", "/v1/nope", b"{}")
+    assert status == 404 and "no such control route" in body["error"]
+    assert not list(daemon.settings.artifacts_dir.glob("*")), "a refused request wrote artifacts"
+    out = io.StringIO()
+    assert await run_ask(client, ASK, out=out, err=io.StringIO()) == EXIT_OK
+
+
+async def test_unknown_user_says_how_to_fix_it_and_writes_nothing(client, daemon, autojump_clock):
+    with pytest.raises(ControlError) as refused:
+        async for _ in client.ask({**ASK, "user": "bob"}):
+            pass
+    assert refused.value.status == 404
+    assert "calld-ctl did provision --user bob" in refused.value.message
+    assert not daemon.settings.artifacts_dir.exists() or not list(daemon.settings.artifacts_dir.iterdir())
+
+
+async def test_did_provision_is_idempotent(client, autojump_clock):
+    again = await client.provision("alice")
+    rows = await client.dids()
+    assert [r["user"] for r in rows] == ["alice"] and rows[0]["did"] == again["did"]
+
+
+def test_stale_socket_is_replaced_and_a_live_one_is_not(tmp_path):
+    import socket as so
+
+    path = tmp_path / "ctl.sock"
+    stale = so.socket(so.AF_UNIX, so.SOCK_STREAM)
+    stale.bind(str(path))
+    stale.close()  # the file stays; nobody listens
+    claim_socket_path(path)
+    assert not path.exists()
+    live = so.socket(so.AF_UNIX, so.SOCK_STREAM)
+    live.bind(str(path))
+    live.listen(1)
+    try:
+        with pytest.raises(DaemonError, match="already serving"):
+            claim_socket_path(path)
+        assert path.exists()
+    finally:
+        live.close()
+
+
+async def test_no_daemon_is_unreachable_with_the_command_to_start_one(tmp_path, autojump_clock):
+    async with ControlClient(tmp_path / "nobody.sock") as c:
+        with pytest.raises(DaemonUnreachable, match="calld serve --socket"):
+            await c.calls()
+
+
+def test_ctl_exit_codes(tmp_path, capsys):
+    sock = str(tmp_path / "nobody.sock")
+    assert ctl_main(["--socket", sock, "calls"]) == EXIT_UNREACHABLE
+    assert "no calld is listening" in capsys.readouterr().err
+    assert ctl_main(["--socket", sock, "ask", "--to", "12345", "--ask", "hours", "--name", "Nathan"]) == EXIT_USAGE
+    assert "--to" in capsys.readouterr().err
+    assert ctl_main(["--socket", sock, "ask", "--to", "+15555550142", "--ask", "aisle", "--name", "Nathan"]) == EXIT_USAGE
+    assert "needs --item" in capsys.readouterr().err
+    with pytest.raises(SystemExit) as usage:
+        ctl_main(["--socket", sock, "ask", "--to", "+15555550142", "--ask", "weather", "--name", "N"])
+    assert usage.value.code == EXIT_USAGE
