@@ -475,9 +475,7 @@ class Ledger:
 
 
 _DID_COLUMNS = "user_id, did, status, order_id, customer_reference, failure"
-_REQUEST_COLUMNS = (
-    "request_id, run_id, user_id, kind, params, status, call_control_id, result, created_at, updated_at"
-)
+_REQUEST_COLUMNS = "request_id, run_id, user_id, kind, params, status, call_control_id, result, created_at, updated_at"
 
 
 def _did(r: sqlite3.Row) -> DidRow:

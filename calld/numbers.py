@@ -54,9 +54,12 @@ class OrderPending(ProvisionError):
     """Still no number when the wait ran out; the row keeps what is known, a rerun resumes it."""
 
     def __init__(self, row: DidRow, waited_s: float) -> None:
-        what = f"Telnyx order {row.order_id}" if row.order_id else "another provision's order"
+        if row.order_id:
+            what = f"Telnyx order {row.order_id} for user {row.user_id!r} is still pending"
+        else:  # another provision holds the order claim (or held it and died: its lease runs out)
+            what = f"another provision is still placing the order for user {row.user_id!r}"
         super().__init__(
-            f"{what} for user {row.user_id!r} is still pending after {waited_s:g} s; nothing more was ordered."
+            f"{what} after {waited_s:g} s; nothing more was ordered."
             f" Run `calld-ctl did provision --user {row.user_id}` again later to pick it up",
             row,
         )

@@ -46,7 +46,8 @@ class Settings(BaseSettings):
     telnyx_api_key: SecretStr = SecretStr("")
     telnyx_connection_id: str = ""
     telnyx_public_key: str = ""
-    telnyx_l16_byte_order: Literal["le", "be"] = "le"
+    # L16 byte order on the media socket is unverified on a live call: auto decides from the first speech.
+    telnyx_l16_byte_order: Literal["le", "be", "auto"] = "le"
 
     openai_api_key: SecretStr = SecretStr("")
     openai_live_model: str = "gpt-live-1"

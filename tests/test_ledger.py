@@ -59,7 +59,7 @@ def race[T](db: Path, n: int, work: Callable[[Ledger, int], T]) -> list[T]:
         try:
             barrier.wait()
             results[i] = work(led, i)
-        except BaseException as exc:  # reported below, in the test's thread
+        except Exception as exc:  # noqa: BLE001 - re-raised below, in the test's thread
             errors.append(exc)
         finally:
             led.close()
@@ -206,7 +206,11 @@ def test_did_lifecycle_order_activate_fail_retry(ledger: Ledger) -> None:
     ledger.reserve_did(bob)
     ledger.record_order(bob, "o-1")
     failed = ledger.fail_did(bob, "Telnyx number order o-1 ended 'failure'")
-    assert (failed.status, failed.order_id, failed.failure) == ("failed", "o-1", "Telnyx number order o-1 ended 'failure'")
+    assert (failed.status, failed.order_id, failed.failure) == (
+        "failed",
+        "o-1",
+        "Telnyx number order o-1 ended 'failure'",
+    )
     with pytest.raises(UnknownUser, match="last order failed: Telnyx number order o-1"):
         ledger.did_for(bob)
     retried = ledger.retry_did(bob)

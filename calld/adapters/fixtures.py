@@ -6,6 +6,7 @@ fresh object that a caller may change before serializing it.
 
 from __future__ import annotations
 
+import functools
 import json
 from pathlib import Path
 from typing import Any
@@ -13,11 +14,18 @@ from typing import Any
 FIXTURES_DIR = Path(__file__).resolve().parents[2] / "fixtures"
 
 
+@functools.lru_cache(maxsize=256)
+def _fixture_text(group: str, filename: str) -> str:
+    # The stubs load a fixture per audio frame: read each file once, parse it every time.
+    return (FIXTURES_DIR / group / filename).read_text(encoding="utf-8")
+
+
 def load_fixture(group: str, name: str) -> dict[str, Any]:
     """`fixtures/<group>/<name>.json` as a new dict (the `.json` suffix is optional)."""
-    path = FIXTURES_DIR / group / (name if name.endswith(".json") else f"{name}.json")
+    filename = name if name.endswith(".json") else f"{name}.json"
+    path = FIXTURES_DIR / group / filename
     try:
-        text = path.read_text(encoding="utf-8")
+        text = _fixture_text(group, filename)
     except FileNotFoundError:
         known = sorted(p.stem for p in (FIXTURES_DIR / group).glob("*.json"))
         have = f"{group}/ has: {', '.join(known)}" if known else f"there is no group {group!r}"

@@ -550,9 +550,7 @@ class TelnyxHttp:
     async def hangup(self, call_control_id: CallControlId, command_id: str) -> str:
         """'requested', or 'already_ended' when Telnyx says the call is over (422, code 90018)."""
         what = f"hanging up {call_control_id}"
-        resp = await self._request(
-            "POST", _path(call_control_id, "hangup"), what=what, body={"command_id": command_id}
-        )
+        resp = await self._request("POST", _path(call_control_id, "hangup"), what=what, body={"command_id": command_id})
         if resp.status_code < 300:
             return "requested"
         if resp.status_code == 422 and ALREADY_ENDED in _codes(resp):

@@ -99,6 +99,7 @@ class CallHandle:
         self._live_event_n = 0
         self._media_socket: MessageSocket | None = None
         self._media_out: OutboundMedia | None = None
+        self._inbound: InboundMedia | None = None
         self._media_released = trio.Event()
         self._seq = 0
         self._crashed = False
@@ -189,7 +190,7 @@ class CallHandle:
             if old != new:
                 changed[track] = [old, new]
                 self._transitions[track].append(Transition(state=new, t_ms=t_ms))
-        self.rundir.journal(event_row(seq, t_ms, event, changed, step.ignored))
+        self.rundir.journal(event_row(seq, t_ms, event, changed, step.ignored), flush=event.kind not in _QUIET_KINDS)
         if step.ignored is not None:
             self._ignored += 1
         if isinstance(event, ev.MediaStarted) and step.ignored is None:
@@ -200,7 +201,7 @@ class CallHandle:
             self._final_echo_ms = t_ms
         self._log_event(event, changed, step.ignored, t_ms)
         for effect in step.effects:
-            self.rundir.journal(effect_row(self._next_seq(), self._t_ms(), seq, effect))
+            self.rundir.journal(effect_row(self._next_seq(), self._t_ms(), seq, effect), flush=effect.kind not in _QUIET_KINDS)
             try:
                 await self._perform(effect)
             except Exception as exc:  # an effect's failure is the call's, not the daemon's
@@ -348,6 +349,7 @@ class CallHandle:
     async def _media_task(self) -> None:
         socket = await self._media_rx.receive()
         inbound = InboundMedia(byte_order=self.ports.l16_byte_order)  # type: ignore[arg-type]
+        self._inbound = inbound
         self._media_socket = socket
         reason = "socket closed"
         try:
@@ -367,7 +369,8 @@ class CallHandle:
                     continue
                 for e in events:
                     if isinstance(e, ev.MediaStarted):
-                        self._media_out = OutboundMedia(byte_order=self.ports.l16_byte_order, stream_id=e.stream_id)  # type: ignore[arg-type]
+                        # Encode back with the codec the start frame chose (and its byte-order decision).
+                        self._media_out = OutboundMedia(codec=inbound.codec, stream_id=e.stream_id)
                     await self._events_tx.send(e)
                     if isinstance(e, ev.MediaStopped):
                         return
@@ -419,6 +422,15 @@ class CallHandle:
                     await self._events_tx.send(ev.LiveClosed(closed_reason))
 
     # -- the end -----------------------------------------------------------------------------------
+
+    def _media_info(self) -> MediaInfo:
+        codec = self._inbound.codec if self._inbound is not None else None
+        return MediaInfo(
+            encoding=self._media_format[0] if self._media_format else None,
+            sample_rate=self._media_format[1] if self._media_format else None,
+            byte_order=str(codec.byte_order) if codec is not None else f"{self.ports.l16_byte_order} (no media)",
+            resampled=codec.resampled if codec is not None else False,
+        )
 
     def _finish(self) -> None:
         call, rd = self.call, self.rundir
@@ -497,12 +509,7 @@ class CallHandle:
                 source=ended.source if ended else None,
                 sip_cause=ended.sip_cause if ended else None,
             ),
-            media=MediaInfo(
-                encoding=self._media_format[0] if self._media_format else None,
-                sample_rate=self._media_format[1] if self._media_format else None,
-                byte_order=self.ports.l16_byte_order,
-                resampled=False,
-            ),
+            media=self._media_info(),
             counts=asdict(call.counters),
             tools=list(call.tools),
             ignored_events=self._ignored,

@@ -12,7 +12,7 @@ from cattrs.preconf.json import make_converter
 from cattrs.strategies import configure_tagged_union
 
 from calld.core import events as ev
-from calld.core.effects import Effect
+from calld.core.effects import Effect, SendLiveAudio, SendMediaAudio
 from calld.domain.ids import BRANDS
 
 converter = make_converter(forbid_extra_keys=True)
@@ -25,6 +25,12 @@ for _union in (ev.TimerEvent, ev.Event, Effect):
 
 
 def event_row(seq: int, t_ms: int, event: ev.Event, changed: dict[str, list[str]], ignored: str | None) -> str:
+    # Audio frames are most of the journal (50 a second each way): write them without the converter.
+    if not changed and ignored is None:
+        if type(event) is ev.MediaAudio:
+            return f'{{"seq": {seq}, "t_ms": {t_ms}, "event": {{"pcm": {len(event.pcm)}, "chunk": {event.chunk}, "kind": "media.audio"}}}}'
+        if type(event) is ev.OutputAudio:
+            return f'{{"seq": {seq}, "t_ms": {t_ms}, "event": {{"pcm": {len(event.pcm)}, "kind": "live.output_audio"}}}}'
     row: dict[str, Any] = {"seq": seq, "t_ms": t_ms, "event": converter.unstructure(event, ev.Event)}
     if changed:
         row["changed"] = changed
@@ -34,4 +40,10 @@ def event_row(seq: int, t_ms: int, event: ev.Event, changed: dict[str, list[str]
 
 
 def effect_row(seq: int, t_ms: int, cause: int, effect: Effect) -> str:
+    if type(effect) is SendLiveAudio:
+        held = "true" if effect.held else "false"
+        return (f'{{"seq": {seq}, "t_ms": {t_ms}, "cause": {cause}, "effect": {{"pcm": {len(effect.pcm)}, '
+                f'"chunk": {effect.chunk}, "held": {held}, "kind": "live.audio"}}}}')
+    if type(effect) is SendMediaAudio:
+        return f'{{"seq": {seq}, "t_ms": {t_ms}, "cause": {cause}, "effect": {{"pcm": {len(effect.pcm)}, "kind": "media.audio"}}}}'
     return converter.dumps({"seq": seq, "t_ms": t_ms, "cause": cause, "effect": converter.unstructure(effect, Effect)})

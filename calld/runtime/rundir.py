@@ -57,9 +57,10 @@ class RunDir:
         self.path.rename(target)
         self.path = target
 
-    def journal(self, line: str) -> None:
+    def journal(self, line: str, *, flush: bool = True) -> None:
         self._journal.write(line + "\n")
-        self._journal.flush()
+        if flush:  # audio rows ride along with the next event that matters
+            self._journal.flush()
 
     def audio(self, name: str, pcm: bytes) -> None:
         w = self._wavs.get(name)

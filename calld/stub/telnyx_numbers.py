@@ -91,6 +91,10 @@ class StubNumbers:
     def server_error(self, endpoint: Endpoint, times: int = 1, *, status: int = 503) -> None:
         self._add(endpoint, times, _Fault("status", status, "error_500"))
 
+    def refuse(self, endpoint: Endpoint, status: int, fixture: str, times: int = 1) -> None:
+        """Answer with a Telnyx error fixture (e.g. 403, error_403) without acting."""
+        self._add(endpoint, times, _Fault("status", status, fixture))
+
     def interrupt(self, endpoint: Endpoint, times: int = 1, *, after: bool = True) -> None:
         """The connection drops: after Telnyx acted (the answer is lost) or before it saw anything."""
         self._add(endpoint, times, _Fault("after" if after else "before"))
@@ -134,8 +138,7 @@ class StubNumbers:
                 404,
                 "error_404",
                 detail=(
-                    f"the stub numbers API serves only {', '.join(PREFIXES)}; "
-                    f"there is no route for {method} {path}"
+                    f"the stub numbers API serves only {', '.join(PREFIXES)}; there is no route for {method} {path}"
                 ),
             )
         endpoint, order_id = route
@@ -203,9 +206,7 @@ class StubNumbers:
         taken = set(self.owned) | {n["phone_number"] for o in self.orders.values() for n in o["phone_numbers"]}
         limit = int(params.get("filter[limit]") or 10)
         found = [
-            n
-            for n in self._pool
-            if n["phone_number"] not in taken and wanted <= {f["name"] for f in n["features"]}
+            n for n in self._pool if n["phone_number"] not in taken and wanted <= {f["name"] for f in n["features"]}
         ][:limit]
         self._offered |= {n["phone_number"] for n in found}
         listing = load_fixture("telnyx", "available_numbers")
@@ -217,15 +218,22 @@ class StubNumbers:
         numbers = (body or {}).get("phone_numbers") or []
         if not numbers:
             return _error(
-                422, "error_422", code="10004", title="Missing required parameter",
-                detail="phone_numbers must name at least one number", source={"pointer": "/phone_numbers"},
+                422,
+                "error_422",
+                code="10004",
+                title="Missing required parameter",
+                detail="phone_numbers must name at least one number",
+                source={"pointer": "/phone_numbers"},
             )
         taken = set(self.owned) | {n["phone_number"] for o in self.orders.values() for n in o["phone_numbers"]}
         for i, entry in enumerate(numbers):
             number = entry.get("phone_number")
             if number not in self._offered or number in taken:
                 return _error(
-                    422, "error_422", code="10015", title="Bad Request",
+                    422,
+                    "error_422",
+                    code="10015",
+                    title="Bad Request",
                     detail=f"{number} is not available: only numbers from a recent search can be ordered",
                     source={"pointer": f"/phone_numbers/{i}/phone_number"},
                 )
@@ -262,8 +270,11 @@ class StubNumbers:
         order["updated_at"] = final["updated_at"]
         template = final["phone_numbers"][0]
         for n in order["phone_numbers"]:
-            n.update(status=template["status"], requirements_status=template["requirements_status"],
-                     requirements_met=template["requirements_met"])
+            n.update(
+                status=template["status"],
+                requirements_status=template["requirements_status"],
+                requirements_met=template["requirements_met"],
+            )
         if order["status"] != "success":
             return
         record = load_fixture("telnyx", "phone_numbers")["data"][0]
