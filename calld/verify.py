@@ -26,7 +26,10 @@ from calld.domain.ids import E164, FirstName, UserId
 from calld.domain.questions import QUESTIONS, QuestionType
 from calld.domain.requests import AskRequest
 from calld.domain.results import QuickAskResult
+from calld.adapters.telnyx_http import TelnyxHttp, open_client
 from calld.ledger import Ledger
+from calld.numbers import provision_did
+from calld.stub.telnyx_numbers import StubNumbers
 from calld.runtime.report import CallReport
 from calld.settings import Settings, load_settings
 from calld.stub.scenario import SCENARIOS
@@ -112,6 +115,7 @@ def run_checks(inp: VerifyInput, settings: Settings, ledger: Ledger, run_dir: Pa
         rows = [r for r in ledger.rows() if r.user_id == inp.user]
         assert len(rows) == 1, f"{len(rows)} ledger rows for user {inp.user}"
         assert rows[0].status == "active" and rows[0].did, f"row is {rows[0].status}"
+        assert rows[0].order_id, "the number has no Telnyx order behind it"
         dial = ev.json("dial.json")
         assert dial["from"] == rows[0].did, f"dialled from {dial['from']}, ledger says {rows[0].did}"
         return f"one row for user {inp.user}, from_did {rows[0].did}"
@@ -258,14 +262,20 @@ def verify_quick_ask(inp: VerifyInput = VerifyInput(), workspace: Path | None = 
     workspace = workspace or Path(tempfile.mkdtemp(prefix="calld-verify-"))
     settings = load_settings(calld_state_dir=workspace, calld_mode="stub")
     ledger = Ledger(settings.db_path)
-    try:
-        ledger.provision_stub(inp.user)
+
+    async def provision_and_call() -> Path:
+        # The number comes the way a live one does: search, order, poll, against the stub Telnyx API.
+        async with open_client("stub-key", transport=StubNumbers().transport()) as http:
+            await provision_did(ledger, TelnyxHttp(http, "stub-connection"), inp.user, connection_id="stub-connection")
         request = AskRequest(to=inp.to, ask=inp.ask, name=inp.name, item=inp.item, user=inp.user)
         plan = prepare(request, settings, ledger)
+        return (await run_stub_call(plan, settings, inp.scenario)).artifacts
+
+    try:
         # The stub call runs on trio's autojump clock: the same code, the timings of a real call,
         # no waiting. Virtual time moves only when every task is blocked.
-        run = trio.run(run_stub_call, plan, settings, inp.scenario, clock=trio.testing.MockClock(autojump_threshold=0))
-        return run_checks(inp, settings, ledger, run.artifacts)
+        run_dir = trio.run(provision_and_call, clock=trio.testing.MockClock(autojump_threshold=0))
+        return run_checks(inp, settings, ledger, run_dir)
     finally:
         ledger.close()
 

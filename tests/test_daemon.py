@@ -7,6 +7,7 @@ import io
 import json
 import os
 import signal
+from functools import partial
 from pathlib import Path
 
 import pytest
@@ -235,3 +236,84 @@ def test_ctl_exit_codes(tmp_path, capsys):
     with pytest.raises(SystemExit) as usage:
         ctl_main(["--socket", sock, "ask", "--to", "+15555550142", "--ask", "weather", "--name", "N"])
     assert usage.value.code == EXIT_USAGE
+
+
+@pytest.fixture
+def dials(monkeypatch):
+    """Every dial that reached the (stub) Telnyx REST transport."""
+    from calld.stub.world import StubWorld
+
+    seen: list[dict] = []
+    original = StubWorld._dial
+
+    def counting(self, body):
+        seen.append(body)
+        return original(self, body)
+
+    monkeypatch.setattr(StubWorld, "_dial", counting)
+    return seen
+
+
+async def test_a_repeated_request_id_dials_once(client, daemon, dials, autojump_clock):
+    body = {**ASK, "request_id": "order-42"}
+    out = io.StringIO()
+    assert await run_ask(client, body, out=out, err=io.StringIO()) == EXIT_OK
+    first = json.loads(out.getvalue())
+    again = [item async for item in client.ask(body)]
+    assert again == [{"result": first, "repeat": True}]
+    assert len(dials) == 1
+
+
+async def test_concurrent_repeats_attach_to_the_one_call(client, daemon, dials, autojump_clock):
+    body = {**ASK, "request_id": "order-43"}
+    outs = [io.StringIO() for _ in range(3)]
+    async with trio.open_nursery() as n:
+        for out in outs:
+            n.start_soon(partial(run_ask, client, body, out=out, err=io.StringIO()))
+    results = [json.loads(o.getvalue()) for o in outs]
+    assert results[0] == results[1] == results[2] and results[0]["status"] == "answered"
+    assert len(dials) == 1
+
+
+async def test_a_request_id_reused_for_another_request_is_refused(client, daemon, dials, autojump_clock):
+    out = io.StringIO()
+    await run_ask(client, {**ASK, "request_id": "order-44"}, out=out, err=io.StringIO())
+    with pytest.raises(ControlError) as refused:
+        async for _ in client.ask({**ASK, "request_id": "order-44", "ask": "aisle", "item": "charcoal"}):
+            pass
+    assert refused.value.status == 409 and "--request-id" in refused.value.message
+    assert len(dials) == 1
+
+
+async def test_two_concurrent_provisions_order_one_number(client, daemon, autojump_clock):
+    async with trio.open_nursery() as n:
+        rows: list[dict] = []
+
+        async def provision() -> None:
+            rows.append(await client.provision("carol"))
+
+        n.start_soon(provision)
+        n.start_soon(provision)
+    assert rows[0]["did"] == rows[1]["did"] and rows[0]["status"] == "active"
+    orders = [r for r in daemon.stub_numbers.seen if r.method == "POST" and r.path == "/v2/number_orders"]
+    refs = sorted(r.body["customer_reference"] for r in orders)
+    assert refs == ["calld:user:alice", "calld:user:carol"]  # one order each, at the transport
+
+
+async def test_requests_left_in_flight_by_a_dead_daemon_are_finished_failed(tmp_path, nursery, autojump_clock):
+    from calld.domain.ids import RunId
+    from calld.ledger import Ledger
+
+    settings = load_settings(calld_state_dir=tmp_path / "state", calld_socket=tmp_path / "ctl.sock", calld_bind="127.0.0.1:0")
+    ledger = Ledger(settings.db_path)
+    ledger.claim_request("order-9", user_id="alice", kind="ask", params={"x": 1}, run_id=RunId.new())
+    ledger.close()
+    d: Daemon = await nursery.start(Daemon(settings).serve)
+    try:
+        ledger = Ledger(settings.db_path)
+        row = ledger.request("order-9")
+        ledger.close()
+        assert row.status == "done" and row.result["status"] == "failed"
+        assert "stopped" in row.result["reason"]
+    finally:
+        await d.shutdown(drain_s=0)

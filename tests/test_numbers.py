@@ -58,15 +58,15 @@ async def test_provision_searches_orders_on_the_connection_and_activates(
 ) -> None:
     row = await provision(ledger, telnyx)
     order = only_order(stub)
-    assert row == DidRow(ALICE, E164("+15555550142"), "active", order["id"], REF, None)
-    assert ledger.did_for(ALICE) == "+15555550142"
+    assert row == DidRow(ALICE, E164("+15555550110"), "active", order["id"], REF, None)
+    assert ledger.did_for(ALICE) == "+15555550110"
     [search] = [r for r in stub.seen if r.endpoint == "available_numbers"]
     assert search.params["filter[country_code]"] == "US"
     assert search.params["filter[phone_number_type]"] == "local"
     assert search.params["filter[features]"] == "voice"
     [create] = [r for r in stub.seen if r.endpoint == "create_order"]
     assert create.body == {
-        "phone_numbers": [{"phone_number": "+15555550142"}],
+        "phone_numbers": [{"phone_number": "+15555550110"}],
         "connection_id": CONN,
         "customer_reference": REF,
     }
@@ -81,7 +81,7 @@ async def test_provision_searches_orders_on_the_connection_and_activates(
         "get_order",
     ]
     assert trio.current_time() == pytest.approx(2.0)
-    assert stub.owned["+15555550142"]["connection_id"] == CONN
+    assert stub.owned["+15555550110"]["connection_id"] == CONN
 
 
 async def test_an_active_row_is_returned_without_asking_telnyx(
@@ -190,7 +190,7 @@ async def test_a_failed_order_marks_the_row_failed_with_the_reason_and_a_retry_w
     assert (row.status, row.order_id, row.did) == ("failed", first["id"], None)
     assert row.failure == (
         f"Telnyx number order {first['id']} ended 'failure'"
-        " (+15555550142: status failure, requirements requirement-info-exception)"
+        " (+15555550110: status failure, requirements requirement-info-exception)"
     )
     with pytest.raises(UnknownUser, match="last order failed"):
         ledger.did_for(ALICE)
@@ -200,7 +200,7 @@ async def test_a_failed_order_marks_the_row_failed_with_the_reason_and_a_retry_w
     assert len(stub.orders) == 2
     second = next(o for o in stub.orders.values() if o["id"] != first["id"])
     assert (again.status, again.order_id, again.failure) == ("active", second["id"], None)
-    assert again.did == second["phone_numbers"][0]["phone_number"] != "+15555550142"
+    assert again.did == second["phone_numbers"][0]["phone_number"] != "+15555550110"
 
 
 async def test_a_definite_refusal_fails_the_row_with_telnyxs_words(

@@ -167,18 +167,18 @@ async def test_a_number_order_is_resent_only_when_it_cannot_have_been_placed(
     script = Script(first, fixture(200, "number_order_pending"))
     telnyx = make(script)
     if resent:
-        order = await telnyx.create_number_order(E164("+15555550142"), "conn-1", "calld:user:alice")
+        order = await telnyx.create_number_order(E164("+15555550110"), "conn-1", "calld:user:alice")
         assert order.status == "pending"
         assert len(script.seen) == 2 and script.bodies[0] == script.bodies[1]
     else:
         with pytest.raises(TelnyxError):
-            await telnyx.create_number_order(E164("+15555550142"), "conn-1", "calld:user:alice")
+            await telnyx.create_number_order(E164("+15555550110"), "conn-1", "calld:user:alice")
         assert len(script.seen) == 1
 
 
 async def test_an_unanswered_order_says_it_was_not_resent(make, autojump_clock) -> None:
     with pytest.raises(TelnyxError, match="not resent: Telnyx may have acted on it"):
-        await make(Script(timeout())).create_number_order(E164("+15555550142"), "c", "calld:user:alice")
+        await make(Script(timeout())).create_number_order(E164("+15555550110"), "c", "calld:user:alice")
 
 
 # -- hangup and other commands ---------------------------------------------------------------------
@@ -271,7 +271,7 @@ async def test_a_nested_field_pointer_is_named_readably(make) -> None:
     body = load_fixture("telnyx", "error_422")
     body["errors"][0].update(detail="not available", source={"pointer": "/phone_numbers/0/phone_number"})
     with pytest.raises(TelnyxError, match=r"field 'phone_numbers\[0\].phone_number': not available"):
-        await make(Script(httpx.Response(422, json=body))).create_number_order(E164("+15555550142"), "c", "r")
+        await make(Script(httpx.Response(422, json=body))).create_number_order(E164("+15555550110"), "c", "r")
 
 
 async def test_an_error_without_a_json_body_still_says_something(make) -> None:
@@ -293,21 +293,21 @@ async def test_available_numbers_searches_us_local_voice(make) -> None:
         "filter[features]": "voice",
         "filter[limit]": "3",
     }
-    assert found[0] == AvailableNumber(E164("+15555550142"), ("voice", "sms", "emergency"), "1.00", "1.00", "USD")
-    assert [n.phone_number for n in found] == ["+15555550142", "+15555550143", "+15555550144"]
+    assert found[0] == AvailableNumber(E164("+15555550110"), ("voice", "sms", "emergency"), "1.00", "1.00", "USD")
+    assert [n.phone_number for n in found] == ["+15555550110", "+15555550111", "+15555550112"]
 
 
 async def test_create_number_order_assigns_the_connection_and_reference(make) -> None:
     script = Script(fixture(200, "number_order_pending"))
-    order = await make(script).create_number_order(E164("+15555550142"), "conn-9", "calld:user:alice")
+    order = await make(script).create_number_order(E164("+15555550110"), "conn-9", "calld:user:alice")
     assert script.bodies == [
         {
-            "phone_numbers": [{"phone_number": "+15555550142"}],
+            "phone_numbers": [{"phone_number": "+15555550110"}],
             "connection_id": "conn-9",
             "customer_reference": "calld:user:alice",
         }
     ]
-    assert order.pending and not order.succeeded and order.number() == "+15555550142"
+    assert order.pending and not order.succeeded and order.number() == "+15555550110"
 
 
 async def test_number_order_outcomes_parse(make) -> None:
@@ -315,19 +315,19 @@ async def test_number_order_outcomes_parse(make) -> None:
     telnyx = make(script)
     done = await telnyx.get_number_order("9f2c7d1e-4a6b-4c3d-8e5f-0a1b2c3d4e5f")
     assert script.seen[0].url.path == "/v2/number_orders/9f2c7d1e-4a6b-4c3d-8e5f-0a1b2c3d4e5f"
-    assert done.succeeded and done.number() == "+15555550142" and done.customer_reference == "calld:user:alice"
+    assert done.succeeded and done.number() == "+15555550110" and done.customer_reference == "calld:user:alice"
     failed = await telnyx.get_number_order("9f2c7d1e-4a6b-4c3d-8e5f-0a1b2c3d4e5f")
     assert failed == NumberOrder(
         id="9f2c7d1e-4a6b-4c3d-8e5f-0a1b2c3d4e5f",
         status="failure",
-        phone_numbers=(OrderedNumber(E164("+15555550142"), "failure", "requirement-info-exception"),),
+        phone_numbers=(OrderedNumber(E164("+15555550110"), "failure", "requirement-info-exception"),),
         customer_reference="calld:user:alice",
         connection_id="1684641123236054244",
         created_at="2026-08-01T10:00:00.000000Z",
     )
     assert failed.failure_reason() == (
         "Telnyx number order 9f2c7d1e-4a6b-4c3d-8e5f-0a1b2c3d4e5f ended 'failure'"
-        " (+15555550142: status failure, requirements requirement-info-exception)"
+        " (+15555550110: status failure, requirements requirement-info-exception)"
     )
 
 
@@ -349,7 +349,7 @@ async def test_list_phone_numbers_sends_only_the_filters_given(make) -> None:
         "filter[status]": "active",
     }
     assert owned == PhoneNumber(
-        "1293384261075731499", E164("+15555550142"), "active", "1684641123236054244", "calld:user:alice"
+        "1293384261075731499", E164("+15555550110"), "active", "1684641123236054244", "calld:user:alice"
     )
 
 

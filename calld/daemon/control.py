@@ -16,7 +16,7 @@ from quart_trio import QuartTrio
 
 from calld.domain.ids import UserId
 from calld.domain.requests import AskRequest
-from calld.ledger import UnknownUser
+from calld.ledger import RequestConflict, UnknownUser
 
 if TYPE_CHECKING:
     from calld.daemon.service import Daemon
@@ -90,6 +90,8 @@ def create_control_app(daemon: Daemon) -> QuartTrio:
             first = await anext(stream)  # validation and the ledger lookup happen before the first item
         except UnknownUser as exc:
             return _error(str(exc), 404)
+        except RequestConflict as exc:
+            return _error(str(exc), 409)
         except Draining as exc:
             return _error(str(exc), 503)
         except (ValueError, DaemonError) as exc:
@@ -124,8 +126,8 @@ def create_control_app(daemon: Daemon) -> QuartTrio:
             return body
         assert isinstance(body, _ProvisionBody)
         try:
-            return daemon.provision(body.user)
-        except (DaemonError, RuntimeError) as exc:
+            return await daemon.provision(body.user)
+        except DaemonError as exc:
             return _error(str(exc), 502)
 
     @app.get("/v1/dids")

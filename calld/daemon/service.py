@@ -31,6 +31,7 @@ import trio
 from hypercorn.config import Config
 from hypercorn.trio import serve
 
+from calld.adapters.telnyx_http import TelnyxError, TelnyxHttp, open_client
 from calld.calls import prepare, run_stub_call, stub_scenario_for
 from calld.daemon.callbook import CallBook
 from calld.daemon.control import create_control_app
@@ -38,10 +39,12 @@ from calld.daemon.progress import phases
 from calld.daemon.public import create_public_app
 from calld.domain.ids import UserId
 from calld.domain.requests import AskRequest
-from calld.ledger import Ledger
+from calld.ledger import Finished, Fresh, InFlight, Ledger
+from calld.numbers import ProvisionError, provision_did
 from calld.runtime.handle import CallHandle
 from calld.settings import Settings
 from calld.stub.scenario import SCENARIOS
+from calld.stub.telnyx_numbers import StubNumbers
 
 log = logging.getLogger("calld.daemon")
 
@@ -90,6 +93,39 @@ def claim_socket_path(path: Path) -> None:
     raise DaemonError(f"another calld is already serving {path}; stop it first or use another --socket")
 
 
+class _Flight:
+    """One request's call, for everyone waiting on it (a repeat of the same request id attaches here)."""
+
+    def __init__(self, request_id: str, run_id: str) -> None:
+        self.request_id = request_id
+        self.run_id = run_id
+        self.done = trio.Event()
+        self.outcome: dict[str, Any] = {}
+        self.watchers: set[trio.MemorySendChannel[dict[str, Any]]] = set()
+
+    def watch(self) -> trio.MemoryReceiveChannel[dict[str, Any]]:
+        tx, rx = trio.open_memory_channel[dict[str, Any]](math.inf)
+        if self.done.is_set():
+            tx.close()
+        else:
+            self.watchers.add(tx)
+        return rx
+
+    def tell(self, item: dict[str, Any]) -> None:
+        for tx in list(self.watchers):
+            try:
+                tx.send_nowait(item)
+            except (trio.ClosedResourceError, trio.BrokenResourceError):
+                self.watchers.discard(tx)
+
+    def finish(self, outcome: dict[str, Any]) -> None:
+        self.outcome = outcome
+        self.done.set()
+        for tx in self.watchers:
+            tx.close()
+        self.watchers.clear()
+
+
 class Daemon:
     def __init__(self, settings: Settings, *, control_fd: int | None = None) -> None:
         self.settings = settings
@@ -105,6 +141,9 @@ class Daemon:
         self._idle.set()
         self._tails: set[trio.MemorySendChannel[dict[str, Any]]] = set()
         self._drain_cut = trio.Event()
+        self._flights: dict[str, _Flight] = {}
+        self._telnyx: TelnyxHttp | None = None
+        self.stub_numbers = StubNumbers(pending_gets=1)  # stub mode's Telnyx numbers API
 
     # -- running -------------------------------------------------------------------------------
 
@@ -122,8 +161,10 @@ class Daemon:
             claim_socket_path(path)
             ctl_cfg.bind = [f"unix:{path}"]
             ctl_cfg.umask = 0o117  # 0660: the owner and the calld-ctl group
+        self._finish_stale_requests()
         try:
-            async with trio.open_nursery() as root:
+            async with open_client("stub-key", transport=self.stub_numbers.transport()) as http, trio.open_nursery() as root:
+                self._telnyx = TelnyxHttp(http, connection_id="stub-connection")
                 binds = await root.start(partial(serve, public, _hypercorn_config(self.settings.calld_bind), shutdown_trigger=self._stop_servers.wait))
                 self.public_url = binds[0]
                 await root.start(partial(serve, control, ctl_cfg, shutdown_trigger=self._stop_servers.wait))
@@ -185,64 +226,103 @@ class Daemon:
 
     # -- what the control API offers ---------------------------------------------------------------
 
-    def provision(self, user: UserId) -> dict[str, Any]:
-        if self.settings.calld_mode == "stub":
-            did = self._ledger.provision_stub(user)
-            return {"user": user, "did": did, "status": "active"}
-        raise DaemonError("live provisioning needs the Telnyx client (not wired in this build)")
+    def _finish_stale_requests(self) -> None:
+        """Requests a previous daemon left unfinished: their calls died with it. Say so, once."""
+        for status in ("placing", "in_flight"):
+            for row in self._ledger.requests(1000, status=status):  # type: ignore[arg-type]
+                log.warning("request %s (%s) was %s when calld stopped: marking it failed", row.request_id, row.run_id, status)
+                self._ledger.finish_request(row.request_id, {
+                    "status": "failed", "run_id": row.run_id, "call_control_id": row.call_control_id,
+                    "answer_text": None, "reason": "calld stopped while this call was in flight",
+                })
+
+    async def provision(self, user: UserId) -> dict[str, Any]:
+        """The user's number: the active one, a resumed order, or (only then) a new order."""
+        assert self._telnyx is not None
+        try:
+            row = await provision_did(self._ledger, self._telnyx, user, connection_id="stub-connection", poll_interval_s=0.2)
+        except ProvisionError as exc:
+            raise DaemonError(str(exc)) from None
+        except TelnyxError as exc:
+            raise DaemonError(f"Telnyx: {exc}") from None
+        return {"user": row.user_id, "did": row.did, "status": row.status}
 
     def dids(self) -> list[dict[str, Any]]:
         return [{"user": r.user_id, "did": r.did, "status": r.status} for r in self._ledger.rows()]
 
     async def ask(self, request: AskRequest, scenario: str | None = None) -> AsyncIterator[dict[str, Any]]:
-        """Place a call; yields progress dicts, then {"result": ...}. Raises before any write on bad input."""
+        """Place a call, or attach to the same request's call; yields progress dicts, then
+        {"result": ...}. Raises before anything is written when the request is bad."""
         if not self.accepting:
             raise Draining()
         if scenario is not None and scenario not in SCENARIOS:
             raise ValueError(f"unknown stub scenario {scenario!r}; choose one of {', '.join(sorted(SCENARIOS))}")
         plan = prepare(request, self.settings, self._ledger)  # UnknownUser: nothing written yet
+        request_id = request.request_id or f"req_{plan.run_id.removeprefix('run_')}"
+        params = {**request.model_dump(mode="json", exclude={"request_id"}), "scenario": scenario}
+        # The dial is keyed on the request, never on an attempt: one request id, one call.
+        claim = self._ledger.claim_request(request_id, user_id=request.user, kind="ask", params=params, run_id=plan.run_id)
+        match claim:
+            case Finished(result=result):
+                yield {"result": result, "repeat": True}
+                return
+            case InFlight(run_id=run_id):
+                flight = self._flights.get(request_id)
+                if flight is None:
+                    raise DaemonError(f"request {request_id} ({run_id}) is in flight but not in this daemon")
+            case Fresh():
+                flight = self._flights[request_id] = _Flight(request_id, plan.run_id)
+                self._start_call(flight, plan, request, scenario)
+        async for item in flight.watch():
+            yield {"progress": item}
+        await flight.done.wait()
+        yield flight.outcome
+
+    def _start_call(self, flight: _Flight, plan: Any, request: AskRequest, scenario: str | None) -> None:
         assert self._calls_nursery is not None
-        tx, rx = trio.open_memory_channel[dict[str, Any]](math.inf)
-        done = trio.Event()
-        outcome: dict[str, Any] = {}
 
         def on_handle(handle: CallHandle) -> None:
             self.book.add(handle)
-            self._idle = trio.Event() if self._idle.is_set() else self._idle
-            handle.listeners.append(lambda p: self._progress(handle, p, tx))
+            if self._idle.is_set():
+                self._idle = trio.Event()
+            handle.listeners.append(lambda p: self._progress(handle, p, flight))
 
         async def call_task() -> None:
+            outcome: dict[str, Any] = {}
             try:
                 run = await run_stub_call(plan, self.settings, scenario or stub_scenario_for(request), on_handle=on_handle)
                 outcome["result"] = run.result.model_dump(mode="json")
-            except Exception as exc:  # the handle already wrote its artifacts; the daemon goes on
-                log.exception("%s call task failed", plan.run_id)
-                outcome["error"] = f"the call failed inside calld: {exc}"
-            finally:
+            except BaseException as exc:
                 handle = self.book.find(plan.run_id)
-                if handle is not None:
-                    self.book.remove(handle)
-                    if handle.result is not None and "result" not in outcome:
-                        outcome["result"] = handle.result.model_dump(mode="json")
-                if not len(self.book):
-                    self._idle.set()
-                done.set()
-                tx.close()
+                if handle is not None and handle.result is not None:
+                    outcome["result"] = handle.result.model_dump(mode="json")  # artifacts are written
+                else:
+                    outcome["error"] = f"the call failed inside calld: {exc!r}"
+                if not isinstance(exc, Exception):
+                    raise
+                log.exception("%s call task failed", plan.run_id)
+            finally:
+                with trio.CancelScope(shield=True):
+                    stored = outcome.get("result") or {"status": "failed", "run_id": plan.run_id, "answer_text": None,
+                                                       "reason": outcome.get("error", "no result")}
+                    self._ledger.finish_request(flight.request_id, stored)
+                    handle = self.book.find(plan.run_id)
+                    if handle is not None:
+                        self.book.remove(handle)
+                    del self._flights[flight.request_id]
+                    flight.finish(outcome or {"error": "the call ended without a result"})
+                    if not len(self.book):
+                        self._idle.set()
 
         self._calls_nursery.start_soon(call_task)
-        async for item in rx:
-            yield {"progress": item}
-        await done.wait()
-        yield outcome if outcome else {"error": "the call ended without a result"}
 
-    def _progress(self, handle: CallHandle, p: dict[str, Any], tx: trio.MemorySendChannel[dict[str, Any]]) -> None:
+    def _progress(self, handle: CallHandle, p: dict[str, Any], flight: _Flight) -> None:
         item = {"t_ms": p["t_ms"], "event": p["event"], "phases": phases(p), "run_id": handle.plan.run_id,
                 "call_control_id": handle.call.call_control_id}
+        if p["changed"].get("dial") == ["requested", "accepted"] and handle.call.call_control_id is not None:
+            self._ledger.mark_dialled(flight.request_id, handle.call.call_control_id)
         if item["phases"]:
-            try:
-                tx.send_nowait(item)
-            except (trio.ClosedResourceError, trio.BrokenResourceError):
-                pass
+            flight.tell(item)
         for tail in list(self._tails):
             try:
                 tail.send_nowait(item)
