@@ -115,3 +115,18 @@ async def run_stub_call(
             result = await handle.run()
         world_nursery.cancel_scope.cancel()
     return StubRun(result, rundir.path, world)
+
+
+async def run_live_call(
+    plan: CallPlan,
+    settings: Settings,
+    ports: CallPorts,
+    *,
+    on_handle: Callable[[CallHandle], None] | None = None,
+) -> results.QuickAskResult:
+    """Run one call on real transports: the daemon's routes feed it webhooks and the media socket."""
+    rundir = RunDir(settings.artifacts_dir, plan.run_id, settings.secrets())
+    handle = CallHandle(plan, ports, rundir)
+    if on_handle is not None:
+        on_handle(handle)
+    return await handle.run()

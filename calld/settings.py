@@ -44,6 +44,7 @@ class Settings(BaseSettings):
     shutdown_drain_s: float = Field(30.0, ge=0, le=600)  # SIGTERM: how long calls get to hang up cleanly
 
     telnyx_api_key: SecretStr = SecretStr("")
+    telnyx_api_base: str = "https://api.telnyx.com"
     telnyx_connection_id: str = ""
     telnyx_public_key: str = ""
     # L16 byte order on the media socket is unverified on a live call: auto decides from the first speech.
@@ -60,6 +61,8 @@ class Settings(BaseSettings):
 
     public_base_url: str = ""
     public_webhook_url: str = ""
+    # Live mode dials real numbers: it also needs this explicit opt-in.
+    calld_live_opt_in: bool = False
 
     pickup_hold_s: float = Field(5.0, gt=0, le=30)
     farewell_max_s: float = Field(8.0, gt=0, le=60)
@@ -107,10 +110,50 @@ class Settings(BaseSettings):
     def db_path(self) -> Path:
         return self.calld_state_dir / "calld.sqlite3"
 
+    def live_problems(self) -> list[str]:
+        """Everything that stops live mode, each with what to set; empty when live can run."""
+        problems = [
+            f"{name} is not set"
+            for name, value in (
+                ("TELNYX_API_KEY", self.telnyx_api_key.get_secret_value()),
+                ("TELNYX_CONNECTION_ID", self.telnyx_connection_id),
+                ("TELNYX_PUBLIC_KEY", self.telnyx_public_key),
+                ("OPENAI_API_KEY", self.openai_api_key.get_secret_value()),
+                ("PUBLIC_BASE_URL", self.public_base_url),
+                ("PUBLIC_WEBHOOK_URL", self.public_webhook_url),
+            )
+            if not value
+        ]
+        if self.public_base_url and self.public_webhook_url:
+            base, hook = origin(self.public_base_url), origin(self.public_webhook_url)
+            if base != hook:
+                problems.append(
+                    f"PUBLIC_BASE_URL ({base}) and PUBLIC_WEBHOOK_URL ({hook}) must share one origin: both must reach this daemon"
+                )
+        if not self.calld_live_opt_in:
+            problems.append("CALLD_LIVE_OPT_IN is not 1: live mode dials real numbers and needs it said explicitly")
+        return problems
+
+    def media_url(self) -> str:
+        """wss://host/telnyx/media from PUBLIC_BASE_URL (https -> wss, http -> ws)."""
+        scheme, rest = self.public_base_url.rstrip("/").split("://", 1)
+        return f"{'wss' if scheme in ('https', 'wss') else 'ws'}://{rest}/telnyx/media"
+
     def secrets(self) -> list[str]:
         """Values that must never appear in an artifact or a log line."""
         keys = (self.telnyx_api_key.get_secret_value(), self.openai_api_key.get_secret_value())
         return [s for s in keys if s]
+
+
+def origin(url: str) -> str:
+    """scheme://host[:port] with http(s) and ws(s) folded together, so a tunnel's URLs compare equal."""
+    from urllib.parse import urlsplit
+
+    parts = urlsplit(url.strip())
+    scheme = {"ws": "http", "wss": "https"}.get(parts.scheme, parts.scheme)
+    default = {"http": 80, "https": 443}.get(scheme)
+    port = f":{parts.port}" if parts.port and parts.port != default else ""
+    return f"{scheme}://{(parts.hostname or '').lower()}{port}"
 
 
 def load_settings(**overrides: object) -> Settings:

@@ -376,10 +376,12 @@ _AMBIGUOUS = (httpx.ReadTimeout, httpx.WriteTimeout, httpx.ReadError, httpx.Writ
 Resend = Literal["idempotent", "unsent_only"]
 
 
-def open_client(api_key: str, *, transport: httpx.AsyncBaseTransport | None = None) -> httpx.AsyncClient:
+def open_client(
+    api_key: str, *, transport: httpx.AsyncBaseTransport | None = None, base_url: str = TELNYX_BASE_URL
+) -> httpx.AsyncClient:
     """The AsyncClient TelnyxHttp expects (base URL, bearer key, sane timeouts). Use `async with`."""
     return httpx.AsyncClient(
-        base_url=TELNYX_BASE_URL,
+        base_url=base_url,
         headers={"Authorization": f"Bearer {api_key}"},
         timeout=httpx.Timeout(10.0, connect=3.0),
         limits=httpx.Limits(max_connections=20),

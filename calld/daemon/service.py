@@ -22,17 +22,20 @@ import secrets
 import signal
 import socket
 import stat
+import time
 from collections.abc import AsyncIterator
 from functools import partial
 from pathlib import Path
 from typing import Any
 
+import httpx
 import trio
 from hypercorn.config import Config
 from hypercorn.trio import serve
 
 from calld.adapters.telnyx_http import TelnyxError, TelnyxHttp, open_client
-from calld.calls import prepare, run_stub_call, stub_scenario_for
+from calld.adapters.webhook_auth import WebhookAuthError, load_public_key, verify_webhook
+from calld.calls import prepare, run_live_call, run_stub_call, stub_scenario_for
 from calld.daemon.callbook import CallBook
 from calld.daemon.control import create_control_app
 from calld.daemon.progress import phases
@@ -41,12 +44,15 @@ from calld.domain.ids import UserId
 from calld.domain.requests import AskRequest
 from calld.ledger import Finished, Fresh, InFlight, Ledger
 from calld.numbers import ProvisionError, provision_did
-from calld.runtime.handle import CallHandle
+from calld.runtime.handle import CallHandle, CallPorts
 from calld.settings import Settings
 from calld.stub.scenario import SCENARIOS
 from calld.stub.telnyx_numbers import StubNumbers
 
 log = logging.getLogger("calld.daemon")
+
+
+INGRESS_CHECK_TTL_S = 60.0  # how long a good /health probe stands before the next dial checks again
 
 
 class DaemonError(RuntimeError):
@@ -142,6 +148,7 @@ class Daemon:
         self._tails: set[trio.MemorySendChannel[dict[str, Any]]] = set()
         self._drain_cut = trio.Event()
         self._flights: dict[str, _Flight] = {}
+        self._ingress_ok_until = -math.inf
         self._telnyx: TelnyxHttp | None = None
         self.stub_numbers = StubNumbers(pending_gets=1)  # stub mode's Telnyx numbers API
 
@@ -149,9 +156,9 @@ class Daemon:
 
     async def serve(self, *, task_status: trio.TaskStatus[Daemon] = trio.TASK_STATUS_IGNORED) -> None:
         """Serve until `shutdown()` finishes. Signals `started(self)` once both listeners are bound."""
-        if self.settings.calld_mode == "live":
-            raise DaemonError("live mode is not available yet in this build: run with CALLD_MODE=stub")
-        public = create_public_app(self.book, serve_token=self.serve_token, verify=None)
+        live = self.settings.calld_mode == "live"
+        verify = self._live_preflight() if live else None
+        public = create_public_app(self.book, serve_token=self.serve_token, verify=verify)
         control = create_control_app(self)
         ctl_cfg = _hypercorn_config("")
         if self._control_fd is not None:
@@ -163,8 +170,12 @@ class Daemon:
             ctl_cfg.umask = 0o117  # 0660: the owner and the calld-ctl group
         self._finish_stale_requests()
         try:
-            async with open_client("stub-key", transport=self.stub_numbers.transport()) as http, trio.open_nursery() as root:
-                self._telnyx = TelnyxHttp(http, connection_id="stub-connection")
+            if live:
+                http_cm = open_client(self.settings.telnyx_api_key.get_secret_value(), base_url=self.settings.telnyx_api_base)
+            else:
+                http_cm = open_client("stub-key", transport=self.stub_numbers.transport())
+            async with http_cm as http, trio.open_nursery() as root:
+                self._telnyx = TelnyxHttp(http, connection_id=self._connection_id)
                 binds = await root.start(partial(serve, public, _hypercorn_config(self.settings.calld_bind), shutdown_trigger=self._stop_servers.wait))
                 self.public_url = binds[0]
                 await root.start(partial(serve, control, ctl_cfg, shutdown_trigger=self._stop_servers.wait))
@@ -226,6 +237,57 @@ class Daemon:
 
     # -- what the control API offers ---------------------------------------------------------------
 
+    @property
+    def _connection_id(self) -> str:
+        return self.settings.telnyx_connection_id if self.settings.calld_mode == "live" else "stub-connection"
+
+    def _live_preflight(self) -> Any:
+        """Refuse to start live without every key, one origin and the opt-in; return the webhook verifier."""
+        problems = self.settings.live_problems()
+        if problems:
+            raise DaemonError("live mode cannot start; set these in .env or the environment:\n  - " + "\n  - ".join(problems))
+        try:
+            load_public_key(self.settings.telnyx_public_key)
+        except ValueError as exc:
+            raise DaemonError(f"TELNYX_PUBLIC_KEY is not a usable Ed25519 public key: {exc}") from None
+        key = self.settings.telnyx_public_key
+
+        def verify(raw: bytes, headers: dict[str, str]) -> None:
+            try:
+                verify_webhook(raw, headers, key, now=time.time())
+            except WebhookAuthError as exc:
+                raise ValueError(exc.reason) from None
+
+        return verify
+
+    async def _check_ingress(self) -> None:
+        """Before any live dial: {PUBLIC_BASE_URL}/health must answer with this process's serve token,
+        or Telnyx's webhooks and media would go to someone else (or nowhere)."""
+        if self.settings.calld_mode != "live" or trio.current_time() < self._ingress_ok_until:
+            return
+        url = self.settings.public_base_url.rstrip("/") + "/health"
+        try:
+            async with httpx.AsyncClient(timeout=5.0) as probe:
+                resp = await probe.get(url)
+            token = resp.json().get("serve_token") if resp.status_code == 200 else None
+        except (httpx.HTTPError, ValueError, AttributeError) as exc:
+            raise DaemonError(f"refusing to dial: {url} is unreachable ({exc}); check PUBLIC_BASE_URL and the tunnel") from None
+        if token != self.serve_token:
+            raise DaemonError(f"refusing to dial: {url} answered, but not from this daemon; PUBLIC_BASE_URL reaches another process")
+        self._ingress_ok_until = trio.current_time() + INGRESS_CHECK_TTL_S
+
+    def _ports(self) -> CallPorts:
+        from calld.adapters.live_socket import live_connector
+
+        assert self._telnyx is not None
+        return CallPorts(
+            telnyx=self._telnyx,
+            connect_live=live_connector(self.settings),
+            public_media_url=self.settings.media_url(),
+            webhook_url=self.settings.public_webhook_url,
+            l16_byte_order=self.settings.telnyx_l16_byte_order,
+        )
+
     def _finish_stale_requests(self) -> None:
         """Requests a previous daemon left unfinished: their calls died with it. Say so, once."""
         for status in ("placing", "in_flight"):
@@ -240,7 +302,7 @@ class Daemon:
         """The user's number: the active one, a resumed order, or (only then) a new order."""
         assert self._telnyx is not None
         try:
-            row = await provision_did(self._ledger, self._telnyx, user, connection_id="stub-connection", poll_interval_s=0.2)
+            row = await provision_did(self._ledger, self._telnyx, user, connection_id=self._connection_id, poll_interval_s=0.2)
         except ProvisionError as exc:
             raise DaemonError(str(exc)) from None
         except TelnyxError as exc:
@@ -255,9 +317,12 @@ class Daemon:
         {"result": ...}. Raises before anything is written when the request is bad."""
         if not self.accepting:
             raise Draining()
+        if scenario is not None and self.settings.calld_mode == "live":
+            raise ValueError("--scenario picks a scripted business: it exists only in stub mode")
         if scenario is not None and scenario not in SCENARIOS:
             raise ValueError(f"unknown stub scenario {scenario!r}; choose one of {', '.join(sorted(SCENARIOS))}")
         plan = prepare(request, self.settings, self._ledger)  # UnknownUser: nothing written yet
+        await self._check_ingress()
         request_id = request.request_id or f"req_{plan.run_id.removeprefix('run_')}"
         params = {**request.model_dump(mode="json", exclude={"request_id"}), "scenario": scenario}
         # The dial is keyed on the request, never on an attempt: one request id, one call.
@@ -290,8 +355,12 @@ class Daemon:
         async def call_task() -> None:
             outcome: dict[str, Any] = {}
             try:
-                run = await run_stub_call(plan, self.settings, scenario or stub_scenario_for(request), on_handle=on_handle)
-                outcome["result"] = run.result.model_dump(mode="json")
+                if self.settings.calld_mode == "live":
+                    result = await run_live_call(plan, self.settings, self._ports(), on_handle=on_handle)
+                else:
+                    run = await run_stub_call(plan, self.settings, scenario or stub_scenario_for(request), on_handle=on_handle)
+                    result = run.result
+                outcome["result"] = result.model_dump(mode="json")
             except BaseException as exc:
                 handle = self.book.find(plan.run_id)
                 if handle is not None and handle.result is not None:

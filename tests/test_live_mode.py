@@ -1,0 +1,135 @@
+"""Live mode's edges that need no peer: the preflight, the ingress check, and the public routes'
+refusals (signed webhooks, duplicates, unknown calls, media tokens), over real loopback sockets."""
+
+from __future__ import annotations
+
+import json
+import socket
+import time
+
+import httpx
+import pytest
+import trio
+from trio_websocket import ConnectionRejected, wrap_client_stream
+
+from calld.adapters.webhook_auth import generate_keypair, sign_webhook
+from calld.adapters.fixtures import load_fixture
+from calld.daemon.service import Daemon, DaemonError
+from calld.settings import SettingsError, load_settings, origin
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def live_settings(tmp_path, port: int, public_key: str, **over):
+    base = f"http://127.0.0.1:{port}"
+    values = dict(
+        calld_mode="live", calld_live_opt_in=True, calld_state_dir=tmp_path / "state", calld_socket=tmp_path / "ctl.sock",
+        calld_bind=f"127.0.0.1:{port}", telnyx_api_key="KEY-telnyx-test", telnyx_connection_id="conn-1",
+        telnyx_public_key=public_key, openai_api_key="KEY-openai-test", public_base_url=base,
+        public_webhook_url=f"{base}/telnyx/webhook", telnyx_api_base="http://127.0.0.1:9",
+    )
+    values.update(over)
+    return load_settings(**values)
+
+
+def test_live_preflight_names_every_missing_setting(tmp_path):
+    settings = load_settings(calld_mode="live", calld_state_dir=tmp_path, public_base_url="https://a.example",
+                             public_webhook_url="https://b.example/telnyx/webhook", _env_file=None)
+    problems = settings.live_problems()
+    text = "\n".join(problems)
+    for name in ("TELNYX_API_KEY", "TELNYX_CONNECTION_ID", "TELNYX_PUBLIC_KEY", "OPENAI_API_KEY", "CALLD_LIVE_OPT_IN"):
+        assert name in text
+    assert "share one origin" in text
+
+
+def test_origins_fold_ws_into_http():
+    assert origin("wss://Tunnel.example/telnyx/media") == origin("https://tunnel.example:443/x") == "https://tunnel.example"
+    assert origin("http://127.0.0.1:8787/") != origin("http://127.0.0.1:8788/")
+
+
+def test_bad_settings_say_what_to_fix(tmp_path):
+    with pytest.raises(SettingsError) as bad:
+        load_settings(calld_state_dir=tmp_path, calld_bind="nonsense", stall_s=-1, _env_file=None)
+    assert "CALLD_BIND" in str(bad.value) and "STALL_S" in str(bad.value)
+
+
+async def test_live_daemon_refuses_to_start_without_its_keys(tmp_path):
+    settings = load_settings(calld_mode="live", calld_state_dir=tmp_path / "s", calld_socket=tmp_path / "c.sock", _env_file=None)
+    with pytest.raises(DaemonError, match="TELNYX_API_KEY is not set"):
+        await Daemon(settings).serve()
+    assert not (tmp_path / "c.sock").exists()
+
+
+@pytest.fixture
+def keys():
+    return generate_keypair()
+
+
+@pytest.fixture
+async def live_daemon(tmp_path, nursery, keys):
+    port = free_port()
+    d: Daemon = await nursery.start(Daemon(live_settings(tmp_path, port, keys[1])).serve)
+    yield d
+    await d.shutdown(drain_s=0)
+
+
+def webhook_body(event_id: str = "evt-1", ccid: str = "v3:nobody") -> bytes:
+    body = load_fixture("telnyx", "webhook_call_answered")
+    body["data"]["id"] = event_id
+    body["data"]["payload"]["call_control_id"] = ccid
+    return json.dumps(body).encode()
+
+
+async def test_health_answers_with_the_serve_token(live_daemon):
+    async with httpx.AsyncClient() as c:
+        resp = await c.get(f"{live_daemon.settings.public_base_url}/health")
+    assert resp.json() == {"ok": True, "serve_token": live_daemon.serve_token}
+
+
+async def test_the_ingress_check_passes_for_this_daemon_only(live_daemon):
+    await live_daemon._check_ingress()
+    other = free_port()
+    live_daemon.settings = live_settings(live_daemon.settings.calld_state_dir.parent, other, live_daemon.settings.telnyx_public_key)
+    live_daemon._ingress_ok_until = -1
+    with pytest.raises(DaemonError, match="unreachable"):
+        await live_daemon._check_ingress()
+
+
+async def test_unsigned_stale_or_tampered_webhooks_get_401(live_daemon, keys):
+    url = live_daemon.settings.public_webhook_url
+    raw = webhook_body()
+    good = sign_webhook(raw, keys[0], int(time.time()))
+    stale = sign_webhook(raw, keys[0], int(time.time()) - 301)
+    async with httpx.AsyncClient() as c:
+        assert (await c.post(url, content=raw)).status_code == 401
+        assert (await c.post(url, content=raw, headers=stale)).status_code == 401
+        assert (await c.post(url, content=raw + b" ", headers=good)).status_code == 401
+        resp = await c.post(url, content=raw, headers=good)
+    assert resp.status_code == 200 and resp.json()["note"] == "unknown call"
+
+
+async def test_a_malformed_signed_webhook_gets_400(live_daemon, keys):
+    raw = b'{"data": {"event_type": "call.answered"}}'
+    async with httpx.AsyncClient() as c:
+        resp = await c.post(live_daemon.settings.public_webhook_url, content=raw, headers=sign_webhook(raw, keys[0], int(time.time())))
+    assert resp.status_code == 400 and "data.id" in resp.json()["error"]
+
+
+async def test_media_socket_with_an_unknown_token_is_refused(live_daemon):
+    port = int(live_daemon.settings.calld_bind.rsplit(":", 1)[1])
+    stream = await trio.open_tcp_stream("127.0.0.1", port)  # ours to close: trio-websocket leaks it on a rejection
+    statuses: list[int] = []
+    try:
+        async with trio.open_nursery() as n:
+            await wrap_client_stream(n, stream, "127.0.0.1", "/telnyx/media/not-a-token",
+                                     extra_headers=[(b"x-telnyx-streaming-auth-token", b"x")])
+    except* ConnectionRejected as group:
+        statuses = [e.status_code for e in group.exceptions if isinstance(e, ConnectionRejected)]
+        statuses += [x.status_code for e in group.exceptions if isinstance(e, BaseExceptionGroup) for x in e.exceptions]
+    finally:
+        await trio.aclose_forcefully(stream)
+    assert statuses == [403]
