@@ -149,6 +149,7 @@ class Daemon:
         self._drain_cut = trio.Event()
         self._flights: dict[str, _Flight] = {}
         self._ingress_ok_until = -math.inf
+        self._live_connect: Any = None
         self._telnyx: TelnyxHttp | None = None
         self.stub_numbers = StubNumbers(pending_gets=1)  # stub mode's Telnyx numbers API
 
@@ -250,6 +251,12 @@ class Daemon:
             load_public_key(self.settings.telnyx_public_key)
         except ValueError as exc:
             raise DaemonError(f"TELNYX_PUBLIC_KEY is not a usable Ed25519 public key: {exc}") from None
+        from calld.adapters.live_socket import live_connector
+
+        try:
+            self._live_connect = live_connector(self.settings)
+        except ValueError as exc:
+            raise DaemonError(f"GPT-Live settings: {exc}") from None
         key = self.settings.telnyx_public_key
 
         def verify(raw: bytes, headers: dict[str, str]) -> None:
@@ -277,12 +284,10 @@ class Daemon:
         self._ingress_ok_until = trio.current_time() + INGRESS_CHECK_TTL_S
 
     def _ports(self) -> CallPorts:
-        from calld.adapters.live_socket import live_connector
-
-        assert self._telnyx is not None
+        assert self._telnyx is not None and self._live_connect is not None
         return CallPorts(
             telnyx=self._telnyx,
-            connect_live=live_connector(self.settings),
+            connect_live=self._live_connect,
             public_media_url=self.settings.media_url(),
             webhook_url=self.settings.public_webhook_url,
             l16_byte_order=self.settings.telnyx_l16_byte_order,
