@@ -221,7 +221,7 @@ class InboundMedia:
     def _decode(codec: Codec, payload: str) -> bytes:
         try:
             wire = base64.b64decode(payload, validate=True)
-        except binascii.Error as exc:
+        except (binascii.Error, ValueError) as exc:  # ValueError: non-ASCII text in the payload
             raise MediaFrameError(f"bad Telnyx media frame: media.payload is not base64 ({exc})") from None
         try:
             return codec.decode(wire)
