@@ -317,3 +317,25 @@ async def test_requests_left_in_flight_by_a_dead_daemon_are_finished_failed(tmp_
         assert "stopped" in row.result["reason"]
     finally:
         await d.shutdown(drain_s=0)
+
+
+async def test_a_booking_through_the_daemon(client, daemon, autojump_clock):
+    out, err = io.StringIO(), io.StringIO()
+    body = {"to": "+15555550142", "name": "Nathan", "party": 2, "time": "Friday 7pm", "notes": "outdoor if possible", "user": "alice"}
+    code = await run_ask(client, body, out=out, err=err, book=True)
+    result = json.loads(out.getvalue())
+    assert code == EXIT_OK and result["status"] == "booked"
+    assert result["confirmation_text"]
+    assert hangups(artifacts_complete(daemon, result)) == ["tool"]
+
+
+def test_ctl_book_refuses_bad_input(tmp_path, capsys):
+    sock = str(tmp_path / "nobody.sock")
+    base = ["--socket", sock, "book", "--to", "+15555550142", "--name", "Nathan", "--time", "Friday 7pm"]
+    for party in ("0", "-1", "2.5", "500"):
+        assert ctl_main([*base, "--party", party]) == EXIT_USAGE
+        assert "--party" in capsys.readouterr().err
+    assert ctl_main([*base[:-2], "--time", " ", "--party", "2"]) == EXIT_USAGE
+    assert "--time" in capsys.readouterr().err
+    assert ctl_main([*base, "--party", "2", "--window", "-5"]) == EXIT_USAGE
+    assert "--window" in capsys.readouterr().err

@@ -71,6 +71,10 @@ class ControlClient:
         """Progress items ({"progress": ...}) as the call goes, then {"result": ...} or {"error": ...}."""
         return self._stream("POST", "/v1/ask", request)
 
+    def book(self, request: dict[str, Any]) -> AsyncIterator[dict[str, Any]]:
+        """Like ask, for a table booking."""
+        return self._stream("POST", "/v1/book", request)
+
     async def calls(self) -> list[dict[str, Any]]:
         return (await self._request("GET", "/v1/calls"))["calls"]
 

@@ -1,7 +1,7 @@
 """calld-ctl: talk to the calld daemon over its control socket.
 
 Exit codes (stable; scripts may rely on them):
-  0  answered (or booked)        1  verify: a check failed      2  usage: bad input, refused request
+  0  answered or booked         1  verify: a check failed      2  usage: bad input, refused request
   3  declined                    4  no_answer                    5  voicemail
   6  failed                      7  no daemon is listening
 """
@@ -76,7 +76,8 @@ class UsageError(ValueError):
     pass
 
 
-_FLAG = {"to": "--to", "ask": "--ask", "name": "--name", "item": "--item", "user": "--user", "request_id": "--request-id"}
+_FLAG = {"to": "--to", "ask": "--ask", "name": "--name", "item": "--item", "user": "--user", "request_id": "--request-id",
+         "party": "--party", "time": "--time", "notes": "--notes", "window": "--window"}
 
 
 def _explain(exc: ValidationError) -> str:
@@ -89,11 +90,12 @@ def _explain(exc: ValidationError) -> str:
     return "; ".join(out)
 
 
-async def run_ask(client: ControlClient, body: dict[str, Any], *, out: Any = None, err: Any = None) -> int:
+async def run_ask(client: ControlClient, body: dict[str, Any], *, out: Any = None, err: Any = None, book: bool = False) -> int:
+    """Stream one call's progress to `err` and its result, as one JSON line, to `out`; the exit code."""
     out = out or sys.stdout
     err = err or sys.stderr
     result: dict[str, Any] | None = None
-    async for item in client.ask(body):
+    async for item in (client.book(body) if book else client.ask(body)):
         if "progress" in item:
             p = item["progress"]
             for phase in p["phases"]:
@@ -118,6 +120,26 @@ async def _with_client(args: argparse.Namespace, fn: Callable[[ControlClient], A
 async def _ask(args: argparse.Namespace) -> int:
     body = ask_body(args)
     return await _with_client(args, lambda c: run_ask(c, body))
+
+
+def book_body(args: argparse.Namespace) -> dict[str, Any]:
+    from calld.domain.requests import BookRequest
+
+    fields = {"to": args.to, "name": args.name, "party": args.party, "time": args.time, "notes": args.notes,
+              "window": args.window, "user": args.user, "request_id": args.request_id}
+    try:
+        req = BookRequest.model_validate({k: v for k, v in fields.items() if v is not None})
+    except ValidationError as exc:
+        raise UsageError(_explain(exc)) from None
+    body = req.model_dump(mode="json", exclude_none=True)
+    if args.scenario:
+        body["scenario"] = args.scenario
+    return body
+
+
+async def _book(args: argparse.Namespace) -> int:
+    body = book_body(args)
+    return await _with_client(args, lambda c: run_ask(c, body, book=True))
 
 
 async def _did_provision(args: argparse.Namespace) -> int:
@@ -181,9 +203,9 @@ async def _tail(args: argparse.Namespace) -> int:
 
 
 def _verify(args: argparse.Namespace) -> int:
-    from calld.verify import verify_quick_ask
+    from calld.verify import verify_book, verify_quick_ask
 
-    report = verify_quick_ask()
+    report = verify_book() if args.job == "book" else verify_quick_ask()
     for line in report.lines():
         print(line)
     print(f"artifacts: {report.run_dir}", file=sys.stderr)
@@ -213,6 +235,18 @@ def build_parser() -> argparse.ArgumentParser:
     ask.add_argument("--scenario", help="stub mode: which scripted business answers (e.g. decline, late_answer)")
     ask.set_defaults(afunc=_ask)
 
+    book = sub.add_parser("book", help="phone a restaurant to book a table; progress on stderr, result JSON on stdout")
+    book.add_argument("--to", required=True, help="the restaurant's number, E.164")
+    book.add_argument("--name", required=True, help="whose name the table is under (the agent calls on their behalf)")
+    book.add_argument("--party", required=True, help="how many people (a whole number, 1 to 20)")
+    book.add_argument("--time", required=True, help='when, as you would say it (e.g. "Friday 7pm")')
+    book.add_argument("--notes", help='constraints to pass on (e.g. "outdoor if possible")')
+    book.add_argument("--window", help="minutes either side of --time you would also accept (default 0)")
+    book.add_argument("--user", default="default", help="whose Telnyx number to call from (default: default)")
+    book.add_argument("--request-id", help="an id that makes the request idempotent")
+    book.add_argument("--scenario", help="stub mode: which scripted restaurant answers")
+    book.set_defaults(afunc=_book)
+
     did = sub.add_parser("did", help="the users' Telnyx numbers").add_subparsers(dest="did_command", required=True)
     prov = did.add_parser("provision", help="give a user a number (once; repeats return the same one)")
     prov.add_argument("--user", required=True)
@@ -233,7 +267,7 @@ def build_parser() -> argparse.ArgumentParser:
     tail.set_defaults(afunc=_tail)
 
     verify = sub.add_parser("verify", help="run a stub call into a fresh workspace and check its artifacts")
-    verify.add_argument("job", choices=["ask"], help="which job to verify")
+    verify.add_argument("job", choices=["ask", "book"], help="which job to verify")
     verify.set_defaults(func=_verify)
     return parser
 

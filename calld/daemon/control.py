@@ -15,7 +15,7 @@ from quart import Response, request
 from quart_trio import QuartTrio
 
 from calld.domain.ids import UserId
-from calld.domain.requests import AskRequest
+from calld.domain.requests import AskRequest, BookRequest
 from calld.ledger import RequestConflict, UnknownUser
 
 if TYPE_CHECKING:
@@ -26,6 +26,10 @@ MAX_CONTROL_BYTES = 16 * 1024
 
 class _AskBody(AskRequest):
     scenario: str | None = None  # stub mode: which scripted business answers
+
+
+class _BookBody(BookRequest):
+    scenario: str | None = None  # stub mode: which scripted restaurant answers
 
 
 class _ProvisionBody(BaseModel):
@@ -78,14 +82,12 @@ def create_control_app(daemon: Daemon) -> QuartTrio:
     app.config["RESPONSE_TIMEOUT"] = None  # an ask streams for as long as its call lasts
     app.config["BODY_TIMEOUT"] = 10
 
-    @app.post("/v1/ask")
-    async def ask() -> Response:
-        body = await _json_body(_AskBody)
+    async def place(model: type[BaseModel], start: Any) -> Response:
+        body = await _json_body(model)
         if isinstance(body, Response):
             return body
-        assert isinstance(body, _AskBody)
-        fields = body.model_dump(exclude={"scenario"})
-        stream = daemon.ask(AskRequest(**fields), scenario=body.scenario)
+        scenario = getattr(body, "scenario", None)
+        stream = start(body, scenario)
         try:
             first = await anext(stream)  # validation and the ledger lookup happen before the first item
         except UnknownUser as exc:
@@ -103,6 +105,14 @@ def create_control_app(daemon: Daemon) -> QuartTrio:
                 yield item
 
         return _ndjson(rest())
+
+    @app.post("/v1/ask")
+    async def ask() -> Response:
+        return await place(_AskBody, lambda b, sc: daemon.ask(AskRequest(**b.model_dump(exclude={"scenario"})), scenario=sc))
+
+    @app.post("/v1/book")
+    async def book() -> Response:
+        return await place(_BookBody, lambda b, sc: daemon.book(BookRequest(**b.model_dump(exclude={"scenario"})), scenario=sc))
 
     @app.get("/v1/calls")
     async def calls() -> dict[str, Any]:

@@ -35,13 +35,14 @@ from hypercorn.trio import serve
 
 from calld.adapters.telnyx_http import TelnyxError, TelnyxHttp, open_client
 from calld.adapters.webhook_auth import WebhookAuthError, load_public_key, verify_webhook
+from calld.booking import book_scenario, prepare_book
 from calld.calls import prepare, run_live_call, run_stub_call, stub_scenario_for
 from calld.daemon.callbook import CallBook
 from calld.daemon.control import create_control_app
 from calld.daemon.progress import phases
 from calld.daemon.public import create_public_app
 from calld.domain.ids import UserId
-from calld.domain.requests import AskRequest
+from calld.domain.requests import AskRequest, BookRequest
 from calld.ledger import Finished, Fresh, InFlight, Ledger
 from calld.numbers import ProvisionError, provision_did
 from calld.runtime.handle import CallHandle, CallPorts
@@ -135,7 +136,7 @@ class _Flight:
 class Daemon:
     def __init__(self, settings: Settings, *, control_fd: int | None = None) -> None:
         self.settings = settings
-        self.book = CallBook()
+        self.callbook = CallBook()
         self.serve_token = secrets.token_urlsafe(24)
         self.accepting = True
         self.public_url: str | None = None
@@ -159,7 +160,7 @@ class Daemon:
         """Serve until `shutdown()` finishes. Signals `started(self)` once both listeners are bound."""
         live = self.settings.calld_mode == "live"
         verify = self._live_preflight() if live else None
-        public = create_public_app(self.book, serve_token=self.serve_token, verify=verify)
+        public = create_public_app(self.callbook, serve_token=self.serve_token, verify=verify)
         control = create_control_app(self)
         ctl_cfg = _hypercorn_config("")
         if self._control_fd is not None:
@@ -195,7 +196,7 @@ class Daemon:
         """Stop taking calls, drain, cancel the rest (they hang up), stop the servers."""
         self.accepting = False
         drain_s = self.settings.shutdown_drain_s if drain_s is None else drain_s
-        log.warning("shutting down: draining %d call(s) for up to %.0f s", len(self.book), drain_s)
+        log.warning("shutting down: draining %d call(s) for up to %.0f s", len(self.callbook), drain_s)
         with trio.move_on_after(drain_s):
             async with trio.open_nursery() as n:
                 async def cut() -> None:
@@ -204,9 +205,9 @@ class Daemon:
                 n.start_soon(cut)
                 await self._idle.wait()
                 n.cancel_scope.cancel()
-        if len(self.book):
-            log.error("drain over: cancelling %d call(s); each hangs up and writes its artifacts", len(self.book))
-            for handle in self.book.handles():
+        if len(self.callbook):
+            log.error("drain over: cancelling %d call(s); each hangs up and writes its artifacts", len(self.callbook))
+            for handle in self.callbook.handles():
                 handle.abandon_reason = "calld shut down before the call finished"
             if self._calls_nursery is not None:
                 self._calls_nursery.cancel_scope.cancel()
@@ -225,7 +226,7 @@ class Daemon:
             async for signum in signals:
                 log.warning("got %s", signal.Signals(signum).name)
                 if notify is not None:
-                    notify("STOPPING=1", f"STATUS=draining {len(self.book)} call(s)")
+                    notify("STOPPING=1", f"STATUS=draining {len(self.callbook)} call(s)")
                 async with trio.open_nursery() as n:
                     async def second() -> None:
                         async for again in signals:
@@ -318,20 +319,36 @@ class Daemon:
         return [{"user": r.user_id, "did": r.did, "status": r.status} for r in self._ledger.rows()]
 
     async def ask(self, request: AskRequest, scenario: str | None = None) -> AsyncIterator[dict[str, Any]]:
-        """Place a call, or attach to the same request's call; yields progress dicts, then
+        """Place a quick ask, or attach to the same request's call; yields progress dicts, then
         {"result": ...}. Raises before anything is written when the request is bad."""
+        self._check_scenario(scenario)
+        if scenario is not None and scenario not in SCENARIOS:
+            raise ValueError(f"unknown stub scenario {scenario!r}; choose one of {', '.join(sorted(SCENARIOS))}")
+        plan = prepare(request, self.settings, self._ledger)  # UnknownUser: nothing written yet
+        stub = SCENARIOS[scenario or stub_scenario_for(request)]
+        async for item in self._place("ask", request, plan, scenario, stub):
+            yield item
+
+    async def book(self, request: BookRequest, scenario: str | None = None) -> AsyncIterator[dict[str, Any]]:
+        """Book a table: the same path as an ask, with a booking plan."""
+        self._check_scenario(scenario)
+        stub = book_scenario(scenario)  # ValueError lists the scripted restaurants
+        plan = prepare_book(request, self.settings, self._ledger)
+        async for item in self._place("book", request, plan, scenario, stub):
+            yield item
+
+    def _check_scenario(self, scenario: str | None) -> None:
         if not self.accepting:
             raise Draining()
         if scenario is not None and self.settings.calld_mode == "live":
             raise ValueError("--scenario picks a scripted business: it exists only in stub mode")
-        if scenario is not None and scenario not in SCENARIOS:
-            raise ValueError(f"unknown stub scenario {scenario!r}; choose one of {', '.join(sorted(SCENARIOS))}")
-        plan = prepare(request, self.settings, self._ledger)  # UnknownUser: nothing written yet
+
+    async def _place(self, kind: str, request: Any, plan: Any, scenario: str | None, stub: Any) -> AsyncIterator[dict[str, Any]]:
         await self._check_ingress()
         request_id = request.request_id or f"req_{plan.run_id.removeprefix('run_')}"
         params = {**request.model_dump(mode="json", exclude={"request_id"}), "scenario": scenario}
         # The dial is keyed on the request, never on an attempt: one request id, one call.
-        claim = self._ledger.claim_request(request_id, user_id=request.user, kind="ask", params=params, run_id=plan.run_id)
+        claim = self._ledger.claim_request(request_id, user_id=request.user, kind=kind, params=params, run_id=plan.run_id)
         match claim:
             case Finished(result=result):
                 yield {"result": result, "repeat": True}
@@ -342,17 +359,17 @@ class Daemon:
                     raise DaemonError(f"request {request_id} ({run_id}) is in flight but not in this daemon")
             case Fresh():
                 flight = self._flights[request_id] = _Flight(request_id, plan.run_id)
-                self._start_call(flight, plan, request, scenario)
+                self._start_call(flight, plan, stub)
         async for item in flight.watch():
             yield {"progress": item}
         await flight.done.wait()
         yield flight.outcome
 
-    def _start_call(self, flight: _Flight, plan: Any, request: AskRequest, scenario: str | None) -> None:
+    def _start_call(self, flight: _Flight, plan: Any, stub: Any) -> None:
         assert self._calls_nursery is not None
 
         def on_handle(handle: CallHandle) -> None:
-            self.book.add(handle)
+            self.callbook.add(handle)
             if self._idle.is_set():
                 self._idle = trio.Event()
             handle.listeners.append(lambda p: self._progress(handle, p, flight))
@@ -363,11 +380,11 @@ class Daemon:
                 if self.settings.calld_mode == "live":
                     result = await run_live_call(plan, self.settings, self._ports(), on_handle=on_handle)
                 else:
-                    run = await run_stub_call(plan, self.settings, scenario or stub_scenario_for(request), on_handle=on_handle)
+                    run = await run_stub_call(plan, self.settings, stub, on_handle=on_handle)
                     result = run.result
                 outcome["result"] = result.model_dump(mode="json")
             except BaseException as exc:
-                handle = self.book.find(plan.run_id)
+                handle = self.callbook.find(plan.run_id)
                 if handle is not None and handle.result is not None:
                     outcome["result"] = handle.result.model_dump(mode="json")  # artifacts are written
                 else:
@@ -380,12 +397,12 @@ class Daemon:
                     stored = outcome.get("result") or {"status": "failed", "run_id": plan.run_id, "answer_text": None,
                                                        "reason": outcome.get("error", "no result")}
                     self._ledger.finish_request(flight.request_id, stored)
-                    handle = self.book.find(plan.run_id)
+                    handle = self.callbook.find(plan.run_id)
                     if handle is not None:
-                        self.book.remove(handle)
+                        self.callbook.remove(handle)
                     del self._flights[flight.request_id]
                     flight.finish(outcome or {"error": "the call ended without a result"})
-                    if not len(self.book):
+                    if not len(self.callbook):
                         self._idle.set()
 
         self._calls_nursery.start_soon(call_task)
@@ -407,7 +424,7 @@ class Daemon:
 
     def calls(self) -> list[dict[str, Any]]:
         out = []
-        for h in self.book.handles():
+        for h in self.callbook.handles():
             c = h.call
             out.append({
                 "run_id": h.plan.run_id,
@@ -418,7 +435,7 @@ class Daemon:
         return out
 
     def show(self, ident: str) -> dict[str, Any] | None:
-        if (h := self.book.find(ident)) is not None:
+        if (h := self.callbook.find(ident)) is not None:
             return {"in_flight": True, **next(c for c in self.calls() if c["run_id"] == h.plan.run_id)}
         for report in sorted(self.settings.artifacts_dir.glob("*/call_report.json")):
             try:
