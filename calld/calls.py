@@ -56,7 +56,7 @@ def prepare(request: AskRequest, settings: Settings, ledger: Ledger, run_id: Run
 
 @frozen
 class StubRun:
-    result: results.QuickAskResult
+    result: results.CallResult
     artifacts: Path
     world: StubWorld
 
@@ -123,7 +123,7 @@ async def run_live_call(
     ports: CallPorts,
     *,
     on_handle: Callable[[CallHandle], None] | None = None,
-) -> results.QuickAskResult:
+) -> results.CallResult:
     """Run one call on real transports: the daemon's routes feed it webhooks and the media socket."""
     rundir = RunDir(settings.artifacts_dir, plan.run_id, settings.secrets())
     handle = CallHandle(plan, ports, rundir)

@@ -1,4 +1,4 @@
-"""The lever: run a stub quick-ask into a fresh workspace and check it from what it left behind.
+"""The levers: run a stub quick ask (or booking) into a fresh workspace and check it from what it left behind.
 
 Every check reads the artifacts (dial.json, session_start.json, events.jsonl,
 transcript.json, task.json, the WAVs, result.json, call_report.json) and the ledger.
@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import base64
 import json
+import math
+import re
 import tempfile
 import wave
 from collections.abc import Callable
@@ -20,19 +22,21 @@ import trio.testing
 from attrs import frozen
 from pydantic import TypeAdapter, ValidationError
 
+from calld.booking import prepare_book, run_stub_book
 from calld.calls import prepare, run_stub_call
+from calld.core.events import TERMINAL_TASK_STATUSES
 from calld.core.plan import disclosure_line
 from calld.domain.ids import E164, FirstName, UserId
 from calld.domain.questions import QUESTIONS, QuestionType
-from calld.domain.requests import AskRequest
-from calld.domain.results import QuickAskResult
+from calld.domain.requests import AskRequest, BookRequest
+from calld.domain.results import BookResult, QuickAskResult
 from calld.adapters.telnyx_http import TelnyxHttp, open_client
 from calld.ledger import Ledger
 from calld.numbers import provision_did
 from calld.stub.telnyx_numbers import StubNumbers
 from calld.runtime.report import CallReport
 from calld.settings import Settings, load_settings
-from calld.stub.scenario import SCENARIOS
+from calld.stub.scenario import BOOK_SCENARIOS, SCENARIOS
 
 _RESULT = TypeAdapter(QuickAskResult)
 
@@ -107,23 +111,30 @@ def _check(name: str, fn: Callable[[], str]) -> Check:
         return Check(name, False, f"{type(exc).__name__}: {exc}")
 
 
-def run_checks(inp: VerifyInput, settings: Settings, ledger: Ledger, run_dir: Path) -> VerifyReport:
-    ev = _Evidence(run_dir, settings.artifacts_dir)
-    scenario = SCENARIOS[inp.scenario]
+class _Common:
+    """The checks a quick ask and a booking share: the same dial, hangup, artifacts and pickup."""
 
-    def did_in_ledger() -> str:
-        rows = [r for r in ledger.rows() if r.user_id == inp.user]
-        assert len(rows) == 1, f"{len(rows)} ledger rows for user {inp.user}"
+    def __init__(self, ev: _Evidence, settings: Settings, ledger: Ledger, *, user: UserId, to: E164,
+                 greeting: str, verdicts: tuple[str, ...], result: TypeAdapter[Any]) -> None:
+        self.ev, self.settings, self.ledger = ev, settings, ledger
+        self.user, self.to, self.greeting, self.verdicts, self.result = user, to, greeting, verdicts, result
+
+    def report(self) -> CallReport:
+        return CallReport.model_validate(self.ev.json("call_report.json"))
+
+    def did_in_ledger(self) -> str:
+        rows = [r for r in self.ledger.rows() if r.user_id == self.user]
+        assert len(rows) == 1, f"{len(rows)} ledger rows for user {self.user}"
         assert rows[0].status == "active" and rows[0].did, f"row is {rows[0].status}"
         assert rows[0].order_id, "the number has no Telnyx order behind it"
-        dial = ev.json("dial.json")
+        dial = self.ev.json("dial.json")
         assert dial["from"] == rows[0].did, f"dialled from {dial['from']}, ledger says {rows[0].did}"
-        return f"one row for user {inp.user}, from_did {rows[0].did}"
+        return f"one row for user {self.user}, from_did {rows[0].did}"
 
-    def dial_payload() -> str:
-        d = ev.json("dial.json")
-        report = CallReport.model_validate(ev.json("call_report.json"))
-        assert d["to"] == inp.to, f"to={d['to']}, asked {inp.to}"
+    def dial_payload(self) -> str:
+        d = self.ev.json("dial.json")
+        report = self.report()
+        assert d["to"] == self.to, f"to={d['to']}, asked {self.to}"
         assert d["stream_url"].startswith("wss://"), f"stream_url {d['stream_url']} is not wss://"
         assert d["stream_track"] == "inbound_track", f"stream_track {d['stream_track']}"
         assert d["stream_bidirectional_mode"] == "rtp", f"bidirectional mode {d['stream_bidirectional_mode']} (mp3 drops our audio)"
@@ -136,23 +147,23 @@ def run_checks(inp: VerifyInput, settings: Settings, ledger: Ledger, run_dir: Pa
         assert d.get("command_id"), "no command_id"
         return f"from={d['from']} to={d['to']} stream_url={d['stream_url'].split('/')[0]}//... rtp/self L16@16000"
 
-    def disclosure_first() -> str:
-        t = ev.json("transcript.json")
+    def disclosure_first(self, name: FirstName, ask: str) -> tuple[int, int]:
+        """(where the disclosure is, where the ask is) in what the agent said; raises if out of order."""
+        t = self.ev.json("transcript.json")
         agent = t["agent_text"]
-        disclosure = disclosure_line(inp.name).removeprefix("Hi, this is an ").rstrip(".")
-        ask = QUESTIONS[inp.ask].ask_line(inp.item)
+        disclosure = disclosure_line(name).removeprefix("Hi, this is an ").rstrip(".")
         d, a = agent.find(disclosure), agent.find(ask)
         assert d >= 0, f"no {disclosure!r} in what the agent said: {agent[:120]!r}"
         assert a >= 0, f"the ask {ask!r} was never said"
         assert d < a, f"the ask (at {a}) came before the disclosure (at {d})"
         first = next(turn for turn in t["turns"] if turn["speaker"] == "agent")["text"]
         assert disclosure in first, "the disclosure is not in the agent's first turn"
-        return f'"on behalf of {inp.name}" at {agent.find("on behalf of")}, ask at {a}'
+        return agent.find("on behalf of"), a
 
-    def clean_hangup() -> str:
-        report = CallReport.model_validate(ev.json("call_report.json"))
-        rows = ev.rows()
-        assert report.status == "answered", f"verdict {report.status}"
+    def clean_hangup(self) -> str:
+        report = self.report()
+        rows = self.ev.rows()
+        assert report.status in self.verdicts, f"verdict {report.status}"
         hangups = _find(rows, _effect("hangup"))
         assert len(hangups) == 1, f"{len(hangups)} hangup effects"
         assert hangups[0]["effect"]["via"] == "tool", f"hangup via {hangups[0]['effect']['via']}"
@@ -168,52 +179,53 @@ def run_checks(inp: VerifyInput, settings: Settings, ledger: Ledger, run_dir: Pa
         assert order == sorted(order), f"out of order: mark, echo, trail, hangup, call.hangup at seq {order}"
         gap = hangups[0]["t_ms"] - echoes[0]["t_ms"]
         assert gap >= 400 - 1, f"hung up {gap} ms after the echo, before the 0.4 s trail"
-        return f"verdict answered, one final mark echoed, {gap} ms trail, then hangup, then call.hangup"
+        return f"verdict {report.status}, one final mark echoed, {gap} ms trail, then hangup, then call.hangup"
 
-    def result_artifact() -> str:
-        result = _RESULT.validate_json((ev.dir / "result.json").read_text())
-        report = CallReport.model_validate(ev.json("call_report.json"))
+    def result_artifact(self) -> str:
+        result = self.result.validate_json((self.ev.dir / "result.json").read_text())
+        report = self.report()
         assert result.status == report.status, "result.json and call_report.json disagree"
         refs = dict(report.refs)
         refs.update({k: getattr(result, k) for k in ("transcript_ref", "audio_ref") if getattr(result, k, None)})
-        missing = [r for r in refs.values() if not (ev.artifacts / r).is_file()]
+        missing = [r for r in refs.values() if not (self.ev.artifacts / r).is_file()]
         assert not missing, f"refs that do not exist: {missing}"
-        redacted = ev.json("call_report.redacted.json")
-        assert inp.to not in json.dumps(redacted), "the redacted report shows the full number"
+        redacted = self.ev.json("call_report.redacted.json")
+        assert self.to not in json.dumps(redacted), "the redacted report shows the full number"
         return f"result.json and call_report.json valid, {len(refs)} refs exist"
 
-    def session_delegation() -> str:
-        s = ev.json("session_start.json")
-        report = CallReport.model_validate(ev.json("call_report.json"))
+    def session_delegation(self) -> tuple[str, dict[str, Any]]:
+        """Evidence, and the record_task_result tool the session was given."""
+        s = self.ev.json("session_start.json")
+        report = self.report()
         assert s["type"] == "session.start", f"first message is {s['type']}"
         dele = s["session"]["delegation"]
         assert dele["type"] == "responses", f"delegation {dele['type']}"
-        tools = {t["name"] for t in dele["responses"]["tools"]}
-        assert tools == {"record_task_result", "end_call"}, f"tools {sorted(tools)}"
+        tools = {t["name"]: t for t in dele["responses"]["tools"]}
+        assert set(tools) == {"record_task_result", "end_call"}, f"tools {sorted(tools)}"
         effort = dele["responses"]["reasoning"]["effort"]
-        assert effort == settings.openai_responses_effort, f"effort {effort}, OPENAI_RESPONSES_EFFORT is {settings.openai_responses_effort}"
+        assert effort == self.settings.openai_responses_effort, (
+            f"effort {effort}, OPENAI_RESPONSES_EFFORT is {self.settings.openai_responses_effort}"
+        )
         fmt = s["session"]["audio"]["format"]
         assert fmt == {"type": "audio/pcm", "rate": 16000}, f"audio format {fmt}"
         assert (report.media.encoding, report.media.sample_rate) == ("L16", 16000), f"media {report.media}"
         assert not report.media.resampled, "audio was resampled"
-        return f"delegation responses, reasoning.effort {effort}, tools, 16 kHz, no resample"
+        return f"delegation responses, reasoning.effort {effort}, tools, 16 kHz, no resample", tools["record_task_result"]
 
-    def tool_loop() -> str:
-        rows = ev.rows()
-        rec = _find(rows, _event("tool.record_task_result"))
-        assert rec, "record_task_result never arrived"
-        caused = [r["effect"]["kind"] for r in rows if r.get("cause") == rec[0]["seq"]]
+    def tool_loop(self, record: dict[str, Any]) -> None:
+        """The verdict's record: its output and response.create, then end_call; task.json matches."""
+        rows = self.ev.rows()
+        caused = [r["effect"]["kind"] for r in rows if r.get("cause") == record["seq"]]
         assert caused[:2] == ["live.tool_output", "live.response_create"], f"record_task_result led to {caused}"
         end = _find(rows, _event("tool.end_call"))
-        assert end and end[0]["seq"] > rec[0]["seq"], "end_call did not follow record_task_result"
-        task, result = ev.json("task.json"), ev.json("result.json")
+        assert end and end[0]["seq"] > record["seq"], "end_call did not follow record_task_result"
+        task, result = self.ev.json("task.json"), self.ev.json("result.json")
         assert task["status"] == result["status"], f"task.json {task['status']} vs result.json {result['status']}"
         assert task["answer_text"] == result["answer_text"], "task.json and result.json answers differ"
-        return "record_task_result, then output and response.create, then end_call; task.json matches status"
 
-    def app_owned_hangup() -> str:
-        report = CallReport.model_validate(ev.json("call_report.json"))
-        rows = ev.rows()
+    def app_owned_hangup(self) -> str:
+        report = self.report()
+        rows = self.ev.rows()
         assert report.hangup.via == "tool", f"hangup path {report.hangup.via}"
         assert report.hangup.telnyx_result == "requested", f"Telnyx said {report.hangup.telnyx_result}"
         assert report.hangup.confirmed, "call.hangup never confirmed our hangup"
@@ -223,8 +235,8 @@ def run_checks(inp: VerifyInput, settings: Settings, ledger: Ledger, run_dir: Pa
         assert trail <= ended, "the far end hung up before our trail"
         return f"hangup path tool, one mark, trail at {trail} ms before call.hangup at {ended} ms"
 
-    def pickup_held() -> str:
-        rows = ev.rows()
+    def pickup_held(self) -> str:
+        rows = self.ev.rows()
         started = _find(rows, _event("live.started"))
         assert started, "GPT-Live never started"
         s = started[0]["seq"]
@@ -234,25 +246,45 @@ def run_checks(inp: VerifyInput, settings: Settings, ledger: Ledger, run_dir: Pa
         assert held == before, f"held {len(before)} frames, flushed {len(held)}; order kept: {held == sorted(held)}"
         early_sent = [r for r in _find(rows, _effect("live.audio")) if r["seq"] < s]
         assert not early_sent, "audio went to GPT-Live before session.started"
-        with wave.open(str(ev.dir / "audio" / "inbound.wav")) as w:
+        with wave.open(str(self.ev.dir / "audio" / "inbound.wav")) as w:
             early = w.readframes(len(before) * 320)
         assert any(early), "the held audio is silence: the business did not speak before GPT-Live was ready"
-        t = ev.json("transcript.json")
+        t = self.ev.json("transcript.json")
         first = next(turn for turn in t["turns"] if turn["speaker"] == "business")["text"]
-        assert first.strip() == scenario.greeting, f"GPT-Live heard {first!r}, the business said {scenario.greeting!r}"
+        assert first.strip() == self.greeting, f"GPT-Live heard {first!r}, the business said {self.greeting!r}"
         ready_ms = started[0]["t_ms"]
         return f"{len(before)} frames held until session.started at {ready_ms} ms, flushed whole and in order: {first!r}"
 
+
+def run_checks(inp: VerifyInput, settings: Settings, ledger: Ledger, run_dir: Path) -> VerifyReport:
+    ev = _Evidence(run_dir, settings.artifacts_dir)
+    scenario = SCENARIOS[inp.scenario]
+    common = _Common(ev, settings, ledger, user=inp.user, to=inp.to, greeting=scenario.greeting,
+                     verdicts=("answered",), result=_RESULT)
+
+    def disclosure_first() -> str:
+        at, ask = common.disclosure_first(inp.name, QUESTIONS[inp.ask].ask_line(inp.item))
+        return f'"on behalf of {inp.name}" at {at}, ask at {ask}'
+
+    def session_delegation() -> str:
+        return common.session_delegation()[0]
+
+    def tool_loop() -> str:
+        rec = _find(ev.rows(), _event("tool.record_task_result"))
+        assert rec, "record_task_result never arrived"
+        common.tool_loop(rec[0])
+        return "record_task_result, then output and response.create, then end_call; task.json matches status"
+
     checks = (
-        _check("did_in_ledger", did_in_ledger),
-        _check("dial_payload", dial_payload),
+        _check("did_in_ledger", common.did_in_ledger),
+        _check("dial_payload", common.dial_payload),
         _check("disclosure_first", disclosure_first),
-        _check("clean_hangup", clean_hangup),
-        _check("result_artifact", result_artifact),
+        _check("clean_hangup", common.clean_hangup),
+        _check("result_artifact", common.result_artifact),
         _check("session_delegation", session_delegation),
         _check("tool_loop", tool_loop),
-        _check("app_owned_hangup", app_owned_hangup),
-        _check("pickup_held", pickup_held),
+        _check("app_owned_hangup", common.app_owned_hangup),
+        _check("pickup_held", common.pickup_held),
     )
     return VerifyReport(checks, run_dir)
 
@@ -280,3 +312,147 @@ def verify_quick_ask(inp: VerifyInput = VerifyInput(), workspace: Path | None = 
         ledger.close()
 
 
+
+
+# -- booking a table ---------------------------------------------------------------------------------
+
+_BOOK_RESULT = TypeAdapter(BookResult)
+BOOK_ASK_NEEDLE = "book a table"
+_BOOK_TOOL_STATUSES = {"booked", "declined", "voicemail", "in_progress"}
+_BOOK_TOOL_FIELDS = {
+    "confirmation_text", "confirmed_party", "confirmed_time", "confirmed_constraints",
+    "minutes_from_requested", "alternative_offered", "reason", "unanswered_questions",
+}
+
+
+@frozen
+class BookVerifyInput:
+    user: UserId = UserId("verify")
+    name: FirstName = FirstName("Nathan")
+    to: E164 = E164("+15555550142")
+    party: int = 2
+    time: str = "Friday 7pm"
+    notes: str | None = "outdoor if possible"
+    window: int = 0
+    scenario: str = "book_straight"
+
+
+def _agent_speech_between(rows: list[dict[str, Any]], after: int, before: float) -> str:
+    return "".join(
+        r["event"]["text"] for r in rows
+        if after < r["seq"] < before and _event("live.output_transcript")(r)
+    )
+
+
+def run_book_checks(inp: BookVerifyInput, settings: Settings, ledger: Ledger, run_dir: Path) -> VerifyReport:
+    ev = _Evidence(run_dir, settings.artifacts_dir)
+    scenario = BOOK_SCENARIOS[inp.scenario]
+    common = _Common(ev, settings, ledger, user=inp.user, to=inp.to, greeting=scenario.greeting,
+                     verdicts=("booked",), result=_BOOK_RESULT)
+
+    def disclosure_first() -> str:
+        at, ask = common.disclosure_first(inp.name, BOOK_ASK_NEEDLE)
+        return f'"on behalf of {inp.name}" at {at} before "{BOOK_ASK_NEEDLE}" at {ask}'
+
+    def result_artifact() -> str:
+        evidence = common.result_artifact()
+        report = common.report()
+        assert report.job == "book" and report.booking is not None, f"call_report.json is a {report.job} report"
+        asked = (report.booking.party, report.booking.time, report.booking.notes, report.booking.window_minutes)
+        assert asked == (inp.party, inp.time, inp.notes, inp.window), f"the report says the request was {asked}"
+        return evidence
+
+    def multi_turn_booking() -> str:
+        t = ev.json("transcript.json")
+        agent = [x for x in t["turns"] if x["speaker"] == "agent"]
+        business = [x for x in t["turns"] if x["speaker"] == "business"]
+        assert len(agent) >= 3, f"{len(agent)} agent turns (a booking takes at least 3)"
+        assert len(business) >= 2, f"{len(business)} business turns (a booking takes at least 2)"
+        said = " ".join(t["agent_text"].lower().split())
+        assert re.search(rf"\b{inp.party}\b", said), f"the agent never said the party size {inp.party}"
+        assert inp.time.lower() in said, f"the agent never said the time {inp.time!r}"
+        if inp.notes:
+            assert inp.notes.lower() in said, f"the agent never said the constraints {inp.notes!r}"
+        spoken = "party/time/constraints" if inp.notes else "party/time"
+        return f"{len(agent)} agent turns, {len(business)} business turns, {spoken} spoken"
+
+    def keeps_talking() -> str:
+        rows = ev.rows()
+        notes = [r for r in _find(rows, _event("tool.record_task_result"))
+                 if r["event"]["status"] not in TERMINAL_TASK_STATUSES]
+        assert notes, "no progress note (a non-terminal record_task_result) was delegated"
+        tools = [r["seq"] for r in rows if "event" in r and r["event"]["kind"].startswith("tool.")]
+        spoke_after: list[str] = []
+        for note in notes:
+            caused = [r for r in rows if r.get("cause") == note["seq"]]
+            kinds = [r["effect"]["kind"] for r in caused]
+            assert kinds == ["live.tool_output", "live.response_create"], (
+                f"the progress note at seq {note['seq']} led to {kinds}, not its output and one response.create"
+            )
+            create = caused[1]["seq"]
+            next_tool = min((seq for seq in tools if seq > note["seq"]), default=math.inf)
+            if words := _agent_speech_between(rows, create, next_tool).strip():
+                spoke_after.append(words)
+        assert spoke_after, "the agent never spoke again after a progress note's response.create"
+        first = " ".join(spoke_after[0].split()[:6])
+        return (f"{len(notes)} delegated progress note(s), each answered with its output and one "
+                f"response.create, then more agent speech: {first!r}...")
+
+    def session_delegation() -> str:
+        evidence, record = common.session_delegation()
+        params = record["parameters"]
+        statuses = set(params["properties"]["status"]["enum"])
+        assert statuses == _BOOK_TOOL_STATUSES, f"record_task_result statuses {sorted(statuses)}"
+        missing = _BOOK_TOOL_FIELDS - set(params["properties"])
+        assert not missing, f"record_task_result has no {sorted(missing)}"
+        return evidence + ", booking record_task_result"
+
+    def tool_loop() -> str:
+        rows = ev.rows()
+        verdicts = [r for r in _find(rows, _event("tool.record_task_result"))
+                    if r.get("changed", {}).get("conversation") == ["talking", "concluded"]]
+        assert len(verdicts) == 1, f"{len(verdicts)} records concluded the conversation"
+        common.tool_loop(verdicts[0])
+        task, result = ev.json("task.json"), ev.json("result.json")
+        booking = task["booking"]
+        if result["status"] == "booked":
+            recorded = (booking["confirmation_text"], booking["party"], booking["time"])
+            kept = (result["confirmation_text"], result["confirmed_party"], result["confirmed_time"])
+            assert recorded == kept, f"task.json {recorded} vs result.json {kept}"
+        return "record_task_result, then output and response.create, then end_call; task.json matches status"
+
+    checks = (
+        _check("did_in_ledger", common.did_in_ledger),
+        _check("dial_payload", common.dial_payload),
+        _check("disclosure_first", disclosure_first),
+        _check("clean_hangup", common.clean_hangup),
+        _check("result_artifact", result_artifact),
+        _check("multi_turn_booking", multi_turn_booking),
+        _check("keeps_talking", keeps_talking),
+        _check("session_delegation", session_delegation),
+        _check("tool_loop", tool_loop),
+        _check("app_owned_hangup", common.app_owned_hangup),
+        _check("pickup_held", common.pickup_held),
+    )
+    return VerifyReport(checks, run_dir)
+
+
+def verify_book(inp: BookVerifyInput = BookVerifyInput(), workspace: Path | None = None) -> VerifyReport:
+    """Place a stub booking into `workspace` (a fresh temporary one by default) and check it."""
+    workspace = workspace or Path(tempfile.mkdtemp(prefix="calld-verify-book-"))
+    settings = load_settings(calld_state_dir=workspace, calld_mode="stub")
+    ledger = Ledger(settings.db_path)
+
+    async def provision_and_call() -> Path:
+        async with open_client("stub-key", transport=StubNumbers().transport()) as http:
+            await provision_did(ledger, TelnyxHttp(http, "stub-connection"), inp.user, connection_id="stub-connection")
+        request = BookRequest(to=inp.to, name=inp.name, party=inp.party, time=inp.time, notes=inp.notes,
+                              window=inp.window, user=inp.user)
+        plan = prepare_book(request, settings, ledger)
+        return (await run_stub_book(plan, settings, inp.scenario)).artifacts
+
+    try:
+        run_dir = trio.run(provision_and_call, clock=trio.testing.MockClock(autojump_threshold=0))
+        return run_book_checks(inp, settings, ledger, run_dir)
+    finally:
+        ledger.close()

@@ -26,7 +26,7 @@ from calld.core.effects import (
     SendLiveAudio,
     SendToolOutput,
 )
-from calld.core.plan import CallPlan, Timings, build_plan
+from calld.core.plan import CallPlan, Timings, build_book_plan, build_plan
 from calld.core.reduce import Step, reduce_step
 from calld.core.state import Call
 from calld.domain.ids import E164, CallControlId, FirstName, RunId, StreamId, UserId
@@ -62,6 +62,29 @@ def make_plan(timings: Timings | None = None) -> CallPlan:
 
 def new_call(timings: Timings | None = None) -> Call:
     return Call(plan=make_plan(timings))
+
+
+def make_book_plan(
+    *, party: int = 2, time: str = "Friday 7pm", notes: str | None = "outdoor if possible", window: int = 30,
+    timings: Timings | None = None,
+) -> CallPlan:
+    return build_book_plan(
+        run_id=RunId.new(),
+        user_id=UserId("verify"),
+        first_name=FirstName("Nathan"),
+        to=E164("+15555550142"),
+        from_=E164("+15555550100"),
+        party=party,
+        time=time,
+        notes=notes,
+        window_minutes=window,
+        command_id="cmd-1",
+        live_model="gpt-live-1",
+        backend_model="gpt-5.5",
+        reasoning_effort="low",
+        voice="marin",
+        timings=timings or Timings(),
+    )
 
 
 def pcm(n: int, fill: int = 0) -> bytes:

@@ -68,3 +68,32 @@ async def stub_call(
 
 def variant(name: str, **changes: Any) -> Scenario:
     return attrs.evolve(SCENARIOS[name], **changes)
+
+
+async def stub_book(
+    tmp_path: Path,
+    scenario: str | Scenario = "book_straight",
+    *,
+    party: int = 2,
+    time: str = "Friday 7pm",
+    notes: str | None = "outdoor if possible",
+    window: int = 0,
+    **settings_overrides: Any,
+) -> Run:
+    """One booking call against a scripted restaurant (calld.stub.scenario.BOOK_SCENARIOS)."""
+    from calld.booking import prepare_book, run_stub_book
+    from calld.domain.requests import BookRequest
+
+    settings = load_settings(calld_state_dir=tmp_path, **settings_overrides)
+    ledger = Ledger(settings.db_path)
+    try:
+        ledger.provision_stub(UserId("tester"))
+        request = BookRequest(
+            to=E164("+15555550142"), name=FirstName("Nathan"), party=party, time=time, notes=notes,
+            window=window, user=UserId("tester"),
+        )
+        plan = prepare_book(request, settings, ledger)
+    finally:
+        ledger.close()
+    with trio.fail_after(900):
+        return Run(await run_stub_book(plan, settings, scenario), settings)

@@ -6,6 +6,11 @@ completed `function_call` item (§7.2). OpenAI's older Realtime API uses look-al
 event names, and a client pointed at the wrong endpoint would otherwise fail
 quietly, so Realtime shapes are rejected loudly (§10). Builders return plain dicts;
 the runtime serializes them. Pure translation, no IO.
+
+record_task_result has one schema per job (LivePlan.job): a quick ask's (answered,
+declined, voicemail, unclear) or a booking's (booked, declined, voicemail, and the
+non-terminal in_progress, with the confirmed details, the alternative offered and
+the questions left unanswered). LiveInbound reads a record by the session's job.
 """
 
 from __future__ import annotations
@@ -18,6 +23,8 @@ from typing import Annotated, Any, get_args
 from pydantic import BaseModel, ConfigDict, Discriminator, Tag, TypeAdapter, ValidationError, model_validator
 
 from calld.core.events import (
+    BookingDetails,
+    BookStatus,
     EndCallRequested,
     Event,
     InputTranscript,
@@ -30,7 +37,7 @@ from calld.core.events import (
     TaskStatus,
     ToolCallRejected,
 )
-from calld.core.plan import END_CALL, RECORD_TASK_RESULT, LivePlan
+from calld.core.plan import END_CALL, RECORD_TASK_RESULT, JobKind, LivePlan
 
 log = logging.getLogger("calld.live")
 
@@ -179,6 +186,63 @@ class _TaskResultArgs(BaseModel):
         return self
 
 
+class _BookResultArgs(BaseModel):
+    """A booking's record_task_result. Which fields a status needs is checked here, at the boundary;
+    whether a booking fits the request (party, window, constraints) is the reducer's rule."""
+
+    model_config = ConfigDict(extra="ignore", frozen=True, str_strip_whitespace=True)
+
+    status: BookStatus
+    confirmation_text: str | None = None
+    confirmed_party: int | None = None
+    confirmed_time: str | None = None
+    confirmed_constraints: str | None = None
+    minutes_from_requested: int | None = None
+    alternative_offered: str | None = None
+    reason: str | None = None
+    unanswered_questions: list[str] = []
+
+    @model_validator(mode="before")
+    @classmethod
+    def _only_bookings_carry_a_confirmation(cls, data: Any) -> Any:
+        # Nothing was confirmed unless the status says booked, whatever text the model put there.
+        if isinstance(data, dict) and data.get("status") != "booked":
+            return {**data, "confirmation_text": None}
+        return data
+
+    @model_validator(mode="after")
+    def _status_needs(self) -> _BookResultArgs:
+        if self.status == "booked":
+            missing = [
+                name
+                for name, value in (
+                    ("confirmation_text", self.confirmation_text),
+                    ("confirmed_party", self.confirmed_party),
+                    ("confirmed_time", self.confirmed_time),
+                )
+                if value in (None, "")
+            ]
+            if missing:
+                raise ValueError(f"status 'booked' needs {', '.join(missing)}")
+            if self.confirmed_party is not None and self.confirmed_party < 1:
+                raise ValueError("confirmed_party must be at least 1")
+        if self.status == "declined" and not self.reason:
+            raise ValueError("status 'declined' needs the business's reason")
+        return self
+
+    def details(self) -> BookingDetails:
+        return BookingDetails(
+            confirmation_text=self.confirmation_text,
+            party=self.confirmed_party,
+            time=self.confirmed_time or None,
+            constraints=self.confirmed_constraints or None,
+            minutes_from_requested=self.minutes_from_requested,
+            alternative_offered=self.alternative_offered or None,
+            reason=self.reason or None,
+            unanswered_questions=tuple(q for q in self.unanswered_questions if q),
+        )
+
+
 class _EndCallArgs(_Wire):
     reason: str | None = None
 
@@ -209,10 +273,12 @@ class LiveInbound:
 
     Stateful only in knowing whether `session.started` came: an `error` before it
     replaced the start (the session never began), one after it failed a single command.
+    `job` says which record_task_result schema the session was given (see `session_start`).
     """
 
-    def __init__(self) -> None:
+    def __init__(self, job: JobKind = "quick_ask") -> None:
         self._started = False
+        self._job = job
 
     @property
     def started(self) -> bool:
@@ -238,7 +304,7 @@ class LiveInbound:
             case _Delta(delta=delta):
                 return [OutputTranscript(delta)]
             case _ResponseEvent(event=inner):
-                return _tool_call(inner)
+                return _tool_call(inner, self._job)
             case _SessionClosed(reason=reason):
                 return [LiveClosed(reason or "unspecified")]
             case _ if _is_realtime(event.type):
@@ -259,7 +325,7 @@ def _audio(delta: str) -> bytes:
         raise LiveProtocolError(f"bad GPT-Live event: session.output_audio.delta delta is not base64 ({exc})") from None
 
 
-def _tool_call(inner: _Inner) -> list[Event]:
+def _tool_call(inner: _Inner, job: JobKind = "quick_ask") -> list[Event]:
     """A finished backend function call -> its domain event; every other nested event -> []."""
     item = inner.item
     if inner.type != "response.output_item.done" or item is None:
@@ -269,6 +335,12 @@ def _tool_call(inner: _Inner) -> list[Event]:
     if not item.call_id or not item.name:
         raise LiveProtocolError("bad GPT-Live event: completed function_call item has no call_id or name")
     call_id, name = item.call_id, item.name
+    if name == RECORD_TASK_RESULT and job == "book":
+        try:
+            booking = _BookResultArgs.model_validate_json(item.arguments or "")
+        except ValidationError as exc:
+            return [ToolCallRejected(call_id, name, f"invalid arguments: {_explain(exc, tagged=False)}")]
+        return [TaskRecorded(call_id, booking.status, None, None, booking.details())]
     if name == RECORD_TASK_RESULT:
         try:
             args = _TaskResultArgs.model_validate_json(item.arguments or "")
@@ -293,8 +365,65 @@ def _nullable_text(description: str) -> dict[str, Any]:
     return {"type": ["string", "null"], "description": description}
 
 
-def _tools() -> list[dict[str, Any]]:
+def _nullable(kind: str, description: str) -> dict[str, Any]:
+    return {"type": [kind, "null"], "description": description}
+
+
+def _book_record_tool() -> dict[str, Any]:
+    """record_task_result for a booking: progress notes (in_progress) and the outcome."""
+    properties: dict[str, Any] = {
+        "status": {
+            "type": "string",
+            "enum": list(get_args(BookStatus)),
+            "description": (
+                "in_progress: a note of progress (details exchanged, a question the user must answer); the "
+                "call goes on. booked: the business confirmed the booking after the agent read it back. "
+                "declined: no booking (fully booked, or only a time outside the window). voicemail: no person."
+            ),
+        },
+        "confirmation_text": _nullable_text("The business's confirmation in its words; null unless booked."),
+        "confirmed_party": _nullable("integer", "The party size the business confirmed; null unless booked."),
+        "confirmed_time": _nullable_text("The day and time the business confirmed; null unless booked."),
+        "confirmed_constraints": _nullable_text(
+            "What was agreed about the user's notes (seating, a high chair...); null when there were none."
+        ),
+        "minutes_from_requested": _nullable(
+            "integer", "Minutes from the requested time to the confirmed one (0: the same; negative: earlier)."
+        ),
+        "alternative_offered": _nullable_text("Another day or time the business offered, or null."),
+        "reason": _nullable_text("Why the business cannot book, in its words; needed when declined."),
+        "unanswered_questions": {
+            "type": "array",
+            "items": {"type": "string"},
+            "description": "Questions the business asked that the request does not answer, as asked.",
+        },
+    }
+    return {
+        "type": "function",
+        "name": RECORD_TASK_RESULT,
+        "description": (
+            "Record the booking's progress (in_progress) or its outcome (booked, declined, voicemail). "
+            "A booked record outside the user's window is refused."
+        ),
+        "parameters": {
+            "type": "object",
+            "properties": properties,
+            "required": list(properties),
+            "additionalProperties": False,
+        },
+        "strict": True,
+    }
+
+
+def _tools(job: JobKind = "quick_ask") -> list[dict[str, Any]]:
     """The backend's two function tools, strict so their arguments always match the schema."""
+    tools = _quick_ask_tools()
+    if job == "book":
+        tools[0] = _book_record_tool()
+    return tools
+
+
+def _quick_ask_tools() -> list[dict[str, Any]]:
     return [
         {
             "type": "function",
@@ -346,7 +475,7 @@ def session_start(plan: LivePlan, event_id: str) -> dict[str, Any]:
         "model": plan.backend_model,
         "instructions": plan.backend_instructions,
         "reasoning": {"effort": plan.reasoning_effort},
-        "tools": _tools(),
+        "tools": _tools(plan.job),
         "tool_choice": "auto",
         "parallel_tool_calls": False,
     }

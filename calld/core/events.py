@@ -172,19 +172,39 @@ class OutputAudio:
     pcm: bytes = field(repr=_audio_repr)
 
 
-TaskStatus = Literal["answered", "declined", "voicemail", "unclear"]
-TERMINAL_TASK_STATUSES: frozenset[str] = frozenset({"answered", "declined", "voicemail"})
+TaskStatus = Literal["answered", "declined", "voicemail", "unclear"]  # a quick ask's record_task_result
+BookStatus = Literal["booked", "declined", "voicemail", "in_progress"]  # a booking's record_task_result
+TERMINAL_TASK_STATUSES: frozenset[str] = frozenset({"answered", "declined", "voicemail", "booked"})
+"""A record with one of these ends the conversation; `unclear` and `in_progress` only note progress."""
+
+
+@frozen
+class BookingDetails:
+    """A booking's record_task_result arguments, validated by the adapter (see gpt_live.py)."""
+
+    confirmation_text: str | None = None
+    party: int | None = None
+    time: str | None = None
+    constraints: str | None = None
+    minutes_from_requested: int | None = None
+    alternative_offered: str | None = None
+    reason: str | None = None
+    unanswered_questions: tuple[str, ...] = ()
 
 
 @frozen
 class TaskRecorded:
-    """The backend called record_task_result with valid arguments."""
+    """The backend called record_task_result with valid arguments.
+
+    A quick ask's record carries answer_text and notes; a booking's carries `booking`.
+    """
 
     kind: ClassVar[str] = "tool.record_task_result"
     call_id: str
-    status: TaskStatus
+    status: TaskStatus | BookStatus
     answer_text: str | None
     notes: str | None = None
+    booking: BookingDetails | None = None
 
 
 @frozen

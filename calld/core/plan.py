@@ -3,9 +3,18 @@
 Pure values built from a validated request and settings. Secrets (the media
 token, the stream auth token) are not here: the runtime adds them at the wire,
 so nothing that is journaled can leak them.
+
+A plan's `job` is what the call is for, a closed union: a quick ask (one question)
+or a booking (party, time, notes, window, and the callback number, which is the
+user's own DID). The job chooses the words (opener, instructions, steer), the
+record_task_result schema the backend gets (`LivePlan.job`) and how a record is
+judged; everything else about the call is the same.
 """
 
 from __future__ import annotations
+
+import json
+from typing import ClassVar, Literal
 
 from attrs import frozen
 
@@ -15,6 +24,16 @@ from calld.domain.questions import QUESTIONS, QuestionType
 HANGUP_MARK = "HANGUP_MARK"
 RECORD_TASK_RESULT = "record_task_result"
 END_CALL = "end_call"
+BOOKING_REQUEST_MARK = "The booking request, exactly as the user gave it (JSON):"
+
+STEER_LINE = (
+    "The line has been quiet for a while. Say, briefly, that you are still here, and ask your "
+    "question once more. If nobody answers, you will hang up."
+)
+BOOK_STEER_LINE = (
+    "The line has been quiet for a while. Say, briefly, that you are still here, and ask once more "
+    "whether they can book the table. If nobody answers, you will hang up."
+)
 
 
 @frozen
@@ -45,6 +64,9 @@ class DialPlan:
     time_limit_secs: int = 600
 
 
+JobKind = Literal["quick_ask", "book"]
+
+
 @frozen
 class LivePlan:
     model: str
@@ -54,6 +76,46 @@ class LivePlan:
     reasoning_effort: str
     voice: str
     sample_rate: int = 16000
+    job: JobKind = "quick_ask"  # which record_task_result schema the backend gets, and how it is read
+
+
+# -- what the call is for: a closed union -------------------------------------------------------------
+
+
+@frozen
+class QuickAskJob:
+    """One question (hours, stock, aisle), answered in the business's words."""
+
+    kind: ClassVar[JobKind] = "quick_ask"
+    question: QuestionType
+    item: str | None
+
+    @property
+    def label(self) -> str:
+        return self.question.value
+
+
+@frozen
+class BookJob:
+    """A table for `party` at `time`; another time only within `window_minutes` of it.
+
+    `callback` is the user's own number (the DID the call comes from): what the agent
+    gives when the business asks how to reach them.
+    """
+
+    kind: ClassVar[JobKind] = "book"
+    party: int
+    time: str
+    notes: str | None
+    window_minutes: int
+    callback: E164
+
+    @property
+    def label(self) -> str:
+        return "book"
+
+
+Job = QuickAskJob | BookJob
 
 
 @frozen
@@ -61,17 +123,26 @@ class CallPlan:
     run_id: RunId
     user_id: UserId
     first_name: FirstName
-    question: QuestionType
-    item: str | None
+    job: Job
     ask_line: str
     opener: str
     dial: DialPlan
     live: LivePlan
     timings: Timings
+    steer_line: str = STEER_LINE
 
     @property
     def to(self) -> E164:
         return self.dial.to
+
+    @property
+    def question(self) -> QuestionType | None:
+        """The quick ask's question; None for a booking (use `job`)."""
+        return self.job.question if isinstance(self.job, QuickAskJob) else None
+
+    @property
+    def item(self) -> str | None:
+        return self.job.item if isinstance(self.job, QuickAskJob) else None
 
 
 def disclosure_line(first_name: FirstName) -> str:
@@ -116,8 +187,7 @@ def build_plan(
         run_id=run_id,
         user_id=user_id,
         first_name=first_name,
-        question=question,
-        item=item,
+        job=QuickAskJob(question, item),
         ask_line=ask,
         opener=opener,
         dial=DialPlan(to=to, from_=from_, run_id=run_id, command_id=command_id),
@@ -131,3 +201,122 @@ def build_plan(
         ),
         timings=timings,
     )
+
+
+# -- booking a table ---------------------------------------------------------------------------------
+
+
+def book_ask_line(party: int, time: str) -> str:
+    people = "person" if party == 1 else "people"
+    return f"I'd like to book a table for {party} {people}, {time}, please."
+
+
+def booking_request(first_name: FirstName, job: BookJob) -> dict[str, object]:
+    """The request as data: said to both models verbatim, so neither has to guess a detail."""
+    return {
+        "name": str(first_name),
+        "party": job.party,
+        "time": job.time,
+        "notes": job.notes,
+        "window_minutes": job.window_minutes,
+        "callback_number": str(job.callback),
+    }
+
+
+def _window_rule(first_name: FirstName, job: BookJob) -> str:
+    if job.window_minutes == 0:
+        return f"Accept only the time asked for ({job.time}): {first_name} gave no leeway."
+    return (
+        f"Accept another time only if it is within {job.window_minutes} minutes of {job.time}, "
+        "earlier or later."
+    )
+
+
+def build_book_plan(
+    *,
+    run_id: RunId,
+    user_id: UserId,
+    first_name: FirstName,
+    to: E164,
+    from_: E164,
+    party: int,
+    time: str,
+    notes: str | None,
+    window_minutes: int,
+    command_id: str,
+    live_model: str,
+    backend_model: str,
+    reasoning_effort: str,
+    voice: str,
+    timings: Timings,
+) -> CallPlan:
+    """A booking call: the same call as a quick ask, with its own words, tool schema and checks."""
+    job = BookJob(party=party, time=time, notes=notes, window_minutes=window_minutes, callback=from_)
+    name = first_name
+    ask = book_ask_line(party, time)
+    disclosure = disclosure_line(name)
+    request = f"{BOOKING_REQUEST_MARK} {json.dumps(booking_request(name, job), ensure_ascii=False)}"
+    constraints = f"the constraints are: {notes}" if notes else "there are no special requests"
+    opener = f'Start speaking now. Say exactly this, and nothing before it: "{disclosure} {ask}" Then listen.'
+    instructions = (
+        f"You are an automated assistant phoning a restaurant to book a table on behalf of {name}. "
+        f"Your first words on the call always say that you are an automated assistant calling on behalf of "
+        f"{name}; then you ask to book: {ask} "
+        "Answer the business's questions from the booking request below, and from nothing else: "
+        f"the booking is under the name {name}; the party is {party}; the time is {time}; {constraints}; "
+        f"the callback number is {from_} (say it digit by digit). "
+        f"Never invent a detail that is not in the request. If they ask for anything else (an email address, "
+        f"allergies, a card number, a surname), say that you will check with {name} and get back to them, "
+        "and let your backend note what they asked. "
+        f"If they offer a different time: {_window_rule(name, job)} If the time they offer is outside that, "
+        "thank them, decline politely, and let your backend record the alternative they offered. "
+        "Before the booking is recorded, read it back to them: the name, the party size, the day and time, "
+        "and the constraints, and wait for them to confirm it. "
+        "When your backend has recorded the outcome, thank them in one short sentence and say goodbye.\n"
+        f"{request}"
+    )
+    backend = (
+        f"You keep the record of a call that books a table for {name}. "
+        f"Call {RECORD_TASK_RESULT} with status in_progress to note progress: once the details have been "
+        f"exchanged, and whenever the business asks something the request does not answer. It does not end "
+        f"the call; the agent goes on talking. Call it with status booked only after the agent has read the "
+        f"booking back and the business has confirmed it: confirmation_text in the business's words, "
+        f"confirmed_party, confirmed_time, confirmed_constraints (what was agreed about the notes), and "
+        f"minutes_from_requested (how many minutes the confirmed time is from {time}; 0 for that time). "
+        f"{_window_rule(name, job)} A time outside that is not a booking: record status declined with the "
+        f"alternative_offered and the reason (the app refuses a booked record outside the window). "
+        f"Status declined: the business cannot book (reason in their words, alternative_offered if they "
+        f"offered another time, else null). Status voicemail: no person answered. In unanswered_questions "
+        f"list every question the business asked that the request does not answer, as they asked it. Never "
+        f"invent details. Record a final status once. After the closing line, call {END_CALL}.\n"
+        f"{request}"
+    )
+    return CallPlan(
+        run_id=run_id,
+        user_id=user_id,
+        first_name=first_name,
+        job=job,
+        ask_line=ask,
+        opener=opener,
+        steer_line=BOOK_STEER_LINE,
+        dial=DialPlan(to=to, from_=from_, run_id=run_id, command_id=command_id),
+        live=LivePlan(
+            model=live_model,
+            instructions=instructions,
+            backend_model=backend_model,
+            backend_instructions=backend,
+            reasoning_effort=reasoning_effort,
+            voice=voice,
+            job="book",
+        ),
+        timings=timings,
+    )
+
+
+def parse_booking_request(instructions: str) -> dict[str, object] | None:
+    """The request block `build_book_plan` puts in the instructions, read back; None without one."""
+    for line in instructions.splitlines():
+        if line.startswith(BOOKING_REQUEST_MARK):
+            value = json.loads(line.removeprefix(BOOKING_REQUEST_MARK))
+            return value if isinstance(value, dict) else None
+    return None

@@ -15,6 +15,11 @@ Rules of this file (after h11's _state.py):
 Theory of the edges:
  - Pickup: callee audio arriving before `session.started` is held in the live track
    (capped at pickup_hold_s, oldest dropped) and flushed in order when it starts.
+ - Tools: every tool output goes back with exactly one response.create, so the agent
+   keeps talking after a progress note (unclear, in_progress) or a refused record.
+ - Bookings: a booked record is checked against the request (party, constraints, and
+   the window from the words of both times); one that does not hold is refused back to
+   the model and the conversation goes on.
  - Goodbye: a terminal record_task_result returns its output and one response.create,
    so the agent says the closing line; we wait until that speech has gone quiet (or
    farewell_max_s), send `session.close`, forward the flushed audio until GPT-Live has
@@ -53,7 +58,8 @@ from calld.core.effects import (
     SendMediaAudio,
     SendToolOutput,
 )
-from calld.core.plan import HANGUP_MARK, RECORD_TASK_RESULT
+from calld.core.plan import HANGUP_MARK, RECORD_TASK_RESULT, BookJob, QuickAskJob
+from calld.core.plan import STEER_LINE as STEER_LINE  # the quick ask's steer; each plan carries its own
 from calld.core.state import (
     Call,
     ConvConcluded,
@@ -88,13 +94,10 @@ from calld.core.state import (
     Turn,
     Via,
 )
+from calld.domain.times import minutes_between
 
 BYTES_PER_SECOND = 16000 * 2  # 16 kHz mono PCM16: the only audio the core sees
 
-STEER_LINE = (
-    "The line has been quiet for a while. Say, briefly, that you are still here, and ask your "
-    "question once more. If nobody answers, you will hang up."
-)
 
 # Timers that belong to a call in progress; all of them die when it ends.
 _LIVE_TIMERS = ("stall", "farewell", "farewell_quiet", "close", "drain", "trail", "call_cap")
@@ -467,6 +470,63 @@ def _output_audio(call: Call, event: ev.OutputAudio) -> _Out:
     return evolve(call, counters=c), [SendMediaAudio(event.pcm)]
 
 
+def _merge_questions(have: tuple[str, ...], new: tuple[str, ...]) -> tuple[str, ...]:
+    seen = {" ".join(q.lower().split()) for q in have}
+    out = list(have)
+    for q in new:
+        key = " ".join(q.lower().split())
+        if key and key not in seen:
+            seen.add(key)
+            out.append(q.strip())
+    return tuple(out)
+
+
+def _wrong_job(call: Call, event: ev.TaskRecorded) -> str | None:
+    """A record that does not fit what this call is for (the adapter checks too; this is the rule)."""
+    job = call.plan.job
+    if isinstance(job, BookJob):
+        if event.booking is None or event.status in ("answered", "unclear"):
+            return f"status {event.status} is not a booking outcome (booked, declined, voicemail or in_progress)"
+    elif event.booking is not None or event.status in ("booked", "in_progress"):
+        return f"status {event.status} is not a quick-ask outcome (answered, declined, voicemail or unclear)"
+    return None
+
+
+def _refuse_booking(call: Call, job: BookJob, d: ev.BookingDetails) -> tuple[str, str] | int:
+    """(why, what to do instead) when a booked record does not hold; else the minutes from the asked time.
+
+    The window is the app's to check: when the words of both times name a clock time, the gap
+    comes from them, whatever the model counted; only when they do not is the model's count used.
+    """
+    name = call.plan.first_name
+    if d.party != job.party:
+        return (
+            f"the booking is for {d.party}, but {name} asked for a table for {job.party}",
+            f"never change the party size: ask for a table for {job.party}, or decline and record status declined",
+        )
+    said = minutes_between(job.time, d.time or "")
+    minutes = said if said is not None else d.minutes_from_requested
+    if minutes is None:
+        return (
+            f"it does not say how far {d.time!r} is from the requested {job.time!r}",
+            "record booked again with minutes_from_requested (0 when it is the requested time)",
+        )
+    if abs(minutes) > job.window_minutes:
+        side = "later" if minutes > 0 else "earlier"
+        return (
+            f"{d.time} is {abs(minutes)} minutes {side} than the requested {job.time}: outside {name}'s window "
+            f"of {job.window_minutes} minutes, so it is not a booking",
+            f"do not book it: thank them, decline politely, and record status declined with the alternative "
+            f"offered ({d.time})",
+        )
+    if job.notes and not (d.constraints or "").strip():
+        return (
+            f"{name} asked for {job.notes!r} and the booking says nothing about it",
+            "read the constraints back to them, then record booked with confirmed_constraints",
+        )
+    return minutes
+
+
 @_on(ev.TaskRecorded)
 def _task_recorded(call: Call, event: ev.TaskRecorded) -> _Out:
     if event.call_id in call.tool_call_ids:
@@ -477,9 +537,22 @@ def _task_recorded(call: Call, event: ev.TaskRecorded) -> _Out:
         if not _live_is_open(call):
             return call, []
         return call, [SendToolOutput(event.call_id, _tool_output(recorded=False, why="a final result is already recorded"))]
+    if (why := _wrong_job(call, event)) is not None:
+        return call, [SendToolOutput(event.call_id, _tool_output(recorded=False, why=why)), ContinueResponse()]
+    job = call.plan.job
+    if event.booking is not None:
+        call = evolve(call, unanswered=_merge_questions(call.unanswered, event.booking.unanswered_questions))
     if event.status not in ev.TERMINAL_TASK_STATUSES:
-        out = _tool_output(recorded=True, next="ask the question again, briefly")
-        return call, [SendToolOutput(event.call_id, out), ContinueResponse()]
+        # Progress only: the output and exactly one response.create, so the agent goes on talking.
+        again = "ask the question again, briefly" if isinstance(job, QuickAskJob) else "go on with the booking"
+        return call, [SendToolOutput(event.call_id, _tool_output(recorded=True, next=again)), ContinueResponse()]
+    if event.status == "booked" and isinstance(job, BookJob) and event.booking is not None:
+        checked = _refuse_booking(call, job, event.booking)
+        if not isinstance(checked, int):
+            why, instead = checked
+            out = _tool_output(recorded=False, why=why, next=instead)
+            return call, [SendToolOutput(event.call_id, out), ContinueResponse()]
+        event = evolve(event, booking=evolve(event.booking, minutes_from_requested=checked))
     t = call.plan.timings
     call = evolve(call, conversation=ConvConcluded(event), hangup=HangupFarewell(via="tool"))
     out = _tool_output(recorded=True, next="thank them in one short sentence and say goodbye")
@@ -588,7 +661,7 @@ def _stall(call: Call, event: ev.StallElapsed) -> _Out:
         return _ignore(call, event, "conversation")
     if not call.conversation.steered:
         call = evolve(call, conversation=ConvTalking(steered=True))
-        return call, [AppendCommentary(STEER_LINE), Schedule("stall", call.plan.timings.stall_s, ev.StallElapsed())]
+        return call, [AppendCommentary(call.plan.steer_line), Schedule("stall", call.plan.timings.stall_s, ev.StallElapsed())]
     effects: list[Effect] = _cancel_timers(*_LIVE_TIMERS)
     if _live_is_open(call):
         effects.append(CloseLive())

@@ -291,6 +291,7 @@ class Call:
     tool_call_ids: frozenset[str] = frozenset()
     tools: tuple[str, ...] = ()  # tool names in arrival order, for the report
     end_call_seen: bool = False
+    unanswered: tuple[str, ...] = ()  # a booking: questions the business asked that the request does not answer
     machine: str | None = None
     failure: str | None = None
     counters: Counters = field(factory=Counters)

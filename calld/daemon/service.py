@@ -429,7 +429,7 @@ class Daemon:
             out.append({
                 "run_id": h.plan.run_id,
                 "call_control_id": c.call_control_id,
-                "question": h.plan.question.value,
+                "question": h.plan.job.label,
                 "tracks": {t: getattr(c, t).kind for t in ("dial", "telnyx", "media", "live", "conversation", "hangup")},
             })
         return out

@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+import re
 from typing import Annotated, Self
 
-from pydantic import BaseModel, ConfigDict, StringConstraints, model_validator
+from pydantic import BaseModel, ConfigDict, StringConstraints, ValidationError, field_validator, model_validator
 
 from calld.domain.ids import E164, FirstName, UserId
 from calld.domain.questions import QUESTIONS, QuestionType
@@ -31,3 +32,111 @@ class AskRequest(BaseModel):
         if not takes_item and self.item is not None:
             raise ValueError(f"--item goes only with --ask stock or --ask aisle, not {self.ask}")
         return self
+
+
+# -- booking a table ---------------------------------------------------------------------------------
+
+MAX_PARTY = 20  # a bigger group is an event booking: a person should call
+MAX_WINDOW_MINUTES = 180  # "any time this evening" is not a window calld can hold a business to
+Notes = Annotated[str, StringConstraints(strip_whitespace=True, max_length=200)]
+
+
+def _whole_number(value: object, flag: str, what: str) -> int:
+    """An int from CLI text or JSON, or a ValueError that names the flag and says what to give."""
+    if isinstance(value, bool):
+        raise ValueError(f"{flag} must be {what}, got {value!r}")
+    if isinstance(value, str):
+        text = value.strip()
+        if re.fullmatch(r"[+-]?\d+", text):
+            return int(text)
+        raise ValueError(f"{flag} must be {what}, got {value!r}")
+    if isinstance(value, float) and value.is_integer():
+        return int(value)
+    if isinstance(value, int):
+        return value
+    raise ValueError(f"{flag} must be {what}, got {value!r}")
+
+
+class BookRequest(BaseModel):
+    """Book a table: for `party` people at `time` (as the user said it), within `window` minutes.
+
+    `window` is how far from `time` the user will accept another time (0: that time only).
+    `notes` are the user's constraints ("outdoor if possible"), said to the business as given.
+    """
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    to: E164
+    name: FirstName
+    party: int
+    time: str
+    notes: Notes | None = None
+    window: int = 0
+    user: UserId = UserId("default")
+    request_id: RequestId | None = None
+
+    @field_validator("party", mode="before")
+    @classmethod
+    def _party(cls, value: object) -> int:
+        what = f"a whole number of people from 1 to {MAX_PARTY}"
+        n = _whole_number(value, "--party", what)
+        if n < 1:
+            raise ValueError(f"--party must be {what}, got {n}: a table is for at least one person")
+        if n > MAX_PARTY:
+            raise ValueError(f"--party must be {what}, got {n}: for a group that size, call the business yourself")
+        return n
+
+    @field_validator("time", mode="before")
+    @classmethod
+    def _time(cls, value: object) -> str:
+        example = 'say when, e.g. --time "Friday 7pm"'
+        if not isinstance(value, str):
+            raise ValueError(f"--time must be text ({example}), got {value!r}")
+        text = " ".join(value.split()).replace('"', "'")
+        if not text:
+            raise ValueError(f"--time is empty: {example}")
+        if len(text) > 80:
+            raise ValueError(f"--time is {len(text)} characters; keep it under 80 ({example})")
+        return text
+
+    @field_validator("notes", mode="before")
+    @classmethod
+    def _notes(cls, value: object) -> object:
+        if isinstance(value, str):
+            text = " ".join(value.split()).replace('"', "'")
+            if len(text) > 200:
+                raise ValueError(f"--notes is {len(text)} characters; keep it under 200")
+            return text or None  # an empty --notes is no notes
+        return value
+
+    @field_validator("window", mode="before")
+    @classmethod
+    def _window(cls, value: object) -> int:
+        what = f"a whole number of minutes from 0 to {MAX_WINDOW_MINUTES}"
+        n = _whole_number(value, "--window", what)
+        if n < 0:
+            raise ValueError(f"--window must be {what}, got {n}: it is how far from --time another time may be")
+        if n > MAX_WINDOW_MINUTES:
+            raise ValueError(f"--window must be {what}, got {n}")
+        return n
+
+
+BOOK_FLAGS = {
+    "to": "--to", "name": "--name", "party": "--party", "time": "--time", "notes": "--notes",
+    "window": "--window", "user": "--user", "request_id": "--request-id",
+}
+
+
+def explain_book_errors(exc: ValidationError) -> str:
+    """One line per problem, led by the flag to fix (the validators' own messages name it too)."""
+    parts = []
+    for err in exc.errors(include_url=False):
+        loc = [str(p) for p in err["loc"]]
+        flag = BOOK_FLAGS.get(loc[0], loc[0]) if loc else "input"
+        msg = err["msg"].removeprefix("Value error, ")
+        if err["type"] == "missing":
+            msg = "is required"
+        elif err["type"] == "extra_forbidden":
+            msg = "is not an option of book"
+        parts.append(msg if msg.startswith(flag) else f"{flag}: {msg}")
+    return "; ".join(parts)

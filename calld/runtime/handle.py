@@ -28,6 +28,7 @@ from typing import Any
 
 import trio
 from attrs import asdict, frozen
+from pydantic import ValidationError
 
 from calld.adapters import gpt_live
 from calld.adapters.gpt_live import LiveInbound, LiveProtocolError
@@ -51,13 +52,13 @@ from calld.core.effects import (
     SendMediaAudio,
     SendToolOutput,
 )
-from calld.core.outcome import conclude
-from calld.core.plan import CallPlan
+from calld.core.outcome import Outcome, conclude
+from calld.core.plan import BookJob, CallPlan
 from calld.core.reduce import reduce_step
 from calld.core.state import TRACKS, Call, HangupDone, TelnyxEnded
 from calld.domain import results
 from calld.runtime.journal import effect_row, event_row
-from calld.runtime.report import CallReport, HangupInfo, MediaInfo, Transition, redact
+from calld.runtime.report import BookingInfo, CallReport, HangupInfo, MediaInfo, Transition, redact
 from calld.runtime.rundir import RunDir
 from calld.runtime.sockets import MessageSocket, SocketClosed
 
@@ -86,7 +87,7 @@ class CallHandle:
         self.call = Call(plan=plan)
         self.media_token = secrets.token_urlsafe(24)
         self.stream_auth_token = secrets.token_urlsafe(24)
-        self.result: results.QuickAskResult | None = None
+        self.result: results.CallResult | None = None
         self.finished = trio.Event()
         self._events_tx, self._events_rx = trio.open_memory_channel[ev.Event](math.inf)
         self._webhooks_tx, self._webhooks_rx = trio.open_memory_channel[Webhook](64)
@@ -126,7 +127,7 @@ class CallHandle:
 
     # -- the call ----------------------------------------------------------------------------------
 
-    async def run(self) -> results.QuickAskResult:
+    async def run(self) -> results.CallResult:
         self._t0 = trio.current_time()
         for track in TRACKS:
             self._transitions[track] = [Transition(state=getattr(self.call, track).kind, t_ms=0)]
@@ -391,7 +392,7 @@ class CallHandle:
                         self.rundir.write_json("session_start.json", start)
                         await socket.send(json.dumps(start, separators=(",", ":")))
                         self._live_socket = socket
-                        inbound = LiveInbound()
+                        inbound = LiveInbound(job=plan.job)
                         while True:
                             try:
                                 text = await socket.receive()
@@ -449,33 +450,18 @@ class CallHandle:
         }
         refs["transcript.json"] = rd.write_json("transcript.json", transcript)
         if (task := call.task) is not None:
-            refs["task.json"] = rd.write_json(
-                "task.json",
-                {"tool": "record_task_result", "call_id": task.call_id, "status": task.status,
-                 "answer_text": task.answer_text, "notes": task.notes, "end_call_seen": call.end_call_seen},
-            )
+            record: dict[str, Any] = {"tool": "record_task_result", "call_id": task.call_id, "status": task.status,
+                                      "answer_text": task.answer_text, "notes": task.notes,
+                                      "end_call_seen": call.end_call_seen}
+            if task.booking is not None:
+                record["booking"] = asdict(task.booking)
+                record["booking"]["unanswered_questions"] = list(call.unanswered)
+            refs["task.json"] = rd.write_json("task.json", record)
         rd.close()
         refs["audio/inbound.wav"] = rd.ref("audio/inbound.wav")
         refs["audio/outbound.wav"] = rd.ref("audio/outbound.wav")
         ccid = call.call_control_id
-        completed = outcome.status in ("answered", "declined", "voicemail")
-        common: dict[str, Any] = {"run_id": self.plan.run_id, "call_control_id": ccid}
-        if completed and ccid is not None:
-            common |= {"transcript_ref": refs["transcript.json"], "audio_ref": refs["audio/inbound.wav"],
-                       "verdict_source": outcome.verdict_source}
-        match outcome.status:
-            case "answered" if ccid is not None and outcome.answer_text:
-                result: results.QuickAskResult = results.Answered(answer_text=outcome.answer_text, **common)
-            case "declined" if ccid is not None:
-                result = results.Declined(reason=outcome.reason, **common)
-            case "voicemail" if ccid is not None:
-                result = results.Voicemail(**common)
-            case "no_answer":
-                result = results.NoAnswer(hangup_cause=outcome.reason, **common)
-            case _:
-                reason = outcome.reason or f"the call ended as {outcome.status} without the evidence it needs"
-                extra = {"transcript_ref": refs["transcript.json"], "audio_ref": refs["audio/inbound.wav"]}
-                result = results.Failed(reason=reason, **common, **extra)
+        result = self._result(outcome, refs)
         refs["result.json"] = rd.write_json("result.json", result.model_dump(mode="json"))
         refs["call_report.json"] = rd.ref("call_report.json")
         refs["call_report.redacted.json"] = rd.ref("call_report.redacted.json")
@@ -489,8 +475,10 @@ class CallHandle:
             to=self.plan.dial.to,
             from_did=self.plan.dial.from_,
             first_name=self.plan.first_name,
-            question=self.plan.question.value,
+            job=self.plan.job.kind,
+            question=self.plan.question.value if self.plan.question is not None else None,
             item=self.plan.item,
+            booking=self._booking_info(),
             status=result.status,
             answer_text=result.answer_text,
             verdict_source=outcome.verdict_source,
@@ -520,3 +508,51 @@ class CallHandle:
         self.result = result
         log.info("%s finished: %s via %s", ccid or self.plan.run_id, result.status, report.hangup.via)
 
+    def _booking_info(self) -> BookingInfo | None:
+        job = self.plan.job
+        if not isinstance(job, BookJob):
+            return None
+        return BookingInfo(party=job.party, time=job.time, notes=job.notes, window_minutes=job.window_minutes,
+                           callback=job.callback, unanswered_questions=list(self.call.unanswered))
+
+    def _result(self, outcome: Outcome, refs: dict[str, str]) -> results.CallResult:
+        """The closed result for this job; evidence that cannot make a valid one makes a Failed."""
+        ccid = self.call.call_control_id
+        job = self.plan.job
+        completed = outcome.status in ("answered", "booked", "declined", "voicemail")
+        common: dict[str, Any] = {"run_id": self.plan.run_id, "call_control_id": ccid}
+        if completed and ccid is not None:
+            common |= {"transcript_ref": refs["transcript.json"], "audio_ref": refs["audio/inbound.wav"],
+                       "verdict_source": outcome.verdict_source}
+        reason: str | None = None
+        try:
+            match outcome.status:
+                case "answered" if ccid is not None and outcome.answer_text:
+                    return results.Answered(answer_text=outcome.answer_text, **common)
+                case "booked" if ccid is not None and isinstance(job, BookJob) and outcome.booking is not None:
+                    b = outcome.booking
+                    return results.Booked(
+                        confirmation_text=b.confirmation_text, confirmed_party=b.party, confirmed_time=b.time,
+                        confirmed_constraints=b.constraints, minutes_from_requested=b.minutes_from_requested,
+                        requested=results.Requested(party=job.party, time=job.time, notes=job.notes,
+                                                    window_minutes=job.window_minutes),
+                        unanswered_questions=self.call.unanswered, **common,
+                    )
+                case "declined" if ccid is not None and isinstance(job, BookJob) and outcome.booking is not None:
+                    b = outcome.booking
+                    return results.BookDeclined(reason=b.reason, alternative_offered=b.alternative_offered,
+                                                unanswered_questions=self.call.unanswered, **common)
+                case "declined" if ccid is not None and not isinstance(job, BookJob):
+                    return results.Declined(reason=outcome.reason, **common)
+                case "voicemail" if ccid is not None:
+                    return results.Voicemail(**common)
+                case "no_answer":
+                    return results.NoAnswer(hangup_cause=outcome.reason, **common)
+        except ValidationError as exc:
+            # The reducer admits only records that make a valid result; this is a bug caught, not a verdict.
+            log.error("%s %s evidence makes no valid result: %s", self.plan.run_id, outcome.status, exc)
+            reason = f"the {outcome.status} record could not make a valid result: {exc.errors()[0]['msg']}"
+        reason = reason or outcome.reason or f"the call ended as {outcome.status} without the evidence it needs"
+        common = {"run_id": self.plan.run_id, "call_control_id": ccid}
+        return results.Failed(reason=reason, transcript_ref=refs["transcript.json"],
+                              audio_ref=refs["audio/inbound.wav"], **common)

@@ -51,6 +51,17 @@ class MediaInfo(_Model):
     resampled: bool
 
 
+class BookingInfo(_Model):
+    """What a booking call asked for, and what the business asked that the request did not answer."""
+
+    party: int
+    time: str
+    notes: str | None
+    window_minutes: int
+    callback: str  # the user's own number, given when the business asks how to reach them
+    unanswered_questions: list[str]
+
+
 class CallReport(_Model):
     run_id: str
     call_control_id: str | None
@@ -59,9 +70,11 @@ class CallReport(_Model):
     to: str
     from_did: str
     first_name: str
-    question: str
+    job: Literal["quick_ask", "book"] = "quick_ask"
+    question: str | None  # the quick ask's question; None for a booking
     item: str | None
-    status: Literal["answered", "declined", "voicemail", "no_answer", "failed"]
+    booking: BookingInfo | None = None
+    status: Literal["answered", "booked", "declined", "voicemail", "no_answer", "failed"]
     answer_text: str | None
     verdict_source: Literal["tool", "transcript", "none"]
     transcript_verdict: str | None
@@ -88,6 +101,8 @@ def redact(report: CallReport) -> dict[str, Any]:
     data["to"] = _mask_number(report.to)
     data["from_did"] = _mask_number(report.from_did)
     data["first_name"] = "[redacted]"
+    if report.booking is not None:
+        data["booking"]["callback"] = _mask_number(report.booking.callback)
     if report.call_control_id:
         data["call_control_id"] = "sha256:" + hashlib.sha256(report.call_control_id.encode()).hexdigest()[:16]
     data["redacted"] = True

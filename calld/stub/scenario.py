@@ -2,15 +2,47 @@
 
 A Scenario is data. The stub world plays it: Telnyx (REST, webhooks, media) on one
 side and a fake GPT-Live on the other, each reacting to what the app sends.
+
+A booking business is a small state machine (`BookingScript`): in each state it
+waits for the agent's words, as it heard them played on the line, to match one of
+its replies, says that reply and moves on. So it reacts to what the agent really
+said: a callback number it never heard is asked for again; a counter-offer the
+agent turned down is not booked.
 """
 
 from __future__ import annotations
 
+import re
 from typing import Literal
 
-from attrs import frozen
+from attrs import evolve, frozen
 
 ModelVerdict = Literal["answered", "declined", "none"]
+# How the fake backend treats the user's window: checks it itself (careful), books whatever is
+# offered and reports the true minutes (careless), or books it and reports 0 minutes (careless_lying).
+# The last two are what the app's own window check is for.
+BrainStyle = Literal["careful", "careless", "careless_lying"]
+
+
+@frozen
+class Reply:
+    """Say `say` once the agent's words since the business last spoke match `when`; go to `then`."""
+
+    say: str
+    when: str = "."
+    then: str = "done"
+
+    def matches(self, heard: str) -> bool:
+        return re.search(self.when, heard, re.IGNORECASE | re.DOTALL) is not None
+
+
+@frozen
+class BookingScript:
+    states: tuple[tuple[str, tuple[Reply, ...]], ...]
+    start: str = "ask"
+
+    def replies(self, state: str) -> tuple[Reply, ...]:
+        return next((replies for name, replies in self.states if name == state), ())
 
 
 @frozen
@@ -33,6 +65,8 @@ class Scenario:
     silent_after_greeting: bool = False  # the business never answers the question
     end_call_after_closing: bool = True  # the backend calls end_call after the closing line
     duplicate_webhooks: bool = False
+    booking: BookingScript | None = None  # a restaurant taking a booking, instead of answering one question
+    brain: BrainStyle = "careful"  # how the fake backend treats the window (booking only)
 
 
 SCENARIOS: dict[str, Scenario] = {
@@ -66,3 +100,97 @@ SCENARIOS: dict[str, Scenario] = {
         Scenario("duplicates", duplicate_webhooks=True),
     )
 }
+
+
+# -- restaurants taking a booking --------------------------------------------------------------------
+
+_RESTAURANT = "Good evening, Trattoria Roma, how can I help you?"
+_ASKS_TO_BOOK = r"book a table"
+_NUMBER = r"\+\d{10,15}"
+
+# The tail every booking shares: special requests, then the read-back, then the confirmation.
+_REQUESTS = ("requests", (Reply("Lovely, that's all noted.", then="readback"),))
+_READBACK = (
+    "readback",
+    (Reply("Yes, that's right. You're all booked, we'll see you then.", when=r"read that back|is that right", then="booked"),),
+)
+# An agent that takes a booking back is let off politely.
+_BOOKED = ("booked", (Reply("Oh, no problem, I'll cancel it. Goodbye.", when=r"don't hold|cancel", then="done"),))
+_COUNTER = (
+    "offer",
+    (
+        Reply("No problem, maybe another time. Goodbye.", when=r"doesn't work|leave it|no,? thank", then="done"),
+        Reply("Great. Any special requests?", when=r"\bworks\b|\byes\b|that's fine", then="requests"),
+    ),
+)
+
+
+def _booking(name: str, first: Reply, *states: tuple[str, tuple[Reply, ...]], **kw: object) -> Scenario:
+    script = BookingScript(states=(("ask", (first,)), *states, _REQUESTS, _READBACK, _BOOKED))
+    return Scenario(name, greeting=_RESTAURANT, booking=script, **kw)  # type: ignore[arg-type]
+
+
+BOOK_SCENARIOS: dict[str, Scenario] = {
+    s.name: s
+    for s in (
+        # Books straight away; asks only for special requests.
+        _booking(
+            "book_straight",
+            Reply("Of course, we have a table for you then. Any special requests?", when=_ASKS_TO_BOOK, then="requests"),
+        ),
+        # Wants the name and a callback number first, and asks again until it has heard both.
+        _booking(
+            "book_details",
+            Reply(
+                "Sure, I can do that. What name is the booking under, and what number can we reach you on?",
+                when=_ASKS_TO_BOOK,
+                then="details",
+            ),
+            (
+                "details",
+                (
+                    Reply("Thank you. Any special requests?", when=rf"(?=.*\bunder\b)(?=.*{_NUMBER})", then="requests"),
+                    Reply("Sorry, I didn't catch that. What name, and what number?", then="details"),
+                ),
+            ),
+        ),
+        # The time asked for is full; 30 minutes later is free.
+        _booking(
+            "book_counter_inside",
+            Reply(
+                "We're full at seven, but I could do 7:30pm on Friday. Would that work?",
+                when=_ASKS_TO_BOOK,
+                then="offer",
+            ),
+            _COUNTER,
+        ),
+        # The time asked for is full; only two and a half hours later is free.
+        _booking(
+            "book_counter_outside",
+            Reply(
+                "I'm sorry, we're fully booked at seven. The earliest I could do is 9:30pm on Friday. Would that work?",
+                when=_ASKS_TO_BOOK,
+                then="offer",
+            ),
+            _COUNTER,
+        ),
+        # No table at all, and nothing else offered.
+        _booking(
+            "book_full",
+            Reply("I'm sorry, we're fully booked on Friday evening.", when=_ASKS_TO_BOOK, then="done"),
+        ),
+        # Asks something the request does not answer; books once the agent says it will check.
+        _booking(
+            "book_unanswered",
+            Reply("Sure, we can do that. Any allergies we should know about?", when=_ASKS_TO_BOOK, then="allergies"),
+            (
+                "allergies",
+                (Reply("No problem, just let us know. Any special requests?", when=r"check with", then="requests"),),
+            ),
+        ),
+    )
+}
+# Careless backends book an out-of-window offer (one even says it is 0 minutes off): the app refuses it.
+for _style in ("careless", "careless_lying"):
+    _s = evolve(BOOK_SCENARIOS["book_counter_outside"], name=f"book_counter_outside_{_style}", brain=_style)
+    BOOK_SCENARIOS[_s.name] = _s

@@ -7,6 +7,11 @@ before it has played; a tool output and response.create lead to the next line;
 session.close flushes the rest of the speech, then session.closed). They supply
 transcripts and tool calls, heard from the audio that actually arrived; they never
 supply a verdict.
+
+A booking session (one whose session.start carries a booking request) gets a
+scripted brain (calld.stub.brain) in place of the quick ask's single answer; the
+restaurant (Scenario.booking) replies to the agent's lines as they played on the
+line, once the agent has paused.
 """
 
 from __future__ import annotations
@@ -25,9 +30,11 @@ import httpx
 import trio
 
 from calld.adapters.fixtures import load_fixture
+from calld.core.plan import parse_booking_request
 from calld.runtime.sockets import MemorySocket, SocketClosed, memory_socket_pair
+from calld.stub.brain import BookBrain
 from calld.stub.scenario import Scenario
-from calld.stub.speech import FRAME_BYTES, SILENCE, Listener, line_frames
+from calld.stub.speech import FRAME_BYTES, SILENCE, Listener, line_frames, read_frame
 
 log = logging.getLogger("calld.stub")
 
@@ -69,6 +76,9 @@ class StubWorld:
         self._answer_line: int | None = None
         self._opener_line: int | None = None
         self._plays_audio = True
+        self._booking_state = scenario.booking.start if scenario.booking is not None else ""
+        self._heard_mark = 0  # heard_on_line[_heard_mark:] is what the agent said since the business spoke
+        self._agent_voice_t = 0.0  # when the line last played a frame of the agent's speech
         self._playout: deque[bytes | tuple[str, str]] = deque()
         self._playout_changed = trio.Event()
 
@@ -254,11 +264,17 @@ class StubWorld:
                 await self._echo(peer, stream_id, item[1])
                 continue
             await trio.sleep(0.02)
+            if read_frame(item) is not None:
+                self._agent_voice_t = trio.current_time()
             for line, index, word in ear.hear(item):
                 self.heard_on_line.append(word)
                 self._business_heard(line, index)
 
     def _business_heard(self, line: int, index: int) -> None:
+        if self.scenario.booking is not None:
+            if self.roles.get(line) == "agent" and index == len(self.codebook[line]) - 1:
+                self._booking_turn()
+            return
         if line != self._opener_line:
             return
         words = len(self.codebook[line])
@@ -268,6 +284,24 @@ class StubWorld:
             self._business_heard_ask = True
             if not self.scenario.silent_after_greeting:
                 self._nursery.start_soon(self._answer)
+
+    def _booking_turn(self) -> None:
+        """The agent finished a line: reply if what it said since the business spoke fits the script."""
+        assert self.scenario.booking is not None
+        heard = " ".join(self.heard_on_line[self._heard_mark :])
+        for reply in self.scenario.booking.replies(self._booking_state):
+            if reply.matches(heard):
+                self._heard_mark = len(self.heard_on_line)
+                self._booking_state = reply.then
+                self._nursery.start_soon(self._business_says, reply.say)
+                return
+
+    async def _business_says(self, text: str) -> None:
+        """A person waits for a pause: the reply starts once the agent has been quiet a moment."""
+        while trio.current_time() < (pause_over := self._agent_voice_t + self.scenario.answer_delay_s):
+            await trio.sleep_until(pause_over)
+        _, frames = self._line("business", text)
+        self._business_queue.extend(frames)
 
     async def _answer(self) -> None:
         await trio.sleep(self.scenario.answer_delay_s)
@@ -302,6 +336,8 @@ class FakeLive:
         self.waiting: deque[list[bytes]] = deque()  # lines to say once the business stops talking
         self.business_talking = False
         self.spoke = {"agent": False, "business": False}
+        self.brain: BookBrain | None = None  # a booking session's script (from the request in session.start)
+        self.outputs: list[tuple[str, dict[str, Any]]] = []  # tool outputs since the last response.create
 
     async def send(self, fixture: str, **fields: Any) -> None:
         msg = load_fixture("gpt_live", fixture)
@@ -317,6 +353,10 @@ class FakeLive:
                 err["error"].update(code="invalid_request", message="the first event must be session.start")
                 await self.peer.send(json.dumps(err))
                 return
+            request = parse_booking_request(first["session"].get("instructions", ""))
+            if request is not None:
+                scenario = self.world.scenario
+                self.brain = BookBrain(self, request, scenario.brain, scenario.closing_line)
             await trio.sleep(self.world.scenario.live_ready_after_s)
             started = load_fixture("gpt_live", "session_started")
             started["session"].update(id="live_stub_0001", model=first["session"].get("model"))
@@ -353,7 +393,14 @@ class FakeLive:
                         self.world._opener_line = line
                 case "response.item.create":
                     self.pending_output = msg["item"]["call_id"]
+                    self.outputs.append((msg["item"]["call_id"], json.loads(msg["item"]["output"])))
+                case "response.create" if self.brain is not None:
+                    outputs, self.outputs = self.outputs, []
+                    for call_id, output in outputs:
+                        self.brain.continued(call_id, output)
+                    self.pending_output = None
                 case "response.create":
+                    self.outputs = []
                     if self.pending_output is not None and self.pending_output.startswith("call_record"):
                         line = self._say("agent", self.world.scenario.closing_line)
                         if self.world.scenario.end_call_after_closing:
@@ -362,6 +409,22 @@ class FakeLive:
                 case "session.close":
                     self.closing = True
                     return
+
+    # -- what the booking brain may do (calld.stub.brain.Voice) ---------------------------------
+
+    def say(self, text: str, then: Callable[[], Awaitable[None]] | None = None) -> None:
+        line = self._say("agent", text)
+        if then is not None:
+            self.after_line[line] = then
+
+    def record(self, arguments: dict[str, Any], purpose: str, delay: float = 0.3) -> None:
+        call_id = self._next_call_id("record_task_result")
+        assert self.brain is not None
+        self.brain.purpose[call_id] = purpose
+        self.world._nursery.start_soon(self._function_call_later, delay, "record_task_result", arguments, call_id)
+
+    async def end_call(self) -> None:
+        await self._function_call("end_call", {"reason": "the booking is settled"})
 
     def _say(self, role: str, text: str) -> int:
         """Queue a line; like the real model, it waits for the business to finish talking."""
@@ -379,6 +442,10 @@ class FakeLive:
         self.business_talking = index < len(self.world.codebook[line]) - 1
         await self.send("input_transcript_delta", delta=self._fragment("business", word))
         self.heard.setdefault(line, []).append(word)
+        if self.brain is not None:
+            if index == len(self.world.codebook[line]) - 1 and self.world.roles.get(line) == "business":
+                self.brain.heard_business(" ".join(self.heard[line]))
+            return
         if index == len(self.world.codebook[line]) - 1 and self.world.roles.get(line) == "answer":
             verdict = self.world.scenario.model_verdict
             if verdict != "none":
@@ -386,18 +453,24 @@ class FakeLive:
                 args = {"status": verdict, "answer_text": answer, "notes": None}
                 self.world._nursery.start_soon(self._function_call_later, 0.3, "record_task_result", args)
 
-    async def _function_call(self, name: str, arguments: dict[str, Any]) -> None:
+    def _next_call_id(self, name: str) -> str:
         self.tool_n += 1
         tag = "record" if name == "record_task_result" else "end"
+        return f"call_{tag}_{self.tool_n}"
+
+    async def _function_call(self, name: str, arguments: dict[str, Any], call_id: str | None = None) -> None:
+        call_id = call_id or self._next_call_id(name)
         msg = load_fixture("gpt_live", "response_event_record_task_result")
         item = msg["event"]["item"]
-        item.update(call_id=f"call_{tag}_{self.tool_n}", id=f"fc_{self.tool_n}", name=name, arguments=json.dumps(arguments))
+        item.update(call_id=call_id, id="fc_" + call_id.rsplit("_", 1)[-1], name=name, arguments=json.dumps(arguments))
         await self.peer.send(json.dumps(msg))
 
-    async def _function_call_later(self, delay: float, name: str, arguments: dict[str, Any]) -> None:
+    async def _function_call_later(
+        self, delay: float, name: str, arguments: dict[str, Any], call_id: str | None = None
+    ) -> None:
         await trio.sleep(delay)  # the backend thinks
         if not self.closing:
-            await self._function_call(name, arguments)
+            await self._function_call(name, arguments, call_id)
 
     async def _end_call(self) -> None:
         await self._function_call("end_call", {"reason": "the question is answered"})

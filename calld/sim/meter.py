@@ -1,0 +1,90 @@
+"""Forwarding latency by audio position, measured where the simulator sends and receives.
+
+The bridge forwards both directions in order, so the k-th byte the fake Telnyx sends
+is the k-th byte the fake GPT-Live receives (after the pickup hold), and the other way
+round. Each side records (byte position, time); latency at a position is the receive
+time minus the send time of the same position. Loopback transit is included, as it is
+for every figure compared with.
+"""
+
+from __future__ import annotations
+
+import bisect
+from collections.abc import Callable
+from typing import Any
+
+import trio
+
+
+class Stream:
+    """One direction of one call: send marks and receive marks, each as cumulative bytes."""
+
+    def __init__(self, clock: Callable[[], float]) -> None:
+        self._clock = clock
+        self.sent_pos: list[int] = []
+        self.sent_t: list[float] = []
+        self.recv_pos: list[int] = []
+        self.recv_t: list[float] = []
+        self._sent = 0
+        self._recv = 0
+
+    def sent(self, n: int) -> None:
+        self._sent += n
+        self.sent_pos.append(self._sent)
+        self.sent_t.append(self._clock())
+
+    def received(self, n: int) -> None:
+        self._recv += n
+        self.recv_pos.append(self._recv)
+        self.recv_t.append(self._clock())
+
+    def latencies(self, skip_bytes: int = 0) -> list[float]:
+        """For each receive mark past `skip_bytes`: now minus when its last byte was sent."""
+        out = []
+        for pos, t in zip(self.recv_pos, self.recv_t, strict=True):
+            if pos <= skip_bytes:
+                continue
+            i = bisect.bisect_left(self.sent_pos, pos)
+            if i < len(self.sent_t):
+                out.append(t - self.sent_t[i])
+        return out
+
+    @property
+    def bytes_sent(self) -> int:
+        return self._sent
+
+    @property
+    def bytes_received(self) -> int:
+        return self._recv
+
+
+class CallMeter:
+    """Both directions of one call. `uplink`: Telnyx frame -> GPT-Live append; `downlink`: GPT-Live
+    delta -> Telnyx frame. `hold_bytes`: inbound audio sent before GPT-Live was ready (held on purpose)."""
+
+    def __init__(self, clock: Callable[[], float] = trio.current_time) -> None:
+        self.uplink = Stream(clock)
+        self.downlink = Stream(clock)
+        self.hold_bytes = 0
+
+
+def percentile(values: list[float], q: float) -> float:
+    if not values:
+        return float("nan")
+    s = sorted(values)
+    return s[min(len(s) - 1, max(0, round(q / 100 * (len(s) - 1))))]
+
+
+def summarize(meters: list[CallMeter]) -> dict[str, Any]:
+    up = [x for m in meters for x in m.uplink.latencies(skip_bytes=m.hold_bytes)]
+    down = [x for m in meters for x in m.downlink.latencies()]
+    frames = 640
+    return {
+        "calls": len(meters),
+        "frames_in": sum(m.uplink.bytes_sent for m in meters) // frames,
+        "frames_to_live": sum(m.uplink.bytes_received for m in meters) // frames,
+        "frames_from_live": sum(m.downlink.bytes_sent for m in meters) // frames,
+        "frames_out": sum(m.downlink.bytes_received for m in meters) // frames,
+        "uplink_ms": {q: percentile(up, q) * 1000 for q in (50, 99, 100)},
+        "downlink_ms": {q: percentile(down, q) * 1000 for q in (50, 99, 100)},
+    }

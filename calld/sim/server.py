@@ -1,0 +1,127 @@
+"""calld-sim: a simulated Telnyx and a simulated GPT-Live on loopback, for the daemon's live path.
+
+Fake Telnyx: the REST API the daemon uses (dial, hangup, numbers), signed webhooks posted to
+the URL each dial names, and the media WebSocket opened to each dial's stream_url, as Telnyx
+does. Fake GPT-Live: a WebSocket server speaking the GPT-Live protocol. Behind both is the stub
+world (calld.stub): the same scripted businesses and fake model the stub mode uses, reacting
+to what the daemon sends, paced in real time.
+
+A GPT-Live session carries no call id, so each new session is bound to the oldest call whose
+media is streaming and that has no session yet. Calls that overlap should share a scenario
+(as in the load benchmark); run distinct scenarios one call at a time.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+import time
+from collections import deque
+from contextlib import asynccontextmanager
+from functools import partial
+from typing import Any, AsyncIterator
+
+import httpx
+import trio
+from attrs import frozen
+from hypercorn.config import Config
+from hypercorn.trio import serve
+from trio_websocket import WebSocketRequest, serve_websocket
+
+from calld.adapters.webhook_auth import generate_keypair
+from calld.runtime.sockets import MemorySocket
+from calld.sim.net import WebhookPoster, bridge, open_ws_client, rest_app
+from calld.stub.scenario import Scenario
+from calld.stub.telnyx_numbers import StubNumbers
+from calld.stub.world import StubWorld
+
+log = logging.getLogger("calld.sim")
+
+
+@frozen
+class SimAddresses:
+    telnyx_api_base: str  # http://127.0.0.1:PORT
+    live_url: str  # ws://127.0.0.1:PORT/v1/live/sessions
+    public_key: str  # base64 Ed25519 key the daemon verifies webhooks with
+
+
+class Simulator:
+    def __init__(self, scenario: Scenario) -> None:
+        self.scenario = scenario
+        self.private_key, self.public_key = generate_keypair()
+        self.numbers = StubNumbers(pending_gets=1)
+        self.worlds: dict[str, StubWorld] = {}
+        self.finished: list[StubWorld] = []
+        self._unbound: deque[StubWorld] = deque()
+        self._unbound_changed = trio.Event()
+        self._nursery: trio.Nursery | None = None
+        self._poster: WebhookPoster | None = None
+
+    # -- REST ----------------------------------------------------------------------------------
+
+    async def rest(self, request: httpx.Request) -> httpx.Response:
+        path = request.url.path
+        if request.method == "POST" and path == "/v2/calls":
+            world = self._new_world()
+            resp = await world.transport().handle_async_request(request)
+            await resp.aread()
+            if resp.status_code == 200:
+                self.worlds[resp.json()["data"]["call_control_id"]] = world
+            return resp
+        if m := re.fullmatch(r"/v2/calls/([^/]+)/actions/.+", path):
+            world = self.worlds.get(m.group(1))
+            if world is not None:
+                resp = await world.transport().handle_async_request(request)
+                await resp.aread()
+                return resp
+        return await self.numbers(request)
+
+    def _new_world(self) -> StubWorld:
+        assert self._nursery is not None and self._poster is not None
+        poster = self._poster
+        holder: list[StubWorld] = []
+
+        async def post_webhook(raw: bytes) -> None:
+            url = holder[0]._call.get("webhook_url")
+            if url:
+                await poster.post(url, raw)
+
+        async def open_media(url: str, headers: dict[str, str], sock: MemorySocket) -> None:
+            self._unbound.append(holder[0])
+            self._unbound_changed.set()
+            await open_ws_client(url, headers, sock)
+
+        world = StubWorld(self.scenario, self._nursery, post_webhook=post_webhook, open_media=open_media)
+        holder.append(world)
+        return world
+
+    # -- GPT-Live ------------------------------------------------------------------------------
+
+    async def _live_session(self, request: WebSocketRequest) -> None:
+        ws = await request.accept()
+        while not self._unbound:
+            self._unbound_changed = trio.Event()
+            with trio.move_on_after(5):
+                await self._unbound_changed.wait()
+            if not self._unbound:
+                await ws.aclose(1011, "no call is waiting for a GPT-Live session")
+                return
+        world = self._unbound.popleft()
+        async with world.connect_live() as app_end:
+            await bridge(ws, app_end)
+
+    # -- serving -------------------------------------------------------------------------------
+
+    async def serve(self, *, host: str = "127.0.0.1", telnyx_port: int = 0, live_port: int = 0,
+                    task_status: trio.TaskStatus[SimAddresses] = trio.TASK_STATUS_IGNORED) -> None:
+        async with httpx.AsyncClient(timeout=5.0) as client, trio.open_nursery() as n:
+            self._nursery = n
+            self._poster = WebhookPoster(client, self.private_key, time.time)
+            cfg = Config()
+            cfg.bind = [f"{host}:{telnyx_port}"]
+            cfg.accesslog = None
+            cfg.errorlog = None
+            binds = await n.start(partial(serve, rest_app(self.rest), cfg))
+            listeners = await n.start(partial(serve_websocket, self._live_session, host, live_port, ssl_context=None))
+            live_port = listeners.port
+            task_status.started(SimAddresses(binds[0], f"ws://{host}:{live_port}/v1/live/sessions", self.public_key))

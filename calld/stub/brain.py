@@ -1,0 +1,215 @@
+"""The fake GPT-Live's booking brain: a small script standing in for the live model and its backend.
+
+It knows only what the app gave the session in session.start (the booking request
+block of the instructions, see `calld.core.plan.parse_booking_request`) and what it
+heard on the line: whole business lines, decoded from the audio that arrived. From
+those it speaks (the answers, the read-back, the closing line) and calls
+record_task_result (in_progress once the details are exchanged or when the business
+asks something the request does not answer, then booked or declined) and end_call.
+
+It supplies words and tool calls, never a verdict: whether a booking stands is the
+app's to decide, and a careless brain (see `BrainStyle`) books an out-of-window
+offer precisely so that tests see the app refuse it.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import TYPE_CHECKING, Any, Protocol
+
+from calld.domain.times import clock_phrase, day_phrase, minutes_between
+from calld.stub.scenario import BrainStyle
+
+if TYPE_CHECKING:
+    from collections.abc import Awaitable, Callable
+
+_SENTENCES = re.compile(r"[^.?!]+[.?!]?")
+_ASKS = {
+    "name": re.compile(r"\bname\b", re.I),
+    "callback": re.compile(r"\b(number|phone|reach you|call you back|contact)\b", re.I),
+    "party": re.compile(r"\bhow many\b|\bparty of\b", re.I),
+    "time": re.compile(r"\bwhat time\b|\bwhen\b|\bwhich day\b", re.I),
+    "requests": re.compile(r"\bspecial requests?\b|\bany requests\b|\banything else\b|\bpreferences?\b", re.I),
+}
+_FULL = re.compile(r"fully booked|no tables?|booked up|no availability|we're full", re.I)
+_CONFIRMS = re.compile(r"that's right|you're (all )?booked|all set|confirmed", re.I)
+_ABOUT_THE_OFFER = re.compile(r"would that work|does that work|is that ok", re.I)
+
+
+class Voice(Protocol):
+    """What the brain can do in the fake session (FakeLive implements it)."""
+
+    def say(self, text: str, then: Callable[[], Awaitable[None]] | None = None) -> None: ...
+
+    def record(self, arguments: dict[str, Any], purpose: str, delay: float = 0.3) -> None: ...
+
+    async def end_call(self) -> None: ...
+
+
+def _record(status: str, **fields: Any) -> dict[str, Any]:
+    """Every argument the strict schema requires, null unless given."""
+    args: dict[str, Any] = {
+        "status": status,
+        "confirmation_text": None,
+        "confirmed_party": None,
+        "confirmed_time": None,
+        "confirmed_constraints": None,
+        "minutes_from_requested": None,
+        "alternative_offered": None,
+        "reason": None,
+        "unanswered_questions": [],
+    }
+    args.update(fields)
+    return args
+
+
+class BookBrain:
+    def __init__(self, voice: Voice, request: dict[str, Any], style: BrainStyle, closing_line: str) -> None:
+        self.voice = voice
+        self.name = str(request["name"])
+        self.party = int(request["party"])
+        self.time = str(request["time"])
+        self.notes: str | None = request.get("notes")
+        self.window = int(request["window_minutes"])
+        self.callback = str(request["callback_number"])
+        self.style = style
+        self.closing_line = closing_line
+        self.agreed_time = self.time
+        self.offered: str | None = None
+        self.offer_line: str | None = None
+        self.stage = "asking"  # asking -> readback -> done
+        self.unanswered: list[str] = []
+        self.purpose: dict[str, str] = {}  # call_id -> what that record was for
+
+    # -- what the business said -------------------------------------------------------------------
+
+    def heard_business(self, line: str) -> None:
+        if self.stage == "done":
+            return
+        if self.stage == "readback" and _CONFIRMS.search(line):
+            self._book(line)
+            return
+        offered = self._offer_in(line)
+        if offered is not None:
+            self._answer_offer(line, offered)
+            return
+        if _FULL.search(line):
+            self.stage = "done"
+            self.voice.say(
+                "I understand. Thank you for checking.",
+                then=lambda: self._async_record(_record("declined", reason=line.strip()), "declined"),
+            )
+            return
+        questions = [s.strip() for s in _SENTENCES.findall(line) if s.strip().endswith("?")]
+        self._answer_questions(questions)
+        if not questions:
+            # Nothing left to answer: the details are exchanged. Note it; the read-back comes
+            # with the continued response, once the app has answered the record.
+            self.voice.record(_record("in_progress", unanswered_questions=list(self.unanswered)), "details")
+
+    def _offer_in(self, line: str) -> str | None:
+        """Another time the business offers: a clock time in its words that is not the agreed one."""
+        clock = clock_phrase(line)
+        if clock is None or minutes_between(self.agreed_time, line) in (0, None):
+            return None
+        day = day_phrase(line) or day_phrase(self.time)
+        return f"{day} {clock}" if day else clock
+
+    def _answer_offer(self, line: str, offered: str) -> None:
+        minutes = minutes_between(self.time, offered)
+        inside = minutes is not None and abs(minutes) <= self.window
+        self.offered, self.offer_line = offered, line.strip()
+        if inside or self.style != "careful":
+            self.agreed_time = offered
+            rest = [s.strip() for s in _SENTENCES.findall(line) if s.strip().endswith("?") and not _ABOUT_THE_OFFER.search(s)]
+            self._answer_questions(rest, lead=f"Yes, {offered} works.")
+            return
+        self.stage = "done"
+        reason = next((s.strip() for s in _SENTENCES.findall(line) if _FULL.search(s)), line.strip())
+        args = _record("declined", reason=reason, alternative_offered=offered, unanswered_questions=self.unanswered)
+        self.voice.say(
+            f"Thank you, but {offered} doesn't work for {self.name}, so I'll leave it for now.",
+            then=lambda: self._async_record(args, "declined"),
+        )
+
+    def _answer_questions(self, questions: list[str], lead: str | None = None) -> None:
+        said: list[str] = [lead] if lead else []
+        noted: list[str] = []
+        for q in questions:
+            asks = [k for k, pattern in _ASKS.items() if pattern.search(q)]
+            if not asks:
+                noted.append(q)
+            for ask in asks:
+                said.append(self._answer(ask))
+        if noted:
+            self.unanswered.extend(noted)
+            said.append(f"I don't have that information, so I'll check with {self.name} and get back to you.")
+        if said:
+            then = None
+            if noted:
+                args = _record("in_progress", unanswered_questions=list(noted))
+                then = lambda: self._async_record(args, "noted")  # noqa: E731
+            self.voice.say(" ".join(said), then=then)
+
+    def _answer(self, ask: str) -> str:
+        match ask:
+            case "name":
+                return f"The booking is under {self.name}."
+            case "callback":
+                return f"You can reach {self.name} on {self.callback}."
+            case "party":
+                return f"It's for {self.party} people."
+            case "time":
+                return f"{self.agreed_time}."
+            case _:
+                return f"Just one: {self.notes}." if self.notes else "No special requests, thank you."
+
+    def _book(self, line: str) -> None:
+        self.stage = "booked"
+        minutes = minutes_between(self.time, self.agreed_time)
+        if self.style == "careless_lying":
+            minutes = 0
+        args = _record(
+            "booked",
+            confirmation_text=line.strip(),
+            confirmed_party=self.party,
+            confirmed_time=self.agreed_time,
+            confirmed_constraints=self.notes,
+            minutes_from_requested=minutes,
+            unanswered_questions=self.unanswered,
+        )
+        self.voice.record(args, "booked")
+
+    async def _async_record(self, args: dict[str, Any], purpose: str) -> None:
+        self.voice.record(args, purpose)
+
+    # -- what the app answered ----------------------------------------------------------------------
+
+    def continued(self, call_id: str, output: dict[str, Any]) -> None:
+        """A response.create after the output of one of our records: the backend goes on."""
+        purpose = self.purpose.get(call_id)
+        recorded = bool(output.get("recorded"))
+        if purpose == "details" and recorded:
+            self.stage = "readback"
+            notes = self.notes or "no special requests"
+            self.voice.say(
+                f"Let me read that back: a table for {self.party} people, {self.agreed_time}, {notes}, "
+                f"under the name {self.name}. Is that right?"
+            )
+        elif purpose in ("booked", "declined") and recorded:
+            self.stage = "done"
+            self.voice.say(self.closing_line, then=self.voice.end_call)
+        elif purpose == "booked" and "outside" in str(output.get("why", "")):
+            # The app refused an out-of-window booking: take it back, and record what was offered.
+            self.stage = "done"
+            args = _record(
+                "declined",
+                reason=self.offer_line or f"{self.time} was not available",
+                alternative_offered=self.offered,
+                unanswered_questions=self.unanswered,
+            )
+            self.voice.say(
+                f"I'm so sorry, I've just realised {self.agreed_time} is outside the time {self.name} can make, "
+                "so please don't hold the table. Thank you anyway.",
+                then=lambda: self._async_record(args, "declined"),
+            )
