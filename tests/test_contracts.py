@@ -424,15 +424,6 @@ def test_the_only_names_realtime_and_gpt_live_share_are_error_and_session_update
     assert set(REALTIME_SERVER) & set(SERVER_MODELS) == SHARED_NAMES
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason=(
-        "adapter gap: calld.adapters.gpt_live._is_realtime does not cover the Realtime API's "
-        "mcp_list_tools.in_progress / .completed / .failed server events (openai.types.realtime), so "
-        "LiveInbound.feed logs and ignores them instead of raising LiveProtocolError. Minor: a Realtime "
-        "socket's first event, session.created, is rejected already."
-    ),
-)
 def test_every_realtime_only_server_event_is_rejected_by_calld() -> None:
     slipped = []
     for kind in sorted(set(REALTIME_SERVER) - SHARED_NAMES):

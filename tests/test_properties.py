@@ -606,15 +606,6 @@ def test_media_payload_with_a_non_ascii_character_is_a_media_frame_error() -> No
         media.feed(json.dumps(_media("AAé=", 1, "inbound")))
 
 
-@pytest.mark.xfail(
-    strict=True,
-    raises=ValueError,
-    reason=(
-        "adapter bug: calld/adapters/gpt_live.py _audio catches only binascii.Error, but "
-        "base64.b64decode(str, validate=True) raises a plain ValueError for a delta with a non-ASCII "
-        "character, so LiveInbound.feed raises ValueError instead of LiveProtocolError"
-    ),
-)
 def test_audio_delta_with_a_non_ascii_character_is_a_live_protocol_error() -> None:
     frame = load_fixture("gpt_live", "output_audio_delta") | {"delta": "AAé="}
     with pytest.raises(LiveProtocolError, match="not base64"):

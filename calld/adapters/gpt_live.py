@@ -148,6 +148,7 @@ _REALTIME_PREFIXES = (
     "input_audio_buffer.",
     "conversation.",
     "output_audio_buffer.",
+    "mcp_list_tools.",
     "rate_limits.",
     "transcription_session.",
 )
@@ -321,7 +322,7 @@ class LiveInbound:
 def _audio(delta: str) -> bytes:
     try:
         return base64.b64decode(delta, validate=True)
-    except binascii.Error as exc:
+    except (binascii.Error, ValueError) as exc:  # ValueError: non-ASCII text in the delta
         raise LiveProtocolError(f"bad GPT-Live event: session.output_audio.delta delta is not base64 ({exc})") from None
 
 
