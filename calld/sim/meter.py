@@ -28,15 +28,19 @@ class Stream:
         self._sent = 0
         self._recv = 0
 
-    def sent(self, n: int) -> None:
+    def sent(self, n: int, *, at: float | None = None) -> None:
         self._sent += n
         self.sent_pos.append(self._sent)
-        self.sent_t.append(self._clock())
+        self.sent_t.append(self._clock() if at is None else at)
 
-    def received(self, n: int) -> None:
+    def received(self, n: int, *, at: float | None = None) -> None:
         self._recv += n
         self.recv_pos.append(self._recv)
-        self.recv_t.append(self._clock())
+        self.recv_t.append(self._clock() if at is None else at)
+
+    def bytes_sent_before(self, t: float) -> int:
+        i = bisect.bisect_right(self.sent_t, t)
+        return self.sent_pos[i - 1] if i else 0
 
     def latencies(self, skip_bytes: int = 0) -> list[float]:
         """For each receive mark past `skip_bytes`: now minus when its last byte was sent."""

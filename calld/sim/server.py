@@ -6,9 +6,10 @@ does. Fake GPT-Live: a WebSocket server speaking the GPT-Live protocol. Behind b
 world (calld.stub): the same scripted businesses and fake model the stub mode uses, reacting
 to what the daemon sends, paced in real time.
 
-A GPT-Live session carries no call id, so each new session is bound to the oldest call whose
-media is streaming and that has no session yet. Calls that overlap should share a scenario
-(as in the load benchmark); run distinct scenarios one call at a time.
+A GPT-Live session carries no call id. It starts on the oldest call whose media is streaming
+(for its timings) and is bound to its real call by the first business words it hears: every
+call's audio is watermarked from one shared codebook. Calls that overlap should share a
+scenario (as in the load benchmark); run distinct scenarios one call at a time.
 """
 
 from __future__ import annotations
@@ -30,6 +31,7 @@ from trio_websocket import WebSocketRequest, serve_websocket
 
 from calld.adapters.webhook_auth import generate_keypair
 from calld.runtime.sockets import MemorySocket
+from calld.sim.meter import CallMeter, summarize
 from calld.sim.net import WebhookPoster, bridge, open_ws_client, rest_app
 from calld.stub.scenario import Scenario
 from calld.stub.telnyx_numbers import StubNumbers
@@ -51,6 +53,12 @@ class Simulator:
         self.private_key, self.public_key = generate_keypair()
         self.numbers = StubNumbers(pending_gets=1)
         self.worlds: dict[str, StubWorld] = {}
+        # Shared by every world, so a session can hear any call's audio and be bound to it by the
+        # first line it hears (see _bind in calld.stub.world.FakeLive).
+        self.codebook: dict[int, list[str]] = {}
+        self.roles: dict[int, str] = {}
+        self.opener_lines: set[int] = set()
+        self.line_owner: dict[int, StubWorld] = {}
         self.finished: list[StubWorld] = []
         self._unbound: deque[StubWorld] = deque()
         self._unbound_changed = trio.Event()
@@ -92,8 +100,14 @@ class Simulator:
             await open_ws_client(url, headers, sock)
 
         world = StubWorld(self.scenario, self._nursery, post_webhook=post_webhook, open_media=open_media)
+        world.codebook, world.roles = self.codebook, self.roles
+        world.opener_lines, world.line_owner = self.opener_lines, self.line_owner
+        world.meter = CallMeter()
         holder.append(world)
         return world
+
+    def metrics(self) -> dict[str, Any]:
+        return summarize([w.meter for w in self.worlds.values() if w.meter is not None])
 
     # -- GPT-Live ------------------------------------------------------------------------------
 

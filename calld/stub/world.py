@@ -74,7 +74,11 @@ class StubWorld:
         self._business_queue: deque[bytes] = deque()
         self._business_heard_ask = False
         self._answer_line: int | None = None
-        self._opener_line: int | None = None
+        # The first line each fake GPT-Live session says. A set (shareable between worlds) so a business
+        # reacts to the opener it hears on its own line, whichever session said it.
+        self.opener_lines: set[int] = set()
+        self.line_owner: dict[int, StubWorld] = {}  # whose business or session said each line
+        self.meter: Any = None  # calld.sim.meter.CallMeter when the simulator measures this call
         self._plays_audio = True
         self._booking_state = scenario.booking.start if scenario.booking is not None else ""
         self._heard_mark = 0  # heard_on_line[_heard_mark:] is what the agent said since the business spoke
@@ -87,6 +91,7 @@ class StubWorld:
         words = text.split()
         self.codebook[line] = words
         self.roles[line] = role
+        self.line_owner[line] = self
         return line, line_frames(line, words)
 
     # -- Telnyx REST -------------------------------------------------------------------------------
@@ -225,6 +230,8 @@ class StubWorld:
             frame.update(stream_id=stream_id, sequence_number=str(chunk + 2))
             frame["media"].update(track="inbound", chunk=str(chunk), timestamp=str(chunk * 20), payload=_b64(pcm))
             await peer.send(json.dumps(frame))
+            if self.meter is not None:
+                self.meter.uplink.sent(len(pcm))
 
     async def _read_outbound(self, peer: MemorySocket, stream_id: str) -> None:
         while True:
@@ -233,6 +240,8 @@ class StubWorld:
             match msg.get("event"):
                 case "media" if self._plays_audio:
                     pcm = base64.b64decode(msg["media"]["payload"])
+                    if self.meter is not None:
+                        self.meter.downlink.received(len(pcm))
                     self._playout.extend(pcm[i : i + FRAME_BYTES] for i in range(0, len(pcm), FRAME_BYTES))
                 case "mark":
                     self._playout.append(("mark", msg["mark"]["name"]))
@@ -275,7 +284,7 @@ class StubWorld:
             if self.roles.get(line) == "agent" and index == len(self.codebook[line]) - 1:
                 self._booking_turn()
             return
-        if line != self._opener_line:
+        if line not in self.opener_lines:
             return
         words = len(self.codebook[line])
         if self.scenario.far_party_hangup == "mid_ask" and index == 2:
@@ -325,6 +334,11 @@ class FakeLive:
     def __init__(self, world: StubWorld, peer: MemorySocket) -> None:
         self.world = world
         self.peer = peer
+        self.said_opener = False
+        self.bound = False
+        self._unmetered: list[tuple[int, float]] = []
+        self._unmetered_down: list[float] = []
+        self._started_at = 0.0
         self.ear = Listener(world.codebook)
         self.speaking: deque[bytes] = deque()
         self.heard: dict[int, list[str]] = {}
@@ -362,6 +376,7 @@ class FakeLive:
             started["session"].update(id="live_stub_0001", model=first["session"].get("model"))
             started["client_event_id"] = first.get("event_id")
             await self.peer.send(json.dumps(started))
+            self._started_at = trio.current_time()
             async with trio.open_nursery() as n:
                 n.start_soon(self._speak)
                 await self._read()  # returns at session.close; _speak then flushes and ends
@@ -379,7 +394,9 @@ class FakeLive:
                 self.world.live_received.append(msg)
             match kind:
                 case "session.input_audio.append":
-                    for line, index, word in self.ear.hear(base64.b64decode(msg["audio"])):
+                    pcm = base64.b64decode(msg["audio"])
+                    self._meter_append(len(pcm))
+                    for line, index, word in self.ear.hear(pcm):
                         await self._heard(line, index, word)
                 case "session.start":
                     err = load_fixture("gpt_live", "error_command")
@@ -389,8 +406,9 @@ class FakeLive:
                     quoted = re.search(r'"([^"]+)"', msg["content"])
                     text = quoted.group(1) if quoted else "Hello? Are you still there?"
                     line = self._say("agent", text)
-                    if self.world._opener_line is None:
-                        self.world._opener_line = line
+                    if not self.said_opener:
+                        self.said_opener = True
+                        self.world.opener_lines.add(line)
                 case "response.item.create":
                     self.pending_output = msg["item"]["call_id"]
                     self.outputs.append((msg["item"]["call_id"], json.loads(msg["item"]["output"])))
@@ -438,7 +456,31 @@ class FakeLive:
         self.spoke[speaker] = True
         return text
 
+    def _meter_append(self, n: int) -> None:
+        # Until the session knows its call (the simulator binds it by the first line it hears),
+        # appends are kept and credited to the right call's meter once it does.
+        if not self.bound:
+            self._unmetered.append((n, trio.current_time()))
+        elif self.world.meter is not None:
+            self.world.meter.uplink.received(n)
+
+    def _bind(self, line: int) -> None:
+        """The session belongs to the call whose business said `line` (the simulator cannot tell sooner)."""
+        owner = self.world.line_owner.get(line, self.world)
+        self.world, self.bound = owner, True
+        meter = owner.meter
+        if meter is not None:
+            meter.hold_bytes = meter.uplink.bytes_sent_before(self._started_at)
+            for n, t in self._unmetered:
+                meter.uplink.received(n, at=t)
+            for t in self._unmetered_down:
+                meter.downlink.sent(DELTA_FRAMES * FRAME_BYTES, at=t)
+        self._unmetered.clear()
+        self._unmetered_down.clear()
+
     async def _heard(self, line: int, index: int, word: str) -> None:
+        if not self.bound:
+            self._bind(line)
         self.business_talking = index < len(self.world.codebook[line]) - 1
         await self.send("input_transcript_delta", delta=self._fragment("business", word))
         self.heard.setdefault(line, []).append(word)
@@ -491,6 +533,10 @@ class FakeLive:
                     if index == len(self.world.codebook[line]) - 1 and line in self.after_line:
                         self.world._nursery.start_soon(self.after_line.pop(line))
             await self.send("output_audio_delta", delta=_b64(b"".join(frames)))
+            if not self.bound:
+                self._unmetered_down.append(trio.current_time())
+            elif self.world.meter is not None:
+                self.world.meter.downlink.sent(DELTA_FRAMES * FRAME_BYTES)
             if self.closing and not self.speaking:
                 closed = load_fixture("gpt_live", "session_closed")
                 closed["reason"] = "close_requested"

@@ -1,0 +1,100 @@
+"""The daemon in live mode against the simulator, over real loopback sockets (one trio run,
+autojump clock): signed webhooks, the media WebSocket, the GPT-Live WebSocket, Telnyx REST."""
+
+from __future__ import annotations
+
+import io
+import json
+import socket
+
+import attrs
+import pytest
+
+from calld.cli.client import ControlClient
+from calld.cli.ctl import EXIT_OK, run_ask
+from calld.daemon.service import Daemon
+from calld.domain.questions import QuestionType
+from calld.ledger import Ledger
+from calld.settings import load_settings
+from calld.sim.server import Simulator
+from calld.stub.scenario import SCENARIOS
+from calld.verify import VerifyInput, run_checks
+
+ASK = {"to": "+15555550142", "ask": "hours", "name": "Nathan", "user": "verify"}
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+async def live_call(tmp_path, nursery, scenario, body=ASK):
+    sim = Simulator(scenario)
+    addrs = await nursery.start(sim.serve)
+    port = free_port()
+    base = f"http://127.0.0.1:{port}"
+    settings = load_settings(
+        calld_mode="live", calld_live_opt_in=True, calld_state_dir=tmp_path / "state", calld_socket=tmp_path / "ctl.sock",
+        calld_bind=f"127.0.0.1:{port}", telnyx_api_key="KEY-sim", telnyx_connection_id="sim-connection",
+        telnyx_public_key=addrs.public_key, telnyx_api_base=addrs.telnyx_api_base, openai_api_key="KEY-sim",
+        openai_live_url=addrs.live_url, public_base_url=base, public_webhook_url=f"{base}/telnyx/webhook", _env_file=None,
+    )
+    daemon: Daemon = await nursery.start(Daemon(settings).serve)
+    async with ControlClient(settings.calld_socket) as client:
+        await client.provision("verify")
+        out = io.StringIO()
+        code = await run_ask(client, body, out=out, err=io.StringIO())
+    result = json.loads(out.getvalue())
+    await daemon.shutdown(drain_s=0)
+    return sim, settings, code, result
+
+
+def checks(settings, result, scenario="hours", ask="hours", item=None):
+    run_dir = settings.artifacts_dir / result["transcript_ref"].split("/")[0]
+    ledger = Ledger(settings.db_path)
+    try:
+        return run_checks(VerifyInput(scenario=scenario, ask=QuestionType(ask), item=item), settings, ledger, run_dir)
+    finally:
+        ledger.close()
+
+
+@pytest.mark.parametrize("name", ["hours", "stock", "aisle"])
+async def test_quick_asks_pass_verify_over_real_sockets(tmp_path, nursery, autojump_clock, name):
+    body = {**ASK, "ask": name, **({"item": "cast iron skillet"} if name != "hours" else {})}
+    sim, settings, code, result = await live_call(tmp_path, nursery, SCENARIOS[name], body)
+    assert code == EXIT_OK and result["status"] == "answered"
+    report = checks(settings, result, name, name, body.get("item"))
+    failed = [c.line() for c in report.checks if not c.passed]
+    assert not failed, failed
+    assert all(s == 200 for s in sim._poster.statuses), sim._poster.statuses  # every webhook was signed and accepted
+
+
+@pytest.mark.parametrize("ready_after", [0.2, 1.5, 3.0])
+async def test_a_greeting_before_the_session_is_ready_loses_no_word(tmp_path, nursery, autojump_clock, ready_after):
+    scenario = attrs.evolve(SCENARIOS["hours"], greet_after_s=0.0, live_ready_after_s=ready_after)
+    sim, settings, code, result = await live_call(tmp_path, nursery, scenario)
+    report = checks(settings, result)
+    pickup = next(c for c in report.checks if c.name == "pickup_held")
+    assert pickup.passed, pickup.line()
+
+
+async def test_no_echo_over_real_sockets_gives_drain_timeout(tmp_path, nursery, autojump_clock):
+    sim, settings, code, result = await live_call(tmp_path, nursery, SCENARIOS["no_echo"])
+    report = json.loads((settings.artifacts_dir / result["transcript_ref"].split("/")[0] / "call_report.json").read_text())
+    assert report["hangup"]["via"] == "drain_timeout"
+
+
+async def test_the_business_hanging_up_mid_ask(tmp_path, nursery, autojump_clock):
+    sim, settings, code, result = await live_call(tmp_path, nursery, SCENARIOS["far_party_mid_ask"])
+    report = json.loads((settings.artifacts_dir / result["transcript_ref"].split("/")[0] / "call_report.json").read_text())
+    assert report["hangup"]["via"] == "far_party" and result["status"] == "failed"
+
+
+async def test_duplicated_webhooks_change_nothing(tmp_path, nursery, autojump_clock):
+    sim, settings, code, result = await live_call(tmp_path, nursery, SCENARIOS["duplicates"])
+    assert result["status"] == "answered"
+    run_dir = settings.artifacts_dir / result["transcript_ref"].split("/")[0]
+    rows = [json.loads(line) for line in (run_dir / "events.jsonl").read_text().splitlines()]
+    answered = [r for r in rows if r.get("event", {}).get("kind") == "telnyx.call.answered"]
+    assert len(answered) == 1
