@@ -98,3 +98,26 @@ async def test_duplicated_webhooks_change_nothing(tmp_path, nursery, autojump_cl
     rows = [json.loads(line) for line in (run_dir / "events.jsonl").read_text().splitlines()]
     answered = [r for r in rows if r.get("event", {}).get("kind") == "telnyx.call.answered"]
     assert len(answered) == 1
+
+
+async def test_a_stall_in_the_middle_of_the_goodbye_still_plays_it_whole(tmp_path, nursery, autojump_clock):
+    sim, settings, code, result = await live_call(tmp_path, nursery, SCENARIOS["goodbye_stall"])
+    world = next(iter(sim.worlds.values()))
+    words = SCENARIOS["goodbye_stall"].closing_line.split()
+    assert world.heard_on_line[-len(words):] == words  # every word played on the line
+    report = checks(settings, result, "goodbye_stall")
+    assert report.passed, [c.line() for c in report.checks if not c.passed]
+
+
+async def test_reordered_and_duplicated_webhooks_change_nothing(tmp_path, nursery, autojump_clock):
+    sim, settings, code, result = await live_call(tmp_path, nursery, SCENARIOS["reordered"])
+    assert result["status"] == "answered"
+    run_dir = settings.artifacts_dir / result["transcript_ref"].split("/")[0]
+    rows = [json.loads(line) for line in (run_dir / "events.jsonl").read_text().splitlines()]
+    kinds = [r["event"]["kind"] for r in rows if "event" in r and r["event"]["kind"].startswith("telnyx.call.")]
+    assert kinds.index("telnyx.call.answered") < kinds.index("telnyx.call.initiated")  # as delivered
+    ignored = [r for r in rows if r.get("ignored") and r["event"]["kind"] == "telnyx.call.initiated"]
+    assert len(ignored) == 1  # a late call.initiated changes nothing and is journaled
+    assert sum(k == "telnyx.call.answered" for k in kinds) == 1  # the duplicate never reached the reducer
+    report = checks(settings, result, "reordered")
+    assert report.passed, [c.line() for c in report.checks if not c.passed]

@@ -70,6 +70,7 @@ class CallMeter:
         self.uplink = Stream(clock)
         self.downlink = Stream(clock)
         self.hold_bytes = 0
+        self.sent_at_close = 0  # uplink bytes the business had sent when session.close came
 
 
 def percentile(values: list[float], q: float) -> float:
@@ -83,7 +84,12 @@ def summarize(meters: list[CallMeter]) -> dict[str, Any]:
     up = [x for m in meters for x in m.uplink.latencies(skip_bytes=m.hold_bytes)]
     down = [x for m in meters for x in m.downlink.latencies()]
     frames = 640
+    # In flight at the close is not lost: allow 100 ms (5 frames) of audio on the wire.
+    lost_up = sum(max(0, (m.sent_at_close - m.uplink.bytes_received) // frames - 5) for m in meters if m.sent_at_close)
+    lost_down = sum(max(0, (m.downlink.bytes_sent - m.downlink.bytes_received) // frames) for m in meters)
     return {
+        "frames_lost_uplink": lost_up,
+        "frames_lost_downlink": lost_down,
         "calls": len(meters),
         "frames_in": sum(m.uplink.bytes_sent for m in meters) // frames,
         "frames_to_live": sum(m.uplink.bytes_received for m in meters) // frames,

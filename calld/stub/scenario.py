@@ -13,6 +13,7 @@ agent turned down is not booked.
 from __future__ import annotations
 
 import re
+from pathlib import Path
 from typing import Literal
 
 from attrs import evolve, frozen
@@ -65,6 +66,8 @@ class Scenario:
     silent_after_greeting: bool = False  # the business never answers the question
     end_call_after_closing: bool = True  # the backend calls end_call after the closing line
     duplicate_webhooks: bool = False
+    reorder_webhooks: bool = False  # call.answered and streaming.started before call.initiated
+    goodbye_stall_s: float = 0.0  # GPT-Live goes silent this long halfway through the closing line
     booking: BookingScript | None = None  # a restaurant taking a booking, instead of answering one question
     brain: BrainStyle = "careful"  # how the fake backend treats the window (booking only)
 
@@ -98,6 +101,8 @@ SCENARIOS: dict[str, Scenario] = {
         Scenario("far_party_unrecorded", far_party_hangup="after_answer", model_verdict="none"),
         Scenario("stall", silent_after_greeting=True, model_verdict="none"),
         Scenario("duplicates", duplicate_webhooks=True),
+        Scenario("reordered", reorder_webhooks=True, duplicate_webhooks=True),
+        Scenario("goodbye_stall", goodbye_stall_s=0.5, closing_line="Thank you so much for your help today, that is everything I needed, goodbye!"),
     )
 }
 
@@ -194,3 +199,21 @@ BOOK_SCENARIOS: dict[str, Scenario] = {
 for _style in ("careless", "careless_lying"):
     _s = evolve(BOOK_SCENARIOS["book_counter_outside"], name=f"book_counter_outside_{_style}", brain=_style)
     BOOK_SCENARIOS[_s.name] = _s
+
+
+def load_scenario(path: Path) -> Scenario:
+    """A scenario from a JSON file: {"name": ..., any Scenario field: value}. Unknown keys are refused."""
+    import json
+
+    from cattrs import Converter, transform_error
+    from cattrs.errors import ClassValidationError
+
+    try:
+        data = json.loads(path.read_text())
+    except (OSError, ValueError) as exc:
+        raise ValueError(f"{path}: cannot read a JSON scenario: {exc}") from None
+    converter = Converter(forbid_extra_keys=True)
+    try:
+        return converter.structure(data, Scenario)
+    except ClassValidationError as exc:
+        raise ValueError(f"{path}: " + "; ".join(transform_error(exc))) from None

@@ -155,6 +155,14 @@ class StubWorld:
             await self._post_webhook(raw)  # Telnyx may deliver an event twice
 
     async def _telnyx_script(self) -> None:
+        if self.scenario.reorder_webhooks:
+            # Telnyx does not promise order: answered (and streaming) before initiated.
+            await trio.sleep(self.scenario.ring_s)
+            self._nursery.start_soon(self._media)
+            await self._webhook("streaming.started")
+            await self._webhook("call.answered")
+            await self._webhook("call.initiated")
+            return
         await self._webhook("call.initiated")
         await trio.sleep(self.scenario.ring_s)
         if self.scenario.media_before_answer:
@@ -335,6 +343,8 @@ class FakeLive:
         self.world = world
         self.peer = peer
         self.said_opener = False
+        self.closing_line: int | None = None
+        self.stalled = False
         self.bound = False
         self._unmetered: list[tuple[int, float]] = []
         self._unmetered_down: list[float] = []
@@ -421,11 +431,14 @@ class FakeLive:
                     self.outputs = []
                     if self.pending_output is not None and self.pending_output.startswith("call_record"):
                         line = self._say("agent", self.world.scenario.closing_line)
+                        self.closing_line = line
                         if self.world.scenario.end_call_after_closing:
                             self.after_line[line] = self._end_call
                     self.pending_output = None
                 case "session.close":
                     self.closing = True
+                    if self.bound and self.world.meter is not None:
+                        self.world.meter.sent_at_close = self.world.meter.uplink.bytes_sent
                     return
 
     # -- what the booking brain may do (calld.stub.brain.Voice) ---------------------------------
@@ -517,6 +530,16 @@ class FakeLive:
     async def _end_call(self) -> None:
         await self._function_call("end_call", {"reason": "the question is answered"})
 
+    async def _maybe_stall(self, frames: list[bytes]) -> None:
+        """A network stall in the middle of the goodbye, once: nothing at all for goodbye_stall_s."""
+        stall = self.world.scenario.goodbye_stall_s
+        if not stall or self.stalled or self.closing_line is None:
+            return
+        marks = [wf for pcm in frames if (wf := read_frame(pcm)) is not None and wf.line == self.closing_line]
+        if marks and marks[0].word >= len(self.world.codebook[self.closing_line]) // 2:
+            self.stalled = True
+            await trio.sleep(stall)
+
     async def _speak(self) -> None:
         """Continuous output, paced in real time, silence included, until the session closes."""
         tick = trio.current_time()
@@ -527,6 +550,7 @@ class FakeLive:
             if not self.speaking and self.waiting and (self.closing or not self.business_talking):
                 self.speaking.extend(self.waiting.popleft())
             frames = [self.speaking.popleft() if self.speaking else SILENCE for _ in range(DELTA_FRAMES)]
+            await self._maybe_stall(frames)
             for pcm in frames:
                 for line, index, word in self.out_ear.hear(pcm):
                     await self.send("output_transcript_delta", delta=self._fragment("agent", word))

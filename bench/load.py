@@ -1,0 +1,140 @@
+"""Load benchmark: N concurrent paced calls through one daemon in live mode against calld-sim.
+
+    uv run python bench/load.py [N ...]            # default: 100
+
+For each N: a fresh simulator (fake Telnyx + fake GPT-Live, real-time 20 ms frames both ways)
+pinned to core 1 with this load generator, and a fresh daemon pinned to core 0. Prints calls
+completed/failed, frames in and out and lost, forwarding latency by audio position (Telnyx
+frame received -> GPT-Live append sent; GPT-Live delta -> Telnyx frame sent) at p50/p99/max,
+daemon CPU per call-second and per call-minute, peak RSS and RSS per call, and what the
+simulator itself used. Not a test: it prints figures.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import trio
+
+from calld.cli.client import ControlClient
+from calld.cli.ctl import run_ask
+
+DAEMON_CORE, SIM_CORE = 0, 1
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def cpu_seconds(pid: int) -> float:
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def rss_kib(pid: int, key: str) -> int:
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith(key + ":"):
+            return int(line.split()[1])
+    return 0
+
+
+def pinned(core: int) -> list[str]:
+    return ["taskset", "-c", str(core)] if os.cpu_count() and os.cpu_count() > 1 else []
+
+
+async def run_batch(n: int) -> dict:
+    work = Path(tempfile.mkdtemp(prefix=f"calld-load-{n}-"))
+    metrics_file = work / "sim-metrics.json"
+    sim = subprocess.Popen([*pinned(SIM_CORE), sys.executable, "-m", "calld.sim.cli", "--metrics-out", str(metrics_file)],
+                           stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+    addrs = json.loads(sim.stdout.readline())  # type: ignore[union-attr]
+    port = free_port()
+    base = f"http://127.0.0.1:{port}"
+    env = {**os.environ, "CALLD_MODE": "live", "CALLD_LIVE_OPT_IN": "1", "CALLD_STATE_DIR": str(work / "state"),
+           "CALLD_SOCKET": str(work / "ctl.sock"), "CALLD_BIND": f"127.0.0.1:{port}", "TELNYX_API_KEY": "KEY-bench",
+           "TELNYX_CONNECTION_ID": "bench-connection", "OPENAI_API_KEY": "KEY-bench", "PUBLIC_BASE_URL": base,
+           "PUBLIC_WEBHOOK_URL": f"{base}/telnyx/webhook", "CALLD_LOG_LEVEL": "WARNING", **addrs}
+    daemon = subprocess.Popen([*pinned(DAEMON_CORE), sys.executable, "-m", "calld.cli.daemon", "serve"], env=env,
+                              stderr=subprocess.DEVNULL, cwd=work)
+    sock = work / "ctl.sock"
+    try:
+        for _ in range(400):
+            if sock.exists():
+                break
+            await trio.sleep(0.05)
+        async with ControlClient(sock) as client:
+            await client.provision("bench")
+            cpu0, sim_cpu0, rss0 = cpu_seconds(daemon.pid), cpu_seconds(sim.pid), rss_kib(daemon.pid, "VmRSS")
+            results: list[dict] = []
+
+            async def one(i: int) -> None:
+                out = io.StringIO()
+                body = {"to": "+15555550142", "ask": "hours", "name": "Nathan", "user": "bench"}
+                await run_ask(client, body, out=out, err=io.StringIO())
+                try:
+                    results.append(json.loads(out.getvalue()))
+                except ValueError:
+                    results.append({"status": "error"})
+
+            t0 = time.monotonic()
+            async with trio.open_nursery() as nursery:
+                for i in range(n):
+                    nursery.start_soon(one, i)
+                    await trio.sleep(0.01)  # calls arrive 10 ms apart, not in one instant
+            wall = time.monotonic() - t0
+            cpu = cpu_seconds(daemon.pid) - cpu0
+            sim_cpu = cpu_seconds(sim.pid) - sim_cpu0
+            peak = rss_kib(daemon.pid, "VmHWM")
+    finally:
+        daemon.send_signal(signal.SIGTERM)
+        sim.send_signal(signal.SIGTERM)
+        daemon.wait(timeout=120)
+        sim.wait(timeout=60)
+    durations = []
+    for r in results:
+        ref = r.get("transcript_ref")
+        if ref:
+            report = json.loads((work / "state" / "artifacts" / ref.split("/")[0] / "call_report.json").read_text())
+            durations.append(report["duration_ms"] / 1000)
+    call_seconds = sum(durations) or float("nan")
+    m = json.loads(metrics_file.read_text()) if metrics_file.exists() else {}
+    return {
+        "n": n, "wall_s": wall, "completed": sum(r.get("status") == "answered" for r in results),
+        "failed": sum(r.get("status") != "answered" for r in results), "daemon_cpu_s": cpu, "sim_cpu_s": sim_cpu,
+        "ms_per_call_second": cpu / call_seconds * 1000, "cpu_s_per_call_minute": cpu / call_seconds * 60,
+        "peak_rss_mib": peak / 1024, "rss_per_call_kib": (peak - rss0) / n, "metrics": m,
+    }
+
+
+def show(r: dict) -> None:
+    m = r["metrics"]
+    up, down = m.get("uplink_ms", {}), m.get("downlink_ms", {})
+    print(f"N={r['n']:4d}  completed {r['completed']}/{r['n']} failed {r['failed']}  wall {r['wall_s']:.1f} s")
+    print(f"        frames in {m.get('frames_in')} -> to GPT-Live {m.get('frames_to_live')}; from GPT-Live "
+          f"{m.get('frames_from_live')} -> out {m.get('frames_out')}; lost up {m.get('frames_lost_uplink')} down {m.get('frames_lost_downlink')}")
+    print(f"        uplink latency p50 {up.get('50', float('nan')):.1f} p99 {up.get('99', float('nan')):.1f} max {up.get('100', float('nan')):.1f} ms; "
+          f"downlink p50 {down.get('50', float('nan')):.1f} p99 {down.get('99', float('nan')):.1f} max {down.get('100', float('nan')):.1f} ms")
+    print(f"        daemon CPU {r['daemon_cpu_s']:.1f} s = {r['ms_per_call_second']:.1f} ms per call-second "
+          f"({r['cpu_s_per_call_minute']:.2f} s per call-minute); peak RSS {r['peak_rss_mib']:.0f} MiB, "
+          f"{r['rss_per_call_kib']:.0f} KiB per call; simulator CPU {r['sim_cpu_s']:.1f} s over {r['wall_s']:.1f} s "
+          f"({r['sim_cpu_s'] / r['wall_s'] * 100:.0f}% of its core)", flush=True)
+
+
+async def main(sizes: list[int]) -> None:
+    for n in sizes:
+        show(await run_batch(n))
+
+
+if __name__ == "__main__":
+    trio.run(main, [int(a) for a in sys.argv[1:]] or [100])
