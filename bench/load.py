@@ -65,7 +65,8 @@ async def run_batch(n: int) -> dict:
            "CALLD_SOCKET": str(work / "ctl.sock"), "CALLD_BIND": f"127.0.0.1:{port}", "TELNYX_API_KEY": "KEY-bench",
            "TELNYX_CONNECTION_ID": "bench-connection", "OPENAI_API_KEY": "KEY-bench", "PUBLIC_BASE_URL": base,
            "PUBLIC_WEBHOOK_URL": f"{base}/telnyx/webhook", "CALLD_LOG_LEVEL": "WARNING", **addrs}
-    daemon = subprocess.Popen([*pinned(DAEMON_CORE), sys.executable, "-m", "calld.cli.daemon", "serve"], env=env,
+    prefix = os.environ.get("BENCH_DAEMON_PREFIX", "").split()  # e.g. "-m cProfile -o /tmp/daemon.prof"
+    daemon = subprocess.Popen([*pinned(DAEMON_CORE), sys.executable, *prefix, "-m", "calld.cli.daemon", "serve"], env=env,
                               stderr=subprocess.DEVNULL, cwd=work)
     sock = work / "ctl.sock"
     try:

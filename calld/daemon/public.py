@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import hmac
 import logging
-import math
 import time
 from collections.abc import Callable
 
@@ -29,11 +28,13 @@ WEBHOOK_ENQUEUE_BOUND_S = 1.0
 
 
 class RouteSocket:
-    """A quart WebSocket as the call sees it: frames read by the route, sends straight through."""
+    """A quart WebSocket as the call sees it. The call's media task reads it directly (no extra hop
+    per frame); the route's task owns its lifetime and, when the peer goes, `aclose` cancels any
+    read in progress so the call sees SocketClosed instead of waiting forever."""
 
     def __init__(self, ws: object) -> None:
         self._ws = ws
-        self._tx, self._rx = trio.open_memory_channel[str](math.inf)
+        self._reading = trio.CancelScope()
         self.closed = False
 
     async def send(self, text: str) -> None:
@@ -45,17 +46,19 @@ class RouteSocket:
             raise SocketClosed(f"media send failed: {exc}") from None
 
     async def receive(self) -> str:
-        try:
-            return await self._rx.receive()
-        except (trio.EndOfChannel, trio.ClosedResourceError):
-            raise SocketClosed("media socket closed") from None
+        if not self.closed:
+            self._reading = trio.CancelScope()  # one per read: a scope is entered once
+            with self._reading:
+                try:
+                    message = await self._ws.receive()  # type: ignore[attr-defined]
+                except Exception as exc:  # the peer is gone
+                    raise SocketClosed(f"media socket closed: {exc}") from None
+                return message if isinstance(message, str) else message.decode("utf-8", "replace")
+        raise SocketClosed("media socket closed")
 
     async def aclose(self) -> None:
         self.closed = True
-        await self._tx.aclose()
-
-    def _push(self, text: str) -> None:
-        self._tx.send_nowait(text)
+        self._reading.cancel()
 
 
 def create_public_app(book: CallBook, *, serve_token: str, verify: Callable[[bytes, dict[str, str]], None] | None) -> QuartTrio:
@@ -103,13 +106,7 @@ def create_public_app(book: CallBook, *, serve_token: str, verify: Callable[[byt
         sock = RouteSocket(ws)
         started = time.monotonic()
         try:
-            async with trio.open_nursery() as nursery:
-                async def attach() -> None:
-                    await handle.attach_media(sock)
-                    nursery.cancel_scope.cancel()  # the call is done with the socket
-                nursery.start_soon(attach)
-                while True:
-                    sock._push(await ws.receive())  # noqa: SLF001
+            await handle.attach_media(sock)  # returns when the call no longer needs the socket
         finally:
             with trio.CancelScope(shield=True):
                 await sock.aclose()

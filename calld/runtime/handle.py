@@ -225,9 +225,10 @@ class CallHandle:
         else:
             moves = " ".join(f"{k}:{a}->{b}" for k, (a, b) in changed.items())
             log.info("%s t=%dms %s %s", who, t_ms, event.kind, moves)
-        progress = {"t_ms": t_ms, "event": event.kind, "changed": changed}
-        for listener in self.listeners:
-            listener(progress)
+        if changed or event.kind not in _QUIET_KINDS:  # listeners follow the call, not every audio frame
+            progress = {"t_ms": t_ms, "event": event.kind, "changed": changed}
+            for listener in self.listeners:
+                listener(progress)
 
     # -- effects -----------------------------------------------------------------------------------
 
