@@ -36,10 +36,12 @@ class ControlError(RuntimeError):
 class ControlClient:
     def __init__(self, socket_path: Path, *, timeout: float = 10.0) -> None:
         self.path = socket_path
-        transport = httpx.AsyncHTTPTransport(uds=str(socket_path))
+        transport = httpx.AsyncHTTPTransport(uds=str(socket_path), limits=httpx.Limits(max_connections=None))
         # read=None: an ask streams for as long as its call lasts.
+        # No pool cap: one client may follow hundreds of calls at once (the load benchmark does).
         self._client = httpx.AsyncClient(
-            transport=transport, base_url="http://calld", timeout=httpx.Timeout(timeout, read=None)
+            transport=transport, base_url="http://calld", timeout=httpx.Timeout(timeout, read=None, pool=None),
+            limits=httpx.Limits(max_connections=None, max_keepalive_connections=32),
         )
 
     async def __aenter__(self) -> ControlClient:
