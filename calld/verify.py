@@ -13,7 +13,7 @@ import math
 import re
 import tempfile
 import wave
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
@@ -297,29 +297,43 @@ def run_checks(inp: VerifyInput, settings: Settings, ledger: Ledger, run_dir: Pa
     return VerifyReport(checks, run_dir)
 
 
-def verify_quick_ask(inp: VerifyInput = VerifyInput(), workspace: Path | None = None) -> VerifyReport:
-    """Place a stub call into `workspace` (a fresh temporary one by default) and check it."""
-    workspace = workspace or Path(tempfile.mkdtemp(prefix="calld-verify-"))
+def _in_fresh_workspace(
+    workspace: Path | None,
+    prefix: str,
+    user: UserId,
+    call: Callable[[Settings, Ledger], Awaitable[Path]],
+    check: Callable[[Settings, Ledger, Path], VerifyReport],
+) -> VerifyReport:
+    """Provision `user` and place one stub call in a fresh workspace, then check what it left."""
+    workspace = workspace or Path(tempfile.mkdtemp(prefix=prefix))
     settings = load_settings(calld_state_dir=workspace, calld_mode="stub")
     ledger = Ledger(settings.db_path)
 
     async def provision_and_call() -> Path:
         # The number comes the way a live one does: search, order, poll, against the stub Telnyx API.
         async with open_client("stub-key", transport=StubNumbers().transport()) as http:
-            await provision_did(ledger, TelnyxHttp(http, "stub-connection"), inp.user, connection_id="stub-connection")
-        request = AskRequest(to=inp.to, ask=inp.ask, name=inp.name, item=inp.item, user=inp.user)
-        plan = prepare(request, settings, ledger)
-        return (await run_stub_call(plan, settings, inp.scenario)).artifacts
+            await provision_did(ledger, TelnyxHttp(http, "stub-connection"), user, connection_id="stub-connection")
+        return await call(settings, ledger)
 
     try:
         # The stub call runs on trio's autojump clock: the same code, the timings of a real call,
         # no waiting. Virtual time moves only when every task is blocked.
         run_dir = trio.run(provision_and_call, clock=trio.testing.MockClock(autojump_threshold=0))
-        return run_checks(inp, settings, ledger, run_dir)
+        return check(settings, ledger, run_dir)
     finally:
         ledger.close()
 
 
+def verify_quick_ask(inp: VerifyInput = VerifyInput(), workspace: Path | None = None) -> VerifyReport:
+    """Place a stub call into `workspace` (a fresh temporary one by default) and check it."""
+
+    async def call(settings: Settings, ledger: Ledger) -> Path:
+        request = AskRequest(to=inp.to, ask=inp.ask, name=inp.name, item=inp.item, user=inp.user)
+        return (await run_stub_call(prepare(request, settings, ledger), settings, inp.scenario)).artifacts
+
+    return _in_fresh_workspace(
+        workspace, "calld-verify-", inp.user, call, lambda st, lg, run_dir: run_checks(inp, st, lg, run_dir)
+    )
 
 
 # -- booking a table ---------------------------------------------------------------------------------
@@ -447,20 +461,12 @@ def run_book_checks(inp: BookVerifyInput, settings: Settings, ledger: Ledger, ru
 
 def verify_book(inp: BookVerifyInput = BookVerifyInput(), workspace: Path | None = None) -> VerifyReport:
     """Place a stub booking into `workspace` (a fresh temporary one by default) and check it."""
-    workspace = workspace or Path(tempfile.mkdtemp(prefix="calld-verify-book-"))
-    settings = load_settings(calld_state_dir=workspace, calld_mode="stub")
-    ledger = Ledger(settings.db_path)
 
-    async def provision_and_call() -> Path:
-        async with open_client("stub-key", transport=StubNumbers().transport()) as http:
-            await provision_did(ledger, TelnyxHttp(http, "stub-connection"), inp.user, connection_id="stub-connection")
+    async def call(settings: Settings, ledger: Ledger) -> Path:
         request = BookRequest(to=inp.to, name=inp.name, party=inp.party, time=inp.time, notes=inp.notes,
                               window=inp.window, user=inp.user)
-        plan = prepare_book(request, settings, ledger)
-        return (await run_stub_book(plan, settings, inp.scenario)).artifacts
+        return (await run_stub_book(prepare_book(request, settings, ledger), settings, inp.scenario)).artifacts
 
-    try:
-        run_dir = trio.run(provision_and_call, clock=trio.testing.MockClock(autojump_threshold=0))
-        return run_book_checks(inp, settings, ledger, run_dir)
-    finally:
-        ledger.close()
+    return _in_fresh_workspace(
+        workspace, "calld-verify-book-", inp.user, call, lambda st, lg, run_dir: run_book_checks(inp, st, lg, run_dir)
+    )

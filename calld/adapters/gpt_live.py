@@ -22,6 +22,7 @@ from typing import Annotated, Any, get_args
 
 from pydantic import BaseModel, ConfigDict, Discriminator, Tag, TypeAdapter, ValidationError, model_validator
 
+from calld.adapters._wire import problem
 from calld.core.events import (
     BookingDetails,
     BookStatus,
@@ -253,16 +254,8 @@ def _explain(exc: ValidationError, *, tagged: bool) -> str:
     parts = []
     for err in exc.errors(include_url=False):
         where = ".".join(map(str, err["loc"][1:] if tagged else err["loc"]))
-        match err["type"]:
-            case "json_invalid":
-                what = f"not valid JSON ({err['ctx']['error']})"
-            case "missing":
-                what = "missing"
-            case "model_type" | "model_attributes_type" | "dict_type":
-                what = "not a JSON object"
-            case _:
-                what = err["msg"].removeprefix("Value error, ")
-        parts.append(f"{where}: {what}" if where else what)
+        said = problem(err, where)
+        parts.append(said if where else said.removeprefix(": "))
     return "; ".join(parts)
 
 

@@ -22,6 +22,7 @@ from pydantic import BaseModel, ConfigDict, Discriminator, Tag, TypeAdapter, Val
 
 from calld.adapters.codecs import ByteOrderSetting, Codec, CodecError, UnsupportedCodec, codec_for
 from calld.adapters.telnyx_webhook import decode_client_state
+from calld.adapters._wire import problem
 from calld.core.events import (
     DtmfReceived,
     Event,
@@ -142,16 +143,7 @@ def _explain(exc: ValidationError) -> str:
     parts = []
     for err in exc.errors(include_url=False):
         where = ".".join(map(str, err["loc"][1:])) or "frame"
-        match err["type"]:
-            case "json_invalid":
-                what = f"not valid JSON ({err['ctx']['error']})"
-            case "missing":
-                what = "missing"
-            case "model_type" | "model_attributes_type" | "dict_type":
-                what = "not a JSON object"
-            case _:
-                what = err["msg"].removeprefix("Value error, ")
-        parts.append(f"{where}: {what}")
+        parts.append(problem(err, where))
     return "; ".join(parts)
 
 

@@ -17,6 +17,7 @@ from typing import Annotated, Any
 from attrs import frozen
 from pydantic import BaseModel, ConfigDict, Discriminator, Field, Tag, TypeAdapter, ValidationError
 
+from calld.adapters._wire import problem
 from calld.core.events import (
     CallAnswered,
     CallHungUp,
@@ -157,16 +158,7 @@ def _explain(exc: ValidationError) -> str:
         if loc[:1] == ["data"] and len(loc) > 1:
             del loc[1]  # the union tag pydantic inserts; not a wire name
         where = ".".join(map(str, loc)) or "body"
-        match err["type"]:
-            case "json_invalid":
-                what = f"not valid JSON ({err['ctx']['error']})"
-            case "missing":
-                what = "missing"
-            case "model_type" | "model_attributes_type" | "dict_type":
-                what = "not a JSON object"
-            case _:
-                what = err["msg"].removeprefix("Value error, ")
-        parts.append(f"{where}: {what}")
+        parts.append(problem(err, where))
     return "; ".join(parts)
 
 

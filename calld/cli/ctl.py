@@ -55,21 +55,24 @@ def _table(rows: list[dict[str, Any]], columns: list[str]) -> str:
     return "\n".join([head, *body])
 
 
-def ask_body(args: argparse.Namespace) -> dict[str, Any]:
+def _body(model: Any, fields: dict[str, Any], scenario: str | None) -> dict[str, Any]:
     """Validate the flags locally (the daemon validates again) so a typo fails fast and clearly."""
-    from calld.domain.requests import AskRequest
-
-    fields = {"to": args.to, "ask": args.ask, "name": args.name, "item": args.item, "user": args.user}
-    if args.request_id:
-        fields["request_id"] = args.request_id
     try:
-        req = AskRequest.model_validate({k: v for k, v in fields.items() if v is not None})
+        req = model.model_validate({k: v for k, v in fields.items() if v is not None})
     except ValidationError as exc:
         raise UsageError(_explain(exc)) from None
     body = req.model_dump(mode="json", exclude_none=True)
-    if args.scenario:
-        body["scenario"] = args.scenario
+    if scenario:
+        body["scenario"] = scenario
     return body
+
+
+def ask_body(args: argparse.Namespace) -> dict[str, Any]:
+    from calld.domain.requests import AskRequest
+
+    fields = {"to": args.to, "ask": args.ask, "name": args.name, "item": args.item, "user": args.user,
+              "request_id": args.request_id}
+    return _body(AskRequest, fields, args.scenario)
 
 
 class UsageError(ValueError):
@@ -127,14 +130,7 @@ def book_body(args: argparse.Namespace) -> dict[str, Any]:
 
     fields = {"to": args.to, "name": args.name, "party": args.party, "time": args.time, "notes": args.notes,
               "window": args.window, "user": args.user, "request_id": args.request_id}
-    try:
-        req = BookRequest.model_validate({k: v for k, v in fields.items() if v is not None})
-    except ValidationError as exc:
-        raise UsageError(_explain(exc)) from None
-    body = req.model_dump(mode="json", exclude_none=True)
-    if args.scenario:
-        body["scenario"] = args.scenario
-    return body
+    return _body(BookRequest, fields, args.scenario)
 
 
 async def _book(args: argparse.Namespace) -> int:
