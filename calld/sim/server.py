@@ -18,9 +18,8 @@ import logging
 import re
 import time
 from collections import deque
-from contextlib import asynccontextmanager
 from functools import partial
-from typing import Any, AsyncIterator
+from typing import Any
 
 import httpx
 import trio
