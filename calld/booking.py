@@ -9,10 +9,9 @@ session gets) and in the result (`calld.domain.results.BookResult`).
 
 from __future__ import annotations
 
-import uuid
 from collections.abc import Callable
 
-from calld.calls import StubRun, run_stub_call
+from calld.calls import StubRun, plan_inputs, run_stub_call
 from calld.core.plan import BookJob, CallPlan, build_book_plan
 from calld.domain.ids import RunId
 from calld.domain.requests import BookRequest
@@ -31,7 +30,6 @@ def prepare_book(request: BookRequest, settings: Settings, ledger: Ledger, run_i
     """
     from_did = ledger.did_for(request.user)
     return build_book_plan(
-        run_id=run_id or RunId.new(),
         user_id=request.user,
         first_name=request.name,
         to=request.to,
@@ -40,12 +38,7 @@ def prepare_book(request: BookRequest, settings: Settings, ledger: Ledger, run_i
         time=request.time,
         notes=request.notes,
         window_minutes=request.window,
-        command_id=str(uuid.uuid4()),
-        live_model=settings.openai_live_model,
-        backend_model=settings.openai_responses_model,
-        reasoning_effort=settings.openai_responses_effort,
-        voice=settings.openai_live_voice,
-        timings=settings.timings(),
+        **plan_inputs(settings, run_id),
     )
 
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 import hmac
 import uuid
 from collections.abc import Callable
+from typing import Any
 from pathlib import Path
 
 import httpx
@@ -34,23 +35,30 @@ STUB_MEDIA_URL = "wss://calld.stub.invalid/telnyx/media"
 STUB_WEBHOOK_URL = "https://calld.stub.invalid/telnyx/webhook"
 
 
+def plan_inputs(settings: Settings, run_id: RunId | None) -> dict[str, Any]:
+    """What every job's plan takes from the settings, plus this call's fresh ids."""
+    return {
+        "run_id": run_id or RunId.new(),
+        "command_id": str(uuid.uuid4()),
+        "live_model": settings.openai_live_model,
+        "backend_model": settings.openai_responses_model,
+        "reasoning_effort": settings.openai_responses_effort,
+        "voice": settings.openai_live_voice,
+        "timings": settings.timings(),
+    }
+
+
 def prepare(request: AskRequest, settings: Settings, ledger: Ledger, run_id: RunId | None = None) -> CallPlan:
     """Raises UnknownUser (with the command that fixes it) before anything is written."""
     from_did = ledger.did_for(request.user)
     return build_plan(
-        run_id=run_id or RunId.new(),
         user_id=request.user,
         first_name=request.name,
         to=request.to,
         from_=from_did,
         question=request.ask,
         item=request.item,
-        command_id=str(uuid.uuid4()),
-        live_model=settings.openai_live_model,
-        backend_model=settings.openai_responses_model,
-        reasoning_effort=settings.openai_responses_effort,
-        voice=settings.openai_live_voice,
-        timings=settings.timings(),
+        **plan_inputs(settings, run_id),
     )
 
 

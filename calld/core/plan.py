@@ -13,8 +13,9 @@ judged; everything else about the call is the same.
 
 from __future__ import annotations
 
+
 import json
-from typing import ClassVar, Literal
+from typing import Any, ClassVar, Literal
 
 from attrs import frozen
 
@@ -183,23 +184,10 @@ def build_plan(
         "or the call reached voicemail (status voicemail). Use status unclear only to note that the question "
         f"must be asked again. Record a final status once. After the closing line, call {END_CALL}."
     )
-    return CallPlan(
-        run_id=run_id,
-        user_id=user_id,
-        first_name=first_name,
-        job=QuickAskJob(question, item),
-        ask_line=ask,
-        opener=opener,
-        dial=DialPlan(to=to, from_=from_, run_id=run_id, command_id=command_id),
-        live=LivePlan(
-            model=live_model,
-            instructions=instructions,
-            backend_model=backend_model,
-            backend_instructions=backend,
-            reasoning_effort=reasoning_effort,
-            voice=voice,
-        ),
-        timings=timings,
+    return _assemble(
+        run_id=run_id, user_id=user_id, first_name=first_name, job=QuickAskJob(question, item), ask=ask,
+        opener=opener, to=to, from_=from_, command_id=command_id, live_model=live_model, instructions=instructions,
+        backend_model=backend_model, backend=backend, reasoning_effort=reasoning_effort, voice=voice, timings=timings,
     )
 
 
@@ -291,6 +279,22 @@ def build_book_plan(
         f"invent details. Record a final status once. After the closing line, call {END_CALL}.\n"
         f"{request}"
     )
+    return _assemble(
+        run_id=run_id, user_id=user_id, first_name=first_name, job=job, ask=ask, opener=opener, to=to,
+        from_=from_, command_id=command_id, live_model=live_model, instructions=instructions,
+        backend_model=backend_model, backend=backend, reasoning_effort=reasoning_effort, voice=voice,
+        timings=timings, steer_line=BOOK_STEER_LINE, live_job="book",
+    )
+
+
+def _assemble(
+    *, run_id: RunId, user_id: UserId, first_name: FirstName, job: Any, ask: str, opener: str, to: E164,
+    from_: E164, command_id: str, live_model: str, instructions: str, backend_model: str, backend: str,
+    reasoning_effort: str, voice: str, timings: Timings, steer_line: str | None = None, live_job: str | None = None,
+) -> CallPlan:
+    """The one place a CallPlan is put together; each job builder supplies only its words."""
+    extra_plan: dict[str, Any] = {"steer_line": steer_line} if steer_line is not None else {}
+    extra_live: dict[str, Any] = {"job": live_job} if live_job is not None else {}
     return CallPlan(
         run_id=run_id,
         user_id=user_id,
@@ -298,7 +302,6 @@ def build_book_plan(
         job=job,
         ask_line=ask,
         opener=opener,
-        steer_line=BOOK_STEER_LINE,
         dial=DialPlan(to=to, from_=from_, run_id=run_id, command_id=command_id),
         live=LivePlan(
             model=live_model,
@@ -307,9 +310,10 @@ def build_book_plan(
             backend_instructions=backend,
             reasoning_effort=reasoning_effort,
             voice=voice,
-            job="book",
+            **extra_live,
         ),
         timings=timings,
+        **extra_plan,
     )
 
 
