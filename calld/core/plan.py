@@ -13,7 +13,6 @@ judged; everything else about the call is the same.
 
 from __future__ import annotations
 
-
 import json
 from typing import Any, ClassVar, Literal
 
