@@ -55,7 +55,7 @@ class AsgiSocket:
             raise SocketClosed("media socket closed")
         try:
             await self._send({"type": "websocket.send", "text": text})
-        except Exception as exc:  # the peer is gone; the reader will notice too
+        except Exception as exc:  # noqa: BLE001 - the peer is gone; the reader will notice too
             raise SocketClosed(f"media send failed: {exc}") from None
 
     async def receive(self) -> str:
@@ -64,7 +64,7 @@ class AsgiSocket:
             with self._reading:
                 try:
                     message = await self._receive()
-                except Exception as exc:  # hypercorn is tearing the connection down
+                except Exception as exc:  # noqa: BLE001 - hypercorn is tearing the connection down
                     self.peer_gone = True
                     raise SocketClosed(f"media socket closed: {exc}") from None
                 if message["type"] == "websocket.receive":
