@@ -400,3 +400,8 @@ def test_builders_return_fresh_dicts() -> None:
     first = gpt_live.session_start(PLAN, "s")
     first["session"]["delegation"]["responses"]["tools"][0]["strict"] = False
     assert gpt_live.session_start(PLAN, "s")["session"]["delegation"]["responses"]["tools"][0]["strict"] is True
+
+
+def test_input_audio_append_text_is_the_same_event_on_the_wire() -> None:
+    for pcm in (b"", b"\x01\x00\xff\x7f", bytes(range(256)) * 3):
+        assert json.loads(gpt_live.input_audio_append_text(pcm)) == gpt_live.input_audio_append(pcm)

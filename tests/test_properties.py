@@ -11,6 +11,8 @@ Properties:
   MediaFrameError, LiveProtocolError), never anything else;
 - a rejected frame changes no state: a stateful parser that rejected a frame then behaves,
   frame for frame, exactly like a twin that never saw it;
+- the hot-path readers (media frames, output audio deltas, read without models) take only
+  frames the validating parser accepts, and read the same values from them;
 - through the reducer: an event `reduce_step` ignores leaves the very same Call and
   produces no effects.
 
@@ -31,7 +33,9 @@ from typing import Any
 import pytest
 from hypothesis import HealthCheck, event, given, note, settings
 from hypothesis import strategies as st
+from pydantic import ValidationError
 
+from calld.adapters import gpt_live, telnyx_media
 from calld.adapters.fixtures import FIXTURES_DIR, load_fixture
 from calld.adapters.gpt_live import LiveInbound, LiveProtocolError
 from calld.adapters.telnyx_media import InboundMedia, MediaFrameError
@@ -612,6 +616,42 @@ def test_audio_delta_with_a_non_ascii_character_is_a_live_protocol_error() -> No
         LiveInbound().feed(json.dumps(frame))
 
 
+# -- property 2b: the hot-path readers agree with the validating parsers ---------------------------------
+
+
+def _validated(adapter: Any, text: str) -> Any:
+    try:
+        return adapter.validate_json(text)
+    except ValidationError:
+        return None
+
+
+@PARSER
+@given(frame=MEDIA_FRAME)
+def test_the_media_fast_path_reads_only_what_the_validating_parser_accepts_alike(frame: str) -> None:
+    fast = telnyx_media._plain_media(frame)
+    if fast is None:
+        event("left to the validating parser")
+        return
+    event("fast path")
+    model = _validated(telnyx_media._frame, frame)
+    assert isinstance(model, telnyx_media._Media), (frame, model)
+    assert fast == (model.media.track, model.media.chunk, model.media.payload)
+
+
+@PARSER
+@given(frame=LIVE_FRAME)
+def test_the_audio_delta_fast_path_reads_only_what_the_validating_parser_accepts_alike(frame: str) -> None:
+    fast = gpt_live._plain_audio_delta(frame)
+    if fast is None:
+        event("left to the validating parser")
+        return
+    event("fast path")
+    model = _validated(gpt_live._server_event, frame)
+    assert isinstance(model, gpt_live._Delta) and model.type == "session.output_audio.delta", (frame, model)
+    assert fast == model.delta
+
+
 # -- property 3: the reducer ignores an illegal event without touching the Call --------------------------
 
 CCIDS = st.sampled_from([ch.CCID, CallControlId("v3:another-call")])
@@ -690,3 +730,11 @@ def test_an_ignored_event_leaves_the_call_identical(script: str, events: list[An
         else:
             assert isinstance(step.call, Call)
         call = step.call
+
+
+def test_the_fast_paths_take_the_recorded_audio_frames() -> None:
+    media = json.dumps(load_fixture("telnyx", "media_media"))
+    delta = json.dumps(load_fixture("gpt_live", "output_audio_delta"))
+    assert telnyx_media._plain_media(media) is not None
+    assert gpt_live._plain_audio_delta(delta) == json.loads(delta)["delta"]
+    assert telnyx_media._plain_media(json.dumps(load_fixture("telnyx", "media_mark"))) is None

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import base64
 import binascii
+import json
 import logging
 from typing import Annotated, Any, get_args
 
@@ -280,6 +281,8 @@ class LiveInbound:
 
     def feed(self, text: str) -> list[Event]:
         """Translate one text frame. Raises LiveProtocolError for malformed or Realtime events."""
+        if (delta := _plain_audio_delta(text)) is not None:
+            return [OutputAudio(_audio(delta))]
         try:
             event = _server_event.validate_json(text)
         except ValidationError as exc:
@@ -310,6 +313,24 @@ class LiveInbound:
                 if event.type not in _NO_OPS:
                     log.info("ignoring unknown GPT-Live event %r", event.type)
                 return []
+
+
+def _plain_audio_delta(text: str) -> str | None:
+    """The delta of a well-formed output audio event, read without building models.
+
+    Output audio is the one server event that comes 50 times a second; anything that is not
+    plainly one returns None and goes through the validating parser, which accepts or explains it.
+    """
+    if '"session.output_audio.delta"' not in text:
+        return None
+    try:
+        event = json.loads(text)
+    except (ValueError, RecursionError):  # the validating parser explains it
+        return None
+    if not isinstance(event, dict) or event.get("type") != "session.output_audio.delta":
+        return None
+    delta = event.get("delta")
+    return delta if isinstance(delta, str) else None
 
 
 def _audio(delta: str) -> bytes:
@@ -484,6 +505,11 @@ def session_start(plan: LivePlan, event_id: str) -> dict[str, Any]:
 
 def input_audio_append(pcm: bytes, *, event_id: str | None = None) -> dict[str, Any]:
     return _client("session.input_audio.append", event_id, audio=base64.b64encode(pcm).decode("ascii"))
+
+
+def input_audio_append_text(pcm: bytes) -> str:
+    """`input_audio_append(pcm)` as wire text, 50 times a second per call: base64 needs no JSON escaping."""
+    return '{"type":"session.input_audio.append","audio":"' + base64.b64encode(pcm).decode("ascii") + '"}'
 
 
 def commentary_append(text: str, *, event_id: str | None = None) -> dict[str, Any]:

@@ -187,7 +187,10 @@ class CallHandle:
         t_ms = self._t_ms()
         changed: dict[str, list[str]] = {}
         for track in TRACKS:
-            old, new = getattr(before, track).kind, getattr(step.call, track).kind
+            was, now = getattr(before, track), getattr(step.call, track)
+            if was is now:  # most events (every audio frame) leave most tracks untouched
+                continue
+            old, new = was.kind, now.kind
             if old != new:
                 changed[track] = [old, new]
                 self._transitions[track].append(Transition(state=new, t_ms=t_ms))
@@ -233,7 +236,13 @@ class CallHandle:
     # -- effects -----------------------------------------------------------------------------------
 
     async def _perform(self, effect: Effect) -> None:
-        match effect:
+        match effect:  # the two audio effects first: 50 a second each way
+            case SendLiveAudio(pcm=pcm):
+                await self._send_live_text(gpt_live.input_audio_append_text(pcm))
+            case SendMediaAudio(pcm=pcm):
+                self.rundir.audio("outbound.wav", pcm)
+                if self._media_out is not None:
+                    await self._send_media(self._media_out.audio(pcm))
             case Schedule(key=key, delay_s=delay, event=timer_event):
                 self._cancel_timer(key)
                 self._timers[key] = scope = trio.CancelScope()
@@ -246,8 +255,6 @@ class CallHandle:
             case OpenLive(plan=live_plan):
                 assert self._nursery is not None
                 self._nursery.start_soon(self._guard, partial(self._live_task, live_plan), "gpt-live")
-            case SendLiveAudio(pcm=pcm):
-                await self._send_live(gpt_live.input_audio_append(pcm))
             case AppendCommentary(text=text):
                 await self._send_live(gpt_live.commentary_append(text, event_id=self._live_event_id()))
             case SendToolOutput(call_id=call_id, output=output):
@@ -259,10 +266,6 @@ class CallHandle:
             case AbortLive():
                 if self._live_scope is not None:
                     self._live_scope.cancel()
-            case SendMediaAudio(pcm=pcm):
-                self.rundir.audio("outbound.wav", pcm)
-                if self._media_out is not None:
-                    await self._send_media(self._media_out.audio(pcm))
             case SendMark(name=name):
                 if self._media_out is not None:
                     await self._send_media(self._media_out.mark(name))
@@ -313,10 +316,13 @@ class CallHandle:
         return f"calld_{self._live_event_n}"
 
     async def _send_live(self, message: dict[str, Any]) -> None:
+        await self._send_live_text(json.dumps(message, separators=(",", ":")))
+
+    async def _send_live_text(self, text: str) -> None:
         if self._live_socket is None:
             return  # not connected (or already gone): the reducer's timers cover what follows
         try:
-            await self._live_socket.send(json.dumps(message, separators=(",", ":")))
+            await self._live_socket.send(text)
         except SocketClosed as exc:
             log.warning("%s GPT-Live send failed: %s", self.plan.run_id, exc.reason)
 
