@@ -64,7 +64,9 @@ async def run_batch(n: int) -> dict:
     env = {**os.environ, "CALLD_MODE": "live", "CALLD_LIVE_OPT_IN": "1", "CALLD_STATE_DIR": str(work / "state"),
            "CALLD_SOCKET": str(work / "ctl.sock"), "CALLD_BIND": f"127.0.0.1:{port}", "TELNYX_API_KEY": "KEY-bench",
            "TELNYX_CONNECTION_ID": "bench-connection", "OPENAI_API_KEY": "KEY-bench", "PUBLIC_BASE_URL": base,
-           "PUBLIC_WEBHOOK_URL": f"{base}/telnyx/webhook", "CALLD_LOG_LEVEL": "WARNING", **addrs}
+           "PUBLIC_WEBHOOK_URL": f"{base}/telnyx/webhook", "CALLD_LOG_LEVEL": "WARNING",
+           # past the daemon's default limit on purpose: the benchmark looks for where it breaks
+           "CALLD_MAX_CALLS": os.environ.get("CALLD_MAX_CALLS", "1000"), **addrs}
     prefix = os.environ.get("BENCH_DAEMON_PREFIX", "").split()  # e.g. "-m cProfile -o /tmp/daemon.prof"
     daemon = subprocess.Popen([*pinned(DAEMON_CORE), sys.executable, *prefix, "-m", "calld.cli.daemon", "serve"], env=env,
                               stderr=subprocess.DEVNULL, cwd=work)

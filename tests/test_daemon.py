@@ -28,7 +28,8 @@ ASK = {"to": "+15555550142", "ask": "hours", "name": "Nathan", "user": "alice"}
 @pytest.fixture
 async def daemon(tmp_path, nursery):
     settings = load_settings(
-        calld_state_dir=tmp_path / "state", calld_socket=tmp_path / "ctl.sock", calld_bind="127.0.0.1:0", shutdown_drain_s=30
+        calld_state_dir=tmp_path / "state", calld_socket=tmp_path / "ctl.sock", calld_bind="127.0.0.1:0", shutdown_drain_s=30,
+        calld_max_calls=50,
     )
     d: Daemon = await nursery.start(Daemon(settings).serve)
     yield d
@@ -339,3 +340,25 @@ def test_ctl_book_refuses_bad_input(tmp_path, capsys):
     assert "--time" in capsys.readouterr().err
     assert ctl_main([*base, "--party", "2", "--window", "-5"]) == EXIT_USAGE
     assert "--window" in capsys.readouterr().err
+
+
+async def test_past_the_call_limit_a_new_request_is_refused_and_nothing_written(client, daemon, dials, autojump_clock):
+    daemon.settings = daemon.settings.model_copy(update={"calld_max_calls": 2})
+    outs = {rid: io.StringIO() for rid in ("cap-1", "cap-2")}
+    async with trio.open_nursery() as n:
+        for rid, out in outs.items():
+            n.start_soon(partial(run_ask, client, {**ASK, "request_id": rid}, out=out, err=io.StringIO()))
+        await trio.sleep(5)
+        assert len(await client.calls()) == 2
+        with pytest.raises(ControlError) as refused:
+            async for _ in client.ask({**ASK, "request_id": "cap-3"}):
+                pass
+        assert refused.value.status == 503 and "CALLD_MAX_CALLS" in refused.value.message
+        assert daemon._ledger.request("cap-3") is None  # noqa: SLF001 - nothing written
+        repeat = io.StringIO()  # a repeat of a call on the line still attaches to it
+        n.start_soon(partial(run_ask, client, {**ASK, "request_id": "cap-1"}, out=repeat, err=io.StringIO()))
+    assert len(dials) == 2
+    assert json.loads(repeat.getvalue()) == json.loads(outs["cap-1"].getvalue())
+    out = io.StringIO()  # once they have finished, there is room again
+    assert await run_ask(client, {**ASK, "request_id": "cap-3"}, out=out, err=io.StringIO()) == EXIT_OK
+    assert len(dials) == 3

@@ -75,7 +75,7 @@ def _ndjson(items: AsyncIterator[dict[str, Any]]) -> Response:
 
 
 def create_control_app(daemon: Daemon) -> QuartTrio:
-    from calld.daemon.service import DaemonError, Draining
+    from calld.daemon.service import AtCapacity, DaemonError, Draining
 
     app = QuartTrio("calld.control")
     app.config["MAX_CONTENT_LENGTH"] = MAX_CONTROL_BYTES
@@ -94,7 +94,7 @@ def create_control_app(daemon: Daemon) -> QuartTrio:
             return _error(str(exc), 404)
         except RequestConflict as exc:
             return _error(str(exc), 409)
-        except Draining as exc:
+        except (Draining, AtCapacity) as exc:
             return _error(str(exc), 503)
         except (ValueError, DaemonError) as exc:
             return _error(str(exc), 400)

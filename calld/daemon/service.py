@@ -65,6 +65,14 @@ class Draining(RuntimeError):
         super().__init__("calld is shutting down and takes no new calls; try again once it has restarted")
 
 
+class AtCapacity(RuntimeError):
+    def __init__(self, limit: int) -> None:
+        super().__init__(
+            f"calld is already on {limit} calls, its limit (CALLD_MAX_CALLS); nothing was placed. "
+            "Try again when one has finished."
+        )
+
+
 def _hypercorn_config(bind: str) -> Config:
     cfg = Config()
     cfg.bind = [bind]
@@ -347,6 +355,10 @@ class Daemon:
         await self._check_ingress()
         request_id = request.request_id or f"req_{plan.run_id.removeprefix('run_')}"
         params = {**request.model_dump(mode="json", exclude={"request_id"}), "scenario": scenario}
+        if len(self._flights) >= self.settings.calld_max_calls and self._ledger.request(request_id) is None:
+            # A new call past the limit would starve the calls on the line of CPU (audio lost on
+            # all of them), so it is refused before anything is written. Repeats are still answered.
+            raise AtCapacity(self.settings.calld_max_calls)
         # The dial is keyed on the request, never on an attempt: one request id, one call.
         claim = self._ledger.claim_request(request_id, user_id=request.user, kind=kind, params=params, run_id=plan.run_id)
         match claim:
