@@ -26,12 +26,12 @@ import trio
 from attrs import frozen
 from hypercorn.config import Config
 from hypercorn.trio import serve
-from trio_websocket import WebSocketRequest, serve_websocket
 
 from calld.adapters.webhook_auth import generate_keypair
-from calld.runtime.sockets import MemorySocket
+from calld.runtime.sockets import MessageSocket
 from calld.sim.meter import CallMeter, summarize
-from calld.sim.net import WebhookPoster, bridge, open_ws_client, rest_app
+from calld.sim.net import WebhookPoster, rest_app
+from calld.sim.ws import WsSocket, serve_ws, ws_connect
 from calld.stub.scenario import Scenario
 from calld.stub.telnyx_numbers import StubNumbers
 from calld.stub.world import StubWorld
@@ -93,12 +93,12 @@ class Simulator:
             if url:
                 await poster.post(url, raw)
 
-        async def open_media(url: str, headers: dict[str, str], sock: MemorySocket) -> None:
+        async def connect_media(url: str, headers: dict[str, str]) -> MessageSocket:
             self._unbound.append(holder[0])
             self._unbound_changed.set()
-            await open_ws_client(url, headers, sock)
+            return await ws_connect(url, headers, "telnyx-media")
 
-        world = StubWorld(self.scenario, self._nursery, post_webhook=post_webhook, open_media=open_media)
+        world = StubWorld(self.scenario, self._nursery, post_webhook=post_webhook, connect_media=connect_media)
         world.codebook, world.roles = self.codebook, self.roles
         world.opener_lines, world.line_owner = self.opener_lines, self.line_owner
         world.meter = CallMeter()
@@ -110,18 +110,16 @@ class Simulator:
 
     # -- GPT-Live ------------------------------------------------------------------------------
 
-    async def _live_session(self, request: WebSocketRequest) -> None:
-        ws = await request.accept()
+    async def _live_session(self, ws: WsSocket) -> None:
         while not self._unbound:
             self._unbound_changed = trio.Event()
             with trio.move_on_after(5):
                 await self._unbound_changed.wait()
             if not self._unbound:
-                await ws.aclose(1011, "no call is waiting for a GPT-Live session")
+                await ws.aclose(code=1011, reason="no call is waiting for a GPT-Live session")
                 return
         world = self._unbound.popleft()
-        async with world.connect_live() as app_end:
-            await bridge(ws, app_end)
+        await world.serve_live(ws)
 
     # -- serving -------------------------------------------------------------------------------
 
@@ -135,6 +133,5 @@ class Simulator:
             cfg.accesslog = None
             cfg.errorlog = None
             binds = await n.start(partial(serve, rest_app(self.rest), cfg))
-            listeners = await n.start(partial(serve_websocket, self._live_session, host, live_port, ssl_context=None))
-            live_port = listeners.port
+            live_port = await n.start(serve_ws, self._live_session, host, live_port)
             task_status.started(SimAddresses(binds[0], f"ws://{host}:{live_port}/v1/live/sessions", self.public_key))

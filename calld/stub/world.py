@@ -31,7 +31,12 @@ import trio
 
 from calld.adapters.fixtures import load_fixture
 from calld.core.plan import parse_booking_request
-from calld.runtime.sockets import MemorySocket, SocketClosed, memory_socket_pair
+from calld.runtime.sockets import (
+    MemorySocket,
+    MessageSocket,
+    SocketClosed,
+    memory_socket_pair,
+)
 from calld.stub.brain import BookBrain
 from calld.stub.scenario import Scenario
 from calld.stub.speech import FRAME_BYTES, SILENCE, Listener, line_frames, read_frame
@@ -39,7 +44,12 @@ from calld.stub.speech import FRAME_BYTES, SILENCE, Listener, line_frames, read_
 log = logging.getLogger("calld.stub")
 
 PostWebhook = Callable[[bytes], Awaitable[None]]
+# The media seam, one of two: OpenMedia is handed the app's end of a memory pair (the in-process
+# stub); ConnectMedia returns the world's own end of a real socket (the simulator: no bridge hop).
 OpenMedia = Callable[[str, dict[str, str], MemorySocket], Awaitable[None]]
+ConnectMedia = Callable[[str, dict[str, str]], Awaitable[MessageSocket]]
+
+
 class _Template:
     """A fixture rendered to JSON once, with named string fields filled in per use: the stubs send
     50 frames a second per call, so each frame is one string join, not a parse and a dump."""
@@ -77,14 +87,21 @@ def _b64(pcm: bytes) -> str:
     return base64.b64encode(pcm).decode("ascii")
 
 
+_SILENCE_B64 = _b64(SILENCE)  # most frames either way are silence
+
+
 class StubWorld:
     """One scripted business and one fake GPT-Live, for one call at a time."""
 
-    def __init__(self, scenario: Scenario, nursery: trio.Nursery, *, post_webhook: PostWebhook, open_media: OpenMedia) -> None:
+    def __init__(self, scenario: Scenario, nursery: trio.Nursery, *, post_webhook: PostWebhook,
+                 open_media: OpenMedia | None = None, connect_media: ConnectMedia | None = None) -> None:
+        if (open_media is None) == (connect_media is None):
+            raise ValueError("give the world exactly one media seam: open_media or connect_media")
         self.scenario = scenario
         self._nursery = nursery
         self._post_webhook = post_webhook
         self._open_media = open_media
+        self._connect_media = connect_media
         self.codebook: dict[int, list[str]] = {}
         self.roles: dict[int, str] = {}
         self.dial_requests: list[dict[str, Any]] = []
@@ -98,7 +115,7 @@ class StubWorld:
         self._ended = False
         self._webhook_n = 0
         self._media_scope: trio.CancelScope | None = None
-        self._media_peer: MemorySocket | None = None
+        self._media_peer: MessageSocket | None = None
         self._business_queue: deque[bytes] = deque()
         self._business_heard_ask = False
         self._answer_line: int | None = None
@@ -111,8 +128,8 @@ class StubWorld:
         self._booking_state = scenario.booking.start if scenario.booking is not None else ""
         self._heard_mark = 0  # heard_on_line[_heard_mark:] is what the agent said since the business spoke
         self._agent_voice_t = 0.0  # when the line last played a frame of the agent's speech
-        self._playout: deque[bytes | tuple[str, str]] = deque()
-        self._playout_changed = trio.Event()
+        self._playout: deque[bytes | tuple[str, str]] = deque()  # the agent's frames and marks, not yet played
+        self._playing: bytes | None = None  # the agent's frame on the line this 20 ms
 
     def _line(self, role: str, text: str) -> tuple[int, list[bytes]]:
         line = len(self.codebook) + 1
@@ -218,12 +235,22 @@ class StubWorld:
     # -- Telnyx media ------------------------------------------------------------------------------
 
     async def _media(self) -> None:
-        app_end, peer = memory_socket_pair("telnyx-media")
-        self._media_peer = peer
         url, token = self._call["stream_url"], self._call.get("stream_auth_token", "")
-        self._nursery.start_soon(self._open_media, url, {"x-telnyx-streaming-auth-token": token}, app_end)
+        headers = {"x-telnyx-streaming-auth-token": token}
         with trio.CancelScope() as scope:
             self._media_scope = scope
+            peer: MessageSocket
+            if self._connect_media is not None:
+                try:
+                    peer = await self._connect_media(url, headers)
+                except SocketClosed as exc:
+                    log.warning("media stream not opened: %s", exc.reason)
+                    return
+            else:
+                assert self._open_media is not None
+                app_end, peer = memory_socket_pair("telnyx-media")
+                self._nursery.start_soon(self._open_media, url, headers, app_end)
+            self._media_peer = peer
             await peer.send(json.dumps(load_fixture("telnyx", "media_connected")))
             start = load_fixture("telnyx", "media_start")
             start["stream_id"] = stream_id = f"stub-stream-{self._ccid[-4:]}"
@@ -232,8 +259,7 @@ class StubWorld:
             await peer.send(json.dumps(start))
             try:
                 async with trio.open_nursery() as n:
-                    n.start_soon(self._speak_inbound, peer, stream_id)
-                    n.start_soon(self._play_outbound, peer, stream_id)
+                    n.start_soon(self._line_clock, peer, stream_id)
                     n.start_soon(self._read_outbound, peer, stream_id)
                     await trio.sleep(self.scenario.greet_after_s)
                     _, frames = self._line("greeting", self.scenario.greeting)
@@ -255,20 +281,40 @@ class StubWorld:
             pass
         await peer.aclose()
 
-    async def _speak_inbound(self, peer: MemorySocket, stream_id: str) -> None:
-        """Real-time 20 ms frames from the business: its speech, or silence."""
+    async def _line_clock(self, peer: MessageSocket, stream_id: str) -> None:
+        """The line's 20 ms clock, one task for both directions, as Telnyx keeps it: each tick sends
+        the business's next frame (its speech, or silence) and finishes playing the agent's frame
+        that started at the tick before; marks after it echo as they are reached."""
         template = _MEDIA_FRAME
+        ear = Listener(self.codebook)
         chunk, start = 0, trio.current_time()
         while True:
             chunk += 1
             await trio.sleep_until(start + chunk * 0.02)
             pcm = self._business_queue.popleft() if self._business_queue else SILENCE
             await peer.send(template.render(stream_id=stream_id, track="inbound", sequence_number=str(chunk + 2), chunk=str(chunk),
-                                            timestamp=str(chunk * 20), payload=_b64(pcm)))
+                                            timestamp=str(chunk * 20), payload=_SILENCE_B64 if pcm is SILENCE else _b64(pcm)))
             if self.meter is not None:
                 self.meter.uplink.sent(len(pcm))
+            if self._playing is not None:
+                self._played(self._playing, ear)
+            self._playing = None
+            while self._playout and self._playing is None:
+                item = self._playout.popleft()
+                if isinstance(item, tuple):
+                    await self._echo(peer, stream_id, item[1])
+                else:
+                    self._playing = item
 
-    async def _read_outbound(self, peer: MemorySocket, stream_id: str) -> None:
+    def _played(self, pcm: bytes, ear: Listener) -> None:
+        """A frame of the agent's audio has played on the line: the business heard it."""
+        if read_frame(pcm) is not None:
+            self._agent_voice_t = trio.current_time()
+        for line, index, word in ear.hear(pcm):
+            self.heard_on_line.append(word)
+            self._business_heard(line, index)
+
+    async def _read_outbound(self, peer: MessageSocket, stream_id: str) -> None:
         while True:
             msg = json.loads(await peer.receive())
             self.media_received.append({k: v for k, v in msg.items() if k != "media"})
@@ -278,6 +324,8 @@ class StubWorld:
                     if self.meter is not None:
                         self.meter.downlink.received(len(pcm))
                     self._playout.extend(pcm[i : i + FRAME_BYTES] for i in range(0, len(pcm), FRAME_BYTES))
+                case "mark" if self._playing is None and not self._playout:
+                    await self._echo(peer, stream_id, msg["mark"]["name"])  # nothing left to play: reached now
                 case "mark":
                     self._playout.append(("mark", msg["mark"]["name"]))
                 case "clear":
@@ -286,33 +334,13 @@ class StubWorld:
                     self._playout.clear()
                     for _, name in pending:
                         await self._echo(peer, stream_id, name)
-            self._playout_changed.set()
 
-    async def _echo(self, peer: MemorySocket, stream_id: str, name: str) -> None:
+    async def _echo(self, peer: MessageSocket, stream_id: str, name: str) -> None:
         if self.scenario.echo_marks:
             echo = load_fixture("telnyx", "media_mark")
             echo["stream_id"] = stream_id
             echo["mark"]["name"] = name
             await peer.send(json.dumps(echo))
-
-    async def _play_outbound(self, peer: MemorySocket, stream_id: str) -> None:
-        """Telnyx's playout: each frame takes 20 ms of line time; a mark echoes when reached."""
-        ear = Listener(self.codebook)
-        while True:
-            if not self._playout:
-                self._playout_changed = trio.Event()
-                await self._playout_changed.wait()
-                continue
-            item = self._playout.popleft()
-            if isinstance(item, tuple):
-                await self._echo(peer, stream_id, item[1])
-                continue
-            await trio.sleep(0.02)
-            if read_frame(item) is not None:
-                self._agent_voice_t = trio.current_time()
-            for line, index, word in ear.hear(item):
-                self.heard_on_line.append(word)
-                self._business_heard(line, index)
 
     def _business_heard(self, line: int, index: int) -> None:
         if self.scenario.booking is not None:
@@ -362,11 +390,15 @@ class StubWorld:
         self._nursery.start_soon(FakeLive(self, peer).run)
         yield app_end
 
+    async def serve_live(self, peer: MessageSocket) -> None:
+        """Be GPT-Live on `peer` (a real socket the simulator accepted) until the session ends."""
+        await FakeLive(self, peer).run()
+
 
 class FakeLive:
     """A fake GPT-Live session with Responses delegation, reacting to what the app sends."""
 
-    def __init__(self, world: StubWorld, peer: MemorySocket) -> None:
+    def __init__(self, world: StubWorld, peer: MessageSocket) -> None:
         self.world = world
         self.peer = peer
         self.said_opener = False
