@@ -150,18 +150,31 @@ class CallHandle:
         return self.result
 
     async def _loop(self) -> None:
-        async for event in self._events_rx:
-            try:
-                await self._step(event)
-            except Exception as exc:
-                # A bug in this call (or a full disk) ends this call, never the daemon.
-                if self._crashed:
-                    raise
-                self._crashed = True
-                log.exception("%s internal error on %s", self.plan.run_id, event.kind)
-                await self._events_tx.send(ev.CallCrashed(f"internal error: {type(exc).__name__}: {exc}"))
-            if self.call.finished:
+        while True:
+            event = await self._events_rx.receive()
+            if await self._take(event):
                 return
+            # What queued meanwhile is taken without a trip through the scheduler per event.
+            while True:
+                try:
+                    event = self._events_rx.receive_nowait()
+                except trio.WouldBlock:
+                    break
+                if await self._take(event):
+                    return
+
+    async def _take(self, event: ev.Event) -> bool:
+        """Step one event; True once the call is finished."""
+        try:
+            await self._step(event)
+        except Exception as exc:
+            # A bug in this call (or a full disk) ends this call, never the daemon.
+            if self._crashed:
+                raise
+            self._crashed = True
+            log.exception("%s internal error on %s", self.plan.run_id, event.kind)
+            await self._events_tx.send(ev.CallCrashed(f"internal error: {type(exc).__name__}: {exc}"))
+        return self.call.finished
 
     async def _abandon(self, reason: str) -> None:
         """The call is being torn down unfinished (daemon shutdown, or a second crash): hang up
@@ -379,7 +392,7 @@ class CallHandle:
                     if isinstance(e, ev.MediaStarted):
                         # Encode back with the codec the start frame chose (and its byte-order decision).
                         self._media_out = OutboundMedia(codec=inbound.codec, stream_id=e.stream_id)
-                    await self._events_tx.send(e)
+                    self._events_tx.send_nowait(e)  # unbounded: never blocks; the next receive yields
                     if isinstance(e, ev.MediaStopped):
                         return
         finally:
@@ -409,7 +422,7 @@ class CallHandle:
                             for e in inbound.feed(text):
                                 if isinstance(e, ev.LiveClosed):
                                     announced = True
-                                await self._events_tx.send(e)
+                                self._events_tx.send_nowait(e)  # unbounded: never blocks; the next receive yields
                             if announced:
                                 break
                     finally:
