@@ -85,10 +85,15 @@ class WsSocket:
         await self._send_frame(_TEXT, text.encode())
 
     async def receive(self) -> str:
+        """The next message. Messages that came before a close or a protocol error are still returned."""
         while not self._inbox:
             if self._closed:
                 raise SocketClosed(f"{self.name}: closed")
-            await self._read()
+            try:
+                await self._read()
+            except SocketClosed:
+                if not self._inbox:
+                    raise
         return self._inbox.popleft()
 
     async def aclose(self, *, code: int = 1000, reason: str = "", timeout_s: float = 2.0) -> None:
