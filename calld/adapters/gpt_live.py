@@ -17,13 +17,12 @@ from __future__ import annotations
 
 import base64
 import binascii
-import json
 import logging
 from typing import Annotated, Any, get_args
 
 from pydantic import BaseModel, ConfigDict, Discriminator, Tag, TypeAdapter, ValidationError, model_validator
 
-from calld.adapters._wire import problem
+from calld.adapters._wire import plain_frame, problem
 from calld.core.events import (
     BookingDetails,
     BookStatus,
@@ -321,15 +320,8 @@ def _plain_audio_delta(text: str) -> str | None:
     Output audio is the one server event that comes 50 times a second; anything that is not
     plainly one returns None and goes through the validating parser, which accepts or explains it.
     """
-    if '"session.output_audio.delta"' not in text:
-        return None
-    try:
-        event = json.loads(text)
-    except (ValueError, RecursionError):  # the validating parser explains it
-        return None
-    if not isinstance(event, dict) or event.get("type") != "session.output_audio.delta":
-        return None
-    delta = event.get("delta")
+    event = plain_frame(text, "type", "session.output_audio.delta")
+    delta = event.get("delta") if event is not None else None
     return delta if isinstance(delta, str) else None
 
 

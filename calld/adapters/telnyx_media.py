@@ -20,7 +20,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Discriminator, Tag, TypeAdapter, ValidationError
 
-from calld.adapters._wire import problem
+from calld.adapters._wire import plain_frame, problem
 from calld.adapters.codecs import ByteOrderSetting, Codec, CodecError, UnsupportedCodec, codec_for
 from calld.adapters.telnyx_webhook import decode_client_state
 from calld.core.events import (
@@ -162,13 +162,8 @@ def _plain_media(text: str) -> tuple[str | None, int, str] | None:
     that is not plainly a media frame with the expected field types returns None and goes
     through the validating parser, which accepts or explains it.
     """
-    if '"media"' not in text:
-        return None
-    try:
-        frame = json.loads(text)
-    except (ValueError, RecursionError):  # the validating parser explains it
-        return None
-    if not isinstance(frame, dict) or frame.get("event") != "media" or not isinstance(media := frame.get("media"), dict):
+    frame = plain_frame(text, "event", "media")
+    if frame is None or not isinstance(media := frame.get("media"), dict):
         return None
     track, chunk, payload = media.get("track"), media.get("chunk"), media.get("payload")
     if not isinstance(payload, str) or not (track is None or isinstance(track, str)):
@@ -178,7 +173,6 @@ def _plain_media(text: str) -> tuple[str | None, int, str] | None:
     if type(chunk) is not int:
         return None
     return track, chunk, payload
-
 
 
 class InboundMedia:
