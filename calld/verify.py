@@ -89,6 +89,18 @@ class _Evidence:
         return [json.loads(line) for line in (self.dir / "events.jsonl").read_text().splitlines()]
 
 
+def _continued(rows: list[dict[str, Any]], record: dict[str, Any]) -> int:
+    """The response that carried `record` ended, and that end caused exactly one response.create; its seq."""
+    done = [r for r in _find(rows, _event("live.response_done")) if r["seq"] > record["seq"]]
+    assert done, f"the backend response of the record at seq {record['seq']} never ended"
+    creates = [r for r in rows if r.get("cause") == done[0]["seq"] and r["effect"]["kind"] == "live.response_create"]
+    assert len(creates) == 1, f"the response's end led to {len(creates)} response.create, not one"
+    between = [r for r in rows if "effect" in r and record["seq"] < r["seq"] < done[0]["seq"]
+               and r["effect"]["kind"] == "live.response_create"]
+    assert not between, "response.create went out before the backend's response had ended"
+    return creates[0]["seq"]
+
+
 def _find(rows: list[dict[str, Any]], pred: Callable[[dict[str, Any]], bool]) -> list[dict[str, Any]]:
     return [r for r in rows if pred(r)]
 
@@ -224,7 +236,8 @@ class _Common:
         """The verdict's record: its output and response.create, then end_call; task.json matches."""
         rows = self.ev.rows()
         caused = [r["effect"]["kind"] for r in rows if r.get("cause") == record["seq"]]
-        assert caused[:2] == ["live.tool_output", "live.response_create"], f"record_task_result led to {caused}"
+        assert caused[:1] == ["live.tool_output"], f"record_task_result led to {caused}"
+        _continued(rows, record)
         end = _find(rows, _event("tool.end_call"))
         assert end and end[0]["seq"] > record["seq"], "end_call did not follow record_task_result"
         task, result = self.ev.json("task.json"), self.ev.json("result.json")
@@ -406,12 +419,9 @@ def run_book_checks(inp: BookVerifyInput, settings: Settings, ledger: Ledger, ru
         tools = [r["seq"] for r in rows if "event" in r and r["event"]["kind"].startswith("tool.")]
         spoke_after: list[str] = []
         for note in notes:
-            caused = [r for r in rows if r.get("cause") == note["seq"]]
-            kinds = [r["effect"]["kind"] for r in caused]
-            assert kinds == ["live.tool_output", "live.response_create"], (
-                f"the progress note at seq {note['seq']} led to {kinds}, not its output and one response.create"
-            )
-            create = caused[1]["seq"]
+            kinds = [r["effect"]["kind"] for r in rows if r.get("cause") == note["seq"]]
+            assert kinds == ["live.tool_output"], f"the progress note at seq {note['seq']} led to {kinds}, not its output"
+            create = _continued(rows, note)
             next_tool = min((seq for seq in tools if seq > note["seq"]), default=math.inf)
             if words := _agent_speech_between(rows, create, next_tool).strip():
                 spoke_after.append(words)

@@ -20,6 +20,7 @@ from calld.core.events import (
     LiveStarted,
     OutputAudio,
     OutputTranscript,
+    ResponseDone,
     TaskRecorded,
     ToolCallRejected,
 )
@@ -56,8 +57,9 @@ def nested(inner: dict[str, Any]) -> str:
 
 MAPPED = {
     "session_started": [LiveStarted("live_68a3f1c2d94b4e07")],
-    "input_transcript_delta": [InputTranscript(" We open at nine on Saturdays")],
-    "output_transcript_delta": [OutputTranscript(" Hi, this is an automated assistant")],
+    "input_transcript_delta": [InputTranscript(" We open at nine on Saturdays", 14200, 16400)],
+    "output_transcript_delta": [OutputTranscript(" Hi, this is an automated assistant", 1200, 3000)],
+    "response_event_completed": [ResponseDone("completed")],
     "response_event_record_task_result": [
         TaskRecorded(RECORD_CALL_ID, "answered", "We open at nine on Saturdays.", None)
     ],
@@ -237,12 +239,17 @@ def test_unknown_tool_is_rejected() -> None:
                 "content": [{"type": "output_text", "text": "Done."}],
             },
         },
-        {"type": "response.completed", "response": {"id": "resp_1", "status": "completed", "output": []}},
-        {"type": "response.failed", "response": {"id": "resp_1", "status": "failed"}},
     ],
 )
 def test_other_nested_response_events_give_nothing(inner: dict[str, Any]) -> None:
     assert live().feed(nested(inner)) == []
+
+
+@pytest.mark.parametrize("end", ["completed", "failed", "incomplete"])
+def test_the_end_of_a_backend_response_is_an_event(end: str) -> None:
+    """All of a response's function calls are in once it ends: response.create may follow then."""
+    inner = {"type": f"response.{end}", "response": {"id": "resp_1", "status": end, "output": []}}
+    assert live().feed(nested(inner)) == [ResponseDone(end)]
 
 
 # -- rejected and malformed ----------------------------------------------------------------------

@@ -16,7 +16,7 @@ import pytest
 from calld.booking import book_scenario, prepare_book, run_stub_book
 from calld.core import events as ev
 from calld.core import reduce as reducer
-from calld.core.effects import ContinueResponse
+from attrs import evolve
 from calld.domain.ids import UserId
 from calld.domain.requests import BookRequest
 from calld.ledger import Ledger, UnknownUser
@@ -33,7 +33,10 @@ def records(run: Run) -> list[dict[str, Any]]:
 
 
 def caused(run: Run, row: dict[str, Any]) -> list[dict[str, Any]]:
-    return [r for r in run.rows() if r.get("cause") == row["seq"]]
+    """What a record caused: its own effects, then what the end of its backend response caused."""
+    rows = run.rows()
+    done = next(r for r in rows if r["seq"] > row["seq"] and r.get("event", {}).get("kind") == "live.response_done")
+    return [r for r in rows if r.get("cause") in (row["seq"], done["seq"])]
 
 
 def agent_text(run: Run) -> str:
@@ -116,7 +119,7 @@ async def test_the_same_counter_offer_with_no_window_is_declined(autojump_clock,
     run = await stub_book(tmp_path, "book_counter_inside", window=0)
     r = run.result
     assert r.status == "declined" and r.alternative_offered == "Friday 7:30pm"
-    assert "full at seven" in r.reason
+    assert r.reason == "no_slot_in_window" and "full at seven" in r.detail
     assert [rec["event"]["status"] for rec in records(run)] == ["declined"]
     assert_clean_tool_hangup(run)
 
@@ -125,7 +128,7 @@ async def test_a_counter_offer_outside_the_window_is_declined_with_the_alternati
     run = await stub_book(tmp_path, "book_counter_outside", window=30)
     r = run.result
     assert r.status == "declined"
-    assert r.alternative_offered == "Friday 9:30pm" and "fully booked at seven" in r.reason
+    assert r.alternative_offered == "Friday 9:30pm" and r.reason == "no_slot_in_window" and "fully booked at seven" in r.detail
     assert "doesn't work for Nathan" in agent_text(run)
     assert "booked" not in [rec["event"]["status"] for rec in records(run)]
     business = run.json("transcript.json")["business_text"]
@@ -158,7 +161,7 @@ async def test_a_fully_booked_restaurant_is_declined_with_its_reason(autojump_cl
     run = await stub_book(tmp_path, "book_full")
     r = run.result
     assert r.status == "declined"
-    assert r.reason == "I'm sorry, we're fully booked on Friday evening." and r.alternative_offered is None
+    assert r.reason == "fully_booked" and r.detail == "I'm sorry, we're fully booked on Friday evening." and r.alternative_offered is None
     assert_clean_tool_hangup(run)
 
 
@@ -210,7 +213,7 @@ def drop_after_progress(monkeypatch: pytest.MonkeyPatch) -> None:
         out = original(call, event)
         if isinstance(out, tuple) and event.status not in ev.TERMINAL_TASK_STATUSES:
             call, effects = out
-            return call, [e for e in effects if not isinstance(e, ContinueResponse)]
+            return evolve(call, continue_due=False), effects
         return out
 
     monkeypatch.setitem(reducer._HANDLERS, ev.TaskRecorded, handler)
@@ -244,7 +247,7 @@ def test_verify_book_fails_keeps_talking_without_the_continued_response(tmp_path
     drop_after_progress(monkeypatch)
     report = verify_book(workspace=tmp_path)
     failed = {c.name: c.evidence for c in report.checks if not c.passed}
-    assert "keeps_talking" in failed and "not its output and one response.create" in failed["keeps_talking"]
+    assert "keeps_talking" in failed and "led to 0 response.create, not one" in failed["keeps_talking"]
     assert not report.passed
 
 

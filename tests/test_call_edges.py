@@ -119,7 +119,8 @@ async def test_far_party_hangup_without_a_record_falls_back_to_the_transcript(au
 
 async def test_far_party_hangup_mid_ask_is_not_an_answer(autojump_clock, tmp_path):
     run = await stub_call(tmp_path, "far_party_mid_ask")
-    assert run.result.status == "failed"
+    # The request was cut off, so this is not a refusal of it either.
+    assert (run.result.status, run.result.reason) == ("no_answer", "rejected")
     assert run.report["hangup"]["via"] == "far_party" and run.effects("hangup") == []
 
 

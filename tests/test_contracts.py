@@ -378,8 +378,11 @@ def test_calld_reads_the_fixtures_as_the_sdk_does() -> None:
 
     assert calld("session_started") == [ev.LiveStarted(sdk("session_started").session.id)]
     assert calld("output_audio_delta") == [ev.OutputAudio(base64.b64decode(sdk("output_audio_delta").delta))]
-    assert calld("input_transcript_delta") == [ev.InputTranscript(sdk("input_transcript_delta").delta)]
-    assert calld("output_transcript_delta") == [ev.OutputTranscript(sdk("output_transcript_delta").delta)]
+    for name, kind in (("input_transcript_delta", ev.InputTranscript), ("output_transcript_delta", ev.OutputTranscript)):
+        delta = sdk(name)
+        assert calld(name) == [kind(delta.delta, delta.start_ms, delta.end_ms)]
+    completed = RESPONSE_STREAM_MODELS["response.completed"].model_validate(sdk("response_event_completed").event)
+    assert calld("response_event_completed") == [ev.ResponseDone(completed.type.removeprefix("response."))]
     assert calld("session_closed") == [ev.LiveClosed(sdk("session_closed").reason)]
     for name, fatal in (("error_startup", True), ("error_command", False)):
         err = sdk(name).error

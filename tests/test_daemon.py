@@ -121,7 +121,7 @@ async def test_an_exception_in_one_call_leaves_the_others_answered(client, daemo
     assert victim
     assert results["Alpha"]["status"] == results["Gamma"]["status"] == "answered"
     failed = results["Victim"]
-    assert failed["status"] == "failed" and "injected fault" in failed["reason"]
+    assert failed["status"] == "failed" and failed["reason"] == "internal" and "injected fault" in failed["detail"]
     assert hangups(artifacts_complete(daemon, failed)) == ["failure"]
     # The daemon still serves.
     out = io.StringIO()
@@ -315,7 +315,7 @@ async def test_requests_left_in_flight_by_a_dead_daemon_are_finished_failed(tmp_
         row = ledger.request("order-9")
         ledger.close()
         assert row.status == "done" and row.result["status"] == "failed"
-        assert "stopped" in row.result["reason"]
+        assert "stopped" in row.result["detail"]
     finally:
         await d.shutdown(drain_s=0)
 

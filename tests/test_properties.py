@@ -682,8 +682,9 @@ EVENT_STRATEGIES: dict[type, st.SearchStrategy[Any]] = {
     ev.MediaStopped: st.builds(ev.MediaStopped, st.sampled_from(["stop", "socket closed"])),
     ev.LiveStarted: st.builds(ev.LiveStarted, st.sampled_from([ch.SESSION, "sess_2"])),
     ev.LiveError: st.builds(ev.LiveError, SHORT, SHORT, st.booleans()),
-    ev.InputTranscript: st.builds(ev.InputTranscript, SHORT),
-    ev.OutputTranscript: st.builds(ev.OutputTranscript, SHORT),
+    ev.InputTranscript: st.builds(ev.InputTranscript, SHORT, st.none() | st.integers(0, 10**6), st.none() | st.integers(0, 10**6)),
+    ev.OutputTranscript: st.builds(ev.OutputTranscript, SHORT, st.none() | st.integers(0, 10**6), st.none() | st.integers(0, 10**6)),
+    ev.ResponseDone: st.builds(ev.ResponseDone, st.sampled_from(["completed", "failed", "incomplete"])),
     ev.OutputAudio: st.builds(ev.OutputAudio, st.binary(max_size=64)),
     ev.TaskRecorded: st.builds(
         ev.TaskRecorded, CALL_IDS, st.sampled_from(["answered", "declined", "voicemail", "unclear"]), OPT, OPT

@@ -35,6 +35,7 @@ ENDED = tuple(Cancel(k) for k in (*_LIVE_TIMERS, "hangup_confirm"))  # no timer 
 from calld.core.state import (
     HangupPending,
     TRACKS,
+    Failure,
     ConvConcluded,
     ConvTalking,
     ConvWaiting,
@@ -66,8 +67,12 @@ from tests.core_helpers import (
     DIALED,
     DONE,
     DRAINING,
+    ANSWER,
+    ASKED,
     FAREWELL,
+    HEARD,
     HUNG_UP,
+    RESPONSE_DONE,
     LIVE,
     LIVE_BOUND,
     MARKED,
@@ -350,19 +355,20 @@ def test_live_started_says_the_opener_with_disclosure_first():
 
 
 def test_goodbye_step_by_step():
-    run = drive(LIVE)
+    run = drive(HEARD)
     assert run.of(Hangup) == []
 
-    # A terminal verdict: its output, one response.create, the farewell clock.
+    # A terminal verdict the business's words support: its output and the farewell clock ...
     step = run.step(TASK)
-    out, cont, cancel_stall, farewell = step.effects
+    out, cancel_stall, farewell = step.effects
     assert isinstance(out, SendToolOutput) and out.call_id == TASK.call_id
     assert tool_output(out)["recorded"] is True
-    assert cont == ContinueResponse()
     assert cancel_stall == Cancel("stall")
     assert farewell == Schedule("farewell", T.farewell_max_s, ev.FarewellElapsed())
-    assert run.call.conversation == ConvConcluded(TASK)
     assert run.call.task == TASK
+    assert [q.text for q in run.call.verdict.quotes] == [ANSWER.text]
+    # ... and one response.create once the backend's response is done.
+    assert run.step(RESPONSE_DONE).effects == (ContinueResponse(),)
     assert run.call.hangup == HangupFarewell(via="tool")
 
     # The closing line is spoken: wait for it to go quiet.
@@ -421,7 +427,7 @@ def test_goodbye_step_by_step():
     assert run.of(ContinueResponse) == [ContinueResponse()]
     assert run.of(CloseLive) == [CloseLive()]
     assert run.call.counters.hangups_sent == 1
-    assert run.call.transcript == (Turn("agent", "Thank you, have a good day. Goodbye!"),)
+    assert run.call.transcript[-1].text == "Thank you, have a good day. Goodbye!"
 
 
 def test_output_audio_plays_until_the_mark_and_not_after():
@@ -484,16 +490,16 @@ def test_end_call_without_verdict_drains_at_once():
 def test_non_terminal_task_asks_again_and_keeps_talking():
     run = drive(LIVE)
     step = run.step(ev.TaskRecorded("fc_1", "unclear", None, "line was noisy"))
-    out, cont = step.effects
+    (out,) = step.effects
     assert isinstance(out, SendToolOutput) and out.call_id == "fc_1"
     assert tool_output(out)["recorded"] is True
-    assert cont == ContinueResponse()
+    assert run.step(RESPONSE_DONE).effects == (ContinueResponse(),)
     assert run.call.hangup == HangupNone()
     assert run.call.conversation == ConvTalking()
     assert run.call.task is None
     assert run.of(Hangup) == []
     # A terminal verdict afterwards still starts the farewell.
-    run.feed(ev.TaskRecorded("fc_2", "declined", None))
+    run.feed(ASKED, ev.InputTranscript("Sorry, we can't give that out."), ev.TaskRecorded("fc_2", "declined", None))
     assert run.call.hangup == HangupFarewell(via="tool")
     assert run.call.task.call_id == "fc_2"
     assert run.call.tools == ("record_task_result", "record_task_result")
@@ -626,7 +632,7 @@ def test_speech_rearms_the_stall_timer(event, speaker):
     run = drive(LIVE)
     step = run.step(event)
     assert step.effects == (Schedule("stall", T.stall_s, ev.StallElapsed()),)
-    assert run.call.transcript == (Turn(speaker, event.text),)
+    assert [(t.speaker, t.text) for t in run.call.transcript] == [(speaker, event.text)]
     assert run.timers["stall"] == ev.StallElapsed()
 
 
@@ -639,11 +645,11 @@ def test_transcript_fragments_join_by_speaker():
         ev.OutputTranscript(" there."),
         ev.InputTranscript("Yes?"),
     )
-    assert run.call.transcript == (
-        Turn("business", "Hello, Joe's."),
-        Turn("agent", "Hi there."),
-        Turn("business", "Yes?"),
-    )
+    assert [(t.speaker, t.text) for t in run.call.transcript] == [
+        ("business", "Hello, Joe's."),
+        ("agent", "Hi there."),
+        ("business", "Yes?"),
+    ]
 
 
 # -- failures --------------------------------------------------------------------------------------
@@ -658,7 +664,7 @@ def test_fatal_live_error_while_starting_fails_the_call():
         Schedule("hangup_confirm", T.hangup_confirm_s, ev.HangupConfirmTimedOut()),
     )
     assert run.call.live == LiveFailed("invalid_model: no such model")
-    assert run.call.failure is not None and "no such model" in run.call.failure
+    assert run.call.failure.reason == "model_unavailable" and "no such model" in run.call.failure.detail
     assert run.call.hangup == HangupRequested(via="failure")
     run.feed(HUNG_UP)
     assert run.call.hangup == HangupDone(via="failure", confirmed=True)
@@ -682,7 +688,7 @@ def test_crash_mid_call_aborts_live_and_hangs_up():
         Hangup("failure"),
         Schedule("hangup_confirm", T.hangup_confirm_s, ev.HangupConfirmTimedOut()),
     )
-    assert run.call.failure == "ValueError: boom"
+    assert run.call.failure == Failure("internal", "ValueError: boom")
     assert run.call.hangup == HangupRequested(via="failure")
     run.feed(HUNG_UP)
     assert run.call.hangup == HangupDone(via="failure", confirmed=True)
@@ -692,7 +698,7 @@ def test_crash_mid_call_aborts_live_and_hangs_up():
 def test_first_failure_reason_is_kept():
     run = drive((*LIVE, ev.LiveClosed("socket gone")))
     assert run.call.hangup == HangupRequested(via="failure")
-    assert "socket gone" in run.call.failure
+    assert run.call.failure.reason == "model_lost" and "socket gone" in run.call.failure.detail
     assert reduce_step(run.call, ev.CallCrashed("later")).ignored
     assert run.of(Hangup) == [Hangup("failure")]
 
@@ -705,7 +711,7 @@ def test_dial_failed_finishes_without_a_hangup():
     assert step.effects == ENDED
     assert run.call.dial == DialRejected("422: invalid destination")
     assert run.call.hangup == HangupDone(via="not_connected", confirmed=True)
-    assert run.call.failure == "422: invalid destination"
+    assert run.call.failure == Failure("internal", "the dial was refused: 422: invalid destination")
     assert run.of(Hangup) == []
 
 

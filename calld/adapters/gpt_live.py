@@ -34,6 +34,7 @@ from calld.core.events import (
     LiveStarted,
     OutputAudio,
     OutputTranscript,
+    ResponseDone,
     TaskRecorded,
     TaskStatus,
     ToolCallRejected,
@@ -78,6 +79,8 @@ class _Error(_Event):
 
 class _Delta(_Event):
     delta: str
+    start_ms: int | None = None  # on the session timeline
+    end_ms: int | None = None
 
 
 class _Item(_Wire):
@@ -295,10 +298,10 @@ class LiveInbound:
                 return [LiveError(code, err.message, fatal=not self._started)]
             case _Delta(type="session.output_audio.delta", delta=delta):
                 return [OutputAudio(_audio(delta))]
-            case _Delta(type="session.input_transcript.delta", delta=delta):
-                return [InputTranscript(delta)]
-            case _Delta(delta=delta):
-                return [OutputTranscript(delta)]
+            case _Delta(type="session.input_transcript.delta", delta=delta, start_ms=start, end_ms=end):
+                return [InputTranscript(delta, start, end)]
+            case _Delta(delta=delta, start_ms=start, end_ms=end):
+                return [OutputTranscript(delta, start, end)]
             case _ResponseEvent(event=inner):
                 return _tool_call(inner, self._job)
             case _SessionClosed(reason=reason):
@@ -332,9 +335,15 @@ def _audio(delta: str) -> bytes:
         raise LiveProtocolError(f"bad GPT-Live event: session.output_audio.delta delta is not base64 ({exc})") from None
 
 
+# The backend's response is over: every function call it made has been delivered (§7.2 step 5).
+_RESPONSE_ENDS = frozenset({"response.completed", "response.failed", "response.incomplete"})
+
+
 def _tool_call(inner: _Inner, job: JobKind = "quick_ask") -> list[Event]:
     """A finished backend function call -> its domain event; every other nested event -> []."""
     item = inner.item
+    if inner.type in _RESPONSE_ENDS:
+        return [ResponseDone(inner.type.removeprefix("response."))]
     if inner.type != "response.output_item.done" or item is None:
         return []
     if item.type != "function_call" or item.status != "completed":

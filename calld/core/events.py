@@ -152,18 +152,33 @@ class LiveError:
 
 @frozen
 class InputTranscript:
-    """What the business said, as GPT-Live heard it (a fragment, with its own spacing)."""
+    """What the business said, as GPT-Live heard it (a fragment, with its own spacing).
+
+    start_ms/end_ms place it on the session timeline (None when GPT-Live gave no times).
+    """
 
     kind: ClassVar[str] = "live.input_transcript"
     text: str
+    start_ms: int | None = None
+    end_ms: int | None = None
 
 
 @frozen
 class OutputTranscript:
-    """What the agent said (a fragment)."""
+    """What the agent said (a fragment), placed on the session timeline like the business's words."""
 
     kind: ClassVar[str] = "live.output_transcript"
     text: str
+    start_ms: int | None = None
+    end_ms: int | None = None
+
+
+@frozen
+class ResponseDone:
+    """The backend finished a response (completed, failed or incomplete): all its function calls are in."""
+
+    kind: ClassVar[str] = "live.response_done"
+    status: str
 
 
 @frozen
@@ -318,6 +333,7 @@ Event = (
     | InputTranscript
     | OutputTranscript
     | OutputAudio
+    | ResponseDone
     | TaskRecorded
     | EndCallRequested
     | ToolCallRejected

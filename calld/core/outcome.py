@@ -1,75 +1,154 @@
 """What a finished call concluded, and from what evidence. Pure.
 
-The product verdict is the model's record_task_result; `assess_transcript` reads
-what the business said and is only the fallback (a far-party hangup before any
-record, say). The fallback never overrules a recorded verdict; the report keeps
-what it would have said, so a disagreement is visible.
+The order of precedence, first match wins:
+ 1. The call never connected: the dial was refused, or Telnyx ended it unanswered. The hangup
+    cause and SIP code decide (`ENDINGS`, `SIP_ENDINGS` below).
+ 2. A record the evidence gate accepted during the call (verdict_source `tool`). It stands
+    whatever happens after it.
+ 3. The transcript assessment: with no accepted record (far-party hangup, no tool at all, the
+    model or the media lost, a stall), the app reads the business's own words with the same
+    rules as the gate: a stated answer -> answered (`transcript`); a refusal or "don't know" after
+    the ask -> declined; the business hung up after hearing the ask -> declined/hung_up.
+    A booking is never booked from the transcript: only an accepted record books a table.
+ 4. Otherwise the call's ending: its failure (reason code), an answering machine, a silent line,
+    the time limit. Agent speech is never evidence for anything here.
 """
 
 from __future__ import annotations
 
-from typing import Literal
+import datetime as dt
 
 from attrs import frozen
 
 from calld.core.events import BookingDetails
-from calld.core.plan import QuickAskJob
-from calld.core.state import Call, DialRejected, TelnyxEnded
-from calld.domain.questions import DECLINE_NEEDLES, QUESTIONS, QuestionType
-
-
-@frozen
-class TranscriptVerdict:
-    status: Literal["answered", "declined"]
-    answer_text: str | None
-
-
-def assess_transcript(business_turns: list[str], question: QuestionType) -> TranscriptVerdict | None:
-    """Answered (with the business's words), declined, or None when nothing settles it."""
-    needles = QUESTIONS[question].answer_needles
-    for text in business_turns:
-        if any(n.search(text) for n in DECLINE_NEEDLES):
-            return TranscriptVerdict("declined", None)
-        if any(n.search(text) for n in needles):
-            return TranscriptVerdict("answered", text.strip())
-    return None
+from calld.core.plan import BookJob, QuickAskJob
+from calld.core.state import Call, DialRejected, HangupDone, TelnyxEnded
+from calld.domain.status import Status, VerdictSource
+from calld.evidence import answers, judge
+from calld.evidence.words import words_of
 
 
 @frozen
 class Outcome:
-    status: Literal["answered", "booked", "declined", "voicemail", "no_answer", "failed"]
+    status: Status
+    reason: str | None  # a code from calld.domain.status for the status
+    detail: str | None  # a sentence for a person
     answer_text: str | None
-    reason: str | None
-    verdict_source: Literal["tool", "transcript", "none"]
-    transcript_verdict: str | None  # what the fallback reads, recorded even when the tool decided
+    verdict_source: VerdictSource
+    transcript_verdict: str | None  # what the assessment reads, recorded even when the tool decided
     booking: BookingDetails | None = None  # a booking's recorded details (booked or declined)
+    evidence: tuple[judge.Quote, ...] = ()
+    answer: answers.Answer | None = None
 
 
-_NOT_CONNECTED_CAUSES = {"timeout", "no_answer", "user_busy", "call_rejected", "originator_cancel", "not_found"}
+# Telnyx hangup causes of a call that was never answered -> (status, reason). Open set: unknown
+# causes fall to the SIP code, then to no_answer/rejected.
+ENDINGS: dict[str, tuple[Status, str]] = {
+    "timeout": ("no_answer", "ring_timeout"),
+    "no_answer": ("no_answer", "ring_timeout"),
+    "no_user_response": ("no_answer", "ring_timeout"),
+    "user_busy": ("no_answer", "busy"),
+    "call_rejected": ("no_answer", "rejected"),
+    "not_found": ("failed", "number_unreachable"),
+    "unallocated_number": ("failed", "number_unreachable"),
+    "invalid_number_format": ("failed", "number_unreachable"),
+    "destination_out_of_order": ("failed", "number_unreachable"),
+    "number_changed": ("failed", "number_unreachable"),
+}
+# SIP final responses (RFC 3261 §21) that say more than the cause does; they win over it.
+SIP_ENDINGS: dict[str, tuple[Status, str]] = {
+    "404": ("failed", "number_unreachable"),  # Not Found
+    "410": ("failed", "number_unreachable"),  # Gone
+    "484": ("failed", "number_unreachable"),  # Address Incomplete
+    "485": ("failed", "number_unreachable"),  # Ambiguous
+    "604": ("failed", "number_unreachable"),  # Does Not Exist Anywhere
+    "486": ("no_answer", "busy"),  # Busy Here
+    "600": ("no_answer", "busy"),  # Busy Everywhere
+    "603": ("no_answer", "rejected"),  # Decline
+    "480": ("no_answer", "ring_timeout"),  # Temporarily Unavailable
+    "408": ("no_answer", "ring_timeout"),  # Request Timeout
+    "487": ("no_answer", "ring_timeout"),  # Request Terminated (the ring was cancelled)
+}
 
 
-def conclude(call: Call) -> Outcome:
-    """A booking has no transcript fallback: a table is booked only on the record the app accepted."""
-    business = [t.text for t in call.transcript if t.speaker == "business"]
+def ending_for(cause: str, sip_cause: str | None) -> tuple[Status, str]:
+    """The status and reason of a call that ended before anyone answered."""
+    if sip_cause is not None and sip_cause in SIP_ENDINGS:
+        return SIP_ENDINGS[sip_cause]
+    return ENDINGS.get(cause, ("no_answer", "rejected"))
+
+
+def conclude(call: Call, *, today: dt.date | None = None) -> Outcome:
+    """`today` is the business's date when the caller knows it: "open today" becomes that date."""
     job = call.plan.job
-    fallback = assess_transcript(business, job.question) if isinstance(job, QuickAskJob) else None
-    seen = fallback.status if fallback else None
+    question = job.question if isinstance(job, QuickAskJob) else None
+    found = judge.find_answer(call.transcript, question) if question is not None else None
+    seen = "answered" if found is not None else ("declined" if judge.declined_reason(call.transcript) else None)
     if isinstance(call.dial, DialRejected):
-        return Outcome("failed", None, f"the dial was refused: {call.dial.reason}", "none", seen)
+        detail = call.failure.detail if call.failure else f"the dial was refused: {call.dial.reason}"
+        return Outcome("failed", call.failure.reason if call.failure else "internal", detail, None, "none", seen)
     ended = call.telnyx if isinstance(call.telnyx, TelnyxEnded) else None
     if ended is not None and not ended.was_answered and not call.transcript:
-        if ended.cause in _NOT_CONNECTED_CAUSES:
-            return Outcome("no_answer", None, ended.cause, "none", seen)
-        return Outcome("failed", None, f"the call ended before it was answered ({ended.cause})", "none", seen)
-    if (task := call.task) is not None:
-        reason = task.booking.reason if task.booking is not None else task.notes
-        return Outcome(task.status, task.answer_text, reason, "tool", seen, task.booking)  # type: ignore[arg-type]
+        status, reason = ending_for(ended.cause, ended.sip_cause)
+        sip = f", SIP {ended.sip_cause}" if ended.sip_cause else ""
+        return Outcome(status, reason, f"Telnyx: {ended.cause}{sip}", None, "none", seen)
+    if call.task is not None and call.verdict is not None:
+        return _accepted(call, today, seen)
+    if (assessed := _assess(call, today, seen)) is not None:
+        return assessed
     if call.failure is not None:
-        return Outcome("failed", None, call.failure, "none", seen)
+        return Outcome("failed", call.failure.reason, call.failure.detail, None, "none", seen)
     if call.machine == "machine":
-        return Outcome("voicemail", None, "answering machine detected", "transcript", seen)
-    if fallback is not None:
-        return Outcome(fallback.status, fallback.answer_text, None, "transcript", seen)
-    if not isinstance(job, QuickAskJob):
-        return Outcome("failed", None, "the call ended before a booking or a refusal was recorded", "none", seen)
-    return Outcome("failed", None, "the call ended without an answer", "none", seen)
+        return Outcome("voicemail", None, "the carrier detected an answering machine", None, "none", seen)
+    business_spoke = any(t.speaker == "business" and t.text.strip() for t in call.transcript)
+    via = call.hangup.via if isinstance(call.hangup, HangupDone) else None
+    if via == "time_limit":
+        return Outcome("failed", "time_limit", "the call reached its time limit without an answer", None, "none", seen)
+    if not business_spoke and via in ("stall", "far_party"):
+        return Outcome("no_answer", "silent_line", "the line was answered but nobody spoke", None, "none", seen)
+    if via == "far_party":
+        return Outcome("no_answer", "rejected", "the business hung up before the question was asked", None, "none", seen)
+    what = "a booking or a refusal" if isinstance(job, BookJob) else "an answer"
+    return Outcome("failed", "internal", f"the call ended without {what} (hangup via {via})", None, "none", seen)
+
+
+def _accepted(call: Call, today: dt.date | None, seen: str | None) -> Outcome:
+    task, verdict = call.task, call.verdict
+    assert task is not None and verdict is not None
+    job = call.plan.job
+    if task.booking is not None:
+        detail = task.booking.reason if task.status == "declined" else None
+        return Outcome(task.status, verdict.reason, detail, None, "tool", seen, task.booking, verdict.quotes)  # type: ignore[arg-type]
+    answer = None
+    if task.status == "answered" and isinstance(job, QuickAskJob):
+        answer = answers.read_answer(job.question, [q.text for q in verdict.quotes], today=today)
+    return Outcome(task.status, verdict.reason, task.notes, task.answer_text, "tool", seen,  # type: ignore[arg-type]
+                   evidence=verdict.quotes, answer=answer)
+
+
+def _ask_heard(call: Call) -> bool:
+    """Did the agent get the whole request out? Most of the ask's words must be in its speech."""
+    asked = words_of(call.plan.ask_line)
+    spoken = words_of(" ".join(t.text for t in call.transcript if t.speaker == "agent"))
+    return bool(asked) and len(asked & spoken) >= 0.8 * len(asked)
+
+
+def _assess(call: Call, today: dt.date | None, seen: str | None) -> Outcome | None:
+    """The business's own words, read without a record; None when they settle nothing."""
+    job, turns = call.plan.job, call.transcript
+    if isinstance(job, QuickAskJob) and (found := judge.find_answer(turns, job.question)) is not None:
+        answer = answers.read_answer(job.question, [found.text], today=today)
+        return Outcome("answered", None, None, found.text, "transcript", seen, evidence=(found,), answer=answer)
+    if isinstance(job, BookJob):
+        book = judge.judge_book_declined(turns, alternative_offered=None)
+        if isinstance(book, judge.Supported):
+            return Outcome("declined", book.reason, book.why, None, "transcript", seen, evidence=book.quotes)
+    elif (refusal := judge.declined_reason(turns)) is not None:
+        reason, sentences = refusal
+        quotes = tuple(judge.quote(turns, s) for s in sentences)
+        return Outcome("declined", reason, quotes[0].text, None, "transcript", seen, evidence=quotes)
+    asked = _ask_heard(call)
+    far_party = isinstance(call.hangup, HangupDone) and call.hangup.via == "far_party"
+    if asked and far_party and call.failure is None:
+        return Outcome("declined", "hung_up", "the business hung up after hearing the request", None, "transcript", seen)
+    return None

@@ -59,15 +59,18 @@ from calld.core.effects import (
     SendToolOutput,
 )
 from calld.core.plan import HANGUP_MARK, RECORD_TASK_RESULT, BookJob, QuickAskJob
-from calld.core.plan import STEER_LINE as STEER_LINE  # the quick ask's steer; each plan carries its own
+from calld.core.plan import (
+    STEER_LINE as STEER_LINE,  # the quick ask's steer; each plan carries its own
+)
 from calld.core.state import (
     Call,
     ConvConcluded,
     ConvTalking,
+    Dialed,
     DialPending,
     DialRejected,
-    Dialed,
     DialSent,
+    Failure,
     HangupDone,
     HangupDraining,
     HangupFarewell,
@@ -87,16 +90,21 @@ from calld.core.state import (
     MediaIdle,
     MediaOpen,
     MediaStreaming,
+    RefusedRecord,
     TelnyxAnswered,
     TelnyxEnded,
     TelnyxIdle,
     TelnyxInitiated,
-    Turn,
+    Verdict,
     Via,
 )
+from calld.domain.status import FailedReason
 from calld.domain.times import minutes_between
+from calld.domain.transcript import Span, Speaker, Turn
+from calld.evidence import judge
 
 BYTES_PER_SECOND = 16000 * 2  # 16 kHz mono PCM16: the only audio the core sees
+BYTES_PER_MS = BYTES_PER_SECOND // 1000
 
 
 # Timers that belong to a call in progress; all of them die when it ends.
@@ -194,11 +202,11 @@ def _abort_live(call: Call) -> tuple[Call, list[Effect]]:
     return evolve(call, live=LiveDone("aborted")), [AbortLive()]
 
 
-def _fail(call: Call, reason: str) -> tuple[Call, list[Effect]] | _Ignore:
+def _fail(call: Call, reason: FailedReason, detail: str) -> tuple[Call, list[Effect]] | _Ignore:
     """End the call now, as failed: no farewell, no drain."""
     if isinstance(call.hangup, HangupPending | HangupRequested | HangupDone):
-        return _Ignore(f"failure after hangup {call.hangup.kind}: {reason}")
-    call = evolve(call, failure=call.failure or reason)
+        return _Ignore(f"failure after hangup {call.hangup.kind}: {reason}: {detail}")
+    call = evolve(call, failure=call.failure or Failure(reason, detail))
     call, effects = _abort_live(call)
     effects = _cancel_timers(*_LIVE_TIMERS) + effects
     if isinstance(call.telnyx, TelnyxEnded):
@@ -230,17 +238,30 @@ def _start_drain(call: Call, via: Via) -> tuple[Call, list[Effect]]:
     return call, [CloseLive(), Schedule("close", t.close_timeout_s, ev.LiveCloseTimedOut())]
 
 
-def _add_turn(call: Call, speaker: str, text: str) -> Call:
+def _add_turn(call: Call, speaker: Speaker, event: ev.InputTranscript | ev.OutputTranscript) -> Call:
+    """Join a fragment to its speaker's turn, placed in audio/inbound.wav by the session's origin."""
+    origin = call.live_origin_ms
+
+    def at(ms: int | None) -> int | None:
+        return None if ms is None else origin + ms
+
     turns = call.transcript
     if turns and turns[-1].speaker == speaker:
-        turns = (*turns[:-1], Turn(speaker, turns[-1].text + text))  # type: ignore[arg-type]
+        last = turns[-1]
+        span = Span(len(last.text), at(event.start_ms), at(event.end_ms))
+        turns = (*turns[:-1], Turn(speaker, last.text + event.text, (*last.spans, span)))
     else:
-        turns = (*turns, Turn(speaker, text))  # type: ignore[arg-type]
+        turns = (*turns, Turn(speaker, event.text, (Span(0, at(event.start_ms), at(event.end_ms)),)))
     return evolve(call, transcript=turns)
 
 
 def _tool_output(**fields: object) -> str:
     return json.dumps(fields, separators=(",", ":"))
+
+
+def _continue(call: Call) -> Call:
+    """Ask for response.create once the backend's response is done: after the last of its calls' outputs."""
+    return evolve(call, continue_due=True)
 
 
 def _seen_tool(call: Call, call_id: str, name: str) -> Call:
@@ -276,7 +297,8 @@ def _dial_accepted(call: Call, event: ev.DialAccepted) -> _Out:
 def _dial_failed(call: Call, event: ev.DialFailed) -> _Out:
     if not isinstance(call.dial, DialSent):
         return _ignore(call, event, "dial")
-    call = evolve(call, dial=DialRejected(event.reason), failure=call.failure or event.reason)
+    failure = call.failure or Failure("internal", f"the dial was refused: {event.reason}")
+    call = evolve(call, dial=DialRejected(event.reason), failure=failure)
     via: Via = call.hangup.via if isinstance(call.hangup, HangupPending) else "not_connected"
     return _done(call, via, confirmed=True)
 
@@ -326,7 +348,7 @@ def _machine(call: Call, event: ev.MachineDetected) -> _Out:
 
 @_on(ev.StreamingFailed)
 def _streaming_failed(call: Call, event: ev.StreamingFailed) -> _Out:
-    return _fail(call, f"Telnyx could not stream media to us: {event.reason}")
+    return _fail(call, "media_lost", f"Telnyx could not stream media to us: {event.reason}")
 
 
 # -- media -------------------------------------------------------------------------------------------
@@ -365,14 +387,19 @@ def _media_audio(call: Call, event: ev.MediaAudio) -> _Out:
             held, dropped = _hold(held, event.chunk, event.pcm, cap)
             live = LiveIdle(held) if isinstance(call.live, LiveIdle) else LiveStarting(held)
             counters = evolve(
-                c, audio_in=c.audio_in + 1, held_frames=c.held_frames + 1, dropped_frames=c.dropped_frames + dropped
+                c, audio_in=c.audio_in + 1, audio_in_bytes=c.audio_in_bytes + len(event.pcm),
+                held_frames=c.held_frames + 1, dropped_frames=c.dropped_frames + dropped,
             )
             return evolve(call, live=live, counters=counters), []
         case LiveActive():
-            counters = evolve(c, audio_in=c.audio_in + 1, audio_to_live=c.audio_to_live + 1)
+            counters = evolve(
+                c, audio_in=c.audio_in + 1, audio_in_bytes=c.audio_in_bytes + len(event.pcm),
+                audio_to_live=c.audio_to_live + 1,
+            )
             return evolve(call, counters=counters), [SendLiveAudio(event.pcm, event.chunk)]
         case _:
-            return evolve(call, counters=evolve(c, audio_in=c.audio_in + 1)), []
+            counters = evolve(c, audio_in=c.audio_in + 1, audio_in_bytes=c.audio_in_bytes + len(event.pcm))
+            return evolve(call, counters=counters), []
 
 
 @_on(ev.MarkEchoed)
@@ -413,7 +440,10 @@ def _live_started(call: Call, event: ev.LiveStarted) -> _Out:
     flush: list[Effect] = [SendLiveAudio(pcm, chunk, held=True) for chunk, pcm in held.frames]
     c = call.counters
     counters = evolve(c, flushed_frames=c.flushed_frames + len(flush), audio_to_live=c.audio_to_live + len(flush))
-    call = evolve(call, live=LiveActive(event.session_id), conversation=ConvTalking(), counters=counters)
+    # GPT-Live's timeline advances with the audio it is given; its zero is the first frame it gets.
+    origin_ms = (c.audio_in_bytes - held.size) // BYTES_PER_MS
+    call = evolve(call, live=LiveActive(event.session_id), conversation=ConvTalking(), counters=counters,
+                  live_origin_ms=origin_ms)
     t = call.plan.timings
     return call, [*flush, AppendCommentary(call.plan.opener), Schedule("stall", t.stall_s, ev.StallElapsed())]
 
@@ -422,14 +452,14 @@ def _live_started(call: Call, event: ev.LiveStarted) -> _Out:
 def _live_error(call: Call, event: ev.LiveError) -> _Out:
     if event.fatal and isinstance(call.live, LiveStarting):
         call = evolve(call, live=LiveFailed(f"{event.code}: {event.message}"))
-        return _fail(call, f"GPT-Live refused the session: {event.message} ({event.code})")
+        return _fail(call, "model_unavailable", f"GPT-Live refused the session: {event.message} ({event.code})")
     return call, []  # a command error; the session goes on, the journal keeps it
 
 
-def _speech(call: Call, event: ev.InputTranscript | ev.OutputTranscript, speaker: str) -> _Out:
+def _speech(call: Call, event: ev.InputTranscript | ev.OutputTranscript, speaker: Speaker) -> _Out:
     if isinstance(call.hangup, HangupDone) or not isinstance(call.live, LiveActive | LiveClosing):
         return _ignore(call, event, "live")
-    call = _add_turn(call, speaker, event.text)
+    call = _add_turn(call, speaker, event)
     t = call.plan.timings
     match call.hangup:
         case HangupNone() if isinstance(call.conversation, ConvTalking):
@@ -537,32 +567,68 @@ def _task_recorded(call: Call, event: ev.TaskRecorded) -> _Out:
     if not talking:
         if not _live_is_open(call):
             return call, []
+        # The first accepted terminal record wins; nothing after it changes the verdict.
         return call, [SendToolOutput(event.call_id, _tool_output(recorded=False, why="a final result is already recorded"))]
     if (why := _wrong_job(call, event)) is not None:
-        return call, [SendToolOutput(event.call_id, _tool_output(recorded=False, why=why)), ContinueResponse()]
+        return _refuse_record(call, event, why, "record again with a status this call allows")
     job = call.plan.job
     if event.booking is not None:
         call = evolve(call, unanswered=_merge_questions(call.unanswered, event.booking.unanswered_questions))
     if event.status not in ev.TERMINAL_TASK_STATUSES:
-        # Progress only: the output and exactly one response.create, so the agent goes on talking.
+        # Progress only: the output, then response.create, so the agent goes on talking.
         again = "ask the question again, briefly" if isinstance(job, QuickAskJob) else "go on with the booking"
-        return call, [SendToolOutput(event.call_id, _tool_output(recorded=True, next=again)), ContinueResponse()]
+        return _continue(call), [SendToolOutput(event.call_id, _tool_output(recorded=True, next=again))]
     if event.status == "booked" and isinstance(job, BookJob) and event.booking is not None:
         checked = _refuse_booking(call, job, event.booking)
         if not isinstance(checked, int):
-            why, instead = checked
-            out = _tool_output(recorded=False, why=why, next=instead)
-            return call, [SendToolOutput(event.call_id, out), ContinueResponse()]
+            return _refuse_record(call, event, *checked)
         event = evolve(event, booking=evolve(event.booking, minutes_from_requested=checked))
+    judged = _judge(call, event)
+    if isinstance(judged, judge.Unsupported):
+        return _refuse_record(call, event, judged.why, judged.next)
     t = call.plan.timings
-    call = evolve(call, conversation=ConvConcluded(event), hangup=HangupFarewell(via="tool"))
+    verdict = Verdict(judged.quotes, judged.reason)
+    call = evolve(call, conversation=ConvConcluded(event, verdict), hangup=HangupFarewell(via="tool"))
     out = _tool_output(recorded=True, next="thank them in one short sentence and say goodbye")
-    return call, [
+    return _continue(call), [
         SendToolOutput(event.call_id, out),
-        ContinueResponse(),
         Cancel("stall"),
         Schedule("farewell", t.farewell_max_s, ev.FarewellElapsed()),
     ]
+
+
+def _judge(call: Call, event: ev.TaskRecorded) -> judge.Judgement:
+    """The evidence gate: the business's words so far must support a terminal record."""
+    turns, job = call.transcript, call.plan.job
+    if event.status == "voicemail":
+        return judge.judge_voicemail(turns, call.machine)
+    if isinstance(job, BookJob):
+        d = event.booking or ev.BookingDetails()
+        if event.status == "booked":
+            return judge.judge_booked(turns, party=d.party or job.party, time=d.time,
+                                      requested_party=job.party, requested_time=job.time)
+        return judge.judge_book_declined(turns, alternative_offered=d.alternative_offered)
+    if event.status == "declined":
+        return judge.judge_declined(turns, job.question, event.answer_text)
+    return judge.judge_answer(turns, job.question, event.answer_text)
+
+
+def _refuse_record(call: Call, event: ev.TaskRecorded, why: str, instead: str) -> _Out:
+    """Not accepted: the model is told why and what to do; the conversation (and its failsafe) go on."""
+    refused = RefusedRecord(event.call_id, event.status, why)
+    call = _continue(evolve(call, refused_records=(*call.refused_records, refused)))
+    return call, [SendToolOutput(event.call_id, _tool_output(recorded=False, why=why, next=instead))]
+
+
+@_on(ev.ResponseDone)
+def _response_done(call: Call, event: ev.ResponseDone) -> _Out:
+    """Every function call of the response has its output: now exactly one response.create."""
+    if not call.continue_due:
+        return call, []
+    call = evolve(call, continue_due=False)
+    if not isinstance(call.live, LiveActive):
+        return call, []
+    return call, [ContinueResponse()]
 
 
 @_on(ev.EndCallRequested)
@@ -592,7 +658,7 @@ def _tool_rejected(call: Call, event: ev.ToolCallRejected) -> _Out:
         return call, []
     effects: list[Effect] = [SendToolOutput(event.call_id, _tool_output(ok=False, error=event.error))]
     if isinstance(call.hangup, HangupNone):
-        effects.append(ContinueResponse())
+        call = _continue(call)
     return call, effects
 
 
@@ -607,8 +673,9 @@ def _live_closed(call: Call, event: ev.LiveClosed) -> _Out:
             call, effects = _mark_behind_last_audio(call, via)
             return call, [Cancel("close"), Cancel("farewell"), Cancel("farewell_quiet"), *effects]
         case HangupNone():
-            what = "before it started" if was_starting else "in the middle of the call"
-            return _fail(call, f"GPT-Live closed the session {what} ({event.reason})")
+            if was_starting:
+                return _fail(call, "model_unavailable", f"GPT-Live closed the session before it started ({event.reason})")
+            return _fail(call, "model_lost", f"GPT-Live closed the session in the middle of the call ({event.reason})")
         case _:
             return call, []
 
@@ -682,7 +749,7 @@ def _call_cap(call: Call, event: ev.CallCapElapsed) -> _Out:
 
 @_on(ev.CallCrashed)
 def _crashed(call: Call, event: ev.CallCrashed) -> _Out:
-    return _fail(call, event.error)
+    return _fail(call, "internal", event.error)
 
 
 _missing = [t for t in ev.Event.__args__ if t not in _HANDLERS]  # type: ignore[attr-defined]

@@ -15,6 +15,9 @@ from attrs import field, frozen
 from calld.core.events import TaskRecorded
 from calld.core.plan import CallPlan
 from calld.domain.ids import CallControlId, StreamId
+from calld.domain.status import FailedReason
+from calld.domain.transcript import Turn
+from calld.evidence.judge import Quote
 
 # -- dial --------------------------------------------------------------------------------------
 
@@ -167,11 +170,30 @@ class ConvTalking:
 
 
 @frozen
+class Verdict:
+    """An accepted record: the business's quotes that support it, and the reason code they give."""
+
+    quotes: tuple[Quote, ...]
+    reason: str | None = None  # declined: refused, unknown, fully_booked, ...
+    source: Literal["tool"] = "tool"
+
+
+@frozen
 class ConvConcluded:
-    """A terminal record_task_result arrived: the verdict is in."""
+    """A terminal record_task_result arrived and the evidence gate accepted it: the verdict is in."""
 
     kind: ClassVar[str] = "concluded"
     task: TaskRecorded
+    verdict: Verdict = Verdict(())
+
+
+@frozen
+class RefusedRecord:
+    """A record the evidence gate turned back: the model was told why and may record again."""
+
+    call_id: str
+    status: str
+    why: str
 
 
 ConvTrack = ConvWaiting | ConvTalking | ConvConcluded
@@ -253,18 +275,18 @@ HangupTrack = (
 
 # -- the call ----------------------------------------------------------------------------------
 
-Speaker = Literal["agent", "business"]
-
-
 @frozen
-class Turn:
-    speaker: Speaker
-    text: str
+class Failure:
+    """Why the call failed: a reason code the user can act on, and a sentence for a person."""
+
+    reason: FailedReason
+    detail: str
 
 
 @frozen
 class Counters:
     audio_in: int = 0
+    audio_in_bytes: int = 0  # 16 kHz PCM16: 32 bytes a millisecond of audio/inbound.wav
     audio_to_live: int = 0
     audio_from_live: int = 0
     audio_to_media: int = 0
@@ -293,7 +315,10 @@ class Call:
     end_call_seen: bool = False
     unanswered: tuple[str, ...] = ()  # a booking: questions the business asked that the request does not answer
     machine: str | None = None
-    failure: str | None = None
+    live_origin_ms: int = 0  # where GPT-Live's session timeline starts in audio/inbound.wav
+    refused_records: tuple[RefusedRecord, ...] = ()
+    continue_due: bool = False  # a tool output wants response.create once the backend's response is done
+    failure: Failure | None = None  # the first failure stands
     counters: Counters = field(factory=Counters)
 
     @property
@@ -303,6 +328,10 @@ class Call:
     @property
     def task(self) -> TaskRecorded | None:
         return self.conversation.task if isinstance(self.conversation, ConvConcluded) else None
+
+    @property
+    def verdict(self) -> Verdict | None:
+        return self.conversation.verdict if isinstance(self.conversation, ConvConcluded) else None
 
     @property
     def call_control_id(self) -> CallControlId | None:

@@ -309,7 +309,8 @@ class Daemon:
                 log.warning("request %s (%s) was %s when calld stopped: marking it failed", row.request_id, row.run_id, status)
                 self._ledger.finish_request(row.request_id, {
                     "status": "failed", "run_id": row.run_id, "call_control_id": row.call_control_id,
-                    "answer_text": None, "reason": "calld stopped while this call was in flight",
+                    "answer_text": None, "reason": "daemon_restart",
+                    "detail": "calld stopped while this call was in flight",
                 })
 
     async def provision(self, user: UserId) -> dict[str, Any]:
@@ -407,7 +408,7 @@ class Daemon:
             finally:
                 with trio.CancelScope(shield=True):
                     stored = outcome.get("result") or {"status": "failed", "run_id": plan.run_id, "answer_text": None,
-                                                       "reason": outcome.get("error", "no result")}
+                                                       "reason": "internal", "detail": outcome.get("error", "no result")}
                     self._ledger.finish_request(flight.request_id, stored)
                     handle = self.callbook.find(plan.run_id)
                     if handle is not None:

@@ -1,6 +1,9 @@
 """Results of a call: closed unions on `status`, built so a contradiction cannot be.
 
-`answered` requires answer_text; every other status pins it to None. A completed
+`answered` requires answer_text, a typed `answer` and `evidence` (the business's own words
+that support it: an answer nobody said cannot be built); every other status pins
+answer_text to None. Each status carries its reason code from `calld.domain.status` and a
+human `detail`. A completed
 call (the business picked up and a verdict came from the conversation) carries
 transcript_ref and audio_ref; a call that never connected carries neither.
 pydantic models: they are what result.json and the control API speak.
@@ -19,10 +22,77 @@ from typing import Annotated, Literal, Self
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints, model_validator
 
 from calld.domain.ids import CallControlId, RunId
+from calld.domain.status import (
+    DeclinedReason,
+    FailedReason,
+    NoAnswerReason,
+    VerdictSource,
+)
 
 NonEmpty = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=2000)]
+Clock = Annotated[str, StringConstraints(pattern=r"^([01]\d|2[0-3]):[0-5]\d$")]  # 24-hour HH:MM
+Weekday = Literal["monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"]
 
-VerdictSource = Literal["tool", "transcript", "none"]
+
+class _Frozen(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+
+class Evidence(_Frozen):
+    """Business words that support a result: exactly as transcribed, and where they were heard.
+
+    `turn` indexes transcript.json's turns (always a business turn); `start_ms`/`end_ms` place
+    the words in audio/inbound.wav (None when GPT-Live gave no times for them).
+    """
+
+    quote: NonEmpty
+    turn: Annotated[int, Field(ge=0)]
+    start_ms: Annotated[int, Field(ge=0)] | None = None
+    end_ms: Annotated[int, Field(ge=0)] | None = None
+
+    @model_validator(mode="after")
+    def _ordered(self) -> Self:
+        if self.start_ms is not None and self.end_ms is not None and self.end_ms < self.start_ms:
+            raise ValueError(f"evidence ends at {self.end_ms} ms, before it starts at {self.start_ms} ms")
+        return self
+
+
+# -- typed answers: what the words say, read by the app (never by the model) --------------------------
+
+
+class DayHours(_Frozen):
+    """Opening hours for a run of days; `closed` when the business said it is closed then."""
+
+    days: tuple[Weekday, ...]
+    opens: Clock | None = None
+    closes: Clock | None = None
+    closed: bool = False
+    date: str | None = None  # "today"/"tomorrow" resolved to a date in the business's zone, when known
+
+
+class HoursAnswer(_Frozen):
+    kind: Literal["hours"] = "hours"
+    ranges: tuple[DayHours, ...] = ()  # empty: the words gave times but no days the app could read
+
+
+class StockAnswer(_Frozen):
+    kind: Literal["stock"] = "stock"
+    availability: Literal["in_stock", "out_of_stock", "limited", "unknown"]
+    quantity: Annotated[int, Field(ge=0)] | None = None
+
+
+class AisleAnswer(_Frozen):
+    kind: Literal["aisle"] = "aisle"
+    location: NonEmpty  # "aisle 14", "garden department", "back of the store"
+
+
+class TextAnswer(_Frozen):
+    """The words could not be read into a typed answer; answer_text holds them."""
+
+    kind: Literal["text"] = "text"
+
+
+TypedAnswer = Annotated[HoursAnswer | StockAnswer | AisleAnswer | TextAnswer, Field(discriminator="kind")]
 
 
 class _Result(BaseModel):
@@ -36,36 +106,66 @@ class _Completed(_Result):
     transcript_ref: NonEmpty
     audio_ref: NonEmpty
     verdict_source: VerdictSource
+    evidence: tuple[Evidence, ...] = ()
 
 
-class Answered(_Completed):
+class _Supported(_Completed):
+    """A positive result: it exists only with the business's words behind it."""
+
+    evidence: Annotated[tuple[Evidence, ...], Field(min_length=1)]
+
+    @model_validator(mode="after")
+    def _not_from_nothing(self) -> Self:
+        if self.verdict_source == "none":
+            raise ValueError(f"a {self.status} result needs a verdict source (tool, transcript or greeting)")
+        return self
+
+
+class Answered(_Supported):
     status: Literal["answered"] = "answered"
+    reason: None = None
     answer_text: NonEmpty
+    answer: TypedAnswer
 
 
 class Declined(_Completed):
     status: Literal["declined"] = "declined"
     answer_text: None = None
-    reason: str | None = None
+    reason: DeclinedReason
+    detail: str | None = None
 
 
 class Voicemail(_Completed):
     status: Literal["voicemail"] = "voicemail"
+    reason: None = None
     answer_text: None = None
 
 
 class NoAnswer(_Result):
     status: Literal["no_answer"] = "no_answer"
     answer_text: None = None
+    reason: NoAnswerReason
+    detail: str | None = None
     hangup_cause: str | None = None
+    sip_cause: str | None = None
 
 
 class Failed(_Result):
     status: Literal["failed"] = "failed"
     answer_text: None = None
-    reason: NonEmpty
+    reason: FailedReason
+    detail: NonEmpty
     transcript_ref: str | None = None
     audio_ref: str | None = None
+
+
+class Refused(BaseModel):
+    """A request turned down before anything was written or dialled: the rule, and what to do."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+    status: Literal["refused"] = "refused"
+    reason: NonEmpty  # the rule's code (destination, calling_window, opt_out, rate_limit, words, ...)
+    detail: NonEmpty
 
 
 QuickAskResult = Annotated[
@@ -88,10 +188,11 @@ class Requested(BaseModel):
     window_minutes: Annotated[int, Field(ge=0)]
 
 
-class Booked(_Completed):
+class Booked(_Supported):
     """The business confirmed a table: what it confirmed, and how far that is from what was asked."""
 
     status: Literal["booked"] = "booked"
+    reason: None = None
     answer_text: None = None
     confirmation_text: NonEmpty  # the business's confirmation, in its words
     confirmed_party: Annotated[int, Field(ge=1)]
@@ -121,7 +222,8 @@ class BookDeclined(_Completed):
 
     status: Literal["declined"] = "declined"
     answer_text: None = None
-    reason: NonEmpty
+    reason: DeclinedReason
+    detail: NonEmpty  # the business's reason, in words
     alternative_offered: NonEmpty | None = None
     unanswered_questions: tuple[Question, ...] = ()
 

@@ -28,7 +28,6 @@ from typing import Any
 
 import trio
 from attrs import asdict, frozen
-from pydantic import ValidationError
 
 from calld.adapters import gpt_live
 from calld.adapters.gpt_live import LiveInbound, LiveProtocolError
@@ -52,7 +51,7 @@ from calld.core.effects import (
     SendMediaAudio,
     SendToolOutput,
 )
-from calld.core.outcome import Outcome, conclude
+from calld.core.outcome import conclude
 from calld.core.plan import BookJob, CallPlan
 from calld.core.reduce import reduce_step
 from calld.core.state import TRACKS, Call, HangupDone, TelnyxEnded
@@ -60,6 +59,7 @@ from calld.domain import results
 from calld.runtime.journal import effect_row, event_row
 from calld.runtime.report import BookingInfo, CallReport, HangupInfo, MediaInfo, Transition, redact
 from calld.runtime.rundir import RunDir
+from calld.runtime.verdict import build_result, evidence
 from calld.runtime.sockets import MessageSocket, SocketClosed
 
 log = logging.getLogger("calld.call")
@@ -464,7 +464,8 @@ class CallHandle:
                 refs[name] = rd.ref(name)
         refs["events.jsonl"] = rd.ref("events.jsonl")
         transcript = {
-            "turns": [{"speaker": t.speaker, "text": t.text} for t in call.transcript],
+            "turns": [{"speaker": t.speaker, "text": t.text, "start_ms": t.start_ms, "end_ms": t.end_ms}
+                      for t in call.transcript],
             "agent_text": "".join(t.text for t in call.transcript if t.speaker == "agent"),
             "business_text": "".join(t.text for t in call.transcript if t.speaker == "business"),
         }
@@ -472,7 +473,8 @@ class CallHandle:
         if (task := call.task) is not None:
             record: dict[str, Any] = {"tool": "record_task_result", "call_id": task.call_id, "status": task.status,
                                       "answer_text": task.answer_text, "notes": task.notes,
-                                      "end_call_seen": call.end_call_seen}
+                                      "end_call_seen": call.end_call_seen,
+                                      "evidence": [e.model_dump() for e in evidence(call.verdict.quotes)] if call.verdict else []}
             if task.booking is not None:
                 record["booking"] = asdict(task.booking)
                 record["booking"]["unanswered_questions"] = list(call.unanswered)
@@ -481,7 +483,7 @@ class CallHandle:
         refs["audio/inbound.wav"] = rd.ref("audio/inbound.wav")
         refs["audio/outbound.wav"] = rd.ref("audio/outbound.wav")
         ccid = call.call_control_id
-        result = self._result(outcome, refs)
+        result = build_result(self.plan, call, outcome, refs)
         refs["result.json"] = rd.write_json("result.json", result.model_dump(mode="json"))
         refs["call_report.json"] = rd.ref("call_report.json")
         refs["call_report.redacted.json"] = rd.ref("call_report.redacted.json")
@@ -500,10 +502,14 @@ class CallHandle:
             item=self.plan.item,
             booking=self._booking_info(),
             status=result.status,
+            reason=result.reason,
+            detail=getattr(result, "detail", None),
             answer_text=result.answer_text,
+            evidence=[e.model_dump() for e in getattr(result, "evidence", ())],
+            refused_records=[{"call_id": r.call_id, "status": r.status, "why": r.why} for r in call.refused_records],
             verdict_source=outcome.verdict_source,
             transcript_verdict=outcome.transcript_verdict,
-            failure=call.failure,
+            failure=call.failure.detail if call.failure else None,
             started_at=self._started_at,
             duration_ms=self._t_ms(),
             timing_ms=self._transitions,
@@ -534,45 +540,3 @@ class CallHandle:
             return None
         return BookingInfo(party=job.party, time=job.time, notes=job.notes, window_minutes=job.window_minutes,
                            callback=job.callback, unanswered_questions=list(self.call.unanswered))
-
-    def _result(self, outcome: Outcome, refs: dict[str, str]) -> results.CallResult:
-        """The closed result for this job; evidence that cannot make a valid one makes a Failed."""
-        ccid = self.call.call_control_id
-        job = self.plan.job
-        completed = outcome.status in ("answered", "booked", "declined", "voicemail")
-        common: dict[str, Any] = {"run_id": self.plan.run_id, "call_control_id": ccid}
-        if completed and ccid is not None:
-            common |= {"transcript_ref": refs["transcript.json"], "audio_ref": refs["audio/inbound.wav"],
-                       "verdict_source": outcome.verdict_source}
-        reason: str | None = None
-        try:
-            match outcome.status:
-                case "answered" if ccid is not None and outcome.answer_text:
-                    return results.Answered(answer_text=outcome.answer_text, **common)
-                case "booked" if ccid is not None and isinstance(job, BookJob) and outcome.booking is not None:
-                    b = outcome.booking
-                    return results.Booked(
-                        confirmation_text=b.confirmation_text, confirmed_party=b.party, confirmed_time=b.time,
-                        confirmed_constraints=b.constraints, minutes_from_requested=b.minutes_from_requested,
-                        requested=results.Requested(party=job.party, time=job.time, notes=job.notes,
-                                                    window_minutes=job.window_minutes),
-                        unanswered_questions=self.call.unanswered, **common,
-                    )
-                case "declined" if ccid is not None and isinstance(job, BookJob) and outcome.booking is not None:
-                    b = outcome.booking
-                    return results.BookDeclined(reason=b.reason, alternative_offered=b.alternative_offered,
-                                                unanswered_questions=self.call.unanswered, **common)
-                case "declined" if ccid is not None and not isinstance(job, BookJob):
-                    return results.Declined(reason=outcome.reason, **common)
-                case "voicemail" if ccid is not None:
-                    return results.Voicemail(**common)
-                case "no_answer":
-                    return results.NoAnswer(hangup_cause=outcome.reason, **common)
-        except ValidationError as exc:
-            # The reducer admits only records that make a valid result; this is a bug caught, not a verdict.
-            log.error("%s %s evidence makes no valid result: %s", self.plan.run_id, outcome.status, exc)
-            reason = f"the {outcome.status} record could not make a valid result: {exc.errors()[0]['msg']}"
-        reason = reason or outcome.reason or f"the call ended as {outcome.status} without the evidence it needs"
-        common = {"run_id": self.plan.run_id, "call_control_id": ccid}
-        return results.Failed(reason=reason, transcript_ref=refs["transcript.json"],
-                              audio_ref=refs["audio/inbound.wav"], **common)

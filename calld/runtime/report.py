@@ -10,6 +10,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict
 
+from calld.domain.status import Status, VerdictSource
+
 ARTIFACT_NAMES = (
     "dial.json",
     "session_start.json",
@@ -74,9 +76,13 @@ class CallReport(_Model):
     question: str | None  # the quick ask's question; None for a booking
     item: str | None
     booking: BookingInfo | None = None
-    status: Literal["answered", "booked", "declined", "voicemail", "no_answer", "failed"]
+    status: Status
+    reason: str | None  # the status's reason code (calld.domain.status)
+    detail: str | None
     answer_text: str | None
-    verdict_source: Literal["tool", "transcript", "none"]
+    evidence: list[dict[str, Any]]  # the business's words behind the result (result.json's evidence)
+    refused_records: list[dict[str, str]]  # records the evidence gate turned back, and why
+    verdict_source: VerdictSource
     transcript_verdict: str | None
     failure: str | None
     started_at: str

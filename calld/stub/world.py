@@ -39,7 +39,9 @@ from calld.runtime.sockets import (
 )
 from calld.stub.brain import BookBrain
 from calld.stub.scenario import Scenario
-from calld.stub.speech import FRAME_BYTES, SILENCE, Listener, line_frames, read_frame
+from calld.stub.speech import FRAME_BYTES, FRAMES_PER_WORD, SILENCE, Listener, line_frames, read_frame
+
+FRAME_MS = 20
 
 log = logging.getLogger("calld.stub")
 
@@ -421,6 +423,7 @@ class FakeLive:
         self.spoke = {"agent": False, "business": False}
         self.brain: BookBrain | None = None  # a booking session's script (from the request in session.start)
         self.outputs: list[tuple[str, dict[str, Any]]] = []  # tool outputs since the last response.create
+        self.timeline_ms = 0  # the session timeline: it advances with the audio appended
 
     async def send(self, fixture: str, **fields: Any) -> None:
         msg = load_fixture("gpt_live", fixture)
@@ -465,8 +468,10 @@ class FakeLive:
                 case "session.input_audio.append":
                     pcm = base64.b64decode(msg["audio"])
                     self._meter_append(len(pcm))
-                    for line, index, word in self.ear.hear(pcm):
-                        await self._heard(line, index, word)
+                    for i in range(0, len(pcm), FRAME_BYTES):  # frame by frame: each word's time on the timeline
+                        self.timeline_ms += FRAME_MS
+                        for line, index, word in self.ear.hear(pcm[i : i + FRAME_BYTES]):
+                            await self._heard(line, index, word)
                 case "session.start":
                     err = load_fixture("gpt_live", "error_command")
                     err["error"].update(code="invalid_request", message="session.start may be sent only once")
@@ -554,7 +559,9 @@ class FakeLive:
         if not self.bound:
             self._bind(line)
         self.business_talking = index < len(self.world.codebook[line]) - 1
-        await self.send("input_transcript_delta", delta=self._fragment("business", word))
+        end = self.timeline_ms  # the word's last frame just arrived
+        await self.send("input_transcript_delta", delta=self._fragment("business", word),
+                        start_ms=end - FRAMES_PER_WORD * FRAME_MS, end_ms=end)
         self.heard.setdefault(line, []).append(word)
         if self.brain is not None:
             if index == len(self.world.codebook[line]) - 1 and self.world.roles.get(line) == "business":
@@ -573,11 +580,17 @@ class FakeLive:
         return f"call_{tag}_{self.tool_n}"
 
     async def _function_call(self, name: str, arguments: dict[str, Any], call_id: str | None = None) -> None:
-        call_id = call_id or self._next_call_id(name)
-        msg = load_fixture("gpt_live", "response_event_record_task_result")
-        item = msg["event"]["item"]
-        item.update(call_id=call_id, id="fc_" + call_id.rsplit("_", 1)[-1], name=name, arguments=json.dumps(arguments))
-        await self.peer.send(json.dumps(msg))
+        await self._respond([(name, arguments, call_id or self._next_call_id(name))])
+
+    async def _respond(self, calls: list[tuple[str, dict[str, Any], str]], *, repeat: int = 1) -> None:
+        """One backend response: each function call as a completed item (`repeat` times), then response.completed."""
+        for name, arguments, call_id in calls:
+            msg = load_fixture("gpt_live", "response_event_record_task_result")
+            item = msg["event"]["item"]
+            item.update(call_id=call_id, id="fc_" + call_id.rsplit("_", 1)[-1], name=name, arguments=json.dumps(arguments))
+            for _ in range(repeat):
+                await self.peer.send(json.dumps(msg))
+        await self.peer.send(json.dumps(load_fixture("gpt_live", "response_event_completed")))
 
     async def _function_call_later(
         self, delay: float, name: str, arguments: dict[str, Any], call_id: str | None = None
@@ -612,7 +625,8 @@ class FakeLive:
             await self._maybe_stall(frames)
             for pcm in frames:
                 for line, index, word in self.out_ear.hear(pcm):
-                    await self.send("output_transcript_delta", delta=self._fragment("agent", word))
+                    await self.send("output_transcript_delta", delta=self._fragment("agent", word),
+                                    start_ms=self.timeline_ms, end_ms=self.timeline_ms)
                     if index == len(self.world.codebook[line]) - 1 and line in self.after_line:
                         self.world._nursery.start_soon(self.after_line.pop(line))
             await self.peer.send(_OUTPUT_DELTA.render(delta=_b64(b"".join(frames))))

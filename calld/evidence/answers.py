@@ -1,0 +1,119 @@
+"""Typed answers read from the business's own words (the evidence quotes), never from the model's. Pure.
+
+hours  runs of days with opening and closing times ("Monday through Friday, 9 AM to 5 PM");
+       a clock without am/pm reads as the business day suggests: opening 5-11 is morning,
+       closing 1-11 is afternoon or evening. "today"/"tomorrow" become a date when the caller
+       knows the business's date; otherwise they stay relative. Words with times but no
+       readable days give no ranges: the text still holds them.
+stock  in_stock | out_of_stock | limited | unknown, with the quantity when one was said.
+aisle  the place as said: "aisle 14", "garden department", "back of the store".
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import re
+from collections.abc import Sequence
+
+from attrs import frozen
+
+from calld.domain.questions import QuestionType
+from calld.evidence import words as w
+
+
+@frozen
+class DayRange:
+    days: tuple[str, ...]
+    opens: str | None  # HH:MM, 24-hour
+    closes: str | None
+    closed: bool = False
+    date: str | None = None
+
+
+@frozen
+class Hours:
+    ranges: tuple[DayRange, ...]
+
+
+@frozen
+class Stock:
+    availability: str
+    quantity: int | None
+
+
+@frozen
+class Aisle:
+    location: str
+
+
+@frozen
+class TextOnly:
+    """The words could not be read into a typed answer."""
+
+
+Answer = Hours | Stock | Aisle | TextOnly
+
+_CLOSED = re.compile(r"\bclosed\b", re.I)
+_BETWEEN = re.compile(r"^\s*(?:to|until|till|til|through|-|–|and)\s*$", re.I)
+_CLOSING_ONLY = re.compile(r"\b(until|till|til|close[sd]?|closing)\s*(?:at\s*)?$", re.I)
+
+
+def _opening(c: w.Clock) -> str:
+    return c.hhmm(assume_pm=c.hour == 12 or c.hour < 5)
+
+
+def _closing(c: w.Clock) -> str:
+    return c.hhmm(assume_pm=1 <= c.hour <= 11 or c.hour == 12)
+
+
+def _hours(sentences: Sequence[str], today: dt.date | None) -> Hours:
+    ranges: list[DayRange] = []
+    for text in sentences:
+        for clause in re.split(r"[,;]|\band\b(?=\s+(?:on\s+)?(?:mon|tue|wed|thu|fri|sat|sun|week))", text, flags=re.I):
+            found_days = w.days(clause)
+            clocks = w.clocks(clause)
+            if not found_days and not clocks:
+                continue
+            weekdays: set[int] = set()
+            date = None
+            for d in found_days:
+                weekdays |= d.days
+                if d.relative and today is not None:
+                    when = today + dt.timedelta(days=1 if d.relative == "tomorrow" else 0)
+                    weekdays.add(when.weekday())
+                    date = when.isoformat()
+            names = tuple(w.WEEKDAYS[i] for i in sorted(weekdays))
+            if _CLOSED.search(clause) and not clocks:
+                ranges.append(DayRange(names, None, None, closed=True, date=date))
+                continue
+            opens = closes = None
+            if len(clocks) >= 2 and _BETWEEN.match(clause[clocks[0].end:clocks[1].start]):
+                opens, closes = _opening(clocks[0].clock), _closing(clocks[1].clock)
+            elif len(clocks) == 1:
+                if _CLOSING_ONLY.search(clause[: clocks[0].start]):
+                    closes = _closing(clocks[0].clock)
+                else:
+                    opens = _opening(clocks[0].clock)
+            if not names and ranges and (opens or closes):
+                # "Monday through Friday, 9 AM to 5 PM": the times finish the days of the clause before.
+                prev = ranges[-1]
+                if prev.opens is None and prev.closes is None and not prev.closed:
+                    ranges[-1] = DayRange(prev.days, opens, closes, date=prev.date)
+                    continue
+            if names or opens or closes:
+                ranges.append(DayRange(names, opens, closes, date=date))
+    return Hours(tuple(r for r in ranges if r.days and (r.opens or r.closes or r.closed)))
+
+
+def read_answer(question: QuestionType, sentences: Sequence[str], *, today: dt.date | None = None) -> Answer:
+    if question is QuestionType.HOURS:
+        return _hours(sentences, today)
+    if question is QuestionType.STOCK:
+        for text in sentences:
+            if found := w.stock(text):
+                return Stock(found[0].availability, found[0].quantity)
+        return Stock("unknown", None)
+    for text in sentences:
+        if found := w.places(text):
+            return Aisle(found[0].location)
+    return TextOnly()

@@ -1,0 +1,304 @@
+"""Does what the business said support this record? The app's judgement, not the model's. Pure.
+
+How support is judged (deterministic; every verdict carries a `why` for the journal):
+ - Only business turns count. Agent speech is never support, whatever it says.
+ - Text is read sentence by sentence with `calld.evidence.words`: clock times (number words read
+   as numbers, am/pm compared only where both sides said it), days and runs of days, stock
+   statements (a negation wins over the "have" inside it), places in a store, refusals,
+   "don't know", booking confirmations, recorded greetings.
+ - A positive record must answer the question asked and every key fact in it must have been
+   said by the business:
+     hours   answer_text states a time or a day; each time and day in it is in the business's words;
+     stock   answer_text says in / out of stock (or limited); the business said the same after the
+             ask (limited counts as in stock), and the same quantity when answer_text gives one;
+     aisle   answer_text names an aisle, department or place; the business named the same one;
+     booked  the business confirmed (a confirmation, not only agent words), and each of day, time
+             and party is either said by the business or is what the user asked for.
+ - A declined record needs business words that refuse, do not know, or (a booking) say it is full
+   or offer only another time; it is refused when the business's last word on it was the answer.
+ - A voicemail record needs a recorded greeting in the business's words or the carrier's machine
+   detection.
+The quotes that carried the support become the result's evidence.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+from attrs import frozen
+
+from calld.domain.questions import QuestionType
+from calld.domain.transcript import Turn
+from calld.evidence import words as w
+
+
+@frozen
+class Quote:
+    """Business words that support a record: turn index, character range, the words, where heard."""
+
+    turn: int
+    start: int
+    end: int
+    text: str
+    start_ms: int | None
+    end_ms: int | None
+
+
+@frozen
+class Supported:
+    quotes: tuple[Quote, ...]
+    why: str
+    reason: str | None = None  # declined: the reason code the business's words give
+
+
+@frozen
+class Unsupported:
+    why: str  # said to the model, and journaled
+    next: str  # what the model should do instead
+
+
+Judgement = Supported | Unsupported
+
+
+@frozen
+class _Sentence:
+    turn: int
+    start: int
+    end: int
+    text: str
+    after_ask: bool
+
+
+def _business_sentences(turns: Sequence[Turn]) -> list[_Sentence]:
+    out: list[_Sentence] = []
+    asked = False
+    for i, turn in enumerate(turns):
+        if turn.speaker == "agent":
+            asked = asked or bool(turn.text.strip())
+            continue
+        for a, b in w.sentence_spans(turn.text):
+            out.append(_Sentence(i, a, b, turn.text[a:b], asked))
+    return out
+
+
+def quote(turns: Sequence[Turn], s: _Sentence) -> Quote:
+    start_ms, end_ms = turns[s.turn].place(s.start, s.end)
+    return Quote(s.turn, s.start, s.end, s.text, start_ms, end_ms)
+
+
+def _quotes(turns: Sequence[Turn], sentences: Sequence[_Sentence]) -> tuple[Quote, ...]:
+    seen: dict[tuple[int, int], _Sentence] = {}
+    for s in sentences:
+        seen.setdefault((s.turn, s.start), s)
+    return tuple(quote(turns, s) for _, s in sorted(seen.items()))
+
+
+_OPEN_WORDS = re.compile(r"\b(open|close[sd]?|hours)\b", re.I)
+_KEEP_LISTENING = "do not record yet: keep listening, and record only what the business itself says"
+
+
+# -- answered --------------------------------------------------------------------------------------------
+
+
+def _clock_phrase(c: w.Clock) -> str:
+    ampm = "" if c.pm is None else (" PM" if c.pm else " AM")
+    return f"{c.hour % 12 or 12}:{c.minute:02d}{ampm}" if c.hour <= 12 else f"{c.hour}:{c.minute:02d}"
+
+
+def _hours(turns: Sequence[Turn], answer: str) -> Judgement:
+    clocks, days = w.clocks(answer), w.days(answer)
+    if not clocks and not days:
+        return Unsupported(
+            "answer_text does not state any hours (no time and no day)",
+            "record answered only once the business has said when it is open; otherwise keep listening",
+        )
+    sentences = _business_sentences(turns)
+    used: list[_Sentence] = []
+    for c in clocks:
+        hit = next((s for s in sentences if any(f.clock.same_time(c.clock) for f in w.clocks(s.text))), None)
+        if hit is None:
+            return Unsupported(f"the business has not said {_clock_phrase(c.clock)}", _KEEP_LISTENING)
+        used.append(hit)
+    for d in days:
+        if d.relative is not None:
+            hit = next((s for s in sentences if any(f.relative == d.relative for f in w.days(s.text))), None)
+            said = d.relative
+        else:
+            covering = [s for s in sentences if any(f.days & d.days for f in w.days(s.text))]
+            heard: set[int] = set()
+            for s in covering:
+                for f in w.days(s.text):
+                    heard |= f.days
+            hit = covering[0] if covering and d.days <= heard else None
+            if hit is not None:
+                used.extend(covering)
+            said = ", ".join(w.WEEKDAYS[i].title() for i in sorted(d.days))
+        if hit is None:
+            return Unsupported(f"the business has not said anything about {said}", _KEEP_LISTENING)
+        used.append(hit)
+    facts = ", ".join([_clock_phrase(c.clock) for c in clocks] + [answer[d.start:d.end] for d in days])
+    return Supported(_quotes(turns, used), f"hours {facts} all said by the business")
+
+
+def _stock(turns: Sequence[Turn], answer: str) -> Judgement:
+    claimed = w.stock(answer)
+    if not claimed:
+        return Unsupported(
+            "answer_text does not say whether the item is in stock or not",
+            "say in answer_text what the business said: in stock, out of stock, or how many",
+        )
+    claim = claimed[0]
+    fits = {"in_stock": ("in_stock", "limited"), "limited": ("limited",), "out_of_stock": ("out_of_stock",)}
+    for s in _business_sentences(turns):
+        if not s.after_ask:
+            continue  # a greeting is not an answer about this item
+        for f in w.stock(s.text):
+            if f.availability not in fits[claim.availability]:
+                continue
+            if claim.quantity is not None and claim.availability != "out_of_stock" and f.quantity != claim.quantity:
+                continue
+            return Supported(_quotes(turns, [s]), f"stock {claim.availability} said by the business")
+    said = claim.availability.replace("_", " ")
+    if claim.quantity is not None and claim.availability != "out_of_stock":
+        said += f" ({claim.quantity})"
+    return Unsupported(f"the business has not said the item is {said}", _KEEP_LISTENING)
+
+
+def _aisle(turns: Sequence[Turn], answer: str) -> Judgement:
+    claimed = w.places(answer)
+    if not claimed:
+        return Unsupported(
+            "answer_text does not name an aisle, a department or a place in the store",
+            "say in answer_text where the business said the item is",
+        )
+    claim = claimed[0]
+    for s in _business_sentences(turns):
+        for f in w.places(s.text):
+            if f.key == claim.key or (claim.key.startswith("area:") and f.key.startswith("area:")
+                                      and set(f.key[5:].split()) & set(claim.key[5:].split())):
+                return Supported(_quotes(turns, [s]), f"place {f.location} said by the business")
+    return Unsupported(f"the business has not said {claim.location}", _KEEP_LISTENING)
+
+
+_ANSWERED = {QuestionType.HOURS: _hours, QuestionType.STOCK: _stock, QuestionType.AISLE: _aisle}
+
+
+def judge_answer(turns: Sequence[Turn], question: QuestionType, answer_text: str | None) -> Judgement:
+    if not (answer_text or "").strip():
+        return Unsupported("answered needs answer_text", "record answered with the business's answer in answer_text")
+    return _ANSWERED[question](turns, answer_text or "")
+
+
+# -- declined, voicemail ---------------------------------------------------------------------------------
+
+
+def declined_reason(turns: Sequence[Turn]) -> tuple[str, list[_Sentence]] | None:
+    """refused / unknown from the business's own words after the ask, with the sentences that say it."""
+    for s in _business_sentences(turns):
+        if not s.after_ask:
+            continue
+        if w.REFUSE.search(s.text):
+            return "refused", [s]
+        if w.UNKNOWN.search(s.text):
+            return "unknown", [s]
+    return None
+
+
+def judge_declined(turns: Sequence[Turn], question: QuestionType, answer_text: str | None) -> Judgement:
+    refusal = declined_reason(turns)
+    answered = find_answer(turns, question)
+    if refusal is not None and (answered is None or (answered.turn, answered.start) < (refusal[1][0].turn, refusal[1][0].start)):
+        reason, sentences = refusal
+        return Supported(_quotes(turns, sentences), f"the business {'would not say' if reason == 'refused' else 'did not know'}", reason)
+    if answered is not None:
+        return Unsupported(
+            f"the business did answer: {answered.text!r}",
+            "record answered, with their words in answer_text",
+        )
+    return Unsupported("the business has not refused or said it does not know", _KEEP_LISTENING)
+
+
+def judge_voicemail(turns: Sequence[Turn], machine: str | None) -> Judgement:
+    hits = [s for s in _business_sentences(turns) if w.RECORDING.search(s.text)]
+    if hits:
+        return Supported(_quotes(turns, hits[:1]), "a recorded greeting")
+    if machine in ("machine",):
+        return Supported((), "the carrier detected an answering machine")
+    return Unsupported(
+        "nothing the business said sounds like a recording",
+        "if a person is on the line, talk to them; record voicemail only for a recorded greeting",
+    )
+
+
+# -- what the business said, read without any record (the transcript assessment) ---------------------------
+
+
+def find_answer(turns: Sequence[Turn], question: QuestionType) -> Quote | None:
+    """The first business sentence that states the asked fact; None when there is none."""
+    for s in _business_sentences(turns):
+        if question is QuestionType.HOURS:
+            if w.clocks(s.text) or (w.days(s.text) and _OPEN_WORDS.search(s.text)):
+                return quote(turns, s)
+        elif question is QuestionType.STOCK:
+            if s.after_ask and w.stock(s.text):
+                return quote(turns, s)
+        elif w.places(s.text):
+            return quote(turns, s)
+    return None
+
+
+# -- bookings --------------------------------------------------------------------------------------------
+
+
+def judge_booked(
+    turns: Sequence[Turn], *, party: int, time: str | None, requested_party: int, requested_time: str
+) -> Judgement:
+    sentences = _business_sentences(turns)
+    confirmations = [s for s in sentences if s.after_ask and w.CONFIRM.search(s.text)]
+    if not confirmations:
+        return Unsupported(
+            "the business has not confirmed a booking",
+            "wait for them to confirm the table (read it back if you need to), then record booked",
+        )
+    used = list(confirmations[-1:])
+    said_time = w.clocks(time or "")
+    asked_time = w.clocks(requested_time)
+    if said_time and not (asked_time and said_time[0].clock.same_time(asked_time[0].clock)):
+        hit = next((s for s in sentences if any(f.clock.same_time(said_time[0].clock) for f in w.clocks(s.text))), None)
+        if hit is None:
+            return Unsupported(f"the business has not offered {time}", _KEEP_LISTENING)
+        used.append(hit)
+    said_days = [d for d in w.days(time or "") if d.days]
+    asked_days = [d for d in w.days(requested_time) if d.days]
+    if said_days and not (asked_days and said_days[0].days == asked_days[0].days):
+        hit = next((s for s in sentences if any(f.days & said_days[0].days for f in w.days(s.text))), None)
+        if hit is None:
+            return Unsupported(f"the business has not offered {time}", _KEEP_LISTENING)
+        used.append(hit)
+    if party != requested_party:
+        hit = next((s for s in sentences if any(w.number(t) == party for t in re.findall(r"[\w-]+", s.text))), None)
+        if hit is None:
+            return Unsupported(f"the business has not offered a table for {party}", _KEEP_LISTENING)
+        used.append(hit)
+    return Supported(_quotes(turns, used), "the business confirmed the booking")
+
+
+def judge_book_declined(turns: Sequence[Turn], *, alternative_offered: str | None) -> Judgement:
+    sentences = [s for s in _business_sentences(turns) if s.after_ask]
+    if full := [s for s in sentences if w.FULL.search(s.text)]:
+        offered = [s for s in sentences if w.clocks(s.text) and s not in full]
+        if alternative_offered or any(w.clocks(s.text) for s in full):
+            return Supported(_quotes(turns, full + offered), "the business offered only another time", "no_slot_in_window")
+        return Supported(_quotes(turns, full), "the business is fully booked", "fully_booked")
+    if alternative_offered:
+        clock = w.clocks(alternative_offered)
+        hit = next((s for s in sentences if clock and any(f.clock.same_time(clock[0].clock) for f in w.clocks(s.text))), None)
+        if hit is not None:
+            return Supported(_quotes(turns, [hit]), "the business offered only another time", "no_slot_in_window")
+    if (refusal := declined_reason(turns)) is not None:
+        return Supported(_quotes(turns, refusal[1]), "the business would not book", refusal[0])
+    return Unsupported(
+        "the business has not said it is full, offered another time, or refused",
+        "keep talking with them: ask for the table again, or ask what they can offer",
+    )

@@ -1,0 +1,311 @@
+"""Reading facts out of spoken words: clock times, days, stock, places, refusals. Pure.
+
+Everything here is a deterministic reading of text as GPT-Live transcribed it: lower-cased,
+with number words read as numbers ("nine thirty" is 9:30), so "we're open eight to six"
+and "8 AM to 6 PM" state the same hours. A clock time without am/pm keeps both readings
+until something settles it; support compares hours on the 12-hour dial when either side
+left am/pm out, so "until 9" supports "9 PM" but "9 AM" never supports "9 PM".
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+
+from attrs import frozen
+
+WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
+
+_UNITS = {
+    "zero": 0, "no": 0, "one": 1, "a": 1, "an": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6,
+    "seven": 7, "eight": 8, "nine": 9, "ten": 10, "eleven": 11, "twelve": 12, "thirteen": 13,
+    "fourteen": 14, "fifteen": 15, "sixteen": 16, "seventeen": 17, "eighteen": 18, "nineteen": 19,
+    "twenty": 20, "thirty": 30, "forty": 40, "fifty": 50, "a couple": 2, "couple": 2, "a dozen": 12, "dozen": 12,
+}
+_CLOCK_WORDS = {w: n for w, n in _UNITS.items() if 1 <= n <= 12 and w not in ("a", "an", "couple", "a couple", "dozen", "a dozen")}
+_MINUTE_WORDS = {"fifteen": 15, "thirty": 30, "forty-five": 45, "forty five": 45, "oh five": 5, "ten": 10,
+                 "twenty": 20, "forty": 40, "fifty": 50}
+
+_HOUR = r"(\d{1,2}|" + "|".join(sorted(_CLOCK_WORDS, key=len, reverse=True)) + r")"
+_MINUTE = r"(?:[:.](\d{2})|\s+(" + "|".join(sorted(_MINUTE_WORDS, key=len, reverse=True)) + r"))?"
+_MERIDIEM = r"(?:\s*(a\.?\s?m\b\.?|p\.?\s?m\b\.?|in the morning|in the evening|at night|in the afternoon))?"
+_CLOCK = re.compile(rf"\b{_HOUR}{_MINUTE}{_MERIDIEM}(?:\s*o'?clock)?", re.I)
+_NOON = re.compile(r"\b(noon|midday|midnight)\b", re.I)
+# A bare number is a clock time only where hours are being talked about.
+_TIME_CONTEXT = re.compile(
+    r"\b(open|opens|opening|close|closes|closing|closed|until|till|til|from|to|through|at|after|before|"
+    r"by|around|between|and|am|pm|a\.m\.|p\.m\.|o'clock|-)\s*$",
+    re.I,
+)
+
+_RANGE_AHEAD = re.compile(rf"\s*(?:to|until|till|-|–)\s*{_HOUR}\b", re.I)  # "8 to 6": both ends are clocks
+
+
+@frozen(order=True)
+class Clock:
+    """A clock time as said: hour 0-23 when am/pm (or 24-hour form) settles it, else 1-12 with `pm` None."""
+
+    hour: int
+    minute: int
+    pm: bool | None  # None: the words did not say
+
+    def minutes(self, *, assume_pm: bool | None = None) -> int:
+        pm = self.pm if self.pm is not None else assume_pm
+        hour = self.hour % 12 + (12 if pm else 0) if self.hour <= 12 else self.hour
+        return hour * 60 + self.minute
+
+    def same_time(self, other: Clock) -> bool:
+        """Could the two be the same time of day? am/pm must agree when both said it."""
+        if self.minute != other.minute:
+            return False
+        if self.pm is not None and other.pm is not None:
+            return self.minutes() == other.minutes()
+        return self.hour % 12 == other.hour % 12
+
+    def hhmm(self, *, assume_pm: bool | None = None) -> str:
+        m = self.minutes(assume_pm=assume_pm)
+        return f"{m // 60:02d}:{m % 60:02d}"
+
+
+@frozen
+class Found:
+    """A fact and where it is in the text it was read from (character offsets)."""
+
+    start: int
+    end: int
+
+
+@frozen
+class ClockFound(Found):
+    clock: Clock
+
+
+def _hour_value(token: str) -> int:
+    return int(token) if token.isdigit() else _CLOCK_WORDS[token.lower()]
+
+
+def clocks(text: str) -> list[ClockFound]:
+    """Every clock time in `text`, in order."""
+    found: list[ClockFound] = []
+    for m in _NOON.finditer(text):
+        word = m.group(1).lower()
+        found.append(ClockFound(m.start(), m.end(), Clock(0 if word == "midnight" else 12, 0, word != "midnight")))
+    taken = [(f.start, f.end) for f in found]
+    for m in _CLOCK.finditer(text):
+        if any(a < m.end() and m.start() < b for a, b in taken):
+            continue
+        hour = _hour_value(m.group(1))
+        minute = int(m.group(2)) if m.group(2) else _MINUTE_WORDS.get((m.group(3) or "").lower(), 0)
+        meridiem = (m.group(4) or "").lower()
+        oclock = "clock" in m.group(0).lower()
+        # A clock by its form (9:30), its words (9 pm, nine o'clock), or its place (open eight to six).
+        if not (m.group(2) or meridiem or oclock or _TIME_CONTEXT.search(text[: m.start()])
+                or _RANGE_AHEAD.match(text[m.end():])):
+            continue
+        if minute > 59 or hour > 23:
+            continue
+        pm: bool | None
+        if meridiem.startswith("p") or meridiem in ("in the evening", "at night", "in the afternoon"):
+            pm = True
+        elif meridiem.startswith("a") or meridiem == "in the morning":
+            pm = False
+        else:
+            pm = None if 1 <= hour <= 12 else hour >= 12
+        if pm is not None and not (0 <= hour <= 12) and meridiem:
+            continue  # "14 pm"
+        if hour == 0 and meridiem:
+            continue
+        found.append(ClockFound(m.start(), m.end(), Clock(hour, minute, pm)))
+    return sorted(found, key=lambda f: f.start)
+
+
+# -- days ---------------------------------------------------------------------------------------------
+
+_DAY_NAME = r"(mon|tue|tues|wed|thu|thur|thurs|fri|sat|sun)(?:day|nesday|rsday|urday|sday)?s?"
+_DAY = re.compile(rf"\b{_DAY_NAME}\b", re.I)
+_DAY_RANGE = re.compile(rf"\b{_DAY_NAME}\s*(?:through|thru|to|till|until|-|–)\s*{_DAY_NAME}\b", re.I)
+_DAY_GROUPS = (
+    (re.compile(r"\b(every day|everyday|daily|seven days a week|7 days a week|all week)\b", re.I), range(7)),
+    (re.compile(r"\bweekdays?\b", re.I), range(5)),
+    (re.compile(r"\bweekends?\b", re.I), range(5, 7)),
+)
+_RELATIVE_DAY = re.compile(r"\b(today|tonight|tomorrow)\b", re.I)
+
+
+def _day_index(token: str) -> int:
+    prefix = token.lower()[:3]
+    return next(i for i, d in enumerate(WEEKDAYS) if d.startswith(prefix))
+
+
+@frozen
+class DaysFound(Found):
+    days: frozenset[int]  # 0 = Monday
+    relative: str | None = None  # "today" / "tomorrow": no weekday until a date says which
+
+
+def days(text: str) -> list[DaysFound]:
+    """Every day or run of days in `text`, in order (a range counts once, not as its two ends)."""
+    found: list[DaysFound] = []
+    for m in _DAY_RANGE.finditer(text):
+        a, b = _day_index(m.group(1)), _day_index(m.group(2))
+        run = frozenset((a + i) % 7 for i in range((b - a) % 7 + 1))
+        found.append(DaysFound(m.start(), m.end(), run))
+    for pattern, run in _DAY_GROUPS:
+        for m in pattern.finditer(text):
+            found.append(DaysFound(m.start(), m.end(), frozenset(run)))
+    for m in _DAY.finditer(text):
+        if not any(f.start <= m.start() < f.end for f in found):
+            found.append(DaysFound(m.start(), m.end(), frozenset({_day_index(m.group(1))})))
+    for m in _RELATIVE_DAY.finditer(text):
+        word = m.group(1).lower()
+        found.append(DaysFound(m.start(), m.end(), frozenset(), "tomorrow" if word == "tomorrow" else "today"))
+    return sorted(found, key=lambda f: f.start)
+
+
+# -- numbers -------------------------------------------------------------------------------------------
+
+_NUMBER = re.compile(r"\b(\d+|" + "|".join(sorted(_UNITS, key=len, reverse=True)) + r")\b", re.I)
+
+
+def number(token: str) -> int | None:
+    token = token.lower().strip()
+    if token.isdigit():
+        return int(token)
+    return _UNITS.get(token)
+
+
+# -- stock ---------------------------------------------------------------------------------------------
+
+_OUT = re.compile(
+    r"\b(out of stock|sold out|all out|we'?re out|(?:do not|don't|dont|doesn't) (?:have|carry|stock|sell)|"
+    r"(?:have|has)n'?t got|no longer (?:carry|have|stock|sell)|none left|not in stock|no,? we don'?t|"
+    r"(?:are|is) not available|unavailable|don'?t have (?:any|it|them|those|that)|nothing left|ran out|run out)\b",
+    re.I,
+)
+_LIMITED = re.compile(
+    r"\b(only (?:\w+ )?(?:\d+|one|two|three|four|five|a few|a couple)(?: \w+)? left|just (?:\d+|one|two|three|a few|a couple)"
+    r"(?: \w+)? left|running low|limited|last (?:one|two|few)|a few left|a couple left)\b",
+    re.I,
+)
+_IN = re.compile(
+    r"\b(in stock|on the shelf|on the shelves|on hand|we (?:do )?have (?:some|them|it|those|that|a few|plenty|lots|one|\d+|\w+ of)|"
+    r"we'?ve got|we got (?:some|them|it|a few|plenty|lots|\d+)|there (?:are|is) (?:some|a few|plenty|\d+)|"
+    r"(?:yes|yeah|yep|yup|sure)\b[^.?!]{0,40}\b(?:have|got|carry|stock)|available)\b",
+    re.I,
+)
+_QUANTITY = re.compile(
+    r"\b(\d+|" + "|".join(sorted(_UNITS, key=len, reverse=True)) + r")\s+(?:of (?:those|them|these|it)|left|in stock|"
+    r"on the shelf|on hand|units?|pieces?|in the back|available|\w+s\b)",
+    re.I,
+)
+
+
+@frozen
+class StockFound(Found):
+    availability: str  # in_stock | out_of_stock | limited
+    quantity: int | None
+
+
+def stock(text: str) -> list[StockFound]:
+    """Stock statements, one per sentence at most; a negation wins over the 'have' inside it."""
+    found: list[StockFound] = []
+    for a, b in sentence_spans(text):
+        s = text[a:b]
+        qty_m = _QUANTITY.search(s)
+        qty = number(qty_m.group(1)) if qty_m else None
+        if (m := _OUT.search(s)) is not None:
+            found.append(StockFound(a + m.start(), b, "out_of_stock", 0 if qty is None else qty))
+        elif (m := _LIMITED.search(s)) is not None:
+            found.append(StockFound(a + m.start(), b, "limited", qty))
+        elif (m := _IN.search(s)) is not None:
+            found.append(StockFound(a + m.start(), b, "in_stock", qty))
+    return found
+
+
+# -- places in a store -----------------------------------------------------------------------------------
+
+_AISLE = re.compile(r"\b(aisle|isle|row|bay)\s+(\d{1,3}[a-z]?|[a-z]\b|" + "|".join(sorted(_UNITS, key=len, reverse=True)) + r")", re.I)
+_AREA = re.compile(
+    r"\b(?:in|at|by|near|next to|behind)\s+(?:the\s+)?((?:back|front|middle|rear|corner|end|left|right|far \w+)"
+    r"(?: \w+)? of the store|[a-z]+(?: [a-z]+)? (?:department|section|area|counter|aisle|center|centre|corner|wall))\b",
+    re.I,
+)
+
+
+@frozen
+class PlaceFound(Found):
+    location: str  # "aisle 14", "garden section", "back of the store"
+    key: str  # what must match: "aisle:14" or the area words
+
+
+def places(text: str) -> list[PlaceFound]:
+    found: list[PlaceFound] = []
+    for m in _AISLE.finditer(text):
+        raw = m.group(2).lower()
+        n = number(raw)
+        ident = str(n) if n is not None and not raw.isdigit() and raw not in ("a",) else raw
+        if raw == "a" and not re.match(r"\s*[a-z]\b", text[m.end(1):], re.I):
+            continue
+        found.append(PlaceFound(m.start(), m.end(), f"aisle {ident}", f"aisle:{ident}"))
+    for m in _AREA.finditer(text):
+        loc = m.group(1).lower()
+        found.append(PlaceFound(m.start(1), m.end(1), loc, "area:" + " ".join(w for w in loc.split() if w not in ("the", "of"))))
+    return sorted(found, key=lambda f: f.start)
+
+
+# -- refusals, not knowing, confirmations, recordings ------------------------------------------------------
+
+REFUSE = re.compile(
+    r"\b((?:can't|cannot|can not|won't|will not|not able to|unable to|not allowed to|not supposed to)\b[^.?!]{0,30}"
+    r"\b(?:give|share|say|tell|help|disclose|discuss|provide|answer)|don't give (?:that|this|it|those) out|no comment|"
+    r"(?:that's|it's) (?:confidential|private)|not something we (?:share|give out)|we don't do that over the phone)",
+    re.I,
+)
+UNKNOWN = re.compile(
+    r"\b(i (?:don't|do not|really don't) know|no idea|not sure|i'?m not certain|couldn't tell you|"
+    r"can't tell you for sure|have no way (?:of|to) know)\b",
+    re.I,
+)
+FULL = re.compile(r"\b(fully booked|no tables?|booked up|no availability|we'?re full|completely full|nothing available)\b", re.I)
+CONFIRM = re.compile(
+    r"\b(you'?re (?:all )?(?:booked|set|confirmed)|all set|(?:is |it's |that's )?confirmed|that's right|that is right|"
+    r"we have a table|got you down|have you down|see you then|we'll see you|booked (?:you|it|that) in|reserved|"
+    r"(?:we )?can do that|have a table for you)\b",
+    re.I,
+)
+RECORDING = re.compile(
+    r"\b(leave (?:a|your) (?:message|name)|after the (?:tone|beep)|voice ?mail|mailbox|not available to take your call|"
+    r"can'?t (?:come to|take) the phone|our (?:regular |business )?hours are|thank you for calling|press \d|"
+    r"you have reached|you've reached)\b",
+    re.I,
+)
+HOLD_CUE = re.compile(r"\b(let me (?:check|see|look|find out)|hang on|hold on|one (?:moment|second|sec)|just a (?:moment|second|sec)|please hold)\b", re.I)
+
+
+def sentence_spans(text: str) -> Iterator[tuple[int, int]]:
+    """(start, end) of each sentence, whitespace trimmed."""
+    for m in re.finditer(r"[^.?!]+(?:[.?!]+|$)", text):
+        a, b = m.start(), m.end()
+        while a < b and text[a].isspace():
+            a += 1
+        while b > a and text[b - 1].isspace():
+            b -= 1
+        if b > a:
+            yield a, b
+
+
+def words_of(text: str) -> set[str]:
+    """Content words, for matching item names: lower-case, no short or common words, crude singular."""
+    out = set()
+    for w in re.findall(r"[a-z0-9][a-z0-9'-]*", text.lower()):
+        if len(w) < 3 or w in _COMMON:
+            continue
+        out.add(w[:-1] if w.endswith("s") and len(w) > 3 else w)
+    return out
+
+
+_COMMON = frozenset(
+    "the and for you your our have has had are was were this that those these them they with any some what which "
+    "when where how who why can could would will does did not yes yeah right now there here about just from into "
+    "stock aisle store shelf".split()
+)

@@ -1,0 +1,93 @@
+"""From a finished call's Outcome to the closed result the user gets (result.json, the control API).
+
+The result types refuse contradictions (an answer without evidence, a booking outside the
+window); an Outcome that cannot make a valid result is a bug caught here, and the user gets
+failed/internal saying so, never a half-true answer.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+from pydantic import ValidationError
+
+from calld.core.outcome import Outcome
+from calld.core.plan import BookJob, CallPlan
+from calld.core.state import Call
+from calld.domain import results
+from calld.evidence import answers
+from calld.evidence.judge import Quote
+
+log = logging.getLogger("calld.call")
+
+
+def evidence(quotes: tuple[Quote, ...]) -> tuple[results.Evidence, ...]:
+    return tuple(results.Evidence(quote=q.text, turn=q.turn, start_ms=q.start_ms, end_ms=q.end_ms) for q in quotes)
+
+
+def typed_answer(answer: answers.Answer | None) -> results.HoursAnswer | results.StockAnswer | results.AisleAnswer | results.TextAnswer:
+    match answer:
+        case answers.Hours(ranges=ranges):
+            return results.HoursAnswer(ranges=tuple(
+                results.DayHours(days=r.days, opens=r.opens, closes=r.closes, closed=r.closed, date=r.date)  # type: ignore[arg-type]
+                for r in ranges
+            ))
+        case answers.Stock(availability=availability, quantity=quantity):
+            return results.StockAnswer(availability=availability, quantity=quantity)  # type: ignore[arg-type]
+        case answers.Aisle(location=location):
+            return results.AisleAnswer(location=location)
+        case _:
+            return results.TextAnswer()
+
+
+def build_result(plan: CallPlan, call: Call, outcome: Outcome, refs: dict[str, str]) -> results.CallResult:
+    """The closed result for this job; an outcome that cannot make a valid one makes failed/internal."""
+    ccid = call.call_control_id
+    job = plan.job
+    completed = outcome.status in ("answered", "booked", "declined", "voicemail")
+    common: dict[str, Any] = {"run_id": plan.run_id, "call_control_id": ccid}
+    if completed and ccid is not None:
+        common |= {"transcript_ref": refs["transcript.json"], "audio_ref": refs["audio/inbound.wav"],
+                   "verdict_source": outcome.verdict_source, "evidence": evidence(outcome.evidence)}
+    detail: str | None = None
+    try:
+        match outcome.status:
+            case "answered" if ccid is not None and outcome.answer_text and not isinstance(job, BookJob):
+                return results.Answered(answer_text=outcome.answer_text, answer=typed_answer(outcome.answer), **common)
+            case "booked" if ccid is not None and isinstance(job, BookJob) and outcome.booking is not None:
+                b = outcome.booking
+                return results.Booked(
+                    confirmation_text=b.confirmation_text, confirmed_party=b.party, confirmed_time=b.time,
+                    confirmed_constraints=b.constraints, minutes_from_requested=b.minutes_from_requested,
+                    requested=results.Requested(party=job.party, time=job.time, notes=job.notes,
+                                                window_minutes=job.window_minutes),
+                    unanswered_questions=call.unanswered, **common,
+                )
+            case "declined" if ccid is not None and isinstance(job, BookJob):
+                b = outcome.booking
+                return results.BookDeclined(
+                    reason=outcome.reason, detail=(b.reason if b is not None and b.reason else outcome.detail),
+                    alternative_offered=b.alternative_offered if b is not None else None,
+                    unanswered_questions=call.unanswered, **common,
+                )
+            case "declined" if ccid is not None:
+                return results.Declined(reason=outcome.reason, detail=outcome.detail, **common)
+            case "voicemail" if ccid is not None:
+                return results.Voicemail(**common)
+            case "no_answer":
+                ended = call.telnyx
+                return results.NoAnswer(
+                    reason=outcome.reason, detail=outcome.detail, hangup_cause=getattr(ended, "cause", None),
+                    sip_cause=getattr(ended, "sip_cause", None), **common,
+                )
+            case "failed":
+                return results.Failed(reason=outcome.reason, detail=outcome.detail or "the call failed",
+                                      transcript_ref=refs["transcript.json"], audio_ref=refs["audio/inbound.wav"],
+                                      **common)
+    except ValidationError as exc:
+        log.error("%s %s outcome makes no valid result: %s", plan.run_id, outcome.status, exc)
+        detail = f"the {outcome.status} outcome could not make a valid result: {exc.errors()[0]['msg']}"
+    detail = detail or f"the call ended as {outcome.status} without what that needs"
+    return results.Failed(reason="internal", detail=detail, transcript_ref=refs["transcript.json"],
+                          audio_ref=refs["audio/inbound.wav"], run_id=plan.run_id, call_control_id=ccid)
