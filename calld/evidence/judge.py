@@ -222,7 +222,7 @@ def judge_declined(turns: Sequence[Turn], question: QuestionType, answer_text: s
 def judge_voicemail(turns: Sequence[Turn], machine: str | None) -> Judgement:
     hits = [s for s in _business_sentences(turns) if w.RECORDING.search(s.text)]
     if hits:
-        return Supported(_quotes(turns, hits[:1]), "a recorded greeting")
+        return Supported(_quotes(turns, hits[:3]), "a recorded greeting")
     if machine in ("machine",):
         return Supported((), "the carrier detected an answering machine")
     return Unsupported(

@@ -38,6 +38,24 @@ class Reply:
 
 
 @frozen
+class ModelRecord:
+    """One record_task_result the fake backend makes, right or wrong: the model's mistakes are data.
+
+    It is sent once the line named by `after` has been heard whole ("greeting": the business's
+    first line, "answer": its answer). `answer_text` "{heard}" stands for the words of that line.
+    `deliveries` > 1 sends the same call_id again (a duplicate delivery); `same_response` puts it
+    in one backend response with the record before it.
+    """
+
+    status: str
+    answer_text: str | None = "{heard}"
+    after: Literal["greeting", "answer"] = "answer"
+    delay_s: float = 0.3
+    deliveries: int = 1
+    same_response: bool = False
+
+
+@frozen
 class BookingScript:
     states: tuple[tuple[str, tuple[Reply, ...]], ...]
     start: str = "ask"
@@ -70,6 +88,8 @@ class Scenario:
     goodbye_stall_s: float = 0.0  # GPT-Live goes silent this long halfway through the closing line
     booking: BookingScript | None = None  # a restaurant taking a booking, instead of answering one question
     brain: BrainStyle = "careful"  # how the fake backend treats the window (booking only)
+    # The fake backend's records, when scripted; empty: it records `model_verdict` after the answer.
+    model_records: tuple[ModelRecord, ...] = ()
 
 
 SCENARIOS: dict[str, Scenario] = {
@@ -103,6 +123,32 @@ SCENARIOS: dict[str, Scenario] = {
         Scenario("duplicates", duplicate_webhooks=True),
         Scenario("reordered", reorder_webhooks=True, duplicate_webhooks=True),
         Scenario("goodbye_stall", goodbye_stall_s=0.5, closing_line="Thank you so much for your help today, that is everything I needed, goodbye!"),
+        # -- a model that gets it wrong: the app, not the model, decides what the user is told --
+        # It records an answer while the business has only said hello; then the real one.
+        Scenario("model_early", model_records=(
+            ModelRecord("answered", "They are open 9 AM to 5 PM.", after="greeting"), ModelRecord("answered"))),
+        # It hears "9 AM to 5 PM" and records "until 9 PM"; it never records again.
+        Scenario("model_hallucinates", model_records=(ModelRecord("answered", "They are open until 9 PM tonight."),)),
+        # The business refuses and the model calls it an answer; then it declines.
+        Scenario("model_mislabels_refusal", answer="Sorry, we can't give that out over the phone.", model_records=(
+            ModelRecord("answered", "They won't say."), ModelRecord("declined", None, delay_s=1.0))),
+        # The business answers and the model records a refusal.
+        Scenario("model_mislabels_answer", model_records=(ModelRecord("declined", None),)),
+        # Two records in one backend response that disagree: the first that holds wins.
+        Scenario("model_conflicts", model_records=(
+            ModelRecord("answered"), ModelRecord("declined", None, same_response=True))),
+        # The same function call delivered twice.
+        Scenario("model_duplicates", model_records=(ModelRecord("answered", deliveries=2),)),
+        # The business answers and stays on the line; the model never records anything.
+        Scenario("model_silent", model_verdict="none"),
+        # A recorded greeting that gives only hours; the model takes it for an answer about stock.
+        Scenario(
+            "model_from_recording",
+            greeting="You've reached Copperline Kitchen Supply. Our hours are 9 AM to 5 PM. Please leave a message after the tone.",
+            silent_after_greeting=True,
+            model_records=(ModelRecord("answered", "Yes, it is in stock.", after="greeting"),
+                           ModelRecord("voicemail", None, after="greeting", delay_s=2.0)),
+        ),
     )
 }
 

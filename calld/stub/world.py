@@ -492,8 +492,9 @@ class FakeLive:
                         self.brain.continued(call_id, output)
                     self.pending_output = None
                 case "response.create":
+                    accepted = any(out.get("recorded") for _, out in self.outputs)
                     self.outputs = []
-                    if self.pending_output is not None and self.pending_output.startswith("call_record"):
+                    if accepted and self.pending_output is not None and self.pending_output.startswith("call_record"):
                         line = self._say("agent", self.world.scenario.closing_line)
                         self.closing_line = line
                         if self.world.scenario.end_call_after_closing:
@@ -567,12 +568,37 @@ class FakeLive:
             if index == len(self.world.codebook[line]) - 1 and self.world.roles.get(line) == "business":
                 self.brain.heard_business(" ".join(self.heard[line]))
             return
-        if index == len(self.world.codebook[line]) - 1 and self.world.roles.get(line) == "answer":
+        role = self.world.roles.get(line)
+        if index == len(self.world.codebook[line]) - 1 and self.world.scenario.model_records:
+            self._scripted_records(role, " ".join(self.heard[line]))
+            return
+        if index == len(self.world.codebook[line]) - 1 and role == "answer":
             verdict = self.world.scenario.model_verdict
             if verdict != "none":
                 answer = " ".join(self.heard[line]) if verdict == "answered" else None
                 args = {"status": verdict, "answer_text": answer, "notes": None}
                 self.world._nursery.start_soon(self._function_call_later, 0.3, "record_task_result", args)
+
+    def _scripted_records(self, role: str | None, heard: str) -> None:
+        """The scenario's records due once a `role` line was heard whole, grouped into backend responses."""
+        due = [r for r in self.world.scenario.model_records if r.after == role]
+        responses: list[list[tuple[float, int, tuple[str, dict[str, Any], str]]]] = []
+        for record in due:
+            text = record.answer_text.replace("{heard}", heard) if record.answer_text is not None else None
+            args = {"status": record.status, "answer_text": text, "notes": None}
+            call = (record.delay_s, record.deliveries, ("record_task_result", args, self._next_call_id("record_task_result")))
+            if record.same_response and responses:
+                responses[-1].append(call)
+            else:
+                responses.append([call])
+        for calls in responses:
+            delay, repeat = calls[0][0], max(c[1] for c in calls)
+            self.world._nursery.start_soon(self._respond_later, delay, [c[2] for c in calls], repeat)
+
+    async def _respond_later(self, delay: float, calls: list[tuple[str, dict[str, Any], str]], repeat: int) -> None:
+        await trio.sleep(delay)  # the backend thinks
+        if not self.closing:
+            await self._respond(calls, repeat=repeat)
 
     def _next_call_id(self, name: str) -> str:
         self.tool_n += 1

@@ -1,0 +1,122 @@
+"""A model that gets it wrong, scripted in the stub world: the app decides what the user is told.
+
+Each scenario in calld.stub.scenario under "a model that gets it wrong" is played twice:
+as a stub call on the autojump clock, and end to end over real sockets against calld-sim
+(the daemon in live mode). Both assert the final status, reason, verdict_source and
+evidence, and what the refused record's function_call_output said.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+
+from calld.domain.questions import QuestionType
+from calld.runtime.rundir import artifact_slug
+from calld.stub.scenario import SCENARIOS
+from tests.stubcall import stub_call
+from tests.test_sim_e2e import live_call
+
+ANSWER = SCENARIOS["hours"].answer  # "We're open Monday through Friday, 9 AM to 5 PM."
+
+
+def rows_of(run_dir) -> list[dict[str, Any]]:
+    return [json.loads(line) for line in (run_dir / "events.jsonl").read_text().splitlines()]
+
+
+def outputs(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Every function_call_output calld sent, in order, with the call_id it answered."""
+    return [json.loads(r["effect"]["output"]) | {"call_id": r["effect"]["call_id"]}
+            for r in rows if "effect" in r and r["effect"]["kind"] == "live.tool_output"]
+
+
+def creates(rows: list[dict[str, Any]]) -> int:
+    return sum(1 for r in rows if "effect" in r and r["effect"]["kind"] == "live.response_create")
+
+
+# What each scenario must end as: status, reason, verdict_source, the evidence quote, and what the
+# refused records were told (one entry per refused output, a phrase it must contain).
+EXPECTED: dict[str, dict[str, Any]] = {
+    "model_early": {"status": "answered", "reason": None, "source": "tool", "quote": ANSWER.strip(),
+                    "refused": ["has not said 9:00 AM"]},
+    "model_hallucinates": {"status": "answered", "reason": None, "source": "transcript", "quote": ANSWER.strip(),
+                           "refused": ["has not said 9:00 PM"]},
+    "model_mislabels_refusal": {"status": "declined", "reason": "refused", "source": "tool",
+                                "quote": "Sorry, we can't give that out over the phone.",
+                                "refused": ["does not state any hours"]},
+    "model_mislabels_answer": {"status": "answered", "reason": None, "source": "transcript", "quote": ANSWER.strip(),
+                               "refused": ["the business did answer"]},
+    "model_conflicts": {"status": "answered", "reason": None, "source": "tool", "quote": ANSWER.strip(),
+                        "refused": ["already recorded"]},
+    "model_duplicates": {"status": "answered", "reason": None, "source": "tool", "quote": ANSWER.strip(), "refused": []},
+    "model_silent": {"status": "answered", "reason": None, "source": "transcript", "quote": ANSWER.strip(), "refused": []},
+    "model_from_recording": {"status": "voicemail", "reason": None, "source": "tool",
+                             "quote": "Please leave a message after the tone.", "refused": ["is in stock"]},
+}
+ASKS = {"model_from_recording": ("stock", "cast iron skillet")}
+
+
+def check(name: str, result: dict[str, Any], rows: list[dict[str, Any]]) -> None:
+    want = EXPECTED[name]
+    assert (result["status"], result.get("reason"), result["verdict_source"]) == (want["status"], want["reason"], want["source"])
+    quotes = [e["quote"] for e in result["evidence"]]
+    assert want["quote"] in quotes, quotes
+    refused = [o for o in outputs(rows) if o.get("recorded") is False]
+    assert len(refused) == len(want["refused"]), refused
+    for out, phrase in zip(refused, want["refused"], strict=True):
+        assert phrase in out["why"], out
+    if result["status"] == "answered":
+        assert result["answer_text"] and result["answer"]["kind"] == "hours"
+        assert result["answer"]["ranges"][0]["opens"] == "09:00" and result["answer"]["ranges"][0]["closes"] == "17:00"
+
+
+@pytest.mark.parametrize("name", sorted(EXPECTED))
+async def test_a_wrong_model_on_a_stub_call(name, tmp_path, autojump_clock):
+    ask, item = ASKS.get(name, ("hours", None))
+    run = await stub_call(tmp_path, name, ask=QuestionType(ask), item=item)
+    result = run.result.model_dump(mode="json")
+    check(name, result, run.rows())
+
+
+@pytest.mark.parametrize("name", sorted(EXPECTED))
+async def test_a_wrong_model_end_to_end(name, tmp_path, nursery, autojump_clock):
+    ask, item = ASKS.get(name, ("hours", None))
+    body = {"to": "+15555550142", "ask": ask, "name": "Nathan", "user": "verify"} | ({"item": item} if item else {})
+    sim, settings, code, result = await live_call(tmp_path, nursery, SCENARIOS[name], body)
+    check(name, result, rows_of(settings.artifacts_dir / artifact_slug(result["call_control_id"])))
+
+
+async def test_two_records_in_one_response_get_two_outputs_and_one_response_create(tmp_path, autojump_clock):
+    run = await stub_call(tmp_path, "model_conflicts")
+    rows = run.rows()
+    records = run.events("tool.record_task_result")
+    assert [r["event"]["status"] for r in records] == ["answered", "declined"]
+    outs = outputs(rows)
+    assert [o["call_id"] for o in outs][:2] == [r["event"]["call_id"] for r in records]
+    assert outs[0]["recorded"] is True and outs[1]["recorded"] is False
+    # On the wire: both outputs, then exactly one response.create.
+    sent = [m["type"] for m in run.world.live_received if m["type"].startswith("response.")]
+    assert sent[:3] == ["response.item.create", "response.item.create", "response.create"]
+    assert creates(rows) == 1
+
+
+async def test_a_duplicate_delivery_is_performed_once(tmp_path, autojump_clock):
+    run = await stub_call(tmp_path, "model_duplicates")
+    rows = run.rows()
+    delivered = [r for r in rows if r.get("event", {}).get("kind") == "tool.record_task_result"]
+    assert len(delivered) == 2 and "ignored" in delivered[1]
+    record_outputs = [o for o in outputs(rows) if o["call_id"] == delivered[0]["event"]["call_id"]]
+    assert len(record_outputs) == 1
+
+
+async def test_a_refused_record_does_not_start_the_farewell(tmp_path, autojump_clock):
+    run = await stub_call(tmp_path, "model_early")
+    rows = run.rows()
+    first = run.events("tool.record_task_result")[0]
+    assert "changed" not in first  # no track moved: the conversation goes on
+    refused = [r for r in run.report["refused_records"]]
+    assert refused and refused[0]["call_id"] == first["event"]["call_id"] and "has not said" in refused[0]["why"]
+    farewell = [r for r in rows if "effect" in r and r["effect"]["kind"] == "schedule" and r["effect"]["key"] == "farewell"]
+    assert len(farewell) == 1 and farewell[0]["cause"] > first["seq"] + 1
