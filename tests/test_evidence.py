@@ -1,0 +1,210 @@
+"""The evidence gate's rules, one by one: what the business's own words support, and what they do not."""
+
+from __future__ import annotations
+
+import datetime as dt
+
+import pytest
+
+from calld.domain.questions import QuestionType as Q
+from calld.domain.transcript import Span, Turn
+from calld.evidence import answers, judge
+from calld.evidence import words as w
+
+
+def turns(*lines: str) -> tuple[Turn, ...]:
+    """Alternate speakers by prefix: 'A: ...' is the agent, 'B: ...' the business."""
+    return tuple(Turn("agent" if line.startswith("A:") else "business", line[2:].strip()) for line in lines)
+
+
+ASKED = "A: Hi, this is an automated assistant calling on behalf of Nathan. What are your opening hours?"
+
+
+def supported(j: judge.Judgement) -> judge.Supported:
+    assert isinstance(j, judge.Supported), j
+    return j
+
+
+def refused(j: judge.Judgement) -> str:
+    assert isinstance(j, judge.Unsupported), j
+    return j.why
+
+
+# -- reading words -----------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("text", "clocks"),
+    [
+        ("9 AM to 5 PM", [(9, 0, False), (5, 0, True)]),
+        ("we're open eight to six", [(8, 0, None), (6, 0, None)]),
+        ("until nine thirty in the evening", [(9, 30, True)]),
+        ("from 7:45", [(7, 45, None)]),
+        ("noon till midnight", [(12, 0, True), (0, 0, False)]),
+        ("we have three of those", []),  # a quantity is not a time
+        ("aisle 14", []),
+    ],
+)
+def test_clock_times_are_read_with_number_words(text, clocks):
+    assert [(f.clock.hour, f.clock.minute, f.clock.pm) for f in w.clocks(text)] == clocks
+
+
+def test_am_and_pm_must_agree_only_when_both_said_it():
+    nine_pm, nine_am, nine = w.Clock(9, 0, True), w.Clock(9, 0, False), w.Clock(9, 0, None)
+    assert nine.same_time(nine_pm) and nine.same_time(nine_am)
+    assert not nine_am.same_time(nine_pm)
+
+
+@pytest.mark.parametrize(
+    ("text", "availability", "quantity"),
+    [
+        ("Yes, we have three of those on the shelf right now.", "in_stock", 3),
+        ("No, we don't have any left.", "out_of_stock", 0),
+        ("We're sold out.", "out_of_stock", 0),
+        ("Only two left.", "limited", 2),
+        ("We have plenty.", "in_stock", None),
+    ],
+)
+def test_stock_statements_and_negations(text, availability, quantity):
+    (found,) = w.stock(text)
+    assert (found.availability, found.quantity) == (availability, quantity)
+
+
+# -- answered: hours -----------------------------------------------------------------------------------
+
+
+def test_hours_said_by_the_business_support_the_record():
+    t = turns(ASKED, "B: We're open Monday through Friday, 9 AM to 5 PM.")
+    j = supported(judge.judge_answer(t, Q.HOURS, "Monday to Friday, 9 to 5"))
+    assert [q.text for q in j.quotes] == ["We're open Monday through Friday, 9 AM to 5 PM."]
+    assert j.quotes[0].turn == 1
+
+
+def test_a_time_the_business_never_said_is_refused():
+    t = turns(ASKED, "B: We're open Monday through Friday, 9 AM to 5 PM.")
+    assert "has not said 9:00 PM" in refused(judge.judge_answer(t, Q.HOURS, "Open until 9 PM."))
+
+
+def test_a_day_the_business_never_named_is_refused():
+    t = turns(ASKED, "B: We're open 9 AM to 5 PM on weekdays.")
+    assert "Sunday" in refused(judge.judge_answer(t, Q.HOURS, "Sundays 9 to 5"))
+
+
+def test_agent_speech_never_counts():
+    t = turns("A: So you're open 9 AM to 9 PM?", "B: Let me check on that for you.")
+    assert "has not said" in refused(judge.judge_answer(t, Q.HOURS, "9 AM to 9 PM"))
+
+
+def test_an_answer_that_states_no_hours_does_not_answer_the_question():
+    t = turns(ASKED, "B: Sorry, we can't give that out.")
+    assert "does not state any hours" in refused(judge.judge_answer(t, Q.HOURS, "They won't say."))
+
+
+def test_number_words_support_digits():
+    t = turns(ASKED, "B: We're open eight to six, Sundays till four.")
+    supported(judge.judge_answer(t, Q.HOURS, "8 AM to 6 PM, Sundays until 4 PM"))
+
+
+# -- answered: stock and aisle ---------------------------------------------------------------------------
+
+
+STOCK_ASK = "A: Do you have the cast iron skillet in stock right now?"
+
+
+def test_stock_needs_the_same_polarity_after_the_ask():
+    t = turns(STOCK_ASK, "B: No, we don't have any left.")
+    assert "has not said the item is in stock" in refused(judge.judge_answer(t, Q.STOCK, "Yes, in stock."))
+    supported(judge.judge_answer(t, Q.STOCK, "Out of stock."))
+
+
+def test_a_quantity_must_be_the_one_said():
+    t = turns(STOCK_ASK, "B: Yes, we have three of those on the shelf.")
+    supported(judge.judge_answer(t, Q.STOCK, "In stock, three on the shelf."))
+    assert "(5)" in refused(judge.judge_answer(t, Q.STOCK, "We have 5 in stock."))
+
+
+def test_a_greeting_before_the_ask_is_not_a_stock_answer():
+    t = turns("B: Yes, we have everything you need at Copperline!", STOCK_ASK, "B: Let me check.")
+    assert "has not said" in refused(judge.judge_answer(t, Q.STOCK, "Yes, they have it in stock."))
+
+
+def test_aisle_must_be_the_aisle_said():
+    t = turns("A: Which aisle is the WD-40 in?", "B: That's in aisle 14, next to the grills.")
+    supported(judge.judge_answer(t, Q.AISLE, "Aisle 14"))
+    assert "aisle 41" in refused(judge.judge_answer(t, Q.AISLE, "Aisle 41"))
+    assert "does not name" in refused(judge.judge_answer(t, Q.AISLE, "Near the grills somewhere"))
+
+
+# -- declined, voicemail ----------------------------------------------------------------------------------
+
+
+def test_declined_needs_a_refusal_or_dont_know():
+    assert supported(judge.judge_declined(turns(ASKED, "B: Sorry, we can't give that out."), Q.HOURS, None)).reason == "refused"
+    assert supported(judge.judge_declined(turns(ASKED, "B: Honestly, I don't know."), Q.HOURS, None)).reason == "unknown"
+    assert "has not refused" in refused(judge.judge_declined(turns(ASKED, "B: Hang on."), Q.HOURS, None))
+
+
+def test_declined_when_the_business_answered_is_refused():
+    t = turns(ASKED, "B: We're open 9 AM to 5 PM.")
+    assert "did answer" in refused(judge.judge_declined(t, Q.HOURS, None))
+
+
+def test_voicemail_needs_a_recording_or_the_carrier():
+    greeting = turns("B: You've reached Joe's. Please leave a message after the tone.")
+    supported(judge.judge_voicemail(greeting, None))
+    supported(judge.judge_voicemail(turns("B: Hello?"), "machine"))
+    assert "recording" in refused(judge.judge_voicemail(turns("B: Hello, Joe's Hardware?"), "human"))
+
+
+# -- bookings ----------------------------------------------------------------------------------------------
+
+BOOK_ASK = "A: I'd like to book a table for 2 on Friday at 7pm."
+
+
+def test_a_booking_needs_the_business_to_confirm():
+    t = turns(BOOK_ASK, "B: Let me see.")
+    assert "not confirmed" in refused(judge.judge_booked(t, party=2, time="Friday 7pm", requested_party=2, requested_time="Friday 7pm"))
+    t = turns(BOOK_ASK, "B: Yes, you're all booked.")
+    supported(judge.judge_booked(t, party=2, time="Friday 7pm", requested_party=2, requested_time="Friday 7pm"))
+
+
+def test_a_booked_time_other_than_asked_must_be_the_businesss():
+    t = turns(BOOK_ASK, "B: We could do 7:30pm. You're all booked.")
+    supported(judge.judge_booked(t, party=2, time="Friday 7:30pm", requested_party=2, requested_time="Friday 7pm"))
+    assert "not offered" in refused(judge.judge_booked(t, party=2, time="Friday 8pm", requested_party=2, requested_time="Friday 7pm"))
+
+
+def test_book_declined_reasons_come_from_the_words():
+    full = turns(BOOK_ASK, "B: I'm sorry, we're fully booked on Friday evening.")
+    assert supported(judge.judge_book_declined(full, alternative_offered=None)).reason == "fully_booked"
+    later = turns(BOOK_ASK, "B: We're fully booked at seven. The earliest is 9:30pm.")
+    assert supported(judge.judge_book_declined(later, alternative_offered="9:30pm")).reason == "no_slot_in_window"
+    assert "has not said" in refused(judge.judge_book_declined(turns(BOOK_ASK, "B: Sure!"), alternative_offered=None))
+
+
+# -- provenance and typed answers ----------------------------------------------------------------------------
+
+
+def test_a_quote_is_placed_by_the_fragments_it_touches():
+    turn = Turn("business", "Hello. We open at nine.", (Span(0, 1000, 1400), Span(6, 1500, 2200), Span(15, 2200, 2900)))
+    t = (Turn("agent", "What are your hours?"), turn)
+    (q,) = supported(judge.judge_answer(t, Q.HOURS, "They open at nine.")).quotes
+    assert (q.text, q.start_ms, q.end_ms) == ("We open at nine.", 1500, 2900)
+
+
+def test_typed_hours_from_the_words():
+    hours = answers.read_answer(Q.HOURS, ["Monday to Saturday 8 to 6, closed on Sundays."])
+    assert hours == answers.Hours((
+        answers.DayRange(("monday", "tuesday", "wednesday", "thursday", "friday", "saturday"), "08:00", "18:00"),
+        answers.DayRange(("sunday",), None, None, closed=True),
+    ))
+
+
+def test_today_becomes_the_businesss_date():
+    hours = answers.read_answer(Q.HOURS, ["We close at 9 tonight."], today=dt.date(2026, 11, 30))
+    assert hours.ranges == (answers.DayRange(("monday",), None, "21:00", date="2026-11-30"),)
+
+
+def test_typed_stock_and_aisle():
+    assert answers.read_answer(Q.STOCK, ["Only two left."]) == answers.Stock("limited", 2)
+    assert answers.read_answer(Q.AISLE, ["It's in the garden department."]) == answers.Aisle("garden department")
