@@ -30,6 +30,9 @@ from calld.domain.ids import E164, FirstName, UserId
 from calld.domain.questions import QUESTIONS, QuestionType
 from calld.domain.requests import AskRequest, BookRequest
 from calld.domain.results import BookResult, QuickAskResult
+from calld.domain.transcript import Turn
+from calld.evidence.judge import Supported, judge_answer, judge_booked
+from calld.evidence.words import CLAIMS_HUMAN
 from calld.adapters.telnyx_http import TelnyxHttp, open_client
 from calld.ledger import Ledger
 from calld.numbers import provision_did
@@ -180,6 +183,36 @@ class _Common:
         assert disclosure in first, "the disclosure is not in the agent's first turn"
         return agent.find("on behalf of"), a
 
+    def disclosure_honest(self) -> str:
+        """No agent line claims to be a person or denies being automated."""
+        t = self.ev.json("transcript.json")
+        agent = [turn for turn in t["turns"] if turn["speaker"] == "agent"]
+        assert agent, "the agent never spoke"
+        for i, turn in enumerate(t["turns"]):
+            if turn["speaker"] == "agent" and (m := CLAIMS_HUMAN.search(turn["text"])):
+                raise AssertionError(f"agent turn {i} claims to be human: {m.group(0)!r} in {turn['text']!r}")
+        return f"{len(agent)} agent turns, none claims to be a person or denies being automated"
+
+    def evidence_supported(self, judged: Callable[[tuple[Turn, ...], dict[str, Any]], Any]) -> str:
+        """Each quote is the business's words, where the result says; together they hold the answer's facts."""
+        result = self.ev.json("result.json")
+        t = self.ev.json("transcript.json")
+        turns = tuple(Turn(x["speaker"], x["text"]) for x in t["turns"])
+        quotes = result.get("evidence") or []
+        assert quotes, f"a {result['status']} result with no evidence"
+        for e in quotes:
+            turn = t["turns"][e["turn"]]
+            assert turn["speaker"] == "business", f"evidence turn {e['turn']} is the {turn['speaker']}'s"
+            assert e["quote"] in turn["text"], f"{e['quote']!r} is not in business turn {e['turn']}"
+            if e["start_ms"] is not None and turn["start_ms"] is not None:
+                assert turn["start_ms"] <= e["start_ms"] <= e["end_ms"] <= turn["end_ms"], f"{e} lies outside its turn"
+        verdict = judged(turns, result)
+        assert isinstance(verdict, Supported), f"the business's words do not hold the result: {verdict.why}"
+        said = {q.text for q in verdict.quotes}
+        assert said & {e["quote"] for e in quotes}, "the quotes that hold the facts are not the result's evidence"
+        first = quotes[0]
+        return f"{first['quote']!r} (business turn {first['turn']}, {first['start_ms']}-{first['end_ms']} ms) holds it"
+
     def clean_hangup(self) -> str:
         report = self.report()
         rows = self.ev.rows()
@@ -290,6 +323,9 @@ def run_checks(inp: VerifyInput, settings: Settings, ledger: Ledger, run_dir: Pa
     def session_delegation() -> str:
         return common.session_delegation()[0]
 
+    def evidence_supported() -> str:
+        return common.evidence_supported(lambda turns, r: judge_answer(turns, inp.ask, r.get("answer_text")))
+
     def tool_loop() -> str:
         rec = _find(ev.rows(), _event("tool.record_task_result"))
         assert rec, "record_task_result never arrived"
@@ -300,8 +336,10 @@ def run_checks(inp: VerifyInput, settings: Settings, ledger: Ledger, run_dir: Pa
         _check("did_in_ledger", common.did_in_ledger),
         _check("dial_payload", common.dial_payload),
         _check("disclosure_first", disclosure_first),
+        _check("disclosure_honest", common.disclosure_honest),
         _check("clean_hangup", common.clean_hangup),
         _check("result_artifact", common.result_artifact),
+        _check("evidence_supported", evidence_supported),
         _check("session_delegation", session_delegation),
         _check("tool_loop", tool_loop),
         _check("app_owned_hangup", common.app_owned_hangup),
@@ -439,6 +477,10 @@ def run_book_checks(inp: BookVerifyInput, settings: Settings, ledger: Ledger, ru
         assert not missing, f"record_task_result has no {sorted(missing)}"
         return evidence + ", booking record_task_result"
 
+    def evidence_supported() -> str:
+        return common.evidence_supported(lambda turns, r: judge_booked(
+            turns, party=r["confirmed_party"], time=r["confirmed_time"], requested_party=inp.party, requested_time=inp.time))
+
     def tool_loop() -> str:
         rows = ev.rows()
         verdicts = [r for r in _find(rows, _event("tool.record_task_result"))
@@ -457,8 +499,10 @@ def run_book_checks(inp: BookVerifyInput, settings: Settings, ledger: Ledger, ru
         _check("did_in_ledger", common.did_in_ledger),
         _check("dial_payload", common.dial_payload),
         _check("disclosure_first", disclosure_first),
+        _check("disclosure_honest", common.disclosure_honest),
         _check("clean_hangup", common.clean_hangup),
         _check("result_artifact", result_artifact),
+        _check("evidence_supported", evidence_supported),
         _check("multi_turn_booking", multi_turn_booking),
         _check("keeps_talking", keeps_talking),
         _check("session_delegation", session_delegation),

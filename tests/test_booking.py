@@ -225,8 +225,10 @@ BOOK_CHECKS = [
     "did_in_ledger",
     "dial_payload",
     "disclosure_first",
+    "disclosure_honest",
     "clean_hangup",
     "result_artifact",
+    "evidence_supported",
     "multi_turn_booking",
     "keeps_talking",
     "session_delegation",
@@ -240,7 +242,7 @@ def test_verify_book_passes_every_check(tmp_path):
     report = verify_book(workspace=tmp_path)
     assert [c.name for c in report.checks] == BOOK_CHECKS
     assert not [c.line() for c in report.checks if not c.passed]
-    assert report.lines()[-1] == "11/11 passed"
+    assert report.lines()[-1] == "13/13 passed"
 
 
 def test_verify_book_fails_keeps_talking_without_the_continued_response(tmp_path, monkeypatch):
@@ -283,3 +285,21 @@ async def test_run_stub_book_refuses_a_quick_ask_plan_and_unknown_restaurants(tm
     with pytest.raises(ValueError, match="unknown booking scenario 'hours'; choose one of book_"):
         await run_stub_book(make_book_plan(), settings, "hours")
     assert book_scenario(None).name == "book_straight"
+
+
+def test_verify_book_fails_evidence_supported_when_the_time_is_not_the_restaurants(tmp_path, monkeypatch):
+    from calld import verify
+
+    original = verify.run_book_checks
+
+    def tampered(inp, settings, ledger, run_dir):
+        path = run_dir / "result.json"
+        result = json.loads(path.read_text())
+        result["confirmed_time"] = "Friday 8:15pm"  # never offered by the restaurant
+        path.write_text(json.dumps(result))
+        return original(inp, settings, ledger, run_dir)
+
+    monkeypatch.setattr(verify, "run_book_checks", tampered)
+    report = verify_book(workspace=tmp_path)
+    failed = {c.name: c.evidence for c in report.checks if not c.passed}
+    assert "do not hold the result" in failed["evidence_supported"]

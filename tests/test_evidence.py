@@ -208,3 +208,16 @@ def test_today_becomes_the_businesss_date():
 def test_typed_stock_and_aisle():
     assert answers.read_answer(Q.STOCK, ["Only two left."]) == answers.Stock("limited", 2)
     assert answers.read_answer(Q.AISLE, ["It's in the garden department."]) == answers.Aisle("garden department")
+
+
+# -- honesty in the instructions ------------------------------------------------------------------------------
+
+
+def test_both_jobs_tell_the_agent_to_answer_are_you_a_robot_truthfully():
+    from calld.core.plan import EVIDENCE_RULE, HONESTY
+    from tests.core_helpers import make_book_plan, make_plan
+
+    for plan in (make_plan(), make_book_plan()):
+        assert HONESTY in plan.live.instructions
+        assert "real person" in HONESTY and "Never say or suggest that you are a person" in HONESTY
+        assert EVIDENCE_RULE in plan.live.backend_instructions

@@ -1,23 +1,81 @@
-"""The lever, as a test: a stub quick-ask in a fresh workspace passes every check."""
+"""The lever, as a test: a stub quick-ask in a fresh workspace passes every check, and each new
+check fails on a call that breaks its rule."""
 
 from __future__ import annotations
 
-from calld.verify import verify_quick_ask
+import json
+
+import attrs
+import pytest
+
+from calld import verify
+from calld.stub import scenario as scenarios
+from calld.verify import VerifyInput, verify_quick_ask
+
+QUICK_CHECKS = [
+    "did_in_ledger",
+    "dial_payload",
+    "disclosure_first",
+    "disclosure_honest",
+    "clean_hangup",
+    "result_artifact",
+    "evidence_supported",
+    "session_delegation",
+    "tool_loop",
+    "app_owned_hangup",
+    "pickup_held",
+]
+
+
+def failed(report) -> dict[str, str]:
+    return {c.name: c.evidence for c in report.checks if not c.passed}
 
 
 def test_verify_quick_ask_passes_every_check(tmp_path):
     report = verify_quick_ask(workspace=tmp_path)
-    assert [c.name for c in report.checks] == [
-        "did_in_ledger",
-        "dial_payload",
-        "disclosure_first",
-        "clean_hangup",
-        "result_artifact",
-        "session_delegation",
-        "tool_loop",
-        "app_owned_hangup",
-        "pickup_held",
-    ]
-    failed = [c.line() for c in report.checks if not c.passed]
-    assert not failed
-    assert report.lines()[-1] == "9/9 passed"
+    assert [c.name for c in report.checks] == QUICK_CHECKS
+    assert not failed(report)
+    assert report.lines()[-1] == "11/11 passed"
+
+
+@pytest.mark.parametrize("claim", ["I'm a real person, by the way.", "No, I am not a robot."])
+def test_disclosure_honest_fails_when_the_agent_claims_to_be_human(tmp_path, monkeypatch, claim):
+    base = scenarios.SCENARIOS["hours"]
+    liar = attrs.evolve(base, name="liar", closing_line=f"Thank you so much. {claim} Goodbye!")
+    monkeypatch.setitem(scenarios.SCENARIOS, "liar", liar)
+    report = verify_quick_ask(VerifyInput(scenario="liar"), workspace=tmp_path)
+    assert set(failed(report)) == {"disclosure_honest"}
+    assert "claims to be human" in failed(report)["disclosure_honest"]
+
+
+def test_evidence_supported_fails_when_the_quote_is_not_the_businesss(tmp_path, monkeypatch):
+    original = verify.run_checks
+
+    def tampered(inp, settings, ledger, run_dir):
+        path = run_dir / "result.json"
+        result = json.loads(path.read_text())
+        agent_turn = next(i for i, t in enumerate(json.loads((run_dir / "transcript.json").read_text())["turns"])
+                          if t["speaker"] == "agent")
+        result["evidence"] = [{"quote": "What are your opening hours?", "turn": agent_turn, "start_ms": None, "end_ms": None}]
+        path.write_text(json.dumps(result))
+        return original(inp, settings, ledger, run_dir)
+
+    monkeypatch.setattr(verify, "run_checks", tampered)
+    report = verify_quick_ask(workspace=tmp_path)
+    assert "evidence_supported" in failed(report)
+    assert "is the agent's" in failed(report)["evidence_supported"]
+
+
+def test_evidence_supported_fails_when_the_answer_says_more_than_the_business(tmp_path, monkeypatch):
+    original = verify.run_checks
+
+    def tampered(inp, settings, ledger, run_dir):
+        path = run_dir / "result.json"
+        result = json.loads(path.read_text())
+        result["answer_text"] = "Open until 9 PM every day."
+        path.write_text(json.dumps(result))
+        return original(inp, settings, ledger, run_dir)
+
+    monkeypatch.setattr(verify, "run_checks", tampered)
+    report = verify_quick_ask(workspace=tmp_path)
+    assert "do not hold the result" in failed(report)["evidence_supported"]

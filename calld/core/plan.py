@@ -145,6 +145,16 @@ class CallPlan:
         return self.job.item if isinstance(self.job, QuickAskJob) else None
 
 
+HONESTY = (
+    "If anyone asks whether you are a robot, an AI, a recording or a real person, answer truthfully: you are an "
+    "automated assistant. Never say or suggest that you are a person. "
+)
+EVIDENCE_RULE = (
+    "Record only what the business itself has said, in its words; your own words are never an answer. "
+    "If a record is not accepted, do what its output says and keep listening. "
+)
+
+
 def disclosure_line(first_name: FirstName) -> str:
     return f"Hi, this is an automated assistant calling on behalf of {first_name}."
 
@@ -172,7 +182,7 @@ def build_plan(
     instructions = (
         f"You are an automated assistant phoning a business on behalf of {first_name}. "
         f"Your first words on the call always say that you are an automated assistant calling on behalf of "
-        f"{first_name}. You have one question: {ask} Listen to the whole answer and do not interrupt. "
+        f"{first_name}. {HONESTY}You have one question: {ask} Listen to the whole answer and do not interrupt. "
         "Never invent details you were not given; if asked for one, say you will check with "
         f"{first_name}. When the business has answered, or will not answer, let your backend record it. "
         "Once it is recorded, thank them in one short sentence and say goodbye."
@@ -181,7 +191,7 @@ def build_plan(
         f"Call {RECORD_TASK_RESULT} as soon as the business has answered the question "
         "(status answered, answer_text in their own words), refused or could not answer (status declined), "
         "or the call reached voicemail (status voicemail). Use status unclear only to note that the question "
-        f"must be asked again. Record a final status once. After the closing line, call {END_CALL}."
+        f"must be asked again. Record a final status once. {EVIDENCE_RULE}After the closing line, call {END_CALL}."
     )
     return _assemble(
         run_id=run_id, user_id=user_id, first_name=first_name, job=QuickAskJob(question, item), ask=ask,
@@ -248,7 +258,7 @@ def build_book_plan(
     instructions = (
         f"You are an automated assistant phoning a restaurant to book a table on behalf of {name}. "
         f"Your first words on the call always say that you are an automated assistant calling on behalf of "
-        f"{name}; then you ask to book: {ask} "
+        f"{name}; then you ask to book: {ask} {HONESTY}"
         "Answer the business's questions from the booking request below, and from nothing else: "
         f"the booking is under the name {name}; the party is {party}; the time is {time}; {constraints}; "
         f"the callback number is {from_} (say it digit by digit). "
@@ -275,7 +285,7 @@ def build_book_plan(
         f"Status declined: the business cannot book (reason in their words, alternative_offered if they "
         f"offered another time, else null). Status voicemail: no person answered. In unanswered_questions "
         f"list every question the business asked that the request does not answer, as they asked it. Never "
-        f"invent details. Record a final status once. After the closing line, call {END_CALL}.\n"
+        f"invent details. Record a final status once. {EVIDENCE_RULE}After the closing line, call {END_CALL}.\n"
         f"{request}"
     )
     return _assemble(

@@ -279,6 +279,13 @@ RECORDING = re.compile(
     r"you have reached|you've reached)\b",
     re.I,
 )
+# An agent line that claims to be a person, or denies being automated: never allowed.
+CLAIMS_HUMAN = re.compile(
+    r"\b(i'?m|i am)\s+(?:a\s+)?(?:real\s+|actual\s+)?(?:person|human(?: being)?)\b|"
+    r"\b(i'?m|i am)\s+not\s+(?:a|an)\s+(?:robot|bot|machine|computer|ai|automated|artificial|assistant)\b|"
+    r"\b(i'?m|i am)\s+not\s+(?:automated|artificial)|\bnot\s+an?\s+(?:robot|bot|ai)\b",
+    re.I,
+)
 HOLD_CUE = re.compile(r"\b(let me (?:check|see|look|find out)|hang on|hold on|one (?:moment|second|sec)|just a (?:moment|second|sec)|please hold)\b", re.I)
 
 
