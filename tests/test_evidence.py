@@ -221,3 +221,12 @@ def test_both_jobs_tell_the_agent_to_answer_are_you_a_robot_truthfully():
         assert HONESTY in plan.live.instructions
         assert "real person" in HONESTY and "Never say or suggest that you are a person" in HONESTY
         assert EVIDENCE_RULE in plan.live.backend_instructions
+
+
+def test_the_published_result_schema_is_current():
+    from pathlib import Path
+
+    from calld.domain.schema import render
+
+    published = Path(__file__).resolve().parent.parent / "docs" / "result.schema.json"
+    assert published.read_text() == render(), "run: uv run python -m calld.domain.schema > docs/result.schema.json"

@@ -21,6 +21,7 @@ from pydantic import ValidationError
 
 from calld.cli.client import ControlClient, ControlError, DaemonUnreachable
 from calld.domain.questions import QuestionType
+from calld.domain.status import EXIT_CODES
 
 EXIT_OK = 0
 EXIT_VERIFY_FAILED = 1
@@ -31,14 +32,7 @@ EXIT_VOICEMAIL = 5
 EXIT_FAILED = 6
 EXIT_UNREACHABLE = 7
 
-STATUS_EXIT = {
-    "answered": EXIT_OK,
-    "booked": EXIT_OK,
-    "declined": EXIT_DECLINED,
-    "no_answer": EXIT_NO_ANSWER,
-    "voicemail": EXIT_VOICEMAIL,
-    "failed": EXIT_FAILED,
-}
+STATUS_EXIT = EXIT_CODES  # the exit code follows the result's status (calld.domain.status)
 
 
 def _err(message: str) -> None:

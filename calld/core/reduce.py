@@ -15,8 +15,13 @@ Rules of this file (after h11's _state.py):
 Theory of the edges:
  - Pickup: callee audio arriving before `session.started` is held in the live track
    (capped at pickup_hold_s, oldest dropped) and flushed in order when it starts.
- - Tools: every tool output goes back with exactly one response.create, so the agent
-   keeps talking after a progress note (unclear, in_progress) or a refused record.
+ - Tools: every function call gets its output at once; exactly one response.create follows
+   when the backend's response that carried them ends (ResponseDone), after the last output,
+   so the agent keeps talking after a progress note or a refused record.
+ - The evidence gate: a terminal record is accepted only when the business's own words so far
+   support it (calld.evidence.judge; agent speech never counts). A record that fails is refused
+   back to the model with why and what to do, starts nothing, and is kept in refused_records.
+   The first accepted terminal record wins; later ones are answered "already recorded".
  - Bookings: a booked record is checked against the request (party, constraints, and
    the window from the words of both times); one that does not hold is refused back to
    the model and the conversation goes on.
