@@ -303,3 +303,12 @@ def test_verify_book_fails_evidence_supported_when_the_time_is_not_the_restauran
     report = verify_book(workspace=tmp_path)
     failed = {c.name: c.evidence for c in report.checks if not c.passed}
     assert "do not hold the result" in failed["evidence_supported"]
+
+
+async def test_a_restaurant_that_needs_a_missing_detail_is_declined_details_missing(autojump_clock, tmp_path):
+    run = await stub_book(tmp_path, "book_needs_card")
+    r = run.result
+    assert (r.status, r.reason) == ("declined", "details_missing")
+    assert r.unanswered_questions == ("Which credit card can we hold the table with?",)
+    assert "without a card" in r.evidence[0].quote
+    assert_clean_tool_hangup(run)

@@ -296,6 +296,9 @@ def judge_book_declined(turns: Sequence[Turn], *, alternative_offered: str | Non
         hit = next((s for s in sentences if clock and any(f.clock.same_time(clock[0].clock) for f in w.clocks(s.text))), None)
         if hit is not None:
             return Supported(_quotes(turns, [hit]), "the business offered only another time", "no_slot_in_window")
+    if needs := [s for s in sentences if w.NEEDS.search(s.text)]:
+        return Supported(_quotes(turns, needs[-1:]), "the business needs a detail the request does not give",
+                         "details_missing")
     if (refusal := declined_reason(turns)) is not None:
         return Supported(_quotes(turns, refusal[1]), "the business would not book", refusal[0])
     return Unsupported(

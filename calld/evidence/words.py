@@ -266,6 +266,10 @@ UNKNOWN = re.compile(
     r"can't tell you for sure|have no way (?:of|to) know)\b",
     re.I,
 )
+NEEDS = re.compile(  # the business will not go on without a detail the request does not give
+    r"\b((?:can't|cannot|can not|won't|unable to|not able to)\b[^.?!]{0,40}\bwithout\b|we (?:need|require) (?:a|an|your)\b)",
+    re.I,
+)
 FULL = re.compile(r"\b(fully booked|no tables?|booked up|no availability|we'?re full|completely full|nothing available)\b", re.I)
 CONFIRM = re.compile(
     r"\b(you'?re (?:all )?(?:booked|set|confirmed)|all set|(?:is |it's |that's )?confirmed|that's right|that is right|"

@@ -32,6 +32,7 @@ _ASKS = {
     "requests": re.compile(r"\bspecial requests?\b|\bany requests\b|\banything else\b|\bpreferences?\b", re.I),
 }
 _FULL = re.compile(r"fully booked|no tables?|booked up|no availability|we're full", re.I)
+_NEEDS = re.compile(r"\bwithout\b", re.I)  # "we can't hold it without a card": it ends on a missing detail
 _CONFIRMS = re.compile(r"that's right|you're (all )?booked|all set|confirmed", re.I)
 _ABOUT_THE_OFFER = re.compile(r"would that work|does that work|is that ok", re.I)
 
@@ -93,7 +94,7 @@ class BookBrain:
         if offered is not None:
             self._answer_offer(line, offered)
             return
-        if _FULL.search(line):
+        if _FULL.search(line) or (_NEEDS.search(line) and self.unanswered):
             self.stage = "done"
             self.voice.say(
                 "I understand. Thank you for checking.",

@@ -80,7 +80,7 @@ class Scenario:
     echo_marks: bool = True
     confirm_hangup: bool = True  # Telnyx sends call.hangup after our hangup
     # The business hangs up on us: while the agent asks, or right after giving its answer.
-    far_party_hangup: Literal["never", "mid_ask", "after_answer"] = "never"
+    far_party_hangup: Literal["never", "mid_ask", "after_ask", "after_answer"] = "never"
     silent_after_greeting: bool = False  # the business never answers the question
     end_call_after_closing: bool = True  # the backend calls end_call after the closing line
     duplicate_webhooks: bool = False
@@ -119,6 +119,9 @@ SCENARIOS: dict[str, Scenario] = {
         Scenario("far_party_mid_ask", far_party_hangup="mid_ask", model_verdict="none"),
         Scenario("far_party_after_answer", far_party_hangup="after_answer"),
         Scenario("far_party_unrecorded", far_party_hangup="after_answer", model_verdict="none"),
+        # Hears the whole request, says nothing, hangs up.
+        Scenario("far_party_after_ask", far_party_hangup="after_ask", silent_after_greeting=True, model_verdict="none"),
+        Scenario("dont_know", answer="Honestly, I don't know, I just started here.", model_verdict="declined"),
         Scenario("stall", silent_after_greeting=True, model_verdict="none"),
         Scenario("duplicates", duplicate_webhooks=True),
         Scenario("reordered", reorder_webhooks=True, duplicate_webhooks=True),
@@ -229,6 +232,12 @@ BOOK_SCENARIOS: dict[str, Scenario] = {
         _booking(
             "book_full",
             Reply("I'm sorry, we're fully booked on Friday evening.", when=_ASKS_TO_BOOK, then="done"),
+        ),
+        # Needs a card number the request does not give, and will not hold a table without it.
+        _booking(
+            "book_needs_card",
+            Reply("Sure. Which credit card can we hold the table with?", when=_ASKS_TO_BOOK, then="card"),
+            ("card", (Reply("Sorry, we can't hold a table without a card. Goodbye.", when=r"check with", then="done"),)),
         ),
         # Asks something the request does not answer; books once the agent says it will check.
         _booking(

@@ -356,6 +356,8 @@ class StubWorld:
             self._nursery.start_soon(self._far_party_hangup, 0.0)
         if index == words - 1 and not self._business_heard_ask:
             self._business_heard_ask = True
+            if self.scenario.far_party_hangup == "after_ask":
+                self._nursery.start_soon(self._far_party_hangup, 1.0)
             if not self.scenario.silent_after_greeting:
                 self._nursery.start_soon(self._answer)
 
