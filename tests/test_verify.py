@@ -48,34 +48,31 @@ def test_disclosure_honest_fails_when_the_agent_claims_to_be_human(tmp_path, mon
     assert "claims to be human" in failed(report)["disclosure_honest"]
 
 
-def test_evidence_supported_fails_when_the_quote_is_not_the_businesss(tmp_path, monkeypatch):
+def tamper_result(monkeypatch, change) -> None:
+    """Let the stub call finish, then change its result.json before the checks read it."""
     original = verify.run_checks
 
     def tampered(inp, settings, ledger, run_dir):
         path = run_dir / "result.json"
         result = json.loads(path.read_text())
-        agent_turn = next(i for i, t in enumerate(json.loads((run_dir / "transcript.json").read_text())["turns"])
-                          if t["speaker"] == "agent")
-        result["evidence"] = [{"quote": "What are your opening hours?", "turn": agent_turn, "start_ms": None, "end_ms": None}]
+        change(result, json.loads((run_dir / "transcript.json").read_text())["turns"])
         path.write_text(json.dumps(result))
         return original(inp, settings, ledger, run_dir)
 
     monkeypatch.setattr(verify, "run_checks", tampered)
+
+
+def test_evidence_supported_fails_when_the_quote_is_not_the_businesss(tmp_path, monkeypatch):
+    def agent_words(result, turns):
+        agent_turn = next(i for i, t in enumerate(turns) if t["speaker"] == "agent")
+        result["evidence"] = [{"quote": "What are your opening hours?", "turn": agent_turn, "start_ms": None, "end_ms": None}]
+
+    tamper_result(monkeypatch, agent_words)
     report = verify_quick_ask(workspace=tmp_path)
-    assert "evidence_supported" in failed(report)
     assert "is the agent's" in failed(report)["evidence_supported"]
 
 
 def test_evidence_supported_fails_when_the_answer_says_more_than_the_business(tmp_path, monkeypatch):
-    original = verify.run_checks
-
-    def tampered(inp, settings, ledger, run_dir):
-        path = run_dir / "result.json"
-        result = json.loads(path.read_text())
-        result["answer_text"] = "Open until 9 PM every day."
-        path.write_text(json.dumps(result))
-        return original(inp, settings, ledger, run_dir)
-
-    monkeypatch.setattr(verify, "run_checks", tampered)
+    tamper_result(monkeypatch, lambda result, turns: result.update(answer_text="Open until 9 PM every day."))
     report = verify_quick_ask(workspace=tmp_path)
     assert "do not hold the result" in failed(report)["evidence_supported"]
