@@ -16,7 +16,7 @@ import pytest
 from calld.domain.questions import QuestionType
 from calld.runtime.rundir import artifact_slug
 from calld.stub.scenario import SCENARIOS
-from tests.stubcall import stub_call
+from tests.stubcall import stub_call, variant
 from tests.test_sim_e2e import live_call
 
 ANSWER = SCENARIOS["hours"].answer  # "We're open Monday through Friday, 9 AM to 5 PM."
@@ -120,3 +120,27 @@ async def test_a_refused_record_does_not_start_the_farewell(tmp_path, autojump_c
     assert refused and refused[0]["call_id"] == first["event"]["call_id"] and "has not said" in refused[0]["why"]
     farewell = [r for r in rows if "effect" in r and r["effect"]["kind"] == "schedule" and r["effect"]["key"] == "farewell"]
     assert len(farewell) == 1 and farewell[0]["cause"] > first["seq"] + 1
+
+
+async def test_the_evidence_offsets_are_where_the_words_are_in_the_recording(tmp_path, autojump_clock):
+    """Decode audio/inbound.wav between the evidence's start and end: exactly the quoted words are there."""
+    import wave
+
+    from calld.stub.speech import FRAME_BYTES, read_frame
+
+    # GPT-Live is ready only after 8 s: the first 3 s of the line fell out of the 5 s hold, so the
+    # session's timeline starts 3 s into the recording.
+    run = await stub_call(tmp_path, variant("early_greeting", live_ready_after_s=8.0))
+    assert run.report["counts"]["dropped_frames"] > 0
+    (e,) = run.result.evidence
+    with wave.open(str(run.dir / "audio" / "inbound.wav")) as w:
+        pcm = w.readframes(w.getnframes())
+    heard = []
+    for at in range(e.start_ms * 32, e.end_ms * 32, FRAME_BYTES):
+        frame = read_frame(pcm[at : at + FRAME_BYTES])
+        if frame is not None and (frame.line, frame.word) not in heard:
+            heard.append((frame.line, frame.word))
+    words = [run.world.codebook[line][word] for line, word in heard]
+    assert " ".join(words) == e.quote.strip()
+    turns = run.json("transcript.json")["turns"]
+    assert turns[e.turn]["start_ms"] <= e.start_ms < e.end_ms <= turns[e.turn]["end_ms"]
