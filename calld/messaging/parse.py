@@ -83,7 +83,7 @@ _STOCK = [
     re.compile(r"^(?:is|are)\s+(?:there\s+)?(?P<item>.+?)\s+(?:in stock|available|on the shelf)(?:\s+(?:at|in))?$", re.IGNORECASE),
     re.compile(r"^(?:do|does)\s+(?:you|they|it|the store)\s+(?:have|carry|stock)\s+(?P<item>.+?)(?:\s+(?:in stock|at|in))?$", re.IGNORECASE),
     re.compile(r"^(?:stock|in stock)\s+(?P<item>.+?)(?:\s+(?:at|in))?$", re.IGNORECASE),
-    re.compile(r"^(?P<item>.+?)\s+in stock(?:\s+(?:at|in))?$", re.IGNORECASE),
+    re.compile(r"^(?!(?:is|are|do|does)\b)(?P<item>.+?)\s+in stock(?:\s+(?:at|in))?$", re.IGNORECASE),
 ]
 _ARTICLE = re.compile(r"^(?:the|a|an|any|some)\s+", re.IGNORECASE)
 
