@@ -94,18 +94,21 @@ async def test_a_duplicated_webhook_dials_once_and_replies_once(daemon, autojump
     assert fake.requests["send"] == 2  # calld did not even try to send the redeliveries' replies
 
 
-async def test_the_same_message_redelivered_after_it_was_answered_never_dials_again(daemon, autojump_clock):
-    fake = daemon.messaging.fake
-    event_id, raw = fake.message(ALICE, "hours +1 555 555 0142")
+async def test_the_same_message_under_a_new_event_id_never_dials_again(daemon, autojump_clock):
     from calld.messaging.wire import sign_webhook
     from calld.stub.linq import http_post
 
-    url = fake.webhook_url
-    assert await http_post(url, raw, sign_webhook(fake.secret, raw, event_id)) == 200
+    fake = daemon.messaging.fake
+    event_id, raw = fake.message(ALICE, "hours +1 555 555 0142")
+    assert await http_post(fake.webhook_url, raw, sign_webhook(fake.secret, raw, event_id)) == 200
     await daemon.messaging.wait_idle()
-    assert await http_post(url, raw, sign_webhook(fake.secret, raw, event_id)) == 200  # a day-later redelivery
+    # Linq's event ids dedupe deliveries; one request id per *message* also holds if the message
+    # comes back in another event (a reconciliation, a replayed subscription).
+    again = raw.replace(event_id.encode(), b"evt-replayed")
+    assert await http_post(fake.webhook_url, again, sign_webhook(fake.secret, again, "evt-replayed")) == 200
     await daemon.messaging.wait_idle()
-    assert dials(daemon) == 1 and len(fake.replies_to(ALICE)) == 2
+    assert dials(daemon) == 1 and len(requests(daemon)) == 1
+    assert len(fake.replies_to(ALICE)) == 2  # the repeat's answer has the same idempotency key: sent once
 
 
 async def test_a_webhook_with_a_bad_signature_is_refused_and_changes_nothing(daemon, autojump_clock):
@@ -191,13 +194,14 @@ async def test_stop_silences_replies_help_explains_start_resumes(daemon, autojum
     assert fake.replies_to(ALICE)[-1] == replies.STARTED and not daemon.messaging.store.opted_out(ALICE)
 
 
-async def test_a_stop_sent_during_a_call_drops_the_result_text(daemon, autojump_clock):
+@pytest.mark.parametrize("stop", ["STOP", "stop"])  # Linq itself opts out only on the exact-case keyword
+async def test_a_stop_sent_during_a_call_drops_the_result_text(daemon, autojump_clock, stop):
     fake = daemon.messaging.fake
     async with trio.open_nursery() as n:
         n.start_soon(fake.text, ALICE, "hours +1 555 555 0142")
         await trio.sleep(3)  # the call is on
         assert daemon.calls()
-        await fake.text(ALICE, "STOP")
+        await fake.text(ALICE, stop)
     await daemon.messaging.wait_idle()
     got = fake.replies_to(ALICE)
     assert got[0].startswith("Calling") and got[-1] == replies.STOPPED and len(got) == 2
@@ -266,6 +270,24 @@ async def test_a_reply_that_linq_refuses_at_first_is_sent_once_with_the_same_key
     assert fake.requests["send"] == 3 and len(fake.sent) == 1
 
 
+async def test_a_reply_whose_answer_was_lost_is_retried_and_still_reaches_the_person_once(daemon, autojump_clock):
+    fake = daemon.messaging.fake
+    fake.lose_next_answers(2)  # Linq sent it, but calld never heard so: it must retry with the same key
+    await say(daemon, ALICE, "hours +1 555 555 0142")
+    assert fake.requests["send"] == 4
+    got = fake.replies_to(ALICE)
+    assert len(got) == 2 and got[0].startswith("Calling") and got[1].startswith("They said")
+
+
+async def test_a_flood_of_texts_gets_one_notice_then_silence(daemon, autojump_clock):
+    limit = daemon.settings.messaging_texts_per_hour
+    for _ in range(limit + 3):
+        await say(daemon, ALICE, "tell me a joke")
+    got = daemon.messaging.fake.replies_to(ALICE)
+    assert got.count(replies.NOT_UNDERSTOOD) == limit and got.count(replies.TOO_MANY_TEXTS) == 1
+    assert len(got) == limit + 1
+
+
 async def test_messaging_link_list_unlink_through_calld_ctl(daemon, autojump_clock):
     sock = str(daemon.settings.calld_socket)
 
@@ -310,4 +332,19 @@ async def test_late_reconciled_messages_are_history_not_requests(daemon, autojum
 
     monkeypatch.setattr(fake, "message", late)
     await say(daemon, ALICE, "hours +1 555 555 0142")
+    assert fake.replies_to(ALICE) == [] and requests(daemon) == []
+
+
+async def test_a_signed_body_that_is_not_a_text_is_refused_or_ignored_and_writes_nothing(daemon, autojump_clock):
+    from calld.messaging.wire import sign_webhook
+    from calld.stub.linq import http_post
+
+    fake = daemon.messaging.fake
+    garbage = b'{"event_type": "message.received", "data": {}}'
+    assert await http_post(fake.webhook_url, garbage, sign_webhook(fake.secret, garbage, "evt-x")) == 400
+    event_id, raw = fake.message(ALICE, "hours +1 555 555 0142")
+    other = raw.replace(b'"message.received"', b'"message.read"')
+    assert await http_post(fake.webhook_url, other, sign_webhook(fake.secret, other, event_id)) == 200
+    await daemon.messaging.wait_idle()
+    assert daemon._ledger._db.execute("SELECT COUNT(*) FROM message_events").fetchone()[0] == 0
     assert fake.replies_to(ALICE) == [] and requests(daemon) == []

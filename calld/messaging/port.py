@@ -26,7 +26,7 @@ import logging
 import re
 import time
 from collections.abc import AsyncIterator, Callable
-from contextlib import asynccontextmanager
+from contextlib import aclosing, asynccontextmanager
 from typing import TYPE_CHECKING, Any
 
 import httpx
@@ -279,12 +279,15 @@ class MessagingPort:
         await self._send(msg, "confirm", replies.confirm(intent))
 
     async def _call(self, msg: InboundText, intent: AskIntent | BookIntent, req: AskRequest | BookRequest) -> None:
+        key = req.request_id or msg.message_id
+        place = self._ask if isinstance(req, AskRequest) else self._book
+        async with aclosing(place(req, scenario=self.scenario)) as stream:
+            await self._follow(msg, intent, stream, key)
+
+    async def _follow(self, msg: InboundText, intent: AskIntent | BookIntent, stream: AsyncIterator[dict[str, Any]], key: str) -> None:
         from calld.daemon.service import AtCapacity, DaemonError, Draining
         from calld.ledger import RequestConflict, UnknownUser
 
-        key = req.request_id or msg.message_id
-        place = self._ask if isinstance(req, AskRequest) else self._book
-        stream = place(req, scenario=self.scenario)
         try:
             first = await anext(stream)  # validation, policy and the ledger claim happen before this
         except UnknownUser:
@@ -313,6 +316,9 @@ class MessagingPort:
                     if "result" in item or "error" in item:
                         final = item
                 typing.cancel_scope.cancel()
+        else:
+            async for _ in stream:  # a repeat's stored result: let the service's generators finish cleanly
+                pass
         if final is not None and "result" in final:
             text = replies.outcome(final["result"], intent)
         else:

@@ -31,7 +31,9 @@ from calld.adapters.fixtures import load_fixture
 from calld.messaging.wire import sign_webhook
 
 Poster = Callable[[str, bytes, dict[str, str]], Awaitable[int]]
+# Linq's opt-out keywords: the whole message, exact case, except OPT OUT in any casing (docs/linq.md).
 _STOP_WORDS = {"STOP", "UNSUBSCRIBE", "OPTOUT", "CANCEL", "END", "QUIT"}
+_OPT_OUT = re.compile(r"opt[\s-]?out", re.IGNORECASE)
 
 
 @frozen
@@ -65,6 +67,7 @@ class FakeLinq:
         self.statuses: list[int] = []  # what the daemon answered each webhook
         self.listeners: list[Callable[[Line], None]] = []
         self._fail_next: list[int] = []
+        self._lose_answers = 0
         self._chats: dict[str, str] = {}  # chat id -> handle
         self._seq = 0
 
@@ -98,7 +101,7 @@ class FakeLinq:
             raise RuntimeError("the fake Linq has no webhook URL to deliver to")
         self.conversation.append(line := Line("them", handle, text))
         self._tell(line)
-        if text.strip() in _STOP_WORDS:
+        if text.strip() in _STOP_WORDS or _OPT_OUT.fullmatch(text.strip()):
             self.opted_out.add(handle)  # Linq marks the chat opted out itself
         else:
             self.opted_out.discard(handle)  # any other message opts them back in
@@ -116,6 +119,10 @@ class FakeLinq:
         """The next sends answer these statuses (e.g. 500), in order, before acting."""
         self._fail_next += statuses
 
+    def lose_next_answers(self, times: int = 1) -> None:
+        """The next sends are acted on, but the answer is lost (a 504 from a proxy): calld must retry."""
+        self._lose_answers += times
+
     def transport(self) -> httpx.MockTransport:
         return httpx.MockTransport(self.handle)
 
@@ -127,13 +134,17 @@ class FakeLinq:
             return httpx.Response(204)
         if (m := re.fullmatch(r".*/v3/chats/([^/]+)/messages", path)) and request.method == "POST":
             self.requests["send"] += 1
-            return self._send(m.group(1), json.loads(request.content))
+            resp = self._send(m.group(1), json.loads(request.content))
+            if self._lose_answers and resp.status_code == 200:
+                self._lose_answers -= 1
+                return httpx.Response(504, json={"error": {"status": 504, "code": 5040, "message": "gateway timeout"}})
+            return resp
         return httpx.Response(404, json={"error": {"status": 404, "code": 4040, "message": "not found"}})
 
     def _send(self, chat_id: str, body: dict[str, Any]) -> httpx.Response:
         if self._fail_next:
             status = self._fail_next.pop(0)
-            return httpx.Response(status, json=load_fixture("linq", "error_500") | {"error": {"status": status, "code": 5000, "message": "fault"}})
+            return httpx.Response(status, json={"error": {"status": status, "code": 5000, "message": "fault"}})
         handle = self._chats.get(chat_id)
         if handle is None:
             return httpx.Response(404, json={"error": {"status": 404, "code": 4041, "message": "chat not found"}})
