@@ -81,6 +81,7 @@ async def test_a_stock_question_and_a_booking_by_text(daemon, autojump_clock):
 
 async def test_an_unlinked_handle_gets_one_polite_line_and_no_call(daemon, autojump_clock):
     await say(daemon, STRANGER, "hours +1 555 555 0142")
+    await say(daemon, STRANGER, "is the skillet in stock at +1 555 555 0142?")
     assert daemon.messaging.fake.replies_to(STRANGER) == [replies.UNLINKED]
     assert requests(daemon) == [] and daemon.calls() == []
 
@@ -352,3 +353,20 @@ async def test_a_signed_body_that_is_not_a_text_is_refused_or_ignored_and_writes
     await daemon.messaging.wait_idle()
     assert daemon._ledger._db.execute("SELECT COUNT(*) FROM message_events").fetchone()[0] == 0
     assert fake.replies_to(ALICE) == [] and requests(daemon) == []
+
+
+async def test_a_call_placed_by_text_still_gets_its_answer_out_when_the_daemon_shuts_down(daemon, autojump_clock):
+    fake = daemon.messaging.fake
+    async with trio.open_nursery() as n:
+        n.start_soon(fake.text, ALICE, "hours +1 555 555 0142")
+        await trio.sleep(3)
+        assert daemon.calls()
+        await daemon.shutdown(drain_s=60)  # the call finishes inside the drain
+    got = fake.replies_to(ALICE)
+    assert len(got) == 2 and got[1].startswith("They said")
+
+
+async def test_a_text_while_the_daemon_drains_is_told_to_try_again(daemon, autojump_clock):
+    daemon.accepting = False
+    await say(daemon, ALICE, "hours +1 555 555 0142")
+    assert daemon.messaging.fake.replies_to(ALICE) == [replies.RESTARTING] and requests(daemon) == []

@@ -105,6 +105,7 @@ def main(argv: list[str] | None = None) -> int:
     logging.getLogger("httpx").setLevel(logging.WARNING)  # one line per request is noise, not an event
     if args.command == "demo" and not args.verbose:
         logging.getLogger("calld.call").setLevel(logging.WARNING)
+        logging.getLogger("calld.messaging").setLevel(logging.WARNING)
     try:
         if getattr(args, "fast", False):
             return trio.run(args.afunc, args, clock=trio.testing.MockClock(autojump_threshold=0))

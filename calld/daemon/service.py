@@ -227,6 +227,9 @@ class Daemon:
                 self._calls_nursery.cancel_scope.cancel()
             with trio.move_on_after(15):
                 await self._idle.wait()
+        if self.messaging is not None:  # answers to calls placed by text still go out, within a bound
+            with trio.move_on_after(15):
+                await self.messaging.wait_idle()
         for tail in list(self._tails):
             tail.close()
         self._stop_servers.set()

@@ -217,8 +217,11 @@ class MessagingPort:
                 return
             link = self.store.link_for(msg.handle)
             if link is None:
+                # One polite line, not one per text: a stranger cannot make calld text them at will.
+                told = self.store.count_since(msg.handle, now - HOUR_S, outcome="unlinked")
                 self.store.set_outcome(msg.event_id, "unlinked")
-                await self._send(msg, "unlinked", replies.UNLINKED)
+                if not told:
+                    await self._send(msg, "unlinked", replies.UNLINKED)
                 return
             texts = self.store.count_since(msg.handle, now - HOUR_S)
             if texts > self.settings.messaging_texts_per_hour:
@@ -307,6 +310,8 @@ class MessagingPort:
             await self._send(msg, "refused", user_text if isinstance(user_text, str) else replies.refused(str(exc)), key=key)
             return
         final: dict[str, Any] | None = first if ("result" in first or "error" in first) else None
+        run_id = (first.get("progress") or first.get("result") or {}).get("run_id")
+        log.info("text %s: request %s is %s (%s)", msg.event_id, key, "answered from the ledger" if final else "on a call", run_id)
         if final is None:
             await self._send(msg, "ack", replies.calling_now(intent), key=key)
             assert self.linq is not None
