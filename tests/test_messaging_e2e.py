@@ -191,6 +191,8 @@ async def test_stop_silences_replies_help_explains_start_resumes(daemon, autojum
     await say(daemon, ALICE, "STOP")
     assert fake.replies_to(ALICE)[-1] == replies.STOPPED
     assert daemon.messaging.store.opted_out(ALICE)
+    await say(daemon, ALICE, "STOP")  # confirmed once only
+    assert fake.replies_to(ALICE) == [replies.HELP, replies.STOPPED]
     await say(daemon, ALICE, "START")
     assert fake.replies_to(ALICE)[-1] == replies.STARTED and not daemon.messaging.store.opted_out(ALICE)
 

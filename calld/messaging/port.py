@@ -201,10 +201,11 @@ class MessagingPort:
         now = self._clock()
         async with self._turn(msg.handle):
             if isinstance(parsed, Keyword) and parsed.word == "stop":
-                self.store.opt_out(msg.handle)
+                fresh = self.store.opt_out(msg.handle)
                 self.store.take_pending(msg.handle, now)
                 self.store.set_outcome(msg.event_id, "stop")
-                await self._send(msg, "stop", replies.STOPPED, override_optout=True)
+                if fresh:  # one confirmation, past Linq's own block; a repeated STOP hears nothing
+                    await self._send(msg, "stop", replies.STOPPED, override_optout=True)
                 return
             was_out = self.store.opt_in(msg.handle)  # as at Linq: any other message opts them back in
             if isinstance(parsed, Keyword) and parsed.word == "start":

@@ -133,9 +133,11 @@ class MessagingStore:
 
     # -- opt-outs ---------------------------------------------------------------------------------
 
-    def opt_out(self, handle: str) -> None:
+    def opt_out(self, handle: str) -> bool:
+        """Record an opt-out; True if it is new."""
         with self._ledger._write() as db:
-            db.execute("INSERT INTO message_optouts (handle, at) VALUES (?, ?) ON CONFLICT (handle) DO NOTHING", (handle, _now()))
+            return db.execute("INSERT INTO message_optouts (handle, at) VALUES (?, ?) ON CONFLICT (handle) DO NOTHING",
+                              (handle, _now())).rowcount > 0
 
     def opt_in(self, handle: str) -> bool:
         """Clear an opt-out; True if there was one."""
