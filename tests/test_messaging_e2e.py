@@ -236,7 +236,8 @@ async def test_incomplete_and_unclear_texts_get_a_hint_and_no_call(daemon, autoj
 
 async def test_a_linked_user_without_a_number_is_told_plainly(daemon, autojump_clock):
     async with ControlClient(daemon.settings.calld_socket) as c:
-        await c.messaging_link("+15555550166", "bob", "Bob")
+        row = await c.messaging_link("+15555550166", "bob", "Bob")
+    assert row["note"] == "user bob has no number yet: run calld-ctl did provision --user bob"
     await say(daemon, "+15555550166", "hours +1 555 555 0142")
     assert daemon.messaging.fake.replies_to("+15555550166") == [replies.NOT_SET_UP]
     assert requests(daemon) == []

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
 from collections.abc import Awaitable, Callable
 from typing import Any
 
@@ -26,6 +27,8 @@ def add_messaging_commands(sub: Any, with_client: WithClient, table: Callable[[l
         async def go(c: ControlClient) -> int:
             row = await c.messaging_link(args.handle, args.user, args.name)
             print(json.dumps(row) if args.json else f"linked {row['handle']} to user {row['user']} (calls on behalf of {row['name']})")
+            if "note" in row and not args.json:
+                print(f"calld-ctl: note: {row['note']}", file=sys.stderr)
             return 0
 
         return await with_client(args, go)

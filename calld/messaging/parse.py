@@ -76,6 +76,7 @@ _HOURS = re.compile(r"\b(hours?|open(?:ing)?|clos(?:e|es|ing)|what time)\b", re.
 _BOOK = re.compile(r"\b(book|reserve|reservation|table for)\b", re.IGNORECASE)
 _AISLE = [
     re.compile(r"^(?:which|what)\s+aisle\s+(?:is|are)\s+(?P<item>.+?)(?:\s+(?:in|at|on|kept))?$", re.IGNORECASE),
+    re.compile(r"^(?:which|what)\s+aisle\s+(?:has|have|carries|stocks|for)\s+(?P<item>.+?)(?:\s+(?:in|at|on))?$", re.IGNORECASE),
     re.compile(r"^where\s+(?:is|are|do you keep|do they keep)\s+(?P<item>.+?)(?:\s+(?:in|at|on|kept))?$", re.IGNORECASE),
     re.compile(r"^aisle\s+(?:for\s+)?(?P<item>.+?)(?:\s+(?:at|in))?$", re.IGNORECASE),
 ]

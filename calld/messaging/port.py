@@ -429,7 +429,7 @@ def install_control(app: QuartTrio, port_store: Callable[[], MessagingStore]) ->
     def error(message: str, status: int) -> Response:
         return Response(json.dumps({"error": message}), status=status, content_type="application/json")
 
-    def row(link: Link) -> dict[str, str]:
+    def row(link: Link) -> dict[str, Any]:
         return {"handle": link.handle, "user": link.user_id, "name": link.name, "since": link.created_at}
 
     async def body() -> dict[str, Any] | Response:
@@ -456,7 +456,10 @@ def install_control(app: QuartTrio, port_store: Callable[[], MessagingStore]) ->
         except ValueError as exc:
             hint = "" if data.get("name") else " (give --name: the first name calls are placed on behalf of)"
             return error(f"{exc}{hint if 'first name' in str(exc) else ''}", 400)
-        return row(made)
+        answer = row(made)
+        if not port_store().has_number(made.user_id):
+            answer["note"] = f"user {made.user_id} has no number yet: run calld-ctl did provision --user {made.user_id}"
+        return answer
 
     async def unlink() -> Response | dict[str, Any]:
         data = await body()

@@ -91,6 +91,10 @@ class MessagingStore:
         assert found is not None
         return found
 
+    def has_number(self, user_id: str) -> bool:
+        row = self._ledger.did_row(UserId(user_id))
+        return row is not None and row.status == "active"
+
     def unlink(self, handle: str) -> bool:
         with self._ledger._write() as db:
             return db.execute("DELETE FROM message_links WHERE handle = ?", (valid_handle(handle),)).rowcount > 0
