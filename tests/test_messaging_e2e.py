@@ -158,13 +158,31 @@ async def test_a_confirmation_lapses(daemon, autojump_clock, monkeypatch):
 
 
 async def test_a_call_that_fails_is_answered_in_friendly_words(daemon, autojump_clock):
-    daemon.messaging.scenario = "far_party_mid_ask"  # the business hangs up before answering
+    daemon.messaging.scenario = "stall"  # the business never answers; the call ends on the silence failsafe
     await say(daemon, ALICE, "hours +1 555 555 0142")
     (row,) = requests(daemon)
-    assert row.result["status"] == "failed"
+    assert row.result["status"] == "failed" and row.result["reason"] == "internal"
     last = daemon.messaging.fake.replies_to(ALICE)[-1]
     assert last == "Sorry, the call didn't work out, so I don't have an answer. Please try again in a few minutes."
-    assert row.result["reason"] not in last and row.run_id not in last
+    assert row.result["detail"] not in last and row.run_id not in last
+
+
+async def test_a_business_that_hangs_up_is_reported_by_its_reason(daemon, autojump_clock):
+    daemon.messaging.scenario = "far_party_mid_ask"  # the business hangs up before the question
+    await say(daemon, ALICE, "hours +1 555 555 0142")
+    (row,) = requests(daemon)
+    assert (row.result["status"], row.result["reason"]) == ("no_answer", "rejected")
+    assert daemon.messaging.fake.replies_to(ALICE)[-1] == (
+        "The call to +1 555-555-0142 didn't go through. You could try again later, or check the number.")
+
+
+async def test_a_decline_is_answered_with_the_business_words(daemon, autojump_clock):
+    daemon.messaging.scenario = "decline"
+    await say(daemon, ALICE, "hours +1 555 555 0142")
+    (row,) = requests(daemon)
+    assert row.result["status"] == "declined" and row.result["evidence"]
+    assert daemon.messaging.fake.replies_to(ALICE)[-1] == (
+        f"They wouldn't tell me. Their words: \"{row.result['evidence'][0]['quote']}\"")
 
 
 async def test_a_crash_inside_the_call_never_reaches_the_person(daemon, autojump_clock, monkeypatch):

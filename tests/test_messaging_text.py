@@ -171,10 +171,11 @@ def test_a_booking_says_party_day_and_time_and_the_business_words():
 
 
 def test_a_declined_booking_gives_their_reason_and_offer():
-    declined = {"status": "declined", "reason": "We're fully booked at seven.", "alternative_offered": "9:30pm Friday"}
+    declined = {"status": "declined", "reason": "no_slot_in_window", "detail": "We're fully booked at seven.",
+                "alternative_offered": "9:30pm Friday"}
     assert replies.outcome(declined, BOOK) == (
-        "They couldn't book that. They said: \"We're fully booked at seven.\" They offered 9:30pm Friday instead; "
-        "text me again if that works."
+        "They had nothing close enough to the time you asked for. They said: \"We're fully booked at seven.\" "
+        "They offered 9:30pm Friday instead; text me again if that works."
     )
 
 
@@ -184,7 +185,17 @@ def test_a_declined_booking_gives_their_reason_and_offer():
         ({"status": "voicemail"}, "voicemail"),
         ({"status": "no_answer"}, "Nobody picked up at +1 415-555-0142"),
         ({"status": "failed", "reason": "GptLiveError('close 1011') at wss://api.openai.com/v1/live"}, "didn't work out"),
-        ({"status": "failed", "reason": "opt_out"}, "asked not to be called"),
+        ({"status": "declined", "reason": "opt_out", "evidence": [{"quote": "Please stop calling us.", "turn": 2}]},
+         "They asked not to be called again, so I won't call them. Their words: \"Please stop calling us.\""),
+        ({"status": "no_answer", "reason": "busy"}, "The line at +1 415-555-0142 was busy."),
+        ({"status": "no_answer", "reason": "ring_timeout"}, "Nobody picked up at +1 415-555-0142"),
+        ({"status": "failed", "reason": "number_unreachable", "detail": "SIP 404 from Telnyx"}, "+1 415-555-0142 doesn't seem to be in service"),
+        ({"status": "failed", "reason": "internal", "detail": "RuntimeError('boom')"}, "didn't work out"),
+        ({"status": "failed", "reason": "model_lost"}, "didn't work out"),
+        ({"status": "refused", "reason": "calling_window", "detail": "it's 3:05 AM there; calls are placed from 8 AM"},
+         "I can't place that call: it's 3:05 AM there; calls are placed from 8 AM."),
+        ({"status": "refused", "reason": "destination", "detail": "premium-rate numbers are refused (CALLD_ALLOW_PREMIUM)"},
+         replies.INVALID),
         ({"status": "declined", "reason": "some_new_code"}, "couldn't tell me"),
         ({"status": "answered", "answer_text": "see https://joes.example/hours"}, "couldn't make out a clear answer"),
         ({"status": "what"}, "didn't work out"),
@@ -198,8 +209,10 @@ LEAKS = re.compile(r"https?://|[A-Z]+_[A-Z_]+|\bHTTP\b|run_[0-9a-f]|Traceback|Er
 
 
 @given(st.fixed_dictionaries({}, optional={
-    "status": st.sampled_from(["answered", "booked", "declined", "voicemail", "no_answer", "failed", "other"]),
-    "answer_text": st.text(max_size=300), "reason": st.text(max_size=100), "confirmation_text": st.text(max_size=100),
+    "status": st.sampled_from(["answered", "booked", "declined", "voicemail", "no_answer", "failed", "refused", "other"]),
+    "answer_text": st.text(max_size=300), "reason": st.one_of(st.text(max_size=100), st.sampled_from(
+        ["refused", "unknown", "hung_up", "busy", "internal", "wrong_number", "opt_out", "calling_window"])),
+    "detail": st.text(max_size=100), "confirmation_text": st.text(max_size=100),
     "confirmed_time": st.text(max_size=40), "confirmed_party": st.integers(-3, 30), "alternative_offered": st.text(max_size=60),
     "evidence": st.lists(st.fixed_dictionaries({"quote": st.text(max_size=200)}), max_size=2),
     "run_id": st.just("run_5f0c2a9e1b7d4c3a8e6f"), "call_control_id": st.just("v3:abcdef"),

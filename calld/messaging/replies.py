@@ -103,18 +103,28 @@ def refused(message: object) -> str:
 
 # -- outcomes -----------------------------------------------------------------------------------------
 
-# Reason codes on results (the lead's result reasons) that deserve their own words; others get the status's.
+# Words per reason code (calld.domain.status), for the statuses whose reason changes what to say.
 _REASON_WORDS = {
-    "opt_out": "They asked not to be called, so I won't call them again.",
-    "busy": "The line was busy. Please try again later.",
-    "voicemail": "I got their voicemail and didn't leave a message. Try again when they're open?",
-    "no_answer": "Nobody picked up. Please try again later.",
-    "far_party_hangup": "They hung up before I got an answer. You might try again later.",
-    "hung_up": "They hung up before I got an answer. You might try again later.",
-    "stall": "They went quiet and I couldn't get an answer. You might try again later.",
-    "shutdown": "I had to stop that call part way. Please send your request again.",
+    # declined
+    "unknown": "They didn't know, I'm afraid.",
+    "hung_up": "They hung up before answering. You might try again later.",
+    "fully_booked": "They're fully booked then, sorry.",
+    "no_slot_in_window": "They had nothing close enough to the time you asked for.",
+    "details_missing": "They needed details I didn't have, so nothing is booked. Try calling them yourself?",
+    "opt_out": "They asked not to be called again, so I won't call them.",
+    # no_answer
+    "ring_timeout": "Nobody picked up at {who}. Please try again later.",
+    "busy": "The line at {who} was busy. Please try again in a little while.",
+    "rejected": "The call to {who} didn't go through. You could try again later, or check the number.",
+    "silent_line": "Someone picked up at {who}, but nobody spoke. You might try again later.",
+    # failed
+    "wrong_number": "Whoever answered {who} said that's not the place you meant. Could you check the number?",
+    "number_unreachable": "{who} doesn't seem to be in service. Could you check the number?",
+    "ivr_unnavigable": "I got stuck in their phone menu and couldn't reach a person. You might call them yourself.",
+    "hold_timeout": "They kept me on hold too long, so I hung up. Please try again later.",
+    "time_limit": "The call ran long without an answer, so I hung up. Please try again later.",
+    "daemon_restart": "I was restarted in the middle of that call. Please send your request again.",
 }
-
 
 def _reason_code(result: dict[str, Any]) -> str | None:
     reason = result.get("reason")
@@ -134,7 +144,7 @@ def _quote(result: dict[str, Any], *fallbacks: str) -> str | None:
 
 
 def outcome(result: dict[str, Any], intent: AskIntent | BookIntent) -> str:
-    """One or two sentences for a finished call."""
+    """One or two sentences for a finished call: the status, the reason where it matters, their words."""
     status = result.get("status")
     code = _reason_code(result)
     who = spoken_number(intent.to)
@@ -153,23 +163,27 @@ def outcome(result: dict[str, Any], intent: AskIntent | BookIntent) -> str:
             head += f" About your note: {agreed.rstrip('.')}."
         quote = _quote(result, "confirmation_text")
         return f"{head} They said: \"{quote}\"" if quote else head
-    if code in _REASON_WORDS:
-        return _REASON_WORDS[code]
+    if status == "refused":  # turned down before any call: the rule's own words, when fit to show
+        return refused(result.get("detail"))
+    words = _REASON_WORDS.get(code or "", "").format(who=who)
     if status == "declined":
+        quote = _quote(result, "detail") if isinstance(intent, BookIntent) else _quote(result)
         if isinstance(intent, BookIntent):
-            quote = _quote(result, "reason") if code is None else _quote(result)
-            text = "They couldn't book that."
+            text = words or "They couldn't book that."
             if quote:
                 text += f" They said: \"{quote}\""
             if alt := safe_words(result.get("alternative_offered"), 120):
                 text += f" They offered {alt.rstrip('.')} instead; text me again if that works."
             return text
-        quote = _quote(result)
+        if words:
+            return f"{words} Their words: \"{quote}\"" if quote and code not in ("hung_up",) else words
         if quote:
             return f"They wouldn't tell me. Their words: \"{quote}\""
         return "They couldn't tell me that over the phone. You might ask them in person."
     if status == "voicemail":
-        return _REASON_WORDS["voicemail"]
+        return "I got their voicemail and didn't leave a message. Try again when they're open?"
     if status == "no_answer":
-        return f"Nobody picked up at {who}. Please try again later."
+        return words or f"Nobody picked up at {who}. Please try again later."
+    if status == "failed" and words:
+        return words
     return "Sorry, the call didn't work out, so I don't have an answer. Please try again in a few minutes."
