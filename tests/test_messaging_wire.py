@@ -158,3 +158,19 @@ async def test_typing_is_best_effort(autojump_clock):
     async with httpx.AsyncClient(transport=httpx.MockTransport(handler), base_url="https://l.invalid") as client:
         await LinqHttp(client).start_typing("chat")
         await LinqHttp(client).stop_typing("chat")  # neither raises
+
+
+def test_linq_keys_can_come_from_systemd_credentials(tmp_path):
+    from calld.daemon.systemd import load_credentials
+
+    (tmp_path / "linq_api_key").write_text("KEY-linq\n")
+    (tmp_path / "linq_webhook_secret").write_text("whsec_QUJDREVGR0hJSktMTU5PUA==\n")
+    assert load_credentials({"CREDENTIALS_DIRECTORY": str(tmp_path)}) == {
+        "LINQ_API_KEY": "KEY-linq", "LINQ_WEBHOOK_SECRET": "whsec_QUJDREVGR0hJSktMTU5PUA=="}
+
+
+def test_the_linq_secrets_never_reach_an_artifact():
+    from calld.settings import load_settings
+
+    settings = load_settings(linq_api_key="KEY-linq", linq_webhook_secret="whsec_QUJD", _env_file=None)
+    assert {"KEY-linq", "whsec_QUJD"} <= set(settings.secrets())
