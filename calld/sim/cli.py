@@ -4,10 +4,11 @@
     calld-sim --scenario-file my_business.json   # a scenario as data (see docs/scenarios.md)
 
 Prints one JSON line with the addresses the daemon needs (TELNYX_API_BASE, OPENAI_LIVE_URL,
-TELNYX_PUBLIC_KEY, and for texting LINQ_API_BASE, LINQ_WEBHOOK_SECRET,
-OPENAI_API_BASE); someone texts the daemon with POST {TELNYX_API_BASE}/sim/linq/text
-{"from": "+15555550177", "text": "hours +15555550142", "url": "http://127.0.0.1:8787/linq/webhook"}
-and GET {TELNYX_API_BASE}/sim/linq/conversation shows both sides. On exit writes the audio metrics to --metrics-out if given.
+TELNYX_PUBLIC_KEY, and for texting LINQ_API_BASE, LINQ_WEBHOOK_SECRET, OPENAI_API_BASE); on exit
+writes the audio metrics to --metrics-out if given. Someone texts the daemon with
+    POST {TELNYX_API_BASE}/sim/linq/text
+    {"from": "+15555550177", "text": "hours +15555550142", "url": "http://127.0.0.1:8787/linq/webhook"}
+and GET {TELNYX_API_BASE}/sim/linq/conversation shows both sides of every conversation.
 """
 
 from __future__ import annotations
