@@ -5,6 +5,7 @@ uses, and its replies land in the fake Linq's record of the conversation (autoju
 from __future__ import annotations
 
 import io
+import re
 import json
 from contextlib import redirect_stdout
 
@@ -391,3 +392,35 @@ async def test_a_text_while_the_daemon_drains_is_told_to_try_again(daemon, autoj
     daemon.accepting = False
     await say(daemon, ALICE, "hours +1 555 555 0142")
     assert daemon.messaging.fake.replies_to(ALICE) == [replies.RESTARTING] and requests(daemon) == []
+
+
+LEAKS = re.compile(r"https?://|[A-Z]+_[A-Z_]+|\bHTTP\b|run_[0-9a-f]|v3:|Traceback|Error\(|\{|\binternal\b")
+
+
+# One scripted business per status and reason they reach (every scenario was checked once; these cover
+# each distinct outcome without running all of them on every test run).
+_ASKS = {"hours": "hours", "stock": "is the cast iron skillet in stock at", "aisle": "which aisle is the WD-40 at",
+         "decline": "hours", "dont_know": "hours", "far_party_after_ask": "hours", "far_party_mid_ask": "hours",
+         "model_from_recording": "hours", "stall": "hours", "model_mislabels_refusal": "hours"}
+_BOOKS = ("book_straight", "book_counter_outside", "book_full", "book_needs_card")
+
+
+def _matrix() -> list[tuple[str, str]]:
+    asks = [(name, f"{words} +1 555 555 0142") for name, words in _ASKS.items()]
+    return asks + [(name, "book a table for 2 Friday 7pm at +1 555 555 0142, outdoor if possible") for name in _BOOKS]
+
+
+@pytest.mark.parametrize(("scenario", "text"), _matrix())
+async def test_every_scripted_outcome_is_told_in_plain_words(daemon, autojump_clock, scenario, text):
+    daemon.messaging.scenario = scenario
+    await say(daemon, ALICE, text)
+    (row,) = requests(daemon)
+    got = daemon.messaging.fake.replies_to(ALICE)
+    assert len(got) == 2 and got[0].startswith("Calling +1 555-555-0142 now"), got
+    reply, result = got[1], row.result
+    assert not LEAKS.search(reply), (scenario, reply)
+    assert row.run_id not in reply
+    if result["status"] in ("failed", "no_answer"):
+        assert (result.get("detail") or "\0") not in reply  # calld's own account of a failure stays in the ledger
+    if result["status"] in ("answered", "declined") and result.get("evidence"):
+        assert result["evidence"][0]["quote"] in reply, (scenario, reply)  # the business's own words
