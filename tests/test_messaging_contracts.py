@@ -11,6 +11,7 @@ import httpx
 import linq
 import linq.types as linq_types
 import openai.types.responses as openai_responses
+import pydantic
 import pytest
 from linq.types.chats import MessageSendParams, MessageSendResponse
 from openai.types.responses.response_create_params import ResponseCreateParamsNonStreaming
@@ -58,7 +59,7 @@ def test_the_send_body_is_the_sdk_send_params(override):
 def test_the_send_body_check_catches_a_typo():
     body = send_body("hi", "k")
     body["message"]["idempotencyKey"] = body["message"].pop("idempotency_key")
-    with pytest.raises(Exception):
+    with pytest.raises(pydantic.ValidationError, match="idempotencyKey"):
         strict_param(MessageSendParams, body)
 
 
