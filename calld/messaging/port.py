@@ -188,10 +188,12 @@ class MessagingPort:
     @asynccontextmanager
     async def _turn(self, handle: str) -> AsyncIterator[None]:
         lock = self._locks.setdefault(handle, trio.Lock())
-        async with lock:
-            yield
-        if not lock.locked() and lock.statistics().tasks_waiting == 0:
-            self._locks.pop(handle, None)
+        try:
+            async with lock:
+                yield
+        finally:
+            if not lock.locked() and lock.statistics().tasks_waiting == 0:
+                self._locks.pop(handle, None)
 
     async def _converse(self, msg: InboundText) -> None:
         if msg.late:
