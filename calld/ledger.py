@@ -63,6 +63,36 @@ MIGRATIONS: tuple[str, ...] = (
     ALTER TABLE dids ADD COLUMN order_holder TEXT;
     ALTER TABLE dids ADD COLUMN order_held_until REAL;
     """,
+    # 4: texting calld (calld.messaging.store): linked handles, inbound events, opt-outs, pending confirmations
+    """
+    CREATE TABLE message_links (
+        handle TEXT PRIMARY KEY,
+        user_id TEXT NOT NULL,
+        name TEXT NOT NULL,
+        created_at TEXT NOT NULL
+    );
+    CREATE TABLE message_events (
+        event_id TEXT PRIMARY KEY,
+        message_id TEXT NOT NULL,
+        handle TEXT NOT NULL,
+        chat_id TEXT NOT NULL,
+        outcome TEXT NOT NULL DEFAULT 'received',
+        request_id TEXT,
+        received_at REAL NOT NULL
+    );
+    CREATE INDEX message_events_by_handle ON message_events (handle, received_at);
+    CREATE TABLE message_optouts (
+        handle TEXT PRIMARY KEY,
+        at TEXT NOT NULL
+    );
+    CREATE TABLE message_pending (
+        handle TEXT PRIMARY KEY,
+        chat_id TEXT NOT NULL,
+        message_id TEXT NOT NULL,
+        intent TEXT NOT NULL,
+        expires_at REAL NOT NULL
+    );
+    """,
 )
 
 # Stub numbers come from the range reserved for fiction: +1 555 555 0100 to 0199.

@@ -67,6 +67,18 @@ class Settings(BaseSettings):
     # Live mode dials real numbers: it also needs this explicit opt-in.
     calld_live_opt_in: bool = False
 
+    # Texting calld through Linq (iMessage, RCS, SMS; docs/linq.md). Live: both Linq values or neither
+    # (no texting); stub mode fakes Linq. Unrecognized texts go to the text model (OpenAI Responses API).
+    linq_api_key: SecretStr = SecretStr("")
+    linq_api_base: str = "https://api.linqapp.com/api/partner"
+    linq_webhook_secret: SecretStr = SecretStr("")  # the subscription's signing secret, whsec_...
+    openai_api_base: str = "https://api.openai.com/v1"
+    messaging_model_parse: bool = True
+    messaging_calls_per_hour: int = Field(5, ge=1, le=100)  # calls one handle may ask for by text
+    messaging_texts_per_hour: int = Field(30, ge=1, le=1000)  # past this, one notice, then silence
+    messaging_confirm_s: float = Field(600.0, gt=0, le=86400)  # how long a "Reply YES" stands
+    messaging_typing_refresh_s: float = Field(60.0, gt=0, le=85)  # Linq shows the indicator ~85 s
+
     pickup_hold_s: float = Field(5.0, gt=0, le=30)
     farewell_max_s: float = Field(8.0, gt=0, le=60)
     farewell_quiet_s: float = Field(1.0, gt=0, le=10)
@@ -144,7 +156,8 @@ class Settings(BaseSettings):
 
     def secrets(self) -> list[str]:
         """Values that must never appear in an artifact or a log line."""
-        keys = (self.telnyx_api_key.get_secret_value(), self.openai_api_key.get_secret_value())
+        keys = (self.telnyx_api_key.get_secret_value(), self.openai_api_key.get_secret_value(),
+                self.linq_api_key.get_secret_value(), self.linq_webhook_secret.get_secret_value())
         return [s for s in keys if s]
 
 

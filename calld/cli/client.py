@@ -92,6 +92,15 @@ class ControlClient:
     async def dids(self) -> list[dict[str, Any]]:
         return (await self._request("GET", "/v1/dids"))["dids"]
 
+    async def messaging_link(self, handle: str, user: str, name: str | None = None) -> dict[str, Any]:
+        return await self._request("POST", "/v1/messaging/links", {"handle": handle, "user": user, **({"name": name} if name else {})})
+
+    async def messaging_unlink(self, handle: str) -> dict[str, Any]:
+        return await self._request("POST", "/v1/messaging/unlink", {"handle": handle})
+
+    async def messaging_links(self) -> list[dict[str, Any]]:
+        return (await self._request("GET", "/v1/messaging/links"))["links"]
+
     async def raw(self, method: str, path: str, content: bytes) -> tuple[int, Any]:
         """Send bytes as they are (tests of the API's refusals)."""
         try:

@@ -256,6 +256,10 @@ def build_parser() -> argparse.ArgumentParser:
     tail.add_argument("--json", action="store_true")
     tail.set_defaults(afunc=_tail)
 
+    from calld.messaging.cli import add_messaging_commands
+
+    add_messaging_commands(sub, _with_client, _table)
+
     verify = sub.add_parser("verify", help="run a stub call into a fresh workspace and check its artifacts")
     verify.add_argument("job", choices=["ask", "book"], help="which job to verify")
     verify.set_defaults(func=_verify)

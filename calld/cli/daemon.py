@@ -51,6 +51,10 @@ def _overrides(args: argparse.Namespace) -> dict[str, object]:
 
 async def _demo(args: argparse.Namespace) -> int:
     """A private daemon in a temporary directory, one stub call through its control socket, then stop."""
+    if args.text:
+        from calld.messaging.demo import run_text_demo
+
+        return await run_text_demo(args)
     from calld.cli.client import ControlClient
     from calld.cli.ctl import run_ask
     from calld.daemon.service import Daemon
@@ -87,6 +91,8 @@ def build_parser() -> argparse.ArgumentParser:
     demo = sub.add_parser("demo", help="one complete stub call through a private daemon, then stop")
     demo.add_argument("--ask", choices=["hours", "stock", "aisle"], default="hours")
     demo.add_argument("--fast", action="store_true", help="run on a virtual clock: the same call, no waiting")
+    demo.add_argument("--text", action="append", metavar="TEXT",
+                      help='ask by text message instead (e.g. "hours +15555550142"); repeat for a conversation (e.g. --text YES)')
     demo.set_defaults(afunc=_demo)
     return parser
 
@@ -99,6 +105,7 @@ def main(argv: list[str] | None = None) -> int:
     logging.getLogger("httpx").setLevel(logging.WARNING)  # one line per request is noise, not an event
     if args.command == "demo" and not args.verbose:
         logging.getLogger("calld.call").setLevel(logging.WARNING)
+        logging.getLogger("calld.messaging").setLevel(logging.WARNING)
     try:
         if getattr(args, "fast", False):
             return trio.run(args.afunc, args, clock=trio.testing.MockClock(autojump_threshold=0))

@@ -161,6 +161,7 @@ class Daemon:
         self._live_connect: Any = None
         self._telnyx: TelnyxHttp | None = None
         self.stub_numbers = StubNumbers(pending_gets=1)  # stub mode's Telnyx numbers API
+        self.messaging: Any = None  # texting calld (calld.messaging.port.MessagingPort), when on
 
     # -- running -------------------------------------------------------------------------------
 
@@ -170,6 +171,7 @@ class Daemon:
         verify = self._live_preflight() if live else None
         public = create_public_app(self.callbook, serve_token=self.serve_token, verify=verify)
         control = create_control_app(self)
+        self.messaging = self._attach_messaging(public, control)
         ctl_cfg = _hypercorn_config("")
         if self._control_fd is not None:
             ctl_cfg.bind = [f"fd://{self._control_fd}"]
@@ -193,6 +195,10 @@ class Daemon:
                     os.chmod(self.settings.calld_socket, 0o660)
                 async with trio.open_nursery() as calls:
                     self._calls_nursery = calls
+                    if self.messaging is not None:  # texts are handled beside the calls, and drain with them
+                        await calls.start(self.messaging.run)
+                        if self.messaging.fake is not None:
+                            self.messaging.fake.webhook_url = f"{self.public_url}/linq/webhook"
                     log.info("ready: public %s, control %s, mode %s", self.public_url, ctl_cfg.bind[0], self.settings.calld_mode)
                     task_status.started(self)
                     await self._stop_servers.wait()
@@ -221,6 +227,9 @@ class Daemon:
                 self._calls_nursery.cancel_scope.cancel()
             with trio.move_on_after(15):
                 await self._idle.wait()
+        if self.messaging is not None:  # answers to calls placed by text still go out, within a bound
+            with trio.move_on_after(15):
+                await self.messaging.wait_idle()
         for tail in list(self._tails):
             tail.close()
         self._stop_servers.set()
@@ -275,6 +284,22 @@ class Daemon:
                 raise ValueError(exc.reason) from None
 
         return verify
+
+    def _attach_messaging(self, public: Any, control: Any) -> Any:
+        """Texting calld (calld.messaging): calld-ctl messaging on the control API; the Linq webhook
+        route and the port when texting is on. A half-configured live Linq stops the start."""
+        from calld.messaging.port import MessagingConfigError, build_messaging, install_control
+        from calld.messaging.store import MessagingStore
+
+        store = MessagingStore(self._ledger)
+        install_control(control, lambda: store)
+        try:
+            port = build_messaging(self.settings, self._ledger, ask=self.ask, book=self.book)
+        except MessagingConfigError as exc:
+            raise DaemonError(f"texting cannot start: {exc}") from None
+        if port is not None:
+            port.install(public)
+        return port
 
     async def _check_ingress(self) -> None:
         """Before any live dial: {PUBLIC_BASE_URL}/health must answer with this process's serve token,

@@ -36,7 +36,9 @@ log = logging.getLogger(__name__)
 LISTEN_FDS_START = 3
 
 # Credential ids in calld.service's LoadCredential= lines, and the settings they feed.
-CREDENTIALS = {"telnyx_api_key": "TELNYX_API_KEY", "openai_api_key": "OPENAI_API_KEY"}
+CREDENTIALS = {"telnyx_api_key": "TELNYX_API_KEY", "openai_api_key": "OPENAI_API_KEY",
+               # texting (optional; the unit lists them only when texting is on: systemd/README.md)
+               "linq_api_key": "LINQ_API_KEY", "linq_webhook_secret": "LINQ_WEBHOOK_SECRET"}
 
 
 def _environ(environ: Mapping[str, str] | None) -> Mapping[str, str]:

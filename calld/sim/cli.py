@@ -4,7 +4,11 @@
     calld-sim --scenario-file my_business.json   # a scenario as data (see docs/scenarios.md)
 
 Prints one JSON line with the addresses the daemon needs (TELNYX_API_BASE, OPENAI_LIVE_URL,
-TELNYX_PUBLIC_KEY); on exit writes the audio metrics to --metrics-out if given.
+TELNYX_PUBLIC_KEY, and for texting LINQ_API_BASE, LINQ_WEBHOOK_SECRET, OPENAI_API_BASE); on exit
+writes the audio metrics to --metrics-out if given. Someone texts the daemon with
+    POST {TELNYX_API_BASE}/sim/linq/text
+    {"from": "+15555550177", "text": "hours +15555550142", "url": "http://127.0.0.1:8787/linq/webhook"}
+and GET {TELNYX_API_BASE}/sim/linq/conversation shows both sides of every conversation.
 """
 
 from __future__ import annotations
@@ -29,7 +33,9 @@ async def _main(args: argparse.Namespace) -> int:
         async with trio.open_nursery() as n:
             addrs = await n.start(partial(sim.serve, host=args.host, telnyx_port=args.telnyx_port, live_port=args.live_port))
             print(json.dumps({"TELNYX_API_BASE": addrs.telnyx_api_base, "OPENAI_LIVE_URL": addrs.live_url,
-                              "TELNYX_PUBLIC_KEY": addrs.public_key}), flush=True)
+                              "TELNYX_PUBLIC_KEY": addrs.public_key, "LINQ_API_BASE": addrs.linq_api_base,
+                              "LINQ_WEBHOOK_SECRET": addrs.linq_webhook_secret, "OPENAI_API_BASE": addrs.openai_api_base}),
+                  flush=True)
             async for _ in signals:
                 break
             if args.metrics_out:

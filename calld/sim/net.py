@@ -26,12 +26,13 @@ def rest_app(handler: RestHandler) -> QuartTrio:
     """Serve an httpx-style handler (the stub Telnyx REST API) over real HTTP."""
     app = QuartTrio("calld.sim.telnyx")
 
-    @app.route("/v2/<path:rest>", methods=["GET", "POST", "PATCH", "PUT", "DELETE"])
+    # Every path: Telnyx's /v2, and the fake Linq's and text model's routes beside it.
+    @app.route("/<path:rest>", methods=["GET", "POST", "PATCH", "PUT", "DELETE"])
     async def v2(rest: str) -> Response:
         body = await request.get_data()
         req = httpx.Request(request.method, str(request.url), headers=list(request.headers.items()), content=body)
         resp = await handler(req)
-        return Response(resp.content, status=resp.status_code, content_type="application/json")
+        return Response(resp.content, status=resp.status_code, content_type=resp.headers.get("content-type", "application/json"))
 
     return app
 

@@ -14,6 +14,7 @@ scenario (as in the load benchmark); run distinct scenarios one call at a time.
 
 from __future__ import annotations
 
+import json
 import logging
 import re
 import time
@@ -23,6 +24,7 @@ from typing import Any
 
 import httpx
 import trio
+import attrs
 from attrs import frozen
 from hypercorn.config import Config
 from hypercorn.trio import serve
@@ -32,7 +34,9 @@ from calld.runtime.sockets import MessageSocket
 from calld.sim.meter import CallMeter, summarize
 from calld.sim.net import WebhookPoster, rest_app
 from calld.sim.ws import WsSocket, serve_ws, ws_connect
+from calld.stub.linq import FakeLinq
 from calld.stub.scenario import Scenario
+from calld.stub.text_model import ScriptedResponses
 from calld.stub.telnyx_numbers import StubNumbers
 from calld.stub.world import StubWorld
 
@@ -44,6 +48,9 @@ class SimAddresses:
     telnyx_api_base: str  # http://127.0.0.1:PORT
     live_url: str  # ws://127.0.0.1:PORT/v1/live/sessions
     public_key: str  # base64 Ed25519 key the daemon verifies webhooks with
+    linq_api_base: str = ""  # the fake Linq's Partner API (LINQ_API_BASE)
+    linq_webhook_secret: str = ""  # what the fake Linq signs its webhooks with (LINQ_WEBHOOK_SECRET)
+    openai_api_base: str = ""  # the scripted Responses API for texts (OPENAI_API_BASE)
 
 
 class Simulator:
@@ -63,11 +70,25 @@ class Simulator:
         self._unbound_changed = trio.Event()
         self._nursery: trio.Nursery | None = None
         self._poster: WebhookPoster | None = None
+        # Texting: a fake Linq (signed webhooks to the daemon, sends recorded) and a scripted text model.
+        self.linq = FakeLinq()
+        self.text_model = ScriptedResponses()
 
     # -- REST ----------------------------------------------------------------------------------
 
     async def rest(self, request: httpx.Request) -> httpx.Response:
         path = request.url.path
+        if path.startswith("/api/partner/v3/"):
+            return self.linq.handle(request)
+        if path == "/v1/responses":
+            return self.text_model.handle(request)
+        if path == "/sim/linq/text" and request.method == "POST":
+            # Someone texts the line: {"from": "+1555...", "text": "...", "url": daemon's /linq/webhook}
+            body = json.loads(request.content)
+            statuses = await self.linq.text(body["from"], body["text"], url=body.get("url"))
+            return httpx.Response(200, json={"statuses": statuses})
+        if path == "/sim/linq/conversation":
+            return httpx.Response(200, json=[attrs.asdict(line) for line in self.linq.conversation])
         if request.method == "POST" and path == "/v2/calls":
             world = self._new_world()
             resp = await world.transport().handle_async_request(request)
@@ -134,4 +155,6 @@ class Simulator:
             cfg.errorlog = None
             binds = await n.start(partial(serve, rest_app(self.rest), cfg))
             live_port = await n.start(serve_ws, self._live_session, host, live_port)
-            task_status.started(SimAddresses(binds[0], f"ws://{host}:{live_port}/v1/live/sessions", self.public_key))
+            task_status.started(SimAddresses(binds[0], f"ws://{host}:{live_port}/v1/live/sessions", self.public_key,
+                                             linq_api_base=f"{binds[0]}/api/partner", linq_webhook_secret=self.linq.secret,
+                                             openai_api_base=f"{binds[0]}/v1"))

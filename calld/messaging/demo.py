@@ -1,0 +1,52 @@
+"""`calld demo --text "..."`: a private stub daemon, a linked handle, and a text conversation with it.
+
+Each --text is sent by the fake Linq as a signed webhook to the daemon's real route once the
+previous one has been answered in full; the conversation is printed as both sides see it.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import tempfile
+from pathlib import Path
+
+import trio
+
+from calld.settings import load_settings
+
+DEMO_HANDLE = "+15555550177"  # the person texting (fictional range)
+
+
+async def run_text_demo(args: argparse.Namespace) -> int:
+    from calld.cli.client import ControlClient
+    from calld.daemon.service import Daemon
+    from calld.stub.linq import Line
+
+    workdir = Path(tempfile.mkdtemp(prefix="calld-demo-"))
+    settings = load_settings(
+        calld_state_dir=workdir / "state", calld_socket=workdir / "ctl.sock", calld_bind="127.0.0.1:0", calld_mode="stub"
+    )
+    daemon = Daemon(settings)
+    out = sys.stdout
+
+    def show(line: Line) -> None:
+        who = "  you" if line.who == "them" else "calld"
+        print(f"{who}: {line.text}", file=out, flush=True)
+
+    async with trio.open_nursery() as n:
+        await n.start(daemon.serve)
+        print(f"calld demo: a private daemon on {settings.calld_socket}", file=sys.stderr)
+        async with ControlClient(settings.calld_socket) as client:
+            row = await client.provision("demo")
+            link = await client.messaging_link(DEMO_HANDLE, "demo", "Nathan")
+        print(f"user demo calls from {row['did']}; {link['handle']} texts for it", file=sys.stderr)
+        fake = daemon.messaging.fake
+        fake.listeners.append(show)
+        for text in args.text:
+            await fake.text(DEMO_HANDLE, text)
+            await daemon.messaging.wait_idle()
+        replied = bool(fake.replies_to(DEMO_HANDLE))
+        await daemon.shutdown(drain_s=5)
+    print(f"artifacts: {settings.artifacts_dir}", file=sys.stderr)
+    return 0 if replied else 1

@@ -1,0 +1,176 @@
+"""Understanding a text, deterministically: the common forms people type, and the keywords.
+
+Pure functions of the text. A text is one of:
+
+- a Keyword (STOP, START, HELP, YES, NO, in the spellings people use);
+- an AskIntent or a BookIntent: what `calld-ctl ask` / `book` would be given, still unvalidated
+  (the request models validate it, as they validate calld-ctl's flags);
+- Incomplete: clearly a request, but a part is missing (the reply says which);
+- Unrecognized: anything else (a text model may try; see calld.messaging.model).
+
+Forms understood: "hours +1 415 555 0142", "is the cast iron skillet in stock at 415-555-0142?",
+"which aisle is the WD-40 at +1 415 555 0142", "book a table for 2 Friday 7pm at +1 415 555 0142,
+outdoor if possible". A text with two phone numbers is not guessed at.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Literal
+
+from attrs import frozen
+
+KeywordWord = Literal["stop", "start", "help", "yes", "no"]
+
+
+@frozen
+class Keyword:
+    word: KeywordWord
+
+
+@frozen
+class AskIntent:
+    to: str  # E.164
+    ask: Literal["hours", "stock", "aisle"]
+    item: str | None = None
+
+
+@frozen
+class BookIntent:
+    to: str  # E.164
+    party: int
+    time: str
+    notes: str | None = None
+
+
+@frozen
+class Incomplete:
+    missing: Literal["number", "party", "time", "item"]
+    kind: Literal["ask", "book"]
+
+
+@frozen
+class Unrecognized:
+    pass
+
+
+Parsed = Keyword | AskIntent | BookIntent | Incomplete | Unrecognized
+
+# Messaging's conventional keywords. Linq marks a chat opted out on STOP, UNSUBSCRIBE, OPTOUT,
+# CANCEL, END, QUIT and OPT OUT (the whole message); calld honours those in any case, too.
+_KEYWORDS: dict[str, KeywordWord] = {
+    **dict.fromkeys(("stop", "stopall", "stop all", "unsubscribe", "optout", "opt out", "opt-out", "cancel", "end", "quit"), "stop"),
+    **dict.fromkeys(("start", "unstop", "subscribe"), "start"),
+    **dict.fromkeys(("help", "info", "?", "commands"), "help"),
+    **dict.fromkeys(("yes", "y", "yep", "yeah", "yes please", "ok", "okay", "sure", "go ahead", "do it", "call", "call them", "👍"), "yes"),
+    **dict.fromkeys(("no", "n", "nope", "no thanks", "no thank you", "don't", "dont", "never mind", "nevermind", "skip", "forget it"), "no"),
+}
+
+_PHONE_RUN = re.compile(r"\+?\(?\d[\d\s().\-]{5,}\d\)?")
+_DAY = r"(?:today|tonight|tomorrow|mon(?:day)?|tue(?:s|sday)?|wed(?:nesday)?|thu(?:rs|rsday)?|fri(?:day)?|sat(?:urday)?|sun(?:day)?)"
+_CLOCK = r"(?:\d{1,2}(?::\d{2})?\s*(?:am|pm|a\.m\.|p\.m\.)|\d{1,2}:\d{2}|noon|midnight)"
+_TIME = re.compile(rf"\b(?:(?:on\s+)?{_DAY}\s*(?:at\s+)?{_CLOCK}|{_CLOCK}\s*(?:on\s+)?{_DAY}|{_CLOCK}|{_DAY})\b", re.IGNORECASE)
+_PARTY = re.compile(r"\b(?:for|party of|table of)\s+(\d{1,3})\b|\b(\d{1,3})\s+(?:people|persons|guests|of us|adults)\b", re.IGNORECASE)
+_WORD_NUMBERS = {"one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8, "nine": 9, "ten": 10}
+_HOURS = re.compile(r"\b(hours?|open(?:ing)?|clos(?:e|es|ing)|what time)\b", re.IGNORECASE)
+_BOOK = re.compile(r"\b(book|reserve|reservation|table for)\b", re.IGNORECASE)
+_AISLE = [
+    re.compile(r"^(?:which|what)\s+aisle\s+(?:is|are)\s+(?P<item>.+?)(?:\s+(?:in|at|on|kept))?$", re.IGNORECASE),
+    re.compile(r"^(?:which|what)\s+aisle\s+(?:has|have|carries|stocks|for)\s+(?P<item>.+?)(?:\s+(?:in|at|on))?$", re.IGNORECASE),
+    re.compile(r"^where\s+(?:is|are|do you keep|do they keep)\s+(?P<item>.+?)(?:\s+(?:in|at|on|kept))?$", re.IGNORECASE),
+    re.compile(r"^aisle\s+(?:for\s+)?(?P<item>.+?)(?:\s+(?:at|in))?$", re.IGNORECASE),
+]
+_STOCK = [
+    re.compile(r"^(?:is|are)\s+(?:there\s+)?(?P<item>.+?)\s+(?:in stock|available|on the shelf)(?:\s+(?:at|in))?$", re.IGNORECASE),
+    re.compile(r"^(?:do|does)\s+(?:you|they|it|the store)\s+(?:have|carry|stock)\s+(?P<item>.+?)(?:\s+(?:in stock|at|in))?$", re.IGNORECASE),
+    re.compile(r"^(?:stock|in stock)\s+(?P<item>.+?)(?:\s+(?:at|in))?$", re.IGNORECASE),
+    re.compile(r"^(?!(?:is|are|do|does)\b)(?P<item>.+?)\s+in stock(?:\s+(?:at|in))?$", re.IGNORECASE),
+]
+_ARTICLE = re.compile(r"^(?:the|a|an|any|some)\s+", re.IGNORECASE)
+
+
+def parse_text(text: str) -> Parsed:
+    words = _fold(text)
+    if words in _KEYWORDS:
+        return Keyword(_KEYWORDS[words])
+    numbers = find_numbers(text)
+    rest = text
+    for raw, _ in numbers:
+        rest = rest.replace(raw, " ")
+    rest = " ".join(rest.split()).strip(" ,;:-?!.")
+    kind = _kind(rest)
+    if kind is None:
+        return Unrecognized()
+    if len(numbers) != 1:
+        return Incomplete("number", "book" if kind == "book" else "ask") if not numbers else Unrecognized()
+    to = numbers[0][1]
+    if kind == "book":
+        return _book(rest, to)
+    if kind == "hours":
+        return AskIntent(to, "hours")
+    item = _item(rest, _STOCK if kind == "stock" else _AISLE)
+    if item is None:
+        return Incomplete("item", "ask")
+    return AskIntent(to, kind, item)
+
+
+def _fold(text: str) -> str:
+    return " ".join(text.lower().split()).strip(" .!")
+
+
+def _kind(rest: str) -> Literal["book", "hours", "stock", "aisle"] | None:
+    if _BOOK.search(rest):
+        return "book"
+    if re.search(r"\baisle\b|^where\s+(?:is|are|do)\b", rest, re.IGNORECASE):
+        return "aisle"
+    if re.search(r"\b(in stock|available|on the shelf|do (?:you|they) (?:have|carry|stock)|stock)\b", rest, re.IGNORECASE):
+        return "stock"
+    if _HOURS.search(rest):
+        return "hours"
+    return None
+
+
+def find_numbers(text: str) -> list[tuple[str, str]]:
+    """Each phone number in the text: (as written, as E.164). NANP without a + is taken as +1."""
+    found = []
+    for m in _PHONE_RUN.finditer(text):
+        raw = m.group(0).strip()
+        digits = re.sub(r"\D", "", raw)
+        if raw.startswith("+"):
+            e164 = f"+{digits}" if 8 <= len(digits) <= 15 and digits[0] != "0" else None
+        elif len(digits) == 10:
+            e164 = f"+1{digits}"
+        elif len(digits) == 11 and digits[0] == "1":
+            e164 = f"+{digits}"
+        else:
+            e164 = None
+        if e164 is not None:
+            found.append((raw, e164))
+    return found
+
+
+def _item(rest: str, patterns: list[re.Pattern[str]]) -> str | None:
+    for pattern in patterns:
+        if m := pattern.match(rest):
+            item = _ARTICLE.sub("", m.group("item").strip(" ,;:-?!.\"'"))
+            if item and not re.fullmatch(r"(?:it|them|that|this)", item, re.IGNORECASE):
+                return item
+    return None
+
+
+def _book(rest: str, to: str) -> BookIntent | Incomplete:
+    head, _, tail = rest.partition(",")
+    notes = tail.strip(" ,;:-?!.") or None
+    party_match = _PARTY.search(head)
+    if party_match is None:
+        word = re.search(r"\b(?:for|party of)\s+(" + "|".join(_WORD_NUMBERS) + r")\b", head, re.IGNORECASE)
+        party = _WORD_NUMBERS[word.group(1).lower()] if word else None
+    else:
+        party = int(party_match.group(1) or party_match.group(2))
+    if party is None:
+        return Incomplete("party", "book")
+    when = _TIME.search(_PARTY.sub(" ", head))
+    if when is None:
+        return Incomplete("time", "book")
+    time = " ".join(when.group(0).split())
+    return BookIntent(to, party, time, notes)

@@ -1,0 +1,485 @@
+"""The messaging port: a text to our Linq line becomes the request calld-ctl would send, and the
+call's result comes back as a text. It sits beside the call and never joins the reducer.
+
+Inbound (`POST /linq/webhook` on the public app): verify the Standard Webhooks signature (401
+and nothing else on a bad one), parse (400 on a body that is not Linq's), write the event id
+to the ledger (a redelivery is answered 200 and does nothing more), answer 200 at once, and
+handle the text in a task of the daemon's calls nursery.
+
+Handling, per sender handle one decision at a time:
+  STOP/START/HELP keywords -> unlinked handle (one polite line) -> texts-per-hour flood limit ->
+  a YES/NO for the pending model-parsed request -> the deterministic parser -> (live: the text
+  model, then a confirmation, never a dial) -> the calls-per-hour limit -> the call.
+A call goes through the very service functions the control API uses (Daemon.ask / Daemon.book),
+with one request id per inbound message (from its message id), so validation, policy, calling
+windows and idempotency apply unchanged and a redelivered text never dials twice.
+
+Replies carry idempotency keys from the message they answer and their slot ("ack", "result",
+...), so a retried send never reaches the person twice. A handle that texted STOP gets nothing
+more (the STOP confirmation itself is sent once, with Linq's override).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+import re
+import time
+from collections.abc import AsyncIterator, Callable
+from contextlib import aclosing, asynccontextmanager
+from typing import TYPE_CHECKING, Any
+
+import httpx
+import trio
+from pydantic import ValidationError
+from quart import Response, request
+from quart_trio import QuartTrio
+
+from calld.domain.requests import AskRequest, BookRequest
+from calld.messaging import replies
+from calld.messaging.linq import LinqHttp, LinqSendError, OptedOut, open_linq_client
+from calld.messaging.model import ResponsesTextModel, TextModel, open_openai_client
+from calld.messaging.parse import AskIntent, BookIntent, Incomplete, Keyword, Unrecognized, parse_text
+from calld.messaging.store import Link, MessagingStore
+from calld.messaging.wire import InboundText, LinqSignatureError, LinqWireError, WebhookVerifier, parse_webhook
+
+if TYPE_CHECKING:
+    from calld.ledger import Ledger
+    from calld.settings import Settings
+
+log = logging.getLogger("calld.messaging")
+
+WEBHOOK_PATH = "/linq/webhook"
+MAX_WEBHOOK_BYTES = 256 * 1024
+FINAL_SEND_BOUND_S = 30.0  # a result still goes out while the daemon drains, within this bound
+HOUR_S = 3600.0
+
+PlaceCall = Callable[..., AsyncIterator[dict[str, Any]]]
+
+
+class MessagingConfigError(ValueError):
+    pass
+
+
+def request_id_for(message_id: str) -> str:
+    """One request id per inbound message (calld's RequestId pattern), so a repeat never dials twice."""
+    safe = re.sub(r"[^A-Za-z0-9_.:-]", "", message_id)
+    if safe and len(safe) <= 70 and safe == message_id:
+        return f"txt_{safe}"
+    return "txt_" + hashlib.sha256(message_id.encode()).hexdigest()[:40]
+
+
+class MessagingPort:
+    def __init__(
+        self,
+        settings: Settings,
+        ledger: Ledger,
+        *,
+        ask: PlaceCall,
+        book: PlaceCall,
+        secret: str,
+        linq_transport: httpx.AsyncBaseTransport | None = None,
+        model_transport: httpx.AsyncBaseTransport | None = None,
+        use_model: bool = True,
+        scenario: str | None = None,
+        clock: Callable[[], float] = time.time,
+    ) -> None:
+        self.settings = settings
+        self.store = MessagingStore(ledger)
+        self._ask = ask
+        self._book = book
+        self._verifier = WebhookVerifier(secret)
+        self._linq_transport = linq_transport
+        self._model_transport = model_transport
+        self._use_model = use_model
+        self.scenario = scenario  # stub mode only: which scripted business answers texted calls
+        self._clock = clock
+        self.linq: LinqHttp | None = None
+        self.model: TextModel | None = None
+        self._nursery: trio.Nursery | None = None
+        self._locks: dict[str, trio.Lock] = {}
+        self._active = 0
+        self._idle = trio.Event()
+        self._idle.set()
+        self.fake: Any = None  # stub mode: the FakeLinq behind linq_transport
+
+    # -- running ----------------------------------------------------------------------------------
+
+    async def run(self, *, task_status: trio.TaskStatus[MessagingPort] = trio.TASK_STATUS_IGNORED) -> None:
+        """Hold the Linq and text-model clients and the nursery texts are handled in, until cancelled."""
+        s = self.settings
+        linq_cm = open_linq_client(s.linq_api_key.get_secret_value() or "stub-key", s.linq_api_base, transport=self._linq_transport)
+        model_cm = open_openai_client(s.openai_api_key.get_secret_value() or "stub-key", s.openai_api_base, transport=self._model_transport)
+        async with linq_cm as linq_client, model_cm as model_client, trio.open_nursery() as nursery:
+            self.linq = LinqHttp(linq_client)
+            if self._use_model:
+                self.model = ResponsesTextModel(model_client, model=s.openai_responses_model, effort=s.openai_responses_effort)
+            self._nursery = nursery
+            task_status.started(self)
+            await trio.sleep_forever()
+
+    async def wait_idle(self) -> None:
+        """Until no text is being handled (a call placed by text counts until its result is sent)."""
+        await trio.sleep(0)
+        while not self._idle.is_set():
+            await self._idle.wait()
+            await trio.sleep(0)
+
+    def install(self, app: QuartTrio) -> None:
+        """The webhook route on the public app (Linq's subscription points at {PUBLIC_BASE_URL}/linq/webhook?version=2026-02-03)."""
+        app.add_url_rule(WEBHOOK_PATH, "linq_webhook", self._webhook_route, methods=["POST"])
+
+    async def _webhook_route(self) -> tuple[dict[str, object], int]:
+        raw = await request.get_data(cache=False)
+        if len(raw) > MAX_WEBHOOK_BYTES:
+            return {"error": "body too large"}, 413
+        status, answer = self.receive(raw, dict(request.headers))
+        return answer, status
+
+    def receive(self, raw: bytes, headers: dict[str, str]) -> tuple[int, dict[str, object]]:
+        """One webhook delivery: verify, parse, dedupe, hand off. Returns (HTTP status, body) at once."""
+        try:
+            self._verifier.verify(raw, headers)
+        except LinqSignatureError as exc:
+            log.warning("linq webhook refused: %s", exc)
+            return 401, {"error": f"signature: {exc}"}
+        try:
+            inbound = parse_webhook(raw)
+        except LinqWireError as exc:
+            log.warning("linq webhook refused: %s", exc)
+            return 400, {"error": str(exc)}
+        if not isinstance(inbound, InboundText):
+            log.info("linq webhook %s ignored: %s", inbound.event_id, inbound.why)
+            return 200, {"ok": True, "note": "ignored"}
+        if self._nursery is None:
+            return 503, {"error": "messaging is starting"}  # Linq retries 5xx
+        fresh = self.store.claim_event(inbound.event_id, message_id=inbound.message_id, handle=inbound.handle,
+                                       chat_id=inbound.chat_id, at=self._clock())
+        if not fresh:
+            log.info("linq webhook %s is a redelivery: nothing more to do", inbound.event_id)
+            return 200, {"ok": True, "note": "duplicate"}
+        self._begin()
+        self._nursery.start_soon(self._handle, inbound)
+        return 200, {"ok": True}
+
+    def _begin(self) -> None:
+        self._active += 1
+        if self._idle.is_set():
+            self._idle = trio.Event()
+
+    def _end(self) -> None:
+        self._active -= 1
+        if self._active == 0:
+            self._idle.set()
+
+    # -- one text ---------------------------------------------------------------------------------
+
+    async def _handle(self, msg: InboundText) -> None:
+        log.info("text %s from %s (%s): %d chars", msg.event_id, _mask(msg.handle), msg.service, len(msg.text))
+        try:
+            await self._converse(msg)
+        except Exception:  # noqa: BLE001 - one text's bug must not end the daemon; the person still hears back
+            log.exception("text %s: handling failed", msg.event_id)
+            self.store.set_outcome(msg.event_id, "error")
+            await self._send(msg, "oops", replies.SOMETHING_WRONG)
+        finally:
+            self._end()
+
+    @asynccontextmanager
+    async def _turn(self, handle: str) -> AsyncIterator[None]:
+        lock = self._locks.setdefault(handle, trio.Lock())
+        try:
+            async with lock:
+                yield
+        finally:
+            if not lock.locked() and lock.statistics().tasks_waiting == 0:
+                self._locks.pop(handle, None)
+
+    async def _converse(self, msg: InboundText) -> None:
+        if msg.late:
+            self.store.set_outcome(msg.event_id, "late")  # Linq: recovered history, never auto-replied to
+            return
+        parsed = parse_text(msg.text)
+        now = self._clock()
+        async with self._turn(msg.handle):
+            if isinstance(parsed, Keyword) and parsed.word == "stop":
+                fresh = self.store.opt_out(msg.handle)
+                self.store.take_pending(msg.handle, now)
+                self.store.set_outcome(msg.event_id, "stop")
+                if fresh:  # one confirmation, past Linq's own block; a repeated STOP hears nothing
+                    await self._send(msg, "stop", replies.STOPPED, override_optout=True)
+                return
+            was_out = self.store.opt_in(msg.handle)  # as at Linq: any other message opts them back in
+            if isinstance(parsed, Keyword) and parsed.word == "start":
+                self.store.set_outcome(msg.event_id, "start")
+                await self._send(msg, "start", replies.STARTED if was_out else replies.HELP)
+                return
+            if isinstance(parsed, Keyword) and parsed.word == "help":
+                self.store.set_outcome(msg.event_id, "help")
+                await self._send(msg, "help", replies.HELP)
+                return
+            link = self.store.link_for(msg.handle)
+            if link is None:
+                # One polite line, not one per text: a stranger cannot make calld text them at will.
+                told = self.store.count_since(msg.handle, now - HOUR_S, outcome="unlinked")
+                self.store.set_outcome(msg.event_id, "unlinked")
+                if not told:
+                    await self._send(msg, "unlinked", replies.UNLINKED)
+                return
+            texts = self.store.count_since(msg.handle, now - HOUR_S)
+            if texts > self.settings.messaging_texts_per_hour:
+                self.store.set_outcome(msg.event_id, "flood")
+                if texts == self.settings.messaging_texts_per_hour + 1:
+                    await self._send(msg, "flood", replies.TOO_MANY_TEXTS)  # said once; later texts get silence
+                return
+            pending = self.store.take_pending(msg.handle, now)
+            source = msg.message_id
+            intent: AskIntent | BookIntent
+            if isinstance(parsed, Keyword):  # yes or no
+                if pending is None:
+                    self.store.set_outcome(msg.event_id, "no_pending")
+                    await self._send(msg, "pending", replies.NOTHING_PENDING)
+                    return
+                if parsed.word == "no":
+                    self.store.set_outcome(msg.event_id, "cancelled")
+                    await self._send(msg, "cancelled", replies.CANCELLED)
+                    return
+                intent, source = pending.intent, pending.message_id
+            elif isinstance(parsed, Incomplete):
+                self.store.set_outcome(msg.event_id, "incomplete")
+                await self._send(msg, "incomplete", replies.incomplete(parsed))
+                return
+            elif isinstance(parsed, Unrecognized):
+                await self._understand(msg, link, now)
+                return
+            else:
+                intent = parsed
+            request_or_error = build_request(intent, link, request_id_for(source))
+            if isinstance(request_or_error, str):
+                self.store.set_outcome(msg.event_id, "invalid")
+                await self._send(msg, "invalid", request_or_error)
+                return
+            calls = self.store.count_since(msg.handle, now - HOUR_S, outcome="call")
+            if calls >= self.settings.messaging_calls_per_hour:
+                self.store.set_outcome(msg.event_id, "rate_limited")
+                await self._send(msg, "rate", replies.RATE_LIMITED)
+                return
+            self.store.set_outcome(msg.event_id, "call", request_or_error.request_id)
+        await self._call(msg, intent, request_or_error)
+
+    async def _understand(self, msg: InboundText, link: Link, now: float) -> None:
+        """A text the parser did not know: the text model reads it, and the person confirms it."""
+        intent = await self.model.understand(msg.text) if self.model is not None and msg.text else None
+        if intent is None:
+            self.store.set_outcome(msg.event_id, "not_understood")
+            await self._send(msg, "unclear", replies.NOT_UNDERSTOOD)
+            return
+        checked = build_request(intent, link, request_id_for(msg.message_id))
+        if isinstance(checked, str):
+            self.store.set_outcome(msg.event_id, "invalid")
+            await self._send(msg, "invalid", checked)
+            return
+        intent = _with_checked_number(intent, checked)
+        self.store.put_pending(msg.handle, msg.chat_id, msg.message_id, intent, now + self.settings.messaging_confirm_s)
+        self.store.set_outcome(msg.event_id, "confirm")
+        await self._send(msg, "confirm", replies.confirm(intent))
+
+    async def _call(self, msg: InboundText, intent: AskIntent | BookIntent, req: AskRequest | BookRequest) -> None:
+        key = req.request_id or msg.message_id
+        place = self._ask if isinstance(req, AskRequest) else self._book
+        async with aclosing(place(req, scenario=self.scenario)) as stream:
+            await self._follow(msg, intent, stream, key)
+
+    async def _follow(self, msg: InboundText, intent: AskIntent | BookIntent, stream: AsyncIterator[dict[str, Any]], key: str) -> None:
+        from calld.daemon.service import AtCapacity, DaemonError, Draining
+        from calld.ledger import RequestConflict, UnknownUser
+
+        try:
+            first = await anext(stream)  # validation, policy and the ledger claim happen before this
+        except UnknownUser:
+            await self._send(msg, "refused", replies.NOT_SET_UP, key=key)
+            return
+        except Draining:
+            await self._send(msg, "refused", replies.RESTARTING, key=key)
+            return
+        except AtCapacity:
+            await self._send(msg, "refused", replies.BUSY, key=key)
+            return
+        except RequestConflict:
+            await self._send(msg, "refused", replies.SOMETHING_WRONG, key=key)
+            return
+        except (ValueError, DaemonError) as exc:
+            user_text = getattr(exc, "user_text", None)  # a refusal may carry its own words for people
+            await self._send(msg, "refused", user_text if isinstance(user_text, str) else replies.refused(str(exc)), key=key)
+            return
+        final: dict[str, Any] | None = first if ("result" in first or "error" in first) else None
+        run_id = (first.get("progress") or first.get("result") or {}).get("run_id")
+        log.info("text %s: request %s is %s (%s)", msg.event_id, key, "answered from the ledger" if final else "on a call", run_id)
+        if final is None:
+            await self._send(msg, "ack", replies.calling_now(intent), key=key)
+            assert self.linq is not None
+            async with trio.open_nursery() as typing:
+                typing.start_soon(self._keep_typing, msg.chat_id)
+                async for item in stream:
+                    if "result" in item or "error" in item:
+                        final = item
+                typing.cancel_scope.cancel()
+        else:
+            async for _ in stream:  # a repeat's stored result: let the service's generators finish cleanly
+                pass
+        if final is not None and "result" in final:
+            text = replies.outcome(final["result"], intent)
+        else:
+            log.error("text %s: call ended without a result: %s", msg.event_id, (final or {}).get("error"))
+            text = replies.SOMETHING_WRONG
+        with trio.CancelScope(shield=True), trio.move_on_after(FINAL_SEND_BOUND_S):
+            await self._send(msg, "result", text, key=key)
+
+    async def _keep_typing(self, chat_id: str) -> None:
+        """The typing indicator while the call is on: Linq shows one for about 85 s; refresh it."""
+        assert self.linq is not None
+        while True:
+            await self.linq.start_typing(chat_id)
+            await trio.sleep(self.settings.messaging_typing_refresh_s)
+
+    async def _send(self, msg: InboundText, slot: str, text: str, *, key: str | None = None, override_optout: bool = False) -> None:
+        """One reply into the sender's chat, keyed on what it answers so a retry never repeats it."""
+        if not override_optout and self.store.opted_out(msg.handle):
+            log.info("text %s: no %s reply, %s opted out", msg.event_id, slot, _mask(msg.handle))
+            return
+        assert self.linq is not None
+        idem = f"calld:{key or msg.message_id}:{slot}"
+        try:
+            await self.linq.send_text(msg.chat_id, text, idem, override_optout=override_optout)
+        except OptedOut:
+            self.store.opt_out(msg.handle)
+            log.info("text %s: %s opted out at Linq; reply dropped", msg.event_id, _mask(msg.handle))
+        except LinqSendError as exc:
+            log.error("text %s: %s reply not sent: %s", msg.event_id, slot, exc)
+
+
+def build_request(intent: AskIntent | BookIntent, link: Link, request_id: str) -> AskRequest | BookRequest | str:
+    """The request calld-ctl would send, validated by the same models; a friendly line if it is not valid."""
+    try:
+        if isinstance(intent, AskIntent):
+            return AskRequest(to=intent.to, ask=intent.ask, item=intent.item, name=link.name, user=link.user_id, request_id=request_id)  # type: ignore[arg-type]
+        return BookRequest(to=intent.to, party=intent.party, time=intent.time, notes=intent.notes, name=link.name,
+                           user=link.user_id, request_id=request_id)  # type: ignore[arg-type]
+    except ValidationError as exc:
+        fields = {str(e["loc"][0]) for e in exc.errors() if e["loc"]}
+        if "to" in fields:
+            return "That phone number doesn't look right. Send it with the country code, e.g. +1 415 555 0142."
+        if "party" in fields:
+            return "I can book tables for 1 to 20 people. For a bigger group, it's best to call them yourself."
+        if "time" in fields or "notes" in fields or "item" in fields:
+            return "That request is a bit long for me. Could you say it more briefly?"
+        return replies.INVALID
+
+
+def _with_checked_number(intent: AskIntent | BookIntent, req: AskRequest | BookRequest) -> AskIntent | BookIntent:
+    if isinstance(intent, AskIntent):
+        return AskIntent(str(req.to), intent.ask, intent.item)
+    return BookIntent(str(req.to), intent.party, intent.time, intent.notes)
+
+
+def _mask(handle: str) -> str:
+    return handle[:3] + "*" * max(0, len(handle) - 5) + handle[-2:] if len(handle) > 5 else "***"
+
+
+# -- wiring into the daemon --------------------------------------------------------------------------
+
+
+def messaging_problems(settings: Settings) -> list[str]:
+    """Live mode: both Linq settings or neither (messaging off)."""
+    key, secret = settings.linq_api_key.get_secret_value(), settings.linq_webhook_secret.get_secret_value()
+    if bool(key) != bool(secret):
+        missing = "LINQ_WEBHOOK_SECRET" if key else "LINQ_API_KEY"
+        return [f"{missing} is not set: texting calld needs LINQ_API_KEY and LINQ_WEBHOOK_SECRET together (or neither)"]
+    if secret:
+        try:
+            WebhookVerifier(secret)
+        except ValueError as exc:
+            return [f"LINQ_WEBHOOK_SECRET: {exc}"]
+    return []
+
+
+def build_messaging(settings: Settings, ledger: Ledger, *, ask: PlaceCall, book: PlaceCall) -> MessagingPort | None:
+    """The daemon's messaging port: live when both Linq settings are set (None when neither is),
+    and in stub mode always, with the fake Linq and the scripted text model behind it."""
+    if settings.calld_mode == "live":
+        problems = messaging_problems(settings)
+        if problems:
+            raise MessagingConfigError("; ".join(problems))
+        if not settings.linq_webhook_secret.get_secret_value():
+            return None
+        return MessagingPort(settings, ledger, ask=ask, book=book, secret=settings.linq_webhook_secret.get_secret_value(),
+                             use_model=settings.messaging_model_parse)
+    from calld.stub.linq import FakeLinq
+    from calld.stub.text_model import ScriptedResponses
+
+    fake = FakeLinq(settings.linq_webhook_secret.get_secret_value() or None)
+    port = MessagingPort(settings, ledger, ask=ask, book=book, secret=fake.secret, linq_transport=fake.transport(),
+                         model_transport=ScriptedResponses().transport(), use_model=settings.messaging_model_parse)
+    port.fake = fake
+    return port
+
+
+def install_control(app: QuartTrio, port_store: Callable[[], MessagingStore]) -> None:
+    """calld-ctl messaging link|unlink|list on the control API."""
+    import json
+
+    def error(message: str, status: int) -> Response:
+        return Response(json.dumps({"error": message}), status=status, content_type="application/json")
+
+    def row(link: Link) -> dict[str, Any]:
+        return {"handle": link.handle, "user": link.user_id, "name": link.name, "since": link.created_at}
+
+    async def body() -> dict[str, Any] | Response:
+        try:
+            data = json.loads(await request.get_data(cache=False))
+        except ValueError:
+            return error("the body is not JSON", 400)
+        if not isinstance(data, dict):
+            return error("the body must be a JSON object", 400)
+        return data
+
+    async def link() -> Response | dict[str, Any]:
+        data = await body()
+        if isinstance(data, Response):
+            return data
+        unknown = set(data) - {"handle", "user", "name"}
+        if unknown:
+            return error(f"unknown field(s): {', '.join(sorted(unknown))}", 400)
+        if not isinstance(data.get("handle"), str) or not isinstance(data.get("user"), str):
+            return error("handle and user are required", 400)
+        name = data.get("name") or data["user"].split(".")[0].split("_")[0].capitalize()
+        try:
+            made = port_store().link(data["handle"], data["user"], name)
+        except ValueError as exc:
+            hint = "" if data.get("name") else " (give --name: the first name calls are placed on behalf of)"
+            return error(f"{exc}{hint if 'first name' in str(exc) else ''}", 400)
+        answer = row(made)
+        if not port_store().has_number(made.user_id):
+            answer["note"] = f"user {made.user_id} has no number yet: run calld-ctl did provision --user {made.user_id}"
+        return answer
+
+    async def unlink() -> Response | dict[str, Any]:
+        data = await body()
+        if isinstance(data, Response):
+            return data
+        if not isinstance(data.get("handle"), str):
+            return error("handle is required", 400)
+        try:
+            gone = port_store().unlink(data["handle"])
+        except ValueError as exc:
+            return error(str(exc), 400)
+        if not gone:
+            return error(f"{data['handle']} is not linked", 404)
+        return {"unlinked": data["handle"]}
+
+    async def links() -> dict[str, Any]:
+        return {"links": [row(x) for x in port_store().links()]}
+
+    app.add_url_rule("/v1/messaging/links", "messaging_link", link, methods=["POST"])
+    app.add_url_rule("/v1/messaging/unlink", "messaging_unlink", unlink, methods=["POST"])
+    app.add_url_rule("/v1/messaging/links", "messaging_links", links, methods=["GET"])

@@ -1,0 +1,189 @@
+"""What calld texts back: plain words, one or two sentences, the business's own words where it has them.
+
+Pure functions from intents and results to text. A reply never carries a stack trace, a setting
+name, a URL, an HTTP status or an internal id: results are read field by field (never dumped),
+and any text that came from elsewhere (a quote, a refusal's message) passes `safe_words` first
+or is replaced by a general sentence. ASCII punctuation, so an SMS stays in the GSM alphabet.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from calld.messaging.parse import AskIntent, BookIntent, Incomplete
+
+EXAMPLE = "hours +1 415 555 0142"
+MAX_QUOTE = 280
+
+# What must never reach a person: URLs, SETTING_NAMES, HTTP statuses, exception reprs, our ids, CLI flags.
+_LEAKS = re.compile(
+    r"https?://|wss?://|www\.|\b[A-Z][A-Z0-9]*_[A-Z0-9_]+\b|\bHTTP\b|\b[1-5]\d\d\b(?=\s*(?:error|status|from|response))|"
+    r"\bstatus(?: code)? \d{3}\b|Traceback|Error\(|Exception|\b(?:run|req|txt)_[0-9a-zA-Z]+|v3:|--[a-z]|calld-ctl|"
+    r"\bcall_control_id\b|\.py\b|\{|\}",
+)
+
+_ASK_PHRASE = {
+    "hours": "ask their opening hours",
+    "stock": "ask if they have {item} in stock",
+    "aisle": "ask which aisle {item} is in",
+}
+
+
+def safe_words(text: object, limit: int = MAX_QUOTE) -> str | None:
+    """`text` as one tidy line, if it is fit to show a person; None if it is not."""
+    if not isinstance(text, str):
+        return None
+    line = " ".join(text.split()).strip().strip("\"'").strip()
+    if not line or _LEAKS.search(line):
+        return None
+    if len(line) > limit:
+        line = line[: limit - 3].rsplit(" ", 1)[0].rstrip(",;:") + "..."
+    return line.replace("\u201c", '"').replace("\u201d", '"').replace("\u2019", "'").replace("\u2026", "...")
+
+
+def spoken_number(e164: str) -> str:
+    """+14155550142 -> +1 415-555-0142 (NANP); other numbers as they are."""
+    if re.fullmatch(r"\+1\d{10}", e164):
+        return f"+1 {e164[2:5]}-{e164[5:8]}-{e164[8:]}"
+    return e164
+
+
+def what_we_do(intent: AskIntent | BookIntent) -> str:
+    if isinstance(intent, AskIntent):
+        return _ASK_PHRASE[intent.ask].format(item=intent.item)
+    notes = f" ({intent.notes})" if intent.notes else ""
+    return f"book a table for {intent.party}, {intent.time}{notes}"
+
+
+def calling_now(intent: AskIntent | BookIntent) -> str:
+    return f"Calling {spoken_number(intent.to)} now to {what_we_do(intent)}. I'll text you what they say."
+
+
+def confirm(intent: AskIntent | BookIntent) -> str:
+    return f"Call {spoken_number(intent.to)} and {what_we_do(intent)}? Reply YES to call, or NO to skip."
+
+
+CANCELLED = "OK, I won't call."
+NOTHING_PENDING = f"There's nothing waiting for a yes or no. Text me a request, e.g. \"{EXAMPLE}\", or HELP."
+HELP = (
+    "I phone businesses for you and text back what they say. Try \"hours +1 415 555 0142\", "
+    "\"is the cast iron skillet in stock at 415-555-0142?\", \"which aisle is the WD-40 at 415-555-0142?\" or "
+    "\"book a table for 2 Friday 7pm at 415-555-0142\". Reply STOP to stop texts."
+)
+STOPPED = "You won't get any more texts from me. Reply START if you change your mind."
+STARTED = "Welcome back! Text HELP to see what I can do."
+UNLINKED = "Sorry, this number isn't set up to ask for calls here. The person who runs this service can add you."
+NOT_UNDERSTOOD = f"Sorry, I didn't catch that. Text a request like \"{EXAMPLE}\", or HELP for more."
+RATE_LIMITED = "You've asked for quite a few calls in the last hour. Please try again a little later."
+TOO_MANY_TEXTS = "That's a lot of texts at once, so I'll pause replying for a bit. Please try again later."
+NOT_SET_UP = "Your account can't place calls yet: it has no phone number to call from. The person who runs this service can fix that."
+BUSY = "I'm on a lot of calls right now. Please try again in a few minutes."
+RESTARTING = "I'm restarting at the moment. Please send that again in a minute or two."
+SOMETHING_WRONG = "Sorry, something went wrong on my side and I don't have an answer. Please try again in a few minutes."
+INVALID = "Sorry, I can't place that call as asked. Text HELP for the kinds of requests I can handle."
+
+_INCOMPLETE = {
+    "number": f"Which number should I call? Send it with your request, e.g. \"{EXAMPLE}\".",
+    "party": "How many people is the table for? e.g. \"book a table for 2 Friday 7pm at +1 415 555 0142\".",
+    "time": "When would you like the table? e.g. \"book a table for 2 Friday 7pm at +1 415 555 0142\".",
+    "item": "What should I ask about? e.g. \"is the cast iron skillet in stock at +1 415 555 0142\".",
+}
+
+
+def incomplete(what: Incomplete) -> str:
+    return _INCOMPLETE[what.missing]
+
+
+def refused(message: object) -> str:
+    """A request calld will not place: its reason when that is fit to show, else a general line."""
+    why = safe_words(message, 200)
+    return f"I can't place that call: {why.rstrip('.')}." if why else INVALID
+
+
+# -- outcomes -----------------------------------------------------------------------------------------
+
+# Words per reason code (calld.domain.status), for the statuses whose reason changes what to say.
+_REASON_WORDS = {
+    # declined
+    "unknown": "They didn't know, I'm afraid.",
+    "hung_up": "They hung up before answering. You might try again later.",
+    "fully_booked": "They're fully booked then, sorry.",
+    "no_slot_in_window": "They had nothing close enough to the time you asked for.",
+    "details_missing": "They needed details I didn't have, so nothing is booked. Try calling them yourself?",
+    "opt_out": "They asked not to be called again, so I won't call them.",
+    # no_answer
+    "ring_timeout": "Nobody picked up at {who}. Please try again later.",
+    "busy": "The line at {who} was busy. Please try again in a little while.",
+    "rejected": "The call to {who} didn't go through. You could try again later, or check the number.",
+    "silent_line": "Someone picked up at {who}, but nobody spoke. You might try again later.",
+    # failed
+    "wrong_number": "Whoever answered {who} said that's not the place you meant. Could you check the number?",
+    "number_unreachable": "{who} doesn't seem to be in service. Could you check the number?",
+    "ivr_unnavigable": "I got stuck in their phone menu and couldn't reach a person. You might call them yourself.",
+    "hold_timeout": "They kept me on hold too long, so I hung up. Please try again later.",
+    "time_limit": "The call ran long without an answer, so I hung up. Please try again later.",
+    "daemon_restart": "I was restarted in the middle of that call. Please send your request again.",
+}
+
+def _reason_code(result: dict[str, Any]) -> str | None:
+    reason = result.get("reason")
+    return reason if isinstance(reason, str) and re.fullmatch(r"[a-z][a-z0-9_]*", reason) else None
+
+
+def _quote(result: dict[str, Any], *fallbacks: str) -> str | None:
+    """The business's own words: the first evidence quote, else the named result fields."""
+    evidence = result.get("evidence")
+    if isinstance(evidence, list) and evidence and isinstance(evidence[0], dict):
+        if quoted := safe_words(evidence[0].get("quote")):
+            return quoted
+    for name in fallbacks:
+        if quoted := safe_words(result.get(name)):
+            return quoted
+    return None
+
+
+def outcome(result: dict[str, Any], intent: AskIntent | BookIntent) -> str:
+    """One or two sentences for a finished call: the status, the reason where it matters, their words."""
+    status = result.get("status")
+    code = _reason_code(result)
+    who = spoken_number(intent.to)
+    if status == "answered":
+        quote = _quote(result, "answer_text")
+        return f"They said: \"{quote}\"" if quote else f"I reached {who}, but I couldn't make out a clear answer. You might try again."
+    if status == "booked":
+        party = result.get("confirmed_party") if isinstance(result.get("confirmed_party"), int) else None
+        when = safe_words(result.get("confirmed_time"), 80)
+        head = f"You're booked: a table for {party}, {when}." if party and when else "You're booked."
+        moved = result.get("minutes_from_requested")
+        if isinstance(moved, int) and moved:
+            head = head[:-1] + f" ({abs(moved)} minutes {'later' if moved > 0 else 'earlier'} than you asked)."
+        agreed = safe_words(result.get("confirmed_constraints"), 120)
+        if agreed:
+            head += f" About your note: {agreed.rstrip('.')}."
+        quote = _quote(result, "confirmation_text")
+        return f"{head} They said: \"{quote}\"" if quote else head
+    if status == "refused":  # turned down before any call: the rule's own words, when fit to show
+        return refused(result.get("detail"))
+    words = _REASON_WORDS.get(code or "", "").format(who=who)
+    if status == "declined":
+        quote = _quote(result, "detail") if isinstance(intent, BookIntent) else _quote(result)
+        if isinstance(intent, BookIntent):
+            text = words or "They couldn't book that."
+            if quote:
+                text += f" They said: \"{quote}\""
+            if alt := safe_words(result.get("alternative_offered"), 120):
+                text += f" They offered {alt.rstrip('.')} instead; text me again if that works."
+            return text
+        if words:
+            return f"{words} Their words: \"{quote}\"" if quote and code not in ("hung_up",) else words
+        if quote:
+            return f"They wouldn't tell me. Their words: \"{quote}\""
+        return "They couldn't tell me that over the phone. You might ask them in person."
+    if status == "voicemail":
+        return "I got their voicemail and didn't leave a message. Try again when they're open?"
+    if status == "no_answer":
+        return words or f"Nobody picked up at {who}. Please try again later."
+    if status == "failed" and words:
+        return words
+    return "Sorry, the call didn't work out, so I don't have an answer. Please try again in a few minutes."
