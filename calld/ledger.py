@@ -93,6 +93,27 @@ MIGRATIONS: tuple[str, ...] = (
         expires_at REAL NOT NULL
     );
     """,
+    # 5: publishing a finished call's artifacts (calld.publish): what is unpublished, and where
+    # the published objects are once the run directory may be gone
+    """
+    CREATE TABLE publications (
+        run_id TEXT PRIMARY KEY,
+        call_control_id TEXT,
+        user_id TEXT NOT NULL,
+        run_dir TEXT NOT NULL,
+        status TEXT NOT NULL CHECK (status IN ('pending', 'published')),
+        bucket TEXT,
+        key_prefix TEXT,
+        objects TEXT,
+        local TEXT NOT NULL DEFAULT 'kept' CHECK (local IN ('kept', 'audio_deleted', 'deleted')),
+        attempts INTEGER NOT NULL DEFAULT 0,
+        last_error TEXT,
+        created_at TEXT NOT NULL,
+        updated_at TEXT NOT NULL
+    );
+    CREATE INDEX publications_by_status ON publications (status, created_at);
+    CREATE INDEX publications_by_call ON publications (call_control_id);
+    """,
 )
 
 # Stub numbers come from the range reserved for fiction: +1 555 555 0100 to 0199.
@@ -504,6 +525,70 @@ class Ledger:
         return _request(r)
 
 
+    # -- publishing (calld.publish) -------------------------------------------------------------------
+
+    def enqueue_publication(self, run_id: RunId, call_control_id: CallControlId | None, user_id: UserId, run_dir: str) -> PublicationRow:
+        """A finished call's artifacts are to be published; once per run (a repeat returns the row)."""
+        with self._write() as db:
+            now = _now()
+            db.execute(
+                "INSERT INTO publications (run_id, call_control_id, user_id, run_dir, status, created_at, updated_at)"
+                " VALUES (?, ?, ?, ?, 'pending', ?, ?) ON CONFLICT (run_id) DO NOTHING",
+                (RunId(run_id), call_control_id, UserId(user_id), run_dir, now, now),
+            )
+            return self._must_publication(db, run_id)
+
+    def publication(self, ident: str) -> PublicationRow | None:
+        """By run id or call_control_id."""
+        r = self._db.execute(
+            f"SELECT {_PUBLICATION_COLUMNS} FROM publications WHERE run_id = ? OR call_control_id = ?"
+            " ORDER BY created_at DESC LIMIT 1",
+            (ident, ident),
+        ).fetchone()
+        return None if r is None else _publication(r)
+
+    def unpublished(self) -> list[PublicationRow]:
+        """Oldest first: what a (re)started daemon still owes the bucket."""
+        rows = self._db.execute(
+            f"SELECT {_PUBLICATION_COLUMNS} FROM publications WHERE status = 'pending' ORDER BY created_at, rowid"
+        )
+        return [_publication(r) for r in rows]
+
+    def publication_failed(self, run_id: str, error: dict[str, Any]) -> PublicationRow:
+        with self._write() as db:
+            db.execute(
+                "UPDATE publications SET attempts = attempts + 1, last_error = ?, updated_at = ?"
+                " WHERE run_id = ? AND status = 'pending'",
+                (canonical_json(error), _now(), run_id),
+            )
+            return self._must_publication(db, run_id)
+
+    def publication_done(self, run_id: str, *, bucket: str, key_prefix: str, objects: list[dict[str, Any]]) -> PublicationRow:
+        with self._write() as db:
+            db.execute(
+                "UPDATE publications SET status = 'published', bucket = ?, key_prefix = ?, objects = ?,"
+                " attempts = attempts + 1, last_error = NULL, updated_at = ? WHERE run_id = ?",
+                (bucket, key_prefix, json.dumps(objects, separators=(",", ":")), _now(), run_id),
+            )
+            return self._must_publication(db, run_id)
+
+    def publication_local(self, run_id: str, local: Literal["kept", "audio_deleted", "deleted"]) -> PublicationRow:
+        with self._write() as db:
+            db.execute("UPDATE publications SET local = ?, updated_at = ? WHERE run_id = ?", (local, _now(), run_id))
+            return self._must_publication(db, run_id)
+
+    def result_of_run(self, run_id: str) -> dict[str, Any] | None:
+        """The stored result of the request that ran as `run_id` (its run directory may be gone)."""
+        r = self._db.execute("SELECT result FROM requests WHERE run_id = ?", (run_id,)).fetchone()
+        return json.loads(r["result"]) if r is not None and r["result"] is not None else None
+
+    def _must_publication(self, db: sqlite3.Connection, run_id: str) -> PublicationRow:
+        r = db.execute(f"SELECT {_PUBLICATION_COLUMNS} FROM publications WHERE run_id = ?", (run_id,)).fetchone()
+        if r is None:
+            raise LedgerError(f"no publication for run {run_id!r}")
+        return _publication(r)
+
+
 _DID_COLUMNS = "user_id, did, status, order_id, customer_reference, failure"
 _REQUEST_COLUMNS = "request_id, run_id, user_id, kind, params, status, call_control_id, result, created_at, updated_at"
 
@@ -529,6 +614,47 @@ def _request(r: sqlite3.Row) -> RequestRow:
         status=r["status"],
         call_control_id=CallControlId(r["call_control_id"]) if r["call_control_id"] else None,
         result=json.loads(r["result"]) if r["result"] is not None else None,
+        created_at=r["created_at"],
+        updated_at=r["updated_at"],
+    )
+
+
+_PUBLICATION_COLUMNS = (
+    "run_id, call_control_id, user_id, run_dir, status, bucket, key_prefix, objects, local, attempts, last_error,"
+    " created_at, updated_at"
+)
+
+
+@frozen
+class PublicationRow:
+    run_id: RunId
+    call_control_id: CallControlId | None
+    user_id: UserId
+    run_dir: str  # the run directory's name under the artifacts dir
+    status: Literal["pending", "published"]
+    bucket: str | None
+    key_prefix: str | None
+    objects: list[dict[str, Any]]  # name, key, sha256, size, content_type; empty until published
+    local: Literal["kept", "audio_deleted", "deleted"]
+    attempts: int
+    last_error: dict[str, Any] | None
+    created_at: str
+    updated_at: str
+
+
+def _publication(r: sqlite3.Row) -> PublicationRow:
+    return PublicationRow(
+        run_id=RunId(r["run_id"]),
+        call_control_id=CallControlId(r["call_control_id"]) if r["call_control_id"] else None,
+        user_id=UserId(r["user_id"]),
+        run_dir=r["run_dir"],
+        status=r["status"],
+        bucket=r["bucket"],
+        key_prefix=r["key_prefix"],
+        objects=json.loads(r["objects"]) if r["objects"] else [],
+        local=r["local"],
+        attempts=r["attempts"],
+        last_error=json.loads(r["last_error"]) if r["last_error"] else None,
         created_at=r["created_at"],
         updated_at=r["updated_at"],
     )

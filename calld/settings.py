@@ -6,7 +6,7 @@ import os
 from pathlib import Path
 from typing import Literal
 
-from pydantic import Field, SecretStr, ValidationError, field_validator
+from pydantic import Field, SecretStr, ValidationError, ValidationInfo, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from calld.core.plan import Timings
@@ -89,6 +89,38 @@ class Settings(BaseSettings):
     stall_s: float = Field(20.0, gt=0, le=300)
     max_call_s: float = Field(300.0, gt=0, le=3600)
 
+    # -- publishing and retention (calld.publish) ------------------------------------------------
+    # keep: local only. publish: upload, then delete the local audio. publish-and-delete: upload,
+    # then delete the run directory (the ledger keeps the result and the object keys).
+    artifacts_retention: Literal["keep", "publish", "publish-and-delete"] = "keep"
+    publish_bucket: str = Field("", validate_default=True)
+    publish_prefix: str = "calld"
+    publish_endpoint_url: str = ""  # empty: AWS S3; R2 and MinIO name theirs
+    publish_region: str = "us-east-1"  # R2: auto
+    publish_access_key_id: str = ""  # empty: boto3's own chain (AWS_* variables, instance roles)
+    publish_secret_access_key: SecretStr = SecretStr("")
+    publish_redacted_only: bool = False  # publish call_report.redacted.json and nothing else
+    publish_audio: bool = True  # 0: the audio is never uploaded
+    publish_retry_initial_s: float = Field(30.0, gt=0, le=3600)
+    publish_retry_max_s: float = Field(3600.0, gt=0, le=86400)
+
+    @field_validator("publish_prefix")
+    @classmethod
+    def _prefix_shape(cls, v: str) -> str:
+        from calld.publish.keys import check_prefix
+
+        return check_prefix(v)
+
+    @field_validator("publish_bucket")
+    @classmethod
+    def _bucket_shape(cls, v: str, info: ValidationInfo) -> str:
+        from calld.publish.keys import check_bucket_name
+
+        retention = info.data.get("artifacts_retention", "keep")
+        if retention != "keep" and not v:
+            raise ValueError(f"ARTIFACTS_RETENTION={retention} publishes: set the bucket here (or set ARTIFACTS_RETENTION=keep)")
+        return check_bucket_name(v) if v else v
+
     @field_validator("calld_bind")
     @classmethod
     def _bind_shape(cls, v: str) -> str:
@@ -157,7 +189,8 @@ class Settings(BaseSettings):
     def secrets(self) -> list[str]:
         """Values that must never appear in an artifact or a log line."""
         keys = (self.telnyx_api_key.get_secret_value(), self.openai_api_key.get_secret_value(),
-                self.linq_api_key.get_secret_value(), self.linq_webhook_secret.get_secret_value())
+                self.linq_api_key.get_secret_value(), self.linq_webhook_secret.get_secret_value(),
+                self.publish_secret_access_key.get_secret_value())
         return [s for s in keys if s]
 
 

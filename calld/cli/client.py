@@ -83,6 +83,10 @@ class ControlClient:
     async def show(self, ident: str) -> dict[str, Any]:
         return await self._request("GET", f"/v1/calls/{ident}")
 
+    async def published_objects(self, ident: str) -> list[dict[str, Any]]:
+        """A published call's objects, each with a signed GET link (calld-ctl fetch)."""
+        return (await self._request("GET", f"/v1/calls/{ident}/objects"))["objects"]
+
     def tail(self) -> AsyncIterator[dict[str, Any]]:
         return self._stream("GET", "/v1/tail")
 

@@ -192,6 +192,43 @@ async def _tail(args: argparse.Namespace) -> int:
     return await _with_client(args, go)
 
 
+# -- publishing (calld.publish): fetch a published call, check the bucket -------------------------
+
+
+async def run_fetch(client: ControlClient, ident: str, dest: Path, *, out: Any = None) -> int:
+    """Bring a published call's artifacts into `dest`, each checked against its recorded SHA-256."""
+    from calld.publish.fetch import FetchError, download
+
+    out = out or sys.stdout
+    objects = await client.published_objects(ident)
+    try:
+        paths = await download(objects, dest)
+    except FetchError as exc:
+        _err(str(exc))
+        return EXIT_FAILED
+    for path in paths:
+        print(path, file=out)
+    return EXIT_OK
+
+
+async def _fetch(args: argparse.Namespace) -> int:
+    return await _with_client(args, lambda c: run_fetch(c, args.ident, args.dir))
+
+
+def _publish_check(args: argparse.Namespace) -> int:
+    from calld.publish.store import check_bucket
+    from calld.settings import SettingsError, load_settings
+
+    try:
+        settings = load_settings()
+    except SettingsError as exc:
+        raise UsageError(str(exc)) from None
+    report = check_bucket(settings)
+    for line in report.lines():
+        print(line)
+    return EXIT_OK if report.ok else EXIT_VERIFY_FAILED
+
+
 def _verify(args: argparse.Namespace) -> int:
     from calld.verify import verify_book, verify_quick_ask
 
@@ -259,6 +296,14 @@ def build_parser() -> argparse.ArgumentParser:
     from calld.messaging.cli import add_messaging_commands
 
     add_messaging_commands(sub, _with_client, _table)
+
+    fetch = sub.add_parser("fetch", help="download a published call's artifacts into DIR (by run id or call_control_id)")
+    fetch.add_argument("ident")
+    fetch.add_argument("dir", type=Path)
+    fetch.set_defaults(afunc=_fetch)
+    publish = sub.add_parser("publish", help="the artifact bucket").add_subparsers(dest="publish_command", required=True)
+    check = publish.add_parser("check", help="write, read and delete a probe object in PUBLISH_BUCKET (settings from .env)")
+    check.set_defaults(func=_publish_check)
 
     verify = sub.add_parser("verify", help="run a stub call into a fresh workspace and check its artifacts")
     verify.add_argument("job", choices=["ask", "book"], help="which job to verify")

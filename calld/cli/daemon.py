@@ -61,7 +61,8 @@ async def _demo(args: argparse.Namespace) -> int:
 
     workdir = Path(tempfile.mkdtemp(prefix="calld-demo-"))
     settings = load_settings(
-        calld_state_dir=workdir / "state", calld_socket=workdir / "ctl.sock", calld_bind="127.0.0.1:0", calld_mode="stub"
+        calld_state_dir=workdir / "state", calld_socket=workdir / "ctl.sock", calld_bind="127.0.0.1:0", calld_mode="stub",
+        artifacts_retention="keep",  # a demo in a temporary directory publishes nothing
     )
     daemon = Daemon(settings)
     async with trio.open_nursery() as n:

@@ -125,6 +125,15 @@ def create_control_app(daemon: Daemon) -> QuartTrio:
             return _error(f"no call with run id or call_control_id {ident!r}", 404)
         return found
 
+    @app.get("/v1/calls/<ident>/objects")
+    async def published_objects(ident: str) -> Response | dict[str, Any]:
+        try:
+            return {"objects": await daemon.published_objects(ident)}
+        except LookupError as exc:
+            return _error(str(exc), 404)
+        except DaemonError as exc:
+            return _error(str(exc), 502)
+
     @app.get("/v1/tail")
     async def tail() -> Response:
         return _ndjson(daemon.tail())

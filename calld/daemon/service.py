@@ -45,6 +45,7 @@ from calld.domain.ids import UserId
 from calld.domain.requests import AskRequest, BookRequest
 from calld.ledger import Finished, Fresh, InFlight, Ledger
 from calld.numbers import ProvisionError, provision_did
+from calld.publish.publisher import Publisher
 from calld.runtime.handle import CallHandle, CallPorts
 from calld.settings import Settings
 from calld.stub.scenario import SCENARIOS
@@ -162,6 +163,7 @@ class Daemon:
         self._telnyx: TelnyxHttp | None = None
         self.stub_numbers = StubNumbers(pending_gets=1)  # stub mode's Telnyx numbers API
         self.messaging: Any = None  # texting calld (calld.messaging.port.MessagingPort), when on
+        self.publisher = Publisher(settings, self._ledger)  # after hangup, off the call's path
 
     # -- running -------------------------------------------------------------------------------
 
@@ -193,6 +195,8 @@ class Daemon:
                 await root.start(partial(serve, control, ctl_cfg, shutdown_trigger=self._stop_servers.wait))
                 if self._control_fd is None:
                     os.chmod(self.settings.calld_socket, 0o660)
+                if self.publisher.enabled:
+                    await root.start(self.publisher.run, self._stop_servers)
                 async with trio.open_nursery() as calls:
                     self._calls_nursery = calls
                     if self.messaging is not None:  # texts are handled beside the calls, and drain with them
@@ -440,10 +444,20 @@ class Daemon:
                         self.callbook.remove(handle)
                     del self._flights[flight.request_id]
                     flight.finish(outcome or {"error": "the call ended without a result"})
+                    self._publish(handle)  # the result has gone out first
                     if not len(self.callbook):
                         self._idle.set()
 
         self._calls_nursery.start_soon(call_task)
+
+    def _publish(self, handle: CallHandle | None) -> None:
+        """Hand a finished call's artifacts to the publisher; a failure here never touches the call."""
+        if handle is None or handle.result is None or not self.publisher.enabled:
+            return
+        try:
+            self.publisher.submit(handle.plan.run_id, handle.call.call_control_id, handle.plan.user_id, handle.rundir.path)
+        except Exception:
+            log.exception("%s could not be queued for publishing", handle.plan.run_id)
 
     def _progress(self, handle: CallHandle, p: dict[str, Any], flight: _Flight) -> None:
         item = {"t_ms": p["t_ms"], "event": p["event"], "phases": phases(p), "run_id": handle.plan.run_id,
@@ -481,8 +495,30 @@ class Daemon:
             except (OSError, ValueError):
                 continue
             if ident in (data.get("run_id"), data.get("call_control_id"), report.parent.name):
+                if (pub := self._ledger.publication(str(data.get("run_id")))) is not None:
+                    data["publication"] = self.publisher.describe(pub)
                 return data
+        # Published and deleted locally: the ledger still has the result and the object keys.
+        if (pub := self._ledger.publication(ident)) is not None:
+            return {"run_id": pub.run_id, "call_control_id": pub.call_control_id, "result": self._ledger.result_of_run(pub.run_id),
+                    "publication": self.publisher.describe(pub)}
         return None
+
+    async def published_objects(self, ident: str) -> list[dict[str, Any]]:
+        """A published call's objects, each with a short-lived signed link (calld-ctl fetch)."""
+        pub = self._ledger.publication(ident)
+        if pub is None:
+            raise LookupError(f"no call {ident!r} was queued for publishing (ARTIFACTS_RETENTION is {self.settings.artifacts_retention})")
+        if pub.status != "published":
+            why = f"; last error: {pub.last_error.get('code')}: {pub.last_error.get('fix')}" if pub.last_error else ""
+            raise LookupError(f"{pub.run_id} is not published yet (attempts: {pub.attempts}{why}); "
+                              f"its files are in {self.settings.artifacts_dir / pub.run_dir}")
+        from calld.publish.store import StoreError
+
+        try:
+            return await self.publisher.links(pub)
+        except StoreError as exc:
+            raise DaemonError(f"{exc} ({exc.fix})") from None
 
     async def tail(self) -> AsyncIterator[dict[str, Any]]:
         tx, rx = trio.open_memory_channel[dict[str, Any]](1000)
