@@ -195,14 +195,15 @@ async def _tail(args: argparse.Namespace) -> int:
 # -- publishing (calld.publish): fetch a published call, check the bucket -------------------------
 
 
-async def run_fetch(client: ControlClient, ident: str, dest: Path, *, out: Any = None) -> int:
-    """Bring a published call's artifacts into `dest`, each checked against its recorded SHA-256."""
+async def run_fetch(client: ControlClient, ident: str, dest: Path, *, out: Any = None, http: Any = None) -> int:
+    """Bring a published call's artifacts into `dest`, each checked against its recorded SHA-256.
+    `http`: the httpx.AsyncClient for the downloads (default: a new one with a 30 s timeout)."""
     from calld.publish.fetch import FetchError, download
 
     out = out or sys.stdout
     objects = await client.published_objects(ident)
     try:
-        paths = await download(objects, dest)
+        paths = await download(objects, dest, client=http)
     except FetchError as exc:
         _err(str(exc))
         return EXIT_FAILED

@@ -38,7 +38,7 @@ async def download(objects: list[dict[str, Any]], dest: Path, *, client: httpx.A
             try:
                 resp = await client.get(obj["url"])
             except httpx.HTTPError as exc:
-                raise FetchError(f"{obj['key']}: the store could not be reached ({exc})") from None
+                raise FetchError(f"{obj['key']}: the store could not be reached ({type(exc).__name__}: {exc})") from None
             if resp.status_code != 200:
                 raise FetchError(f"{obj['key']}: the store answered HTTP {resp.status_code} (the object may have expired or been deleted)")
             data = resp.content

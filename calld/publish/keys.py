@@ -42,6 +42,7 @@ _CONTENT_TYPES = {
 # Seven digits in a row (separators allowed) reads as a phone number or most of one.
 _PHONE_LIKE = re.compile(r"\+?\d(?:[\s\-.()]*\d){6,}")
 _SEGMENT = re.compile(r"[A-Za-z0-9._-]+")
+_HEX_TO_LETTERS = str.maketrans("0123456789abcdef", "ghijklmnopqrstuv")
 _DATE = re.compile(r"\d{4}-\d{2}-\d{2}")
 _BUCKET = re.compile(r"[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]")
 
@@ -63,7 +64,8 @@ def safe_segment(value: str, kind: str) -> str:
     """`value` as one key segment; a value that could hold a phone number becomes `<kind>-<hash>`."""
     if value and _SEGMENT.fullmatch(value) and not has_phone_number(value) and value not in (".", ".."):
         return value
-    return f"{kind}-{hashlib.sha256(value.encode()).hexdigest()[:16]}"
+    # Letters only (hex digits shifted to g-v), so the stand-in cannot itself read as a number.
+    return f"{kind}-{hashlib.sha256(value.encode()).hexdigest()[:16].translate(_HEX_TO_LETTERS)}"
 
 
 @frozen

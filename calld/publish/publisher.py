@@ -27,6 +27,7 @@ import shutil
 from datetime import UTC, datetime
 from functools import partial
 from pathlib import Path
+from collections.abc import Callable
 from typing import Any
 
 import trio
@@ -110,6 +111,7 @@ class Publisher:
         self._bucket: Bucket | None = None
         self._due: dict[str, float] = {}  # run id -> trio time of its next attempt
         self._wake = trio.Event()
+        self.listeners: list[Callable[[PublicationRow], None]] = []  # told after every attempt
 
     # -- the call side ---------------------------------------------------------------------------
 
@@ -150,6 +152,13 @@ class Publisher:
 
     async def attempt(self, run_id: str) -> PublicationRow | None:
         """Try one run once; on failure schedule the next try. The ledger row after it."""
+        row = await self._attempt(run_id)
+        if row is not None:
+            for tell in self.listeners:
+                tell(row)
+        return row
+
+    async def _attempt(self, run_id: str) -> PublicationRow | None:
         row = self._ledger.publication(run_id)
         if row is None or row.status == "published":
             self._due.pop(run_id, None)

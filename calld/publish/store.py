@@ -30,6 +30,7 @@ _CONFIG = Config(
     connect_timeout=5,
     read_timeout=30,
     retries={"max_attempts": 2, "mode": "standard"},
+    signature_version="s3v4",  # R2 accepts only SigV4, presigned links included
     # Checksums only where we ask for them (SHA-256 on every upload): some S3-compatible stores
     # refuse the CRC32 trailers newer botocore sends by default.
     request_checksum_calculation="when_required",
@@ -134,7 +135,7 @@ class Bucket:
             hex_digest, size = sha256_of(path)
             with path.open("rb") as body:
                 self._s3.put_object(
-                    Bucket=self.name, Key=key, Body=body, ContentType=content_type,
+                    Bucket=self.name, Key=key, Body=body, ContentType=content_type, ChecksumAlgorithm="SHA256",
                     ChecksumSHA256=base64.b64encode(bytes.fromhex(hex_digest)).decode(),
                 )
         except Exception as exc:
@@ -145,7 +146,7 @@ class Bucket:
         doing = f"uploading {self.where(key)}"
         digest = hashlib.sha256(data).digest()
         try:
-            self._s3.put_object(Bucket=self.name, Key=key, Body=data, ContentType=content_type,
+            self._s3.put_object(Bucket=self.name, Key=key, Body=data, ContentType=content_type, ChecksumAlgorithm="SHA256",
                                 ChecksumSHA256=base64.b64encode(digest).decode())
         except Exception as exc:
             raise classify(doing, exc) from exc
