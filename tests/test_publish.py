@@ -274,3 +274,18 @@ def test_the_bucket_check_says_which_step_failed_and_why(tmp_path, s3, override,
 def test_the_bucket_check_without_a_bucket_says_what_to_set(tmp_path):
     report = check_bucket(load_settings(calld_state_dir=tmp_path))
     assert not report.ok and "PUBLISH_BUCKET" in report.lines()[0]
+
+
+async def test_a_run_directory_removed_before_upload_is_reported_not_retried_soon(tmp_path, s3):
+    bucket = s3.new_bucket()
+    settings = load_settings(calld_state_dir=tmp_path, **s3.settings(bucket, artifacts_retention="publish"))
+    ledger = Ledger(settings.db_path)
+    publisher = Publisher(settings, ledger)
+    publisher.submit("run_00000000000000000001", None, "tester", settings.artifacts_dir / "gone")
+    publisher.submit("run_00000000000000000001", None, "tester", settings.artifacts_dir / "gone")  # once per run
+    row = await publisher.attempt("run_00000000000000000001")
+    assert row.status == "pending" and row.attempts == 1
+    assert row.last_error["code"] == "RunDirMissing" and row.last_error["retryable"] is False
+    assert row.last_error["next_attempt_in_s"] == settings.publish_retry_max_s
+    assert len(ledger.unpublished()) == 1 and not (settings.artifacts_dir / "gone").exists()
+    ledger.close()
