@@ -70,7 +70,9 @@ async def run_batch(n: int) -> dict:
            "TELNYX_CONNECTION_ID": "bench-connection", "OPENAI_API_KEY": "KEY-bench", "PUBLIC_BASE_URL": base,
            "PUBLIC_WEBHOOK_URL": f"{base}/telnyx/webhook", "CALLD_LOG_LEVEL": "WARNING",
            # past the daemon's default limit on purpose: the benchmark looks for where it breaks
-           "CALLD_MAX_CALLS": os.environ.get("CALLD_MAX_CALLS", "1000"), **addrs}
+           "CALLD_MAX_CALLS": os.environ.get("CALLD_MAX_CALLS", "1000"),
+           # N calls to one scripted number: the per-number and per-user limits would refuse all but the first.
+           "CALLD_CALLS_PER_NUMBER_PER_DAY": "1000", "CALLD_CALLS_PER_USER_PER_HOUR": "10000", **addrs}
     prefix = os.environ.get("BENCH_DAEMON_PREFIX", "").split()  # e.g. "-m cProfile -o /tmp/daemon.prof"
     daemon = subprocess.Popen([*pinned(DAEMON_CORE), sys.executable, *prefix, "-m", "calld.cli.daemon", "serve"], env=env,
                               stderr=subprocess.DEVNULL, cwd=work)

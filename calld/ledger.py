@@ -114,6 +114,38 @@ MIGRATIONS: tuple[str, ...] = (
     CREATE INDEX publications_by_status ON publications (status, created_at);
     CREATE INDEX publications_by_call ON publications (call_control_id);
     """,
+    # 6: policy (calld.policy): numbers that asked not to be called, the dial log the rate limits
+    # count, and requests queued for later. Times are UTC ISO 8601 text (they sort as text).
+    """
+    CREATE TABLE opt_outs (
+        number TEXT PRIMARY KEY,
+        said_at TEXT NOT NULL,
+        quote TEXT NOT NULL,
+        user_id TEXT NOT NULL,
+        run_id TEXT NOT NULL
+    );
+    CREATE TABLE dial_log (
+        request_id TEXT PRIMARY KEY,
+        number TEXT NOT NULL,
+        user_id TEXT NOT NULL,
+        dialled_at TEXT NOT NULL
+    );
+    CREATE INDEX dial_log_by_number ON dial_log (number, dialled_at);
+    CREATE INDEX dial_log_by_user ON dial_log (user_id, dialled_at);
+    CREATE TABLE schedule (
+        request_id TEXT PRIMARY KEY,
+        user_id TEXT NOT NULL,
+        kind TEXT NOT NULL CHECK (kind IN ('ask', 'book')),
+        params TEXT NOT NULL,
+        due_at TEXT NOT NULL,
+        mode TEXT NOT NULL CHECK (mode IN ('when_open', 'at')),
+        status TEXT NOT NULL CHECK (status IN ('queued', 'dialled', 'cancelled', 'refused')),
+        reason TEXT,
+        created_at TEXT NOT NULL,
+        updated_at TEXT NOT NULL
+    );
+    CREATE INDEX schedule_by_due ON schedule (status, due_at);
+    """,
 )
 
 # Stub numbers come from the range reserved for fiction: +1 555 555 0100 to 0199.
@@ -588,6 +620,110 @@ class Ledger:
             raise LedgerError(f"no publication for run {run_id!r}")
         return _publication(r)
 
+    # -- policy: opt-outs, the dial log, the schedule (calld.policy) ---------------------------------
+
+    def opt_out(self, number: str) -> OptOutRow | None:
+        r = self._db.execute(f"SELECT {_OPT_OUT_COLUMNS} FROM opt_outs WHERE number = ?", (number,)).fetchone()
+        return None if r is None else _opt_out(r)
+
+    def opt_outs(self) -> list[OptOutRow]:
+        return [_opt_out(r) for r in self._db.execute(f"SELECT {_OPT_OUT_COLUMNS} FROM opt_outs ORDER BY said_at, number")]
+
+    def add_opt_out(self, number: str, *, said_at: datetime, quote: str, user_id: str, run_id: str) -> OptOutRow:
+        """Put `number` on the opt-out list; a number already on it keeps its first entry."""
+        with self._write() as db:
+            db.execute(
+                "INSERT INTO opt_outs (number, said_at, quote, user_id, run_id) VALUES (?, ?, ?, ?, ?)"
+                " ON CONFLICT (number) DO NOTHING",
+                (number, _utc(said_at), quote, user_id, run_id),
+            )
+        row = self.opt_out(number)
+        assert row is not None
+        return row
+
+    def remove_opt_out(self, number: str) -> bool:
+        with self._write() as db:
+            return db.execute("DELETE FROM opt_outs WHERE number = ?", (number,)).rowcount > 0
+
+    def log_dial(self, request_id: str, *, number: str, user_id: str, at: datetime) -> None:
+        """One row per call placed: what the rate limits count."""
+        with self._write() as db:
+            db.execute(
+                "INSERT INTO dial_log (request_id, number, user_id, dialled_at) VALUES (?, ?, ?, ?)"
+                " ON CONFLICT (request_id) DO NOTHING",
+                (request_id, number, user_id, _utc(at)),
+            )
+
+    def dials_to(self, number: str, *, since: datetime, until: datetime) -> int:
+        return int(self._db.execute(
+            "SELECT count(*) FROM dial_log WHERE number = ? AND dialled_at > ? AND dialled_at <= ?",
+            (number, _utc(since), _utc(until)),
+        ).fetchone()[0])
+
+    def dials_by(self, user_id: str, *, since: datetime, until: datetime) -> int:
+        return int(self._db.execute(
+            "SELECT count(*) FROM dial_log WHERE user_id = ? AND dialled_at > ? AND dialled_at <= ?",
+            (user_id, _utc(since), _utc(until)),
+        ).fetchone()[0])
+
+    def queue_request(
+        self, request_id: str, *, user_id: UserId, kind: RequestKind, params: dict[str, Any], due_at: datetime,
+        mode: Literal["when_open", "at"],
+    ) -> tuple[ScheduledRow | None, bool]:
+        """Queue a request for later: (its row, True) when new; a repeat of the same request gets
+        (the row it has, False), or (None, False) when it was already placed; another request under
+        the same id raises RequestConflict and writes nothing."""
+        text = canonical_json(params)
+        with self._write() as db:
+            taken = db.execute("SELECT user_id, kind, params FROM requests WHERE request_id = ?", (request_id,)).fetchone()
+            if taken is not None:  # already placed: the caller answers it as a repeat
+                if not _same(taken, user_id, kind, text):
+                    raise RequestConflict(request_id, _differs(taken, user_id, kind, text))
+                return None, False
+            now = _now()
+            added = db.execute(
+                "INSERT INTO schedule (request_id, user_id, kind, params, due_at, mode, status, created_at, updated_at)"
+                " VALUES (?, ?, ?, ?, ?, ?, 'queued', ?, ?) ON CONFLICT (request_id) DO NOTHING",
+                (request_id, user_id, kind, text, _utc(due_at), mode, now, now),
+            ).rowcount
+            row = self._must_scheduled(db, request_id)
+            if not added:
+                theirs = db.execute("SELECT user_id, kind, params FROM schedule WHERE request_id = ?", (request_id,)).fetchone()
+                if not _same(theirs, user_id, kind, text):
+                    raise RequestConflict(request_id, _differs(theirs, user_id, kind, text))
+            return row, bool(added)
+
+    def scheduled(self, request_id: str) -> ScheduledRow | None:
+        r = self._db.execute(f"SELECT {_SCHEDULE_COLUMNS} FROM schedule WHERE request_id = ?", (request_id,)).fetchone()
+        return None if r is None else _scheduled(r)
+
+    def schedule_rows(self, *, status: str | None = "queued") -> list[ScheduledRow]:
+        where, args = ("WHERE status = ?", (status,)) if status else ("", ())
+        rows = self._db.execute(f"SELECT {_SCHEDULE_COLUMNS} FROM schedule {where} ORDER BY due_at, request_id", args)
+        return [_scheduled(r) for r in rows]
+
+    def set_schedule(self, request_id: str, *, status: str, due_at: datetime | None = None, reason: str | None = None,
+                     only_from: str = "queued") -> bool:
+        """Move a queued row on (dialled, cancelled, refused) or to a new due time; False when it was not `only_from`."""
+        with self._write() as db:
+            fields, args = ["status = ?", "updated_at = ?"], [status, _now()]
+            if due_at is not None:
+                fields.append("due_at = ?")
+                args.append(_utc(due_at))
+            if reason is not None:
+                fields.append("reason = ?")
+                args.append(reason)
+            return db.execute(
+                f"UPDATE schedule SET {', '.join(fields)} WHERE request_id = ? AND status = ?",
+                (*args, request_id, only_from),
+            ).rowcount > 0
+
+    def _must_scheduled(self, db: sqlite3.Connection, request_id: str) -> ScheduledRow:
+        r = db.execute(f"SELECT {_SCHEDULE_COLUMNS} FROM schedule WHERE request_id = ?", (request_id,)).fetchone()
+        if r is None:
+            raise UnknownRequest(request_id)
+        return _scheduled(r)
+
 
 _DID_COLUMNS = "user_id, did, status, order_id, customer_reference, failure"
 _REQUEST_COLUMNS = "request_id, run_id, user_id, kind, params, status, call_control_id, result, created_at, updated_at"
@@ -658,6 +794,63 @@ def _publication(r: sqlite3.Row) -> PublicationRow:
         created_at=r["created_at"],
         updated_at=r["updated_at"],
     )
+
+
+# -- policy rows -------------------------------------------------------------------------------------
+
+
+@frozen
+class OptOutRow:
+    number: str
+    said_at: datetime
+    quote: str
+    user_id: str
+    run_id: str
+
+
+@frozen
+class ScheduledRow:
+    request_id: str
+    user_id: UserId
+    kind: str
+    params: dict[str, Any]
+    due_at: datetime
+    mode: str
+    status: str
+    reason: str | None
+    created_at: str
+
+
+_OPT_OUT_COLUMNS = "number, said_at, quote, user_id, run_id"
+_SCHEDULE_COLUMNS = "request_id, user_id, kind, params, due_at, mode, status, reason, created_at"
+
+
+def _utc(at: datetime) -> str:
+    if at.tzinfo is None:
+        raise ValueError("ledger times must be timezone-aware")
+    return at.astimezone(UTC).isoformat(timespec="seconds")
+
+
+def _opt_out(r: sqlite3.Row) -> OptOutRow:
+    return OptOutRow(r["number"], datetime.fromisoformat(r["said_at"]), r["quote"], r["user_id"], r["run_id"])
+
+
+def _scheduled(r: sqlite3.Row) -> ScheduledRow:
+    return ScheduledRow(
+        request_id=r["request_id"], user_id=UserId(r["user_id"]), kind=r["kind"], params=json.loads(r["params"]),
+        due_at=datetime.fromisoformat(r["due_at"]), mode=r["mode"], status=r["status"], reason=r["reason"],
+        created_at=r["created_at"],
+    )
+
+
+def _same(row: sqlite3.Row, user_id: str, kind: str, params: str) -> bool:
+    return not _differs(row, user_id, kind, params)
+
+
+def _differs(row: sqlite3.Row, user_id: str, kind: str, params: str) -> list[str]:
+    pairs = (("user", row["user_id"], user_id), ("kind", row["kind"], kind),
+             ("parameters", canonical_json(json.loads(row["params"])), params))
+    return [name for name, ours, theirs in pairs if ours != theirs]
 
 
 def _statements(sql: str) -> list[str]:

@@ -78,6 +78,12 @@ class Settings(BaseSettings):
     messaging_texts_per_hour: int = Field(30, ge=1, le=1000)  # past this, one notice, then silence
     messaging_confirm_s: float = Field(600.0, gt=0, le=86400)  # how long a "Reply YES" stands
     messaging_typing_refresh_s: float = Field(60.0, gt=0, le=85)  # Linq shows the indicator ~85 s
+    # -- policy (calld.policy): what calld refuses to do before anything is written or dialled --
+    calld_call_window: str = "08:00-21:00"  # dial only inside this, in the target's local time
+    calld_allow_non_nanp: bool = False  # numbers outside +1 (the NANP) are refused unless this is 1
+    calld_calls_per_number_per_day: int = Field(2, ge=1, le=1000)  # calls to one number in 24 h, all users
+    calld_calls_per_user_per_hour: int = Field(10, ge=1, le=10000)  # calls one user places in an hour
+    calld_booking_horizon_days: int = Field(60, ge=1, le=366)  # how far ahead --time and --at may lie
 
     pickup_hold_s: float = Field(5.0, gt=0, le=30)
     farewell_max_s: float = Field(8.0, gt=0, le=60)
@@ -127,6 +133,14 @@ class Settings(BaseSettings):
         host, sep, port = v.rpartition(":")
         if not sep or not host or not port.isdigit() or not 0 <= int(port) < 65536:
             raise ValueError("write it as HOST:PORT, e.g. 127.0.0.1:8787")
+        return v
+
+    @field_validator("calld_call_window")
+    @classmethod
+    def _window_shape(cls, v: str) -> str:
+        from calld.policy.window import CallWindow
+
+        CallWindow.parse(v)  # its ValueError says how to write it
         return v
 
     @field_validator("openai_live_extra_header")

@@ -21,6 +21,8 @@ from calld.runtime.report import ARTIFACT_NAMES
 from calld.settings import load_settings
 
 ASK = {"to": "+15555550142", "ask": "hours", "name": "Nathan", "user": "alice"}
+# These tests place many calls to one number; the rate limits have their own tests (test_policy_daemon).
+OPEN_LIMITS = {"calld_calls_per_number_per_day": 1000, "calld_calls_per_user_per_hour": 1000}
 
 
 # pytest-trio takes the clock only from a test's own arguments, so every async test here names
@@ -29,7 +31,7 @@ ASK = {"to": "+15555550142", "ask": "hours", "name": "Nathan", "user": "alice"}
 async def daemon(tmp_path, nursery):
     settings = load_settings(
         calld_state_dir=tmp_path / "state", calld_socket=tmp_path / "ctl.sock", calld_bind="127.0.0.1:0", shutdown_drain_s=30,
-        calld_max_calls=50,
+        calld_max_calls=50, **OPEN_LIMITS,
     )
     d: Daemon = await nursery.start(Daemon(settings).serve)
     yield d

@@ -40,6 +40,7 @@ async def live_call(tmp_path, nursery, scenario, body=ASK):
         calld_bind=f"127.0.0.1:{port}", telnyx_api_key="KEY-sim", telnyx_connection_id="sim-connection",
         telnyx_public_key=addrs.public_key, telnyx_api_base=addrs.telnyx_api_base, openai_api_key="KEY-sim",
         openai_live_url=addrs.live_url, public_base_url=base, public_webhook_url=f"{base}/telnyx/webhook", _env_file=None,
+        calld_calls_per_number_per_day=1000, calld_calls_per_user_per_hour=1000,
     )
     daemon: Daemon = await nursery.start(Daemon(settings).serve)
     async with ControlClient(settings.calld_socket) as client:

@@ -10,6 +10,7 @@ import json
 from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
+from urllib.parse import quote
 
 import httpx
 
@@ -104,6 +105,20 @@ class ControlClient:
 
     async def messaging_links(self) -> list[dict[str, Any]]:
         return (await self._request("GET", "/v1/messaging/links"))["links"]
+
+    # -- policy: the queue and the opt-out list -------------------------------------------------------
+
+    async def queue(self, include_done: bool = False) -> list[dict[str, Any]]:
+        return (await self._request("GET", "/v1/queue" + ("?all=1" if include_done else "")))["queue"]
+
+    async def cancel(self, request_id: str) -> dict[str, Any]:
+        return (await self._request("DELETE", f"/v1/queue/{quote(request_id, safe='')}"))["cancelled"]
+
+    async def opt_outs(self) -> list[dict[str, Any]]:
+        return (await self._request("GET", "/v1/optouts"))["optouts"]
+
+    async def remove_opt_out(self, number: str) -> dict[str, Any]:
+        return await self._request("DELETE", f"/v1/optouts/{quote(number, safe='')}")
 
     async def raw(self, method: str, path: str, content: bytes) -> tuple[int, Any]:
         """Send bytes as they are (tests of the API's refusals)."""

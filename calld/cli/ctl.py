@@ -61,12 +61,26 @@ def _body(model: Any, fields: dict[str, Any], scenario: str | None) -> dict[str,
     return body
 
 
+def _scheduling(body: dict[str, Any], args: argparse.Namespace) -> dict[str, Any]:
+    """--when-open / --at: the call is queued in the daemon's ledger instead of placed now."""
+    when_open, at = getattr(args, "when_open", False), getattr(args, "at", None)
+    if when_open and at is not None:
+        raise UsageError("give --when-open or --at, not both")
+    if at is not None and not at.strip():
+        raise UsageError('--at is empty: say when, e.g. --at "tomorrow 9am"')
+    if when_open:
+        body["when_open"] = True
+    if at is not None:
+        body["at"] = at.strip()
+    return body
+
+
 def ask_body(args: argparse.Namespace) -> dict[str, Any]:
     from calld.domain.requests import AskRequest
 
     fields = {"to": args.to, "ask": args.ask, "name": args.name, "item": args.item, "user": args.user,
               "request_id": args.request_id}
-    return _body(AskRequest, fields, args.scenario)
+    return _scheduling(_body(AskRequest, fields, args.scenario), args)
 
 
 class UsageError(ValueError):
@@ -99,6 +113,16 @@ async def run_ask(client: ControlClient, body: dict[str, Any], *, out: Any = Non
                 print(f"{p['t_ms'] / 1000:6.1f}s  {phase}", file=err, flush=True)
         elif "result" in item:
             result = item["result"]
+        elif "queued" in item:
+            q = item["queued"]
+            if q["status"] == "cancelled":
+                _err(f"request {q['request_id']} was cancelled; nothing will be dialled")
+                print(json.dumps(q), file=out, flush=True)
+                return EXIT_USAGE
+            print(f"queued: {q['request_id']} will be dialled at {q['due_at']} (calld-ctl queue; calld-ctl cancel {q['request_id']})",
+                  file=err, flush=True)
+            print(json.dumps(q), file=out, flush=True)
+            return EXIT_OK
         elif "error" in item:
             _err(item["error"])
             return EXIT_FAILED
@@ -124,7 +148,7 @@ def book_body(args: argparse.Namespace) -> dict[str, Any]:
 
     fields = {"to": args.to, "name": args.name, "party": args.party, "time": args.time, "notes": args.notes,
               "window": args.window, "user": args.user, "request_id": args.request_id}
-    return _body(BookRequest, fields, args.scenario)
+    return _scheduling(_body(BookRequest, fields, args.scenario), args)
 
 
 async def _book(args: argparse.Namespace) -> int:
@@ -230,6 +254,72 @@ def _publish_check(args: argparse.Namespace) -> int:
     return EXIT_OK if report.ok else EXIT_VERIFY_FAILED
 
 
+# -- policy: the queue of calls for later, and the opt-out list ---------------------------------------
+
+
+async def _queue(args: argparse.Namespace) -> int:
+    async def go(c: ControlClient) -> int:
+        rows = await c.queue(include_done=args.all)
+        print(json.dumps(rows) if args.json else _table(rows, ["request_id", "kind", "user", "to", "due_at", "mode", "status"]))
+        return EXIT_OK
+
+    return await _with_client(args, go)
+
+
+async def _cancel(args: argparse.Namespace) -> int:
+    async def go(c: ControlClient) -> int:
+        row = await c.cancel(args.request_id)
+        print(f"cancelled {row['request_id']} (was due {row['due_at']}); nothing will be dialled")
+        return EXIT_OK
+
+    return await _with_client(args, go)
+
+
+async def _optout_list(args: argparse.Namespace) -> int:
+    async def go(c: ControlClient) -> int:
+        rows = await c.opt_outs()
+        print(json.dumps(rows) if args.json else _table(rows, ["number", "said_at", "user", "run_id", "quote"]))
+        return EXIT_OK
+
+    return await _with_client(args, go)
+
+
+async def _optout_remove(args: argparse.Namespace) -> int:
+    from calld.domain.ids import E164
+
+    try:
+        number = E164(args.number)
+    except ValueError as exc:
+        raise UsageError(str(exc)) from None
+
+    async def go(c: ControlClient) -> int:
+        await c.remove_opt_out(number)
+        print(f"{number} is off the opt-out list; calld may call it again")
+        return EXIT_OK
+
+    return await _with_client(args, go)
+
+
+def _add_policy_commands(sub: Any, ask: argparse.ArgumentParser, book: argparse.ArgumentParser) -> None:
+    for p in (ask, book):
+        p.add_argument("--when-open", action="store_true", help="outside the calling window, queue the call until it opens")
+        p.add_argument("--at", help='queue the call for this time, in the target\'s local time (e.g. "tomorrow 9am")')
+    queue = sub.add_parser("queue", help="calls queued for later (--when-open, --at)")
+    queue.add_argument("--all", action="store_true", help="also those dialled, cancelled or refused")
+    queue.add_argument("--json", action="store_true")
+    queue.set_defaults(afunc=_queue)
+    cancel = sub.add_parser("cancel", help="drop a queued call before it is dialled")
+    cancel.add_argument("request_id")
+    cancel.set_defaults(afunc=_cancel)
+    optout = sub.add_parser("optout", help="numbers that asked not to be called again").add_subparsers(dest="optout_command", required=True)
+    olist = optout.add_parser("list", help="every number on the opt-out list, with when and what was said")
+    olist.add_argument("--json", action="store_true")
+    olist.set_defaults(afunc=_optout_list)
+    oremove = optout.add_parser("remove", help="take a number off the opt-out list (the operator's decision)")
+    oremove.add_argument("number")
+    oremove.set_defaults(afunc=_optout_remove)
+
+
 def _verify(args: argparse.Namespace) -> int:
     from calld.verify import verify_book, verify_quick_ask
 
@@ -297,6 +387,7 @@ def build_parser() -> argparse.ArgumentParser:
     from calld.messaging.cli import add_messaging_commands
 
     add_messaging_commands(sub, _with_client, _table)
+    _add_policy_commands(sub, ask, book)
 
     fetch = sub.add_parser("fetch", help="download a published call's artifacts into DIR (by run id or call_control_id)")
     fetch.add_argument("ident")

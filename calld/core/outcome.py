@@ -94,6 +94,10 @@ def conclude(call: Call, *, today: dt.date | None = None) -> Outcome:
         return Outcome(status, reason, f"Telnyx: {ended.cause}{sip}", None, "none", seen)
     if call.task is not None and call.verdict is not None:
         return _accepted(call, today, seen)
+    if call.opt_out is not None:
+        # The business asked not to be called again, in its own words (calld.policy.optout).
+        booking = BookingDetails(reason=call.opt_out) if isinstance(job, BookJob) else None
+        return Outcome("declined", "opt_out", call.opt_out, None, "transcript", seen, booking)
     if (assessed := _assess(call, today, seen)) is not None:
         return assessed
     if call.failure is not None:

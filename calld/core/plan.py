@@ -36,6 +36,13 @@ BOOK_STEER_LINE = (
 )
 
 
+# Said when the business asks not to be called again: the app's words, not the model's.
+OPT_OUT_LINE = (
+    'The business has asked not to be called again. Say exactly this, and nothing else: '
+    '"I\'m sorry to have bothered you. We won\'t call this number again. Goodbye."'
+)
+
+
 @frozen
 class Timings:
     """Every wait in a call, in seconds. Each is a setting (see calld.settings)."""

@@ -63,7 +63,7 @@ from calld.core.effects import (
     SendMediaAudio,
     SendToolOutput,
 )
-from calld.core.plan import HANGUP_MARK, RECORD_TASK_RESULT, BookJob, QuickAskJob
+from calld.core.plan import HANGUP_MARK, OPT_OUT_LINE, RECORD_TASK_RESULT, BookJob, QuickAskJob
 from calld.core.plan import (
     STEER_LINE as STEER_LINE,  # the quick ask's steer; each plan carries its own
 )
@@ -107,6 +107,7 @@ from calld.domain.status import FailedReason
 from calld.domain.times import minutes_between
 from calld.domain.transcript import Span, Speaker, Turn
 from calld.evidence import judge
+from calld.policy.optout import detect_opt_out
 
 BYTES_PER_SECOND = 16000 * 2  # 16 kHz mono PCM16: the only audio the core sees
 BYTES_PER_MS = BYTES_PER_SECOND // 1000
@@ -466,6 +467,8 @@ def _speech(call: Call, event: ev.InputTranscript | ev.OutputTranscript, speaker
         return _ignore(call, event, "live")
     call = _add_turn(call, speaker, event)
     t = call.plan.timings
+    if speaker == "business" and call.opt_out is None and (quote := detect_opt_out(call.transcript[-1].text)):
+        return _opted_out(call, quote)
     match call.hangup:
         case HangupNone() if isinstance(call.conversation, ConvTalking):
             if speaker == "business":  # they answered the steer: the next silence gets its own
@@ -476,6 +479,20 @@ def _speech(call: Call, event: ev.InputTranscript | ev.OutputTranscript, speaker
             return call, [Schedule("farewell_quiet", t.farewell_quiet_s, ev.FarewellQuiet())]
         case _:
             return call, []
+
+
+def _opted_out(call: Call, quote: str) -> tuple[Call, list[Effect]]:
+    """The business asked not to be called again: keep its words; if no verdict is in, say sorry and goodbye.
+
+    Judged from the business's own speech, whatever the model records: a record that comes
+    after this is refused (the conversation is over) and the call ends declined, opt_out.
+    """
+    call = evolve(call, opt_out=quote)
+    if not (isinstance(call.hangup, HangupNone) and isinstance(call.live, LiveActive)):
+        return call, []  # a verdict is already in (or the call is ending): the quote is still kept
+    call = evolve(call, hangup=HangupFarewell(via="opt_out"))
+    t = call.plan.timings
+    return call, [Cancel("stall"), AppendCommentary(OPT_OUT_LINE), Schedule("farewell", t.farewell_max_s, ev.FarewellElapsed())]
 
 
 @_on(ev.InputTranscript)

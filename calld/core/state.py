@@ -200,7 +200,7 @@ ConvTrack = ConvWaiting | ConvTalking | ConvConcluded
 
 # -- hangup ------------------------------------------------------------------------------------
 
-Via = Literal["tool", "drain_timeout", "failure", "stall", "far_party", "time_limit", "not_connected"]
+Via = Literal["tool", "opt_out", "drain_timeout", "failure", "stall", "far_party", "time_limit", "not_connected"]
 
 
 @frozen
@@ -320,6 +320,7 @@ class Call:
     continue_due: bool = False  # a tool output wants response.create once the backend's response is done
     failure: Failure | None = None  # the first failure stands
     counters: Counters = field(factory=Counters)
+    opt_out: str | None = None  # the business's words asking not to be called again (calld.policy.optout)
 
     @property
     def finished(self) -> bool:

@@ -10,13 +10,17 @@ import json
 from collections.abc import AsyncIterator
 from typing import TYPE_CHECKING, Any
 
-from pydantic import BaseModel, ConfigDict, ValidationError
+from typing import Self
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 from quart import Response, request
 from quart_trio import QuartTrio
 
 from calld.domain.ids import UserId
 from calld.domain.requests import AskRequest, BookRequest
 from calld.ledger import RequestConflict, UnknownUser
+from calld.policy.gate import Timing
+from calld.policy.refusal import Refused
 
 if TYPE_CHECKING:
     from calld.daemon.service import Daemon
@@ -24,11 +28,30 @@ if TYPE_CHECKING:
 MAX_CONTROL_BYTES = 16 * 1024
 
 
-class _AskBody(AskRequest):
+class _Scheduling(BaseModel):
+    """When to place the call: now (the default), when the calling window opens, or at a time."""
+
+    when_open: bool = False
+    at: str | None = Field(None, min_length=1, max_length=80)
+
+    @model_validator(mode="after")
+    def _one_way(self) -> Self:
+        if self.when_open and self.at is not None:
+            raise ValueError("give --when-open or --at, not both")
+        return self
+
+    def timing(self) -> Timing:
+        return Timing(when_open=self.when_open, at=self.at)
+
+
+_NOT_REQUEST = {"scenario", "when_open", "at"}
+
+
+class _AskBody(AskRequest, _Scheduling):
     scenario: str | None = None  # stub mode: which scripted business answers
 
 
-class _BookBody(BookRequest):
+class _BookBody(BookRequest, _Scheduling):
     scenario: str | None = None  # stub mode: which scripted restaurant answers
 
 
@@ -46,8 +69,8 @@ def _explain(exc: ValidationError) -> str:
     return "; ".join(parts)
 
 
-def _error(message: str, status: int) -> Response:
-    return Response(json.dumps({"error": message}), status=status, content_type="application/json")
+def _error(message: str, status: int, **extra: str) -> Response:
+    return Response(json.dumps({"error": message, **extra}), status=status, content_type="application/json")
 
 
 async def _json_body(model: type[BaseModel]) -> BaseModel | Response:
@@ -90,6 +113,8 @@ def create_control_app(daemon: Daemon) -> QuartTrio:
         stream = start(body, scenario)
         try:
             first = await anext(stream)  # validation and the ledger lookup happen before the first item
+        except Refused as exc:  # the policy said no: nothing written, nothing dialled
+            return _error(str(exc), 403, rule=exc.refusal.rule)
         except UnknownUser as exc:
             return _error(str(exc), 404)
         except RequestConflict as exc:
@@ -108,11 +133,13 @@ def create_control_app(daemon: Daemon) -> QuartTrio:
 
     @app.post("/v1/ask")
     async def ask() -> Response:
-        return await place(_AskBody, lambda b, sc: daemon.ask(AskRequest(**b.model_dump(exclude={"scenario"})), scenario=sc))
+        return await place(_AskBody, lambda b, sc: daemon.ask(AskRequest(**b.model_dump(exclude=_NOT_REQUEST)), scenario=sc,
+                                                              timing=b.timing()))
 
     @app.post("/v1/book")
     async def book() -> Response:
-        return await place(_BookBody, lambda b, sc: daemon.book(BookRequest(**b.model_dump(exclude={"scenario"})), scenario=sc))
+        return await place(_BookBody, lambda b, sc: daemon.book(BookRequest(**b.model_dump(exclude=_NOT_REQUEST)), scenario=sc,
+                                                                timing=b.timing()))
 
     @app.get("/v1/calls")
     async def calls() -> dict[str, Any]:
@@ -152,6 +179,31 @@ def create_control_app(daemon: Daemon) -> QuartTrio:
     @app.get("/v1/dids")
     async def dids() -> dict[str, Any]:
         return {"dids": daemon.dids()}
+
+    # -- policy: the queue of calls for later, and the opt-out list ------------------------------------
+
+    @app.get("/v1/queue")
+    async def queue() -> dict[str, Any]:
+        return {"queue": daemon.queue(include_done=request.args.get("all") == "1")}
+
+    @app.delete("/v1/queue/<request_id>")
+    async def cancel(request_id: str) -> Response | dict[str, Any]:
+        try:
+            return {"cancelled": daemon.cancel(request_id)}
+        except LookupError as exc:
+            return _error(str(exc), 404)
+        except ValueError as exc:
+            return _error(str(exc), 409)
+
+    @app.get("/v1/optouts")
+    async def optouts() -> dict[str, Any]:
+        return {"optouts": daemon.opt_outs()}
+
+    @app.delete("/v1/optouts/<number>")
+    async def remove_optout(number: str) -> Response | dict[str, Any]:
+        if not daemon.remove_opt_out(number):
+            return _error(f"{number} is not on the opt-out list; calld-ctl optout list shows it", 404)
+        return {"removed": number}
 
     @app.errorhandler(404)
     async def not_found(_exc: Exception) -> Response:

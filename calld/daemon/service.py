@@ -46,6 +46,9 @@ from calld.domain.requests import AskRequest, BookRequest
 from calld.ledger import Finished, Fresh, InFlight, Ledger
 from calld.numbers import ProvisionError, provision_did
 from calld.publish.publisher import Publisher
+from calld.policy.clock import Clock, wall_clock
+from calld.policy.gate import Gate, Queue, Timing
+from calld.policy.scheduler import Busy, Scheduler, queued_view
 from calld.runtime.handle import CallHandle, CallPorts
 from calld.settings import Settings
 from calld.stub.scenario import SCENARIOS
@@ -143,7 +146,7 @@ class _Flight:
 
 
 class Daemon:
-    def __init__(self, settings: Settings, *, control_fd: int | None = None) -> None:
+    def __init__(self, settings: Settings, *, control_fd: int | None = None, clock: Clock | None = None) -> None:
         self.settings = settings
         self.callbook = CallBook()
         self.serve_token = secrets.token_urlsafe(24)
@@ -164,6 +167,10 @@ class Daemon:
         self.stub_numbers = StubNumbers(pending_gets=1)  # stub mode's Telnyx numbers API
         self.messaging: Any = None  # texting calld (calld.messaging.port.MessagingPort), when on
         self.publisher = Publisher(settings, self._ledger)  # after hangup, off the call's path
+        # Policy (calld.policy): the gate every request passes, and the queue of calls for later.
+        self.clock = clock or wall_clock
+        self.gate = Gate(settings, self._ledger, self.clock)
+        self.scheduler = Scheduler(self._ledger, self.gate, self._dial_scheduled, accepting=lambda: self.accepting)
 
     # -- running -------------------------------------------------------------------------------
 
@@ -203,6 +210,7 @@ class Daemon:
                         await calls.start(self.messaging.run)
                         if self.messaging.fake is not None:
                             self.messaging.fake.webhook_url = f"{self.public_url}/linq/webhook"
+                    await calls.start(self.scheduler.run)
                     log.info("ready: public %s, control %s, mode %s", self.public_url, ctl_cfg.bind[0], self.settings.calld_mode)
                     task_status.started(self)
                     await self._stop_servers.wait()
@@ -356,24 +364,114 @@ class Daemon:
     def dids(self) -> list[dict[str, Any]]:
         return [{"user": r.user_id, "did": r.did, "status": r.status} for r in self._ledger.rows()]
 
-    async def ask(self, request: AskRequest, scenario: str | None = None) -> AsyncIterator[dict[str, Any]]:
+    async def ask(self, request: AskRequest, scenario: str | None = None, timing: Timing = Timing()) -> AsyncIterator[dict[str, Any]]:
         """Place a quick ask, or attach to the same request's call; yields progress dicts, then
-        {"result": ...}. Raises before anything is written when the request is bad."""
+        {"result": ...} (or {"queued": ...} for a call scheduled for later). Raises before anything
+        is written when the request is bad or the policy refuses it (Refused)."""
         self._check_scenario(scenario)
         if scenario is not None and scenario not in SCENARIOS:
             raise ValueError(f"unknown stub scenario {scenario!r}; choose one of {', '.join(sorted(SCENARIOS))}")
         plan = prepare(request, self.settings, self._ledger)  # UnknownUser: nothing written yet
         stub = SCENARIOS[scenario or stub_scenario_for(request)]
-        async for item in self._place("ask", request, plan, scenario, stub):
+        async for item in self._admit_and_place("ask", request, plan, scenario, stub, timing):
             yield item
 
-    async def book(self, request: BookRequest, scenario: str | None = None) -> AsyncIterator[dict[str, Any]]:
+    async def book(self, request: BookRequest, scenario: str | None = None, timing: Timing = Timing()) -> AsyncIterator[dict[str, Any]]:
         """Book a table: the same path as an ask, with a booking plan."""
         self._check_scenario(scenario)
         stub = book_scenario(scenario)  # ValueError lists the scripted restaurants
         plan = prepare_book(request, self.settings, self._ledger)
-        async for item in self._place("book", request, plan, scenario, stub):
+        async for item in self._admit_and_place("book", request, plan, scenario, stub, timing):
             yield item
+
+    # -- policy: the gate, the queue, opt-outs (calld.policy) ------------------------------------------
+
+    async def _admit_and_place(self, kind: str, request: Any, plan: Any, scenario: str | None, stub: Any,
+                               timing: Timing) -> AsyncIterator[dict[str, Any]]:
+        """Every request passes the gate first; a repeat of a known request id gets its own answer."""
+        rid = request.request_id
+        params = self._params(request, scenario)
+        known = rid is not None and (self._ledger.request(rid) is not None or self._ledger.scheduled(rid) is not None)
+        if known:
+            row = self._ledger.scheduled(rid)
+            if row is not None:  # queued earlier: the same request gets its queue entry (or its result)
+                again, _ = self._ledger.queue_request(rid, user_id=request.user, kind=kind, params=params,  # type: ignore[arg-type]
+                                                      due_at=row.due_at, mode=row.mode)  # type: ignore[arg-type]
+                if again is not None:
+                    yield {"queued": queued_view(again), "repeat": True}
+                    return
+        else:
+            decision = self.gate.admit(kind, request.to, request.user, getattr(request, "time", None), timing)
+            if isinstance(decision, Queue):
+                rid = rid or f"req_{plan.run_id.removeprefix('run_')}"
+                row, new = self._ledger.queue_request(rid, user_id=request.user, kind=kind, params=params,  # type: ignore[arg-type]
+                                                      due_at=decision.due_at, mode=decision.mode)
+                assert row is not None
+                log.info("queued request %s for %s until %s", rid, request.to, decision.due_at.isoformat())
+                self.scheduler.wake()
+                yield {"queued": queued_view(row), "repeat": not new}
+                return
+        async for item in self._place(kind, request, plan, scenario, stub):
+            yield item
+
+    @staticmethod
+    def _params(request: Any, scenario: str | None) -> dict[str, Any]:
+        return {**request.model_dump(mode="json", exclude={"request_id"}), "scenario": scenario}
+
+    async def _dial_scheduled(self, row: Any) -> None:
+        """The scheduler's dial: the same placing path as a request from calld-ctl, no one following it."""
+        fields = {k: v for k, v in row.params.items() if k != "scenario"}
+        scenario = row.params.get("scenario")
+        if row.kind == "book":
+            request: Any = BookRequest(**fields, request_id=row.request_id)
+            stub = book_scenario(scenario)
+            plan = prepare_book(request, self.settings, self._ledger)
+        else:
+            request = AskRequest(**fields, request_id=row.request_id)
+            stub = SCENARIOS[scenario or stub_scenario_for(request)]
+            plan = prepare(request, self.settings, self._ledger)
+        if len(self._flights) >= self.settings.calld_max_calls:
+            raise Busy()
+        await self._check_ingress()
+        self._ledger.set_schedule(row.request_id, status="dialled")
+        stream = self._place(row.kind, request, plan, scenario, stub)
+        assert self._calls_nursery is not None
+
+        async def follow() -> None:
+            async for _item in stream:
+                pass  # the result lands in the ledger; `calld-ctl show` and `queue --all` find it
+
+        self._calls_nursery.start_soon(follow)
+
+    def queue(self, include_done: bool = False) -> list[dict[str, Any]]:
+        return [queued_view(r) for r in self._ledger.schedule_rows(status=None if include_done else "queued")]
+
+    def cancel(self, request_id: str) -> dict[str, Any]:
+        """Drop a queued request; LookupError when there is none, ValueError when it is past waiting."""
+        row = self._ledger.scheduled(request_id)
+        if row is None:
+            raise LookupError(f"no queued request {request_id!r}; calld-ctl queue lists them")
+        if not self._ledger.set_schedule(request_id, status="cancelled"):
+            raise ValueError(f"request {request_id!r} is {row.status}, no longer waiting; nothing to cancel")
+        self.scheduler.wake()
+        return queued_view(self._ledger.scheduled(request_id))  # type: ignore[arg-type]
+
+    def opt_outs(self) -> list[dict[str, Any]]:
+        return [{"number": r.number, "said_at": r.said_at.isoformat(), "quote": r.quote, "user": r.user_id,
+                 "run_id": r.run_id} for r in self._ledger.opt_outs()]
+
+    def remove_opt_out(self, number: str) -> bool:
+        return self._ledger.remove_opt_out(number)
+
+    def _record_opt_out(self, handle: CallHandle) -> None:
+        """After the call: a business that asked not to be called goes on the list (who heard it, when, the quote)."""
+        quote = handle.call.opt_out
+        if quote is None:
+            return
+        plan = handle.plan
+        row = self._ledger.add_opt_out(plan.to, said_at=self.clock(), quote=quote, user_id=plan.user_id, run_id=plan.run_id)
+        log.warning("%s %s asked not to be called again (%r): on the opt-out list since %s", plan.run_id, plan.to, quote,
+                    row.said_at.isoformat())
 
     def _check_scenario(self, scenario: str | None) -> None:
         if not self.accepting:
@@ -384,7 +482,7 @@ class Daemon:
     async def _place(self, kind: str, request: Any, plan: Any, scenario: str | None, stub: Any) -> AsyncIterator[dict[str, Any]]:
         await self._check_ingress()
         request_id = request.request_id or f"req_{plan.run_id.removeprefix('run_')}"
-        params = {**request.model_dump(mode="json", exclude={"request_id"}), "scenario": scenario}
+        params = self._params(request, scenario)
         if len(self._flights) >= self.settings.calld_max_calls and self._ledger.request(request_id) is None:
             # A new call past the limit would starve the calls on the line of CPU (audio lost on
             # all of them), so it is refused before anything is written. Repeats are still answered.
@@ -401,6 +499,7 @@ class Daemon:
                     raise DaemonError(f"request {request_id} ({run_id}) is in flight but not in this daemon")
             case Fresh():
                 flight = self._flights[request_id] = _Flight(request_id, plan.run_id)
+                self._ledger.log_dial(request_id, number=request.to, user_id=request.user, at=self.clock())
                 self._start_call(flight, plan, stub)
         async for item in flight.watch():
             yield {"progress": item}
@@ -441,6 +540,7 @@ class Daemon:
                     self._ledger.finish_request(flight.request_id, stored)
                     handle = self.callbook.find(plan.run_id)
                     if handle is not None:
+                        self._record_opt_out(handle)
                         self.callbook.remove(handle)
                     del self._flights[flight.request_id]
                     flight.finish(outcome or {"error": "the call ended without a result"})

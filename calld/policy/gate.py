@@ -1,0 +1,154 @@
+"""The gate every request passes before anything is written or dialled.
+
+`Gate.admit` runs the rules in order (destination, opt-out, booking time, then, for a
+call placed now, the rate limits and the calling window) and says what to do: dial now,
+queue until a time, or refuse. The rules are the pure checks beside this module; the
+gate only gathers their inputs (the ledger's opt-outs and counts, the clock, the
+settings). The scheduler asks the same gate again when a queued request comes due.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta
+from typing import Literal
+
+from attrs import frozen
+
+from calld.ledger import Ledger
+from calld.policy.clock import Clock
+from calld.policy.destination import check_destination
+from calld.policy.limits import check_number_rate, check_user_rate
+from calld.policy.optout import OptOut, check_opt_out
+from calld.policy.refusal import Refusal, Refused
+from calld.policy.when import WhenError, resolve
+from calld.policy.window import CallWindow, Closed, check_window, zones_for
+from calld.settings import Settings
+
+
+@frozen
+class DialNow:
+    pass
+
+
+@frozen
+class Queue:
+    due_at: datetime  # UTC
+    mode: Literal["when_open", "at"]
+
+
+Decision = DialNow | Queue
+
+
+@frozen
+class Timing:
+    """What the user asked about when: now (None), when the window opens, or at a time."""
+
+    when_open: bool = False
+    at: str | None = None
+
+
+class Gate:
+    def __init__(self, settings: Settings, ledger: Ledger, clock: Clock) -> None:
+        self.settings = settings
+        self.ledger = ledger
+        self.clock = clock
+        self.window = CallWindow.parse(settings.calld_call_window)
+
+    # -- the rules, each with its inputs -----------------------------------------------------------
+
+    def destination(self, to: str) -> Refusal | None:
+        own = {row.did for row in self.ledger.rows() if row.did}
+        return check_destination(to, own_numbers=own, allow_non_nanp=self.settings.calld_allow_non_nanp)
+
+    def opt_out(self, to: str) -> Refusal | None:
+        row = self.ledger.opt_out(to)
+        entry = None if row is None else OptOut(row.number, row.said_at, row.quote, row.user_id, row.run_id)
+        return check_opt_out(to, entry)
+
+    def booking_time(self, to: str, text: str, now: datetime) -> Refusal | None:
+        """A booking's --time: it parses, in the restaurant's zone, lies ahead and within the horizon."""
+        try:
+            instants = resolve(text, zones_for(to), now)
+        except WhenError as exc:
+            return Refusal("booking_time", f"--time: {exc}")
+        horizon = self.settings.calld_booking_horizon_days
+        if min(instants) <= now:
+            return Refusal("booking_time", f"--time {text!r} is {min(instants):%Y-%m-%d %H:%M} UTC, already past; a booking must be ahead")
+        if max(instants) > now + timedelta(days=horizon):
+            return Refusal(
+                "booking_time",
+                f"--time {text!r} is more than {horizon} days ahead (CALLD_BOOKING_HORIZON_DAYS); book nearer the day",
+            )
+        return None
+
+    def rates(self, to: str, user: str, now: datetime) -> Refusal | None:
+        s = self.settings
+        day = self.ledger.dials_to(to, since=now - timedelta(days=1), until=now)
+        hour = self.ledger.dials_by(user, since=now - timedelta(hours=1), until=now)
+        return check_number_rate(to, day, s.calld_calls_per_number_per_day) or check_user_rate(
+            user, hour, s.calld_calls_per_user_per_hour
+        )
+
+    def closed(self, to: str, at: datetime) -> Closed | None:
+        found = check_window(zones_for(to), at, self.window)
+        return found if isinstance(found, Closed) else None
+
+    # -- the order they run in -----------------------------------------------------------------------
+
+    def standing(self, kind: str, to: str, booking_time: str | None, now: datetime) -> Refusal | None:
+        """The rules that hold whenever the call is placed."""
+        refusal = self.destination(to) or self.opt_out(to)
+        if refusal is None and kind == "book" and booking_time is not None:
+            refusal = self.booking_time(to, booking_time, now)
+        return refusal
+
+    def admit(self, kind: str, to: str, user: str, booking_time: str | None, timing: Timing) -> Decision:
+        """Dial now, or queue; raises Refused (one line, the rule named) when neither may happen."""
+        now = self.clock()
+        if (refusal := self.standing(kind, to, booking_time, now)) is not None:
+            raise Refused(refusal)
+        if timing.at is not None:
+            return self._at(to, timing.at, now)
+        closed = self.closed(to, now)
+        if closed is None:
+            if (refusal := self.rates(to, user, now)) is not None:
+                raise Refused(refusal)
+            return DialNow()
+        if closed.opens_at is None:
+            raise Refused(Refusal("calling_window", f"{to}: {closed.describe(self.window)}"))
+        if timing.when_open:
+            return Queue(closed.opens_at, "when_open")
+        raise Refused(Refusal(
+            "calling_window",
+            f"{to}: {closed.describe(self.window)}; nothing was placed (add --when-open to queue it until then)",
+        ))
+
+    def _at(self, to: str, text: str, now: datetime) -> Queue:
+        zones = zones_for(to)
+        try:
+            instants = resolve(text, zones, now)
+        except WhenError as exc:
+            raise Refused(Refusal("schedule", f"--at: {exc}")) from None
+        if len(set(instants)) > 1:
+            raise Refused(Refusal("schedule", f"--at: {to} spans zones ({', '.join(zones)}); give the time with an offset, e.g. 2026-12-04T09:30-05:00"))
+        due = instants[0]
+        horizon = self.settings.calld_booking_horizon_days
+        if due <= now:
+            raise Refused(Refusal("schedule", f"--at {text!r} is {due:%Y-%m-%d %H:%M} UTC, already past"))
+        if due > now + timedelta(days=horizon):
+            raise Refused(Refusal("schedule", f"--at {text!r} is more than {horizon} days ahead (CALLD_BOOKING_HORIZON_DAYS)"))
+        if (closed := self.closed(to, due)) is not None:
+            raise Refused(Refusal("calling_window", f"--at {text!r} is outside the calling window: at that time, {closed.describe(self.window)}"))
+        return Queue(due, "at")
+
+    def when_due(self, kind: str, to: str, user: str, booking_time: str | None) -> Decision | Refusal:
+        """A queued request has come due: dial, wait for the window again, or refuse it."""
+        now = self.clock()
+        if (refusal := self.standing(kind, to, booking_time, now)) is not None:
+            return refusal
+        closed = self.closed(to, now)
+        if closed is not None:
+            if closed.opens_at is None:
+                return Refusal("calling_window", f"{to}: {closed.describe(self.window)}")
+            return Queue(closed.opens_at, "when_open")
+        return self.rates(to, user, now) or DialNow()

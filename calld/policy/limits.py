@@ -1,0 +1,31 @@
+"""Rate limits: how often one number may be called (by anyone) and one user may call.
+
+Counts come from the ledger's dial log (one row per call placed); these checks are
+pure. There is no automatic redial of a busy line, no answer or voicemail, ever: a
+call that did not get through is a result, and another attempt is a new request that
+meets these limits again.
+"""
+
+from __future__ import annotations
+
+from calld.policy.refusal import Refusal
+
+
+def check_number_rate(number: str, calls_last_day: int, limit: int) -> Refusal | None:
+    if calls_last_day < limit:
+        return None
+    return Refusal(
+        "rate_limit",
+        f"{number} has already been called {calls_last_day} time(s) in the last 24 hours, the limit "
+        f"(CALLD_CALLS_PER_NUMBER_PER_DAY={limit}, across all users); try again tomorrow",
+    )
+
+
+def check_user_rate(user: str, calls_last_hour: int, limit: int) -> Refusal | None:
+    if calls_last_hour < limit:
+        return None
+    return Refusal(
+        "rate_limit",
+        f"user {user!r} has placed {calls_last_hour} call(s) in the last hour, the limit "
+        f"(CALLD_CALLS_PER_USER_PER_HOUR={limit}); try again later",
+    )

@@ -1,0 +1,28 @@
+"""A refusal: which rule said no, and the one line that says why."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from attrs import frozen
+
+Rule = Literal[
+    "destination", "calling_window", "opt_out", "rate_limit", "booking_time", "schedule",
+]
+
+
+@frozen
+class Refusal:
+    rule: Rule
+    message: str
+
+    def as_dict(self) -> dict[str, str]:
+        return {"rule": self.rule, "message": self.message}
+
+
+class Refused(ValueError):
+    """A request the policy will not place. Nothing was written and nothing was dialled."""
+
+    def __init__(self, refusal: Refusal) -> None:
+        super().__init__(refusal.message)
+        self.refusal = refusal

@@ -1,0 +1,109 @@
+"""Calls scheduled for later: a task in the daemon's nursery that dials queued requests when due.
+
+The queue is the ledger's `schedule` table, so it outlives the daemon: a restarted daemon
+finds its queue there and dials what has come due. When a request comes due the gate is
+asked again (an opt-out or a rate limit may have arrived since): it dials, waits for the
+window to open again, or is refused with a stored result. Its timing runs on trio's clock
+(the autojump clock in tests) through the injected policy clock.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Awaitable, Callable
+from datetime import timedelta
+from typing import Any
+
+import trio
+
+from calld.domain.ids import RunId
+from calld.ledger import Ledger, ScheduledRow
+from calld.policy.gate import DialNow, Gate, Queue
+from calld.policy.refusal import Refusal
+
+log = logging.getLogger("calld.scheduler")
+
+MAX_NAP_S = 60.0  # look again at least this often: the wall clock may jump (suspend, NTP)
+BUSY_RETRY_S = 30.0  # the daemon was on its call limit when this came due
+
+
+class Busy(Exception):
+    """The daemon cannot dial right now (at its call limit); the request stays queued."""
+
+
+Dial = Callable[[ScheduledRow], Awaitable[None]]
+
+
+def queued_view(row: ScheduledRow) -> dict[str, Any]:
+    """A queued request as calld-ctl shows it."""
+    return {
+        "request_id": row.request_id, "kind": row.kind, "user": row.user_id, "to": row.params.get("to"),
+        "due_at": row.due_at.isoformat(), "mode": row.mode, "status": row.status, "reason": row.reason,
+    }
+
+
+def refused_result(refusal: Refusal) -> dict[str, Any]:
+    """What a request refused before any dial stores as its result (a repeat gets it back)."""
+    return {"status": "refused", "run_id": None, "call_control_id": None, "answer_text": None,
+            "reason": refusal.message, "rule": refusal.rule}
+
+
+class Scheduler:
+    def __init__(self, ledger: Ledger, gate: Gate, dial: Dial, *, accepting: Callable[[], bool]) -> None:
+        self.ledger = ledger
+        self.gate = gate
+        self._dial = dial
+        self._accepting = accepting
+        self._wake = trio.Event()
+
+    def wake(self) -> None:
+        """The queue changed: look again now."""
+        self._wake.set()
+
+    async def run(self, *, task_status: trio.TaskStatus[None] = trio.TASK_STATUS_IGNORED) -> None:
+        task_status.started()
+        while True:
+            self._wake = trio.Event()
+            if self._accepting():
+                for row in self.ledger.schedule_rows(status="queued"):
+                    if row.due_at > self.gate.clock():
+                        break
+                    await self._due(row)
+            await self._nap()
+
+    async def _nap(self) -> None:
+        rows = self.ledger.schedule_rows(status="queued")
+        wait = MAX_NAP_S
+        if rows and self._accepting():
+            wait = min(MAX_NAP_S, max(0.0, (rows[0].due_at - self.gate.clock()).total_seconds()))
+        with trio.move_on_after(wait):
+            await self._wake.wait()
+
+    async def _due(self, row: ScheduledRow) -> None:
+        booking_time = row.params.get("time") if row.kind == "book" else None
+        decision = self.gate.when_due(row.kind, row.params["to"], row.user_id, booking_time)
+        match decision:
+            case Refusal() as refusal:
+                log.warning("queued request %s refused when due: %s", row.request_id, refusal.message)
+                self.refuse(row, refusal)
+            case Queue(due_at=due_at):
+                log.info("queued request %s: the window has closed again; waiting until %s", row.request_id, due_at)
+                self.ledger.set_schedule(row.request_id, status="queued", due_at=due_at)
+            case DialNow():
+                try:
+                    await self._dial(row)
+                except Busy:
+                    later = self.gate.clock() + timedelta(seconds=BUSY_RETRY_S)
+                    self.ledger.set_schedule(row.request_id, status="queued", due_at=later)
+                except Exception as exc:  # one bad row must not stop the queue
+                    log.exception("queued request %s could not be dialled", row.request_id)
+                    self.refuse(row, Refusal("schedule", f"calld could not place it when due: {exc}"))
+
+    def refuse(self, row: ScheduledRow, refusal: Refusal) -> None:
+        """Nothing is dialled; the request finishes as refused, with the reason, for a repeat to find."""
+        if not self.ledger.set_schedule(row.request_id, status="refused", reason=refusal.message):
+            return
+        self.ledger.claim_request(row.request_id, user_id=row.user_id, kind=row.kind,  # type: ignore[arg-type]
+                                  params=row.params, run_id=RunId.new())
+        self.ledger.finish_request(row.request_id, refused_result(refusal))
+

@@ -1,0 +1,100 @@
+"""Calling windows: dial only between the window's start and end in the target's local time.
+
+The target's zones come from its number (libphonenumber's timezone data). A number that
+spans zones (a toll-free number, an area code on a zone line) is open only when the
+window is open in every one of them: the narrowest window inside all of them. The
+daemon's and the user's zones play no part. Pure: `now` is given, never read.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from datetime import UTC, datetime, time, timedelta
+from zoneinfo import ZoneInfo
+
+from attrs import frozen
+from phonenumbers import timezone as number_zones
+
+from calld.policy.destination import parse_destination
+
+UNKNOWN_ZONE = "Etc/Unknown"
+
+
+@frozen
+class CallWindow:
+    start: time  # inclusive
+    end: time  # exclusive: 21:00 means the last dial is at 20:59:59
+
+    @classmethod
+    def parse(cls, text: str) -> CallWindow:
+        """'08:00-21:00' -> a window; ValueError that says how to write it."""
+        try:
+            a, b = (time.fromisoformat(part.strip()) for part in text.split("-"))
+        except ValueError:
+            raise ValueError(f"{text!r} is not a window; write it as HH:MM-HH:MM, e.g. 08:00-21:00") from None
+        if not a < b:
+            raise ValueError(f"{text!r}: the window must start before it ends, within one day")
+        return cls(a, b)
+
+    def __str__(self) -> str:
+        return f"{self.start:%H:%M}-{self.end:%H:%M}"
+
+
+def zones_for(e164: str) -> tuple[str, ...]:
+    """The IANA zones a number may ring in; () when libphonenumber does not know (the fiction range)."""
+    dest = parse_destination(e164)
+    if not hasattr(dest, "number"):
+        return ()
+    zones = tuple(z for z in number_zones.time_zones_for_number(dest.number) if z != UNKNOWN_ZONE)  # type: ignore[union-attr]
+    return zones
+
+
+@frozen
+class Open:
+    local_times: tuple[tuple[str, datetime], ...]
+
+
+@frozen
+class Closed:
+    local_times: tuple[tuple[str, datetime], ...]  # the target's time now, per zone
+    opens_at: datetime | None  # UTC; None when no instant is inside the window in every zone
+
+    def describe(self, window: CallWindow) -> str:
+        now = ", ".join(f"{t:%a %H:%M} {zone}" for zone, t in self.local_times)
+        if self.opens_at is None:
+            return (f"it is {now} there, and no hour is inside {window} in all of its zones at once; "
+                    "calld cannot find a considerate time to ring it")
+        first_zone = ZoneInfo(self.local_times[0][0])
+        opens = self.opens_at.astimezone(first_zone)
+        return f"it is {now} there; calls are placed {window} local time, next at {opens:%a %H:%M} {first_zone.key} ({self.opens_at:%Y-%m-%d %H:%M} UTC)"
+
+
+def _open_in(zone: ZoneInfo, at: datetime, window: CallWindow) -> bool:
+    local = at.astimezone(zone).time()
+    return window.start <= local < window.end
+
+
+def _starts_near(zone: ZoneInfo, at: datetime, window: CallWindow) -> list[datetime]:
+    """The window's start instants in `zone` on the local days around `at` (UTC)."""
+    today = at.astimezone(zone).date()
+    return [
+        datetime.combine(today + timedelta(days=d), window.start, tzinfo=zone).astimezone(UTC)
+        for d in range(-1, 3)
+    ]
+
+
+def check_window(zones: Sequence[str], now: datetime, window: CallWindow) -> Open | Closed:
+    """Open when `now` is inside the window in every zone; else Closed with the next opening."""
+    if now.tzinfo is None:
+        raise ValueError("now must be timezone-aware")
+    now = now.astimezone(UTC)
+    tzs = [ZoneInfo(z) for z in zones]
+    local_times = tuple((z.key, now.astimezone(z)) for z in tzs)
+    if all(_open_in(z, now, window) for z in tzs):
+        return Open(local_times)
+    # The joint window opens when the last zone's window opens: one of the zones' start instants.
+    candidates = sorted({s for z in tzs for s in _starts_near(z, now, window) if s > now})
+    opens = next((c for c in candidates if all(_open_in(z, c, window) for z in tzs)), None)
+    return Closed(local_times, opens)
+
+
