@@ -69,13 +69,24 @@ class UserId(Brand):
 
 
 class FirstName(Brand):
-    _pattern = re.compile(r"[^\W\d_](?:[^\W\d_]|[ '\-.]){0,39}")
+    """The name the agent calls on behalf of: letters of any script, spaces, hyphens, apostrophes.
+
+    It is spoken inside a disclosure sentence the app builds (calld.core.plan.disclosure_line),
+    so it can hold nothing that reads as a sentence of its own (see calld.domain.words)."""
+
+    _pattern = re.compile(r".{1,40}", re.DOTALL)  # the real rule is words.name_problem, with its reason
     _what = "a first name"
     _hint = " (letters, spaces, hyphens or apostrophes, at most 40)"
 
     @classmethod
     def _normalize(cls, value: str) -> str:
-        return " ".join(value.split())
+        from calld.domain.words import control_problem, name_problem, normalize_name
+
+        text = normalize_name(value)
+        if (problem := control_problem(value) or name_problem(text)) is not None:
+            shown = value if len(value) <= 40 else value[:37] + "..."
+            raise ValueError(f"{shown!r} is not {cls._what}: {problem}{cls._hint}")
+        return text
 
 
 class CallControlId(Brand):

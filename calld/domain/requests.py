@@ -5,12 +5,21 @@ from __future__ import annotations
 import re
 from typing import Annotated, Self
 
-from pydantic import BaseModel, ConfigDict, StringConstraints, ValidationError, field_validator, model_validator
+from pydantic import BaseModel, BeforeValidator, ConfigDict, StringConstraints, ValidationError, field_validator, model_validator
 
 from calld.domain.ids import E164, FirstName, UserId
 from calld.domain.questions import QUESTIONS, QuestionType
+from calld.domain.words import control_problem, plain_text
 
-Item = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=120)]
+ITEM_MAX = 120
+
+
+def _item(value: object) -> object:
+    return plain_text(value, flag="--item", max_length=ITEM_MAX) if isinstance(value, str) else value
+
+
+# What to ask about: the user's words, carried as data (calld.domain.words), never as instructions.
+Item = Annotated[str, BeforeValidator(_item), StringConstraints(strip_whitespace=True, min_length=1, max_length=ITEM_MAX)]
 RequestId = Annotated[str, StringConstraints(pattern=r"^[A-Za-z0-9][A-Za-z0-9_.:-]{0,79}$")]
 
 
@@ -92,6 +101,8 @@ class BookRequest(BaseModel):
         example = 'say when, e.g. --time "Friday 7pm"'
         if not isinstance(value, str):
             raise ValueError(f"--time must be text ({example}), got {value!r}")
+        if (problem := control_problem(value)) is not None:
+            raise ValueError(f"--time: {problem}")
         text = " ".join(value.split()).replace('"', "'")
         if not text:
             raise ValueError(f"--time is empty: {example}")
@@ -103,9 +114,7 @@ class BookRequest(BaseModel):
     @classmethod
     def _notes(cls, value: object) -> object:
         if isinstance(value, str):
-            text = " ".join(value.split()).replace('"', "'")
-            if len(text) > 200:
-                raise ValueError(f"--notes is {len(text)} characters; keep it under 200")
+            text = plain_text(value, flag="--notes", max_length=200)
             return text or None  # an empty --notes is no notes
         return value
 
