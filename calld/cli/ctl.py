@@ -106,6 +106,7 @@ async def run_ask(client: ControlClient, body: dict[str, Any], *, out: Any = Non
     out = out or sys.stdout
     err = err or sys.stderr
     result: dict[str, Any] | None = None
+    queued: dict[str, Any] | None = None
     async for item in (client.book(body) if book else client.ask(body)):
         if "progress" in item:
             p = item["progress"]
@@ -114,23 +115,28 @@ async def run_ask(client: ControlClient, body: dict[str, Any], *, out: Any = Non
         elif "result" in item:
             result = item["result"]
         elif "queued" in item:
-            q = item["queued"]
-            if q["status"] == "cancelled":
-                _err(f"request {q['request_id']} was cancelled; nothing will be dialled")
-                print(json.dumps(q), file=out, flush=True)
-                return EXIT_USAGE
-            print(f"queued: {q['request_id']} will be dialled at {q['due_at']} (calld-ctl queue; calld-ctl cancel {q['request_id']})",
-                  file=err, flush=True)
-            print(json.dumps(q), file=out, flush=True)
-            return EXIT_OK
+            queued = item["queued"]  # the stream ends here: nothing is dialled yet
         elif "error" in item:
             _err(item["error"])
             return EXIT_FAILED
+    if queued is not None:
+        return _report_queued(queued, out, err)
     if result is None:
         _err("the daemon ended the stream without a result")
         return EXIT_FAILED
     print(json.dumps(result), file=out, flush=True)
     return STATUS_EXIT.get(result.get("status", "failed"), EXIT_FAILED)
+
+
+def _report_queued(q: dict[str, Any], out: Any, err: Any) -> int:
+    """A call scheduled for later: its queue entry on stdout, what happens next on stderr."""
+    print(json.dumps(q), file=out, flush=True)
+    if q["status"] == "cancelled":
+        print(f"calld-ctl: request {q['request_id']} was cancelled; nothing will be dialled", file=err, flush=True)
+        return EXIT_USAGE
+    print(f"queued: {q['request_id']} will be dialled at {q['due_at']} (calld-ctl queue; calld-ctl cancel {q['request_id']})",
+          file=err, flush=True)
+    return EXIT_OK
 
 
 async def _with_client(args: argparse.Namespace, fn: Callable[[ControlClient], Awaitable[int]]) -> int:

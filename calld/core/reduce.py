@@ -467,8 +467,11 @@ def _speech(call: Call, event: ev.InputTranscript | ev.OutputTranscript, speaker
         return _ignore(call, event, "live")
     call = _add_turn(call, speaker, event)
     t = call.plan.timings
-    if speaker == "business" and call.opt_out is None and (quote := detect_opt_out(call.transcript[-1].text)):
-        return _opted_out(call, quote)
+    if speaker == "business" and (quote := detect_opt_out(call.transcript[-1].text)):
+        if call.opt_out is None:
+            return _opted_out(call, quote)
+        if quote != call.opt_out and quote.startswith(call.opt_out):
+            call = evolve(call, opt_out=quote)  # the same sentence, heard to its end: keep it whole
     match call.hangup:
         case HangupNone() if isinstance(call.conversation, ConvTalking):
             if speaker == "business":  # they answered the steer: the next silence gets its own

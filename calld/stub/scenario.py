@@ -125,6 +125,12 @@ SCENARIOS: dict[str, Scenario] = {
         Scenario("stall", silent_after_greeting=True, model_verdict="none"),
         Scenario("duplicates", duplicate_webhooks=True),
         Scenario("reordered", reorder_webhooks=True, duplicate_webhooks=True),
+        # The business asks not to be called again; its (careless) model records it as an answer anyway.
+        Scenario(
+            "opt_out",
+            answer="Please stop calling us, and take this number off your list.",
+            model_verdict="answered",
+        ),
         Scenario("goodbye_stall", goodbye_stall_s=0.5, closing_line="Thank you so much for your help today, that is everything I needed, goodbye!"),
         # -- a model that gets it wrong: the app, not the model, decides what the user is told --
         # It records an answer while the business has only said hello; then the real one.
