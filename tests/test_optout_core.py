@@ -1,0 +1,60 @@
+"""The reducer's opt-out rule: the business's own words end the call as declined, opt_out."""
+
+from __future__ import annotations
+
+from calld.core import events as ev
+from calld.core.effects import AppendCommentary, Cancel, Schedule, SendToolOutput
+from calld.core.outcome import conclude
+from calld.core.plan import OPT_OUT_LINE
+from calld.core.state import Call, HangupFarewell, HangupNone
+from tests.core_helpers import DONE, FAREWELL, LIVE, Run, drive, make_book_plan
+
+QUOTE = "Please stop calling us."
+
+
+def test_business_asking_not_to_be_called_starts_the_farewell():
+    run = drive(LIVE)
+    effects = run.feed(ev.InputTranscript("Please stop"), ev.InputTranscript(" calling us."))
+    assert run.call.opt_out == QUOTE
+    assert run.call.hangup == HangupFarewell(via="opt_out")
+    assert AppendCommentary(OPT_OUT_LINE) in effects and Cancel("stall") in effects
+    assert any(isinstance(e, Schedule) and e.key == "farewell" for e in effects)
+    assert effects.count(AppendCommentary(OPT_OUT_LINE)) == 1  # once, however long the sentence runs
+
+
+def test_a_record_after_the_opt_out_is_refused_and_the_outcome_is_declined_opt_out():
+    run = drive(LIVE)
+    run.feed(ev.InputTranscript(QUOTE))
+    effects = run.feed(ev.TaskRecorded("fc_1", "answered", "We are open nine to five."))
+    [out] = [e for e in effects if isinstance(e, SendToolOutput)]
+    assert '"recorded":false' in out.output
+    outcome = conclude(run.call)
+    assert (outcome.status, outcome.reason, outcome.verdict_source) == ("declined", "opt_out", "transcript")
+
+
+def test_ordinary_business_speech_changes_nothing():
+    run = drive(LIVE)
+    run.feed(ev.InputTranscript("We're open nine to five."))
+    assert run.call.opt_out is None and run.call.hangup == HangupNone()
+
+
+def test_after_a_verdict_the_quote_is_kept_and_the_verdict_stands():
+    run = drive(FAREWELL)
+    effects = run.feed(ev.InputTranscript("And don't call this number again."))
+    assert run.call.opt_out == "And don't call this number again."
+    assert AppendCommentary(OPT_OUT_LINE) not in effects
+    assert conclude(run.call).status == "answered"
+
+
+def test_a_booking_that_hears_an_opt_out_ends_declined_opt_out():
+    run = Run(Call(plan=make_book_plan()))
+    run.feed(*LIVE, ev.InputTranscript("Take us off your list."))
+    outcome = conclude(run.call)
+    assert outcome.status == "declined" and outcome.booking is not None and outcome.booking.reason == "opt_out"
+
+
+def test_agent_speech_never_counts_as_an_opt_out():
+    run = drive(LIVE)
+    run.feed(ev.OutputTranscript("Should I stop calling you?"))
+    assert run.call.opt_out is None and run.call.hangup == HangupNone()
+    assert DONE  # the helper scripts import cleanly
