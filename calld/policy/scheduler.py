@@ -24,6 +24,7 @@ from calld.policy.refusal import Refusal
 log = logging.getLogger("calld.scheduler")
 
 MAX_NAP_S = 60.0  # look again at least this often: the wall clock may jump (suspend, NTP)
+MIN_NAP_S = 0.5
 BUSY_RETRY_S = 30.0  # the daemon was on its call limit when this came due
 
 
@@ -75,7 +76,8 @@ class Scheduler:
         rows = self.ledger.schedule_rows(status="queued")
         wait = MAX_NAP_S
         if rows and self._accepting():
-            wait = min(MAX_NAP_S, max(0.0, (rows[0].due_at - self.gate.clock()).total_seconds()))
+            # A row still due after its turn (it could not be moved on) is looked at again shortly, not in a spin.
+            wait = min(MAX_NAP_S, max(MIN_NAP_S, (rows[0].due_at - self.gate.clock()).total_seconds()))
         with trio.move_on_after(wait):
             await self._wake.wait()
 
