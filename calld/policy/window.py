@@ -16,6 +16,7 @@ from attrs import frozen
 from phonenumbers import timezone as number_zones
 
 from calld.policy.destination import parse_destination
+from calld.policy.refusal import Refusal
 
 UNKNOWN_ZONE = "Etc/Unknown"
 
@@ -43,10 +44,9 @@ class CallWindow:
 def zones_for(e164: str) -> tuple[str, ...]:
     """The IANA zones a number may ring in; () when libphonenumber does not know (the fiction range)."""
     dest = parse_destination(e164)
-    if not hasattr(dest, "number"):
+    if isinstance(dest, Refusal):
         return ()
-    zones = tuple(z for z in number_zones.time_zones_for_number(dest.number) if z != UNKNOWN_ZONE)  # type: ignore[union-attr]
-    return zones
+    return tuple(z for z in number_zones.time_zones_for_number(dest.number) if z != UNKNOWN_ZONE)
 
 
 @frozen
@@ -60,7 +60,11 @@ class Closed:
     opens_at: datetime | None  # UTC; None when no instant is inside the window in every zone
 
     def describe(self, window: CallWindow) -> str:
-        now = ", ".join(f"{t:%a %H:%M} {zone}" for zone, t in self.local_times)
+        times = sorted(self.local_times, key=lambda zt: zt[1].utcoffset() or timedelta())
+        if len(times) > 3:  # a toll-free number rings some forty zones: name the two ends
+            times = [times[0], times[-1]]
+        now = " to ".join(f"{t:%a %H:%M} {zone}" for zone, t in times) if len(self.local_times) > 3 else \
+            ", ".join(f"{t:%a %H:%M} {zone}" for zone, t in times)
         if self.opens_at is None:
             return (f"it is {now} there, and no hour is inside {window} in all of its zones at once; "
                     "calld cannot find a considerate time to ring it")
