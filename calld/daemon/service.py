@@ -34,7 +34,11 @@ from hypercorn.config import Config
 from hypercorn.trio import serve
 
 from calld.adapters.telnyx_http import TelnyxError, TelnyxHttp, open_client
-from calld.adapters.webhook_auth import WebhookAuthError, load_public_key, verify_webhook
+from calld.adapters.webhook_auth import (
+    WebhookAuthError,
+    load_public_key,
+    verify_webhook,
+)
 from calld.booking import book_scenario, prepare_book
 from calld.calls import prepare, run_live_call, run_stub_call, stub_scenario_for
 from calld.daemon.callbook import CallBook
@@ -364,7 +368,7 @@ class Daemon:
     def dids(self) -> list[dict[str, Any]]:
         return [{"user": r.user_id, "did": r.did, "status": r.status} for r in self._ledger.rows()]
 
-    async def ask(self, request: AskRequest, scenario: str | None = None, timing: Timing = Timing()) -> AsyncIterator[dict[str, Any]]:
+    async def ask(self, request: AskRequest, scenario: str | None = None, timing: Timing | None = None) -> AsyncIterator[dict[str, Any]]:
         """Place a quick ask, or attach to the same request's call; yields progress dicts, then
         {"result": ...} (or {"queued": ...} for a call scheduled for later). Raises before anything
         is written when the request is bad or the policy refuses it (Refused)."""
@@ -373,15 +377,15 @@ class Daemon:
             raise ValueError(f"unknown stub scenario {scenario!r}; choose one of {', '.join(sorted(SCENARIOS))}")
         plan = prepare(request, self.settings, self._ledger)  # UnknownUser: nothing written yet
         stub = SCENARIOS[scenario or stub_scenario_for(request)]
-        async for item in self._admit_and_place("ask", request, plan, scenario, stub, timing):
+        async for item in self._admit_and_place("ask", request, plan, scenario, stub, timing or Timing()):
             yield item
 
-    async def book(self, request: BookRequest, scenario: str | None = None, timing: Timing = Timing()) -> AsyncIterator[dict[str, Any]]:
+    async def book(self, request: BookRequest, scenario: str | None = None, timing: Timing | None = None) -> AsyncIterator[dict[str, Any]]:
         """Book a table: the same path as an ask, with a booking plan."""
         self._check_scenario(scenario)
         stub = book_scenario(scenario)  # ValueError lists the scripted restaurants
         plan = prepare_book(request, self.settings, self._ledger)
-        async for item in self._admit_and_place("book", request, plan, scenario, stub, timing):
+        async for item in self._admit_and_place("book", request, plan, scenario, stub, timing or Timing()):
             yield item
 
     # -- policy: the gate, the queue, opt-outs (calld.policy) ------------------------------------------

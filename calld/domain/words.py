@@ -27,7 +27,7 @@ def name_problem(text: str) -> str | None:
         return "it must start with a letter"
     for ch in text:
         cat = unicodedata.category(ch)
-        if not (cat.startswith("L") or cat.startswith("M") or ch in _NAME_JOINERS):
+        if not (cat.startswith(("L", "M")) or ch in _NAME_JOINERS):
             return f"{ch!r} is not a letter, space, hyphen or apostrophe"
     return None
 

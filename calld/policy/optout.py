@@ -23,7 +23,7 @@ _PATTERNS = tuple(
         rf"\b(?:take|remove|delete|drop|cross)\s+{_US}\s+(?:off|from|out of)\s+{_LIST}",
         rf"\b(?:take|remove|delete|drop|cross)\s+(?:off|from)\s+{_LIST}",
         rf"\b(?:don'?t|do\s+not|never)\s+(?:ever\s+)?(?:call|ring|phone|contact)\s+{_US}\b",
-        rf"\b(?:don'?t|do\s+not|never)\s+(?:ever\s+)?(?:call|ring|phone)\s+again\b",
+        r"\b(?:don'?t|do\s+not|never)\s+(?:ever\s+)?(?:call|ring|phone)\s+again\b",
         r"\bdo[\s-]+not[\s-]+call\s+list\b",
         r"\bno\s+more\s+calls\b",
         rf"\b(?:put|add)\s+{_US}\s+on\s+(?:your|the)\s+do[\s-]+not[\s-]+call\b",
