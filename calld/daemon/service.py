@@ -34,11 +34,7 @@ from hypercorn.config import Config
 from hypercorn.trio import serve
 
 from calld.adapters.telnyx_http import TelnyxError, TelnyxHttp, open_client
-from calld.adapters.webhook_auth import (
-    WebhookAuthError,
-    load_public_key,
-    verify_webhook,
-)
+from calld.adapters.webhook_auth import WebhookAuthError, load_public_key, verify_webhook
 from calld.booking import book_scenario, prepare_book
 from calld.calls import prepare, run_live_call, run_stub_call, stub_scenario_for
 from calld.daemon.callbook import CallBook
