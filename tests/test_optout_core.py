@@ -50,7 +50,8 @@ def test_a_booking_that_hears_an_opt_out_ends_declined_opt_out():
     run = Run(Call(plan=make_book_plan()))
     run.feed(*LIVE, ev.InputTranscript("Take us off your list."))
     outcome = conclude(run.call)
-    assert outcome.status == "declined" and outcome.booking is not None and outcome.booking.reason == "opt_out"
+    assert (outcome.status, outcome.reason) == ("declined", "opt_out")
+    assert outcome.booking is not None and outcome.booking.reason == "Take us off your list."
 
 
 def test_agent_speech_never_counts_as_an_opt_out():

@@ -238,7 +238,8 @@ async def test_a_queued_call_is_refused_when_due_if_the_number_opted_out_meanwhi
         await trio.sleep(5 * 3600 + 10)
         assert dials == []
         code, result = await ask(client, {**ASK, "when_open": True, "request_id": "later-2"})
-        assert code == EXIT_USAGE and result["status"] == "refused" and result["rule"] == "opt_out"
+        assert code == EXIT_USAGE and result["status"] == "refused" and result["reason"] == "opt_out"
+        assert "asked not to be called again" in result["detail"]
     await daemon.shutdown(drain_s=0)
 
 

@@ -67,8 +67,8 @@ def _explain(exc: ValidationError) -> str:
     return "; ".join(parts)
 
 
-def _error(message: str, status: int, **extra: str) -> Response:
-    return Response(json.dumps({"error": message, **extra}), status=status, content_type="application/json")
+def _error(message: str, status: int) -> Response:
+    return Response(json.dumps({"error": message}), status=status, content_type="application/json")
 
 
 async def _json_body(model: type[BaseModel]) -> BaseModel | Response:
@@ -112,7 +112,9 @@ def create_control_app(daemon: Daemon) -> QuartTrio:
         try:
             first = await anext(stream)  # validation and the ledger lookup happen before the first item
         except Refused as exc:  # the policy said no: nothing written, nothing dialled
-            return _error(str(exc), 403, rule=exc.refusal.rule)
+            refusal = exc.refusal
+            return Response(json.dumps({"error": refusal.message, "status": "refused", "reason": refusal.rule,
+                                        "detail": refusal.message}), status=403, content_type="application/json")
         except UnknownUser as exc:
             return _error(str(exc), 404)
         except RequestConflict as exc:

@@ -16,6 +16,7 @@ from typing import Any
 
 import trio
 
+from calld.domain import results
 from calld.domain.ids import RunId
 from calld.ledger import Ledger, ScheduledRow
 from calld.policy.gate import DialNow, Gate, Queue
@@ -45,8 +46,7 @@ def queued_view(row: ScheduledRow) -> dict[str, Any]:
 
 def refused_result(refusal: Refusal) -> dict[str, Any]:
     """What a request refused before any dial stores as its result (a repeat gets it back)."""
-    return {"status": "refused", "run_id": None, "call_control_id": None, "answer_text": None,
-            "reason": refusal.message, "rule": refusal.rule}
+    return results.Refused(reason=refusal.rule, detail=refusal.message).model_dump(mode="json")
 
 
 class Scheduler:
