@@ -49,13 +49,14 @@ async def stub_call(
     *,
     ask: QuestionType = QuestionType.HOURS,
     item: str | None = None,
+    to: str = "+15555550142",
     **settings_overrides: Any,
 ) -> Run:
     settings = load_settings(calld_state_dir=tmp_path, **settings_overrides)
     ledger = Ledger(settings.db_path)
     try:
         ledger.provision_stub(UserId("tester"))
-        request = AskRequest(to=E164("+15555550142"), ask=ask, item=item, name=FirstName("Nathan"), user=UserId("tester"))
+        request = AskRequest(to=E164(to), ask=ask, item=item, name=FirstName("Nathan"), user=UserId("tester"))
         plan = prepare(request, settings, ledger)
     finally:
         ledger.close()

@@ -230,3 +230,12 @@ def test_the_published_result_schema_is_current():
 
     published = Path(__file__).resolve().parent.parent / "docs" / "result.schema.json"
     assert published.read_text() == render(), "run: uv run python -m calld.domain.schema > docs/result.schema.json"
+
+
+def test_the_businesss_date_comes_from_its_numbers_zone_not_the_daemons():
+    from calld.runtime.verdict import business_date
+
+    late_utc = dt.datetime(2026, 12, 1, 3, 30, tzinfo=dt.UTC)  # 22:30 on Nov 30 in New York
+    assert business_date("+12125550142", late_utc) == dt.date(2026, 11, 30)
+    assert business_date("+14155550142", late_utc) == dt.date(2026, 11, 30)  # 19:30 in San Francisco
+    assert business_date("+15555550142", late_utc) is None  # the fiction range has no zone

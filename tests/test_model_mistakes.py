@@ -144,3 +144,15 @@ async def test_the_evidence_offsets_are_where_the_words_are_in_the_recording(tmp
     assert " ".join(words) == e.quote.strip()
     turns = run.json("transcript.json")["turns"]
     assert turns[e.turn]["start_ms"] <= e.start_ms < e.end_ms <= turns[e.turn]["end_ms"]
+
+
+async def test_today_in_an_answer_is_the_businesss_date(tmp_path, autojump_clock):
+    """A stub call to a New York number: "today" in the typed answer is that day's date in New York."""
+    import datetime as dt
+    from zoneinfo import ZoneInfo
+
+    run = await stub_call(tmp_path, variant("hours", answer="We're open today until 9 PM."), to="+12125550142")
+    (hours,) = run.result.answer.ranges
+    started = dt.datetime.fromisoformat(run.report["started_at"])
+    assert hours.closes == "21:00"
+    assert hours.date == started.astimezone(ZoneInfo("America/New_York")).date().isoformat()

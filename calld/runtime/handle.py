@@ -59,7 +59,7 @@ from calld.domain import results
 from calld.runtime.journal import effect_row, event_row
 from calld.runtime.report import BookingInfo, CallReport, HangupInfo, MediaInfo, Transition, redact
 from calld.runtime.rundir import RunDir
-from calld.runtime.verdict import build_result, evidence
+from calld.runtime.verdict import build_result, business_date, evidence
 from calld.runtime.sockets import MessageSocket, SocketClosed
 
 log = logging.getLogger("calld.call")
@@ -112,7 +112,8 @@ class CallHandle:
         self._final_echo_ms: int | None = None
         self._hangup_requested_ms: int | None = None
         self._hangup_result: str | None = None
-        self._started_at = datetime.now(UTC).isoformat(timespec="seconds")
+        self._started = datetime.now(UTC)
+        self._started_at = self._started.isoformat(timespec="seconds")
         self.listeners: list[Callable[[dict[str, Any]], None]] = []  # progress for calld-ctl
 
     # -- inputs from the outside world -------------------------------------------------------------
@@ -457,7 +458,7 @@ class CallHandle:
         call, rd = self.call, self.rundir
         if call.call_control_id is None and rd.prefix.startswith(".pending-"):
             rd.adopt(self.plan.run_id)
-        outcome = conclude(call)
+        outcome = conclude(call, today=business_date(self.plan.to, self._started))
         refs: dict[str, str] = {}
         for name in ("dial.json", "session_start.json", "hangup.json"):
             if (rd.path / name).exists():

@@ -7,7 +7,9 @@ failed/internal saying so, never a half-true answer.
 
 from __future__ import annotations
 
+import datetime as dt
 import logging
+from zoneinfo import ZoneInfo
 from typing import Any
 
 from pydantic import ValidationError
@@ -18,8 +20,18 @@ from calld.core.state import Call
 from calld.domain import results
 from calld.evidence import answers
 from calld.evidence.judge import Quote
+from calld.policy.window import zones_for
 
 log = logging.getLogger("calld.call")
+
+
+def business_date(number: str, at: dt.datetime) -> dt.date | None:
+    """The business's date when the call started, by its number's zones; None if they disagree or are unknown.
+
+    "Open today until nine" then names a date the user can act on, whatever zone the daemon runs in.
+    """
+    dates = {at.astimezone(ZoneInfo(zone)).date() for zone in zones_for(number)}
+    return dates.pop() if len(dates) == 1 else None
 
 
 def evidence(quotes: tuple[Quote, ...]) -> tuple[results.Evidence, ...]:
