@@ -68,13 +68,15 @@ def check_destination(e164: str, *, own_numbers: Collection[str], allow_non_nanp
             "destination",
             f"{e164} is outside the North American Numbering Plan (+1); set CALLD_ALLOW_NON_NANP=1 to allow international calls",
         )
-    if dest.fiction:
-        return None
-    if not phonenumbers.is_valid_number(number):
-        return Refusal("destination", f"{e164} is not a number in service anywhere (per libphonenumber); check the digits")
-    kind = phonenumbers.number_type(number)
+    valid = phonenumbers.is_valid_number(number)
+    kind = phonenumbers.number_type(number) if valid else None
+    # Premium and shared cost first: a 555-01xx line in a 900 area code is still a 900 number.
     if kind == PhoneNumberType.PREMIUM_RATE:
         return Refusal("destination", f"{e164} is a premium-rate number (the caller pays extra); calld never calls those")
     if kind == PhoneNumberType.SHARED_COST:
         return Refusal("destination", f"{e164} is a shared-cost number (the caller pays part); calld never calls those")
+    if dest.fiction:
+        return None
+    if not valid:
+        return Refusal("destination", f"{e164} is not a number in service anywhere (per libphonenumber); check the digits")
     return None
