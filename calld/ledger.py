@@ -550,6 +550,38 @@ class Ledger:
         )
         return [_request(r) for r in rows]
 
+    # -- history (calld-ctl history, show) ----------------------------------------------------------
+
+    def history(self, *, user: UserId | None = None, status: str | None = None, since: str | None = None,
+                limit: int = 50) -> list[RequestRow]:
+        """Requests newest first. `status` is the call's (answered, failed, ...) once it is done, else the
+        request's own (placing, in_flight); `since` an ISO 8601 UTC time the request was made at or after."""
+        if limit < 1:
+            raise ValueError("limit must be at least 1")
+        clauses, args = [], []
+        if user is not None:
+            clauses.append("user_id = ?")
+            args.append(user)
+        if status is not None:
+            clauses.append("(CASE WHEN status = 'done' THEN json_extract(result, '$.status') ELSE status END) = ?")
+            args.append(status)
+        if since is not None:
+            clauses.append("created_at >= ?")
+            args.append(since)
+        where = f"WHERE {' AND '.join(clauses)}" if clauses else ""
+        rows = self._db.execute(
+            f"SELECT {_REQUEST_COLUMNS} FROM requests {where} ORDER BY created_at DESC, rowid DESC LIMIT ?",
+            (*args, limit),
+        )
+        return [_request(r) for r in rows]
+
+    def request_for_call(self, ident: str) -> RequestRow | None:
+        """The request that placed a call, by its run id or call_control_id (the result outlives the artifacts)."""
+        r = self._db.execute(
+            f"SELECT {_REQUEST_COLUMNS} FROM requests WHERE run_id = ? OR call_control_id = ? LIMIT 1", (ident, ident)
+        ).fetchone()
+        return None if r is None else _request(r)
+
     def _must_request(self, db: sqlite3.Connection, request_id: str) -> RequestRow:
         r = db.execute(f"SELECT {_REQUEST_COLUMNS} FROM requests WHERE request_id = ?", (request_id,)).fetchone()
         if r is None:

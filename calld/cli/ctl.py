@@ -201,22 +201,56 @@ async def _calls(args: argparse.Namespace) -> int:
 
 
 async def _show(args: argparse.Namespace) -> int:
+    from calld.observe.summary import show_text
+
     async def go(c: ControlClient) -> int:
-        print(json.dumps(await c.show(args.ident), indent=2))
+        if args.json:
+            print(json.dumps(await c.show(args.ident), indent=2))
+            return EXIT_OK
+        if args.timeline is not None:
+            return await _write_timeline(c, args.ident, args.timeline)
+        print(show_text(await c.detail(args.ident), transcript=args.transcript))
         return EXIT_OK
 
     return await _with_client(args, go)
 
 
+async def _write_timeline(c: ControlClient, ident: str, target: str) -> int:
+    """No FILE: the call's own timeline.svg (drawn now if missing). FILE: the picture written there (.png or .svg)."""
+    if not target:
+        await c.timeline(ident, "svg")  # (re)draws the call's timeline.svg
+        detail = await c.detail(ident)
+        print(detail["files"].get("timeline.svg") or "the call's artifacts were pruned; no timeline")
+        return EXIT_OK
+    out = Path(target)
+    suffix = out.suffix.lower().lstrip(".")
+    if suffix not in ("png", "svg"):
+        raise UsageError(f"--timeline: {target!r} must end in .png or .svg")
+    picture = await c.timeline(ident, suffix)
+    out.write_bytes(picture)
+    print(out.resolve())
+    return EXIT_OK
+
+
+def tail_line(item: dict[str, Any]) -> str:
+    """One line per step, every line of a call under its run id; the last one says how it ended."""
+    from calld.observe.history import short_answer
+    from calld.observe.summary import status_line
+
+    head = f"{item['run_id']} {item['t_ms'] / 1000:6.1f}s"
+    if (result := item.get("result")) is not None:
+        answer = short_answer(result, 100)
+        return f"{head} finished: {status_line(result)}" + (f": {answer}" if answer else "")
+    what = ", ".join(item["phases"]) or item["event"]
+    if item.get("call_control_id") and item.get("event") == "dial.accepted":
+        what += f" (call_control_id {item['call_control_id']})"
+    return f"{head} {what}"
+
+
 async def _tail(args: argparse.Namespace) -> int:
     async def go(c: ControlClient) -> int:
         async for item in c.tail():
-            if args.json:
-                print(json.dumps(item), flush=True)
-            else:
-                who = item.get("call_control_id") or item["run_id"]
-                what = ", ".join(item["phases"]) or item["event"]
-                print(f"{who} {item['t_ms'] / 1000:6.1f}s {what}", flush=True)
+            print(json.dumps(item) if args.json else tail_line(item), flush=True)
         return EXIT_OK
 
     return await _with_client(args, go)
@@ -258,6 +292,82 @@ def _publish_check(args: argparse.Namespace) -> int:
     for line in report.lines():
         print(line)
     return EXIT_OK if report.ok else EXIT_VERIFY_FAILED
+# -- after the call (issue 16): history, metrics, prune, doctor ---------------------------------------
+
+
+async def _history(args: argparse.Namespace) -> int:
+    from calld.observe.history import BadQuery, check_status, parse_since
+    from calld.observe.summary import HISTORY_COLUMNS, history_table_rows
+
+    try:  # checked here too, so a typo fails before the socket is opened
+        since = parse_since(args.since) if args.since else None
+        status = check_status(args.status) if args.status else None
+    except BadQuery as exc:
+        raise UsageError(f"--{exc}") from None
+    if args.limit < 1:
+        raise UsageError("--limit: must be at least 1")
+
+    async def go(c: ControlClient) -> int:
+        rows = await c.history(user=args.user, status=status, since=since, limit=args.limit)
+        print(json.dumps(rows) if args.json else _table(history_table_rows(rows), HISTORY_COLUMNS))
+        return EXIT_OK
+
+    return await _with_client(args, go)
+
+
+async def _metrics(args: argparse.Namespace) -> int:
+    async def go(c: ControlClient) -> int:
+        print(await c.metrics(), end="")
+        return EXIT_OK
+
+    return await _with_client(args, go)
+
+
+async def _prune(args: argparse.Namespace) -> int:
+    if not args.older_than >= 0:
+        raise UsageError("--older-than: a number of days, 0 or more")
+
+    async def go(c: ControlClient) -> int:
+        done = await c.prune(args.older_than, dry_run=args.dry_run)
+        if args.json:
+            print(json.dumps(done))
+            return EXIT_OK
+        verb = "would remove" if done["dry_run"] else "removed"
+        for path in done["removed"]:
+            print(f"{verb} {path}")
+        print(f"{verb} {len(done['removed'])} call(s), {done['freed_bytes'] / 2**20:.1f} MB; kept {done['kept']} "
+              "newer; the ledger keeps every result")
+        return EXIT_OK
+
+    return await _with_client(args, go)
+
+
+def _doctor(args: argparse.Namespace) -> int:
+    from calld.observe.doctor import Finding, run_doctor
+    from calld.settings import SettingsError, load_settings
+
+    try:
+        settings = load_settings(**({"calld_socket": args.socket} if args.socket_given else {}))
+    except SettingsError as exc:
+        findings = [Finding("settings", False, str(exc))]
+    else:
+        findings = trio.run(run_doctor, settings)
+    if args.json:
+        print(json.dumps([f.as_dict() for f in findings]))
+    else:
+        for f in findings:
+            print(f.line())
+    return EXIT_OK if all(f.ok for f in findings) else EXIT_VERIFY_FAILED
+
+
+def version() -> str:
+    from importlib.metadata import PackageNotFoundError
+    from importlib.metadata import version as package_version
+
+    try:
+        return package_version("calld")
+    except PackageNotFoundError:
+        return "unknown"
 
 
 # -- policy: the queue of calls for later, and the opt-out list ---------------------------------------
@@ -327,13 +437,26 @@ def _add_policy_commands(sub: Any, ask: argparse.ArgumentParser, book: argparse.
 
 
 def _verify(args: argparse.Namespace) -> int:
+    import shutil
+    import tempfile
+
+    from calld.observe.timeline import check_picture, write_timeline
     from calld.verify import verify_book, verify_quick_ask
 
-    report = verify_book() if args.job == "book" else verify_quick_ask()
-    for line in report.lines():
-        print(line)
-    print(f"artifacts: {report.run_dir}", file=sys.stderr)
-    return EXIT_OK if report.passed else EXIT_VERIFY_FAILED
+    workspace = Path(tempfile.mkdtemp(prefix=f"calld-verify-{args.job}-"))
+    try:
+        report = verify_book(workspace=workspace) if args.job == "book" else verify_quick_ask(workspace=workspace)
+        for line in report.lines():
+            print(line)
+        # The picture is drawn after the call from its artifacts, and read back to check it shows them.
+        problems = check_picture(write_timeline(report.run_dir), report.run_dir)
+        print(f"[{'FAIL' if problems else 'PASS'}] timeline_drawn "
+              + ("; ".join(problems) if problems else "timeline.svg shows every track, both voices and the ending"))
+        print(f"artifacts: {report.run_dir}" if args.keep else f"removed {workspace} (--keep keeps it)", file=sys.stderr)
+        return EXIT_OK if report.passed and not problems else EXIT_VERIFY_FAILED
+    finally:
+        if not args.keep:
+            shutil.rmtree(workspace, ignore_errors=True)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -347,6 +470,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--socket", type=Path, default=None, help=f"the daemon's control socket (default: $CALLD_SOCKET or {default_socket_path()})")
     parser.add_argument("-v", "--verbose", action="store_true", help="log details on stderr")
+    parser.add_argument("--version", action="version", version=f"calld-ctl {version()}")
     sub = parser.add_subparsers(dest="command", required=True)
 
     ask = sub.add_parser("ask", help="phone a business with one question; progress on stderr, result JSON on stdout")
@@ -383,12 +507,17 @@ def build_parser() -> argparse.ArgumentParser:
     calls = sub.add_parser("calls", help="calls in flight, with each track's state")
     calls.add_argument("--json", action="store_true")
     calls.set_defaults(afunc=_calls)
-    show = sub.add_parser("show", help="a call's report, by run id or call_control_id")
-    show.add_argument("ident")
+    show = sub.add_parser("show", help="a finished call: summary, --transcript, --json report, --timeline picture")
+    show.add_argument("ident", help="run id or call_control_id")
+    show.add_argument("--json", action="store_true", help="the full call_report.json")
+    show.add_argument("--transcript", action="store_true", help="add the transcript with each turn's times")
+    show.add_argument("--timeline", nargs="?", const="", metavar="FILE.png",
+                      help="draw the call's timeline: to FILE (.png or .svg), else print where its timeline.svg is")
     show.set_defaults(afunc=_show)
-    tail = sub.add_parser("tail", help="follow every call's events live")
+    tail = sub.add_parser("tail", help="follow every call's events live; each call's last line is its result")
     tail.add_argument("--json", action="store_true")
     tail.set_defaults(afunc=_tail)
+    _observe_parsers(sub)
 
     from calld.messaging.cli import add_messaging_commands
 
@@ -405,8 +534,29 @@ def build_parser() -> argparse.ArgumentParser:
 
     verify = sub.add_parser("verify", help="run a stub call into a fresh workspace and check its artifacts")
     verify.add_argument("job", choices=["ask", "book"], help="which job to verify")
+    verify.add_argument("--keep", action="store_true", help="keep the workspace (its path goes to stderr)")
     verify.set_defaults(func=_verify)
     return parser
+
+
+def _observe_parsers(sub: Any) -> None:
+    history = sub.add_parser("history", help="past calls from the ledger, newest first")
+    history.add_argument("--user", help="only this user's calls")
+    history.add_argument("--status", help="answered, booked, declined, no_answer, voicemail, failed, in_flight, ...")
+    history.add_argument("--since", help="made at or after: 2026-11-30, 2026-11-30T09:00, today, yesterday, 7d, 12h")
+    history.add_argument("--limit", type=int, default=20, help="at most this many (default 20)")
+    history.add_argument("--json", action="store_true")
+    history.set_defaults(afunc=_history)
+    metrics = sub.add_parser("metrics", help="the daemon's Prometheus metrics (GET /metrics on the control socket)")
+    metrics.set_defaults(afunc=_metrics)
+    prune = sub.add_parser("prune", help="remove finished calls' artifacts older than DAYS (the ledger keeps results)")
+    prune.add_argument("--older-than", type=float, required=True, metavar="DAYS")
+    prune.add_argument("--dry-run", action="store_true", help="list what would go, remove nothing")
+    prune.add_argument("--json", action="store_true")
+    prune.set_defaults(afunc=_prune)
+    doctor = sub.add_parser("doctor", help="check settings, state dir, ledger, disk, socket (and live: Telnyx, GPT-Live, ingress)")
+    doctor.add_argument("--json", action="store_true")
+    doctor.set_defaults(func=_doctor)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -416,7 +566,8 @@ def main(argv: list[str] | None = None) -> int:
         format="%(asctime)s %(levelname)s %(name)s: %(message)s",
         stream=sys.stderr,
     )
-    if args.socket is None:
+    args.socket_given = args.socket is not None
+    if args.socket is None and args.command != "doctor":  # doctor reports bad settings itself
         from calld.settings import load_settings
 
         args.socket = load_settings().calld_socket

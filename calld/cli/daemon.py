@@ -51,15 +51,26 @@ def _overrides(args: argparse.Namespace) -> dict[str, object]:
 
 async def _demo(args: argparse.Namespace) -> int:
     """A private daemon in a temporary directory, one stub call through its control socket, then stop."""
-    if args.text:
-        from calld.messaging.demo import run_text_demo
+    workdir = Path(tempfile.mkdtemp(prefix="calld-demo-"))
+    try:
+        if args.text:
+            from calld.messaging.demo import run_text_demo
 
-        return await run_text_demo(args)
+            return await run_text_demo(args, workdir)
+        return await _demo_in(workdir, args)
+    finally:
+        if not args.keep:
+            import shutil
+
+            shutil.rmtree(workdir, ignore_errors=True)
+            print(f"removed {workdir} (--keep keeps it)", file=sys.stderr)
+
+
+async def _demo_in(workdir: Path, args: argparse.Namespace) -> int:
     from calld.cli.client import ControlClient
     from calld.cli.ctl import run_ask
     from calld.daemon.service import Daemon
 
-    workdir = Path(tempfile.mkdtemp(prefix="calld-demo-"))
     settings = load_settings(
         calld_state_dir=workdir / "state", calld_socket=workdir / "ctl.sock", calld_bind="127.0.0.1:0", calld_mode="stub",
         artifacts_retention="keep",  # a demo in a temporary directory publishes nothing
@@ -76,13 +87,17 @@ async def _demo(args: argparse.Namespace) -> int:
                 body["item"] = "cast iron skillet"
             code = await run_ask(client, body)
         await daemon.shutdown(drain_s=5)
-    print(f"artifacts: {settings.artifacts_dir}", file=sys.stderr)
+    if args.keep:
+        print(f"artifacts: {settings.artifacts_dir}", file=sys.stderr)
     return code
 
 
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="calld", description="The calld daemon.")
     parser.add_argument("-v", "--verbose", action="store_true", help="log every call event")
+    from calld.cli.ctl import version
+
+    parser.add_argument("--version", action="version", version=f"calld {version()}")
     sub = parser.add_subparsers(dest="command", required=True)
     serve = sub.add_parser("serve", help="run the daemon (systemd runs this)")
     serve.add_argument("--socket", type=Path, help="control socket path (default: $CALLD_SOCKET)")
@@ -94,6 +109,7 @@ def build_parser() -> argparse.ArgumentParser:
     demo.add_argument("--fast", action="store_true", help="run on a virtual clock: the same call, no waiting")
     demo.add_argument("--text", action="append", metavar="TEXT",
                       help='ask by text message instead (e.g. "hours +15555550142"); repeat for a conversation (e.g. --text YES)')
+    demo.add_argument("--keep", action="store_true", help="keep the temporary directory (artifacts, timeline.svg)")
     demo.set_defaults(afunc=_demo)
     return parser
 

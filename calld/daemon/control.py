@@ -58,6 +58,12 @@ class _ProvisionBody(BaseModel):
     user: UserId
 
 
+class _PruneBody(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    older_than_days: float = Field(ge=0, le=36500, allow_inf_nan=False)
+    dry_run: bool = False
+
+
 def _explain(exc: ValidationError) -> str:
     parts = []
     for e in exc.errors():
@@ -103,26 +109,33 @@ def create_control_app(daemon: Daemon) -> QuartTrio:
     app.config["RESPONSE_TIMEOUT"] = None  # an ask streams for as long as its call lasts
     app.config["BODY_TIMEOUT"] = 10
 
+    def refused(rule: str, response: Response) -> Response:
+        daemon.metrics.refused(rule)
+        return response
+
     async def place(model: type[BaseModel], start: Any) -> Response:
         body = await _json_body(model)
         if isinstance(body, Response):
-            return body
+            return refused("invalid_request", body)
         scenario = getattr(body, "scenario", None)
         stream = start(body, scenario)
         try:
             first = await anext(stream)  # validation and the ledger lookup happen before the first item
         except Refused as exc:  # the policy said no: nothing written, nothing dialled
             refusal = exc.refusal
-            return Response(json.dumps({"error": refusal.message, "status": "refused", "reason": refusal.rule,
-                                        "detail": refusal.message}), status=403, content_type="application/json")
+            return refused(refusal.rule, Response(json.dumps({"error": refusal.message, "status": "refused",
+                                                              "reason": refusal.rule, "detail": refusal.message}),
+                                                  status=403, content_type="application/json"))
         except UnknownUser as exc:
-            return _error(str(exc), 404)
+            return refused("unknown_user", _error(str(exc), 404))
         except RequestConflict as exc:
-            return _error(str(exc), 409)
-        except (Draining, AtCapacity) as exc:
-            return _error(str(exc), 503)
+            return refused("request_conflict", _error(str(exc), 409))
+        except Draining as exc:
+            return refused("draining", _error(str(exc), 503))
+        except AtCapacity as exc:
+            return refused("max_calls", _error(str(exc), 503))
         except (ValueError, DaemonError) as exc:
-            return _error(str(exc), 400)
+            return refused("invalid_request", _error(str(exc), 400))
 
         async def rest() -> AsyncIterator[dict[str, Any]]:
             yield first
@@ -204,6 +217,58 @@ def create_control_app(daemon: Daemon) -> QuartTrio:
         if not daemon.remove_opt_out(number):
             return _error(f"{number} is not on the opt-out list; calld-ctl optout list shows it", 404)
         return {"removed": number}
+
+    # -- observing (issue 16): Prometheus text, the ledger's history ---------------------------------
+
+    @app.get("/metrics")
+    async def metrics() -> Response:
+        from calld.observe.metrics import CONTENT_TYPE
+
+        return Response(daemon.metrics.exposition(), status=200, content_type=CONTENT_TYPE)
+
+    @app.get("/v1/history")
+    async def history() -> Response | dict[str, Any]:
+        from calld.observe.history import BadQuery
+
+        args = request.args
+        try:
+            limit = int(args.get("limit", "20"))
+        except ValueError:
+            return _error(f"limit: {args.get('limit')!r} is not a whole number", 400)
+        try:
+            rows = daemon.history(user=args.get("user"), status=args.get("status"), since=args.get("since"), limit=limit)
+        except BadQuery as exc:
+            return _error(str(exc), 400)
+        return {"calls": rows}
+
+    @app.get("/v1/calls/<ident>/detail")
+    async def detail(ident: str) -> Response | dict[str, Any]:
+        if daemon.callbook.find(ident) is not None:
+            return _error(f"call {ident} is still in flight; its artifacts are written when it ends (calld-ctl calls)", 409)
+        found = daemon.detail(ident)
+        if found is None:
+            return _error(f"no call with run id or call_control_id {ident!r}", 404)
+        return found
+
+    @app.get("/v1/calls/<ident>/timeline.<suffix>")
+    async def timeline(ident: str, suffix: str) -> Response:
+        kinds = {"svg": "image/svg+xml", "png": "image/png"}
+        if suffix not in kinds:
+            return _error(f"a timeline is drawn as .svg or .png, not .{suffix}", 400)
+        if daemon.callbook.find(ident) is not None:
+            return _error(f"call {ident} is still in flight; its timeline is drawn when it ends", 409)
+        picture = await daemon.timeline(ident, suffix)
+        if picture is None:
+            return _error(f"no finished call with run id or call_control_id {ident!r}", 404)
+        return Response(picture, status=200, content_type=kinds[suffix])
+
+    @app.post("/v1/prune")
+    async def prune() -> Response | dict[str, Any]:
+        body = await _json_body(_PruneBody)
+        if isinstance(body, Response):
+            return body
+        assert isinstance(body, _PruneBody)
+        return daemon.prune(body.older_than_days, dry_run=body.dry_run)
 
     @app.errorhandler(404)
     async def not_found(_exc: Exception) -> Response:

@@ -49,6 +49,8 @@ from calld.publish.publisher import Publisher
 from calld.policy.clock import Clock, wall_clock
 from calld.policy.gate import Gate, Queue, Timing
 from calld.policy.scheduler import Busy, Scheduler, queued_view
+from calld.observe.aftercall import after_call
+from calld.observe.metrics import Metrics
 from calld.runtime.handle import CallHandle, CallPorts
 from calld.settings import Settings
 from calld.stub.scenario import SCENARIOS
@@ -171,6 +173,7 @@ class Daemon:
         self.clock = clock or wall_clock
         self.gate = Gate(settings, self._ledger, self.clock)
         self.scheduler = Scheduler(self._ledger, self.gate, self._dial_scheduled, accepting=lambda: self.accepting)
+        self.metrics = Metrics(max_calls=settings.calld_max_calls, in_flight=lambda: len(self._flights))
 
     # -- running -------------------------------------------------------------------------------
 
@@ -509,7 +512,10 @@ class Daemon:
     def _start_call(self, flight: _Flight, plan: Any, stub: Any) -> None:
         assert self._calls_nursery is not None
 
+        ran: list[CallHandle] = []
+
         def on_handle(handle: CallHandle) -> None:
+            ran.append(handle)
             self.callbook.add(handle)
             if self._idle.is_set():
                 self._idle = trio.Event()
@@ -545,8 +551,11 @@ class Daemon:
                     del self._flights[flight.request_id]
                     flight.finish(outcome or {"error": "the call ended without a result"})
                     self._publish(handle)  # the result has gone out first
+                    self._tail_result(plan.run_id, ran[0] if ran else None, stored)
                     if not len(self.callbook):
                         self._idle.set()
+            if ran and ran[0].finished.is_set():
+                await after_call(ran[0].rundir.path, self.metrics)  # the result is already out
 
         self._calls_nursery.start_soon(call_task)
 
@@ -566,6 +575,9 @@ class Daemon:
             self._ledger.mark_dialled(flight.request_id, handle.call.call_control_id)
         if item["phases"]:
             flight.tell(item)
+        self._tell_tails(item)
+
+    def _tell_tails(self, item: dict[str, Any]) -> None:
         for tail in list(self._tails):
             try:
                 tail.send_nowait(item)
@@ -573,6 +585,52 @@ class Daemon:
                 pass  # a slow tail misses lines; the journal on disk has them all
             except (trio.ClosedResourceError, trio.BrokenResourceError):
                 self._tails.discard(tail)
+
+    def _tail_result(self, run_id: str, handle: CallHandle | None, result: dict[str, Any]) -> None:
+        """The last line a tail sees for a call: its result."""
+        t_ms = handle.report_duration_ms() if handle is not None else 0
+        self._tell_tails({"t_ms": t_ms, "event": "result", "phases": [], "run_id": run_id,
+                          "call_control_id": result.get("call_control_id"), "result": result})
+
+    # -- after the call (issue 16): history, show, timeline, prune -----------------------------------
+
+    def history(self, **query: Any) -> list[dict[str, Any]]:
+        from calld.observe.history import history_rows
+
+        return history_rows(self._ledger, self.settings.artifacts_dir, **query)
+
+    def detail(self, ident: str) -> dict[str, Any] | None:
+        from calld.observe.history import call_detail
+
+        if self.callbook.find(ident) is not None:
+            return None
+        return call_detail(self.settings.artifacts_dir, self._ledger, ident)
+
+    async def timeline(self, ident: str, suffix: str) -> bytes | None:
+        """The call's picture as SVG or PNG bytes, drawn from its artifacts in a worker thread.
+        SVG is also (re)written as the call's timeline.svg."""
+        from calld.observe.artifacts import find_run
+        from calld.observe.timeline import TIMELINE_NAME, write_timeline
+
+        if self.callbook.find(ident) is not None:
+            return None
+        run_dir = find_run(self.settings.artifacts_dir, ident)
+        if run_dir is None:
+            return None
+        if suffix == "svg":
+            out = await trio.to_thread.run_sync(write_timeline, run_dir)
+            return out.read_bytes()
+        import tempfile
+
+        with tempfile.TemporaryDirectory(prefix="calld-timeline-") as tmp:
+            out = await trio.to_thread.run_sync(write_timeline, run_dir, Path(tmp) / f"timeline.{suffix}")
+            return out.read_bytes()
+
+    def prune(self, older_than_days: float, *, dry_run: bool = False) -> dict[str, Any]:
+        from calld.observe.prune import prune_artifacts
+
+        running = [h.rundir.path for h in self.callbook.handles()]
+        return prune_artifacts(self.settings.artifacts_dir, older_than_days, running=running, dry_run=dry_run).as_dict()
 
     def calls(self) -> list[dict[str, Any]]:
         out = []

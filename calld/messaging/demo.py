@@ -18,12 +18,12 @@ from calld.settings import load_settings
 DEMO_HANDLE = "+15555550177"  # the person texting (fictional range)
 
 
-async def run_text_demo(args: argparse.Namespace) -> int:
+async def run_text_demo(args: argparse.Namespace, workdir: Path | None = None) -> int:
     from calld.cli.client import ControlClient
     from calld.daemon.service import Daemon
     from calld.stub.linq import Line
 
-    workdir = Path(tempfile.mkdtemp(prefix="calld-demo-"))
+    workdir = workdir or Path(tempfile.mkdtemp(prefix="calld-demo-"))  # the caller removes it unless --keep
     settings = load_settings(
         calld_state_dir=workdir / "state", calld_socket=workdir / "ctl.sock", calld_bind="127.0.0.1:0", calld_mode="stub"
     )
@@ -48,5 +48,6 @@ async def run_text_demo(args: argparse.Namespace) -> int:
             await daemon.messaging.wait_idle()
         replied = bool(fake.replies_to(DEMO_HANDLE))
         await daemon.shutdown(drain_s=5)
-    print(f"artifacts: {settings.artifacts_dir}", file=sys.stderr)
+    if getattr(args, "keep", True):
+        print(f"artifacts: {settings.artifacts_dir}", file=sys.stderr)
     return 0 if replied else 1

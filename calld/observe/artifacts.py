@@ -8,6 +8,7 @@ typed answers, per-turn times, holds) are read when present and skipped when abs
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 from typing import Any
 
@@ -26,6 +27,7 @@ class RunArtifacts:
     transcript: dict[str, Any]
     rows: tuple[dict[str, Any], ...]  # events.jsonl without the audio frames
     inbound_audio_at_ms: int | None  # call time of the first inbound frame: where audio/inbound.wav begins
+    inbound_frames_lost: int = 0  # gaps in the inbound frames' chunk numbers
 
     @property
     def duration_ms(self) -> int:
@@ -49,6 +51,9 @@ def _json(path: Path) -> Any:
         raise ArtifactsMissing(f"{path} is not valid JSON ({exc}); the call's artifacts are damaged") from None
 
 
+_CHUNK = re.compile(r'"chunk": (\d+)')
+
+
 def _audio_row(line: str) -> bool:
     # Audio frames are most of the journal; they are recognised without parsing.
     return '"pcm": ' in line and '"changed"' not in line and '"ignored"' not in line
@@ -63,12 +68,20 @@ def load_run(path: Path) -> RunArtifacts:
     transcript = _json(path / "transcript.json") or {}
     rows: list[dict[str, Any]] = []
     inbound_at: int | None = None
+    last_chunk: int | None = None
+    lost = 0
     try:
         with (path / "events.jsonl").open(encoding="utf-8") as journal:
             for line in journal:
                 if _audio_row(line):
-                    if inbound_at is None and '"event": {"pcm"' in line and '"kind": "media.audio"' in line:
-                        inbound_at = int(json.loads(line)["t_ms"])
+                    if '"event": {"pcm"' in line and '"kind": "media.audio"' in line:
+                        if inbound_at is None:
+                            inbound_at = int(json.loads(line)["t_ms"])
+                        if (m := _CHUNK.search(line)) is not None:
+                            chunk = int(m.group(1))
+                            if last_chunk is not None and chunk > last_chunk + 1:
+                                lost += chunk - last_chunk - 1
+                            last_chunk = chunk if last_chunk is None else max(chunk, last_chunk)
                     continue
                 try:
                     rows.append(json.loads(line))
@@ -77,7 +90,27 @@ def load_run(path: Path) -> RunArtifacts:
     except FileNotFoundError:
         pass
     return RunArtifacts(path=path, result=result, report=report, transcript=transcript, rows=tuple(rows),
-                        inbound_audio_at_ms=inbound_at)
+                        inbound_audio_at_ms=inbound_at, inbound_frames_lost=lost)
+
+
+def refused_records(rows: tuple[dict[str, Any], ...]) -> dict[int, str]:
+    """Tool calls the call did not take, by their event's seq, with why: a rejected call, or a record
+    whose function output told the model it was not recorded (or not accepted)."""
+    out: dict[int, str] = {}
+    for row in rows:
+        event = row.get("event") or {}
+        if event.get("kind") == "tool.rejected" or (str(event.get("kind", "")).startswith("tool.") and row.get("refused")):
+            out[int(row.get("seq", -1))] = str(event.get("error") or row.get("refused") or "rejected")
+        effect = row.get("effect") or {}
+        if effect.get("kind") != "live.tool_output":
+            continue
+        try:
+            output = json.loads(effect.get("output") or "{}")
+        except ValueError:
+            continue
+        if isinstance(output, dict) and (output.get("recorded") is False or output.get("accepted") is False):
+            out[int(row.get("cause", -1))] = str(output.get("why") or output.get("error") or "not accepted")
+    return out
 
 
 def find_run(artifacts_dir: Path, ident: str) -> Path | None:
@@ -97,3 +130,30 @@ def find_run(artifacts_dir: Path, ident: str) -> Path | None:
         if ident in (data.get("run_id"), data.get("call_control_id"), report.parent.name):
             return report.parent
     return None
+
+
+WORD_MS = 300  # a transcript delta arrives as its word ends; a turn runs one word past its last delta
+
+
+def turn_times(run: RunArtifacts) -> list[tuple[int, int]] | None:
+    """Each transcript turn's (start, end) on the call's clock: from transcript.json's per-turn times
+    (in audio/inbound.wav) when it has them, else from the journal's transcript deltas, grouped as the
+    reducer groups them (consecutive deltas of one speaker). None when neither account fits."""
+    turns = run.turns
+    if turns and all(isinstance(t.get("start_ms"), int | float) and isinstance(t.get("end_ms"), int | float) for t in turns):
+        return [(run.call_ms(t["start_ms"]), run.call_ms(t["end_ms"])) for t in turns]
+    derived: list[list[Any]] = []  # [speaker, start, last, text]
+    for row in run.rows:
+        event = row.get("event") or {}
+        speaker = {"live.input_transcript": "business", "live.output_transcript": "agent"}.get(event.get("kind", ""))
+        if speaker is None or "ignored" in row:
+            continue
+        t = int(row["t_ms"])
+        if derived and derived[-1][0] == speaker:
+            derived[-1][2] = t
+            derived[-1][3] += event.get("text", "")
+        else:
+            derived.append([speaker, t, t, event.get("text", "")])
+    if len(derived) != len(turns) or any(d[0] != t.get("speaker") or d[3] != t.get("text") for d, t in zip(derived, turns, strict=False)):
+        return None
+    return [(d[1], d[2] + WORD_MS) for d in derived]

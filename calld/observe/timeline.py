@@ -22,7 +22,7 @@ from typing import Any, Literal
 
 from attrs import frozen
 
-from calld.observe.artifacts import RunArtifacts, load_run
+from calld.observe.artifacts import RunArtifacts, load_run, refused_records
 
 log = logging.getLogger("calld.timeline")
 
@@ -173,24 +173,8 @@ def _speech(run: RunArtifacts) -> list[SpeechBar]:
     return sorted(bars, key=lambda b: (b.start_ms, b.speaker))
 
 
-def _refusals(rows: tuple[dict[str, Any], ...]) -> dict[int, str]:
-    """Tool events whose output told the model its record was not taken, by the event's seq."""
-    out: dict[int, str] = {}
-    for row in rows:
-        effect = row.get("effect") or {}
-        if effect.get("kind") != "live.tool_output":
-            continue
-        try:
-            output = json.loads(effect.get("output") or "{}")
-        except ValueError:
-            continue
-        if isinstance(output, dict) and (output.get("recorded") is False or output.get("accepted") is False):
-            out[int(row.get("cause", -1))] = str(output.get("why") or output.get("error") or "not accepted")
-    return out
-
-
 def _markers(run: RunArtifacts) -> list[Marker]:
-    refused = _refusals(run.rows)
+    refused = refused_records(run.rows)
     markers: list[Marker] = []
     for row in run.rows:
         t = int(row.get("t_ms", 0))
@@ -414,3 +398,28 @@ async def write_timeline_after_call(run_dir: Path) -> Path | None:
     except Exception as exc:
         log.warning("%s timeline not drawn: %s: %s", run_dir.name, type(exc).__name__, exc)
         return None
+
+
+def check_picture(svg: Path, run_dir: Path) -> list[str]:
+    """Read a drawn timeline back and say what it fails to show of the call (empty: it shows it all):
+    every track, each speaker who spoke, the final mark's echo and the hangup at their times, the evidence."""
+    import xml.etree.ElementTree as ET
+
+    run = load_run(run_dir)
+    ids = {g.get("id") for g in ET.parse(svg).getroot().iter("{http://www.w3.org/2000/svg}g") if g.get("id")}
+    problems = []
+    for track in run.report.get("timing_ms") or {}:
+        if not any(i.startswith(f"state/{track}/") for i in ids):
+            problems.append(f"no {track} row")
+    for speaker in {t.get("speaker") for t in run.turns} & {"business", "agent"}:
+        if not any(i.startswith(f"speech/{speaker}/") for i in ids):
+            problems.append(f"no {speaker} speech")
+    expected = {"mark_echo": run.report.get("final_mark_echo_ms"),
+                "hangup_sent": (run.report.get("hangup") or {}).get("requested_at_ms")}
+    for kind, t_ms in expected.items():
+        if t_ms is not None and not any(i.startswith(f"marker/{kind}/") and i.endswith(f"/{t_ms}") for i in ids):
+            problems.append(f"no {kind.replace('_', ' ')} marker at {t_ms} ms")
+    quotes = [q for q in run.result.get("evidence") or [] if isinstance(q, dict)]
+    if quotes and not any(i.startswith("band/evidence/") for i in ids):
+        problems.append("the evidence is not highlighted")
+    return problems

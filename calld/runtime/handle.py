@@ -226,6 +226,10 @@ class CallHandle:
                 log.error("%s %s failed: %s", self.plan.run_id, effect.kind, exc)
                 await self._events_tx.send(ev.CallCrashed(f"{effect.kind} failed: {exc}"))
 
+    def report_duration_ms(self) -> int:
+        """Milliseconds since the call began (what the report's duration_ms says once it is written)."""
+        return self._t_ms()
+
     def _next_seq(self) -> int:
         self._seq += 1
         return self._seq

@@ -1,0 +1,251 @@
+"""`calld-ctl doctor`: is this configuration ready to run (and, in live mode, to dial)?
+
+Each check returns a Finding: ok with what it saw, or what to fix. Checks are plain async
+functions in two lists: LOCAL_CHECKS always run, LIVE_CHECKS only when CALLD_MODE=live. New
+checks (a publishing bucket, say) are appended to those lists. The pieces a daemon may reuse
+(`ledger_problem`, `disk_problem`, `privacy_problems`) are small functions of a path.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import sqlite3
+import stat
+import tempfile
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+
+import httpx
+import trio
+from attrs import frozen
+
+from calld.settings import Settings
+
+MIN_FREE_BYTES = 500 * 1024 * 1024  # a minute of call is about 2 MB of audio and journal; 500 MB is hours of calls
+PROBE_TIMEOUT_S = 5.0
+
+
+@frozen
+class Finding:
+    name: str
+    ok: bool
+    detail: str  # what was seen when ok, what to fix when not
+
+    def line(self) -> str:
+        return f"[{'ok' if self.ok else 'FIX'}] {self.name}: {self.detail}"
+
+    def as_dict(self) -> dict[str, object]:
+        return {"name": self.name, "ok": self.ok, "detail": self.detail}
+
+
+@frozen
+class Context:
+    settings: Settings
+    transport: httpx.AsyncBaseTransport | None = None  # tests put a MockTransport here
+
+
+Check = Callable[[Context], Awaitable[Finding]]
+
+
+# -- reusable pieces -------------------------------------------------------------------------------
+
+
+def ledger_problem(db_path: Path) -> str | None:
+    """None when the SQLite ledger passes `PRAGMA integrity_check` (or does not exist yet)."""
+    from calld.ledger import MIGRATIONS
+
+    if not db_path.exists():
+        return None
+    try:
+        db = sqlite3.connect(f"file:{db_path}?mode=ro", uri=True, timeout=5.0)
+        try:
+            verdict = [r[0] for r in db.execute("PRAGMA integrity_check")]
+            version = int(db.execute("PRAGMA user_version").fetchone()[0])
+        finally:
+            db.close()
+    except sqlite3.DatabaseError as exc:
+        return f"{db_path} cannot be read as SQLite ({exc}); restore it from a backup"
+    if verdict != ["ok"]:
+        return f"{db_path} fails its integrity check ({'; '.join(verdict[:3])}); restore it from a backup"
+    if version > len(MIGRATIONS):
+        return f"{db_path} has schema {version}, newer than this calld ({len(MIGRATIONS)}); upgrade calld"
+    return None
+
+
+def disk_problem(path: Path, min_free: int = MIN_FREE_BYTES) -> tuple[str | None, int]:
+    """(what to fix or None, free bytes) for the filesystem holding `path`."""
+    probe = path
+    while not probe.exists() and probe != probe.parent:
+        probe = probe.parent
+    free = shutil.disk_usage(probe).free
+    if free < min_free:
+        return (f"only {free // 2**20} MB free under {probe} (calld wants {min_free // 2**20} MB); free space, "
+                "or remove old calls' files: calld-ctl prune --older-than 30"), free
+    return None, free
+
+
+def privacy_problems(paths: list[Path]) -> list[str]:
+    """What group or others can read of calld's private files (state dir, ledger), with the fix."""
+    problems = []
+    for path in paths:
+        try:
+            mode = stat.S_IMODE(path.stat().st_mode)
+        except FileNotFoundError:
+            continue
+        if mode & 0o077:
+            want = 0o700 if path.is_dir() else 0o600
+            problems.append(f"{path} is {mode:04o} (group or others can read call records); chmod {want:04o} {path}")
+    return problems
+
+
+# -- the checks ------------------------------------------------------------------------------------
+
+
+async def check_state_dir(ctx: Context) -> Finding:
+    state = ctx.settings.calld_state_dir
+    if not state.exists():
+        parent = state.parent
+        while not parent.exists() and parent != parent.parent:
+            parent = parent.parent
+        if os.access(parent, os.W_OK):
+            return Finding("state dir", True, f"{state} does not exist yet; calld creates it (under {parent}, writable)")
+        return Finding("state dir", False, f"{state} does not exist and {parent} is not writable; set CALLD_STATE_DIR")
+    try:
+        with tempfile.NamedTemporaryFile(dir=state, prefix=".doctor-"):
+            pass
+    except OSError as exc:
+        return Finding("state dir", False, f"{state} is not writable ({exc.strerror}); set CALLD_STATE_DIR or fix its owner")
+    problems = privacy_problems([state, ctx.settings.artifacts_dir, ctx.settings.db_path])
+    if problems:
+        return Finding("state dir", False, "; ".join(problems))
+    return Finding("state dir", True, f"{state} is writable and private")
+
+
+async def check_ledger(ctx: Context) -> Finding:
+    db = ctx.settings.db_path
+    problem = ledger_problem(db)
+    if problem:
+        return Finding("ledger", False, problem)
+    return Finding("ledger", True, f"{db} passes its integrity check" if db.exists() else f"{db} not created yet (calld creates it)")
+
+
+async def check_disk(ctx: Context) -> Finding:
+    problem, free = disk_problem(ctx.settings.calld_state_dir)
+    return Finding("disk space", problem is None, problem or f"{free // 2**20} MB free")
+
+
+async def check_socket(ctx: Context) -> Finding:
+    from calld.cli.client import ControlClient, DaemonUnreachable
+
+    path = ctx.settings.calld_socket
+    if path.exists() and not stat.S_ISSOCK(path.lstat().st_mode):
+        return Finding("socket", False, f"{path} exists and is not a socket; remove it or set CALLD_SOCKET")
+    if path.exists():
+        try:
+            with trio.fail_after(PROBE_TIMEOUT_S):
+                async with ControlClient(path) as client:
+                    await client.calls()
+            return Finding("socket", True, f"a calld answers on {path}")
+        except (DaemonUnreachable, trio.TooSlowError):
+            return Finding("socket", False, f"{path} is a socket nobody answers on (a daemon died?); start calld: calld serve")
+    parent = path.parent
+    while not parent.exists() and parent != parent.parent:
+        parent = parent.parent
+    if not os.access(parent, os.W_OK):
+        return Finding("socket", False, f"cannot create {path} ({parent} is not writable); set CALLD_SOCKET")
+    return Finding("socket", True, f"{path} is free (no daemon running; `calld serve` can bind it)")
+
+
+async def check_telnyx(ctx: Context) -> Finding:
+    s = ctx.settings
+    key = s.telnyx_api_key.get_secret_value()
+    if not key or not s.telnyx_connection_id:
+        return Finding("Telnyx", False, "set TELNYX_API_KEY and TELNYX_CONNECTION_ID")
+    url = f"{s.telnyx_api_base.rstrip('/')}/v2/call_control_applications/{s.telnyx_connection_id}"
+    try:
+        async with httpx.AsyncClient(transport=ctx.transport, timeout=PROBE_TIMEOUT_S) as http:
+            resp = await http.get(url, headers={"Authorization": f"Bearer {key}"})
+    except httpx.HTTPError as exc:
+        return Finding("Telnyx", False, f"{s.telnyx_api_base} unreachable ({type(exc).__name__}); check the network or TELNYX_API_BASE")
+    if resp.status_code in (401, 403):
+        return Finding("Telnyx", False, f"Telnyx refused TELNYX_API_KEY (HTTP {resp.status_code}); set a valid v2 API key")
+    if resp.status_code == 404:
+        return Finding("Telnyx", False, f"no Call Control Application {s.telnyx_connection_id!r}; set TELNYX_CONNECTION_ID to its id")
+    if resp.status_code != 200:
+        return Finding("Telnyx", False, f"Telnyx answered HTTP {resp.status_code} for the connection; try again, or check status.telnyx.com")
+    name = ((resp.json() or {}).get("data") or {}).get("application_name") or s.telnyx_connection_id
+    return Finding("Telnyx", True, f"the key works and connection {name!r} exists")
+
+
+async def check_gpt_live(ctx: Context) -> Finding:
+    s = ctx.settings
+    key = s.openai_api_key.get_secret_value()
+    if not key:
+        return Finding("GPT-Live", False, "set OPENAI_API_KEY")
+    scheme, rest = s.openai_live_url.split("://", 1) if "://" in s.openai_live_url else ("wss", s.openai_live_url)
+    origin = f"{'https' if scheme in ('wss', 'https') else 'http'}://{rest.split('/', 1)[0]}"
+    try:
+        async with httpx.AsyncClient(transport=ctx.transport, timeout=PROBE_TIMEOUT_S) as http:
+            resp = await http.get(f"{origin}/v1/models", headers={"Authorization": f"Bearer {key}"})
+    except httpx.HTTPError as exc:
+        return Finding("GPT-Live", False, f"{origin} unreachable ({type(exc).__name__}); check the network or OPENAI_LIVE_URL")
+    if resp.status_code in (401, 403):
+        return Finding("GPT-Live", False, f"{origin} refused OPENAI_API_KEY (HTTP {resp.status_code}); set a valid key")
+    if resp.status_code != 200:
+        return Finding("GPT-Live", False, f"{origin}/v1/models answered HTTP {resp.status_code}; try again later")
+    models = {m.get("id") for m in (resp.json() or {}).get("data") or [] if isinstance(m, dict)}
+    if s.openai_live_model not in models:
+        return Finding("GPT-Live", False, f"{s.openai_live_model!r} is not among this key's models; "
+                                          "set OPENAI_LIVE_MODEL or ask for access")
+    return Finding("GPT-Live", True, f"{origin} reachable; {s.openai_live_model} is available to this key")
+
+
+async def check_ingress(ctx: Context) -> Finding:
+    s = ctx.settings
+    if not s.public_base_url:
+        return Finding("public ingress", False, "set PUBLIC_BASE_URL to the https URL that reaches this daemon")
+    url = s.public_base_url.rstrip("/") + "/health"
+    try:
+        async with httpx.AsyncClient(transport=ctx.transport, timeout=PROBE_TIMEOUT_S) as http:
+            public = await http.get(url)
+            try:
+                local = await http.get(f"http://{s.calld_bind}/health")
+            except httpx.HTTPError:
+                local = None
+    except httpx.HTTPError as exc:
+        return Finding("public ingress", False, f"{url} unreachable ({type(exc).__name__}); start the tunnel or proxy")
+    token = _token(public)
+    if token is None:
+        return Finding("public ingress", False, f"{url} answered HTTP {public.status_code} without a calld token; "
+                                                "PUBLIC_BASE_URL does not reach calld")
+    if local is None:
+        return Finding("public ingress", False, f"{url} answers, but no calld listens on {s.calld_bind} to compare; start calld")
+    if _token(local) != token:
+        return Finding("public ingress", False, f"{url} reaches another calld than the one on {s.calld_bind}")
+    return Finding("public ingress", True, f"{url} reaches the calld on {s.calld_bind}")
+
+
+def _token(resp: httpx.Response) -> str | None:
+    try:
+        return resp.json().get("serve_token") if resp.status_code == 200 else None
+    except (ValueError, AttributeError):
+        return None
+
+
+LOCAL_CHECKS: list[Check] = [check_state_dir, check_ledger, check_disk, check_socket]
+LIVE_CHECKS: list[Check] = [check_telnyx, check_gpt_live, check_ingress]
+
+
+async def run_doctor(settings: Settings, *, transport: httpx.AsyncBaseTransport | None = None) -> list[Finding]:
+    ctx = Context(settings, transport)
+    findings = [Finding("settings", True, f"valid; mode {settings.calld_mode}, state in {settings.calld_state_dir}")]
+    if settings.calld_mode == "live" and (problems := settings.live_problems()):
+        findings.append(Finding("live settings", False, "; ".join(problems)))
+    checks = LOCAL_CHECKS + (LIVE_CHECKS if settings.calld_mode == "live" else [])
+    for check in checks:
+        try:
+            findings.append(await check(ctx))
+        except Exception as exc:  # noqa: BLE001 - one broken check must not hide the others
+            findings.append(Finding(check.__name__.removeprefix("check_"), False, f"the check itself failed: {exc!r}"))
+    return findings

@@ -1,0 +1,160 @@
+"""Words for people: `calld-ctl show` (a call's summary and transcript) and `history` (a table).
+
+Pure functions of what the daemon returns (a call's detail, the history rows); no IO.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+
+def _s(ms: Any) -> str:
+    return f"{ms / 1000:.1f} s" if isinstance(ms, int | float) else "-"
+
+
+def _first(timing: dict[str, Any], track: str, state: str) -> int | None:
+    return next((m["t_ms"] for m in timing.get(track) or [] if m["state"] == state), None)
+
+
+def status_line(result: dict[str, Any]) -> str:
+    status = str(result.get("status", "?"))
+    reason = result.get("reason")
+    if reason and reason != status:
+        status += f" ({reason})"
+    if (source := result.get("verdict_source")) and source != "none":
+        status += f", verdict from the {source}"
+    return status
+
+
+def _evidence_lines(result: dict[str, Any], inbound_at: int | None) -> list[str]:
+    lines = []
+    for q in result.get("evidence") or []:
+        if not isinstance(q, dict):
+            continue
+        where = []
+        if isinstance(q.get("turn"), int):
+            where.append(f"turn {q['turn']}")
+        if isinstance(q.get("start_ms"), int | float) and isinstance(q.get("end_ms"), int | float):
+            where.append(f"{_s(q['start_ms'])}-{_s(q['end_ms'])} in audio/inbound.wav")
+            if inbound_at is not None:
+                where.append(f"{_s(q['start_ms'] + inbound_at)}-{_s(q['end_ms'] + inbound_at)} into the call")
+        lines.append(f"\u201c{q.get('quote', '')}\u201d" + (f" ({', '.join(where)})" if where else ""))
+    return lines
+
+
+def show_text(detail: dict[str, Any], *, transcript: bool = False) -> str:
+    result = detail.get("result") or {}
+    report = detail.get("report") or {}
+    request = detail.get("request") or {}
+    params = request.get("params") or {}
+    out: list[str] = []
+
+    def row(label: str, value: Any) -> None:
+        if value not in (None, "", [], {}):
+            out.append(f"  {label:<11} {value}")
+
+    ident = result.get("call_control_id") or report.get("call_control_id") or "(never connected)"
+    out.append(f"call {ident}  (run {result.get('run_id') or report.get('run_id')})")
+    asked = report.get("question") or params.get("ask") or ("book a table" if (report.get("job") or request.get("kind")) in ("book",) else "")
+    if report.get("item") or params.get("item"):
+        asked += f" ({report.get('item') or params.get('item')})"
+    if report.get("booking"):
+        b = report["booking"]
+        asked = f"book a table for {b.get('party')} at {b.get('time')}" + (f", {b['notes']}" if b.get("notes") else "")
+    to = report.get("to") or params.get("to")
+    who = report.get("first_name") or params.get("name")
+    row("asked", f"{asked} to {to}" + (f" from {report['from_did']}" if report.get("from_did") else "")
+        + (f" for {who}" if who else "") + f" (user {report.get('user_id') or request.get('user')})")
+    row("when", (report.get("started_at") or request.get("created_at") or "?")
+        + (f", {_s(report.get('duration_ms'))}" if report else ""))
+    row("status", status_line(result))
+    row("answer", result.get("answer_text"))
+    row("booked", result.get("confirmation_text"))
+    if result.get("status") in ("declined", "failed") or (result.get("reason") and " " in str(result.get("reason"))):
+        row("why", result.get("reason") if " " in str(result.get("reason") or "") else report.get("failure"))
+    row("alternative", result.get("alternative_offered"))
+    row("no answer", result.get("hangup_cause"))
+    for i, line in enumerate(_evidence_lines(result, detail.get("inbound_audio_at_ms"))):
+        row("evidence" if i == 0 else "", line)
+    if result.get("answer") is not None:
+        row("typed", json.dumps(result["answer"], ensure_ascii=False))
+    questions = result.get("unanswered_questions")
+    if questions:
+        row("unanswered", "; ".join(questions))
+
+    timing = report.get("timing_ms") or {}
+    if timing:
+        marks = [
+            ("answered", _first(timing, "telnyx", "answered")),
+            ("GPT-Live ready", _first(timing, "live", "active")),
+            ("verdict", _first(timing, "conversation", "concluded")),
+            ("final mark echoed", report.get("final_mark_echo_ms")),
+            ("hangup sent", (report.get("hangup") or {}).get("requested_at_ms")),
+            ("ended", _first(timing, "telnyx", "ended")),
+        ]
+        row("timings", ", ".join(f"{name} {_s(t)}" for name, t in marks if t is not None))
+    hangup = report.get("hangup") or {}
+    if hangup:
+        parts = [f"via {hangup['via']}" if hangup.get("via") else "calld sent none"]
+        if hangup.get("confirmed") is not None:
+            parts.append("confirmed" if hangup["confirmed"] else "not confirmed")
+        if hangup.get("telnyx_result"):
+            parts.append(f"Telnyx: {hangup['telnyx_result']}")
+        if hangup.get("cause"):
+            sip = f", SIP {hangup['sip_cause']}" if hangup.get("sip_cause") else ""
+            parts.append(f"ended {hangup['cause']} ({hangup.get('source')}{sip})")
+        row("hangup", "; ".join(parts))
+    counts = report.get("counts") or {}
+    if counts:
+        row("pickup", f"{counts.get('held_frames', 0)} frames held before GPT-Live was ready, "
+                      f"{counts.get('dropped_frames', 0)} dropped")
+    if report.get("tools"):
+        row("tools", ", ".join(report["tools"]))
+    for i, hold in enumerate(report.get("holds") or []):
+        row("hold" if i == 0 else "", f"{_s(hold.get('start_ms'))}-{_s(hold.get('end_ms'))} ({hold.get('cue', '')}; "
+                                      f"{hold.get('ended') or hold.get('how') or ''})")
+
+    if detail.get("pruned"):
+        row("artifacts", "pruned (the ledger keeps the result above)")
+    else:
+        row("artifacts", detail.get("dir"))
+        for name, path in sorted((detail.get("files") or {}).items()):
+            out.append(f"  {'':<11}   {name:<26} {path}")
+    if transcript:
+        out.append("")
+        out.extend(transcript_lines(detail))
+    return "\n".join(out)
+
+
+def transcript_lines(detail: dict[str, Any]) -> list[str]:
+    turns = (detail.get("transcript") or {}).get("turns") or []
+    if not turns:
+        return ["transcript: (none: nobody spoke, or the artifacts were pruned)"]
+    times = detail.get("turn_times_ms")
+    lines = ["transcript (seconds into the call):"]
+    width = max(len(t.get("speaker", "")) for t in turns)
+    for i, turn in enumerate(turns):
+        when = f"{times[i][0] / 1000:6.1f}-{times[i][1] / 1000:6.1f}" if times else f"{'':>13}"
+        lines.append(f"  {when}  {turn.get('speaker', '?'):>{width}}: {' '.join(str(turn.get('text', '')).split())}")
+    return lines
+
+
+HISTORY_COLUMNS = ["when", "user", "to", "ask", "status", "duration", "answer", "id"]
+
+
+def history_table_rows(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    out = []
+    for r in rows:
+        status = r["status"] + (f"/{r['reason']}" if r.get("reason") and " " not in str(r["reason"]) and r["reason"] != r["status"] else "")
+        out.append({
+            "when": str(r["when"])[:19].replace("T", " "),
+            "user": r["user"],
+            "to": r["to"],
+            "ask": r["ask"],
+            "status": status,
+            "duration": _s(r["duration_ms"]) if r.get("duration_ms") is not None else None,
+            "answer": r["answer"] or None,
+            "id": r.get("call_control_id") or r["run_id"],
+        })
+    return out
