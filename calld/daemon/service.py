@@ -174,6 +174,8 @@ class Daemon:
         self.gate = Gate(settings, self._ledger, self.clock)
         self.scheduler = Scheduler(self._ledger, self.gate, self._dial_scheduled, accepting=lambda: self.accepting)
         self.metrics = Metrics(max_calls=settings.calld_max_calls, in_flight=lambda: len(self._flights))
+        self._after_calls_done = 0
+        self._after_call_step = trio.Event()
 
     # -- running -------------------------------------------------------------------------------
 
@@ -556,6 +558,9 @@ class Daemon:
                         self._idle.set()
             if ran and ran[0].finished.is_set():
                 await after_call(ran[0].rundir.path, self.metrics)  # the result is already out
+                self._after_calls_done += 1
+                self._after_call_step.set()
+                self._after_call_step = trio.Event()
 
         self._calls_nursery.start_soon(call_task)
 
@@ -593,6 +598,11 @@ class Daemon:
                           "call_control_id": result.get("call_control_id"), "result": result})
 
     # -- after the call (issue 16): history, show, timeline, prune -----------------------------------
+
+    async def after_calls(self, n: int) -> None:
+        """Wait until `n` calls have been counted and drawn (their results went out before)."""
+        while self._after_calls_done < n:
+            await self._after_call_step.wait()
 
     def history(self, **query: Any) -> list[dict[str, Any]]:
         from calld.observe.history import history_rows

@@ -76,8 +76,8 @@ def _report(artifacts_dir: Path, ccid: str | None, run_id: str) -> dict[str, Any
 
 def short_answer(result: dict[str, Any], limit: int = 60) -> str:
     text = result.get("answer_text") or result.get("confirmation_text") or result.get("hangup_cause") or ""
-    if not text and result.get("status") in ("declined", "failed"):
-        text = result.get("reason") or ""
+    if not text and result.get("status") in ("declined", "failed") and " " in str(result.get("reason") or ""):
+        text = result["reason"]  # a sentence; a taxonomy code is already in the status column
     text = " ".join(str(text).split())
     return text if len(text) <= limit else text[: limit - 1] + "\u2026"
 
