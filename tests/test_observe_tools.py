@@ -1,0 +1,260 @@
+"""doctor, prune, metrics from artifacts, --version, and demo/verify cleaning up after themselves."""
+
+from __future__ import annotations
+
+import json
+import os
+import socket
+import sqlite3
+from datetime import UTC, datetime
+from pathlib import Path
+
+import httpx
+import pytest
+from prometheus_client.parser import text_string_to_metric_families
+
+from calld.cli.ctl import main as ctl_main
+from calld.cli.daemon import main as daemon_main
+from calld.ledger import Ledger
+from calld.observe.artifacts import load_run
+from calld.observe.doctor import disk_problem, ledger_problem, run_doctor
+from calld.observe.metrics import Metrics
+from calld.observe.prune import prune_artifacts
+from calld.settings import load_settings
+from synthetic_artifacts import five_minute_call_with_hold
+
+# -- doctor ----------------------------------------------------------------------------------------
+
+
+def private_state(tmp_path: Path) -> Path:
+    state = tmp_path / "state"
+    state.mkdir(mode=0o700)
+    Ledger(state / "calld.sqlite3").close()
+    os.chmod(state / "calld.sqlite3", 0o600)
+    return state
+
+
+_env: pytest.MonkeyPatch
+
+
+def doctor(tmp_path: Path, capsys: pytest.CaptureFixture[str], *extra: str, **env: str) -> tuple[int, list[str]]:
+    for key, value in {"CALLD_STATE_DIR": str(tmp_path / "state"), "CALLD_SOCKET": str(tmp_path / "run" / "ctl.sock"),
+                       "CALLD_MODE": "stub", **env}.items():
+        _env.setenv(key, value)
+    capsys.readouterr()
+    code = ctl_main(["doctor", *extra])
+    return code, capsys.readouterr().out.splitlines()
+
+
+@pytest.fixture(autouse=True)
+def clean_env(monkeypatch: pytest.MonkeyPatch) -> None:
+    global _env
+    _env = monkeypatch
+    for key in ("CALLD_STATE_DIR", "CALLD_SOCKET", "CALLD_MODE", "CALLD_MAX_CALLS"):
+        monkeypatch.delenv(key, raising=False)
+    monkeypatch.chdir(Path(__file__).parent)  # no .env from the developer's checkout
+
+
+def test_doctor_passes_a_private_writable_state_dir_and_a_sound_ledger(tmp_path, capsys, monkeypatch):
+    private_state(tmp_path)
+    code, lines = doctor(tmp_path, capsys)
+    assert code == 0, lines
+    assert [line.split(":")[0] for line in lines] == ["[ok] settings", "[ok] state dir", "[ok] ledger", "[ok] disk space", "[ok] socket"]
+    assert "passes its integrity check" in lines[2] and "no daemon running" in lines[4]
+
+
+def test_doctor_says_how_to_make_the_state_dir_private(tmp_path, capsys):
+    state = private_state(tmp_path)
+    os.chmod(state, 0o755)
+    os.chmod(state / "calld.sqlite3", 0o644)
+    code, lines = doctor(tmp_path, capsys)
+    assert code == 1
+    (line,) = [entry for entry in lines if entry.startswith("[FIX] state dir")]
+    assert f"chmod 0700 {state}" in line and f"chmod 0600 {state / 'calld.sqlite3'}" in line
+
+
+def test_doctor_finds_a_damaged_ledger(tmp_path, capsys):
+    state = private_state(tmp_path)
+    (state / "calld.sqlite3").write_bytes(b"SQLite format 3\x00" + b"\x07" * 5000)
+    code, lines = doctor(tmp_path, capsys, "--json")
+    found = {f["name"]: f for f in json.loads(lines[0])}
+    assert code == 1 and found["ledger"]["ok"] is False and "restore it from a backup" in found["ledger"]["detail"]
+    assert ledger_problem(tmp_path / "absent.sqlite3") is None
+
+
+def test_doctor_reports_bad_settings_and_a_bad_socket_path(tmp_path, capsys):
+    private_state(tmp_path)
+    code, lines = doctor(tmp_path, capsys, CALLD_MAX_CALLS="0")
+    assert code == 1 and lines[0].startswith("[FIX] settings:") and "CALLD_MAX_CALLS" in "\n".join(lines)
+    (tmp_path / "run").mkdir()
+    (tmp_path / "run" / "ctl.sock").write_text("not a socket")
+    code, lines = doctor(tmp_path, capsys, CALLD_MAX_CALLS="5")
+    assert code == 1 and any(line.startswith("[FIX] socket") and "is not a socket" in line for line in lines)
+    (tmp_path / "run" / "ctl.sock").unlink()
+    stale = socket.socket(socket.AF_UNIX)
+    stale.bind(str(tmp_path / "run" / "ctl.sock"))
+    stale.close()  # a socket file nobody listens on: a daemon that died
+    code, lines = doctor(tmp_path, capsys)
+    assert code == 1 and any("nobody answers" in line for line in lines)
+
+
+def test_disk_space_below_the_floor_says_what_to_do(tmp_path):
+    problem, free = disk_problem(tmp_path, min_free=2**62)
+    assert problem is not None and "calld-ctl prune --older-than" in problem and free > 0
+    assert disk_problem(tmp_path / "not" / "yet", min_free=1)[0] is None
+
+
+LIVE = {
+    "calld_mode": "live", "calld_live_opt_in": True, "telnyx_api_key": "KEY_test", "telnyx_connection_id": "app-1",
+    "telnyx_public_key": "x", "openai_api_key": "sk-test", "public_base_url": "https://calld.example.test",
+    "public_webhook_url": "https://calld.example.test/telnyx/webhook", "calld_bind": "127.0.0.1:8787",
+}
+
+
+def live_world(*, key_ok: bool = True, model: str = "gpt-live-1", ingress_token: str = "tok") -> httpx.MockTransport:
+    """Recorded shapes of the three services doctor asks in live mode."""
+
+    def handle(request: httpx.Request) -> httpx.Response:
+        url = str(request.url)
+        if url == "https://api.telnyx.com/v2/call_control_applications/app-1":
+            if not key_ok:
+                return httpx.Response(401, json={"errors": [{"code": "10009", "title": "Authentication failed"}]})
+            return httpx.Response(200, json={"data": {"id": "app-1", "application_name": "calld", "record_type": "call_control_application"}})
+        if url == "https://api.openai.com/v1/models":
+            return httpx.Response(200, json={"object": "list", "data": [{"id": model, "object": "model"}]})
+        if url == "https://calld.example.test/health":
+            return httpx.Response(200, json={"ok": True, "serve_token": ingress_token})
+        if url == "http://127.0.0.1:8787/health":
+            return httpx.Response(200, json={"ok": True, "serve_token": "tok"})
+        return httpx.Response(404)
+
+    return httpx.MockTransport(handle)
+
+
+async def test_doctor_in_live_mode_checks_telnyx_gpt_live_and_the_ingress(tmp_path):
+    private_state(tmp_path)
+    settings = load_settings(calld_state_dir=tmp_path / "state", calld_socket=tmp_path / "ctl.sock", **LIVE)
+    found = {f.name: f for f in await run_doctor(settings, transport=live_world())}
+    assert all(f.ok for f in found.values()), [f.line() for f in found.values() if not f.ok]
+    assert "connection 'calld' exists" in found["Telnyx"].detail
+    assert "gpt-live-1 is available" in found["GPT-Live"].detail
+    assert "reaches the calld on 127.0.0.1:8787" in found["public ingress"].detail
+
+    found = {f.name: f for f in await run_doctor(settings, transport=live_world(key_ok=False, model="other",
+                                                                                  ingress_token="someone-else"))}
+    assert "refused TELNYX_API_KEY (HTTP 401)" in found["Telnyx"].detail and not found["Telnyx"].ok
+    assert "'gpt-live-1' is not among this key's models" in found["GPT-Live"].detail
+    assert "reaches another calld" in found["public ingress"].detail
+    assert all(f.ok for name, f in found.items() if name not in ("Telnyx", "GPT-Live", "public ingress"))
+
+
+async def test_doctor_in_stub_mode_does_not_probe_live_services(tmp_path):
+    private_state(tmp_path)
+    settings = load_settings(calld_state_dir=tmp_path / "state", calld_socket=tmp_path / "ctl.sock")
+
+    def refuse(request: httpx.Request) -> httpx.Response:
+        raise AssertionError(f"doctor asked {request.url} in stub mode")
+
+    names = [f.name for f in await run_doctor(settings, transport=httpx.MockTransport(refuse))]
+    assert names == ["settings", "state dir", "ledger", "disk space", "socket"]
+
+
+# -- prune -----------------------------------------------------------------------------------------
+
+
+def _call_dir(root: Path, name: str, started: str) -> Path:
+    d = root / name
+    (d / "audio").mkdir(parents=True)
+    (d / "result.json").write_text("{}")
+    (d / "call_report.json").write_text(json.dumps({"started_at": started}))
+    (d / "audio" / "inbound.wav").write_bytes(b"\0" * 1000)
+    return d
+
+
+def test_prune_removes_only_finished_calls_older_than_the_cutoff(tmp_path):
+    now = datetime(2026, 11, 30, 12, 0, tzinfo=UTC)
+    old = _call_dir(tmp_path, "v3_old", "2026-11-01T09:00:00+00:00")
+    new = _call_dir(tmp_path, "v3_new", "2026-11-29T09:00:00+00:00")
+    busy = _call_dir(tmp_path, "v3_busy", "2026-10-01T09:00:00+00:00")
+    pending = tmp_path / ".pending-run_x"
+    pending.mkdir()
+    stranger = tmp_path / "notes"
+    stranger.mkdir()
+
+    dry = prune_artifacts(tmp_path, 7, now=now, running=[busy], dry_run=True)
+    assert dry.removed == (str(old),) and old.exists()
+    done = prune_artifacts(tmp_path, 7, now=now, running=[busy])
+    assert done.removed == (str(old),) and done.kept == 1 and done.freed_bytes >= 1000
+    assert not old.exists() and new.exists() and busy.exists() and pending.exists() and stranger.exists()
+    with pytest.raises(ValueError, match="0 or more"):
+        prune_artifacts(tmp_path, -1)
+
+
+def test_ctl_prune_refuses_a_negative_age_before_asking_the_daemon(tmp_path, capsys):
+    assert ctl_main(["--socket", str(tmp_path / "none.sock"), "prune", "--older-than", "-3"]) == 2
+    assert "--older-than" in capsys.readouterr().err
+
+
+# -- metrics from artifacts ------------------------------------------------------------------------
+
+
+def test_metrics_count_reasons_lost_frames_and_refused_records(tmp_path):
+    d = five_minute_call_with_hold(tmp_path)
+    lines = (d / "events.jsonl").read_text().splitlines()
+    # Drop three inbound frames: a gap of three in the chunk numbers.
+    frames = [i for i, line in enumerate(lines) if '"event": {"pcm"' in line]
+    chunked = []
+    for n, i in enumerate(frames):
+        row = json.loads(lines[i])
+        row["event"]["chunk"] = n + 1
+        lines[i] = json.dumps(row)
+        chunked.append(i)
+    del lines[chunked[10]:chunked[13]]
+    (d / "events.jsonl").write_text("\n".join(lines) + "\n")
+
+    metrics = Metrics(max_calls=3, in_flight=lambda: 2)
+    metrics.observe(load_run(d))
+    samples = {(s.name, tuple(sorted(s.labels.items()))): s.value
+               for fam in text_string_to_metric_families(metrics.exposition().decode()) for s in fam.samples}
+    assert samples[("calld_calls_total", (("reason", "answered"), ("status", "answered")))] == 1
+    assert samples[("calld_media_frames_lost_total", ())] == 3
+    assert samples[("calld_tool_record_refusals_total", ())] == 1
+    assert samples[("calld_ring_duration_seconds_sum", ())] == pytest.approx(0.8)
+    assert samples[("calld_live_session_seconds_sum", ())] == pytest.approx(294.0)
+    assert samples[("calld_calls_in_flight", ())] == 2 and samples[("calld_max_calls", ())] == 3
+
+
+# -- versions and cleaning up ----------------------------------------------------------------------
+
+
+def test_both_commands_say_their_version(capsys):
+    for main, name in ((ctl_main, "calld-ctl"), (daemon_main, "calld")):
+        with pytest.raises(SystemExit) as exit_:
+            main(["--version"])
+        assert exit_.value.code == 0
+        out = capsys.readouterr().out.strip()
+        assert out.startswith(f"{name} ") and out.split()[1][0].isdigit()
+
+
+def _removed_or_kept(err: str) -> Path:
+    line = next(line for line in err.splitlines() if line.startswith(("removed ", "artifacts: ")))
+    return Path(line.split()[1])
+
+
+def test_verify_cleans_its_workspace_unless_kept(capsys):
+    assert ctl_main(["verify", "ask"]) == 0
+    out, err = capsys.readouterr()
+    assert "[PASS] timeline_drawn" in out
+    assert not _removed_or_kept(err).exists()
+    assert ctl_main(["verify", "ask", "--keep"]) == 0
+    kept = _removed_or_kept(capsys.readouterr().err)
+    assert (kept / "timeline.svg").is_file()
+
+
+def test_demo_cleans_its_temporary_directory_unless_kept(capsys):
+    assert daemon_main(["demo", "--fast"]) == 0
+    err = capsys.readouterr().err
+    assert not _removed_or_kept(err).exists()
+    assert daemon_main(["demo", "--fast", "--keep"]) == 0
+    artifacts = _removed_or_kept(capsys.readouterr().err)
+    assert [p.name for p in artifacts.glob("*/timeline.svg")] == ["timeline.svg"]
