@@ -102,6 +102,12 @@ async def test_a_stub_call_is_drawn_with_its_tracks_speech_and_ending(tmp_path: 
     (trail,) = pic.ids("band/trail/")
     assert times(trail) == [report["final_mark_echo_ms"], report["hangup"]["requested_at_ms"]]
     assert pic.ids("marker/call_hangup/")
+    # Callee audio held until GPT-Live was ready: from the first inbound frame to session.started.
+    (pickup,) = pic.ids("band/pickup/")
+    first_frame = next(r["t_ms"] for r in run.rows() if r.get("event", {}).get("kind") == "media.audio")
+    live_ready = next(m["t_ms"] for m in report["timing_ms"]["live"] if m["state"] == "active")
+    assert times(pickup) == [first_frame, live_ready]
+    assert f"held {report['counts']['held_frames']} frames" in pic.text(pickup + "/label")
     assert "answered" in "".join(pic.root.itertext())
     assert "We're open Monday through Friday" in pic.text("subtitle")
 

@@ -63,7 +63,7 @@ class Marker:
 
 @frozen
 class Band:
-    kind: str  # hold, trail, evidence
+    kind: str  # hold, trail, evidence, pickup (callee audio held before GPT-Live was ready)
     start_ms: int
     end_ms: int
     label: str
@@ -224,6 +224,13 @@ def _bands(run: RunArtifacts) -> list[Band]:
         how = hold.get("ended") or hold.get("how") or hold.get("outcome") or ""
         cue = hold.get("cue") or ""
         bands.append(Band("hold", start, stop if stop is not None else end, f"hold ({cue}){': ' + how if how else ''}"))
+    counts = run.report.get("counts") or {}
+    live_ready = next((m["t_ms"] for m in (run.report.get("timing_ms") or {}).get("live") or [] if m["state"] == "active"), None)
+    if counts.get("held_frames") and run.inbound_audio_at_ms is not None and live_ready is not None:
+        dropped = counts.get("dropped_frames", 0)
+        bands.append(Band("pickup", run.inbound_audio_at_ms, live_ready,
+                          f"held {counts['held_frames']} frames until GPT-Live was ready"
+                          + (f", {dropped} dropped" if dropped else ", none dropped")))
     echo = run.report.get("final_mark_echo_ms")
     hung = (run.report.get("hangup") or {}).get("requested_at_ms")
     if isinstance(echo, int) and isinstance(hung, int) and hung >= echo:
@@ -343,6 +350,12 @@ def draw(tl: Timeline, out: Path) -> Path:
                 top = top_of["hangup"]
                 ax.add_patch(Rectangle((x0, top + 0.1), x1 - x0, 0.8, fill=False, hatch="////", ec="#e65100", lw=0.6,
                                        zorder=2, gid=gid))
+            elif band.kind == "pickup":
+                top = top_of["business"]
+                ax.add_patch(Rectangle((x0, top + 0.2), x1 - x0, 0.4, fill=False, hatch="xxx", ec="#4f81bd", lw=0.6,
+                                       zorder=2, gid=gid))
+                ax.text(x0, top + 0.12, band.label, va="bottom", ha="left", fontsize=_FONT - 1, color="#4f81bd",
+                        gid=gid + "/label", zorder=6)
             elif band.kind == "evidence":
                 top = top_of["business"]
                 ax.add_patch(Rectangle((x0, top + 0.02), x1 - x0, 0.76, color="#ffd54f", alpha=0.9, lw=0, zorder=1, gid=gid))
