@@ -41,6 +41,12 @@ async def client(daemon):
         yield c
 
 
+async def observed(daemon: Daemon, n: int) -> None:
+    """Until n calls were counted and drawn after their results (bounded: a missing step fails, not hangs)."""
+    with trio.fail_after(600):
+        await daemon.after_calls(n)
+
+
 async def ask(client: ControlClient, **over: Any) -> dict[str, Any]:
     out = io.StringIO()
     await run_ask(client, {**ASK, **over}, out=out, err=io.StringIO())
@@ -68,7 +74,7 @@ async def ctl(daemon: Daemon, capsys: pytest.CaptureFixture[str], *argv: str) ->
 async def test_every_call_draws_its_timeline_after_its_result(client, daemon, autojump_clock):
     answered = await ask(client)
     declined = await ask(client, scenario="decline")
-    await daemon.after_calls(2)
+    await observed(daemon, 2)
     for result in (answered, declined):
         run_dir = daemon.settings.artifacts_dir / result["transcript_ref"].split("/")[0]
         svg = (run_dir / "timeline.svg").read_text()
@@ -122,7 +128,7 @@ async def test_history_refuses_a_bad_query_with_what_to_fix(client, daemon, auto
 async def test_show_prints_a_summary_the_transcript_the_report_and_the_picture(client, daemon, capsys, tmp_path,
                                                                               autojump_clock):
     result = await ask(client)
-    await daemon.after_calls(1)
+    await observed(daemon, 1)
     run_dir = daemon.settings.artifacts_dir / result["transcript_ref"].split("/")[0]
     report = json.loads((run_dir / "call_report.json").read_text())
 
@@ -180,7 +186,8 @@ async def test_tail_follows_each_call_under_one_id_and_ends_with_its_result(clie
         n.start_soon(follow, done)
         await trio.sleep(1)
         result = await ask(client)
-        await done.wait()
+        with trio.fail_after(60):
+            await done.wait()
         n.cancel_scope.cancel()
     lines = [tail_line(i) for i in items]
     assert {line.split()[0] for line in lines} == {result["run_id"]}
@@ -207,7 +214,7 @@ async def test_metrics_on_the_control_socket(client, daemon, capsys, autojump_cl
     with pytest.raises(ControlError):
         async with aclosing(client.ask({**ASK, "user": "nobody"})) as refused:
             await anext(refused)
-    await daemon.after_calls(1)
+    await observed(daemon, 1)
     run_dir = daemon.settings.artifacts_dir / result["transcript_ref"].split("/")[0]
     report = json.loads((run_dir / "call_report.json").read_text())
     code, text = await ctl(daemon, capsys, "metrics")
@@ -229,7 +236,7 @@ async def test_metrics_on_the_control_socket(client, daemon, capsys, autojump_cl
 
 async def test_prune_removes_old_artifacts_and_the_ledger_keeps_the_result(client, daemon, capsys, autojump_clock):
     result = await ask(client)
-    await daemon.after_calls(1)
+    await observed(daemon, 1)
     run_dir = daemon.settings.artifacts_dir / result["transcript_ref"].split("/")[0]
     code, text = await ctl(daemon, capsys, "prune", "--older-than", "1")
     assert code == EXIT_OK and run_dir.exists() and "removed 0 call(s)" in text and "kept 1" in text

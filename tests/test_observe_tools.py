@@ -258,3 +258,30 @@ def test_demo_cleans_its_temporary_directory_unless_kept(capsys):
     assert daemon_main(["demo", "--fast", "--keep"]) == 0
     artifacts = _removed_or_kept(capsys.readouterr().err)
     assert [p.name for p in artifacts.glob("*/timeline.svg")] == ["timeline.svg"]
+
+
+# -- show from artifacts other work adds (reason, evidence, typed answer, per-turn times, holds) -----
+
+
+def test_show_prints_evidence_typed_answer_holds_and_per_turn_times(tmp_path):
+    from calld.observe.history import call_detail
+    from calld.observe.summary import show_text
+
+    artifacts = tmp_path / "artifacts"
+    d = five_minute_call_with_hold(artifacts)
+    ledger = Ledger(tmp_path / "calld.sqlite3")
+    try:
+        detail = call_detail(artifacts, ledger, "v3:synthetic-hold")
+    finally:
+        ledger.close()
+    assert detail is not None and detail["dir"] == str(d.resolve())
+    text = show_text(detail, transcript=True)
+    lines = text.splitlines()
+    assert "  status      answered, verdict from the tool" in lines
+    assert ("  evidence    \u201cYes, we have three of them in stock.\u201d (turn 10, 279.0 s-285.0 s in audio/inbound.wav, "
+            "280.0 s-286.0 s into the call)") in lines
+    assert '  typed       {"kind": "stock", "availability": "in_stock", "quantity": 3}' in lines
+    assert "  hold        28.5 s-148.5 s (let me check; person returned)" in lines
+    turns = [line for line in lines if "business:" in line or "agent:" in line]
+    assert turns[0] == "     1.2-   4.0  business: Thanks for calling Joe's Hardware. For the store, press 1."
+    assert turns[-1].startswith("   288.0- 293.0     agent: Thank you so much")
