@@ -78,7 +78,7 @@ async def test_every_call_draws_its_timeline_after_its_result(client, daemon, au
     for result in (answered, declined):
         run_dir = daemon.settings.artifacts_dir / result["transcript_ref"].split("/")[0]
         svg = (run_dir / "timeline.svg").read_text()
-        assert f'id="marker/mark_echo/' in svg and 'id="speech/business/0/' in svg
+        assert 'id="marker/mark_echo/' in svg and 'id="speech/business/0/' in svg
         assert result["status"] in svg
         # The picture is not among the report's refs (the report was final before it was drawn).
         assert "timeline.svg" not in json.loads((run_dir / "call_report.json").read_text())["refs"]
@@ -136,7 +136,7 @@ async def test_show_prints_a_summary_the_transcript_the_report_and_the_picture(c
     assert code == EXIT_OK
     assert "status      answered, verdict from the tool" in text
     assert f"answer      {result['answer_text']}" in text
-    assert f"hangup      via tool; confirmed" in text
+    assert "hangup      via tool; confirmed" in text
     assert f"final mark echoed {report['final_mark_echo_ms'] / 1000:.1f} s" in text
     paths = [line.split()[-1] for line in text.splitlines() if line.strip().endswith((".json", ".wav", ".jsonl", ".svg"))]
     assert str(run_dir.resolve() / "timeline.svg") in paths and str(run_dir.resolve() / "result.json") in paths
@@ -251,3 +251,15 @@ async def test_prune_removes_old_artifacts_and_the_ledger_keeps_the_result(clien
     assert "answered" in text and result["answer_text"] in text and "pruned" in text
     with pytest.raises(ControlError, match="older_than_days"):
         await client.prune(-1)
+
+
+async def test_show_of_a_call_in_flight_prints_its_tracks(client, daemon, capsys, autojump_clock):
+    async with trio.open_nursery() as n:
+        n.start_soon(ask, client)
+        while not daemon.calls():
+            await trio.sleep(0.01)
+        run_id = daemon.calls()[0]["run_id"]
+        code, text = await ctl(daemon, capsys, "show", run_id)
+        assert code == EXIT_OK and " is in flight: dial " in text and text.strip().endswith("hangup none")
+        with pytest.raises(ControlError, match="still in flight"):
+            await client.detail(run_id)

@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 import os
 import socket
-import sqlite3
 from datetime import UTC, datetime
 from pathlib import Path
 

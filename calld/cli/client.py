@@ -11,7 +11,6 @@ from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 from urllib.parse import quote
-from urllib.parse import quote
 
 import httpx
 
@@ -120,40 +119,6 @@ class ControlClient:
 
     async def remove_opt_out(self, number: str) -> dict[str, Any]:
         return await self._request("DELETE", f"/v1/optouts/{quote(number, safe='')}")
-
-    # -- after the call (issue 16) -------------------------------------------------------------------
-
-    async def history(self, **query: Any) -> list[dict[str, Any]]:
-        params = {k: str(v) for k, v in query.items() if v is not None}
-        try:
-            resp = await self._client.get("/v1/history", params=params)
-        except (httpx.ConnectError, FileNotFoundError, ConnectionRefusedError) as exc:
-            raise DaemonUnreachable(self.path) from exc
-        return _decode(resp)["calls"]
-
-    async def detail(self, ident: str) -> dict[str, Any]:
-        return await self._request("GET", f"/v1/calls/{quote(ident, safe='')}/detail")
-
-    async def timeline(self, ident: str, suffix: str) -> bytes:
-        try:
-            resp = await self._client.get(f"/v1/calls/{quote(ident, safe='')}/timeline.{suffix}", timeout=60.0)
-        except (httpx.ConnectError, FileNotFoundError, ConnectionRefusedError) as exc:
-            raise DaemonUnreachable(self.path) from exc
-        if resp.status_code >= 400:
-            _decode(resp)
-        return resp.content
-
-    async def prune(self, older_than_days: float, *, dry_run: bool = False) -> dict[str, Any]:
-        return await self._request("POST", "/v1/prune", {"older_than_days": older_than_days, "dry_run": dry_run})
-
-    async def metrics(self) -> str:
-        try:
-            resp = await self._client.get("/metrics")
-        except (httpx.ConnectError, FileNotFoundError, ConnectionRefusedError) as exc:
-            raise DaemonUnreachable(self.path) from exc
-        if resp.status_code >= 400:
-            _decode(resp)
-        return resp.text
 
     # -- after the call (issue 16) -------------------------------------------------------------------
 

@@ -207,6 +207,12 @@ async def _show(args: argparse.Namespace) -> int:
         if args.json:
             print(json.dumps(await c.show(args.ident), indent=2))
             return EXIT_OK
+        report = await c.show(args.ident)
+        if report.get("in_flight"):
+            order = ("dial", "telnyx", "media", "live", "conversation", "hangup")
+            tracks = ", ".join(f"{k} {report['tracks'][k]}" for k in order if k in report["tracks"])
+            print(f"call {report.get('call_control_id') or report['run_id']} is in flight: {tracks}")
+            return EXIT_OK
         if args.timeline is not None:
             return await _write_timeline(c, args.ident, args.timeline)
         print(show_text(await c.detail(args.ident), transcript=args.transcript))

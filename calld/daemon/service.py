@@ -620,7 +620,7 @@ class Daemon:
         """The call's picture as SVG or PNG bytes, drawn from its artifacts in a worker thread.
         SVG is also (re)written as the call's timeline.svg."""
         from calld.observe.artifacts import find_run
-        from calld.observe.timeline import TIMELINE_NAME, write_timeline
+        from calld.observe.timeline import write_timeline
 
         if self.callbook.find(ident) is not None:
             return None

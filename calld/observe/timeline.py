@@ -13,8 +13,6 @@ starts: the first inbound frame in the journal.
 
 from __future__ import annotations
 
-import json
-import logging
 import math
 import threading
 from pathlib import Path
@@ -22,9 +20,7 @@ from typing import Any, Literal
 
 from attrs import frozen
 
-from calld.observe.artifacts import RunArtifacts, load_run, refused_records
-
-log = logging.getLogger("calld.timeline")
+from calld.observe.artifacts import WORD_MS, RunArtifacts, load_run, refused_records
 
 TIMELINE_NAME = "timeline.svg"
 TRACK_ROWS: tuple[tuple[str, str], ...] = (
@@ -32,7 +28,6 @@ TRACK_ROWS: tuple[tuple[str, str], ...] = (
     ("conversation", "conversation"), ("hangup", "hangup"),
 )
 SPEECH_GAP_MS = 1500  # transcript deltas further apart than this start a new bar
-WORD_MS = 300  # a delta arrives as its word ends; a bar runs one word past its last delta
 LABEL_CHARS = 72  # longer speech is cut with an ellipsis (the transcript has every word)
 
 Speaker = Literal["business", "agent"]
@@ -209,7 +204,7 @@ def _markers(run: RunArtifacts) -> list[Marker]:
     return markers
 
 
-def _ms(value: Any, run: RunArtifacts) -> int | None:
+def _ms(value: Any) -> int | None:
     return int(value) if isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value) else None
 
 
@@ -217,10 +212,10 @@ def _bands(run: RunArtifacts) -> list[Band]:
     bands: list[Band] = []
     end = run.duration_ms
     for hold in run.report.get("holds") or []:
-        start = _ms(hold.get("start_ms", hold.get("start")), run)
+        start = _ms(hold.get("start_ms", hold.get("start")))
         if start is None:
             continue
-        stop = _ms(hold.get("end_ms", hold.get("end")), run)
+        stop = _ms(hold.get("end_ms", hold.get("end")))
         how = hold.get("ended") or hold.get("how") or hold.get("outcome") or ""
         cue = hold.get("cue") or ""
         bands.append(Band("hold", start, stop if stop is not None else end, f"hold ({cue}){': ' + how if how else ''}"))
@@ -399,18 +394,6 @@ def draw(tl: Timeline, out: Path) -> Path:
 def write_timeline(run_dir: Path, out: Path | None = None) -> Path:
     """Draw the call in `run_dir` to `out` (default: its timeline.svg). Reads artifacts only."""
     return draw(build_timeline(load_run(run_dir)), out or run_dir / TIMELINE_NAME)
-
-
-async def write_timeline_after_call(run_dir: Path) -> Path | None:
-    """The daemon's after-call step: draw in a worker thread; a failure is logged, never raised,
-    and never touches the call's result."""
-    import trio
-
-    try:
-        return await trio.to_thread.run_sync(write_timeline, run_dir)
-    except Exception as exc:
-        log.warning("%s timeline not drawn: %s: %s", run_dir.name, type(exc).__name__, exc)
-        return None
 
 
 def check_picture(svg: Path, run_dir: Path) -> list[str]:
