@@ -41,9 +41,9 @@ async def client(daemon):
         yield c
 
 
-async def observed(daemon: Daemon, n: int) -> None:
-    """Until n calls were counted and drawn after their results (bounded: a missing step fails, not hangs)."""
-    with trio.fail_after(600):
+async def observed(daemon: Daemon, n: int, clock: Any) -> None:
+    """Until n calls were counted and drawn after their results (bounded in real time: a missing step fails)."""
+    with real_time(clock), trio.fail_after(120):
         await daemon.after_calls(n)
 
 
@@ -54,13 +54,14 @@ async def ask(client: ControlClient, **over: Any) -> dict[str, Any]:
 
 
 @contextmanager
-def clock_stopped(clock: Any) -> Iterator[None]:
-    """Virtual time stands still while a worker thread draws (autojump would leap past the request's timeout)."""
-    clock.autojump_threshold = math.inf
+def real_time(clock: Any) -> Iterator[None]:
+    """The clock runs at wall-clock pace while a worker thread draws: autojump would leap past any
+    timeout while the thread works, however long it really takes on a loaded machine."""
+    clock.autojump_threshold, clock.rate = math.inf, 1.0
     try:
         yield
     finally:
-        clock.autojump_threshold = 0
+        clock.autojump_threshold, clock.rate = 0, 0.0
 
 
 async def ctl(daemon: Daemon, capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str]:
@@ -74,7 +75,7 @@ async def ctl(daemon: Daemon, capsys: pytest.CaptureFixture[str], *argv: str) ->
 async def test_every_call_draws_its_timeline_after_its_result(client, daemon, autojump_clock):
     answered = await ask(client)
     declined = await ask(client, scenario="decline")
-    await observed(daemon, 2)
+    await observed(daemon, 2, autojump_clock)
     for result in (answered, declined):
         run_dir = daemon.settings.artifacts_dir / result["transcript_ref"].split("/")[0]
         svg = (run_dir / "timeline.svg").read_text()
@@ -128,7 +129,7 @@ async def test_history_refuses_a_bad_query_with_what_to_fix(client, daemon, auto
 async def test_show_prints_a_summary_the_transcript_the_report_and_the_picture(client, daemon, capsys, tmp_path,
                                                                               autojump_clock):
     result = await ask(client)
-    await observed(daemon, 1)
+    await observed(daemon, 1, autojump_clock)
     run_dir = daemon.settings.artifacts_dir / result["transcript_ref"].split("/")[0]
     report = json.loads((run_dir / "call_report.json").read_text())
 
@@ -153,7 +154,7 @@ async def test_show_prints_a_summary_the_transcript_the_report_and_the_picture(c
     assert json.loads(text) == report
 
     picture = tmp_path / "call.png"
-    with clock_stopped(autojump_clock):
+    with real_time(autojump_clock):
         code, text = await ctl(daemon, capsys, "show", result["run_id"], "--timeline", str(picture))
         assert code == EXIT_OK and text.strip() == str(picture.resolve())
         assert picture.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
@@ -214,7 +215,7 @@ async def test_metrics_on_the_control_socket(client, daemon, capsys, autojump_cl
     with pytest.raises(ControlError):
         async with aclosing(client.ask({**ASK, "user": "nobody"})) as refused:
             await anext(refused)
-    await observed(daemon, 1)
+    await observed(daemon, 1, autojump_clock)
     run_dir = daemon.settings.artifacts_dir / result["transcript_ref"].split("/")[0]
     report = json.loads((run_dir / "call_report.json").read_text())
     code, text = await ctl(daemon, capsys, "metrics")
@@ -236,7 +237,7 @@ async def test_metrics_on_the_control_socket(client, daemon, capsys, autojump_cl
 
 async def test_prune_removes_old_artifacts_and_the_ledger_keeps_the_result(client, daemon, capsys, autojump_clock):
     result = await ask(client)
-    await observed(daemon, 1)
+    await observed(daemon, 1, autojump_clock)
     run_dir = daemon.settings.artifacts_dir / result["transcript_ref"].split("/")[0]
     code, text = await ctl(daemon, capsys, "prune", "--older-than", "1")
     assert code == EXIT_OK and run_dir.exists() and "removed 0 call(s)" in text and "kept 1" in text
@@ -249,6 +250,8 @@ async def test_prune_removes_old_artifacts_and_the_ledger_keeps_the_result(clien
     assert row["status"] == "answered" and row["answer"] == result["answer_text"][:60] and row["artifacts"] is False
     _, text = await ctl(daemon, capsys, "show", result["call_control_id"])
     assert "answered" in text and result["answer_text"] in text and "pruned" in text
+    _, text = await ctl(daemon, capsys, "show", result["call_control_id"], "--json")
+    assert json.loads(text)["result"] == result and json.loads(text)["pruned"] is True
     with pytest.raises(ControlError, match="older_than_days"):
         await client.prune(-1)
 

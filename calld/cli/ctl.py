@@ -205,17 +205,26 @@ async def _show(args: argparse.Namespace) -> int:
 
     async def go(c: ControlClient) -> int:
         if args.json:
-            print(json.dumps(await c.show(args.ident), indent=2))
+            try:
+                print(json.dumps(await c.show(args.ident), indent=2))
+            except ControlError as exc:
+                if exc.status != 404:
+                    raise
+                print(json.dumps(await c.detail(args.ident), indent=2))  # pruned: what the ledger kept
             return EXIT_OK
-        report = await c.show(args.ident)
-        if report.get("in_flight"):
+        if args.timeline is not None:
+            return await _write_timeline(c, args.ident, args.timeline)
+        try:
+            detail = await c.detail(args.ident)
+        except ControlError as exc:
+            if exc.status != 409:
+                raise
+            report = await c.show(args.ident)  # in flight: its tracks so far
             order = ("dial", "telnyx", "media", "live", "conversation", "hangup")
             tracks = ", ".join(f"{k} {report['tracks'][k]}" for k in order if k in report["tracks"])
             print(f"call {report.get('call_control_id') or report['run_id']} is in flight: {tracks}")
             return EXIT_OK
-        if args.timeline is not None:
-            return await _write_timeline(c, args.ident, args.timeline)
-        print(show_text(await c.detail(args.ident), transcript=args.transcript))
+        print(show_text(detail, transcript=args.transcript))
         return EXIT_OK
 
     return await _with_client(args, go)
