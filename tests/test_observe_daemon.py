@@ -148,7 +148,10 @@ async def test_show_prints_a_summary_the_transcript_the_report_and_the_picture(c
     turns = [line for line in text.splitlines() if "business:" in line or "agent:" in line]
     assert len(turns) == 4 and "Joe's Hardware" in turns[0] and "on behalf of Nathan" in turns[1]
     starts = [float(line.split("-")[0]) for line in turns]
-    assert starts == sorted(starts) and starts[0] == pytest.approx(2.2)
+    first_frame = next(json.loads(line)["t_ms"] for line in (run_dir / "events.jsonl").read_text().splitlines()
+                       if '"kind": "media.audio"' in line and '"event"' in line)
+    first_turn = json.loads((run_dir / "transcript.json").read_text())["turns"][0]
+    assert starts == sorted(starts) and starts[0] == pytest.approx((first_turn["start_ms"] + first_frame) / 1000, abs=0.05)
 
     _, text = await ctl(daemon, capsys, "show", result["run_id"], "--json")
     assert json.loads(text) == report

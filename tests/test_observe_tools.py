@@ -279,8 +279,21 @@ def test_show_prints_evidence_typed_answer_holds_and_per_turn_times(tmp_path):
     assert "  status      answered, verdict from the tool" in lines
     assert ("  evidence    \u201cYes, we have three of them in stock.\u201d (turn 10, 279.0 s-285.0 s in audio/inbound.wav, "
             "280.0 s-286.0 s into the call)") in lines
-    assert '  typed       {"kind": "stock", "availability": "in_stock", "quantity": 3}' in lines
+    assert "  typed       stock: in stock, 3" in lines
     assert "  hold        28.5 s-148.5 s (let me check; person returned)" in lines
     turns = [line for line in lines if "business:" in line or "agent:" in line]
     assert turns[0] == "     1.2-   4.0  business: Thanks for calling Joe's Hardware. For the store, press 1."
     assert turns[-1].startswith("   288.0- 293.0     agent: Thank you so much")
+
+
+def test_typed_answers_read_as_a_line():
+    from calld.observe.summary import typed_answer
+
+    hours = {"kind": "hours", "ranges": [{"days": ["monday", "tuesday", "wednesday", "thursday", "friday"], "opens": "09:00",
+                                          "closes": "17:00", "closed": False, "date": None},
+                                         {"days": ["tuesday", "saturday"], "opens": "10:00", "closes": "14:00"},
+                                         {"days": ["sunday"], "closed": True, "date": "2026-12-06"}]}
+    assert typed_answer(hours) == ("hours: monday-friday 09:00-17:00; tuesday, saturday 10:00-14:00; "
+                                   "sunday closed (2026-12-06)")
+    assert typed_answer({"kind": "aisle", "location": "aisle 14"}) == "location: aisle 14"
+    assert typed_answer({"kind": "text"}) == '{"kind": "text"}'

@@ -84,9 +84,15 @@ async def test_a_stub_call_is_drawn_with_its_tracks_speech_and_ending(tmp_path: 
     assert "Joe's Hardware" in pic.text("words/business/0")
     assert "9 AM to 5 PM" in pic.text("words/business/1")
     assert "on behalf of Nathan" in pic.text("words/agent/0")
-    first_said = next(r["t_ms"] for r in run.rows() if r.get("event", {}).get("kind") == "live.input_transcript")
-    assert times(business[0])[0] == first_said
-    assert pic.xs(business[0])[0] == pytest.approx(pic.at(first_said), abs=0.6)
+    # transcript.json places each turn in audio/inbound.wav; the picture puts it on the call's clock.
+    first_frame = next(r["t_ms"] for r in run.rows() if r.get("event", {}).get("kind") == "media.audio")
+    first_turn = run.json("transcript.json")["turns"][0]
+    assert first_turn["speaker"] == "business" and first_turn["start_ms"] is not None
+    said = [first_turn["start_ms"] + first_frame, first_turn["end_ms"] + first_frame]
+    assert times(business[0]) == said
+    assert pic.xs(business[0]) == (pytest.approx(pic.at(said[0]), abs=0.6), pytest.approx(pic.at(said[1]), abs=0.6))
+    # The business spoke first, before GPT-Live was ready (its words were held, then heard).
+    assert said[0] < next(m["t_ms"] for m in report["timing_ms"]["live"] if m["state"] == "active")
     assert times(business[0])[0] < times(agent[0])[0] < times(business[1])[0] < times(agent[1])[0]
 
     # The ending: the tool calls, the one final mark and its echo, the trail, the hangup.
@@ -104,7 +110,6 @@ async def test_a_stub_call_is_drawn_with_its_tracks_speech_and_ending(tmp_path: 
     assert pic.ids("marker/call_hangup/")
     # Callee audio held until GPT-Live was ready: from the first inbound frame to session.started.
     (pickup,) = pic.ids("band/pickup/")
-    first_frame = next(r["t_ms"] for r in run.rows() if r.get("event", {}).get("kind") == "media.audio")
     live_ready = next(m["t_ms"] for m in report["timing_ms"]["live"] if m["state"] == "active")
     assert times(pickup) == [first_frame, live_ready]
     assert f"held {report['counts']['held_frames']} frames" in pic.text(pickup + "/label")

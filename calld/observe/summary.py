@@ -43,6 +43,40 @@ def _evidence_lines(result: dict[str, Any], inbound_at: int | None) -> list[str]
     return lines
 
 
+_WEEK = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
+
+
+def _day_span(days: list[str]) -> str:
+    """monday-friday for a run of consecutive days, else the days listed."""
+    if not days:
+        return "?"
+    idx = [_WEEK.index(d) if d in _WEEK else -1 for d in days]
+    if len(days) > 2 and -1 not in idx and idx == list(range(idx[0], idx[0] + len(idx))):
+        return f"{days[0]}-{days[-1]}"
+    return ", ".join(days)
+
+
+def typed_answer(answer: Any) -> str:
+    """The typed answer in a line: hours as day ranges, stock as availability, aisle as a place."""
+    if not isinstance(answer, dict):
+        return json.dumps(answer, ensure_ascii=False)
+    kind = answer.get("kind")
+    if kind == "hours" and answer.get("ranges"):
+        parts = []
+        for r in answer["ranges"]:
+            days = r.get("days") or []
+            span = _day_span(days)
+            when = "closed" if r.get("closed") else f"{r.get('opens') or '?'}-{r.get('closes') or '?'}"
+            parts.append(f"{span} {when}" + (f" ({r['date']})" if r.get("date") else ""))
+        return "hours: " + "; ".join(parts)
+    if kind == "stock" and answer.get("availability"):
+        quantity = f", {answer['quantity']}" if answer.get("quantity") is not None else ""
+        return f"stock: {answer['availability'].replace('_', ' ')}{quantity}"
+    if kind == "aisle" and answer.get("location"):
+        return f"location: {answer['location']}"
+    return json.dumps(answer, ensure_ascii=False)
+
+
 def show_text(detail: dict[str, Any], *, transcript: bool = False) -> str:
     result = detail.get("result") or {}
     report = detail.get("report") or {}
@@ -78,7 +112,7 @@ def show_text(detail: dict[str, Any], *, transcript: bool = False) -> str:
     for i, line in enumerate(_evidence_lines(result, detail.get("inbound_audio_at_ms"))):
         row("evidence" if i == 0 else "", line)
     if result.get("answer") is not None:
-        row("typed", json.dumps(result["answer"], ensure_ascii=False))
+        row("typed", typed_answer(result["answer"]))
     questions = result.get("unanswered_questions")
     if questions:
         row("unanswered", "; ".join(questions))

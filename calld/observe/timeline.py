@@ -347,9 +347,10 @@ def draw(tl: Timeline, out: Path) -> Path:
                                        zorder=2, gid=gid))
             elif band.kind == "pickup":
                 top = top_of["business"]
-                ax.add_patch(Rectangle((x0, top + 0.2), x1 - x0, 0.4, fill=False, hatch="xxx", ec="#4f81bd", lw=0.6,
+                # A strip above the speech bar: the words were said then, and reached GPT-Live later.
+                ax.add_patch(Rectangle((x0, top + 0.05), x1 - x0, 0.13, fill=False, hatch="xxxx", ec="#4f81bd", lw=0.6,
                                        zorder=2, gid=gid))
-                ax.text(x0, top + 0.12, band.label, va="bottom", ha="left", fontsize=_FONT - 1, color="#4f81bd",
+                ax.text(x1, top + 0.115, " " + band.label, va="center", ha="left", fontsize=_FONT - 1, color="#4f81bd",
                         gid=gid + "/label", zorder=6)
             elif band.kind == "evidence":
                 top = top_of["business"]
