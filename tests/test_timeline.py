@@ -178,3 +178,18 @@ def test_drawing_changes_no_artifact(tmp_path: Path) -> None:
     write_timeline(d, tmp_path / "picture.png")
     assert {p.name: p.read_bytes() for p in d.iterdir() if p.is_file()} == before
     assert (tmp_path / "picture.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+async def test_a_record_the_evidence_gate_refused_is_marked_with_why(tmp_path: Path, autojump_clock: object) -> None:
+    run = await stub_call(tmp_path, "model_early")
+    pic = Picture(write_timeline(run.dir))
+    (refused,) = run.report["refused_records"]
+    (marker,) = pic.ids("marker/refused/")
+    event_t = next(r["t_ms"] for r in run.rows() if r.get("event", {}).get("call_id") == refused["call_id"])
+    assert int(marker.split("/")[-1]) == event_t
+    assert refused["why"] in pic.text(marker + "/label")
+    assert [times(b) for b in pic.ids("band/evidence/")] == [
+        [q["start_ms"] + next(r["t_ms"] for r in run.rows() if r.get("event", {}).get("kind") == "media.audio"),
+         q["end_ms"] + next(r["t_ms"] for r in run.rows() if r.get("event", {}).get("kind") == "media.audio")]
+        for q in run.json("result.json")["evidence"]
+    ]
