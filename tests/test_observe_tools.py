@@ -268,11 +268,7 @@ def test_show_prints_evidence_typed_answer_holds_and_per_turn_times(tmp_path):
 
     artifacts = tmp_path / "artifacts"
     d = five_minute_call_with_hold(artifacts)
-    ledger = Ledger(tmp_path / "calld.sqlite3")
-    try:
-        detail = call_detail(artifacts, ledger, "v3:synthetic-hold")
-    finally:
-        ledger.close()
+    detail = call_detail(artifacts, "v3:synthetic-hold", None)
     assert detail is not None and detail["dir"] == str(d.resolve())
     text = show_text(detail, transcript=True)
     lines = text.splitlines()

@@ -245,7 +245,7 @@ def create_control_app(daemon: Daemon) -> QuartTrio:
     async def detail(ident: str) -> Response | dict[str, Any]:
         if daemon.callbook.find(ident) is not None:
             return _error(f"call {ident} is still in flight; its artifacts are written when it ends (calld-ctl calls)", 409)
-        found = daemon.detail(ident)
+        found = await daemon.detail(ident)
         if found is None:
             return _error(f"no call with run id or call_control_id {ident!r}", 404)
         return found
@@ -268,7 +268,7 @@ def create_control_app(daemon: Daemon) -> QuartTrio:
         if isinstance(body, Response):
             return body
         assert isinstance(body, _PruneBody)
-        return daemon.prune(body.older_than_days, dry_run=body.dry_run)
+        return await daemon.prune(body.older_than_days, dry_run=body.dry_run)
 
     @app.errorhandler(404)
     async def not_found(_exc: Exception) -> Response:

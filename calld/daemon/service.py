@@ -609,12 +609,19 @@ class Daemon:
 
         return history_rows(self._ledger, self.settings.artifacts_dir, **query)
 
-    def detail(self, ident: str) -> dict[str, Any] | None:
-        from calld.observe.history import call_detail
+    async def detail(self, ident: str) -> dict[str, Any] | None:
+        """What `show` prints; the files are read in a worker thread, the ledger here (its connection
+        belongs to this thread)."""
+        from calld.observe.history import call_detail, request_summary
 
         if self.callbook.find(ident) is not None:
             return None
-        return call_detail(self.settings.artifacts_dir, self._ledger, ident)
+        row = self._ledger.request_for_call(ident)
+        found = await trio.to_thread.run_sync(call_detail, self.settings.artifacts_dir, ident, row)
+        if found is not None and found["request"] is None and (run_id := (found["report"] or {}).get("run_id")):
+            if (row := self._ledger.request_for_call(run_id)) is not None:
+                found["request"] = request_summary(row)
+        return found
 
     async def timeline(self, ident: str, suffix: str) -> bytes | None:
         """The call's picture as SVG or PNG bytes, drawn from its artifacts in a worker thread.
@@ -636,11 +643,14 @@ class Daemon:
             out = await trio.to_thread.run_sync(write_timeline, run_dir, Path(tmp) / f"timeline.{suffix}")
             return out.read_bytes()
 
-    def prune(self, older_than_days: float, *, dry_run: bool = False) -> dict[str, Any]:
+    async def prune(self, older_than_days: float, *, dry_run: bool = False) -> dict[str, Any]:
+        """Remove old calls' files in a worker thread (the calls on the line keep the event loop)."""
         from calld.observe.prune import prune_artifacts
 
         running = [h.rundir.path for h in self.callbook.handles()]
-        return prune_artifacts(self.settings.artifacts_dir, older_than_days, running=running, dry_run=dry_run).as_dict()
+        done = await trio.to_thread.run_sync(
+            partial(prune_artifacts, self.settings.artifacts_dir, older_than_days, running=running, dry_run=dry_run))
+        return done.as_dict()
 
     def calls(self) -> list[dict[str, Any]]:
         out = []

@@ -125,17 +125,17 @@ def _json_file(path: Path) -> Any:
         return None
 
 
-def call_detail(artifacts_dir: Path, ledger: Ledger, ident: str) -> dict[str, Any] | None:
-    """Everything `show` prints: from the artifacts when they exist, else the ledger's stored result."""
+def call_detail(artifacts_dir: Path, ident: str, row: RequestRow | None) -> dict[str, Any] | None:
+    """Everything `show` prints: from the artifacts when they exist, else the ledger's stored result
+    (`row`, the request that placed the call, looked up by the caller). Reads files only."""
+    from calld.observe.artifacts import ArtifactsMissing, load_run, turn_times
+
     run_dir = find_run(artifacts_dir, ident)
-    row = ledger.request_for_call(ident)
     if run_dir is None:
         if row is None or row.result is None:
             return None
         return {"dir": None, "pruned": True, "result": row.result, "report": None, "transcript": None,
-                "files": {}, "request": _request(row)}
-    from calld.observe.artifacts import ArtifactsMissing, load_run, turn_times
-
+                "files": {}, "request": request_summary(row)}
     report = _json_file(run_dir / "call_report.json") or {}
     try:
         run = load_run(run_dir)
@@ -146,8 +146,6 @@ def call_detail(artifacts_dir: Path, ledger: Ledger, ident: str) -> dict[str, An
              if (run_dir.parent / ref).exists()}
     if (run_dir / TIMELINE_NAME).exists():
         files[TIMELINE_NAME] = str(run_dir / TIMELINE_NAME)
-    if row is None:
-        row = ledger.request_for_call(report.get("run_id", ""))
     return {
         "dir": str(run_dir.resolve()),
         "pruned": False,
@@ -157,10 +155,10 @@ def call_detail(artifacts_dir: Path, ledger: Ledger, ident: str) -> dict[str, An
         "turn_times_ms": times,  # each turn's (start, end) on the call's clock
         "inbound_audio_at_ms": inbound_at,  # where audio/inbound.wav starts on the call's clock
         "files": files,
-        "request": _request(row) if row is not None else None,
+        "request": request_summary(row) if row is not None else None,
     }
 
 
-def _request(row: RequestRow) -> dict[str, Any]:
+def request_summary(row: RequestRow) -> dict[str, Any]:
     return {"request_id": row.request_id, "kind": row.kind, "params": row.params, "created_at": row.created_at,
             "user": row.user_id}
