@@ -293,3 +293,15 @@ def test_typed_answers_read_as_a_line():
                                    "sunday closed (2026-12-06)")
     assert typed_answer({"kind": "aisle", "location": "aisle 14"}) == "location: aisle 14"
     assert typed_answer({"kind": "text"}) == '{"kind": "text"}'
+
+
+def test_show_says_where_a_call_was_published_and_that_its_files_went():
+    from calld.observe.summary import show_text
+
+    detail = {"dir": None, "pruned": True, "result": {"status": "answered", "run_id": "run_1", "answer_text": "9 to 5"},
+              "report": None, "transcript": None, "files": {}, "request": None,
+              "publication": {"status": "published", "local": "deleted", "attempts": 1,
+                              "prefix": "s3://calls/calld/alice/2026-11-30/v3_x/"}}
+    lines = show_text(detail).splitlines()
+    assert "  published   s3://calls/calld/alice/2026-11-30/v3_x/ (published; local copy: deleted)" in lines
+    assert "  artifacts   deleted here after publishing (calld-ctl fetch ID DIR brings them back)" in lines

@@ -86,6 +86,7 @@ async def test_publish_and_delete_then_show_and_fetch(tmp_path, s3, nursery, aut
         pub = shown["publication"]
         assert pub["prefix"].startswith(f"s3://{bucket}/calld/alice/") and pub["prefix"].endswith(f"/{run_dir.name}/")
         assert {"result.json", "call_report.json", "audio/inbound.wav", "manifest.json"} <= set(pub["objects"])
+        assert "timeline.svg" in pub["objects"]  # drawn before the call is handed to the publisher
         assert (await client.show(result["call_control_id"]))["publication"] == pub  # by call id too
         # fetch: every object back, checked against its recorded SHA-256
         dest = tmp_path / "back"

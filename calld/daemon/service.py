@@ -525,6 +525,7 @@ class Daemon:
 
         async def call_task() -> None:
             outcome: dict[str, Any] = {}
+            torn_down = True  # until the call ends on its own: then its timeline is drawn before publishing
             try:
                 if self.settings.calld_mode == "live":
                     result = await run_live_call(plan, self.settings, self._ports(), on_handle=on_handle)
@@ -532,6 +533,7 @@ class Daemon:
                     run = await run_stub_call(plan, self.settings, stub, on_handle=on_handle)
                     result = run.result
                 outcome["result"] = result.model_dump(mode="json")
+                torn_down = False
             except BaseException as exc:
                 handle = self.callbook.find(plan.run_id)
                 if handle is not None and handle.result is not None:
@@ -540,6 +542,7 @@ class Daemon:
                     outcome["error"] = f"the call failed inside calld: {exc!r}"
                 if not isinstance(exc, Exception):
                     raise
+                torn_down = False
                 log.exception("%s call task failed", plan.run_id)
             finally:
                 with trio.CancelScope(shield=True):
@@ -552,7 +555,8 @@ class Daemon:
                         self.callbook.remove(handle)
                     del self._flights[flight.request_id]
                     flight.finish(outcome or {"error": "the call ended without a result"})
-                    self._publish(handle)  # the result has gone out first
+                    if torn_down:
+                        self._publish(handle)  # the result has gone out first; no picture when torn down
                     self._tail_result(plan.run_id, ran[0] if ran else None, stored)
                     if not len(self.callbook):
                         self._idle.set()
@@ -561,6 +565,8 @@ class Daemon:
                 self._after_calls_done += 1
                 self._after_call_step.set()
                 self._after_call_step = trio.Event()
+            # After the picture, so timeline.svg is published with the rest and retention cannot race it.
+            self._publish(ran[0] if ran else None)
 
         self._calls_nursery.start_soon(call_task)
 
@@ -618,9 +624,13 @@ class Daemon:
             return None
         row = self._ledger.request_for_call(ident)
         found = await trio.to_thread.run_sync(call_detail, self.settings.artifacts_dir, ident, row)
-        if found is not None and found["request"] is None and (run_id := (found["report"] or {}).get("run_id")):
-            if (row := self._ledger.request_for_call(run_id)) is not None:
-                found["request"] = request_summary(row)
+        if found is None:
+            return None
+        run_id = (found["report"] or {}).get("run_id") or (row.run_id if row is not None else None)
+        if found["request"] is None and run_id and (row := self._ledger.request_for_call(run_id)) is not None:
+            found["request"] = request_summary(row)
+        if run_id and (pub := self._ledger.publication(str(run_id))) is not None:
+            found["publication"] = self.publisher.describe(pub)
         return found
 
     async def timeline(self, ident: str, suffix: str) -> bytes | None:
@@ -648,6 +658,8 @@ class Daemon:
         from calld.observe.prune import prune_artifacts
 
         running = [h.rundir.path for h in self.callbook.handles()]
+        # A call waiting to be published keeps its files until the publisher has them.
+        running += [self.settings.artifacts_dir / row.run_dir for row in self._ledger.unpublished()]
         done = await trio.to_thread.run_sync(
             partial(prune_artifacts, self.settings.artifacts_dir, older_than_days, running=running, dry_run=dry_run))
         return done.as_dict()

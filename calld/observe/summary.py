@@ -149,7 +149,14 @@ def show_text(detail: dict[str, Any], *, transcript: bool = False) -> str:
         row("hold" if i == 0 else "", f"{_s(hold.get('start_ms'))}-{_s(hold.get('end_ms'))} ({hold.get('cue', '')}; "
                                       f"{hold.get('ended') or hold.get('how') or ''})")
 
-    if detail.get("pruned"):
+    pub = detail.get("publication") or {}
+    if pub:
+        where = pub.get("prefix") or pub.get("status")
+        row("published", f"{where} ({pub.get('status')}; local copy: {pub.get('local')})"
+            + (f"; last error: {pub['last_error']}" if pub.get("last_error") else ""))
+    if detail.get("pruned") and pub.get("local") == "deleted":
+        row("artifacts", "deleted here after publishing (calld-ctl fetch ID DIR brings them back)")
+    elif detail.get("pruned"):
         row("artifacts", "pruned (the ledger keeps the result above)")
     else:
         row("artifacts", detail.get("dir"))
