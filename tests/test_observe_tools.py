@@ -305,3 +305,23 @@ def test_show_says_where_a_call_was_published_and_that_its_files_went():
     lines = show_text(detail).splitlines()
     assert "  published   s3://calls/calld/alice/2026-11-30/v3_x/ (published; local copy: deleted)" in lines
     assert "  artifacts   deleted here after publishing (calld-ctl fetch ID DIR brings them back)" in lines
+
+
+async def test_doctor_checks_the_bucket_when_publishing_is_on(tmp_path):
+    from tests.s3server import S3Server
+
+    private_state(tmp_path)
+    server = S3Server()
+    try:
+        bucket = server.new_bucket()
+        base = {"calld_state_dir": tmp_path / "state", "calld_socket": tmp_path / "ctl.sock"}
+        good = load_settings(**base, **server.settings(bucket, artifacts_retention="publish"))
+        found = {f.name: f for f in await run_doctor(good)}
+        assert found["bucket"].ok and bucket in found["bucket"].detail
+        missing = load_settings(**base, **server.settings("calld-no-such-bucket", artifacts_retention="publish"))
+        found = {f.name: f for f in await run_doctor(missing)}
+        assert not found["bucket"].ok and found["bucket"].detail.startswith("write:")
+        kept = load_settings(**base, **server.settings(bucket, artifacts_retention="keep"))
+        assert "bucket" not in {f.name for f in await run_doctor(kept)}
+    finally:
+        server.stop()

@@ -1,8 +1,8 @@
 """`calld-ctl doctor`: is this configuration ready to run (and, in live mode, to dial)?
 
 Each check returns a Finding: ok with what it saw, or what to fix. Checks are plain async
-functions in two lists: LOCAL_CHECKS always run, LIVE_CHECKS only when CALLD_MODE=live. New
-checks (a publishing bucket, say) are appended to those lists. The pieces a daemon may reuse
+functions in lists: LOCAL_CHECKS always run, LIVE_CHECKS only when CALLD_MODE=live,
+PUBLISH_CHECKS only when publishing is on. A new check is appended to its list. The pieces a daemon may reuse
 (`ledger_problem`, `disk_problem`, `privacy_problems`) are small functions of a path.
 """
 
@@ -233,8 +233,19 @@ def _token(resp: httpx.Response) -> str | None:
         return None
 
 
+async def check_bucket(ctx: Context) -> Finding:
+    """Publishing is on: a probe object written, read back and deleted (calld.publish's own check)."""
+    from calld.publish.store import check_bucket as probe
+
+    report = await trio.to_thread.run_sync(probe, ctx.settings)  # boto3 blocks
+    if report.ok:
+        return Finding("bucket", True, f"{report.where}: write, read back and delete work")
+    return Finding("bucket", False, "; ".join(f"{s.step}: {s.detail}" for s in report.steps if not s.ok))
+
+
 LOCAL_CHECKS: list[Check] = [check_state_dir, check_ledger, check_disk, check_socket]
 LIVE_CHECKS: list[Check] = [check_telnyx, check_gpt_live, check_ingress]
+PUBLISH_CHECKS: list[Check] = [check_bucket]  # when ARTIFACTS_RETENTION is not keep
 
 
 async def run_doctor(settings: Settings, *, transport: httpx.AsyncBaseTransport | None = None) -> list[Finding]:
@@ -243,6 +254,8 @@ async def run_doctor(settings: Settings, *, transport: httpx.AsyncBaseTransport 
     if settings.calld_mode == "live" and (problems := settings.live_problems()):
         findings.append(Finding("live settings", False, "; ".join(problems)))
     checks = LOCAL_CHECKS + (LIVE_CHECKS if settings.calld_mode == "live" else [])
+    if settings.artifacts_retention != "keep":
+        checks = checks + PUBLISH_CHECKS
     for check in checks:
         try:
             findings.append(await check(ctx))
