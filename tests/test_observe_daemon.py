@@ -215,9 +215,10 @@ def _samples(text: str) -> dict[tuple[str, tuple[tuple[str, str], ...]], float]:
 
 async def test_metrics_on_the_control_socket(client, daemon, capsys, autojump_clock):
     result = await ask(client)
-    with pytest.raises(ControlError):
-        async with aclosing(client.ask({**ASK, "user": "nobody"})) as refused:
-            await anext(refused)
+    for body in ({**ASK, "user": "nobody"}, {**ASK, "to": "+19002345678"}):  # no number; a premium-rate destination
+        with pytest.raises(ControlError):
+            async with aclosing(client.ask(body)) as refused:
+                await anext(refused)
     await observed(daemon, 1, autojump_clock)
     run_dir = daemon.settings.artifacts_dir / result["transcript_ref"].split("/")[0]
     report = json.loads((run_dir / "call_report.json").read_text())
@@ -234,6 +235,8 @@ async def test_metrics_on_the_control_socket(client, daemon, capsys, autojump_cl
     assert m[("calld_live_session_seconds_count", ())] == 1
     assert m[("calld_calls_in_flight", ())] == 0 and m[("calld_max_calls", ())] == 7
     assert m[("calld_refusals_total", (("rule", "unknown_user"),))] == 1
+    policy = {labels: v for (name, labels), v in m.items() if name == "calld_refusals_total" and labels != (("rule", "unknown_user"),)}
+    assert list(policy.values()) == [1]  # the gate's rule, by its code
     assert m[("calld_cpu_seconds_per_call_second", ())] > 0
     assert all(name.startswith("calld_") for name, _ in m)
 
