@@ -26,7 +26,8 @@ ASK = {"to": "+15555550142", "ask": "hours", "name": "Nathan", "user": "alice"}
 @pytest.fixture
 async def daemon(tmp_path, nursery):
     settings = load_settings(calld_state_dir=tmp_path / "state", calld_socket=tmp_path / "ctl.sock",
-                             calld_bind="127.0.0.1:0", calld_max_calls=7)
+                             calld_bind="127.0.0.1:0", calld_max_calls=7,
+                             calld_calls_per_number_per_day=1000, calld_calls_per_user_per_hour=1000)
     d: Daemon = await nursery.start(Daemon(settings).serve)
     yield d
     if d.accepting:
