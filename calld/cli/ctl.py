@@ -16,6 +16,7 @@ from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
+import attrs
 import trio
 from pydantic import ValidationError
 
@@ -456,19 +457,20 @@ def _verify(args: argparse.Namespace) -> int:
     import tempfile
 
     from calld.observe.timeline import check_picture, write_timeline
-    from calld.verify import verify_book, verify_quick_ask
+    from calld.verify import Check, verify_book, verify_quick_ask
 
     workspace = Path(tempfile.mkdtemp(prefix=f"calld-verify-{args.job}-"))
     try:
         report = verify_book(workspace=workspace) if args.job == "book" else verify_quick_ask(workspace=workspace)
-        for line in report.lines():
-            print(line)
         # The picture is drawn after the call from its artifacts, and read back to check it shows them.
         problems = check_picture(write_timeline(report.run_dir), report.run_dir)
-        print(f"[{'FAIL' if problems else 'PASS'}] timeline_drawn "
-              + ("; ".join(problems) if problems else "timeline.svg shows every track, both voices and the ending"))
+        drawn = Check("timeline_drawn", not problems,
+                      "; ".join(problems) or "timeline.svg shows every track, both voices and the ending")
+        report = attrs.evolve(report, checks=(*report.checks, drawn))
+        for line in report.lines():
+            print(line)
         print(f"artifacts: {report.run_dir}" if args.keep else f"removed {workspace} (--keep keeps it)", file=sys.stderr)
-        return EXIT_OK if report.passed and not problems else EXIT_VERIFY_FAILED
+        return EXIT_OK if report.passed else EXIT_VERIFY_FAILED
     finally:
         if not args.keep:
             shutil.rmtree(workspace, ignore_errors=True)
