@@ -94,6 +94,10 @@ class Settings(BaseSettings):
     hangup_confirm_s: float = Field(5.0, gt=0, le=60)
     stall_s: float = Field(20.0, gt=0, le=300)
     max_call_s: float = Field(300.0, gt=0, le=3600)
+    # On hold ("let me check", "please hold", hold music): how long to wait instead of STALL_S.
+    hold_max_s: float = Field(120.0, gt=0, le=1800)
+    # Phone menus: presses in a row that reach no person and no answer before the call ends ivr_unnavigable.
+    dtmf_max_presses: int = Field(6, ge=1, le=50)
 
     # -- publishing and retention (calld.publish) ------------------------------------------------
     # keep: local only. publish: upload, then delete the local audio. publish-and-delete: upload,
@@ -161,6 +165,8 @@ class Settings(BaseSettings):
             hangup_confirm_s=self.hangup_confirm_s,
             stall_s=self.stall_s,
             max_call_s=self.max_call_s,
+            hold_max_s=self.hold_max_s,
+            dtmf_max_presses=self.dtmf_max_presses,
         )
 
     @property

@@ -254,7 +254,7 @@ class _Common:
         dele = s["session"]["delegation"]
         assert dele["type"] == "responses", f"delegation {dele['type']}"
         tools = {t["name"]: t for t in dele["responses"]["tools"]}
-        assert set(tools) == {"record_task_result", "end_call"}, f"tools {sorted(tools)}"
+        assert set(tools) == {"record_task_result", "end_call", "send_dtmf"}, f"tools {sorted(tools)}"
         effort = dele["responses"]["reasoning"]["effort"]
         assert effort == self.settings.openai_responses_effort, (
             f"effort {effort}, OPENAI_RESPONSES_EFFORT is {self.settings.openai_responses_effort}"

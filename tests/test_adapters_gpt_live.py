@@ -13,6 +13,7 @@ from calld.adapters import gpt_live
 from calld.adapters.fixtures import FIXTURES_DIR, load_fixture
 from calld.adapters.gpt_live import LiveInbound, LiveProtocolError
 from calld.core.events import (
+    DtmfRequested,
     EndCallRequested,
     InputTranscript,
     LiveClosed,
@@ -347,6 +348,7 @@ def test_session_start_asks_for_responses_delegation_with_both_tools() -> None:
     assert [(t["type"], t["name"], t["strict"]) for t in responses["tools"]] == [
         ("function", "record_task_result", True),
         ("function", "end_call", True),
+        ("function", "send_dtmf", True),
     ]
     assert json.loads(json.dumps(start)) == start  # plain JSON all the way down
 
@@ -359,7 +361,7 @@ def test_session_start_takes_effort_and_rate_from_the_plan() -> None:
 
 
 def test_tool_schemas_match_what_the_parser_accepts() -> None:
-    record, end = gpt_live.session_start(PLAN, "s")["session"]["delegation"]["responses"]["tools"]
+    record, end, _dtmf = gpt_live.session_start(PLAN, "s")["session"]["delegation"]["responses"]["tools"]
     params = record["parameters"]
     assert params["type"] == "object" and params["additionalProperties"] is False
     assert params["required"] == ["status", "answer_text", "notes"] == list(params["properties"])
@@ -412,3 +414,24 @@ def test_builders_return_fresh_dicts() -> None:
 def test_input_audio_append_text_is_the_same_event_on_the_wire() -> None:
     for pcm in (b"", b"\x01\x00\xff\x7f", bytes(range(256)) * 3):
         assert json.loads(gpt_live.input_audio_append_text(pcm)) == gpt_live.input_audio_append(pcm)
+
+
+def _dtmf_call(arguments: str) -> str:
+    msg = load_fixture("gpt_live", "response_event_record_task_result")
+    msg["event"]["item"].update(call_id="call_d1", name="send_dtmf", arguments=arguments)
+    return json.dumps(msg)
+
+
+def test_send_dtmf_is_read_with_its_keys_checked() -> None:
+    assert gpt_live.LiveInbound().feed(_dtmf_call('{"digits": "0#"}')) == [DtmfRequested("call_d1", "0#")]
+    for bad in ('{"digits": ""}', '{"digits": "zero"}', '{"digits": "1w2"}', '{}'):
+        (event,) = gpt_live.LiveInbound().feed(_dtmf_call(bad))
+        assert isinstance(event, ToolCallRejected) and event.name == "send_dtmf", bad
+    (event,) = gpt_live.LiveInbound().feed(_dtmf_call('{"digits": "zero"}'))
+    assert "not keys: e o r z" in event.error
+
+
+def test_the_send_dtmf_schema_pattern_matches_the_parser() -> None:
+    tool = gpt_live.session_start(PLAN, "s")["session"]["delegation"]["responses"]["tools"][2]
+    assert tool["name"] == "send_dtmf"
+    assert tool["parameters"]["properties"]["digits"]["pattern"] == "^[0-9*#A-D]{1,16}$"

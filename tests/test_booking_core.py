@@ -186,7 +186,7 @@ def test_both_models_get_the_request_and_the_rules():
 
 def test_session_start_gives_a_booking_session_the_booking_schema():
     plan = make_book_plan()
-    record, end = gpt_live.session_start(plan.live, "s")["session"]["delegation"]["responses"]["tools"]
+    record, end, _dtmf = gpt_live.session_start(plan.live, "s")["session"]["delegation"]["responses"]["tools"]
     params = record["parameters"]
     assert record["name"] == "record_task_result" and record["strict"] is True
     assert params["properties"]["status"]["enum"] == ["booked", "declined", "voicemail", "in_progress"]

@@ -255,8 +255,8 @@ def test_session_start_uses_the_sdk_shapes_for_its_parts() -> None:
     session = strict_model(openai_live.SessionStartEvent, start).session
     assert type(session.delegation).__name__ == "DelegationResponses"
     responses = session.delegation.responses
-    assert [type(tool).__name__ for tool in responses.tools] == ["FunctionTool", "FunctionTool"]
-    assert {tool.name for tool in responses.tools} == {"record_task_result", "end_call"}
+    assert [type(tool).__name__ for tool in responses.tools] == ["FunctionTool"] * 3
+    assert {tool.name for tool in responses.tools} == {"record_task_result", "end_call", "send_dtmf"}
     assert type(session.audio.format).__name__ == "AudioPCM" and session.audio.format.rate == 16000
     for tool in start["session"]["delegation"]["responses"]["tools"]:
         assert strict_param(openai_live.FunctionToolParam, tool) == tool

@@ -690,6 +690,8 @@ EVENT_STRATEGIES: dict[type, st.SearchStrategy[Any]] = {
         ev.TaskRecorded, CALL_IDS, st.sampled_from(["answered", "declined", "voicemail", "unclear"]), OPT, OPT
     ),
     ev.EndCallRequested: st.builds(ev.EndCallRequested, CALL_IDS, OPT),
+    ev.DtmfRequested: st.builds(ev.DtmfRequested, CALL_IDS, st.sampled_from(["0", "1#", "*9"])),
+    ev.DtmfSent: st.builds(ev.DtmfSent, CALL_IDS, st.sampled_from(["0", "1#"]), OPT),
     ev.ToolCallRejected: st.builds(ev.ToolCallRejected, CALL_IDS, SHORT, SHORT),
     ev.LiveClosed: st.builds(ev.LiveClosed, SHORT),
     ev.CallCrashed: st.builds(ev.CallCrashed, SHORT),

@@ -25,7 +25,9 @@ from pydantic import BaseModel, ConfigDict, Discriminator, Tag, TypeAdapter, Val
 from calld.adapters._wire import plain_frame, problem
 from calld.core.events import (
     BookingDetails,
+    DTMF_KEYS,
     BookStatus,
+    DtmfRequested,
     EndCallRequested,
     Event,
     InputTranscript,
@@ -39,7 +41,7 @@ from calld.core.events import (
     TaskStatus,
     ToolCallRejected,
 )
-from calld.core.plan import END_CALL, RECORD_TASK_RESULT, JobKind, LivePlan
+from calld.core.plan import END_CALL, RECORD_TASK_RESULT, SEND_DTMF, JobKind, LivePlan
 
 log = logging.getLogger("calld.live")
 
@@ -252,6 +254,20 @@ class _EndCallArgs(_Wire):
     reason: str | None = None
 
 
+class _DtmfArgs(_Wire):
+    digits: str
+
+    @model_validator(mode="after")
+    def _keys(self) -> _DtmfArgs:
+        bad = sorted(set(self.digits) - DTMF_KEYS)
+        if not 1 <= len(self.digits) <= 16 or bad:
+            raise ValueError(
+                f"digits must be 1 to 16 keys of 0-9 * # A-D (got {self.digits!r}"
+                + (f"; not keys: {' '.join(bad)}" if bad else "") + ")"
+            )
+        return self
+
+
 def _explain(exc: ValidationError, *, tagged: bool) -> str:
     """'where: what' per problem; a union tag at loc[0] (tagged=True) is not a wire name."""
     parts = []
@@ -371,7 +387,15 @@ def _tool_call(inner: _Inner, job: JobKind = "quick_ask") -> list[Event]:
             log.info("end_call %s arguments unreadable: %s", call_id, _explain(exc, tagged=False))
             reason = None
         return [EndCallRequested(call_id, reason)]
-    return [ToolCallRejected(call_id, name, f"unknown tool (the tools are {RECORD_TASK_RESULT} and {END_CALL})")]
+    if name == SEND_DTMF:
+        try:
+            digits = _DtmfArgs.model_validate_json(item.arguments or "").digits
+        except ValidationError as exc:
+            return [ToolCallRejected(call_id, name, f"invalid arguments: {_explain(exc, tagged=False)}")]
+        return [DtmfRequested(call_id, digits)]
+    return [ToolCallRejected(
+        call_id, name, f"unknown tool (the tools are {RECORD_TASK_RESULT}, {SEND_DTMF} and {END_CALL})"
+    )]
 
 
 # -- client events -------------------------------------------------------------------------------
@@ -432,11 +456,35 @@ def _book_record_tool() -> dict[str, Any]:
 
 
 def _tools(job: JobKind = "quick_ask") -> list[dict[str, Any]]:
-    """The backend's two function tools, strict so their arguments always match the schema."""
+    """The backend's function tools, strict so their arguments always match the schema."""
     tools = _quick_ask_tools()
     if job == "book":
         tools[0] = _book_record_tool()
-    return tools
+    return [*tools, _send_dtmf_tool()]
+
+
+def _send_dtmf_tool() -> dict[str, Any]:
+    return {
+        "type": "function",
+        "name": SEND_DTMF,
+        "description": (
+            "Press keys on the phone line, for a recorded phone menu. Saying a number aloud presses nothing; "
+            "only this does. The output says whether the keys were sent."
+        ),
+        "parameters": {
+            "type": "object",
+            "properties": {
+                "digits": {
+                    "type": "string",
+                    "pattern": "^[0-9*#A-D]{1,16}$",
+                    "description": "The keys to press, in order: 0-9, *, #, A-D.",
+                }
+            },
+            "required": ["digits"],
+            "additionalProperties": False,
+        },
+        "strict": True,
+    }
 
 
 def _quick_ask_tools() -> list[dict[str, Any]]:

@@ -86,6 +86,16 @@ class SendMark:
 
 
 @frozen
+class SendDtmf:
+    """Press keys on the line: Telnyx's out-of-band `actions/send_dtmf`, keyed by command_id."""
+
+    kind: ClassVar[str] = "dtmf"
+    call_id: str
+    digits: str
+    command_id: str
+
+
+@frozen
 class Hangup:
     kind: ClassVar[str] = "hangup"
     via: str
@@ -116,6 +126,7 @@ Effect = (
     | AbortLive
     | SendMediaAudio
     | SendMark
+    | SendDtmf
     | Hangup
     | Schedule
     | Cancel

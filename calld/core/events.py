@@ -229,6 +229,28 @@ class EndCallRequested:
     reason: str | None = None
 
 
+DTMF_KEYS = frozenset("0123456789*#ABCD")
+
+
+@frozen
+class DtmfRequested:
+    """The backend called send_dtmf with valid keys (0-9 * # A-D): press them on the line."""
+
+    kind: ClassVar[str] = "tool.send_dtmf"
+    call_id: str
+    digits: str
+
+
+@frozen
+class DtmfSent:
+    """The runtime performed a SendDtmf: Telnyx took the keys (error None) or refused them."""
+
+    kind: ClassVar[str] = "dtmf.sent"
+    call_id: str
+    digits: str
+    error: str | None = None
+
+
 @frozen
 class ToolCallRejected:
     """A function call we cannot act on (unknown tool, bad arguments); the model is told why."""
@@ -286,6 +308,13 @@ class HangupConfirmTimedOut:
 
 
 @frozen
+class MediaLostElapsed:
+    """The media socket went away without a stop frame, and no call.hangup followed in time."""
+
+    kind: ClassVar[str] = "timer.media_lost"
+
+
+@frozen
 class CallCapElapsed:
     kind: ClassVar[str] = "timer.call_cap"
 
@@ -309,6 +338,7 @@ TimerEvent = (
     | DrainTimedOut
     | TrailElapsed
     | HangupConfirmTimedOut
+    | MediaLostElapsed
     | CallCapElapsed
 )
 
@@ -336,6 +366,8 @@ Event = (
     | ResponseDone
     | TaskRecorded
     | EndCallRequested
+    | DtmfRequested
+    | DtmfSent
     | ToolCallRejected
     | LiveClosed
     | TimerEvent

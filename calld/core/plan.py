@@ -24,6 +24,12 @@ from calld.domain.questions import QUESTIONS, QuestionType
 HANGUP_MARK = "HANGUP_MARK"
 RECORD_TASK_RESULT = "record_task_result"
 END_CALL = "end_call"
+SEND_DTMF = "send_dtmf"
+MENU_HINT = (
+    f"If a recorded phone menu answers, press keys with {SEND_DTMF} (say nothing: saying a number aloud "
+    "presses nothing); choose the option for a person, or for the information asked. Never leave a message "
+    "on a voicemail or answering machine."
+)
 BOOKING_REQUEST_MARK = "The booking request, exactly as the user gave it (JSON):"
 # The user's words reach the model only as quoted data after this line, never inside a sentence of
 # the instructions: a name or an item that reads like an instruction is still only a thing to ask about.
@@ -64,6 +70,9 @@ class Timings:
     hangup_confirm_s: float = 5.0  # our hangup -> Telnyx call.hangup, at most
     stall_s: float = 20.0  # no speech from either side this long: steer once, then hang up
     max_call_s: float = 300.0  # the whole call, from dial acceptance
+    dtmf_max_presses: int = 6  # menu presses in a row without reaching a person or the answer
+    hold_max_s: float = 120.0  # on hold (a cue, or music): the wait allowed instead of stall_s
+    media_lost_grace_s: float = 1.0  # media socket gone without a stop frame: wait this long for call.hangup
 
 
 @frozen
@@ -183,6 +192,20 @@ def user_words(**words: object) -> str:
     return f"{USER_WORDS_MARK} {json.dumps(words, ensure_ascii=False)}"
 
 
+def screening_line(first_name: FirstName, ask: str) -> str:
+    """What the agent says to a call screener: who it is, for whom, and why it calls."""
+    return (
+        f'The call is being screened. Say exactly this, and nothing before it: "This is an automated assistant '
+        f'calling on behalf of {first_name}. I am calling to ask: {ask}" Then wait to be put through.'
+    )
+
+
+WRONG_PARTY_LINE = (
+    'You have reached the wrong party. Do not ask your question. Say exactly this, and nothing else: '
+    '"I\'m sorry, I must have the wrong number. Thank you, goodbye."'
+)
+
+
 def build_plan(
     *,
     run_id: RunId,
@@ -220,7 +243,8 @@ def build_plan(
         f"Call {RECORD_TASK_RESULT} as soon as the business has answered the question "
         "(status answered, answer_text in their own words), refused or could not answer (status declined), "
         "or the call reached voicemail (status voicemail). Use status unclear only to note that the question "
-        f"must be asked again. Record a final status once. {EVIDENCE_RULE}After the closing line, call {END_CALL}."
+        f"must be asked again. Record a final status once. {EVIDENCE_RULE}After the closing line, call {END_CALL}. "
+        f"{MENU_HINT}"
     )
     return _assemble(
         run_id=run_id, user_id=user_id, first_name=first_name, job=QuickAskJob(question, item), ask=ask,
@@ -317,7 +341,8 @@ def build_book_plan(
         f"Status declined: the business cannot book (reason in their words, alternative_offered if they "
         f"offered another time, else null). Status voicemail: no person answered. In unanswered_questions "
         f"list every question the business asked that the request does not answer, as they asked it. Never "
-        f"invent details. Record a final status once. {EVIDENCE_RULE}After the closing line, call {END_CALL}.\n"
+        f"invent details. Record a final status once. {EVIDENCE_RULE}After the closing line, call {END_CALL}. "
+        f"{MENU_HINT}\n"
         f"{request}"
     )
     return _assemble(

@@ -61,9 +61,13 @@ from calld.core.effects import (
     SendLiveAudio,
     SendMark,
     SendMediaAudio,
+    SendDtmf,
     SendToolOutput,
 )
-from calld.core.plan import HANGUP_MARK, OPT_OUT_LINE, RECORD_TASK_RESULT, BookJob, QuickAskJob
+from calld.core import situations
+from calld.core.plan import (
+    HANGUP_MARK, OPT_OUT_LINE, RECORD_TASK_RESULT, SEND_DTMF, WRONG_PARTY_LINE, BookJob, QuickAskJob, screening_line,
+)
 from calld.core.plan import (
     STEER_LINE as STEER_LINE,  # the quick ask's steer; each plan carries its own
 )
@@ -85,6 +89,8 @@ from calld.core.state import (
     HangupRequested,
     HangupTrailing,
     HeldAudio,
+    Hold,
+    MenuProgress,
     LiveActive,
     LiveClosing,
     LiveDone,
@@ -111,10 +117,12 @@ from calld.policy.optout import detect_opt_out
 
 BYTES_PER_SECOND = 16000 * 2  # 16 kHz mono PCM16: the only audio the core sees
 BYTES_PER_MS = BYTES_PER_SECOND // 1000
+HOLD_RETURN_FRAMES = 50  # on hold, words after 1 s of no words are a person coming back
+HOLD_MUSIC_FRAMES = 200  # 4 s of unbroken sound and no words: hold music
 
 
 # Timers that belong to a call in progress; all of them die when it ends.
-_LIVE_TIMERS = ("stall", "farewell", "farewell_quiet", "close", "drain", "trail", "call_cap")
+_LIVE_TIMERS = ("stall", "farewell", "farewell_quiet", "close", "drain", "trail", "call_cap", "media_lost")
 
 
 @frozen
@@ -197,8 +205,15 @@ def _request_hangup(call: Call, via: Via) -> tuple[Call, list[Effect]]:
 
 
 def _done(call: Call, via: Via, *, confirmed: bool) -> tuple[Call, list[Effect]]:
-    """The call is over: no timer outlives it."""
+    """The call is over: no timer outlives it, and no hold either."""
+    call = _end_hold(call, "call_ended")
     return evolve(call, hangup=HangupDone(via=via, confirmed=confirmed)), _cancel_timers(*_LIVE_TIMERS, "hangup_confirm")
+
+
+def _end_hold(call: Call, how: str) -> Call:
+    if not call.on_hold:
+        return call
+    return evolve(call, holds=(*call.holds[:-1], evolve(call.holds[-1], ended=how)))
 
 
 def _abort_live(call: Call) -> tuple[Call, list[Effect]]:
@@ -402,7 +417,17 @@ def _media_audio(call: Call, event: ev.MediaAudio) -> _Out:
                 c, audio_in=c.audio_in + 1, audio_in_bytes=c.audio_in_bytes + len(event.pcm),
                 audio_to_live=c.audio_to_live + 1,
             )
-            return evolve(call, counters=counters), [SendLiveAudio(event.pcm, event.chunk)]
+            send: list[Effect] = [SendLiveAudio(event.pcm, event.chunk)]
+            if not (isinstance(call.hangup, HangupNone) and isinstance(call.conversation, ConvTalking)):
+                return evolve(call, counters=counters), send
+            if call.on_hold:  # count the quiet: words after a pause mean someone is back
+                hold = call.holds[-1]
+                return evolve(call, counters=counters, holds=(*call.holds[:-1], evolve(hold, quiet=hold.quiet + 1))), send
+            sound = call.line_sound + 1 if situations.loud(event.pcm) else 0
+            if sound < HOLD_MUSIC_FRAMES:
+                return evolve(call, counters=counters, line_sound=sound), send
+            call, hold = _start_hold(evolve(call, counters=counters, line_sound=0), "hold music")
+            return call, send + hold
         case _:
             counters = evolve(c, audio_in=c.audio_in + 1, audio_in_bytes=c.audio_in_bytes + len(event.pcm))
             return evolve(call, counters=counters), []
@@ -431,8 +456,23 @@ def _media_error(call: Call, event: ev.MediaError) -> _Out:
 def _media_stopped(call: Call, event: ev.MediaStopped) -> _Out:
     if isinstance(call.media, MediaEnded):
         return _ignore(call, event, "media")
-    # The call itself ends by call.hangup; a dead socket only means nothing more plays.
-    return evolve(call, media=MediaEnded(event.reason)), []
+    before_start = isinstance(call.media, MediaIdle | MediaOpen)
+    call = evolve(call, media=MediaEnded(event.reason))
+    if event.reason == "stop" or isinstance(call.hangup, HangupPending | HangupRequested | HangupDone):
+        return call, []  # Telnyx ended the stream as the call ends; call.hangup follows
+    if before_start:
+        # Nothing can be heard or said on this call, ever: end it now, not at the call cap.
+        return _fail(call, "media_lost", f"the media stream closed before its start frame ({event.reason})")
+    # The socket died mid-call. A far-party hangup usually races it; if none comes, end the call ourselves.
+    return call, [Schedule("media_lost", call.plan.timings.media_lost_grace_s, ev.MediaLostElapsed())]
+
+
+@_on(ev.MediaLostElapsed)
+def _media_lost(call: Call, event: ev.MediaLostElapsed) -> _Out:
+    if not isinstance(call.media, MediaEnded):
+        return _ignore(call, event, "media")
+    reason = call.media.reason
+    return _fail(call, "media_lost", f"the media stream was lost in the middle of the call ({reason}) and no hangup came")
 
 
 # -- GPT-Live ----------------------------------------------------------------------------------------
@@ -475,7 +515,10 @@ def _speech(call: Call, event: ev.InputTranscript | ev.OutputTranscript, speaker
     match call.hangup:
         case HangupNone() if isinstance(call.conversation, ConvTalking):
             if speaker == "business":  # they answered the steer: the next silence gets its own
-                call = evolve(call, conversation=ConvTalking())
+                call = evolve(call, conversation=ConvTalking(), line_sound=0)
+                return _business_said(call, event.text)
+            if call.on_hold:
+                return call, []  # the hold budget runs from the cue, whatever the agent says meanwhile
             return call, [Schedule("stall", t.stall_s, ev.StallElapsed())]
         case HangupFarewell(via=via) if speaker == "agent":
             call = evolve(call, hangup=HangupFarewell(via=via, heard=True))
@@ -496,6 +539,48 @@ def _opted_out(call: Call, quote: str) -> tuple[Call, list[Effect]]:
     call = evolve(call, hangup=HangupFarewell(via="opt_out"))
     t = call.plan.timings
     return call, [Cancel("stall"), AppendCommentary(OPT_OUT_LINE), Schedule("farewell", t.farewell_max_s, ev.FarewellElapsed())]
+
+
+def _business_said(call: Call, fragment: str) -> tuple[Call, list[Effect]]:
+    """The business said more words: are we on hold, back from hold, screened, or at the wrong number?"""
+    t = call.plan.timings
+    turn = len(call.transcript) - 1
+    text = call.transcript[-1].text
+    seg_turn, seg_from = call.segment
+    if seg_turn != turn:
+        seg_from = 0
+        call = evolve(call, segment=(turn, 0))
+    if call.on_hold:
+        hold = call.holds[-1]
+        if hold.quiet < HOLD_RETURN_FRAMES:  # the cue's own sentence going on: still on hold
+            return evolve(call, holds=(*call.holds[:-1], evolve(hold, quiet=0))), []
+        # Words after a pause: someone is back. What they say now starts a new stretch.
+        seg_from = max(len(text) - len(fragment), 0)
+        call = evolve(_end_hold(call, "returned"), segment=(turn, seg_from))
+    said = text[seg_from:]
+    if (phrase := situations.wrong_party(said)) is not None:
+        failure = Failure("wrong_number", f'the business said "{phrase}": not the business that was asked for')
+        call = evolve(call, failure=call.failure or failure, hangup=HangupFarewell(via="wrong_party"))
+        return call, [
+            AppendCommentary(WRONG_PARTY_LINE),
+            Cancel("stall"),
+            Schedule("farewell", t.farewell_max_s, ev.FarewellElapsed()),
+        ]
+    effects: list[Effect] = []
+    if not call.screened and situations.screening(said) is not None:
+        call = evolve(call, screened=True)
+        effects.append(AppendCommentary(screening_line(call.plan.first_name, call.plan.ask_line)))
+    if (cue := situations.hold_cue(said)) is not None:
+        call = evolve(call, segment=(turn, len(text)))
+        call, hold = _start_hold(call, cue)
+        return call, effects + hold
+    return call, [*effects, Schedule("stall", t.stall_s, ev.StallElapsed())]
+
+
+def _start_hold(call: Call, cue: str) -> tuple[Call, list[Effect]]:
+    """On hold: the hold budget replaces the stall failsafe until someone speaks again."""
+    call = evolve(call, holds=(*call.holds, Hold(cue)))
+    return call, [Schedule("stall", call.plan.timings.hold_max_s, ev.StallElapsed())]
 
 
 @_on(ev.InputTranscript)
@@ -674,6 +759,51 @@ def _end_call(call: Call, event: ev.EndCallRequested) -> _Out:
             return call, [SendToolOutput(event.call_id, _tool_output(ok=True))]
 
 
+def _business_text(call: Call) -> str:
+    return "".join(t.text for t in call.transcript if t.speaker == "business")
+
+
+@_on(ev.DtmfRequested)
+def _dtmf_requested(call: Call, event: ev.DtmfRequested) -> _Out:
+    """A menu press. The loop guard: presses in a row with only menu prompts heard between them."""
+    if event.call_id in call.tool_call_ids:
+        return _Ignore(f"duplicate function call {event.call_id}")
+    call = _seen_tool(call, event.call_id, SEND_DTMF)
+    if not _live_is_open(call):
+        return call, []
+    if not isinstance(call.hangup, HangupNone) or call.call_control_id is None:
+        return call, [SendToolOutput(event.call_id, _tool_output(sent=False, why="the call is ending"))]
+    heard = _business_text(call)[call.menu.heard_mark :]
+    presses = call.menu.presses
+    if heard.strip() and situations.menu_prompt(heard) is None:
+        presses = 0  # since the last press a person, or the information, spoke: the menu was passed
+    limit = call.plan.timings.dtmf_max_presses
+    if presses >= limit:
+        detail = f"{presses} menu presses in a row reached no person and no answer (DTMF_MAX_PRESSES={limit})"
+        return _fail(call, "ivr_unnavigable", detail)
+    n = call.counters.dtmf_presses + 1
+    call = evolve(
+        call,
+        menu=MenuProgress(presses=presses + 1, heard_mark=len(_business_text(call))),
+        counters=evolve(call.counters, dtmf_presses=n),
+    )
+    return call, [SendDtmf(event.call_id, event.digits, f"dtmf-{call.plan.run_id}-{n}")]
+
+
+@_on(ev.DtmfSent)
+def _dtmf_sent(call: Call, event: ev.DtmfSent) -> _Out:
+    if not _live_is_open(call):
+        return _ignore(call, event, "live")
+    if event.error is not None:
+        out = _tool_output(sent=False, digits=event.digits, error=event.error)
+    else:
+        out = _tool_output(sent=True, digits=event.digits, next="listen to what the menu says next")
+    effects: list[Effect] = [SendToolOutput(event.call_id, out)]
+    if isinstance(call.hangup, HangupNone):
+        effects.append(ContinueResponse())
+    return call, effects
+
+
 @_on(ev.ToolCallRejected)
 def _tool_rejected(call: Call, event: ev.ToolCallRejected) -> _Out:
     if event.call_id in call.tool_call_ids:
@@ -752,7 +882,11 @@ def _confirm_timed_out(call: Call, event: ev.HangupConfirmTimedOut) -> _Out:
 def _stall(call: Call, event: ev.StallElapsed) -> _Out:
     if not isinstance(call.hangup, HangupNone) or not isinstance(call.conversation, ConvTalking):
         return _ignore(call, event, "conversation")
-    if not call.conversation.steered:
+    if call.on_hold:
+        hold = call.holds[-1]
+        detail = f"on hold longer than {call.plan.timings.hold_max_s:g} s (cue: {hold.cue})"
+        call = evolve(_end_hold(call, "timeout"), failure=call.failure or Failure("hold_timeout", detail))
+    elif not call.conversation.steered:
         call = evolve(call, conversation=ConvTalking(steered=True))
         return call, [AppendCommentary(call.plan.steer_line), Schedule("stall", call.plan.timings.stall_s, ev.StallElapsed())]
     effects: list[Effect] = _cancel_timers(*_LIVE_TIMERS)

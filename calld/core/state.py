@@ -200,7 +200,9 @@ ConvTrack = ConvWaiting | ConvTalking | ConvConcluded
 
 # -- hangup ------------------------------------------------------------------------------------
 
-Via = Literal["tool", "opt_out", "drain_timeout", "failure", "stall", "far_party", "time_limit", "not_connected"]
+Via = Literal[
+    "tool", "opt_out", "drain_timeout", "failure", "stall", "far_party", "time_limit", "not_connected", "wrong_party"
+]
 
 
 @frozen
@@ -283,6 +285,26 @@ class Failure:
     detail: str
 
 
+HoldEnd = Literal["returned", "timeout", "call_ended"]
+
+
+@frozen
+class Hold:
+    """One wait on hold. `quiet` counts inbound frames since the business last spoke (words)."""
+
+    cue: str
+    ended: HoldEnd | None = None
+    quiet: int = 0
+
+
+@frozen
+class MenuProgress:
+    """Menu presses in a row, and where the business's words stood at the last press."""
+
+    presses: int = 0
+    heard_mark: int = 0
+
+
 @frozen
 class Counters:
     audio_in: int = 0
@@ -297,6 +319,7 @@ class Counters:
     marks_sent: int = 0
     marks_echoed: int = 0
     tool_calls: int = 0
+    dtmf_presses: int = 0
     hangups_sent: int = 0
 
 
@@ -319,12 +342,23 @@ class Call:
     refused_records: tuple[RefusedRecord, ...] = ()
     continue_due: bool = False  # a tool output wants response.create once the backend's response is done
     failure: Failure | None = None  # the first failure stands
+    holds: tuple[Hold, ...] = ()  # every hold, in order; the last is ongoing when not ended
+    # Where the business's current stretch of speech starts: (turn index, character offset). The
+    # situation checks (calld.core.situations) read the business's words from here on.
+    segment: tuple[int, int] = (0, 0)
+    line_sound: int = 0  # consecutive loud inbound frames with no business words (music?)
+    screened: bool = False
+    menu: MenuProgress = MenuProgress()
     counters: Counters = field(factory=Counters)
     opt_out: str | None = None  # the business's words asking not to be called again (calld.policy.optout)
 
     @property
     def finished(self) -> bool:
         return isinstance(self.hangup, HangupDone)
+
+    @property
+    def on_hold(self) -> bool:
+        return bool(self.holds) and self.holds[-1].ended is None
 
     @property
     def task(self) -> TaskRecorded | None:

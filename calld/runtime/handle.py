@@ -48,16 +48,17 @@ from calld.core.effects import (
     Schedule,
     SendLiveAudio,
     SendMark,
+    SendDtmf,
     SendMediaAudio,
     SendToolOutput,
 )
 from calld.core.outcome import conclude
 from calld.core.plan import BookJob, CallPlan
 from calld.core.reduce import reduce_step
-from calld.core.state import TRACKS, Call, HangupDone, TelnyxEnded
+from calld.core.state import TRACKS, Call, DialRejected, HangupDone, TelnyxEnded
 from calld.domain import results
 from calld.runtime.journal import effect_row, event_row
-from calld.runtime.report import BookingInfo, CallReport, HangupInfo, MediaInfo, Transition, redact
+from calld.runtime.report import BookingInfo, CallReport, HangupInfo, HoldInfo, MediaInfo, Transition, redact
 from calld.runtime.rundir import RunDir
 from calld.runtime.verdict import build_result, business_date, evidence
 from calld.runtime.sockets import MessageSocket, SocketClosed
@@ -110,6 +111,7 @@ class CallHandle:
         self._t0 = 0.0
         self._transitions: dict[str, list[Transition]] = {}
         self._final_echo_ms: int | None = None
+        self._holds: list[dict[str, Any]] = []
         self._hangup_requested_ms: int | None = None
         self._hangup_result: str | None = None
         self._started = datetime.now(UTC)
@@ -217,6 +219,8 @@ class CallHandle:
             self.rundir.audio("inbound.wav", event.pcm)
         if isinstance(event, ev.MarkEchoed) and step.ignored is None:
             self._final_echo_ms = t_ms
+        if before.holds is not step.call.holds:
+            self._stamp_holds(before, step.call, t_ms)
         self._log_event(event, changed, step.ignored, t_ms)
         for effect in step.effects:
             self.rundir.journal(effect_row(self._next_seq(), self._t_ms(), seq, effect), flush=effect.kind not in _QUIET_KINDS)
@@ -229,6 +233,14 @@ class CallHandle:
     def report_duration_ms(self) -> int:
         """Milliseconds since the call began (what the report's duration_ms says once it is written)."""
         return self._t_ms()
+
+    def _stamp_holds(self, before: Call, after: Call, t_ms: int) -> None:
+        """The reducer knows the holds; the runtime knows the time: it stamps when each began and ended."""
+        for i, hold in enumerate(after.holds):
+            if i >= len(self._holds):
+                self._holds.append({"cue": hold.cue, "start_ms": t_ms, "end_ms": None, "ended": "call_ended"})
+            if hold.ended is not None and self._holds[i]["end_ms"] is None:
+                self._holds[i].update(end_ms=t_ms, ended=hold.ended)
 
     def _next_seq(self) -> int:
         self._seq += 1
@@ -289,6 +301,8 @@ class CallHandle:
                     await self._send_media(self._media_out.mark(name))
             case Hangup(via=via):
                 await self._hangup(via)
+            case SendDtmf(call_id=call_id, digits=digits, command_id=command_id):
+                await self._send_dtmf(call_id, digits, command_id)
 
     def _cancel_timer(self, key: str) -> None:
         if (old := self._timers.pop(key, None)) is not None:
@@ -315,10 +329,23 @@ class CallHandle:
         self.rundir.write_json("dial.json", dialled.request)
         await self._events_tx.send(ev.DialAccepted(dialled.call_control_id))
 
+    async def _send_dtmf(self, call_id: str, digits: str, command_id: str) -> None:
+        ccid = self.call.call_control_id
+        error: str | None = None
+        if ccid is None:
+            error = "there is no call to press keys on"
+        else:
+            try:
+                await self.ports.telnyx.send_dtmf(ccid, digits, command_id)
+            except (TelnyxError, OSError, ValueError) as exc:
+                error = str(exc)
+        await self._events_tx.send(ev.DtmfSent(call_id, digits, error))
+
     async def _hangup(self, via: str) -> None:
         ccid = self.call.call_control_id
         self._hangup_requested_ms = self._t_ms()
-        record: dict[str, Any] = {"via": via, "call_control_id": ccid, "requested_at_ms": self._hangup_requested_ms}
+        record: dict[str, Any] = {"via": via, "sent": True, "call_control_id": ccid,
+                                  "requested_at_ms": self._hangup_requested_ms}
         if ccid is None:
             self._hangup_result = record["telnyx"] = "no call to hang up"
         else:
@@ -390,7 +417,8 @@ class CallHandle:
                 except MediaFrameError as exc:
                     # One bad frame is Telnyx's problem, not the call's; a bad start is the call's.
                     if self.call.media.kind in ("idle", "connected"):
-                        raise
+                        reason = f"nothing valid before the start frame: {exc}"
+                        break
                     log.warning("%s bad media frame dropped: %s", self.plan.run_id, exc)
                     continue
                 for e in events:
@@ -464,6 +492,8 @@ class CallHandle:
             rd.adopt(self.plan.run_id)
         outcome = conclude(call, today=business_date(self.plan.to, self._started))
         refs: dict[str, str] = {}
+        if not (rd.path / "hangup.json").exists():
+            rd.write_json("hangup.json", self._no_hangup_record())
         for name in ("dial.json", "session_start.json", "hangup.json"):
             if (rd.path / name).exists():
                 refs[name] = rd.ref(name)
@@ -515,6 +545,7 @@ class CallHandle:
             verdict_source=outcome.verdict_source,
             transcript_verdict=outcome.transcript_verdict,
             failure=call.failure.detail if call.failure else None,
+            holds=[HoldInfo(**h) for h in self._holds],
             started_at=self._started_at,
             duration_ms=self._t_ms(),
             timing_ms=self._transitions,
@@ -538,6 +569,21 @@ class CallHandle:
         rd.write_json("call_report.redacted.json", redact(report))
         self.result = result
         log.info("%s finished: %s via %s", ccid or self.plan.run_id, result.status, report.hangup.via)
+
+    def _no_hangup_record(self) -> dict[str, Any]:
+        """hangup.json for a call calld never hung up: why it did not need to."""
+        call = self.call
+        ended = call.telnyx if isinstance(call.telnyx, TelnyxEnded) else None
+        if isinstance(call.dial, DialRejected) or call.call_control_id is None:
+            why = "not_dialled"
+            said = "the dial was never accepted, so there was no call to hang up"
+        elif ended is not None and ended.was_answered:
+            why = "far_party"
+            said = f"the far party ended the call first ({ended.cause}, source {ended.source})"
+        else:
+            why = "never_connected"
+            said = f"the call was never answered ({ended.cause if ended else 'no hangup event'})"
+        return {"via": None, "call_control_id": call.call_control_id, "sent": False, "why": why, "detail": said}
 
     def _booking_info(self) -> BookingInfo | None:
         job = self.plan.job

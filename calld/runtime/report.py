@@ -46,6 +46,15 @@ class HangupInfo(_Model):
     sip_cause: str | None
 
 
+class HoldInfo(_Model):
+    """One wait on hold: when it began and ended (ms from the call's start), what put us on hold, how it ended."""
+
+    cue: str
+    start_ms: int
+    end_ms: int | None
+    ended: str  # returned (a person came back) | timeout | call_ended
+
+
 class MediaInfo(_Model):
     encoding: str | None
     sample_rate: int | None
@@ -85,6 +94,8 @@ class CallReport(_Model):
     verdict_source: VerdictSource
     transcript_verdict: str | None
     failure: str | None
+    reason: str | None = None  # the reason code for no_answer and failed (README: status and reasons)
+    holds: list[HoldInfo] = []
     started_at: str
     duration_ms: int
     timing_ms: dict[str, list[Transition]]

@@ -16,7 +16,7 @@ import re
 from pathlib import Path
 from typing import Literal
 
-from attrs import evolve, frozen
+from attrs import evolve, field, frozen
 
 ModelVerdict = Literal["answered", "declined", "none"]
 # How the fake backend treats the user's window: checks it itself (careful), books whatever is
@@ -90,7 +90,34 @@ class Scenario:
     brain: BrainStyle = "careful"  # how the fake backend treats the window (booking only)
     # The fake backend's records, when scripted; empty: it records `model_verdict` after the answer.
     model_records: tuple[ModelRecord, ...] = ()
+    # The carrier ends the call before anyone answers, with this Telnyx hangup_cause and SIP code
+    # (user_busy/486, call_rejected/603, timeout/487, not_found/404, ...): after ring_s, no call.answered.
+    not_answered: str | None = None
+    not_answered_sip: str | None = None
+    # A hold before the answer: the business says hold_line (a cue, or "" for none), then the line
+    # carries silence (or hold music) for hold_s, then the business comes back with its answer.
+    hold_line: str = ""
+    hold_music: bool = False
+    hold_s: float = 0.0
+    # A phone menu answers first: `menu` is its prompt (said instead of the greeting), `menu_routes`
+    # what each key sequence leads to: "@person" (a person picks up and says the greeting), "@menu"
+    # (the prompt again), or a recorded line to play (role "answer", then the prompt again).
+    # The fake backend presses `model_dtmf` with send_dtmf when it hears the prompt, or, with
+    # model_dtmf_spoken, only says the number aloud (which presses nothing).
+    menu: str = ""
+    menu_routes: dict[str, str] = field(factory=dict)
+    model_dtmf: str = ""
+    model_dtmf_spoken: bool = False
+    # Transports lost. The media socket: closed with no start frame ("before_start"), fed garbage
+    # before its start ("garbage"), or closed without a stop frame media_drop_after_s after the start
+    # ("mid_call"); no call.hangup follows. GPT-Live: refuses the session ("refuse") or drops the
+    # socket once the business's greeting or answer has been heard.
+    media_drop: Literal["never", "before_start", "garbage", "mid_call"] = "never"
+    media_drop_after_s: float = 6.0
+    live_drop: Literal["never", "refuse", "after_greeting", "after_answer"] = "never"
 
+
+_MENU = "Thank you for calling Joe's Hardware. For store hours, press 1. For the operator, press 0."
 
 SCENARIOS: dict[str, Scenario] = {
     s.name: s
@@ -131,6 +158,38 @@ SCENARIOS: dict[str, Scenario] = {
             answer="Please stop calling us, and take this number off your list.",
             model_verdict="answered",
         ),
+        # Not reached: the carrier's answer instead of a business (see calld.core.outcome.ending_for).
+        Scenario("busy", not_answered="user_busy", not_answered_sip="486", ring_s=0.5),
+        Scenario("rejected", not_answered="call_rejected", not_answered_sip="603", ring_s=3.0),
+        Scenario("ring_timeout", not_answered="timeout", not_answered_sip="487", ring_s=30.0),
+        Scenario("not_in_service", not_answered="unallocated_number", not_answered_sip="404", ring_s=0.3),
+        Scenario("number_gone", not_answered="normal_unspecified", not_answered_sip="410", ring_s=0.3),
+        Scenario("media_before_start", media_drop="before_start"),
+        Scenario("media_garbage", media_drop="garbage"),
+        Scenario("media_drop", media_drop="mid_call", media_drop_after_s=6.0, model_verdict="none"),
+        Scenario("media_drop_after_verdict", media_drop="mid_call", media_drop_after_s=11.8,
+                 closing_line="Thank you so much for all of your help today, that is everything I needed, goodbye!"),
+        Scenario("live_refused", live_drop="refuse"),
+        Scenario("live_lost", live_drop="after_greeting"),
+        Scenario("live_lost_after_answer", live_drop="after_answer", model_verdict="none"),
+        # Holds: a clerk who goes to check, hold music, a hold that never ends, and a silence with no cue.
+        Scenario("hold", hold_line="Sure, let me check on that for you.", hold_s=45.0),
+        Scenario("hold_music", hold_line="Please hold.", hold_music=True, hold_s=45.0),
+        Scenario("music_only", hold_music=True, hold_s=45.0),
+        Scenario("hold_forever", hold_line="One moment please.", hold_s=200.0, model_verdict="none"),
+        Scenario("silence_no_cue", hold_s=45.0),
+        # The wrong party: a residence, after the agent's question.
+        Scenario("wrong_party", greeting="Hello?", answer="Sorry, I think you have the wrong number, this is a private residence.",
+                 model_verdict="none"),
+        # A call screener asks who is calling and why before putting the call through.
+        Scenario("screener", greeting="Hi, the person you are calling uses a screening service. Please state your name "
+                 "and the reason for your call."),
+        # Phone menus: one that puts a person on after a 0, one that loops, one where the agent only says "zero".
+        Scenario("menu", menu=_MENU, menu_routes={"0": "@person"}, model_dtmf="0"),
+        Scenario("menu_loop", menu=_MENU, menu_routes={"0": "@menu"}, model_dtmf="0", model_verdict="none"),
+        Scenario("menu_spoken", menu=_MENU, menu_routes={"0": "@person"}, model_dtmf_spoken=True, model_verdict="none"),
+        # Picked up, and nobody ever says a word.
+        Scenario("silent_line", greeting="", silent_after_greeting=True, model_verdict="none"),
         Scenario("goodbye_stall", goodbye_stall_s=0.5, closing_line="Thank you so much for your help today, that is everything I needed, goodbye!"),
         # -- a model that gets it wrong: the app, not the model, decides what the user is told --
         # It records an answer while the business has only said hello; then the real one.

@@ -23,6 +23,12 @@ _HEADER = struct.Struct("<5h")
 SILENCE = bytes(FRAME_BYTES)
 
 _TONE = [round(1800 * math.sin(2 * math.pi * 220 * n / 16000)) for n in range(FRAME_SAMPLES)]
+# Hold music: a loud chord with no watermark, so no ear ever hears a word in it.
+MUSIC = struct.pack(
+    f"<{FRAME_SAMPLES}h",
+    *(round(3000 * (math.sin(2 * math.pi * 440 * n / 16000) + math.sin(2 * math.pi * 550 * n / 16000)))
+      for n in range(FRAME_SAMPLES)),
+)
 
 
 @frozen

@@ -39,7 +39,7 @@ from calld.runtime.sockets import (
 )
 from calld.stub.brain import BookBrain
 from calld.stub.scenario import Scenario
-from calld.stub.speech import FRAME_BYTES, FRAMES_PER_WORD, SILENCE, Listener, line_frames, read_frame
+from calld.stub.speech import FRAME_BYTES, FRAMES_PER_WORD, MUSIC, SILENCE, Listener, line_frames, read_frame
 
 FRAME_MS = 20
 
@@ -112,6 +112,8 @@ class StubWorld:
         self.live_received: list[dict[str, Any]] = []
         self.media_received: list[dict[str, Any]] = []
         self.heard_on_line: list[str] = []  # the agent's words as the business heard them played
+        self.dtmf_received: list[tuple[str, str]] = []  # (digits, command_id) of every send_dtmf
+        self._person = not scenario.menu  # a phone menu answers first; a person only after the right key
         self._ccid = ""
         self._call: dict[str, Any] = {}
         self._ended = False
@@ -152,6 +154,8 @@ class StubWorld:
             return self._dial(json.loads(request.content))
         if request.method == "POST" and (m := re.fullmatch(r"/v2/calls/(.+)/actions/hangup", path)):
             return self._hangup(m.group(1))
+        if request.method == "POST" and (m := re.fullmatch(r"/v2/calls/(.+)/actions/send_dtmf", path)):
+            return self._send_dtmf(m.group(1), json.loads(request.content))
         body = load_fixture("telnyx", "hangup_already_ended")
         body["errors"][0].update(code="10005", title="Resource not found", detail=f"no stub route for {path}")
         return httpx.Response(404, json=body)
@@ -180,6 +184,30 @@ class StubWorld:
         self._nursery.start_soon(self._line_goes_down, "caller", self.scenario.confirm_hangup)
         return httpx.Response(200, json=load_fixture("telnyx", "hangup_ok"))
 
+    def _send_dtmf(self, ccid: str, body: dict[str, Any]) -> httpx.Response:
+        """Keys pressed out of band: the menu hears them, and only them (never a spoken number)."""
+        if self._ended or ccid != self._ccid:
+            return httpx.Response(422, json=load_fixture("telnyx", "hangup_already_ended"))
+        digits = str(body.get("digits", ""))
+        self.dtmf_received.append((digits, str(body.get("command_id", ""))))
+        route = self.scenario.menu_routes.get(digits)
+        if route is not None and not self._person:
+            self._nursery.start_soon(self._menu_route, route)
+        return httpx.Response(200, json=load_fixture("telnyx", "hangup_ok"))
+
+    async def _menu_route(self, route: str) -> None:
+        await trio.sleep(0.5)
+        if route == "@person":
+            self._person = True
+            _, frames = self._line("greeting", self.scenario.greeting)
+        elif route == "@menu":
+            _, frames = self._line("menu", self.scenario.menu)
+        else:
+            _, frames = self._line("answer", route)
+            _, more = self._line("menu", self.scenario.menu)
+            frames = frames + more
+        self._business_queue.extend(frames)
+
     # -- Telnyx webhooks ---------------------------------------------------------------------------
 
     async def _webhook(self, event_type: str, **payload: Any) -> None:
@@ -202,6 +230,14 @@ class StubWorld:
             await self._post_webhook(raw)  # Telnyx may deliver an event twice
 
     async def _telnyx_script(self) -> None:
+        if self.scenario.not_answered is not None:
+            # Busy, rejected, unanswered or not in service: the call ends while it rings.
+            await self._webhook("call.initiated")
+            await trio.sleep(self.scenario.ring_s)
+            self._ended = True
+            await self._webhook("call.hangup", hangup_cause=self.scenario.not_answered, hangup_source="callee",
+                                sip_hangup_cause=self.scenario.not_answered_sip or "unspecified")
+            return
         if self.scenario.reorder_webhooks:
             # Telnyx does not promise order: answered (and streaming) before initiated.
             await trio.sleep(self.scenario.ring_s)
@@ -254,6 +290,12 @@ class StubWorld:
                 self._nursery.start_soon(self._open_media, url, headers, app_end)
             self._media_peer = peer
             await peer.send(json.dumps(load_fixture("telnyx", "media_connected")))
+            if self.scenario.media_drop == "before_start":
+                await peer.aclose()  # gone before the start frame, and no stop frame
+                return
+            if self.scenario.media_drop == "garbage":
+                await peer.send("<html>502 Bad Gateway</html>")
+                await trio.sleep_forever()  # the socket stays open; nothing valid ever comes
             start = load_fixture("telnyx", "media_start")
             start["stream_id"] = stream_id = f"stub-stream-{self._ccid[-4:]}"
             start["start"].update(call_control_id=self._ccid, client_state=self._call.get("client_state"))
@@ -263,11 +305,23 @@ class StubWorld:
                 async with trio.open_nursery() as n:
                     n.start_soon(self._line_clock, peer, stream_id)
                     n.start_soon(self._read_outbound, peer, stream_id)
+                    if self.scenario.media_drop == "mid_call":
+                        n.start_soon(self._drop_media, peer)
                     await trio.sleep(self.scenario.greet_after_s)
-                    _, frames = self._line("greeting", self.scenario.greeting)
-                    self._business_queue.extend(frames)
+                    if self.scenario.menu:
+                        _, frames = self._line("menu", self.scenario.menu)
+                        self._business_queue.extend(frames)
+                    elif self.scenario.greeting:  # "" is a line nobody speaks on
+                        _, frames = self._line("greeting", self.scenario.greeting)
+                        self._business_queue.extend(frames)
             except* SocketClosed:
                 pass  # the app let go of the media socket: the stream is over
+
+    async def _drop_media(self, peer: MessageSocket) -> None:
+        """The media socket dies mid-call: no stop frame, and Telnyx says nothing else."""
+        await trio.sleep(self.scenario.media_drop_after_s)
+        await peer.aclose()
+        raise SocketClosed("the stub dropped the media socket")
 
     async def _stop_media(self) -> None:
         peer = self._media_peer
@@ -349,8 +403,8 @@ class StubWorld:
             if self.roles.get(line) == "agent" and index == len(self.codebook[line]) - 1:
                 self._booking_turn()
             return
-        if line not in self.opener_lines:
-            return
+        if line not in self.opener_lines or not self._person:
+            return  # a phone menu does not listen to speech
         words = len(self.codebook[line])
         if self.scenario.far_party_hangup == "mid_ask" and index == 2:
             self._nursery.start_soon(self._far_party_hangup, 0.0)
@@ -380,7 +434,15 @@ class StubWorld:
         self._business_queue.extend(frames)
 
     async def _answer(self) -> None:
-        await trio.sleep(self.scenario.answer_delay_s)
+        scenario = self.scenario
+        await trio.sleep(scenario.answer_delay_s)
+        if scenario.hold_line:
+            _, frames = self._line("business", scenario.hold_line)
+            self._business_queue.extend(frames)
+            await trio.sleep(len(frames) * 0.02)
+        if scenario.hold_music:
+            self._business_queue.extend(MUSIC for _ in range(round(scenario.hold_s / 0.02)))
+        await trio.sleep(scenario.hold_s)
         self._answer_line, frames = self._line("answer", self.scenario.answer)
         self._business_queue.extend(frames)
         if self.scenario.far_party_hangup == "after_answer":
@@ -406,6 +468,7 @@ class FakeLive:
         self.world = world
         self.peer = peer
         self.said_opener = False
+        self.opener_text = ""
         self.closing_line: int | None = None
         self.stalled = False
         self.bound = False
@@ -440,6 +503,9 @@ class FakeLive:
                 err = load_fixture("gpt_live", "error_startup")
                 err["error"].update(code="invalid_request", message="the first event must be session.start")
                 await self.peer.send(json.dumps(err))
+                return
+            if self.world.scenario.live_drop == "refuse":
+                await self.send("error_startup")
                 return
             request = parse_booking_request(first["session"].get("instructions", ""))
             if request is not None:
@@ -484,6 +550,7 @@ class FakeLive:
                     line = self._say("agent", text)
                     if not self.said_opener:
                         self.said_opener = True
+                        self.opener_text = text
                         self.world.opener_lines.add(line)
                 case "response.item.create":
                     self.pending_output = msg["item"]["call_id"]
@@ -566,6 +633,21 @@ class FakeLive:
         await self.send("input_transcript_delta", delta=self._fragment("business", word),
                         start_ms=end - FRAMES_PER_WORD * FRAME_MS, end_ms=end)
         self.heard.setdefault(line, []).append(word)
+        last = index == len(self.world.codebook[line]) - 1
+        role = self.world.roles.get(line)
+        if last and role == "menu" and self.brain is None:
+            scenario = self.world.scenario
+            if scenario.model_dtmf:
+                self.world._nursery.start_soon(self._function_call_later, 0.3, "send_dtmf", {"digits": scenario.model_dtmf})
+            elif scenario.model_dtmf_spoken:
+                self._say("agent", "Pressing zero.")  # words only: no key is pressed
+        if last and role == "greeting" and self.world.scenario.menu and self.opener_text:
+            # A person after the menu: ask again, and the business listens for this line.
+            self.world.opener_lines.add(self._say("agent", self.opener_text))
+        drop = self.world.scenario.live_drop
+        if index == len(self.world.codebook[line]) - 1 and drop == f"after_{self.world.roles.get(line)}":
+            await self.peer.aclose()  # GPT-Live goes away mid-call: no session.closed
+            raise SocketClosed("the stub dropped the GPT-Live socket")
         if self.brain is not None:
             if index == len(self.world.codebook[line]) - 1 and self.world.roles.get(line) == "business":
                 self.brain.heard_business(" ".join(self.heard[line]))
@@ -604,7 +686,7 @@ class FakeLive:
 
     def _next_call_id(self, name: str) -> str:
         self.tool_n += 1
-        tag = "record" if name == "record_task_result" else "end"
+        tag = {"record_task_result": "record", "send_dtmf": "dtmf"}.get(name, "end")
         return f"call_{tag}_{self.tool_n}"
 
     async def _function_call(self, name: str, arguments: dict[str, Any], call_id: str | None = None) -> None:

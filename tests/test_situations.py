@@ -1,0 +1,224 @@
+"""Real phone situations (issue 12), end to end through the stub world on trio's autojump clock.
+
+Each test plays one situation a real line produces (busy, not in service, a silent pickup, a
+hold, a phone menu, a recording, a screener, talk during the goodbye, a transport lost) and
+asserts what the reducer decided from it: the status, the reason code and the artifacts.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from calld.core.outcome import ending_for
+from tests.stubcall import stub_call
+
+# -- not reached ---------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("scenario", "status", "reason"),
+    [
+        ("busy", "no_answer", "busy"),
+        ("rejected", "no_answer", "rejected"),
+        ("ring_timeout", "no_answer", "ring_timeout"),
+        ("not_in_service", "failed", "number_unreachable"),
+        ("number_gone", "failed", "number_unreachable"),
+    ],
+)
+async def test_a_call_nobody_answers_ends_with_the_carriers_reason(autojump_clock, tmp_path, scenario, status, reason):
+    run = await stub_call(tmp_path, scenario)
+    assert run.result.status == status
+    assert run.report["reason"] == reason
+    assert len(run.world.dial_requests) == 1  # nothing is redialled
+    assert run.world.hangup_requests == []
+    hangup = run.json("hangup.json")
+    assert hangup["sent"] is False and hangup["why"] == "never_connected"
+    assert "hangup.json" in run.report["refs"]
+
+
+@pytest.mark.parametrize(
+    ("cause", "sip", "ending"),
+    [
+        ("normal_unspecified", "404", ("failed", "number_unreachable")),
+        ("normal_unspecified", "410", ("failed", "number_unreachable")),
+        ("normal_unspecified", "484", ("failed", "number_unreachable")),
+        ("normal_unspecified", "604", ("failed", "number_unreachable")),
+        ("unspecified", "486", ("no_answer", "busy")),
+        ("unspecified", "603", ("no_answer", "rejected")),
+        ("user_busy", "unspecified", ("no_answer", "busy")),
+        ("call_rejected", None, ("no_answer", "rejected")),
+        ("timeout", None, ("no_answer", "ring_timeout")),
+        ("unallocated_number", None, ("failed", "number_unreachable")),
+        ("something_new", None, ("failed", "number_unreachable")),
+    ],
+)
+def test_the_ending_table_reads_the_sip_code_before_the_cause(cause, sip, ending):
+    assert ending_for(cause, sip) == ending
+
+
+async def test_a_line_answered_in_silence_is_no_answer_silent_line(autojump_clock, tmp_path):
+    run = await stub_call(tmp_path, "silent_line")
+    assert run.result.status == "no_answer"
+    assert run.report["reason"] == "silent_line"
+    assert not [t for t in run.json("transcript.json")["turns"] if t["speaker"] == "business"]
+    assert run.report["hangup"]["via"] == "stall"
+    assert run.json("hangup.json")["sent"] is True
+
+
+async def test_a_far_party_hangup_still_writes_hangup_json_saying_why(autojump_clock, tmp_path):
+    run = await stub_call(tmp_path, "far_party_after_answer")
+    hangup = run.json("hangup.json")
+    assert hangup == {**hangup, "sent": False, "why": "far_party"}
+    assert run.world.hangup_requests == []
+    for ref in run.report["refs"].values():
+        assert (run.dir.parent / ref).is_file(), ref
+
+
+# -- transports lost -------------------------------------------------------------------------------
+
+
+def _t(run, kind, *, effect=False):
+    rows = run.effects(kind) if effect else run.events(kind)
+    return rows[0]["t_ms"]
+
+
+async def test_a_media_socket_lost_mid_call_is_hung_up_within_2_5_s(autojump_clock, tmp_path):
+    run = await stub_call(tmp_path, "media_drop")
+    stopped = run.events("media.stopped")[0]
+    assert stopped["event"]["reason"] != "stop"
+    assert 1000 <= _t(run, "hangup", effect=True) - stopped["t_ms"] <= 2500
+    assert run.report["hangup"]["via"] == "failure"
+    assert run.result.status == "failed" and run.report["reason"] == "media_lost"
+    assert len(run.world.hangup_requests) == 1
+
+
+async def test_a_media_socket_lost_after_the_verdict_keeps_the_verdict(autojump_clock, tmp_path):
+    run = await stub_call(tmp_path, "media_drop_after_verdict")
+    assert run.events("tool.record_task_result")[0]["t_ms"] < run.events("media.stopped")[0]["t_ms"]
+    assert _t(run, "hangup", effect=True) - _t(run, "media.stopped") <= 2500
+    assert run.result.status == "answered"
+    assert run.report["failure"] and "media stream was lost" in run.report["failure"]
+
+
+@pytest.mark.parametrize("scenario", ["media_before_start", "media_garbage"])
+async def test_a_media_socket_with_no_valid_start_ends_the_call_promptly(autojump_clock, tmp_path, scenario):
+    run = await stub_call(tmp_path, scenario)
+    assert run.result.status == "failed" and run.report["reason"] == "media_lost"
+    assert "before its start frame" in run.report["failure"]
+    assert run.report["duration_ms"] < 5000  # not the 300 s call cap
+    assert len(run.world.hangup_requests) == 1
+
+
+async def test_gpt_live_refusing_the_session_hangs_up_as_model_unavailable(autojump_clock, tmp_path):
+    run = await stub_call(tmp_path, "live_refused")
+    assert run.result.status == "failed" and run.report["reason"] == "model_unavailable"
+    assert _t(run, "hangup", effect=True) - _t(run, "live.error") <= 3000
+    assert len(run.world.hangup_requests) == 1
+
+
+async def test_gpt_live_lost_before_an_answer_is_model_lost(autojump_clock, tmp_path):
+    run = await stub_call(tmp_path, "live_lost")
+    assert run.result.status == "failed" and run.report["reason"] == "model_lost"
+    assert _t(run, "hangup", effect=True) - _t(run, "live.closed") <= 3000
+
+
+async def test_gpt_live_lost_after_the_business_answered_gives_the_answer_from_the_transcript(autojump_clock, tmp_path):
+    run = await stub_call(tmp_path, "live_lost_after_answer")
+    assert run.result.status == "answered"
+    assert run.result.verdict_source == "transcript"
+    assert "9 AM to 5 PM" in run.result.answer_text
+    assert _t(run, "hangup", effect=True) - _t(run, "live.closed") <= 3000
+
+
+# -- holds -------------------------------------------------------------------------------------------
+
+
+async def test_a_clerk_who_goes_to_check_is_waited_for_past_the_stall_failsafe(autojump_clock, tmp_path):
+    run = await stub_call(tmp_path, "hold")  # 45 s of silence after "let me check"; STALL_S is 20
+    assert run.result.status == "answered" and "9 AM to 5 PM" in run.result.answer_text
+    (hold,) = run.report["holds"]
+    assert hold["cue"] == "let me check" and hold["ended"] == "returned"
+    assert 44_000 <= hold["end_ms"] - hold["start_ms"] <= 47_000
+    steers = [r for r in run.effects("live.commentary") if "quiet for a while" in r["effect"]["text"]]
+    assert steers == []  # no "are you still there?" while they check
+    assert run.report["hangup"]["via"] == "tool"
+
+
+@pytest.mark.parametrize(("scenario", "cue"), [("hold_music", "please hold"), ("music_only", "hold music")])
+async def test_hold_music_is_a_hold(autojump_clock, tmp_path, scenario, cue):
+    run = await stub_call(tmp_path, scenario)
+    assert run.result.status == "answered"
+    assert [h["cue"] for h in run.report["holds"]] == [cue]
+    assert run.report["holds"][0]["ended"] == "returned"
+
+
+async def test_a_hold_past_hold_max_s_ends_failed_hold_timeout(autojump_clock, tmp_path):
+    run = await stub_call(tmp_path, "hold_forever", hold_max_s=60)
+    assert run.result.status == "failed" and run.report["reason"] == "hold_timeout"
+    (hold,) = run.report["holds"]
+    assert hold["ended"] == "timeout" and hold["cue"] == "one moment"
+    hangup = run.effects("hangup")[0]
+    assert hangup["effect"]["via"] == "stall"
+    assert 59_000 <= hangup["t_ms"] - hold["start_ms"] <= 61_000
+
+
+async def test_without_a_hold_cue_the_stall_failsafe_stands(autojump_clock, tmp_path):
+    run = await stub_call(tmp_path, "silence_no_cue")  # the same 45 s of silence, with no cue
+    assert run.report["holds"] == []
+    assert run.report["hangup"]["via"] == "stall"
+    assert run.result.status != "answered"
+
+
+# -- wrong party, screening ----------------------------------------------------------------------------
+
+
+async def test_the_wrong_party_gets_a_polite_apology_and_a_prompt_hangup(autojump_clock, tmp_path):
+    run = await stub_call(tmp_path, "wrong_party")
+    assert run.result.status == "failed" and run.report["reason"] == "wrong_number"
+    said = " ".join(run.world.heard_on_line)
+    assert "I'm sorry, I must have the wrong number. Thank you, goodbye." in said
+    assert run.report["hangup"]["via"] == "wrong_party"
+    heard = next(r for r in run.events("live.input_transcript") if "number" in r["event"]["text"])
+    assert run.effects("hangup")[0]["t_ms"] - heard["t_ms"] < 12_000  # the goodbye, then off: no stall waits
+
+
+async def test_a_call_screener_hears_the_disclosure_and_the_purpose_then_the_call_goes_on(autojump_clock, tmp_path):
+    run = await stub_call(tmp_path, "screener")
+    screened = [r["effect"]["text"] for r in run.effects("live.commentary") if "screened" in r["effect"]["text"]]
+    assert len(screened) == 1
+    assert "automated assistant calling on behalf of Nathan" in screened[0]
+    assert "What are your opening hours?" in screened[0]
+    said = " ".join(run.world.heard_on_line)
+    assert "This is an automated assistant calling on behalf of Nathan. I am calling to ask:" in said
+    assert run.result.status == "answered"
+
+
+# -- phone menus -----------------------------------------------------------------------------------
+
+
+async def test_a_phone_menu_is_passed_with_a_real_key_press(autojump_clock, tmp_path):
+    run = await stub_call(tmp_path, "menu")
+    assert [d for d, _ in run.world.dtmf_received] == ["0"]
+    (press,) = run.effects("dtmf")
+    assert press["effect"]["digits"] == "0"
+    assert run.world.dtmf_received[0][1] == press["effect"]["command_id"]  # Telnyx's command_id, journaled
+    (sent,) = run.events("dtmf.sent")
+    assert sent["event"]["error"] is None
+    outputs = [m for m in run.world.live_received if m["type"] == "response.item.create"]
+    assert any(m["item"]["call_id"].startswith("call_dtmf") and '"sent":true' in m["item"]["output"] for m in outputs)
+    assert run.result.status == "answered"
+    assert run.report["counts"]["dtmf_presses"] == 1
+
+
+async def test_a_spoken_number_presses_nothing(autojump_clock, tmp_path):
+    run = await stub_call(tmp_path, "menu_spoken")
+    assert "Pressing zero." in " ".join(run.world.heard_on_line)
+    assert run.world.dtmf_received == [] and run.effects("dtmf") == []
+    assert run.result.status != "answered"
+
+
+async def test_a_menu_that_loops_ends_failed_ivr_unnavigable(autojump_clock, tmp_path):
+    run = await stub_call(tmp_path, "menu_loop", dtmf_max_presses=3)
+    assert len(run.world.dtmf_received) == 3  # the fourth press is refused by the guard
+    assert run.result.status == "failed" and run.report["reason"] == "ivr_unnavigable"
+    assert run.report["hangup"]["via"] == "failure"

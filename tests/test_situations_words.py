@@ -1,0 +1,58 @@
+"""The pure situation checks (calld.core.situations): which words are a hold, a menu, a recording,
+a screener, a wrong party, or only a courtesy; and which audio is sound."""
+
+from __future__ import annotations
+
+import struct
+
+import pytest
+
+from calld.core import situations as s
+
+
+@pytest.mark.parametrize(
+    ("text", "cue"),
+    [
+        ("Sure, let me check on that for you.", "let me check"),
+        ("Hang on a sec.", "hang on"),
+        ("One moment please", "one moment"),
+        ("Please hold.", "please hold"),
+        ("Bear with me while I look", "bear with me"),
+        ("We\u2019re open nine to five.", None),
+        ("We have a second location downtown.", None),
+    ],
+)
+def test_hold_cues(text, cue):
+    assert s.hold_cue(text) == cue
+
+
+def test_each_kind_of_moment_is_told_apart():
+    assert s.menu_prompt("For store hours, press 1. For the operator, press 0.") is not None
+    assert s.menu_prompt("We're open until 9.") is None
+    assert s.recording("You've reached Joe's. Please leave a message after the tone.") is not None
+    assert s.recording("Hello, Joe's Hardware.") is None
+    assert s.screening("Please state your name and why you're calling.") is not None
+    assert s.screening("How can I help you?") is None
+    assert s.wrong_party("I think you have the wrong number.") == "wrong number"
+    assert s.wrong_party("This is a private residence") is not None
+    assert s.wrong_party("This is Joe's Hardware") is None
+
+
+@pytest.mark.parametrize(
+    ("text", "more"),
+    [
+        ("Thanks, bye-bye!", False),
+        ("You too, have a great day.", False),
+        ("Okay, thank you, bye.", False),
+        ("Oh wait, do you want me to hold one for you?", True),
+        ("Actually we also close early on Sundays now.", True),
+    ],
+)
+def test_a_courtesy_during_the_goodbye_is_not_more(text, more):
+    assert s.more_than_courtesy(text) is more
+
+
+def test_loud_tells_sound_from_line_silence():
+    assert not s.loud(bytes(640))
+    assert not s.loud(struct.pack("<320h", *([200, -200] * 160)))  # hiss
+    assert s.loud(struct.pack("<320h", *([3000, -3000] * 160)))
