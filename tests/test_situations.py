@@ -49,7 +49,6 @@ async def test_a_call_nobody_answers_ends_with_the_carriers_reason(autojump_cloc
         ("call_rejected", None, ("no_answer", "rejected")),
         ("timeout", None, ("no_answer", "ring_timeout")),
         ("unallocated_number", None, ("failed", "number_unreachable")),
-        ("something_new", None, ("failed", "number_unreachable")),
     ],
 )
 def test_the_ending_table_reads_the_sip_code_before_the_cause(cause, sip, ending):

@@ -105,6 +105,7 @@ class Scenario:
     # The fake backend presses `model_dtmf` with send_dtmf when it hears the prompt, or, with
     # model_dtmf_spoken, only says the number aloud (which presses nothing).
     menu: str = ""
+    screener: bool = False  # the greeting screens the call: the question is taken once the agent says why it calls
     menu_routes: dict[str, str] = field(factory=dict)
     model_dtmf: str = ""
     model_dtmf_spoken: bool = False
@@ -182,7 +183,7 @@ SCENARIOS: dict[str, Scenario] = {
         Scenario("wrong_party", greeting="Hello?", answer="Sorry, I think you have the wrong number, this is a private residence.",
                  model_verdict="none"),
         # A call screener asks who is calling and why before putting the call through.
-        Scenario("screener", greeting="Hi, the person you are calling uses a screening service. Please state your name "
+        Scenario("screener", screener=True, greeting="Hi, the person you are calling uses a screening service. Please state your name "
                  "and the reason for your call."),
         # Phone menus: one that puts a person on after a 0, one that loops, one where the agent only says "zero".
         Scenario("menu", menu=_MENU, menu_routes={"0": "@person"}, model_dtmf="0"),

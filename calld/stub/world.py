@@ -113,7 +113,8 @@ class StubWorld:
         self.media_received: list[dict[str, Any]] = []
         self.heard_on_line: list[str] = []  # the agent's words as the business heard them played
         self.dtmf_received: list[tuple[str, str]] = []  # (digits, command_id) of every send_dtmf
-        self._person = not scenario.menu  # a phone menu answers first; a person only after the right key
+        # A phone menu or a call screener answers first; a person only after the right key or reply.
+        self._person = not scenario.menu and not scenario.screener
         self._ccid = ""
         self._call: dict[str, Any] = {}
         self._ended = False
@@ -197,6 +198,8 @@ class StubWorld:
 
     async def _menu_route(self, route: str) -> None:
         await trio.sleep(0.5)
+        if route == "@person":
+            await self._await_pause()
         if route == "@person":
             self._person = True
             _, frames = self._line("greeting", self.scenario.greeting)
@@ -403,8 +406,14 @@ class StubWorld:
             if self.roles.get(line) == "agent" and index == len(self.codebook[line]) - 1:
                 self._booking_turn()
             return
+        last = index == len(self.codebook[line]) - 1
+        if self.scenario.screener and not self._person and last and self.roles.get(line) == "agent":
+            if "calling to ask" in " ".join(self.codebook[line]):  # who and why: put through
+                self._person = self._business_heard_ask = True
+                self._nursery.start_soon(self._answer)
+            return
         if line not in self.opener_lines or not self._person:
-            return  # a phone menu does not listen to speech
+            return  # a phone menu or a screener does not take the question
         words = len(self.codebook[line])
         if self.scenario.far_party_hangup == "mid_ask" and index == 2:
             self._nursery.start_soon(self._far_party_hangup, 0.0)
@@ -433,9 +442,17 @@ class StubWorld:
         _, frames = self._line("business", text)
         self._business_queue.extend(frames)
 
+    async def _await_pause(self) -> None:
+        """A person waits for the agent to stop talking before speaking."""
+        while trio.current_time() < (pause_over := self._agent_voice_t + self.scenario.answer_delay_s):
+            await trio.sleep_until(pause_over)
+
     async def _answer(self) -> None:
         scenario = self.scenario
-        await trio.sleep(scenario.answer_delay_s)
+        if scenario.menu or scenario.screener:
+            await self._await_pause()  # put through mid-sentence: let the agent finish first
+        else:
+            await trio.sleep(scenario.answer_delay_s)
         if scenario.hold_line:
             _, frames = self._line("business", scenario.hold_line)
             self._business_queue.extend(frames)
