@@ -45,6 +45,7 @@ def plan_inputs(settings: Settings, run_id: RunId | None) -> dict[str, Any]:
         "reasoning_effort": settings.openai_responses_effort,
         "voice": settings.openai_live_voice,
         "timings": settings.timings(),
+        "amd_mode": settings.telnyx_amd_mode,
     }
 
 

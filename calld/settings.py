@@ -52,6 +52,9 @@ class Settings(BaseSettings):
     telnyx_public_key: str = ""
     # L16 byte order on the media socket is unverified on a live call: auto decides from the first speech.
     telnyx_l16_byte_order: Literal["le", "be", "auto"] = "le"
+    # Answering machine detection on every dial. premium (ML; tells a business from a residence and a
+    # machine) by default; its result is advice only, so detect or disabled change nothing but cost.
+    telnyx_amd_mode: Literal["premium", "detect", "disabled"] = "premium"
 
     openai_api_key: SecretStr = SecretStr("")
     openai_live_model: str = "gpt-live-1"

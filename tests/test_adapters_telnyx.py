@@ -31,6 +31,7 @@ from calld.core.events import (
     CallInitiated,
     DtmfReceived,
     MachineDetected,
+    MachineGreetingEnded,
     MarkEchoed,
     MediaAudio,
     MediaConnected,
@@ -91,6 +92,8 @@ KNOWN_WEBHOOKS = {
     "webhook_call_answered": CallAnswered(CCID),
     "webhook_call_hangup": CallHungUp(CCID, cause="normal_clearing", source="caller", sip_cause="200"),
     "webhook_machine_detection_ended": MachineDetected("human"),
+    "webhook_call_machine_premium_detection_ended": MachineDetected("human_business"),
+    "webhook_call_machine_premium_greeting_ended": MachineGreetingEnded("beep_detected"),
     "webhook_streaming_failed": StreamingFailed("connection_failed"),
 }
 IGNORED_WEBHOOKS = {

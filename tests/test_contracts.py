@@ -509,6 +509,8 @@ WEBHOOK_MODELS: dict[str, type[pydantic.BaseModel]] = {
     "webhook_call_answered": telnyx_types.CallAnsweredWebhookEvent,
     "webhook_call_hangup": telnyx_types.CallHangupWebhookEvent,
     "webhook_machine_detection_ended": telnyx_types.CallMachineDetectionEndedWebhookEvent,
+    "webhook_call_machine_premium_detection_ended": telnyx_types.CallMachinePremiumDetectionEndedWebhookEvent,
+    "webhook_call_machine_premium_greeting_ended": telnyx_types.CallMachinePremiumGreetingEndedWebhookEvent,
     "webhook_streaming_started": telnyx_types.CallStreamingStartedWebhookEvent,
     "webhook_streaming_stopped": telnyx_types.CallStreamingStoppedWebhookEvent,
     "webhook_streaming_failed": telnyx_types.CallStreamingFailedWebhookEvent,
@@ -594,7 +596,7 @@ def test_parse_webhook_reads_what_the_sdk_reads(name: str) -> None:
                 sdk.payload.hangup_source,
                 sdk.payload.sip_hangup_cause,
             )
-        case ev.MachineDetected(result=result):
+        case ev.MachineDetected(result=result) | ev.MachineGreetingEnded(result=result):
             assert result == sdk.payload.result
         case ev.StreamingFailed(reason=reason):
             assert reason == sdk.payload.failure_reason

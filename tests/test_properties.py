@@ -666,6 +666,7 @@ EVENT_STRATEGIES: dict[type, st.SearchStrategy[Any]] = {
     ev.CallAnswered: st.builds(ev.CallAnswered, CCIDS),
     ev.CallHungUp: st.builds(ev.CallHungUp, CCIDS, SHORT, SHORT, OPT),
     ev.MachineDetected: st.builds(ev.MachineDetected, st.sampled_from(["human", "machine", "not_sure"])),
+    ev.MachineGreetingEnded: st.builds(ev.MachineGreetingEnded, st.sampled_from(["beep_detected", "ended", "not_sure"])),
     ev.StreamingFailed: st.builds(ev.StreamingFailed, SHORT),
     ev.MediaConnected: st.just(ev.MediaConnected()),
     ev.MediaStarted: st.builds(

@@ -104,3 +104,16 @@ async def test_a_looping_menu_over_real_sockets(tmp_path, nursery, autojump_cloc
     assert result["status"] == "failed" and report_of(settings)["reason"] == "ivr_unnavigable"
     world = next(iter(sim.worlds.values()))
     assert len(world.dtmf_received) == settings.dtmf_max_presses
+
+
+@pytest.mark.parametrize(
+    ("scenario", "status", "source"),
+    [("voicemail_hours", "answered", "greeting"), ("voicemail", "voicemail", "greeting"), ("amd_wrong", "answered", "tool")],
+)
+async def test_recordings_and_amd_over_real_sockets(tmp_path, nursery, autojump_clock, scenario, status, source):
+    sim, settings, exit_code, result = await live_call(tmp_path, nursery, SCENARIOS[scenario])
+    assert (result["status"], result["verdict_source"]) == (status, source)
+    world = next(iter(sim.worlds.values()))
+    assert world.dial_requests[0]["answering_machine_detection"] == "premium"
+    if scenario != "amd_wrong":
+        assert report_of(settings)["hangup"]["via"] == "voicemail"

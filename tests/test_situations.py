@@ -10,7 +10,7 @@ from __future__ import annotations
 import pytest
 
 from calld.core.outcome import ending_for
-from tests.stubcall import stub_call
+from tests.stubcall import stub_call, variant
 
 # -- not reached ---------------------------------------------------------------------------------
 
@@ -221,3 +221,35 @@ async def test_a_menu_that_loops_ends_failed_ivr_unnavigable(autojump_clock, tmp
     assert len(run.world.dtmf_received) == 3  # the fourth press is refused by the guard
     assert run.result.status == "failed" and run.report["reason"] == "ivr_unnavigable"
     assert run.report["hangup"]["via"] == "failure"
+
+
+# -- recordings and answering machines ---------------------------------------------------------------
+
+
+@pytest.mark.parametrize("beep", [True, False])
+async def test_a_greeting_that_states_the_hours_answers_from_the_greeting(autojump_clock, tmp_path, beep):
+    run = await stub_call(tmp_path, variant("voicemail_hours", amd_beep=beep))
+    assert run.result.status == "answered" and run.result.verdict_source == "greeting"
+    assert "9 AM to 5 PM" in run.result.answer_text
+    assert run.report["hangup"]["via"] == "voicemail"
+    assert run.report["counts"]["audio_to_media"] < 100  # the agent fell silent: no message left
+    if not beep:  # the words alone showed a recording: off the line within FAREWELL_MAX_S of them
+        heard = next(r for r in run.events("live.input_transcript") if "message" in r["event"]["text"])
+        assert run.effects("hangup")[0]["t_ms"] - heard["t_ms"] <= run.settings.farewell_max_s * 1000 + 1500
+
+
+async def test_a_recording_is_voicemail_and_no_message_is_left(autojump_clock, tmp_path):
+    run = await stub_call(tmp_path, "voicemail")
+    assert run.result.status == "voicemail"
+    said = " ".join(run.world.heard_on_line)
+    assert "What are your opening hours?" not in said  # the agent stopped before asking the machine
+    beep = run.events("telnyx.machine.greeting_ended")[0]
+    assert run.effects("hangup")[0]["t_ms"] - beep["t_ms"] < 3000  # off the line at the beep
+    assert run.report["hangup"]["via"] == "voicemail"
+
+
+async def test_answering_machine_detection_is_only_advice(autojump_clock, tmp_path):
+    run = await stub_call(tmp_path, "amd_wrong")  # a person answers; premium AMD says "machine"
+    assert run.events("telnyx.machine.detected")[0]["event"]["result"] == "machine"
+    assert run.result.status == "answered"
+    assert run.world.dial_requests[0]["answering_machine_detection"] == "premium"

@@ -268,6 +268,8 @@ def dial_body(plan: DialPlan, connection_id: str, secrets: DialSecrets) -> dict[
         "timeout_secs": plan.timeout_secs,
         "time_limit_secs": plan.time_limit_secs,
     }
+    if plan.amd_mode != "disabled":
+        body["answering_machine_detection"] = plan.amd_mode
     if secrets.webhook_url:
         body["webhook_url"] = secrets.webhook_url
     return body

@@ -24,6 +24,7 @@ from calld.core.events import (
     CallInitiated,
     Event,
     MachineDetected,
+    MachineGreetingEnded,
     StreamingFailed,
 )
 from calld.domain.ids import CallControlId, RunId
@@ -126,6 +127,8 @@ _TAG_BY_TYPE = {
     "call.hangup": "hangup",
     "call.machine.detection.ended": "machine",
     "call.machine.premium.detection.ended": "machine",
+    "call.machine.greeting.ended": "machine",
+    "call.machine.premium.greeting.ended": "machine",
     "streaming.failed": "streaming_failed",
 }
 _QUIET_TYPES = frozenset({"streaming.started", "streaming.stopped"})  # expected, nothing to do
@@ -197,6 +200,8 @@ def _to_event(data: _Data) -> Event | None:
                 source=p.hangup_source or "unknown",
                 sip_cause=p.sip_hangup_cause,
             )
+        case _Machine(event_type=kind, payload=p) if kind.endswith(".greeting.ended"):
+            return MachineGreetingEnded(p.result)
         case _Machine(payload=p):
             return MachineDetected(p.result)
         case _StreamingFailed(payload=p):

@@ -73,6 +73,14 @@ class MachineDetected:
 
 
 @frozen
+class MachineGreetingEnded:
+    """A machine's greeting ended (`beep_detected`, `ended`, `no_beep_detected`, `not_sure`): the tone to record after."""
+
+    kind: ClassVar[str] = "telnyx.machine.greeting_ended"
+    result: str
+
+
+@frozen
 class StreamingFailed:
     kind: ClassVar[str] = "telnyx.streaming.failed"
     reason: str
@@ -350,6 +358,7 @@ Event = (
     | CallAnswered
     | CallHungUp
     | MachineDetected
+    | MachineGreetingEnded
     | StreamingFailed
     | MediaConnected
     | MediaStarted

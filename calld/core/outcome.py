@@ -92,6 +92,8 @@ def conclude(call: Call, *, today: dt.date | None = None) -> Outcome:
         status, reason = ending_for(ended.cause, ended.sip_cause)
         sip = f", SIP {ended.sip_cause}" if ended.sip_cause else ""
         return Outcome(status, reason, f"Telnyx: {ended.cause}{sip}", None, "none", seen)
+    if call.recording is not None:
+        return _from_recording(call, today, seen)
     if call.task is not None and call.verdict is not None:
         return _accepted(call, today, seen)
     if call.opt_out is not None:
@@ -114,6 +116,20 @@ def conclude(call: Call, *, today: dt.date | None = None) -> Outcome:
         return Outcome("no_answer", "rejected", "the business hung up before the question was asked", None, "none", seen)
     what = "a booking or a refusal" if isinstance(job, BookJob) else "an answer"
     return Outcome("failed", "internal", f"the call ended without {what} (hangup via {via})", None, "none", seen)
+
+
+def _from_recording(call: Call, today: dt.date | None, seen: str | None) -> Outcome:
+    """A recorded greeting answers only what it states (verdict_source greeting); else it is voicemail,
+    whatever the model recorded."""
+    job = call.plan.job
+    if isinstance(job, QuickAskJob) and (found := judge.find_answer(call.transcript, job.question)) is not None:
+        answer = answers.read_answer(job.question, [found.text], today=today)
+        return Outcome("answered", None, None, found.text, "greeting", seen, evidence=(found,), answer=answer)
+    if call.task is not None and call.verdict is not None and call.task.status == "voicemail":
+        return _accepted(call, today, seen)
+    heard = judge.judge_voicemail(call.transcript, call.machine)
+    quotes = heard.quotes if isinstance(heard, judge.Supported) else ()
+    return Outcome("voicemail", None, f"a recorded greeting ({call.recording})", None, "greeting", seen, evidence=quotes)
 
 
 def _accepted(call: Call, today: dt.date | None, seen: str | None) -> Outcome:

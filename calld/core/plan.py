@@ -86,6 +86,8 @@ class DialPlan:
     target_legs: str = "self"
     timeout_secs: int = 30
     time_limit_secs: int = 600
+    # Telnyx answering machine detection (advice only, see calld.core.reduce): premium, detect or disabled.
+    amd_mode: str = "disabled"
 
 
 JobKind = Literal["quick_ask", "book"]
@@ -221,6 +223,7 @@ def build_plan(
     reasoning_effort: str,
     voice: str,
     timings: Timings,
+    amd_mode: str = "disabled",
 ) -> CallPlan:
     q = QUESTIONS[question]
     ask = q.ask_line(item)
@@ -250,6 +253,7 @@ def build_plan(
         run_id=run_id, user_id=user_id, first_name=first_name, job=QuickAskJob(question, item), ask=ask,
         opener=opener, to=to, from_=from_, command_id=command_id, live_model=live_model, instructions=instructions,
         backend_model=backend_model, backend=backend, reasoning_effort=reasoning_effort, voice=voice, timings=timings,
+        amd_mode=amd_mode,
     )
 
 
@@ -300,6 +304,7 @@ def build_book_plan(
     reasoning_effort: str,
     voice: str,
     timings: Timings,
+    amd_mode: str = "disabled",
 ) -> CallPlan:
     """A booking call: the same call as a quick ask, with its own words, tool schema and checks."""
     job = BookJob(party=party, time=time, notes=notes, window_minutes=window_minutes, callback=from_)
@@ -349,7 +354,7 @@ def build_book_plan(
         run_id=run_id, user_id=user_id, first_name=first_name, job=job, ask=ask, opener=opener, to=to,
         from_=from_, command_id=command_id, live_model=live_model, instructions=instructions,
         backend_model=backend_model, backend=backend, reasoning_effort=reasoning_effort, voice=voice,
-        timings=timings, steer_line=BOOK_STEER_LINE, live_job="book",
+        timings=timings, steer_line=BOOK_STEER_LINE, live_job="book", amd_mode=amd_mode,
     )
 
 
@@ -357,6 +362,7 @@ def _assemble(
     *, run_id: RunId, user_id: UserId, first_name: FirstName, job: Any, ask: str, opener: str, to: E164,
     from_: E164, command_id: str, live_model: str, instructions: str, backend_model: str, backend: str,
     reasoning_effort: str, voice: str, timings: Timings, steer_line: str | None = None, live_job: str | None = None,
+    amd_mode: str = "disabled",
 ) -> CallPlan:
     """The one place a CallPlan is put together; each job builder supplies only its words."""
     extra_plan: dict[str, Any] = {"steer_line": steer_line} if steer_line is not None else {}
@@ -368,7 +374,7 @@ def _assemble(
         job=job,
         ask_line=ask,
         opener=opener,
-        dial=DialPlan(to=to, from_=from_, run_id=run_id, command_id=command_id),
+        dial=DialPlan(to=to, from_=from_, run_id=run_id, command_id=command_id, amd_mode=amd_mode),
         live=LivePlan(
             model=live_model,
             instructions=instructions,

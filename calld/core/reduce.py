@@ -364,7 +364,34 @@ def _hung_up(call: Call, event: ev.CallHungUp) -> _Out:
 
 @_on(ev.MachineDetected)
 def _machine(call: Call, event: ev.MachineDetected) -> _Out:
+    # Advice only: a receptionist can read as a machine and a "Hello?" greeting as a human. What the
+    # business says decides (a recorded greeting, below); the result is kept for the outcome.
     return evolve(call, machine=event.result), []
+
+
+@_on(ev.MachineGreetingEnded)
+def _machine_greeting_ended(call: Call, event: ev.MachineGreetingEnded) -> _Out:
+    """The beep: a recording now waits for a message. calld never leaves one."""
+    if event.result != "beep_detected":
+        return call, []
+    match call.hangup:
+        case HangupFarewell(via="voicemail"):
+            call, effects = _start_drain(call, "voicemail")
+            return call, [Cancel("farewell"), *effects]
+        case HangupNone() if isinstance(call.conversation, ConvTalking):
+            call = evolve(call, recording=call.recording or "the machine's beep")
+            call, effects = _start_drain(call, "voicemail")
+            return call, [Cancel("stall"), *effects]
+        case _:
+            return call, []
+
+
+def _reached_recording(call: Call, phrase: str) -> tuple[Call, list[Effect]]:
+    """A recorded greeting: the agent falls silent on the line (no message is ever left) while the rest
+    of the greeting is heard, up to farewell_max_s or the beep; then the call ends."""
+    t = call.plan.timings
+    call = evolve(call, recording=phrase, hangup=HangupFarewell(via="voicemail"))
+    return call, [Cancel("stall"), Schedule("farewell", t.farewell_max_s, ev.FarewellElapsed())]
 
 
 @_on(ev.StreamingFailed)
@@ -520,7 +547,7 @@ def _speech(call: Call, event: ev.InputTranscript | ev.OutputTranscript, speaker
             if call.on_hold:
                 return call, []  # the hold budget runs from the cue, whatever the agent says meanwhile
             return call, [Schedule("stall", t.stall_s, ev.StallElapsed())]
-        case HangupFarewell(via=via) if speaker == "agent":
+        case HangupFarewell(via=via) if speaker == "agent" and via != "voicemail":
             call = evolve(call, hangup=HangupFarewell(via=via, heard=True))
             return call, [Schedule("farewell_quiet", t.farewell_quiet_s, ev.FarewellQuiet())]
         case _:
@@ -558,6 +585,8 @@ def _business_said(call: Call, fragment: str) -> tuple[Call, list[Effect]]:
         seg_from = max(len(text) - len(fragment), 0)
         call = evolve(_end_hold(call, "returned"), segment=(turn, seg_from))
     said = text[seg_from:]
+    if (phrase := situations.recording(said)) is not None:
+        return _reached_recording(call, phrase)
     if (phrase := situations.wrong_party(said)) is not None:
         failure = Failure("wrong_number", f'the business said "{phrase}": not the business that was asked for')
         call = evolve(call, failure=call.failure or failure, hangup=HangupFarewell(via="wrong_party"))
@@ -598,8 +627,10 @@ def _output_audio(call: Call, event: ev.OutputAudio) -> _Out:
     if not isinstance(call.live, LiveActive | LiveClosing):
         return _ignore(call, event, "live")
     c = call.counters
-    plays = isinstance(call.media, MediaStreaming) and isinstance(
-        call.hangup, HangupNone | HangupFarewell | HangupDraining
+    plays = (
+        isinstance(call.media, MediaStreaming)
+        and isinstance(call.hangup, HangupNone | HangupFarewell | HangupDraining)
+        and call.recording is None  # never leave a message on a recording
     )
     after_verdict = isinstance(call.conversation, ConvConcluded)
     c = evolve(  # one copy per frame: this runs 50 times a second
@@ -673,7 +704,10 @@ def _task_recorded(call: Call, event: ev.TaskRecorded) -> _Out:
     if event.call_id in call.tool_call_ids:
         return _Ignore(f"duplicate function call {event.call_id}")
     call = _seen_tool(call, event.call_id, RECORD_TASK_RESULT)
-    talking = isinstance(call.hangup, HangupNone) and isinstance(call.conversation, ConvTalking)
+    # On a recording the agent is silent, but a record is still judged (a voicemail one is expected).
+    recording = isinstance(call.hangup, HangupFarewell) and call.hangup.via == "voicemail"
+    talking = isinstance(call.hangup, HangupNone) or recording
+    talking = talking and isinstance(call.conversation, ConvTalking)
     if not talking:
         if not _live_is_open(call):
             return call, []
@@ -698,6 +732,9 @@ def _task_recorded(call: Call, event: ev.TaskRecorded) -> _Out:
         return _refuse_record(call, event, judged.why, judged.next)
     t = call.plan.timings
     verdict = Verdict(judged.quotes, judged.reason)
+    if recording:  # no goodbye to a machine: the recording's farewell timer or beep ends the call
+        call = evolve(call, conversation=ConvConcluded(event, verdict))
+        return _continue(call), [SendToolOutput(event.call_id, _tool_output(recorded=True, next="say nothing more"))]
     call = evolve(call, conversation=ConvConcluded(event, verdict), hangup=HangupFarewell(via="tool"))
     out = _tool_output(recorded=True, next="thank them in one short sentence and say goodbye")
     return _continue(call), [

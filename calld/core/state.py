@@ -201,7 +201,8 @@ ConvTrack = ConvWaiting | ConvTalking | ConvConcluded
 # -- hangup ------------------------------------------------------------------------------------
 
 Via = Literal[
-    "tool", "opt_out", "drain_timeout", "failure", "stall", "far_party", "time_limit", "not_connected", "wrong_party"
+    "tool", "opt_out", "drain_timeout", "failure", "stall", "far_party", "time_limit", "not_connected", "wrong_party",
+    "voicemail",
 ]
 
 
@@ -348,6 +349,7 @@ class Call:
     segment: tuple[int, int] = (0, 0)
     line_sound: int = 0  # consecutive loud inbound frames with no business words (music?)
     screened: bool = False
+    recording: str | None = None  # the phrase that showed a recorded greeting (voicemail, an information line)
     menu: MenuProgress = MenuProgress()
     counters: Counters = field(factory=Counters)
     opt_out: str | None = None  # the business's words asking not to be called again (calld.policy.optout)

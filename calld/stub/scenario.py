@@ -105,6 +105,10 @@ class Scenario:
     # The fake backend presses `model_dtmf` with send_dtmf when it hears the prompt, or, with
     # model_dtmf_spoken, only says the number aloud (which presses nothing).
     menu: str = ""
+    # Answering machine detection (premium): the result Telnyx reports after the pickup (advice only:
+    # it can be wrong either way), and whether a beep follows the greeting.
+    amd_result: str | None = None
+    amd_beep: bool = False
     screener: bool = False  # the greeting screens the call: the question is taken once the agent says why it calls
     menu_routes: dict[str, str] = field(factory=dict)
     model_dtmf: str = ""
@@ -189,6 +193,14 @@ SCENARIOS: dict[str, Scenario] = {
         Scenario("menu", menu=_MENU, menu_routes={"0": "@person"}, model_dtmf="0"),
         Scenario("menu_loop", menu=_MENU, menu_routes={"0": "@menu"}, model_dtmf="0", model_verdict="none"),
         Scenario("menu_spoken", menu=_MENU, menu_routes={"0": "@person"}, model_dtmf_spoken=True, model_verdict="none"),
+        # Recordings: a greeting that states the hours, and one that does not. AMD is advice: it calls the
+        # first a human and the receptionist of "amd_wrong" a machine.
+        Scenario("voicemail_hours", greeting="Hi, you've reached Joe's Hardware. We're open Monday through Friday, "
+                 "9 AM to 5 PM. Please leave a message after the tone.", silent_after_greeting=True,
+                 model_verdict="none", amd_result="human_business", amd_beep=True),
+        Scenario("voicemail", greeting="You've reached the voicemail of Joe's Hardware. Please leave a message "
+                 "after the beep.", silent_after_greeting=True, model_verdict="none", amd_result="machine", amd_beep=True),
+        Scenario("amd_wrong", amd_result="machine"),
         # Picked up, and nobody ever says a word.
         Scenario("silent_line", greeting="", silent_after_greeting=True, model_verdict="none"),
         Scenario("goodbye_stall", goodbye_stall_s=0.5, closing_line="Thank you so much for your help today, that is everything I needed, goodbye!"),

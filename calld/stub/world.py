@@ -259,6 +259,10 @@ class StubWorld:
             await self._webhook("call.answered")
             self._nursery.start_soon(self._media)
         await self._webhook("streaming.started")
+        if self.scenario.amd_result is not None:
+            await trio.sleep(1.5)  # premium AMD listens a moment, then advises
+            if not self._ended:
+                await self._webhook("call.machine.premium.detection.ended", result=self.scenario.amd_result)
 
     async def _line_goes_down(self, source: str, announce: bool) -> None:
         await trio.sleep(0.05)
@@ -316,9 +320,16 @@ class StubWorld:
                         self._business_queue.extend(frames)
                     elif self.scenario.greeting:  # "" is a line nobody speaks on
                         _, frames = self._line("greeting", self.scenario.greeting)
+                        if self.scenario.amd_beep:
+                            n.start_soon(self._beep_after, len(frames) * 0.02)
                         self._business_queue.extend(frames)
             except* SocketClosed:
                 pass  # the app let go of the media socket: the stream is over
+
+    async def _beep_after(self, delay: float) -> None:
+        await trio.sleep(delay + 0.3)
+        if not self._ended:
+            await self._webhook("call.machine.premium.greeting.ended", result="beep_detected")
 
     async def _drop_media(self, peer: MessageSocket) -> None:
         """The media socket dies mid-call: no stop frame, and Telnyx says nothing else."""
@@ -726,6 +737,13 @@ class FakeLive:
         if not self.closing:
             await self._function_call(name, arguments, call_id)
 
+    async def _after_line(self, then: Callable[[], Awaitable[None]]) -> None:
+        """What the model does once a line is said; a session the app closed meanwhile just ends."""
+        try:
+            await then()
+        except SocketClosed:
+            pass
+
     async def _end_call(self) -> None:
         await self._function_call("end_call", {"reason": "the question is answered"})
 
@@ -755,7 +773,7 @@ class FakeLive:
                     await self.send("output_transcript_delta", delta=self._fragment("agent", word),
                                     start_ms=self.timeline_ms, end_ms=self.timeline_ms)
                     if index == len(self.world.codebook[line]) - 1 and line in self.after_line:
-                        self.world._nursery.start_soon(self.after_line.pop(line))
+                        self.world._nursery.start_soon(self._after_line, self.after_line.pop(line))
             await self.peer.send(_OUTPUT_DELTA.render(delta=_b64(b"".join(frames))))
             if not self.bound:
                 self._unmetered_down.append(trio.current_time())
