@@ -56,3 +56,9 @@ def test_loud_tells_sound_from_line_silence():
     assert not s.loud(bytes(640))
     assert not s.loud(struct.pack("<320h", *([200, -200] * 160)))  # hiss
     assert s.loud(struct.pack("<320h", *([3000, -3000] * 160)))
+
+
+def test_a_clerk_who_does_not_know_the_item_is_not_a_wrong_number():
+    from calld.core import situations
+
+    assert situations.wrong_party("Hmm, never heard of it, sorry.") is None

@@ -80,7 +80,6 @@ _WRONG_PARTY = _phrases(
     r"(this is|it's) not (a|the) (business|store|shop|company)",
     r"(there's|there is) no (business|store|shop|company) (here|at this number)",
     r"you (must )?have the wrong",
-    r"never heard of (it|them)",
 )
 # Words a goodbye is made of: said during our goodbye, they need no answer.
 _COURTESY = frozenset(
