@@ -29,6 +29,7 @@ from calld.runtime.rundir import RunDir
 from calld.runtime.sockets import MemorySocket
 from calld.settings import Settings
 from calld.stub.scenario import SCENARIOS, Scenario
+from calld.stub.signing import StubSigner
 from calld.stub.world import StubWorld
 
 STUB_MEDIA_URL = "wss://calld.stub.invalid/telnyx/media"
@@ -81,19 +82,25 @@ async def run_stub_call(
     scenario: Scenario | str = "hours",
     *,
     on_handle: Callable[[CallHandle], None] | None = None,
+    signer: StubSigner | None = None,
 ) -> StubRun:
     """Run one call against the stub world. `on_handle` sees the handle before it runs (the daemon
-    registers it in its CallBook and listens to its progress there)."""
+    registers it in its CallBook and listens to its progress there). The world signs its webhooks
+    with `signer` and calld verifies them with its public key, as the public route does."""
     if isinstance(scenario, str):
         scenario = SCENARIOS[scenario]
+    signer = signer or StubSigner()
+    verify = signer.verifier()
     rundir = RunDir(settings.artifacts_dir, plan.run_id, settings.secrets())
     handle: CallHandle | None = None
 
     async def post_webhook(raw: bytes) -> None:
+        headers = signer.sign(raw)  # the world's side of the wire
         try:
+            verify(raw, headers)  # calld's side
             webhook = parse_webhook(raw)
-        except WebhookError:
-            return  # a live route answers 400; the stub only ever sends well-formed bodies
+        except (ValueError, WebhookError):
+            return  # a live route answers 401 or 400; the stub only ever sends signed, well-formed bodies
         assert handle is not None
         await handle.deliver_webhook(webhook)
 

@@ -535,6 +535,24 @@ class Ledger:
             )
             return self._must_request(db, request_id)
 
+    def forget_request(self, request_id: str) -> bool:
+        """Give a request id back when nothing was dialled for it (the row is still 'placing' with
+        no call): a local failure before the dial does not use the id up. True if it was removed."""
+        with self._write() as db:
+            return bool(db.execute(
+                "DELETE FROM requests WHERE request_id = ? AND status = 'placing' AND call_control_id IS NULL",
+                (request_id,),
+            ).rowcount)
+
+    def requests_for_call(self, ident: str) -> list[RequestRow]:
+        """The requests whose run id or call control id is `ident` (more than one only if a
+        carrier reused a call id)."""
+        rows = self._db.execute(
+            f"SELECT {_REQUEST_COLUMNS} FROM requests WHERE run_id = ? OR call_control_id = ? ORDER BY created_at",
+            (ident, ident),
+        )
+        return [_request(r) for r in rows]
+
     def request(self, request_id: str) -> RequestRow | None:
         r = self._db.execute(f"SELECT {_REQUEST_COLUMNS} FROM requests WHERE request_id = ?", (request_id,)).fetchone()
         return None if r is None else _request(r)

@@ -16,6 +16,7 @@ import trio
 from calld.cli.client import ControlClient, ControlError, DaemonUnreachable
 from calld.cli.ctl import EXIT_OK, EXIT_UNREACHABLE, EXIT_USAGE, main as ctl_main, run_ask
 from calld.daemon.service import Daemon, DaemonError, claim_socket_path
+from calld.ops.errors import OperationalError
 from calld.runtime.handle import CallHandle
 from calld.runtime.report import ARTIFACT_NAMES
 from calld.settings import load_settings
@@ -215,7 +216,7 @@ def test_stale_socket_is_replaced_and_a_live_one_is_not(tmp_path):
     live.bind(str(path))
     live.listen(1)
     try:
-        with pytest.raises(DaemonError, match="already serving"):
+        with pytest.raises(OperationalError, match="already serving"):
             claim_socket_path(path)
         assert path.exists()
     finally:

@@ -25,6 +25,15 @@ class DaemonUnreachable(ConnectionError):
         self.path = path
 
 
+class StreamBroken(ConnectionError):
+    """The daemon was reached, then the connection broke before the answer was whole
+    (the daemon died, or stopped mid-stream)."""
+
+    def __init__(self, detail: str) -> None:
+        super().__init__(f"the connection to calld broke: {detail}")
+        self.detail = detail
+
+
 class ControlError(RuntimeError):
     """The daemon refused the request; `message` is its own words."""
 
@@ -56,6 +65,8 @@ class ControlClient:
             resp = await self._client.request(method, path, json=body)
         except (httpx.ConnectError, FileNotFoundError, ConnectionRefusedError) as exc:
             raise DaemonUnreachable(self.path) from exc
+        except httpx.TransportError as exc:
+            raise StreamBroken(str(exc) or type(exc).__name__) from exc
         return _decode(resp)
 
     async def _stream(self, method: str, path: str, body: dict[str, Any] | None = None) -> AsyncIterator[dict[str, Any]]:
@@ -66,9 +77,15 @@ class ControlClient:
                     _decode(resp)
                 async for line in resp.aiter_lines():
                     if line.strip():
-                        yield json.loads(line)
+                        try:
+                            item = json.loads(line)
+                        except ValueError:
+                            raise StreamBroken(f"a line cut short: {line[:60]!r}") from None
+                        yield item
         except (httpx.ConnectError, FileNotFoundError, ConnectionRefusedError) as exc:
             raise DaemonUnreachable(self.path) from exc
+        except httpx.TransportError as exc:
+            raise StreamBroken(str(exc) or type(exc).__name__) from exc
 
     def ask(self, request: dict[str, Any]) -> AsyncIterator[dict[str, Any]]:
         """Progress items ({"progress": ...}) as the call goes, then {"result": ...} or {"error": ...}."""
@@ -87,6 +104,10 @@ class ControlClient:
     async def published_objects(self, ident: str) -> list[dict[str, Any]]:
         """A published call's objects, each with a signed GET link (calld-ctl fetch)."""
         return (await self._request("GET", f"/v1/calls/{ident}/objects"))["objects"]
+
+    async def request_status(self, request_id: str) -> dict[str, Any]:
+        """A request's status in the ledger and, once done, its result."""
+        return await self._request("GET", f"/v1/requests/{request_id}")
 
     def tail(self) -> AsyncIterator[dict[str, Any]]:
         return self._stream("GET", "/v1/tail")

@@ -1,9 +1,10 @@
 """calld-ctl: talk to the calld daemon over its control socket.
 
 Exit codes (stable; scripts may rely on them):
-  0  answered or booked         1  verify: a check failed      2  usage: bad input, refused request
-  3  declined                    4  no_answer                    5  voicemail
-  6  failed                      7  no daemon is listening
+  0  answered or booked         1  verify or ledger check: a check failed
+  2  usage: bad input, refused request                           3  declined
+  4  no_answer                   5  voicemail                    6  failed
+  7  no daemon is listening      8  the daemon went away mid-call: look the request up later
 """
 
 from __future__ import annotations
@@ -12,7 +13,10 @@ import argparse
 import json
 import logging
 import sys
+import traceback
+import uuid
 from collections.abc import Awaitable, Callable
+from contextlib import aclosing
 from pathlib import Path
 from typing import Any
 
@@ -20,9 +24,10 @@ import attrs
 import trio
 from pydantic import ValidationError
 
-from calld.cli.client import ControlClient, ControlError, DaemonUnreachable
+from calld.cli.client import ControlClient, ControlError, DaemonUnreachable, StreamBroken
 from calld.domain.questions import QuestionType
 from calld.domain.status import EXIT_CODES
+from calld.settings import SettingsError
 
 EXIT_OK = 0
 EXIT_VERIFY_FAILED = 1
@@ -32,6 +37,7 @@ EXIT_NO_ANSWER = 4
 EXIT_VOICEMAIL = 5
 EXIT_FAILED = 6
 EXIT_UNREACHABLE = 7
+EXIT_LOST = 8
 
 STATUS_EXIT = EXIT_CODES  # the exit code follows the result's status (calld.domain.status)
 
@@ -102,29 +108,44 @@ def _explain(exc: ValidationError) -> str:
     return "; ".join(out)
 
 
+def new_request_id() -> str:
+    """Every request carries an id, so a broken stream can always be followed up by it."""
+    return f"ctl-{uuid.uuid4().hex[:20]}"
+
+
 async def run_ask(client: ControlClient, body: dict[str, Any], *, out: Any = None, err: Any = None, book: bool = False) -> int:
-    """Stream one call's progress to `err` and its result, as one JSON line, to `out`; the exit code."""
+    """Stream one call's progress to `err` and its result, as one JSON line, to `out`; the exit code.
+
+    If the stream breaks (the daemon died, or its drain ran out) the stored result is read back by
+    request id and printed as if it had come on the stream; failing that, one line says how to
+    look the request up later."""
     out = out or sys.stdout
     err = err or sys.stderr
+    body = {**body, "request_id": body.get("request_id") or new_request_id()}
     result: dict[str, Any] | None = None
     queued: dict[str, Any] | None = None
-    async for item in (client.book(body) if book else client.ask(body)):
-        if "progress" in item:
-            p = item["progress"]
-            for phase in p["phases"]:
-                print(f"{p['t_ms'] / 1000:6.1f}s  {phase}", file=err, flush=True)
-        elif "result" in item:
-            result = item["result"]
-        elif "queued" in item:
-            queued = item["queued"]  # the stream ends here: nothing is dialled yet
-        elif "error" in item:
-            _err(item["error"])
-            return EXIT_FAILED
+    broken: str | None = None
+    try:
+        async with aclosing(client.book(body) if book else client.ask(body)) as stream:
+            async for item in stream:
+                if "progress" in item:
+                    p = item["progress"]
+                    for phase in p["phases"]:
+                        print(f"{p['t_ms'] / 1000:6.1f}s  {phase}", file=err, flush=True)
+                elif "result" in item:
+                    result = item["result"]
+                elif "queued" in item:
+                    queued = item["queued"]  # the stream ends here: nothing is dialled yet
+                elif "error" in item:
+                    broken = item["error"]  # the daemon's last line; the stream ends after it
+    except StreamBroken as exc:
+        broken = exc.detail
     if queued is not None:
         return _report_queued(queued, out, err)
     if result is None:
-        _err("the daemon ended the stream without a result")
-        return EXIT_FAILED
+        result = await _stored_result(client, body["request_id"], broken or "the stream ended without a result", err)
+        if result is None:
+            return EXIT_LOST
     print(json.dumps(result), file=out, flush=True)
     return STATUS_EXIT.get(result.get("status", "failed"), EXIT_FAILED)
 
@@ -138,6 +159,25 @@ def _report_queued(q: dict[str, Any], out: Any, err: Any) -> int:
     print(f"queued: {q['request_id']} will be dialled at {q['due_at']} (calld-ctl queue; calld-ctl cancel {q['request_id']})",
           file=err, flush=True)
     return EXIT_OK
+
+
+async def _stored_result(client: ControlClient, request_id: str, why: str, err: Any) -> dict[str, Any] | None:
+    """The request's result from the ledger, or None after one line saying what to do."""
+    try:
+        row = await client.request_status(request_id)
+    except (DaemonUnreachable, StreamBroken):
+        print(f"calld-ctl: the daemon went away during request {request_id} ({why}); once calld runs again, "
+              f"look it up with: calld-ctl show {request_id}", file=err, flush=True)
+        return None
+    except ControlError:
+        print(f"calld-ctl: {why}; the ledger has no request {request_id}: nothing was dialled for it", file=err, flush=True)
+        return None
+    if row.get("status") == "done" and row.get("result"):
+        print(f"calld-ctl: {why}; the stored result of request {request_id} follows", file=err, flush=True)
+        return row["result"]
+    print(f"calld-ctl: {why}; request {request_id} is still {row.get('status')}: "
+          f"look it up later with: calld-ctl show {request_id}", file=err, flush=True)
+    return None
 
 
 async def _with_client(args: argparse.Namespace, fn: Callable[[ControlClient], Awaitable[int]]) -> int:
@@ -452,6 +492,36 @@ def _add_policy_commands(sub: Any, ask: argparse.ArgumentParser, book: argparse.
     oremove.set_defaults(afunc=_optout_remove)
 
 
+def _ledger_path(args: argparse.Namespace) -> Path:
+    from calld.settings import load_settings
+
+    overrides = {"calld_state_dir": args.state_dir} if args.state_dir is not None else {}
+    return load_settings(**overrides).db_path
+
+
+def _ledger_check(args: argparse.Namespace) -> int:
+    from calld.ops.health import ledger_problems
+
+    path = _ledger_path(args)
+    problems = ledger_problems(path)
+    if not problems:
+        print(f"ledger {path}: ok (SQLite integrity check passed)")
+        return EXIT_OK
+    for problem in problems:
+        print(f"ledger {path}: {problem}")
+    print("restore a backup over it (while calld is stopped), or move the state directory aside", file=sys.stderr)
+    return EXIT_VERIFY_FAILED
+
+
+def _ledger_backup(args: argparse.Namespace) -> int:
+    from calld.ops.health import backup_ledger
+
+    path = _ledger_path(args)
+    size = backup_ledger(path, args.file)
+    print(f"ledger {path} backed up to {args.file} ({size} bytes, checked)")
+    return EXIT_OK
+
+
 def _verify(args: argparse.Namespace) -> int:
     import shutil
     import tempfile
@@ -549,6 +619,16 @@ def build_parser() -> argparse.ArgumentParser:
     check = publish.add_parser("check", help="write, read and delete a probe object in PUBLISH_BUCKET (settings from .env)")
     check.set_defaults(func=_publish_check)
 
+    ledger = sub.add_parser("ledger", help="the ledger file: integrity check and online backup (works with calld running or not)")
+    ledger_sub = ledger.add_subparsers(dest="ledger_command", required=True)
+    check = ledger_sub.add_parser("check", help="run SQLite's integrity check on the ledger")
+    check.add_argument("--state-dir", type=Path, help="calld's state directory (default: $CALLD_STATE_DIR)")
+    check.set_defaults(func=_ledger_check)
+    backup = ledger_sub.add_parser("backup", help="copy the ledger to FILE (SQLite online backup; safe while calld runs)")
+    backup.add_argument("file", type=Path, help="where the copy goes (must not exist yet)")
+    backup.add_argument("--state-dir", type=Path, help="calld's state directory (default: $CALLD_STATE_DIR)")
+    backup.set_defaults(func=_ledger_backup)
+
     verify = sub.add_parser("verify", help="run a stub call into a fresh workspace and check its artifacts")
     verify.add_argument("job", choices=["ask", "book"], help="which job to verify")
     verify.add_argument("--keep", action="store_true", help="keep the workspace (its path goes to stderr)")
@@ -584,15 +664,15 @@ def main(argv: list[str] | None = None) -> int:
         stream=sys.stderr,
     )
     args.socket_given = args.socket is not None
-    if args.socket is None and args.command != "doctor":  # doctor reports bad settings itself
-        from calld.settings import load_settings
-
-        args.socket = load_settings().calld_socket
     try:
+        if args.socket is None and args.command != "doctor":  # doctor reports bad settings itself
+            from calld.settings import load_settings
+
+            args.socket = load_settings().calld_socket
         if hasattr(args, "func"):
             return args.func(args)
         return trio.run(args.afunc, args)
-    except UsageError as exc:
+    except (UsageError, SettingsError) as exc:
         _err(str(exc))
         return EXIT_USAGE
     except DaemonUnreachable as exc:
@@ -601,8 +681,21 @@ def main(argv: list[str] | None = None) -> int:
     except ControlError as exc:
         _err(exc.message)
         return EXIT_USAGE if exc.status < 500 else EXIT_FAILED
+    except StreamBroken as exc:
+        _err(f"{exc}; the daemon may have stopped. Check it, then retry")
+        return EXIT_LOST
     except KeyboardInterrupt:
         return 130
+    except Exception as exc:  # noqa: BLE001 - never a traceback for the user; -v shows it
+        from calld.ops.errors import OperationalError
+
+        if isinstance(exc, OperationalError):
+            _err(str(exc))
+            return EXIT_USAGE
+        if args.verbose:
+            traceback.print_exception(exc, file=sys.stderr)
+        _err(f"{type(exc).__name__}: {exc}" + ("" if args.verbose else " (run with -v for details)"))
+        return EXIT_FAILED
 
 
 if __name__ == "__main__":

@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 import argparse
+import errno
 import logging
+import os
 import sys
 import tempfile
+import traceback
 from pathlib import Path
 
 import trio
@@ -114,10 +117,39 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+EXIT_STARTUP = 2  # every start-up problem the operator fixes: settings, state dir, lock, ledger, port, socket
+
+
+def _leaves(exc: BaseException) -> list[BaseException]:
+    """The exceptions inside trio's (nested) exception groups."""
+    if isinstance(exc, BaseExceptionGroup):
+        return [leaf for inner in exc.exceptions for leaf in _leaves(inner)]
+    return [exc]
+
+
+def explain(exc: BaseException) -> str | None:
+    """One line for a problem the operator can fix, or None for a bug."""
+    from calld.ops.errors import OperationalError
+
+    leaves = _leaves(exc)
+    for leaf in leaves:
+        if isinstance(leaf, OperationalError | SettingsError):
+            return str(leaf)
+    for leaf in leaves:
+        if isinstance(leaf, OSError) and leaf.errno == errno.EADDRINUSE:
+            return f"an address calld listens on is already in use ({leaf.strerror}); check CALLD_BIND and --socket"
+        if isinstance(leaf, OSError) and leaf.errno in (errno.EROFS, errno.EACCES, errno.EPERM, errno.ENOSPC):
+            where = f" ({leaf.filename})" if leaf.filename else ""
+            return f"{leaf.strerror}{where}; check the state directory (CALLD_STATE_DIR) and the socket path"
+    return None
+
+
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     from calld.daemon.systemd import configure_logging
 
+    # Belt and braces: whatever a library creates is private too (calld sets its own modes as well).
+    os.umask(0o077)
     configure_logging(logging.DEBUG if args.verbose else logging.INFO)
     logging.getLogger("httpx").setLevel(logging.WARNING)  # one line per request is noise, not an event
     if args.command == "demo" and not args.verbose:
@@ -127,18 +159,21 @@ def main(argv: list[str] | None = None) -> int:
         if getattr(args, "fast", False):
             return trio.run(args.afunc, args, clock=trio.testing.MockClock(autojump_threshold=0))
         return trio.run(args.afunc, args)
-    except SettingsError as exc:
-        print(f"calld: {exc}", file=sys.stderr)
-        return 2
     except KeyboardInterrupt:
         return 130
-    except Exception as exc:  # noqa: BLE001 - one readable line for the operator, the traceback in the log
-        from calld.daemon.service import DaemonError
-
-        if isinstance(exc, DaemonError):
-            print(f"calld: {exc}", file=sys.stderr)
-            return 1
-        raise
+    except BaseException as exc:  # noqa: BLE001 - one readable line for the operator; -v adds the traceback
+        if isinstance(exc, SystemExit | KeyboardInterrupt) or any(isinstance(x, KeyboardInterrupt) for x in _leaves(exc)):
+            return 130 if not isinstance(exc, SystemExit) else int(exc.code or 0)
+        line = explain(exc)
+        if args.verbose:
+            traceback.print_exception(exc, file=sys.stderr)
+        if line is not None:
+            print(f"calld: {line}", file=sys.stderr)
+            return EXIT_STARTUP
+        first = _leaves(exc)[0]
+        print(f"calld: stopped by an internal error: {type(first).__name__}: {first}"
+              + ("" if args.verbose else " (run with -v for the traceback)"), file=sys.stderr)
+        return 1
 
 
 

@@ -7,6 +7,8 @@ to fix, writes nothing and places no call.
 from __future__ import annotations
 
 import json
+import logging
+import sqlite3
 from collections.abc import AsyncIterator
 from typing import TYPE_CHECKING, Any, Self
 
@@ -16,12 +18,15 @@ from quart_trio import QuartTrio
 
 from calld.domain.ids import UserId
 from calld.domain.requests import AskRequest, BookRequest
+from calld.daemon.errors import AmbiguousCall, AtCapacity, DaemonError, Draining
 from calld.ledger import RequestConflict, UnknownUser
 from calld.policy.gate import Timing
 from calld.policy.refusal import Refused
 
 if TYPE_CHECKING:
     from calld.daemon.service import Daemon
+
+log = logging.getLogger("calld.control")
 
 MAX_CONTROL_BYTES = 16 * 1024
 
@@ -102,8 +107,6 @@ def _ndjson(items: AsyncIterator[dict[str, Any]]) -> Response:
 
 
 def create_control_app(daemon: Daemon) -> QuartTrio:
-    from calld.daemon.service import AtCapacity, DaemonError, Draining
-
     app = QuartTrio("calld.control")
     app.config["MAX_CONTENT_LENGTH"] = MAX_CONTROL_BYTES
     app.config["RESPONSE_TIMEOUT"] = None  # an ask streams for as long as its call lasts
@@ -160,9 +163,19 @@ def create_control_app(daemon: Daemon) -> QuartTrio:
 
     @app.get("/v1/calls/<ident>")
     async def show(ident: str) -> Response | dict[str, Any]:
-        found = daemon.show(ident)
+        try:
+            found = daemon.show(ident)
+        except AmbiguousCall as exc:
+            return _error(str(exc), 409)
         if found is None:
-            return _error(f"no call with run id or call_control_id {ident!r}", 404)
+            return _error(f"no call with run id, call_control_id or request id {ident!r}", 404)
+        return found
+
+    @app.get("/v1/requests/<request_id>")
+    async def request_status(request_id: str) -> Response | dict[str, Any]:
+        found = daemon.request_status(request_id)
+        if found is None:
+            return _error(f"no request {request_id!r} in the ledger", 404)
         return found
 
     @app.get("/v1/calls/<ident>/objects")
@@ -277,6 +290,17 @@ def create_control_app(daemon: Daemon) -> QuartTrio:
     @app.errorhandler(413)
     async def too_large(_exc: Exception) -> Response:
         return _error(f"request too large (the limit is {MAX_CONTROL_BYTES} bytes)", 413)
+
+    @app.errorhandler(sqlite3.Error)
+    async def ledger_failed(exc: sqlite3.Error) -> Response:
+        log.error("ledger error on %s %s: %s", request.method, request.path, exc)
+        return _error(f"the ledger failed ({exc}); nothing more was done. Check it with: calld-ctl ledger check", 500)
+
+    @app.errorhandler(500)
+    async def internal(exc: Exception) -> Response:
+        cause = getattr(exc, "original_exception", None) or exc
+        log.error("control request %s %s failed: %r", request.method, request.path, cause)
+        return _error(f"calld failed on this request: {type(cause).__name__}: {cause}", 500)
 
     @app.errorhandler(405)
     async def bad_method(_exc: Exception) -> Response:

@@ -13,16 +13,13 @@ then stop the servers. A second signal cuts the drain short.
 
 from __future__ import annotations
 
-import errno
 import json
 import logging
 import math
 import os
 import secrets
 import signal
-import socket
-import stat
-import time
+import sqlite3
 from collections.abc import AsyncIterator
 from functools import partial
 from pathlib import Path
@@ -34,16 +31,21 @@ from hypercorn.config import Config
 from hypercorn.trio import serve
 
 from calld.adapters.telnyx_http import TelnyxError, TelnyxHttp, open_client
-from calld.adapters.webhook_auth import WebhookAuthError, load_public_key, verify_webhook
+from calld.adapters.webhook_auth import load_public_key
 from calld.booking import book_scenario, prepare_book
 from calld.calls import prepare, run_live_call, run_stub_call, stub_scenario_for
 from calld.daemon.callbook import CallBook
 from calld.daemon.control import create_control_app
+from calld.daemon.errors import AmbiguousCall, AtCapacity, DaemonError, Draining
 from calld.daemon.progress import phases
 from calld.daemon.public import create_public_app
 from calld.domain.ids import UserId
 from calld.domain.requests import AskRequest, BookRequest
 from calld.ledger import Finished, Fresh, InFlight, Ledger
+from calld.ops.health import disk_space, open_ledger
+from calld.ops.private import private_dir
+from calld.ops.recovery import find_run_dir, recover_interrupted
+from calld.ops.statedir import StateLock, check_port_free, claim_socket_path, is_loopback, prepare_state_dir
 from calld.numbers import ProvisionError, provision_did
 from calld.publish.publisher import Publisher
 from calld.policy.clock import Clock, wall_clock
@@ -54,29 +56,15 @@ from calld.observe.metrics import Metrics
 from calld.runtime.handle import CallHandle, CallPorts
 from calld.settings import Settings
 from calld.stub.scenario import SCENARIOS
+from calld.stub.signing import StubSigner, webhook_verifier
 from calld.stub.telnyx_numbers import StubNumbers
 
 log = logging.getLogger("calld.daemon")
 
 
 INGRESS_CHECK_TTL_S = 60.0  # how long a good /health probe stands before the next dial checks again
-
-
-class DaemonError(RuntimeError):
-    pass
-
-
-class Draining(RuntimeError):
-    def __init__(self) -> None:
-        super().__init__("calld is shutting down and takes no new calls; try again once it has restarted")
-
-
-class AtCapacity(RuntimeError):
-    def __init__(self, limit: int) -> None:
-        super().__init__(
-            f"calld is already on {limit} calls, its limit (CALLD_MAX_CALLS); nothing was placed. "
-            "Try again when one has finished."
-        )
+RECOVERY_BOUND_S = 60.0  # hanging up calls a crashed daemon left: bounded, so a dead Telnyx cannot wedge start
+UNFINISHED_RETRY_S = 10.0
 
 
 def _hypercorn_config(bind: str) -> Config:
@@ -87,31 +75,6 @@ def _hypercorn_config(bind: str) -> Config:
     cfg.errorlog = None
     cfg.include_server_header = False
     return cfg
-
-
-def claim_socket_path(path: Path) -> None:
-    """Make `path` free for a new listener: replace a stale socket, never a live daemon's."""
-    path.parent.mkdir(parents=True, exist_ok=True, mode=0o750)
-    try:
-        st = os.lstat(path)
-    except FileNotFoundError:
-        return
-    if not stat.S_ISSOCK(st.st_mode):
-        raise DaemonError(f"{path} exists and is not a socket; remove it or choose another --socket")
-    probe = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-    try:
-        probe.connect(str(path))
-    except ConnectionRefusedError:
-        os.unlink(path)  # left by a daemon that died
-        return
-    except OSError as exc:
-        if exc.errno in (errno.ECONNREFUSED, errno.ENOENT):
-            os.unlink(path)
-            return
-        raise
-    finally:
-        probe.close()
-    raise DaemonError(f"another calld is already serving {path}; stop it first or use another --socket")
 
 
 class _Flight:
@@ -155,7 +118,10 @@ class Daemon:
         self.accepting = True
         self.public_url: str | None = None
         self._control_fd = control_fd
-        self._ledger = Ledger(settings.db_path)
+        self._ledger: Ledger  # opened by serve(), once the state directory is checked and locked
+        self._socket_inode: int | None = None
+        self._unfinished: dict[str, dict[str, Any]] = {}
+        self._stub_signer = StubSigner()  # stub mode: the webhooks the stub world sends are signed too
         self._calls_nursery: trio.Nursery | None = None
         self._stop_servers = trio.Event()
         self._idle = trio.Event()
@@ -168,11 +134,12 @@ class Daemon:
         self._telnyx: TelnyxHttp | None = None
         self.stub_numbers = StubNumbers(pending_gets=1)  # stub mode's Telnyx numbers API
         self.messaging: Any = None  # texting calld (calld.messaging.port.MessagingPort), when on
-        self.publisher = Publisher(settings, self._ledger)  # after hangup, off the call's path
-        # Policy (calld.policy): the gate every request passes, and the queue of calls for later.
+        self.publisher: Publisher  # after hangup, off the call's path; made by serve() with the checked ledger
+        # Policy (calld.policy): the gate every request passes, and the queue of calls for later; both
+        # are made by serve() once the ledger is checked.
         self.clock = clock or wall_clock
-        self.gate = Gate(settings, self._ledger, self.clock)
-        self.scheduler = Scheduler(self._ledger, self.gate, self._dial_scheduled, accepting=lambda: self.accepting)
+        self.gate: Gate
+        self.scheduler: Scheduler
         self.metrics = Metrics(max_calls=settings.calld_max_calls, in_flight=lambda: len(self._flights))
         self._after_calls_done = 0
         self._after_call_step = trio.Event()
@@ -180,33 +147,60 @@ class Daemon:
     # -- running -------------------------------------------------------------------------------
 
     async def serve(self, *, task_status: trio.TaskStatus[Daemon] = trio.TASK_STATUS_IGNORED) -> None:
-        """Serve until `shutdown()` finishes. Signals `started(self)` once both listeners are bound."""
+        """Serve until `shutdown()` finishes. Signals `started(self)` once both listeners are bound.
+
+        Every start-up problem (settings, state directory, lock, ledger, socket, port) raises an
+        OperationalError whose one line says what to fix, before anything is served."""
         live = self.settings.calld_mode == "live"
         verify = self._live_preflight() if live else None
-        public = create_public_app(self.callbook, serve_token=self.serve_token, verify=verify)
-        control = create_control_app(self)
-        self.messaging = self._attach_messaging(public, control)
-        ctl_cfg = _hypercorn_config("")
-        if self._control_fd is not None:
-            ctl_cfg.bind = [f"fd://{self._control_fd}"]
-        else:
-            path = self.settings.calld_socket
-            claim_socket_path(path)
-            ctl_cfg.bind = [f"unix:{path}"]
-            ctl_cfg.umask = 0o117  # 0660: the owner and the calld-ctl group
-        self._finish_stale_requests()
+        if not live and not is_loopback(self.settings.calld_bind):
+            raise DaemonError(
+                f"stub mode serves only on loopback, not {self.settings.calld_bind} (CALLD_BIND): "
+                "its scripted calls are for this machine; use 127.0.0.1:PORT"
+            )
+        state_dir = self.settings.calld_state_dir
+        new = prepare_state_dir(state_dir)
+        lock = StateLock(state_dir, self._control_fd and f"fd {self._control_fd}" or self.settings.calld_socket)
+        lock.acquire()
+        socket_path: Path | None = None
         try:
+            self._ledger = open_ledger(self.settings.db_path, state_dir_is_new=new)
+            self.publisher = Publisher(self.settings, self._ledger)
+            self.gate = Gate(self.settings, self._ledger, self.clock)
+            self.scheduler = Scheduler(self._ledger, self.gate, self._dial_scheduled, accepting=lambda: self.accepting)
+            try:
+                private_dir(self.settings.artifacts_dir)
+            except OSError as exc:
+                raise DaemonError(f"the artifacts directory {self.settings.artifacts_dir} cannot be used: {exc.strerror}") from None
+            if not self.settings.calld_bind.endswith(":0"):
+                check_port_free(self.settings.calld_bind)
+            if verify is None:
+                verify = self._stub_signer.verifier()
+            public = create_public_app(self.callbook, serve_token=self.serve_token, verify=verify)
+            control = create_control_app(self)
+            self.messaging = self._attach_messaging(public, control)
+            ctl_cfg = _hypercorn_config("")
+            if self._control_fd is not None:
+                ctl_cfg.bind = [f"fd://{self._control_fd}"]
+            else:
+                socket_path = self.settings.calld_socket
+                claim_socket_path(socket_path)
+                ctl_cfg.bind = [f"unix:{socket_path}"]
+                ctl_cfg.umask = 0o117  # 0660: the owner and the calld-ctl group
+            self._log_disk_space()
             if live:
                 http_cm = open_client(self.settings.telnyx_api_key.get_secret_value(), base_url=self.settings.telnyx_api_base)
             else:
                 http_cm = open_client("stub-key", transport=self.stub_numbers.transport())
             async with http_cm as http, trio.open_nursery() as root:
                 self._telnyx = TelnyxHttp(http, connection_id=self._connection_id)
+                await self._finish_stale_requests()
                 binds = await root.start(partial(serve, public, _hypercorn_config(self.settings.calld_bind), shutdown_trigger=self._stop_servers.wait))
                 self.public_url = binds[0]
                 await root.start(partial(serve, control, ctl_cfg, shutdown_trigger=self._stop_servers.wait))
-                if self._control_fd is None:
-                    os.chmod(self.settings.calld_socket, 0o660)
+                if socket_path is not None:
+                    os.chmod(socket_path, 0o660)
+                    self._socket_inode = os.lstat(socket_path).st_ino
                 if self.publisher.enabled:
                     await root.start(self.publisher.run, self._stop_servers)
                 async with trio.open_nursery() as calls:
@@ -216,12 +210,46 @@ class Daemon:
                         if self.messaging.fake is not None:
                             self.messaging.fake.webhook_url = f"{self.public_url}/linq/webhook"
                     await calls.start(self.scheduler.run)
+                    calls.start_soon(self._retry_unfinished)
                     log.info("ready: public %s, control %s, mode %s", self.public_url, ctl_cfg.bind[0], self.settings.calld_mode)
                     task_status.started(self)
                     await self._stop_servers.wait()
                     calls.cancel_scope.cancel()
         finally:
-            self._ledger.close()
+            if getattr(self, "_ledger", None) is not None:
+                self._ledger.close()
+            if socket_path is not None:
+                self._remove_socket(socket_path)
+            lock.release()
+
+    def _remove_socket(self, path: Path) -> None:
+        """A clean stop leaves no socket behind (only ours: never one a successor has bound)."""
+        try:
+            if self._socket_inode is not None and os.lstat(path).st_ino == self._socket_inode:
+                path.unlink()
+        except OSError:
+            pass
+
+    def _log_disk_space(self) -> None:
+        try:
+            space = disk_space(self.settings.calld_state_dir)
+        except OSError:
+            return
+        if space.low:
+            log.warning("disk space is low: %s; calls that cannot write their artifacts fail", space.describe())
+
+    async def _retry_unfinished(self) -> None:
+        """Results the ledger could not take when their call ended (a full disk): stored once it can."""
+        while True:
+            await trio.sleep(UNFINISHED_RETRY_S)
+            for request_id, result in list(self._unfinished.items()):
+                try:
+                    self._ledger.finish_request(request_id, result)
+                except sqlite3.Error as exc:
+                    log.error("request %s: the ledger still cannot store its result: %s", request_id, exc)
+                    break
+                del self._unfinished[request_id]
+                log.warning("request %s: its result is stored now", request_id)
 
     async def shutdown(self, drain_s: float | None = None) -> None:
         """Stop taking calls, drain, cancel the rest (they hang up), stop the servers."""
@@ -281,7 +309,7 @@ class Daemon:
         """Refuse to start live without every key, one origin and the opt-in; return the webhook verifier."""
         problems = self.settings.live_problems()
         if problems:
-            raise DaemonError("live mode cannot start; set these in .env or the environment:\n  - " + "\n  - ".join(problems))
+            raise DaemonError("live mode cannot start; set these in .env or the environment: " + "; ".join(problems))
         try:
             load_public_key(self.settings.telnyx_public_key)
         except ValueError as exc:
@@ -292,15 +320,7 @@ class Daemon:
             self._live_connect = live_connector(self.settings)
         except ValueError as exc:
             raise DaemonError(f"GPT-Live settings: {exc}") from None
-        key = self.settings.telnyx_public_key
-
-        def verify(raw: bytes, headers: dict[str, str]) -> None:
-            try:
-                verify_webhook(raw, headers, key, now=time.time())
-            except WebhookAuthError as exc:
-                raise ValueError(exc.reason) from None
-
-        return verify
+        return webhook_verifier(self.settings.telnyx_public_key)
 
     def _attach_messaging(self, public: Any, control: Any) -> Any:
         """Texting calld (calld.messaging): calld-ctl messaging on the control API; the Linq webhook
@@ -344,16 +364,13 @@ class Daemon:
             l16_byte_order=self.settings.telnyx_l16_byte_order,
         )
 
-    def _finish_stale_requests(self) -> None:
-        """Requests a previous daemon left unfinished: their calls died with it. Say so, once."""
-        for status in ("placing", "in_flight"):
-            for row in self._ledger.requests(1000, status=status):  # type: ignore[arg-type]
-                log.warning("request %s (%s) was %s when calld stopped: marking it failed", row.request_id, row.run_id, status)
-                self._ledger.finish_request(row.request_id, {
-                    "status": "failed", "run_id": row.run_id, "call_control_id": row.call_control_id,
-                    "answer_text": None, "reason": "daemon_restart",
-                    "detail": "calld stopped while this call was in flight",
-                })
+    async def _finish_stale_requests(self) -> None:
+        """Requests a previous daemon left unfinished: their calls died with it. Hang each up at
+        Telnyx (live), repair its artifacts, finish its result (see calld.ops.recovery)."""
+        telnyx = self._telnyx
+        hangup = telnyx.hangup if self.settings.calld_mode == "live" and telnyx is not None else None
+        with trio.move_on_after(RECOVERY_BOUND_S):
+            await recover_interrupted(self._ledger, self.settings.artifacts_dir, hangup)  # type: ignore[arg-type]
 
     async def provision(self, user: UserId) -> dict[str, Any]:
         """The user's number: the active one, a resumed order, or (only then) a new order."""
@@ -526,11 +543,12 @@ class Daemon:
         async def call_task() -> None:
             outcome: dict[str, Any] = {}
             torn_down = True  # until the call ends on its own: then its timeline is drawn before publishing
+            undialled = False
             try:
                 if self.settings.calld_mode == "live":
                     result = await run_live_call(plan, self.settings, self._ports(), on_handle=on_handle)
                 else:
-                    run = await run_stub_call(plan, self.settings, stub, on_handle=on_handle)
+                    run = await run_stub_call(plan, self.settings, stub, on_handle=on_handle, signer=self._stub_signer)
                     result = run.result
                 outcome["result"] = result.model_dump(mode="json")
                 torn_down = False
@@ -538,17 +556,20 @@ class Daemon:
                 handle = self.callbook.find(plan.run_id)
                 if handle is not None and handle.result is not None:
                     outcome["result"] = handle.result.model_dump(mode="json")  # artifacts are written
+                elif handle is None or handle.call.dial.kind == "pending":
+                    # Nothing was dialled: the request id is not used up, a retry may dial.
+                    undialled = True
+                    outcome["error"] = (f"calld could not start the call ({type(exc).__name__}: {exc}); nothing was "
+                                        f"dialled and request id {flight.request_id} may be used again")
                 else:
                     outcome["error"] = f"the call failed inside calld: {exc!r}"
                 if not isinstance(exc, Exception):
                     raise
                 torn_down = False
-                log.exception("%s call task failed", plan.run_id)
+                log.error("%s call task failed: %s", plan.run_id, exc, exc_info=log.isEnabledFor(logging.DEBUG))
             finally:
                 with trio.CancelScope(shield=True):
-                    stored = outcome.get("result") or {"status": "failed", "run_id": plan.run_id, "answer_text": None,
-                                                       "reason": "internal", "detail": outcome.get("error", "no result")}
-                    self._ledger.finish_request(flight.request_id, stored)
+                    stored = self._store_result(flight.request_id, plan.run_id, outcome, undialled)
                     handle = self.callbook.find(plan.run_id)
                     if handle is not None:
                         self._record_opt_out(handle)
@@ -578,6 +599,25 @@ class Daemon:
             self.publisher.submit(handle.plan.run_id, handle.call.call_control_id, handle.plan.user_id, handle.rundir.path)
         except Exception:
             log.exception("%s could not be queued for publishing", handle.plan.run_id)
+
+    def _store_result(self, request_id: str, run_id: str, outcome: dict[str, Any], undialled: bool) -> dict[str, Any]:
+        """The ledger row is finished (or, when nothing was dialled, given back); a ledger that
+        cannot write now (a full disk) gets the result later, and the daemon goes on. Returns the result."""
+        stored = outcome.get("result") or {"status": "failed", "run_id": run_id, "answer_text": None,
+                                           "reason": "internal", "detail": outcome.get("error") or "no result"}
+        try:
+            if undialled and self._ledger.forget_request(request_id):
+                return stored
+            try:
+                self._ledger.finish_request(request_id, stored)
+            except sqlite3.Error as exc:
+                log.error("request %s: the ledger cannot store its result now (%s); retrying every %.0f s",
+                          request_id, exc, UNFINISHED_RETRY_S)
+                self._unfinished[request_id] = stored
+                self._log_disk_space()
+        except sqlite3.Error as exc:
+            log.error("request %s: the ledger failed: %s", request_id, exc)
+        return stored
 
     def _progress(self, handle: CallHandle, p: dict[str, Any], flight: _Flight) -> None:
         item = {"t_ms": p["t_ms"], "event": p["event"], "phases": phases(p), "run_id": handle.plan.run_id,
@@ -677,8 +717,14 @@ class Daemon:
         return out
 
     def show(self, ident: str) -> dict[str, Any] | None:
+        """A call by run id, call control id, artifact directory or request id: in flight, its
+        report, or (a call a crash cut short) what the ledger and recovery know. Raises
+        AmbiguousCall, listing the candidates, when the id names more than one call."""
         if (h := self.callbook.find(ident)) is not None:
             return {"in_flight": True, **next(c for c in self.calls() if c["run_id"] == h.plan.run_id)}
+        if (row := self._ledger.request(ident)) is not None:
+            ident = row.run_id
+        found = []
         for report in sorted(self.settings.artifacts_dir.glob("*/call_report.json")):
             try:
                 data = json.loads(report.read_text())
@@ -687,12 +733,34 @@ class Daemon:
             if ident in (data.get("run_id"), data.get("call_control_id"), report.parent.name):
                 if (pub := self._ledger.publication(str(data.get("run_id")))) is not None:
                     data["publication"] = self.publisher.describe(pub)
-                return data
+                found.append(data)
+        if len(found) > 1:
+            raise AmbiguousCall(ident, [f"{d['run_id']} ({d.get('started_at')})" for d in found])
+        if found:
+            return found[0]
         # Published and deleted locally: the ledger still has the result and the object keys.
         if (pub := self._ledger.publication(ident)) is not None:
             return {"run_id": pub.run_id, "call_control_id": pub.call_control_id, "result": self._ledger.result_of_run(pub.run_id),
                     "publication": self.publisher.describe(pub)}
+        rows = self._ledger.requests_for_call(ident)
+        if len(rows) > 1:
+            raise AmbiguousCall(ident, [f"{r.run_id} ({r.created_at})" for r in rows])
+        if rows:
+            r = rows[0]
+            run_dir = find_run_dir(self.settings.artifacts_dir, r.run_id, r.call_control_id)
+            return {"request_id": r.request_id, "run_id": r.run_id, "call_control_id": r.call_control_id,
+                    "request_status": r.status, "result": r.result, "status": (r.result or {}).get("status"),
+                    "artifact_prefix": run_dir.name if run_dir else None,
+                    "note": "no call report: the call was cut short (see recovery.json in its directory)"}
         return None
+
+    def request_status(self, request_id: str) -> dict[str, Any] | None:
+        """What calld-ctl reads when its stream broke: the request's status and, once done, its result."""
+        row = self._ledger.request(request_id)
+        if row is None:
+            return None
+        return {"request_id": row.request_id, "run_id": row.run_id, "call_control_id": row.call_control_id,
+                "status": row.status, "result": row.result}
 
     async def published_objects(self, ident: str) -> list[dict[str, Any]]:
         """A published call's objects, each with a short-lived signed link (calld-ctl fetch)."""

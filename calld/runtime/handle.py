@@ -56,7 +56,9 @@ from calld.core.outcome import conclude
 from calld.core.plan import BookJob, CallPlan
 from calld.core.reduce import reduce_step
 from calld.core.state import TRACKS, Call, DialRejected, HangupDone, TelnyxEnded
+from calld.adapters.codecs import codec_for
 from calld.domain import results
+from calld.ops.recovery import hangup_command_id
 from calld.runtime.journal import effect_row, event_row
 from calld.runtime.report import BookingInfo, CallReport, HangupInfo, HoldInfo, MediaInfo, Transition, redact
 from calld.runtime.rundir import RunDir
@@ -105,6 +107,7 @@ class CallHandle:
         self._media_released = trio.Event()
         self._seq = 0
         self._crashed = False
+        self._write_failure_told = False
         self.abandon_reason = "the call was torn down before it finished"
         self._ignored = 0
         self._media_format: tuple[str, int] | None = None
@@ -171,13 +174,21 @@ class CallHandle:
         try:
             await self._step(event)
         except Exception as exc:
-            # A bug in this call (or a full disk) ends this call, never the daemon.
+            # A bug in this call ends this call, never the daemon.
             if self._crashed:
                 raise
             self._crashed = True
             log.exception("%s internal error on %s", self.plan.run_id, event.kind)
-            await self._events_tx.send(ev.CallCrashed(f"internal error: {type(exc).__name__}: {exc}"))
+            await self._events_tx.send(ev.CallCrashed(f"{type(exc).__name__}: {exc}"))
+        if self.rundir.write_error is not None and not self._write_failure_told:
+            # A full disk (or any write error) fails this call: it is hung up like any failure.
+            self._write_failure_told = True
+            await self._events_tx.send(ev.CallCrashed(self._write_failure()))
         return self.call.finished
+
+    def _write_failure(self) -> str:
+        """The detail of a call failed (reason `internal`) by a write error."""
+        return f"could not write the call's artifacts: {self.rundir.write_error}"
 
     async def _abandon(self, reason: str) -> None:
         """The call is being torn down unfinished (daemon shutdown, or a second crash): hang up
@@ -221,6 +232,9 @@ class CallHandle:
             self._final_echo_ms = t_ms
         if before.holds is not step.call.holds:
             self._stamp_holds(before, step.call, t_ms)
+        if before.task is None and step.call.task is not None:
+            # Written the moment the verdict is accepted: a crash after this keeps it (recovery reads it).
+            self._write_task()
         self._log_event(event, changed, step.ignored, t_ms)
         for effect in step.effects:
             self.rundir.journal(effect_row(self._next_seq(), self._t_ms(), seq, effect), flush=effect.kind not in _QUIET_KINDS)
@@ -350,7 +364,7 @@ class CallHandle:
             self._hangup_result = record["telnyx"] = "no call to hang up"
         else:
             try:
-                self._hangup_result = record["telnyx"] = await self.ports.telnyx.hangup(ccid, f"hangup-{self.plan.run_id}")
+                self._hangup_result = record["telnyx"] = await self.ports.telnyx.hangup(ccid, hangup_command_id(self.plan.run_id))
             except (TelnyxError, OSError) as exc:
                 # The confirmation timer still finishes the call; the report says what Telnyx said.
                 self._hangup_result = record["telnyx"] = f"error: {exc}"
@@ -423,8 +437,7 @@ class CallHandle:
                     continue
                 for e in events:
                     if isinstance(e, ev.MediaStarted):
-                        # Encode back with the codec the start frame chose (and its byte-order decision).
-                        self._media_out = OutboundMedia(codec=inbound.codec, stream_id=e.stream_id)
+                        self._media_out = OutboundMedia(codec=self._outbound_codec(inbound), stream_id=e.stream_id)
                     self._events_tx.send_nowait(e)  # unbounded: never blocks; the next receive yields
                     if isinstance(e, ev.MediaStopped):
                         return
@@ -432,6 +445,19 @@ class CallHandle:
             self._media_socket = None
         with trio.CancelScope(shield=True):
             await self._events_tx.send(ev.MediaStopped(reason))
+
+    def _outbound_codec(self, inbound: InboundMedia) -> Any:
+        """What the carrier plays is what the dial asked for (stream_bidirectional_codec and rate),
+        whatever the inbound leg's start frame announces. When the two agree, the inbound codec is
+        shared, so an L16 byte order that `auto` learns from the business applies to playback too."""
+        dial = self.plan.dial
+        codec = inbound.codec
+        if codec is not None and (codec.encoding, codec.sample_rate) == (dial.codec.upper(), dial.sample_rate):
+            return codec
+        order = self.ports.l16_byte_order
+        if order == "auto":
+            order = codec.byte_order.order if codec is not None and codec.byte_order.order else "le"
+        return codec_for(dial.codec, dial.sample_rate, order)  # type: ignore[arg-type]
 
     async def _live_task(self, plan: Any) -> None:
         closed_reason = "socket closed"
@@ -505,20 +531,20 @@ class CallHandle:
             "business_text": "".join(t.text for t in call.transcript if t.speaker == "business"),
         }
         refs["transcript.json"] = rd.write_json("transcript.json", transcript)
-        if (task := call.task) is not None:
-            record: dict[str, Any] = {"tool": "record_task_result", "call_id": task.call_id, "status": task.status,
-                                      "answer_text": task.answer_text, "notes": task.notes,
-                                      "end_call_seen": call.end_call_seen,
-                                      "evidence": [e.model_dump() for e in evidence(call.verdict.quotes)] if call.verdict else []}
-            if task.booking is not None:
-                record["booking"] = asdict(task.booking)
-                record["booking"]["unanswered_questions"] = list(call.unanswered)
-            refs["task.json"] = rd.write_json("task.json", record)
+        if call.task is not None:
+            refs["task.json"] = self._write_task()
         rd.close()
         refs["audio/inbound.wav"] = rd.ref("audio/inbound.wav")
         refs["audio/outbound.wav"] = rd.ref("audio/outbound.wav")
+        if rd.write_error is not None:  # only what is really there is referenced
+            refs = {name: ref for name, ref in refs.items() if (rd.path / name).is_file()}
         ccid = call.call_control_id
         result = build_result(self.plan, call, outcome, refs)
+        if rd.write_error is not None:
+            # The artifacts are incomplete: whatever the call concluded, it is not proven. Failed.
+            result = results.Failed(reason="internal", detail=self._write_failure(), run_id=self.plan.run_id,
+                                    call_control_id=ccid, transcript_ref=refs.get("transcript.json"),
+                                    audio_ref=refs.get("audio/inbound.wav"))
         refs["result.json"] = rd.write_json("result.json", result.model_dump(mode="json"))
         refs["call_report.json"] = rd.ref("call_report.json")
         refs["call_report.redacted.json"] = rd.ref("call_report.redacted.json")
@@ -584,6 +610,22 @@ class CallHandle:
             why = "never_connected"
             said = f"the call was never answered ({ended.cause if ended else 'no hangup event'})"
         return {"via": None, "call_control_id": call.call_control_id, "sent": False, "why": why, "detail": said}
+
+    def _write_task(self) -> str:
+        call = self.call
+        task = call.task
+        assert task is not None
+        record: dict[str, Any] = {"tool": "record_task_result", "call_id": task.call_id, "status": task.status,
+                                  "answer_text": task.answer_text, "notes": task.notes,
+                                  "end_call_seen": call.end_call_seen,
+                                  "evidence": [e.model_dump() for e in evidence(call.verdict.quotes)] if call.verdict else []}
+        if task.booking is not None:
+            record["booking"] = asdict(task.booking)
+            record["booking"]["unanswered_questions"] = list(call.unanswered)
+        # What the call would end as if calld died now: a restart finishes it so (calld.ops.recovery).
+        planned = {"transcript.json": self.rundir.ref("transcript.json"), "audio/inbound.wav": self.rundir.ref("audio/inbound.wav")}
+        record["result_if_interrupted"] = build_result(self.plan, call, conclude(call), planned).model_dump(mode="json")
+        return self.rundir.write_json("task.json", record)
 
     def _booking_info(self) -> BookingInfo | None:
         job = self.plan.job

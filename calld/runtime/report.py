@@ -121,6 +121,11 @@ def redact(report: CallReport) -> dict[str, Any]:
     if report.booking is not None:
         data["booking"]["callback"] = _mask_number(report.booking.callback)
     if report.call_control_id:
-        data["call_control_id"] = "sha256:" + hashlib.sha256(report.call_control_id.encode()).hexdigest()[:16]
+        hashed = "sha256:" + hashlib.sha256(report.call_control_id.encode()).hexdigest()[:16]
+        data["call_control_id"] = hashed
+        # The artifact directory is named after the call id: its name would give the id away.
+        prefix = report.artifact_prefix
+        data["artifact_prefix"] = hashed
+        data["refs"] = {name: hashed + ref[len(prefix):] if ref.startswith(prefix) else ref for name, ref in report.refs.items()}
     data["redacted"] = True
     return data

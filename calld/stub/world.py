@@ -21,6 +21,7 @@ import itertools
 import json
 import logging
 import re
+import uuid
 from collections import deque
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
@@ -80,7 +81,7 @@ _MEDIA_FRAME = _Template("telnyx", "media_media", {
 })
 _OUTPUT_DELTA = _Template("gpt_live", "output_audio_delta", {("delta",): "delta"})
 
-_CALL_NUMBERS = itertools.count(1)  # Telnyx names every call differently; so does the stub, per process
+_CALL_NUMBERS = itertools.count(1)  # Telnyx names every call differently; so does the stub (the random tail: across restarts too)
 DELTA_FRAMES = 5  # GPT-Live paces output at about 100 ms a delta
 STUB_PUBLIC_KEY = ""  # the stub does not sign webhooks; live verification is the route's job
 
@@ -170,7 +171,7 @@ class StubWorld:
         self.dial_requests.append(body)
         # In mp3 mode Telnyx drops raw audio we send: the business would hear nothing.
         self._plays_audio = body.get("stream_bidirectional_mode") == "rtp"
-        self._ccid = f"v3:stub-call-{next(_CALL_NUMBERS):04d}"
+        self._ccid = f"v3:stub-call-{next(_CALL_NUMBERS):04d}-{uuid.uuid4().hex[:8]}"
         self._call = body
         resp = load_fixture("telnyx", "dial_response")
         resp["data"].update(call_control_id=self._ccid, client_state=body.get("client_state"))

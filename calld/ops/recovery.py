@@ -1,0 +1,200 @@
+"""After a crash (kill -9, power cut of the process): finish every call the last daemon left in flight.
+
+For each request the ledger still has as placing or in flight:
+- hang the call up at Telnyx, once (its command id is the one the call's own hangup would have used,
+  and "already ended", 422 code 90018, is success);
+- repair the WAV headers to the audio actually written (a killed process never wrote them);
+- finish the result: the verdict the call had accepted (task.json is written the moment it is, with
+  the result it makes), or failed with reason `daemon_restart`;
+- leave result.json and recovery.json in the call's directory, so `show` finds it, and store the
+  result in the ledger, so a repeat of the request id returns it.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import struct
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+from typing import Any
+
+from calld.domain import results
+from calld.ledger import Ledger, RequestRow
+from calld.ops.private import write_atomic
+from calld.runtime.rundir import RUN_MARKER, artifact_slug
+
+log = logging.getLogger("calld.recovery")
+
+Hangup = Callable[[str, str], Awaitable[str]]  # (call_control_id, command_id) -> what Telnyx said
+
+
+def hangup_command_id(run_id: str) -> str:
+    """The command id of a call's one hangup: the call's own and the recovery's are the same, so
+    Telnyx acts on it once even if both were sent."""
+    return f"hangup-{run_id}"
+
+
+async def recover_interrupted(ledger: Ledger, artifacts_dir: Path, hangup: Hangup | None) -> list[dict[str, Any]]:
+    """Finish every unfinished request; returns what was done for each (for the log and tests).
+    `hangup` is None where no carrier call can outlive the daemon (stub mode)."""
+    done = []
+    for status in ("placing", "in_flight"):
+        for row in ledger.requests(1000, status=status):  # type: ignore[arg-type]
+            done.append(await _recover(ledger, artifacts_dir, row, hangup))
+    return done
+
+
+async def _recover(ledger: Ledger, artifacts_dir: Path, row: RequestRow, hangup: Hangup | None) -> dict[str, Any]:
+    ccid = row.call_control_id
+    report: dict[str, Any] = {"request_id": row.request_id, "run_id": row.run_id, "call_control_id": ccid}
+    if ccid is None:
+        report["hangup"] = "no call control id: the dial never returned one"
+    elif hangup is None:
+        report["hangup"] = "stub mode: no carrier call outlives the daemon"
+    else:
+        try:
+            report["hangup"] = await hangup(ccid, hangup_command_id(row.run_id))
+        except Exception as exc:  # noqa: BLE001 - the row is finished whatever Telnyx says
+            report["hangup"] = f"error: {exc}"
+            log.error("%s could not be hung up after the restart: %s", ccid, exc)
+    run_dir = find_run_dir(artifacts_dir, row.run_id, ccid)
+    report["artifacts"] = run_dir.name if run_dir else None
+    report["wav_repaired"] = [p.name for p in sorted(run_dir.glob("audio/*.wav")) if repair_wav(p)] if run_dir else []
+    result = _result(row, run_dir)
+    report["status"] = result["status"]
+    if run_dir is not None:
+        try:
+            write_atomic(run_dir / "recovery.json", (json.dumps(report, indent=2) + "\n").encode())
+            if not (run_dir / "result.json").exists():
+                write_atomic(run_dir / "result.json", (json.dumps(result, indent=2) + "\n").encode())
+        except OSError as exc:
+            log.error("%s: could not write the recovery's artifacts: %s", row.run_id, exc)
+    ledger.finish_request(row.request_id, result)
+    log.warning("request %s (%s) was in flight when calld stopped: hangup %s; finished %s",
+                row.request_id, ccid or row.run_id, report["hangup"], result["status"])
+    return report
+
+
+def find_run_dir(artifacts_dir: Path, run_id: str, ccid: str | None) -> Path | None:
+    names = [f".pending-{run_id}"]
+    if ccid:
+        names.append(artifact_slug(ccid))
+        names += sorted(p.name for p in artifacts_dir.glob(f"{artifact_slug(ccid)}.*"))
+    for name in names:
+        marker = artifacts_dir / name / RUN_MARKER
+        try:
+            if json.loads(marker.read_text()).get("run_id") == run_id:
+                return marker.parent
+        except (OSError, ValueError):
+            continue
+    return None
+
+
+def _result(row: RequestRow, run_dir: Path | None) -> dict[str, Any]:
+    ccid = row.call_control_id
+    refs: dict[str, str | None] = {"transcript_ref": None, "audio_ref": None}
+    if run_dir is not None:
+        if _write_transcript(run_dir):
+            refs["transcript_ref"] = f"{run_dir.name}/transcript.json"
+        if (run_dir / "audio" / "inbound.wav").exists():
+            refs["audio_ref"] = f"{run_dir.name}/audio/inbound.wav"
+    task = _task(run_dir)
+    if task is not None and ccid is not None and refs["transcript_ref"] and refs["audio_ref"]:
+        accepted = _accepted(task)
+        if accepted is not None:
+            return accepted
+    failed = results.Failed(
+        run_id=row.run_id, call_control_id=ccid, reason="daemon_restart",
+        detail="calld stopped while this call was in flight; it was hung up on restart", **refs,
+    )
+    return failed.model_dump(mode="json")
+
+
+def _task(run_dir: Path | None) -> dict[str, Any] | None:
+    if run_dir is None:
+        return None
+    try:
+        data = json.loads((run_dir / "task.json").read_text())
+    except (OSError, ValueError):
+        return None
+    return data if isinstance(data, dict) else None
+
+
+def _accepted(task: dict[str, Any]) -> dict[str, Any] | None:
+    """The result the call would have ended with on the verdict it had accepted (the handle writes it
+    into task.json the moment the verdict is accepted); None unless it is a verdict."""
+    result = task.get("result_if_interrupted")
+    if not isinstance(result, dict) or result.get("status") not in ("answered", "booked", "declined", "voicemail"):
+        return None
+    return result
+
+
+def _write_transcript(run_dir: Path) -> bool:
+    """transcript.json from the journal's transcript rows, unless the call got to write its own."""
+    target = run_dir / "transcript.json"
+    if target.exists():
+        return True
+    turns: list[dict[str, str]] = []
+    try:
+        lines = (run_dir / "events.jsonl").read_text(encoding="utf-8", errors="replace").splitlines()
+    except OSError:
+        return False
+    for line in lines:
+        try:
+            event = json.loads(line).get("event") or {}
+        except ValueError:
+            continue  # the last line may be cut short by the kill
+        speaker = {"live.input_transcript": "business", "live.output_transcript": "agent"}.get(event.get("kind"))
+        if speaker is None:
+            continue
+        if turns and turns[-1]["speaker"] == speaker:
+            turns[-1]["text"] += event.get("text", "")
+        else:
+            turns.append({"speaker": speaker, "text": event.get("text", "")})
+    transcript = {
+        "turns": turns,
+        "agent_text": "".join(t["text"] for t in turns if t["speaker"] == "agent"),
+        "business_text": "".join(t["text"] for t in turns if t["speaker"] == "business"),
+        "recovered_from": "events.jsonl",
+    }
+    try:
+        write_atomic(target, (json.dumps(transcript, indent=2, ensure_ascii=False) + "\n").encode())
+    except OSError:
+        return False
+    return True
+
+
+def repair_wav(path: Path) -> bool:
+    """Rewrite a WAV's RIFF and data sizes to the bytes actually on disk. True if they were wrong."""
+    try:
+        with path.open("r+b") as f:
+            size = f.seek(0, 2)
+            f.seek(0)
+            head = f.read(12)
+            if len(head) < 12 or head[:4] != b"RIFF" or head[8:12] != b"WAVE":
+                return False
+            pos = 12
+            while pos + 8 <= size:
+                f.seek(pos)
+                chunk, length = struct.unpack("<4sI", f.read(8))
+                if chunk == b"data":
+                    actual = size - (pos + 8)
+                    actual -= actual % 2  # whole 16-bit samples only
+                    riff = pos + actual  # RIFF size counts from byte 8: header chunks + data
+                    if length == actual and struct.unpack("<I", _read_at(f, 4, 4))[0] == riff:
+                        return False
+                    f.seek(pos + 4)
+                    f.write(struct.pack("<I", actual))
+                    f.seek(4)
+                    f.write(struct.pack("<I", riff))
+                    return True
+                pos += 8 + length + (length & 1)
+    except OSError:
+        return False
+    return False
+
+
+def _read_at(f: Any, offset: int, n: int) -> bytes:
+    f.seek(offset)
+    return f.read(n)
