@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import AsyncIterator
+from contextlib import aclosing
 from pathlib import Path
 from typing import Any
 from urllib.parse import quote
@@ -75,13 +76,14 @@ class ControlClient:
                 if resp.status_code >= 400:
                     await resp.aread()
                     _decode(resp)
-                async for line in resp.aiter_lines():
-                    if line.strip():
-                        try:
-                            item = json.loads(line)
-                        except ValueError:
-                            raise StreamBroken(f"a line cut short: {line[:60]!r}") from None
-                        yield item
+                async with aclosing(resp.aiter_lines()) as lines:
+                    async for line in lines:
+                        if line.strip():
+                            try:
+                                item = json.loads(line)
+                            except ValueError:
+                                raise StreamBroken(f"a line cut short: {line[:60]!r}") from None
+                            yield item
         except (httpx.ConnectError, FileNotFoundError, ConnectionRefusedError) as exc:
             raise DaemonUnreachable(self.path) from exc
         except httpx.TransportError as exc:

@@ -1,0 +1,358 @@
+"""The fault suite: each fault injected on purpose into a running daemon, and what must hold after it.
+
+Disk full (an injected ENOSPC on one call's artifacts, and on the ledger), a second daemon, a broken
+client stream, a failure before the dial, bad webhooks in stub mode, ambiguous ids; kill -9 and the
+start-up errors run the real `calld serve` in a subprocess (tests/test_faults_process.py).
+Each asserts: one hangup per call, a finished ledger row, artifacts complete or marked, and the
+daemon still serving afterwards.
+"""
+
+from __future__ import annotations
+
+import errno
+import io
+import json
+import os
+import sqlite3
+import stat
+from pathlib import Path
+
+import httpx
+import pytest
+import trio
+
+from calld.cli.client import ControlClient, ControlError, DaemonUnreachable, StreamBroken
+from calld.cli.ctl import EXIT_LOST, EXIT_OK, run_ask
+from calld.daemon.service import UNFINISHED_RETRY_S, Daemon, DaemonError
+from calld.domain.failure_codes import INTERNAL, reason_code
+from calld.ledger import Ledger
+from calld.ops.errors import OperationalError
+from calld.runtime import rundir as rundir_module
+from calld.settings import load_settings
+from calld.stub.world import StubWorld
+
+ASK = {"to": "+15555550142", "ask": "hours", "name": "Nathan", "user": "alice"}
+
+
+def settings_for(tmp_path: Path, **over):
+    values = dict(calld_state_dir=tmp_path / "state", calld_socket=tmp_path / "ctl.sock", calld_bind="127.0.0.1:0",
+                  shutdown_drain_s=30, calld_max_calls=50, _env_file=None)
+    return load_settings(**{**values, **over})
+
+
+@pytest.fixture
+async def daemon(tmp_path, nursery):
+    d: Daemon = await nursery.start(Daemon(settings_for(tmp_path)).serve)
+    yield d
+    if d.accepting:
+        await d.shutdown(drain_s=0)
+
+
+@pytest.fixture
+async def client(daemon):
+    async with ControlClient(daemon.settings.calld_socket) as c:
+        await c.provision("alice")
+        yield c
+
+
+@pytest.fixture
+def hangups(monkeypatch) -> dict[str, int]:
+    """Hangups as the (stub) carrier received them, per call."""
+    seen: dict[str, int] = {}
+    original = StubWorld._hangup
+
+    def counting(self, ccid):
+        seen[ccid] = seen.get(ccid, 0) + 1
+        return original(self, ccid)
+
+    monkeypatch.setattr(StubWorld, "_hangup", counting)
+    return seen
+
+
+async def ask(client: ControlClient, body: dict) -> tuple[int, dict | None, str]:
+    out, err = io.StringIO(), io.StringIO()
+    code = await run_ask(client, body, out=out, err=err)
+    return code, (json.loads(out.getvalue()) if out.getvalue() else None), err.getvalue()
+
+
+def ledger_row(daemon: Daemon, request_id: str):
+    led = Ledger(daemon.settings.db_path)
+    try:
+        return led.request(request_id)
+    finally:
+        led.close()
+
+
+# -- disk full -----------------------------------------------------------------------------------------
+
+
+class FullDisk:
+    """The disk fills up under one call: after `after` journal lines every write into its directory
+    fails with ENOSPC (events, audio, JSON), as on a real full filesystem."""
+
+    def __init__(self, monkeypatch, after: int) -> None:
+        self.after = after
+        self.full: set[Path] = set()
+        self.victim: Path | None = None
+        original_init = rundir_module.RunDir.__init__
+        original_atomic = rundir_module.write_atomic
+        disk = self
+
+        def init(rd, artifacts_dir, run_id, secrets):
+            original_init(rd, artifacts_dir, run_id, secrets)
+            if disk.victim is None:
+                disk.victim = rd.path
+                rd._journal = _FillingFile(rd._journal, disk, rd)  # noqa: SLF001
+
+        def atomic(path, data):
+            if any(p in disk.full for p in (path.parent, path.parent.parent)):
+                raise OSError(errno.ENOSPC, "No space left on device", str(path))
+            return original_atomic(path, data)
+
+        monkeypatch.setattr(rundir_module.RunDir, "__init__", init)
+        monkeypatch.setattr(rundir_module, "write_atomic", atomic)
+
+
+class _FillingFile:
+    def __init__(self, inner, disk: FullDisk, rd) -> None:
+        self._inner, self._disk, self._rd, self._n = inner, disk, rd, 0
+
+    def write(self, text: str) -> int:
+        self._n += 1
+        if self._n > self._disk.after:
+            self._disk.full.add(self._rd.path)
+            raise OSError(errno.ENOSPC, "No space left on device")
+        return self._inner.write(text)
+
+    def flush(self) -> None:
+        self._inner.flush()
+
+    def close(self) -> None:
+        self._inner.close()
+
+
+async def test_a_full_disk_fails_the_call_it_hits_and_never_the_daemon(client, daemon, hangups, monkeypatch, caplog, autojump_clock):
+    disk = FullDisk(monkeypatch, after=150)  # mid-conversation
+    results: dict[str, tuple] = {}
+
+    async def one(name: str, request_id: str) -> None:
+        results[name] = await ask(client, {**ASK, "name": name, "request_id": request_id})
+
+    async with trio.open_nursery() as n:
+        n.start_soon(one, "Victim", "full-1")
+        await trio.sleep(0.5)
+        n.start_soon(one, "Bystander", "full-2")
+    code, result, _ = results["Victim"]
+    assert result["status"] == "failed" and reason_code(result["reason"]) == INTERNAL
+    assert "No space left on device" in result["reason"]
+    assert any("No space left" in r.getMessage() for r in caplog.records if r.levelname == "ERROR")
+    # Hung up once; the ledger row is finished with that result.
+    assert hangups[result["call_control_id"]] == 1
+    row = ledger_row(daemon, "full-1")
+    assert row.status == "done" and row.result == result
+    # Artifacts: what is there is whole (no half JSON, no temp files); nothing claims to be a full run.
+    victim_dir = next(p for p in daemon.settings.artifacts_dir.iterdir() if (p / "run.json").exists()
+                      and json.loads((p / "run.json").read_text())["run_id"] == result["run_id"])
+    for f in victim_dir.rglob("*"):
+        assert ".tmp-" not in f.name
+        if f.suffix == ".json":
+            json.loads(f.read_text())
+    assert not (victim_dir / "call_report.json").exists()
+    # The other call and the next one are untouched.
+    assert results["Bystander"][1]["status"] == "answered"
+    assert (await ask(client, ASK))[1]["status"] == "answered"
+
+
+async def test_a_ledger_that_cannot_write_a_result_gets_it_later(client, daemon, monkeypatch, autojump_clock):
+    original = Ledger.finish_request
+    failures = []
+
+    def full(self, request_id, result):
+        if request_id == "ledger-full" and not failures:
+            failures.append(request_id)
+            raise sqlite3.OperationalError("database or disk is full")
+        return original(self, request_id, result)
+
+    monkeypatch.setattr(Ledger, "finish_request", full)
+    code, result, _ = await ask(client, {**ASK, "request_id": "ledger-full"})
+    assert code == EXIT_OK and result["status"] == "answered"  # the caller still gets the result
+    assert failures and ledger_row(daemon, "ledger-full").status == "placing" or ledger_row(daemon, "ledger-full").status == "in_flight"
+    assert (await ask(client, ASK))[0] == EXIT_OK  # the daemon serves on
+    await trio.sleep(UNFINISHED_RETRY_S + 1)
+    row = ledger_row(daemon, "ledger-full")
+    assert row.status == "done" and row.result == result
+
+
+# -- one daemon per state directory, a clean stop, private files ------------------------------------------------
+
+
+async def test_a_second_daemon_on_the_same_state_dir_is_refused(daemon, tmp_path, autojump_clock):
+    second = Daemon(settings_for(tmp_path, calld_socket=tmp_path / "other.sock"))
+    with pytest.raises(OperationalError, match=rf"another calld \(pid {os.getpid()}, control socket {tmp_path}/ctl.sock\)"):
+        await second.serve()
+    assert not (tmp_path / "other.sock").exists()
+    async with ControlClient(daemon.settings.calld_socket) as c:  # the first one is unharmed
+        assert await c.dids() == []
+
+
+async def test_a_clean_stop_removes_the_socket_and_frees_the_state_dir(tmp_path, nursery, autojump_clock):
+    settings = settings_for(tmp_path)
+    d: Daemon = await nursery.start(Daemon(settings).serve)
+    assert stat.S_ISSOCK(os.lstat(settings.calld_socket).st_mode)
+    await d.shutdown(drain_s=0)
+    await trio.sleep(1)
+    assert not settings.calld_socket.exists()
+    again: Daemon = await nursery.start(Daemon(settings).serve)  # the lock was released
+    await again.shutdown(drain_s=0)
+
+
+async def test_every_state_file_is_private_whatever_the_umask(tmp_path, nursery, autojump_clock):
+    old = os.umask(0o022)
+    try:
+        d: Daemon = await nursery.start(Daemon(settings_for(tmp_path)).serve)
+        async with ControlClient(d.settings.calld_socket) as c:
+            await c.provision("alice")
+            assert (await ask(c, ASK))[0] == EXIT_OK
+        await d.shutdown(drain_s=0)
+    finally:
+        os.umask(old)
+    state = d.settings.calld_state_dir
+    loose = [f"{p.relative_to(tmp_path)} {oct(stat.S_IMODE(p.stat().st_mode))}" for p in [state, *state.rglob("*")]
+             if stat.S_IMODE(p.stat().st_mode) != (0o700 if p.is_dir() else 0o600)]
+    assert not loose, loose
+    assert len(list(state.rglob("*.wav"))) == 2
+
+
+# -- the client's stream -------------------------------------------------------------------------------
+
+
+class BreakingClient(ControlClient):
+    """The stream breaks just before its result line (the daemon stopped mid-answer)."""
+
+    def __init__(self, path: Path, *, daemon_gone: bool = False) -> None:
+        super().__init__(path)
+        self.daemon_gone = daemon_gone
+
+    async def _stream(self, method, path, body=None):
+        lost = False
+        async for item in super()._stream(method, path, body):  # read to the end: no half-closed generators
+            if "result" in item:
+                lost = True
+                continue
+            yield item
+        if lost:
+            raise StreamBroken("peer closed connection without sending complete message body")
+
+    async def request_status(self, request_id):
+        if self.daemon_gone:
+            raise DaemonUnreachable(self.path)
+        return await super().request_status(request_id)
+
+
+async def test_a_broken_stream_prints_the_stored_result_with_its_exit_code(client, daemon, autojump_clock):
+    async with BreakingClient(daemon.settings.calld_socket) as broken:
+        code, result, err = await ask(broken, ASK)  # no request id given: calld-ctl makes one
+    assert code == EXIT_OK and result["status"] == "answered"
+    request_id = err.split("request ")[-1].split()[0]
+    assert request_id.startswith("ctl-") and ledger_row(daemon, request_id).result == result
+    assert "Traceback" not in err
+
+
+async def test_a_broken_stream_with_the_daemon_gone_is_one_line_saying_how_to_look_it_up(client, daemon, autojump_clock):
+    async with BreakingClient(daemon.settings.calld_socket, daemon_gone=True) as broken:
+        code, result, err = await ask(broken, {**ASK, "request_id": "gone-1"})
+    assert code == EXIT_LOST and result is None
+    lines = [line for line in err.splitlines() if line.startswith("calld-ctl:")]
+    assert len(lines) == 1 and "went away" in lines[0] and "calld-ctl show gone-1" in lines[0]
+
+
+async def test_show_finds_a_call_by_request_id(client, daemon, autojump_clock):
+    code, result, _ = await ask(client, {**ASK, "request_id": "find-me"})
+    assert (await client.show("find-me"))["call_control_id"] == result["call_control_id"]
+
+
+# -- errors reaching a client are JSON ----------------------------------------------------------------------
+
+
+async def test_a_ledger_error_reaches_the_client_as_one_json_error(client, daemon, monkeypatch, autojump_clock):
+    def malformed(*_a, **_k):
+        raise sqlite3.DatabaseError("database disk image is malformed")
+
+    monkeypatch.setattr(daemon._ledger, "request", malformed)  # noqa: SLF001
+    status, body = await client.raw("GET", "/v1/requests/x", b"")
+    assert status == 500 and isinstance(body, dict)
+    assert "ledger failed" in body["error"] and "malformed" in body["error"] and "ledger check" in body["error"]
+    status, body = await client.raw("GET", "/v1/calls/x", b"")
+    assert status == 500 and isinstance(body, dict)
+    monkeypatch.undo()
+    assert await client.dids()  # still serving
+
+
+# -- a failure before the dial -----------------------------------------------------------------------------
+
+
+async def test_a_local_failure_before_the_dial_does_not_use_up_the_request_id(client, daemon, monkeypatch, hangups, autojump_clock):
+    import calld.calls
+
+    original = calld.calls.RunDir
+    failed = []
+
+    def read_only(*args, **kwargs):
+        if not failed:
+            failed.append(1)
+            raise OSError(errno.EROFS, "Read-only file system")
+        return original(*args, **kwargs)
+
+    monkeypatch.setattr(calld.calls, "RunDir", read_only)
+    code, result, err = await ask(client, {**ASK, "request_id": "retry-me"})
+    assert code != EXIT_OK and "nothing was dialled" in err and "Read-only" in err
+    assert ledger_row(daemon, "retry-me") is None and hangups == {}
+    code, result, _ = await ask(client, {**ASK, "request_id": "retry-me"})
+    assert code == EXIT_OK and result["status"] == "answered"
+
+
+# -- ids -----------------------------------------------------------------------------------------------
+
+
+async def test_call_ids_do_not_repeat_across_restarts(client, daemon, monkeypatch, autojump_clock):
+    import itertools
+
+    import calld.stub.world as world
+
+    first = (await ask(client, ASK))[1]["call_control_id"]
+    monkeypatch.setattr(world, "_CALL_NUMBERS", itertools.count(1))  # what a restart does to the counter
+    second = (await ask(client, ASK))[1]["call_control_id"]
+    assert first != second
+
+
+async def test_show_refuses_an_ambiguous_id_and_lists_the_candidates(client, daemon, autojump_clock):
+    result = (await ask(client, ASK))[1]
+    run_dir = daemon.settings.artifacts_dir / result["transcript_ref"].split("/")[0]
+    twin = run_dir.with_name(run_dir.name + ".2")
+    twin.mkdir()
+    report = json.loads((run_dir / "call_report.json").read_text())
+    (twin / "call_report.json").write_text(json.dumps({**report, "run_id": "run_older"}))
+    with pytest.raises(ControlError) as refused:
+        await client.show(result["call_control_id"])
+    assert refused.value.status == 409 and "run_older" in refused.value.message and result["run_id"] in refused.value.message
+
+
+# -- stub mode is private ----------------------------------------------------------------------------------
+
+
+async def test_stub_mode_refuses_a_public_bind(tmp_path, autojump_clock):
+    with pytest.raises(DaemonError, match="only on loopback"):
+        await Daemon(settings_for(tmp_path, calld_bind="0.0.0.0:0")).serve()
+    assert not (tmp_path / "state").exists()  # refused before anything was written
+
+
+async def test_stub_mode_webhooks_must_be_signed(client, daemon, autojump_clock):
+    from calld.adapters.webhook_auth import generate_keypair, sign_webhook
+
+    raw = json.dumps({"data": {"id": "evt-1", "event_type": "call.hangup", "payload": {"call_control_id": "v3:x"}}}).encode()
+    async with httpx.AsyncClient() as http:
+        unsigned = await http.post(f"{daemon.public_url}/telnyx/webhook", content=raw)
+        stranger = await http.post(f"{daemon.public_url}/telnyx/webhook", content=raw,
+                                   headers=sign_webhook(raw, generate_keypair()[0], int(__import__("time").time())))
+    assert unsigned.status_code == 401 and stranger.status_code == 401
+    assert (await ask(client, ASK))[0] == EXIT_OK  # the stub world's own (signed) webhooks still arrive
