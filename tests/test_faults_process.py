@@ -1,0 +1,155 @@
+"""The real `calld serve` in a subprocess: start-up problems are one line and exit 2, and kill -9 in
+the middle of a call is recovered by the next start (hung up, WAV repaired, result failed with reason
+daemon_restart, `show` finds it, a repeat of the request id returns it).
+
+These run on the wall clock (a subprocess cannot share the autojump clock); each waits for an event
+with a bound, never for a fixed time.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+import wave
+from pathlib import Path
+
+import trio
+
+from calld.cli.client import ControlClient
+from calld.cli.ctl import EXIT_LOST, run_ask
+from calld.daemon.service import Daemon
+from calld.domain.failure_codes import DAEMON_RESTART, reason_code
+from calld.ledger import Ledger
+from calld.settings import load_settings
+
+ASK = {"to": "+15555550142", "ask": "hours", "name": "Nathan", "user": "alice"}
+
+
+def clean_env(**extra: str) -> dict[str, str]:
+    """No developer .env or CALLD_/TELNYX_/OPENAI_ settings leak into the daemon under test."""
+    keep = {k: v for k, v in os.environ.items() if k in ("PATH", "HOME", "LANG", "PYTHONPATH", "VIRTUAL_ENV")}
+    return {**keep, **extra}
+
+
+def serve_cmd(tmp_path: Path, *args: str, verbose: bool = False) -> list[str]:
+    return [sys.executable, "-m", "calld.cli.daemon", *(["-v"] if verbose else []), "serve",
+            "--state-dir", str(tmp_path / "state"), "--socket", str(tmp_path / "ctl.sock"), *args]
+
+
+def start_up(tmp_path: Path, *args: str, env: dict[str, str] | None = None, verbose: bool = False) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(serve_cmd(tmp_path, *args, verbose=verbose), cwd=tmp_path, env=env or clean_env(),
+                          capture_output=True, text=True, timeout=60)
+
+
+def one_line(done: subprocess.CompletedProcess[str]) -> str:
+    assert done.returncode == 2, done.stderr
+    assert "Traceback" not in done.stderr and "ExceptionGroup" not in done.stderr, done.stderr
+    lines = [line for line in done.stderr.splitlines() if line.startswith("calld: ")]
+    assert len(lines) == 1, done.stderr
+    return lines[0]
+
+
+def test_port_in_use_is_one_line_naming_the_port_and_the_setting(tmp_path):
+    with socket.socket() as holder:
+        holder.bind(("127.0.0.1", 0))
+        holder.listen()
+        port = holder.getsockname()[1]
+        line = one_line(start_up(tmp_path, "--bind", f"127.0.0.1:{port}"))
+    assert f"port {port}" in line and "CALLD_BIND" in line
+
+
+def test_missing_live_settings_are_listed_on_one_line(tmp_path):
+    line = one_line(start_up(tmp_path, env=clean_env(CALLD_MODE="live")))
+    for name in ("TELNYX_API_KEY", "OPENAI_API_KEY", "PUBLIC_BASE_URL", "CALLD_LIVE_OPT_IN"):
+        assert name in line
+
+
+def test_an_unusable_state_dir_names_the_path(tmp_path):
+    (tmp_path / "state").write_text("a file where the directory should be")
+    line = one_line(start_up(tmp_path, "--bind", "127.0.0.1:0"))
+    assert str(tmp_path / "state") in line and "CALLD_STATE_DIR" in line
+
+
+def test_a_socket_in_use_is_one_line(tmp_path):
+    with socket.socket(socket.AF_UNIX) as holder:
+        holder.bind(str(tmp_path / "ctl.sock"))
+        holder.listen()
+        line = one_line(start_up(tmp_path, "--bind", "127.0.0.1:0"))
+    assert "ctl.sock is in use" in line
+
+
+def test_a_corrupt_ledger_is_one_line_and_the_traceback_only_with_v(tmp_path):
+    (tmp_path / "state").mkdir()
+    (tmp_path / "state" / "calld.sqlite3").write_bytes(b"")
+    line = one_line(start_up(tmp_path, "--bind", "127.0.0.1:0"))
+    assert "calld.sqlite3 is empty" in line and "backup" in line
+    verbose = start_up(tmp_path, "--bind", "127.0.0.1:0", verbose=True)
+    assert verbose.returncode == 2 and "Traceback" in verbose.stderr
+
+
+async def wait_for(predicate, what: str, bound_s: float = 30.0) -> None:
+    with trio.fail_after(bound_s):
+        while not predicate():
+            await trio.sleep(0.05)
+
+
+async def test_kill_9_mid_call_is_recovered_by_the_next_start(tmp_path, nursery):
+    env = clean_env()
+    proc = subprocess.Popen(serve_cmd(tmp_path, "--bind", "127.0.0.1:0"), cwd=tmp_path, env=env,
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        sock = tmp_path / "ctl.sock"
+        await wait_for(sock.exists, "the control socket")
+        err = io.StringIO()
+        done = trio.Event()
+        codes: list[int] = []
+        async with ControlClient(sock) as client:
+            await client.provision("alice")
+
+            async def the_call() -> None:
+                codes.append(await run_ask(client, {**ASK, "request_id": "killed-1"}, out=io.StringIO(), err=err))
+                done.set()
+
+            nursery.start_soon(the_call)
+            await wait_for(lambda: "asking" in err.getvalue(), "the call to be under way")
+            await trio.sleep(0.5)  # audio both ways on disk (its pacing is the stub's, not this test's)
+            proc.send_signal(signal.SIGKILL)
+            proc.wait(timeout=10)
+            await wait_for(done.is_set, "calld-ctl to give up")
+        # The client: one line, no traceback, how to look the request up.
+        assert codes == [EXIT_LOST]
+        assert "Traceback" not in err.getvalue() and "calld-ctl show killed-1" in err.getvalue()
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+
+    settings = load_settings(calld_state_dir=tmp_path / "state", calld_socket=tmp_path / "ctl.sock",
+                             calld_bind="127.0.0.1:0", _env_file=None)
+    led = Ledger(settings.db_path)
+    assert led.request("killed-1").status == "in_flight"  # the call id was stored as soon as it was known
+    led.close()
+    assert (tmp_path / "ctl.sock").exists()  # a kill -9 leaves its socket; the next start replaces it
+    daemon: Daemon = await nursery.start(Daemon(settings).serve)
+    try:
+        async with ControlClient(settings.calld_socket) as client:
+            found = await client.show("killed-1")
+            assert found["status"] == "failed" and reason_code(found["result"]["reason"]) == DAEMON_RESTART
+            again = [item async for item in client.ask({**ASK, "request_id": "killed-1"})]
+            assert again == [{"result": found["result"], "repeat": True}]
+            assert await client.dids()  # serving plain requests
+        run_dir = settings.artifacts_dir / found["artifact_prefix"]
+        for name in ("inbound.wav", "outbound.wav"):
+            path = run_dir / "audio" / name
+            with wave.open(str(path)) as w:
+                assert w.getnframes() * 2 == path.stat().st_size - 44 > 1000  # the header counts all that was written
+        recovery = json.loads((run_dir / "recovery.json").read_text())
+        assert recovery["wav_repaired"] == ["inbound.wav", "outbound.wav"]
+        assert json.loads((run_dir / "result.json").read_text()) == found["result"]
+    finally:
+        await daemon.shutdown(drain_s=0)
