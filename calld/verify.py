@@ -25,7 +25,6 @@ from pydantic import TypeAdapter, ValidationError
 from calld.booking import prepare_book, run_stub_book
 from calld.calls import prepare, run_stub_call
 from calld.core.events import TERMINAL_TASK_STATUSES
-from calld.core.plan import disclosure_line
 from calld.domain.ids import E164, FirstName, UserId
 from calld.domain.questions import QUESTIONS, QuestionType
 from calld.domain.requests import AskRequest, BookRequest
@@ -124,6 +123,11 @@ def _secure_or_loopback(url: str) -> bool:
     return parts.scheme == "wss" or (parts.scheme == "ws" and parts.hostname in ("127.0.0.1", "localhost", "::1"))
 
 
+def spec_disclosure(name: str) -> re.Pattern[str]:
+    """Invariant 1 of the design: it says it is an automated assistant calling on behalf of <FirstName>."""
+    return re.compile(rf"\bautomated assistant\b[^.?!]*\bon behalf of {re.escape(name)}\b", re.IGNORECASE)
+
+
 def _check(name: str, fn: Callable[[], str]) -> Check:
     """fn returns its evidence, or raises AssertionError (or a read error) saying what is wrong."""
     try:
@@ -174,14 +178,16 @@ class _Common:
         """(where the disclosure is, where the ask is) in what the agent said; raises if out of order."""
         t = self.ev.json("transcript.json")
         agent = t["agent_text"]
-        disclosure = disclosure_line(name).removeprefix("Hi, this is an ").rstrip(".")
-        d, a = agent.find(disclosure), agent.find(ask)
-        assert d >= 0, f"no {disclosure!r} in what the agent said: {agent[:120]!r}"
+        # The wording comes from the specification (DESIGN.md, invariant 1), not from the code under check.
+        spec = spec_disclosure(name)
+        found = spec.search(agent)
+        a = agent.find(ask)
+        assert found is not None, f"the agent never said it is an automated assistant calling on behalf of {name}: {agent[:120]!r}"
         assert a >= 0, f"the ask {ask!r} was never said"
-        assert d < a, f"the ask (at {a}) came before the disclosure (at {d})"
+        assert found.start() < a, f"the ask (at {a}) came before the disclosure (at {found.start()})"
         first = next(turn for turn in t["turns"] if turn["speaker"] == "agent")["text"]
-        assert disclosure in first, "the disclosure is not in the agent's first turn"
-        return agent.find("on behalf of"), a
+        assert spec.search(first), "the disclosure is not in the agent's first turn"
+        return agent.find("on behalf of", found.start()), a
 
     def disclosure_honest(self) -> str:
         """No agent line claims to be a person or denies being automated."""
@@ -231,7 +237,8 @@ class _Common:
         order = [marks[0]["seq"], echoes[0]["seq"], trail[0]["seq"], hangups[0]["seq"], confirmed[0]["seq"]]
         assert order == sorted(order), f"out of order: mark, echo, trail, hangup, call.hangup at seq {order}"
         gap = hangups[0]["t_ms"] - echoes[0]["t_ms"]
-        assert gap >= 400 - 1, f"hung up {gap} ms after the echo, before the 0.4 s trail"
+        trail_ms = round(self.settings.trail_s * 1000)  # the configured trail, not the default
+        assert gap >= trail_ms - 1, f"hung up {gap} ms after the echo, before the {self.settings.trail_s} s trail"
         return f"verdict {report.status}, one final mark echoed, {gap} ms trail, then hangup, then call.hangup"
 
     def result_artifact(self) -> str:

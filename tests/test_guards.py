@@ -183,3 +183,57 @@ async def test_a_rogue_media_socket_cannot_take_over_a_call_in_flight(daemon, au
             for what, (token, headers) in attempts.items():
                 assert await media_handshake(host, int(port), token, headers) == [403], what
     assert results[0]["status"] == "answered"
+
+
+# -- the disclosure, and verify's own yardsticks -------------------------------------------------------------
+
+
+async def test_the_instructions_say_the_first_words_disclose_whatever_the_opener(autojump_clock, tmp_path):
+    from tests.stubcall import stub_book
+
+    # The model must disclose first even if it never speaks the opener as given: the session's
+    # instructions say so on their own, for a quick ask and for a booking.
+    for run in (await stub_call(tmp_path / "ask"), await stub_book(tmp_path / "book")):
+        instructions = run.json("session_start.json")["session"]["instructions"]
+        assert "first words" in instructions
+        assert "automated assistant calling on behalf of Nathan" in instructions
+
+
+async def test_verify_takes_the_disclosure_wording_from_the_specification(autojump_clock, tmp_path, monkeypatch):
+    import calld.core.plan as plan
+    from calld.ledger import Ledger
+    from calld.verify import VerifyInput, run_checks
+
+    monkeypatch.setattr(plan, "disclosure_line", lambda name: f"Hi, this is {name}'s helper.")  # the code drifts
+    run = await stub_call(tmp_path)
+    assert "automated assistant" not in run.json("transcript.json")["agent_text"]
+    ledger = Ledger(run.settings.db_path)
+    try:
+        report = run_checks(VerifyInput(user="tester"), run.settings, ledger, run.dir)
+    finally:
+        ledger.close()
+    failed = {c.name: c.evidence for c in report.checks if not c.passed}
+    assert "disclosure_first" in failed and "automated assistant" in failed["disclosure_first"]
+
+
+async def test_verify_checks_the_configured_trail(autojump_clock, tmp_path):
+    from calld.ledger import Ledger
+    from calld.verify import VerifyInput, run_checks
+
+    run = await stub_call(tmp_path)  # hung up after the default 0.4 s trail
+    ledger = Ledger(run.settings.db_path)
+    try:
+        as_run = run_checks(VerifyInput(user="tester"), run.settings, ledger, run.dir)
+        stricter = run_checks(VerifyInput(user="tester"), run.settings.model_copy(update={"trail_s": 1.0}), ledger, run.dir)
+    finally:
+        ledger.close()
+    assert as_run.passed
+    failed = {c.name: c.evidence for c in stricter.checks if not c.passed}
+    assert "1.0 s trail" in failed.get("clean_hangup", "")
+
+
+def test_tests_ignore_the_developers_env(tmp_path, monkeypatch):
+    (tmp_path / ".env").write_text("STALL_S=99\nCALLD_MAX_CALLS=1\n")
+    monkeypatch.chdir(tmp_path)
+    settings = load_settings()
+    assert settings.stall_s == 20.0 and settings.calld_max_calls == 35

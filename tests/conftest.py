@@ -1,0 +1,20 @@
+"""Every test runs isolated from the developer's `.env` and environment: a CALLD_* or key setting
+in the shell (or a .env in the working directory) must not change what a test runs against."""
+
+from __future__ import annotations
+
+import os
+
+import pytest
+
+from calld.settings import Settings
+
+_OURS = tuple(name.upper() for name in Settings.model_fields) + ("STATE_DIRECTORY", "RUNTIME_DIRECTORY")
+
+
+@pytest.fixture(autouse=True)
+def _isolated_settings(monkeypatch):
+    for name in list(os.environ):
+        if name.upper() in _OURS:
+            monkeypatch.delenv(name)
+    monkeypatch.setitem(Settings.model_config, "env_file", None)
