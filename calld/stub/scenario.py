@@ -120,6 +120,11 @@ class Scenario:
     media_drop: Literal["never", "before_start", "garbage", "mid_call"] = "never"
     media_drop_after_s: float = 6.0
     live_drop: Literal["never", "refuse", "after_greeting", "after_answer"] = "never"
+    # The carrier's line: what the media start frame announces (and inbound audio is sent in), and L16's
+    # byte order on the wire. The agent's audio is played as the dial asked, whatever the start frame said.
+    media_encoding: str = "L16"
+    media_rate: int = 16000
+    carrier_byte_order: Literal["le", "be"] = "le"
 
 
 _MENU = "Thank you for calling Joe's Hardware. For store hours, press 1. For the operator, press 0."

@@ -40,6 +40,7 @@ from calld.runtime.sockets import (
 )
 from calld.stub.brain import BookBrain
 from calld.stub.scenario import Scenario
+from calld.stub.carrier import LineFormat
 from calld.stub.speech import FRAME_BYTES, FRAMES_PER_WORD, MUSIC, SILENCE, Listener, line_frames, read_frame
 
 FRAME_MS = 20
@@ -112,12 +113,15 @@ class StubWorld:
         self.webhooks_sent: list[str] = []
         self.live_received: list[dict[str, Any]] = []
         self.media_received: list[dict[str, Any]] = []
+        self.wire_bytes_received = 0  # the agent's audio as it arrived on the wire, before the line decodes it
         self.heard_on_line: list[str] = []  # the agent's words as the business heard them played
         self.dtmf_received: list[tuple[str, str]] = []  # (digits, command_id) of every send_dtmf
         # A phone menu or a call screener answers first; a person only after the right key or reply.
         self._person = not scenario.menu and not scenario.screener
         self._ccid = ""
         self._call: dict[str, Any] = {}
+        self._line_in = LineFormat(scenario.media_encoding, scenario.media_rate, scenario.carrier_byte_order)
+        self._line_out = LineFormat("L16", 16000, scenario.carrier_byte_order)  # set from the dial
         self._ended = False
         self._webhook_n = 0
         self._media_scope: trio.CancelScope | None = None
@@ -173,6 +177,8 @@ class StubWorld:
         self._plays_audio = body.get("stream_bidirectional_mode") == "rtp"
         self._ccid = f"v3:stub-call-{next(_CALL_NUMBERS):04d}-{uuid.uuid4().hex[:8]}"
         self._call = body
+        self._line_out = LineFormat(body.get("stream_bidirectional_codec") or "L16",
+                                    body.get("stream_bidirectional_sampling_rate") or 16000, self.scenario.carrier_byte_order)
         resp = load_fixture("telnyx", "dial_response")
         resp["data"].update(call_control_id=self._ccid, client_state=body.get("client_state"))
         self._nursery.start_soon(self._telnyx_script)
@@ -307,7 +313,7 @@ class StubWorld:
             start = load_fixture("telnyx", "media_start")
             start["stream_id"] = stream_id = f"stub-stream-{self._ccid[-4:]}"
             start["start"].update(call_control_id=self._ccid, client_state=self._call.get("client_state"))
-            start["start"]["media_format"].update(encoding="L16", sample_rate=16000, channels=1)
+            start["start"]["media_format"].update(encoding=self.scenario.media_encoding, sample_rate=self.scenario.media_rate, channels=1)
             await peer.send(json.dumps(start))
             try:
                 async with trio.open_nursery() as n:
@@ -357,14 +363,19 @@ class StubWorld:
         the business's next frame (its speech, or silence) and finishes playing the agent's frame
         that started at the tick before; marks after it echo as they are reached."""
         template = _MEDIA_FRAME
+        plain = self._line_in.plain
         ear = Listener(self.codebook)
         chunk, start = 0, trio.current_time()
         while True:
             chunk += 1
             await trio.sleep_until(start + chunk * 0.02)
             pcm = self._business_queue.popleft() if self._business_queue else SILENCE
+            if plain:
+                payload = _SILENCE_B64 if pcm is SILENCE else _b64(pcm)
+            else:
+                payload = _b64(self._line_in.encode(pcm))
             await peer.send(template.render(stream_id=stream_id, track="inbound", sequence_number=str(chunk + 2), chunk=str(chunk),
-                                            timestamp=str(chunk * 20), payload=_SILENCE_B64 if pcm is SILENCE else _b64(pcm)))
+                                            timestamp=str(chunk * 20), payload=payload))
             if self.meter is not None:
                 self.meter.uplink.sent(len(pcm))
             if self._playing is not None:
@@ -392,6 +403,9 @@ class StubWorld:
             match msg.get("event"):
                 case "media" if self._plays_audio:
                     pcm = base64.b64decode(msg["media"]["payload"])
+                    self.wire_bytes_received += len(pcm)
+                    if not self._line_out.plain:
+                        pcm = self._line_out.decode(pcm)  # played as the dial asked, whatever calld meant
                     if self.meter is not None:
                         self.meter.downlink.received(len(pcm))
                     self._playout.extend(pcm[i : i + FRAME_BYTES] for i in range(0, len(pcm), FRAME_BYTES))
