@@ -30,7 +30,7 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
-async def live_call(tmp_path, nursery, scenario, body=ASK):
+async def live_call(tmp_path, nursery, scenario, body=ASK, **settings_over):
     sim = Simulator(scenario)
     addrs = await nursery.start(sim.serve)
     port = free_port()
@@ -41,6 +41,7 @@ async def live_call(tmp_path, nursery, scenario, body=ASK):
         telnyx_public_key=addrs.public_key, telnyx_api_base=addrs.telnyx_api_base, openai_api_key="KEY-sim",
         openai_live_url=addrs.live_url, public_base_url=base, public_webhook_url=f"{base}/telnyx/webhook", _env_file=None,
         calld_calls_per_number_per_day=1000, calld_calls_per_user_per_hour=1000,
+        **settings_over,
     )
     daemon: Daemon = await nursery.start(Daemon(settings).serve)
     async with ControlClient(settings.calld_socket) as client:
@@ -124,3 +125,13 @@ async def test_reordered_and_duplicated_webhooks_change_nothing(tmp_path, nurser
     assert sum(k == "telnyx.call.answered" for k in kinds) == 1  # the duplicate never reached the reducer
     report = checks(settings, result, "reordered")
     assert report.passed, [c.line() for c in report.checks if not c.passed]
+
+
+@pytest.mark.parametrize("order", ["be", "auto"])
+async def test_big_endian_l16_over_real_sockets(tmp_path, nursery, autojump_clock, order):
+
+    scenario = attrs.evolve(SCENARIOS["hours"], carrier_byte_order="be")
+    sim, settings, code, result = await live_call(tmp_path, nursery, scenario, telnyx_l16_byte_order=order)
+    assert code == EXIT_OK and result["status"] == "answered"
+    report = json.loads((settings.artifacts_dir / result["transcript_ref"].split("/")[0] / "call_report.json").read_text())
+    assert report["media"]["byte_order"].startswith("be")
