@@ -312,3 +312,23 @@ async def test_a_restaurant_that_needs_a_missing_detail_is_declined_details_miss
     assert r.unanswered_questions == ("Which credit card can we hold the table with?",)
     assert "without a card" in r.evidence[0].quote
     assert_clean_tool_hangup(run)
+
+
+async def test_an_earlier_counter_offer_outside_the_window_is_declined(autojump_clock, tmp_path):
+    run = await stub_book(tmp_path, "book_counter_earlier", window=30)
+    r = run.result
+    assert r.status == "declined" and r.alternative_offered == "Friday 5pm"
+    assert "booked" not in [rec["event"]["status"] for rec in records(run)]
+    assert_clean_tool_hangup(run)
+
+
+async def test_the_app_refuses_an_earlier_out_of_window_booking(autojump_clock, tmp_path):
+    run = await stub_book(tmp_path, "book_counter_earlier_careless", window=30)
+    statuses = [rec["event"]["status"] for rec in records(run)]
+    assert statuses == ["in_progress", "booked", "declined"]
+    attempt = records(run)[1]
+    assert attempt["event"]["booking"]["minutes_from_requested"] == -120
+    assert "changed" not in attempt  # refused: no track moved
+    out = json.loads(caused(run, attempt)[0]["effect"]["output"])
+    assert out["recorded"] is False and "120 minutes earlier" in out["why"]
+    assert run.result.status == "declined"

@@ -311,6 +311,16 @@ BOOK_SCENARIOS: dict[str, Scenario] = {
             ),
             _COUNTER,
         ),
+        # The time asked for is full; only two hours EARLIER is free (outside any window under 120 minutes).
+        _booking(
+            "book_counter_earlier",
+            Reply(
+                "I'm sorry, we're fully booked at seven. The only table I have is at 5pm on Friday. Would that work?",
+                when=_ASKS_TO_BOOK,
+                then="offer",
+            ),
+            _COUNTER,
+        ),
         # No table at all, and nothing else offered.
         _booking(
             "book_full",
@@ -335,8 +345,9 @@ BOOK_SCENARIOS: dict[str, Scenario] = {
 }
 # Careless backends book an out-of-window offer (one even says it is 0 minutes off): the app refuses it.
 for _style in ("careless", "careless_lying"):
-    _s = evolve(BOOK_SCENARIOS["book_counter_outside"], name=f"book_counter_outside_{_style}", brain=_style)
-    BOOK_SCENARIOS[_s.name] = _s
+    for _base in ("book_counter_outside", "book_counter_earlier"):
+        _s = evolve(BOOK_SCENARIOS[_base], name=f"{_base}_{_style}", brain=_style)
+        BOOK_SCENARIOS[_s.name] = _s
 
 
 def load_scenario(path: Path) -> Scenario:
