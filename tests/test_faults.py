@@ -32,6 +32,7 @@ from calld.settings import load_settings
 from calld.stub.world import StubWorld
 
 ASK = {"to": "+15555550142", "ask": "hours", "name": "Nathan", "user": "alice"}
+pytestmark = pytest.mark.fault
 
 
 def settings_for(tmp_path: Path, **over):

@@ -18,6 +18,7 @@ import sys
 import wave
 from pathlib import Path
 
+import pytest
 import trio
 
 from calld.cli.client import ControlClient
@@ -28,6 +29,7 @@ from calld.ledger import Ledger
 from calld.settings import load_settings
 
 ASK = {"to": "+15555550142", "ask": "hours", "name": "Nathan", "user": "alice"}
+pytestmark = pytest.mark.fault
 
 
 def clean_env(**extra: str) -> dict[str, str]:
