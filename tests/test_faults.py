@@ -177,7 +177,7 @@ async def test_a_ledger_that_cannot_write_a_result_gets_it_later(client, daemon,
     monkeypatch.setattr(Ledger, "finish_request", full)
     code, result, _ = await ask(client, {**ASK, "request_id": "ledger-full"})
     assert code == EXIT_OK and result["status"] == "answered"  # the caller still gets the result
-    assert failures and ledger_row(daemon, "ledger-full").status == "placing" or ledger_row(daemon, "ledger-full").status == "in_flight"
+    assert failures and ledger_row(daemon, "ledger-full").status == "in_flight"  # not finished yet
     assert (await ask(client, ASK))[0] == EXIT_OK  # the daemon serves on
     await trio.sleep(UNFINISHED_RETRY_S + 1)
     row = ledger_row(daemon, "ledger-full")
@@ -357,3 +357,12 @@ async def test_stub_mode_webhooks_must_be_signed(client, daemon, autojump_clock)
                                    headers=sign_webhook(raw, generate_keypair()[0], int(__import__("time").time())))
     assert unsigned.status_code == 401 and stranger.status_code == 401
     assert (await ask(client, ASK))[0] == EXIT_OK  # the stub world's own (signed) webhooks still arrive
+
+
+async def test_low_disk_space_is_in_the_log_when_a_call_starts(client, daemon, monkeypatch, caplog, autojump_clock):
+    import calld.daemon.service as service
+    from calld.ops.health import DiskSpace
+
+    monkeypatch.setattr(service, "disk_space", lambda path: DiskSpace(str(path), 5_000_000, 10_000_000_000))
+    assert (await ask(client, ASK))[0] == EXIT_OK
+    assert any("disk space is low: 5 MB free" in r.getMessage() for r in caplog.records if r.levelname == "WARNING")

@@ -530,6 +530,7 @@ class Daemon:
 
     def _start_call(self, flight: _Flight, plan: Any, stub: Any) -> None:
         assert self._calls_nursery is not None
+        self._log_disk_space()  # one statvfs: the log says space is low before a call fails on it
 
         ran: list[CallHandle] = []
 
