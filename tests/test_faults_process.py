@@ -155,3 +155,64 @@ async def test_kill_9_mid_call_is_recovered_by_the_next_start(tmp_path, nursery)
         assert json.loads((run_dir / "result.json").read_text()) == found["result"]
     finally:
         await daemon.shutdown(drain_s=0)
+
+
+async def test_kill_9_in_live_mode_hangs_the_call_up_at_the_carrier_once(tmp_path, nursery):
+    """A live daemon (against the loopback simulator: real REST, webhooks and WebSockets) is killed mid-call;
+    the next start hangs the call up at Telnyx exactly once and finishes it as daemon_restart."""
+    from calld.sim.server import Simulator
+    from calld.stub.scenario import SCENARIOS
+
+    sim = Simulator(SCENARIOS["hours"])
+    addrs = await nursery.start(sim.serve)
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    base = f"http://127.0.0.1:{port}"
+    live = {
+        "CALLD_MODE": "live", "CALLD_LIVE_OPT_IN": "1", "TELNYX_API_KEY": "KEY-sim", "TELNYX_CONNECTION_ID": "sim-connection",
+        "TELNYX_PUBLIC_KEY": addrs.public_key, "TELNYX_API_BASE": addrs.telnyx_api_base, "OPENAI_API_KEY": "KEY-sim",
+        "OPENAI_LIVE_URL": addrs.live_url, "PUBLIC_BASE_URL": base, "PUBLIC_WEBHOOK_URL": f"{base}/telnyx/webhook",
+    }
+    proc = subprocess.Popen(serve_cmd(tmp_path, "--bind", f"127.0.0.1:{port}"), cwd=tmp_path, env=clean_env(**live),
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    err = io.StringIO()
+    try:
+        sock = tmp_path / "ctl.sock"
+        await wait_for(sock.exists, "the control socket")
+        done = trio.Event()
+        async with ControlClient(sock) as client:
+            await client.provision("alice")
+
+            async def the_call() -> None:
+                await run_ask(client, {**ASK, "request_id": "live-killed"}, out=io.StringIO(), err=err)
+                done.set()
+
+            nursery.start_soon(the_call)
+            await wait_for(lambda: "asking" in err.getvalue(), "the call to be under way")
+            proc.send_signal(signal.SIGKILL)
+            proc.wait(timeout=10)
+            await wait_for(done.is_set, "calld-ctl to give up")
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    (ccid, world), = sim.worlds.items()
+    assert world.hangup_requests == []  # nobody hung up: the carrier's call outlived the daemon
+
+    settings = load_settings(**{k.lower(): v for k, v in live.items()}, calld_state_dir=tmp_path / "state",
+                             calld_socket=tmp_path / "ctl.sock", calld_bind=f"127.0.0.1:{port}", _env_file=None)
+    daemon: Daemon = await nursery.start(Daemon(settings).serve)
+    try:
+        assert world.hangup_requests == [ccid]  # once, with the call's own hangup command id
+        led = Ledger(settings.db_path)
+        row = led.request("live-killed")
+        led.close()
+        assert row.status == "done" and reason_code(row.result["reason"]) == DAEMON_RESTART
+        async with ControlClient(settings.calld_socket) as client:
+            found = await client.show("live-killed")
+        recovery = json.loads((settings.artifacts_dir / found["artifact_prefix"] / "recovery.json").read_text())
+        assert recovery["hangup"] in ("requested", "already_ended")
+    finally:
+        await daemon.shutdown(drain_s=0)
+    assert world.hangup_requests == [ccid]  # and never again
