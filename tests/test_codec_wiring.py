@@ -57,9 +57,9 @@ async def test_l16_auto_learns_big_endian_from_the_business(autojump_clock, tmp_
     assert run.report["media"]["byte_order"].startswith("be (auto")
 
 
-@pytest.mark.parametrize("encoding", ["PCMA", "PCMU"])
+@pytest.mark.parametrize("encoding", ["PCMA", "PCMU", "L16"])
 async def test_a_start_frame_announcing_another_codec_leaves_our_audio_as_dialled(autojump_clock, tmp_path, encoding):
-    # The dial asks for L16 at 16 kHz both ways; the carrier's start frame announces G.711 at 8 kHz for the
+    # The dial asks for L16 at 16 kHz both ways; the carrier's start frame announces 8 kHz (G.711 or L16) for the
     # inbound leg. Inbound is decoded as announced; what calld sends must stay L16 16 kHz, which is what the
     # carrier plays: otherwise the business hears noise.
     run = await stub_call(tmp_path, variant("hours", media_encoding=encoding, media_rate=8000))
