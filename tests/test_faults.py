@@ -366,3 +366,50 @@ async def test_low_disk_space_is_in_the_log_when_a_call_starts(client, daemon, m
     monkeypatch.setattr(service, "disk_space", lambda path: DiskSpace(str(path), 5_000_000, 10_000_000_000))
     assert (await ask(client, ASK))[0] == EXIT_OK
     assert any("disk space is low: 5 MB free" in r.getMessage() for r in caplog.records if r.levelname == "WARNING")
+
+
+def test_calld_ctl_never_prints_a_traceback(tmp_path, capsys, monkeypatch):
+    import socket as socketlib
+    import threading
+
+    from calld.cli import ctl
+
+    # Something that accepts on the control socket and hangs up at once (a daemon dying as it answers).
+    path = tmp_path / "ctl.sock"
+    server = socketlib.socket(socketlib.AF_UNIX)
+    server.bind(str(path))
+    server.listen()
+    server.settimeout(10)
+
+    def hang_up() -> None:
+        conn, _ = server.accept()
+        conn.recv(65536)
+        conn.close()
+
+    t = threading.Thread(target=hang_up, daemon=True)
+    t.start()
+    try:
+        code = ctl.main(["--socket", str(path), "calls"])
+    finally:
+        t.join(timeout=5)
+        server.close()
+    err = capsys.readouterr().err
+    assert code == ctl.EXIT_LOST and "Traceback" not in err and len(err.strip().splitlines()) == 1
+
+    async def boom(args):
+        raise RuntimeError("something calld-ctl did not expect")
+
+    monkeypatch.setattr(ctl, "_calls", boom)
+    parser = ctl.build_parser  # the subcommand's function is bound when the parser is built
+    monkeypatch.setattr(ctl, "build_parser", lambda: _with(parser(), "calls", boom))
+    assert ctl.main(["--socket", str(path), "calls"]) == ctl.EXIT_FAILED
+    err = capsys.readouterr().err
+    assert "Traceback" not in err and "RuntimeError: something calld-ctl did not expect" in err and "-v" in err
+    assert ctl.main(["--socket", str(path), "-v", "calls"]) == ctl.EXIT_FAILED
+    assert "Traceback" in capsys.readouterr().err
+
+
+def _with(parser, command, afunc):
+    for action in parser._subparsers._group_actions:  # noqa: SLF001
+        action.choices[command].set_defaults(afunc=afunc)
+    return parser
