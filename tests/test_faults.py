@@ -413,3 +413,21 @@ def _with(parser, command, afunc):
     for action in parser._subparsers._group_actions:  # noqa: SLF001
         action.choices[command].set_defaults(afunc=afunc)
     return parser
+
+
+async def test_a_write_error_that_passes_leaves_the_artifacts_marked_incomplete(client, daemon, hangups, monkeypatch, autojump_clock):
+    disk = FullDisk(monkeypatch, after=150)
+    disk.full = _NeverFull()  # an I/O error on the journal only: later JSON writes succeed
+    code, result, _ = await ask(client, {**ASK, "request_id": "eio-1"})
+    assert result["status"] == "failed" and reason_code(result["reason"]) == INTERNAL
+    assert hangups[result["call_control_id"]] == 1
+    run_dir = disk.victim.parent / result["transcript_ref"].split("/")[0]
+    marker = json.loads((run_dir / "incomplete.json").read_text())
+    assert "No space left" in marker["error"]
+    report = json.loads((run_dir / "call_report.json").read_text())
+    assert report["status"] == "failed" and all((daemon.settings.artifacts_dir / r).is_file() for r in report["refs"].values())
+
+
+class _NeverFull(set):
+    def add(self, _item) -> None:
+        pass

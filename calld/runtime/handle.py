@@ -536,8 +536,13 @@ class CallHandle:
         rd.close()
         refs["audio/inbound.wav"] = rd.ref("audio/inbound.wav")
         refs["audio/outbound.wav"] = rd.ref("audio/outbound.wav")
-        if rd.write_error is not None:  # only what is really there is referenced
+        if rd.write_error is not None:  # only what is really there is referenced, and the gap is marked
             refs = {name: ref for name, ref in refs.items() if (rd.path / name).is_file()}
+            rd.write_json("incomplete.json", {
+                "error": str(rd.write_error),
+                "note": "a write failed during this call: events.jsonl and the audio stop at that point; "
+                        "the call was failed and hung up",
+            })
         ccid = call.call_control_id
         result = build_result(self.plan, call, outcome, refs)
         if rd.write_error is not None:
