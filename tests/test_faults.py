@@ -24,7 +24,6 @@ import trio
 from calld.cli.client import ControlClient, ControlError, DaemonUnreachable, StreamBroken
 from calld.cli.ctl import EXIT_LOST, EXIT_OK, run_ask
 from calld.daemon.service import UNFINISHED_RETRY_S, Daemon, DaemonError
-from calld.domain.failure_codes import INTERNAL, reason_code
 from calld.ledger import Ledger
 from calld.ops.errors import OperationalError
 from calld.runtime import rundir as rundir_module
@@ -144,8 +143,8 @@ async def test_a_full_disk_fails_the_call_it_hits_and_never_the_daemon(client, d
         await trio.sleep(0.5)
         n.start_soon(one, "Bystander", "full-2")
     code, result, _ = results["Victim"]
-    assert result["status"] == "failed" and reason_code(result["reason"]) == INTERNAL
-    assert "No space left on device" in result["reason"]
+    assert (result["status"], result["reason"]) == ("failed", "internal")
+    assert "No space left on device" in result["detail"]
     assert any("No space left" in r.getMessage() for r in caplog.records if r.levelname == "ERROR")
     # Hung up once; the ledger row is finished with that result.
     assert hangups[result["call_control_id"]] == 1
@@ -419,7 +418,7 @@ async def test_a_write_error_that_passes_leaves_the_artifacts_marked_incomplete(
     disk = FullDisk(monkeypatch, after=150)
     disk.full = _NeverFull()  # an I/O error on the journal only: later JSON writes succeed
     code, result, _ = await ask(client, {**ASK, "request_id": "eio-1"})
-    assert result["status"] == "failed" and reason_code(result["reason"]) == INTERNAL
+    assert (result["status"], result["reason"]) == ("failed", "internal")
     assert hangups[result["call_control_id"]] == 1
     run_dir = disk.victim.parent / result["transcript_ref"].split("/")[0]
     marker = json.loads((run_dir / "incomplete.json").read_text())

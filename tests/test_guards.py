@@ -136,7 +136,7 @@ async def test_sigterm_lets_calls_in_flight_finish_within_the_drain(daemon, auto
 async def test_a_second_sigterm_cuts_the_drain_short(daemon, autojump_clock):
     results, took = await calls_then_sigterm(daemon, second_after_s=1.0)
     assert [r["status"] for r in results] == ["failed"] * 3
-    assert all("shut down" in r["reason"] for r in results)
+    assert all("shut down" in r["detail"] for r in results)
     assert took < 3  # not the calls' natural end (about 12 s later)
 
 

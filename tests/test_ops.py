@@ -17,7 +17,7 @@ import pytest
 
 from calld.adapters.telnyx_http import TelnyxHttp
 from calld.cli.ctl import EXIT_OK, EXIT_USAGE, EXIT_VERIFY_FAILED, main as ctl_main
-from calld.domain.failure_codes import DAEMON_RESTART, INTERNAL, failed_reason, reason_code
+from calld.domain import results
 from calld.domain.ids import RunId, UserId
 from calld.ledger import Ledger
 from calld.ops.errors import OperationalError
@@ -40,14 +40,6 @@ def loose_umask():
 
 
 # -- failure codes -----------------------------------------------------------------------------------
-
-
-def test_failure_codes_read_back_from_the_reason():
-    assert reason_code(failed_reason(INTERNAL, "disk full")) == "internal"
-    assert reason_code(failed_reason(DAEMON_RESTART, "x: y")) == "daemon_restart"
-    assert reason_code("the call ended without an answer") is None
-    with pytest.raises(ValueError):
-        failed_reason("made_up", "x")
 
 
 # -- state directory, lock, private files ----------------------------------------------------------------
@@ -276,8 +268,13 @@ async def test_recovery_hangs_each_call_up_once_and_finishes_its_row(tmp_path):
         rd.journal(json.dumps({"seq": 1, "event": {"kind": "live.input_transcript", "text": "We open at 9."}}))
         rd.audio("inbound.wav", b"\x01\x02" * 4000)  # the header is written with the first frames
         rd.audio("inbound.wav", b"\x01\x02" * 4000)
-        if name == "answered":
-            rd.write_json("task.json", {"status": "answered", "answer_text": "We open at 9.", "notes": None})
+        if name == "answered":  # the verdict was accepted before the crash: task.json says what it makes
+            accepted = results.Answered(
+                run_id=run_id, call_control_id="v3:answered", transcript_ref="v3_answered/transcript.json",
+                audio_ref="v3_answered/audio/inbound.wav", verdict_source="tool", answer_text="We open at 9.",
+                evidence=(results.Evidence(quote="We open at 9.", turn=0),), answer=results.TextAnswer(),
+            ).model_dump(mode="json")
+            rd.write_json("task.json", {"status": "answered", "result_if_interrupted": accepted})
         # Killed here: close() never runs, so the WAV header is never patched.
         for w in rd._wavs.values():  # noqa: SLF001
             w._file = None  # noqa: SLF001
@@ -304,7 +301,7 @@ async def test_recovery_hangs_each_call_up_once_and_finishes_its_row(tmp_path):
             assert r.getnframes() == 8000
         assert json.loads((run_dir / "result.json").read_text()) == row.result
         assert json.loads((run_dir / "transcript.json").read_text())["business_text"] == "We open at 9."
-    assert led.request("answered").result["status"] == "answered"  # the verdict accepted before the crash
+    assert led.request("answered").result == accepted  # the verdict accepted before the crash
     for name in ("talking", "ended", "placing"):
-        assert reason_code(led.request(name).result["reason"]) == DAEMON_RESTART
+        assert led.request(name).result["reason"] == "daemon_restart"
     led.close()

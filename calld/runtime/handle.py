@@ -544,8 +544,9 @@ class CallHandle:
                         "the call was failed and hung up",
             })
         ccid = call.call_control_id
-        result = build_result(self.plan, call, outcome, refs)
-        if rd.write_error is not None:
+        if rd.write_error is None:
+            result = build_result(self.plan, call, outcome, refs)
+        else:
             # The artifacts are incomplete: whatever the call concluded, it is not proven. Failed.
             result = results.Failed(reason="internal", detail=self._write_failure(), run_id=self.plan.run_id,
                                     call_control_id=ccid, transcript_ref=refs.get("transcript.json"),
