@@ -630,7 +630,10 @@ class CallHandle:
             record["booking"]["unanswered_questions"] = list(call.unanswered)
         # What the call would end as if calld died now: a restart finishes it so (calld.ops.recovery).
         planned = {"transcript.json": self.rundir.ref("transcript.json"), "audio/inbound.wav": self.rundir.ref("audio/inbound.wav")}
-        record["result_if_interrupted"] = build_result(self.plan, call, conclude(call), planned).model_dump(mode="json")
+        try:
+            record["result_if_interrupted"] = build_result(self.plan, call, conclude(call), planned).model_dump(mode="json")
+        except Exception:  # noqa: BLE001 - a preview must never fail the call it describes
+            log.exception("%s could not preview the result of the accepted verdict", self.plan.run_id)
         return self.rundir.write_json("task.json", record)
 
     def _booking_info(self) -> BookingInfo | None:
