@@ -82,6 +82,7 @@ _MEDIA_FRAME = _Template("telnyx", "media_media", {
 })
 _OUTPUT_DELTA = _Template("gpt_live", "output_audio_delta", {("delta",): "delta"})
 
+_DIGITS_TO_LETTERS = str.maketrans("0123456789", "ghijklmnop")
 _CALL_NUMBERS = itertools.count(1)  # Telnyx names every call differently; so does the stub (the random tail: across restarts too)
 DELTA_FRAMES = 5  # GPT-Live paces output at about 100 ms a delta
 STUB_PUBLIC_KEY = ""  # the stub does not sign webhooks; live verification is the route's job
@@ -175,7 +176,8 @@ class StubWorld:
         self.dial_requests.append(body)
         # In mp3 mode Telnyx drops raw audio we send: the business would hear nothing.
         self._plays_audio = body.get("stream_bidirectional_mode") == "rtp"
-        self._ccid = f"v3:stub-call-{next(_CALL_NUMBERS):04d}-{uuid.uuid4().hex[:8]}"
+        # The tail is letters only: a run of digits in a call id reads as a phone number (publish keys).
+        self._ccid = f"v3:stub-call-{next(_CALL_NUMBERS):04d}-{uuid.uuid4().hex[:8].translate(_DIGITS_TO_LETTERS)}"
         self._call = body
         self._line_out = LineFormat(body.get("stream_bidirectional_codec") or "L16",
                                     body.get("stream_bidirectional_sampling_rate") or 16000, self.scenario.carrier_byte_order)
