@@ -36,7 +36,8 @@ pytestmark = pytest.mark.fault
 
 def settings_for(tmp_path: Path, **over):
     values = dict(calld_state_dir=tmp_path / "state", calld_socket=tmp_path / "ctl.sock", calld_bind="127.0.0.1:0",
-                  shutdown_drain_s=30, calld_max_calls=50, _env_file=None)
+                  shutdown_drain_s=30, calld_max_calls=50, _env_file=None,
+                  calld_calls_per_number_per_day=1000, calld_calls_per_user_per_hour=1000)  # many calls to one test number
     return load_settings(**{**values, **over})
 
 

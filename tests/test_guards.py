@@ -88,7 +88,8 @@ async def test_a_far_party_hangup_during_the_drain_ends_the_call_at_once(autojum
 @pytest.fixture
 async def daemon(tmp_path, nursery):
     settings = load_settings(calld_state_dir=tmp_path / "state", calld_socket=tmp_path / "ctl.sock",
-                             calld_bind="127.0.0.1:0", shutdown_drain_s=30, _env_file=None)
+                             calld_bind="127.0.0.1:0", shutdown_drain_s=30, _env_file=None,
+                             calld_calls_per_number_per_day=1000, calld_calls_per_user_per_hour=1000)
     d: Daemon = await nursery.start(Daemon(settings).serve)
     yield d
     if d.accepting:
@@ -196,7 +197,8 @@ async def test_the_instructions_say_the_first_words_disclose_whatever_the_opener
     for run in (await stub_call(tmp_path / "ask"), await stub_book(tmp_path / "book")):
         instructions = run.json("session_start.json")["session"]["instructions"]
         assert "first words" in instructions
-        assert "automated assistant calling on behalf of Nathan" in instructions
+        assert "say that you are an automated assistant calling on behalf of" in instructions
+        assert '"Nathan"' in instructions  # the name itself comes as data (the user's words, quoted JSON)
 
 
 async def test_verify_takes_the_disclosure_wording_from_the_specification(autojump_clock, tmp_path, monkeypatch):
