@@ -749,6 +749,8 @@ class Daemon:
         if rows:
             r = rows[0]
             run_dir = find_run_dir(self.settings.artifacts_dir, r.run_id, r.call_control_id)
+            if run_dir is None:
+                return None  # pruned (or never written): `detail` answers from the ledger
             return {"request_id": r.request_id, "run_id": r.run_id, "call_control_id": r.call_control_id,
                     "request_status": r.status, "result": r.result, "status": (r.result or {}).get("status"),
                     "artifact_prefix": run_dir.name if run_dir else None,
