@@ -81,7 +81,10 @@ class _Error(_Event):
 
 class _Delta(_Event):
     delta: str
-    start_ms: int | None = None  # on the session timeline
+
+
+class _TranscriptDelta(_Delta):
+    start_ms: int | None = None  # on the session timeline (audio deltas carry these only on the sideband)
     end_ms: int | None = None
 
 
@@ -111,8 +114,8 @@ _TAG_BY_TYPE = {
     "session.started": "started",
     "error": "error",
     "session.output_audio.delta": "delta",
-    "session.input_transcript.delta": "delta",
-    "session.output_transcript.delta": "delta",
+    "session.input_transcript.delta": "transcript",
+    "session.output_transcript.delta": "transcript",
     "response.event": "response",
     "session.closed": "closed",
 }
@@ -128,6 +131,7 @@ _server_event = TypeAdapter(
         Annotated[_SessionStarted, Tag("started")]
         | Annotated[_Error, Tag("error")]
         | Annotated[_Delta, Tag("delta")]
+        | Annotated[_TranscriptDelta, Tag("transcript")]
         | Annotated[_ResponseEvent, Tag("response")]
         | Annotated[_SessionClosed, Tag("closed")]
         | Annotated[_Event, Tag("other")],
@@ -314,9 +318,9 @@ class LiveInbound:
                 return [LiveError(code, err.message, fatal=not self._started)]
             case _Delta(type="session.output_audio.delta", delta=delta):
                 return [OutputAudio(_audio(delta))]
-            case _Delta(type="session.input_transcript.delta", delta=delta, start_ms=start, end_ms=end):
+            case _TranscriptDelta(type="session.input_transcript.delta", delta=delta, start_ms=start, end_ms=end):
                 return [InputTranscript(delta, start, end)]
-            case _Delta(delta=delta, start_ms=start, end_ms=end):
+            case _TranscriptDelta(delta=delta, start_ms=start, end_ms=end):
                 return [OutputTranscript(delta, start, end)]
             case _ResponseEvent(event=inner):
                 return _tool_call(inner, self._job)
