@@ -67,21 +67,25 @@ async def run_batch(n: int) -> dict:
     base = f"http://127.0.0.1:{port}"
     env = {**os.environ, "CALLD_MODE": "live", "CALLD_LIVE_OPT_IN": "1", "CALLD_STATE_DIR": str(work / "state"),
            "CALLD_SOCKET": str(work / "ctl.sock"), "CALLD_BIND": f"127.0.0.1:{port}", "TELNYX_API_KEY": "KEY-bench",
-           "TELNYX_CONNECTION_ID": "bench-connection", "OPENAI_API_KEY": "KEY-bench", "PUBLIC_BASE_URL": base,
+           "TELNYX_CONNECTION_ID": "bench-connection", "OPENAI_API_KEY": "KEY-bench", "LINQ_API_KEY": "KEY-bench",
+           "PUBLIC_BASE_URL": base,
            "PUBLIC_WEBHOOK_URL": f"{base}/telnyx/webhook", "CALLD_LOG_LEVEL": "WARNING",
            # past the daemon's default limit on purpose: the benchmark looks for where it breaks
            "CALLD_MAX_CALLS": os.environ.get("CALLD_MAX_CALLS", "1000"),
            # N calls to one scripted number: the per-number and per-user limits would refuse all but the first.
            "CALLD_CALLS_PER_NUMBER_PER_DAY": "1000", "CALLD_CALLS_PER_USER_PER_HOUR": "10000", **addrs}
     prefix = os.environ.get("BENCH_DAEMON_PREFIX", "").split()  # e.g. "-m cProfile -o /tmp/daemon.prof"
+    daemon_log = (work / "daemon.log").open("w")
     daemon = subprocess.Popen([*pinned(DAEMON_CORE), sys.executable, *prefix, "-m", "calld.cli.daemon", "serve"], env=env,
-                              stderr=subprocess.DEVNULL, cwd=work)
+                              stderr=daemon_log, cwd=work)
     sock = work / "ctl.sock"
     try:
         for _ in range(400):
-            if sock.exists():
+            if sock.exists() or daemon.poll() is not None:
                 break
             await trio.sleep(0.05)
+        if not sock.exists():
+            raise SystemExit(f"the daemon did not start: {(work / 'daemon.log').read_text().strip()[-500:]}")
         async with ControlClient(sock) as client:
             await client.provision("bench")
             cpu0, sim_cpu0, rss0 = cpu_seconds(daemon.pid), cpu_seconds(sim.pid), rss_kib(daemon.pid, "VmRSS")
