@@ -18,3 +18,10 @@ def _isolated_settings(monkeypatch):
         if name.upper() in _OURS:
             monkeypatch.delenv(name)
     monkeypatch.setitem(Settings.model_config, "env_file", None)
+
+
+@pytest.fixture(autouse=True, scope="session")
+def _one_font_cache(tmp_path_factory):
+    """The daemon's drawing process keeps matplotlib's font cache in its state dir; each test's
+    daemon would build it again (seconds each). The tests share one, built once per session."""
+    os.environ.setdefault("MPLCONFIGDIR", str(tmp_path_factory.mktemp("matplotlib")))

@@ -12,6 +12,7 @@ from __future__ import annotations
 import errno
 import io
 import json
+import math
 import os
 import sqlite3
 import stat
@@ -20,6 +21,7 @@ from pathlib import Path
 import httpx
 import pytest
 import trio
+import trio.testing
 
 from calld.cli.client import ControlClient, ControlError, DaemonUnreachable, StreamBroken
 from calld.cli.ctl import EXIT_LOST, EXIT_OK, run_ask
@@ -431,3 +433,13 @@ async def test_a_write_error_that_passes_leaves_the_artifacts_marked_incomplete(
 class _NeverFull(set):
     def add(self, _item) -> None:
         pass
+
+
+async def test_an_idle_daemon_sets_no_timers(client, daemon, hangups, autojump_clock):
+    """Nothing queued and nothing unfinished: no task wakes on a timer. (A timer that fires while a
+    call waits on another process would also spin a test's autojump clock.)"""
+    assert (await ask(client, ASK))[0] == EXIT_OK
+    await daemon.after_calls(1)
+    await trio.sleep(3600)  # let connection keep-alives and the call's own bounds run out
+    await trio.testing.wait_all_tasks_blocked()  # a task woken with us is back asleep, with its next timer
+    assert trio.lowlevel.current_statistics().seconds_to_next_deadline == math.inf

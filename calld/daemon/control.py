@@ -16,6 +16,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_valida
 from quart import Response, request
 from quart_trio import QuartTrio
 
+from calld.observe.painter import PictureError
 from calld.domain.ids import UserId
 from calld.domain.requests import AskRequest, BookRequest
 from calld.daemon.errors import AmbiguousCall, AtCapacity, DaemonError, Draining
@@ -270,7 +271,10 @@ def create_control_app(daemon: Daemon) -> QuartTrio:
             return _error(f"a timeline is drawn as .svg or .png, not .{suffix}", 400)
         if daemon.callbook.find(ident) is not None:
             return _error(f"call {ident} is still in flight; its timeline is drawn when it ends", 409)
-        picture = await daemon.timeline(ident, suffix)
+        try:
+            picture = await daemon.timeline(ident, suffix)
+        except PictureError as exc:
+            return _error(f"the timeline of {ident} could not be drawn: {exc}", 500)
         if picture is None:
             return _error(f"no finished call with run id or call_control_id {ident!r}", 404)
         return Response(picture, status=200, content_type=kinds[suffix])

@@ -52,6 +52,7 @@ from calld.policy.clock import Clock, wall_clock
 from calld.policy.gate import Gate, Queue, Timing
 from calld.policy.scheduler import Busy, Scheduler, queued_view
 from calld.observe.aftercall import after_call
+from calld.observe.painter import Painter
 from calld.observe.metrics import Metrics
 from calld.runtime.handle import CallHandle, CallPorts
 from calld.settings import Settings
@@ -121,6 +122,7 @@ class Daemon:
         self._ledger: Ledger  # opened by serve(), once the state directory is checked and locked
         self._socket_inode: int | None = None
         self._unfinished: dict[str, dict[str, Any]] = {}
+        self._unfinished_added = trio.Event()
         self._stub_signer = StubSigner()  # stub mode: the webhooks the stub world sends are signed too
         self._calls_nursery: trio.Nursery | None = None
         self._stop_servers = trio.Event()
@@ -168,6 +170,7 @@ class Daemon:
             self.publisher = Publisher(self.settings, self._ledger)
             self.gate = Gate(self.settings, self._ledger, self.clock)
             self.scheduler = Scheduler(self._ledger, self.gate, self._dial_scheduled, accepting=lambda: self.accepting)
+            self.painter = Painter(cache_dir=state_dir / "cache")
             try:
                 private_dir(self.settings.artifacts_dir)
             except OSError as exc:
@@ -203,18 +206,21 @@ class Daemon:
                     self._socket_inode = os.lstat(socket_path).st_ino
                 if self.publisher.enabled:
                     await root.start(self.publisher.run, self._stop_servers)
-                async with trio.open_nursery() as calls:
-                    self._calls_nursery = calls
-                    if self.messaging is not None:  # texts are handled beside the calls, and drain with them
-                        await calls.start(self.messaging.run)
-                        if self.messaging.fake is not None:
-                            self.messaging.fake.webhook_url = f"{self.public_url}/linq/webhook"
-                    await calls.start(self.scheduler.run)
-                    calls.start_soon(self._retry_unfinished)
-                    log.info("ready: public %s, control %s, mode %s", self.public_url, ctl_cfg.bind[0], self.settings.calld_mode)
-                    task_status.started(self)
-                    await self._stop_servers.wait()
-                    calls.cancel_scope.cancel()
+                try:
+                    async with trio.open_nursery() as calls:
+                        self._calls_nursery = calls
+                        if self.messaging is not None:  # texts are handled beside the calls, and drain with them
+                            await calls.start(self.messaging.run)
+                            if self.messaging.fake is not None:
+                                self.messaging.fake.webhook_url = f"{self.public_url}/linq/webhook"
+                        await calls.start(self.scheduler.run)
+                        calls.start_soon(self._retry_unfinished)
+                        log.info("ready: public %s, control %s, mode %s", self.public_url, ctl_cfg.bind[0], self.settings.calld_mode)
+                        task_status.started(self)
+                        await self._stop_servers.wait()
+                        calls.cancel_scope.cancel()
+                finally:
+                    await self.painter.aclose()  # shielded inside: a cancelled daemon leaves no child behind
         finally:
             if getattr(self, "_ledger", None) is not None:
                 self._ledger.close()
@@ -239,8 +245,13 @@ class Daemon:
             log.warning("disk space is low: %s; calls that cannot write their artifacts fail", space.describe())
 
     async def _retry_unfinished(self) -> None:
-        """Results the ledger could not take when their call ended (a full disk): stored once it can."""
+        """Results the ledger could not take when their call ended (a full disk): stored once it can.
+
+        Idle (nothing unfinished) it waits without a timer: a daemon with no work has no wakeups."""
         while True:
+            if not self._unfinished:
+                await self._unfinished_added.wait()
+                self._unfinished_added = trio.Event()
             await trio.sleep(UNFINISHED_RETRY_S)
             for request_id, result in list(self._unfinished.items()):
                 try:
@@ -583,7 +594,7 @@ class Daemon:
                     if not len(self.callbook):
                         self._idle.set()
             if ran and ran[0].finished.is_set():
-                await after_call(ran[0].rundir.path, self.metrics)  # the result is already out
+                await after_call(ran[0].rundir.path, self.metrics, self.painter)  # the result is already out
                 self._after_calls_done += 1
                 self._after_call_step.set()
                 self._after_call_step = trio.Event()
@@ -615,6 +626,7 @@ class Daemon:
                 log.error("request %s: the ledger cannot store its result now (%s); retrying every %.0f s",
                           request_id, exc, UNFINISHED_RETRY_S)
                 self._unfinished[request_id] = stored
+                self._unfinished_added.set()
                 self._log_disk_space()
         except sqlite3.Error as exc:
             log.error("request %s: the ledger failed: %s", request_id, exc)
@@ -675,10 +687,10 @@ class Daemon:
         return found
 
     async def timeline(self, ident: str, suffix: str) -> bytes | None:
-        """The call's picture as SVG or PNG bytes, drawn from its artifacts in a worker thread.
+        """The call's picture as SVG or PNG bytes, drawn from its artifacts by the drawing process.
         SVG is also (re)written as the call's timeline.svg."""
         from calld.observe.artifacts import find_run
-        from calld.observe.timeline import write_timeline
+        from calld.observe.timeline import TIMELINE_NAME
 
         if self.callbook.find(ident) is not None:
             return None
@@ -686,12 +698,12 @@ class Daemon:
         if run_dir is None:
             return None
         if suffix == "svg":
-            out = await trio.to_thread.run_sync(write_timeline, run_dir)
+            out = await self.painter.draw(run_dir, run_dir / TIMELINE_NAME)
             return out.read_bytes()
         import tempfile
 
         with tempfile.TemporaryDirectory(prefix="calld-timeline-") as tmp:
-            out = await trio.to_thread.run_sync(write_timeline, run_dir, Path(tmp) / f"timeline.{suffix}")
+            out = await self.painter.draw(run_dir, Path(tmp) / f"timeline.{suffix}")
             return out.read_bytes()
 
     async def prune(self, older_than_days: float, *, dry_run: bool = False) -> dict[str, Any]:

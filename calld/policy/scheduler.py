@@ -74,8 +74,11 @@ class Scheduler:
 
     async def _nap(self) -> None:
         rows = self.ledger.schedule_rows(status="queued")
+        if not rows:
+            await self._wake.wait()  # nothing queued: no timer at all, a new row wakes us
+            return
         wait = MAX_NAP_S
-        if rows and self._accepting():
+        if self._accepting():
             # A row still due after its turn (it could not be moved on) is looked at again shortly, not in a spin.
             wait = min(MAX_NAP_S, max(MIN_NAP_S, (rows[0].due_at - self.gate.clock()).total_seconds()))
         with trio.move_on_after(wait):

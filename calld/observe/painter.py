@@ -1,0 +1,141 @@
+"""The call's picture is drawn in a child process, never in the daemon.
+
+matplotlib holds the GIL for the whole of a drawing (0.3 s of CPU for a short call, and
+~2 s to import). In a worker thread that is time the audio path waits for the GIL on
+every frame; in its own process it is not. One long-lived child (`python -m
+calld.observe.painter`) imports matplotlib once and draws one picture at a time, niced
+below the calls. The daemon starts it on first use and restarts it if it dies. A picture
+that takes longer than `bound_s` ends the child (SIGALRM's default action, on the wall
+clock: a wedged C call in a library cannot outlast it, and a test's virtual clock cannot
+cut it short); the parent then sees end of file and says so.
+
+Wire: one JSON line per request on the child's stdin, `{"run_dir": ..., "out": ...}`;
+one JSON line per reply on its stdout, `{"ok": out}` or `{"error": "what went wrong"}`.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import signal
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import trio
+
+log = logging.getLogger("calld.observe")
+
+DRAW_BOUND_S = 60.0  # one picture; a 5-minute call with a hold draws in well under 2 s
+NICENESS = 10  # the calls on the line come first
+
+
+class PictureError(Exception):
+    """The picture was not drawn; the message says why."""
+
+
+class Painter:
+    def __init__(self, *, cache_dir: Path | None = None, bound_s: float = DRAW_BOUND_S) -> None:
+        self._cache_dir = cache_dir
+        self._bound_s = bound_s
+        self._proc: trio.Process | None = None
+        self._buffer = b""
+        self._lock = trio.Lock()  # one request on the pipe at a time
+        self._closed = False
+
+    async def draw(self, run_dir: Path, out: Path) -> Path:
+        """Draw the call in `run_dir` to `out` (.svg or .png). Raises PictureError."""
+        async with self._lock:
+            request = json.dumps({"run_dir": str(run_dir), "out": str(out)}).encode() + b"\n"
+            reply: dict[str, Any] | None = None
+            try:
+                proc = await self._started()
+                assert proc.stdin is not None
+                await proc.stdin.send_all(request)
+                reply = json.loads(await self._reply_line(proc))
+            except (OSError, trio.BrokenResourceError, trio.ClosedResourceError, EOFError, ValueError) as exc:
+                raise PictureError(f"the drawing process failed: {exc}") from exc
+            finally:
+                if reply is None:  # failed or cancelled mid-request: the pipe is out of step
+                    await self._stop(kill=True)
+            if not isinstance(reply, dict) or not ("ok" in reply or "error" in reply):
+                raise PictureError(f"the drawing process replied {reply!r}")
+            if "error" in reply:
+                raise PictureError(str(reply["error"]))
+            return Path(reply["ok"])
+
+    async def aclose(self) -> None:
+        self._closed = True
+        await self._stop(kill=False)
+
+    async def _started(self) -> trio.Process:
+        if self._closed:
+            raise OSError("calld is shutting down; pictures are drawn again after it restarts")
+        if self._proc is not None and self._proc.returncode is None:
+            return self._proc
+        env = dict(os.environ)
+        if self._cache_dir is not None and "MPLCONFIGDIR" not in env:
+            env["MPLCONFIGDIR"] = str(self._cache_dir)  # matplotlib's font cache, private to calld
+        self._buffer = b""
+        self._proc = await trio.lowlevel.open_process(
+            [sys.executable, "-m", "calld.observe.painter", str(self._bound_s)],
+            stdin=subprocess.PIPE, stdout=subprocess.PIPE, env=env)
+        return self._proc
+
+    async def _reply_line(self, proc: trio.Process) -> bytes:
+        assert proc.stdout is not None
+        while b"\n" not in self._buffer:
+            chunk = await proc.stdout.receive_some(65536)
+            if not chunk:
+                code = await proc.wait()
+                if code == -signal.SIGALRM:
+                    raise EOFError(f"a picture took longer than {self._bound_s:.0f} s; the drawing process was ended")
+                raise EOFError(f"the drawing process exited with code {code}")
+            self._buffer += chunk
+        line, _, self._buffer = self._buffer.partition(b"\n")
+        return line
+
+    async def _stop(self, *, kill: bool) -> None:
+        proc, self._proc = self._proc, None
+        if proc is None:
+            return
+        with trio.CancelScope(shield=True):
+            if not kill and proc.stdin is not None:
+                with trio.move_on_after(5):
+                    await proc.stdin.aclose()  # end of input: the child exits on its own
+                    await proc.wait()
+            if proc.returncode is None:
+                proc.kill()
+                await proc.wait()
+            for pipe in (proc.stdin, proc.stdout):
+                if pipe is not None:
+                    await pipe.aclose()
+
+
+def serve(bound_s: float) -> None:
+    """The child's loop: draw what is asked, say how it went, until stdin ends."""
+    os.umask(0o077)  # the picture holds the call's words: private like every artifact
+    try:
+        os.nice(NICENESS)
+    except OSError:
+        pass
+    replies = os.fdopen(os.dup(1), "w", buffering=1)
+    os.dup2(2, 1)  # a stray print from a library goes to stderr, never into a reply
+    from calld.observe.timeline import write_timeline  # imports matplotlib once, here
+
+    for line in sys.stdin:
+        try:
+            request = json.loads(line)
+            signal.setitimer(signal.ITIMER_REAL, bound_s)  # default action: this process ends
+            out = write_timeline(Path(request["run_dir"]), Path(request["out"]))
+            signal.setitimer(signal.ITIMER_REAL, 0)
+            reply: dict[str, str] = {"ok": str(out)}
+        except Exception as exc:  # noqa: BLE001 - every failure is a reply; the child stays up
+            reply = {"error": f"{type(exc).__name__}: {exc}"}
+        replies.write(json.dumps(reply) + "\n")
+
+
+if __name__ == "__main__":
+    serve(float(sys.argv[1]) if len(sys.argv) > 1 else DRAW_BOUND_S)
