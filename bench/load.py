@@ -46,6 +46,18 @@ def cpu_seconds(pid: int) -> float:
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
+def children_cpu_seconds(pid: int) -> float:
+    """CPU of the daemon's live children (the drawing process): not the daemon's, but reported beside it."""
+    total = 0.0
+    for children in Path(f"/proc/{pid}/task").glob("*/children"):
+        for child in children.read_text().split():
+            try:
+                total += cpu_seconds(int(child))
+            except OSError:
+                pass
+    return total
+
+
 def rss_kib(pid: int, key: str) -> int:
     for line in Path(f"/proc/{pid}/status").read_text().splitlines():
         if line.startswith(key + ":"):
@@ -113,6 +125,7 @@ async def run_batch(n: int) -> dict:
                     await trio.sleep(0.01)  # calls arrive 10 ms apart, not in one instant
             wall = time.monotonic() - t0
             cpu = cpu_seconds(daemon.pid) - cpu0
+            drawing_cpu = children_cpu_seconds(daemon.pid)  # started after cpu0: all of it is this batch's
             sim_cpu = cpu_seconds(sim.pid) - sim_cpu0
             peak = rss_kib(daemon.pid, "VmHWM")
     finally:
@@ -131,7 +144,7 @@ async def run_batch(n: int) -> dict:
     return {
         "n": n, "wall_s": wall, "completed": sum(r.get("status") == "answered" for r in results),
         "failed": sum(r.get("status") not in ("answered", "refused") for r in results),
-        "refused": sum(r.get("status") == "refused" for r in results), "daemon_cpu_s": cpu, "sim_cpu_s": sim_cpu,
+        "refused": sum(r.get("status") == "refused" for r in results), "daemon_cpu_s": cpu, "sim_cpu_s": sim_cpu, "drawing_cpu_s": drawing_cpu,
         "ms_per_call_second": cpu / call_seconds * 1000, "cpu_s_per_call_minute": cpu / call_seconds * 60,
         "peak_rss_mib": peak / 1024,
         "rss_per_call_kib": (peak - rss0) / max(1, n - sum(r.get("status") == "refused" for r in results)), "metrics": m,
@@ -149,7 +162,7 @@ def show(r: dict) -> None:
           f"downlink p50 {down.get('50', float('nan')):.1f} p99 {down.get('99', float('nan')):.1f} max {down.get('100', float('nan')):.1f} ms")
     print(f"        daemon CPU {r['daemon_cpu_s']:.1f} s = {r['ms_per_call_second']:.1f} ms per call-second "
           f"({r['cpu_s_per_call_minute']:.2f} s per call-minute); peak RSS {r['peak_rss_mib']:.0f} MiB, "
-          f"{r['rss_per_call_kib']:.0f} KiB per call; simulator CPU {r['sim_cpu_s']:.1f} s over {r['wall_s']:.1f} s "
+          f"{r['rss_per_call_kib']:.0f} KiB per call; drawing process CPU {r['drawing_cpu_s']:.1f} s; simulator CPU {r['sim_cpu_s']:.1f} s over {r['wall_s']:.1f} s "
           f"({r['sim_cpu_s'] / r['wall_s'] * 100:.0f}% of its core)", flush=True)
 
 

@@ -20,7 +20,7 @@ import os
 import secrets
 import signal
 import sqlite3
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Awaitable, Callable
 from functools import partial
 from pathlib import Path
 from typing import Any
@@ -144,6 +144,7 @@ class Daemon:
         self.scheduler: Scheduler
         self.metrics = Metrics(max_calls=settings.calld_max_calls, in_flight=lambda: len(self._flights))
         self._after_calls_done = 0
+        self._after_calls_pending = 0
         self._after_call_step = trio.Event()
 
     # -- running -------------------------------------------------------------------------------
@@ -268,13 +269,10 @@ class Daemon:
         drain_s = self.settings.shutdown_drain_s if drain_s is None else drain_s
         log.warning("shutting down: draining %d call(s) for up to %.0f s", len(self.callbook), drain_s)
         with trio.move_on_after(drain_s):
-            async with trio.open_nursery() as n:
-                async def cut() -> None:
-                    await self._drain_cut.wait()
-                    n.cancel_scope.cancel()
-                n.start_soon(cut)
-                await self._idle.wait()
-                n.cancel_scope.cancel()
+            await self._unless_cut(self._idle.wait)
+        # The pictures of calls that ended. Not under the drain's bound: each is bounded on the wall
+        # clock by the drawing process itself (a virtual clock would cut them short at once).
+        await self._unless_cut(self._pictures_drawn)
         if len(self.callbook):
             log.error("drain over: cancelling %d call(s); each hangs up and writes its artifacts", len(self.callbook))
             for handle in self.callbook.handles():
@@ -289,6 +287,20 @@ class Daemon:
         for tail in list(self._tails):
             tail.close()
         self._stop_servers.set()
+
+    async def _unless_cut(self, wait: Callable[[], Awaitable[object]]) -> None:
+        """`await wait()`, cut short by a second signal (cut_drain)."""
+        async with trio.open_nursery() as n:
+            async def cut() -> None:
+                await self._drain_cut.wait()
+                n.cancel_scope.cancel()
+            n.start_soon(cut)
+            await wait()
+            n.cancel_scope.cancel()
+
+    async def _pictures_drawn(self) -> None:
+        while self._after_calls_pending:
+            await self._after_call_step.wait()
 
     def cut_drain(self) -> None:
         self._drain_cut.set()
@@ -556,6 +568,7 @@ class Daemon:
             outcome: dict[str, Any] = {}
             torn_down = True  # until the call ends on its own: then its timeline is drawn before publishing
             undialled = False
+            drawing = False
             try:
                 if self.settings.calld_mode == "live":
                     result = await run_live_call(plan, self.settings, self._ports(), on_handle=on_handle)
@@ -591,13 +604,18 @@ class Daemon:
                     if torn_down:
                         self._publish(handle)  # the result has gone out first; no picture when torn down
                     self._tail_result(plan.run_id, ran[0] if ran else None, stored)
+                    drawing = bool(ran and ran[0].finished.is_set())
+                    self._after_calls_pending += drawing  # counted before idle is set: a drain waits for it
                     if not len(self.callbook):
                         self._idle.set()
-            if ran and ran[0].finished.is_set():
-                await after_call(ran[0].rundir.path, self.metrics, self.painter)  # the result is already out
-                self._after_calls_done += 1
-                self._after_call_step.set()
-                self._after_call_step = trio.Event()
+            if drawing:
+                try:
+                    await after_call(ran[0].rundir.path, self.metrics, self.painter)  # the result is already out
+                    self._after_calls_done += 1
+                finally:
+                    self._after_calls_pending -= 1
+                    self._after_call_step.set()
+                    self._after_call_step = trio.Event()
             # After the picture, so timeline.svg is published with the rest and retention cannot race it.
             self._publish(ran[0] if ran else None)
 
