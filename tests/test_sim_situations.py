@@ -137,3 +137,11 @@ async def test_a_courtesy_over_the_goodbye_over_real_sockets(tmp_path, nursery, 
     assert report_of(settings)["counts"]["farewells_reopened"] == 0
     world = next(iter(sim.worlds.values()))
     assert len(world.hangup_requests) == 1
+
+
+async def test_an_information_line_over_real_sockets(tmp_path, nursery, autojump_clock):
+    sim, settings, exit_code, result = await live_call(tmp_path, nursery, SCENARIOS["menu_hours"])
+    assert (result["status"], result["verdict_source"]) == ("answered", "greeting")
+    assert report_of(settings)["hangup"]["via"] == "information_line"
+    world = next(iter(sim.worlds.values()))
+    assert world.dtmf_received == [] and len(world.hangup_requests) == 1

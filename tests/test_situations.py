@@ -303,3 +303,18 @@ async def test_farewell_max_s_bounds_a_goodbye_whose_stream_stalls(autojump_cloc
     close = run.effects("live.close")[0]["t_ms"]
     assert close - recorded == run.settings.farewell_max_s * 1000
     assert len(run.world.hangup_requests) == 1 and run.result.status == "answered"
+
+
+# -- a recorded information line ---------------------------------------------------------------------------
+
+
+async def test_a_menu_that_states_the_hours_answers_from_the_greeting(autojump_clock, tmp_path):
+    run = await stub_call(tmp_path, "menu_hours")
+    assert run.result.status == "answered" and run.result.verdict_source == "greeting"
+    assert run.result.answer_text == "Our hours are Monday to Friday, 9 AM to 5 PM."
+    assert run.world.dtmf_received == []  # answered by the recording: no key pressed, no person needed
+    assert run.report["hangup"]["via"] == "information_line"
+    assert run.report["counts"]["audio_to_media"] < 100  # no goodbye said to a machine
+    heard = next(r for r in run.events("live.input_transcript") if "0." in r["event"]["text"])
+    assert run.effects("hangup")[0]["t_ms"] - heard["t_ms"] <= run.settings.farewell_max_s * 1000 + 1500
+    assert len(run.world.hangup_requests) == 1

@@ -116,6 +116,7 @@ from calld.core.state import (
     Verdict,
     Via,
 )
+from calld.domain.questions import QuestionType
 from calld.domain.status import FailedReason
 from calld.domain.times import minutes_between
 from calld.domain.transcript import Span, Speaker, Turn
@@ -129,6 +130,9 @@ HOLD_MUSIC_FRAMES = 200  # 4 s of unbroken sound and no words: hold music
 
 
 # Timers that belong to a call in progress; all of them die when it ends.
+# A recording on the line (no goodbye to it, no message left): a voicemail, or an information line.
+_RECORDED: tuple[Via, ...] = ("voicemail", "information_line")
+
 _LIVE_TIMERS = ("stall", "farewell", "close", "drain", "trail", "call_cap", "media_lost")
 
 
@@ -382,8 +386,8 @@ def _machine_greeting_ended(call: Call, event: ev.MachineGreetingEnded) -> _Out:
     if event.result != "beep_detected":
         return call, []
     match call.hangup:
-        case HangupFarewell(via="voicemail"):
-            call, effects = _start_drain(call, "voicemail")
+        case HangupFarewell(via=via) if via in _RECORDED:
+            call, effects = _start_drain(call, via)
             return call, [Cancel("farewell"), *effects]
         case HangupNone() if isinstance(call.conversation, ConvTalking):
             call = evolve(call, recording=call.recording or "the machine's beep")
@@ -393,11 +397,11 @@ def _machine_greeting_ended(call: Call, event: ev.MachineGreetingEnded) -> _Out:
             return call, []
 
 
-def _reached_recording(call: Call, phrase: str) -> tuple[Call, list[Effect]]:
+def _reached_recording(call: Call, phrase: str, via: Via = "voicemail") -> tuple[Call, list[Effect]]:
     """A recorded greeting: the agent falls silent on the line (no message is ever left) while the rest
     of the greeting is heard, up to farewell_max_s or the beep; then the call ends."""
     t = call.plan.timings
-    call = evolve(call, recording=phrase, hangup=HangupFarewell(via="voicemail"))
+    call = evolve(call, recording=phrase, hangup=HangupFarewell(via=via))
     return call, [Cancel("stall"), Schedule("farewell", t.farewell_max_s, ev.FarewellElapsed())]
 
 
@@ -554,7 +558,7 @@ def _speech(call: Call, event: ev.InputTranscript | ev.OutputTranscript, speaker
             if call.on_hold:
                 return call, []  # the hold budget runs from the cue, whatever the agent says meanwhile
             return call, [Schedule("stall", t.stall_s, ev.StallElapsed())]
-        case HangupFarewell(via=via) as farewell if speaker == "business" and via != "voicemail":
+        case HangupFarewell(via=via) as farewell if speaker == "business" and via not in _RECORDED:
             return _talk_during_goodbye(call, farewell)
         case HangupNone() if _talking_after_verdict(call):
             return call, [Schedule("stall", t.stall_s, ev.StallElapsed())]
@@ -626,6 +630,8 @@ def _business_said(call: Call, fragment: str) -> tuple[Call, list[Effect]]:
     said = text[seg_from:]
     if (phrase := situations.recording(said)) is not None:
         return _reached_recording(call, phrase)
+    if (phrase := _information_line(call, said)) is not None:
+        return _reached_recording(call, phrase, via="information_line")
     if (phrase := situations.wrong_party(said)) is not None:
         failure = Failure("wrong_number", f'the business said "{phrase}": not the business that was asked for')
         call = evolve(call, failure=call.failure or failure, hangup=_farewell(call, "wrong_party"))
@@ -643,6 +649,21 @@ def _business_said(call: Call, fragment: str) -> tuple[Call, list[Effect]]:
         call, hold = _start_hold(call, cue)
         return call, effects + hold
     return call, [*effects, Schedule("stall", t.stall_s, ev.StallElapsed())]
+
+
+def _information_line(call: Call, said: str) -> str | None:
+    """A recorded phone menu whose announcement states the hours asked for has answered the question
+    (verdict_source greeting, calld.core.outcome): the same evidence rule as any answer (the business's
+    own words, a whole sentence with a time or open days); only for hours, which a recording can state."""
+    job = call.plan.job
+    if not isinstance(job, QuickAskJob) or job.question is not QuestionType.HOURS:
+        return None
+    if (prompt := situations.menu_prompt(said)) is None:
+        return None
+    whole = said[: max(said.rfind(end) for end in ".!?") + 1]  # sentences heard to their end
+    if not whole or judge.find_answer((Turn("business", whole),), job.question) is None:
+        return None
+    return f"a recorded information line ({prompt})"
 
 
 def _start_hold(call: Call, cue: str) -> tuple[Call, list[Effect]]:
@@ -680,7 +701,7 @@ def _output_audio(call: Call, event: ev.OutputAudio) -> _Out:
     )
     call = evolve(call, counters=c)
     effects: list[Effect] = [SendMediaAudio(event.pcm)] if plays else []
-    if isinstance(call.hangup, HangupFarewell) and call.hangup.via != "voicemail":
+    if isinstance(call.hangup, HangupFarewell) and call.hangup.via not in _RECORDED:
         call, more = _closing_line_audio(call, call.hangup, event.pcm)
         effects += more
     return call, effects
@@ -769,7 +790,7 @@ def _task_recorded(call: Call, event: ev.TaskRecorded) -> _Out:
         return _Ignore(f"duplicate function call {event.call_id}")
     call = _seen_tool(call, event.call_id, RECORD_TASK_RESULT)
     # On a recording the agent is silent, but a record is still judged (a voicemail one is expected).
-    recording = isinstance(call.hangup, HangupFarewell) and call.hangup.via == "voicemail"
+    recording = isinstance(call.hangup, HangupFarewell) and call.hangup.via in _RECORDED
     talking = isinstance(call.hangup, HangupNone) or recording
     talking = talking and isinstance(call.conversation, ConvTalking)
     if _talking_after_verdict(call):

@@ -204,6 +204,9 @@ SCENARIOS: dict[str, Scenario] = {
         Scenario("menu", menu=_MENU, menu_routes={"0": "@person"}, model_dtmf="0"),
         Scenario("menu_loop", menu=_MENU, menu_routes={"0": "@menu"}, model_dtmf="0", model_verdict="none"),
         Scenario("menu_spoken", menu=_MENU, menu_routes={"0": "@person"}, model_dtmf_spoken=True, model_verdict="none"),
+        # A recorded information line: the menu's announcement itself states the hours.
+        Scenario("menu_hours", menu="Thanks for calling Main Street Hardware. Our hours are Monday to Friday, 9 AM to 5 PM. "
+                 "For the operator, press 0.", menu_routes={"0": "@person"}, model_dtmf="0"),
         # Recordings: a greeting that states the hours, and one that does not. AMD is advice: it calls the
         # first a human and the receptionist of "amd_wrong" a machine.
         Scenario("voicemail_hours", greeting="Hi, you've reached Joe's Hardware. We're open Monday through Friday, "
