@@ -28,8 +28,9 @@ Theory of the edges:
  - Goodbye: a terminal record_task_result returns its output and one response.create,
    so the agent says the closing line; we wait until that speech has finished streaming,
    judged from GPT-Live's output audio (loud deltas, then farewell_quiet_s worth of silent
-   deltas; a stall with no deltas is not an end), or farewell_max_s, send `session.close`, forward the flushed audio until GPT-Live has
-   closed, put exactly one mark behind it, and hang up `trail_s` after its echo. The
+   deltas; a stall with no deltas is not an end), or farewell_max_s; then send
+   `session.close`, forward the flushed audio until GPT-Live has closed, put exactly one
+   mark behind it, and hang up `trail_s` after its echo. The
    hangup effect is emitted on one edge only: into HangupRequested.
  - No echo within drain_timeout_s hangs up via "drain_timeout"; no call.hangup within
    hangup_confirm_s after ours finishes the call unconfirmed.
