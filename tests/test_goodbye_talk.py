@@ -110,10 +110,21 @@ def test_a_question_during_the_goodbye_calls_off_the_close_and_the_conversation_
     assert not _closed(run) and run.of(Hangup) == []
 
 
-def test_words_past_a_courtesy_call_it_off_even_without_a_question_mark():
+def test_words_past_a_courtesy_are_judged_when_the_goodbye_would_end_and_call_it_off():
     run = drive((*FAREWELL, SPOKEN))
-    run.feed(ev.InputTranscript(" Oh hang on"), ev.InputTranscript(" one more thing"))
-    assert run.call.hangup == HangupNone()
+    run.feed(ev.InputTranscript(" Oh, one more thing,"), ev.InputTranscript(" we close early on Fridays."))
+    assert isinstance(run.call.hangup, HangupFarewell)  # no question: their sentence may yet end in "goodbye"
+    _quiet(run, QUIET_DELTAS)
+    assert run.call.hangup == HangupNone() and not _closed(run)
+    assert AppendCommentary(GOODBYE_REOPENED_LINE) in run.effects
+    assert run.call.counters.farewells_reopened == 1
+
+
+def test_a_closing_that_ends_in_goodbye_is_a_courtesy():
+    run = drive((*FAREWELL, SPOKEN))
+    run.feed(ev.InputTranscript(" Oh, no problem, I'll cancel it."), ev.InputTranscript(" Goodbye."))
+    _quiet(run, QUIET_DELTAS)
+    assert _closed(run) and run.call.counters.farewells_reopened == 0
 
 
 def test_the_next_terminal_record_starts_the_goodbye_again_and_the_call_hangs_up_once():

@@ -34,11 +34,12 @@ Theory of the edges:
    hangup effect is emitted on one edge only: into HangupRequested.
  - No echo within drain_timeout_s hangs up via "drain_timeout"; no call.hangup within
    hangup_confirm_s after ours finishes the call unconfirmed.
- - Talk during the goodbye: business words after the farewell began that ask something or say
-   more than a courtesy (situations.more_than_courtesy) call the farewell off before
-   `session.close`: the conversation goes on, verdict kept, until the next terminal record,
-   end_call or the stall failsafe. A courtesy ("bye", "thanks, bye-bye") does not; while the
-   business is talking, the closing line's quiet starts again from their last word.
+ - Talk during the goodbye: business words after the farewell began call it off before
+   `session.close` when they ask something (at once) or, judged when the goodbye would end,
+   say more than a courtesy (situations.more_than_courtesy): the conversation goes on,
+   verdict kept, until the next terminal record, end_call or the stall failsafe. A courtesy
+   ("bye", "thanks, bye-bye", "maybe another time, goodbye") does not; while the business
+   is talking, the closing line's quiet starts again from their last word.
  - A far-party hangup ends the call at once; a recorded verdict stands.
  - stall_s without speech from either side: steer once, then hang up via "stall".
  - A failure while the dial is in flight waits in HangupPending and hangs up the moment
@@ -577,12 +578,28 @@ def _farewell(call: Call, via: Via) -> HangupFarewell:
 
 
 def _talk_during_goodbye(call: Call, farewell: HangupFarewell) -> tuple[Call, list[Effect]]:
-    """The business speaks before session.close. Their goodbye isn't over while they talk (the quiet
-    starts again); words past a courtesy, after our verdict, call the farewell off."""
-    said = _business_text(call)[farewell.business_from :]
+    """The business speaks before session.close. A question calls our goodbye off at once; other words
+    are judged once the goodbye would end (their sentence may still end in "goodbye"), and until then
+    the goodbye is not over while they talk: the closing line's quiet starts again."""
+    if _may_call_off(call, farewell) and situations.asks_something(_goodbye_talk(call, farewell)):
+        return _call_off_goodbye(call)
+    return evolve(call, hangup=evolve(farewell, quiet=0)), []
+
+
+def _goodbye_talk(call: Call, farewell: HangupFarewell) -> str:
+    """What the business said since the farewell began."""
+    return _business_text(call)[farewell.business_from :]
+
+
+def _may_call_off(call: Call, farewell: HangupFarewell) -> bool:
+    """Only our own goodbye after a verdict; an apology (opt-out, wrong party) is never called off."""
+    return farewell.via == "tool" and isinstance(call.conversation, ConvConcluded)
+
+
+def _call_off_goodbye(call: Call) -> tuple[Call, list[Effect]]:
+    """Before session.close: no close, no hangup; the conversation goes on with the verdict kept."""
     concluded = call.conversation
-    if farewell.via != "tool" or not isinstance(concluded, ConvConcluded) or not situations.more_than_courtesy(said):
-        return evolve(call, hangup=evolve(farewell, quiet=0)), []
+    assert isinstance(concluded, ConvConcluded)
     counters = evolve(call.counters, farewells_reopened=call.counters.farewells_reopened + 1)
     call = evolve(
         call,
@@ -724,6 +741,8 @@ def _closing_line_audio(call: Call, farewell: HangupFarewell, pcm: bytes) -> tup
     quiet = farewell.quiet + len(pcm)
     if quiet < call.plan.timings.farewell_quiet_s * BYTES_PER_SECOND:
         return evolve(call, hangup=evolve(farewell, quiet=quiet)), []
+    if _may_call_off(call, farewell) and situations.more_than_courtesy(_goodbye_talk(call, farewell)):
+        return _call_off_goodbye(call)  # they said more than a courtesy over our goodbye
     call, effects = _start_drain(call, farewell.via)
     return call, [Cancel("farewell"), *effects]
 
