@@ -157,7 +157,12 @@ ANSWER = ev.InputTranscript("We're open nine to five, Monday to Saturday.")
 RESPONSE_DONE = ev.ResponseDone("completed")
 HEARD = (*LIVE, ASKED, ANSWER)  # the business has answered; nothing is recorded yet
 FAREWELL = (*HEARD, TASK, RESPONSE_DONE)
-DRAINING = (*FAREWELL, ev.OutputTranscript("Thank you, goodbye!"), ev.FarewellQuiet())
+# GPT-Live's output during the goodbye: a loud delta of the closing line, then silent deltas
+# (100 ms each, as GPT-Live paces them) until farewell_quiet_s of silence has streamed.
+SPOKEN = ev.OutputAudio(bytes([0x10]) * 3200)
+SILENT = ev.OutputAudio(bytes(3200))
+QUIET_DELTAS = round(Timings().farewell_quiet_s * 10)
+DRAINING = (*FAREWELL, ev.OutputTranscript("Thank you, goodbye!"), SPOKEN, *[SILENT] * QUIET_DELTAS)
 MARKED = (*DRAINING, ev.LiveClosed("session.closed"))
 TRAILING = (*MARKED, ev.MarkEchoed("HANGUP_MARK"))
 REQUESTED = (*TRAILING, ev.TrailElapsed())

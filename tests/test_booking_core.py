@@ -283,7 +283,7 @@ def test_a_booking_inside_the_window_concludes_the_call():
     run = book_call(window=30)
     effects = respond(run, booked("fc_b", time="Friday 7:30pm", minutes=30))
     assert output(effects[0])["recorded"] is True and effects[-1] == ContinueResponse()
-    assert isinstance(run.call.conversation, ConvConcluded) and run.call.hangup == HangupFarewell(via="tool")
+    assert isinstance(run.call.conversation, ConvConcluded) and isinstance(run.call.hangup, HangupFarewell) and run.call.hangup.via == "tool"
     assert run.call.task.booking.minutes_from_requested == 30
 
 

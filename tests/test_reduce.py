@@ -78,7 +78,10 @@ from tests.core_helpers import (
     MARKED,
     MEDIA,
     REQUESTED,
+    QUIET_DELTAS,
     SESSION,
+    SILENT,
+    SPOKEN,
     STARTING,
     STREAM,
     TASK,
@@ -126,7 +129,6 @@ ILLEGAL = [
     ("trail-while-marked", MARKED, ev.TrailElapsed()),
     ("drain-timeout-after-echo", TRAILING, ev.DrainTimedOut()),
     ("drain-timeout-before-mark", DRAINING, ev.DrainTimedOut()),
-    ("farewell-quiet-without-farewell", LIVE, ev.FarewellQuiet()),
     ("farewell-max-while-draining", DRAINING, ev.FarewellElapsed()),
     ("close-timeout-while-talking", LIVE, ev.LiveCloseTimedOut()),
     ("close-timeout-after-close", MARKED, ev.LiveCloseTimedOut()),
@@ -369,19 +371,24 @@ def test_goodbye_step_by_step():
     assert [q.text for q in run.call.verdict.quotes] == [ANSWER.text]
     # ... and one response.create once the backend's response is done.
     assert run.step(RESPONSE_DONE).effects == (ContinueResponse(),)
-    assert run.call.hangup == HangupFarewell(via="tool")
+    said = len(ANSWER.text)  # the business's words so far: what they say after this is talk during the goodbye
+    assert run.call.hangup == HangupFarewell(via="tool", business_from=said)
 
-    # The closing line is spoken: wait for it to go quiet.
-    step = run.step(ev.OutputTranscript("Thank you, have a good day. Goodbye!"))
-    assert step.effects == (Schedule("farewell_quiet", T.farewell_quiet_s, ev.FarewellQuiet()),)
-    assert run.call.hangup == HangupFarewell(via="tool", heard=True)
-    assert run.step(ev.OutputAudio(b"bye1")).effects == (SendMediaAudio(b"bye1"),)
+    # The closing line streams: its transcript alone ends nothing; its loud audio is the speech ...
+    assert run.step(ev.OutputTranscript("Thank you, have a good day. Goodbye!")).effects == ()
+    assert run.step(SPOKEN).effects == (SendMediaAudio(SPOKEN.pcm),)
+    assert run.call.hangup == HangupFarewell(via="tool", heard=True, business_from=said)
+    # ... then silent deltas: all but the last of farewell_quiet_s of them only play.
+    for _ in range(QUIET_DELTAS - 1):
+        assert run.step(SILENT).effects == (SendMediaAudio(SILENT.pcm),)
+    quiet = (QUIET_DELTAS - 1) * len(SILENT.pcm)
+    assert run.call.hangup == HangupFarewell(via="tool", heard=True, quiet=quiet, business_from=said)
 
     # Quiet: close GPT-Live, but keep forwarding what it flushes.
-    step = run.step(ev.FarewellQuiet())
+    step = run.step(SILENT)
     assert step.effects == (
+        SendMediaAudio(SILENT.pcm),
         Cancel("farewell"),
-        Cancel("farewell_quiet"),
         CloseLive(),
         Schedule("close", T.close_timeout_s, ev.LiveCloseTimedOut()),
     )
@@ -395,7 +402,6 @@ def test_goodbye_step_by_step():
     assert step.effects == (
         Cancel("close"),
         Cancel("farewell"),
-        Cancel("farewell_quiet"),
         SendMark(HANGUP_MARK),
         Schedule("drain", T.drain_timeout_s, ev.DrainTimedOut()),
     )
@@ -446,7 +452,6 @@ def test_farewell_max_without_speech_also_drains():
     step = run.step(ev.FarewellElapsed())
     assert step.effects == (
         Cancel("farewell"),
-        Cancel("farewell_quiet"),
         CloseLive(),
         Schedule("close", T.close_timeout_s, ev.LiveCloseTimedOut()),
     )
@@ -466,7 +471,7 @@ def test_end_call_during_farewell_changes_no_track():
     assert isinstance(out, SendToolOutput) and out.call_id == "fc_end"
     assert tool_output(out)["ok"] is True
     assert tracks(run.call) == tracks(before)
-    assert run.call.hangup == HangupFarewell(via="tool")
+    assert run.call.hangup == before.hangup and isinstance(before.hangup, HangupFarewell)
     assert run.call.end_call_seen
     assert "fc_end" in run.call.tool_call_ids
     assert run.of(ContinueResponse) == [ContinueResponse()]  # still only the verdict's one
@@ -500,7 +505,7 @@ def test_non_terminal_task_asks_again_and_keeps_talking():
     assert run.of(Hangup) == []
     # A terminal verdict afterwards still starts the farewell.
     run.feed(ASKED, ev.InputTranscript("Sorry, we can't give that out."), ev.TaskRecorded("fc_2", "declined", None))
-    assert run.call.hangup == HangupFarewell(via="tool")
+    assert isinstance(run.call.hangup, HangupFarewell) and run.call.hangup.via == "tool"
     assert run.call.task.call_id == "fc_2"
     assert run.call.tools == ("record_task_result", "record_task_result")
 
@@ -770,7 +775,6 @@ FLOWS = {
 
 LATE = (
     ev.StallElapsed(),
-    ev.FarewellQuiet(),
     ev.FarewellElapsed(),
     ev.LiveCloseTimedOut(),
     ev.DrainTimedOut(),

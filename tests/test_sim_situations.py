@@ -117,3 +117,31 @@ async def test_recordings_and_amd_over_real_sockets(tmp_path, nursery, autojump_
     assert world.dial_requests[0]["answering_machine_detection"] == "premium"
     if scenario != "amd_wrong":
         assert report_of(settings)["hangup"]["via"] == "voicemail"
+
+
+async def test_talk_during_the_goodbye_over_real_sockets(tmp_path, nursery, autojump_clock):
+    sim, settings, exit_code, result = await live_call(tmp_path, nursery, SCENARIOS["goodbye_question"])
+    assert result["status"] == "answered"
+    report = report_of(settings)
+    assert report["counts"]["farewells_reopened"] == 1 and report["hangup"]["via"] == "tool"
+    world = next(iter(sim.worlds.values()))
+    assert "It's for Nathan." in " ".join(world.heard_on_line)
+    assert len(world.hangup_requests) == 1
+    rows = rows_of(settings)
+    assert sum(1 for r in rows if "effect" in r and r["effect"]["kind"] == "hangup") == 1
+
+
+async def test_a_courtesy_over_the_goodbye_over_real_sockets(tmp_path, nursery, autojump_clock):
+    sim, settings, exit_code, result = await live_call(tmp_path, nursery, SCENARIOS["goodbye_courtesy"])
+    assert result["status"] == "answered"
+    assert report_of(settings)["counts"]["farewells_reopened"] == 0
+    world = next(iter(sim.worlds.values()))
+    assert len(world.hangup_requests) == 1
+
+
+async def test_an_information_line_over_real_sockets(tmp_path, nursery, autojump_clock):
+    sim, settings, exit_code, result = await live_call(tmp_path, nursery, SCENARIOS["menu_hours"])
+    assert (result["status"], result["verdict_source"]) == ("answered", "greeting")
+    assert report_of(settings)["hangup"]["via"] == "information_line"
+    world = next(iter(sim.worlds.values()))
+    assert world.dtmf_received == [] and len(world.hangup_requests) == 1

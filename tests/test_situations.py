@@ -253,3 +253,68 @@ async def test_answering_machine_detection_is_only_advice(autojump_clock, tmp_pa
     assert run.events("telnyx.machine.detected")[0]["event"]["result"] == "machine"
     assert run.result.status == "answered"
     assert run.world.dial_requests[0]["answering_machine_detection"] == "premium"
+
+
+# -- talk during the goodbye -----------------------------------------------------------------------------
+
+
+async def test_a_question_during_the_goodbye_calls_off_the_hangup_and_is_answered(autojump_clock, tmp_path):
+    run = await stub_call(tmp_path, "goodbye_question")
+    business = " ".join(t["text"] for t in run.json("transcript.json")["turns"] if t["speaker"] == "business")
+    assert "what name was that for?" in business
+    said = " ".join(run.world.heard_on_line)
+    assert "It's for Nathan." in said  # the agent answered on the line
+    assert run.report["counts"]["farewells_reopened"] == 1
+    reopened = next(r for r in run.effects("live.commentary") if "said more during your goodbye" in r["effect"]["text"])
+    first, second = run.events("tool.record_task_result")
+    close = run.effects("live.close")
+    assert len(close) == 1 and first["t_ms"] < reopened["t_ms"] < second["t_ms"] < close[0]["t_ms"]
+    # The later record is the next goodbye: it is said whole, then the call hangs up exactly once.
+    closing = run.world.scenario.closing_line.split()
+    assert run.world.heard_on_line[-len(closing):] == closing
+    assert len(run.effects("hangup")) == 1 and len(run.world.hangup_requests) == 1
+    assert run.report["hangup"]["via"] == "tool"
+    assert run.result.status == "answered" and run.result.verdict_source == "tool"
+
+
+async def test_a_courtesy_over_the_goodbye_does_not_delay_the_hangup(autojump_clock, tmp_path):
+    plain = await stub_call(tmp_path / "plain", "hours")
+    run = await stub_call(tmp_path / "bye", "goodbye_courtesy")
+    business = " ".join(t["text"] for t in run.json("transcript.json")["turns"] if t["speaker"] == "business")
+    assert "bye-bye" in business  # heard during the goodbye ...
+    assert run.report["counts"]["farewells_reopened"] == 0  # ... and it called nothing off
+    assert run.effects("hangup")[0]["t_ms"] == plain.effects("hangup")[0]["t_ms"]
+    assert len(run.world.hangup_requests) == 1 and run.result.status == "answered"
+
+
+async def test_a_stall_in_the_goodbye_longer_than_farewell_quiet_s_does_not_cut_it(autojump_clock, tmp_path):
+    # GPT-Live sends nothing for 3 s halfway through the closing line: that is not the end of it.
+    run = await stub_call(tmp_path, variant("goodbye_stall", goodbye_stall_s=3.0))
+    closing = run.world.scenario.closing_line.split()
+    assert run.world.heard_on_line[-len(closing):] == closing
+    spoken = run.events("live.output_transcript")
+    assert spoken[-1]["event"]["text"].strip() == closing[-1]
+    assert run.effects("live.close")[0]["seq"] > spoken[-1]["seq"]  # closed only after the last word streamed
+
+
+async def test_farewell_max_s_bounds_a_goodbye_whose_stream_stalls(autojump_clock, tmp_path):
+    run = await stub_call(tmp_path, variant("goodbye_stall", goodbye_stall_s=60.0))
+    recorded = run.events("tool.record_task_result")[0]["t_ms"]
+    close = run.effects("live.close")[0]["t_ms"]
+    assert close - recorded == run.settings.farewell_max_s * 1000
+    assert len(run.world.hangup_requests) == 1 and run.result.status == "answered"
+
+
+# -- a recorded information line ---------------------------------------------------------------------------
+
+
+async def test_a_menu_that_states_the_hours_answers_from_the_greeting(autojump_clock, tmp_path):
+    run = await stub_call(tmp_path, "menu_hours")
+    assert run.result.status == "answered" and run.result.verdict_source == "greeting"
+    assert run.result.answer_text == "Our hours are Monday to Friday, 9 AM to 5 PM."
+    assert run.world.dtmf_received == []  # answered by the recording: no key pressed, no person needed
+    assert run.report["hangup"]["via"] == "information_line"
+    assert run.report["counts"]["audio_to_media"] < 100  # no goodbye said to a machine
+    heard = next(r for r in run.events("live.input_transcript") if "0." in r["event"]["text"])
+    assert run.effects("hangup")[0]["t_ms"] - heard["t_ms"] <= run.settings.farewell_max_s * 1000 + 1500
+    assert len(run.world.hangup_requests) == 1

@@ -46,6 +46,12 @@ def test_each_kind_of_moment_is_told_apart():
         ("Okay, thank you, bye.", False),
         ("Oh wait, do you want me to hold one for you?", True),
         ("Actually we also close early on Sundays now.", True),
+        ("No problem, maybe another time. Goodbye.", False),
+        ("Oh, no problem, I'll cancel it. Goodbye.", False),
+        ("Thanks for calling, see you soon!", False),
+        ("Bye. Oh, one more thing, we close early on Fridays.", True),  # more after their farewell
+        ("What name was that for", True),  # no question mark: still more words than a courtesy
+        ("Wait, what name was that for?", True),
     ],
 )
 def test_a_courtesy_during_the_goodbye_is_not_more(text, more):

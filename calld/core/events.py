@@ -286,11 +286,6 @@ class StallElapsed:
 
 
 @frozen
-class FarewellQuiet:
-    kind: ClassVar[str] = "timer.farewell_quiet"
-
-
-@frozen
 class FarewellElapsed:
     kind: ClassVar[str] = "timer.farewell_max"
 
@@ -340,7 +335,6 @@ class CallCrashed:
 
 TimerEvent = (
     StallElapsed
-    | FarewellQuiet
     | FarewellElapsed
     | LiveCloseTimedOut
     | DrainTimedOut

@@ -63,7 +63,8 @@ class Timings:
 
     pickup_hold_s: float = 5.0  # callee audio held before GPT-Live is ready; oldest dropped past it
     farewell_max_s: float = 8.0  # longest wait for the closing line to be spoken
-    farewell_quiet_s: float = 1.0  # a gap this long in the agent's transcript ends the closing line
+    # This much silent output audio after the closing line's speech ends it (counted from the deltas, not the clock)
+    farewell_quiet_s: float = 1.0
     close_timeout_s: float = 10.0  # session.close -> session.closed, at most
     drain_timeout_s: float = 10.0  # our hangup mark -> its echo, at most
     trail_s: float = 0.4  # silence left after the echo before the hangup
@@ -201,6 +202,12 @@ def screening_line(first_name: FirstName, ask: str) -> str:
         f'calling on behalf of {first_name}. I am calling to ask: {ask}" Then wait to be put through.'
     )
 
+
+# Said when the business talks past our goodbye with more than a courtesy: the farewell is called off.
+GOODBYE_REOPENED_LINE = (
+    "The business said more during your goodbye. Do not hang up yet: answer them briefly from what you "
+    "were given (never invent a detail), then say goodbye again and call end_call."
+)
 
 WRONG_PARTY_LINE = (
     'You have reached the wrong party. Do not ask your question. Say exactly this, and nothing else: '

@@ -26,12 +26,20 @@ Theory of the edges:
    the window from the words of both times); one that does not hold is refused back to
    the model and the conversation goes on.
  - Goodbye: a terminal record_task_result returns its output and one response.create,
-   so the agent says the closing line; we wait until that speech has gone quiet (or
-   farewell_max_s), send `session.close`, forward the flushed audio until GPT-Live has
-   closed, put exactly one mark behind it, and hang up `trail_s` after its echo. The
+   so the agent says the closing line; we wait until that speech has finished streaming,
+   judged from GPT-Live's output audio (loud deltas, then farewell_quiet_s worth of silent
+   deltas; a stall with no deltas is not an end), or farewell_max_s; then send
+   `session.close`, forward the flushed audio until GPT-Live has closed, put exactly one
+   mark behind it, and hang up `trail_s` after its echo. The
    hangup effect is emitted on one edge only: into HangupRequested.
  - No echo within drain_timeout_s hangs up via "drain_timeout"; no call.hangup within
    hangup_confirm_s after ours finishes the call unconfirmed.
+ - Talk during the goodbye: business words after the farewell began call it off before
+   `session.close` when they ask something (at once) or, judged when the goodbye would end,
+   say more than a courtesy (situations.more_than_courtesy): the conversation goes on,
+   verdict kept, until the next terminal record, end_call or the stall failsafe. A courtesy
+   ("bye", "thanks, bye-bye", "maybe another time, goodbye") does not; while the business
+   is talking, the closing line's quiet starts again from their last word.
  - A far-party hangup ends the call at once; a recorded verdict stands.
  - stall_s without speech from either side: steer once, then hang up via "stall".
  - A failure while the dial is in flight waits in HangupPending and hangs up the moment
@@ -66,7 +74,8 @@ from calld.core.effects import (
 )
 from calld.core import situations
 from calld.core.plan import (
-    HANGUP_MARK, OPT_OUT_LINE, RECORD_TASK_RESULT, SEND_DTMF, WRONG_PARTY_LINE, BookJob, QuickAskJob, screening_line,
+    GOODBYE_REOPENED_LINE, HANGUP_MARK, OPT_OUT_LINE, RECORD_TASK_RESULT, SEND_DTMF, WRONG_PARTY_LINE, BookJob,
+    QuickAskJob, screening_line,
 )
 from calld.core.plan import (
     STEER_LINE as STEER_LINE,  # the quick ask's steer; each plan carries its own
@@ -109,6 +118,7 @@ from calld.core.state import (
     Verdict,
     Via,
 )
+from calld.domain.questions import QuestionType
 from calld.domain.status import FailedReason
 from calld.domain.times import minutes_between
 from calld.domain.transcript import Span, Speaker, Turn
@@ -122,7 +132,10 @@ HOLD_MUSIC_FRAMES = 200  # 4 s of unbroken sound and no words: hold music
 
 
 # Timers that belong to a call in progress; all of them die when it ends.
-_LIVE_TIMERS = ("stall", "farewell", "farewell_quiet", "close", "drain", "trail", "call_cap", "media_lost")
+# A recording on the line (no goodbye to it, no message left): a voicemail, or an information line.
+_RECORDED: tuple[Via, ...] = ("voicemail", "information_line")
+
+_LIVE_TIMERS = ("stall", "farewell", "close", "drain", "trail", "call_cap", "media_lost")
 
 
 @frozen
@@ -375,8 +388,8 @@ def _machine_greeting_ended(call: Call, event: ev.MachineGreetingEnded) -> _Out:
     if event.result != "beep_detected":
         return call, []
     match call.hangup:
-        case HangupFarewell(via="voicemail"):
-            call, effects = _start_drain(call, "voicemail")
+        case HangupFarewell(via=via) if via in _RECORDED:
+            call, effects = _start_drain(call, via)
             return call, [Cancel("farewell"), *effects]
         case HangupNone() if isinstance(call.conversation, ConvTalking):
             call = evolve(call, recording=call.recording or "the machine's beep")
@@ -386,11 +399,11 @@ def _machine_greeting_ended(call: Call, event: ev.MachineGreetingEnded) -> _Out:
             return call, []
 
 
-def _reached_recording(call: Call, phrase: str) -> tuple[Call, list[Effect]]:
+def _reached_recording(call: Call, phrase: str, via: Via = "voicemail") -> tuple[Call, list[Effect]]:
     """A recorded greeting: the agent falls silent on the line (no message is ever left) while the rest
     of the greeting is heard, up to farewell_max_s or the beep; then the call ends."""
     t = call.plan.timings
-    call = evolve(call, recording=phrase, hangup=HangupFarewell(via="voicemail"))
+    call = evolve(call, recording=phrase, hangup=HangupFarewell(via=via))
     return call, [Cancel("stall"), Schedule("farewell", t.farewell_max_s, ev.FarewellElapsed())]
 
 
@@ -547,11 +560,59 @@ def _speech(call: Call, event: ev.InputTranscript | ev.OutputTranscript, speaker
             if call.on_hold:
                 return call, []  # the hold budget runs from the cue, whatever the agent says meanwhile
             return call, [Schedule("stall", t.stall_s, ev.StallElapsed())]
-        case HangupFarewell(via=via) if speaker == "agent" and via != "voicemail":
-            call = evolve(call, hangup=HangupFarewell(via=via, heard=True))
-            return call, [Schedule("farewell_quiet", t.farewell_quiet_s, ev.FarewellQuiet())]
+        case HangupFarewell(via=via) as farewell if speaker == "business" and via not in _RECORDED:
+            return _talk_during_goodbye(call, farewell)
+        case HangupNone() if _talking_after_verdict(call):
+            return call, [Schedule("stall", t.stall_s, ev.StallElapsed())]
         case _:
             return call, []
+
+
+def _talking_after_verdict(call: Call) -> bool:
+    """The goodbye was called off: the verdict stands and the conversation goes on."""
+    return isinstance(call.hangup, HangupNone) and isinstance(call.conversation, ConvConcluded)
+
+
+def _farewell(call: Call, via: Via) -> HangupFarewell:
+    return HangupFarewell(via=via, business_from=len(_business_text(call)))
+
+
+def _talk_during_goodbye(call: Call, farewell: HangupFarewell) -> tuple[Call, list[Effect]]:
+    """The business speaks before session.close. A question calls our goodbye off at once; other words
+    are judged once the goodbye would end (their sentence may still end in "goodbye"), and until then
+    the goodbye is not over while they talk: the closing line's quiet starts again."""
+    if _may_call_off(call, farewell) and situations.asks_something(_goodbye_talk(call, farewell)):
+        return _call_off_goodbye(call)
+    return evolve(call, hangup=evolve(farewell, quiet=0)), []
+
+
+def _goodbye_talk(call: Call, farewell: HangupFarewell) -> str:
+    """What the business said since the farewell began."""
+    return _business_text(call)[farewell.business_from :]
+
+
+def _may_call_off(call: Call, farewell: HangupFarewell) -> bool:
+    """Only our own goodbye after a verdict; an apology (opt-out, wrong party) is never called off."""
+    return farewell.via == "tool" and isinstance(call.conversation, ConvConcluded)
+
+
+def _call_off_goodbye(call: Call) -> tuple[Call, list[Effect]]:
+    """Before session.close: no close, no hangup; the conversation goes on with the verdict kept."""
+    concluded = call.conversation
+    assert isinstance(concluded, ConvConcluded)
+    counters = evolve(call.counters, farewells_reopened=call.counters.farewells_reopened + 1)
+    call = evolve(
+        call,
+        hangup=HangupNone(),
+        conversation=evolve(concluded, reopened=concluded.reopened + 1),
+        counters=counters,
+    )
+    t = call.plan.timings
+    return call, [
+        Cancel("farewell"),
+        AppendCommentary(GOODBYE_REOPENED_LINE),
+        Schedule("stall", t.stall_s, ev.StallElapsed()),
+    ]
 
 
 def _opted_out(call: Call, quote: str) -> tuple[Call, list[Effect]]:
@@ -563,7 +624,7 @@ def _opted_out(call: Call, quote: str) -> tuple[Call, list[Effect]]:
     call = evolve(call, opt_out=quote)
     if not (isinstance(call.hangup, HangupNone) and isinstance(call.live, LiveActive)):
         return call, []  # a verdict is already in (or the call is ending): the quote is still kept
-    call = evolve(call, hangup=HangupFarewell(via="opt_out"))
+    call = evolve(call, hangup=_farewell(call, "opt_out"))
     t = call.plan.timings
     return call, [Cancel("stall"), AppendCommentary(OPT_OUT_LINE), Schedule("farewell", t.farewell_max_s, ev.FarewellElapsed())]
 
@@ -587,9 +648,11 @@ def _business_said(call: Call, fragment: str) -> tuple[Call, list[Effect]]:
     said = text[seg_from:]
     if (phrase := situations.recording(said)) is not None:
         return _reached_recording(call, phrase)
+    if (phrase := _information_line(call, said)) is not None:
+        return _reached_recording(call, phrase, via="information_line")
     if (phrase := situations.wrong_party(said)) is not None:
         failure = Failure("wrong_number", f'the business said "{phrase}": not the business that was asked for')
-        call = evolve(call, failure=call.failure or failure, hangup=HangupFarewell(via="wrong_party"))
+        call = evolve(call, failure=call.failure or failure, hangup=_farewell(call, "wrong_party"))
         return call, [
             AppendCommentary(WRONG_PARTY_LINE),
             Cancel("stall"),
@@ -604,6 +667,21 @@ def _business_said(call: Call, fragment: str) -> tuple[Call, list[Effect]]:
         call, hold = _start_hold(call, cue)
         return call, effects + hold
     return call, [*effects, Schedule("stall", t.stall_s, ev.StallElapsed())]
+
+
+def _information_line(call: Call, said: str) -> str | None:
+    """A recorded phone menu whose announcement states the hours asked for has answered the question
+    (verdict_source greeting, calld.core.outcome): the same evidence rule as any answer (the business's
+    own words, a whole sentence with a time or open days); only for hours, which a recording can state."""
+    job = call.plan.job
+    if not isinstance(job, QuickAskJob) or job.question is not QuestionType.HOURS:
+        return None
+    if (prompt := situations.menu_prompt(said)) is None:
+        return None
+    whole = said[: max(said.rfind(end) for end in ".!?") + 1]  # sentences heard to their end
+    if not whole or judge.find_answer((Turn("business", whole),), job.question) is None:
+        return None
+    return f"a recorded information line ({prompt})"
 
 
 def _start_hold(call: Call, cue: str) -> tuple[Call, list[Effect]]:
@@ -639,7 +717,34 @@ def _output_audio(call: Call, event: ev.OutputAudio) -> _Out:
         audio_after_verdict=c.audio_after_verdict + after_verdict,
         audio_to_media=c.audio_to_media + plays,
     )
-    return evolve(call, counters=c), [SendMediaAudio(event.pcm)] if plays else []
+    call = evolve(call, counters=c)
+    effects: list[Effect] = [SendMediaAudio(event.pcm)] if plays else []
+    if isinstance(call.hangup, HangupFarewell) and call.hangup.via not in _RECORDED:
+        call, more = _closing_line_audio(call, call.hangup, event.pcm)
+        effects += more
+    return call, effects
+
+
+def _closing_line_audio(call: Call, farewell: HangupFarewell, pcm: bytes) -> tuple[Call, list[Effect]]:
+    """Has the closing line finished streaming? Speech, then farewell_quiet_s of silent deltas.
+
+    Only audio counts, never the clock: a stream that stalls mid-goodbye sends no deltas and so
+    never reaches the quiet (farewell_max_s bounds it). Speech before the farewell's response.create
+    went out (continue_due) is the line before the goodbye, not the goodbye.
+    """
+    if call.continue_due:
+        return call, []
+    if situations.loud(pcm):
+        return evolve(call, hangup=evolve(farewell, heard=True, quiet=0)), []
+    if not farewell.heard:
+        return call, []
+    quiet = farewell.quiet + len(pcm)
+    if quiet < call.plan.timings.farewell_quiet_s * BYTES_PER_SECOND:
+        return evolve(call, hangup=evolve(farewell, quiet=quiet)), []
+    if _may_call_off(call, farewell) and situations.more_than_courtesy(_goodbye_talk(call, farewell)):
+        return _call_off_goodbye(call)  # they said more than a courtesy over our goodbye
+    call, effects = _start_drain(call, farewell.via)
+    return call, [Cancel("farewell"), *effects]
 
 
 def _merge_questions(have: tuple[str, ...], new: tuple[str, ...]) -> tuple[str, ...]:
@@ -705,9 +810,11 @@ def _task_recorded(call: Call, event: ev.TaskRecorded) -> _Out:
         return _Ignore(f"duplicate function call {event.call_id}")
     call = _seen_tool(call, event.call_id, RECORD_TASK_RESULT)
     # On a recording the agent is silent, but a record is still judged (a voicemail one is expected).
-    recording = isinstance(call.hangup, HangupFarewell) and call.hangup.via == "voicemail"
+    recording = isinstance(call.hangup, HangupFarewell) and call.hangup.via in _RECORDED
     talking = isinstance(call.hangup, HangupNone) or recording
     talking = talking and isinstance(call.conversation, ConvTalking)
+    if _talking_after_verdict(call):
+        return _recorded_again(call, event)
     if not talking:
         if not _live_is_open(call):
             return call, []
@@ -735,10 +842,29 @@ def _task_recorded(call: Call, event: ev.TaskRecorded) -> _Out:
     if recording:  # no goodbye to a machine: the recording's farewell timer or beep ends the call
         call = evolve(call, conversation=ConvConcluded(event, verdict))
         return _continue(call), [SendToolOutput(event.call_id, _tool_output(recorded=True, next="say nothing more"))]
-    call = evolve(call, conversation=ConvConcluded(event, verdict), hangup=HangupFarewell(via="tool"))
-    out = _tool_output(recorded=True, next="thank them in one short sentence and say goodbye")
+    call = evolve(call, conversation=ConvConcluded(event, verdict), hangup=_farewell(call, "tool"))
+    out = _tool_output(recorded=True, next=_SAY_GOODBYE)
     return _continue(call), [
         SendToolOutput(event.call_id, out),
+        Cancel("stall"),
+        Schedule("farewell", t.farewell_max_s, ev.FarewellElapsed()),
+    ]
+
+
+_SAY_GOODBYE = "thank them in one short sentence and say goodbye"
+
+
+def _recorded_again(call: Call, event: ev.TaskRecorded) -> tuple[Call, list[Effect]]:
+    """A record after the goodbye was called off: the first verdict stands. A terminal one is the
+    next goodbye (the farewell starts again); a progress note lets the agent go on talking."""
+    why = "a final result is already recorded"
+    if event.status not in ev.TERMINAL_TASK_STATUSES:
+        out = _tool_output(recorded=False, why=why, next="answer them briefly, then say goodbye and call end_call")
+        return _continue(call), [SendToolOutput(event.call_id, out)]
+    call = evolve(call, hangup=_farewell(call, "tool"))
+    t = call.plan.timings
+    return _continue(call), [
+        SendToolOutput(event.call_id, _tool_output(recorded=False, why=why, next=_SAY_GOODBYE)),
         Cancel("stall"),
         Schedule("farewell", t.farewell_max_s, ev.FarewellElapsed()),
     ]
@@ -863,7 +989,7 @@ def _live_closed(call: Call, event: ev.LiveClosed) -> _Out:
     match call.hangup:
         case HangupDraining(via=via) | HangupFarewell(via=via):
             call, effects = _mark_behind_last_audio(call, via)
-            return call, [Cancel("close"), Cancel("farewell"), Cancel("farewell_quiet"), *effects]
+            return call, [Cancel("close"), Cancel("farewell"), *effects]
         case HangupNone():
             if was_starting:
                 return _fail(call, "model_unavailable", f"GPT-Live closed the session before it started ({event.reason})")
@@ -875,13 +1001,13 @@ def _live_closed(call: Call, event: ev.LiveClosed) -> _Out:
 # -- timers ------------------------------------------------------------------------------------------
 
 
-@_on(ev.FarewellQuiet)
 @_on(ev.FarewellElapsed)
-def _farewell_over(call: Call, event: ev.FarewellQuiet | ev.FarewellElapsed) -> _Out:
+def _farewell_over(call: Call, event: ev.FarewellElapsed) -> _Out:
+    """farewell_max_s: the closing line had its time, finished or not (a stalled stream included)."""
     if not isinstance(call.hangup, HangupFarewell):
         return _ignore(call, event, "hangup")
     call, effects = _start_drain(call, call.hangup.via)
-    return call, [Cancel("farewell"), Cancel("farewell_quiet"), *effects]
+    return call, [Cancel("farewell"), *effects]
 
 
 @_on(ev.LiveCloseTimedOut)
@@ -917,9 +1043,11 @@ def _confirm_timed_out(call: Call, event: ev.HangupConfirmTimedOut) -> _Out:
 
 @_on(ev.StallElapsed)
 def _stall(call: Call, event: ev.StallElapsed) -> _Out:
-    if not isinstance(call.hangup, HangupNone) or not isinstance(call.conversation, ConvTalking):
+    if _talking_after_verdict(call):
+        pass  # the goodbye was called off and nobody spoke since: the verdict stands, hang up
+    elif not isinstance(call.hangup, HangupNone) or not isinstance(call.conversation, ConvTalking):
         return _ignore(call, event, "conversation")
-    if call.on_hold:
+    elif call.on_hold:
         hold = call.holds[-1]
         detail = f"on hold longer than {call.plan.timings.hold_max_s:g} s (cue: {hold.cue})"
         call = evolve(_end_hold(call, "timeout"), failure=call.failure or Failure("hold_timeout", detail))

@@ -114,13 +114,35 @@ def wrong_party(text: str) -> str | None:
     return _first(_WRONG_PARTY, text)
 
 
+# Set phrases of a closing whose words are not courtesy on their own ("maybe another time").
+_CLOSING_PHRASES = _phrases(
+    r"thanks? (you )?for (calling|your call|ringing|checking|asking)",
+    r"(maybe|perhaps) (another|next) time",
+    r"(see|talk to|speak to|catch) you (then|soon|later|next time|again)",
+    r"have a good one",
+    r"not a problem",
+    r"(take it easy|all the best|good luck|appreciate it|sounds good|will do|got it|no harm done)",
+    r"(i'll|i will|we'll|we will) (cancel|let (them|him|her) know|pass (it|that) on|take care of (it|that))( it| that)?",
+)
+_FAREWELLS = frozenset({"bye", "goodbye", "bye-bye", "byebye", "bye bye"})
+
+
+def asks_something(text: str) -> bool:
+    """Words said during our goodbye that ask a question (the transcript marks it)."""
+    return "?" in text
+
+
 def more_than_courtesy(text: str) -> bool:
-    """True when words said during our goodbye need an answer: a question, or 3+ words beyond a farewell."""
+    """True when words said during our goodbye need an answer: a question, or 3+ words beyond a courtesy
+    after their last farewell word ("No problem, maybe another time. Goodbye." is all courtesy)."""
     said = normalise(text)
-    if "?" in said:
+    if asks_something(said):
         return True
+    for p in _CLOSING_PHRASES:
+        said = p.sub(" ", said)
     words = [w.strip(".,!;:") for w in said.split()]
-    return len([w for w in words if w and w not in _COURTESY]) >= 3
+    last_bye = max((i for i, w in enumerate(words) if w in _FAREWELLS), default=-1)
+    return len([w for w in words[last_bye + 1 :] if w and w not in _COURTESY]) >= 3
 
 
 # -- audio ---------------------------------------------------------------------------------------

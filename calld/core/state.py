@@ -185,6 +185,9 @@ class ConvConcluded:
     kind: ClassVar[str] = "concluded"
     task: TaskRecorded
     verdict: Verdict = Verdict(())
+    # The business said more than a courtesy during our goodbye: the farewell was called off and the
+    # conversation goes on (hangup back to none) with the verdict kept. Counts the times it happened.
+    reopened: int = 0
 
 
 @frozen
@@ -202,7 +205,7 @@ ConvTrack = ConvWaiting | ConvTalking | ConvConcluded
 
 Via = Literal[
     "tool", "opt_out", "drain_timeout", "failure", "stall", "far_party", "time_limit", "not_connected", "wrong_party",
-    "voicemail",
+    "voicemail", "information_line",
 ]
 
 
@@ -221,11 +224,19 @@ class HangupPending:
 
 @frozen
 class HangupFarewell:
-    """The verdict is in; waiting for the closing line to be spoken (or farewell_max_s)."""
+    """The verdict is in; waiting for the closing line to be spoken (or farewell_max_s).
+
+    Judged from GPT-Live's output audio, never from the clock: `heard` once a loud delta of the
+    closing line arrived, then `quiet` counts the bytes of silent deltas since the last loud one
+    (or the business's last words). `business_from` is where the business's words stood when the
+    farewell began: what they say after it decides whether the goodbye is called off.
+    """
 
     kind: ClassVar[str] = "farewell"
     via: Via
     heard: bool = False
+    quiet: int = 0
+    business_from: int = 0
 
 
 @frozen
@@ -321,6 +332,7 @@ class Counters:
     marks_echoed: int = 0
     tool_calls: int = 0
     dtmf_presses: int = 0
+    farewells_reopened: int = 0
     hangups_sent: int = 0
 
 

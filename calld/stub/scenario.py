@@ -86,6 +86,12 @@ class Scenario:
     duplicate_webhooks: bool = False
     reorder_webhooks: bool = False  # call.answered and streaming.started before call.initiated
     goodbye_stall_s: float = 0.0  # GPT-Live goes silent this long halfway through the closing line
+    # Talk during the goodbye: the business says `goodbye_talk` over the agent's closing line (from its
+    # second word). With `goodbye_reply`, the fake model stops talking when it hears them (GPT-Live does,
+    # when talked over), says the reply ("{name}": the user's first name), records its result again and
+    # says goodbye again; without, it talks on, as over a courtesy.
+    goodbye_talk: str = ""
+    goodbye_reply: str = ""
     booking: BookingScript | None = None  # a restaurant taking a booking, instead of answering one question
     brain: BrainStyle = "careful"  # how the fake backend treats the window (booking only)
     # The fake backend's records, when scripted; empty: it records `model_verdict` after the answer.
@@ -198,6 +204,9 @@ SCENARIOS: dict[str, Scenario] = {
         Scenario("menu", menu=_MENU, menu_routes={"0": "@person"}, model_dtmf="0"),
         Scenario("menu_loop", menu=_MENU, menu_routes={"0": "@menu"}, model_dtmf="0", model_verdict="none"),
         Scenario("menu_spoken", menu=_MENU, menu_routes={"0": "@person"}, model_dtmf_spoken=True, model_verdict="none"),
+        # A recorded information line: the menu's announcement itself states the hours.
+        Scenario("menu_hours", menu="Thanks for calling Main Street Hardware. Our hours are Monday to Friday, 9 AM to 5 PM. "
+                 "For the operator, press 0.", menu_routes={"0": "@person"}, model_dtmf="0"),
         # Recordings: a greeting that states the hours, and one that does not. AMD is advice: it calls the
         # first a human and the receptionist of "amd_wrong" a machine.
         Scenario("voicemail_hours", greeting="Hi, you've reached Joe's Hardware. We're open Monday through Friday, "
@@ -208,6 +217,9 @@ SCENARIOS: dict[str, Scenario] = {
         Scenario("amd_wrong", amd_result="machine"),
         # Picked up, and nobody ever says a word.
         Scenario("silent_line", greeting="", silent_after_greeting=True, model_verdict="none"),
+        # The business asks something over the agent's goodbye, or only says bye over it.
+        Scenario("goodbye_question", goodbye_talk="Wait, what name was that for?", goodbye_reply="It's for {name}."),
+        Scenario("goodbye_courtesy", goodbye_talk="Thanks, bye-bye!"),
         Scenario("goodbye_stall", goodbye_stall_s=0.5, closing_line="Thank you so much for your help today, that is everything I needed, goodbye!"),
         # -- a model that gets it wrong: the app, not the model, decides what the user is told --
         # It records an answer while the business has only said hello; then the real one.

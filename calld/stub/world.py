@@ -31,7 +31,7 @@ import httpx
 import trio
 
 from calld.adapters.fixtures import load_fixture
-from calld.core.plan import parse_booking_request
+from calld.core.plan import USER_WORDS_MARK, parse_booking_request
 from calld.runtime.sockets import (
     MemorySocket,
     MessageSocket,
@@ -88,6 +88,15 @@ DELTA_FRAMES = 5  # GPT-Live paces output at about 100 ms a delta
 STUB_PUBLIC_KEY = ""  # the stub does not sign webhooks; live verification is the route's job
 
 
+def _first_name(instructions: str) -> str:
+    """The user's first name, from the words session.start carries as data (calld.core.plan.user_words)."""
+    _, mark, words = instructions.partition(USER_WORDS_MARK)
+    try:
+        return str(json.loads(words.strip().splitlines()[0]).get("first_name", "")) if mark else ""
+    except (ValueError, IndexError, AttributeError):
+        return ""
+
+
 def _b64(pcm: bytes) -> str:
     return base64.b64encode(pcm).decode("ascii")
 
@@ -130,6 +139,7 @@ class StubWorld:
         self._business_queue: deque[bytes] = deque()
         self._business_heard_ask = False
         self._answer_line: int | None = None
+        self._goodbye_talked = False
         # The first line each fake GPT-Live session says. A set (shareable between worlds) so a business
         # reacts to the opener it hears on its own line, whichever session said it.
         self.opener_lines: set[int] = set()
@@ -435,6 +445,12 @@ class StubWorld:
                 self._booking_turn()
             return
         last = index == len(self.codebook[line]) - 1
+        if (self.scenario.goodbye_talk and not self._goodbye_talked and index == 1 and self.roles.get(line) == "agent"
+                and " ".join(self.codebook[line]) == self.scenario.closing_line):
+            self._goodbye_talked = True  # over the agent's goodbye, at once: no waiting for a pause
+            _, frames = self._line("goodbye", self.scenario.goodbye_talk)
+            self._business_queue.extend(frames)
+            return
         if self.scenario.screener and not self._person and last and self.roles.get(line) == "agent":
             if "calling to ask" in " ".join(self.codebook[line]):  # who and why: put through
                 self._person = self._business_heard_ask = True
@@ -532,6 +548,8 @@ class FakeLive:
         self.business_talking = False
         self.spoke = {"agent": False, "business": False}
         self.brain: BookBrain | None = None  # a booking session's script (from the request in session.start)
+        self.first_name = ""  # from the user's words in session.start
+        self.recorded: dict[str, Any] | None = None  # the quick ask's record, as it was sent
         self.outputs: list[tuple[str, dict[str, Any]]] = []  # tool outputs since the last response.create
         self.timeline_ms = 0  # the session timeline: it advances with the audio appended
 
@@ -553,6 +571,7 @@ class FakeLive:
                 await self.send("error_startup")
                 return
             request = parse_booking_request(first["session"].get("instructions", ""))
+            self.first_name = _first_name(first["session"].get("instructions", ""))
             if request is not None:
                 scenario = self.world.scenario
                 self.brain = BookBrain(self, request, scenario.brain, scenario.closing_line)
@@ -591,6 +610,8 @@ class FakeLive:
                     await self.peer.send(json.dumps(err))
                 case "session.commentary.append":
                     quoted = re.search(r'"([^"]+)"', msg["content"])
+                    if quoted is None and "quiet for a while" not in msg["content"]:
+                        continue  # a note to the model, not words to say (the script knows what to do)
                     text = quoted.group(1) if quoted else "Hello? Are you still there?"
                     line = self._say("agent", text)
                     if not self.said_opener:
@@ -606,7 +627,8 @@ class FakeLive:
                         self.brain.continued(call_id, output)
                     self.pending_output = None
                 case "response.create":
-                    accepted = any(out.get("recorded") for _, out in self.outputs)
+                    # The app's output says when to say goodbye: a record accepted, or one already recorded.
+                    accepted = any(str(out.get("next", "")).startswith("thank them") for _, out in self.outputs)
                     self.outputs = []
                     if accepted and self.pending_output is not None and self.pending_output.startswith("call_record"):
                         line = self._say("agent", self.world.scenario.closing_line)
@@ -698,6 +720,9 @@ class FakeLive:
                 self.brain.heard_business(" ".join(self.heard[line]))
             return
         role = self.world.roles.get(line)
+        if role == "goodbye":
+            self._talked_over(index == len(self.world.codebook[line]) - 1)
+            return
         if index == len(self.world.codebook[line]) - 1 and self.world.scenario.model_records:
             self._scripted_records(role, " ".join(self.heard[line]))
             return
@@ -706,7 +731,23 @@ class FakeLive:
             if verdict != "none":
                 answer = " ".join(self.heard[line]) if verdict == "answered" else None
                 args = {"status": verdict, "answer_text": answer, "notes": None}
+                self.recorded = args
                 self.world._nursery.start_soon(self._function_call_later, 0.3, "record_task_result", args)
+
+    def _talked_over(self, heard_whole: bool) -> None:
+        """The business talks during our goodbye. A scripted reply means it asked something: stop the
+        goodbye at once (as GPT-Live stops when talked over), answer once they finish, record again."""
+        reply = self.world.scenario.goodbye_reply
+        if not reply:
+            return  # a courtesy: the goodbye goes on
+        if self.closing_line is not None:
+            self.after_line.pop(self.closing_line, None)
+            if any((wf := read_frame(pcm)) is not None and wf.line == self.closing_line for pcm in self.speaking):
+                self.speaking.clear()
+        if heard_whole and self.recorded is not None:
+            args = self.recorded
+            self.say(reply.replace("{name}", self.first_name),
+                     then=lambda: self._function_call_later(0.3, "record_task_result", args))
 
     def _scripted_records(self, role: str | None, heard: str) -> None:
         """The scenario's records due once a `role` line was heard whole, grouped into backend responses."""
