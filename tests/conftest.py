@@ -25,3 +25,4 @@ def _one_font_cache(tmp_path_factory):
     """The daemon's drawing process keeps matplotlib's font cache in its state dir; each test's
     daemon would build it again (seconds each). The tests share one, built once per session."""
     os.environ.setdefault("MPLCONFIGDIR", str(tmp_path_factory.mktemp("matplotlib")))
+

@@ -1,6 +1,8 @@
 """A real S3-compatible server on loopback for the publishing tests: moto's server mode.
 
-It speaks the S3 REST API over HTTP on 127.0.0.1 with an ephemeral port; calld talks to it
+It runs in a child process (in a thread it would share the GIL with a test whose autojump
+clock spins while it waits, and every request would crawl). It speaks the S3 REST API over
+HTTP on 127.0.0.1 with an ephemeral port; calld talks to it
 through boto3 exactly as it would to R2 or MinIO. Credentials are enforced: an IAM user
 with an access key is made first, then moto's request authentication is switched on
 through its own HTTP control route, so a wrong key or secret is refused like a real store.
@@ -11,6 +13,8 @@ from __future__ import annotations
 import json
 import secrets
 import socket
+import subprocess
+import sys
 import threading
 import time
 import urllib.request
@@ -20,7 +24,6 @@ from typing import Any
 
 import boto3
 import trio
-from moto.server import ThreadedMotoServer
 
 REGION = "us-east-1"
 
@@ -31,13 +34,38 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
+class MotoProcess:
+    """`python -m moto.server` on 127.0.0.1:`port`, up when the constructor returns."""
+
+    def __init__(self, port: int) -> None:
+        self.port = port
+        self._proc = subprocess.Popen([sys.executable, "-m", "moto.server", "-H", "127.0.0.1", "-p", str(port)],
+                                      stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        deadline = time.monotonic() + 60
+        while True:
+            try:
+                socket.create_connection(("127.0.0.1", port), timeout=1).close()
+                return
+            except OSError:
+                if self._proc.poll() is not None or time.monotonic() > deadline:
+                    self.stop()
+                    raise RuntimeError(f"moto's server did not come up on port {port}") from None
+                time.sleep(0.05)
+
+    def stop(self) -> None:
+        self._proc.terminate()
+        try:
+            self._proc.wait(10)
+        except subprocess.TimeoutExpired:
+            self._proc.kill()
+            self._proc.wait()
+
+
 class S3Server:
     def __init__(self) -> None:
-        self._server = ThreadedMotoServer(ip_address="127.0.0.1", port=0, verbose=False)
-        self._server.start()
-        host, port = self._server.get_host_and_port()
-        self.port = port
-        self.url = f"http://{host}:{port}"
+        self._server = MotoProcess(free_port())
+        self.port = self._server.port
+        self.url = f"http://127.0.0.1:{self.port}"
         iam = boto3.session.Session().client("iam", endpoint_url=self.url, region_name=REGION,
                                              aws_access_key_id="setup", aws_secret_access_key="setup")
         user = f"calld-{secrets.token_hex(4)}"
@@ -81,11 +109,12 @@ class S3Server:
         self._server.stop()
 
 
-def start_on(port: int) -> ThreadedMotoServer:
-    """Another moto server on a given port (a store that was down comes up). moto keeps its
-    buckets in process memory, so it serves what the first one holds."""
-    server = ThreadedMotoServer(ip_address="127.0.0.1", port=port, verbose=False)
-    server.start()
+def start_on(port: int, bucket: str) -> MotoProcess:
+    """Another moto server on a given port, holding an empty `bucket` (a store that was down comes
+    up). It is a process of its own: it checks no credentials."""
+    server = MotoProcess(port)
+    boto3.session.Session().client("s3", endpoint_url=f"http://127.0.0.1:{port}", region_name=REGION,
+                                   aws_access_key_id="any", aws_secret_access_key="any").create_bucket(Bucket=bucket)
     return server
 
 

@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 import trio
+import trio.testing
 
 from calld.ledger import Ledger
 from calld.publish.keys import CallKeys, has_phone_number, safe_segment, selected
@@ -197,7 +198,6 @@ async def test_the_background_task_retries_with_backoff_until_the_store_is_back(
     port = free_port()
     run = await stub_call(tmp_path, "hours", **s3.settings("calld-retry", artifacts_retention="publish",
                                                            publish_endpoint_url=f"http://127.0.0.1:{port}"))
-    s3.client().create_bucket(Bucket="calld-retry")
     ledger = Ledger(run.settings.db_path)
     publisher = Publisher(run.settings, ledger)
     tx, attempts = trio.open_memory_channel(10)
@@ -215,7 +215,7 @@ async def test_the_background_task_retries_with_backoff_until_the_store_is_back(
         assert second.attempts == 2 and 30 <= t2 - t1 < 31  # the first backoff
         error = json.loads((run.dir / ERROR_FILE).read_text())
         assert error["attempt"] == 2 and error["next_attempt_in_s"] == 60.0  # doubling
-        server = start_on(port)  # the store comes back
+        server = start_on(port, "calld-retry")  # the store comes back
         try:
             t3, third = await receive_within(attempts, 60)
             assert third.status == "published" and third.attempts == 3 and 60 <= t3 - t2 < 61
@@ -289,3 +289,14 @@ async def test_a_run_directory_removed_before_upload_is_reported_not_retried_soo
     assert row.last_error["next_attempt_in_s"] == settings.publish_retry_max_s
     assert len(ledger.unpublished()) == 1 and not (settings.artifacts_dir / "gone").exists()
     ledger.close()
+
+
+
+@pytest.fixture
+def autojump_clock():
+    """pytest-trio's autojump clock, jumping after 2 ms of real idleness instead of at once.
+    Virtual time still skips every wait; but the uploads run in worker threads (boto3), and
+    with a threshold of 0 the run loop polls in a busy spin beside them and holds up the GIL
+    they need: these tests ran 5 to 10 times slower. (Elsewhere the threshold stays 0: a stub
+    call's hundreds of timer jumps would each cost 2 ms.)"""
+    return trio.testing.MockClock(autojump_threshold=0.002)
