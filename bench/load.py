@@ -163,7 +163,11 @@ def show(r: dict) -> None:
     print(f"        daemon CPU {r['daemon_cpu_s']:.1f} s = {r['ms_per_call_second']:.1f} ms per call-second "
           f"({r['cpu_s_per_call_minute']:.2f} s per call-minute); peak RSS {r['peak_rss_mib']:.0f} MiB, "
           f"{r['rss_per_call_kib']:.0f} KiB per call; drawing process CPU {r['drawing_cpu_s']:.1f} s; simulator CPU {r['sim_cpu_s']:.1f} s over {r['wall_s']:.1f} s "
-          f"({r['sim_cpu_s'] / r['wall_s'] * 100:.0f}% of its core)", flush=True)
+          f"({r['sim_cpu_s'] / r['wall_s'] * 100:.0f}% of its core)")
+    for way in ("uplink", "downlink"):
+        worst = m.get(f"{way}_worst_by_second_ms") or {}
+        print(f"        {way} worst per second (s: ms): " + " ".join(f"{s}:{v:.0f}" for s, v in worst.items()))
+    sys.stdout.flush()
 
 
 async def main(sizes: list[int]) -> None:

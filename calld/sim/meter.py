@@ -44,13 +44,17 @@ class Stream:
 
     def latencies(self, skip_bytes: int = 0) -> list[float]:
         """For each receive mark past `skip_bytes`: now minus when its last byte was sent."""
+        return [lat for _, lat in self.timed_latencies(skip_bytes)]
+
+    def timed_latencies(self, skip_bytes: int = 0) -> list[tuple[float, float]]:
+        """(receive time, latency) for each receive mark past `skip_bytes`."""
         out = []
         for pos, t in zip(self.recv_pos, self.recv_t, strict=True):
             if pos <= skip_bytes:
                 continue
             i = bisect.bisect_left(self.sent_pos, pos)
             if i < len(self.sent_t):
-                out.append(t - self.sent_t[i])
+                out.append((t, t - self.sent_t[i]))
         return out
 
     @property
@@ -80,9 +84,20 @@ def percentile(values: list[float], q: float) -> float:
     return s[min(len(s) - 1, max(0, round(q / 100 * (len(s) - 1))))]
 
 
+def worst_by_second(timed: list[tuple[float, float]], t0: float) -> dict[int, float]:
+    """The worst latency (ms) among the audio received in each second since `t0`."""
+    worst: dict[int, float] = {}
+    for t, lat in timed:
+        sec = int(t - t0)
+        worst[sec] = max(worst.get(sec, 0.0), lat * 1000)
+    return dict(sorted(worst.items()))
+
+
 def summarize(meters: list[CallMeter]) -> dict[str, Any]:
-    up = [x for m in meters for x in m.uplink.latencies(skip_bytes=m.hold_bytes)]
-    down = [x for m in meters for x in m.downlink.latencies()]
+    timed_up = [x for m in meters for x in m.uplink.timed_latencies(skip_bytes=m.hold_bytes)]
+    timed_down = [x for m in meters for x in m.downlink.timed_latencies()]
+    up, down = [lat for _, lat in timed_up], [lat for _, lat in timed_down]
+    t0 = min((m.uplink.sent_t[0] for m in meters if m.uplink.sent_t), default=0.0)
     frames = 640
     # In flight at the close is not lost: allow 100 ms (5 frames) of audio on the wire.
     lost_up = sum(max(0, (m.sent_at_close - m.uplink.bytes_received) // frames - 5) for m in meters if m.sent_at_close)
@@ -97,4 +112,7 @@ def summarize(meters: list[CallMeter]) -> dict[str, Any]:
         "frames_out": sum(m.downlink.bytes_received for m in meters) // frames,
         "uplink_ms": {q: percentile(up, q) * 1000 for q in (50, 99, 100)},
         "downlink_ms": {q: percentile(down, q) * 1000 for q in (50, 99, 100)},
+        # Seconds since the first call's first frame -> the worst latency heard in that second.
+        "uplink_worst_by_second_ms": worst_by_second(timed_up, t0),
+        "downlink_worst_by_second_ms": worst_by_second(timed_down, t0),
     }
