@@ -13,7 +13,6 @@ from pathlib import Path
 
 import pytest
 import trio
-import trio.testing
 
 from calld.ledger import Ledger
 from calld.publish.keys import CallKeys, has_phone_number, safe_segment, selected
@@ -21,6 +20,7 @@ from calld.publish.publisher import ERROR_FILE, Publisher
 from calld.publish.store import check_bucket
 from calld.settings import SettingsError, load_settings
 from tests.s3server import S3Server, free_port, receive_within, start_on
+from tests.s3server import autojump_clock  # noqa: F401 - this module's clock (see s3server.py)
 from tests.stubcall import stub_call
 
 SMALL = ["result.json", "call_report.json", "call_report.redacted.json", "transcript.json", "task.json",
@@ -291,12 +291,3 @@ async def test_a_run_directory_removed_before_upload_is_reported_not_retried_soo
     ledger.close()
 
 
-
-@pytest.fixture
-def autojump_clock():
-    """pytest-trio's autojump clock, jumping after 2 ms of real idleness instead of at once.
-    Virtual time still skips every wait; but the uploads run in worker threads (boto3), and
-    with a threshold of 0 the run loop polls in a busy spin beside them and holds up the GIL
-    they need: these tests ran 5 to 10 times slower. (Elsewhere the threshold stays 0: a stub
-    call's hundreds of timer jumps would each cost 2 ms.)"""
-    return trio.testing.MockClock(autojump_threshold=0.002)

@@ -14,7 +14,6 @@ from typing import Any
 import httpx
 import pytest
 import trio
-import trio.testing
 
 from calld.cli.client import ControlClient, ControlError
 from calld.cli.ctl import EXIT_FAILED, EXIT_OK, EXIT_VERIFY_FAILED, main as ctl_main, run_ask, run_fetch
@@ -22,6 +21,7 @@ from calld.daemon.service import Daemon
 from calld.publish.publisher import ERROR_FILE
 from calld.settings import load_settings
 from tests.s3server import HangingStore, S3Server, free_port
+from tests.s3server import autojump_clock  # noqa: F401 - this module's clock (see s3server.py)
 
 ASK = {"to": "+15555550142", "ask": "hours", "name": "Nathan", "user": "alice"}
 
@@ -161,12 +161,3 @@ def test_calld_ctl_publish_check(tmp_path, s3, monkeypatch, capsys):
     assert ctl_main(["--socket", str(tmp_path / "none.sock"), "publish", "check"]) == EXIT_VERIFY_FAILED
     assert "NoSuchBucket" in capsys.readouterr().out
 
-
-@pytest.fixture
-def autojump_clock():
-    """pytest-trio's autojump clock, jumping after 2 ms of real idleness instead of at once.
-    Virtual time still skips every wait; but the uploads run in worker threads (boto3), and
-    with a threshold of 0 the run loop polls in a busy spin beside them and holds up the GIL
-    they need: these tests ran 5 to 10 times slower. (Elsewhere the threshold stays 0: a stub
-    call's hundreds of timer jumps would each cost 2 ms.)"""
-    return trio.testing.MockClock(autojump_threshold=0.002)
