@@ -58,6 +58,20 @@ def children_cpu_seconds(pid: int) -> float:
     return total
 
 
+def gc_pauses(exposition: str) -> tuple[float, int]:
+    """(the longest collection in seconds, how many there were) from the daemon's /metrics."""
+    from prometheus_client.parser import text_string_to_metric_families
+
+    worst, count = 0.0, 0
+    for fam in text_string_to_metric_families(exposition):
+        for sample in fam.samples:
+            if sample.name == "calld_gc_pause_max_seconds":
+                worst = sample.value
+            elif sample.name == "calld_gc_pause_seconds_count":
+                count += int(sample.value)
+    return worst, count
+
+
 def rss_kib(pid: int, key: str) -> int:
     for line in Path(f"/proc/{pid}/status").read_text().splitlines():
         if line.startswith(key + ":"):
@@ -126,6 +140,7 @@ async def run_batch(n: int) -> dict:
             wall = time.monotonic() - t0
             cpu = cpu_seconds(daemon.pid) - cpu0
             drawing_cpu = children_cpu_seconds(daemon.pid)  # started after cpu0: all of it is this batch's
+            gc_worst_s, gc_count = gc_pauses(await client.metrics())
             sim_cpu = cpu_seconds(sim.pid) - sim_cpu0
             peak = rss_kib(daemon.pid, "VmHWM")
     finally:
@@ -145,6 +160,7 @@ async def run_batch(n: int) -> dict:
         "n": n, "wall_s": wall, "completed": sum(r.get("status") == "answered" for r in results),
         "failed": sum(r.get("status") not in ("answered", "refused") for r in results),
         "refused": sum(r.get("status") == "refused" for r in results), "daemon_cpu_s": cpu, "sim_cpu_s": sim_cpu, "drawing_cpu_s": drawing_cpu,
+        "gc_worst_ms": gc_worst_s * 1000, "gc_count": gc_count,
         "ms_per_call_second": cpu / call_seconds * 1000, "cpu_s_per_call_minute": cpu / call_seconds * 60,
         "peak_rss_mib": peak / 1024,
         "rss_per_call_kib": (peak - rss0) / max(1, n - sum(r.get("status") == "refused" for r in results)), "metrics": m,
@@ -164,6 +180,7 @@ def show(r: dict) -> None:
           f"({r['cpu_s_per_call_minute']:.2f} s per call-minute); peak RSS {r['peak_rss_mib']:.0f} MiB, "
           f"{r['rss_per_call_kib']:.0f} KiB per call; drawing process CPU {r['drawing_cpu_s']:.1f} s; simulator CPU {r['sim_cpu_s']:.1f} s over {r['wall_s']:.1f} s "
           f"({r['sim_cpu_s'] / r['wall_s'] * 100:.0f}% of its core)")
+    print(f"        garbage collections {r['gc_count']}, the longest {r['gc_worst_ms']:.1f} ms")
     for way in ("uplink", "downlink"):
         worst = m.get(f"{way}_worst_by_second_ms") or {}
         print(f"        {way} worst per second (s: ms): " + " ".join(f"{s}:{v:.0f}" for s, v in worst.items()))

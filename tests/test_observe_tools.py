@@ -223,6 +223,32 @@ def test_metrics_count_reasons_lost_frames_and_refused_records(tmp_path):
     assert samples[("calld_calls_in_flight", ())] == 2 and samples[("calld_max_calls", ())] == 3
 
 
+
+def test_metrics_time_every_garbage_collection_while_watching():
+    import gc
+
+    metrics = Metrics(max_calls=3, in_flight=lambda: 0)
+
+    def collections() -> float:
+        fams = text_string_to_metric_families(metrics.exposition().decode())
+        return sum(s.value for fam in fams for s in fam.samples if s.name == "calld_gc_pause_seconds_count")
+
+    gc.collect()
+    assert collections() == 0  # not watching yet
+    metrics.watch_gc()
+    try:
+        gc.collect()
+        gc.collect(0)
+    finally:
+        metrics.unwatch_gc()
+    gc.collect()
+    assert collections() == 2
+    fams = {f.name: f for f in text_string_to_metric_families(metrics.exposition().decode())}
+    worst = fams["calld_gc_pause_max_seconds"].samples[0].value
+    assert 0 < worst < 5
+    gens = {s.labels.get("generation") for s in fams["calld_gc_pause_seconds"].samples if s.name.endswith("_count")}
+    assert {"0", "2"} <= gens
+
 # -- versions and cleaning up ----------------------------------------------------------------------
 
 

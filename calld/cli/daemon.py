@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import errno
+import gc
 import logging
 import os
 import sys
@@ -32,6 +33,10 @@ async def _serve(args: argparse.Namespace) -> int:
     with Notifier() as notifier:
         async with trio.open_nursery() as n:
             await n.start(daemon.serve)
+            # Everything start-up made (modules, the apps, settings) lives as long as the process:
+            # out of the collector's sight, a collection during calls walks only what calls made.
+            gc.collect()
+            gc.freeze()
             notifier.notify("READY=1", f"STATUS=serving on {daemon.public_url}")
             n.start_soon(watchdog_task, notifier)
             await daemon.watch_signals(notify=notifier.notify)

@@ -172,6 +172,7 @@ class Daemon:
             self.gate = Gate(self.settings, self._ledger, self.clock)
             self.scheduler = Scheduler(self._ledger, self.gate, self._dial_scheduled, accepting=lambda: self.accepting)
             self.painter = Painter(cache_dir=state_dir / "cache")
+            self.metrics.watch_gc()
             try:
                 private_dir(self.settings.artifacts_dir)
             except OSError as exc:
@@ -223,6 +224,7 @@ class Daemon:
                 finally:
                     await self.painter.aclose()  # shielded inside: a cancelled daemon leaves no child behind
         finally:
+            self.metrics.unwatch_gc()
             if getattr(self, "_ledger", None) is not None:
                 self._ledger.close()
             if socket_path is not None:

@@ -7,6 +7,7 @@ journal's frame numbers), so a metric says what the files say. Names start with 
 
 from __future__ import annotations
 
+import gc
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -29,6 +30,7 @@ CONTENT_TYPE = CONTENT_TYPE_LATEST
 disable_created_metrics()  # the *_created series only restate the start time
 _CALL_BUCKETS = (5, 10, 15, 20, 30, 45, 60, 90, 120, 180, 300, 600)
 _RING_BUCKETS = (0.5, 1, 2, 3, 5, 8, 12, 20, 30, 60)
+_GC_BUCKETS = (0.001, 0.002, 0.005, 0.01, 0.02, 0.05, 0.1, 0.2, 0.5)
 
 
 def _span_s(timing: dict[str, Any], track: str, start: set[str], end: set[str] | None, default_end_ms: int) -> float | None:
@@ -72,6 +74,31 @@ class Metrics:
         self.tool_refusals = Counter("calld_tool_record_refusals", "Tool records the call refused (the model was told why).",
                                      registry=r)
         self.timeline_failures = Counter("calld_timeline_failures", "Timeline pictures that could not be drawn.", registry=r)
+        # A collection stops every call's audio for its length: the audio path's worst pause.
+        self.gc_pauses = Histogram("calld_gc_pause_seconds", "Garbage collections, by how long they stopped the daemon.",
+                                   ("generation",), buckets=_GC_BUCKETS, registry=r)
+        self.gc_pause_max = Gauge("calld_gc_pause_max_seconds", "The longest garbage collection since start.", registry=r)
+        self._gc_started = 0.0
+        self._gc_max = 0.0
+
+    def watch_gc(self) -> None:
+        """Time every collection from now on (until `unwatch_gc`)."""
+        if self._on_gc not in gc.callbacks:
+            gc.callbacks.append(self._on_gc)
+
+    def unwatch_gc(self) -> None:
+        if self._on_gc in gc.callbacks:
+            gc.callbacks.remove(self._on_gc)
+
+    def _on_gc(self, phase: str, info: dict[str, int]) -> None:
+        if phase == "start":
+            self._gc_started = time.perf_counter()
+            return
+        pause = time.perf_counter() - self._gc_started
+        self.gc_pauses.labels(generation=str(info.get("generation", "?"))).observe(pause)
+        if pause > self._gc_max:
+            self._gc_max = pause
+            self.gc_pause_max.set(pause)
 
     def _cpu_per_call_second(self) -> float:
         return (time.process_time() - self._started_cpu) / self._call_seconds if self._call_seconds else 0.0
