@@ -3,8 +3,9 @@
 
 from __future__ import annotations
 
-import json
 from typing import Any
+
+import orjson
 
 
 def problem(err: dict[str, Any], where: str) -> str:
@@ -29,7 +30,7 @@ def plain_frame(text: str, key: str, value: str) -> dict[str, Any] | None:
     if f'"{value}"' not in text:
         return None
     try:
-        frame = json.loads(text)
+        frame = orjson.loads(text)  # 50 a second each way per call: the C parser
     except (ValueError, RecursionError):
         return None
     return frame if isinstance(frame, dict) and frame.get(key) == value else None

@@ -15,11 +15,11 @@ the questions left unanswered). LiveInbound reads a record by the session's job.
 
 from __future__ import annotations
 
-import base64
 import binascii
 import logging
 from typing import Annotated, Any, get_args
 
+import pybase64
 from pydantic import BaseModel, ConfigDict, Discriminator, Tag, TypeAdapter, ValidationError, model_validator
 
 from calld.adapters._wire import plain_frame, problem
@@ -350,7 +350,7 @@ def _plain_audio_delta(text: str) -> str | None:
 
 def _audio(delta: str) -> bytes:
     try:
-        return base64.b64decode(delta, validate=True)
+        return pybase64.b64decode(delta, validate=True)
     except (binascii.Error, ValueError) as exc:  # ValueError: non-ASCII text in the delta
         raise LiveProtocolError(f"bad GPT-Live event: session.output_audio.delta delta is not base64 ({exc})") from None
 
@@ -557,12 +557,12 @@ def session_start(plan: LivePlan, event_id: str) -> dict[str, Any]:
 
 
 def input_audio_append(pcm: bytes, *, event_id: str | None = None) -> dict[str, Any]:
-    return _client("session.input_audio.append", event_id, audio=base64.b64encode(pcm).decode("ascii"))
+    return _client("session.input_audio.append", event_id, audio=pybase64.b64encode(pcm).decode("ascii"))
 
 
 def input_audio_append_text(pcm: bytes) -> str:
     """`input_audio_append(pcm)` as wire text, 50 times a second per call: base64 needs no JSON escaping."""
-    return '{"type":"session.input_audio.append","audio":"' + base64.b64encode(pcm).decode("ascii") + '"}'
+    return '{"type":"session.input_audio.append","audio":"' + pybase64.b64encode(pcm).decode("ascii") + '"}'
 
 
 def commentary_append(text: str, *, event_id: str | None = None) -> dict[str, Any]:

@@ -12,12 +12,12 @@ side's codec, no IO.
 
 from __future__ import annotations
 
-import base64
 import binascii
-import json
 import logging
 from typing import Annotated, Any, Literal
 
+import orjson
+import pybase64
 from pydantic import BaseModel, ConfigDict, Discriminator, Tag, TypeAdapter, ValidationError
 
 from calld.adapters._wire import plain_frame, problem
@@ -238,7 +238,7 @@ class InboundMedia:
     @staticmethod
     def _decode(codec: Codec, payload: str) -> bytes:
         try:
-            wire = base64.b64decode(payload, validate=True)
+            wire = pybase64.b64decode(payload, validate=True)
         except (binascii.Error, ValueError) as exc:  # ValueError: non-ASCII text in the payload
             raise MediaFrameError(f"bad Telnyx media frame: media.payload is not base64 ({exc})") from None
         try:
@@ -312,10 +312,10 @@ class OutboundMedia:
         return [self._media(buffered[:whole])] if whole else []
 
     def _media(self, wire: bytes) -> str:
-        return self._message("media", media={"payload": base64.b64encode(wire).decode("ascii")})
+        return self._message("media", media={"payload": pybase64.b64encode(wire).decode("ascii")})
 
     def _message(self, event: str, **body: Any) -> str:
         message: dict[str, Any] = {"event": event}
         if self._stream_id is not None:
             message["stream_id"] = self._stream_id
-        return json.dumps(message | body, separators=(",", ":"))
+        return orjson.dumps(message | body).decode()
