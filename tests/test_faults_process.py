@@ -216,3 +216,18 @@ async def test_kill_9_in_live_mode_hangs_the_call_up_at_the_carrier_once(tmp_pat
     finally:
         await daemon.shutdown(drain_s=0)
     assert world.hangup_requests == [ccid]  # and never again
+
+
+async def test_calld_serve_freezes_its_start_up_heap_out_of_the_collector(tmp_path):
+    proc = subprocess.Popen(serve_cmd(tmp_path, "--bind", "127.0.0.1:0"), cwd=tmp_path, env=clean_env(),
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        sock = tmp_path / "ctl.sock"
+        await wait_for(sock.exists, "the control socket")
+        async with ControlClient(sock) as client:
+            text = await client.metrics()
+    finally:
+        proc.send_signal(signal.SIGTERM)
+        proc.wait(timeout=30)
+    frozen = next(float(line.split()[1]) for line in text.splitlines() if line.startswith("calld_gc_frozen_objects "))
+    assert frozen > 10_000  # modules, apps and settings: tens of thousands of objects

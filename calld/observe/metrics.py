@@ -78,6 +78,9 @@ class Metrics:
         self.gc_pauses = Histogram("calld_gc_pause_seconds", "Garbage collections, by how long they stopped the daemon.",
                                    ("generation",), buckets=_GC_BUCKETS, registry=r)
         self.gc_pause_max = Gauge("calld_gc_pause_max_seconds", "The longest garbage collection since start.", registry=r)
+        self.gc_frozen = Gauge("calld_gc_frozen_objects", "Start-up objects kept out of the collector's walks (gc.freeze).",
+                               registry=r)
+        self.gc_frozen.set_function(lambda: float(gc.get_freeze_count()))
         self._gc_started = 0.0
         self._gc_max = 0.0
 
