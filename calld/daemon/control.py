@@ -16,11 +16,11 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_valida
 from quart import Response, request
 from quart_trio import QuartTrio
 
-from calld.observe.painter import PictureError
 from calld.domain.ids import UserId
 from calld.domain.requests import AskRequest, BookRequest
 from calld.daemon.errors import AmbiguousCall, AtCapacity, DaemonError, Draining
 from calld.ledger import RequestConflict, UnknownUser
+from calld.observe.painter import PictureError
 from calld.policy.gate import Timing
 from calld.policy.refusal import Refused
 
