@@ -95,7 +95,7 @@ async def run_batch(n: int) -> dict:
            "CALLD_SOCKET": str(work / "ctl.sock"), "CALLD_BIND": f"127.0.0.1:{port}", "TELNYX_API_KEY": "KEY-bench",
            "TELNYX_CONNECTION_ID": "bench-connection", "OPENAI_API_KEY": "KEY-bench", "LINQ_API_KEY": "KEY-bench",
            "PUBLIC_BASE_URL": base,
-           "PUBLIC_WEBHOOK_URL": f"{base}/telnyx/webhook", "CALLD_LOG_LEVEL": "WARNING",
+           "PUBLIC_WEBHOOK_URL": f"{base}/telnyx/webhook", "CALLD_LOG_LEVEL": os.environ.get("BENCH_LOG_LEVEL", "WARNING"),
            # past the daemon's default limit on purpose: the benchmark looks for where it breaks
            "CALLD_MAX_CALLS": os.environ.get("CALLD_MAX_CALLS", "1000"),
            # N calls to one scripted number: the per-number and per-user limits would refuse all but the first.

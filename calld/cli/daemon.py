@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import argparse
 import errno
-import gc
 import logging
 import os
 import sys
@@ -29,14 +28,10 @@ async def _serve(args: argparse.Namespace) -> int:
     credentials = {k.lower(): v for k, v in load_credentials().items()}
     settings = load_settings(**credentials, **_overrides(args))
     control = fds.get("control")
-    daemon = Daemon(settings, control_fd=control.detach() if control is not None else None)
+    daemon = Daemon(settings, control_fd=control.detach() if control is not None else None, freeze_heap=True)
     with Notifier() as notifier:
         async with trio.open_nursery() as n:
             await n.start(daemon.serve)
-            # Everything start-up made (modules, the apps, settings) lives as long as the process:
-            # out of the collector's sight, a collection during calls walks only what calls made.
-            gc.collect()
-            gc.freeze()
             notifier.notify("READY=1", f"STATUS=serving on {daemon.public_url}")
             n.start_soon(watchdog_task, notifier)
             await daemon.watch_signals(notify=notifier.notify)

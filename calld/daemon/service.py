@@ -13,6 +13,7 @@ then stop the servers. A second signal cuts the drain short.
 
 from __future__ import annotations
 
+import gc
 import json
 import logging
 import math
@@ -112,8 +113,10 @@ class _Flight:
 
 
 class Daemon:
-    def __init__(self, settings: Settings, *, control_fd: int | None = None, clock: Clock | None = None) -> None:
+    def __init__(self, settings: Settings, *, control_fd: int | None = None, clock: Clock | None = None,
+                 freeze_heap: bool = False) -> None:
         self.settings = settings
+        self._freeze_heap = freeze_heap  # `calld serve` owns its process; a daemon inside a test does not
         self.callbook = CallBook()
         self.serve_token = secrets.token_urlsafe(24)
         self.accepting = True
@@ -172,7 +175,6 @@ class Daemon:
             self.gate = Gate(self.settings, self._ledger, self.clock)
             self.scheduler = Scheduler(self._ledger, self.gate, self._dial_scheduled, accepting=lambda: self.accepting)
             self.painter = Painter(cache_dir=state_dir / "cache")
-            self.metrics.watch_gc()
             try:
                 private_dir(self.settings.artifacts_dir)
             except OSError as exc:
@@ -217,6 +219,12 @@ class Daemon:
                                 self.messaging.fake.webhook_url = f"{self.public_url}/linq/webhook"
                         await calls.start(self.scheduler.run)
                         calls.start_soon(self._retry_unfinished)
+                        if self._freeze_heap:
+                            # What start-up made (modules, apps, settings) lives as long as the process:
+                            # out of the collector's sight, a collection during calls walks only what calls made.
+                            gc.collect()
+                            gc.freeze()
+                        self.metrics.watch_gc()  # from here: the pauses calls can feel
                         log.info("ready: public %s, control %s, mode %s", self.public_url, ctl_cfg.bind[0], self.settings.calld_mode)
                         task_status.started(self)
                         await self._stop_servers.wait()
