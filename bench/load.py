@@ -9,6 +9,10 @@ frame received -> GPT-Live append sent; GPT-Live delta -> Telnyx frame sent) at 
 daemon CPU per call-second and per call-minute, peak RSS and RSS per call, and what the
 simulator itself used. Not a test: it prints figures.
 
+BENCH_DAEMON_PREFIX runs the daemon under a profiler (e.g. "-m cProfile -o /tmp/daemon.prof" or
+"-X importtime"); BENCH_LOG_LEVEL sets its CALLD_LOG_LEVEL (default WARNING). The daemon's log is
+kept in the batch's temporary directory (/tmp/calld-load-N-*/daemon.log).
+
 The daemon runs with CALLD_MAX_CALLS=1000 unless the environment sets it, so that the benchmark
 finds where one core gives out; with the daemon's own default (35), calls past it are counted as
 refused (nothing placed).
