@@ -26,3 +26,18 @@ def _one_font_cache(tmp_path_factory):
     daemon would build it again (seconds each). The tests share one, built once per session."""
     os.environ.setdefault("MPLCONFIGDIR", str(tmp_path_factory.mktemp("matplotlib")))
 
+
+@pytest.fixture
+def dials(monkeypatch):
+    """Every dial that reached the (stub) Telnyx REST transport."""
+    from calld.stub.world import StubWorld
+
+    seen: list[dict] = []
+    original = StubWorld._dial
+
+    def counting(self, body):
+        seen.append(body)
+        return original(self, body)
+
+    monkeypatch.setattr(StubWorld, "_dial", counting)
+    return seen

@@ -19,25 +19,17 @@ from calld.daemon.service import Daemon, DaemonError, claim_socket_path
 from calld.ops.errors import OperationalError
 from calld.runtime.handle import CallHandle
 from calld.runtime.report import ARTIFACT_NAMES
-from calld.settings import load_settings
+from daemons import daemon_settings, stop
 
 ASK = {"to": "+15555550142", "ask": "hours", "name": "Nathan", "user": "alice"}
 # These tests place many calls to one number; the rate limits have their own tests (test_policy_daemon).
-OPEN_LIMITS = {"calld_calls_per_number_per_day": 1000, "calld_calls_per_user_per_hour": 1000}
-
-
 # pytest-trio takes the clock only from a test's own arguments, so every async test here names
 # autojump_clock: the daemon's timers and the stub calls run on virtual time.
 @pytest.fixture
 async def daemon(tmp_path, nursery):
-    settings = load_settings(
-        calld_state_dir=tmp_path / "state", calld_socket=tmp_path / "ctl.sock", calld_bind="127.0.0.1:0", shutdown_drain_s=30,
-        calld_max_calls=50, **OPEN_LIMITS,
-    )
-    d: Daemon = await nursery.start(Daemon(settings).serve)
+    d: Daemon = await nursery.start(Daemon(daemon_settings(tmp_path, shutdown_drain_s=30, calld_max_calls=50)).serve)
     yield d
-    if d.accepting:
-        await d.shutdown(drain_s=0)
+    await stop(d)
 
 
 @pytest.fixture
@@ -242,22 +234,6 @@ def test_ctl_exit_codes(tmp_path, capsys):
     assert usage.value.code == EXIT_USAGE
 
 
-@pytest.fixture
-def dials(monkeypatch):
-    """Every dial that reached the (stub) Telnyx REST transport."""
-    from calld.stub.world import StubWorld
-
-    seen: list[dict] = []
-    original = StubWorld._dial
-
-    def counting(self, body):
-        seen.append(body)
-        return original(self, body)
-
-    monkeypatch.setattr(StubWorld, "_dial", counting)
-    return seen
-
-
 async def test_a_repeated_request_id_dials_once(client, daemon, dials, autojump_clock):
     body = {**ASK, "request_id": "order-42"}
     out = io.StringIO()
@@ -308,7 +284,7 @@ async def test_requests_left_in_flight_by_a_dead_daemon_are_finished_failed(tmp_
     from calld.domain.ids import RunId
     from calld.ledger import Ledger
 
-    settings = load_settings(calld_state_dir=tmp_path / "state", calld_socket=tmp_path / "ctl.sock", calld_bind="127.0.0.1:0")
+    settings = daemon_settings(tmp_path, open_limits=False)
     ledger = Ledger(settings.db_path)
     ledger.claim_request("order-9", user_id="alice", kind="ask", params={"x": 1}, run_id=RunId.new())
     ledger.close()

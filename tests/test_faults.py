@@ -29,26 +29,22 @@ from calld.daemon.service import UNFINISHED_RETRY_S, Daemon, DaemonError
 from calld.ledger import Ledger
 from calld.ops.errors import OperationalError
 from calld.runtime import rundir as rundir_module
-from calld.settings import load_settings
 from calld.stub.world import StubWorld
+from daemons import daemon_settings, stop
 
 ASK = {"to": "+15555550142", "ask": "hours", "name": "Nathan", "user": "alice"}
 pytestmark = pytest.mark.fault
 
 
 def settings_for(tmp_path: Path, **over):
-    values = dict(calld_state_dir=tmp_path / "state", calld_socket=tmp_path / "ctl.sock", calld_bind="127.0.0.1:0",
-                  shutdown_drain_s=30, calld_max_calls=50, _env_file=None,
-                  calld_calls_per_number_per_day=1000, calld_calls_per_user_per_hour=1000)  # many calls to one test number
-    return load_settings(**{**values, **over})
+    return daemon_settings(tmp_path, **({"shutdown_drain_s": 30, "calld_max_calls": 50} | over))
 
 
 @pytest.fixture
 async def daemon(tmp_path, nursery):
     d: Daemon = await nursery.start(Daemon(settings_for(tmp_path)).serve)
     yield d
-    if d.accepting:
-        await d.shutdown(drain_s=0)
+    await stop(d)
 
 
 @pytest.fixture

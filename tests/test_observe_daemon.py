@@ -18,20 +18,16 @@ from prometheus_client.parser import text_string_to_metric_families
 from calld.cli.client import ControlClient, ControlError
 from calld.cli.ctl import EXIT_OK, build_parser, run_ask, tail_line
 from calld.daemon.service import Daemon
-from calld.settings import load_settings
+from daemons import daemon_settings, stop
 
 ASK = {"to": "+15555550142", "ask": "hours", "name": "Nathan", "user": "alice"}
 
 
 @pytest.fixture
 async def daemon(tmp_path, nursery):
-    settings = load_settings(calld_state_dir=tmp_path / "state", calld_socket=tmp_path / "ctl.sock",
-                             calld_bind="127.0.0.1:0", calld_max_calls=7,
-                             calld_calls_per_number_per_day=1000, calld_calls_per_user_per_hour=1000)
-    d: Daemon = await nursery.start(Daemon(settings).serve)
+    d: Daemon = await nursery.start(Daemon(daemon_settings(tmp_path, calld_max_calls=7)).serve)
     yield d
-    if d.accepting:
-        await d.shutdown(drain_s=0)
+    await stop(d)
 
 
 @pytest.fixture

@@ -17,7 +17,7 @@ from calld.core.plan import OPT_OUT_LINE
 from calld.daemon.service import Daemon
 from calld.ledger import Ledger
 from calld.policy.clock import trio_clock
-from calld.settings import load_settings
+from daemons import daemon_settings
 
 NY = "+12125550142"  # a New York number in the fiction exchange 555-01xx: it rings no one
 FICTION = "+15555550142"
@@ -29,28 +29,11 @@ ASK = {"to": NY, "ask": "hours", "name": "Nathan", "user": "alice"}
 
 
 def settings_for(tmp_path, **over):
-    return load_settings(calld_state_dir=tmp_path / "state", calld_socket=tmp_path / "ctl.sock", calld_bind="127.0.0.1:0",
-                         _env_file=None, **over)
+    return daemon_settings(tmp_path, open_limits=False, **over)  # the limits are what these tests try
 
 
 async def start(nursery, tmp_path, at: datetime, **over) -> Daemon:
     return await nursery.start(Daemon(settings_for(tmp_path, **over), clock=trio_clock(at)).serve)
-
-
-@pytest.fixture
-def dials(monkeypatch):
-    """Every dial that reached the (stub) Telnyx REST transport."""
-    from calld.stub.world import StubWorld
-
-    seen: list[dict] = []
-    original = StubWorld._dial
-
-    def spy(self, body):
-        seen.append(body)
-        return original(self, body)
-
-    monkeypatch.setattr(StubWorld, "_dial", spy)
-    return seen
 
 
 def nothing_written(daemon: Daemon) -> None:

@@ -1,0 +1,30 @@
+"""What the daemon tests share: settings for a daemon in a test's tmp_path, and a fixture body.
+
+Each test module keeps its own `daemon` fixture (they differ in limits and drains) but builds
+it from these, so a new setting every test daemon needs is added once."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from calld.daemon.service import Daemon
+from calld.settings import Settings, load_settings
+
+# Many calls to one test number from one user: the per-number and per-user limits would refuse them.
+OPEN_LIMITS = {"calld_calls_per_number_per_day": 1000, "calld_calls_per_user_per_hour": 1000}
+
+
+def daemon_settings(tmp_path: Path, *, open_limits: bool = True, **over: Any) -> Settings:
+    """A stub daemon on loopback with its state, socket and artifacts under `tmp_path`."""
+    values: dict[str, Any] = dict(calld_state_dir=tmp_path / "state", calld_socket=tmp_path / "ctl.sock",
+                                  calld_bind="127.0.0.1:0", _env_file=None)
+    if open_limits:
+        values |= OPEN_LIMITS
+    return load_settings(**(values | over))
+
+
+async def stop(daemon: Daemon) -> None:
+    """A fixture's teardown: shut down without a drain unless the test already did."""
+    if daemon.accepting:
+        await daemon.shutdown(drain_s=0)
