@@ -51,7 +51,7 @@ class MotoProcess:
                 if self._proc.poll() is not None or time.monotonic() > deadline:
                     self.stop()
                     raise RuntimeError(f"moto's server did not come up on port {port}") from None
-                time.sleep(0.05)
+                time.sleep(0.05)  # wall-clock ok: polls a child process until its port accepts, bounded by `deadline`
 
     def stop(self) -> None:
         self._proc.terminate()
