@@ -93,13 +93,15 @@ async def run_batch(n: int) -> dict:
     sim = subprocess.Popen([*pinned(SIM_CORE), sys.executable, "-m", "calld.sim.cli", "--metrics-out", str(metrics_file)],
                            stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
     addrs = json.loads(sim.stdout.readline())  # type: ignore[union-attr]
-    port = free_port()
+    port, media_port = free_port(), free_port()
     base = f"http://127.0.0.1:{port}"
     env = {**os.environ, "CALLD_MODE": "live", "CALLD_LIVE_OPT_IN": "1", "CALLD_STATE_DIR": str(work / "state"),
            "CALLD_SOCKET": str(work / "ctl.sock"), "CALLD_BIND": f"127.0.0.1:{port}", "TELNYX_API_KEY": "KEY-bench",
            "TELNYX_CONNECTION_ID": "bench-connection", "OPENAI_API_KEY": "KEY-bench", "LINQ_API_KEY": "KEY-bench",
            "PUBLIC_BASE_URL": base,
-           "PUBLIC_WEBHOOK_URL": f"{base}/telnyx/webhook", "CALLD_LOG_LEVEL": os.environ.get("BENCH_LOG_LEVEL", "WARNING"),
+           "PUBLIC_WEBHOOK_URL": f"{base}/telnyx/webhook",
+           # no proxy here: the simulator opens media straight at the media listener
+           "CALLD_MEDIA_BIND": f"127.0.0.1:{media_port}", "PUBLIC_MEDIA_URL": f"ws://127.0.0.1:{media_port}/telnyx/media", "CALLD_LOG_LEVEL": os.environ.get("BENCH_LOG_LEVEL", "WARNING"),
            # past the daemon's default limit on purpose: the benchmark looks for where it breaks
            "CALLD_MAX_CALLS": os.environ.get("CALLD_MAX_CALLS", "1000"),
            # N calls to one scripted number: the per-number and per-user limits would refuse all but the first.

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
+from urllib.parse import urlsplit
 from typing import Literal
 
 from pydantic import Field, SecretStr, ValidationError, ValidationInfo, field_validator
@@ -40,7 +41,10 @@ class Settings(BaseSettings):
     calld_state_dir: Path = Field(default_factory=default_state_dir)
     calld_mode: Literal["stub", "live"] = "stub"
     calld_socket: Path = Field(default_factory=default_socket_path)
-    calld_bind: str = "127.0.0.1:8787"  # the public listener (webhooks, media); a proxy or tunnel fronts it
+    calld_bind: str = "127.0.0.1:8787"  # the public listener (webhooks, /health); a proxy or tunnel fronts it
+    # Telnyx's media WebSockets, on a lean listener of their own: the proxy routes /telnyx/media/ here.
+    # Empty: CALLD_BIND's host and the next port (port 0 stays 0: any free port).
+    calld_media_bind: str = ""
     shutdown_drain_s: float = Field(30.0, ge=0, le=600)  # SIGTERM: how long calls get to hang up cleanly
     # New calls past this many at once are refused (503), not queued: each call's audio needs CPU in
     # real time on one core. The default comes from bench/load.py on a 2-core machine (see README).
@@ -67,6 +71,9 @@ class Settings(BaseSettings):
 
     public_base_url: str = ""
     public_webhook_url: str = ""
+    # Where Telnyx opens the media socket; empty: PUBLIC_BASE_URL's origin + /telnyx/media (one origin,
+    # the proxy routing that prefix to CALLD_MEDIA_BIND). Set it where media is reached another way.
+    public_media_url: str = ""
     # Live mode dials real numbers: it also needs this explicit opt-in.
     calld_live_opt_in: bool = False
 
@@ -134,13 +141,25 @@ class Settings(BaseSettings):
             raise ValueError(f"ARTIFACTS_RETENTION={retention} publishes: set the bucket here (or set ARTIFACTS_RETENTION=keep)")
         return check_bucket_name(v) if v else v
 
-    @field_validator("calld_bind")
+    @field_validator("calld_bind", "calld_media_bind")
     @classmethod
-    def _bind_shape(cls, v: str) -> str:
+    def _bind_shape(cls, v: str, info: ValidationInfo) -> str:
+        if not v and info.field_name == "calld_media_bind":
+            return v
         host, sep, port = v.rpartition(":")
         if not sep or not host or not port.isdigit() or not 0 <= int(port) < 65536:
             raise ValueError("write it as HOST:PORT, e.g. 127.0.0.1:8787")
         return v
+
+    @field_validator("public_media_url")
+    @classmethod
+    def _media_url_shape(cls, v: str) -> str:
+        if not v:
+            return v
+        scheme, sep, rest = v.partition("://")
+        if not sep or scheme not in ("ws", "wss") or not rest.split("/", 1)[0]:
+            raise ValueError("write it as wss://HOST/PATH (or ws:// on loopback), e.g. wss://calld.example.net/telnyx/media")
+        return v.rstrip("/")
 
     @field_validator("calld_call_window")
     @classmethod
@@ -173,6 +192,15 @@ class Settings(BaseSettings):
         )
 
     @property
+    def media_bind(self) -> str:
+        """CALLD_MEDIA_BIND, or CALLD_BIND's host and the next port (the one before, for 65535)."""
+        if self.calld_media_bind:
+            return self.calld_media_bind
+        host, _, port = self.calld_bind.rpartition(":")
+        n = int(port)
+        return f"{host}:{0 if n == 0 else n + 1 if n < 65535 else n - 1}"
+
+    @property
     def artifacts_dir(self) -> Path:
         return self.calld_state_dir / "artifacts"
 
@@ -200,12 +228,16 @@ class Settings(BaseSettings):
                 problems.append(
                     f"PUBLIC_BASE_URL ({base}) and PUBLIC_WEBHOOK_URL ({hook}) must share one origin: both must reach this daemon"
                 )
+        if self.public_media_url.startswith("ws://") and not _loopback_host(urlsplit(self.public_media_url).hostname or ""):
+            problems.append("PUBLIC_MEDIA_URL must be wss:// (TLS) off this machine: the call's audio crosses the internet")
         if not self.calld_live_opt_in:
             problems.append("CALLD_LIVE_OPT_IN is not 1: live mode dials real numbers and needs it said explicitly")
         return problems
 
     def media_url(self) -> str:
-        """wss://host/telnyx/media from PUBLIC_BASE_URL (https -> wss, http -> ws)."""
+        """PUBLIC_MEDIA_URL, or wss://host/telnyx/media from PUBLIC_BASE_URL (https -> wss, http -> ws)."""
+        if self.public_media_url:
+            return self.public_media_url
         scheme, rest = self.public_base_url.rstrip("/").split("://", 1)
         return f"{'wss' if scheme in ('https', 'wss') else 'ws'}://{rest}/telnyx/media"
 
@@ -234,3 +266,14 @@ def load_settings(**overrides: object) -> Settings:
     except ValidationError as exc:
         lines = [f"  {'.'.join(map(str, e['loc'])).upper()}: {e['msg']}" for e in exc.errors()]
         raise SettingsError("calld's settings are not valid; fix these in .env or the environment:\n" + "\n".join(lines)) from None
+
+
+def _loopback_host(host: str) -> bool:
+    import ipaddress
+
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False

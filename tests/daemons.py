@@ -5,6 +5,7 @@ it from these, so a new setting every test daemon needs is added once."""
 
 from __future__ import annotations
 
+import socket
 from pathlib import Path
 from typing import Any
 
@@ -22,6 +23,21 @@ def daemon_settings(tmp_path: Path, *, open_limits: bool = True, **over: Any) ->
     if open_limits:
         values |= OPEN_LIMITS
     return load_settings(**(values | over))
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def reachable_at(port: int | None = None, media_port: int | None = None) -> dict[str, str]:
+    """A live daemon's public side as the simulator reaches it, with no proxy in between: webhooks
+    on CALLD_BIND, the media socket straight at CALLD_MEDIA_BIND (PUBLIC_MEDIA_URL says so)."""
+    port, media_port = port or free_port(), media_port or free_port()
+    base = f"http://127.0.0.1:{port}"
+    return {"calld_bind": f"127.0.0.1:{port}", "calld_media_bind": f"127.0.0.1:{media_port}", "public_base_url": base,
+            "public_webhook_url": f"{base}/telnyx/webhook", "public_media_url": f"ws://127.0.0.1:{media_port}/telnyx/media"}
 
 
 async def stop(daemon: Daemon) -> None:

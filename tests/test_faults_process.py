@@ -26,6 +26,7 @@ from calld.cli.ctl import EXIT_LOST, run_ask
 from calld.daemon.service import Daemon
 from calld.ledger import Ledger
 from calld.settings import load_settings
+from tests.daemons import free_port
 
 ASK = {"to": "+15555550142", "ask": "hours", "name": "Nathan", "user": "alice"}
 pytestmark = pytest.mark.fault
@@ -168,11 +169,13 @@ async def test_kill_9_in_live_mode_hangs_the_call_up_at_the_carrier_once(tmp_pat
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
+    media_port = free_port()
     base = f"http://127.0.0.1:{port}"
     live = {
         "CALLD_MODE": "live", "CALLD_LIVE_OPT_IN": "1", "TELNYX_API_KEY": "KEY-sim", "TELNYX_CONNECTION_ID": "sim-connection",
         "TELNYX_PUBLIC_KEY": addrs.public_key, "TELNYX_API_BASE": addrs.telnyx_api_base, "OPENAI_API_KEY": "KEY-sim",
         "OPENAI_LIVE_URL": addrs.live_url, "PUBLIC_BASE_URL": base, "PUBLIC_WEBHOOK_URL": f"{base}/telnyx/webhook",
+        "CALLD_MEDIA_BIND": f"127.0.0.1:{media_port}", "PUBLIC_MEDIA_URL": f"ws://127.0.0.1:{media_port}/telnyx/media",
     }
     proc = subprocess.Popen(serve_cmd(tmp_path, "--bind", f"127.0.0.1:{port}"), cwd=tmp_path, env=clean_env(**live),
                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)

@@ -175,7 +175,7 @@ async def test_a_rogue_media_socket_cannot_take_over_a_call_in_flight(daemon, au
             n.start_soon(the_call)
             await trio.sleep(3)
             (handle,) = daemon.callbook.handles()
-            host, port = daemon.public_url.removeprefix("http://").rsplit(":", 1)
+            host, port = daemon.media_bound.rsplit(":", 1)
             attempts = {
                 "wrong token": ("not-the-token", {"x-telnyx-streaming-auth-token": handle.stream_auth_token}),
                 "no auth header": (handle.media_token, {}),

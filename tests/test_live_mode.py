@@ -28,7 +28,8 @@ def live_settings(tmp_path, port: int, public_key: str, **over):
     base = f"http://127.0.0.1:{port}"
     values = dict(
         calld_mode="live", calld_live_opt_in=True, calld_state_dir=tmp_path / "state", calld_socket=tmp_path / "ctl.sock",
-        calld_bind=f"127.0.0.1:{port}", telnyx_api_key="KEY-telnyx-test", telnyx_connection_id="conn-1",
+        calld_bind=f"127.0.0.1:{port}", calld_media_bind=f"127.0.0.1:{free_port()}",
+        telnyx_api_key="KEY-telnyx-test", telnyx_connection_id="conn-1",
         telnyx_public_key=public_key, openai_api_key="KEY-openai-test", public_base_url=base,
         public_webhook_url=f"{base}/telnyx/webhook", telnyx_api_base="http://127.0.0.1:9",
     )
@@ -120,7 +121,7 @@ async def test_a_malformed_signed_webhook_gets_400(live_daemon, keys):
 
 
 async def test_media_socket_with_an_unknown_token_is_refused(live_daemon):
-    port = int(live_daemon.settings.calld_bind.rsplit(":", 1)[1])
+    port = int(live_daemon.media_bound.rsplit(":", 1)[1])
     stream = await trio.open_tcp_stream("127.0.0.1", port)  # ours to close: trio-websocket leaks it on a rejection
     statuses: list[int] = []
     try:

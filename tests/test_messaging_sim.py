@@ -12,18 +12,17 @@ from calld.daemon.service import Daemon, DaemonError
 from calld.settings import load_settings
 from calld.sim.server import Simulator
 from calld.stub.scenario import SCENARIOS
-from tests.test_sim_e2e import free_port
+from tests.daemons import free_port, reachable_at
 
 ALICE = "+15555550177"
 
 
 def live_settings(tmp_path, addrs, port, **over):
-    base = f"http://127.0.0.1:{port}"
     values = dict(
         calld_mode="live", calld_live_opt_in=True, calld_state_dir=tmp_path / "state", calld_socket=tmp_path / "ctl.sock",
-        calld_bind=f"127.0.0.1:{port}", telnyx_api_key="KEY-sim", telnyx_connection_id="sim-connection",
+        telnyx_api_key="KEY-sim", telnyx_connection_id="sim-connection",
         telnyx_public_key=addrs.public_key, telnyx_api_base=addrs.telnyx_api_base, openai_api_key="KEY-sim",
-        openai_live_url=addrs.live_url, public_base_url=base, public_webhook_url=f"{base}/telnyx/webhook",
+        openai_live_url=addrs.live_url, **reachable_at(port),
         linq_api_key="KEY-linq", linq_api_base=addrs.linq_api_base, linq_webhook_secret=addrs.linq_webhook_secret,
         openai_api_base=addrs.openai_api_base, _env_file=None,
     )

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import io
 import json
-import socket
 
 import attrs
 import pytest
@@ -20,29 +19,22 @@ from calld.settings import load_settings
 from calld.sim.server import Simulator
 from calld.stub.scenario import SCENARIOS
 from calld.verify import VerifyInput, run_checks
+from tests.daemons import reachable_at
 
 ASK = {"to": "+15555550142", "ask": "hours", "name": "Nathan", "user": "verify"}
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 async def live_call(tmp_path, nursery, scenario, body=ASK, **settings_over):
     sim = Simulator(scenario)
     addrs = await nursery.start(sim.serve)
-    port = free_port()
-    base = f"http://127.0.0.1:{port}"
-    settings = load_settings(
-        calld_mode="live", calld_live_opt_in=True, calld_state_dir=tmp_path / "state", calld_socket=tmp_path / "ctl.sock",
-        calld_bind=f"127.0.0.1:{port}", telnyx_api_key="KEY-sim", telnyx_connection_id="sim-connection",
-        telnyx_public_key=addrs.public_key, telnyx_api_base=addrs.telnyx_api_base, openai_api_key="KEY-sim",
-        openai_live_url=addrs.live_url, public_base_url=base, public_webhook_url=f"{base}/telnyx/webhook", _env_file=None,
-        calld_calls_per_number_per_day=1000, calld_calls_per_user_per_hour=1000,
-        **settings_over,
-    )
+    settings = load_settings(**{
+        **dict(calld_mode="live", calld_live_opt_in=True, calld_state_dir=tmp_path / "state", calld_socket=tmp_path / "ctl.sock",
+               telnyx_api_key="KEY-sim", telnyx_connection_id="sim-connection",
+               telnyx_public_key=addrs.public_key, telnyx_api_base=addrs.telnyx_api_base, openai_api_key="KEY-sim",
+               openai_live_url=addrs.live_url, _env_file=None,
+               calld_calls_per_number_per_day=1000, calld_calls_per_user_per_hour=1000),
+        **reachable_at(), **settings_over,
+    })
     daemon: Daemon = await nursery.start(Daemon(settings).serve)
     async with ControlClient(settings.calld_socket) as client:
         await client.provision("verify")

@@ -36,6 +36,7 @@ from calld.adapters.webhook_auth import load_public_key
 from calld.booking import book_scenario, prepare_book
 from calld.calls import prepare, run_live_call, run_stub_call, stub_scenario_for
 from calld.daemon.callbook import CallBook
+from calld.daemon.media_listener import serve_media
 from calld.daemon.control import create_control_app
 from calld.daemon.errors import AmbiguousCall, AtCapacity, DaemonError, Draining
 from calld.daemon.progress import phases
@@ -121,6 +122,7 @@ class Daemon:
         self.serve_token = secrets.token_urlsafe(24)
         self.accepting = True
         self.public_url: str | None = None
+        self.media_bound: str | None = None  # HOST:PORT the media listener took (CALLD_MEDIA_BIND, port 0 resolved)
         self._control_fd = control_fd
         self._ledger: Ledger  # opened by serve(), once the state directory is checked and locked
         self._socket_inode: int | None = None
@@ -159,11 +161,12 @@ class Daemon:
         OperationalError whose one line says what to fix, before anything is served."""
         live = self.settings.calld_mode == "live"
         verify = self._live_preflight() if live else None
-        if not live and not is_loopback(self.settings.calld_bind):
-            raise DaemonError(
-                f"stub mode serves only on loopback, not {self.settings.calld_bind} (CALLD_BIND): "
-                "its scripted calls are for this machine; use 127.0.0.1:PORT"
-            )
+        for setting, bind in (("CALLD_BIND", self.settings.calld_bind), ("CALLD_MEDIA_BIND", self.settings.media_bind)):
+            if not live and not is_loopback(bind):
+                raise DaemonError(
+                    f"stub mode serves only on loopback, not {bind} ({setting}): "
+                    "its scripted calls are for this machine; use 127.0.0.1:PORT"
+                )
         state_dir = self.settings.calld_state_dir
         new = prepare_state_dir(state_dir)
         lock = StateLock(state_dir, self._control_fd and f"fd {self._control_fd}" or self.settings.calld_socket)
@@ -179,8 +182,9 @@ class Daemon:
                 private_dir(self.settings.artifacts_dir)
             except OSError as exc:
                 raise DaemonError(f"the artifacts directory {self.settings.artifacts_dir} cannot be used: {exc.strerror}") from None
-            if not self.settings.calld_bind.endswith(":0"):
-                check_port_free(self.settings.calld_bind)
+            for setting, bind in (("CALLD_BIND", self.settings.calld_bind), ("CALLD_MEDIA_BIND", self.settings.media_bind)):
+                if not bind.endswith(":0"):
+                    check_port_free(bind, setting)
             if verify is None:
                 verify = self._stub_signer.verifier()
             public = create_public_app(self.callbook, serve_token=self.serve_token, verify=verify)
@@ -204,6 +208,7 @@ class Daemon:
                 await self._finish_stale_requests()
                 binds = await root.start(partial(serve, public, _hypercorn_config(self.settings.calld_bind), shutdown_trigger=self._stop_servers.wait))
                 self.public_url = binds[0]
+                self.media_bound = await root.start(serve_media, self.callbook, self.settings.media_bind, self._stop_servers)
                 await root.start(partial(serve, control, ctl_cfg, shutdown_trigger=self._stop_servers.wait))
                 if socket_path is not None:
                     os.chmod(socket_path, 0o660)

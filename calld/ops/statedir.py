@@ -122,7 +122,7 @@ def claim_socket_path(path: Path) -> None:
     raise OperationalError(f"the control socket {path} is in use: another calld is already serving it; stop it first or use another --socket")
 
 
-def check_port_free(bind: str) -> None:
+def check_port_free(bind: str, setting: str = "CALLD_BIND") -> None:
     """Fail with one line naming the port and the setting, before hypercorn tries (and raises a group)."""
     host, _, port = bind.rpartition(":")
     host = host.strip("[]")
@@ -133,8 +133,8 @@ def check_port_free(bind: str) -> None:
         probe.bind((host, int(port)))
     except OSError as exc:
         if exc.errno == errno.EADDRINUSE:
-            raise OperationalError(f"port {port} on {host} is already in use (CALLD_BIND={bind}); stop whatever holds it or choose another CALLD_BIND") from None
-        raise OperationalError(f"cannot listen on {bind} (CALLD_BIND): {exc.strerror}") from None
+            raise OperationalError(f"port {port} on {host} is already in use ({setting}={bind}); stop whatever holds it or choose another {setting}") from None
+        raise OperationalError(f"cannot listen on {bind} ({setting}): {exc.strerror}") from None
     finally:
         probe.close()
 

@@ -1,0 +1,186 @@
+"""A WebSocket on a trio stream, spoken by websockets' sans-I/O protocol: the lean audio sockets.
+
+Why this and not hypercorn's or trio-websocket's WebSocket: a call's audio is 50 messages a
+second each way on each of two sockets. websockets' protocol frames, masks (in C) and parses a
+message in a third of wsproto's time (bench/ws_layers.py prints both), and reading in the caller's
+own task costs one wakeup per read instead of a reader task, a channel and a lock per message.
+
+`WebSocket` is a MessageSocket (text in, text out, SocketClosed when the connection ends):
+- `receive` reads the stream in the caller's task and keeps every message a read brought, so one
+  wakeup serves them all. Only one task receives at a time (the call's reader).
+- `send` may run beside `receive`, from another task. Whoever writes first drains the protocol's
+  whole output queue in order, so frames never overtake each other and the stream never sees two
+  writers (trio would raise BusyResourceError).
+- `aclose` cancels a read in progress, says goodbye (close frame, then the peer's answer for at most
+  `close_timeout_s`) and closes the stream whatever happened. It never raises.
+
+The protocol answers pings and close frames itself; a peer that breaks RFC 6455 gets the close code
+that says how, and the reader gets SocketClosed naming it.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from collections.abc import Sequence
+
+import trio
+from websockets.exceptions import InvalidState
+from websockets.frames import Frame, Opcode
+from websockets.protocol import OPEN, Protocol, Side
+
+from calld.runtime.sockets import SocketClosed
+
+READ_BYTES = 65536
+CLOSE_TIMEOUT_S = 2.0
+STREAM_ERRORS = (trio.BrokenResourceError, trio.ClosedResourceError, trio.BusyResourceError, OSError)
+
+
+class WebSocket:
+    def __init__(self, stream: trio.abc.Stream, protocol: Protocol, name: str, *, close_timeout_s: float = CLOSE_TIMEOUT_S,
+                 early: Sequence[Frame] = ()) -> None:
+        """`protocol` is OPEN (its handshake done); `early` holds frames parsed in the handshake's
+        last read, after the handshake itself."""
+        self.name = name
+        self._stream = stream
+        self._protocol = protocol
+        self._close_timeout_s = close_timeout_s
+        self._messages: deque[str] = deque()
+        self._fragments: list[bytes] = []
+        self._writing = False
+        self._ended: str | None = None  # why the connection is over, once it is
+        self._reading = trio.CancelScope()
+        self._in_read = False
+        self._read_over: trio.Event | None = None  # made by aclose when it must wait for a reader to leave
+        self._closed = False
+        for frame in early:
+            self._frame(frame)
+
+    @property
+    def ended(self) -> str | None:
+        return self._ended
+
+    async def receive(self) -> str:
+        while not self._messages:
+            if self._ended is not None or self._closed:
+                raise SocketClosed(self._ended or f"{self.name}: closed")
+            self._reading = trio.CancelScope()  # a scope is entered once: one per read
+            self._in_read = True
+            try:
+                with self._reading:
+                    data = await self._stream.receive_some(READ_BYTES)
+            except STREAM_ERRORS as exc:
+                self._end(f"{self.name}: connection lost ({_describe(exc)})")
+                continue
+            finally:
+                self._in_read = False
+                if self._read_over is not None:
+                    self._read_over.set()
+            if self._reading.cancelled_caught:
+                continue  # aclose() took the stream over
+            if data:
+                self._take(data)
+            else:
+                self._protocol.receive_eof()
+                self._end(self._close_words("the peer ended the connection"))
+            await self._write()
+        return self._messages.popleft()
+
+    async def send(self, text: str) -> None:
+        if self._ended is not None or self._closed:
+            raise SocketClosed(self._ended or f"{self.name}: closed")
+        try:
+            self._protocol.send_text(text.encode())
+        except InvalidState:  # a close frame came in: the protocol takes no more messages
+            raise SocketClosed(self._close_words("closing")) from None
+        await self._write()
+
+    async def flush(self) -> None:
+        """Write what the protocol has queued (a handshake's answer). Raises SocketClosed."""
+        await self._write()
+
+    async def aclose(self, code: int = 1000, reason: str = "") -> None:
+        if self._closed:
+            return
+        self._closed = True
+        self._reading.cancel()
+        with trio.CancelScope(shield=True):
+            with trio.move_on_after(self._close_timeout_s):
+                try:
+                    if self._in_read:  # the reader was cancelled above: the stream is ours once it has left
+                        self._read_over = trio.Event()
+                        await self._read_over.wait()
+                    if self._protocol.state is OPEN:
+                        self._protocol.send_close(code, reason)
+                        await self._write()
+                    # The peer's close frame; a client also waits for the server to end the stream,
+                    # as the server closes TCP first (RFC 6455 7.1.1).
+                    while not self._protocol.reader.eof:
+                        if self._protocol.close_rcvd is not None and self._protocol.side is Side.SERVER:
+                            break
+                        data = await self._stream.receive_some(READ_BYTES)
+                        if not data:
+                            self._protocol.receive_eof()
+                            break
+                        self._take(data)
+                        await self._write()
+                except (*STREAM_ERRORS, SocketClosed):
+                    pass
+            await trio.aclose_forcefully(self._stream)
+        if self._ended is None:
+            self._ended = f"{self.name}: closed by us"
+
+    # -- inside ------------------------------------------------------------------------------------
+
+    def _take(self, data: bytes | bytearray) -> None:
+        self._protocol.receive_data(data)
+        for frame in self._protocol.events_received():
+            self._frame(frame)
+        if self._protocol.parser_exc is not None and self._ended is None:
+            self._end(f"{self.name}: the peer broke the protocol ({self._protocol.parser_exc})")
+
+    def _frame(self, frame: Frame) -> None:
+        match frame.opcode:
+            case Opcode.TEXT | Opcode.BINARY | Opcode.CONT:
+                if not frame.fin:
+                    self._fragments.append(frame.data)
+                    return
+                data = b"".join((*self._fragments, frame.data)) if self._fragments else frame.data
+                self._fragments.clear()
+                # Telnyx and GPT-Live send text; a binary message is read as text all the same.
+                self._messages.append(bytes(data).decode("utf-8", "replace"))
+            case Opcode.CLOSE:
+                self._end(self._close_words("closed by the peer"))
+            case _:
+                pass  # ping (the protocol answers it) and pong
+
+    def _close_words(self, how: str) -> str:
+        code = self._protocol.close_rcvd.code if self._protocol.close_rcvd is not None else 1006
+        reason = self._protocol.close_rcvd.reason if self._protocol.close_rcvd is not None else ""
+        return f"{self.name}: {how} (code {code}{', ' + reason if reason else ''})"
+
+    def _end(self, why: str) -> None:
+        if self._ended is None:
+            self._ended = why
+
+    async def _write(self) -> None:
+        """Write everything the protocol has queued. One writer at a time: a task that finds a write
+        in progress leaves its frames to that writer, which takes the queue again before it stops."""
+        if self._writing:
+            return
+        self._writing = True
+        try:
+            while chunks := self._protocol.data_to_send():
+                for chunk in chunks:
+                    if chunk:
+                        await self._stream.send_all(chunk)
+                    elif isinstance(self._stream, trio.SocketStream):
+                        await self._stream.send_eof()  # the protocol's end-of-stream: half-close
+        except STREAM_ERRORS as exc:
+            self._end(f"{self.name}: connection lost ({_describe(exc)})")
+            raise SocketClosed(self._ended or "connection lost") from None
+        finally:
+            self._writing = False
+
+
+def _describe(exc: BaseException) -> str:
+    return str(exc) or type(exc).__name__

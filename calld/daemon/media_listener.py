@@ -1,0 +1,127 @@
+"""The media listener: Telnyx's media WebSockets on a trio listener of their own, beside hypercorn.
+
+A call's media socket carries 50 frames a second each way; through hypercorn's ASGI WebSocket each
+frame cost wsproto's parsing, hypercorn's task hops and an ASGI message. Here a frame costs
+websockets' C-masked parser and one read in the call's own media task (calld.adapters.websocket).
+Webhooks, /health and the control socket stay on hypercorn.
+
+It listens on CALLD_MEDIA_BIND. Telnyx reaches it at PUBLIC_MEDIA_URL, by default
+PUBLIC_BASE_URL's origin + /telnyx/media: the reverse proxy in front routes that path prefix
+(with the WebSocket upgrade) to CALLD_MEDIA_BIND and everything else to CALLD_BIND (README).
+
+A connection: the HTTP upgrade is read within HANDSHAKE_BOUND_S; the path must be
+/telnyx/media/<token> of a call in flight and the x-telnyx-streaming-auth-token header that call's
+(both compared in constant time), else 404 or 403 and nothing reaches a call. An accepted socket
+belongs to the call until it no longer needs it, then it is closed.
+"""
+
+from __future__ import annotations
+
+import hmac
+import logging
+import time
+from functools import partial
+
+import trio
+from websockets.http11 import Request
+from websockets.server import ServerProtocol
+
+from calld.adapters.websocket import READ_BYTES, STREAM_ERRORS, WebSocket
+from calld.daemon.callbook import CallBook
+from calld.runtime.sockets import SocketClosed
+
+log = logging.getLogger("calld.media")
+
+MEDIA_PREFIX = "/telnyx/media/"
+HANDSHAKE_BOUND_S = 10.0
+MAX_MESSAGE_BYTES = 1 << 20  # a Telnyx media frame is a few KiB; a MiB is plenty and bounds memory
+
+
+async def serve_media(book: CallBook, bind: str, stop: trio.Event, *,
+                      task_status: trio.TaskStatus[str] = trio.TASK_STATUS_IGNORED) -> None:
+    """Listen on `bind` (HOST:PORT, port 0 picks one) until `stop`; started with 'HOST:PORT' bound."""
+    host, _, port = bind.rpartition(":")
+    listeners = await trio.open_tcp_listeners(int(port), host=host.strip("[]"))
+    bound_port = listeners[0].socket.getsockname()[1]
+    async with trio.open_nursery() as nursery:
+        await nursery.start(trio.serve_listeners, partial(_connection, book), listeners)
+        task_status.started(f"{host}:{bound_port}")
+        await stop.wait()
+        nursery.cancel_scope.cancel()
+
+
+async def _connection(book: CallBook, stream: trio.SocketStream) -> None:
+    try:
+        await _serve(book, stream)
+    except SocketClosed as exc:
+        log.info("media socket ended: %s", exc.reason)
+    except Exception:  # a bug here must cost one connection, never the listener (and every call's media)
+        log.exception("media socket failed")
+    finally:
+        await trio.aclose_forcefully(stream)
+
+
+async def _serve(book: CallBook, stream: trio.SocketStream) -> None:
+    protocol = ServerProtocol(max_size=MAX_MESSAGE_BYTES)
+    request: Request | None = None
+    early = []
+    with trio.move_on_after(HANDSHAKE_BOUND_S):
+        while request is None:
+            try:
+                data = await stream.receive_some(READ_BYTES)
+            except STREAM_ERRORS:
+                return
+            if not data:
+                return
+            protocol.receive_data(data)
+            if protocol.handshake_exc is not None:
+                break
+            events = protocol.events_received()
+            if events:
+                request, early = events[0], events[1:]
+    if request is None:
+        if protocol.handshake_exc is not None:  # the protocol queued its 4xx answer
+            log.warning("media socket refused: %s", protocol.handshake_exc)
+            await _write(stream, protocol)
+        return
+    if not request.path.startswith(MEDIA_PREFIX):
+        log.warning("media socket refused: %s is not under %s", request.path[:64], MEDIA_PREFIX)
+        protocol.send_response(protocol.reject(404, f"Media sockets are at {MEDIA_PREFIX}<token>.\n"))
+        await _write(stream, protocol)
+        return
+    token = request.path[len(MEDIA_PREFIX):]
+    handle = next((h for h in book.handles() if hmac.compare_digest(h.media_token, token)), None)
+    if handle is None:  # 403 like a bad auth header: the answer says nothing of which tokens exist
+        log.warning("media socket refused: unknown token")
+        protocol.send_response(protocol.reject(403, "Unknown stream.\n"))
+        await _write(stream, protocol)
+        return
+    auth = request.headers.get("x-telnyx-streaming-auth-token", "")
+    if not hmac.compare_digest(auth.encode(), handle.stream_auth_token.encode()):
+        log.warning("%s media socket refused: bad or missing x-telnyx-streaming-auth-token", handle.plan.run_id)
+        protocol.send_response(protocol.reject(403, "Bad stream auth token.\n"))
+        await _write(stream, protocol)
+        return
+    response = protocol.accept(request)
+    protocol.send_response(response)
+    if response.status_code != 101:  # not a WebSocket upgrade after all: the protocol said why
+        log.warning("%s media socket refused: %s", handle.plan.run_id, protocol.handshake_exc)
+        await _write(stream, protocol)
+        return
+    socket = WebSocket(stream, protocol, "telnyx-media", early=early)  # type: ignore[arg-type]
+    started = time.monotonic()
+    try:
+        await socket.flush()  # the 101
+        await handle.attach_media(socket)  # returns when the call no longer needs the socket
+    finally:
+        await socket.aclose()
+        log.info("%s media socket closed after %.1f s", handle.plan.run_id, time.monotonic() - started)
+
+
+async def _write(stream: trio.SocketStream, protocol: ServerProtocol) -> None:
+    try:
+        for chunk in protocol.data_to_send():
+            if chunk:
+                await stream.send_all(chunk)
+    except STREAM_ERRORS:
+        pass
