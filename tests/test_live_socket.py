@@ -206,13 +206,13 @@ async def test_server_close_after_session_closed(nursery: trio.Nursery) -> None:
         for i in range(3):
             await ws.send_message(json.dumps({"type": "session.output_audio.delta", "i": i}))
         await ws.send_message(json.dumps({"type": "session.closed", "reason": "close_requested"}))
+        server_done.set()  # its close waits for our answer: the socket is read in our task, not behind our back
         await ws.aclose(1000, "session over")
-        server_done.set()
 
     url = await serve(nursery, handler)
     async with open_live_socket(url, api_key=KEY) as sock:
         await sock.send('{"type":"session.start"}')
-        await server_done.wait()  # the server has closed before we read anything
+        await server_done.wait()  # the server has said everything and is closing before we read anything
         kinds = [json.loads(await sock.receive())["type"] for _ in range(4)]
         assert kinds == ["session.output_audio.delta"] * 3 + ["session.closed"]
         with pytest.raises(SocketClosed) as info:
@@ -576,28 +576,36 @@ def test_live_connector_checks_settings_up_front() -> None:
         live_connector(settings)
 
 
-async def test_a_crash_in_the_reader_ends_the_socket(nursery: trio.Nursery, monkeypatch: pytest.MonkeyPatch,
-                                                      caplog: pytest.LogCaptureFixture) -> None:
-    handle_message = WebSocketConnection._handle_message_event
+async def test_a_peer_that_breaks_the_protocol_ends_the_socket(nursery: trio.Nursery) -> None:
+    """A server frame with the mask bit set is forbidden (RFC 6455 5.1): the socket ends, saying
+    why, and the client tells the server with close code 1002."""
+    closes: list[bytes] = []
 
-    async def fragile(self: WebSocketConnection, event: wsproto.events.Message[str]) -> None:
-        if event.data == "boom":
-            raise RuntimeError("reader bug")
-        await handle_message(self, event)  # type: ignore[arg-type]
+    async def rude_peer(stream: trio.SocketStream) -> None:
+        async with stream:
+            conn = wsproto.WSConnection(wsproto.ConnectionType.SERVER)
+            while data := await stream.receive_some():
+                conn.receive_data(data)
+                if any(isinstance(event, wsproto.events.Request) for event in conn.events()):
+                    accept = conn.send(wsproto.events.AcceptConnection())
+                    hello = conn.send(wsproto.events.TextMessage("hello"))
+                    masked = bytes([0x81, 0x80 | 2]) + b"\x01\x02\x03\x04" + bytes([ord("h") ^ 1, ord("i") ^ 2])
+                    await stream.send_all(accept + hello + masked)
+                    closes.append(await stream.receive_some())
+                    await drain(stream)
+                    return
 
-    async def handler(request: WebSocketRequest) -> None:
-        ws = await request.accept()
-        await ws.send_message("hello")
-        await ws.send_message("boom")
-        await until_closed(ws)
-
-    url = await serve(nursery, handler)
-    monkeypatch.setattr(WebSocketConnection, "_handle_message_event", fragile)
+    url = await serve_raw(nursery, rude_peer)
     async with open_live_socket(url, api_key=KEY) as sock:
         assert await sock.receive() == "hello"
-        with pytest.raises(SocketClosed, match="GPT-Live socket failed: reader bug"):
+        with pytest.raises(SocketClosed, match="GPT-Live socket failed: .*mask") as info:
             await sock.receive()
+        assert KEY not in info.value.reason
         with pytest.raises(SocketClosed):
             await sock.send("anyone?")
     assert_released(sock)
-    assert "reader task failed" in caplog.text
+    frame = closes[0]  # the client's close frame, masked as a client's frames are
+    assert frame[0] == 0x88 and frame[1] & 0x80
+    mask, payload = frame[2:6], frame[6:6 + (frame[1] & 0x7F)]
+    unmasked = bytes(b ^ mask[i % 4] for i, b in enumerate(payload))
+    assert int.from_bytes(unmasked[:2], "big") == 1002  # protocol error

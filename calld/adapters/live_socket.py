@@ -1,18 +1,18 @@
-"""The GPT-Live WebSocket: trio-websocket behind the MessageSocket seam.
+"""The GPT-Live WebSocket: websockets' sans-I/O client protocol on a trio stream we own.
 
 `open_live_socket(url, api_key=...)` is an async context manager yielding a `LiveSocket`
 (text in, text out, `SocketClosed` when the session's transport ends). `live_connector(settings)`
 binds it to calld's settings, which is what `CallPorts.connect_live` wants.
 
-Resource handling: we open the TCP (or TLS) stream ourselves and hand it to
-`trio_websocket.wrap_client_stream`, with trio-websocket's reader task in a nursery of our
-own. trio-websocket 0.12.2 never closes a client's stream after the *server* closes, or
-after the TCP connection drops (STACK.md §3), so we close it ourselves on every way out:
-the fd is gone when the context exits, whatever happened. Every close is bounded: the
-close handshake gets at most `close_timeout_s` (shielded when the context exits, so even a
-cancelled call closes cleanly), then the stream is closed forcefully. trio-websocket's reader
-task runs shielded from the caller's cancellation until we stop it, so the server's answer to
-our close frame is still read after the call was cancelled.
+Why not trio-websocket (the design's first choice): its reader task, channel and lock per message,
+and wsproto's framing and masking in Python, were a fifth of the daemon's CPU at 50 calls
+(bench/ws_layers.py and the README's load figures). The socket here is calld.adapters.websocket:
+frames masked in C, read in the call's own task.
+
+Resource handling: we open the TCP (or TLS) stream ourselves and close it on every way out: the
+fd is gone when the context exits, whatever happened. Every close is bounded: the close handshake
+gets at most `close_timeout_s` (shielded when the context exits, so even a cancelled call closes
+cleanly), then the stream is closed forcefully.
 
 Error handling: failing to connect raises `LiveConnectError` (an `OSError`) saying what
 to check; once connected, `receive()` and `send()` raise `SocketClosed` with the close
@@ -29,23 +29,21 @@ import logging
 import re
 import socket as stdlib_socket
 import ssl
-from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
+from collections.abc import AsyncIterator, Callable, Iterator
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
-from typing import TYPE_CHECKING, cast
+from typing import TYPE_CHECKING
 from urllib.parse import urlsplit
 
 import trio
-import wsproto.utilities
 from attrs import frozen
-from trio_websocket import (
-    CloseReason,
-    ConnectionClosed,
-    ConnectionRejected,
-    WebSocketConnection,
-    wrap_client_stream,
-)
+from websockets.client import ClientProtocol
+from websockets.exceptions import InvalidStatus
+from websockets.frames import CloseCode, Frame
+from websockets.http11 import Response
+from websockets.uri import parse_uri
 
-from calld.runtime.sockets import MessageSocket, SocketClosed
+from calld.adapters.websocket import READ_BYTES, Ending, WebSocket
+from calld.runtime.sockets import MessageSocket
 
 if TYPE_CHECKING:
     from calld.settings import Settings
@@ -53,7 +51,7 @@ if TYPE_CHECKING:
 log = logging.getLogger("calld.live_socket")
 
 REDACTED = "[redacted]"
-ABNORMAL_CLOSURE = 1006  # no close frame: the TCP connection ended first
+MAX_MESSAGE_BYTES = 16 << 20  # GPT-Live's largest events (session.updated, long transcripts) are far smaller
 _TOKEN = re.compile(r"^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$")  # an HTTP header name (RFC 9110 token)
 _HINTS = {
     401: "check OPENAI_API_KEY",
@@ -152,20 +150,17 @@ def live_connector(settings: Settings) -> Callable[[], AbstractAsyncContextManag
 
 
 class _Transport(trio.abc.Stream):
-    """The TCP/TLS stream under the WebSocket. It remembers why it failed, which trio-websocket
-    folds into a bare 1006, and can wake the handshake when the stream dies before it completes."""
+    """The TCP/TLS stream under the WebSocket. It remembers why it failed (a reset, a TLS error),
+    which the close words name."""
 
     def __init__(self, inner: trio.SocketStream | trio.SSLStream[trio.SocketStream]) -> None:
         self.inner = inner
         self.error: str | None = None
         self.eof = False
-        self.on_failure: Callable[[], None] | None = None
 
     def _failed(self, exc: BaseException | None) -> None:
         if exc is not None and self.error is None:
             self.error = _describe(exc)
-        if self.on_failure is not None:
-            self.on_failure()
 
     async def send_all(self, data: bytes | bytearray | memoryview) -> None:
         try:
@@ -202,83 +197,22 @@ class _Transport(trio.abc.Stream):
         return inner.socket if isinstance(inner, trio.SocketStream) else inner.transport_stream.socket
 
 
-class _Reader:
-    """Stands in for the nursery wrap_client_stream wants: it only calls `start_soon`, once, for
-    trio-websocket's reader task. We run that task
-
-    - shielded from the caller's cancellation, so a cancelled call still has its close frame
-      answered and the bounded close is quick; `stop()` ends it, and we always call it;
-    - catching what it raises (a rejected handshake raises there): the failure is recorded, the
-      handshake woken, and the stream closed, so it ends the socket instead of crashing our
-      nursery. The caller then sees LiveConnectError, or SocketClosed, never an exception group.
-    """
-
-    def __init__(self, nursery: trio.Nursery, transport: _Transport) -> None:
-        self._nursery = nursery
-        self._transport = transport
-        self._scope = trio.CancelScope(shield=True)
-        self.error: Exception | None = None
-        self.running = False
-        self.finished = trio.Event()
-        self.on_failure: Callable[[], None] | None = None
-
-    def start_soon(self, async_fn: Callable[[], Awaitable[object]], *, name: object = None) -> None:
-        self.running = True
-        self._nursery.start_soon(self._run, async_fn, name=name)
-
-    async def _run(self, async_fn: Callable[[], Awaitable[object]]) -> None:
-        try:
-            with self._scope:
-                await async_fn()
-        except Exception as exc:
-            if not isinstance(exc, ConnectionRejected):
-                log.warning("trio-websocket's reader task failed; dropping the GPT-Live connection", exc_info=True)
-            self.error = exc
-            if self.on_failure is not None:
-                self.on_failure()
-            await self._transport.close_now()
-        finally:
-            self.running = False
-            self.finished.set()
-
-    def stop(self) -> None:
-        self._scope.cancel()
-
-
 class LiveSocket:
     """A connected GPT-Live WebSocket, as a MessageSocket. Made by `open_live_socket`."""
 
-    def __init__(self, ws: WebSocketConnection, transport: _Transport, reader: _Reader, *,
+    def __init__(self, transport: _Transport, protocol: ClientProtocol, early: list[Frame], *,
                  close_timeout_s: float, redact: Callable[[str], str]) -> None:
-        self._ws = ws
         self._transport = transport
-        self._reader = reader
-        self._close_timeout_s = close_timeout_s
         self._redact = redact
-        self._closed_by_us = False
-
-    @property
-    def handshake_headers(self) -> tuple[tuple[bytes, bytes], ...]:
-        return self._ws.handshake_headers
+        self._ws = WebSocket(transport, protocol, "gpt-live", close_timeout_s=close_timeout_s, early=early, words=self._words)
 
     async def send(self, text: str) -> None:
-        try:
-            await self._ws.send_message(text)
-        except ConnectionClosed as exc:
-            raise SocketClosed(await self._reason(exc.reason)) from None
-        except wsproto.utilities.LocalProtocolError:  # the close handshake is under way
-            raise SocketClosed(await self._reason(self._ws.closed)) from None
+        await self._ws.send(text)
 
     async def receive(self) -> str:
-        """The next message. Messages that arrived before a server close are still returned."""
-        try:
-            message = await self._ws.get_message()
-        except ConnectionClosed as exc:
-            raise SocketClosed(await self._reason(exc.reason)) from None
-        if isinstance(message, bytes):
-            # GPT-Live speaks JSON text; a stray binary frame goes on to the JSON parser, which says so.
-            return message.decode("utf-8", errors="replace")
-        return message
+        """The next message. Messages that arrived before a server close are still returned.
+        GPT-Live speaks JSON text; a stray binary frame goes on to the JSON parser, which says so."""
+        return await self._ws.receive()
 
     async def aclose(self) -> None:
         """Close handshake, waiting at most close_timeout_s for the server's answer; then the fd.
@@ -287,39 +221,29 @@ class LiveSocket:
         at once; to give the handshake its time anyway, shield the call (leaving the context
         does, and the runtime's bounded `finally` does).
         """
-        if self._ws.closed is None:
-            self._closed_by_us = True
-        # Without the reader nobody would read the server's answer: don't wait for it.
-        bound_s = self._close_timeout_s if self._reader.running else 0.0
         try:
-            with trio.move_on_after(bound_s) as bound:
-                await self._ws.aclose()
-            if bound.cancelled_caught and bound_s:
-                log.debug("GPT-Live did not answer the close within %.3g s; dropping the connection", bound_s)
+            await self._ws.aclose()
         finally:
             await self._transport.close_now()
 
-    async def _reason(self, close: CloseReason | None) -> str:
-        if close is None and not self._closed_by_us and self._reader.running:
-            # No close reason: the reader is dying of an exception. Its channel closed (waking
-            # us) on the way out, just before it records why; give it that moment.
-            with trio.move_on_after(1.0):
-                await self._reader.finished.wait()
-        if self._closed_by_us:
-            text = "closed by calld"
-        elif self._reader.error is not None:
-            text = f"GPT-Live socket failed: {_describe(self._reader.error)}"
-        elif close is None:
-            text = f"GPT-Live socket ended: {self._transport.error or 'no close frame'}"
-        elif close.code == ABNORMAL_CLOSURE:
-            if self._transport.error is not None:
-                text = f"GPT-Live connection lost: {self._transport.error} (1006, no close frame)"
-            else:
+    def _words(self, _name: str, ending: Ending) -> str:
+        match ending.how:
+            case "ours":
+                text = "closed by calld"
+            case "close":
+                try:
+                    name = CloseCode(ending.code).name
+                except ValueError:
+                    name = "UNKNOWN"
+                text = f"GPT-Live closed the socket: {ending.code} {name}"
+                if ending.reason:
+                    text += f" ({ending.reason})"
+            case "lost":
+                text = f"GPT-Live connection lost: {self._transport.error or ending.error} (1006, no close frame)"
+            case "eof":
                 text = "GPT-Live connection lost: the server ended TCP without a close frame (1006)"
-        else:
-            text = f"GPT-Live closed the socket: {close.code} {close.name}"
-            if close.reason:
-                text += f" ({close.reason})"
+            case "violation":
+                text = f"GPT-Live socket failed: {ending.error}"
         return self._redact(text)
 
 
@@ -331,7 +255,6 @@ async def open_live_socket(
     extra_header: str = "",
     connect_timeout_s: float = 10.0,
     close_timeout_s: float = 5.0,
-    message_queue_size: int = 64,
     ssl_context: ssl.SSLContext | None = None,
 ) -> AsyncIterator[LiveSocket]:
     """Connect to GPT-Live; yield the socket; close it (bounded) and its stream on the way out.
@@ -352,30 +275,23 @@ async def open_live_socket(
     deadline = trio.current_time() + connect_timeout_s
     transport = await _open_transport(target, where, deadline, connect_timeout_s, ssl_context)
     socket: LiveSocket | None = None
-    body_error: BaseException | None = None
     try:
-        async with trio.open_nursery() as nursery:
-            reader = _Reader(nursery, transport)
-            try:
-                ws = await _handshake(reader, transport, target, headers, deadline, message_queue_size)
-                if ws is not None:
-                    socket = LiveSocket(ws, transport, reader, close_timeout_s=close_timeout_s, redact=redact)
-                    log.debug("connected to GPT-Live at %s", where)
-                    try:
-                        yield socket
-                    except BaseException as exc:  # noqa: BLE001 -- re-raised below, outside the nursery: never wrapped
-                        body_error = exc
-                    finally:
-                        with trio.CancelScope(shield=True):  # bounded by close_timeout_s inside
-                            await socket.aclose()
-            finally:
-                reader.stop()
+        protocol = ClientProtocol(parse_uri(target.display), max_size=MAX_MESSAGE_BYTES)
+        response: Response | None = None
+        early: list[Frame] = []
+        with trio.CancelScope(deadline=deadline):
+            response, early = await _handshake(transport, protocol, headers)
+        if response is None or response.status_code != 101 or protocol.handshake_exc is not None:
+            raise _connect_error(protocol.handshake_exc, response, transport, where, connect_timeout_s, redact)
+        socket = LiveSocket(transport, protocol, early, close_timeout_s=close_timeout_s, redact=redact)
+        log.debug("connected to GPT-Live at %s", where)
+        try:
+            yield socket
+        finally:
+            with trio.CancelScope(shield=True):  # bounded by close_timeout_s inside
+                await socket.aclose()
     finally:
         await transport.close_now()
-    if socket is None:
-        raise _connect_error(reader, transport, where, connect_timeout_s, redact)
-    if body_error is not None:
-        raise body_error
 
 
 # -- connecting ------------------------------------------------------------------------------------
@@ -405,45 +321,51 @@ async def _open_transport(target: LiveTarget, where: str, deadline: float, timeo
     return _Transport(stream)
 
 
-async def _handshake(reader: _Reader, transport: _Transport, target: LiveTarget, headers: list[tuple[bytes, bytes]],
-                     deadline: float, message_queue_size: int) -> WebSocketConnection | None:
-    """The WebSocket, or None: timed out, rejected, or the stream died (see `_connect_error`)."""
-    # trio-websocket waits for the handshake even after its reader has given up, so the reader
-    # and the transport wake us (cancel `wake`) when either fails.
-    with trio.CancelScope(deadline=deadline), trio.CancelScope() as wake:
-        transport.on_failure = reader.on_failure = wake.cancel
-        try:
-            # wrap_client_stream is annotated for trio's own nursery and streams; it only calls
-            # start_soon on the one and the Stream API on the other.
-            return await wrap_client_stream(
-                cast(trio.Nursery, reader), cast(trio.SocketStream, transport), target.host_header,
-                target.resource, extra_headers=headers, message_queue_size=message_queue_size)
-        finally:
-            transport.on_failure = reader.on_failure = None
-    return None
+async def _handshake(transport: _Transport, protocol: ClientProtocol,
+                     headers: list[tuple[bytes, bytes]]) -> tuple[Response | None, list[Frame]]:
+    """Send the upgrade and read the answer: (the response, frames that came with it), or (None, [])
+    when the stream failed or ended first. The caller bounds it."""
+    request = protocol.connect()
+    for name, value in headers:
+        request.headers[name.decode("ascii")] = value.decode("latin-1")
+    protocol.send_request(request)
+    try:
+        await transport.send_all(b"".join(protocol.data_to_send()))
+        while True:
+            data = await transport.receive_some(READ_BYTES)
+            if data:
+                protocol.receive_data(data)
+            else:
+                protocol.receive_eof()  # a refusal's body may run to the end of the stream
+            events = protocol.events_received()
+            if events and isinstance(events[0], Response):
+                return events[0], [e for e in events[1:] if isinstance(e, Frame)]
+            if not data or protocol.handshake_exc is not None:
+                return None, []
+    except (trio.BrokenResourceError, trio.ClosedResourceError, OSError):
+        return None, []  # the transport remembers why
 
 
-def _connect_error(reader: _Reader, transport: _Transport, where: str, timeout_s: float,
+def _connect_error(exc: Exception | None, response: Response | None, transport: _Transport, where: str, timeout_s: float,
                    redact: Callable[[str], str]) -> LiveConnectError:
-    if isinstance(reader.error, ConnectionRejected):
-        return LiveConnectError(_rejected(reader.error, where, redact))
-    if reader.error is not None:
-        text = f"cannot open a WebSocket to GPT-Live at {where}: {_describe(reader.error)}"
-    elif transport.error is not None:
+    if isinstance(exc, InvalidStatus):
+        return LiveConnectError(_rejected(exc.response.status_code, exc.response.body, where, redact))
+    if transport.error is not None:
         text = f"cannot open a WebSocket to GPT-Live at {where}: {transport.error}"
-    elif transport.eof:
+    elif transport.eof and response is None:
         text = f"GPT-Live at {where} closed the connection during the WebSocket handshake"
+    elif exc is not None:
+        text = f"cannot open a WebSocket to GPT-Live at {where}: {_describe(exc)}"
     else:
         text = f"GPT-Live at {where} did not complete the WebSocket handshake within {timeout_s:g} s (timed out)"
     return LiveConnectError(redact(text))
 
 
-def _rejected(exc: ConnectionRejected, where: str, redact: Callable[[str], str]) -> str:
-    status = exc.status_code
+def _rejected(status: int, body: bytes | None, where: str, redact: Callable[[str], str]) -> str:
     hint = _HINTS.get(status) or ("GPT-Live is having trouble; try again later" if status >= 500
                                   else "check OPENAI_LIVE_URL and OPENAI_LIVE_EXTRA_HEADER")
     text = f"GPT-Live at {where} refused the WebSocket with HTTP {status}: {hint}"
-    if detail := _body_detail(exc.body):
+    if detail := _body_detail(body):
         text += f" (server said: {detail})"
     return redact(text)
 

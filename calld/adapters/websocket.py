@@ -21,9 +21,11 @@ that says how, and the reader gets SocketClosed naming it.
 from __future__ import annotations
 
 from collections import deque
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from typing import Literal
 
 import trio
+from attrs import frozen
 from websockets.exceptions import InvalidState
 from websockets.frames import Frame, Opcode
 from websockets.protocol import OPEN, Protocol, Side
@@ -35,9 +37,33 @@ CLOSE_TIMEOUT_S = 2.0
 STREAM_ERRORS = (trio.BrokenResourceError, trio.ClosedResourceError, trio.BusyResourceError, OSError)
 
 
+@frozen
+class Ending:
+    """How a connection ended, for the words a SocketClosed carries."""
+
+    how: Literal["close", "eof", "lost", "violation", "ours"]  # close frame / TCP end without one / stream error / RFC 6455 broken / we closed
+    code: int = 1006  # the peer's close code; 1006 when none came
+    reason: str = ""  # the peer's close reason
+    error: str = ""  # the stream error, or the protocol violation
+
+
+def plain_words(name: str, ending: Ending) -> str:
+    match ending.how:
+        case "close":
+            return f"{name}: closed by the peer (code {ending.code}{', ' + ending.reason if ending.reason else ''})"
+        case "eof":
+            return f"{name}: the peer ended the connection without a close frame (1006)"
+        case "lost":
+            return f"{name}: connection lost ({ending.error})"
+        case "violation":
+            return f"{name}: the peer broke the WebSocket protocol ({ending.error})"
+        case "ours":
+            return f"{name}: closed"
+
+
 class WebSocket:
     def __init__(self, stream: trio.abc.Stream, protocol: Protocol, name: str, *, close_timeout_s: float = CLOSE_TIMEOUT_S,
-                 early: Sequence[Frame] = ()) -> None:
+                 early: Sequence[Frame] = (), words: Callable[[str, Ending], str] = plain_words) -> None:
         """`protocol` is OPEN (its handshake done); `early` holds frames parsed in the handshake's
         last read, after the handshake itself."""
         self.name = name
@@ -47,29 +73,28 @@ class WebSocket:
         self._messages: deque[str] = deque()
         self._fragments: list[bytes] = []
         self._writing = False
-        self._ended: str | None = None  # why the connection is over, once it is
+        self._words = words
+        self.ending: Ending | None = None  # why the connection is over, once it is
         self._reading = trio.CancelScope()
         self._in_read = False
         self._read_over: trio.Event | None = None  # made by aclose when it must wait for a reader to leave
         self._closed = False
         for frame in early:
             self._frame(frame)
-
-    @property
-    def ended(self) -> str | None:
-        return self._ended
+        if protocol.parser_exc is not None:  # what came with the handshake already broke the protocol
+            self._end(Ending("violation", error=_describe(protocol.parser_exc)))
 
     async def receive(self) -> str:
         while not self._messages:
-            if self._ended is not None or self._closed:
-                raise SocketClosed(self._ended or f"{self.name}: closed")
+            if self.ending is not None or self._closed:
+                raise self._closed_error()
             self._reading = trio.CancelScope()  # a scope is entered once: one per read
             self._in_read = True
             try:
                 with self._reading:
                     data = await self._stream.receive_some(READ_BYTES)
             except STREAM_ERRORS as exc:
-                self._end(f"{self.name}: connection lost ({_describe(exc)})")
+                self._end(Ending("lost", error=_describe(exc)))
                 continue
             finally:
                 self._in_read = False
@@ -81,17 +106,17 @@ class WebSocket:
                 self._take(data)
             else:
                 self._protocol.receive_eof()
-                self._end(self._close_words("the peer ended the connection"))
+                self._end(Ending("eof"))
             await self._write()
         return self._messages.popleft()
 
     async def send(self, text: str) -> None:
-        if self._ended is not None or self._closed:
-            raise SocketClosed(self._ended or f"{self.name}: closed")
+        if self.ending is not None or self._closed:
+            raise self._closed_error()
         try:
             self._protocol.send_text(text.encode())
         except InvalidState:  # a close frame came in: the protocol takes no more messages
-            raise SocketClosed(self._close_words("closing")) from None
+            raise self._closed_error() from None
         await self._write()
 
     async def flush(self) -> None:
@@ -99,35 +124,42 @@ class WebSocket:
         await self._write()
 
     async def aclose(self, code: int = 1000, reason: str = "") -> None:
+        """Close frame, the peer's answer within close_timeout_s, then the stream. Idempotent.
+
+        As trio's `aclose` contract has it, a cancelled caller gets a forceful close at once; to
+        give the goodbye its time anyway, shield the call (every caller in calld does)."""
         if self._closed:
             return
         self._closed = True
         self._reading.cancel()
-        with trio.CancelScope(shield=True):
+        try:
             with trio.move_on_after(self._close_timeout_s):
-                try:
-                    if self._in_read:  # the reader was cancelled above: the stream is ours once it has left
-                        self._read_over = trio.Event()
-                        await self._read_over.wait()
-                    if self._protocol.state is OPEN:
-                        self._protocol.send_close(code, reason)
-                        await self._write()
-                    # The peer's close frame; a client also waits for the server to end the stream,
-                    # as the server closes TCP first (RFC 6455 7.1.1).
-                    while not self._protocol.reader.eof:
-                        if self._protocol.close_rcvd is not None and self._protocol.side is Side.SERVER:
-                            break
-                        data = await self._stream.receive_some(READ_BYTES)
-                        if not data:
-                            self._protocol.receive_eof()
-                            break
-                        self._take(data)
-                        await self._write()
-                except (*STREAM_ERRORS, SocketClosed):
-                    pass
+                await self._goodbye(code, reason)
+        finally:
             await trio.aclose_forcefully(self._stream)
-        if self._ended is None:
-            self._ended = f"{self.name}: closed by us"
+            self._end(Ending("ours"))
+
+    async def _goodbye(self, code: int, reason: str) -> None:
+        try:
+            if self._in_read:  # the reader was cancelled above: the stream is ours once it has left
+                self._read_over = trio.Event()
+                await self._read_over.wait()
+            if self._protocol.state is OPEN:
+                self._protocol.send_close(code, reason)
+            await self._write()  # our close frame, or the one the protocol queued when the peer broke it
+            # The peer's close frame; a client also waits for the server to end the stream, as
+            # the server closes TCP first (RFC 6455 7.1.1).
+            while not self._protocol.reader.eof:
+                if self._protocol.close_rcvd is not None and self._protocol.side is Side.SERVER:
+                    return
+                data = await self._stream.receive_some(READ_BYTES)
+                if not data:
+                    self._protocol.receive_eof()
+                    return
+                self._take(data)
+                await self._write()
+        except (*STREAM_ERRORS, SocketClosed):
+            pass
 
     # -- inside ------------------------------------------------------------------------------------
 
@@ -135,8 +167,8 @@ class WebSocket:
         self._protocol.receive_data(data)
         for frame in self._protocol.events_received():
             self._frame(frame)
-        if self._protocol.parser_exc is not None and self._ended is None:
-            self._end(f"{self.name}: the peer broke the protocol ({self._protocol.parser_exc})")
+        if self._protocol.parser_exc is not None:
+            self._end(Ending("violation", error=_describe(self._protocol.parser_exc)))
 
     def _frame(self, frame: Frame) -> None:
         match frame.opcode:
@@ -149,18 +181,18 @@ class WebSocket:
                 # Telnyx and GPT-Live send text; a binary message is read as text all the same.
                 self._messages.append(bytes(data).decode("utf-8", "replace"))
             case Opcode.CLOSE:
-                self._end(self._close_words("closed by the peer"))
+                close = self._protocol.close_rcvd
+                self._end(Ending("close", code=close.code, reason=close.reason) if close is not None else Ending("eof"))
             case _:
                 pass  # ping (the protocol answers it) and pong
 
-    def _close_words(self, how: str) -> str:
-        code = self._protocol.close_rcvd.code if self._protocol.close_rcvd is not None else 1006
-        reason = self._protocol.close_rcvd.reason if self._protocol.close_rcvd is not None else ""
-        return f"{self.name}: {how} (code {code}{', ' + reason if reason else ''})"
+    def _end(self, ending: Ending) -> None:
+        if self.ending is None:
+            self.ending = ending
 
-    def _end(self, why: str) -> None:
-        if self._ended is None:
-            self._ended = why
+    def _closed_error(self) -> SocketClosed:
+        # After our own close, that is what the caller hears, whatever the peer did meanwhile.
+        return SocketClosed(self._words(self.name, Ending("ours") if self._closed else self.ending or Ending("ours")))
 
     async def _write(self) -> None:
         """Write everything the protocol has queued. One writer at a time: a task that finds a write
@@ -176,8 +208,8 @@ class WebSocket:
                     elif isinstance(self._stream, trio.SocketStream):
                         await self._stream.send_eof()  # the protocol's end-of-stream: half-close
         except STREAM_ERRORS as exc:
-            self._end(f"{self.name}: connection lost ({_describe(exc)})")
-            raise SocketClosed(self._ended or "connection lost") from None
+            self._end(Ending("lost", error=_describe(exc)))
+            raise self._closed_error() from None
         finally:
             self._writing = False
 

@@ -114,7 +114,8 @@ async def _serve(book: CallBook, stream: trio.SocketStream) -> None:
         await socket.flush()  # the 101
         await handle.attach_media(socket)  # returns when the call no longer needs the socket
     finally:
-        await socket.aclose()
+        with trio.CancelScope(shield=True):  # bounded inside (CLOSE_TIMEOUT_S)
+            await socket.aclose()
         log.info("%s media socket closed after %.1f s", handle.plan.run_id, time.monotonic() - started)
 
 
