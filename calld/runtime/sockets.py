@@ -1,7 +1,7 @@
 """The message-socket seam: what a WebSocket is to the call, and an in-memory pair for stubs.
 
-Live sockets (trio-websocket for GPT-Live, quart-trio for Telnyx media) and the
-stub's memory pair all look the same to the CallHandle: text in, text out.
+Live sockets (GPT-Live's and Telnyx media's, both calld.adapters.websocket) and the stub's
+memory pair all look the same to the CallHandle: text in, text out.
 """
 
 from __future__ import annotations
