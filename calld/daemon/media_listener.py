@@ -18,6 +18,7 @@ belongs to the call until it no longer needs it, then it is closed.
 from __future__ import annotations
 
 import hmac
+from http import HTTPStatus
 import logging
 import time
 from functools import partial
@@ -80,9 +81,12 @@ async def _serve(book: CallBook, stream: trio.SocketStream) -> None:
             if events:
                 request, early = events[0], events[1:]
     if request is None:
-        if protocol.handshake_exc is not None:  # the protocol queued its 4xx answer
+        if protocol.handshake_exc is not None:
             log.warning("media socket refused: %s", protocol.handshake_exc)
-            await _write(stream, protocol)
+            if not any(protocol.data_to_send()):  # no answer queued (not HTTP at all): say so
+                await _answer(stream, 400, "Not a WebSocket upgrade request: Telnyx media streams open here.\n")
+            else:
+                await _write(stream, protocol)
         return
     if not request.path.startswith(MEDIA_PREFIX):
         log.warning("media socket refused: %s is not under %s", request.path[:64], MEDIA_PREFIX)
@@ -90,7 +94,7 @@ async def _serve(book: CallBook, stream: trio.SocketStream) -> None:
         await _write(stream, protocol)
         return
     token = request.path[len(MEDIA_PREFIX):]
-    handle = next((h for h in book.handles() if hmac.compare_digest(h.media_token, token)), None)
+    handle = book.for_media_token(token)
     if handle is None:  # 403 like a bad auth header: the answer says nothing of which tokens exist
         log.warning("media socket refused: unknown token")
         protocol.send_response(protocol.reject(403, "Unknown stream.\n"))
@@ -117,6 +121,15 @@ async def _serve(book: CallBook, stream: trio.SocketStream) -> None:
         with trio.CancelScope(shield=True):  # bounded inside (CLOSE_TIMEOUT_S)
             await socket.aclose()
         log.info("%s media socket closed after %.1f s", handle.plan.run_id, time.monotonic() - started)
+
+
+async def _answer(stream: trio.SocketStream, status: int, text: str) -> None:
+    body = text.encode()
+    head = f"HTTP/1.1 {status} {HTTPStatus(status).phrase}\r\nContent-Type: text/plain; charset=utf-8\r\nContent-Length: {len(body)}\r\nConnection: close\r\n\r\n"
+    try:
+        await stream.send_all(head.encode() + body)
+    except STREAM_ERRORS:
+        pass
 
 
 async def _write(stream: trio.SocketStream, protocol: ServerProtocol) -> None:
