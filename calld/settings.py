@@ -241,6 +241,11 @@ class Settings(BaseSettings):
         scheme, rest = self.public_base_url.rstrip("/").split("://", 1)
         return f"{'wss' if scheme in ('https', 'wss') else 'ws'}://{rest}/telnyx/media"
 
+    def media_health_url(self) -> str:
+        """Where the media listener answers a plain GET through the public side (ws -> http, wss -> https)."""
+        scheme, rest = self.media_url().split("://", 1)
+        return f"{'https' if scheme == 'wss' else 'http'}://{rest}/health"
+
     def secrets(self) -> list[str]:
         """Values that must never appear in an artifact or a log line."""
         keys = (self.telnyx_api_key.get_secret_value(), self.openai_api_key.get_secret_value(),

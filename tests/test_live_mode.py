@@ -26,9 +26,11 @@ def free_port() -> int:
 
 def live_settings(tmp_path, port: int, public_key: str, **over):
     base = f"http://127.0.0.1:{port}"
+    media_port = free_port()
     values = dict(
         calld_mode="live", calld_live_opt_in=True, calld_state_dir=tmp_path / "state", calld_socket=tmp_path / "ctl.sock",
-        calld_bind=f"127.0.0.1:{port}", calld_media_bind=f"127.0.0.1:{free_port()}",
+        calld_bind=f"127.0.0.1:{port}", calld_media_bind=f"127.0.0.1:{media_port}",
+        public_media_url=f"ws://127.0.0.1:{media_port}/telnyx/media",
         telnyx_api_key="KEY-telnyx-test", telnyx_connection_id="conn-1",
         telnyx_public_key=public_key, openai_api_key="KEY-openai-test", public_base_url=base,
         public_webhook_url=f"{base}/telnyx/webhook", telnyx_api_base="http://127.0.0.1:9",
@@ -98,6 +100,18 @@ async def test_the_ingress_check_passes_for_this_daemon_only(live_daemon):
     live_daemon._ingress_ok_until = -1
     with pytest.raises(DaemonError, match="unreachable"):
         await live_daemon._check_ingress()
+
+
+async def test_the_ingress_check_also_needs_the_media_path_to_reach_this_daemon(live_daemon):
+    """Webhooks reach calld but the media URL does not reach its media listener (a proxy with no
+    /telnyx/media/ rule): no dial, and the refusal says which rule to add."""
+    s = live_daemon.settings
+    live_daemon.settings = s.model_copy(update={"public_media_url": f"{s.media_url().replace(s.media_bind, s.calld_bind)}"})
+    live_daemon._ingress_ok_until = -1
+    with pytest.raises(DaemonError, match="proxy rule that sends /telnyx/media/ to CALLD_MEDIA_BIND"):
+        await live_daemon._check_ingress()
+    live_daemon.settings = s
+    await live_daemon._check_ingress()  # the media listener answers with this daemon's token
 
 
 async def test_unsigned_stale_or_tampered_webhooks_get_401(live_daemon, keys):

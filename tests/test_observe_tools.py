@@ -110,7 +110,8 @@ LIVE = {
 }
 
 
-def live_world(*, key_ok: bool = True, model: str = "gpt-live-1", ingress_token: str = "tok") -> httpx.MockTransport:
+def live_world(*, key_ok: bool = True, model: str = "gpt-live-1", ingress_token: str = "tok",
+               media_routed: bool = True) -> httpx.MockTransport:
     """Recorded shapes of the three services doctor asks in live mode."""
 
     def handle(request: httpx.Request) -> httpx.Response:
@@ -125,6 +126,10 @@ def live_world(*, key_ok: bool = True, model: str = "gpt-live-1", ingress_token:
             return httpx.Response(200, json={"ok": True, "serve_token": ingress_token})
         if url == "http://127.0.0.1:8787/health":
             return httpx.Response(200, json={"ok": True, "serve_token": "tok"})
+        if url == "https://calld.example.test/telnyx/media/health" and media_routed:
+            return httpx.Response(200, json={"ok": True, "serve_token": ingress_token})
+        if url == "http://127.0.0.1:8788/telnyx/media/health":
+            return httpx.Response(200, json={"ok": True, "serve_token": "tok"})
         return httpx.Response(404)
 
     return httpx.MockTransport(handle)
@@ -138,13 +143,20 @@ async def test_doctor_in_live_mode_checks_telnyx_gpt_live_and_the_ingress(tmp_pa
     assert "connection 'calld' exists" in found["Telnyx"].detail
     assert "gpt-live-1 is available" in found["GPT-Live"].detail
     assert "reaches the calld on 127.0.0.1:8787" in found["public ingress"].detail
+    assert "reaches the media listener on 127.0.0.1:8788" in found["media ingress"].detail
 
     found = {f.name: f for f in await run_doctor(settings, transport=live_world(key_ok=False, model="other",
                                                                                   ingress_token="someone-else"))}
     assert "refused TELNYX_API_KEY (HTTP 401)" in found["Telnyx"].detail and not found["Telnyx"].ok
     assert "'gpt-live-1' is not among this key's models" in found["GPT-Live"].detail
     assert "reaches another calld" in found["public ingress"].detail
-    assert all(f.ok for name, f in found.items() if name not in ("Telnyx", "GPT-Live", "public ingress"))
+    assert "reaches another calld" in found["media ingress"].detail
+    assert all(f.ok for name, f in found.items() if name not in ("Telnyx", "GPT-Live", "public ingress", "media ingress"))
+
+    # The proxy sends webhooks to calld but has no rule for the media path: said, with the rule to add.
+    found = {f.name: f for f in await run_doctor(settings, transport=live_world(media_routed=False))}
+    assert found["public ingress"].ok and not found["media ingress"].ok
+    assert "route /telnyx/media/" in found["media ingress"].detail and "CALLD_MEDIA_BIND (127.0.0.1:8788)" in found["media ingress"].detail
 
 
 async def test_doctor_in_stub_mode_does_not_probe_live_services(tmp_path):

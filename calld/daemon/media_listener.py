@@ -18,6 +18,7 @@ belongs to the call until it no longer needs it, then it is closed.
 from __future__ import annotations
 
 import hmac
+import json
 from http import HTTPStatus
 import logging
 import time
@@ -34,26 +35,30 @@ from calld.runtime.sockets import SocketClosed
 log = logging.getLogger("calld.media")
 
 MEDIA_PREFIX = "/telnyx/media/"
+HEALTH_PATH = MEDIA_PREFIX + "health"  # not a token: tokens are 32 characters
 HANDSHAKE_BOUND_S = 10.0
 MAX_MESSAGE_BYTES = 1 << 20  # a Telnyx media frame is a few KiB; a MiB is plenty and bounds memory
 
 
-async def serve_media(book: CallBook, bind: str, stop: trio.Event, *,
+async def serve_media(book: CallBook, bind: str, stop: trio.Event, serve_token: str = "", *,
                       task_status: trio.TaskStatus[str] = trio.TASK_STATUS_IGNORED) -> None:
-    """Listen on `bind` (HOST:PORT, port 0 picks one) until `stop`; started with 'HOST:PORT' bound."""
+    """Listen on `bind` (HOST:PORT, port 0 picks one) until `stop`; started with 'HOST:PORT' bound.
+
+    `GET /telnyx/media/health` answers like the public /health, with `serve_token`: the ingress
+    check proves the proxy's media rule reaches this daemon, as it does for the webhooks."""
     host, _, port = bind.rpartition(":")
     listeners = await trio.open_tcp_listeners(int(port), host=host.strip("[]"))
     bound_port = listeners[0].socket.getsockname()[1]
     async with trio.open_nursery() as nursery:
-        await nursery.start(trio.serve_listeners, partial(_connection, book), listeners)
+        await nursery.start(trio.serve_listeners, partial(_connection, book, serve_token), listeners)
         task_status.started(f"{host}:{bound_port}")
         await stop.wait()
         nursery.cancel_scope.cancel()
 
 
-async def _connection(book: CallBook, stream: trio.SocketStream) -> None:
+async def _connection(book: CallBook, serve_token: str, stream: trio.SocketStream) -> None:
     try:
-        await _serve(book, stream)
+        await _serve(book, serve_token, stream)
     except SocketClosed as exc:
         log.info("media socket ended: %s", exc.reason)
     except Exception:  # a bug here must cost one connection, never the listener (and every call's media)
@@ -62,7 +67,7 @@ async def _connection(book: CallBook, stream: trio.SocketStream) -> None:
         await trio.aclose_forcefully(stream)
 
 
-async def _serve(book: CallBook, stream: trio.SocketStream) -> None:
+async def _serve(book: CallBook, serve_token: str, stream: trio.SocketStream) -> None:
     protocol = ServerProtocol(max_size=MAX_MESSAGE_BYTES)
     request: Request | None = None
     early = []
@@ -87,6 +92,9 @@ async def _serve(book: CallBook, stream: trio.SocketStream) -> None:
                 await _answer(stream, 400, "Not a WebSocket upgrade request: Telnyx media streams open here.\n")
             else:
                 await _write(stream, protocol)
+        return
+    if request.path == HEALTH_PATH:
+        await _answer(stream, 200, json.dumps({"ok": True, "serve_token": serve_token}), "application/json")
         return
     if not request.path.startswith(MEDIA_PREFIX):
         log.warning("media socket refused: %s is not under %s", request.path[:64], MEDIA_PREFIX)
@@ -123,9 +131,9 @@ async def _serve(book: CallBook, stream: trio.SocketStream) -> None:
         log.info("%s media socket closed after %.1f s", handle.plan.run_id, time.monotonic() - started)
 
 
-async def _answer(stream: trio.SocketStream, status: int, text: str) -> None:
+async def _answer(stream: trio.SocketStream, status: int, text: str, content_type: str = "text/plain; charset=utf-8") -> None:
     body = text.encode()
-    head = f"HTTP/1.1 {status} {HTTPStatus(status).phrase}\r\nContent-Type: text/plain; charset=utf-8\r\nContent-Length: {len(body)}\r\nConnection: close\r\n\r\n"
+    head = f"HTTP/1.1 {status} {HTTPStatus(status).phrase}\r\nContent-Type: {content_type}\r\nContent-Length: {len(body)}\r\nConnection: close\r\n\r\n"
     try:
         await stream.send_all(head.encode() + body)
     except STREAM_ERRORS:

@@ -208,7 +208,7 @@ class Daemon:
                 await self._finish_stale_requests()
                 binds = await root.start(partial(serve, public, _hypercorn_config(self.settings.calld_bind), shutdown_trigger=self._stop_servers.wait))
                 self.public_url = binds[0]
-                self.media_bound = await root.start(serve_media, self.callbook, self.settings.media_bind, self._stop_servers)
+                self.media_bound = await root.start(serve_media, self.callbook, self.settings.media_bind, self._stop_servers, self.serve_token)
                 await root.start(partial(serve, control, ctl_cfg, shutdown_trigger=self._stop_servers.wait))
                 if socket_path is not None:
                     os.chmod(socket_path, 0o660)
@@ -377,19 +377,21 @@ class Daemon:
         return port
 
     async def _check_ingress(self) -> None:
-        """Before any live dial: {PUBLIC_BASE_URL}/health must answer with this process's serve token,
-        or Telnyx's webhooks and media would go to someone else (or nowhere)."""
+        """Before any live dial: {PUBLIC_BASE_URL}/health and the media URL's /health must answer with
+        this process's serve token, or Telnyx's webhooks or media would go to someone else (or nowhere)."""
         if self.settings.calld_mode != "live" or trio.current_time() < self._ingress_ok_until:
             return
-        url = self.settings.public_base_url.rstrip("/") + "/health"
-        try:
-            async with httpx.AsyncClient(timeout=5.0) as probe:
-                resp = await probe.get(url)
-            token = resp.json().get("serve_token") if resp.status_code == 200 else None
-        except (httpx.HTTPError, ValueError, AttributeError) as exc:
-            raise DaemonError(f"refusing to dial: {url} is unreachable ({exc}); check PUBLIC_BASE_URL and the tunnel") from None
-        if token != self.serve_token:
-            raise DaemonError(f"refusing to dial: {url} answered, but not from this daemon; PUBLIC_BASE_URL reaches another process")
+        for url, fix in ((self.settings.public_base_url.rstrip("/") + "/health", "check PUBLIC_BASE_URL and the tunnel"),
+                         (self.settings.media_health_url(),
+                          "check the proxy rule that sends /telnyx/media/ to CALLD_MEDIA_BIND (or PUBLIC_MEDIA_URL)")):
+            try:
+                async with httpx.AsyncClient(timeout=5.0) as probe:
+                    resp = await probe.get(url)
+                token = resp.json().get("serve_token") if resp.status_code == 200 else None
+            except (httpx.HTTPError, ValueError, AttributeError) as exc:
+                raise DaemonError(f"refusing to dial: {url} is unreachable ({exc}); {fix}") from None
+            if token != self.serve_token:
+                raise DaemonError(f"refusing to dial: {url} answered, but not from this daemon; {fix}")
         self._ingress_ok_until = trio.current_time() + INGRESS_CHECK_TTL_S
 
     def _ports(self) -> CallPorts:

@@ -226,6 +226,33 @@ async def check_ingress(ctx: Context) -> Finding:
     return Finding("public ingress", True, f"{url} reaches the calld on {s.calld_bind}")
 
 
+async def check_media_ingress(ctx: Context) -> Finding:
+    """The media socket's way in: the proxy's /telnyx/media/ rule (or PUBLIC_MEDIA_URL) must reach
+    this daemon's media listener, which answers /telnyx/media/health with the same token."""
+    s = ctx.settings
+    if not s.public_base_url and not s.public_media_url:
+        return Finding("media ingress", False, "set PUBLIC_BASE_URL (or PUBLIC_MEDIA_URL) to where Telnyx reaches the media socket")
+    url, local_url = s.media_health_url(), f"http://{s.media_bind}/telnyx/media/health"
+    try:
+        async with httpx.AsyncClient(transport=ctx.transport, timeout=PROBE_TIMEOUT_S) as http:
+            public = await http.get(url)
+            try:
+                local = await http.get(local_url)
+            except httpx.HTTPError:
+                local = None
+    except httpx.HTTPError as exc:
+        return Finding("media ingress", False, f"{url} unreachable ({type(exc).__name__}); start the tunnel or proxy")
+    token = _token(public)
+    if token is None:
+        return Finding("media ingress", False, f"{url} answered HTTP {public.status_code} without a calld token; route "
+                                               f"/telnyx/media/ (with the WebSocket upgrade) to CALLD_MEDIA_BIND ({s.media_bind})")
+    if local is None:
+        return Finding("media ingress", False, f"{url} answers, but no calld media listener is on {s.media_bind} to compare; start calld")
+    if _token(local) != token:
+        return Finding("media ingress", False, f"{url} reaches another calld than the one on {s.media_bind}")
+    return Finding("media ingress", True, f"{url} reaches the media listener on {s.media_bind}")
+
+
 def _token(resp: httpx.Response) -> str | None:
     try:
         return resp.json().get("serve_token") if resp.status_code == 200 else None
@@ -244,7 +271,7 @@ async def check_bucket(ctx: Context) -> Finding:
 
 
 LOCAL_CHECKS: list[Check] = [check_state_dir, check_ledger, check_disk, check_socket]
-LIVE_CHECKS: list[Check] = [check_telnyx, check_gpt_live, check_ingress]
+LIVE_CHECKS: list[Check] = [check_telnyx, check_gpt_live, check_ingress, check_media_ingress]
 PUBLISH_CHECKS: list[Check] = [check_bucket]  # when ARTIFACTS_RETENTION is not keep
 
 
