@@ -9,7 +9,8 @@ frame received -> GPT-Live append sent; GPT-Live delta -> Telnyx frame sent) at 
 daemon CPU per call-second and per call-minute, peak RSS and RSS per call, and what the
 simulator itself used. Not a test: it prints figures.
 
-BENCH_DAEMON_PREFIX runs the daemon under a profiler (e.g. "-m cProfile -o /tmp/daemon.prof" or
+BENCH_DAEMONS=2 starts two daemons, each pinned to its own core, and splits the calls between them
+(docs/scaling.md); the simulator then runs unpinned. BENCH_DAEMON_PREFIX runs the daemon under a profiler (e.g. "-m cProfile -o /tmp/daemon.prof" or
 "-X importtime"); BENCH_LOG_LEVEL sets its CALLD_LOG_LEVEL (default WARNING). The daemon's log is
 kept in the batch's temporary directory (/tmp/calld-load-N-*/daemon.log).
 
@@ -87,47 +88,60 @@ def pinned(core: int) -> list[str]:
     return ["taskset", "-c", str(core)] if os.cpu_count() and os.cpu_count() > 1 else []
 
 
-async def run_batch(n: int) -> dict:
+async def run_batch(n: int, daemons: int = 1) -> dict:
     work = Path(tempfile.mkdtemp(prefix=f"calld-load-{n}-"))
     metrics_file = work / "sim-metrics.json"
-    sim = subprocess.Popen([*pinned(SIM_CORE), sys.executable, "-m", "calld.sim.cli", "--metrics-out", str(metrics_file)],
+    # One daemon: it has core 0, the simulator core 1. Two: a core each, the simulator between them.
+    sim_pin = pinned(SIM_CORE) if daemons == 1 else []
+    sim = subprocess.Popen([*sim_pin, sys.executable, "-m", "calld.sim.cli", "--metrics-out", str(metrics_file)],
                            stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
     addrs = json.loads(sim.stdout.readline())  # type: ignore[union-attr]
-    port, media_port = free_port(), free_port()
-    base = f"http://127.0.0.1:{port}"
-    env = {**os.environ, "CALLD_MODE": "live", "CALLD_LIVE_OPT_IN": "1", "CALLD_STATE_DIR": str(work / "state"),
-           "CALLD_SOCKET": str(work / "ctl.sock"), "CALLD_BIND": f"127.0.0.1:{port}", "TELNYX_API_KEY": "KEY-bench",
-           "TELNYX_CONNECTION_ID": "bench-connection", "OPENAI_API_KEY": "KEY-bench", "LINQ_API_KEY": "KEY-bench",
-           "PUBLIC_BASE_URL": base,
-           "PUBLIC_WEBHOOK_URL": f"{base}/telnyx/webhook",
-           # no proxy here: the simulator opens media straight at the media listener
-           "CALLD_MEDIA_BIND": f"127.0.0.1:{media_port}", "PUBLIC_MEDIA_URL": f"ws://127.0.0.1:{media_port}/telnyx/media", "CALLD_LOG_LEVEL": os.environ.get("BENCH_LOG_LEVEL", "WARNING"),
-           # past the daemon's default limit on purpose: the benchmark looks for where it breaks
-           "CALLD_MAX_CALLS": os.environ.get("CALLD_MAX_CALLS", "1000"),
-           # N calls to one scripted number: the per-number and per-user limits would refuse all but the first.
-           "CALLD_CALLS_PER_NUMBER_PER_DAY": "1000", "CALLD_CALLS_PER_USER_PER_HOUR": "10000", **addrs}
     prefix = os.environ.get("BENCH_DAEMON_PREFIX", "").split()  # e.g. "-m cProfile -o /tmp/daemon.prof"
-    daemon_log = (work / "daemon.log").open("w")
-    daemon = subprocess.Popen([*pinned(DAEMON_CORE), sys.executable, *prefix, "-m", "calld.cli.daemon", "serve"], env=env,
-                              stderr=daemon_log, cwd=work)
-    sock = work / "ctl.sock"
+    procs: list[subprocess.Popen] = []
+    socks: list[Path] = []
+    for d in range(daemons):
+        home = work / f"d{d}" if daemons > 1 else work
+        home.mkdir(exist_ok=True)
+        port, media_port = free_port(), free_port()
+        base = f"http://127.0.0.1:{port}"
+        env = {**os.environ, "CALLD_MODE": "live", "CALLD_LIVE_OPT_IN": "1", "CALLD_STATE_DIR": str(home / "state"),
+               "CALLD_SOCKET": str(home / "ctl.sock"), "CALLD_BIND": f"127.0.0.1:{port}", "TELNYX_API_KEY": "KEY-bench",
+               "TELNYX_CONNECTION_ID": "bench-connection", "OPENAI_API_KEY": "KEY-bench", "LINQ_API_KEY": "KEY-bench",
+               "PUBLIC_BASE_URL": base,
+               "PUBLIC_WEBHOOK_URL": f"{base}/telnyx/webhook",
+               # no proxy here: the simulator opens media straight at the media listener
+               "CALLD_MEDIA_BIND": f"127.0.0.1:{media_port}", "PUBLIC_MEDIA_URL": f"ws://127.0.0.1:{media_port}/telnyx/media",
+               "CALLD_LOG_LEVEL": os.environ.get("BENCH_LOG_LEVEL", "WARNING"),
+               # past the daemon's default limit on purpose: the benchmark looks for where it breaks
+               "CALLD_MAX_CALLS": os.environ.get("CALLD_MAX_CALLS", "1000"),
+               # N calls to one scripted number: the per-number and per-user limits would refuse all but the first.
+               "CALLD_CALLS_PER_NUMBER_PER_DAY": "1000", "CALLD_CALLS_PER_USER_PER_HOUR": "10000", **addrs}
+        daemon_log = (home / "daemon.log").open("w")
+        procs.append(subprocess.Popen([*pinned((DAEMON_CORE + d) % (os.cpu_count() or 1)), sys.executable, *prefix,
+                                       "-m", "calld.cli.daemon", "serve"], env=env, stderr=daemon_log, cwd=home))
+        socks.append(home / "ctl.sock")
     try:
         for _ in range(400):
-            if sock.exists() or daemon.poll() is not None:
+            if all(s.exists() for s in socks) or any(p.poll() is not None for p in procs):
                 break
             await trio.sleep(0.05)
-        if not sock.exists():
-            raise SystemExit(f"the daemon did not start: {(work / 'daemon.log').read_text().strip()[-500:]}")
-        async with ControlClient(sock) as client:
-            await client.provision("bench")
-            cpu0, sim_cpu0, rss0 = cpu_seconds(daemon.pid), cpu_seconds(sim.pid), rss_kib(daemon.pid, "VmRSS")
+        if not all(s.exists() for s in socks):
+            raise SystemExit(f"a daemon did not start: {(work / 'daemon.log').read_text().strip()[-500:] if daemons == 1 else work}")
+        clients = [ControlClient(s) for s in socks]
+        for c in clients:
+            await c.__aenter__()
+        try:
+            for c in clients:
+                await c.provision("bench")
+            cpu0 = [cpu_seconds(p.pid) for p in procs]
+            sim_cpu0, rss0 = cpu_seconds(sim.pid), sum(rss_kib(p.pid, "VmRSS") for p in procs)
             results: list[dict] = []
 
             async def one(i: int) -> None:
                 out = io.StringIO()
                 body = {"to": "+15555550142", "ask": "hours", "name": "Nathan", "user": "bench"}
                 try:
-                    await run_ask(client, body, out=out, err=io.StringIO())
+                    await run_ask(clients[i % daemons], body, out=out, err=io.StringIO())
                 except ControlError as exc:
                     if exc.status != 503:
                         raise
@@ -144,32 +158,42 @@ async def run_batch(n: int) -> dict:
                     nursery.start_soon(one, i)
                     await trio.sleep(0.01)  # calls arrive 10 ms apart, not in one instant
             wall = time.monotonic() - t0
-            cpu = cpu_seconds(daemon.pid) - cpu0
-            drawing_cpu = children_cpu_seconds(daemon.pid)  # started after cpu0: all of it is this batch's
-            gc_worst_s, gc_count = gc_pauses(await client.metrics())
+            cpus = [cpu_seconds(p.pid) - c0 for p, c0 in zip(procs, cpu0, strict=True)]
+            drawing_cpu = sum(children_cpu_seconds(p.pid) for p in procs)  # started after cpu0: all of it is this batch's
+            gcs = [gc_pauses(await c.metrics()) for c in clients]
+            gc_worst_s, gc_count = max(g[0] for g in gcs), sum(g[1] for g in gcs)
             sim_cpu = cpu_seconds(sim.pid) - sim_cpu0
-            peak = rss_kib(daemon.pid, "VmHWM")
+            peak = sum(rss_kib(p.pid, "VmHWM") for p in procs)
+        finally:
+            for c in clients:
+                await c.__aexit__(None, None, None)
     finally:
-        daemon.send_signal(signal.SIGTERM)
+        for p in procs:
+            p.send_signal(signal.SIGTERM)
         sim.send_signal(signal.SIGTERM)
-        daemon.wait(timeout=120)
+        for p in procs:
+            p.wait(timeout=120)
         sim.wait(timeout=60)
     durations = []
     for r in results:
         ref = r.get("transcript_ref")
         if ref:
-            report = json.loads((work / "state" / "artifacts" / ref.split("/")[0] / "call_report.json").read_text())
-            durations.append(report["duration_ms"] / 1000)
+            found = list(work.glob(f"**/state/artifacts/{ref.split('/')[0]}/call_report.json"))
+            if found:
+                durations.append(json.loads(found[0].read_text())["duration_ms"] / 1000)
     call_seconds = sum(durations) or float("nan")
+    cpu = sum(cpus)
     m = json.loads(metrics_file.read_text()) if metrics_file.exists() else {}
+    refused = sum(r.get("status") == "refused" for r in results)
     return {
-        "n": n, "wall_s": wall, "completed": sum(r.get("status") == "answered" for r in results),
+        "n": n, "daemons": daemons, "wall_s": wall, "completed": sum(r.get("status") == "answered" for r in results),
         "failed": sum(r.get("status") not in ("answered", "refused") for r in results),
-        "refused": sum(r.get("status") == "refused" for r in results), "daemon_cpu_s": cpu, "sim_cpu_s": sim_cpu, "drawing_cpu_s": drawing_cpu,
+        "refused": refused, "daemon_cpu_s": cpu, "daemon_cpus_s": cpus, "sim_cpu_s": sim_cpu, "drawing_cpu_s": drawing_cpu,
         "gc_worst_ms": gc_worst_s * 1000, "gc_count": gc_count,
         "ms_per_call_second": cpu / call_seconds * 1000, "cpu_s_per_call_minute": cpu / call_seconds * 60,
+        "core_share": [c / wall for c in cpus],
         "peak_rss_mib": peak / 1024,
-        "rss_per_call_kib": (peak - rss0) / max(1, n - sum(r.get("status") == "refused" for r in results)), "metrics": m,
+        "rss_per_call_kib": (peak - rss0) / max(1, n - refused), "metrics": m,
     }
 
 
@@ -177,7 +201,7 @@ def show(r: dict) -> None:
     m = r["metrics"]
     up, down = m.get("uplink_ms", {}), m.get("downlink_ms", {})
     print(f"N={r['n']:4d}  completed {r['completed']}/{r['n']} failed {r['failed']} refused {r['refused']} "
-          f"(CALLD_MAX_CALLS)  wall {r['wall_s']:.1f} s")
+          f"(CALLD_MAX_CALLS)  wall {r['wall_s']:.1f} s" + (f"  across {r['daemons']} daemons" if r["daemons"] > 1 else ""))
     print(f"        frames in {m.get('frames_in')} -> to GPT-Live {m.get('frames_to_live')}; from GPT-Live "
           f"{m.get('frames_from_live')} -> out {m.get('frames_out')}; lost up {m.get('frames_lost_uplink')} down {m.get('frames_lost_downlink')}")
     print(f"        uplink latency p50 {up.get('50', float('nan')):.1f} p99 {up.get('99', float('nan')):.1f} max {up.get('100', float('nan')):.1f} ms; "
@@ -186,6 +210,8 @@ def show(r: dict) -> None:
           f"({r['cpu_s_per_call_minute']:.2f} s per call-minute); peak RSS {r['peak_rss_mib']:.0f} MiB, "
           f"{r['rss_per_call_kib']:.0f} KiB per call; drawing process CPU {r['drawing_cpu_s']:.1f} s; simulator CPU {r['sim_cpu_s']:.1f} s over {r['wall_s']:.1f} s "
           f"({r['sim_cpu_s'] / r['wall_s'] * 100:.0f}% of its core)")
+    print(f"        daemon busy {' + '.join(f'{share * 100:.0f}%' for share in r['core_share'])} of its core over the wall time"
+          + (f" (CPU {' / '.join(f'{c:.1f}' for c in r['daemon_cpus_s'])} s)" if r["daemons"] > 1 else ""))
     print(f"        garbage collections {r['gc_count']}, the longest {r['gc_worst_ms']:.1f} ms")
     for way in ("uplink", "downlink"):
         worst = m.get(f"{way}_worst_by_second_ms") or {}
@@ -194,8 +220,9 @@ def show(r: dict) -> None:
 
 
 async def main(sizes: list[int]) -> None:
+    daemons = int(os.environ.get("BENCH_DAEMONS", "1"))
     for n in sizes:
-        show(await run_batch(n))
+        show(await run_batch(n, daemons))
 
 
 if __name__ == "__main__":

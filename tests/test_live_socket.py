@@ -220,7 +220,7 @@ async def test_server_close_after_session_closed(nursery: trio.Nursery) -> None:
         assert "1000" in info.value.reason and "session over" in info.value.reason
         with pytest.raises(SocketClosed, match="1000"):
             await sock.send('{"type":"session.close"}')
-        assert sock._transport.raw_socket.fileno() != -1  # the library leaves it open; we close it
+        assert sock._transport.raw_socket.fileno() == -1  # the server's close, answered, released the fd at once
     assert_released(sock)
 
 

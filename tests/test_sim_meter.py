@@ -17,3 +17,20 @@ def test_latency_is_measured_by_position_and_the_worst_of_each_second_is_kept() 
     assert round(s["uplink_ms"][50]) == 10
     assert {k: round(v) for k, v in s["uplink_worst_by_second_ms"].items()} == {0: 10, 1: 1460}
     assert s["downlink_worst_by_second_ms"] == {}
+
+
+def test_every_20_ms_position_counts_once_however_the_audio_is_cut() -> None:
+    """A 100 ms delta sent at 0 s and played out as five 20 ms frames, 0.02 s apart from 0.01 s:
+    five positions, each measured when its own frame arrived (not once, at the last byte)."""
+    m = CallMeter(clock=lambda: 0.0)
+    m.downlink.sent(5 * 640, at=0.0)
+    for k in range(5):
+        m.downlink.received(640, at=0.01 + 0.02 * k)
+    lat = [round(x * 1000) for _, x in m.downlink.timed_latencies()]
+    assert lat == [10, 30, 50, 70, 90]
+    # The other way round: one 100 ms message received for five 20 ms frames sent 20 ms apart.
+    m = CallMeter(clock=lambda: 0.0)
+    for k in range(5):
+        m.uplink.sent(640, at=0.02 * k)
+    m.uplink.received(5 * 640, at=0.1)
+    assert [round(x * 1000) for _, x in m.uplink.timed_latencies()] == [100, 80, 60, 40, 20]

@@ -1,5 +1,5 @@
-"""The simulator's own WebSocket ends (calld.sim.ws) against trio-websocket, which the daemon's
-GPT-Live client uses, and against each other: handshakes, masking, big and fragmented
+"""The simulator's WebSocket ends (calld.sim.ws) against trio-websocket, an independent
+implementation, and against each other: handshakes, masking, big and fragmented
 messages, pings, and closes from either side."""
 
 from __future__ import annotations
@@ -17,7 +17,14 @@ from trio_websocket import (
 )
 
 from calld.runtime.sockets import SocketClosed
-from calld.sim.ws import WsSocket, frame, serve_ws, ws_connect
+from calld.sim.ws import WsSocket, serve_ws, ws_connect
+
+
+def frame(opcode: int, payload: bytes, *, mask: bool) -> bytes:
+    """One final frame as a client (masked) or a server would send it; payloads under 126 bytes."""
+    key = b"\x5a\x17\xc3\x08"
+    head = bytes([0x80 | opcode, (0x80 if mask else 0) | len(payload)])
+    return head + key + bytes(b ^ key[i % 4] for i, b in enumerate(payload)) if mask else head + payload
 
 
 async def echo_reversed(sock: WsSocket) -> None:

@@ -42,7 +42,7 @@ from websockets.frames import CloseCode, Frame
 from websockets.http11 import Response
 from websockets.uri import parse_uri
 
-from calld.adapters.websocket import READ_BYTES, Ending, WebSocket
+from calld.adapters.websocket import Ending, WebSocket, send_request
 from calld.runtime.sockets import MessageSocket
 
 if TYPE_CHECKING:
@@ -280,7 +280,10 @@ async def open_live_socket(
         response: Response | None = None
         early: list[Frame] = []
         with trio.CancelScope(deadline=deadline):
-            response, early = await _handshake(transport, protocol, headers)
+            try:
+                response, early = await send_request(transport, protocol, [(k.decode("ascii"), v.decode("latin-1")) for k, v in headers])
+            except (trio.BrokenResourceError, trio.ClosedResourceError, OSError):
+                pass  # the transport remembers why
         if response is None or response.status_code != 101 or protocol.handshake_exc is not None:
             raise _connect_error(protocol.handshake_exc, response, transport, where, connect_timeout_s, redact)
         socket = LiveSocket(transport, protocol, early, close_timeout_s=close_timeout_s, redact=redact)
@@ -319,31 +322,6 @@ async def _open_transport(target: LiveTarget, where: str, deadline: float, timeo
         raise LiveConnectError(f"cannot connect to GPT-Live at {where}: no TCP connection within {timeout_s:g} s "
                                "(timed out); check the network")
     return _Transport(stream)
-
-
-async def _handshake(transport: _Transport, protocol: ClientProtocol,
-                     headers: list[tuple[bytes, bytes]]) -> tuple[Response | None, list[Frame]]:
-    """Send the upgrade and read the answer: (the response, frames that came with it), or (None, [])
-    when the stream failed or ended first. The caller bounds it."""
-    request = protocol.connect()
-    for name, value in headers:
-        request.headers[name.decode("ascii")] = value.decode("latin-1")
-    protocol.send_request(request)
-    try:
-        await transport.send_all(b"".join(protocol.data_to_send()))
-        while True:
-            data = await transport.receive_some(READ_BYTES)
-            if data:
-                protocol.receive_data(data)
-            else:
-                protocol.receive_eof()  # a refusal's body may run to the end of the stream
-            events = protocol.events_received()
-            if events and isinstance(events[0], Response):
-                return events[0], [e for e in events[1:] if isinstance(e, Frame)]
-            if not data or protocol.handshake_exc is not None:
-                return None, []
-    except (trio.BrokenResourceError, trio.ClosedResourceError, OSError):
-        return None, []  # the transport remembers why
 
 
 def _connect_error(exc: Exception | None, response: Response | None, transport: _Transport, where: str, timeout_s: float,

@@ -21,14 +21,17 @@ that says how, and the reader gets SocketClosed naming it.
 from __future__ import annotations
 
 from collections import deque
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from typing import Literal
 
 import trio
 from attrs import frozen
 from websockets.exceptions import InvalidState
 from websockets.frames import Frame, Opcode
+from websockets.client import ClientProtocol
+from websockets.http11 import Request, Response
 from websockets.protocol import OPEN, Protocol, Side
+from websockets.server import ServerProtocol
 
 from calld.runtime.sockets import SocketClosed
 
@@ -79,6 +82,7 @@ class WebSocket:
         self._in_read = False
         self._read_over: trio.Event | None = None  # made by aclose when it must wait for a reader to leave
         self._closed = False
+        self._released = False
         for frame in early:
             self._frame(frame)
         if protocol.parser_exc is not None:  # what came with the handshake already broke the protocol
@@ -87,6 +91,8 @@ class WebSocket:
     async def receive(self) -> str:
         while not self._messages:
             if self.ending is not None or self._closed:
+                if not self._closed and not self._released:
+                    await self._release()
                 raise self._closed_error()
             self._reading = trio.CancelScope()  # a scope is entered once: one per read
             self._in_read = True
@@ -149,7 +155,7 @@ class WebSocket:
             await self._write()  # our close frame, or the one the protocol queued when the peer broke it
             # The peer's close frame; a client also waits for the server to end the stream, as
             # the server closes TCP first (RFC 6455 7.1.1).
-            while not self._protocol.reader.eof:
+            while not self._protocol.reader.eof and not self._released:
                 if self._protocol.close_rcvd is not None and self._protocol.side is Side.SERVER:
                     return
                 data = await self._stream.receive_some(READ_BYTES)
@@ -186,6 +192,16 @@ class WebSocket:
             case _:
                 pass  # ping (the protocol answers it) and pong
 
+    async def _release(self) -> None:
+        """The peer ended the connection: send what the protocol still owes it (the answer to its
+        close), then let the stream go, so a socket nobody closes leaves no fd behind."""
+        self._released = True
+        try:
+            await self._write()
+        except SocketClosed:
+            pass
+        await trio.aclose_forcefully(self._stream)
+
     def _end(self, ending: Ending) -> None:
         if self.ending is None:
             self.ending = ending
@@ -216,3 +232,49 @@ class WebSocket:
 
 def _describe(exc: BaseException) -> str:
     return str(exc) or type(exc).__name__
+
+
+# -- handshakes ------------------------------------------------------------------------------------
+
+
+async def read_request(stream: trio.abc.Stream, protocol: ServerProtocol) -> tuple[Request | None, list[Frame]]:
+    """Read a client's upgrade request: (it, frames that came in the same read), or (None, []) when
+    the stream ended or failed first, or the bytes are not HTTP (`protocol.handshake_exc` says so).
+    The caller bounds it and answers (`protocol.accept` or `reject`, then `send_response`)."""
+    while True:
+        try:
+            data = await stream.receive_some(READ_BYTES)
+        except STREAM_ERRORS:
+            return None, []
+        if not data:
+            return None, []
+        protocol.receive_data(data)
+        if protocol.handshake_exc is not None:
+            return None, []
+        if events := protocol.events_received():
+            request = events[0]
+            assert isinstance(request, Request)
+            return request, [e for e in events[1:] if isinstance(e, Frame)]
+
+
+async def send_request(stream: trio.abc.Stream, protocol: ClientProtocol,
+                       headers: Iterable[tuple[str, str]] = ()) -> tuple[Response | None, list[Frame]]:
+    """Send the upgrade and read the answer: (the response, frames that came with it), or (None, [])
+    when the stream failed or ended first. Stream errors propagate (the caller names them); the
+    caller bounds it. A refusal or a bad answer leaves `protocol.handshake_exc` set."""
+    request = protocol.connect()
+    for name, value in headers:
+        request.headers[name] = value
+    protocol.send_request(request)
+    await stream.send_all(b"".join(protocol.data_to_send()))
+    while True:
+        data = await stream.receive_some(READ_BYTES)
+        if data:
+            protocol.receive_data(data)
+        else:
+            protocol.receive_eof()  # a refusal's body may run to the end of the stream
+        events = protocol.events_received()
+        if events and isinstance(events[0], Response):
+            return events[0], [e for e in events[1:] if isinstance(e, Frame)]
+        if not data or protocol.handshake_exc is not None:
+            return None, []

@@ -25,10 +25,11 @@ import time
 from functools import partial
 
 import trio
+from websockets.frames import Frame
 from websockets.http11 import Request
 from websockets.server import ServerProtocol
 
-from calld.adapters.websocket import READ_BYTES, STREAM_ERRORS, WebSocket
+from calld.adapters.websocket import STREAM_ERRORS, WebSocket, read_request
 from calld.daemon.callbook import CallBook
 from calld.runtime.sockets import SocketClosed
 
@@ -70,21 +71,9 @@ async def _connection(book: CallBook, serve_token: str, stream: trio.SocketStrea
 async def _serve(book: CallBook, serve_token: str, stream: trio.SocketStream) -> None:
     protocol = ServerProtocol(max_size=MAX_MESSAGE_BYTES)
     request: Request | None = None
-    early = []
+    early: list[Frame] = []
     with trio.move_on_after(HANDSHAKE_BOUND_S):
-        while request is None:
-            try:
-                data = await stream.receive_some(READ_BYTES)
-            except STREAM_ERRORS:
-                return
-            if not data:
-                return
-            protocol.receive_data(data)
-            if protocol.handshake_exc is not None:
-                break
-            events = protocol.events_received()
-            if events:
-                request, early = events[0], events[1:]
+        request, early = await read_request(stream, protocol)
     if request is None:
         if protocol.handshake_exc is not None:
             log.warning("media socket refused: %s", protocol.handshake_exc)

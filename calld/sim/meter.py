@@ -16,6 +16,9 @@ from typing import Any
 import trio
 
 
+POSITION_BYTES = 640  # 20 ms of L16 16 kHz mono, the simulator's audio
+
+
 class Stream:
     """One direction of one call: send marks and receive marks, each as cumulative bytes."""
 
@@ -42,19 +45,18 @@ class Stream:
         i = bisect.bisect_right(self.sent_t, t)
         return self.sent_pos[i - 1] if i else 0
 
-    def latencies(self, skip_bytes: int = 0) -> list[float]:
-        """For each receive mark past `skip_bytes`: now minus when its last byte was sent."""
-        return [lat for _, lat in self.timed_latencies(skip_bytes)]
-
-    def timed_latencies(self, skip_bytes: int = 0) -> list[tuple[float, float]]:
-        """(receive time, latency) for each receive mark past `skip_bytes`."""
+    def timed_latencies(self, skip_bytes: int = 0, step: int = POSITION_BYTES) -> list[tuple[float, float]]:
+        """(receive time, latency) for every `step` bytes of audio past `skip_bytes`: the time the
+        message holding that position arrived minus the time the message holding it was sent.
+        Every 20 ms of audio counts once, however the two sides cut it into messages (a 100 ms
+        delta out is five positions, each measured when its own 20 ms frame arrives)."""
         out = []
-        for pos, t in zip(self.recv_pos, self.recv_t, strict=True):
-            if pos <= skip_bytes:
-                continue
-            i = bisect.bisect_left(self.sent_pos, pos)
-            if i < len(self.sent_t):
-                out.append((t, t - self.sent_t[i]))
+        end = min(self._recv, self._sent)
+        pos = skip_bytes + step
+        while pos <= end:
+            r, s = bisect.bisect_left(self.recv_pos, pos), bisect.bisect_left(self.sent_pos, pos)
+            out.append((self.recv_t[r], self.recv_t[r] - self.sent_t[s]))
+            pos += step
         return out
 
     @property
