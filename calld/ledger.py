@@ -16,6 +16,7 @@ All calls are synchronous and short; async callers call them directly.
 from __future__ import annotations
 
 import json
+import os
 import sqlite3
 import time
 from collections.abc import Callable, Iterator
@@ -267,11 +268,28 @@ class Ledger:
         self._db.row_factory = sqlite3.Row
         try:
             self._db.execute("PRAGMA journal_mode=WAL")
+            # A commit writes the WAL without an fsync (4 ms p50, 12 ms p99 on a VM's disk, on the
+            # event loop every call's audio shares). Durability comes from flush_to_disk, which the
+            # daemon runs in a worker thread at the two moments that need it: before a dial (one
+            # request, one call, even across a power cut) and before a result is told.
+            self._db.execute("PRAGMA synchronous=NORMAL")
             self._db.execute("PRAGMA foreign_keys=ON")
             self._migrate()
         except BaseException:
             self._db.close()
             raise
+
+    def flush_to_disk(self) -> None:
+        """Make every committed transaction durable: fsync the write-ahead log. Blocking (an fsync);
+        safe from a worker thread while the connection goes on committing in its own."""
+        try:
+            fd = os.open(f"{self.path}-wal", os.O_RDONLY)
+        except FileNotFoundError:
+            return  # checkpointed into the database file, which the checkpoint synced
+        try:
+            os.fsync(fd)
+        finally:
+            os.close(fd)
 
     def close(self) -> None:
         self._db.close()

@@ -244,6 +244,16 @@ async def test_a_repeated_request_id_dials_once(client, daemon, dials, autojump_
     assert len(dials) == 1
 
 
+async def test_the_claim_is_on_disk_before_the_dial_and_the_result_before_it_is_told(client, daemon, dials, autojump_clock,
+                                                                                    monkeypatch):
+    order: list[str] = []
+    flush = daemon._ledger.flush_to_disk
+    monkeypatch.setattr(daemon._ledger, "flush_to_disk", lambda: (order.append(f"flush after {len(dials)} dials"), flush()))
+    out = io.StringIO()
+    assert await run_ask(client, {**ASK, "request_id": "durable-1"}, out=out, err=io.StringIO()) == EXIT_OK
+    assert order == ["flush after 0 dials", "flush after 1 dials"]
+
+
 async def test_concurrent_repeats_attach_to_the_one_call(client, daemon, dials, autojump_clock):
     body = {**ASK, "request_id": "order-43"}
     outs = [io.StringIO() for _ in range(3)]

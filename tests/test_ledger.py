@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import sqlite3
 import threading
 from collections.abc import Callable, Iterator
@@ -94,6 +95,18 @@ def test_a_new_ledger_is_at_the_latest_schema_in_wal_mode(ledger: Ledger, db: Pa
     finally:
         con.close()
     assert {"dids", "requests"} <= tables
+
+
+def test_commits_skip_the_fsync_and_flush_to_disk_syncs_the_log(ledger: Ledger, db: Path, monkeypatch) -> None:
+    """synchronous=NORMAL keeps a commit off the disk's fsync; flush_to_disk is the fsync, of the WAL."""
+    assert ledger._db.execute("PRAGMA synchronous").fetchone()[0] == 1  # NORMAL
+    synced: list[str] = []
+    real_fsync = os.fsync
+    monkeypatch.setattr(os, "fsync", lambda fd: (synced.append(os.readlink(f"/proc/self/fd/{fd}")), real_fsync(fd)))
+    ledger.reserve_did(UserId("alice"))
+    assert synced == []  # the commit itself did not sync
+    ledger.flush_to_disk()
+    assert synced == [f"{db}-wal"]
 
 
 def test_reopening_is_idempotent_and_keeps_rows(db: Path) -> None:

@@ -562,6 +562,7 @@ class Daemon:
             case Fresh():
                 flight = self._flights[request_id] = _Flight(request_id, plan.run_id)
                 self._ledger.log_dial(request_id, number=request.to, user_id=request.user, at=self.clock())
+                await self._ledger_to_disk()  # the claim outlives a power cut before anything is dialled
                 self._start_call(flight, plan, stub)
         async for item in flight.watch():
             yield {"progress": item}
@@ -612,6 +613,7 @@ class Daemon:
             finally:
                 with trio.CancelScope(shield=True):
                     stored = self._store_result(flight.request_id, plan.run_id, outcome, undialled)
+                    await self._ledger_to_disk()  # what the user is told is on disk first
                     handle = self.callbook.find(plan.run_id)
                     if handle is not None:
                         self._record_opt_out(handle)
@@ -646,6 +648,13 @@ class Daemon:
             self.publisher.submit(handle.plan.run_id, handle.call.call_control_id, handle.plan.user_id, handle.rundir.path)
         except Exception:
             log.exception("%s could not be queued for publishing", handle.plan.run_id)
+
+    async def _ledger_to_disk(self) -> None:
+        """The ledger's fsync, off the event loop: the calls' audio never waits on the disk."""
+        try:
+            await trio.to_thread.run_sync(self._ledger.flush_to_disk)
+        except OSError as exc:
+            log.error("the ledger could not be synced to disk: %s", exc)
 
     def _store_result(self, request_id: str, run_id: str, outcome: dict[str, Any], undialled: bool) -> dict[str, Any]:
         """The ledger row is finished (or, when nothing was dialled, given back); a ledger that
