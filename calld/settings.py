@@ -11,6 +11,7 @@ from pydantic import Field, SecretStr, ValidationError, ValidationInfo, field_va
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from calld.core.plan import Timings
+from calld.ops.net import loopback_host
 
 
 class SettingsError(ValueError):
@@ -228,7 +229,7 @@ class Settings(BaseSettings):
                 problems.append(
                     f"PUBLIC_BASE_URL ({base}) and PUBLIC_WEBHOOK_URL ({hook}) must share one origin: both must reach this daemon"
                 )
-        if self.public_media_url.startswith("ws://") and not _loopback_host(urlsplit(self.public_media_url).hostname or ""):
+        if self.public_media_url.startswith("ws://") and not loopback_host(urlsplit(self.public_media_url).hostname or ""):
             problems.append("PUBLIC_MEDIA_URL must be wss:// (TLS) off this machine: the call's audio crosses the internet")
         if not self.calld_live_opt_in:
             problems.append("CALLD_LIVE_OPT_IN is not 1: live mode dials real numbers and needs it said explicitly")
@@ -272,13 +273,3 @@ def load_settings(**overrides: object) -> Settings:
         lines = [f"  {'.'.join(map(str, e['loc'])).upper()}: {e['msg']}" for e in exc.errors()]
         raise SettingsError("calld's settings are not valid; fix these in .env or the environment:\n" + "\n".join(lines)) from None
 
-
-def _loopback_host(host: str) -> bool:
-    import ipaddress
-
-    if host == "localhost":
-        return True
-    try:
-        return ipaddress.ip_address(host).is_loopback
-    except ValueError:
-        return False

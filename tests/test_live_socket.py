@@ -251,17 +251,23 @@ async def test_tcp_drop(nursery: trio.Nursery, how: str) -> None:
     assert_released(sock)
 
 
+async def upgrade_request(stream: trio.SocketStream) -> wsproto.WSConnection | None:
+    """A bare server's side of the handshake: the request read, nothing answered yet."""
+    conn = wsproto.WSConnection(wsproto.ConnectionType.SERVER)
+    while data := await stream.receive_some():
+        conn.receive_data(data)
+        if any(isinstance(event, wsproto.events.Request) for event in conn.events()):
+            return conn
+    return None
+
+
 async def deaf_peer(stream: trio.SocketStream) -> None:
     """Completes the WebSocket handshake, says one thing, then ignores everything: close frames too."""
     async with stream:
-        conn = wsproto.WSConnection(wsproto.ConnectionType.SERVER)
-        while data := await stream.receive_some():
-            conn.receive_data(data)
-            if any(isinstance(event, wsproto.events.Request) for event in conn.events()):
-                accept = conn.send(wsproto.events.AcceptConnection())
-                await stream.send_all(accept + conn.send(wsproto.events.TextMessage("session.started")))
-                await drain(stream)
-                return
+        if conn := await upgrade_request(stream):
+            accept = conn.send(wsproto.events.AcceptConnection())
+            await stream.send_all(accept + conn.send(wsproto.events.TextMessage("session.started")))
+            await drain(stream)
 
 
 async def drain(stream: trio.SocketStream) -> None:
@@ -583,17 +589,13 @@ async def test_a_peer_that_breaks_the_protocol_ends_the_socket(nursery: trio.Nur
 
     async def rude_peer(stream: trio.SocketStream) -> None:
         async with stream:
-            conn = wsproto.WSConnection(wsproto.ConnectionType.SERVER)
-            while data := await stream.receive_some():
-                conn.receive_data(data)
-                if any(isinstance(event, wsproto.events.Request) for event in conn.events()):
-                    accept = conn.send(wsproto.events.AcceptConnection())
-                    hello = conn.send(wsproto.events.TextMessage("hello"))
-                    masked = bytes([0x81, 0x80 | 2]) + b"\x01\x02\x03\x04" + bytes([ord("h") ^ 1, ord("i") ^ 2])
-                    await stream.send_all(accept + hello + masked)
-                    closes.append(await stream.receive_some())
-                    await drain(stream)
-                    return
+            if conn := await upgrade_request(stream):
+                accept = conn.send(wsproto.events.AcceptConnection())
+                hello = conn.send(wsproto.events.TextMessage("hello"))
+                masked = bytes([0x81, 0x80 | 2]) + b"\x01\x02\x03\x04" + bytes([ord("h") ^ 1, ord("i") ^ 2])
+                await stream.send_all(accept + hello + masked)
+                closes.append(await stream.receive_some())
+                await drain(stream)
 
     url = await serve_raw(nursery, rude_peer)
     async with open_live_socket(url, api_key=KEY) as sock:

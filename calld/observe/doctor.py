@@ -205,25 +205,8 @@ async def check_ingress(ctx: Context) -> Finding:
     s = ctx.settings
     if not s.public_base_url:
         return Finding("public ingress", False, "set PUBLIC_BASE_URL to the https URL that reaches this daemon")
-    url = s.public_base_url.rstrip("/") + "/health"
-    try:
-        async with httpx.AsyncClient(transport=ctx.transport, timeout=PROBE_TIMEOUT_S) as http:
-            public = await http.get(url)
-            try:
-                local = await http.get(f"http://{s.calld_bind}/health")
-            except httpx.HTTPError:
-                local = None
-    except httpx.HTTPError as exc:
-        return Finding("public ingress", False, f"{url} unreachable ({type(exc).__name__}); start the tunnel or proxy")
-    token = _token(public)
-    if token is None:
-        return Finding("public ingress", False, f"{url} answered HTTP {public.status_code} without a calld token; "
-                                                "PUBLIC_BASE_URL does not reach calld")
-    if local is None:
-        return Finding("public ingress", False, f"{url} answers, but no calld listens on {s.calld_bind} to compare; start calld")
-    if _token(local) != token:
-        return Finding("public ingress", False, f"{url} reaches another calld than the one on {s.calld_bind}")
-    return Finding("public ingress", True, f"{url} reaches the calld on {s.calld_bind}")
+    return await _same_daemon(ctx, "public ingress", s.public_base_url.rstrip("/") + "/health", s.calld_bind, "/health",
+                              not_calld="PUBLIC_BASE_URL does not reach calld", ours="the calld")
 
 
 async def check_media_ingress(ctx: Context) -> Finding:
@@ -232,25 +215,30 @@ async def check_media_ingress(ctx: Context) -> Finding:
     s = ctx.settings
     if not s.public_base_url and not s.public_media_url:
         return Finding("media ingress", False, "set PUBLIC_BASE_URL (or PUBLIC_MEDIA_URL) to where Telnyx reaches the media socket")
-    url, local_url = s.media_health_url(), f"http://{s.media_bind}/telnyx/media/health"
+    return await _same_daemon(ctx, "media ingress", s.media_health_url(), s.media_bind, "/telnyx/media/health",
+                              not_calld=f"route /telnyx/media/ (with the WebSocket upgrade) to CALLD_MEDIA_BIND ({s.media_bind})",
+                              ours="the media listener")
+
+
+async def _same_daemon(ctx: Context, name: str, url: str, bind: str, path: str, *, not_calld: str, ours: str) -> Finding:
+    """Does the public `url` answer with the serve token of whatever listens on `bind` here?"""
     try:
         async with httpx.AsyncClient(transport=ctx.transport, timeout=PROBE_TIMEOUT_S) as http:
             public = await http.get(url)
             try:
-                local = await http.get(local_url)
+                local = await http.get(f"http://{bind}{path}")
             except httpx.HTTPError:
                 local = None
     except httpx.HTTPError as exc:
-        return Finding("media ingress", False, f"{url} unreachable ({type(exc).__name__}); start the tunnel or proxy")
+        return Finding(name, False, f"{url} unreachable ({type(exc).__name__}); start the tunnel or proxy")
     token = _token(public)
     if token is None:
-        return Finding("media ingress", False, f"{url} answered HTTP {public.status_code} without a calld token; route "
-                                               f"/telnyx/media/ (with the WebSocket upgrade) to CALLD_MEDIA_BIND ({s.media_bind})")
+        return Finding(name, False, f"{url} answered HTTP {public.status_code} without a calld token; {not_calld}")
     if local is None:
-        return Finding("media ingress", False, f"{url} answers, but no calld media listener is on {s.media_bind} to compare; start calld")
+        return Finding(name, False, f"{url} answers, but no calld listens on {bind} to compare; start calld")
     if _token(local) != token:
-        return Finding("media ingress", False, f"{url} reaches another calld than the one on {s.media_bind}")
-    return Finding("media ingress", True, f"{url} reaches the media listener on {s.media_bind}")
+        return Finding(name, False, f"{url} reaches another calld than the one on {bind}")
+    return Finding(name, True, f"{url} reaches {ours} on {bind}")
 
 
 def _token(resp: httpx.Response) -> str | None:

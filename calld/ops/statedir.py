@@ -16,6 +16,7 @@ import stat
 from pathlib import Path
 
 from calld.ops.errors import OperationalError
+from calld.ops.net import loopback_host
 from calld.ops.private import DIR_MODE, FILE_MODE
 
 LOCK_NAME = "calld.lock"
@@ -140,12 +141,5 @@ def check_port_free(bind: str, setting: str = "CALLD_BIND") -> None:
 
 
 def is_loopback(bind: str) -> bool:
-    import ipaddress
-
-    host = bind.rpartition(":")[0].strip("[]")
-    if host == "localhost":
-        return True
-    try:
-        return ipaddress.ip_address(host).is_loopback
-    except ValueError:
-        return False
+    """HOST:PORT on this machine only."""
+    return loopback_host(bind.rpartition(":")[0].strip("[]"))
