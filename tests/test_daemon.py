@@ -254,6 +254,17 @@ async def test_the_claim_is_on_disk_before_the_dial_and_the_result_before_it_is_
     assert order == ["flush after 0 dials", "flush after 1 dials"]
 
 
+async def test_under_calld_serve_the_ledgers_fsync_runs_off_the_event_loop(tmp_path, nursery, monkeypatch):
+    import threading
+
+    where: list[str] = []
+    d: Daemon = await nursery.start(Daemon(daemon_settings(tmp_path / "serve"), sync_in_thread=True).serve)
+    monkeypatch.setattr(d._ledger, "flush_to_disk", lambda: where.append(threading.current_thread().name))
+    await d._ledger_to_disk()
+    await d.shutdown(drain_s=0)
+    assert where and where[0] != threading.main_thread().name
+
+
 async def test_concurrent_repeats_attach_to_the_one_call(client, daemon, dials, autojump_clock):
     body = {**ASK, "request_id": "order-43"}
     outs = [io.StringIO() for _ in range(3)]

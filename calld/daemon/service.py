@@ -115,9 +115,13 @@ class _Flight:
 
 class Daemon:
     def __init__(self, settings: Settings, *, control_fd: int | None = None, clock: Clock | None = None,
-                 freeze_heap: bool = False) -> None:
+                 freeze_heap: bool = False, sync_in_thread: bool = False) -> None:
         self.settings = settings
         self._freeze_heap = freeze_heap  # `calld serve` owns its process; a daemon inside a test does not
+        # `calld serve` runs the ledger's fsync in a worker thread. A daemon inside a test runs it
+        # inline: on pytest-trio's autojump clock, a task waiting on a thread looks idle and
+        # virtual time would leap past every deadline meanwhile.
+        self._sync_in_thread = sync_in_thread
         self.callbook = CallBook()
         self.serve_token = secrets.token_urlsafe(24)
         self.accepting = True
@@ -650,9 +654,12 @@ class Daemon:
             log.exception("%s could not be queued for publishing", handle.plan.run_id)
 
     async def _ledger_to_disk(self) -> None:
-        """The ledger's fsync, off the event loop: the calls' audio never waits on the disk."""
+        """The ledger's fsync, off the event loop under `calld serve`: the calls' audio never waits on the disk."""
         try:
-            await trio.to_thread.run_sync(self._ledger.flush_to_disk)
+            if self._sync_in_thread:
+                await trio.to_thread.run_sync(self._ledger.flush_to_disk)
+            else:
+                self._ledger.flush_to_disk()
         except OSError as exc:
             log.error("the ledger could not be synced to disk: %s", exc)
 
