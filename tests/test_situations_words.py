@@ -64,6 +64,14 @@ def test_loud_tells_sound_from_line_silence():
     assert s.loud(struct.pack("<320h", *([3000, -3000] * 160)))
 
 
+def test_loud_reads_little_endian_samples_and_either_peak():
+    assert s.loud(struct.pack("<5h", 0, 0, -700, 0, 0))  # a negative peak alone is sound
+    assert s.loud(struct.pack("<2h", 0, 700) + b"\x7f")  # a trailing odd byte is not a sample
+    assert not s.loud(struct.pack("<h", 0) + b"\x7f")
+    assert not s.loud(struct.pack("<4h", 3, 3, 3, 0))  # read big-endian, 3 would be 768: loud
+    assert not s.loud(b"\x7f")
+
+
 def test_a_clerk_who_does_not_know_the_item_is_not_a_wrong_number():
     from calld.core import situations
 
