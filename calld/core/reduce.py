@@ -52,7 +52,7 @@ import json
 from collections.abc import Callable
 from typing import Any
 
-from attrs import evolve, frozen
+from attrs import frozen
 
 from calld.core import events as ev
 from calld.core.effects import (
@@ -73,6 +73,7 @@ from calld.core.effects import (
     SendToolOutput,
 )
 from calld.core import situations
+from calld.core.replace import evolve  # attrs.evolve's result, cheaper: it runs on every frame
 from calld.core.plan import (
     GOODBYE_REOPENED_LINE, HANGUP_MARK, OPT_OUT_LINE, RECORD_TASK_RESULT, SEND_DTMF, WRONG_PARTY_LINE, BookJob,
     QuickAskJob, screening_line,

@@ -222,7 +222,8 @@ class HangupPending:
     via: Via
 
 
-@frozen
+# Copied on every audio frame: no slots, so calld.core.replace.evolve copies its __dict__ in C.
+@frozen(slots=False)
 class HangupFarewell:
     """The verdict is in; waiting for the closing line to be spoken (or farewell_max_s).
 
@@ -300,7 +301,8 @@ class Failure:
 HoldEnd = Literal["returned", "timeout", "call_ended"]
 
 
-@frozen
+# Copied on every audio frame: no slots, so calld.core.replace.evolve copies its __dict__ in C.
+@frozen(slots=False)
 class Hold:
     """One wait on hold. `quiet` counts inbound frames since the business last spoke (words)."""
 
@@ -317,7 +319,8 @@ class MenuProgress:
     heard_mark: int = 0
 
 
-@frozen
+# Copied on every audio frame: no slots, so calld.core.replace.evolve copies its __dict__ in C.
+@frozen(slots=False)
 class Counters:
     audio_in: int = 0
     audio_in_bytes: int = 0  # 16 kHz PCM16: 32 bytes a millisecond of audio/inbound.wav
@@ -336,7 +339,8 @@ class Counters:
     hangups_sent: int = 0
 
 
-@frozen
+# Copied on every audio frame: no slots, so calld.core.replace.evolve copies its __dict__ in C.
+@frozen(slots=False)
 class Call:
     plan: CallPlan
     dial: DialTrack = DialPending()
