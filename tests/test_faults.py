@@ -117,7 +117,7 @@ class _FillingFile:
         self._inner, self._disk, self._rd, self._n = inner, disk, rd, 0
 
     def write(self, text: str) -> int:
-        self._n += 1
+        self._n += text.count("\n")  # lines, however many one write carries (audio rows are batched)
         if self._n > self._disk.after:
             self._disk.full.add(self._rd.path)
             raise OSError(errno.ENOSPC, "No space left on device")

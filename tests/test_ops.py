@@ -25,7 +25,7 @@ from calld.ops.health import LedgerDamaged, backup_ledger, disk_space, ledger_pr
 from calld.ops.private import open_private, private_dir, write_atomic
 from calld.ops.recovery import find_run_dir, recover_interrupted, repair_wav
 from calld.ops.statedir import StateLock, check_socket_dir, is_loopback, prepare_state_dir
-from calld.runtime.rundir import RunDir
+from calld.runtime.rundir import WAV_BATCH_BYTES, RunDir
 
 
 def mode(path: Path) -> int:
@@ -266,8 +266,9 @@ async def test_recovery_hangs_each_call_up_once_and_finishes_its_row(tmp_path):
             led.mark_dialled(name, f"v3:{name}")
             rd.adopt(f"v3:{name}")
         rd.journal(json.dumps({"seq": 1, "event": {"kind": "live.input_transcript", "text": "We open at 9."}}))
-        rd.audio("inbound.wav", b"\x01\x02" * 4000)  # the header is written with the first frames
-        rd.audio("inbound.wav", b"\x01\x02" * 4000)
+        # The header is written with the first batch of frames; the second batch is written after it.
+        rd.audio("inbound.wav", b"\x01\x02" * (WAV_BATCH_BYTES // 2))
+        rd.audio("inbound.wav", b"\x01\x02" * (WAV_BATCH_BYTES // 2))
         if name == "answered":  # the verdict was accepted before the crash: task.json says what it makes
             accepted = results.Answered(
                 run_id=run_id, call_control_id="v3:answered", transcript_ref="v3_answered/transcript.json",
@@ -278,7 +279,7 @@ async def test_recovery_hangs_each_call_up_once_and_finishes_its_row(tmp_path):
         # Killed here: close() never runs, so the WAV header is never patched.
         for w in rd._wavs.values():  # noqa: SLF001
             w._file = None  # noqa: SLF001
-        for f in rd._wav_files:  # noqa: SLF001
+        for f in rd._wav_files.values():  # noqa: SLF001
             f.close()
         rd._journal.close()  # noqa: SLF001
     calls: list[tuple[str, str]] = []
@@ -298,7 +299,7 @@ async def test_recovery_hangs_each_call_up_once_and_finishes_its_row(tmp_path):
         run_dir = find_run_dir(artifacts, run_id, row.call_control_id)
         assert by[name]["wav_repaired"] == ["inbound.wav"]
         with wave.open(str(run_dir / "audio" / "inbound.wav")) as r:
-            assert r.getnframes() == 8000
+            assert r.getnframes() == WAV_BATCH_BYTES  # two batches of WAV_BATCH_BYTES / 2 frames
         assert json.loads((run_dir / "result.json").read_text()) == row.result
         assert json.loads((run_dir / "transcript.json").read_text())["business_text"] == "We open at 9."
     assert led.request("answered").result == accepted  # the verdict accepted before the crash

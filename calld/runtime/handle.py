@@ -24,6 +24,7 @@ from collections.abc import Awaitable, Callable
 from contextlib import AbstractAsyncContextManager
 from datetime import UTC, datetime
 from functools import partial
+from operator import attrgetter
 from typing import Any
 
 import trio
@@ -71,6 +72,13 @@ LiveConnector = Callable[[], AbstractAsyncContextManager[MessageSocket]]
 LIVE_CLOSE_BOUND_S = 2.0  # teardown of a socket that is no longer wanted
 ABANDON_HANGUP_BOUND_S = 5.0  # a hangup sent while the call is being torn down
 _QUIET_KINDS = {"media.audio", "live.output_audio", "live.audio", "live.input_transcript", "live.output_transcript"}
+# Audio events and effects: their journal rows and PCM are batched (RunDir.journal_audio, RunDir.audio).
+_AUDIO_KINDS = frozenset({"media.audio", "live.output_audio", "live.audio"})
+_tracks = attrgetter(*TRACKS)  # the six tracks in one C call: unchanged tracks are the very same objects
+
+
+def _debug_log() -> bool:
+    return log.isEnabledFor(logging.DEBUG)
 
 
 @frozen
@@ -209,35 +217,48 @@ class CallHandle:
     async def _step(self, event: ev.Event) -> None:
         before = self.call
         step = reduce_step(before, event)
-        self.call = step.call
-        seq = self._next_seq()
-        t_ms = self._t_ms()
+        after = self.call = step.call
+        self._seq += 1
+        seq = self._seq
+        t_ms = round((trio.current_time() - self._t0) * 1000)
+        ignored = step.ignored
         changed: dict[str, list[str]] = {}
-        for track in TRACKS:
-            was, now = getattr(before, track), getattr(step.call, track)
-            if was is now:  # most events (every audio frame) leave most tracks untouched
-                continue
-            old, new = was.kind, now.kind
-            if old != new:
-                changed[track] = [old, new]
-                self._transitions[track].append(Transition(state=new, t_ms=t_ms))
-        self.rundir.journal(event_row(seq, t_ms, event, changed, step.ignored), flush=event.kind not in _QUIET_KINDS)
-        if step.ignored is not None:
-            self._ignored += 1
-        if isinstance(event, ev.MediaStarted) and step.ignored is None:
-            self._media_format = (event.encoding, event.sample_rate)
-        if isinstance(event, ev.MediaAudio) and step.ignored is None:
-            self.rundir.audio("inbound.wav", event.pcm)
-        if isinstance(event, ev.MarkEchoed) and step.ignored is None:
-            self._final_echo_ms = t_ms
-        if before.holds is not step.call.holds:
-            self._stamp_holds(before, step.call, t_ms)
-        if before.task is None and step.call.task is not None:
+        if _tracks(before) != _tracks(after):  # most events (every audio frame) leave every track as it was
+            for track in TRACKS:
+                old, new = getattr(before, track).kind, getattr(after, track).kind
+                if old != new:
+                    changed[track] = [old, new]
+                    self._transitions[track].append(Transition(state=new, t_ms=t_ms))
+        kind = event.kind
+        audio = kind in _AUDIO_KINDS
+        row = event_row(seq, t_ms, event, changed, ignored)
+        if audio and ignored is None:
+            self.rundir.journal_audio(row)
+            if kind == "media.audio":
+                self.rundir.audio("inbound.wav", event.pcm)  # type: ignore[attr-defined]
+        else:
+            self.rundir.journal(row, flush=kind not in _QUIET_KINDS)
+            if ignored is None:
+                if isinstance(event, ev.MediaStarted):
+                    self._media_format = (event.encoding, event.sample_rate)
+                elif isinstance(event, ev.MarkEchoed):
+                    self._final_echo_ms = t_ms
+        if before.holds is not after.holds:
+            self._stamp_holds(before, after, t_ms)
+        if before.conversation is not after.conversation and before.task is None and after.task is not None:
             # Written the moment the verdict is accepted: a crash after this keeps it (recovery reads it).
             self._write_task()
-        self._log_event(event, changed, step.ignored, t_ms)
+        if ignored is not None or changed or not audio or _debug_log():
+            self._log_event(event, changed, ignored, t_ms)
+        first = True
         for effect in step.effects:
-            self.rundir.journal(effect_row(self._next_seq(), self._t_ms(), seq, effect), flush=effect.kind not in _QUIET_KINDS)
+            self._seq += 1
+            at = t_ms if first else self._t_ms()  # effects after the first wait for the ones before them
+            first = False
+            if effect.kind in _AUDIO_KINDS:
+                self.rundir.journal_audio(effect_row(self._seq, at, seq, effect))
+            else:
+                self.rundir.journal(effect_row(self._seq, at, seq, effect), flush=effect.kind not in _QUIET_KINDS)
             try:
                 await self._perform(effect)
             except Exception as exc:  # an effect's failure is the call's, not the daemon's

@@ -5,6 +5,13 @@ answers), renamed to `<slug(call_control_id)>` once it is. Writes are small and
 synchronous: a JSON file at the edges of the call, a journal line per event, and
 PCM appended to two WAV files.
 
+Audio is batched: the audio rows of the journal (`journal_audio`, 50 a second each way) and
+the PCM of the WAV files wait in memory and are written together, in order, before the next
+row that is not audio, once AUDIO_ROWS_BATCH rows or WAV_BATCH_BYTES of one file have
+gathered, and at `close()`. A step's audio is therefore on disk at most a few hundred
+milliseconds after it happened (what a killed process loses; a call that crashes or ends
+closes its directory and loses nothing), and a write error still surfaces within that time.
+
 Resource handling: `close()` finishes the WAV headers and closes every file; it is
 safe to call twice. Every JSON written is checked against the secrets it was given.
 
@@ -28,6 +35,8 @@ from calld.ops.private import open_private, private_dir, write_atomic
 log = logging.getLogger("calld.call")
 
 SAMPLE_RATE = 16000
+AUDIO_ROWS_BATCH = 50  # about 250 ms of audio rows (an inbound frame and its forward: two rows a 20 ms frame)
+WAV_BATCH_BYTES = 8192  # 256 ms of 16 kHz PCM16: no more than the file's own buffer held before
 RUN_MARKER = "run.json"  # names the run, so a restart finds an interrupted call's directory
 
 
@@ -51,8 +60,10 @@ class RunDir:
         self._secrets = [s for s in secrets if s]
         write_atomic(self.path / RUN_MARKER, json.dumps({"run_id": run_id}).encode())
         self._journal = open_private(self.path / "events.jsonl", "a", encoding="utf-8")
+        self._audio_rows: list[str] = []  # journal rows of audio not yet written (see journal_audio)
         self._wavs: dict[str, wave.Wave_write] = {}
-        self._wav_files: list[IO[bytes]] = []
+        self._wav_files: dict[str, IO[bytes]] = {}
+        self._pcm: dict[str, bytearray] = {}  # PCM not yet written, per WAV file
         self.write_error: OSError | None = None
         self.closed = False
 
@@ -79,31 +90,66 @@ class RunDir:
         self.path = target
 
     def journal(self, line: str, *, flush: bool = True) -> None:
+        """A row that is not audio: the audio before it goes first, then it, flushed to the OS."""
         if self.write_error is not None:
             return  # the journal stops at the first failed write: no gaps that look whole
+        rows = self._audio_rows
+        rows.append(line)
+        self._write_rows(flush=flush)
+        self.flush_audio()
+
+    def journal_audio(self, line: str) -> None:
+        """An audio row: kept with the others until the next row that is not audio (or the batch is full)."""
+        rows = self._audio_rows
+        rows.append(line)
+        if len(rows) >= AUDIO_ROWS_BATCH:
+            self._write_rows(flush=True)
+
+    def _write_rows(self, *, flush: bool) -> None:
+        rows, self._audio_rows = self._audio_rows, []
+        if self.write_error is not None or not rows:
+            return
         try:
-            self._journal.write(line + "\n")
-            if flush:  # audio rows ride along with the next event that matters
+            self._journal.write("\n".join(rows) + "\n")
+            if flush:
                 self._journal.flush()
         except OSError as exc:
             self._failed("events.jsonl", exc)
 
     def audio(self, name: str, pcm: bytes) -> None:
+        """PCM for a WAV file: kept until WAV_BATCH_BYTES have gathered or the next row that is not audio."""
+        pending = self._pcm.get(name)
+        if pending is None:
+            pending = self._pcm[name] = bytearray()
+        pending += pcm
+        if len(pending) >= WAV_BATCH_BYTES:
+            self._write_pcm(name, pending, flush=True)
+
+    def flush_audio(self) -> None:
+        """Write every WAV file's pending PCM."""
+        for name, pending in self._pcm.items():
+            if pending:
+                self._write_pcm(name, pending, flush=False)
+
+    def _write_pcm(self, name: str, pending: bytearray, *, flush: bool) -> None:
         if self.write_error is not None:
+            pending.clear()
             return
         try:
             w = self._wavs.get(name)
             if w is None:
-                f = open_private(self.path / "audio" / name, "wb")
-                self._wav_files.append(f)
+                f = self._wav_files[name] = open_private(self.path / "audio" / name, "wb")
                 w = wave.open(f, "wb")
                 w.setnchannels(1)
                 w.setsampwidth(2)
                 w.setframerate(SAMPLE_RATE)
                 self._wavs[name] = w
-            w.writeframesraw(pcm)
+            w.writeframesraw(pending)
+            if flush:  # a full batch goes to the OS at once; smaller writes gather in the file's buffer
+                self._wav_files[name].flush()
         except OSError as exc:
             self._failed(f"audio/{name}", exc)
+        pending.clear()
 
     def write_json(self, name: str, data: Any) -> str:
         """The file's ref. A failed write leaves no file (and sets write_error)."""
@@ -121,15 +167,17 @@ class RunDir:
         if self.closed:
             return
         self.closed = True
+        self._write_rows(flush=True)
+        self.flush_audio()
         for name in ("inbound.wav", "outbound.wav"):
-            if name not in self._wavs:  # an empty, valid WAV: the ref must exist either way
-                self.audio(name, b"")
+            if name not in self._wavs and self.write_error is None:  # an empty, valid WAV: the ref must exist either way
+                self._write_pcm(name, bytearray(), flush=False)
         for name, w in self._wavs.items():
             try:
                 w.close()
             except OSError as exc:
                 self._failed(f"audio/{name}", exc)
-        for f in self._wav_files:
+        for f in self._wav_files.values():
             try:
                 f.close()
             except OSError as exc:

@@ -1,0 +1,86 @@
+"""Audio rows and WAV PCM are batched (calld.runtime.rundir): nothing is lost, nothing reordered."""
+
+from __future__ import annotations
+
+import json
+import wave
+
+from calld.domain.ids import RunId
+from calld.runtime.handle import CallHandle
+from calld.runtime.rundir import AUDIO_ROWS_BATCH, WAV_BATCH_BYTES, RunDir
+from tests.stubcall import stub_call
+
+
+def _lines(rd: RunDir) -> list[str]:
+    return (rd.path / "events.jsonl").read_text().splitlines()
+
+
+def _row(n: int, kind: str = "media.audio") -> str:
+    return json.dumps({"seq": n, "event": {"kind": kind}})
+
+
+def test_audio_rows_are_on_disk_in_order_before_the_next_row_that_is_not_audio(tmp_path):
+    rd = RunDir(tmp_path, RunId.new(), [])
+    for n in (1, 2, 3):
+        rd.journal_audio(_row(n))
+    rd.journal(_row(4, "live.input_transcript"))
+    rd.journal_audio(_row(5))
+    rd.journal(_row(6, "telnyx.call.hangup"))
+    assert _lines(rd) == [_row(n, k) for n, k in ((1, "media.audio"), (2, "media.audio"), (3, "media.audio"),
+                                                    (4, "live.input_transcript"), (5, "media.audio"),
+                                                    (6, "telnyx.call.hangup"))]
+    rd.close()
+
+
+def test_a_long_stretch_of_audio_reaches_the_disk_without_waiting_for_another_row(tmp_path):
+    """On hold for minutes, no other row comes: the batch is written when it is full."""
+    rd = RunDir(tmp_path, RunId.new(), [])
+    for n in range(AUDIO_ROWS_BATCH):
+        rd.journal_audio(_row(n))
+        rd.audio("inbound.wav", b"\x01\x00" * 320)
+    assert _lines(rd) == [_row(n) for n in range(AUDIO_ROWS_BATCH)]
+    written = (rd.path / "audio" / "inbound.wav").stat().st_size - 44
+    assert written >= WAV_BATCH_BYTES and written % 640 == 0
+    rd.close()
+
+
+def test_close_writes_every_pending_row_and_sample(tmp_path):
+    rd = RunDir(tmp_path, RunId.new(), [])
+    rd.journal(_row(0, "begin"))
+    for n in (1, 2):
+        rd.journal_audio(_row(n))
+        rd.audio("inbound.wav", bytes([n]) * 640)
+        rd.audio("outbound.wav", bytes([n]) * 320)
+    rd.close()
+    assert _lines(rd) == [_row(0, "begin"), _row(1), _row(2)]
+    for name, size in (("inbound.wav", 640), ("outbound.wav", 320)):
+        with wave.open(str(rd.path / "audio" / name)) as w:
+            assert w.readframes(w.getnframes()) == bytes([1]) * size + bytes([2]) * size
+
+
+async def test_a_call_that_crashes_mid_conversation_keeps_every_frame_it_counted(autojump_clock, tmp_path, monkeypatch):
+    """The counts in the report add up to the rows in events.jsonl and the samples in both WAVs."""
+    original = CallHandle._perform
+    played: list[int] = []
+
+    async def perform(self, effect):
+        await original(self, effect)
+        if effect.kind == "media.audio":
+            played.append(len(effect.pcm))
+            if len(played) == 7:  # played, then a fault: mid-speech, with audio rows and PCM pending
+                raise RuntimeError("injected fault")
+
+    monkeypatch.setattr(CallHandle, "_perform", perform)
+    run = await stub_call(tmp_path, "hours")
+    assert (run.result.status, run.result.reason) == ("failed", "internal")
+    counts = run.report["counts"]
+    inbound = run.events("media.audio")
+    assert counts["audio_in"] == len(inbound) > 50
+    assert counts["audio_to_live"] == len(run.effects("live.audio"))
+    assert counts["audio_to_media"] == len(run.effects("media.audio")) == len(played)
+    with wave.open(str(run.dir / "audio" / "inbound.wav")) as w:
+        assert w.getnframes() * 2 == counts["audio_in_bytes"] == sum(r["event"]["pcm"] for r in inbound)
+    with wave.open(str(run.dir / "audio" / "outbound.wav")) as w:
+        assert w.getnframes() * 2 == sum(r["effect"]["pcm"] for r in run.effects("media.audio")) == sum(played)
+    # Every audio row keeps its place: seq runs without a gap from the first row to the last.
+    assert [r["seq"] for r in run.rows()] == list(range(1, len(run.rows()) + 1))
