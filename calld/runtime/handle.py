@@ -28,7 +28,7 @@ from operator import attrgetter
 from typing import Any
 
 import trio
-from attrs import asdict, frozen
+from attrs import asdict, define, frozen
 
 from calld.adapters import gpt_live
 from calld.adapters.gpt_live import LiveInbound, LiveProtocolError
@@ -81,6 +81,15 @@ def _debug_log() -> bool:
     return log.isEnabledFor(logging.DEBUG)
 
 
+@define
+class _Timer:
+    """One armed timer: its deadline lives in the scope; `stopped` once cancelled or replaced."""
+
+    scope: trio.CancelScope
+    event: ev.Event
+    stopped: bool = False
+
+
 @frozen
 class CallPorts:
     telnyx: TelnyxHttp
@@ -104,7 +113,7 @@ class CallHandle:
         self._webhooks_tx, self._webhooks_rx = trio.open_memory_channel[Webhook](64)
         self._media_tx, self._media_rx = trio.open_memory_channel[MessageSocket](1)
         self._seen_webhooks: set[str] = set()
-        self._timers: dict[str, trio.CancelScope] = {}
+        self._timers: dict[str, _Timer] = {}
         self._nursery: trio.Nursery | None = None
         self._live_socket: MessageSocket | None = None
         self._live_scope: trio.CancelScope | None = None
@@ -309,10 +318,7 @@ class CallHandle:
                 if self._media_out is not None:
                     await self._send_media(self._media_out.audio(pcm))
             case Schedule(key=key, delay_s=delay, event=timer_event):
-                self._cancel_timer(key)
-                self._timers[key] = scope = trio.CancelScope()
-                assert self._nursery is not None
-                self._nursery.start_soon(self._fire_after, scope, delay, timer_event)
+                self._schedule(key, delay, timer_event)
             case Cancel(key=key):
                 self._cancel_timer(key)
             case PlaceDial(plan=dial_plan):
@@ -339,14 +345,34 @@ class CallHandle:
             case SendDtmf(call_id=call_id, digits=digits, command_id=command_id):
                 await self._send_dtmf(call_id, digits, command_id)
 
+    def _schedule(self, key: str, delay: float, event: ev.Event) -> None:
+        """Arm timer `key` to deliver `event` after `delay`, replacing whatever it was set to.
+
+        A timer still waiting is moved to its new deadline, so the stall failsafe re-armed on every
+        fragment of speech costs no task of its own; one whose deadline has come starts afresh."""
+        deadline = trio.current_time() + delay
+        timer = self._timers.get(key)
+        if timer is not None and not timer.scope.cancel_called:
+            timer.event = event
+            timer.scope.deadline = deadline
+            return
+        self._cancel_timer(key)
+        self._timers[key] = timer = _Timer(trio.CancelScope(deadline=deadline), event)
+        assert self._nursery is not None
+        self._nursery.start_soon(self._fire, key, timer)
+
     def _cancel_timer(self, key: str) -> None:
         if (old := self._timers.pop(key, None)) is not None:
-            old.cancel()
+            old.stopped = True
+            old.scope.cancel()
 
-    async def _fire_after(self, scope: trio.CancelScope, delay: float, event: ev.Event) -> None:
-        with scope:
-            await trio.sleep(delay)
-            await self._events_tx.send(event)
+    async def _fire(self, key: str, timer: _Timer) -> None:
+        with timer.scope:
+            await trio.sleep_forever()  # until the scope's deadline, however often it moves
+        if not timer.stopped:
+            if self._timers.get(key) is timer:
+                del self._timers[key]
+            self._events_tx.send_nowait(timer.event)  # unbounded: never blocks
 
     async def _dial(self, plan: Any) -> None:
         secrets_ = DialSecrets(
