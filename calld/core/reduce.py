@@ -175,7 +175,7 @@ def reduce_step(call: Call, event: ev.Event) -> Step:
         return Step(call, (), out.why)
     new, effects = out
     new, triggered = _state_triggered(new)
-    return Step(new, (*effects, *triggered))
+    return Step(new, (*effects, *triggered) if triggered else tuple(effects))
 
 
 def _ignore(call: Call, event: ev.Event, track: str) -> _Ignore:
@@ -189,9 +189,9 @@ def _ignore(call: Call, event: ev.Event, track: str) -> _Ignore:
 def _state_triggered(call: Call) -> tuple[Call, list[Effect]]:
     effects: list[Effect] = []
     if (
-        isinstance(call.telnyx, TelnyxAnswered)
+        isinstance(call.live, LiveIdle)  # first: false on every step of a call in progress
+        and isinstance(call.telnyx, TelnyxAnswered)
         and isinstance(call.media, MediaStreaming)
-        and isinstance(call.live, LiveIdle)
         and isinstance(call.hangup, HangupNone)
     ):
         call = evolve(call, live=LiveStarting(held=call.live.held))
