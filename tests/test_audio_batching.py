@@ -82,5 +82,7 @@ async def test_a_call_that_crashes_mid_conversation_keeps_every_frame_it_counted
         assert w.getnframes() * 2 == counts["audio_in_bytes"] == sum(r["event"]["pcm"] for r in inbound)
     with wave.open(str(run.dir / "audio" / "outbound.wav")) as w:
         assert w.getnframes() * 2 == sum(r["effect"]["pcm"] for r in run.effects("media.audio")) == sum(played)
+    # What the reducer turned away (audio still arriving once the call is torn down) is counted too.
+    assert run.report["ignored_events"] == len([r for r in run.rows() if "ignored" in r]) > 0
     # Every audio row keeps its place: seq runs without a gap from the first row to the last.
     assert [r["seq"] for r in run.rows()] == list(range(1, len(run.rows()) + 1))

@@ -247,11 +247,12 @@ class CallHandle:
                 self.rundir.audio("inbound.wav", event.pcm)  # type: ignore[attr-defined]
         else:
             self.rundir.journal(row, flush=kind not in _QUIET_KINDS)
-            if ignored is None:
-                if isinstance(event, ev.MediaStarted):
-                    self._media_format = (event.encoding, event.sample_rate)
-                elif isinstance(event, ev.MarkEchoed):
-                    self._final_echo_ms = t_ms
+            if ignored is not None:
+                self._ignored += 1
+            elif isinstance(event, ev.MediaStarted):
+                self._media_format = (event.encoding, event.sample_rate)
+            elif isinstance(event, ev.MarkEchoed):
+                self._final_echo_ms = t_ms
         if before.holds is not after.holds:
             self._stamp_holds(before, after, t_ms)
         if before.conversation is not after.conversation and before.task is None and after.task is not None:
