@@ -345,6 +345,9 @@ async def test_stub_mode_refuses_a_public_bind(tmp_path, autojump_clock):
     with pytest.raises(DaemonError, match="only on loopback"):
         await Daemon(settings_for(tmp_path, calld_bind="0.0.0.0:0")).serve()
     assert not (tmp_path / "state").exists()  # refused before anything was written
+    with pytest.raises(DaemonError, match=r"only on loopback, not 0.0.0.0:0 \(CALLD_MEDIA_BIND\)"):
+        await Daemon(settings_for(tmp_path, calld_media_bind="0.0.0.0:0")).serve()
+    assert not (tmp_path / "state").exists()
 
 
 async def test_stub_mode_webhooks_must_be_signed(client, daemon, autojump_clock):

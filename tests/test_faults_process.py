@@ -65,6 +65,15 @@ def test_port_in_use_is_one_line_naming_the_port_and_the_setting(tmp_path):
     assert f"port {port}" in line and "CALLD_BIND" in line
 
 
+def test_media_port_in_use_is_one_line_naming_its_setting(tmp_path):
+    with socket.socket() as holder:
+        holder.bind(("127.0.0.1", 0))
+        holder.listen()
+        port = holder.getsockname()[1]
+        line = one_line(start_up(tmp_path, "--bind", "127.0.0.1:0", env=clean_env(CALLD_MEDIA_BIND=f"127.0.0.1:{port}")))
+    assert f"port {port}" in line and "CALLD_MEDIA_BIND" in line
+
+
 def test_missing_live_settings_are_listed_on_one_line(tmp_path):
     line = one_line(start_up(tmp_path, env=clean_env(CALLD_MODE="live")))
     for name in ("TELNYX_API_KEY", "OPENAI_API_KEY", "PUBLIC_BASE_URL", "CALLD_LIVE_OPT_IN"):

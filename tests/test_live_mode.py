@@ -60,6 +60,28 @@ def test_bad_settings_say_what_to_fix(tmp_path):
     assert "CALLD_BIND" in str(bad.value) and "STALL_S" in str(bad.value)
 
 
+def test_bad_media_settings_say_what_to_fix(tmp_path):
+    with pytest.raises(SettingsError) as bad:
+        load_settings(calld_state_dir=tmp_path, calld_media_bind="8788", public_media_url="https://x.example/m", _env_file=None)
+    text = str(bad.value)
+    assert "CALLD_MEDIA_BIND" in text and "HOST:PORT" in text
+    assert "PUBLIC_MEDIA_URL" in text and "wss://" in text
+    # Left empty: CALLD_BIND's host and the next port (0 stays 0), and PUBLIC_BASE_URL's origin.
+    s = load_settings(calld_state_dir=tmp_path, calld_bind="127.0.0.1:9000", public_base_url="https://c.example", _env_file=None)
+    assert s.media_bind == "127.0.0.1:9001" and s.media_url() == "wss://c.example/telnyx/media"
+    assert s.media_health_url() == "https://c.example/telnyx/media/health"
+    assert load_settings(calld_state_dir=tmp_path, calld_bind="127.0.0.1:0", _env_file=None).media_bind == "127.0.0.1:0"
+
+
+def test_plain_ws_media_is_refused_off_this_machine(tmp_path):
+    def problems(url: str) -> str:
+        return "\n".join(load_settings(calld_mode="live", calld_state_dir=tmp_path, public_media_url=url, _env_file=None).live_problems())
+
+    assert "PUBLIC_MEDIA_URL must be wss://" in problems("ws://calld.example.net/telnyx/media")
+    assert "PUBLIC_MEDIA_URL" not in problems("ws://127.0.0.1:8788/telnyx/media")
+    assert "PUBLIC_MEDIA_URL" not in problems("wss://calld.example.net/telnyx/media")
+
+
 async def test_live_daemon_refuses_to_start_without_its_keys(tmp_path):
     settings = load_settings(calld_mode="live", calld_state_dir=tmp_path / "s", calld_socket=tmp_path / "c.sock", _env_file=None)
     with pytest.raises(DaemonError, match="TELNYX_API_KEY is not set"):
