@@ -155,6 +155,11 @@ async def test_bad_requests_get_a_clear_answer_and_the_listener_keeps_serving(nu
             answers.append(await read_until(stream, b"\r\n\r\n"))
     assert answers[0].startswith(b"HTTP/1.1 426") and b"Upgrade" in answers[0]
     assert answers[1].startswith(b"HTTP/1.1 400") and b"WebSocket" in answers[1]
+    # A request line too long for the protocol gets the protocol's own answer (not our 400, not nothing).
+    stream = await trio.open_tcp_stream("127.0.0.1", port)
+    async with stream:
+        await stream.send_all(b"GET /telnyx/media/" + b"x" * 9000 + b" HTTP/1.1\r\nHost: a\r\n\r\n")
+        assert (await read_until(stream, b"\r\n\r\n")).startswith(b"HTTP/1.1 414")
     assert await status_of(port, f"/telnyx/media/{TOKEN}", {"x-telnyx-streaming-auth-token": AUTH}) is None
 
 

@@ -257,6 +257,18 @@ async def read_request(stream: trio.abc.Stream, protocol: ServerProtocol) -> tup
             return request, [e for e in events[1:] if isinstance(e, Frame)]
 
 
+async def write_pending(stream: trio.abc.Stream, protocol: Protocol) -> bool:
+    """Write what the protocol has queued (a handshake's answer) before any WebSocket exists; True if
+    there was anything. A peer gone meanwhile is not an error here: the connection is ending anyway."""
+    chunks = [c for c in protocol.data_to_send() if c]
+    try:
+        for chunk in chunks:
+            await stream.send_all(chunk)
+    except STREAM_ERRORS:
+        pass
+    return bool(chunks)
+
+
 async def send_request(stream: trio.abc.Stream, protocol: ClientProtocol,
                        headers: Iterable[tuple[str, str]] = ()) -> tuple[Response | None, list[Frame]]:
     """Send the upgrade and read the answer: (the response, frames that came with it), or (None, [])

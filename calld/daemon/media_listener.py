@@ -29,7 +29,7 @@ from websockets.frames import Frame
 from websockets.http11 import Request
 from websockets.server import ServerProtocol
 
-from calld.adapters.websocket import STREAM_ERRORS, WebSocket, read_request
+from calld.adapters.websocket import STREAM_ERRORS, WebSocket, read_request, write_pending
 from calld.daemon.callbook import CallBook
 from calld.runtime.sockets import SocketClosed
 
@@ -77,10 +77,8 @@ async def _serve(book: CallBook, serve_token: str, stream: trio.SocketStream) ->
     if request is None:
         if protocol.handshake_exc is not None:
             log.warning("media socket refused: %s", protocol.handshake_exc)
-            if not any(protocol.data_to_send()):  # no answer queued (not HTTP at all): say so
+            if not await write_pending(stream, protocol):  # no answer queued (not HTTP at all): say so
                 await _answer(stream, 400, "Not a WebSocket upgrade request: Telnyx media streams open here.\n")
-            else:
-                await _write(stream, protocol)
         return
     if request.path == HEALTH_PATH:
         await _answer(stream, 200, json.dumps({"ok": True, "serve_token": serve_token}), "application/json")
@@ -88,26 +86,26 @@ async def _serve(book: CallBook, serve_token: str, stream: trio.SocketStream) ->
     if not request.path.startswith(MEDIA_PREFIX):
         log.warning("media socket refused: %s is not under %s", request.path[:64], MEDIA_PREFIX)
         protocol.send_response(protocol.reject(404, f"Media sockets are at {MEDIA_PREFIX}<token>.\n"))
-        await _write(stream, protocol)
+        await write_pending(stream, protocol)
         return
     token = request.path[len(MEDIA_PREFIX):]
     handle = book.for_media_token(token)
     if handle is None:  # 403 like a bad auth header: the answer says nothing of which tokens exist
         log.warning("media socket refused: unknown token")
         protocol.send_response(protocol.reject(403, "Unknown stream.\n"))
-        await _write(stream, protocol)
+        await write_pending(stream, protocol)
         return
     auth = request.headers.get("x-telnyx-streaming-auth-token", "")
     if not hmac.compare_digest(auth.encode(), handle.stream_auth_token.encode()):
         log.warning("%s media socket refused: bad or missing x-telnyx-streaming-auth-token", handle.plan.run_id)
         protocol.send_response(protocol.reject(403, "Bad stream auth token.\n"))
-        await _write(stream, protocol)
+        await write_pending(stream, protocol)
         return
     response = protocol.accept(request)
     protocol.send_response(response)
     if response.status_code != 101:  # not a WebSocket upgrade after all: the protocol said why
         log.warning("%s media socket refused: %s", handle.plan.run_id, protocol.handshake_exc)
-        await _write(stream, protocol)
+        await write_pending(stream, protocol)
         return
     socket = WebSocket(stream, protocol, "telnyx-media", early=early)  # type: ignore[arg-type]
     started = time.monotonic()
@@ -125,14 +123,5 @@ async def _answer(stream: trio.SocketStream, status: int, text: str, content_typ
     head = f"HTTP/1.1 {status} {HTTPStatus(status).phrase}\r\nContent-Type: {content_type}\r\nContent-Length: {len(body)}\r\nConnection: close\r\n\r\n"
     try:
         await stream.send_all(head.encode() + body)
-    except STREAM_ERRORS:
-        pass
-
-
-async def _write(stream: trio.SocketStream, protocol: ServerProtocol) -> None:
-    try:
-        for chunk in protocol.data_to_send():
-            if chunk:
-                await stream.send_all(chunk)
     except STREAM_ERRORS:
         pass

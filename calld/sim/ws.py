@@ -15,7 +15,7 @@ from websockets.client import ClientProtocol
 from websockets.server import ServerProtocol
 from websockets.uri import parse_uri
 
-from calld.adapters.websocket import STREAM_ERRORS, WebSocket, read_request, send_request
+from calld.adapters.websocket import STREAM_ERRORS, WebSocket, read_request, send_request, write_pending
 from calld.runtime.sockets import SocketClosed
 
 MAX_MESSAGE_BYTES = 16 << 20
@@ -60,7 +60,7 @@ async def _one(handler: Callable[[WebSocket], Awaitable[None]], stream: trio.Soc
             request, early = await read_request(stream, protocol)
             if request is not None:
                 protocol.send_response(protocol.accept(request))  # a bad upgrade gets its 4xx here
-            await stream.send_all(b"".join(protocol.data_to_send()))
+            await write_pending(stream, protocol)
         if request is not None and protocol.handshake_exc is None:
             sock = WebSocket(stream, protocol, "ws-server", early=early)
             try:
