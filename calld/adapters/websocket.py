@@ -225,6 +225,9 @@ class WebSocket:
                         await self._stream.send_eof()  # the protocol's end-of-stream: half-close
         except STREAM_ERRORS as exc:
             self._end(Ending("lost", error=_describe(exc)))
+            if not self._closed and not self._released:  # the stream is broken: let the fd go now, not at GC
+                self._released = True
+                await trio.aclose_forcefully(self._stream)
             raise self._closed_error() from None
         finally:
             self._writing = False
