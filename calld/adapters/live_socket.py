@@ -192,6 +192,12 @@ class _Transport(trio.abc.Stream):
             await trio.aclose_forcefully(self.inner)
 
     @property
+    def plain_stream(self) -> trio.SocketStream | None:
+        """The TCP stream itself when there is no TLS: the WebSocket then reads and writes its socket
+        directly. Errors are then named by the WebSocket (`Ending.error`), not recorded here."""
+        return self.inner if isinstance(self.inner, trio.SocketStream) else None
+
+    @property
     def raw_socket(self) -> trio.socket.SocketType:
         inner = self.inner
         return inner.socket if isinstance(inner, trio.SocketStream) else inner.transport_stream.socket
