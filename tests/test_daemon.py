@@ -265,6 +265,37 @@ async def test_under_calld_serve_the_ledgers_fsync_runs_off_the_event_loop(tmp_p
     assert where and where[0] != threading.main_thread().name
 
 
+async def test_under_calld_serve_no_full_collection_runs_during_a_call_and_one_runs_when_the_last_ends(
+        tmp_path, autojump_clock):
+    import gc
+
+    saved = gc.get_threshold()
+    walks: list[tuple[int, int]] = []  # (generation, calls in flight)
+    d = Daemon(daemon_settings(tmp_path / "serve"), own_collector=True)
+
+    def note(phase: str, info: dict[str, int]) -> None:
+        if phase == "stop":
+            walks.append((info["generation"], len(d.callbook)))
+
+    try:
+        async with trio.open_nursery() as serving:
+            await serving.start(d.serve)
+            gc.callbacks.append(note)
+            assert gc.get_threshold()[2] > 10**6  # CPython starts no full walk of its own
+            async with ControlClient(d.settings.calld_socket) as c:
+                await c.provision("alice")
+                assert await run_ask(c, ASK, out=io.StringIO(), err=io.StringIO()) == EXIT_OK
+            assert [w for w in walks if w[0] == 2] == [(2, 0)]  # one full walk, once no call was in flight
+            assert d.full_collections.taken == 1
+            await d.shutdown(drain_s=0)
+        assert gc.get_threshold() == saved  # given back as it was, once the daemon is gone
+    finally:
+        if note in gc.callbacks:
+            gc.callbacks.remove(note)
+        gc.set_threshold(*saved)
+        gc.unfreeze()
+
+
 async def test_concurrent_repeats_attach_to_the_one_call(client, daemon, dials, autojump_clock):
     body = {**ASK, "request_id": "order-43"}
     outs = [io.StringIO() for _ in range(3)]

@@ -236,14 +236,15 @@ def test_metrics_count_reasons_lost_frames_and_refused_records(tmp_path):
 
 
 
-def test_metrics_time_every_garbage_collection_while_watching():
+def test_metrics_time_every_garbage_collection_while_watching_and_tell_apart_those_no_call_felt():
     import gc
 
-    metrics = Metrics(max_calls=3, in_flight=lambda: 0)
+    in_flight = [2]
+    metrics = Metrics(max_calls=3, in_flight=lambda: in_flight[0])
 
-    def collections() -> float:
+    def collections(name: str = "calld_gc_pause_seconds_count") -> float:
         fams = text_string_to_metric_families(metrics.exposition().decode())
-        return sum(s.value for fam in fams for s in fam.samples if s.name == "calld_gc_pause_seconds_count")
+        return sum(s.value for fam in fams for s in fam.samples if s.name == name)
 
     gc.collect()
     assert collections() == 0  # not watching yet
@@ -251,10 +252,13 @@ def test_metrics_time_every_garbage_collection_while_watching():
     try:
         gc.collect()
         gc.collect(0)
+        in_flight[0] = 0
+        gc.collect()  # no call on the line: nobody's audio stopped
     finally:
         metrics.unwatch_gc()
     gc.collect()
     assert collections() == 2
+    assert collections("calld_gc_unfelt_pause_seconds_count") == 1
     fams = {f.name: f for f in text_string_to_metric_families(metrics.exposition().decode())}
     worst = fams["calld_gc_pause_max_seconds"].samples[0].value
     assert 0 < worst < 5

@@ -28,7 +28,7 @@ async def _serve(args: argparse.Namespace) -> int:
     credentials = {k.lower(): v for k, v in load_credentials().items()}
     settings = load_settings(**credentials, **_overrides(args))
     control = fds.get("control")
-    daemon = Daemon(settings, control_fd=control.detach() if control is not None else None, freeze_heap=True,
+    daemon = Daemon(settings, control_fd=control.detach() if control is not None else None, own_collector=True,
                     sync_in_thread=True)
     with Notifier() as notifier:
         async with trio.open_nursery() as n:

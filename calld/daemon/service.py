@@ -13,7 +13,6 @@ then stop the servers. A second signal cuts the drain short.
 
 from __future__ import annotations
 
-import gc
 import json
 import logging
 import math
@@ -36,6 +35,7 @@ from calld.adapters.webhook_auth import load_public_key
 from calld.booking import book_scenario, prepare_book
 from calld.calls import prepare, run_live_call, run_stub_call, stub_scenario_for
 from calld.daemon.callbook import CallBook
+from calld.daemon.collector import FullCollections
 from calld.daemon.media_listener import serve_media
 from calld.daemon.control import create_control_app
 from calld.daemon.errors import AmbiguousCall, AtCapacity, DaemonError, Draining
@@ -115,9 +115,12 @@ class _Flight:
 
 class Daemon:
     def __init__(self, settings: Settings, *, control_fd: int | None = None, clock: Clock | None = None,
-                 freeze_heap: bool = False, sync_in_thread: bool = False) -> None:
+                 own_collector: bool = False, sync_in_thread: bool = False) -> None:
         self.settings = settings
-        self._freeze_heap = freeze_heap  # `calld serve` owns its process; a daemon inside a test does not
+        # `calld serve` owns its process, and so the garbage collector's full walks (calld.daemon.collector);
+        # a daemon inside a test shares pytest's process and leaves the collector as it is.
+        self._own_collector = own_collector
+        self.full_collections = FullCollections()
         # `calld serve` runs the ledger's fsync in a worker thread. A daemon inside a test runs it
         # inline: on pytest-trio's autojump clock, a task waiting on a thread looks idle and
         # virtual time would leap past every deadline meanwhile.
@@ -228,11 +231,8 @@ class Daemon:
                                 self.messaging.fake.webhook_url = f"{self.public_url}/linq/webhook"
                         await calls.start(self.scheduler.run)
                         calls.start_soon(self._retry_unfinished)
-                        if self._freeze_heap:
-                            # What start-up made (modules, apps, settings) lives as long as the process:
-                            # out of the collector's sight, a collection during calls walks only what calls made.
-                            gc.collect()
-                            gc.freeze()
+                        if self._own_collector:
+                            self.full_collections.take_over(trio.current_time())
                         self.metrics.watch_gc()  # from here: the pauses calls can feel
                         log.info("ready: public %s, control %s, mode %s", self.public_url, ctl_cfg.bind[0], self.settings.calld_mode)
                         task_status.started(self)
@@ -242,6 +242,7 @@ class Daemon:
                     await self.painter.aclose()  # shielded inside: a cancelled daemon leaves no child behind
         finally:
             self.metrics.unwatch_gc()
+            self.full_collections.give_back()
             if getattr(self, "_ledger", None) is not None:
                 self._ledger.close()
             if socket_path is not None:
@@ -580,6 +581,7 @@ class Daemon:
         ran: list[CallHandle] = []
 
         def on_handle(handle: CallHandle) -> None:
+            self.full_collections.call_started(trio.current_time())  # only if a full walk is overdue
             ran.append(handle)
             self.callbook.add(handle)
             if self._idle.is_set():
@@ -629,6 +631,8 @@ class Daemon:
                     self._tail_result(plan.run_id, ran[0] if ran else None, stored)
                     drawing = bool(ran and ran[0].finished.is_set())
                     self._after_calls_pending += drawing  # counted before idle is set: a drain waits for it
+                    # The full walk comes after the result is out, before the picture: no call feels it.
+                    self.full_collections.call_ended(len(self.callbook), trio.current_time())
                     if not len(self.callbook):
                         self._idle.set()
             if drawing:

@@ -78,6 +78,11 @@ class Metrics:
         self.gc_pauses = Histogram("calld_gc_pause_seconds", "Garbage collections, by how long they stopped the daemon.",
                                    ("generation",), buckets=_GC_BUCKETS, registry=r)
         self.gc_pause_max = Gauge("calld_gc_pause_max_seconds", "The longest garbage collection since start.", registry=r)
+        # Collections with no call in flight (the daemon's own full walks when the last call ends)
+        # stop nobody's audio: counted apart, so the two above say what calls felt.
+        self.gc_unfelt = Histogram("calld_gc_unfelt_pause_seconds", "Garbage collections while no call was in flight.",
+                                   buckets=_GC_BUCKETS, registry=r)
+        self._calls_in_flight = in_flight
         self.gc_frozen = Gauge("calld_gc_frozen_objects", "Start-up objects kept out of the collector's walks (gc.freeze).",
                                registry=r)
         self.gc_frozen.set_function(lambda: float(gc.get_freeze_count()))
@@ -98,6 +103,9 @@ class Metrics:
             self._gc_started = time.perf_counter()
             return
         pause = time.perf_counter() - self._gc_started
+        if not self._calls_in_flight():
+            self.gc_unfelt.observe(pause)
+            return
         self.gc_pauses.labels(generation=str(info.get("generation", "?"))).observe(pause)
         if pause > self._gc_max:
             self._gc_max = pause
