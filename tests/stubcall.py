@@ -42,6 +42,17 @@ class Run:
     def effects(self, kind: str) -> list[dict[str, Any]]:
         return [r for r in self.rows() if "effect" in r and r["effect"]["kind"] == kind]
 
+    def chunks_to_live(self) -> list[int]:
+        """Telnyx chunk numbers of the inbound frames sent on to GPT-Live after any held audio, in
+        journal order: those the reducer sent (live.audio effects) and the forwarded stretches."""
+        out: list[int] = []
+        for r in self.rows():
+            if "effect" in r and r["effect"]["kind"] == "live.audio" and not r["effect"]["held"]:
+                out.append(r["effect"]["chunk"])
+            elif "event" in r and r["event"]["kind"] == "media.audio_forwarded":
+                out.extend(range(r["event"]["first_chunk"], r["event"]["last_chunk"] + 1))
+        return out
+
 
 async def stub_call(
     tmp_path: Path,

@@ -5,7 +5,10 @@ Each test names the behaviour it guards; each fails if that behaviour is removed
 
 from __future__ import annotations
 
+import wave
+
 import pytest
+import trio
 
 from calld.verify import VerifyInput, run_checks
 from calld.ledger import Ledger
@@ -26,8 +29,44 @@ async def test_pickup_audio_is_held_then_flushed_in_order(autojump_clock, tmp_pa
     assert first_business["text"] == GREETING
     assert run.report["counts"]["dropped_frames"] == 0
     # Live audio goes out as it arrives once the held audio has gone.
-    live = [r["effect"]["chunk"] for r in run.effects("live.audio") if not r["effect"]["held"]]
+    live = run.chunks_to_live()
     assert live and live[0] == held[-1] + 1
+    assert live == list(range(live[0], live[-1] + 1))  # every frame after, once, in order
+    # On the wire too: GPT-Live heard the business's audio as it came (the held frames, then the
+    # rest, none overtaking), which is the order audio/inbound.wav keeps.
+    with wave.open(str(run.dir / "audio" / "inbound.wav")) as w:
+        recorded = w.readframes(w.getnframes())
+    heard = bytes(run.world.live_heard)
+    assert len(heard) >= (len(held) + len(live)) * 640
+    assert heard == recorded[:len(heard)]
+
+
+async def test_audio_arriving_while_held_audio_is_still_going_out_waits_behind_it(autojump_clock, tmp_path, monkeypatch):
+    """A slow GPT-Live socket for what the reducer sends: 30 ms a frame, so new frames arrive while
+    held (and then queued) frames are still going out. They wait behind them (the steady path
+    opens only once a step's sends are done, and never past a frame still queued): frames go out
+    to GPT-Live in the order they came, whichever way each one went."""
+    from calld.runtime.handle import CallHandle
+
+    perform, forward = CallHandle._perform, CallHandle._forward_inbound
+    sent: list[int] = []  # chunk numbers, in the order they were handed to the GPT-Live socket
+
+    async def slow(self, effect):
+        if effect.kind == "live.audio":
+            await trio.sleep(0.03)
+            sent.append(effect.chunk)
+        await perform(self, effect)
+
+    async def forwarded(self, frame):
+        sent.append(frame.chunk)
+        await forward(self, frame)
+
+    monkeypatch.setattr(CallHandle, "_perform", slow)
+    monkeypatch.setattr(CallHandle, "_forward_inbound", forwarded)
+    run = await stub_call(tmp_path, "early_greeting")
+    held = [r for r in run.effects("live.audio") if r["effect"]["held"]]
+    assert len(held) > 100 and len(sent) > len(held) + 100
+    assert sent == list(range(sent[0], sent[0] + len(sent)))
 
 
 async def test_pickup_hold_keeps_the_newest_five_seconds(autojump_clock, tmp_path):

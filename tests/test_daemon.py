@@ -97,7 +97,7 @@ async def test_an_exception_in_one_call_leaves_the_others_answered(client, daemo
     victim: list[str] = []
 
     async def perform(self, effect):
-        if self.plan.first_name == "Victim" and effect.kind == "media.audio":
+        if self.plan.first_name == "Victim" and effect.kind == "live.commentary":  # the opener: mid-call, before any verdict
             victim.append(self.plan.run_id)
             raise RuntimeError("injected fault")
         return await original(self, effect)

@@ -12,7 +12,11 @@ from calld.runtime.journal import converter, effect_row, event_row
 from calld.core.effects import Effect
 
 
-@pytest.mark.parametrize("event", [ev.MediaAudio(b"\x00" * 640, 7), ev.OutputAudio(b"\x01" * 3200)])
+@pytest.mark.parametrize("event", [
+    ev.MediaAudio(b"\x00" * 640, 7), ev.OutputAudio(b"\x01" * 3200),
+    ev.InboundForwarded(frames=3, pcm_bytes=1920, first_chunk=10, last_chunk=12, loud=(True, False, True)),
+    ev.InboundForwarded(frames=2, pcm_bytes=1280, first_chunk=1, last_chunk=3), ev.OutputForwarded(deltas=4, pcm_bytes=12800),
+])
 def test_audio_event_rows_match_the_converter(event):
     fast = json.loads(event_row(3, 40, event, {}, None))
     assert fast == {"seq": 3, "t_ms": 40, "event": converter.unstructure(event, ev.Event)}

@@ -190,7 +190,7 @@ async def test_a_crash_inside_the_call_never_reaches_the_person(daemon, autojump
     original = CallHandle._perform
 
     async def perform(self, effect):
-        if effect.kind == "media.audio":
+        if effect.kind == "live.commentary":  # the opener: the call crashes before any verdict
             raise RuntimeError("injected fault at http://internal.invalid/ with CALLD_SECRET_THING")
         return await original(self, effect)
 

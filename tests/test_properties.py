@@ -677,6 +677,9 @@ EVENT_STRATEGIES: dict[type, st.SearchStrategy[Any]] = {
         st.sampled_from([8000, 16000]),
     ),
     ev.MediaAudio: st.builds(ev.MediaAudio, st.binary(max_size=64), st.integers(0, 10**6)),
+    ev.InboundForwarded: st.integers(1, 30).flatmap(lambda n: st.builds(
+        ev.InboundForwarded, st.just(n), st.integers(0, 640 * n), st.integers(0, 10**6), st.integers(0, 10**6),
+        st.one_of(st.just(()), st.lists(st.booleans(), min_size=n, max_size=n).map(tuple)))),
     ev.MarkEchoed: st.builds(ev.MarkEchoed, st.sampled_from([HANGUP_MARK, "other"])),
     ev.DtmfReceived: st.builds(ev.DtmfReceived, st.sampled_from("0123456789*#")),
     ev.MediaError: st.builds(ev.MediaError, st.integers(), SHORT),
@@ -687,6 +690,7 @@ EVENT_STRATEGIES: dict[type, st.SearchStrategy[Any]] = {
     ev.OutputTranscript: st.builds(ev.OutputTranscript, SHORT, st.none() | st.integers(0, 10**6), st.none() | st.integers(0, 10**6)),
     ev.ResponseDone: st.builds(ev.ResponseDone, st.sampled_from(["completed", "failed", "incomplete"])),
     ev.OutputAudio: st.builds(ev.OutputAudio, st.binary(max_size=64)),
+    ev.OutputForwarded: st.builds(ev.OutputForwarded, st.integers(1, 30), st.integers(0, 10**5)),
     ev.TaskRecorded: st.builds(
         ev.TaskRecorded, CALL_IDS, st.sampled_from(["answered", "declined", "voicemail", "unclear"]), OPT, OPT
     ),

@@ -113,6 +113,20 @@ class MediaAudio:
 
 
 @frozen
+class InboundForwarded:
+    """Inbound frames the media task sent on to GPT-Live itself, while the audio path let it
+    (calld.core.audio_path), told to the reducer as one stretch: counted here, never sent again.
+    `loud` holds each frame's loudness when the path asked for it (the hold-music watch), else ()."""
+
+    kind: ClassVar[str] = "media.audio_forwarded"
+    frames: int
+    pcm_bytes: int
+    first_chunk: int
+    last_chunk: int
+    loud: tuple[bool, ...] = ()
+
+
+@frozen
 class MarkEchoed:
     kind: ClassVar[str] = "media.mark"
     name: str
@@ -193,6 +207,16 @@ class ResponseDone:
 class OutputAudio:
     kind: ClassVar[str] = "live.output_audio"
     pcm: bytes = field(repr=_audio_repr)
+
+
+@frozen
+class OutputForwarded:
+    """GPT-Live audio deltas the GPT-Live task played to the line itself, while the audio path
+    let it, told to the reducer as one stretch."""
+
+    kind: ClassVar[str] = "live.output_audio_forwarded"
+    deltas: int
+    pcm_bytes: int
 
 
 TaskStatus = Literal["answered", "declined", "voicemail", "unclear"]  # a quick ask's record_task_result
@@ -357,6 +381,7 @@ Event = (
     | MediaConnected
     | MediaStarted
     | MediaAudio
+    | InboundForwarded
     | MarkEchoed
     | DtmfReceived
     | MediaError
@@ -366,6 +391,7 @@ Event = (
     | InputTranscript
     | OutputTranscript
     | OutputAudio
+    | OutputForwarded
     | ResponseDone
     | TaskRecorded
     | EndCallRequested

@@ -474,6 +474,33 @@ def _media_audio(call: Call, event: ev.MediaAudio) -> _Out:
             return evolve(call, counters=counters), []
 
 
+@_on(ev.InboundForwarded)
+def _inbound_forwarded(call: Call, event: ev.InboundForwarded) -> _Out:
+    """Frames already sent on to GPT-Live (calld.core.audio_path): what `_media_audio` would have
+    done with each in LiveActive, but the sending."""
+    c = call.counters
+    counters = evolve(
+        c, audio_in=c.audio_in + event.frames, audio_in_bytes=c.audio_in_bytes + event.pcm_bytes,
+        audio_to_live=c.audio_to_live + event.frames,
+    )
+    call = evolve(call, counters=counters)
+    if not (isinstance(call.hangup, HangupNone) and isinstance(call.conversation, ConvTalking)):
+        return call, []
+    effects: list[Effect] = []
+    sound = call.line_sound
+    for i in range(event.frames):
+        if call.on_hold:  # the rest of the stretch is quiet counted on the hold
+            hold = call.holds[-1]
+            return evolve(call, line_sound=sound, holds=(*call.holds[:-1], evolve(hold, quiet=hold.quiet + event.frames - i))), effects
+        loud = event.loud[i] if i < len(event.loud) else False
+        sound = sound + 1 if loud else 0
+        if sound >= HOLD_MUSIC_FRAMES:
+            call, hold_effects = _start_hold(evolve(call, line_sound=0), "hold music")
+            effects += hold_effects
+            sound = 0
+    return evolve(call, line_sound=sound), effects
+
+
 @_on(ev.MarkEchoed)
 def _mark_echoed(call: Call, event: ev.MarkEchoed) -> _Out:
     if event.name != HANGUP_MARK or not isinstance(call.hangup, HangupMarked):
@@ -724,6 +751,20 @@ def _output_audio(call: Call, event: ev.OutputAudio) -> _Out:
         call, more = _closing_line_audio(call, call.hangup, event.pcm)
         effects += more
     return call, effects
+
+
+@_on(ev.OutputForwarded)
+def _output_forwarded(call: Call, event: ev.OutputForwarded) -> _Out:
+    """Deltas already played to the line (calld.core.audio_path): `_output_audio`'s counting."""
+    c = call.counters
+    after_verdict = isinstance(call.conversation, ConvConcluded)
+    c = evolve(
+        c,
+        audio_from_live=c.audio_from_live + event.deltas,
+        audio_after_verdict=c.audio_after_verdict + after_verdict * event.deltas,
+        audio_to_media=c.audio_to_media + event.deltas,
+    )
+    return evolve(call, counters=c), []
 
 
 def _closing_line_audio(call: Call, farewell: HangupFarewell, pcm: bytes) -> tuple[Call, list[Effect]]:

@@ -84,9 +84,20 @@ def load_run(path: Path) -> RunArtifacts:
                             last_chunk = chunk if last_chunk is None else max(chunk, last_chunk)
                     continue
                 try:
-                    rows.append(json.loads(line))
+                    row = json.loads(line)
                 except ValueError:
                     continue  # a torn last line (the disk filled): the rows before it still stand
+                event = row.get("event") or {}
+                if event.get("kind") == "media.audio_forwarded":  # a stretch the media task sent on itself
+                    first, last, frames = event["first_chunk"], event["last_chunk"], event["frames"]
+                    if inbound_at is None:
+                        inbound_at = int(row["t_ms"])
+                    if last_chunk is not None and first > last_chunk + 1:
+                        lost += first - last_chunk - 1
+                    lost += max(0, last - first + 1 - frames)  # gaps inside the stretch
+                    last_chunk = last if last_chunk is None else max(last, last_chunk)
+                    continue
+                rows.append(row)
     except FileNotFoundError:
         pass
     return RunArtifacts(path=path, result=result, report=report, transcript=transcript, rows=tuple(rows),

@@ -8,6 +8,13 @@ Resource handling: when the call is finished the nursery is cancelled; the GPT-L
 task closes its socket in a shielded, bounded `finally`, and the media socket is
 released to whoever attached it. Artifacts are written whatever happened.
 
+The steady audio path (calld.core.audio_path): while the state the reducer left allows it, the
+media task sends inbound frames on to GPT-Live itself and the GPT-Live task plays deltas to the
+line itself, writing the WAVs as they go; each keeps what it forwarded as a stretch, and the loop
+steps the stretches (InboundForwarded, OutputForwarded) before every other event, so the reducer
+sees what happened in order and every count adds up. A frame never overtakes one still queued
+for the reducer, and one task at a time writes the media socket.
+
 Error handling: an exception in a transport task or an effect does not escape; it
 becomes a CallCrashed event, so the reducer ends the call (failed result, hangup
 sent) and the caller still gets a result.
@@ -53,9 +60,11 @@ from calld.core.effects import (
     SendMediaAudio,
     SendToolOutput,
 )
+from calld.core.audio_path import CLOSED, AudioPath, audio_path
 from calld.core.outcome import conclude
 from calld.core.plan import BookJob, CallPlan
 from calld.core.reduce import reduce_step
+from calld.core.situations import loud
 from calld.core.state import TRACKS, Call, DialRejected, HangupDone, TelnyxEnded
 from calld.adapters.codecs import codec_for
 from calld.domain import results
@@ -71,9 +80,20 @@ log = logging.getLogger("calld.call")
 LiveConnector = Callable[[], AbstractAsyncContextManager[MessageSocket]]
 LIVE_CLOSE_BOUND_S = 2.0  # teardown of a socket that is no longer wanted
 ABANDON_HANGUP_BOUND_S = 5.0  # a hangup sent while the call is being torn down
-_QUIET_KINDS = {"media.audio", "live.output_audio", "live.audio", "live.input_transcript", "live.output_transcript"}
+_QUIET_KINDS = {"media.audio", "live.output_audio", "live.audio", "live.input_transcript", "live.output_transcript",
+                "media.audio_forwarded", "live.output_audio_forwarded"}
 # Audio events and effects: their journal rows and PCM are batched (RunDir.journal_audio, RunDir.audio).
-_AUDIO_KINDS = frozenset({"media.audio", "live.output_audio", "live.audio"})
+_AUDIO_KINDS = frozenset({"media.audio", "live.output_audio", "live.audio", "media.audio_forwarded", "live.output_audio_forwarded"})
+# A forwarded stretch is told to the reducer before the next event, and at the latest after this
+# many frames or deltas (half a second of inbound audio: the hold-music watch's resolution).
+STRETCH_MAX = 25
+
+
+class _Tell:
+    """The loop's wake-up when a forwarded stretch is due: it steps the stretches, nothing else."""
+
+
+_TELL = _Tell()
 _tracks = attrgetter(*TRACKS)  # the six tracks in one C call: unchanged tracks are the very same objects
 
 
@@ -109,7 +129,7 @@ class CallHandle:
         self.stream_auth_token = secrets.token_urlsafe(24)
         self.result: results.CallResult | None = None
         self.finished = trio.Event()
-        self._events_tx, self._events_rx = trio.open_memory_channel[ev.Event](math.inf)
+        self._events_tx, self._events_rx = trio.open_memory_channel[ev.Event | _Tell](math.inf)
         self._webhooks_tx, self._webhooks_rx = trio.open_memory_channel[Webhook](64)
         self._media_tx, self._media_rx = trio.open_memory_channel[MessageSocket](1)
         self._seen_webhooks: set[str] = set()
@@ -134,6 +154,13 @@ class CallHandle:
         self._holds: list[dict[str, Any]] = []
         self._hangup_requested_ms: int | None = None
         self._hangup_result: str | None = None
+        self._path: AudioPath = CLOSED  # where steady audio may go without a reducer step
+        self._inbound_stretch: list[ev.MediaAudio] = []  # forwarded to GPT-Live, not yet told
+        self._output_stretch = [0, 0]  # deltas and bytes played to the line, not yet told
+        self._tell_due = False  # a _TELL is in the channel
+        self._inbound_queued = 0  # MediaAudio events in the channel: forwarding waits for them
+        self._output_queued = 0  # OutputAudio events in the channel
+        self._media_writing = trio.Lock()  # one task at a time writes the media socket
         self._started = datetime.now(UTC)
         self._started_at = self._started.isoformat(timespec="seconds")
         self.listeners: list[Callable[[dict[str, Any]], None]] = []  # progress for calld-ctl
@@ -186,16 +213,27 @@ class CallHandle:
                 if await self._take(event):
                     return
 
-    async def _take(self, event: ev.Event) -> bool:
-        """Step one event; True once the call is finished."""
+    async def _take(self, event: ev.Event | _Tell) -> bool:
+        """Step one event, after the forwarded audio before it; True once the call is finished."""
         try:
-            await self._step(event)
+            if self._inbound_stretch or self._output_stretch[0]:
+                for stretch in self._take_stretches():
+                    await self._step(stretch)
+            if isinstance(event, _Tell):
+                return self.call.finished
+            try:
+                await self._step(event)
+            finally:
+                if type(event) is ev.MediaAudio:
+                    self._inbound_queued -= 1
+                elif type(event) is ev.OutputAudio:
+                    self._output_queued -= 1
         except Exception as exc:
             # A bug in this call ends this call, never the daemon.
             if self._crashed:
                 raise
             self._crashed = True
-            log.exception("%s internal error on %s", self.plan.run_id, event.kind)
+            log.exception("%s internal error on %s", self.plan.run_id, getattr(event, "kind", "forwarded audio"))
             await self._events_tx.send(ev.CallCrashed(f"{type(exc).__name__}: {exc}"))
         if self.rundir.write_error is not None and not self._write_failure_told:
             # A full disk (or any write error) fails this call: it is hung up like any failure.
@@ -260,8 +298,19 @@ class CallHandle:
             self._write_task()
         if ignored is not None or changed or not audio or _debug_log():
             self._log_event(event, changed, ignored, t_ms)
+        path = audio_path(after)
+        if not step.effects:
+            self._path = path
+            return
+        self._path = self._path.narrowed(path)  # audio waits behind what this step sends
+        try:
+            await self._perform_all(step.effects, seq, t_ms)
+        finally:
+            self._path = path
+
+    async def _perform_all(self, effects: tuple[Effect, ...], seq: int, t_ms: int) -> None:
         first = True
-        for effect in step.effects:
+        for effect in effects:
             self._seq += 1
             at = t_ms if first else self._t_ms()  # effects after the first wait for the ones before them
             first = False
@@ -274,6 +323,28 @@ class CallHandle:
             except Exception as exc:  # an effect's failure is the call's, not the daemon's
                 log.error("%s %s failed: %s", self.plan.run_id, effect.kind, exc)
                 await self._events_tx.send(ev.CallCrashed(f"{effect.kind} failed: {exc}"))
+
+    def _take_stretches(self) -> list[ev.Event]:
+        """The forwarded audio not yet told, as events; the stretches start again empty."""
+        out: list[ev.Event] = []
+        frames = self._inbound_stretch
+        if frames:
+            self._inbound_stretch = []
+            watching = audio_path(self.call).uplink_loudness  # judged now: what the reducer will do with it
+            out.append(ev.InboundForwarded(
+                frames=len(frames), pcm_bytes=sum(len(f.pcm) for f in frames), first_chunk=frames[0].chunk,
+                last_chunk=frames[-1].chunk, loud=tuple(loud(f.pcm) for f in frames) if watching else ()))
+        deltas, size = self._output_stretch
+        if deltas:
+            self._output_stretch = [0, 0]
+            out.append(ev.OutputForwarded(deltas=deltas, pcm_bytes=size))
+        self._tell_due = False
+        return out
+
+    def _tell_later(self) -> None:
+        if not self._tell_due:
+            self._tell_due = True
+            self._events_tx.send_nowait(_TELL)
 
     def report_duration_ms(self) -> int:
         """Milliseconds since the call began (what the report's duration_ms says once it is written)."""
@@ -317,7 +388,7 @@ class CallHandle:
             case SendMediaAudio(pcm=pcm):
                 self.rundir.audio("outbound.wav", pcm)
                 if self._media_out is not None:
-                    await self._send_media(self._media_out.audio(pcm))
+                    await self._send_media(partial(self._media_out.audio, pcm))
             case Schedule(key=key, delay_s=delay, event=timer_event):
                 self._schedule(key, delay, timer_event)
             case Cancel(key=key):
@@ -340,7 +411,7 @@ class CallHandle:
                     self._live_scope.cancel()
             case SendMark(name=name):
                 if self._media_out is not None:
-                    await self._send_media(self._media_out.mark(name))
+                    await self._send_media(partial(self._media_out.mark, name))
             case Hangup(via=via):
                 await self._hangup(via)
             case SendDtmf(call_id=call_id, digits=digits, command_id=command_id):
@@ -433,15 +504,26 @@ class CallHandle:
         except SocketClosed as exc:
             log.warning("%s GPT-Live send failed: %s", self.plan.run_id, exc.reason)
 
-    async def _send_media(self, frames: list[str]) -> None:
-        if self._media_socket is None:
-            return
+    async def _send_media(self, encode: Callable[[], list[str]]) -> None:
+        """Encode and send, one task at a time: the loop (marks, audio the reducer sends) and the
+        GPT-Live task (forwarded audio) both play to the line, and a delta's frames, or a mark
+        behind them, must never be split by the other's. Encoding waits too: the encoder's order
+        is the line's order."""
         try:
+            self._media_writing.acquire_nowait()  # no trip through the scheduler when nobody else writes
+        except trio.WouldBlock:
+            await self._media_writing.acquire()  # first come, first served
+        try:
+            frames = encode()
+            if self._media_socket is None:
+                return
             for text in frames:
                 await self._media_socket.send(text)
         except SocketClosed as exc:
             # A play or mark into a dead socket is not fatal: the drain timeout still hangs up.
             log.warning("%s media send failed: %s", self.plan.run_id, exc.reason)
+        finally:
+            self._media_writing.release()
 
     # -- transport tasks ---------------------------------------------------------------------------
 
@@ -484,7 +566,12 @@ class CallHandle:
                     log.warning("%s bad media frame dropped: %s", self.plan.run_id, exc)
                     continue
                 for e in events:
-                    if isinstance(e, ev.MediaStarted):
+                    if type(e) is ev.MediaAudio:
+                        if self._path.uplink and not self._inbound_queued:
+                            await self._forward_inbound(e)
+                            continue
+                        self._inbound_queued += 1
+                    elif isinstance(e, ev.MediaStarted):
                         self._media_out = OutboundMedia(codec=self._outbound_codec(inbound), stream_id=e.stream_id)
                     self._events_tx.send_nowait(e)  # unbounded: never blocks; the next receive yields
                     if isinstance(e, ev.MediaStopped):
@@ -493,6 +580,25 @@ class CallHandle:
             self._media_socket = None
         with trio.CancelScope(shield=True):
             await self._events_tx.send(ev.MediaStopped(reason))
+
+    async def _forward_inbound(self, frame: ev.MediaAudio) -> None:
+        """The steady uplink: this frame goes on to GPT-Live now and is told to the reducer later."""
+        self._inbound_stretch.append(frame)
+        self.rundir.audio("inbound.wav", frame.pcm)
+        if len(self._inbound_stretch) >= STRETCH_MAX:
+            self._tell_later()
+        await self._send_live_text(gpt_live.input_audio_append_text(frame.pcm))
+
+    async def _forward_output(self, delta: ev.OutputAudio) -> None:
+        """The steady downlink: this delta plays on the line now and is told to the reducer later."""
+        stretch = self._output_stretch
+        stretch[0] += 1
+        stretch[1] += len(delta.pcm)
+        self.rundir.audio("outbound.wav", delta.pcm)
+        if stretch[0] >= STRETCH_MAX:
+            self._tell_later()
+        if self._media_out is not None:
+            await self._send_media(partial(self._media_out.audio, delta.pcm))
 
     def _outbound_codec(self, inbound: InboundMedia) -> Any:
         """What the carrier plays is what the dial asked for (stream_bidirectional_codec and rate),
@@ -527,7 +633,12 @@ class CallHandle:
                                 closed_reason = exc.reason
                                 break
                             for e in inbound.feed(text):
-                                if isinstance(e, ev.LiveClosed):
+                                if type(e) is ev.OutputAudio:
+                                    if self._path.downlink and not self._output_queued:
+                                        await self._forward_output(e)
+                                        continue
+                                    self._output_queued += 1
+                                elif isinstance(e, ev.LiveClosed):
                                     announced = True
                                 self._events_tx.send_nowait(e)  # unbounded: never blocks; the next receive yields
                             if announced:
@@ -560,7 +671,19 @@ class CallHandle:
             resampled=codec.resampled if codec is not None else False,
         )
 
+    def _settle_stretches(self) -> None:
+        """At the end, forwarded audio not yet told is told, so the counts add up; the call is
+        over, so whatever the reducer would do about it is journaled, not performed."""
+        for stretch in self._take_stretches():
+            step = reduce_step(self.call, stretch)
+            self.call = step.call
+            seq = self._next_seq()
+            self.rundir.journal_audio(event_row(seq, self._t_ms(), stretch, {}, step.ignored))
+            for effect in step.effects:
+                self.rundir.journal(effect_row(self._next_seq(), self._t_ms(), seq, effect), flush=False)
+
     def _finish(self) -> None:
+        self._settle_stretches()
         call, rd = self.call, self.rundir
         if call.call_control_id is None and rd.prefix.startswith(".pending-"):
             rd.adopt(self.plan.run_id)

@@ -31,6 +31,14 @@ def event_row(seq: int, t_ms: int, event: ev.Event, changed: dict[str, list[str]
             return f'{{"seq": {seq}, "t_ms": {t_ms}, "event": {{"pcm": {len(event.pcm)}, "chunk": {event.chunk}, "kind": "media.audio"}}}}'
         if type(event) is ev.OutputAudio:
             return f'{{"seq": {seq}, "t_ms": {t_ms}, "event": {{"pcm": {len(event.pcm)}, "kind": "live.output_audio"}}}}'
+        if type(event) is ev.InboundForwarded:  # the converter's row, written by hand: one per stretch
+            loud = ", ".join("true" if x else "false" for x in event.loud)
+            return (f'{{"seq": {seq}, "t_ms": {t_ms}, "event": {{"frames": {event.frames}, "pcm_bytes": {event.pcm_bytes}, '
+                    f'"first_chunk": {event.first_chunk}, "last_chunk": {event.last_chunk}, "loud": [{loud}], '
+                    f'"kind": "media.audio_forwarded"}}}}')
+        if type(event) is ev.OutputForwarded:
+            return (f'{{"seq": {seq}, "t_ms": {t_ms}, "event": {{"deltas": {event.deltas}, "pcm_bytes": {event.pcm_bytes}, '
+                    f'"kind": "live.output_audio_forwarded"}}}}')
     row: dict[str, Any] = {"seq": seq, "t_ms": t_ms, "event": converter.unstructure(event, ev.Event)}
     if changed:
         row["changed"] = changed

@@ -122,6 +122,7 @@ class StubWorld:
         self.hangup_requests: list[str] = []
         self.webhooks_sent: list[str] = []
         self.live_received: list[dict[str, Any]] = []
+        self.live_heard = bytearray()  # every inbound PCM byte GPT-Live was sent, in the order it came
         self.media_received: list[dict[str, Any]] = []
         self.wire_bytes_received = 0  # the agent's audio as it arrived on the wire, before the line decodes it
         self.heard_on_line: list[str] = []  # the agent's words as the business heard them played
@@ -599,6 +600,7 @@ class FakeLive:
             match kind:
                 case "session.input_audio.append":
                     pcm = base64.b64decode(msg["audio"])
+                    self.world.live_heard += pcm
                     self._meter_append(len(pcm))
                     for i in range(0, len(pcm), FRAME_BYTES):  # frame by frame: each word's time on the timeline
                         self.timeline_ms += FRAME_MS

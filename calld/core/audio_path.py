@@ -1,0 +1,58 @@
+"""The audio path: which way steady audio may go without a reducer step each.
+
+A call's audio is 50 frames a second up and about as many deltas down. The reducer decides
+where audio goes; in the steady state its decision does not change from one frame to the next,
+so the transports may carry it out themselves and tell the reducer afterwards, a stretch at a
+time (events.InboundForwarded, events.OutputForwarded). Rules:
+
+ 1. `audio_path(call)` is a pure reading of the state the reducer left. It opens a way only
+    where the reducer, given each frame alone, would send it on and decide nothing else from it
+    than counters and the hold-music watch; every other state keeps the frame-by-frame events.
+ 2. The runtime reads the path after every step, narrowing it before the step's effects run and
+    widening it only after they have, so audio never overtakes what the step sent (held pickup
+    audio, a mark).
+ 3. Every forwarded stretch reaches the reducer before the next event does, so the reducer sees
+    the same sequence it would have seen frame by frame, only shorter; and the counts add up.
+"""
+
+from __future__ import annotations
+
+from attrs import frozen
+
+from calld.core.state import (
+    Call,
+    ConvTalking,
+    HangupDone,
+    HangupNone,
+    LiveActive,
+    LiveClosing,
+    MediaStreaming,
+)
+
+
+@frozen
+class AudioPath:
+    uplink: bool = False  # inbound frames go straight to GPT-Live
+    uplink_loudness: bool = False  # ... and the reducer needs each one's loudness (the hold-music watch)
+    downlink: bool = False  # GPT-Live's audio goes straight to the line
+
+    def narrowed(self, other: AudioPath) -> AudioPath:
+        """Only what both allow: the path while a step's effects are still running."""
+        return AudioPath(self.uplink and other.uplink, self.uplink_loudness or other.uplink_loudness,
+                         self.downlink and other.downlink)
+
+
+CLOSED = AudioPath()
+
+
+def audio_path(call: Call) -> AudioPath:
+    streaming = isinstance(call.media, MediaStreaming)
+    uplink = streaming and isinstance(call.live, LiveActive) and not isinstance(call.hangup, HangupDone)
+    downlink = (
+        streaming
+        and isinstance(call.live, LiveActive | LiveClosing)
+        and isinstance(call.hangup, HangupNone)  # the goodbye's own audio is judged delta by delta
+        and call.recording is None
+    )
+    watching = uplink and isinstance(call.hangup, HangupNone) and isinstance(call.conversation, ConvTalking) and not call.on_hold
+    return AudioPath(uplink, watching, downlink)

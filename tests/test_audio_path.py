@@ -1,0 +1,144 @@
+"""The steady audio path (calld.core.audio_path): where it opens, and that audio told to the reducer
+as forwarded stretches leaves the call exactly as the same audio frame by frame would."""
+
+from __future__ import annotations
+
+import pytest
+
+from calld.core import events as ev
+from calld.core.audio_path import AudioPath, audio_path
+from calld.core.effects import SendLiveAudio, SendMediaAudio
+from calld.core.reduce import HOLD_MUSIC_FRAMES
+from calld.core.situations import loud
+from tests.core_helpers import ANSWER, DONE, FAREWELL, HEARD, LIVE, STARTING, drive, new_call
+
+QUIET = bytes(640)
+MUSIC = (b"\x00\x40" + b"\x00\xc0") * 160  # loud every sample: tones with no words
+
+
+@pytest.mark.parametrize(
+    ("script", "path"),
+    [
+        (STARTING, AudioPath()),  # GPT-Live not ready: frames are held, one by one
+        (LIVE, AudioPath(uplink=True, uplink_loudness=True, downlink=True)),
+        (HEARD, AudioPath(uplink=True, uplink_loudness=True, downlink=True)),
+        (FAREWELL, AudioPath(uplink=True, uplink_loudness=False, downlink=False)),  # the goodbye is judged delta by delta
+        (DONE, AudioPath()),
+    ],
+    ids=["starting", "live", "talking", "farewell", "done"],
+)
+def test_the_path_opens_only_where_the_reducer_decides_nothing_per_frame(script, path) -> None:
+    assert audio_path(drive(script).call) == path
+
+
+def frames(pattern: list[tuple[bytes, int]], first_chunk: int = 1) -> list[ev.MediaAudio]:
+    out: list[ev.MediaAudio] = []
+    for pcm, n in pattern:
+        for _ in range(n):
+            out.append(ev.MediaAudio(pcm, first_chunk + len(out)))
+    return out
+
+
+def stretches(audio: list[ev.MediaAudio], size: int, *, watching: bool = True) -> list[ev.InboundForwarded]:
+    out = []
+    for i in range(0, len(audio), size):
+        part = audio[i:i + size]
+        out.append(ev.InboundForwarded(frames=len(part), pcm_bytes=sum(len(f.pcm) for f in part),
+                                       first_chunk=part[0].chunk, last_chunk=part[-1].chunk,
+                                       loud=tuple(loud(f.pcm) for f in part) if watching else ()))
+    return out
+
+
+BACK = ev.InputTranscript("Thanks for holding, are you still there?")
+
+
+@pytest.mark.parametrize("size", [1, 7, 25, 400])
+def test_forwarded_stretches_leave_the_call_as_frame_by_frame_audio_would(size: int) -> None:
+    # Quiet, then music long enough to be a hold, quiet on hold, the business back, more music.
+    before = frames([(QUIET, 100), (MUSIC, HOLD_MUSIC_FRAMES + 30), (QUIET, 40)])
+    after = frames([(MUSIC, 60), (QUIET, 5)], first_chunk=len(before) + 1)
+
+    start = new_call()
+    by_frame = drive(HEARD, call=start)
+    by_frame.feed(*before, BACK, *after)
+    forwarded = drive(HEARD, call=start)
+    # The runtime tells a stretch before the next event, so a stretch never spans the transcript.
+    forwarded.feed(*stretches(before, size), BACK)
+    forwarded.feed(*stretches(after, size, watching=audio_path(forwarded.call).uplink_loudness))
+
+    assert by_frame.call.holds and by_frame.call.holds[0].cue == "hold music"
+    assert forwarded.call == by_frame.call  # counters, the hold and its quiet, the sound run: all of it
+    assert forwarded.effects == [e for e in by_frame.effects if not isinstance(e, SendLiveAudio)]
+    assert not forwarded.of(SendLiveAudio)  # forwarded audio is never sent again
+
+
+def test_forwarded_deltas_count_as_played_deltas() -> None:
+    deltas = [ev.OutputAudio(bytes([0x10]) * 3200) for _ in range(12)] + [ev.OutputAudio(bytes(1600))] * 3
+    start = new_call()
+    by_delta = drive(HEARD, call=start)
+    by_delta.feed(*deltas)
+    forwarded = drive(HEARD, call=start)
+    forwarded.feed(ev.OutputForwarded(deltas=10, pcm_bytes=32000), ev.OutputForwarded(deltas=5, pcm_bytes=6400 + 4800))
+    assert forwarded.call == by_delta.call
+    assert len(by_delta.of(SendMediaAudio)) == 15
+    assert not [e for _, step in forwarded.steps[-2:] for e in step.effects]  # played already: nothing to send
+
+
+def test_a_stretch_counts_what_was_forwarded_whatever_came_since() -> None:
+    run = drive(HEARD)
+    run.feed(*FAREWELL[len(HEARD):])  # the verdict: no hold watch now, the uplink still open
+    assert not audio_path(run.call).uplink_loudness
+    counts = run.call.counters
+    run.feed(*stretches(frames([(MUSIC, 300)]), 25, watching=False))
+    assert run.call.counters.audio_in == counts.audio_in + 300 == run.call.counters.audio_to_live - counts.audio_to_live + counts.audio_in
+    assert not run.call.holds  # music after the verdict is no hold
+
+
+def test_the_narrowed_path_allows_only_what_both_allow() -> None:
+    talking = audio_path(drive(HEARD).call)
+    done = audio_path(drive(DONE).call)
+    assert talking.narrowed(done) == AudioPath(uplink=False, uplink_loudness=True, downlink=False)
+    assert done.narrowed(talking).uplink is False
+    assert ANSWER in HEARD
+
+
+# -- the runtime's side: one writer on the media socket ----------------------------------------------
+
+
+async def test_forwarded_audio_and_the_reducers_sends_never_split_each_other_on_the_media_socket(autojump_clock, tmp_path):
+    import trio
+
+    from calld.domain.ids import RunId
+    from calld.runtime.handle import CallHandle, CallPorts
+    from calld.runtime.rundir import RunDir
+    from tests.core_helpers import make_plan
+
+    class SlowSocket:  # a media socket whose every send takes 10 ms
+        def __init__(self) -> None:
+            self.sent: list[str] = []
+
+        async def send(self, text: str) -> None:
+            await trio.sleep(0.01)
+            self.sent.append(text)
+
+    ports = CallPorts(telnyx=None, connect_live=None, public_media_url="wss://calld.test/media", webhook_url=None)  # type: ignore[arg-type]
+    handle = CallHandle(make_plan(), ports, RunDir(tmp_path, RunId.new(), []))
+    socket = handle._media_socket = SlowSocket()  # type: ignore[assignment]  # noqa: SLF001
+    encoded: list[str] = []
+
+    def encoder(name: str, n: int):
+        def encode() -> list[str]:
+            encoded.append(name)  # encoding happens in turn too: the encoder's order is the line's
+            return [f"{name}-{i}" for i in range(n)]
+        return encode
+
+    try:
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(handle._send_media, encoder("delta", 5))  # noqa: SLF001
+            await trio.sleep(0.015)  # the delta is mid-send
+            nursery.start_soon(handle._send_media, encoder("mark", 2))  # noqa: SLF001
+            nursery.start_soon(handle._send_media, encoder("more", 2))  # noqa: SLF001
+    finally:
+        handle.rundir.close()
+    assert socket.sent == [*(f"delta-{i}" for i in range(5)), "mark-0", "mark-1", "more-0", "more-1"]
+    assert encoded == ["delta", "mark", "more"]
