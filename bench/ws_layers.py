@@ -1,5 +1,6 @@
 """What one audio message costs in each WebSocket layer calld could use: wsproto (under hypercorn and
-trio-websocket) and websockets' sans-I/O protocol (calld.adapters.websocket).
+trio-websocket), websockets' sans-I/O protocol, and calld.adapters.websocket (whole data frames
+framed and parsed by calld with websockets' C mask, everything else by websockets' protocol).
 
     uv run python bench/ws_layers.py [messages]      # default 20000
 
@@ -17,6 +18,7 @@ import sys
 import time
 from collections.abc import Callable
 
+import trio
 from websockets.protocol import OPEN, Protocol, Side
 from wsproto.connection import Connection, ConnectionType
 from wsproto.events import TextMessage
@@ -54,6 +56,32 @@ def websockets_costs(text: str, n: int) -> dict[str, float]:
             "server parses": per_message_us(n, lambda: parse(server, masked)), "client parses": per_message_us(n, lambda: parse(client, plain))}
 
 
+def calld_costs(text: str, n: int) -> dict[str, float]:
+    from calld.adapters.websocket import WebSocket
+
+    class NoStream(trio.abc.Stream):  # framing and parsing only: nothing is written or read
+        async def send_all(self, data: object) -> None: ...
+        async def wait_send_all_might_not_block(self) -> None: ...
+        async def receive_some(self, max_bytes: int | None = None) -> bytes: return b""
+        async def aclose(self) -> None: ...
+
+    client = WebSocket(NoStream(), Protocol(Side.CLIENT, state=OPEN), "client")
+    server = WebSocket(NoStream(), Protocol(Side.SERVER, state=OPEN, max_size=None), "server")
+
+    def frame(ws: WebSocket) -> bytes:
+        ws._queue_text(text)  # noqa: SLF001
+        return b"".join(ws._protocol.data_to_send())  # noqa: SLF001
+
+    masked, plain = frame(client), frame(server)
+
+    def parse(ws: WebSocket, wire: bytes) -> str:
+        ws._take(wire)  # noqa: SLF001
+        return ws._messages.popleft()  # noqa: SLF001
+
+    return {"client frames": per_message_us(n, lambda: frame(client)), "server frames": per_message_us(n, lambda: frame(server)),
+            "server parses": per_message_us(n, lambda: parse(server, masked)), "client parses": per_message_us(n, lambda: parse(client, plain))}
+
+
 def wsproto_costs(text: str, n: int) -> dict[str, float]:
     client, server = Connection(ConnectionType.CLIENT), Connection(ConnectionType.SERVER)
     masked, plain = client.send(TextMessage(data=text)), server.send(TextMessage(data=text))
@@ -71,7 +99,8 @@ def main(n: int) -> None:
     for kind, pcm in (("telnyx", 640), ("gpt-live", 960)):
         text = message(kind, pcm)
         print(f"{kind} message, {len(text)} bytes:")
-        for name, costs in (("wsproto 1.x", wsproto_costs(text, n)), ("websockets (sans-I/O)", websockets_costs(text, n))):
+        for name, costs in (("wsproto 1.x", wsproto_costs(text, n)), ("websockets (sans-I/O)", websockets_costs(text, n)),
+                            ("calld (whole frames)", calld_costs(text, n))):
             print(f"  {name:22s} " + "  ".join(f"{k} {v:5.1f} us" for k, v in costs.items()))
 
 

@@ -61,21 +61,33 @@ async def test_plain_tcp_is_read_directly_and_anything_else_through_trio() -> No
     b.close()
 
 
+class Yields(trio.abc.Instrument):
+    """How often one task gave the scheduler its turn (each step of it that ended)."""
+
+    def __init__(self, task: trio.lowlevel.Task) -> None:
+        self.task, self.count = task, 0
+
+    def after_task_step(self, task: trio.lowlevel.Task) -> None:
+        if task is self.task:
+            self.count += 1
+
+
 @pytest.mark.parametrize("wrap", [False, True], ids=["plain", "through-trio"])
 async def test_a_send_the_kernel_takes_whole_costs_no_trip_through_the_scheduler(
-        wrap: bool, nursery: trio.Nursery, autojump_clock: trio.testing.MockClock) -> None:
+        wrap: bool, autojump_clock: trio.testing.MockClock) -> None:
     server, client = pair(wrap=wrap)
-    ran = []
-
-    async def mark() -> None:
-        ran.append(True)
-
-    nursery.start_soon(mark)  # runs at the first scheduler trip
-    await server.send('{"event":"media"}')
-    assert ran == ([] if not wrap else [True])  # trio's send_all always checkpoints; the direct send does not
-    assert await client.receive() == '{"event":"media"}'
-    await server.aclose()
-    await client.aclose()
+    try:
+        yields = Yields(trio.lowlevel.current_task())
+        trio.lowlevel.add_instrument(yields)
+        try:
+            await server.send('{"event":"media"}')
+        finally:
+            trio.lowlevel.remove_instrument(yields)
+        assert yields.count == (0 if not wrap else 1)  # trio's send_all always checkpoints; the direct send does not
+        assert await client.receive() == '{"event":"media"}'
+    finally:
+        await server.aclose()
+        await client.aclose()
 
 
 async def test_a_cancelled_sender_stops_at_send(autojump_clock: trio.testing.MockClock) -> None:
@@ -160,3 +172,132 @@ async def test_closing_beside_a_reader_with_a_silent_peer_is_bounded(nursery: tr
     await trio.sleep(0.1)
     assert heard == ["server: closed"]  # the reader is let go when the stream closes
     await client.aclose()
+
+
+# -- frames parsed and framed here, and what still goes to the protocol ------------------------------
+
+
+def client_frame(opcode: int, payload: bytes, *, fin: bool = True, mask: bytes = b"\x01\x02\x03\x04") -> bytes:
+    """A masked client frame in every length encoding (7-bit, 16-bit, 64-bit)."""
+    n = len(payload)
+    head = bytes([(0x80 if fin else 0) | opcode])
+    if n < 126:
+        head += bytes([0x80 | n])
+    elif n < 65536:
+        head += bytes([0x80 | 126]) + n.to_bytes(2, "big")
+    else:
+        head += bytes([0x80 | 127]) + n.to_bytes(8, "big")
+    return head + mask + bytes(b ^ mask[i % 4] for i, b in enumerate(payload))
+
+
+def raw_pair(**kwargs) -> tuple[WebSocket, trio.SocketStream]:
+    a, b = trio.socket.socketpair()
+    server = WebSocket(trio.SocketStream(a), ServerProtocol(state=OPEN, max_size=2**20), "server", **kwargs)
+    return server, trio.SocketStream(b)
+
+
+async def test_frames_split_anywhere_and_mixed_with_control_frames_arrive_whole_and_in_order(autojump_clock) -> None:
+    server, peer = raw_pair()
+    texts = ["a" * 10, "é" * 100, "b" * 70_000, '{"event":"media"}']
+    wire = (client_frame(0x9, b"ping!") + client_frame(0x1, texts[0].encode()) + client_frame(0x1, texts[1].encode())
+            + client_frame(0x1, b"frag", fin=False) + client_frame(0x0, b"ment")  # a fragmented message: the protocol's
+            + client_frame(0x1, texts[2].encode()) + client_frame(0x2, texts[3].encode()))
+    async def send() -> None:
+        for i in range(0, len(wire), 7):  # seven bytes at a time: every header and payload split somewhere
+            await peer.send_all(wire[i:i + 7])
+
+    try:
+        with trio.fail_after(10):
+            async with trio.open_nursery() as nursery:
+                nursery.start_soon(send)
+                got = [await server.receive() for _ in range(5)]
+        assert got == [texts[0], texts[1], "fragment", texts[2], texts[3]]
+        pong = await peer.receive_some(64)
+        assert pong[:2] == b"\x8a\x05" and pong[2:7] == b"ping!"  # the protocol answered the ping
+    finally:
+        await server.aclose()
+        await peer.aclose()
+
+
+async def test_a_text_frame_that_is_not_utf8_is_read_with_replacement_characters(autojump_clock) -> None:
+    server, peer = raw_pair()
+    try:
+        await peer.send_all(client_frame(0x1, b"ok") + client_frame(0x1, b"\xff{bad") + client_frame(0x2, b"\xfe}"))
+        assert [await server.receive() for _ in range(3)] == ["ok", "\ufffd{bad", "\ufffd}"]  # the JSON parser names it
+    finally:
+        await server.aclose()
+        await peer.aclose()
+
+
+async def test_an_unmasked_client_frame_is_a_violation_the_protocol_names(autojump_clock) -> None:
+    server, peer = raw_pair()
+    try:
+        await peer.send_all(b"\x81\x02hi")  # clients must mask
+        with pytest.raises(SocketClosed):
+            await server.receive()
+        answer = await peer.receive_some(64)
+        assert answer[0] == 0x88 and int.from_bytes(answer[2:4], "big") == 1002
+    finally:
+        await server.aclose()
+        await peer.aclose()
+
+
+def test_a_handshake_read_that_ends_mid_frame_is_seen() -> None:
+    from calld.adapters.websocket import _after_head
+
+    whole = client_frame(0x1, b"hello")
+    assert _after_head(b"HTTP/1.1 101 x\r\n\r\n" + whole, []).aligned
+    assert _after_head(b"HTTP/1.1 101 x\r\n\r\n", []).aligned
+    for cut in range(1, len(whole)):
+        assert not _after_head(b"HTTP/1.1 101 x\r\n\r\n" + whole[:cut], []).aligned
+
+
+async def test_after_a_handshake_that_ended_mid_frame_the_protocol_parses_everything(autojump_clock) -> None:
+    from calld.adapters.websocket import Early
+
+    a, b = trio.socket.socketpair()
+    protocol = ServerProtocol(state=OPEN)
+    frame = client_frame(0x1, b"split by the handshake")
+    protocol.receive_data(frame[:3])  # the handshake's last read brought the start of a frame
+    server = WebSocket(trio.SocketStream(a), protocol, "server", early=Early((), aligned=False))
+    peer = trio.SocketStream(b)
+    try:
+        await peer.send_all(frame[3:] + client_frame(0x1, b"next"))
+        assert [await server.receive(), await server.receive()] == ["split by the handshake", "next"]
+    finally:
+        await server.aclose()
+        await peer.aclose()
+
+
+async def test_client_frames_are_masked_and_server_frames_are_not(autojump_clock) -> None:
+    server, client = pair()
+    try:
+        await client.send("to the server")
+        await server.send("to the client")
+        assert await server.receive() == "to the server"
+        assert await client.receive() == "to the client"
+        # What went on the wire, read back by the protocol of the other side (which checks the mask bit).
+        assert server._protocol.parser_exc is None and client._protocol.parser_exc is None  # noqa: SLF001
+    finally:
+        await server.aclose()
+        await client.aclose()
+
+
+async def test_whole_data_frames_skip_the_protocols_parser_and_framer(autojump_clock, monkeypatch) -> None:
+    """The audio path's per-message cost (bench/ws_layers.py): a whole text frame each way is
+    framed and parsed here; the protocol sees only what is not one."""
+    server, client = pair()
+    calls: list[str] = []
+    for proto in (server._protocol, client._protocol):  # noqa: SLF001
+        for name in ("send_text", "receive_data"):
+            original = getattr(proto, name)
+            monkeypatch.setattr(proto, name, lambda *a, _n=name, _o=original: (calls.append(_n), _o(*a))[1])
+    try:
+        await client.send('{"type":"session.input_audio.append"}')
+        await server.send('{"event":"media"}')
+        assert await server.receive() == '{"type":"session.input_audio.append"}'
+        assert await client.receive() == '{"event":"media"}'
+        assert calls == []
+    finally:
+        await server.aclose()
+        await client.aclose()

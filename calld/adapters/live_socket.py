@@ -38,11 +38,11 @@ import trio
 from attrs import frozen
 from websockets.client import ClientProtocol
 from websockets.exceptions import InvalidStatus
-from websockets.frames import CloseCode, Frame
+from websockets.frames import CloseCode
 from websockets.http11 import Response
 from websockets.uri import parse_uri
 
-from calld.adapters.websocket import Ending, WebSocket, send_request
+from calld.adapters.websocket import Early, Ending, WebSocket, send_request
 from calld.runtime.sockets import MessageSocket
 
 if TYPE_CHECKING:
@@ -206,7 +206,7 @@ class _Transport(trio.abc.Stream):
 class LiveSocket:
     """A connected GPT-Live WebSocket, as a MessageSocket. Made by `open_live_socket`."""
 
-    def __init__(self, transport: _Transport, protocol: ClientProtocol, early: list[Frame], *,
+    def __init__(self, transport: _Transport, protocol: ClientProtocol, early: Early, *,
                  close_timeout_s: float, redact: Callable[[str], str]) -> None:
         self._transport = transport
         self._redact = redact
@@ -284,7 +284,7 @@ async def open_live_socket(
     try:
         protocol = ClientProtocol(parse_uri(target.display), max_size=MAX_MESSAGE_BYTES)
         response: Response | None = None
-        early: list[Frame] = []
+        early = Early()
         with trio.CancelScope(deadline=deadline):
             try:
                 response, early = await send_request(transport, protocol, [(k.decode("ascii"), v.decode("latin-1")) for k, v in headers])

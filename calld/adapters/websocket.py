@@ -21,13 +21,21 @@ message (the sync attempt's checkpoint, or a wasted read before the wait); at 10
 second per call that was a fifth of the daemon's CPU. TLS streams (wss to GPT-Live) and test
 streams go through trio's stream calls as before.
 
+Whole, unfragmented data frames (every audio message) are framed and parsed here, at a frame
+boundary, with websockets' C mask: the protocol's generator parser and Frame objects cost three
+to four times as much per message (bench/ws_layers.py). Everything else (control frames,
+fragments, anything that breaks RFC 6455, every frame once a close has begun) goes to the
+protocol, which stays the judge of the connection's state.
+
 The protocol answers pings and close frames itself; a peer that breaks RFC 6455 gets the close code
 that says how, and the reader gets SocketClosed naming it.
 """
 
 from __future__ import annotations
 
+import os
 import socket as stdlib_socket
+import struct
 from collections import deque
 from collections.abc import Callable, Iterable, Sequence
 from typing import Literal
@@ -41,11 +49,59 @@ from websockets.http11 import Request, Response
 from websockets.protocol import OPEN, Protocol, Side
 from websockets.server import ServerProtocol
 
+try:
+    from websockets.speedups import apply_mask
+except ImportError:  # pragma: no cover - websockets ships the C extension for CPython on Linux
+    from websockets.utils import apply_mask
+
 from calld.runtime.sockets import SocketClosed
 
 READ_BYTES = 65536
 CLOSE_TIMEOUT_S = 2.0
 STREAM_ERRORS = (trio.BrokenResourceError, trio.ClosedResourceError, trio.BusyResourceError, OSError)
+
+
+@frozen
+class Early:
+    """What the handshake's last read brought after the handshake itself: the frames the protocol
+    parsed from it, and whether those bytes ended at a frame boundary. When they did not, the
+    protocol is mid-frame, and this connection's frames all go through the protocol."""
+
+    frames: Sequence[Frame] = ()
+    aligned: bool = True
+
+
+def _frame_total(buf: bytes | bytearray, i: int) -> int | None:
+    """The length of the frame whose header starts at buf[i], or None if the header is not all here."""
+    n = len(buf) - i
+    if n < 2:
+        return None
+    b1 = buf[i + 1]
+    length, head = b1 & 0x7F, 2
+    if length == 126:
+        if n < 4:
+            return None
+        length, head = int.from_bytes(buf[i + 2:i + 4], "big"), 4
+    elif length == 127:
+        if n < 10:
+            return None
+        length, head = int.from_bytes(buf[i + 2:i + 10], "big"), 10
+    return head + (4 if b1 & 0x80 else 0) + length
+
+
+def _at_boundary(tail: bytes | bytearray) -> bool:
+    i = 0
+    while i < len(tail):
+        total = _frame_total(tail, i)
+        if total is None or i + total > len(tail):
+            return False
+        i += total
+    return True
+
+
+def _after_head(seen: bytes | bytearray, frames: list[Frame]) -> Early:
+    end = seen.find(b"\r\n\r\n")
+    return Early(tuple(frames), end < 0 or _at_boundary(seen[end + 4:]))
 
 
 @frozen
@@ -74,9 +130,9 @@ def plain_words(name: str, ending: Ending) -> str:
 
 class WebSocket:
     def __init__(self, stream: trio.abc.Stream, protocol: Protocol, name: str, *, close_timeout_s: float = CLOSE_TIMEOUT_S,
-                 early: Sequence[Frame] = (), words: Callable[[str, Ending], str] = plain_words) -> None:
-        """`protocol` is OPEN (its handshake done); `early` holds frames parsed in the handshake's
-        last read, after the handshake itself."""
+                 early: Early = Early(), words: Callable[[str, Ending], str] = plain_words) -> None:
+        """`protocol` is OPEN (its handshake done); `early` is what the handshake's last read
+        brought after the handshake itself."""
         self.name = name
         self._stream = stream
         self._protocol = protocol
@@ -86,12 +142,17 @@ class WebSocket:
         self._writing = False
         self._words = words
         self._sock = plain_socket(stream)  # direct I/O when the stream is plain TCP
+        self._rx = bytearray()  # bytes of a frame at a boundary of ours, not all here yet
+        self._handover = 0  # bytes of a frame the protocol is parsing that are still to come
+        self._masked_in = protocol.side is Side.SERVER  # clients mask what they send, servers never (RFC 6455 5.1)
+        self._mask_bit = 0x80 if protocol.side is Side.CLIENT else 0
+        self._aligned = early.aligned  # False: the protocol is mid-frame, so it parses everything
         self.ending: Ending | None = None  # why the connection is over, once it is
         self._in_read = False
         self._read_over: trio.Event | None = None  # made by aclose to hear when a reader is done
         self._closed = False
         self._released = False
-        for frame in early:
+        for frame in early.frames:
             self._frame(frame)
         if protocol.parser_exc is not None:  # what came with the handshake already broke the protocol
             self._end(Ending("violation", error=_describe(protocol.parser_exc)))
@@ -124,10 +185,11 @@ class WebSocket:
         await trio.lowlevel.checkpoint_if_cancelled()  # a cancelled sender stops here; a send rarely waits
         if self.ending is not None or self._closed:
             raise self._closed_error()
-        try:
-            self._protocol.send_text(text.encode())
-        except InvalidState:  # a close frame came in: the protocol takes no more messages
-            raise self._closed_error() from None
+        if not self._queue_text(text):
+            try:
+                self._protocol.send_text(text.encode())
+            except InvalidState:  # a close frame came in: the protocol takes no more messages
+                raise self._closed_error() from None
         await self._write()
 
     async def flush(self) -> None:
@@ -174,8 +236,80 @@ class WebSocket:
 
     # -- inside ------------------------------------------------------------------------------------
 
+    def _queue_text(self, text: str) -> bool:
+        """Frame a text message into the protocol's output queue ourselves; False when the protocol
+        must (not OPEN, or mid-fragment), which also says why it cannot."""
+        protocol = self._protocol
+        if protocol.state is not OPEN or protocol.expect_continuation_frame or protocol.extensions:
+            return False
+        payload = text.encode()
+        n = len(payload)
+        if n < 126:
+            head = bytes((0x81, self._mask_bit | n))
+        elif n < 65536:
+            head = struct.pack("!BBH", 0x81, self._mask_bit | 126, n)
+        else:
+            head = struct.pack("!BBQ", 0x81, self._mask_bit | 127, n)
+        if self._mask_bit:
+            mask = os.urandom(4)
+            protocol.writes.append(head + mask + apply_mask(payload, mask))
+        else:
+            protocol.writes.append(head + payload)
+        return True
+
+    def _fast_in(self) -> bool:
+        protocol = self._protocol
+        return (protocol.state is OPEN and self._aligned and not self._fragments and protocol.parser_exc is None
+                and not protocol.extensions)
+
     def _take(self, data: bytes | bytearray) -> None:
-        self._protocol.receive_data(data)
+        """Parse what a read brought: whole simple data frames here, the rest by the protocol."""
+        if self._rx:
+            self._rx += data
+            buf: bytes | bytearray = self._rx
+        else:
+            buf = data
+        i, n = 0, len(buf)
+        limit = self._protocol.max_message_size
+        while i < n:
+            if self._handover:  # inside a frame the protocol is parsing: its bytes go there
+                take = min(self._handover, n - i)
+                self._handover -= take
+                self._feed(buf[i:i + take])
+                i += take
+                continue
+            if not self._fast_in():  # a close has begun, or the peer broke the protocol: all of it goes there
+                self._feed(buf[i:])
+                i = n
+                break
+            total = _frame_total(buf, i)
+            if total is None:
+                break
+            b0, b1 = buf[i], buf[i + 1]
+            masked = b1 & 0x80
+            length = b1 & 0x7F
+            head = (2 if length < 126 else 4 if length == 126 else 10) + (4 if masked else 0)
+            length = total - head
+            opcode = b0 & 0x0F
+            if (b0 & 0xF0) != 0x80 or opcode not in (1, 2) or bool(masked) is not self._masked_in or (limit is not None and length > limit):
+                self._handover = total  # a control frame, a fragment, or a violation the protocol names
+                continue
+            if n - i < total:
+                break  # the rest of this frame is still to come
+            payload = buf[i + head:i + total]
+            if masked:
+                payload = apply_mask(payload, buf[i + head - 4:i + head])
+            # Telnyx and GPT-Live send text; bytes that are not UTF-8 (or a binary message) are read
+            # as text all the same, and the JSON parser says what is wrong with them.
+            self._messages.append(payload.decode("utf-8", "replace"))
+            i += total
+        if buf is self._rx:
+            del self._rx[:i]
+        elif i < n:
+            self._rx += buf[i:]
+
+    def _feed(self, data: bytes | bytearray) -> None:
+        self._protocol.receive_data(bytes(data))
         for frame in self._protocol.events_received():
             self._frame(frame)
         if self._protocol.parser_exc is not None:
@@ -285,24 +419,26 @@ def _describe(exc: BaseException) -> str:
 # -- handshakes ------------------------------------------------------------------------------------
 
 
-async def read_request(stream: trio.abc.Stream, protocol: ServerProtocol) -> tuple[Request | None, list[Frame]]:
-    """Read a client's upgrade request: (it, frames that came in the same read), or (None, []) when
-    the stream ended or failed first, or the bytes are not HTTP (`protocol.handshake_exc` says so).
-    The caller bounds it and answers (`protocol.accept` or `reject`, then `send_response`)."""
+async def read_request(stream: trio.abc.Stream, protocol: ServerProtocol) -> tuple[Request | None, Early]:
+    """Read a client's upgrade request: (it, what came after it in the same read), or (None, Early())
+    when the stream ended or failed first, or the bytes are not HTTP (`protocol.handshake_exc` says
+    so). The caller bounds it and answers (`protocol.accept` or `reject`, then `send_response`)."""
+    seen = bytearray()
     while True:
         try:
             data = await stream.receive_some(READ_BYTES)
         except STREAM_ERRORS:
-            return None, []
+            return None, Early()
         if not data:
-            return None, []
+            return None, Early()
+        seen += data
         protocol.receive_data(data)
         if protocol.handshake_exc is not None:
-            return None, []
+            return None, Early()
         if events := protocol.events_received():
             request = events[0]
             assert isinstance(request, Request)
-            return request, [e for e in events[1:] if isinstance(e, Frame)]
+            return request, _after_head(seen, [e for e in events[1:] if isinstance(e, Frame)])
 
 
 async def write_pending(stream: trio.abc.Stream, protocol: Protocol) -> bool:
@@ -318,8 +454,8 @@ async def write_pending(stream: trio.abc.Stream, protocol: Protocol) -> bool:
 
 
 async def send_request(stream: trio.abc.Stream, protocol: ClientProtocol,
-                       headers: Iterable[tuple[str, str]] = ()) -> tuple[Response | None, list[Frame]]:
-    """Send the upgrade and read the answer: (the response, frames that came with it), or (None, [])
+                       headers: Iterable[tuple[str, str]] = ()) -> tuple[Response | None, Early]:
+    """Send the upgrade and read the answer: (the response, what came after it), or (None, Early())
     when the stream failed or ended first. Stream errors propagate (the caller names them); the
     caller bounds it. A refusal or a bad answer leaves `protocol.handshake_exc` set."""
     request = protocol.connect()
@@ -327,14 +463,16 @@ async def send_request(stream: trio.abc.Stream, protocol: ClientProtocol,
         request.headers[name] = value
     protocol.send_request(request)
     await stream.send_all(b"".join(protocol.data_to_send()))
+    seen = bytearray()
     while True:
         data = await stream.receive_some(READ_BYTES)
         if data:
+            seen += data
             protocol.receive_data(data)
         else:
             protocol.receive_eof()  # a refusal's body may run to the end of the stream
         events = protocol.events_received()
         if events and isinstance(events[0], Response):
-            return events[0], [e for e in events[1:] if isinstance(e, Frame)]
+            return events[0], _after_head(seen, [e for e in events[1:] if isinstance(e, Frame)])
         if not data or protocol.handshake_exc is not None:
-            return None, []
+            return None, Early()

@@ -25,11 +25,10 @@ import time
 from functools import partial
 
 import trio
-from websockets.frames import Frame
 from websockets.http11 import Request
 from websockets.server import ServerProtocol
 
-from calld.adapters.websocket import STREAM_ERRORS, WebSocket, read_request, write_pending
+from calld.adapters.websocket import STREAM_ERRORS, Early, WebSocket, read_request, write_pending
 from calld.daemon.callbook import CallBook
 from calld.runtime.sockets import SocketClosed
 
@@ -71,7 +70,7 @@ async def _connection(book: CallBook, serve_token: str, stream: trio.SocketStrea
 async def _serve(book: CallBook, serve_token: str, stream: trio.SocketStream) -> None:
     protocol = ServerProtocol(max_size=MAX_MESSAGE_BYTES)
     request: Request | None = None
-    early: list[Frame] = []
+    early = Early()
     with trio.move_on_after(HANDSHAKE_BOUND_S):
         request, early = await read_request(stream, protocol)
     if request is None:

@@ -15,7 +15,7 @@ from websockets.client import ClientProtocol
 from websockets.server import ServerProtocol
 from websockets.uri import parse_uri
 
-from calld.adapters.websocket import STREAM_ERRORS, WebSocket, read_request, send_request, write_pending
+from calld.adapters.websocket import STREAM_ERRORS, Early, WebSocket, read_request, send_request, write_pending
 from calld.runtime.sockets import SocketClosed
 
 MAX_MESSAGE_BYTES = 16 << 20
@@ -55,7 +55,7 @@ async def serve_ws(handler: Callable[[WebSocket], Awaitable[None]], host: str, p
 async def _one(handler: Callable[[WebSocket], Awaitable[None]], stream: trio.SocketStream) -> None:
     protocol = ServerProtocol(max_size=MAX_MESSAGE_BYTES)
     try:
-        request, early = None, []
+        request, early = None, Early()
         with trio.move_on_after(HANDSHAKE_BOUND_S):
             request, early = await read_request(stream, protocol)
             if request is not None:
