@@ -136,6 +136,25 @@ async def test_the_ingress_check_also_needs_the_media_path_to_reach_this_daemon(
     await live_daemon._check_ingress()  # the media listener answers with this daemon's token
 
 
+async def test_a_burst_of_dials_shares_one_ingress_check(live_daemon, monkeypatch):
+    """Fifty calls placed at once pay for one probe of each URL, not fifty (the probes cost the
+    daemon CPU its calls' audio needs); a probe that fails is tried again by the next call."""
+    probes: list[str] = []
+    real = httpx.AsyncClient.get
+
+    async def counted(self, url, *args, **kwargs):
+        probes.append(str(url))
+        await trio.sleep(0.05)  # the probe takes a while: the other calls arrive meanwhile
+        return await real(self, url, *args, **kwargs)
+
+    monkeypatch.setattr(httpx.AsyncClient, "get", counted)
+    live_daemon._ingress_ok_until = -1
+    async with trio.open_nursery() as nursery:
+        for _ in range(50):
+            nursery.start_soon(live_daemon._check_ingress)
+    assert len(probes) == 2  # /health and the media listener's health, once each
+
+
 async def test_unsigned_stale_or_tampered_webhooks_get_401(live_daemon, keys):
     url = live_daemon.settings.public_webhook_url
     raw = webhook_body()

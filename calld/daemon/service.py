@@ -144,6 +144,7 @@ class Daemon:
         self._drain_cut = trio.Event()
         self._flights: dict[str, _Flight] = {}
         self._ingress_ok_until = -math.inf
+        self._ingress_probe: trio.Event | None = None  # set when the check in progress has its answer
         self._live_connect: Any = None
         self._telnyx: TelnyxHttp | None = None
         self.stub_numbers = StubNumbers(pending_gets=1)  # stub mode's Telnyx numbers API
@@ -386,6 +387,18 @@ class Daemon:
         this process's serve token, or Telnyx's webhooks or media would go to someone else (or nowhere)."""
         if self.settings.calld_mode != "live" or trio.current_time() < self._ingress_ok_until:
             return
+        while self._ingress_probe is not None:  # a call placed a moment ago is checking: its answer serves this one
+            await self._ingress_probe.wait()
+            if trio.current_time() < self._ingress_ok_until:
+                return
+        self._ingress_probe = trio.Event()
+        try:
+            await self._probe_ingress()
+        finally:
+            self._ingress_probe.set()
+            self._ingress_probe = None
+
+    async def _probe_ingress(self) -> None:
         for url, fix in ((self.settings.public_base_url.rstrip("/") + "/health", "check PUBLIC_BASE_URL and the tunnel"),
                          (self.settings.media_health_url(),
                           "check the proxy rule that sends /telnyx/media/ to CALLD_MEDIA_BIND (or PUBLIC_MEDIA_URL)")):
