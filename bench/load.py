@@ -46,6 +46,9 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
+STEADY_FROM_S, STEADY_TO_S = 5.0, 11.0  # every call is talking then: the window of the steady-state figure
+
+
 def cpu_seconds(pid: int) -> float:
     fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
@@ -158,8 +161,19 @@ async def run_batch(n: int, daemons: int = 1) -> dict:
                 except ValueError:
                     results.append({"status": "error"})
 
+            steady: list[float] = []
+
+            async def sample_steady() -> None:
+                # The audio path alone: CPU while every call is mid-conversation (set-up and
+                # wind-down fall outside this window), per call-second of that window.
+                await trio.sleep(STEADY_FROM_S)
+                a = sum(cpu_seconds(p.pid) for p in procs)
+                await trio.sleep(STEADY_TO_S - STEADY_FROM_S)
+                steady.append((sum(cpu_seconds(p.pid) for p in procs) - a) / (n * (STEADY_TO_S - STEADY_FROM_S)))
+
             t0 = time.monotonic()
             async with trio.open_nursery() as nursery:
+                nursery.start_soon(sample_steady)
                 for i in range(n):
                     nursery.start_soon(one, i)
                     await trio.sleep(0.01)  # calls arrive 10 ms apart, not in one instant
@@ -202,7 +216,7 @@ async def run_batch(n: int, daemons: int = 1) -> dict:
         "failed": sum(r.get("status") not in ("answered", "refused") for r in results),
         "refused": refused, "daemon_cpu_s": cpu, "daemon_cpus_s": cpus, "sim_cpu_s": sim_cpu, "drawing_cpu_s": drawing_cpu,
         "gc_worst_ms": gc_worst_s * 1000, "gc_count": gc_count, "gc_by_gen": gc_by_gen,
-        "ms_per_call_second": cpu / call_seconds * 1000, "cpu_s_per_call_minute": cpu / call_seconds * 60,
+        "ms_per_call_second": cpu / call_seconds * 1000, "steady_ms_per_call_second": steady[0] * 1000 if steady else float("nan"), "cpu_s_per_call_minute": cpu / call_seconds * 60,
         "core_share": [c / wall for c in cpus],
         "peak_rss_mib": peak / 1024,
         "rss_per_call_kib": (peak - rss0) / max(1, n - refused), "metrics": m,
@@ -222,6 +236,8 @@ def show(r: dict) -> None:
           f"({r['cpu_s_per_call_minute']:.2f} s per call-minute); peak RSS {r['peak_rss_mib']:.0f} MiB, "
           f"{r['rss_per_call_kib']:.0f} KiB per call; drawing process CPU {r['drawing_cpu_s']:.1f} s; simulator CPU {r['sim_cpu_s']:.1f} s over {r['wall_s']:.1f} s "
           f"({r['sim_cpu_s'] / r['wall_s'] * 100:.0f}% of its core)")
+    print(f"        steady state ({STEADY_FROM_S:.0f}-{STEADY_TO_S:.0f} s, every call talking): "
+          f"{r['steady_ms_per_call_second']:.1f} ms CPU per call-second")
     print(f"        daemon busy {' + '.join(f'{share * 100:.0f}%' for share in r['core_share'])} of its core over the wall time"
           + (f" (CPU {' / '.join(f'{c:.1f}' for c in r['daemon_cpus_s'])} s)" if r["daemons"] > 1 else ""))
     by_gen = ", ".join(f"gen{g} {n} ({slow} over 10 ms)" for g, (n, slow) in r["gc_by_gen"].items())
