@@ -40,6 +40,9 @@ async def ws_connect(url: str, headers: dict[str, str], name: str) -> WebSocket:
         refused = f"HTTP {response.status_code}" if response is not None else protocol.handshake_exc or "no answer"
     except STREAM_ERRORS as exc:
         refused = str(exc)
+    except BaseException:  # cancelled mid-handshake: the fd goes now, not at garbage collection
+        await trio.aclose_forcefully(stream)
+        raise
     await trio.aclose_forcefully(stream)
     raise SocketClosed(f"{name}: handshake refused ({refused})")
 

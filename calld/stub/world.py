@@ -44,6 +44,7 @@ from calld.stub.carrier import LineFormat
 from calld.stub.speech import FRAME_BYTES, FRAMES_PER_WORD, MUSIC, SILENCE, Listener, line_frames, read_frame
 
 FRAME_MS = 20
+MEDIA_CLOSE_BOUND_S = 3.0  # closing the media socket when the stream ends without a stop (the close handshake is bounded inside too)
 
 log = logging.getLogger("calld.stub")
 
@@ -137,6 +138,7 @@ class StubWorld:
         self._webhook_n = 0
         self._media_scope: trio.CancelScope | None = None
         self._media_peer: MessageSocket | None = None
+        self._media_stopping = False  # _stop_media closes the socket after its stop frame
         self._business_queue: deque[bytes] = deque()
         self._business_heard_ask = False
         self._answer_line: int | None = None
@@ -316,35 +318,46 @@ class StubWorld:
                 app_end, peer = memory_socket_pair("telnyx-media")
                 self._nursery.start_soon(self._open_media, url, headers, app_end)
             self._media_peer = peer
-            await peer.send(json.dumps(load_fixture("telnyx", "media_connected")))
-            if self.scenario.media_drop == "before_start":
-                await peer.aclose()  # gone before the start frame, and no stop frame
-                return
-            if self.scenario.media_drop == "garbage":
-                await peer.send("<html>502 Bad Gateway</html>")
-                await trio.sleep_forever()  # the socket stays open; nothing valid ever comes
-            start = load_fixture("telnyx", "media_start")
-            start["stream_id"] = stream_id = f"stub-stream-{self._ccid[-4:]}"
-            start["start"].update(call_control_id=self._ccid, client_state=self._call.get("client_state"))
-            start["start"]["media_format"].update(encoding=self.scenario.media_encoding, sample_rate=self.scenario.media_rate, channels=1)
-            await peer.send(json.dumps(start))
             try:
-                async with trio.open_nursery() as n:
-                    n.start_soon(self._line_clock, peer, stream_id)
-                    n.start_soon(self._read_outbound, peer, stream_id)
-                    if self.scenario.media_drop == "mid_call":
-                        n.start_soon(self._drop_media, peer)
-                    await trio.sleep(self.scenario.greet_after_s)
-                    if self.scenario.menu:
-                        _, frames = self._line("menu", self.scenario.menu)
-                        self._business_queue.extend(frames)
-                    elif self.scenario.greeting:  # "" is a line nobody speaks on
-                        _, frames = self._line("greeting", self.scenario.greeting)
-                        if self.scenario.amd_beep:
-                            n.start_soon(self._beep_after, len(frames) * 0.02)
-                        self._business_queue.extend(frames)
-            except* SocketClosed:
-                pass  # the app let go of the media socket: the stream is over
+                await self._stream_media(peer)
+            finally:
+                # A stop closes the socket itself, after its stop frame. However else the stream
+                # ended (the app gone, the world torn down), it is closed here, bounded, so its fd
+                # never waits for the garbage collector.
+                if not self._media_stopping:
+                    with trio.CancelScope(shield=True), trio.move_on_after(MEDIA_CLOSE_BOUND_S):
+                        await peer.aclose()
+
+    async def _stream_media(self, peer: MessageSocket) -> None:
+        await peer.send(json.dumps(load_fixture("telnyx", "media_connected")))
+        if self.scenario.media_drop == "before_start":
+            await peer.aclose()  # gone before the start frame, and no stop frame
+            return
+        if self.scenario.media_drop == "garbage":
+            await peer.send("<html>502 Bad Gateway</html>")
+            await trio.sleep_forever()  # the socket stays open; nothing valid ever comes
+        start = load_fixture("telnyx", "media_start")
+        start["stream_id"] = stream_id = f"stub-stream-{self._ccid[-4:]}"
+        start["start"].update(call_control_id=self._ccid, client_state=self._call.get("client_state"))
+        start["start"]["media_format"].update(encoding=self.scenario.media_encoding, sample_rate=self.scenario.media_rate, channels=1)
+        await peer.send(json.dumps(start))
+        try:
+            async with trio.open_nursery() as n:
+                n.start_soon(self._line_clock, peer, stream_id)
+                n.start_soon(self._read_outbound, peer, stream_id)
+                if self.scenario.media_drop == "mid_call":
+                    n.start_soon(self._drop_media, peer)
+                await trio.sleep(self.scenario.greet_after_s)
+                if self.scenario.menu:
+                    _, frames = self._line("menu", self.scenario.menu)
+                    self._business_queue.extend(frames)
+                elif self.scenario.greeting:  # "" is a line nobody speaks on
+                    _, frames = self._line("greeting", self.scenario.greeting)
+                    if self.scenario.amd_beep:
+                        n.start_soon(self._beep_after, len(frames) * 0.02)
+                    self._business_queue.extend(frames)
+        except* SocketClosed:
+            pass  # the app let go of the media socket: the stream is over
 
     async def _beep_after(self, delay: float) -> None:
         await trio.sleep(delay + 0.3)
@@ -359,6 +372,7 @@ class StubWorld:
 
     async def _stop_media(self) -> None:
         peer = self._media_peer
+        self._media_stopping = True
         if self._media_scope is not None:
             self._media_scope.cancel()
         if peer is None:
