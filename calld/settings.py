@@ -49,7 +49,7 @@ class Settings(BaseSettings):
     shutdown_drain_s: float = Field(30.0, ge=0, le=600)  # SIGTERM: how long calls get to hang up cleanly
     # New calls past this many at once are refused (503), not queued: each call's audio needs CPU in
     # real time on one core. The default comes from bench/load.py on a 2-core machine (see README).
-    calld_max_calls: int = Field(35, ge=1, le=1000)
+    calld_max_calls: int = Field(50, ge=1, le=1000)
 
     telnyx_api_key: SecretStr = SecretStr("")
     telnyx_api_base: str = "https://api.telnyx.com"

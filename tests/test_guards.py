@@ -238,4 +238,4 @@ def test_tests_ignore_the_developers_env(tmp_path, monkeypatch):
     (tmp_path / ".env").write_text("STALL_S=99\nCALLD_MAX_CALLS=1\n")
     monkeypatch.chdir(tmp_path)
     settings = load_settings()
-    assert settings.stall_s == 20.0 and settings.calld_max_calls == 35
+    assert settings.stall_s == 20.0 and settings.calld_max_calls == 50

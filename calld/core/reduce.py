@@ -13,6 +13,9 @@ Rules of this file (after h11's _state.py):
     answered and media is streaming).
 
 Theory of the edges:
+ - Steady audio: where calld.core.audio_path opens the way, the transports forward audio
+   themselves and the runtime steps it here as stretches (InboundForwarded, OutputForwarded)
+   before the next event; their handlers do what the frame-by-frame ones would, but the sending.
  - Pickup: callee audio arriving before `session.started` is held in the live track
    (capped at pickup_hold_s, oldest dropped) and flushed in order when it starts.
  - Tools: every function call gets its output at once; exactly one response.create follows
