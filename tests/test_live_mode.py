@@ -144,7 +144,7 @@ async def test_a_burst_of_dials_shares_one_ingress_check(live_daemon, monkeypatc
 
     async def counted(self, url, *args, **kwargs):
         probes.append(str(url))
-        await trio.sleep(0.05)  # the probe takes a while: the other calls arrive meanwhile
+        await trio.sleep(0.05)  # wall-clock ok: the probe takes a while, so the other calls arrive meanwhile (real HTTP: no autojump)
         return await real(self, url, *args, **kwargs)
 
     monkeypatch.setattr(httpx.AsyncClient, "get", counted)
