@@ -107,6 +107,7 @@ def test_the_narrowed_path_allows_only_what_both_allow() -> None:
 
 async def test_forwarded_audio_and_the_reducers_sends_never_split_each_other_on_the_media_socket(autojump_clock, tmp_path):
     import trio
+    import trio.testing
 
     from calld.domain.ids import RunId
     from calld.runtime.handle import CallHandle, CallPorts
@@ -137,8 +138,31 @@ async def test_forwarded_audio_and_the_reducers_sends_never_split_each_other_on_
             nursery.start_soon(handle._send_media, encoder("delta", 5))  # noqa: SLF001
             await trio.sleep(0.015)  # the delta is mid-send
             nursery.start_soon(handle._send_media, encoder("mark", 2))  # noqa: SLF001
+            await trio.testing.wait_all_tasks_blocked()  # the mark waits first (trio runs a batch in any order)
             nursery.start_soon(handle._send_media, encoder("more", 2))  # noqa: SLF001
     finally:
         handle.rundir.close()
     assert socket.sent == [*(f"delta-{i}" for i in range(5)), "mark-0", "mark-1", "more-0", "more-1"]
     assert encoded == ["delta", "mark", "more"]
+
+
+@pytest.mark.parametrize("kind", ["inbound", "output"])
+async def test_while_audio_of_a_kind_waits_for_the_reducer_the_path_forwards_none_of_it(kind: str, tmp_path) -> None:
+    from calld.domain.ids import RunId
+    from calld.runtime.handle import CallHandle, CallPorts
+    from calld.runtime.rundir import RunDir
+    from tests.core_helpers import make_plan
+
+    ports = CallPorts(telnyx=None, connect_live=None, public_media_url="wss://calld.test/media", webhook_url=None)  # type: ignore[arg-type]
+    handle = CallHandle(make_plan(), ports, RunDir(tmp_path, RunId.new(), []))
+    handle._path = AudioPath(uplink=True, downlink=True)  # noqa: SLF001
+    audio = ev.MediaAudio(QUIET, 1) if kind == "inbound" else ev.OutputAudio(QUIET)
+    try:
+        assert await handle._took_steady(audio)  # nothing waiting: forwarded  # noqa: SLF001
+        handle._inbound_queued = handle._output_queued = 1  # one of each waits in the channel  # noqa: SLF001
+        assert not await handle._took_steady(audio)  # so this one queues behind it  # noqa: SLF001
+        assert (handle._inbound_queued, handle._output_queued) == ((2, 1) if kind == "inbound" else (1, 2))  # noqa: SLF001
+        told = handle._take_stretches()  # noqa: SLF001
+        assert [type(e) for e in told] == [ev.InboundForwarded if kind == "inbound" else ev.OutputForwarded]
+    finally:
+        handle.rundir.close()

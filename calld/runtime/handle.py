@@ -566,12 +566,9 @@ class CallHandle:
                     log.warning("%s bad media frame dropped: %s", self.plan.run_id, exc)
                     continue
                 for e in events:
-                    if type(e) is ev.MediaAudio:
-                        if self._path.uplink and not self._inbound_queued:
-                            await self._forward_inbound(e)
-                            continue
-                        self._inbound_queued += 1
-                    elif isinstance(e, ev.MediaStarted):
+                    if await self._took_steady(e):
+                        continue
+                    if isinstance(e, ev.MediaStarted):
                         self._media_out = OutboundMedia(codec=self._outbound_codec(inbound), stream_id=e.stream_id)
                     self._events_tx.send_nowait(e)  # unbounded: never blocks; the next receive yields
                     if isinstance(e, ev.MediaStopped):
@@ -580,6 +577,22 @@ class CallHandle:
             self._media_socket = None
         with trio.CancelScope(shield=True):
             await self._events_tx.send(ev.MediaStopped(reason))
+
+    async def _took_steady(self, event: ev.Event) -> bool:
+        """True when the steady path took this audio event (forwarded now, told later). Otherwise it
+        goes to the reducer like any event, and while it waits there the path forwards nothing of
+        its kind, so audio never overtakes audio."""
+        if type(event) is ev.MediaAudio:
+            if self._path.uplink and not self._inbound_queued:
+                await self._forward_inbound(event)
+                return True
+            self._inbound_queued += 1
+        elif type(event) is ev.OutputAudio:
+            if self._path.downlink and not self._output_queued:
+                await self._forward_output(event)
+                return True
+            self._output_queued += 1
+        return False
 
     async def _forward_inbound(self, frame: ev.MediaAudio) -> None:
         """The steady uplink: this frame goes on to GPT-Live now and is told to the reducer later."""
@@ -633,12 +646,9 @@ class CallHandle:
                                 closed_reason = exc.reason
                                 break
                             for e in inbound.feed(text):
-                                if type(e) is ev.OutputAudio:
-                                    if self._path.downlink and not self._output_queued:
-                                        await self._forward_output(e)
-                                        continue
-                                    self._output_queued += 1
-                                elif isinstance(e, ev.LiveClosed):
+                                if await self._took_steady(e):
+                                    continue
+                                if isinstance(e, ev.LiveClosed):
                                     announced = True
                                 self._events_tx.send_nowait(e)  # unbounded: never blocks; the next receive yields
                             if announced:
