@@ -301,3 +301,19 @@ async def test_whole_data_frames_skip_the_protocols_parser_and_framer(autojump_c
     finally:
         await server.aclose()
         await client.aclose()
+
+
+async def test_a_message_over_the_size_limit_gets_the_protocols_1009(autojump_clock) -> None:
+    a, b = trio.socket.socketpair()
+    server = WebSocket(trio.SocketStream(a), ServerProtocol(state=OPEN, max_size=1000), "server")
+    peer = trio.SocketStream(b)
+    try:
+        await peer.send_all(client_frame(0x1, b"small") + client_frame(0x1, b"x" * 1001))
+        assert await server.receive() == "small"
+        with pytest.raises(SocketClosed):
+            await server.receive()
+        answer = await peer.receive_some(64)
+        assert answer[0] == 0x88 and int.from_bytes(answer[2:4], "big") == 1009
+    finally:
+        await server.aclose()
+        await peer.aclose()
