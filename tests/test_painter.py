@@ -32,6 +32,20 @@ async def test_the_child_draws_a_private_picture_whatever_the_umask(tmp_path: Pa
     assert child.returncode is not None, "the drawing process outlived aclose()"
 
 
+@pytest.mark.skipif(not hasattr(os, "SCHED_IDLE"), reason="Linux's scheduling classes")
+async def test_the_child_draws_only_when_the_core_has_nothing_else_to_do(tmp_path: Path) -> None:
+    run_dir = five_minute_call_with_hold(tmp_path)
+    painter = Painter()
+    try:
+        await painter.draw(run_dir, run_dir / "timeline.svg")  # the reply: the child is past its set-up
+        child = painter._proc  # noqa: SLF001
+        assert child is not None
+        assert os.sched_getscheduler(child.pid) == os.SCHED_IDLE
+        assert os.getpriority(os.PRIO_PROCESS, child.pid) >= os.getpriority(os.PRIO_PROCESS, 0)
+    finally:
+        await painter.aclose()
+
+
 async def test_a_bad_request_is_a_clear_error_and_the_child_stays_up(tmp_path: Path) -> None:
     painter = Painter()
     try:

@@ -4,10 +4,10 @@ matplotlib holds the GIL for the whole of a drawing (0.3 s of CPU for a short ca
 ~2 s to import). In a worker thread that is time the audio path waits for the GIL on
 every frame; in its own process it is not. One long-lived child (`python -m
 calld.observe.painter`) imports matplotlib once and draws one picture at a time, niced
-below the calls. The daemon starts it on first use and restarts it if it dies. A picture
-that takes longer than `bound_s` ends the child (SIGALRM's default action, on the wall
-clock: a wedged C call in a library cannot outlast it, and a test's virtual clock cannot
-cut it short); the parent then sees end of file and says so.
+below the calls and, where Linux lets it, in the idle scheduling class. The daemon starts it
+on first use and restarts it if it dies. A picture that takes longer than `bound_s` ends the
+child (SIGALRM's default action, on the wall clock: a wedged C call in a library cannot outlast
+it, and a test's virtual clock cannot cut it short); the parent then sees end of file and says so.
 
 Wire: one JSON line per request on the child's stdin, `{"run_dir": ..., "out": ...}`;
 one JSON line per reply on its stdout, `{"ok": out}` or `{"error": "what went wrong"}`.
@@ -120,6 +120,13 @@ def serve(bound_s: float) -> None:
     try:
         os.nice(NICENESS)
     except OSError:
+        pass
+    try:
+        # Below niceness too: the child shares the daemon's core (it inherits the affinity), and a
+        # niced process still takes slices from a busy loop, 5-30 ms at a time, that every call's
+        # audio waits out. An idle-class process runs only when the core has nothing else to do.
+        os.sched_setscheduler(0, os.SCHED_IDLE, os.sched_param(0))
+    except (AttributeError, OSError):  # not Linux, or not allowed: niceness is what remains
         pass
     replies = os.fdopen(os.dup(1), "w", buffering=1)
     os.dup2(2, 1)  # a stray print from a library goes to stderr, never into a reply
