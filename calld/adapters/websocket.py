@@ -178,7 +178,8 @@ class WebSocket:
             else:
                 self._protocol.receive_eof()
                 self._end(Ending("eof"))
-            await self._write()
+            if self._protocol.writes:  # what reading owes the peer (a pong, a close's answer); mostly nothing
+                await self._write()
         return self._messages.popleft()
 
     async def send(self, text: str) -> None:
