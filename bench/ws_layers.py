@@ -69,8 +69,9 @@ def calld_costs(text: str, n: int) -> dict[str, float]:
     server = WebSocket(NoStream(), Protocol(Side.SERVER, state=OPEN, max_size=None), "server")
 
     def frame(ws: WebSocket) -> bytes:
-        ws._queue_text(text)  # noqa: SLF001
-        return b"".join(ws._protocol.data_to_send())  # noqa: SLF001
+        framed = ws._framed(text)  # noqa: SLF001
+        assert framed is not None
+        return framed
 
     masked, plain = frame(client), frame(server)
 

@@ -186,11 +186,24 @@ class WebSocket:
         await trio.lowlevel.checkpoint_if_cancelled()  # a cancelled sender stops here; a send rarely waits
         if self.ending is not None or self._closed:
             raise self._closed_error()
-        if not self._queue_text(text):
+        frame = self._framed(text)
+        if frame is None:
             try:
                 self._protocol.send_text(text.encode())
             except InvalidState:  # a close frame came in: the protocol takes no more messages
                 raise self._closed_error() from None
+        elif self._sock is not None and not self._writing and not self._protocol.writes:
+            # Nothing ahead of it: straight to the socket, and done when the kernel takes it whole
+            # (almost always). Whatever is left, or went wrong, is the write step's to finish or name.
+            try:
+                sent = self._sock.send(frame)
+            except OSError:
+                sent = 0
+            if sent == len(frame):
+                return
+            self._protocol.writes.append(frame[sent:])
+        else:
+            self._protocol.writes.append(frame)  # behind what is queued: the write step keeps the order
         await self._write()
 
     async def flush(self) -> None:
@@ -237,12 +250,12 @@ class WebSocket:
 
     # -- inside ------------------------------------------------------------------------------------
 
-    def _queue_text(self, text: str) -> bool:
-        """Frame a text message into the protocol's output queue ourselves; False when the protocol
-        must (not OPEN, or mid-fragment), which also says why it cannot."""
+    def _framed(self, text: str) -> bytes | None:
+        """A text message framed by us; None when the protocol must frame it (not OPEN, or
+        mid-fragment), which also says why it cannot."""
         protocol = self._protocol
         if protocol.state is not OPEN or protocol.expect_continuation_frame or protocol.extensions:
-            return False
+            return None
         payload = text.encode()
         n = len(payload)
         if n < 126:
@@ -253,10 +266,8 @@ class WebSocket:
             head = struct.pack("!BBQ", 0x81, self._mask_bit | 127, n)
         if self._mask_bit:
             mask = os.urandom(4)
-            protocol.writes.append(head + mask + apply_mask(payload, mask))
-        else:
-            protocol.writes.append(head + payload)
-        return True
+            return head + mask + apply_mask(payload, mask)
+        return head + payload
 
     def _fast_in(self) -> bool:
         protocol = self._protocol
