@@ -32,6 +32,7 @@ from hypercorn.trio import serve
 from calld.adapters.webhook_auth import generate_keypair
 from calld.runtime.sockets import MessageSocket
 from calld.sim.meter import CallMeter, summarize
+from calld.sim.ticks import TickGrid
 from calld.sim.net import WebhookPoster, rest_app
 from calld.sim.ws import WsSocket, serve_ws, ws_connect
 from calld.stub.linq import FakeLinq
@@ -66,6 +67,7 @@ class Simulator:
         self.opener_lines: set[int] = set()
         self.line_owner: dict[int, StubWorld] = {}
         self.finished: list[StubWorld] = []
+        self.ticks = TickGrid()  # every line's 20 ms clock and every session's pacing, on one timer a slot
         self._unbound: deque[StubWorld] = deque()
         self._unbound_changed = trio.Event()
         self._nursery: trio.Nursery | None = None
@@ -123,6 +125,7 @@ class Simulator:
         world.codebook, world.roles = self.codebook, self.roles
         world.opener_lines, world.line_owner = self.opener_lines, self.line_owner
         world.meter = CallMeter()
+        world.sleep_until = self.ticks.sleep_until
         holder.append(world)
         return world
 
@@ -149,6 +152,7 @@ class Simulator:
         async with httpx.AsyncClient(timeout=5.0) as client, trio.open_nursery() as n:
             self._nursery = n
             self._poster = WebhookPoster(client, self.private_key, time.time)
+            await n.start(self.ticks.run)
             cfg = Config()
             cfg.bind = [f"{host}:{telnyx_port}"]
             cfg.accesslog = None

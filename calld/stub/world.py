@@ -16,7 +16,6 @@ line, once the agent has paused.
 
 from __future__ import annotations
 
-import base64
 import itertools
 import json
 import logging
@@ -28,6 +27,8 @@ from contextlib import asynccontextmanager
 from typing import Any
 
 import httpx
+import orjson
+import pybase64
 import trio
 
 from calld.adapters.fixtures import load_fixture
@@ -99,7 +100,7 @@ def _first_name(instructions: str) -> str:
 
 
 def _b64(pcm: bytes) -> str:
-    return base64.b64encode(pcm).decode("ascii")
+    return pybase64.b64encode(pcm).decode("ascii")
 
 
 _SILENCE_B64 = _b64(SILENCE)  # most frames either way are silence
@@ -124,6 +125,9 @@ class StubWorld:
         self.webhooks_sent: list[str] = []
         self.live_received: list[dict[str, Any]] = []
         self.live_heard = bytearray()  # every inbound PCM byte GPT-Live was sent, in the order it came
+        # How the line's 20 ms clock and GPT-Live's delta pacing wait: trio's own sleep, or a clock
+        # shared by many worlds (the simulator's calld.sim.ticks.TickGrid).
+        self.sleep_until: Callable[[float], Awaitable[None]] = trio.sleep_until
         self.media_received: list[dict[str, Any]] = []
         self.wire_bytes_received = 0  # the agent's audio as it arrived on the wire, before the line decodes it
         self.heard_on_line: list[str] = []  # the agent's words as the business heard them played
@@ -395,7 +399,7 @@ class StubWorld:
         chunk, start = 0, trio.current_time()
         while True:
             chunk += 1
-            await trio.sleep_until(start + chunk * 0.02)
+            await self.sleep_until(start + chunk * 0.02)
             pcm = self._business_queue.popleft() if self._business_queue else SILENCE
             if plain:
                 payload = _SILENCE_B64 if pcm is SILENCE else _b64(pcm)
@@ -425,11 +429,11 @@ class StubWorld:
 
     async def _read_outbound(self, peer: MessageSocket, stream_id: str) -> None:
         while True:
-            msg = json.loads(await peer.receive())
+            msg = orjson.loads(await peer.receive())  # the frames that come 50 a second: the C parser
             self.media_received.append({k: v for k, v in msg.items() if k != "media"})
             match msg.get("event"):
                 case "media" if self._plays_audio:
-                    pcm = base64.b64decode(msg["media"]["payload"])
+                    pcm = pybase64.b64decode(msg["media"]["payload"])
                     self.wire_bytes_received += len(pcm)
                     if not self._line_out.plain:
                         pcm = self._line_out.decode(pcm)  # played as the dial asked, whatever calld meant
@@ -607,13 +611,13 @@ class FakeLive:
 
     async def _read(self) -> None:
         while True:
-            msg = json.loads(await self.peer.receive())
+            msg = orjson.loads(await self.peer.receive())
             kind = msg.get("type")
             if kind != "session.input_audio.append":
                 self.world.live_received.append(msg)
             match kind:
                 case "session.input_audio.append":
-                    pcm = base64.b64decode(msg["audio"])
+                    pcm = pybase64.b64decode(msg["audio"])
                     self.world.live_heard += pcm
                     self._meter_append(len(pcm))
                     for i in range(0, len(pcm), FRAME_BYTES):  # frame by frame: each word's time on the timeline
@@ -837,7 +841,7 @@ class FakeLive:
         while True:
             if not self.closing:
                 tick += 0.1
-                await trio.sleep_until(tick)
+                await self.world.sleep_until(tick)
             if not self.speaking and self.waiting and (self.closing or not self.business_talking):
                 self.speaking.extend(self.waiting.popleft())
             frames = [self.speaking.popleft() if self.speaking else SILENCE for _ in range(DELTA_FRAMES)]

@@ -1,0 +1,97 @@
+"""The simulator's shared pacing clock (calld.sim.ticks): never early, at most a slot late, one
+timer per slot however many streams wait in it, and an earlier deadline is not held up behind a
+later one."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+import trio
+import trio.testing
+
+from calld.sim.ticks import TickGrid
+
+
+async def _woken(grid: TickGrid, deadlines: list[float]) -> dict[int, float]:
+    """Each waiter's wake-up time (trio's clock), waiters started in the order given."""
+    woke: dict[int, float] = {}
+
+    async def wait(i: int, deadline: float) -> None:
+        await grid.sleep_until(deadline)
+        woke[i] = trio.current_time()
+
+    async with trio.open_nursery() as n:
+        await n.start(grid.run)
+        async with trio.open_nursery() as waiters:
+            for i, deadline in enumerate(deadlines):
+                waiters.start_soon(wait, i, deadline)
+                await trio.testing.wait_all_tasks_blocked()
+        n.cancel_scope.cancel()
+    return woke
+
+
+async def test_a_waiter_wakes_at_or_after_its_deadline_and_within_one_slot(autojump_clock):
+    grid = TickGrid(resolution_s=0.001)
+    t0 = trio.current_time()
+    deadlines = [t0 + 0.0203, t0 + 0.02, t0 + 0.5, t0 + 0.0001]
+    woke = await _woken(grid, deadlines)
+    for i, deadline in enumerate(deadlines):
+        assert deadline <= woke[i] <= deadline + 0.001 + 1e-9, (i, deadline, woke[i])
+
+
+async def test_waiters_due_in_one_slot_share_one_wakeup(autojump_clock):
+    grid = TickGrid(resolution_s=0.001)
+    t0 = trio.current_time()
+    # 150 streams in 20 phases: 20 slots, not 150 timers
+    deadlines = [t0 + 0.1 + (i % 20) * 0.001 + 0.0004 for i in range(150)]
+    woke = await _woken(grid, deadlines)
+    assert len(woke) == 150
+    assert grid.wakeups == 20
+    assert len({round(t, 6) for t in woke.values()}) == 20
+
+
+async def test_an_earlier_deadline_registered_later_is_not_held_behind_a_later_one(autojump_clock):
+    grid = TickGrid(resolution_s=0.001)
+    t0 = trio.current_time()
+    woke = await _woken(grid, [t0 + 5.0, t0 + 0.05])  # the runner is already waiting for the 5 s slot
+    assert woke[1] == pytest.approx(t0 + 0.05, abs=0.0011)
+    assert woke[0] == pytest.approx(t0 + 5.0, abs=0.0011)
+
+
+async def test_a_cancelled_waiter_leaves_the_others_on_time(autojump_clock):
+    grid = TickGrid(resolution_s=0.001)
+    t0 = trio.current_time()
+    woke: list[float] = []
+
+    async def wait() -> None:
+        await grid.sleep_until(t0 + 0.2)
+        woke.append(trio.current_time())
+
+    async with trio.open_nursery() as n:
+        await n.start(grid.run)
+        with trio.move_on_after(0.1):
+            await grid.sleep_until(t0 + 0.2)  # the same slot, given up halfway
+        await wait()
+        n.cancel_scope.cancel()
+    assert woke == [pytest.approx(t0 + 0.2, abs=0.0011)]
+
+
+async def test_a_deadline_already_past_is_a_checkpoint_not_a_wait(autojump_clock):
+    grid = TickGrid()
+    async with trio.open_nursery() as n:
+        await n.start(grid.run)
+        t0 = trio.current_time()
+        await grid.sleep_until(t0 - 1)
+        assert trio.current_time() == t0
+        with trio.CancelScope() as scope:
+            scope.cancel()
+            await grid.sleep_until(t0 - 1)  # a checkpoint: a cancelled caller leaves here
+        assert scope.cancelled_caught
+        n.cancel_scope.cancel()
+
+
+def test_a_grid_needs_a_positive_resolution():
+    with pytest.raises(ValueError, match="positive"):
+        TickGrid(resolution_s=0)
+    assert math.isfinite(TickGrid().resolution_s)
