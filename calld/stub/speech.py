@@ -43,10 +43,11 @@ class WordFrame:
         return self.frame == self.frames - 1
 
 
+_TONE_AFTER_HEADER = struct.pack(f"<{FRAME_SAMPLES - 5}h", *_TONE[5:])  # what every word frame shares
+
+
 def word_frame(line: int, word: int, frame: int) -> bytes:
-    samples = list(_TONE)
-    samples[:5] = (_MAGIC, line, word, frame, FRAMES_PER_WORD)
-    return struct.pack(f"<{FRAME_SAMPLES}h", *samples)
+    return _HEADER.pack(_MAGIC, line, word, frame, FRAMES_PER_WORD) + _TONE_AFTER_HEADER
 
 
 def line_frames(line: int, words: list[str]) -> list[bytes]:
