@@ -16,6 +16,7 @@ line, once the agent has paused.
 
 from __future__ import annotations
 
+import hashlib
 import itertools
 import json
 import logging
@@ -124,7 +125,10 @@ class StubWorld:
         self.hangup_requests: list[str] = []
         self.webhooks_sent: list[str] = []
         self.live_received: list[dict[str, Any]] = []
-        self.live_heard = bytearray()  # every inbound PCM byte GPT-Live was sent, in the order it came
+        # Every inbound PCM byte GPT-Live was sent, in the order it came, as a running digest and a
+        # count: a long call at scale keeps no copy of its audio (32 KB a second) in the world.
+        self.live_heard = hashlib.sha256()
+        self.live_heard_bytes = 0
         # How the line's 20 ms clock and GPT-Live's delta pacing wait: trio's own sleep, or a clock
         # shared by many worlds (the simulator's calld.sim.ticks.TickGrid).
         self.sleep_until: Callable[[float], Awaitable[None]] = trio.sleep_until
@@ -618,7 +622,8 @@ class FakeLive:
             match kind:
                 case "session.input_audio.append":
                     pcm = pybase64.b64decode(msg["audio"])
-                    self.world.live_heard += pcm
+                    self.world.live_heard.update(pcm)
+                    self.world.live_heard_bytes += len(pcm)
                     self._meter_append(len(pcm))
                     for i in range(0, len(pcm), FRAME_BYTES):  # frame by frame: each word's time on the timeline
                         self.timeline_ms += FRAME_MS
