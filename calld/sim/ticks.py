@@ -2,7 +2,8 @@
 
 Every simulated line sends a frame each 20 ms and every simulated GPT-Live session a delta each
 100 ms. With `trio.sleep_until` each of those wake-ups is a cancel scope of its own, raised and
-caught: at 150 calls, 9,000 a second, a fifth of the simulator's core. Here the waiters due in
+caught: at 150 calls, 9,000 a second (with the stub world's frame parsing, the simulator went
+from 81% to 71% of its core when both moved off the slow path). Here the waiters due in
 the same slot of the grid (1 ms by default) park together, and one timer a slot wakes them all,
 so the cost follows the slots, not the streams.
 
