@@ -66,24 +66,26 @@ def children_cpu_seconds(pid: int) -> float:
     return total
 
 
-def gc_pauses(exposition: str) -> tuple[float, int, dict[str, tuple[int, int]]]:
-    """(the longest collection in seconds, how many there were, and by generation: how many and
-    how many took over 10 ms) from the daemon's /metrics."""
+def gc_pauses(exposition: str) -> tuple[float, int, dict[str, tuple[int, int]], float]:
+    """(the longest collection in seconds, how many there were, by generation how many and how
+    many took over 10 ms, and all of them together in seconds) from the daemon's /metrics."""
     from prometheus_client.parser import text_string_to_metric_families
 
-    worst, count = 0.0, 0
+    worst, count, together = 0.0, 0, 0.0
     total: dict[str, int] = {}
     under_10ms: dict[str, int] = {}
     for fam in text_string_to_metric_families(exposition):
         for sample in fam.samples:
             if sample.name == "calld_gc_pause_max_seconds":
                 worst = sample.value
+            elif sample.name == "calld_gc_pause_seconds_sum":
+                together += sample.value
             elif sample.name == "calld_gc_pause_seconds_count":
                 count += int(sample.value)
                 total[sample.labels["generation"]] = int(sample.value)
             elif sample.name == "calld_gc_pause_seconds_bucket" and sample.labels["le"] == "0.01":
                 under_10ms[sample.labels["generation"]] = int(sample.value)
-    return worst, count, {g: (n, n - under_10ms.get(g, 0)) for g, n in sorted(total.items())}
+    return worst, count, {g: (n, n - under_10ms.get(g, 0)) for g, n in sorted(total.items())}, together
 
 
 def rss_kib(pid: int, key: str) -> int:
@@ -181,7 +183,7 @@ async def run_batch(n: int, daemons: int = 1) -> dict:
             cpus = [cpu_seconds(p.pid) - c0 for p, c0 in zip(procs, cpu0, strict=True)]
             drawing_cpu = sum(children_cpu_seconds(p.pid) for p in procs)  # started after cpu0: all of it is this batch's
             gcs = [gc_pauses(await c.metrics()) for c in clients]
-            gc_worst_s, gc_count = max(g[0] for g in gcs), sum(g[1] for g in gcs)
+            gc_worst_s, gc_count, gc_total_s = max(g[0] for g in gcs), sum(g[1] for g in gcs), sum(g[3] for g in gcs)
             gc_by_gen: dict[str, list[int]] = {}
             for g in gcs:
                 for gen, (collections, slow) in g[2].items():
@@ -215,7 +217,7 @@ async def run_batch(n: int, daemons: int = 1) -> dict:
         "n": n, "daemons": daemons, "wall_s": wall, "completed": sum(r.get("status") == "answered" for r in results),
         "failed": sum(r.get("status") not in ("answered", "refused") for r in results),
         "refused": refused, "daemon_cpu_s": cpu, "daemon_cpus_s": cpus, "sim_cpu_s": sim_cpu, "drawing_cpu_s": drawing_cpu,
-        "gc_worst_ms": gc_worst_s * 1000, "gc_count": gc_count, "gc_by_gen": gc_by_gen,
+        "gc_worst_ms": gc_worst_s * 1000, "gc_count": gc_count, "gc_total_ms": gc_total_s * 1000, "gc_by_gen": gc_by_gen,
         "ms_per_call_second": cpu / call_seconds * 1000, "steady_ms_per_call_second": steady[0] * 1000 if steady else float("nan"), "cpu_s_per_call_minute": cpu / call_seconds * 60,
         "core_share": [c / wall for c in cpus],
         "peak_rss_mib": peak / 1024,
@@ -241,10 +243,14 @@ def show(r: dict) -> None:
     print(f"        daemon busy {' + '.join(f'{share * 100:.0f}%' for share in r['core_share'])} of its core over the wall time"
           + (f" (CPU {' / '.join(f'{c:.1f}' for c in r['daemon_cpus_s'])} s)" if r["daemons"] > 1 else ""))
     by_gen = ", ".join(f"gen{g} {n} ({slow} over 10 ms)" for g, (n, slow) in r["gc_by_gen"].items())
-    print(f"        garbage collections {r['gc_count']}, the longest {r['gc_worst_ms']:.1f} ms; {by_gen}")
+    print(f"        garbage collections {r['gc_count']}, the longest {r['gc_worst_ms']:.1f} ms, {r['gc_total_ms']:.0f} ms in all "
+          f"({r['gc_total_ms'] / 1000 / r['daemon_cpu_s'] * 100:.1f}% of the daemon's CPU); {by_gen}")
     for way in ("uplink", "downlink"):
         worst = m.get(f"{way}_worst_by_second_ms") or {}
         print(f"        {way} worst per second (s: ms): " + " ".join(f"{s}:{v:.0f}" for s, v in worst.items()))
+    late = m.get("sim_late_worst_by_second_ms") or {}
+    print("        simulator's own timer, latest per second (s: ms; its loop was busy, and a latency it measured "
+          "then includes this): " + " ".join(f"{s}:{v:.0f}" for s, v in late.items()))
     sys.stdout.flush()
 
 

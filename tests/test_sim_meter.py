@@ -34,3 +34,13 @@ def test_every_20_ms_position_counts_once_however_the_audio_is_cut() -> None:
         m.uplink.sent(640, at=0.02 * k)
     m.uplink.received(5 * 640, at=0.1)
     assert [round(x * 1000) for _, x in m.uplink.timed_latencies()] == [100, 80, 60, 40, 20]
+
+
+def test_the_simulators_own_lateness_is_reported_by_second_of_the_batch() -> None:
+    m = CallMeter(clock=lambda: 0.0)
+    m.uplink.sent(640, at=100.0)  # the batch's first frame: second 0
+    m.uplink.received(640, at=100.004)
+    # the timer's lateness by tenth of a second of trio's clock; what came before the batch is not its own
+    s = summarize([m], {995: 0.3, 1000: 0.002, 1004: 0.001, 1031: 0.045, 1039: 0.012})
+    assert {k: round(v) for k, v in s["sim_late_worst_by_second_ms"].items()} == {0: 2, 3: 45}
+    assert summarize([m])["sim_late_worst_by_second_ms"] == {}

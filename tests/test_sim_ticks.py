@@ -95,3 +95,31 @@ def test_a_grid_needs_a_positive_resolution():
     with pytest.raises(ValueError, match="positive"):
         TickGrid(resolution_s=0)
     assert math.isfinite(TickGrid().resolution_s)
+
+
+async def test_the_grid_says_how_late_its_timer_fired_when_the_loop_was_busy(autojump_clock):
+    grid = TickGrid(resolution_s=0.001)
+    t0 = trio.current_time()
+    woke: list[float] = []
+
+    async def wait(deadline: float) -> None:
+        await grid.sleep_until(deadline)
+        woke.append(trio.current_time())
+
+    async def busy_loop() -> None:
+        # Half a millisecond before the slot, something holds the loop for 50 ms.
+        await trio.sleep_until(t0 + 0.9995)
+        autojump_clock.jump(0.05)
+
+    async with trio.open_nursery() as n:
+        await n.start(grid.run)
+        async with trio.open_nursery() as waiters:
+            waiters.start_soon(wait, t0 + 0.5)
+            waiters.start_soon(wait, t0 + 1.0)
+            waiters.start_soon(busy_loop)
+        n.cancel_scope.cancel()
+    assert woke[1] == pytest.approx(t0 + 1.0495, abs=1e-6)
+    late = {tenth / 10: s for tenth, s in grid.late_by_tenth.items()}
+    # the on-time slot left no mark; the late one is filed under the tenth of a second it fired in
+    assert list(late.values()) == [pytest.approx(0.0495, abs=1e-6)]
+    assert list(late)[0] == pytest.approx(math.floor((t0 + 1.0495) * 10) / 10)

@@ -95,7 +95,8 @@ def worst_by_second(timed: list[tuple[float, float]], t0: float) -> dict[int, fl
     return dict(sorted(worst.items()))
 
 
-def summarize(meters: list[CallMeter]) -> dict[str, Any]:
+def summarize(meters: list[CallMeter], late_by_tenth: dict[int, float] | None = None) -> dict[str, Any]:
+    """The batch's figures; `late_by_tenth` is the simulator's own timer lateness (calld.sim.ticks)."""
     timed_up = [x for m in meters for x in m.uplink.timed_latencies(skip_bytes=m.hold_bytes)]
     timed_down = [x for m in meters for x in m.downlink.timed_latencies()]
     up, down = [lat for _, lat in timed_up], [lat for _, lat in timed_down]
@@ -117,4 +118,7 @@ def summarize(meters: list[CallMeter]) -> dict[str, Any]:
         # Seconds since the first call's first frame -> the worst latency heard in that second.
         "uplink_worst_by_second_ms": worst_by_second(timed_up, t0),
         "downlink_worst_by_second_ms": worst_by_second(timed_down, t0),
+        # ... and how late the simulator's own timer fired in that second (its loop was busy).
+        "sim_late_worst_by_second_ms": worst_by_second([(tenth / 10, late) for tenth, late in (late_by_tenth or {}).items()
+                                                        if tenth / 10 >= t0], t0),
     }

@@ -130,7 +130,7 @@ class Simulator:
         return world
 
     def metrics(self) -> dict[str, Any]:
-        return summarize([w.meter for w in self.worlds.values() if w.meter is not None])
+        return summarize([w.meter for w in self.worlds.values() if w.meter is not None], self.ticks.late_by_tenth)
 
     # -- GPT-Live ------------------------------------------------------------------------------
 

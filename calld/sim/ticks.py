@@ -10,6 +10,11 @@ so the cost follows the slots, not the streams.
 A waiter wakes in the first slot at or after its deadline: never early, at most one slot late.
 Each stream keeps its own phase (lines started at different moments stay spread over the
 20 ms), which is how a carrier's independent calls arrive at the daemon.
+
+The grid also says how late its own timer fired (`late_by_tenth`): the simulator's event loop
+was busy for that long, and a latency it measured at that moment includes the wait. The load
+benchmark prints it beside the latencies, so a spike can be told apart: the daemon's or the
+simulator's own.
 """
 
 from __future__ import annotations
@@ -30,6 +35,8 @@ class TickGrid:
         self._slots: list[int] = []  # heap of the slots with waiters
         self._sleep: trio.CancelScope | None = None  # the runner's wait for the earliest slot
         self.wakeups = 0  # slots the runner has woken: what the grid costs
+        # tenth of a second of trio's clock -> the longest the timer fired after its slot in it (s)
+        self.late_by_tenth: dict[int, float] = {}
 
     async def sleep_until(self, deadline: float) -> None:
         """Return at or after `deadline` (trio's clock), at most one slot after it."""
@@ -55,6 +62,10 @@ class TickGrid:
                 await trio.sleep_forever()
             self._sleep = None
             now = trio.current_time()
+            if self._slots and (late := now - self._slots[0] * self.resolution_s) > 0:
+                tenth = int(now * 10)
+                if late > self.late_by_tenth.get(tenth, 0.0):
+                    self.late_by_tenth[tenth] = late
             while self._slots and self._slots[0] * self.resolution_s <= now:
                 self._due.pop(heapq.heappop(self._slots)).unpark_all()
                 self.wakeups += 1
