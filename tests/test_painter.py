@@ -10,6 +10,11 @@ import pytest
 import trio
 import trio.testing
 
+from calld.observe import aftercall
+from calld.observe.aftercall import after_call
+from calld.observe.artifacts import load_run
+from calld.observe.figures import call_figures
+from calld.observe.metrics import Metrics
 from calld.observe.painter import Painter, PictureError
 from synthetic_artifacts import five_minute_call_with_hold
 
@@ -107,3 +112,51 @@ async def test_a_request_cancelled_midway_does_not_leave_the_pipe_out_of_step(tm
         assert out == tmp_path / "second.svg"  # the reply is this request's, not the cancelled one's
     finally:
         await painter.aclose()
+
+
+async def test_the_child_reads_the_calls_figures_as_the_daemon_would(tmp_path: Path) -> None:
+    run_dir = five_minute_call_with_hold(tmp_path)
+    painter = Painter()
+    try:
+        drawn = await painter.draw_and_read(run_dir, run_dir / "timeline.svg")
+        # A picture that cannot be written: the figures are read all the same, and come with the error.
+        (tmp_path / "a-file").write_text("")
+        with pytest.raises(PictureError) as failed:
+            await painter.draw_and_read(run_dir, tmp_path / "a-file" / "timeline.svg")
+        with pytest.raises(PictureError) as unreadable:
+            await painter.draw_and_read(tmp_path / "no-such-call", tmp_path / "x.svg")
+    finally:
+        await painter.aclose()
+    assert drawn.picture == run_dir / "timeline.svg" and drawn.picture.exists()
+    expected = call_figures(load_run(run_dir))
+    assert drawn.figures == expected
+    assert (expected.seconds, expected.tool_refusals, expected.hangup_path) == (297.0, 1, "tool")
+    assert failed.value.figures == expected
+    assert unreadable.value.figures is None
+
+
+async def test_after_a_call_the_daemon_counts_it_without_reading_its_artifacts_itself(tmp_path: Path, monkeypatch) -> None:
+    run_dir = five_minute_call_with_hold(tmp_path)
+    read_here: list[Path] = []
+
+    def load_run_in_the_daemon(path: Path):
+        read_here.append(path)
+        return load_run(path)
+
+    monkeypatch.setattr(aftercall, "load_run", load_run_in_the_daemon)
+    metrics = Metrics(max_calls=1, in_flight=lambda: 0)
+    painter = Painter()
+    try:
+        await after_call(run_dir, metrics, painter)
+        assert read_here == []  # the drawing process read them, once, for the picture and the figures
+        assert (run_dir / "timeline.svg").exists()
+        # The drawing process is gone for good: the daemon reads the artifacts itself, in a thread.
+        await painter.aclose()
+        await after_call(run_dir, metrics, painter)
+        assert read_here == [run_dir]
+    finally:
+        await painter.aclose()
+    counted = {s.name: s.value for fam in metrics.registry.collect() for s in fam.samples}
+    assert counted["calld_call_seconds_total"] == 2 * 297.0
+    assert counted["calld_tool_record_refusals_total"] == 2
+    assert counted["calld_timeline_failures_total"] == 1

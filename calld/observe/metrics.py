@@ -24,23 +24,14 @@ from prometheus_client import (
 )
 from prometheus_client.exposition import CONTENT_TYPE_LATEST
 
-from calld.observe.artifacts import RunArtifacts, load_run, refused_records
+from calld.observe.artifacts import RunArtifacts, load_run
+from calld.observe.figures import CallFigures, call_figures
 
 CONTENT_TYPE = CONTENT_TYPE_LATEST
 disable_created_metrics()  # the *_created series only restate the start time
 _CALL_BUCKETS = (5, 10, 15, 20, 30, 45, 60, 90, 120, 180, 300, 600)
 _RING_BUCKETS = (0.5, 1, 2, 3, 5, 8, 12, 20, 30, 60)
 _GC_BUCKETS = (0.001, 0.002, 0.005, 0.01, 0.02, 0.05, 0.1, 0.2, 0.5)
-
-
-def _span_s(timing: dict[str, Any], track: str, start: set[str], end: set[str] | None, default_end_ms: int) -> float | None:
-    """Seconds from the track's first state in `start` to its first later state in `end` (or the call's end)."""
-    moves = timing.get(track) or []
-    began = next((m["t_ms"] for m in moves if m["state"] in start), None)
-    if began is None:
-        return None
-    finished = next((m["t_ms"] for m in moves if m["t_ms"] >= began and end is not None and m["state"] in end), default_end_ms)
-    return max(finished - began, 0) / 1000
 
 
 class Metrics:
@@ -123,30 +114,23 @@ class Metrics:
         self.observe(load_run(run_dir))
 
     def observe(self, run: RunArtifacts) -> None:
-        res, rep = run.result, run.report
-        status = str(res.get("status") or rep.get("status") or "unknown")
-        reason = res.get("reason")
-        reason = reason if isinstance(reason, str) and " " not in reason and len(reason) <= 40 else ""
-        self.calls.labels(status=status, reason=reason).inc()
-        seconds = run.duration_ms / 1000
-        self.call_seconds.observe(seconds)
-        self.call_seconds_total.inc(seconds)
-        self._call_seconds += seconds
-        timing = rep.get("timing_ms") or {}
-        ring = _span_s(timing, "telnyx", {"initiated"}, {"answered"}, -1)
-        if ring is not None and any(m["state"] == "answered" for m in timing.get("telnyx") or []):
-            self.ring_seconds.observe(ring)
-        hangup = rep.get("hangup") or {}
-        path = hangup.get("via") or ("far_party" if hangup.get("cause") else "none")
-        self.hangups.labels(path=path).inc()
-        counts = rep.get("counts") or {}
-        self.pickup_frames.labels(fate="held").inc(counts.get("held_frames", 0))
-        self.pickup_frames.labels(fate="dropped").inc(counts.get("dropped_frames", 0))
-        self.frames_lost.inc(run.inbound_frames_lost)
-        live = _span_s(timing, "live", {"starting"}, {"closed", "failed"}, run.duration_ms)
-        if live is not None:
-            self.live_seconds.observe(live)
-        self.tool_refusals.inc(len(refused_records(run.rows)))
+        self.count(call_figures(run))
+
+    def count(self, f: CallFigures) -> None:
+        """Count one finished call (its figures made from its artifacts: calld.observe.figures)."""
+        self.calls.labels(status=f.status, reason=f.reason).inc()
+        self.call_seconds.observe(f.seconds)
+        self.call_seconds_total.inc(f.seconds)
+        self._call_seconds += f.seconds
+        if f.ring_s is not None:
+            self.ring_seconds.observe(f.ring_s)
+        self.hangups.labels(path=f.hangup_path).inc()
+        self.pickup_frames.labels(fate="held").inc(f.held_frames)
+        self.pickup_frames.labels(fate="dropped").inc(f.dropped_frames)
+        self.frames_lost.inc(f.frames_lost)
+        if f.live_s is not None:
+            self.live_seconds.observe(f.live_s)
+        self.tool_refusals.inc(f.tool_refusals)
 
     def exposition(self) -> bytes:
         return generate_latest(self.registry)

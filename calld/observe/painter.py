@@ -9,8 +9,13 @@ on first use and restarts it if it dies. A picture that takes longer than `bound
 child (SIGALRM's default action, on the wall clock: a wedged C call in a library cannot outlast
 it, and a test's virtual clock cannot cut it short); the parent then sees end of file and says so.
 
-Wire: one JSON line per request on the child's stdin, `{"run_dir": ..., "out": ...}`;
-one JSON line per reply on its stdout, `{"ok": out}` or `{"error": "what went wrong"}`.
+The child also reads what `/metrics` counts of the call (calld.observe.figures) when asked: it
+reads the artifacts to draw them anyway, and in the daemon that reading is GIL time the calls
+on the line would wait out.
+
+Wire: one JSON line per request on the child's stdin, `{"run_dir": ..., "out": ..., "figures": bool}`;
+one JSON line per reply on its stdout, `{"ok": out}` or `{"error": "what went wrong"}`, with
+`"figures": {...}` beside either when they were asked for and the artifacts could be read.
 """
 
 from __future__ import annotations
@@ -24,7 +29,11 @@ import sys
 from pathlib import Path
 from typing import Any
 
+import cattrs
 import trio
+from attrs import frozen
+
+from calld.observe.figures import CallFigures
 
 log = logging.getLogger("calld.observe")
 
@@ -33,7 +42,18 @@ NICENESS = 10  # the calls on the line come first
 
 
 class PictureError(Exception):
-    """The picture was not drawn; the message says why."""
+    """The picture was not drawn; the message says why. `figures`: the call's, when they were
+    asked for and the child could read the artifacts all the same."""
+
+    def __init__(self, message: str, figures: CallFigures | None = None) -> None:
+        super().__init__(message)
+        self.figures = figures
+
+
+@frozen
+class Drawn:
+    picture: Path
+    figures: CallFigures
 
 
 class Painter:
@@ -47,8 +67,20 @@ class Painter:
 
     async def draw(self, run_dir: Path, out: Path) -> Path:
         """Draw the call in `run_dir` to `out` (.svg or .png). Raises PictureError."""
+        reply = await self._ask(run_dir, out, figures=False)
+        return Path(reply["ok"])
+
+    async def draw_and_read(self, run_dir: Path, out: Path) -> Drawn:
+        """Draw the call, and read its figures for `/metrics` in the same pass over its artifacts."""
+        reply = await self._ask(run_dir, out, figures=True)
+        figures = _figures(reply)
+        if figures is None:
+            raise PictureError(f"the drawing process drew {reply['ok']} but sent no figures")
+        return Drawn(Path(reply["ok"]), figures)
+
+    async def _ask(self, run_dir: Path, out: Path, *, figures: bool) -> dict[str, Any]:
         async with self._lock:
-            request = json.dumps({"run_dir": str(run_dir), "out": str(out)}).encode() + b"\n"
+            request = json.dumps({"run_dir": str(run_dir), "out": str(out), "figures": figures}).encode() + b"\n"
             reply: dict[str, Any] | None = None
             try:
                 proc = await self._started()
@@ -63,8 +95,8 @@ class Painter:
             if not isinstance(reply, dict) or not ("ok" in reply or "error" in reply):
                 raise PictureError(f"the drawing process replied {reply!r}")
             if "error" in reply:
-                raise PictureError(str(reply["error"]))
-            return Path(reply["ok"])
+                raise PictureError(str(reply["error"]), _figures(reply))
+            return reply
 
     async def aclose(self) -> None:
         self._closed = True
@@ -130,18 +162,35 @@ def serve(bound_s: float) -> None:
         pass
     replies = os.fdopen(os.dup(1), "w", buffering=1)
     os.dup2(2, 1)  # a stray print from a library goes to stderr, never into a reply
-    from calld.observe.timeline import write_timeline  # imports matplotlib once, here
+    from calld.observe.artifacts import load_run
+    from calld.observe.figures import call_figures
+    from calld.observe.timeline import build_timeline, draw  # imports matplotlib once, here
 
     for line in sys.stdin:
+        reply: dict[str, Any] = {}
         try:
             request = json.loads(line)
             signal.setitimer(signal.ITIMER_REAL, bound_s)  # default action: this process ends
-            out = write_timeline(Path(request["run_dir"]), Path(request["out"]))
+            run = load_run(Path(request["run_dir"]))
+            if request.get("figures"):
+                reply["figures"] = cattrs.unstructure(call_figures(run))
+            out = draw(build_timeline(run), Path(request["out"]))
             signal.setitimer(signal.ITIMER_REAL, 0)
-            reply: dict[str, str] = {"ok": str(out)}
+            reply["ok"] = str(out)
         except Exception as exc:  # noqa: BLE001 - every failure is a reply; the child stays up
-            reply = {"error": f"{type(exc).__name__}: {exc}"}
+            signal.setitimer(signal.ITIMER_REAL, 0)
+            reply["error"] = f"{type(exc).__name__}: {exc}"
         replies.write(json.dumps(reply) + "\n")
+
+
+def _figures(reply: dict[str, Any]) -> CallFigures | None:
+    raw = reply.get("figures")
+    if raw is None:
+        return None
+    try:
+        return cattrs.structure(raw, CallFigures)
+    except (cattrs.BaseValidationError, TypeError, ValueError) as exc:
+        raise PictureError(f"the drawing process sent figures calld cannot read: {exc}") from None
 
 
 if __name__ == "__main__":
