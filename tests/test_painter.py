@@ -80,13 +80,40 @@ async def test_a_dead_child_is_replaced_on_the_next_picture(tmp_path: Path) -> N
         await painter.aclose()
 
 
-async def test_a_picture_over_its_wall_clock_bound_ends_the_child_and_says_so(tmp_path: Path) -> None:
+async def test_a_picture_over_its_cpu_bound_ends_the_child_and_says_so(tmp_path: Path) -> None:
     run_dir = five_minute_call_with_hold(tmp_path)
-    painter = Painter(bound_s=0.001)  # far shorter than any drawing
+    painter = Painter(bound_s=0.001)  # far less CPU than any drawing
     try:
-        with pytest.raises(PictureError, match="longer than"):
+        with pytest.raises(PictureError, match="more than 0.001 s of CPU"):
             await painter.draw(run_dir, run_dir / "timeline.svg")
         assert painter._proc is None  # noqa: SLF001 - the next picture starts a fresh child
+    finally:
+        await painter.aclose()
+
+
+async def test_a_picture_over_its_wall_clock_bound_ends_the_child_and_says_so(tmp_path: Path) -> None:
+    run_dir = five_minute_call_with_hold(tmp_path)
+    painter = Painter(wall_bound_s=0.001)  # far shorter than any drawing, however much CPU it may use
+    try:
+        with pytest.raises(PictureError, match="longer than 0.001 s"):
+            await painter.draw(run_dir, run_dir / "timeline.svg")
+        assert painter._proc is None  # noqa: SLF001
+    finally:
+        await painter.aclose()
+
+
+async def test_a_failed_picture_leaves_no_bound_armed_in_the_child(tmp_path: Path) -> None:
+    # The bounds are the child's own OS timers (no virtual clock reaches another process): a short
+    # real wait, five bounds long, is what shows whether one is still armed.
+    painter = Painter(bound_s=0.05, wall_bound_s=0.05)
+    try:
+        with pytest.raises(PictureError, match="ArtifactsMissing|report"):
+            await painter.draw(tmp_path / "no-such-call", tmp_path / "x.svg")
+        child = painter._proc  # noqa: SLF001
+        assert child is not None
+        with trio.move_on_after(0.25):
+            await child.wait()
+        assert child.returncode is None, f"the idle child was ended ({child.returncode})"
     finally:
         await painter.aclose()
 

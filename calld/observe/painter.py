@@ -5,9 +5,12 @@ matplotlib holds the GIL for the whole of a drawing (0.3 s of CPU for a short ca
 every frame; in its own process it is not. One long-lived child (`python -m
 calld.observe.painter`) imports matplotlib once and draws one picture at a time, niced
 below the calls and, where Linux lets it, in the idle scheduling class. The daemon starts it
-on first use and restarts it if it dies. A picture that takes longer than `bound_s` ends the
-child (SIGALRM's default action, on the wall clock: a wedged C call in a library cannot outlast
-it, and a test's virtual clock cannot cut it short); the parent then sees end of file and says so.
+on first use and restarts it if it dies. A picture that uses more than `bound_s` of the child's
+own CPU ends the child (SIGPROF's default action), and so does one that takes longer than
+`wall_bound_s` on the wall clock (SIGALRM's: a wedged C call in a library cannot outlast it, and
+a test's virtual clock cannot cut it short); the parent then sees end of file and says so. The
+wall bound is the longer one: an idle-class child waits for a free core, for as long as other
+processes keep both busy, and that wait is not the picture's fault.
 
 The child also reads what `/metrics` counts of the call (calld.observe.figures) when asked: it
 reads the artifacts to draw them anyway, and in the daemon that reading is GIL time the calls
@@ -37,7 +40,8 @@ from calld.observe.figures import CallFigures
 
 log = logging.getLogger("calld.observe")
 
-DRAW_BOUND_S = 60.0  # one picture; a 5-minute call with a hold draws in well under 2 s
+DRAW_BOUND_S = 60.0  # CPU for one picture; a 5-minute call with a hold draws in well under 2 s
+DRAW_WALL_BOUND_S = 900.0  # one picture on the wall clock, waiting for a core included
 NICENESS = 10  # the calls on the line come first
 
 
@@ -57,9 +61,11 @@ class Drawn:
 
 
 class Painter:
-    def __init__(self, *, cache_dir: Path | None = None, bound_s: float = DRAW_BOUND_S) -> None:
+    def __init__(self, *, cache_dir: Path | None = None, bound_s: float = DRAW_BOUND_S,
+                 wall_bound_s: float = DRAW_WALL_BOUND_S) -> None:
         self._cache_dir = cache_dir
         self._bound_s = bound_s
+        self._wall_bound_s = wall_bound_s
         self._proc: trio.Process | None = None
         self._buffer = b""
         self._lock = trio.Lock()  # one request on the pipe at a time
@@ -112,7 +118,7 @@ class Painter:
             env["MPLCONFIGDIR"] = str(self._cache_dir)  # matplotlib's font cache, private to calld
         self._buffer = b""
         self._proc = await trio.lowlevel.open_process(
-            [sys.executable, "-m", "calld.observe.painter", str(self._bound_s)],
+            [sys.executable, "-m", "calld.observe.painter", str(self._bound_s), str(self._wall_bound_s)],
             stdin=subprocess.PIPE, stdout=subprocess.PIPE, env=env)
         return self._proc
 
@@ -122,8 +128,10 @@ class Painter:
             chunk = await proc.stdout.receive_some(65536)
             if not chunk:
                 code = await proc.wait()
+                if code == -signal.SIGPROF:
+                    raise EOFError(f"a picture used more than {self._bound_s:g} s of CPU; the drawing process was ended")
                 if code == -signal.SIGALRM:
-                    raise EOFError(f"a picture took longer than {self._bound_s:.0f} s; the drawing process was ended")
+                    raise EOFError(f"a picture took longer than {self._wall_bound_s:g} s; the drawing process was ended")
                 raise EOFError(f"the drawing process exited with code {code}")
             self._buffer += chunk
         line, _, self._buffer = self._buffer.partition(b"\n")
@@ -146,7 +154,7 @@ class Painter:
                     await pipe.aclose()
 
 
-def serve(bound_s: float) -> None:
+def serve(bound_s: float, wall_bound_s: float) -> None:
     """The child's loop: draw what is asked, say how it went, until stdin ends."""
     os.umask(0o077)  # the picture holds the call's words: private like every artifact
     try:
@@ -170,16 +178,18 @@ def serve(bound_s: float) -> None:
         reply: dict[str, Any] = {}
         try:
             request = json.loads(line)
-            signal.setitimer(signal.ITIMER_REAL, bound_s)  # default action: this process ends
+            # Both default actions end this process.
+            signal.setitimer(signal.ITIMER_PROF, bound_s)
+            signal.setitimer(signal.ITIMER_REAL, wall_bound_s)
             run = load_run(Path(request["run_dir"]))
             if request.get("figures"):
                 reply["figures"] = cattrs.unstructure(call_figures(run))
-            out = draw(build_timeline(run), Path(request["out"]))
-            signal.setitimer(signal.ITIMER_REAL, 0)
-            reply["ok"] = str(out)
+            reply["ok"] = str(draw(build_timeline(run), Path(request["out"])))
         except Exception as exc:  # noqa: BLE001 - every failure is a reply; the child stays up
-            signal.setitimer(signal.ITIMER_REAL, 0)
             reply["error"] = f"{type(exc).__name__}: {exc}"
+        finally:
+            signal.setitimer(signal.ITIMER_PROF, 0)
+            signal.setitimer(signal.ITIMER_REAL, 0)
         replies.write(json.dumps(reply) + "\n")
 
 
@@ -194,4 +204,5 @@ def _figures(reply: dict[str, Any]) -> CallFigures | None:
 
 
 if __name__ == "__main__":
-    serve(float(sys.argv[1]) if len(sys.argv) > 1 else DRAW_BOUND_S)
+    serve(float(sys.argv[1]) if len(sys.argv) > 1 else DRAW_BOUND_S,
+          float(sys.argv[2]) if len(sys.argv) > 2 else DRAW_WALL_BOUND_S)
