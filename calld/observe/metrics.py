@@ -10,7 +10,6 @@ from __future__ import annotations
 import gc
 import time
 from collections.abc import Callable
-from pathlib import Path
 from typing import Any
 
 from prometheus_client import (
@@ -24,7 +23,7 @@ from prometheus_client import (
 )
 from prometheus_client.exposition import CONTENT_TYPE_LATEST
 
-from calld.observe.artifacts import RunArtifacts, load_run
+from calld.observe.artifacts import RunArtifacts
 from calld.observe.figures import CallFigures, call_figures
 
 CONTENT_TYPE = CONTENT_TYPE_LATEST
@@ -108,10 +107,6 @@ class Metrics:
     def refused(self, rule: str) -> None:
         """A request refused before anything was dialled (policy rules call this with their name)."""
         self.refusals.labels(rule=rule).inc()
-
-    def observe_call(self, run_dir: Path) -> None:
-        """Count one finished call from its artifacts."""
-        self.observe(load_run(run_dir))
 
     def observe(self, run: RunArtifacts) -> None:
         self.count(call_figures(run))
