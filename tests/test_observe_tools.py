@@ -10,6 +10,7 @@ from pathlib import Path
 
 import httpx
 import pytest
+import trio
 from prometheus_client.parser import text_string_to_metric_families
 
 from calld.cli.ctl import main as ctl_main
@@ -390,3 +391,21 @@ async def test_doctor_checks_the_bucket_when_publishing_is_on(tmp_path):
         assert "bucket" not in {f.name for f in await run_doctor(kept)}
     finally:
         server.stop()
+
+
+def test_a_fast_demo_waits_for_its_picture_without_polling(monkeypatch, capsys):
+    """`--fast` runs on a clock that jumps at once; waiting for the drawing process it must sleep
+    instead, or it takes the core that process (idle class) needs."""
+    from calld.daemon.service import Daemon
+
+    seen: list[float] = []
+    shutdown = Daemon.shutdown
+
+    async def watched(self, drain_s=None):
+        seen.append(trio.lowlevel.current_clock().autojump_threshold)
+        await shutdown(self, drain_s)
+
+    monkeypatch.setattr(Daemon, "shutdown", watched)
+    assert daemon_main(["demo", "--fast"]) == 0
+    assert daemon_main(["demo", "--fast", "--text", "what are your hours?"]) in (0, 1)
+    assert seen == [0.01, 0.01]
