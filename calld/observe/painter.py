@@ -41,7 +41,7 @@ from calld.observe.figures import CallFigures
 log = logging.getLogger("calld.observe")
 
 DRAW_BOUND_S = 60.0  # CPU for one picture; a 5-minute call with a hold draws in well under 2 s
-DRAW_WALL_BOUND_S = 900.0  # one picture on the wall clock, waiting for a core included
+DRAW_WALL_BOUND_S = 120.0  # one picture on the wall clock, a wait for a free core included
 NICENESS = 10  # the calls on the line come first
 
 
