@@ -4,6 +4,9 @@ anything else, big messages through a full kernel buffer, and a close beside a r
 from __future__ import annotations
 
 import socket as stdlib_socket
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from typing import Protocol
 
 import pytest
 import trio
@@ -13,7 +16,7 @@ from websockets.protocol import OPEN
 from websockets.server import ServerProtocol
 from websockets.uri import parse_uri
 
-from calld.adapters.websocket import WebSocket, plain_socket
+from calld.adapters.websocket import Early, WebSocket, plain_socket
 from calld.runtime.sockets import SocketClosed
 
 
@@ -34,6 +37,33 @@ class Wrapped(trio.abc.Stream):
 
     async def aclose(self) -> None:
         await self.inner.aclose()
+
+
+PEER_WAIT_S = 10.0  # virtual seconds; every wait in these tests is far shorter
+
+
+class Closes(Protocol):
+    async def aclose(self) -> None: ...
+
+
+@asynccontextmanager
+async def bounded_then_closed[A: Closes, B: Closes](a: A, b: B) -> AsyncIterator[tuple[A, B]]:
+    """Both ends of a socketpair for the block, closed after it whatever it did.
+
+    The block is bounded: an end waiting for something the other never writes (a pong, a close
+    code, a message) fails the test with TooSlowError instead of hanging it. On the autojump clock
+    that costs no wall time, and it cannot fire while bytes are on their way: both ends are one
+    in-process socketpair, whose bytes are readable the moment they are sent, so virtual time only
+    jumps when every task waits for something nobody will send."""
+    try:
+        with trio.fail_after(PEER_WAIT_S):
+            yield a, b
+    except trio.TooSlowError:
+        pytest.fail(f"stuck for {PEER_WAIT_S:g} s of virtual time: every task waits for bytes nobody sends "
+                    "(the traceback above shows which wait)")
+    finally:
+        await a.aclose()
+        await b.aclose()
 
 
 def pair(*, wrap: bool = False, close_timeout_s: float = 2.0, max_size: int = 2**20,
@@ -75,8 +105,7 @@ class Yields(trio.abc.Instrument):
 @pytest.mark.parametrize("wrap", [False, True], ids=["plain", "through-trio"])
 async def test_a_send_the_kernel_takes_whole_costs_no_trip_through_the_scheduler(
         wrap: bool, autojump_clock: trio.testing.MockClock) -> None:
-    server, client = pair(wrap=wrap)
-    try:
+    async with bounded_then_closed(*pair(wrap=wrap)) as (server, client):
         yields = Yields(trio.lowlevel.current_task())
         trio.lowlevel.add_instrument(yields)
         try:
@@ -85,9 +114,6 @@ async def test_a_send_the_kernel_takes_whole_costs_no_trip_through_the_scheduler
             trio.lowlevel.remove_instrument(yields)
         assert yields.count == (0 if not wrap else 1)  # trio's send_all always checkpoints; the direct send does not
         assert await client.receive() == '{"event":"media"}'
-    finally:
-        await server.aclose()
-        await client.aclose()
 
 
 async def test_a_cancelled_sender_stops_at_send(autojump_clock: trio.testing.MockClock) -> None:
@@ -190,14 +216,18 @@ def client_frame(opcode: int, payload: bytes, *, fin: bool = True, mask: bytes =
     return head + mask + bytes(b ^ mask[i % 4] for i, b in enumerate(payload))
 
 
-def raw_pair(**kwargs) -> tuple[WebSocket, trio.SocketStream]:
+@asynccontextmanager
+async def raw_pair(*, max_size: int = 2**20, protocol: ServerProtocol | None = None,
+                   early: Early = Early()) -> AsyncIterator[tuple[WebSocket, trio.SocketStream]]:
+    """A server WebSocket and the raw stream of its peer (which writes frames by hand), bounded
+    and closed as `bounded_then_closed` has it."""
     a, b = trio.socket.socketpair()
-    server = WebSocket(trio.SocketStream(a), ServerProtocol(state=OPEN, max_size=2**20), "server", **kwargs)
-    return server, trio.SocketStream(b)
+    server = WebSocket(trio.SocketStream(a), protocol or ServerProtocol(state=OPEN, max_size=max_size), "server", early=early)
+    async with bounded_then_closed(server, trio.SocketStream(b)) as (server, peer):
+        yield server, peer
 
 
 async def test_frames_split_anywhere_and_mixed_with_control_frames_arrive_whole_and_in_order(autojump_clock) -> None:
-    server, peer = raw_pair()
     texts = ["a" * 10, "é" * 100, "b" * 70_000, '{"event":"media"}']
     wire = (client_frame(0x9, b"ping!") + client_frame(0x1, texts[0].encode()) + client_frame(0x1, texts[1].encode())
             + client_frame(0x1, b"frag", fin=False) + client_frame(0x0, b"ment")  # a fragmented message: the protocol's
@@ -206,40 +236,28 @@ async def test_frames_split_anywhere_and_mixed_with_control_frames_arrive_whole_
         for i in range(0, len(wire), 7):  # seven bytes at a time: every header and payload split somewhere
             await peer.send_all(wire[i:i + 7])
 
-    try:
-        with trio.fail_after(10):
-            async with trio.open_nursery() as nursery:
-                nursery.start_soon(send)
-                got = [await server.receive() for _ in range(5)]
+    async with raw_pair() as (server, peer):
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(send)
+            got = [await server.receive() for _ in range(5)]
         assert got == [texts[0], texts[1], "fragment", texts[2], texts[3]]
-        pong = await peer.receive_some(64)
+        pong = await peer.receive_some(64)  # owed by the read that brought the ping, so already sent
         assert pong[:2] == b"\x8a\x05" and pong[2:7] == b"ping!"  # the protocol answered the ping
-    finally:
-        await server.aclose()
-        await peer.aclose()
 
 
 async def test_a_text_frame_that_is_not_utf8_is_read_with_replacement_characters(autojump_clock) -> None:
-    server, peer = raw_pair()
-    try:
+    async with raw_pair() as (server, peer):
         await peer.send_all(client_frame(0x1, b"ok") + client_frame(0x1, b"\xff{bad") + client_frame(0x2, b"\xfe}"))
         assert [await server.receive() for _ in range(3)] == ["ok", "\ufffd{bad", "\ufffd}"]  # the JSON parser names it
-    finally:
-        await server.aclose()
-        await peer.aclose()
 
 
 async def test_an_unmasked_client_frame_is_a_violation_the_protocol_names(autojump_clock) -> None:
-    server, peer = raw_pair()
-    try:
+    async with raw_pair() as (server, peer):
         await peer.send_all(b"\x81\x02hi")  # clients must mask
         with pytest.raises(SocketClosed):
             await server.receive()
         answer = await peer.receive_some(64)
         assert answer[0] == 0x88 and int.from_bytes(answer[2:4], "big") == 1002
-    finally:
-        await server.aclose()
-        await peer.aclose()
 
 
 def test_a_handshake_read_that_ends_mid_frame_is_seen() -> None:
@@ -253,67 +271,45 @@ def test_a_handshake_read_that_ends_mid_frame_is_seen() -> None:
 
 
 async def test_after_a_handshake_that_ended_mid_frame_the_protocol_parses_everything(autojump_clock) -> None:
-    from calld.adapters.websocket import Early
-
-    a, b = trio.socket.socketpair()
     protocol = ServerProtocol(state=OPEN)
     frame = client_frame(0x1, b"split by the handshake")
     protocol.receive_data(frame[:3])  # the handshake's last read brought the start of a frame
-    server = WebSocket(trio.SocketStream(a), protocol, "server", early=Early((), aligned=False))
-    peer = trio.SocketStream(b)
-    try:
+    async with raw_pair(protocol=protocol, early=Early((), aligned=False)) as (server, peer):
         await peer.send_all(frame[3:] + client_frame(0x1, b"next"))
         assert [await server.receive(), await server.receive()] == ["split by the handshake", "next"]
-    finally:
-        await server.aclose()
-        await peer.aclose()
 
 
 async def test_client_frames_are_masked_and_server_frames_are_not(autojump_clock) -> None:
-    server, client = pair()
-    try:
+    async with bounded_then_closed(*pair()) as (server, client):
         await client.send("to the server")
         await server.send("to the client")
         assert await server.receive() == "to the server"
         assert await client.receive() == "to the client"
         # What went on the wire, read back by the protocol of the other side (which checks the mask bit).
         assert server._protocol.parser_exc is None and client._protocol.parser_exc is None  # noqa: SLF001
-    finally:
-        await server.aclose()
-        await client.aclose()
 
 
 async def test_whole_data_frames_skip_the_protocols_parser_and_framer(autojump_clock, monkeypatch) -> None:
     """The audio path's per-message cost (bench/ws_layers.py): a whole text frame each way is
     framed and parsed here; the protocol sees only what is not one."""
-    server, client = pair()
-    calls: list[str] = []
-    for proto in (server._protocol, client._protocol):  # noqa: SLF001
-        for name in ("send_text", "receive_data"):
-            original = getattr(proto, name)
-            monkeypatch.setattr(proto, name, lambda *a, _n=name, _o=original: (calls.append(_n), _o(*a))[1])
-    try:
+    async with bounded_then_closed(*pair()) as (server, client):
+        calls: list[str] = []
+        for proto in (server._protocol, client._protocol):  # noqa: SLF001
+            for name in ("send_text", "receive_data"):
+                original = getattr(proto, name)
+                monkeypatch.setattr(proto, name, lambda *a, _n=name, _o=original: (calls.append(_n), _o(*a))[1])
         await client.send('{"type":"session.input_audio.append"}')
         await server.send('{"event":"media"}')
         assert await server.receive() == '{"type":"session.input_audio.append"}'
         assert await client.receive() == '{"event":"media"}'
         assert calls == []
-    finally:
-        await server.aclose()
-        await client.aclose()
 
 
 async def test_a_message_over_the_size_limit_gets_the_protocols_1009(autojump_clock) -> None:
-    a, b = trio.socket.socketpair()
-    server = WebSocket(trio.SocketStream(a), ServerProtocol(state=OPEN, max_size=1000), "server")
-    peer = trio.SocketStream(b)
-    try:
+    async with raw_pair(max_size=1000) as (server, peer):
         await peer.send_all(client_frame(0x1, b"small") + client_frame(0x1, b"x" * 1001))
         assert await server.receive() == "small"
         with pytest.raises(SocketClosed):
             await server.receive()
         answer = await peer.receive_some(64)
         assert answer[0] == 0x88 and int.from_bytes(answer[2:4], "big") == 1009
-    finally:
-        await server.aclose()
-        await peer.aclose()
