@@ -39,13 +39,25 @@ async def echo_reversed(sock: WsSocket) -> None:
         pass
 
 
-async def test_a_trio_websocket_client_talks_to_serve_ws(nursery):
+@pytest.fixture
+def idle_jump_clock(mock_clock: trio.testing.MockClock) -> trio.testing.MockClock:
+    """Virtual time that jumps only after half a second of real idleness. trio-websocket talks over
+    loopback TCP through its own reader task: with autojump_threshold=0, time could jump (and a
+    bound fire) in the instant the kernel still holds bytes on their way. Half a second of
+    nothing at all is a deadlock, cut off by the test's bound in that half second of wall time."""
+    mock_clock.autojump_threshold = 0.5
+    return mock_clock
+
+
+async def test_a_trio_websocket_client_talks_to_serve_ws(nursery, idle_jump_clock):
     port = await nursery.start(serve_ws, echo_reversed, "127.0.0.1", 0)
     async with open_websocket_url(f"ws://127.0.0.1:{port}/v1/live/sessions") as ws:
         for text in ("hello", "x" * 125, "y" * 126, "z" * 65535, "w" * 70000 + "é"):
             await ws.send_message(text)
             assert await ws.get_message() == text[::-1]
-        await ws.ping(b"still there?")  # answered with a pong, or this would hang
+        with trio.move_on_after(10) as waited:
+            await ws.ping(b"still there?")
+        assert not waited.cancelled_caught, "serve_ws never answered the ping with a pong"
     assert ws.closed is not None and ws.closed.code == 1000  # our close was answered
 
 
