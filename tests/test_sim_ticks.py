@@ -5,12 +5,32 @@ later one."""
 from __future__ import annotations
 
 import math
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 
 import pytest
 import trio
 import trio.testing
 
 from calld.sim.ticks import TickGrid
+
+
+GRID_WAIT_S = 60.0  # virtual seconds; the latest deadline in these tests is 5 s away
+
+
+@asynccontextmanager
+async def running(grid: TickGrid) -> AsyncIterator[None]:
+    """The grid's timer for the block, and a bound on it: a waiter the timer never wakes fails the
+    test at once instead of hanging it. Nothing here waits on real I/O, so on the autojump clock
+    virtual time reaches the bound only when every waiter is parked for good, at no wall time."""
+    try:
+        with trio.fail_after(GRID_WAIT_S):
+            async with trio.open_nursery() as n:
+                await n.start(grid.run)
+                yield
+                n.cancel_scope.cancel()
+    except trio.TooSlowError:
+        pytest.fail(f"a waiter was still parked {GRID_WAIT_S:g} s (virtual) later: the grid's timer never woke it")
 
 
 async def _woken(grid: TickGrid, deadlines: list[float]) -> dict[int, float]:
@@ -21,13 +41,10 @@ async def _woken(grid: TickGrid, deadlines: list[float]) -> dict[int, float]:
         await grid.sleep_until(deadline)
         woke[i] = trio.current_time()
 
-    async with trio.open_nursery() as n:
-        await n.start(grid.run)
-        async with trio.open_nursery() as waiters:
-            for i, deadline in enumerate(deadlines):
-                waiters.start_soon(wait, i, deadline)
-                await trio.testing.wait_all_tasks_blocked()
-        n.cancel_scope.cancel()
+    async with running(grid), trio.open_nursery() as waiters:
+        for i, deadline in enumerate(deadlines):
+            waiters.start_soon(wait, i, deadline)
+            await trio.testing.wait_all_tasks_blocked()
     return woke
 
 
@@ -68,19 +85,16 @@ async def test_a_cancelled_waiter_leaves_the_others_on_time(autojump_clock):
         await grid.sleep_until(t0 + 0.2)
         woke.append(trio.current_time())
 
-    async with trio.open_nursery() as n:
-        await n.start(grid.run)
+    async with running(grid):
         with trio.move_on_after(0.1):
             await grid.sleep_until(t0 + 0.2)  # the same slot, given up halfway
         await wait()
-        n.cancel_scope.cancel()
     assert woke == [pytest.approx(t0 + 0.2, abs=0.0011)]
 
 
 async def test_a_deadline_already_past_is_a_checkpoint_not_a_wait(autojump_clock):
     grid = TickGrid()
-    async with trio.open_nursery() as n:
-        await n.start(grid.run)
+    async with running(grid):
         t0 = trio.current_time()
         await grid.sleep_until(t0 - 1)
         assert trio.current_time() == t0
@@ -88,7 +102,6 @@ async def test_a_deadline_already_past_is_a_checkpoint_not_a_wait(autojump_clock
             scope.cancel()
             await grid.sleep_until(t0 - 1)  # a checkpoint: a cancelled caller leaves here
         assert scope.cancelled_caught
-        n.cancel_scope.cancel()
 
 
 def test_a_grid_needs_a_positive_resolution():
@@ -111,13 +124,10 @@ async def test_the_grid_says_how_late_its_timer_fired_when_the_loop_was_busy(aut
         await trio.sleep_until(t0 + 0.9995)
         autojump_clock.jump(0.05)
 
-    async with trio.open_nursery() as n:
-        await n.start(grid.run)
-        async with trio.open_nursery() as waiters:
-            waiters.start_soon(wait, t0 + 0.5)
-            waiters.start_soon(wait, t0 + 1.0)
-            waiters.start_soon(busy_loop)
-        n.cancel_scope.cancel()
+    async with running(grid), trio.open_nursery() as waiters:
+        waiters.start_soon(wait, t0 + 0.5)
+        waiters.start_soon(wait, t0 + 1.0)
+        waiters.start_soon(busy_loop)
     assert woke[1] == pytest.approx(t0 + 1.0495, abs=1e-6)
     late = {tenth / 10: s for tenth, s in grid.late_by_tenth.items()}
     # the on-time slot left no mark; the late one is filed under the tenth of a second it fired in
