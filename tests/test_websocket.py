@@ -51,7 +51,7 @@ async def bounded_then_closed[A: Closes, B: Closes](a: A, b: B) -> AsyncIterator
     """Both ends of a socketpair for the block, closed after it whatever it did.
 
     The block is bounded: an end waiting for something the other never writes (a pong, a close
-    code, a message) fails the test with TooSlowError instead of hanging it. On the autojump clock
+    code, a message) fails the test, saying so, instead of hanging it. On the autojump clock
     that costs no wall time, and it cannot fire while bytes are on their way: both ends are one
     in-process socketpair, whose bytes are readable the moment they are sent, so virtual time only
     jumps when every task waits for something nobody will send."""
