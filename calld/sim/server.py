@@ -19,6 +19,7 @@ import logging
 import re
 import time
 from collections import deque
+from contextlib import aclosing
 from functools import partial
 from typing import Any
 
@@ -149,9 +150,9 @@ class Simulator:
 
     async def serve(self, *, host: str = "127.0.0.1", telnyx_port: int = 0, live_port: int = 0,
                     task_status: trio.TaskStatus[SimAddresses] = trio.TASK_STATUS_IGNORED) -> None:
-        async with httpx.AsyncClient(timeout=5.0) as client, trio.open_nursery() as n:
+        self._poster = WebhookPoster(self.private_key, time.time)
+        async with aclosing(self._poster), trio.open_nursery() as n:
             self._nursery = n
-            self._poster = WebhookPoster(client, self.private_key, time.time)
             await n.start(self.ticks.run)
             cfg = Config()
             cfg.bind = [f"{host}:{telnyx_port}"]
