@@ -104,6 +104,10 @@ async def run_batch(n: int, daemons: int = 1) -> dict:
     metrics_file = work / "sim-metrics.json"
     # One daemon: it has core 0, the simulator core 1. Two: a core each, the simulator between them.
     sim_pin = pinned(SIM_CORE) if daemons == 1 else []
+    if sim_pin and hasattr(os, "sched_setaffinity"):
+        # This load generator too (it reads every call's progress lines and result): left free,
+        # it took the daemon's core a scheduler tick (4 ms) at a time when a batch ended.
+        os.sched_setaffinity(0, {SIM_CORE})
     sim = subprocess.Popen([*sim_pin, sys.executable, "-m", "calld.sim.cli", "--metrics-out", str(metrics_file)],
                            stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
     addrs = json.loads(sim.stdout.readline())  # type: ignore[union-attr]

@@ -260,7 +260,7 @@ async def test_under_calld_serve_the_ledgers_fsync_runs_off_the_event_loop(tmp_p
     where: list[str] = []
     d: Daemon = await nursery.start(Daemon(daemon_settings(tmp_path / "serve"), sync_in_thread=True).serve)
     monkeypatch.setattr(d._ledger, "flush_to_disk", lambda: where.append(threading.current_thread().name))
-    await d._ledger_to_disk()
+    await d._ledger_sync()
     await d.shutdown(drain_s=0)
     assert where and where[0] != threading.main_thread().name
 

@@ -39,6 +39,7 @@ from calld.daemon.collector import FullCollections
 from calld.daemon.media_listener import serve_media
 from calld.daemon.control import create_control_app
 from calld.daemon.errors import AmbiguousCall, AtCapacity, DaemonError, Draining
+from calld.daemon.groupsync import GroupSync
 from calld.daemon.progress import phases
 from calld.daemon.public import create_public_app
 from calld.domain.ids import UserId
@@ -132,6 +133,7 @@ class Daemon:
         self.media_bound: str | None = None  # HOST:PORT the media listener took (CALLD_MEDIA_BIND, port 0 resolved)
         self._control_fd = control_fd
         self._ledger: Ledger  # opened by serve(), once the state directory is checked and locked
+        self._ledger_sync: GroupSync  # its fsyncs, one for the calls that need one at about the same moment
         self._socket_inode: int | None = None
         self._unfinished: dict[str, dict[str, Any]] = {}
         self._unfinished_added = trio.Event()
@@ -182,6 +184,7 @@ class Daemon:
         socket_path: Path | None = None
         try:
             self._ledger = open_ledger(self.settings.db_path, state_dir_is_new=new)
+            self._ledger_sync = GroupSync(lambda: self._ledger.flush_to_disk(), in_thread=self._sync_in_thread)
             self.publisher = Publisher(self.settings, self._ledger)
             self.gate = Gate(self.settings, self._ledger, self.clock)
             self.scheduler = Scheduler(self._ledger, self.gate, self._dial_scheduled, accepting=lambda: self.accepting)
@@ -580,7 +583,7 @@ class Daemon:
             case Fresh():
                 flight = self._flights[request_id] = _Flight(request_id, plan.run_id)
                 self._ledger.log_dial(request_id, number=request.to, user_id=request.user, at=self.clock())
-                await self._ledger_to_disk()  # the claim outlives a power cut before anything is dialled
+                await self._ledger_sync()  # the claim outlives a power cut before anything is dialled
                 self._start_call(flight, plan, stub)
         async for item in flight.watch():
             yield {"progress": item}
@@ -632,7 +635,7 @@ class Daemon:
             finally:
                 with trio.CancelScope(shield=True):
                     stored = self._store_result(flight.request_id, plan.run_id, outcome, undialled)
-                    await self._ledger_to_disk()  # what the user is told is on disk first
+                    await self._ledger_sync()  # what the user is told is on disk first
                     handle = self.callbook.find(plan.run_id)
                     if handle is not None:
                         self._record_opt_out(handle)
@@ -669,16 +672,6 @@ class Daemon:
             self.publisher.submit(handle.plan.run_id, handle.call.call_control_id, handle.plan.user_id, handle.rundir.path)
         except Exception:
             log.exception("%s could not be queued for publishing", handle.plan.run_id)
-
-    async def _ledger_to_disk(self) -> None:
-        """The ledger's fsync, off the event loop under `calld serve`: the calls' audio never waits on the disk."""
-        try:
-            if self._sync_in_thread:
-                await trio.to_thread.run_sync(self._ledger.flush_to_disk)
-            else:
-                self._ledger.flush_to_disk()
-        except OSError as exc:
-            log.error("the ledger could not be synced to disk: %s", exc)
 
     def _store_result(self, request_id: str, run_id: str, outcome: dict[str, Any], undialled: bool) -> dict[str, Any]:
         """The ledger row is finished (or, when nothing was dialled, given back); a ledger that
