@@ -187,3 +187,19 @@ async def test_after_a_call_the_daemon_counts_it_without_reading_its_artifacts_i
     assert counted["calld_call_seconds_total"] == 2 * 297.0
     assert counted["calld_tool_record_refusals_total"] == 2
     assert counted["calld_timeline_failures_total"] == 1
+
+
+@pytest.mark.skipif(not hasattr(os, "sched_setaffinity") or (os.cpu_count() or 1) < 2, reason="needs two cores")
+async def test_the_child_draws_off_the_daemons_core_when_the_daemon_is_pinned(tmp_path: Path) -> None:
+    run_dir = five_minute_call_with_hold(tmp_path)
+    saved = os.sched_getaffinity(0)
+    os.sched_setaffinity(0, {0})  # pinned like a calld@N.service with CPUAffinity=0
+    painter = Painter()
+    try:
+        await painter.draw(run_dir, run_dir / "timeline.svg")
+        child = painter._proc  # noqa: SLF001
+        assert child is not None
+        assert os.sched_getaffinity(child.pid) == set(range(os.cpu_count() or 1)) - {0}
+    finally:
+        os.sched_setaffinity(0, saved)
+        await painter.aclose()
