@@ -393,3 +393,19 @@ async def test_past_the_call_limit_a_new_request_is_refused_and_nothing_written(
     out = io.StringIO()  # once they have finished, there is room again
     assert await run_ask(client, {**ASK, "request_id": "cap-3"}, out=out, err=io.StringIO()) == EXIT_OK
     assert len(dials) == 3
+
+
+async def test_a_request_dropped_while_its_claim_is_synced_still_places_its_one_call(client, daemon, dials, autojump_clock):
+    """The claim's fsync is shared with other calls for a moment (calld.daemon.groupsync); a client
+    that goes away meanwhile must not leave the claim without its call (a repeat would wait forever)."""
+    from calld.domain.requests import AskRequest
+
+    request = AskRequest(**{**ASK, "request_id": "dropped-1"})
+    with trio.move_on_after(0.01):  # inside the 50 ms window
+        async for _ in daemon.ask(request):
+            break
+    out = io.StringIO()
+    with trio.fail_after(600):  # virtual: a claim left without its call would make the repeat wait forever
+        assert await run_ask(client, {**ASK, "request_id": "dropped-1"}, out=out, err=io.StringIO()) == EXIT_OK
+    assert json.loads(out.getvalue())["status"] == "answered"
+    assert len(dials) == 1

@@ -583,7 +583,8 @@ class Daemon:
             case Fresh():
                 flight = self._flights[request_id] = _Flight(request_id, plan.run_id)
                 self._ledger.log_dial(request_id, number=request.to, user_id=request.user, at=self.clock())
-                await self._ledger_sync()  # the claim outlives a power cut before anything is dialled
+                with trio.CancelScope(shield=True):  # a client gone meanwhile must not leave the claim without its call
+                    await self._ledger_sync()  # the claim outlives a power cut before anything is dialled
                 self._start_call(flight, plan, stub)
         async for item in flight.watch():
             yield {"progress": item}
