@@ -61,7 +61,11 @@ class WebhookPoster:
     async def post(self, url: str, raw: bytes) -> None:
         parts = urlsplit(url)
         if parts.scheme != "http" or not parts.hostname:
-            raise ValueError(f"the simulator posts webhooks over plain http on loopback, not to {url!r}")
+            # Logged, not raised: one bad URL must not end the simulated call, let alone the simulator.
+            log.warning("webhook to %s not sent: the simulator posts over plain http on loopback; "
+                        "set PUBLIC_WEBHOOK_URL to an http:// URL", url)
+            self.statuses.append(0)
+            return
         where = (parts.hostname, parts.port or 80)
         headers = [("host", parts.netloc), ("content-type", "application/json"), ("content-length", str(len(raw))),
                    *sign_webhook(raw, self._key, int(self._clock())).items()]  # type: ignore[arg-type]
