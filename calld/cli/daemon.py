@@ -70,21 +70,11 @@ async def _demo(args: argparse.Namespace) -> int:
             print(f"removed {workdir} (--keep keeps it)", file=sys.stderr)
 
 
-def unhurried_clock() -> None:
-    """Before a `--fast` demo waits for its picture: the virtual clock jumps only after 10 ms idle.
-
-    The picture is drawn by another process, on the wall clock. A clock that jumps at once has
-    nothing to jump to then and polls without pause, taking a core from the drawing process,
-    which runs only on an idle one: on a busy machine it would wait out its wall-clock bound."""
-    clock = trio.lowlevel.current_clock()
-    if isinstance(clock, trio.testing.MockClock):
-        clock.autojump_threshold = max(clock.autojump_threshold, 0.01)
-
-
 async def _demo_in(workdir: Path, args: argparse.Namespace) -> int:
     from calld.cli.client import ControlClient
     from calld.cli.ctl import run_ask
     from calld.daemon.service import Daemon
+    from calld.observe.painter import unhurried_clock
 
     settings = load_settings(
         calld_state_dir=workdir / "state", calld_socket=workdir / "ctl.sock", calld_bind="127.0.0.1:0", calld_mode="stub",

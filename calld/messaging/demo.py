@@ -47,7 +47,7 @@ async def run_text_demo(args: argparse.Namespace, workdir: Path | None = None) -
             await fake.text(DEMO_HANDLE, text)
             await daemon.messaging.wait_idle()
         replied = bool(fake.replies_to(DEMO_HANDLE))
-        from calld.cli.daemon import unhurried_clock
+        from calld.observe.painter import unhurried_clock
 
         unhurried_clock()
         await daemon.shutdown(drain_s=5)

@@ -34,6 +34,7 @@ from typing import Any
 
 import cattrs
 import trio
+import trio.testing
 from attrs import frozen
 
 from calld.observe.figures import CallFigures
@@ -152,6 +153,17 @@ class Painter:
             for pipe in (proc.stdin, proc.stdout):
                 if pipe is not None:
                     await pipe.aclose()
+
+
+def unhurried_clock() -> None:
+    """Before a `--fast` demo waits for its pictures: the virtual clock jumps only after 10 ms idle.
+
+    The pictures are drawn by this module's child process, on the wall clock. A clock that jumps
+    at once has nothing to jump to then and polls without pause, taking a core from the child,
+    which runs only on an idle one: on a busy machine it would wait out its wall-clock bound."""
+    clock = trio.lowlevel.current_clock()
+    if isinstance(clock, trio.testing.MockClock):
+        clock.autojump_threshold = max(clock.autojump_threshold, 0.01)
 
 
 def serve(bound_s: float, wall_bound_s: float) -> None:
