@@ -189,6 +189,42 @@ async def test_after_a_call_the_daemon_counts_it_without_reading_its_artifacts_i
     assert counted["calld_timeline_failures_total"] == 1
 
 
+@pytest.mark.parametrize("garbled", [{"seconds": "a while"}, None], ids=["unreadable", "missing"])
+async def test_figures_the_daemon_cannot_read_are_read_again_and_the_picture_stands(
+        tmp_path: Path, monkeypatch, caplog, garbled) -> None:
+    run_dir = five_minute_call_with_hold(tmp_path)
+    read_here: list[Path] = []
+
+    def load_run_in_the_daemon(path: Path):
+        read_here.append(path)
+        return load_run(path)
+
+    monkeypatch.setattr(aftercall, "load_run", load_run_in_the_daemon)
+    metrics = Metrics(max_calls=1, in_flight=lambda: 0)
+    painter = Painter()
+    real_ask = painter._ask  # noqa: SLF001 - the real child draws; only its figures are spoiled
+
+    async def ask_and_garble(run_dir: Path, out: Path, *, figures: bool):
+        reply = await real_ask(run_dir, out, figures=figures)
+        reply.pop("figures")
+        if garbled is not None:
+            reply["figures"] = garbled  # another version of the child, or a bug in it
+        return reply
+
+    monkeypatch.setattr(painter, "_ask", ask_and_garble)
+    try:
+        await after_call(run_dir, metrics, painter)
+    finally:
+        await painter.aclose()
+    assert (run_dir / "timeline.svg").exists()
+    assert read_here == [run_dir]  # counted from the daemon's own reading
+    counted = {s.name: s.value for fam in metrics.registry.collect() for s in fam.samples}
+    assert counted["calld_call_seconds_total"] == 297.0
+    assert counted["calld_timeline_failures_total"] == 0  # the picture was drawn
+    said = [r.getMessage() for r in caplog.records if r.name == "calld.observe"]
+    assert any(run_dir.name in m and "figures" in m for m in said), said
+
+
 @pytest.mark.skipif(not hasattr(os, "sched_setaffinity") or (os.cpu_count() or 1) < 2, reason="needs two cores")
 async def test_the_child_draws_off_the_daemons_core_when_the_daemon_is_pinned(tmp_path: Path) -> None:
     run_dir = five_minute_call_with_hold(tmp_path)

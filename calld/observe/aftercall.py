@@ -2,7 +2,8 @@
 
 Both come from one reading of the call's artifacts, made by the drawing process
 (calld.observe.painter): the calls on the line keep the event loop and the GIL. Only when that
-process could not read them (it died, or was ended) are they read here, in a worker thread.
+process could not read them (it died, was ended, or sent figures calld cannot read) are they
+read here, in a worker thread.
 Neither changes a result; a failure here is logged and counted, never raised into the call.
 """
 

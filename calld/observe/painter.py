@@ -57,8 +57,11 @@ class PictureError(Exception):
 
 @frozen
 class Drawn:
+    """A drawn picture, and the call's figures: None when the child sent none calld can read
+    (the caller then reads the artifacts itself; the picture stands all the same)."""
+
     picture: Path
-    figures: CallFigures
+    figures: CallFigures | None
 
 
 class Painter:
@@ -80,10 +83,7 @@ class Painter:
     async def draw_and_read(self, run_dir: Path, out: Path) -> Drawn:
         """Draw the call, and read its figures for `/metrics` in the same pass over its artifacts."""
         reply = await self._ask(run_dir, out, figures=True)
-        figures = _figures(reply)
-        if figures is None:
-            raise PictureError(f"the drawing process drew {reply['ok']} but sent no figures")
-        return Drawn(Path(reply["ok"]), figures)
+        return Drawn(Path(reply["ok"]), _figures(reply, run_dir))
 
     async def _ask(self, run_dir: Path, out: Path, *, figures: bool) -> dict[str, Any]:
         async with self._lock:
@@ -102,7 +102,7 @@ class Painter:
             if not isinstance(reply, dict) or not ("ok" in reply or "error" in reply):
                 raise PictureError(f"the drawing process replied {reply!r}")
             if "error" in reply:
-                raise PictureError(str(reply["error"]), _figures(reply))
+                raise PictureError(str(reply["error"]), _figures(reply, run_dir))
             return reply
 
     async def aclose(self) -> None:
@@ -222,14 +222,19 @@ def _leave_the_daemons_cores() -> None:
         pass
 
 
-def _figures(reply: dict[str, Any]) -> CallFigures | None:
+def _figures(reply: dict[str, Any], run_dir: Path) -> CallFigures | None:
+    """The figures in a reply, or None when it has none calld can read (said in the log): a
+    reply from another version of the child must not cost the call its count, or its picture."""
     raw = reply.get("figures")
     if raw is None:
+        if "ok" in reply and "error" not in reply:
+            log.warning("%s the drawing process sent no figures", run_dir.name)
         return None
     try:
         return cattrs.structure(raw, CallFigures)
     except (cattrs.BaseValidationError, TypeError, ValueError) as exc:
-        raise PictureError(f"the drawing process sent figures calld cannot read: {exc}") from None
+        log.warning("%s the drawing process sent figures calld cannot read: %s", run_dir.name, exc)
+        return None
 
 
 if __name__ == "__main__":
