@@ -5,6 +5,7 @@ failed fsync is logged, not raised."""
 from __future__ import annotations
 
 import logging
+import threading
 
 import trio
 
@@ -78,3 +79,38 @@ async def test_an_fsync_that_fails_is_logged_and_the_next_call_tries_again(autoj
     disk.committed, disk.fail = 2, False
     await group()
     assert disk.synced == 2 and group.syncs == 2
+
+
+async def test_a_commit_made_while_an_fsync_runs_waits_for_the_next_one(autojump_clock):
+    # The real shape (calld serve): the fsync runs in a worker thread, and the loop goes on
+    # committing while it does. That fsync may have started before the new commit reached the
+    # file, so it cannot be the one that makes the commit durable.
+    disk = Disk()
+    started, release = threading.Event(), threading.Event()
+    syncs_seen: list[int] = []
+
+    def slow_sync() -> None:
+        syncs_seen.append(disk.committed)  # what this fsync can cover: what was committed before it
+        started.set()
+        release.wait(10)
+        disk.synced = syncs_seen[-1]
+
+    group = GroupSync(slow_sync, window_s=0.01, in_thread=True)
+    told: list[tuple[int, int]] = []
+
+    async def call_ends() -> None:
+        disk.committed += 1
+        mine = disk.committed
+        await group()
+        told.append((mine, disk.synced))
+
+    async with trio.open_nursery() as n:
+        n.start_soon(call_ends)
+        assert await trio.to_thread.run_sync(started.wait, 10)  # the first fsync is under way
+        n.start_soon(call_ends)
+        await trio.sleep(0.05)  # the second caller is waiting, well past its window
+        assert told == []
+        release.set()
+    assert syncs_seen == [1, 2]
+    assert told == [(1, 1), (2, 2)]
+    assert group.syncs == 2
