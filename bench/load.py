@@ -15,8 +15,13 @@ BENCH_DAEMONS=2 starts two daemons, each pinned to its own core, and splits the 
 kept in the batch's temporary directory (/tmp/calld-load-N-*/daemon.log).
 
 The daemon runs with CALLD_MAX_CALLS=1000 unless the environment sets it, so that the benchmark
-finds where one core gives out; with the daemon's own default (35), calls past it are counted as
+finds where one core gives out; with the daemon's own default (50), calls past it are counted as
 refused (nothing placed).
+
+Each batch also prints how fast the daemon's core ran a fixed workload (stdlib JSON and base64 over
+a media frame, the shape of the audio path's work, unchanged whatever calld becomes) just before and
+just after it. On a shared machine that speed moves by half from one hour to the next; figures
+from two windows compare only beside it.
 """
 
 from __future__ import annotations
@@ -95,12 +100,33 @@ def rss_kib(pid: int, key: str) -> int:
     return 0
 
 
+REFERENCE_WORKLOAD = """
+import base64, json, statistics, time
+text = json.dumps({"event": "media", "media": {"chunk": "1", "payload": base64.b64encode(bytes(640)).decode()}})
+runs = []
+for _ in range(5):
+    t = time.process_time()
+    for _ in range(10000):
+        pcm = base64.b64decode(json.loads(text)["media"]["payload"])
+        json.dumps({"type": "input_audio_buffer.append", "audio": base64.b64encode(pcm).decode()})
+    runs.append(time.process_time() - t)
+print(statistics.median(runs) * 1000)
+"""
+
+
+def reference_ms(core: int) -> float:
+    """The fixed workload's CPU time (median of five) on `core`: how fast this machine is right now."""
+    out = subprocess.run([*pinned(core), sys.executable, "-c", REFERENCE_WORKLOAD], capture_output=True, text=True, check=True)
+    return float(out.stdout)
+
+
 def pinned(core: int) -> list[str]:
     return ["taskset", "-c", str(core)] if os.cpu_count() and os.cpu_count() > 1 else []
 
 
 async def run_batch(n: int, daemons: int = 1) -> dict:
     work = Path(tempfile.mkdtemp(prefix=f"calld-load-{n}-"))
+    reference_before = reference_ms(DAEMON_CORE)
     metrics_file = work / "sim-metrics.json"
     # One daemon: it has core 0, the simulator core 1. Two: a core each, the simulator between them.
     sim_pin = pinned(SIM_CORE) if daemons == 1 else []
@@ -213,6 +239,7 @@ async def run_batch(n: int, daemons: int = 1) -> dict:
             found = list(work.glob(f"**/state/artifacts/{ref.split('/')[0]}/call_report.json"))
             if found:
                 durations.append(json.loads(found[0].read_text())["duration_ms"] / 1000)
+    reference_after = reference_ms(DAEMON_CORE)
     call_seconds = sum(durations) or float("nan")
     cpu = sum(cpus)
     m = json.loads(metrics_file.read_text()) if metrics_file.exists() else {}
@@ -226,6 +253,7 @@ async def run_batch(n: int, daemons: int = 1) -> dict:
         "core_share": [c / wall for c in cpus],
         "peak_rss_mib": peak / 1024,
         "rss_per_call_kib": (peak - rss0) / max(1, n - refused), "metrics": m,
+        "reference_ms": (reference_before, reference_after),
     }
 
 
@@ -255,6 +283,9 @@ def show(r: dict) -> None:
     late = m.get("sim_late_worst_by_second_ms") or {}
     print("        simulator's own timer, latest per second (s: ms; its loop was busy, and a latency it measured "
           "then includes this): " + " ".join(f"{s}:{v:.0f}" for s, v in late.items()))
+    before, after = r["reference_ms"]
+    print(f"        this machine's speed: the fixed workload took {before:.0f} ms on the daemon's core before the batch "
+          f"and {after:.0f} ms after (the less, the faster; compare batches only at about the same speed)")
     sys.stdout.flush()
 
 
