@@ -24,6 +24,7 @@ from calld.domain import results
 from calld.domain.ids import RunId
 from calld.domain.requests import AskRequest
 from calld.ledger import Ledger
+from calld.runtime.disk import DiskWork, inline
 from calld.runtime.handle import CallHandle, CallPorts
 from calld.runtime.rundir import RunDir
 from calld.runtime.sockets import MemorySocket
@@ -83,6 +84,7 @@ async def run_stub_call(
     *,
     on_handle: Callable[[CallHandle], None] | None = None,
     signer: StubSigner | None = None,
+    disk: DiskWork = inline,
 ) -> StubRun:
     """Run one call against the stub world. `on_handle` sees the handle before it runs (the daemon
     registers it in its CallBook and listens to its progress there). The world signs its webhooks
@@ -124,6 +126,7 @@ async def run_stub_call(
                 public_media_url=STUB_MEDIA_URL,
                 webhook_url=STUB_WEBHOOK_URL,
                 l16_byte_order=settings.telnyx_l16_byte_order,
+                disk=disk,
             )
             handle = CallHandle(plan, ports, rundir)
             if on_handle is not None:

@@ -257,8 +257,10 @@ async def test_the_claim_is_on_disk_before_the_dial_and_the_result_before_it_is_
 async def test_under_calld_serve_the_ledgers_fsync_runs_off_the_event_loop(tmp_path, nursery, monkeypatch):
     import threading
 
+    from calld.runtime.disk import off_the_loop
+
     where: list[str] = []
-    d: Daemon = await nursery.start(Daemon(daemon_settings(tmp_path / "serve"), sync_in_thread=True).serve)
+    d: Daemon = await nursery.start(Daemon(daemon_settings(tmp_path / "serve"), disk=off_the_loop).serve)
     monkeypatch.setattr(d._ledger, "flush_to_disk", lambda: where.append(threading.current_thread().name))
     await d._ledger_sync()
     await d.shutdown(drain_s=0)

@@ -10,6 +10,7 @@ import threading
 import trio
 
 from calld.daemon.groupsync import GroupSync
+from calld.runtime.disk import inline, off_the_loop
 
 
 class Disk:
@@ -26,7 +27,7 @@ class Disk:
 
 async def test_calls_within_the_window_share_one_fsync_and_none_returns_before_it(autojump_clock):
     disk = Disk()
-    group = GroupSync(disk.sync, window_s=0.05, in_thread=False)
+    group = GroupSync(disk.sync, window_s=0.05, disk=inline)
     durable_when_told: list[bool] = []
 
     async def call_ends() -> None:
@@ -51,7 +52,7 @@ async def test_a_call_after_the_window_closed_gets_an_fsync_of_its_own(autojump_
         synced_at.append(disk.committed)
         disk.sync()
 
-    group = GroupSync(sync, window_s=0.05, in_thread=False)
+    group = GroupSync(sync, window_s=0.05, disk=inline)
     told: list[tuple[int, int]] = []
 
     async def call_ends(at: float) -> None:
@@ -71,7 +72,7 @@ async def test_a_call_after_the_window_closed_gets_an_fsync_of_its_own(autojump_
 
 async def test_an_fsync_that_fails_is_logged_and_the_next_call_tries_again(autojump_clock, caplog):
     disk = Disk()
-    group = GroupSync(disk.sync, window_s=0.05, in_thread=False)
+    group = GroupSync(disk.sync, window_s=0.05, disk=inline)
     disk.committed, disk.fail = 1, True
     with caplog.at_level(logging.ERROR, logger="calld.daemon"):
         await group()
@@ -95,7 +96,7 @@ async def test_a_commit_made_while_an_fsync_runs_waits_for_the_next_one(autojump
         release.wait(10)
         disk.synced = syncs_seen[-1]
 
-    group = GroupSync(slow_sync, window_s=0.01, in_thread=True)
+    group = GroupSync(slow_sync, window_s=0.01, disk=off_the_loop)
     told: list[tuple[int, int]] = []
 
     async def call_ends() -> None:

@@ -22,6 +22,7 @@ log = logging.getLogger("calld")
 async def _serve(args: argparse.Namespace) -> int:
     from calld.daemon.service import Daemon
     from calld.daemon.systemd import Notifier, listen_fds, load_credentials, watchdog_task
+    from calld.runtime.disk import off_the_loop
 
     fds = listen_fds()  # early: it clears LISTEN_* so no child inherits them
     # systemd credentials win over the environment and never enter os.environ.
@@ -29,7 +30,7 @@ async def _serve(args: argparse.Namespace) -> int:
     settings = load_settings(**credentials, **_overrides(args))
     control = fds.get("control")
     daemon = Daemon(settings, control_fd=control.detach() if control is not None else None, own_collector=True,
-                    sync_in_thread=True)
+                    disk=off_the_loop)
     with Notifier() as notifier:
         async with trio.open_nursery() as n:
             await n.start(daemon.serve)

@@ -18,16 +18,18 @@ from collections.abc import Callable
 
 import trio
 
+from calld.runtime.disk import DiskWork
+
 log = logging.getLogger("calld.daemon")
 
 WINDOW_S = 0.05
 
 
 class GroupSync:
-    def __init__(self, sync: Callable[[], None], *, window_s: float = WINDOW_S, in_thread: bool) -> None:
+    def __init__(self, sync: Callable[[], None], *, disk: DiskWork, window_s: float = WINDOW_S) -> None:
         self._sync = sync
         self._window_s = window_s
-        self._in_thread = in_thread  # off the event loop (calld serve); inline in tests (see Daemon)
+        self._disk = disk  # off the loop and its core (calld serve); inline in tests (calld.runtime.disk)
         self._asked = 0  # callers so far, each after its own commit
         self._covered = 0  # callers whose commits a finished fsync covered
         self._running: trio.Event | None = None  # set when the fsync under way has ended
@@ -46,10 +48,7 @@ class GroupSync:
                 await trio.sleep(self._window_s)  # the calls ending beside this one join it
                 cover = self._asked
                 try:
-                    if self._in_thread:
-                        await trio.to_thread.run_sync(self._sync)
-                    else:
-                        self._sync()
+                    await self._disk(self._sync)
                 except OSError as exc:
                     log.error("the ledger could not be synced to disk: %s", exc)
                 self.syncs += 1

@@ -57,6 +57,7 @@ from calld.policy.scheduler import Busy, Scheduler, queued_view
 from calld.observe.aftercall import after_call
 from calld.observe.painter import Painter
 from calld.observe.metrics import Metrics
+from calld.runtime.disk import DiskWork, inline
 from calld.runtime.handle import CallHandle, CallPorts
 from calld.settings import Settings
 from calld.stub.scenario import SCENARIOS
@@ -116,16 +117,15 @@ class _Flight:
 
 class Daemon:
     def __init__(self, settings: Settings, *, control_fd: int | None = None, clock: Clock | None = None,
-                 own_collector: bool = False, sync_in_thread: bool = False) -> None:
+                 own_collector: bool = False, disk: DiskWork = inline) -> None:
         self.settings = settings
         # `calld serve` owns its process, and so the garbage collector's full walks (calld.daemon.collector);
         # a daemon inside a test shares pytest's process and leaves the collector as it is.
         self._own_collector = own_collector
         self.full_collections = FullCollections()
-        # `calld serve` runs the ledger's fsync in a worker thread. A daemon inside a test runs it
-        # inline: on pytest-trio's autojump clock, a task waiting on a thread looks idle and
-        # virtual time would leap past every deadline meanwhile.
-        self._sync_in_thread = sync_in_thread
+        # `calld serve` writes the ledger's fsync and each call's last files in a worker thread off
+        # the loop's core; a daemon inside a test writes them inline (calld.runtime.disk says why).
+        self._disk = disk
         self.callbook = CallBook()
         self.serve_token = secrets.token_urlsafe(24)
         self.accepting = True
@@ -184,7 +184,7 @@ class Daemon:
         socket_path: Path | None = None
         try:
             self._ledger = open_ledger(self.settings.db_path, state_dir_is_new=new)
-            self._ledger_sync = GroupSync(lambda: self._ledger.flush_to_disk(), in_thread=self._sync_in_thread)
+            self._ledger_sync = GroupSync(lambda: self._ledger.flush_to_disk(), disk=self._disk)
             self.publisher = Publisher(self.settings, self._ledger)
             self.gate = Gate(self.settings, self._ledger, self.clock)
             self.scheduler = Scheduler(self._ledger, self.gate, self._dial_scheduled, accepting=lambda: self.accepting)
@@ -423,6 +423,7 @@ class Daemon:
             public_media_url=self.settings.media_url(),
             webhook_url=self.settings.public_webhook_url,
             l16_byte_order=self.settings.telnyx_l16_byte_order,
+            disk=self._disk,
         )
 
     async def _finish_stale_requests(self) -> None:
@@ -614,7 +615,8 @@ class Daemon:
                 if self.settings.calld_mode == "live":
                     result = await run_live_call(plan, self.settings, self._ports(), on_handle=on_handle)
                 else:
-                    run = await run_stub_call(plan, self.settings, stub, on_handle=on_handle, signer=self._stub_signer)
+                    run = await run_stub_call(plan, self.settings, stub, on_handle=on_handle, signer=self._stub_signer,
+                                              disk=self._disk)
                     result = run.result
                 outcome["result"] = result.model_dump(mode="json")
                 torn_down = False

@@ -69,6 +69,7 @@ from calld.core.state import TRACKS, Call, DialRejected, HangupDone, TelnyxEnded
 from calld.adapters.codecs import codec_for
 from calld.domain import results
 from calld.ops.recovery import hangup_command_id
+from calld.runtime.disk import DiskWork, inline
 from calld.runtime.journal import effect_row, event_row
 from calld.runtime.report import BookingInfo, CallReport, HangupInfo, HoldInfo, MediaInfo, Transition, redact
 from calld.runtime.rundir import RunDir
@@ -117,6 +118,7 @@ class CallPorts:
     public_media_url: str  # wss://host/telnyx/media ; the per-call token is appended
     webhook_url: str | None
     l16_byte_order: str = "le"
+    disk: DiskWork = inline  # where the call's last files are written (calld.runtime.disk)
 
 
 class CallHandle:
@@ -194,7 +196,7 @@ class CallHandle:
             with trio.CancelScope(shield=True):
                 if not self.call.finished:
                     await self._abandon(self.abandon_reason)
-                self._finish()
+                await self._finish()
             self.finished.set()
         assert self.result is not None
         return self.result
@@ -692,38 +694,25 @@ class CallHandle:
             for effect in step.effects:
                 self.rundir.journal(effect_row(self._next_seq(), self._t_ms(), seq, effect), flush=False)
 
-    def _finish(self) -> None:
+    async def _finish(self) -> None:
+        """The call's last files and its result. What they say is worked out here, on the loop (in
+        parts, so no other call's audio waits for all of it at once); the files
+        are written where the ports say (under calld serve: a worker thread off the loop's core), in
+        two trips: the result can only be built once the files before it are known to be whole."""
         self._settle_stretches()
-        call, rd = self.call, self.rundir
-        if call.call_control_id is None and rd.prefix.startswith(".pending-"):
-            rd.adopt(self.plan.run_id)
+        call = self.call
+        duration_ms = self._t_ms()
         outcome = conclude(call, today=business_date(self.plan.to, self._started))
-        refs: dict[str, str] = {}
-        if not (rd.path / "hangup.json").exists():
-            rd.write_json("hangup.json", self._no_hangup_record())
-        for name in ("dial.json", "session_start.json", "hangup.json"):
-            if (rd.path / name).exists():
-                refs[name] = rd.ref(name)
-        refs["events.jsonl"] = rd.ref("events.jsonl")
         transcript = {
             "turns": [{"speaker": t.speaker, "text": t.text, "start_ms": t.start_ms, "end_ms": t.end_ms}
                       for t in call.transcript],
             "agent_text": "".join(t.text for t in call.transcript if t.speaker == "agent"),
             "business_text": "".join(t.text for t in call.transcript if t.speaker == "business"),
         }
-        refs["transcript.json"] = rd.write_json("transcript.json", transcript)
-        if call.task is not None:
-            refs["task.json"] = self._write_task()
-        rd.close()
-        refs["audio/inbound.wav"] = rd.ref("audio/inbound.wav")
-        refs["audio/outbound.wav"] = rd.ref("audio/outbound.wav")
-        if rd.write_error is not None:  # only what is really there is referenced, and the gap is marked
-            refs = {name: ref for name, ref in refs.items() if (rd.path / name).is_file()}
-            rd.write_json("incomplete.json", {
-                "error": str(rd.write_error),
-                "note": "a write failed during this call: events.jsonl and the audio stop at that point; "
-                        "the call was failed and hung up",
-            })
+        task = self._task_record() if call.task is not None else None
+        no_hangup = self._no_hangup_record()
+        refs = await self.ports.disk(partial(self._write_before_result, transcript, task, no_hangup))
+        rd = self.rundir
         ccid = call.call_control_id
         if rd.write_error is None:
             result = build_result(self.plan, call, outcome, refs)
@@ -732,9 +721,10 @@ class CallHandle:
             result = results.Failed(reason="internal", detail=self._write_failure(), run_id=self.plan.run_id,
                                     call_control_id=ccid, transcript_ref=refs.get("transcript.json"),
                                     audio_ref=refs.get("audio/inbound.wav"))
-        refs["result.json"] = rd.write_json("result.json", result.model_dump(mode="json"))
+        refs["result.json"] = rd.ref("result.json")
         refs["call_report.json"] = rd.ref("call_report.json")
         refs["call_report.redacted.json"] = rd.ref("call_report.redacted.json")
+        await trio.lowlevel.checkpoint()  # the result, then the report: each half a millisecond or so
         ended = call.telnyx if isinstance(call.telnyx, TelnyxEnded) else None
         hangup = call.hangup
         report = CallReport(
@@ -760,7 +750,7 @@ class CallHandle:
             failure=call.failure.detail if call.failure else None,
             holds=[HoldInfo(**h) for h in self._holds],
             started_at=self._started_at,
-            duration_ms=self._t_ms(),
+            duration_ms=duration_ms,
             timing_ms=self._transitions,
             final_mark_echo_ms=self._final_echo_ms,
             hangup=HangupInfo(
@@ -778,10 +768,45 @@ class CallHandle:
             ignored_events=self._ignored,
             refs=refs,
         )
-        rd.write_json("call_report.json", report.model_dump(mode="json"))
-        rd.write_json("call_report.redacted.json", redact(report))
+        files = {"result.json": result.model_dump(mode="json"), "call_report.json": report.model_dump(mode="json"),
+                 "call_report.redacted.json": redact(report)}
+        await self.ports.disk(partial(self._write_result, files))
         self.result = result
         log.info("%s finished: %s via %s", ccid or self.plan.run_id, result.status, report.hangup.via)
+
+    def _write_before_result(self, transcript: dict[str, Any], task: dict[str, Any] | None,
+                             no_hangup: dict[str, Any]) -> dict[str, str]:
+        """(Disk work, run by the ports' `disk`.) The files the result refers to, closed; their refs, and where a
+        write failed, only those really there, with incomplete.json saying what is missing."""
+        rd = self.rundir
+        if self.call.call_control_id is None and rd.prefix.startswith(".pending-"):
+            rd.adopt(self.plan.run_id)
+        refs: dict[str, str] = {}
+        if not (rd.path / "hangup.json").exists():
+            rd.write_json("hangup.json", no_hangup)
+        for name in ("dial.json", "session_start.json", "hangup.json"):
+            if (rd.path / name).exists():
+                refs[name] = rd.ref(name)
+        refs["events.jsonl"] = rd.ref("events.jsonl")
+        refs["transcript.json"] = rd.write_json("transcript.json", transcript)
+        if task is not None:
+            refs["task.json"] = rd.write_json("task.json", task)
+        rd.close()
+        refs["audio/inbound.wav"] = rd.ref("audio/inbound.wav")
+        refs["audio/outbound.wav"] = rd.ref("audio/outbound.wav")
+        if rd.write_error is not None:  # only what is really there is referenced, and the gap is marked
+            refs = {name: ref for name, ref in refs.items() if (rd.path / name).is_file()}
+            rd.write_json("incomplete.json", {
+                "error": str(rd.write_error),
+                "note": "a write failed during this call: events.jsonl and the audio stop at that point; "
+                        "the call was failed and hung up",
+            })
+        return refs
+
+    def _write_result(self, files: dict[str, Any]) -> None:
+        """(Disk work, run by the ports' `disk`.) result.json, then the reports that name it."""
+        for name, data in files.items():
+            self.rundir.write_json(name, data)
 
     def _no_hangup_record(self) -> dict[str, Any]:
         """hangup.json for a call calld never hung up: why it did not need to."""
@@ -799,6 +824,10 @@ class CallHandle:
         return {"via": None, "call_control_id": call.call_control_id, "sent": False, "why": why, "detail": said}
 
     def _write_task(self) -> str:
+        return self.rundir.write_json("task.json", self._task_record())
+
+    def _task_record(self) -> dict[str, Any]:
+        """task.json: the verdict the call accepted, and the result it would end as if calld died now."""
         call = self.call
         task = call.task
         assert task is not None
@@ -815,7 +844,7 @@ class CallHandle:
             record["result_if_interrupted"] = build_result(self.plan, call, conclude(call), planned).model_dump(mode="json")
         except Exception:  # noqa: BLE001 - a preview must never fail the call it describes
             log.exception("%s could not preview the result of the accepted verdict", self.plan.run_id)
-        return self.rundir.write_json("task.json", record)
+        return record
 
     def _booking_info(self) -> BookingInfo | None:
         job = self.plan.job

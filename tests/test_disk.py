@@ -1,0 +1,76 @@
+"""Where disk work runs (calld.runtime.disk): under calld serve in a worker thread off the event
+loop's core; and the daemon sends each call's last files and the ledger's fsync there."""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+import threading
+
+import pytest
+import trio
+
+from calld.cli.client import ControlClient
+from calld.cli.ctl import EXIT_OK, run_ask
+from calld.daemon.service import Daemon
+from calld.runtime import rundir as rundir_module
+from calld.runtime.disk import inline, off_the_loop
+from daemons import daemon_settings, stop
+
+ASK = {"to": "+15555550142", "ask": "hours", "name": "Nathan", "user": "alice"}
+
+
+@pytest.mark.skipif(not hasattr(os, "sched_setaffinity") or (os.cpu_count() or 1) < 2, reason="needs two cores")
+async def test_off_the_loop_works_in_a_thread_on_a_core_the_loop_is_not_pinned_to():
+    before = os.sched_getaffinity(0)
+    await off_the_loop(lambda: None)  # a worker thread made before the pinning, kept by trio for later
+    os.sched_setaffinity(0, {0})  # the loop pinned, as systemd's CPUAffinity pins calld serve
+    try:
+        seen = await off_the_loop(lambda: (threading.current_thread(), os.sched_getaffinity(0)))
+        assert os.sched_getaffinity(0) == {0}  # the loop's own thread stays where it was
+    finally:
+        os.sched_setaffinity(0, before)
+    thread, cores = seen
+    assert thread is not threading.main_thread()
+    assert 0 not in cores and cores
+
+
+async def test_inline_works_at_once_on_the_loop():
+    assert await inline(lambda: threading.current_thread()) is threading.main_thread()
+
+
+async def test_the_daemon_writes_a_calls_last_files_and_the_ledger_sync_through_its_disk_port(
+        tmp_path, nursery, monkeypatch, autojump_clock):
+    inside = [False]
+    trips: list[str] = []
+
+    async def recording(fn):
+        trips.append(getattr(fn, "func", fn).__name__)
+        inside[0] = True
+        try:
+            return fn()  # inline, as a daemon inside a test does (the autojump clock)
+        finally:
+            inside[0] = False
+
+    written: dict[str, bool] = {}
+    real_write = rundir_module.write_atomic
+
+    def write_atomic(path, data):
+        written[path.name] = inside[0]
+        return real_write(path, data)
+
+    monkeypatch.setattr(rundir_module, "write_atomic", write_atomic)
+    d: Daemon = await nursery.start(Daemon(daemon_settings(tmp_path), disk=recording).serve)
+    try:
+        async with ControlClient(d.settings.calld_socket) as client:
+            await client.provision("alice")
+            out = io.StringIO()
+            assert await run_ask(client, ASK, out=out, err=io.StringIO()) == EXIT_OK
+    finally:
+        await stop(d)
+    assert json.loads(out.getvalue())["status"] == "answered"
+    last = ("transcript.json", "task.json", "result.json", "call_report.json", "call_report.redacted.json")
+    assert {name: written.get(name) for name in last} == dict.fromkeys(last, True), written
+    assert "_write_before_result" in trips and "_write_result" in trips
+    assert "<lambda>" in trips  # the ledger's group fsync
