@@ -16,6 +16,7 @@ from calld.cli.ctl import EXIT_OK, run_ask
 from calld.daemon.service import Daemon
 from calld.runtime import rundir as rundir_module
 from calld.runtime.disk import inline, off_the_loop
+from calld.runtime.rundir import RUN_MARKER
 from daemons import daemon_settings, stop
 
 ASK = {"to": "+15555550142", "ask": "hours", "name": "Nathan", "user": "alice"}
@@ -53,11 +54,11 @@ async def test_the_daemon_writes_a_calls_last_files_and_the_ledger_sync_through_
         finally:
             inside[0] = False
 
-    written: dict[str, bool] = {}
+    written: list[tuple[str, bool]] = []
     real_write = rundir_module.write_atomic
 
     def write_atomic(path, data):
-        written[path.name] = inside[0]
+        written.append((path.name, inside[0]))
         return real_write(path, data)
 
     monkeypatch.setattr(rundir_module, "write_atomic", write_atomic)
@@ -70,7 +71,12 @@ async def test_the_daemon_writes_a_calls_last_files_and_the_ledger_sync_through_
     finally:
         await stop(d)
     assert json.loads(out.getvalue())["status"] == "answered"
-    last = ("transcript.json", "task.json", "result.json", "call_report.json", "call_report.redacted.json")
-    assert {name: written.get(name) for name in last} == dict.fromkeys(last, True), written
+    names = [name for name, _ in written]
+    for name in ("dial.json", "session_start.json", "hangup.json", "transcript.json", "result.json",
+                 "call_report.json", "call_report.redacted.json"):
+        assert name in names
+    assert names.count("task.json") == 2  # the moment the verdict is accepted, and with the call's end
+    # Every file of the run but its marker (made with the directory, before anything can go wrong).
+    assert [name for name, through_port in written if not through_port] == [RUN_MARKER], written
     assert "_write_before_result" in trips and "_write_result" in trips
     assert "<lambda>" in trips  # the ledger's group fsync

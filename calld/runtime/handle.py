@@ -295,17 +295,19 @@ class CallHandle:
                 self._final_echo_ms = t_ms
         if before.holds is not after.holds:
             self._stamp_holds(before, after, t_ms)
-        if before.conversation is not after.conversation and before.task is None and after.task is not None:
-            # Written the moment the verdict is accepted: a crash after this keeps it (recovery reads it).
-            self._write_task()
+        accepted = before.conversation is not after.conversation and before.task is None and after.task is not None
         if ignored is not None or changed or not audio or _debug_log():
             self._log_event(event, changed, ignored, t_ms)
         path = audio_path(after)
-        if not step.effects:
+        if not step.effects and not accepted:
             self._path = path
             return
         self._path = self._path.narrowed(path)  # audio waits behind what this step sends
         try:
+            if accepted:
+                # Written the moment the verdict is accepted, before anything it causes: a crash
+                # after this keeps it (recovery reads it).
+                await self._write_json("task.json", self._task_record())
             await self._perform_all(step.effects, seq, t_ms)
         finally:
             self._path = path
@@ -457,11 +459,11 @@ class CallHandle:
         try:
             dialled = await self.ports.telnyx.dial(plan, secrets_)
         except (TelnyxError, OSError, ValueError) as exc:
-            self.rundir.write_json("dial.json", {"error": str(exc)})
+            await self._write_json("dial.json", {"error": str(exc)})
             await self._events_tx.send(ev.DialFailed(str(exc)))
             return
-        self.rundir.adopt(dialled.call_control_id)
-        self.rundir.write_json("dial.json", dialled.request)
+        self.rundir.adopt(dialled.call_control_id)  # on the loop: nothing else may write the run's files meanwhile
+        await self._write_json("dial.json", dialled.request)
         await self._events_tx.send(ev.DialAccepted(dialled.call_control_id))
 
     async def _send_dtmf(self, call_id: str, digits: str, command_id: str) -> None:
@@ -489,7 +491,11 @@ class CallHandle:
             except (TelnyxError, OSError) as exc:
                 # The confirmation timer still finishes the call; the report says what Telnyx said.
                 self._hangup_result = record["telnyx"] = f"error: {exc}"
-        self.rundir.write_json("hangup.json", record)
+        await self._write_json("hangup.json", record)
+
+    async def _write_json(self, name: str, data: Any) -> str:
+        """One of the run's JSON files, written where the ports say (calld.runtime.disk)."""
+        return await self.ports.disk(partial(self.rundir.write_json, name, data))
 
     def _live_event_id(self) -> str:
         self._live_event_n += 1
@@ -637,7 +643,7 @@ class CallHandle:
                 async with self.ports.connect_live() as socket:
                     try:
                         start = gpt_live.session_start(plan, event_id=self._live_event_id())
-                        self.rundir.write_json("session_start.json", start)
+                        await self._write_json("session_start.json", start)
                         await socket.send(json.dumps(start, separators=(",", ":")))
                         self._live_socket = socket
                         inbound = LiveInbound(job=plan.job)
@@ -822,9 +828,6 @@ class CallHandle:
             why = "never_connected"
             said = f"the call was never answered ({ended.cause if ended else 'no hangup event'})"
         return {"via": None, "call_control_id": call.call_control_id, "sent": False, "why": why, "detail": said}
-
-    def _write_task(self) -> str:
-        return self.rundir.write_json("task.json", self._task_record())
 
     def _task_record(self) -> dict[str, Any]:
         """task.json: the verdict the call accepted, and the result it would end as if calld died now."""
