@@ -202,3 +202,22 @@ async def test_duplicate_webhooks_change_nothing(autojump_clock, tmp_path):
     assert len(run.events("telnyx.call.answered")) == 1
     assert len(run.events("telnyx.call.hangup")) == 1
     assert run.report["hangup"]["via"] == "tool"
+
+
+async def test_the_accepted_verdict_is_on_disk_before_anything_it_causes(autojump_clock, tmp_path, monkeypatch):
+    # Recovery (calld.ops.recovery) finishes a call from task.json: a crash between the verdict's
+    # effects (its tool output, the goodbye, the hangup) and that write would lose the answer.
+    from calld.runtime.handle import CallHandle
+
+    on_disk_when_performed: list[bool] = []
+    perform_all = CallHandle._perform_all
+
+    async def perform_all_after_the_verdict(self, effects, seq, t_ms):
+        if self.call.task is not None and effects:
+            on_disk_when_performed.append((self.rundir.path / "task.json").exists())
+        return await perform_all(self, effects, seq, t_ms)
+
+    monkeypatch.setattr(CallHandle, "_perform_all", perform_all_after_the_verdict)
+    run = await stub_call(tmp_path, "hours")
+    assert run.result.status == "answered"
+    assert on_disk_when_performed and all(on_disk_when_performed)
