@@ -162,15 +162,21 @@ async def test_the_child_reads_the_calls_figures_as_the_daemon_would(tmp_path: P
     assert unreadable.value.figures is None
 
 
-async def test_after_a_call_the_daemon_counts_it_without_reading_its_artifacts_itself(tmp_path: Path, monkeypatch) -> None:
-    run_dir = five_minute_call_with_hold(tmp_path)
-    read_here: list[Path] = []
+@pytest.fixture
+def read_here(monkeypatch) -> list[Path]:
+    """The run directories the daemon reads itself after a call (not the drawing process)."""
+    read: list[Path] = []
 
     def load_run_in_the_daemon(path: Path):
-        read_here.append(path)
+        read.append(path)
         return load_run(path)
 
     monkeypatch.setattr(aftercall, "load_run", load_run_in_the_daemon)
+    return read
+
+
+async def test_after_a_call_the_daemon_counts_it_without_reading_its_artifacts_itself(tmp_path: Path, read_here) -> None:
+    run_dir = five_minute_call_with_hold(tmp_path)
     metrics = Metrics(max_calls=1, in_flight=lambda: 0)
     painter = Painter()
     try:
@@ -191,15 +197,8 @@ async def test_after_a_call_the_daemon_counts_it_without_reading_its_artifacts_i
 
 @pytest.mark.parametrize("garbled", [{"seconds": "a while"}, None], ids=["unreadable", "missing"])
 async def test_figures_the_daemon_cannot_read_are_read_again_and_the_picture_stands(
-        tmp_path: Path, monkeypatch, caplog, garbled) -> None:
+        tmp_path: Path, monkeypatch, caplog, read_here, garbled) -> None:
     run_dir = five_minute_call_with_hold(tmp_path)
-    read_here: list[Path] = []
-
-    def load_run_in_the_daemon(path: Path):
-        read_here.append(path)
-        return load_run(path)
-
-    monkeypatch.setattr(aftercall, "load_run", load_run_in_the_daemon)
     metrics = Metrics(max_calls=1, in_flight=lambda: 0)
     painter = Painter()
     real_ask = painter._ask  # noqa: SLF001 - the real child draws; only its figures are spoiled
