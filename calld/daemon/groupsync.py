@@ -33,7 +33,6 @@ class GroupSync:
         self._asked = 0  # callers so far, each after its own commit
         self._covered = 0  # callers whose commits a finished fsync covered
         self._running: trio.Event | None = None  # set when the fsync under way has ended
-        self.syncs = 0  # fsyncs made
 
     async def __call__(self) -> None:
         """Return once everything committed before this call is on disk (or the fsync failed: logged)."""
@@ -51,7 +50,6 @@ class GroupSync:
                     await self._disk(self._sync)
                 except OSError as exc:
                     log.error("the ledger could not be synced to disk: %s", exc)
-                self.syncs += 1
                 self._covered = cover
             finally:
                 self._running = None
