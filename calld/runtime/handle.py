@@ -462,7 +462,10 @@ class CallHandle:
             await self._write_json("dial.json", {"error": str(exc)})
             await self._events_tx.send(ev.DialFailed(str(exc)))
             return
-        self.rundir.adopt(dialled.call_control_id)  # on the loop: nothing else may write the run's files meanwhile
+        # The directory is renamed before anything else of the call's is written (GPT-Live opens,
+        # and the media starts, only once the call is answered): no write in a worker thread can
+        # be under way in the old one.
+        self.rundir.adopt(dialled.call_control_id)
         await self._write_json("dial.json", dialled.request)
         await self._events_tx.send(ev.DialAccepted(dialled.call_control_id))
 
