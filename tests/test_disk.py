@@ -41,6 +41,18 @@ async def test_inline_works_at_once_on_the_loop():
     assert await inline(lambda: threading.current_thread()) is threading.main_thread()
 
 
+async def test_inline_never_gives_the_loop_away():
+    # "At once": no checkpoint before or after the work, so nothing else on the loop (a call's
+    # other tasks, another call) runs in between, as handle.py relies on after adopting its run id.
+    # In a cancelled scope any checkpoint would raise Cancelled; inline must finish and return.
+    done: list[str] = []
+    with trio.CancelScope() as scope:
+        scope.cancel()
+        returned = await inline(lambda: done.append("written") or "ref")
+        done.append(returned)
+    assert done == ["written", "ref"]
+
+
 async def test_the_daemon_writes_a_calls_last_files_and_the_ledger_sync_through_its_disk_port(
         tmp_path, nursery, monkeypatch, autojump_clock):
     inside = [False]
