@@ -431,6 +431,37 @@ async def test_a_write_error_that_passes_leaves_the_artifacts_marked_incomplete(
     assert report["status"] == "failed" and all((daemon.settings.artifacts_dir / r).is_file() for r in report["refs"].values())
 
 
+async def test_a_file_that_failed_at_the_calls_end_is_not_referenced_and_the_call_is_failed(
+        client, daemon, monkeypatch, autojump_clock):
+    # The call itself went well; only its transcript could not be written as it ended. The result
+    # and the report must not point at a file that is not there, and must not say "answered".
+    real_atomic = rundir_module.write_atomic
+
+    def atomic(path, data):
+        if path.name == "transcript.json":
+            raise OSError(errno.EIO, "Input/output error", str(path))
+        return real_atomic(path, data)
+
+    monkeypatch.setattr(rundir_module, "write_atomic", atomic)
+    code, result, _ = await ask(client, {**ASK, "request_id": "late-eio"})
+    assert (result["status"], result["reason"]) == ("failed", "internal")
+    assert "Input/output error" in result["detail"]
+    assert result["transcript_ref"] is None
+    run_dir = daemon.settings.artifacts_dir / result["audio_ref"].split("/")[0]
+    assert not (run_dir / "transcript.json").exists()
+    assert "Input/output error" in json.loads((run_dir / "incomplete.json").read_text())["error"]
+    report = json.loads((run_dir / "call_report.json").read_text())
+    assert report["status"] == "failed"
+    assert "transcript.json" not in report["refs"] and "audio/inbound.wav" in report["refs"]
+    assert all((daemon.settings.artifacts_dir / r).is_file() for r in report["refs"].values()), report["refs"]
+    # The next call writes whole: answered, and nothing marks its artifacts incomplete.
+    monkeypatch.setattr(rundir_module, "write_atomic", real_atomic)
+    code, result, _ = await ask(client, {**ASK, "request_id": "after-eio"})
+    assert code == EXIT_OK and result["status"] == "answered"
+    run_dir = daemon.settings.artifacts_dir / result["transcript_ref"].split("/")[0]
+    assert (run_dir / "call_report.json").is_file() and not (run_dir / "incomplete.json").exists()
+
+
 class _NeverFull(set):
     def add(self, _item) -> None:
         pass
