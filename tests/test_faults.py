@@ -462,6 +462,49 @@ async def test_a_file_that_failed_at_the_calls_end_is_not_referenced_and_the_cal
     assert (run_dir / "call_report.json").is_file() and not (run_dir / "incomplete.json").exists()
 
 
+async def test_a_write_that_fails_as_the_runs_files_are_closed_marks_them_incomplete(
+        client, daemon, monkeypatch, autojump_clock):
+    # The disk fills up just as the call's last journal rows and audio are flushed and closed:
+    # that failure, too, must fail the call and be marked, not pass for a whole run.
+    closing = [False]
+
+    class FailsOnceClosing:
+        def __init__(self, inner) -> None:
+            self._inner = inner
+
+        def write(self, data):
+            if closing[0]:
+                raise OSError(errno.ENOSPC, "No space left on device")
+            return self._inner.write(data)
+
+        def flush(self):
+            if closing[0]:
+                raise OSError(errno.ENOSPC, "No space left on device")
+            return self._inner.flush()
+
+        def __getattr__(self, name):
+            return getattr(self._inner, name)
+
+    real_open, real_close = rundir_module.open_private, rundir_module.RunDir.close
+    monkeypatch.setattr(rundir_module, "open_private", lambda *a, **k: FailsOnceClosing(real_open(*a, **k)))
+
+    def close(rd) -> None:
+        closing[0] = True
+        try:
+            real_close(rd)
+        finally:
+            closing[0] = False
+
+    monkeypatch.setattr(rundir_module.RunDir, "close", close)
+    code, result, _ = await ask(client, {**ASK, "request_id": "eio-at-close"})
+    assert (result["status"], result["reason"]) == ("failed", "internal")
+    run_dir = daemon.settings.artifacts_dir / result["transcript_ref"].split("/")[0]
+    assert "No space left" in json.loads((run_dir / "incomplete.json").read_text())["error"]
+    report = json.loads((run_dir / "call_report.json").read_text())
+    assert report["status"] == "failed"
+    assert all((daemon.settings.artifacts_dir / r).is_file() for r in report["refs"].values()), report["refs"]
+
+
 class _NeverFull(set):
     def add(self, _item) -> None:
         pass
