@@ -14,6 +14,7 @@ from calld.domain.ids import E164, FirstName, UserId
 from calld.domain.questions import QuestionType
 from calld.domain.requests import AskRequest
 from calld.ledger import Ledger
+from calld.runtime.disk import DiskWork, inline
 from calld.settings import Settings, load_settings
 from calld.stub.scenario import SCENARIOS, Scenario
 
@@ -61,6 +62,7 @@ async def stub_call(
     ask: QuestionType = QuestionType.HOURS,
     item: str | None = None,
     to: str = "+15555550142",
+    disk: DiskWork = inline,
     **settings_overrides: Any,
 ) -> Run:
     settings = load_settings(calld_state_dir=tmp_path, **settings_overrides)
@@ -75,7 +77,7 @@ async def stub_call(
         scenario = SCENARIOS[scenario]
     # A call that never ends is a failure, not a hung test (virtual seconds on the autojump clock).
     with trio.fail_after(900):
-        return Run(await run_stub_call(plan, settings, scenario), settings)
+        return Run(await run_stub_call(plan, settings, scenario, disk=disk), settings)
 
 
 def variant(name: str, **changes: Any) -> Scenario:

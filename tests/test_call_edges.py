@@ -221,3 +221,17 @@ async def test_the_accepted_verdict_is_on_disk_before_anything_it_causes(autojum
     run = await stub_call(tmp_path, "hours")
     assert run.result.status == "answered"
     assert on_disk_when_performed and all(on_disk_when_performed)
+
+
+async def test_the_reports_duration_is_the_calls_and_not_the_writing_of_its_last_files(autojump_clock, tmp_path):
+    # Under calld serve the last files go to a worker thread, which may wait its turn for the disk.
+    # That wait is not part of the call: duration_ms stops where the call did.
+    async def slow_at_the_end(fn):
+        if getattr(fn, "func", fn).__name__ in ("_write_before_result", "_write_result"):
+            await trio.sleep(60)
+        return fn()
+
+    run = await stub_call(tmp_path, "hours", disk=slow_at_the_end)
+    assert run.result.status == "answered"
+    last_row_ms = max(r["t_ms"] for r in run.rows())
+    assert last_row_ms <= run.report["duration_ms"] < last_row_ms + 1_000
