@@ -92,3 +92,38 @@ async def test_the_daemon_writes_a_calls_last_files_and_the_ledger_sync_through_
     assert [name for name, through_port in written if not through_port] == [RUN_MARKER], written
     assert "_write_before_result" in trips and "_write_result" in trips
     assert "<lambda>" in trips  # the ledger's group fsync
+
+
+async def test_a_refused_dial_is_recorded_through_the_disk_port(tmp_path, monkeypatch, autojump_clock):
+    import httpx
+
+    from calld.stub.world import StubWorld
+    from tests.stubcall import stub_call
+
+    def refused(self, body):
+        return httpx.Response(422, json={"errors": [{"code": "10015", "title": "Invalid parameter",
+                                                     "detail": "the stub refuses this dial"}]})
+
+    monkeypatch.setattr(StubWorld, "_dial", refused)
+    inside = [False]
+
+    async def recording(fn):
+        inside[0] = True
+        try:
+            return fn()
+        finally:
+            inside[0] = False
+
+    written: list[tuple[str, bool]] = []
+    real_write = rundir_module.write_atomic
+
+    def write_atomic(path, data):
+        written.append((path.name, inside[0]))
+        return real_write(path, data)
+
+    monkeypatch.setattr(rundir_module, "write_atomic", write_atomic)
+    run = await stub_call(tmp_path, "hours", disk=recording)
+    assert run.result.status == "failed"
+    assert "the stub refuses this dial" in run.json("dial.json")["error"]
+    assert ("dial.json", True) in written
+    assert [name for name, through_port in written if not through_port] == [RUN_MARKER], written
