@@ -127,3 +127,48 @@ async def test_a_refused_dial_is_recorded_through_the_disk_port(tmp_path, monkey
     assert "the stub refuses this dial" in run.json("dial.json")["error"]
     assert ("dial.json", True) in written
     assert [name for name, through_port in written if not through_port] == [RUN_MARKER], written
+
+
+async def test_a_live_daemon_writes_its_calls_files_through_its_disk_port(tmp_path, nursery, monkeypatch, autojump_clock):
+    # Live mode builds its CallPorts apart from the stub path: the port must reach them too.
+    from calld.settings import load_settings
+    from calld.sim.server import Simulator
+    from calld.stub.scenario import SCENARIOS
+    from tests.daemons import reachable_at
+
+    sim = Simulator(SCENARIOS["hours"])
+    addrs = await nursery.start(sim.serve)
+    settings = load_settings(
+        calld_mode="live", calld_live_opt_in=True, calld_state_dir=tmp_path / "state", calld_socket=tmp_path / "ctl.sock",
+        telnyx_api_key="KEY-sim", telnyx_connection_id="sim-connection", telnyx_public_key=addrs.public_key,
+        telnyx_api_base=addrs.telnyx_api_base, openai_api_key="KEY-sim", openai_live_url=addrs.live_url,
+        _env_file=None, **reachable_at())
+    inside = [False]
+
+    async def recording(fn):
+        inside[0] = True
+        try:
+            return fn()
+        finally:
+            inside[0] = False
+
+    written: list[tuple[str, bool]] = []
+    real_write = rundir_module.write_atomic
+
+    def write_atomic(path, data):
+        written.append((path.name, inside[0]))
+        return real_write(path, data)
+
+    monkeypatch.setattr(rundir_module, "write_atomic", write_atomic)
+    d: Daemon = await nursery.start(Daemon(settings, disk=recording).serve)
+    try:
+        async with ControlClient(settings.calld_socket) as client:
+            await client.provision("alice")
+            out = io.StringIO()
+            assert await run_ask(client, ASK, out=out, err=io.StringIO()) == EXIT_OK
+    finally:
+        await d.shutdown(drain_s=0)
+    assert json.loads(out.getvalue())["status"] == "answered"
+    names = [name for name, _ in written]
+    assert "result.json" in names and "call_report.json" in names and "dial.json" in names
+    assert [name for name, through_port in written if not through_port] == [RUN_MARKER], written
