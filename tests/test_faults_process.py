@@ -243,3 +243,43 @@ async def test_calld_serve_freezes_its_start_up_heap_out_of_the_collector(tmp_pa
         proc.wait(timeout=30)
     frozen = next(float(line.split()[1]) for line in text.splitlines() if line.startswith("calld_gc_frozen_objects "))
     assert frozen > 10_000  # modules, apps and settings: tens of thousands of objects
+
+
+def _threads_off(pid: int, core: int) -> list[str]:
+    """The daemon's threads whose affinity leaves out `core`."""
+    off: list[str] = []
+    for task in Path(f"/proc/{pid}/task").iterdir():
+        try:
+            cores = os.sched_getaffinity(int(task.name))
+        except OSError:  # the thread ended meanwhile
+            continue
+        if core not in cores:
+            off.append(task.name)
+    return off
+
+
+@pytest.mark.skipif(not hasattr(os, "sched_setaffinity") or (os.cpu_count() or 1) < 2
+                    or not Path("/proc/self/task").is_dir(), reason="needs Linux and two cores")
+async def test_calld_serve_pinned_to_a_core_does_its_disk_work_on_another(tmp_path):
+    # systemd's CPUAffinity pins calld serve; its disk work (the claim's fsync, then the call's
+    # files) runs in a worker thread that leaves the loop's core.
+    proc = subprocess.Popen(serve_cmd(tmp_path, "--bind", "127.0.0.1:0"), cwd=tmp_path, env=clean_env(),
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                            preexec_fn=lambda: os.sched_setaffinity(0, {0}))
+    try:
+        sock = tmp_path / "ctl.sock"
+        await wait_for(sock.exists, "the control socket")
+        assert _threads_off(proc.pid, 0) == []  # nothing has left the loop's core yet
+        async with ControlClient(sock) as client:
+            await client.provision("alice")
+
+            async def the_call() -> None:
+                await run_ask(client, {**ASK, "request_id": "pinned-1"}, out=io.StringIO(), err=io.StringIO())
+
+            async with trio.open_nursery() as n:
+                n.start_soon(the_call)
+                await wait_for(lambda: _threads_off(proc.pid, 0) != [], "a thread off the loop's core")
+                n.cancel_scope.cancel()  # the call itself is not what this test is about
+    finally:
+        proc.send_signal(signal.SIGTERM)
+        proc.wait(timeout=30)
