@@ -235,3 +235,36 @@ async def test_the_reports_duration_is_the_calls_and_not_the_writing_of_its_last
     assert run.result.status == "answered"
     last_row_ms = max(r["t_ms"] for r in run.rows())
     assert last_row_ms <= run.report["duration_ms"] < last_row_ms + 1_000
+
+
+async def test_a_verdict_accepted_in_a_step_with_no_effects_is_still_written_at_once(autojump_clock, tmp_path, monkeypatch):
+    # Today's reducer always answers an accepted verdict with its tool output; the handle must not
+    # lean on that: a step that accepts a verdict writes task.json whatever effects it carries.
+    import attrs
+
+    from calld.runtime import handle as handle_module
+
+    real_step = handle_module.reduce_step
+    accepted_by: list[object] = []
+    on_disk_at_the_next_event: list[bool] = []
+    handles: list[object] = []
+    real_init = handle_module.CallHandle.__init__
+
+    def init(self, *a, **k):
+        real_init(self, *a, **k)
+        handles.append(self)
+
+    def step_with_no_effects_on_accepting(call, event):
+        if accepted_by and not on_disk_at_the_next_event:
+            on_disk_at_the_next_event.append((handles[0].rundir.path / "task.json").exists())
+        step = real_step(call, event)
+        if call.task is None and step.call.task is not None:
+            accepted_by.append(event)
+            return attrs.evolve(step, effects=())
+        return step
+
+    monkeypatch.setattr(handle_module.CallHandle, "__init__", init)
+    monkeypatch.setattr(handle_module, "reduce_step", step_with_no_effects_on_accepting)
+    await stub_call(tmp_path, "hours")
+    assert len(accepted_by) == 1
+    assert on_disk_at_the_next_event == [True]
