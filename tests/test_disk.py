@@ -16,7 +16,7 @@ from calld.cli.ctl import EXIT_OK, run_ask
 from calld.daemon.service import Daemon
 from calld.runtime import rundir as rundir_module
 from calld.runtime.disk import inline, off_the_loop
-from calld.runtime.rundir import RUN_MARKER
+from calld.runtime.rundir import RUN_MARKER, artifact_slug
 from daemons import daemon_settings, stop
 
 ASK = {"to": "+15555550142", "ask": "hours", "name": "Nathan", "user": "alice"}
@@ -94,7 +94,7 @@ async def test_the_daemon_writes_a_calls_last_files_and_the_ledger_sync_through_
     assert "<lambda>" in trips  # the ledger's group fsync
 
 
-async def test_a_refused_dial_is_recorded_through_the_disk_port(tmp_path, monkeypatch, autojump_clock):
+async def test_a_refused_dial_is_recorded_through_the_disk_port_in_a_directory_named_after_the_run(tmp_path, monkeypatch, autojump_clock):
     import httpx
 
     from calld.stub.world import StubWorld
@@ -125,6 +125,10 @@ async def test_a_refused_dial_is_recorded_through_the_disk_port(tmp_path, monkey
     run = await stub_call(tmp_path, "hours", disk=recording)
     assert run.result.status == "failed"
     assert "the stub refuses this dial" in run.json("dial.json")["error"]
+    # Never dialled, so named after the run (not left as a hidden .pending- directory), and the
+    # result's refs point there.
+    assert run.dir.name == artifact_slug(run.result.run_id)
+    assert run.result.transcript_ref == f"{run.dir.name}/transcript.json"
     assert ("dial.json", True) in written
     assert [name for name, through_port in written if not through_port] == [RUN_MARKER], written
 
