@@ -176,3 +176,12 @@ async def test_a_live_daemon_writes_its_calls_files_through_its_disk_port(tmp_pa
     names = [name for name, _ in written]
     assert "result.json" in names and "call_report.json" in names and "dial.json" in names
     assert [name for name, through_port in written if not through_port] == [RUN_MARKER], written
+
+
+@pytest.mark.skipif(not hasattr(os, "sched_setaffinity"), reason="needs sched_setaffinity")
+async def test_off_the_loop_still_works_when_the_free_core_it_is_told_of_is_not_online(monkeypatch):
+    # os.cpu_count() counts cores that may be offline: moving there fails, and the work runs anyway.
+    from calld.runtime import disk as disk_module
+
+    monkeypatch.setattr(disk_module, "loop_free_cores", lambda: {4095})
+    assert await off_the_loop(lambda: "written") == "written"
