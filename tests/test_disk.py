@@ -22,6 +22,40 @@ from daemons import daemon_settings, stop
 ASK = {"to": "+15555550142", "ask": "hours", "name": "Nathan", "user": "alice"}
 
 
+class WatchedDisk:
+    """A disk port that works inline (as a daemon inside a test does, on the autojump clock) and
+    notes every trip, and every file of a run written, in or out of a trip."""
+
+    def __init__(self) -> None:
+        self.inside = False
+        self.trips: list[str] = []  # the work's names, in order
+        self.written: list[tuple[str, bool]] = []  # (file name, written through the port)
+
+    async def __call__(self, fn):
+        self.trips.append(getattr(fn, "func", fn).__name__)
+        self.inside = True
+        try:
+            return fn()
+        finally:
+            self.inside = False
+
+    def outside(self) -> list[str]:
+        return [name for name, through_port in self.written if not through_port]
+
+
+@pytest.fixture
+def disk(monkeypatch) -> WatchedDisk:
+    watched = WatchedDisk()
+    real_write = rundir_module.write_atomic
+
+    def write_atomic(path, data):
+        watched.written.append((path.name, watched.inside))
+        return real_write(path, data)
+
+    monkeypatch.setattr(rundir_module, "write_atomic", write_atomic)
+    return watched
+
+
 @pytest.mark.skipif(not hasattr(os, "sched_setaffinity") or (os.cpu_count() or 1) < 2, reason="needs two cores")
 async def test_off_the_loop_works_in_a_thread_on_a_core_the_loop_is_not_pinned_to():
     before = os.sched_getaffinity(0)
@@ -54,27 +88,8 @@ async def test_inline_never_gives_the_loop_away():
 
 
 async def test_the_daemon_writes_a_calls_last_files_and_the_ledger_sync_through_its_disk_port(
-        tmp_path, nursery, monkeypatch, autojump_clock):
-    inside = [False]
-    trips: list[str] = []
-
-    async def recording(fn):
-        trips.append(getattr(fn, "func", fn).__name__)
-        inside[0] = True
-        try:
-            return fn()  # inline, as a daemon inside a test does (the autojump clock)
-        finally:
-            inside[0] = False
-
-    written: list[tuple[str, bool]] = []
-    real_write = rundir_module.write_atomic
-
-    def write_atomic(path, data):
-        written.append((path.name, inside[0]))
-        return real_write(path, data)
-
-    monkeypatch.setattr(rundir_module, "write_atomic", write_atomic)
-    d: Daemon = await nursery.start(Daemon(daemon_settings(tmp_path), disk=recording).serve)
+        tmp_path, nursery, disk, autojump_clock):
+    d: Daemon = await nursery.start(Daemon(daemon_settings(tmp_path), disk=disk).serve)
     try:
         async with ControlClient(d.settings.calld_socket) as client:
             await client.provision("alice")
@@ -83,18 +98,19 @@ async def test_the_daemon_writes_a_calls_last_files_and_the_ledger_sync_through_
     finally:
         await stop(d)
     assert json.loads(out.getvalue())["status"] == "answered"
-    names = [name for name, _ in written]
+    names = [name for name, _ in disk.written]
     for name in ("dial.json", "session_start.json", "hangup.json", "transcript.json", "result.json",
                  "call_report.json", "call_report.redacted.json"):
         assert name in names
     assert names.count("task.json") == 2  # the moment the verdict is accepted, and with the call's end
     # Every file of the run but its marker (made with the directory, before anything can go wrong).
-    assert [name for name, through_port in written if not through_port] == [RUN_MARKER], written
-    assert "_write_before_result" in trips and "_write_result" in trips
-    assert "<lambda>" in trips  # the ledger's group fsync
+    assert disk.outside() == [RUN_MARKER], disk.written
+    assert "_write_before_result" in disk.trips and "_write_result" in disk.trips
+    assert "<lambda>" in disk.trips  # the ledger's group fsync
 
 
-async def test_a_refused_dial_is_recorded_through_the_disk_port_in_a_directory_named_after_the_run(tmp_path, monkeypatch, autojump_clock):
+async def test_a_refused_dial_is_recorded_through_the_disk_port_in_a_directory_named_after_the_run(
+        tmp_path, monkeypatch, disk, autojump_clock):
     import httpx
 
     from calld.stub.world import StubWorld
@@ -105,35 +121,18 @@ async def test_a_refused_dial_is_recorded_through_the_disk_port_in_a_directory_n
                                                      "detail": "the stub refuses this dial"}]})
 
     monkeypatch.setattr(StubWorld, "_dial", refused)
-    inside = [False]
-
-    async def recording(fn):
-        inside[0] = True
-        try:
-            return fn()
-        finally:
-            inside[0] = False
-
-    written: list[tuple[str, bool]] = []
-    real_write = rundir_module.write_atomic
-
-    def write_atomic(path, data):
-        written.append((path.name, inside[0]))
-        return real_write(path, data)
-
-    monkeypatch.setattr(rundir_module, "write_atomic", write_atomic)
-    run = await stub_call(tmp_path, "hours", disk=recording)
+    run = await stub_call(tmp_path, "hours", disk=disk)
     assert run.result.status == "failed"
     assert "the stub refuses this dial" in run.json("dial.json")["error"]
     # Never dialled, so named after the run (not left as a hidden .pending- directory), and the
     # result's refs point there.
     assert run.dir.name == artifact_slug(run.result.run_id)
     assert run.result.transcript_ref == f"{run.dir.name}/transcript.json"
-    assert ("dial.json", True) in written
-    assert [name for name, through_port in written if not through_port] == [RUN_MARKER], written
+    assert ("dial.json", True) in disk.written
+    assert disk.outside() == [RUN_MARKER], disk.written
 
 
-async def test_a_live_daemon_writes_its_calls_files_through_its_disk_port(tmp_path, nursery, monkeypatch, autojump_clock):
+async def test_a_live_daemon_writes_its_calls_files_through_its_disk_port(tmp_path, nursery, disk, autojump_clock):
     # Live mode builds its CallPorts apart from the stub path: the port must reach them too.
     from calld.settings import load_settings
     from calld.sim.server import Simulator
@@ -147,24 +146,7 @@ async def test_a_live_daemon_writes_its_calls_files_through_its_disk_port(tmp_pa
         telnyx_api_key="KEY-sim", telnyx_connection_id="sim-connection", telnyx_public_key=addrs.public_key,
         telnyx_api_base=addrs.telnyx_api_base, openai_api_key="KEY-sim", openai_live_url=addrs.live_url,
         _env_file=None, **reachable_at())
-    inside = [False]
-
-    async def recording(fn):
-        inside[0] = True
-        try:
-            return fn()
-        finally:
-            inside[0] = False
-
-    written: list[tuple[str, bool]] = []
-    real_write = rundir_module.write_atomic
-
-    def write_atomic(path, data):
-        written.append((path.name, inside[0]))
-        return real_write(path, data)
-
-    monkeypatch.setattr(rundir_module, "write_atomic", write_atomic)
-    d: Daemon = await nursery.start(Daemon(settings, disk=recording).serve)
+    d: Daemon = await nursery.start(Daemon(settings, disk=disk).serve)
     try:
         async with ControlClient(settings.calld_socket) as client:
             await client.provision("alice")
@@ -173,9 +155,9 @@ async def test_a_live_daemon_writes_its_calls_files_through_its_disk_port(tmp_pa
     finally:
         await d.shutdown(drain_s=0)
     assert json.loads(out.getvalue())["status"] == "answered"
-    names = [name for name, _ in written]
+    names = [name for name, _ in disk.written]
     assert "result.json" in names and "call_report.json" in names and "dial.json" in names
-    assert [name for name, through_port in written if not through_port] == [RUN_MARKER], written
+    assert disk.outside() == [RUN_MARKER], disk.written
 
 
 @pytest.mark.skipif(not hasattr(os, "sched_setaffinity"), reason="needs sched_setaffinity")
