@@ -1,8 +1,9 @@
 """Where disk work runs: `off_the_loop` (calld serve) or `inline` (a daemon or call inside a test).
 
-A call's last files (transcript, task, result and both reports: about 1 ms of opens, writes and
-renames a call) and the ledger's group fsync go through a `DiskWork`, a port chosen at the edge. On the loop, every other call's
-audio would wait for them, and at the end of a batch of calls they all come in the same second.
+The JSON files a call writes once under way (dial, session start, task, hangup; at its end the
+transcript, result and both reports: about 1 ms of opens, writes and renames a call) and the
+ledger's group fsync go through a `DiskWork`, a port chosen at the edge. On the loop, every other
+call's audio would wait for them, and at the end of a batch of calls they all come in one second.
 
 The daemon is pinned to its core (docs/scaling.md), and a worker thread inherits that. There, each
 wake-up of the thread stopped the loop for a scheduler tick (about 4 ms, bench/load.py's batch
@@ -24,6 +25,7 @@ from typing import Protocol, TypeVar
 import trio
 
 T = TypeVar("T")
+
 
 def loop_free_cores() -> set[int]:
     """The cores the main thread (the event loop's) is not pinned to; empty when it is not pinned
