@@ -123,7 +123,7 @@ class Daemon:
         # a daemon inside a test shares pytest's process and leaves the collector as it is.
         self._own_collector = own_collector
         self.full_collections = FullCollections()
-        # `calld serve` writes the ledger's fsync and each call's last files in a worker thread off
+        # `calld serve` writes the ledger's fsync and each call's JSON files in a worker thread off
         # the loop's core; a daemon inside a test writes them inline (calld.runtime.disk says why).
         self._disk = disk
         self.callbook = CallBook()

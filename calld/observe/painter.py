@@ -38,6 +38,7 @@ import trio.testing
 from attrs import frozen
 
 from calld.observe.figures import CallFigures
+from calld.ops.cores import cores_besides, move_to
 
 log = logging.getLogger("calld.observe")
 
@@ -213,13 +214,8 @@ def _leave_the_daemons_cores() -> None:
     (about 4 ms on this VM, where the wake-up that should end it comes late): in the last seconds
     of bench/load.py 100, 42-48 steps of the event loop stalled 3 ms or more while pictures were
     drawn, 4-9 with no pictures. On another core it runs when that core is idle."""
-    try:
-        daemons = os.sched_getaffinity(os.getppid())  # its main thread's: the event loop's cores
-        others = set(range(os.cpu_count() or 1)) - daemons
-        if others:
-            os.sched_setaffinity(0, others)
-    except (AttributeError, OSError):  # not Linux, or a core the machine lists but has not online
-        pass
+    if others := cores_besides(os.getppid()):  # the daemon's main thread: the event loop's cores
+        move_to(others)
 
 
 def _figures(reply: dict[str, Any], run_dir: Path) -> CallFigures | None:

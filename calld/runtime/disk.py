@@ -17,34 +17,27 @@ call's timers), so a daemon or a call inside a test writes inline; so does the s
 
 from __future__ import annotations
 
-import os
 import threading
 from collections.abc import Callable
 from typing import Protocol, TypeVar
 
 import trio
 
+from calld.ops.cores import cores_besides, move_to
+
 T = TypeVar("T")
 
 
 def loop_free_cores() -> set[int]:
-    """The cores the main thread (the event loop's) is not pinned to; empty when it is not pinned
-    or no other core exists."""
-    try:
-        loop_cores = os.sched_getaffinity(threading.main_thread().native_id)
-    except (AttributeError, OSError):  # not Linux
-        return set()
-    return set(range(os.cpu_count() or 1)) - loop_cores
+    """The cores the main thread (the event loop's) is not pinned to."""
+    return cores_besides(threading.main_thread().native_id)
 
 
 def _off_the_loops_core(fn: Callable[[], T]) -> T:
     # Asked again on every trip (two system calls): trio keeps its threads for later jobs, and
     # the loop's pinning may have changed since this thread last looked (taskset -p).
-    if (others := loop_free_cores()) and os.sched_getaffinity(0) != others:
-        try:
-            os.sched_setaffinity(0, others)  # 0: this thread, not the process
-        except OSError:  # a core listed but not online: where it is will do
-            pass
+    if others := loop_free_cores():
+        move_to(others)
     return fn()
 
 

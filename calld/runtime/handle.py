@@ -118,7 +118,7 @@ class CallPorts:
     public_media_url: str  # wss://host/telnyx/media ; the per-call token is appended
     webhook_url: str | None
     l16_byte_order: str = "le"
-    disk: DiskWork = inline  # where the call's last files are written (calld.runtime.disk)
+    disk: DiskWork = inline  # where the call's JSON files are written (calld.runtime.disk)
 
 
 class CallHandle:
@@ -705,9 +705,9 @@ class CallHandle:
 
     async def _finish(self) -> None:
         """The call's last files and its result. What they say is worked out here, on the loop (in
-        parts, so no other call's audio waits for all of it at once); the files
-        are written where the ports say (under calld serve: a worker thread off the loop's core), in
-        two trips: the result can only be built once the files before it are known to be whole."""
+        parts, so no other call's audio waits for all of it at once); the files are written where
+        the ports say (under calld serve: a worker thread off the loop's core), in two trips: the
+        result can only be built once the files before it are known to be whole."""
         self._settle_stretches()
         call = self.call
         duration_ms = self._t_ms()
@@ -785,8 +785,9 @@ class CallHandle:
 
     def _write_before_result(self, transcript: dict[str, Any], task: dict[str, Any] | None,
                              no_hangup: dict[str, Any]) -> dict[str, str]:
-        """(Disk work, run by the ports' `disk`.) The files the result refers to, closed; their refs, and where a
-        write failed, only those really there, with incomplete.json saying what is missing."""
+        """(Disk work, run by the ports' `disk`.) The files the result refers to, closed; their
+        refs, and where a write failed, only those really there, with incomplete.json saying what
+        is missing."""
         rd = self.rundir
         if self.call.call_control_id is None and rd.prefix.startswith(".pending-"):
             rd.adopt(self.plan.run_id)
