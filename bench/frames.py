@@ -5,7 +5,9 @@
 Measures, for a call in steady conversation (GPT-Live active, nobody on hold): the loudness
 check of one 20 ms frame, one `reduce_step` of an inbound frame and of an output delta, and
 one whole `CallHandle` step of each (reduce, journal, WAV, log, the effect performed into
-sockets that swallow the text). Not a test: it prints figures; compare two branches by
+sockets that swallow the text); the same for one word of the business's transcript and of the
+agent's (GPT-Live sends a fragment a word, a few a second each way in a conversation), each
+joining a turn of TURN_WORDS words already heard. Not a test: it prints figures; compare two branches by
 running it on each, back to back.
 """
 
@@ -37,6 +39,9 @@ CCID = CallControlId("v3:bench")
 FRAME = bytes(range(256)) * 2 + bytes(128)  # 640 bytes: 20 ms of 16 kHz PCM16, loud
 QUIET = bytes(640)
 DELTA = bytes(3200)  # 100 ms of silence, as GPT-Live paces it
+TURN_WORDS = 40  # the turn a word joins: a business stating its hours takes about this many
+BUSINESS_WORD = ev.InputTranscript(" Saturday", 4000, 4300)
+AGENT_WORD = ev.OutputTranscript(" thanks", 4000, 4200)
 
 
 def plan() -> Any:
@@ -71,6 +76,14 @@ class Sink:
         pass
 
 
+def mid_turn(call: Call, word: ev.InputTranscript | ev.OutputTranscript) -> Call:
+    """The call with TURN_WORDS words of the word's speaker already in the turn it joins."""
+    filler = type(word)(" we", 1000, 1100)
+    for _ in range(TURN_WORDS):
+        call = reduce_step(call, filler).call
+    return call
+
+
 def per_call_us(fn: Any, n: int) -> float:
     return min(timeit.repeat(fn, number=n, repeat=5)) / n * 1e6
 
@@ -86,6 +99,9 @@ def main() -> None:
         "reduce_step(media.audio, silent)": per_call_us(lambda: reduce_step(call, quiet_in), n),
         "reduce_step(live.output_audio)": per_call_us(lambda: reduce_step(call, delta), n),
     }
+    business, agent = mid_turn(call, BUSINESS_WORD), mid_turn(call, AGENT_WORD)
+    rows["reduce_step(live.input_transcript, a word)"] = per_call_us(lambda: reduce_step(business, BUSINESS_WORD), n)
+    rows["reduce_step(live.output_transcript, a word)"] = per_call_us(lambda: reduce_step(agent, AGENT_WORD), n)
     with tempfile.TemporaryDirectory() as tmp:
         rows.update(trio.run(handle_steps, Path(tmp), n))
     for name, us in rows.items():
@@ -96,11 +112,23 @@ async def handle_steps(tmp: Path, n: int) -> dict[str, float]:
     ports = CallPorts(telnyx=TelnyxHttp.__new__(TelnyxHttp), connect_live=None,  # type: ignore[arg-type]
                       public_media_url="wss://bench/telnyx/media", webhook_url=None)
     out: dict[str, float] = {}
-    for name, event in (("CallHandle step(media.audio)", ev.MediaAudio(FRAME, 1)),
-                        ("CallHandle step(live.output_audio)", ev.OutputAudio(DELTA))):
+    async with trio.open_nursery() as nursery:  # the timers a step arms (the stall failsafe) live here
+        await _handle_steps(tmp, n, ports, nursery, out)
+        nursery.cancel_scope.cancel()
+    return out
+
+
+async def _handle_steps(tmp: Path, n: int, ports: CallPorts, nursery: trio.Nursery, out: dict[str, float]) -> None:
+    for name, event, state in (
+        ("CallHandle step(media.audio)", ev.MediaAudio(FRAME, 1), talking()),
+        ("CallHandle step(live.output_audio)", ev.OutputAudio(DELTA), talking()),
+        ("CallHandle step(live.input_transcript, a word)", BUSINESS_WORD, mid_turn(talking(), BUSINESS_WORD)),
+        ("CallHandle step(live.output_transcript, a word)", AGENT_WORD, mid_turn(talking(), AGENT_WORD)),
+    ):
         handle = CallHandle(plan(), ports, RunDir(tmp, RunId.new(), []))
         handle._t0 = trio.current_time()
-        base = handle.call = talking()
+        handle._nursery = nursery
+        base = handle.call = state
         handle._live_socket = handle._media_socket = Sink()  # type: ignore[assignment]
         handle._media_out = OutboundMedia(codec=codec_for("L16", 16000, "le"), stream_id=StreamId("s-1"))
         for track in ("dial", "telnyx", "media", "live", "conversation", "hangup"):
@@ -114,7 +142,6 @@ async def handle_steps(tmp: Path, n: int) -> dict[str, float]:
             best = min(best, (time.perf_counter() - start) / (n // 4) * 1e6)
         handle.rundir.close()
         out[name] = best
-    return out
 
 
 if __name__ == "__main__":

@@ -6,8 +6,11 @@ from __future__ import annotations
 import struct
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from calld.core import situations as s
+from calld.policy import optout
 
 
 @pytest.mark.parametrize(
@@ -76,3 +79,41 @@ def test_a_clerk_who_does_not_know_the_item_is_not_a_wrong_number():
     from calld.core import situations
 
     assert situations.wrong_party("Hmm, never heard of it, sorry.") is None
+
+
+# -- one pass for all of a table's phrases finds what trying each in turn finds ------------------
+
+# Words the phrase tables are made of, with some that are in none, so that texts hit and miss.
+_VOCABULARY = (
+    "let me check look quickly go and i'll i'm going to just hang hold on the line please stay one a moment "
+    "second sec bear with give your call is important in queue all of our agents are busy press 1 zero star "
+    "dial enter extension main menu for hours, leave brief message name number after tone beep at voice mail "
+    "voicemail mailbox not available unavailable take record state say who's who calling reason purpose of "
+    "this why you're what regarding about screening service wrong you've reached private residence home it's "
+    "business store there's no here must have stop ringing remove us me off from list don't do never ever "
+    "again more calls put add didn't said we open nine five Saturday. Sunday? Okay. thanks bye "
+    "someone holdings menus stopped checkout"  # phrases inside longer words: no phrase
+).split()
+
+
+@settings(max_examples=400, deadline=None, database=None)
+@given(st.lists(st.sampled_from(_VOCABULARY), max_size=30))
+def test_a_table_checked_at_once_finds_the_phrase_each_in_turn_would(words):
+    text = " ".join(words)
+    said = s.normalise(text)
+    for check, table in ((s.hold_cue, s._HOLD), (s.menu_prompt, s._MENU), (s.recording, s._RECORDING),
+                         (s.screening, s._SCREENING), (s.wrong_party, s._WRONG_PARTY)):
+        in_turn = next((m.group(0) for p in table.patterns if (m := p.search(said))), None)
+        assert check(text) == in_turn, (check.__name__, text)
+
+
+@settings(max_examples=400, deadline=None, database=None)
+@given(st.lists(st.sampled_from(_VOCABULARY), max_size=30))
+def test_the_opt_out_check_at_once_finds_the_sentence_each_in_turn_would(words):
+    text = " ".join(words)
+    in_turn = None
+    for sentence in optout._SENTENCE.findall(text):
+        if any((m := p.search(sentence)) and not optout._NEGATED.search(sentence[: m.start()]) for p in optout._PATTERNS):
+            in_turn = sentence.strip()
+            break
+    assert optout.detect_opt_out(text) == in_turn, text

@@ -13,26 +13,43 @@ than line silence, from its peak sample; hold music is a long run of loud frames
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 import numpy
+from attrs import frozen
 
 _APOSTROPHES = str.maketrans({"\u2019": "'", "\u2018": "'", "`": "'"})
 
 
+@lru_cache(maxsize=4)  # the reducer asks several tables about the same words in one step
 def normalise(text: str) -> str:
     return " ".join(text.translate(_APOSTROPHES).lower().split())
 
 
-def _first(patterns: tuple[re.Pattern[str], ...], text: str) -> str | None:
+@frozen
+class _Phrases:
+    """A table of phrases, in the order they are tried, and all of them as one alternation.
+
+    The checks run on every word the business says, over the whole segment so far, and almost
+    always find nothing: one pass of the alternation says so at a third of the cost of trying
+    each phrase, and only a hit pays for finding which phrase comes first in the table."""
+
+    patterns: tuple[re.Pattern[str], ...]
+    any: re.Pattern[str]
+
+
+def _first(table: _Phrases, text: str) -> str | None:
     said = normalise(text)
-    for p in patterns:
+    if table.any.search(said) is None:
+        return None
+    for p in table.patterns:
         if (m := p.search(said)) is not None:
             return m.group(0)
     return None
 
 
-def _phrases(*ps: str) -> tuple[re.Pattern[str], ...]:
-    return tuple(re.compile(rf"\b{p}\b") for p in ps)
+def _phrases(*ps: str) -> _Phrases:
+    return _Phrases(tuple(re.compile(rf"\b{p}\b") for p in ps), re.compile("|".join(rf"\b(?:{p})\b" for p in ps)))
 
 
 _HOLD = _phrases(
@@ -138,7 +155,7 @@ def more_than_courtesy(text: str) -> bool:
     said = normalise(text)
     if asks_something(said):
         return True
-    for p in _CLOSING_PHRASES:
+    for p in _CLOSING_PHRASES.patterns:
         said = p.sub(" ", said)
     words = [w.strip(".,!;:") for w in said.split()]
     last_bye = max((i for i, w in enumerate(words) if w in _FAREWELLS), default=-1)
