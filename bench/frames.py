@@ -76,11 +76,14 @@ class Sink:
         pass
 
 
+SENTENCE = " We are open from nine to five, Monday to Friday.".split(" ")[1:]  # ten words
+
+
 def mid_turn(call: Call, word: ev.InputTranscript | ev.OutputTranscript) -> Call:
-    """The call with TURN_WORDS words of the word's speaker already in the turn it joins."""
-    filler = type(word)(" we", 1000, 1100)
-    for _ in range(TURN_WORDS):
-        call = reduce_step(call, filler).call
+    """The call with TURN_WORDS words of the word's speaker already in the turn it joins, in
+    sentences of ten, each word a fragment as GPT-Live sends them."""
+    for i in range(TURN_WORDS):
+        call = reduce_step(call, type(word)(" " + SENTENCE[i % len(SENTENCE)], 1000, 1100)).call
     return call
 
 

@@ -81,9 +81,10 @@ def test_a_clerk_who_does_not_know_the_item_is_not_a_wrong_number():
     assert situations.wrong_party("Hmm, never heard of it, sorry.") is None
 
 
-# -- one pass for all of a table's phrases finds what trying each in turn finds ------------------
+# -- reading sentence by sentence, with one pass per table, finds what trying each phrase would ----
 
-# Words the phrase tables are made of, with some that are in none, so that texts hit and miss.
+# Words the phrase tables are made of, whole phrases of each table, some words in none, and
+# sentence ends, so that texts hit, miss, and hit in several sentences at once.
 _VOCABULARY = (
     "let me check look quickly go and i'll i'm going to just hang hold on the line please stay one a moment "
     "second sec bear with give your call is important in queue all of our agents are busy press 1 zero star "
@@ -92,28 +93,52 @@ _VOCABULARY = (
     "this why you're what regarding about screening service wrong you've reached private residence home it's "
     "business store there's no here must have stop ringing remove us me off from list don't do never ever "
     "again more calls put add didn't said we open nine five Saturday. Sunday? Okay. thanks bye "
-    "someone holdings menus stopped checkout"  # phrases inside longer words: no phrase
-).split()
+    "someone holdings menus stopped checkout Hello! press... hold?on . ? !"  # phrases inside words, ends
+).split() + [
+    "let me check", "hang on", "please hold", "one moment", "press 1", "main menu", "for hours, press",
+    "leave a message", "after the tone", "state your name", "who's calling", "wrong number",
+    "this is a private residence", "stop calling", "don't call us", "no more calls", "take us off your list",
+    "do not call list", "I didn't say",
+]
+_TEXTS = st.lists(st.sampled_from(_VOCABULARY), max_size=40).map(" ".join)
 
 
-@settings(max_examples=400, deadline=None, database=None)
-@given(st.lists(st.sampled_from(_VOCABULARY), max_size=30))
-def test_a_table_checked_at_once_finds_the_phrase_each_in_turn_would(words):
-    text = " ".join(words)
+@settings(max_examples=1000, deadline=None, database=None)
+@given(_TEXTS)
+def test_a_table_read_by_sentence_finds_the_phrase_each_in_turn_would(text):
     said = s.normalise(text)
     for check, table in ((s.hold_cue, s._HOLD), (s.menu_prompt, s._MENU), (s.recording, s._RECORDING),
                          (s.screening, s._SCREENING), (s.wrong_party, s._WRONG_PARTY)):
         in_turn = next((m.group(0) for p in table.patterns if (m := p.search(said))), None)
         assert check(text) == in_turn, (check.__name__, text)
+        assert check(text) == in_turn, (check.__name__, text)  # again, from what was remembered
 
 
-@settings(max_examples=400, deadline=None, database=None)
-@given(st.lists(st.sampled_from(_VOCABULARY), max_size=30))
-def test_the_opt_out_check_at_once_finds_the_sentence_each_in_turn_would(words):
-    text = " ".join(words)
+@pytest.mark.parametrize(
+    ("text", "cue"),
+    [
+        ("Hang on. Let me check.", "let me check"),  # the table's order, not the sentences'
+        ("Hang on. Let me", "hang on"),
+        ("Hang on. Let me check", "let me check"),  # a phrase in the sentence still being said
+        ("Hold on, let me. Check. That", "hold on"),  # no phrase across a sentence's end
+    ],
+)
+def test_a_phrase_is_found_in_any_sentence_and_the_tables_order_decides(text, cue):
+    assert s.hold_cue(text) == cue
+
+
+@settings(max_examples=1000, deadline=None, database=None)
+@given(_TEXTS)
+def test_the_opt_out_check_by_sentence_finds_the_sentence_each_in_turn_would(text):
     in_turn = None
     for sentence in optout._SENTENCE.findall(text):
         if any((m := p.search(sentence)) and not optout._NEGATED.search(sentence[: m.start()]) for p in optout._PATTERNS):
             in_turn = sentence.strip()
             break
     assert optout.detect_opt_out(text) == in_turn, text
+    assert optout.detect_opt_out(text) == in_turn, text
+
+
+def test_an_opt_out_is_heard_in_the_sentence_still_being_said():
+    assert optout.detect_opt_out("Thanks for calling. Please stop calling") == "Please stop calling"
+    assert optout.detect_opt_out("Please stop. Calling us is fine") is None
