@@ -6,6 +6,7 @@ Audio payloads are journaled as their byte length: the WAV files hold the sound.
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 from cattrs.preconf.json import make_converter
@@ -44,7 +45,7 @@ def event_row(seq: int, t_ms: int, event: ev.Event, changed: dict[str, list[str]
         row["changed"] = changed
     if ignored:
         row["ignored"] = ignored
-    return converter.dumps(row)
+    return json.dumps(row)  # the row is plain data already: the converter's dumps would walk it again
 
 
 def effect_row(seq: int, t_ms: int, cause: int, effect: Effect) -> str:
@@ -54,4 +55,4 @@ def effect_row(seq: int, t_ms: int, cause: int, effect: Effect) -> str:
                 f'"chunk": {effect.chunk}, "held": {held}, "kind": "live.audio"}}}}')
     if type(effect) is SendMediaAudio:
         return f'{{"seq": {seq}, "t_ms": {t_ms}, "cause": {cause}, "effect": {{"pcm": {len(effect.pcm)}, "kind": "media.audio"}}}}'
-    return converter.dumps({"seq": seq, "t_ms": t_ms, "cause": cause, "effect": converter.unstructure(effect, Effect)})
+    return json.dumps({"seq": seq, "t_ms": t_ms, "cause": cause, "effect": converter.unstructure(effect, Effect)})
