@@ -24,7 +24,7 @@ The quotes that carried the support become the result's evidence.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 
 from attrs import frozen
 
@@ -106,19 +106,6 @@ def _clock_phrase(c: w.Clock) -> str:
     return f"{c.hour % 12 or 12}:{c.minute:02d}{ampm}" if c.hour <= 12 else f"{c.hour}:{c.minute:02d}"
 
 
-def _memo[F](read: Callable[[str], list[F]]) -> Callable[[str], list[F]]:
-    """`read`, remembering what it found in each text for as long as one judgement lasts."""
-    seen: dict[str, list[F]] = {}
-
-    def once(text: str) -> list[F]:
-        found = seen.get(text)
-        if found is None:
-            found = seen[text] = read(text)
-        return found
-
-    return once
-
-
 def _hours(turns: Sequence[Turn], answer: str) -> Judgement:
     clocks, days = w.clocks(answer), w.days(answer)
     if not clocks and not days:
@@ -127,24 +114,21 @@ def _hours(turns: Sequence[Turn], answer: str) -> Judgement:
             "record answered only once the business has said when it is open; otherwise keep listening",
         )
     sentences = _business_sentences(turns)
-    # Each sentence is read for clocks and days once, however many times the claims ask of it.
-    clocks_in = _memo(w.clocks)
-    days_in = _memo(w.days)
     used: list[_Sentence] = []
     for c in clocks:
-        hit = next((s for s in sentences if any(f.clock.same_time(c.clock) for f in clocks_in(s.text))), None)
+        hit = next((s for s in sentences if any(f.clock.same_time(c.clock) for f in w.clocks(s.text))), None)
         if hit is None:
             return Unsupported(f"the business has not said {_clock_phrase(c.clock)}", _KEEP_LISTENING)
         used.append(hit)
     for d in days:
         if d.relative is not None:
-            hit = next((s for s in sentences if any(f.relative == d.relative for f in days_in(s.text))), None)
+            hit = next((s for s in sentences if any(f.relative == d.relative for f in w.days(s.text))), None)
             said = d.relative
         else:
-            covering = [s for s in sentences if any(f.days & d.days for f in days_in(s.text))]
+            covering = [s for s in sentences if any(f.days & d.days for f in w.days(s.text))]
             heard: set[int] = set()
             for s in covering:
-                for f in days_in(s.text):
+                for f in w.days(s.text):
                     heard |= f.days
             hit = covering[0] if covering and d.days <= heard else None
             if hit is not None:

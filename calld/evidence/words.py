@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
+from functools import lru_cache
 
 from attrs import frozen
 
@@ -84,7 +85,13 @@ def _hour_value(token: str) -> int:
     return int(token) if token.isdigit() else _CLOCK_WORDS[token.lower()]
 
 
-def clocks(text: str) -> list[ClockFound]:
+# Pure, and asked of the same sentences again and again (each judgement and the result read every
+# business sentence): remembered, for as many sentences as the daemon's calls hold at once.
+_REMEMBERED = 4096
+
+
+@lru_cache(maxsize=_REMEMBERED)
+def clocks(text: str) -> tuple[ClockFound, ...]:
     """Every clock time in `text`, in order."""
     found: list[ClockFound] = []
     for m in _NOON.finditer(text):
@@ -116,7 +123,7 @@ def clocks(text: str) -> list[ClockFound]:
         if hour == 0 and meridiem:
             continue
         found.append(ClockFound(m.start(), m.end(), Clock(hour, minute, pm)))
-    return sorted(found, key=lambda f: f.start)
+    return tuple(sorted(found, key=lambda f: f.start))
 
 
 # -- days ---------------------------------------------------------------------------------------------
@@ -143,7 +150,8 @@ class DaysFound(Found):
     relative: str | None = None  # "today" / "tomorrow": no weekday until a date says which
 
 
-def days(text: str) -> list[DaysFound]:
+@lru_cache(maxsize=_REMEMBERED)
+def days(text: str) -> tuple[DaysFound, ...]:
     """Every day or run of days in `text`, in order (a range counts once, not as its two ends)."""
     found: list[DaysFound] = []
     for m in _DAY_RANGE.finditer(text):
@@ -159,7 +167,7 @@ def days(text: str) -> list[DaysFound]:
     for m in _RELATIVE_DAY.finditer(text):
         word = m.group(1).lower()
         found.append(DaysFound(m.start(), m.end(), frozenset(), "tomorrow" if word == "tomorrow" else "today"))
-    return sorted(found, key=lambda f: f.start)
+    return tuple(sorted(found, key=lambda f: f.start))
 
 
 # -- numbers -------------------------------------------------------------------------------------------
