@@ -10,22 +10,47 @@ import json
 import logging
 import sqlite3
 from collections.abc import AsyncIterator
-from typing import TYPE_CHECKING, Any, Self
+from typing import Any, Protocol, Self
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 from quart import Response, request
 from quart_trio import QuartTrio
 
+from calld.daemon.callbook import CallBook
+from calld.daemon.errors import AmbiguousCall, AtCapacity, DaemonError, Draining
 from calld.domain.ids import UserId
 from calld.domain.requests import AskRequest, BookRequest
-from calld.daemon.errors import AmbiguousCall, AtCapacity, DaemonError, Draining
 from calld.ledger import RequestConflict, UnknownUser
+from calld.observe.metrics import Metrics
 from calld.observe.painter import PictureError
 from calld.policy.gate import Timing
 from calld.policy.refusal import Refused
 
-if TYPE_CHECKING:
-    from calld.daemon.service import Daemon
+
+class ControlledDaemon(Protocol):
+    """What the control API asks of the daemon. calld.daemon.service.Daemon is one; this module
+    never imports the service, which builds the app from it."""
+
+    metrics: Metrics
+    callbook: CallBook
+
+    def ask(self, request: AskRequest, scenario: str | None = None, timing: Timing | None = None) -> AsyncIterator[dict[str, Any]]: ...
+    def book(self, request: BookRequest, scenario: str | None = None, timing: Timing | None = None) -> AsyncIterator[dict[str, Any]]: ...
+    def calls(self) -> list[dict[str, Any]]: ...
+    def show(self, ident: str) -> dict[str, Any] | None: ...
+    def request_status(self, request_id: str) -> dict[str, Any] | None: ...
+    async def published_objects(self, ident: str) -> list[dict[str, Any]]: ...
+    def tail(self) -> AsyncIterator[dict[str, Any]]: ...
+    async def provision(self, user: UserId) -> dict[str, Any]: ...
+    def dids(self) -> list[dict[str, Any]]: ...
+    def queue(self, include_done: bool = False) -> list[dict[str, Any]]: ...
+    def cancel(self, request_id: str) -> dict[str, Any]: ...
+    def opt_outs(self) -> list[dict[str, Any]]: ...
+    def remove_opt_out(self, number: str) -> bool: ...
+    def history(self, **query: Any) -> list[dict[str, Any]]: ...
+    async def detail(self, ident: str) -> dict[str, Any] | None: ...
+    async def timeline(self, ident: str, suffix: str) -> bytes | None: ...
+    async def prune(self, older_than_days: float, *, dry_run: bool = False) -> dict[str, Any]: ...
 
 log = logging.getLogger("calld.control")
 
@@ -107,7 +132,7 @@ def _ndjson(items: AsyncIterator[dict[str, Any]]) -> Response:
     return Response(lines(), status=200, content_type="application/x-ndjson")
 
 
-def create_control_app(daemon: Daemon) -> QuartTrio:
+def create_control_app(daemon: ControlledDaemon) -> QuartTrio:
     app = QuartTrio("calld.control")
     app.config["MAX_CONTENT_LENGTH"] = MAX_CONTROL_BYTES
     app.config["RESPONSE_TIMEOUT"] = None  # an ask streams for as long as its call lasts
