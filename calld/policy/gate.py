@@ -70,14 +70,16 @@ class Gate:
         try:
             instants = resolve(text, zones_for(to), now)
         except WhenError as exc:
-            return Refusal("booking_time", f"--time: {exc}")
+            return Refusal("booking_time", f"--time: {exc}", people=f"I couldn't tell when you'd like the table: {exc}.")
         horizon = self.settings.calld_booking_horizon_days
         if min(instants) <= now:
-            return Refusal("booking_time", f"--time {text!r} is {min(instants):%Y-%m-%d %H:%M} UTC, already past; a booking must be ahead")
+            return Refusal("booking_time", f"--time {text!r} is {min(instants):%Y-%m-%d %H:%M} UTC, already past; a booking must be ahead",
+                           people=f"That time ({text}) has already passed there; I can only book a time still ahead.")
         if max(instants) > now + timedelta(days=horizon):
             return Refusal(
                 "booking_time",
                 f"--time {text!r} is more than {horizon} days ahead (CALLD_BOOKING_HORIZON_DAYS); book nearer the day",
+                people=f"That time ({text}) is more than {horizon} days ahead; please ask again nearer the day.",
             )
         return None
 
@@ -115,12 +117,13 @@ class Gate:
                 raise Refused(refusal)
             return DialNow()
         if closed.opens_at is None:
-            raise Refused(Refusal("calling_window", f"{to}: {closed.describe(self.window)}"))
+            raise Refused(Refusal("calling_window", f"{to}: {closed.describe(self.window)}", closed.for_people(self.window)))
         if timing.when_open:
             return Queue(closed.opens_at, "when_open")
         raise Refused(Refusal(
             "calling_window",
             f"{to}: {closed.describe(self.window)}; nothing was placed (add --when-open to queue it until then)",
+            closed.for_people(self.window),
         ))
 
     def _at(self, to: str, text: str, now: datetime) -> Queue:

@@ -18,6 +18,8 @@ def check_number_rate(number: str, calls_last_day: int, limit: int) -> Refusal |
         "rate_limit",
         f"{number} has already been called {calls_last_day} time(s) in the last 24 hours, the limit "
         f"(CALLD_CALLS_PER_NUMBER_PER_DAY={limit}, across all users); try again tomorrow",
+        f"That number has already been called {calls_last_day} time(s) in the last 24 hours, as often as I call "
+        "one business; please try again tomorrow.",
     )
 
 
@@ -28,4 +30,5 @@ def check_user_rate(user: str, calls_last_hour: int, limit: int) -> Refusal | No
         "rate_limit",
         f"user {user!r} has placed {calls_last_hour} call(s) in the last hour, the limit "
         f"(CALLD_CALLS_PER_USER_PER_HOUR={limit}); try again later",
+        f"Your account has placed {calls_last_hour} call(s) in the last hour, as many as it may; please try again later.",
     )

@@ -78,4 +78,5 @@ def check_opt_out(number: str, entry: OptOut | None) -> Refusal | None:
         "opt_out",
         f"{number} asked not to be called again on {entry.said_at:%Y-%m-%d} (\"{entry.quote}\"); "
         f"an operator can lift it with: calld-ctl optout remove {number}",
+        f"They asked not to be called again (on {entry.said_at:%Y-%m-%d}: \"{entry.quote}\"), so I won't call them.",
     )

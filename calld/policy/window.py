@@ -74,6 +74,17 @@ class Closed:
         opens = self.opens_at.astimezone(first_zone)
         return f"it is {now} there; calls are placed {window} local time, next at {opens:%a %H:%M} {first_zone.key} ({self.opens_at:%Y-%m-%d %H:%M} UTC)"
 
+    def for_people(self, window: CallWindow) -> str:
+        """`describe` for someone who texted the request: their local time and the next opening, no zone ids."""
+        times = sorted(t for _, t in self.local_times)
+        now = f"{times[0]:%a %H:%M}" if len({f"{t:%a %H:%M}" for t in times}) == 1 else f"{times[0]:%a %H:%M} to {times[-1]:%a %H:%M}"
+        if self.opens_at is None:
+            return (f"It's {now} where that number rings, and no hour is inside my calling hours ({window}) "
+                    "in all of its time zones at once, so I won't call it.")
+        opens = self.opens_at.astimezone(ZoneInfo(self.local_times[0][0]))
+        return (f"It's {now} where they are, outside the hours I call businesses ({window} their time). "
+                f"Please try again after {opens:%a %H:%M} their time.")
+
 
 def _open_in(zone: ZoneInfo, at: datetime, window: CallWindow) -> bool:
     local = at.astimezone(zone).time()
