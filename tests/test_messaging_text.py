@@ -65,6 +65,11 @@ def test_stop_inside_a_longer_message_is_not_stop():
         ("book a table at 4155550142", Incomplete("party", "book")),
         ("book a table for 2 at 4155550142", Incomplete("time", "book")),
         ("is it in stock 4155550142", Incomplete("item", "ask")),
+        # The item left out: an article or a filler word is not something to ask about.
+        ("is the  in stock at 555-555-0142?", Incomplete("item", "ask")),
+        ("do you have any at 555-555-0142?", Incomplete("item", "ask")),
+        ("which aisle is the at 555-555-0142", Incomplete("item", "ask")),
+        ("is some available at 555-555-0142", Incomplete("item", "ask")),
         ("what time do they open 415 555 0142 or 415 555 0143", Unrecognized()),  # two numbers: no guess
         ("tell me a joke", Unrecognized()),
         ("", Unrecognized()),

@@ -153,7 +153,8 @@ def _item(rest: str, patterns: list[re.Pattern[str]]) -> str | None:
     for pattern in patterns:
         if m := pattern.match(rest):
             item = _ARTICLE.sub("", m.group("item").strip(" ,;:-?!.\"'"))
-            if item and not re.fullmatch(r"(?:it|them|that|this)", item, re.IGNORECASE):
+            # Only a pointer or an article names nothing to ask about ("is the  in stock at ...").
+            if item and not re.fullmatch(r"(?:it|them|that|this|those|these|one|ones|the|a|an|any|some)", item, re.IGNORECASE):
                 return item
     return None
 
