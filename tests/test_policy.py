@@ -238,6 +238,10 @@ NOW = utc(2026, 6, 10, 15, 0)  # Wednesday 11:00 in New York
         ("2026-12-04 19:00", utc(2026, 12, 5, 0, 0)),
         ("Wednesday 9am", utc(2026, 6, 17, 13, 0)),  # this Wednesday's 9am is past: next week's
         ("2026-06-11T10:00-04:00", utc(2026, 6, 11, 14, 0)),
+        # ISO 8601 without an offset is the target's local time, like "2026-12-04 19:00".
+        ("2026-12-04T19:00", utc(2026, 12, 5, 0, 0)),
+        ("2026-06-11T10:00:00", utc(2026, 6, 11, 14, 0)),
+        ("2026-06-11 10:00", utc(2026, 6, 11, 14, 0)),  # a date and HH:MM: a 24-hour clock, not "10 am or pm?"
     ],
 )
 def test_times_are_read_in_the_targets_zone(said, expected):
@@ -249,7 +253,8 @@ def test_the_same_words_mean_another_instant_in_another_zone():
 
 
 @pytest.mark.parametrize(("said", "why"), [("banana", "no time of day"), ("Friday at 7", "am or pm"),
-                                           ("7pm", "no day"), ("Feb 30 7pm", "not a date")])
+                                           ("7pm", "no day"), ("Feb 30 7pm", "not a date"),
+                                           ("2026-12-04", "no time of day"), ("2026-12-04T25:00", "not a date and time")])
 def test_times_that_do_not_parse_say_what_is_missing(said, why):
     with pytest.raises(WhenError, match=why):
         resolve(said, zones_for(NY), NOW)

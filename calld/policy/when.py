@@ -16,6 +16,7 @@ from zoneinfo import ZoneInfo
 from calld.domain.times import _WEEKDAYS, _clock, _day
 
 _ISO_DATE = re.compile(r"\b(\d{4})-(\d{2})-(\d{2})\b")
+_ISO_LOCAL = re.compile(r"\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(?::\d{2})?", re.IGNORECASE)
 _MONTHS = ("jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec")
 _MONTH = r"(jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\.?"
 _MONTH_DAY = re.compile(rf"\b{_MONTH}\s+(\d{{1,2}})(?:st|nd|rd|th)?\b", re.IGNORECASE)
@@ -52,6 +53,11 @@ def _named_date(text: str, today: date) -> date | None:
 
 def resolve_local(text: str, now_local: datetime) -> datetime:
     """The naive local date and time `text` names, seen from `now_local`; WhenError says what is missing."""
+    if _ISO_LOCAL.fullmatch(text.strip()):  # ISO 8601 without an offset: a 24-hour clock, nothing to guess
+        try:
+            return datetime.fromisoformat(text.strip().upper())
+        except ValueError:
+            raise WhenError(f"{text.strip()!r} is not a date and time on the calendar") from None
     readings = _clock(text)
     if not readings:
         raise WhenError(f"{text!r} names no time of day; say one, {_EXAMPLE}")
