@@ -285,6 +285,14 @@ def test_items_with_control_characters_or_too_long_are_refused(item):
         AskRequest(to="+15555550142", ask="stock", name="Nathan", item=item)
 
 
+@pytest.mark.parametrize("item", ["", "   "])
+def test_an_empty_item_is_refused_saying_what_to_give(item):
+    with pytest.raises(ValueError) as exc:
+        AskRequest(to="+15555550142", ask="stock", name="Nathan", item=item)
+    assert "--item is empty" in str(exc.value) and "cast iron skillet" in str(exc.value)
+    assert "after validation" not in str(exc.value)
+
+
 def test_notes_and_times_refuse_control_characters():
     base = {"to": "+15555550142", "name": "Nathan", "party": 2, "time": "Friday 7pm"}
     with pytest.raises(ValueError, match="--notes: it holds a control character"):

@@ -15,7 +15,11 @@ ITEM_MAX = 120
 
 
 def _item(value: object) -> object:
-    return plain_text(value, flag="--item", max_length=ITEM_MAX) if isinstance(value, str) else value
+    if not isinstance(value, str):
+        return value
+    if not value.strip():  # else pydantic's "at least 1 item after validation", which says nothing to a user
+        raise ValueError('--item is empty: say what to ask about, e.g. --item "cast iron skillet"')
+    return plain_text(value, flag="--item", max_length=ITEM_MAX)
 
 
 # What to ask about: the user's words, carried as data (calld.domain.words), never as instructions.
