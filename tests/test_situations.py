@@ -179,6 +179,10 @@ async def test_the_wrong_party_gets_a_polite_apology_and_a_prompt_hangup(autojum
     assert run.report["hangup"]["via"] == "wrong_party"
     heard = next(r for r in run.events("live.input_transcript") if "number" in r["event"]["text"])
     assert run.effects("hangup")[0]["t_ms"] - heard["t_ms"] < 12_000  # the goodbye, then off: no stall waits
+    # The user is shown what the business said, its whole sentence, not the phrase heard mid-sentence.
+    said_by_them = "Sorry, I think you have the wrong number, this is a private residence."
+    assert run.report["detail"] == f'the business said "{said_by_them}": not the business that was asked for'
+    assert run.result.detail == run.report["detail"]
 
 
 async def test_a_call_screener_hears_the_disclosure_and_the_purpose_then_the_call_goes_on(autojump_clock, tmp_path):

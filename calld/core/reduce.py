@@ -52,6 +52,7 @@ Theory of the edges:
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Callable
 from typing import Any
 
@@ -583,6 +584,8 @@ def _speech(call: Call, event: ev.InputTranscript | ev.OutputTranscript, speaker
             return _opted_out(call, quote)
         if quote != call.opt_out and quote.startswith(call.opt_out):
             call = evolve(call, opt_out=quote)  # the same sentence, heard to its end: keep it whole
+    if speaker == "business" and isinstance(call.hangup, HangupFarewell) and call.hangup.via == "wrong_party":
+        call = _wrong_party_heard(call)  # the sentence that said so, heard on to its end: quote it whole
     match call.hangup:
         case HangupNone() if isinstance(call.conversation, ConvTalking):
             if speaker == "business":  # they answered the steer: the next silence gets its own
@@ -681,9 +684,8 @@ def _business_said(call: Call, fragment: str) -> tuple[Call, list[Effect]]:
         return _reached_recording(call, phrase)
     if (phrase := _information_line(call, said)) is not None:
         return _reached_recording(call, phrase, via="information_line")
-    if (phrase := situations.wrong_party(said)) is not None:
-        failure = Failure("wrong_number", f'the business said "{phrase}": not the business that was asked for')
-        call = evolve(call, failure=call.failure or failure, hangup=_farewell(call, "wrong_party"))
+    if situations.wrong_party(said) is not None:
+        call = evolve(_wrong_party_heard(call), hangup=_farewell(call, "wrong_party"))
         return call, [
             AppendCommentary(WRONG_PARTY_LINE),
             Cancel("stall"),
@@ -698,6 +700,21 @@ def _business_said(call: Call, fragment: str) -> tuple[Call, list[Effect]]:
         call, hold = _start_hold(call, cue)
         return call, effects + hold
     return call, [*effects, Schedule("stall", t.stall_s, ev.StallElapsed())]
+
+
+_SENTENCE = re.compile(r"[^.?!]*[.?!]?")
+
+
+def _wrong_party_heard(call: Call) -> Call:
+    """The wrong_number failure, quoting the business's own sentence that says so (as far as it has been
+    heard), never the phrase that matched mid-sentence ("you have the wrong"). A failure already in stands."""
+    if call.failure is not None and call.failure.reason != "wrong_number":
+        return call
+    text = call.transcript[-1].text
+    sentence = next((s.strip() for s in _SENTENCE.findall(text) if situations.wrong_party(s) is not None), None)
+    if sentence is None:
+        return call
+    return evolve(call, failure=Failure("wrong_number", f'the business said "{sentence}": not the business that was asked for'))
 
 
 def _information_line(call: Call, said: str) -> str | None:
