@@ -69,3 +69,9 @@ async def test_a_number_called_enough_today_and_an_opted_out_number_are_named_as
     again = await reply_to(daemon, "hours +1 555 555 0142")
     assert "already been called" in again and "tomorrow" in again, again
     assert dialled(daemon) == 1
+
+
+async def test_a_number_outside_north_america_is_named_as_such(daemon, dials, autojump_clock):
+    said = await reply_to(daemon, "hours +44 20 7946 0958")
+    assert "+1" in said and "+442079460958" in said, said
+    assert dials == [] and daemon._ledger.requests(10) == []

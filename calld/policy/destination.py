@@ -67,6 +67,7 @@ def check_destination(e164: str, *, own_numbers: Collection[str], allow_non_nanp
         return Refusal(
             "destination",
             f"{e164} is outside the North American Numbering Plan (+1); set CALLD_ALLOW_NON_NANP=1 to allow international calls",
+            f"I only call numbers in North America (+1), so I can't call {e164}.",
         )
     valid = phonenumbers.is_valid_number(number)
     kind = phonenumbers.number_type(number) if valid else None
