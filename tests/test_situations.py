@@ -218,6 +218,9 @@ async def test_a_spoken_number_presses_nothing(autojump_clock, tmp_path):
     assert "Pressing zero." in " ".join(run.world.heard_on_line)
     assert run.world.dtmf_received == [] and run.effects("dtmf") == []
     assert run.result.status != "answered"
+    # Stuck at the menu, not calld's own failure: the README's menu row ends failed/ivr_unnavigable.
+    assert run.report["status"] == "failed" and run.report["reason"] == "ivr_unnavigable"
+    assert "press 0" in run.report["detail"].lower()
 
 
 async def test_a_menu_that_loops_ends_failed_ivr_unnavigable(autojump_clock, tmp_path):

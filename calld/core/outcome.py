@@ -11,7 +11,8 @@ The order of precedence, first match wins:
     the ask -> declined; the business hung up after hearing the ask -> declined/hung_up.
     A booking is never booked from the transcript: only an accepted record books a table.
  4. Otherwise the call's ending: its failure (reason code), an answering machine, a silent line,
-    the time limit. Agent speech is never evidence for anything here.
+    the time limit, a line that went quiet after a phone menu (ivr_unnavigable). Agent speech is never
+    evidence for anything here.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ import datetime as dt
 
 from attrs import frozen
 
+from calld.core import situations
 from calld.core.events import BookingDetails
 from calld.core.plan import BookJob, QuickAskJob
 from calld.core.state import Call, DialRejected, HangupDone, TelnyxEnded
@@ -114,8 +116,17 @@ def conclude(call: Call, *, today: dt.date | None = None) -> Outcome:
         return Outcome("no_answer", "silent_line", "the line was answered but nobody spoke", None, "none", seen)
     if via == "far_party":
         return Outcome("no_answer", "rejected", "the business hung up before the question was asked", None, "none", seen)
+    if via == "stall" and (menu := _stuck_at_menu(call)) is not None:
+        return Outcome("failed", "ivr_unnavigable", f'the call never got past the phone menu ("{menu}")', None, "none", seen)
     what = "a booking or a refusal" if isinstance(job, BookJob) else "an answer"
     return Outcome("failed", "internal", f"the call ended without {what} (hangup via {via})", None, "none", seen)
+
+
+def _stuck_at_menu(call: Call) -> str | None:
+    """The menu prompt that was the business's last words, when the line then went quiet: the call is
+    stuck at a phone menu (no press, or a press that led nowhere), not failed by calld itself."""
+    last = next((t.text.strip() for t in reversed(call.transcript) if t.speaker == "business" and t.text.strip()), None)
+    return last if last is not None and situations.menu_prompt(last) is not None else None
 
 
 def _from_recording(call: Call, today: dt.date | None, seen: str | None) -> Outcome:
