@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from datetime import datetime, timedelta
 from typing import Literal
+from zoneinfo import ZoneInfo
 
 from attrs import frozen
 
@@ -106,6 +107,33 @@ class Gate:
 
     def admit(self, kind: str, to: str, user: str, booking_time: str | None, timing: Timing) -> Decision:
         """Dial now, or queue; raises Refused (one line, the rule named) when neither may happen."""
+        decision = self._admit(kind, to, user, booking_time, timing)
+        if isinstance(decision, Queue) and kind == "book" and booking_time is not None:
+            self._before_the_table(to, booking_time, decision, timing)
+        return decision
+
+    def _before_the_table(self, to: str, booking_time: str, queued: Queue, timing: Timing) -> None:
+        """A booking's call must come before the table's own time: queued for then or later, it could only
+        book the past (and would be refused when due). The time parsed: `standing` has checked it."""
+        zones = zones_for(to)
+        table = min(resolve(booking_time, zones, self.clock()))
+        if queued.due_at < table:
+            return
+
+        def local(instant: datetime) -> str:
+            return f"{instant.astimezone(ZoneInfo(zones[0])):%a %Y-%m-%d %H:%M} {zones[0]}" if zones else f"{instant:%Y-%m-%d %H:%M} UTC"
+
+        if timing.at is not None:
+            when, fix = f"--at {timing.at!r} ({local(queued.due_at)})", "choose an --at before it, or a later --time"
+        else:
+            when, fix = f"the calling window opens at {local(queued.due_at)}, which", "choose a later --time, or phone them yourself"
+        raise Refused(Refusal(
+            "schedule",
+            f"{when} is not before the table's time, --time {booking_time!r} ({local(table)}); "
+            f"a booking must be phoned before it: {fix}",
+        ))
+
+    def _admit(self, kind: str, to: str, user: str, booking_time: str | None, timing: Timing) -> Decision:
         now = self.clock()
         if (refusal := self.standing(kind, to, booking_time, now)) is not None:
             raise Refused(refusal)
