@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from calld.daemon.service import Daemon
+from calld.observe.painter import unhurried_clock
 from calld.settings import Settings, load_settings
 
 # Many calls to one test number from one user: the per-number and per-user limits would refuse them.
@@ -41,6 +42,11 @@ def reachable_at(port: int | None = None, media_port: int | None = None) -> dict
 
 
 async def stop(daemon: Daemon) -> None:
-    """A fixture's teardown: shut down without a drain unless the test already did."""
+    """A fixture's teardown: shut down without a drain unless the test already did.
+
+    The shutdown waits for the pictures, which the drawing process draws on the wall clock in the
+    idle class: a virtual clock that jumped at once would poll a core flat out meanwhile, and with
+    the other core busy the drawing would never get one (fifty pictures, each to its 120 s bound)."""
     if daemon.accepting:
+        unhurried_clock()
         await daemon.shutdown(drain_s=0)
