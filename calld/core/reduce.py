@@ -52,7 +52,6 @@ Theory of the edges:
 from __future__ import annotations
 
 import json
-import re
 from collections.abc import Callable
 from typing import Any
 
@@ -127,7 +126,7 @@ from calld.domain.questions import QuestionType
 from calld.domain.status import FailedReason
 from calld.domain.times import minutes_between
 from calld.domain.transcript import Span, Speaker, Turn
-from calld.evidence import judge
+from calld.evidence import judge, words
 from calld.policy.optout import detect_opt_out
 
 BYTES_PER_SECOND = 16000 * 2  # 16 kHz mono PCM16: the only audio the core sees
@@ -702,16 +701,14 @@ def _business_said(call: Call, fragment: str) -> tuple[Call, list[Effect]]:
     return call, [*effects, Schedule("stall", t.stall_s, ev.StallElapsed())]
 
 
-_SENTENCE = re.compile(r"[^.?!]*[.?!]?")
-
-
 def _wrong_party_heard(call: Call) -> Call:
     """The wrong_number failure, quoting the business's own sentence that says so (as far as it has been
     heard), never the phrase that matched mid-sentence ("you have the wrong"). A failure already in stands."""
     if call.failure is not None and call.failure.reason != "wrong_number":
         return call
     text = call.transcript[-1].text
-    sentence = next((s.strip() for s in _SENTENCE.findall(text) if situations.wrong_party(s) is not None), None)
+    spoken = (text[a:b] for a, b in words.sentence_spans(text))
+    sentence = next((s for s in spoken if situations.wrong_party(s) is not None), None)
     if sentence is None:
         return call
     return evolve(call, failure=Failure("wrong_number", f'the business said "{sentence}": not the business that was asked for'))
