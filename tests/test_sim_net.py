@@ -80,3 +80,25 @@ async def test_a_webhook_url_the_simulator_cannot_post_to_is_refused_by_name(cap
     await poster.post("https://example.invalid/hook", b"{}")
     assert poster.statuses == [0]
     assert "plain http" in caplog.text and "PUBLIC_WEBHOOK_URL" in caplog.text
+
+
+async def test_a_webhook_cancelled_mid_exchange_lets_its_connection_go_at_once(nursery, autojump_clock):
+    """The simulator is stopped (or its call cancelled) while the daemon has not answered, as when a
+    daemon is killed mid-call: the connection is closed then, not left for the collector to find."""
+    key, _ = generate_keypair()
+    closed = trio.Event()
+
+    async def never_answers(stream: trio.SocketStream) -> None:
+        while await stream.receive_some(65536):  # the request, then nothing until the poster lets go
+            pass
+        closed.set()
+
+    listeners = await nursery.start(partial(trio.serve_tcp, never_answers, 0, host="127.0.0.1"))
+    port = listeners[0].socket.getsockname()[1]
+    poster = WebhookPoster(key, lambda: NOW, timeout_s=60)
+    with trio.move_on_after(1):
+        await poster.post(f"http://127.0.0.1:{port}/hook", b"{}")
+    with trio.fail_after(5):
+        await closed.wait()
+    assert poster.statuses == []  # cancelled: no answer to count
+    await poster.aclose()

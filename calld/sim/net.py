@@ -82,6 +82,10 @@ class WebhookPoster:
             if conn is not None:
                 await conn[0].aclose()
             return
+        except BaseException:  # cancelled mid-exchange (the simulator stops): let the socket go now, not at GC
+            if conn is not None:
+                await trio.aclose_forcefully(conn[0])
+            raise
         self.statuses.append(status)
         stream, http = conn
         if http.our_state is h11.DONE and http.their_state is h11.DONE:
