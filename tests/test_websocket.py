@@ -313,3 +313,30 @@ async def test_a_message_over_the_size_limit_gets_the_protocols_1009(autojump_cl
             await server.receive()
         answer = await peer.receive_some(64)
         assert answer[0] == 0x88 and int.from_bytes(answer[2:4], "big") == 1009
+
+
+async def test_a_client_masks_each_frame_with_the_next_unused_random_key(autojump_clock, monkeypatch) -> None:
+    """Masking keys come from os.urandom, each used once, read a pool at a time: one getrandom call
+    serves 1024 frames, where one a frame was 50 syscalls a second per call."""
+    import calld.adapters.websocket as websocket
+
+    reads: list[int] = []
+
+    def urandom(n: int) -> bytes:
+        reads.append(n)
+        return bytes((len(reads) + i) % 256 for i in range(n))  # a pattern: each key says where it came from
+
+    monkeypatch.setattr(websocket.os, "urandom", urandom)
+    async with bounded_then_closed(*pair()) as (server, client):
+        reads.clear()  # the handshakes' own
+        sent = [f"frame {i}" for i in range(1030)]
+        wire = [client._framed(text) for text in sent]  # noqa: SLF001
+        pool = websocket.MASK_POOL_BYTES
+        assert reads == [pool, pool]  # two reads for 1030 frames
+        first, second = (bytes((k + i) % 256 for i in range(pool)) for k in (1, 2))  # what they returned
+        keys = [frame[2:6] for frame in wire]
+        assert keys[:1024] == [first[i:i + 4] for i in range(0, pool, 4)]
+        assert keys[1024:] == [second[i:i + 4] for i in range(0, 24, 4)]
+        for frame, text in zip(wire, sent, strict=True):  # and each still unmasks to its text on the other side
+            await client._send_bytes(frame)  # noqa: SLF001
+            assert await server.receive() == text

@@ -57,6 +57,7 @@ except ImportError:  # pragma: no cover - websockets ships the C extension for C
 from calld.runtime.sockets import SocketClosed
 
 READ_BYTES = 65536
+MASK_POOL_BYTES = 4096  # a client's masking keys, 1024 at a time: one getrandom call, not one a frame
 CLOSE_TIMEOUT_S = 2.0
 STREAM_ERRORS = (trio.BrokenResourceError, trio.ClosedResourceError, trio.BusyResourceError, OSError)
 
@@ -146,6 +147,8 @@ class WebSocket:
         self._handover = 0  # bytes of a frame the protocol is parsing that are still to come
         self._masked_in = protocol.side is Side.SERVER  # clients mask what they send, servers never (RFC 6455 5.1)
         self._mask_bit = 0x80 if protocol.side is Side.CLIENT else 0
+        self._masks = b""  # unused masking keys from the OS's random source (_next_mask)
+        self._mask_at = 0
         self._aligned = early.aligned  # False: the protocol is mid-frame, so it parses everything
         self.ending: Ending | None = None  # why the connection is over, once it is
         self._in_read = False
@@ -265,9 +268,18 @@ class WebSocket:
         else:
             head = struct.pack("!BBQ", 0x81, self._mask_bit | 127, n)
         if self._mask_bit:
-            mask = os.urandom(4)
+            mask = self._next_mask()
             return head + mask + apply_mask(payload, mask)
         return head + payload
+
+    def _next_mask(self) -> bytes:
+        """A fresh masking key. RFC 6455 5.3 asks for keys a peer cannot predict: each is four bytes
+        of os.urandom, used once, read 1024 keys at a time (a client sends 50 frames a second)."""
+        at = self._mask_at
+        if at + 4 > len(self._masks):
+            self._masks, at = os.urandom(MASK_POOL_BYTES), 0
+        self._mask_at = at + 4
+        return self._masks[at:at + 4]
 
     def _fast_in(self) -> bool:
         protocol = self._protocol
