@@ -54,9 +54,26 @@ def free_port() -> int:
 STEADY_FROM_S, STEADY_TO_S = 5.0, 11.0  # every call is talking then: the window of the steady-state figure
 
 
+def _times(stat: Path) -> tuple[float, float]:
+    """(user, kernel) CPU seconds from a /proc stat file."""
+    fields = stat.read_text().rsplit(")", 1)[1].split()
+    tick = os.sysconf("SC_CLK_TCK")
+    return int(fields[11]) / tick, int(fields[12]) / tick
+
+
 def cpu_seconds(pid: int) -> float:
-    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    return sum(_times(Path(f"/proc/{pid}/stat")))
+
+
+def cpu_split(pid: int) -> tuple[float, float, float]:
+    """(the event loop thread's user CPU, its kernel CPU, every other thread's CPU), in seconds.
+
+    The loop is the process's main thread; the others (the disk port's workers and the ledger's
+    fsync) move to the other cores by design (calld/ops/cores.py), so the loop's
+    own figure is what "a share of its core" means. Kernel time is mostly the TCP sends: on
+    loopback each also runs the simulator's receive side and wakes it."""
+    user, kernel = _times(Path(f"/proc/{pid}/task/{pid}/stat"))
+    return user, kernel, cpu_seconds(pid) - user - kernel
 
 
 def children_cpu_seconds(pid: int) -> float:
@@ -175,6 +192,7 @@ async def run_batch(n: int, daemons: int = 1) -> dict:
             for c in clients:
                 await c.provision("bench")
             cpu0 = [cpu_seconds(p.pid) for p in procs]
+            split0 = [cpu_split(p.pid) for p in procs]
             sim_cpu0, rss0 = cpu_seconds(sim.pid), sum(rss_kib(p.pid, "VmRSS") for p in procs)
             results: list[dict] = []
 
@@ -194,14 +212,20 @@ async def run_batch(n: int, daemons: int = 1) -> dict:
                     results.append({"status": "error"})
 
             steady: list[float] = []
+            steady_split: list[tuple[float, float, float]] = []
 
             async def sample_steady() -> None:
                 # The audio path alone: CPU while every call is mid-conversation (set-up and
                 # wind-down fall outside this window), per call-second of that window.
                 await trio.sleep(STEADY_FROM_S)
                 a = sum(cpu_seconds(p.pid) for p in procs)
+                a_split = [cpu_split(p.pid) for p in procs]
                 await trio.sleep(STEADY_TO_S - STEADY_FROM_S)
-                steady.append((sum(cpu_seconds(p.pid) for p in procs) - a) / (n * (STEADY_TO_S - STEADY_FROM_S)))
+                call_seconds = n * (STEADY_TO_S - STEADY_FROM_S)
+                steady.append((sum(cpu_seconds(p.pid) for p in procs) - a) / call_seconds)
+                b_split = [cpu_split(p.pid) for p in procs]
+                steady_split.append(tuple(sum(b[i] - a[i] for a, b in zip(a_split, b_split, strict=True)) / call_seconds
+                                          for i in range(3)))  # type: ignore[arg-type]
 
             t0 = time.monotonic()
             async with trio.open_nursery() as nursery:
@@ -211,6 +235,7 @@ async def run_batch(n: int, daemons: int = 1) -> dict:
                     await trio.sleep(0.01)  # calls arrive 10 ms apart, not in one instant
             wall = time.monotonic() - t0
             cpus = [cpu_seconds(p.pid) - c0 for p, c0 in zip(procs, cpu0, strict=True)]
+            loop_cpus = [sum(cpu_split(p.pid)[:2]) - sum(s0[:2]) for p, s0 in zip(procs, split0, strict=True)]
             drawing_cpu = sum(children_cpu_seconds(p.pid) for p in procs)  # started after cpu0: all of it is this batch's
             gcs = [gc_pauses(await c.metrics()) for c in clients]
             gc_worst_s, gc_count, gc_total_s = max(g[0] for g in gcs), sum(g[1] for g in gcs), sum(g[3] for g in gcs)
@@ -250,7 +275,8 @@ async def run_batch(n: int, daemons: int = 1) -> dict:
         "refused": refused, "daemon_cpu_s": cpu, "daemon_cpus_s": cpus, "sim_cpu_s": sim_cpu, "drawing_cpu_s": drawing_cpu,
         "gc_worst_ms": gc_worst_s * 1000, "gc_count": gc_count, "gc_total_ms": gc_total_s * 1000, "gc_by_gen": gc_by_gen,
         "ms_per_call_second": cpu / call_seconds * 1000, "steady_ms_per_call_second": steady[0] * 1000 if steady else float("nan"), "cpu_s_per_call_minute": cpu / call_seconds * 60,
-        "core_share": [c / wall for c in cpus],
+        "core_share": [c / wall for c in cpus], "loop_core_share": [c / wall for c in loop_cpus],
+        "steady_split_ms": tuple(x * 1000 for x in steady_split[0]) if steady_split else (float("nan"),) * 3,
         "peak_rss_mib": peak / 1024,
         "rss_per_call_kib": (peak - rss0) / max(1, n - refused), "metrics": m,
         "reference_ms": (reference_before, reference_after),
@@ -272,8 +298,13 @@ def show(r: dict) -> None:
           f"({r['sim_cpu_s'] / r['wall_s'] * 100:.0f}% of its core)")
     print(f"        steady state ({STEADY_FROM_S:.0f}-{STEADY_TO_S:.0f} s, every call talking): "
           f"{r['steady_ms_per_call_second']:.1f} ms CPU per call-second")
+    user, kernel, others = r["steady_split_ms"]
+    others = max(0.0, others)  # the thread and process counters tick apart: a few ms either way
+    print(f"        of which the event loop's thread {user + kernel:.1f} (user {user:.1f}, kernel {kernel:.1f}) and "
+          f"its other threads {others:.1f} ms per call-second")
     print(f"        daemon busy {' + '.join(f'{share * 100:.0f}%' for share in r['core_share'])} of its core over the wall time"
-          + (f" (CPU {' / '.join(f'{c:.1f}' for c in r['daemon_cpus_s'])} s)" if r["daemons"] > 1 else ""))
+          + (f" (CPU {' / '.join(f'{c:.1f}' for c in r['daemon_cpus_s'])} s)" if r["daemons"] > 1 else "")
+          + f"; its event loop's thread alone {' + '.join(f'{share * 100:.0f}%' for share in r['loop_core_share'])}")
     by_gen = ", ".join(f"gen{g} {n} ({slow} over 10 ms)" for g, (n, slow) in r["gc_by_gen"].items())
     print(f"        garbage collections {r['gc_count']}, the longest {r['gc_worst_ms']:.1f} ms, {r['gc_total_ms']:.0f} ms in all "
           f"({r['gc_total_ms'] / 1000 / r['daemon_cpu_s'] * 100:.1f}% of the daemon's CPU); {by_gen}")
