@@ -1,0 +1,183 @@
+"""The steady audio path in one process, without the simulator: what calld's own code costs a call-second.
+
+    uv run python bench/steady.py [CALLS] [ROUNDS]          # default 50 calls, 400 rounds
+    uv run python bench/steady.py --instructions [CALLS]    # under valgrind: instructions, the same every run
+
+CALLS CallHandles in steady conversation (GPT-Live active, nobody on hold), each with its real media
+task, GPT-Live task and loop, over real WebSockets (calld.adapters.websocket) on socketpairs. A
+round sends each call one 20 ms Telnyx media frame and waits until its GPT-Live append is out; every
+fifth round also brings each call a 100 ms GPT-Live delta, which goes out to the line. Fifty rounds
+are a call-second of the audio path (50 frames up, 10 deltas down), stretches told to the reducer as
+in a real call. Not in it: transcripts, the webhooks, call set-up and wind-down, and the kernel's
+cost of waking a peer process (bench/load.py has all of those). In it: the peers' own side (writing
+each frame, waiting for and reading each append), the same for every commit.
+
+The CPU figure moves with this shared machine's speed as bench/load.py's does. `--instructions` runs
+the batch twice under valgrind (`apt-get install valgrind`), with 100 and 300 rounds, and prints the
+difference per call-second: user-space instructions, start-up cancelled out, repeatable within a
+fraction of a percent whatever else the machine is doing, so two commits compare on any day. Not a test.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+import shutil
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from pathlib import Path
+
+import trio
+from websockets.client import ClientProtocol
+from websockets.protocol import OPEN
+from websockets.server import ServerProtocol
+from websockets.uri import parse_uri
+
+sys.path.insert(0, str(Path(__file__).parent))
+from frames import CCID, FRAME, SETUP, plan  # noqa: E402  (bench/frames.py: the same call in the same state)
+
+from calld.adapters import gpt_live  # noqa: E402
+from calld.adapters.telnyx_http import TelnyxHttp  # noqa: E402
+from calld.adapters.websocket import WebSocket  # noqa: E402
+from calld.core.audio_path import audio_path  # noqa: E402
+from calld.core.effects import OpenLive  # noqa: E402
+from calld.core.plan import LivePlan  # noqa: E402
+from calld.core.reduce import reduce_step  # noqa: E402
+from calld.core.state import TRACKS, Call  # noqa: E402
+from calld.domain.ids import RunId  # noqa: E402
+from calld.runtime.handle import CallHandle, CallPorts  # noqa: E402
+from calld.runtime.rundir import RunDir  # noqa: E402
+
+ROUNDS_PER_CALL_SECOND = 50  # 20 ms frames
+DELTA_EVERY = 5  # a 100 ms delta every fifth frame
+
+
+def talking() -> tuple[Call, LivePlan]:
+    call, live = Call(plan=plan()), None
+    for event in SETUP:
+        step = reduce_step(call, event)
+        call = step.call
+        live = next((e.plan for e in step.effects if isinstance(e, OpenLive)), live)
+    assert live is not None
+    return call, live
+
+
+def frame_from(side: ClientProtocol | ServerProtocol, text: str) -> bytes:
+    """`text` as one WebSocket frame from that side (a client masks it)."""
+    side.send_text(text.encode())
+    return b"".join(side.data_to_send())
+
+
+def socket_pair() -> tuple[socket.socket, socket.socket]:
+    a, b = socket.socketpair()
+    for s in (a, b):
+        s.setblocking(False)
+        s.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, 1 << 20)
+        s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 1 << 20)
+    return a, b
+
+
+def stream(s: socket.socket) -> trio.SocketStream:
+    return trio.SocketStream(trio.socket.from_stdlib_socket(s))
+
+
+async def run(calls: int, rounds: int) -> float:
+    """CPU seconds for `rounds` rounds of `calls` calls."""
+    call, live = talking()
+    telnyx_side = ClientProtocol(parse_uri("ws://telnyx/"), state=OPEN)  # Telnyx is the media socket's client
+    start = frame_from(telnyx_side, json.dumps({"event": "start", "stream_id": "s-1", "start": {
+        "call_control_id": CCID, "media_format": {"encoding": "L16", "sample_rate": 16000, "channels": 1}}}))
+    payload = base64.b64encode(FRAME).decode()
+    media = [frame_from(telnyx_side, json.dumps({"event": "media", "stream_id": "s-1", "media": {
+        "track": "inbound", "chunk": str(i), "timestamp": str(20 * i), "payload": payload}})) for i in range(rounds)]
+    delta = frame_from(ServerProtocol(state=OPEN), json.dumps(
+        {"type": "session.output_audio.delta", "delta": base64.b64encode(bytes(3200)).decode()}))
+    append_bytes = len(gpt_live.input_audio_append_text(FRAME)) + 8  # 16-bit length and mask key
+    tmp = Path(tempfile.mkdtemp(prefix="calld-steady-"))
+    peers: list[tuple[socket.socket, socket.socket]] = []
+    async with trio.open_nursery() as nursery:
+        for _ in range(calls):
+            media_app, media_peer = socket_pair()
+            live_app, live_peer = socket_pair()
+            live_socket = WebSocket(stream(live_app), ClientProtocol(parse_uri("ws://live/"), state=OPEN), "gpt-live")
+
+            @asynccontextmanager
+            async def connect(socket_: WebSocket = live_socket) -> AsyncIterator[WebSocket]:
+                yield socket_
+
+            ports = CallPorts(telnyx=TelnyxHttp.__new__(TelnyxHttp), connect_live=connect,
+                              public_media_url="ws://calld/telnyx/media", webhook_url=None)
+            handle = CallHandle(plan(), ports, RunDir(tmp, RunId.new(), []))
+            handle._t0 = trio.current_time()  # noqa: SLF001  (what run() would set; the call is mid-conversation)
+            handle._nursery = nursery  # noqa: SLF001
+            handle.call = call
+            handle._path = audio_path(call)  # noqa: SLF001
+            for track in TRACKS:
+                handle._transitions[track] = []  # noqa: SLF001
+            nursery.start_soon(handle._loop)  # noqa: SLF001
+            nursery.start_soon(handle._media_task)  # noqa: SLF001
+            nursery.start_soon(handle._live_task, live)  # noqa: SLF001
+            # What attach_media hands over, without waiting for the call to let the socket go.
+            await handle._media_tx.send(WebSocket(stream(media_app), ServerProtocol(state=OPEN), "telnyx-media"))  # noqa: SLF001
+            media_peer.send(start)
+            peers.append((media_peer, live_peer))
+        await trio.sleep(0.2)  # every call's start frame and session start are through
+        for _, live_peer in peers:
+            while _drain(live_peer):
+                pass
+        cpu0 = time.process_time()
+        for r in range(rounds):
+            for media_peer, live_peer in peers:
+                media_peer.send(media[r])
+                if r % DELTA_EVERY == 0:
+                    live_peer.send(delta)
+            for media_peer, live_peer in peers:  # each call's append is out (the line's audio is left to gather)
+                want = append_bytes
+                while want > 0:
+                    await trio.lowlevel.wait_readable(live_peer)
+                    want -= _drain(live_peer)
+        cpu = time.process_time() - cpu0
+        nursery.cancel_scope.cancel()
+    for media_peer, live_peer in peers:
+        media_peer.close()
+        live_peer.close()
+    shutil.rmtree(tmp, ignore_errors=True)
+    return cpu
+
+
+def _drain(s: socket.socket) -> int:
+    try:
+        return len(s.recv(1 << 20))
+    except BlockingIOError:
+        return 0
+
+
+def instructions(calls: int) -> None:
+    counts = []
+    for rounds in (100, 300):
+        out = subprocess.run(["valgrind", "--tool=callgrind", "--callgrind-out-file=/dev/null", sys.executable, __file__,
+                              str(calls), str(rounds)], capture_output=True, text=True, check=True)
+        counts.append(int(next(line for line in out.stderr.splitlines() if "Collected" in line).split()[-1]))
+    per_round = (counts[1] - counts[0]) / (200 * calls)
+    print(f"{calls} calls: {per_round * ROUNDS_PER_CALL_SECOND / 1e6:.2f} million instructions per call-second "
+          f"({per_round / 1000:.1f} thousand a round: a frame up, and a fifth of a delta down), user space only")
+
+
+def main(argv: list[str]) -> None:
+    if argv[:1] == ["--instructions"]:
+        instructions(int(argv[1]) if len(argv) > 1 else 20)
+        return
+    calls = int(argv[0]) if argv else 50
+    rounds = int(argv[1]) if len(argv) > 1 else 400
+    cpu = trio.run(run, calls, rounds)
+    print(f"{calls} calls, {rounds} rounds: {cpu / (calls * rounds / ROUNDS_PER_CALL_SECOND) * 1000:.2f} ms CPU per "
+          f"call-second of steady audio ({cpu / (calls * rounds) * 1e6:.1f} us a round)")
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])
