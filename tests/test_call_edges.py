@@ -172,7 +172,8 @@ async def test_silence_steers_once_then_hangs_up_via_stall(autojump_clock, tmp_p
     assert len(stalls) == 2 and stalls[1]["t_ms"] - stalls[0]["t_ms"] >= 20_000
     hangup = run.effects("hangup")
     assert [h["effect"]["via"] for h in hangup] == ["stall"]
-    assert run.result.status == "failed"
+    # The business heard the whole request and went quiet: no answer from it, not calld's failure.
+    assert (run.result.status, run.result.reason) == ("no_answer", "went_silent")
 
 
 @pytest.mark.parametrize(

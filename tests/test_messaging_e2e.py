@@ -159,10 +159,10 @@ async def test_a_confirmation_lapses(daemon, autojump_clock, monkeypatch):
 
 
 async def test_a_call_that_fails_is_answered_in_friendly_words(daemon, autojump_clock):
-    daemon.messaging.scenario = "stall"  # the business never answers; the call ends on the silence failsafe
+    daemon.messaging.scenario = "live_lost"  # GPT-Live goes away after the greeting: nothing was answered
     await say(daemon, ALICE, "hours +1 555 555 0142")
     (row,) = requests(daemon)
-    assert row.result["status"] == "failed" and row.result["reason"] == "internal"
+    assert row.result["status"] == "failed" and row.result["reason"] == "model_lost"
     last = daemon.messaging.fake.replies_to(ALICE)[-1]
     assert last == "Sorry, the call didn't work out, so I don't have an answer. Please try again in a few minutes."
     assert row.result["detail"] not in last and row.run_id not in last

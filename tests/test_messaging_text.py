@@ -194,6 +194,7 @@ def test_a_declined_booking_gives_their_reason_and_offer():
          "They asked not to be called again, so I won't call them. Their words: \"Please stop calling us.\""),
         ({"status": "no_answer", "reason": "busy"}, "The line at +1 415-555-0142 was busy."),
         ({"status": "no_answer", "reason": "ring_timeout"}, "Nobody picked up at +1 415-555-0142"),
+        ({"status": "no_answer", "reason": "went_silent"}, "Someone at +1 415-555-0142 heard the question, then went quiet"),
         ({"status": "failed", "reason": "number_unreachable", "detail": "SIP 404 from Telnyx"}, "+1 415-555-0142 doesn't seem to be in service"),
         ({"status": "failed", "reason": "internal", "detail": "RuntimeError('boom')"}, "didn't work out"),
         ({"status": "failed", "reason": "model_lost"}, "didn't work out"),

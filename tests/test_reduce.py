@@ -879,6 +879,16 @@ def test_failure_before_dial_accepted_still_hangs_up(before_accept):
 
 
 
+@pytest.mark.parametrize(("said", "who"), [(ev.InputTranscript("Main Street Hardware."), "business"),
+                                           (ev.OutputTranscript("What are your opening hours?"), "agent")])
+def test_the_steer_keeps_whose_words_the_silence_came_after(said, who):
+    """The outcome reads it: a silence after the agent's words was the business's to break."""
+    run = drive(LIVE)
+    run.step(said)
+    run.step(ev.StallElapsed())
+    assert run.call.conversation == ConvTalking(steered=True, quiet_after=who)
+
+
 def test_the_business_answering_a_steer_earns_the_next_silence_its_own_steer():
     run = drive(LIVE)
     run.step(ev.StallElapsed())

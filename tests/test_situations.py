@@ -8,8 +8,11 @@ asserts what the reducer decided from it: the status, the reason code and the ar
 from __future__ import annotations
 
 import pytest
+from attrs import evolve
 
-from calld.core.outcome import ending_for
+from calld.core.outcome import conclude, ending_for
+from calld.core.state import ConvTalking, HangupDone, TelnyxAnswered, Turn
+from tests.core_helpers import new_call
 from tests.stubcall import stub_call, variant
 
 # -- not reached ---------------------------------------------------------------------------------
@@ -165,7 +168,25 @@ async def test_without_a_hold_cue_the_stall_failsafe_stands(autojump_clock, tmp_
     run = await stub_call(tmp_path, "silence_no_cue")  # the same 45 s of silence, with no cue
     assert run.report["holds"] == []
     assert run.report["hangup"]["via"] == "stall"
-    assert run.result.status != "answered"
+    assert (run.result.status, run.result.reason) == ("no_answer", "went_silent")
+
+
+def test_a_silence_after_the_whole_request_is_the_businesss_and_one_the_agent_owed_is_calls():
+    """Who owed the next word when the line first went quiet (kept by the reducer at the steer): the
+    business, once it had heard the whole request (no answer from it); the agent, when the business
+    spoke last (calld's own failure, whatever the agent's steer said after)."""
+    call = new_call()
+    stalled = evolve(call, telnyx=TelnyxAnswered(), hangup=HangupDone(via="stall", confirmed=True))
+    greeting = Turn("business", "Main Street Hardware, how can I help you?")
+    asked, steer = Turn("agent", call.plan.ask_line), Turn("agent", "Hello? Are you still there?")
+
+    def ending(quiet_after: str, *turns: Turn) -> tuple[str, str | None]:
+        outcome = conclude(evolve(stalled, transcript=turns, conversation=ConvTalking(steered=True, quiet_after=quiet_after)))
+        return outcome.status, outcome.reason
+
+    assert ending("agent", greeting, asked, steer) == ("no_answer", "went_silent")
+    assert ending("business", greeting, asked, Turn("business", "Sorry, could you say that again?"), steer) == ("failed", "internal")
+    assert ending("agent", greeting, Turn("agent", "Hi, this is an automated")) == ("failed", "internal")  # the request never got out
 
 
 # -- wrong party, screening ----------------------------------------------------------------------------

@@ -11,8 +11,10 @@ The order of precedence, first match wins:
     the ask -> declined; the business hung up after hearing the ask -> declined/hung_up.
     A booking is never booked from the transcript: only an accepted record books a table.
  4. Otherwise the call's ending: its failure (reason code), an answering machine, a silent line,
-    the time limit, a line that went quiet after a phone menu (ivr_unnavigable). Agent speech is never
-    evidence for anything here.
+    the time limit, a line that went quiet after a phone menu (ivr_unnavigable), a business that
+    heard the whole request and then said nothing until the stall failsafe (no_answer/went_silent).
+    Only a silence the agent owed is calld's own (failed/internal). Agent speech is never evidence
+    for anything here.
 """
 
 from __future__ import annotations
@@ -24,7 +26,7 @@ from attrs import frozen
 from calld.core import situations
 from calld.core.events import BookingDetails
 from calld.core.plan import BookJob, QuickAskJob
-from calld.core.state import Call, DialRejected, HangupDone, TelnyxEnded
+from calld.core.state import Call, ConvTalking, DialRejected, HangupDone, TelnyxEnded
 from calld.domain.status import Status, VerdictSource
 from calld.evidence import answers, judge
 from calld.evidence.words import words_of
@@ -118,8 +120,16 @@ def conclude(call: Call, *, today: dt.date | None = None) -> Outcome:
         return Outcome("no_answer", "rejected", "the business hung up before the question was asked", None, "none", seen)
     if via == "stall" and (menu := _stuck_at_menu(call)) is not None:
         return Outcome("failed", "ivr_unnavigable", f'the call never got past the phone menu ("{menu}")', None, "none", seen)
+    if via == "stall" and _ask_heard(call) and _business_owed_the_word(call):
+        return Outcome("no_answer", "went_silent", "the business heard the request, then said nothing more", None, "none", seen)
     what = "a booking or a refusal" if isinstance(job, BookJob) else "an answer"
     return Outcome("failed", "internal", f"the call ended without {what} (hangup via {via})", None, "none", seen)
+
+
+def _business_owed_the_word(call: Call) -> bool:
+    """The silence that drew the steer came after the agent's words: the business owed the reply.
+    (After the business's, the agent owed it, and that silence is calld's own.)"""
+    return isinstance(call.conversation, ConvTalking) and call.conversation.quiet_after == "agent"
 
 
 def _stuck_at_menu(call: Call) -> str | None:

@@ -1111,7 +1111,8 @@ def _stall(call: Call, event: ev.StallElapsed) -> _Out:
         detail = f"on hold longer than {call.plan.timings.hold_max_s:g} s (cue: {hold.cue})"
         call = evolve(_end_hold(call, "timeout"), failure=call.failure or Failure("hold_timeout", detail))
     elif not call.conversation.steered:
-        call = evolve(call, conversation=ConvTalking(steered=True))
+        last = next((t.speaker for t in reversed(call.transcript) if t.text.strip()), None)
+        call = evolve(call, conversation=ConvTalking(steered=True, quiet_after=last))
         return call, [AppendCommentary(call.plan.steer_line), Schedule("stall", call.plan.timings.stall_s, ev.StallElapsed())]
     effects: list[Effect] = _cancel_timers(*_LIVE_TIMERS)
     if _live_is_open(call):

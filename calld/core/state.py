@@ -167,6 +167,8 @@ class ConvWaiting:
 class ConvTalking:
     kind: ClassVar[str] = "talking"
     steered: bool = False
+    # Whose words the silence that drew the steer came after: the other party owed the next word.
+    quiet_after: Literal["agent", "business"] | None = None
 
 
 @frozen

@@ -9,7 +9,7 @@ Status      reasons
 answered    -
 booked      -
 declined    refused, unknown, hung_up, fully_booked, no_slot_in_window, details_missing, opt_out
-no_answer   ring_timeout, busy, rejected, silent_line
+no_answer   ring_timeout, busy, rejected, silent_line, went_silent
 voicemail   -
 failed      wrong_number, number_unreachable, ivr_unnavigable, hold_timeout, media_lost,
             model_unavailable, model_lost, time_limit, internal, daemon_restart
@@ -36,6 +36,7 @@ NoAnswerReason = Literal[
     "busy",
     "rejected",  # the far end refused the call
     "silent_line",  # answered, but nobody ever spoke
+    "went_silent",  # the business heard the whole request, then said nothing more
 ]
 FailedReason = Literal[
     "wrong_number",  # the party that answered is not the business
@@ -46,7 +47,7 @@ FailedReason = Literal[
     "model_unavailable",  # GPT-Live refused or could not start the session
     "model_lost",  # GPT-Live went away mid-call
     "time_limit",  # the whole-call cap
-    "internal",  # calld's own failure (a write error, a crash, silence with no cause)
+    "internal",  # calld's own failure (a write error, a crash, the agent silent when it owed a reply)
     "daemon_restart",  # the daemon died with the call in flight
 ]
 

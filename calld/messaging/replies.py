@@ -117,6 +117,7 @@ _REASON_WORDS = {
     "busy": "The line at {who} was busy. Please try again in a little while.",
     "rejected": "The call to {who} didn't go through. You could try again later, or check the number.",
     "silent_line": "Someone picked up at {who}, but nobody spoke. You might try again later.",
+    "went_silent": "Someone at {who} heard the question, then went quiet, so I hung up. You might try again later.",
     # failed
     "wrong_number": "Whoever answered {who} said that's not the place you meant. Could you check the number?",
     "number_unreachable": "{who} doesn't seem to be in service. Could you check the number?",
