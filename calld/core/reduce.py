@@ -44,7 +44,8 @@ Theory of the edges:
    ("bye", "thanks, bye-bye", "maybe another time, goodbye") does not; while the business
    is talking, the closing line's quiet starts again from their last word.
  - A far-party hangup ends the call at once; a recorded verdict stands.
- - stall_s without speech from either side: steer once, then hang up via "stall".
+ - stall_s without speech from either side: steer once (keeping whose words the silence came
+   after, which says who owed the next word), then hang up via "stall".
  - A failure while the dial is in flight waits in HangupPending and hangs up the moment
    Telnyx names the call; whatever ends the call cancels every timer it had.
 """
