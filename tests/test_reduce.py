@@ -899,3 +899,8 @@ def test_the_business_answering_a_steer_earns_the_next_silence_its_own_steer():
     step = run.step(ev.StallElapsed())
     assert step.effects == (AppendCommentary(STEER_LINE), Schedule("stall", T.stall_s, ev.StallElapsed()))
     assert run.of(Hangup) == []
+
+
+def test_a_conversation_not_steered_keeps_no_silence():
+    with pytest.raises(ValueError, match="not steered"):
+        ConvTalking(quiet_after="agent")

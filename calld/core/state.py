@@ -170,6 +170,10 @@ class ConvTalking:
     # Whose words the silence that drew the steer came after: the other party owed the next word.
     quiet_after: Literal["agent", "business"] | None = None
 
+    def __attrs_post_init__(self) -> None:
+        if self.quiet_after is not None and not self.steered:
+            raise ValueError("quiet_after is what the steer kept: a conversation not steered has none")
+
 
 @frozen
 class Verdict:
