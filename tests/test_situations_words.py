@@ -75,6 +75,30 @@ def test_loud_reads_little_endian_samples_and_either_peak():
     assert not s.loud(b"\x7f")
 
 
+@given(st.lists(st.one_of(
+    st.binary(min_size=0, max_size=9),  # no sample, or odd bytes
+    st.lists(st.integers(-32768, 32767), min_size=1, max_size=330).map(lambda xs: struct.pack(f"<{len(xs)}h", *xs)),
+    st.sampled_from([bytes(640), struct.pack("<320h", *([601] * 320)), struct.pack("<320h", *([-601] + [0] * 319))]),
+), max_size=30))
+def test_a_stretch_judged_at_once_is_each_frame_judged_alone(pcms):
+    assert s.loud_each(pcms) == tuple(s.loud(p) for p in pcms)
+
+
+@given(st.lists(st.tuples(st.integers(0, 319), st.sampled_from([0, 601, -601, 32767, -32768])), min_size=1, max_size=30))
+def test_a_stretch_of_20_ms_frames_is_judged_frame_by_frame(peaks):
+    """Frames alike in size (every real stretch): one sample off at a frame's edge must not move its
+    loudness to a neighbour."""
+    pcms = [struct.pack("<320h", *([0] * at + [value] + [0] * (319 - at))) for at, value in peaks]
+    assert s.loud_each(pcms) == tuple(value != 0 for _, value in peaks)
+
+
+def test_a_stretch_of_equal_frames_is_judged_frame_by_frame():
+    quiet, last, first = bytes(640), struct.pack("<320h", *([0] * 319 + [-601])), struct.pack("<320h", *([601] + [0] * 319))
+    assert s.loud_each([quiet, last, quiet, quiet, last]) == (False, True, False, False, True)
+    assert s.loud_each([quiet, first, quiet, last, quiet]) == (False, True, False, True, False)
+    assert s.loud_each([struct.pack("<320h", *([600] * 320))]) == (False,)  # the threshold itself is quiet
+
+
 def test_a_clerk_who_does_not_know_the_item_is_not_a_wrong_number():
     from calld.core import situations
 

@@ -64,7 +64,7 @@ from calld.core.audio_path import CLOSED, AudioPath, audio_path
 from calld.core.outcome import conclude
 from calld.core.plan import BookJob, CallPlan
 from calld.core.reduce import reduce_step
-from calld.core.situations import loud
+from calld.core.situations import loud_each
 from calld.core.state import TRACKS, Call, DialRejected, HangupDone, TelnyxEnded
 from calld.adapters.codecs import codec_for
 from calld.domain import results
@@ -337,7 +337,7 @@ class CallHandle:
             watching = audio_path(self.call).uplink_loudness  # judged now: what the reducer will do with it
             out.append(ev.InboundForwarded(
                 frames=len(frames), pcm_bytes=sum(len(f.pcm) for f in frames), first_chunk=frames[0].chunk,
-                last_chunk=frames[-1].chunk, loud=tuple(loud(f.pcm) for f in frames) if watching else ()))
+                last_chunk=frames[-1].chunk, loud=loud_each([f.pcm for f in frames]) if watching else ()))
         deltas, size = self._output_stretch
         if deltas:
             self._output_stretch = [0, 0]
