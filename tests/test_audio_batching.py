@@ -76,15 +76,16 @@ async def test_a_call_that_crashes_mid_conversation_keeps_every_frame_it_counted
     counts = run.report["counts"]
     inbound = run.events("media.audio")
     inbound_forwarded = run.events("media.audio_forwarded")
+    inbound_recorded = run.events("media.audio_recorded")
     output_forwarded = run.events("live.output_audio_forwarded")
     assert inbound_forwarded and output_forwarded  # the steady path carried audio both ways
-    frames_in = len(inbound) + sum(r["event"]["frames"] for r in inbound_forwarded)
+    frames_in = len(inbound) + sum(r["event"]["frames"] for r in (*inbound_forwarded, *inbound_recorded))
     assert counts["audio_in"] == frames_in > 50
     assert counts["audio_to_live"] == len(run.effects("live.audio")) + sum(r["event"]["frames"] for r in inbound_forwarded)
     assert counts["audio_to_media"] == len(run.effects("media.audio")) + sum(r["event"]["deltas"] for r in output_forwarded)
     assert sum(r["event"]["deltas"] for r in output_forwarded) == len(played)
     with wave.open(str(run.dir / "audio" / "inbound.wav")) as w:
-        in_bytes = sum(r["event"]["pcm"] for r in inbound) + sum(r["event"]["pcm_bytes"] for r in inbound_forwarded)
+        in_bytes = sum(r["event"]["pcm"] for r in inbound) + sum(r["event"]["pcm_bytes"] for r in (*inbound_forwarded, *inbound_recorded))
         assert w.getnframes() * 2 == counts["audio_in_bytes"] == in_bytes
     with wave.open(str(run.dir / "audio" / "outbound.wav")) as w:
         out_bytes = sum(r["effect"]["pcm"] for r in run.effects("media.audio")) + sum(r["event"]["pcm_bytes"] for r in output_forwarded)
@@ -93,6 +94,31 @@ async def test_a_call_that_crashes_mid_conversation_keeps_every_frame_it_counted
     assert run.report["ignored_events"] == len([r for r in run.rows() if "ignored" in r]) > 0
     # Every audio row keeps its place: seq runs without a gap from the first row to the last.
     assert [r["seq"] for r in run.rows()] == list(range(1, len(run.rows()) + 1))
+
+
+async def test_once_gpt_live_is_gone_inbound_audio_is_recorded_in_stretches_and_every_frame_counted(autojump_clock, tmp_path):
+    """The wind-down (GPT-Live closed, the mark, the trail, the hangup) is a second or two of inbound
+    audio a call, all at about the same moment when calls end together: the media task records it
+    itself and tells the reducer a stretch at a time, and the artifacts still add up."""
+    run = await stub_call(tmp_path, "hours")
+    assert run.result.status == "answered"
+    rows = run.rows()
+    closed = next(r["seq"] for r in rows if r.get("changed", {}).get("live", [None, None])[1] == "closing")
+    hung_up = next(r["seq"] for r in rows if r.get("event", {}).get("kind") == "telnyx.call.hangup")
+    recorded = run.events("media.audio_recorded")
+    assert recorded and all(closed < r["seq"] < hung_up for r in recorded)
+    by_frame = [r for r in run.events("media.audio") if closed < r["seq"] < hung_up]
+    assert sum(r["event"]["frames"] for r in recorded) > 10 * max(1, len(by_frame))  # nearly all of it in stretches
+    chunks = [c for r in recorded for c in range(r["event"]["first_chunk"], r["event"]["last_chunk"] + 1)]
+    assert chunks == sorted(chunks) and len(chunks) == sum(r["event"]["frames"] for r in recorded)  # none lost, none twice
+    counts = run.report["counts"]
+    inbound = run.events("media.audio")
+    stretches = (*run.events("media.audio_forwarded"), *recorded)
+    assert counts["audio_in"] == len(inbound) + sum(r["event"]["frames"] for r in stretches)
+    with wave.open(str(run.dir / "audio" / "inbound.wav")) as w:
+        assert w.getnframes() * 2 == counts["audio_in_bytes"] == (
+            sum(r["event"]["pcm"] for r in inbound) + sum(r["event"]["pcm_bytes"] for r in stretches))
+    assert not [r for r in run.effects("live.audio") if r["seq"] > closed]  # nothing went to a closing GPT-Live
 
 
 def test_artifact_json_is_the_text_the_standard_library_would_write(tmp_path):

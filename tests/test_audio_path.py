@@ -10,7 +10,7 @@ from calld.core.audio_path import AudioPath, audio_path
 from calld.core.effects import SendLiveAudio, SendMediaAudio
 from calld.core.reduce import HOLD_MUSIC_FRAMES
 from calld.core.situations import loud
-from tests.core_helpers import ANSWER, DONE, FAREWELL, HEARD, LIVE, STARTING, drive, new_call
+from tests.core_helpers import ANSWER, DONE, DRAINING, FAREWELL, HEARD, LIVE, MARKED, REQUESTED, STARTING, TRAILING, drive, new_call
 
 QUIET = bytes(640)
 MUSIC = (b"\x00\x40" + b"\x00\xc0") * 160  # loud every sample: tones with no words
@@ -23,9 +23,14 @@ MUSIC = (b"\x00\x40" + b"\x00\xc0") * 160  # loud every sample: tones with no wo
         (LIVE, AudioPath(uplink=True, uplink_loudness=True, downlink=True)),
         (HEARD, AudioPath(uplink=True, uplink_loudness=True, downlink=True)),
         (FAREWELL, AudioPath(uplink=True, uplink_loudness=False, downlink=False)),  # the goodbye is judged delta by delta
-        (DONE, AudioPath()),
+        # GPT-Live closing or closed: nothing to forward to, so inbound frames are only recorded
+        (DRAINING, AudioPath(uplink_recorded=True)),
+        (MARKED, AudioPath(uplink_recorded=True)),
+        (TRAILING, AudioPath(uplink_recorded=True)),
+        (REQUESTED, AudioPath(uplink_recorded=True)),
+        (DONE, AudioPath()),  # hung up: media is the reducer's to ignore, frame by frame
     ],
-    ids=["starting", "live", "talking", "farewell", "done"],
+    ids=["starting", "live", "talking", "farewell", "draining", "marked", "trailing", "requested", "done"],
 )
 def test_the_path_opens_only_where_the_reducer_decides_nothing_per_frame(script, path) -> None:
     assert audio_path(drive(script).call) == path
@@ -94,11 +99,35 @@ def test_a_stretch_counts_what_was_forwarded_whatever_came_since() -> None:
     assert not run.call.holds  # music after the verdict is no hold
 
 
+@pytest.mark.parametrize("script", [DRAINING, MARKED, TRAILING, REQUESTED], ids=["draining", "marked", "trailing", "requested"])
+def test_recorded_stretches_leave_the_call_as_frame_by_frame_audio_would(script) -> None:
+    audio = frames([(MUSIC, 30), (QUIET, 23)], first_chunk=900)
+    start = new_call()
+    by_frame = drive(script, call=start)
+    by_frame.feed(*audio)
+    recorded = drive(script, call=start)
+    recorded.feed(*(ev.InboundRecorded(frames=len(part), pcm_bytes=sum(len(f.pcm) for f in part),
+                                       first_chunk=part[0].chunk, last_chunk=part[-1].chunk)
+                    for part in (audio[:25], audio[25:50], audio[50:])))
+    assert recorded.call.counters.audio_in - drive(script, call=start).call.counters.audio_in == 53
+    assert recorded.call == by_frame.call
+    assert by_frame.effects == recorded.effects
+    assert not [e for _, step in recorded.steps[-3:] for e in step.effects]  # nothing is sent anywhere
+
+
+def test_a_path_cannot_both_forward_and_only_record_inbound_audio() -> None:
+    with pytest.raises(ValueError, match="not both"):
+        AudioPath(uplink=True, uplink_recorded=True)
+
+
 def test_the_narrowed_path_allows_only_what_both_allow() -> None:
     talking = audio_path(drive(HEARD).call)
     done = audio_path(drive(DONE).call)
     assert talking.narrowed(done) == AudioPath(uplink=False, uplink_loudness=True, downlink=False)
     assert done.narrowed(talking).uplink is False
+    closing = audio_path(drive(MARKED).call)
+    assert closing.narrowed(done) == AudioPath() and closing.narrowed(closing) == closing
+    assert talking.narrowed(closing) == AudioPath(uplink_loudness=True)
     assert ANSWER in HEARD
 
 

@@ -3,11 +3,12 @@
 A call's audio is 50 frames a second up and about as many deltas down. The reducer decides
 where audio goes; in the steady state its decision does not change from one frame to the next,
 so the transports may carry it out themselves and tell the reducer afterwards, a stretch at a
-time (events.InboundForwarded, events.OutputForwarded). Rules:
+time (events.InboundForwarded, events.OutputForwarded, events.InboundRecorded). Rules:
 
  1. `audio_path(call)` is a pure reading of the state the reducer left. It opens a way only
-    where the reducer, given each frame alone, would send it on and decide nothing else from it
-    than counters and the hold-music watch; every other state keeps the frame-by-frame events.
+    where the reducer, given each frame alone, would send it on (or, once GPT-Live is gone, only
+    record it) and decide nothing else from it than counters and the hold-music watch; every
+    other state keeps the frame-by-frame events.
  2. The runtime reads the path after every step, narrowing it before the step's effects run and
     widening it only after they have, so audio never overtakes what the step sent (held pickup
     audio, a mark).
@@ -26,6 +27,8 @@ from calld.core.state import (
     HangupNone,
     LiveActive,
     LiveClosing,
+    LiveDone,
+    LiveFailed,
     MediaStreaming,
 )
 
@@ -35,11 +38,18 @@ class AudioPath:
     uplink: bool = False  # inbound frames go straight to GPT-Live
     uplink_loudness: bool = False  # ... and the reducer needs each one's loudness (the hold-music watch)
     downlink: bool = False  # GPT-Live's audio goes straight to the line
+    # Inbound frames go only to the recording: GPT-Live is gone (closing or over) and the call is
+    # winding down to its hangup, so the reducer would only count them (a second or two a call).
+    uplink_recorded: bool = False
+
+    def __attrs_post_init__(self) -> None:
+        if self.uplink and self.uplink_recorded:
+            raise ValueError("inbound audio goes to GPT-Live or only to the recording, not both")
 
     def narrowed(self, other: AudioPath) -> AudioPath:
         """Only what both allow: the path while a step's effects are still running."""
         return AudioPath(self.uplink and other.uplink, self.uplink_loudness or other.uplink_loudness,
-                         self.downlink and other.downlink)
+                         self.downlink and other.downlink, self.uplink_recorded and other.uplink_recorded)
 
 
 CLOSED = AudioPath()
@@ -55,4 +65,9 @@ def audio_path(call: Call) -> AudioPath:
         and call.recording is None
     )
     watching = uplink and isinstance(call.hangup, HangupNone) and isinstance(call.conversation, ConvTalking) and not call.on_hold
-    return AudioPath(uplink, watching, downlink)
+    recorded = (
+        streaming
+        and isinstance(call.live, LiveClosing | LiveDone | LiveFailed)  # nothing to forward to, ever again
+        and not isinstance(call.hangup, HangupDone)  # after the hangup, media is the reducer's to ignore
+    )
+    return AudioPath(uplink, watching, downlink, recorded)

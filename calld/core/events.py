@@ -127,6 +127,19 @@ class InboundForwarded:
 
 
 @frozen
+class InboundRecorded:
+    """Inbound frames the media task wrote to the recording itself once GPT-Live was gone (its
+    session closing or over, the call winding down, calld.core.audio_path), told as one stretch:
+    the reducer would only have counted each, so here it counts them all."""
+
+    kind: ClassVar[str] = "media.audio_recorded"
+    frames: int
+    pcm_bytes: int
+    first_chunk: int
+    last_chunk: int
+
+
+@frozen
 class MarkEchoed:
     kind: ClassVar[str] = "media.mark"
     name: str
@@ -382,6 +395,7 @@ Event = (
     | MediaStarted
     | MediaAudio
     | InboundForwarded
+    | InboundRecorded
     | MarkEchoed
     | DtmfReceived
     | MediaError

@@ -14,8 +14,9 @@ Rules of this file (after h11's _state.py):
 
 Theory of the edges:
  - Steady audio: where calld.core.audio_path opens the way, the transports forward audio
-   themselves and the runtime steps it here as stretches (InboundForwarded, OutputForwarded)
-   before the next event; their handlers do what the frame-by-frame ones would, but the sending.
+   themselves and the runtime steps it here as stretches (InboundForwarded, OutputForwarded,
+   and InboundRecorded once GPT-Live is gone) before the next event; their handlers do what the
+   frame-by-frame ones would, but the sending.
  - Pickup: callee audio arriving before `session.started` is held in the live track
    (capped at pickup_hold_s, oldest dropped) and flushed in order when it starts.
  - Tools: every function call gets its output at once; exactly one response.create follows
@@ -503,6 +504,15 @@ def _inbound_forwarded(call: Call, event: ev.InboundForwarded) -> _Out:
             effects += hold_effects
             sound = 0
     return evolve(call, line_sound=sound), effects
+
+
+@_on(ev.InboundRecorded)
+def _inbound_recorded(call: Call, event: ev.InboundRecorded) -> _Out:
+    """Frames the media task only recorded (calld.core.audio_path): what `_media_audio` does with
+    each once GPT-Live is gone, all at once."""
+    c = call.counters
+    return evolve(call, counters=evolve(c, audio_in=c.audio_in + event.frames,
+                                        audio_in_bytes=c.audio_in_bytes + event.pcm_bytes)), []
 
 
 @_on(ev.MarkEchoed)

@@ -88,7 +88,8 @@ def load_run(path: Path) -> RunArtifacts:
                 except ValueError:
                     continue  # a torn last line (the disk filled): the rows before it still stand
                 event = row.get("event") or {}
-                if event.get("kind") == "media.audio_forwarded":  # a stretch the media task sent on itself
+                # a stretch the media task sent on itself, or (GPT-Live gone) only recorded
+                if event.get("kind") in ("media.audio_forwarded", "media.audio_recorded"):
                     first, last, frames = event["first_chunk"], event["last_chunk"], event["frames"]
                     if inbound_at is None:
                         inbound_at = int(row["t_ms"])

@@ -11,7 +11,8 @@ released to whoever attached it. Artifacts are written whatever happened.
 The steady audio path (calld.core.audio_path): while the state the reducer left allows it, the
 media task sends inbound frames on to GPT-Live itself and the GPT-Live task plays deltas to the
 line itself, writing the WAVs as they go; each keeps what it forwarded as a stretch, and the loop
-steps the stretches (InboundForwarded, OutputForwarded) before every other event, so the reducer
+steps the stretches (InboundForwarded, OutputForwarded; InboundRecorded once GPT-Live is gone,
+when inbound frames are only recorded) before every other event, so the reducer
 sees what happened in order and every count adds up. A frame never overtakes one still queued
 for the reducer, and one task at a time writes the media socket.
 
@@ -84,7 +85,8 @@ ABANDON_HANGUP_BOUND_S = 5.0  # a hangup sent while the call is being torn down
 _QUIET_KINDS = {"media.audio", "live.output_audio", "live.audio", "live.input_transcript", "live.output_transcript",
                 "media.audio_forwarded", "live.output_audio_forwarded"}
 # Audio events and effects: their journal rows and PCM are batched (RunDir.journal_audio, RunDir.audio).
-_AUDIO_KINDS = frozenset({"media.audio", "live.output_audio", "live.audio", "media.audio_forwarded", "live.output_audio_forwarded"})
+_AUDIO_KINDS = frozenset({"media.audio", "live.output_audio", "live.audio", "media.audio_forwarded", "live.output_audio_forwarded",
+                          "media.audio_recorded"})
 # A forwarded stretch is told to the reducer before the next event, and at the latest after this
 # many frames or deltas (half a second of inbound audio: the hold-music watch's resolution).
 STRETCH_MAX = 25
@@ -159,6 +161,7 @@ class CallHandle:
         self._path: AudioPath = CLOSED  # where steady audio may go without a reducer step
         self._inbound_stretch: list[ev.MediaAudio] = []  # forwarded to GPT-Live, not yet told
         self._output_stretch = [0, 0]  # deltas and bytes played to the line, not yet told
+        self._recorded_stretch: list[ev.MediaAudio] = []  # only recorded (GPT-Live gone), not yet told
         self._tell_due = False  # a _TELL is in the channel
         self._inbound_queued = 0  # MediaAudio events in the channel: forwarding waits for them
         self._output_queued = 0  # OutputAudio events in the channel
@@ -218,7 +221,7 @@ class CallHandle:
     async def _take(self, event: ev.Event | _Tell) -> bool:
         """Step one event, after the forwarded audio before it; True once the call is finished."""
         try:
-            if self._inbound_stretch or self._output_stretch[0]:
+            if self._inbound_stretch or self._output_stretch[0] or self._recorded_stretch:
                 for stretch in self._take_stretches():
                     await self._step(stretch)
             if isinstance(event, _Tell):
@@ -338,6 +341,11 @@ class CallHandle:
             out.append(ev.InboundForwarded(
                 frames=len(frames), pcm_bytes=sum(len(f.pcm) for f in frames), first_chunk=frames[0].chunk,
                 last_chunk=frames[-1].chunk, loud=loud_each([f.pcm for f in frames]) if watching else ()))
+        recorded = self._recorded_stretch
+        if recorded:  # after any forwarded frames: the path only moves from forwarding to recording
+            self._recorded_stretch = []
+            out.append(ev.InboundRecorded(frames=len(recorded), pcm_bytes=sum(len(f.pcm) for f in recorded),
+                                          first_chunk=recorded[0].chunk, last_chunk=recorded[-1].chunk))
         deltas, size = self._output_stretch
         if deltas:
             self._output_stretch = [0, 0]
@@ -594,9 +602,13 @@ class CallHandle:
         goes to the reducer like any event, and while it waits there the path forwards nothing of
         its kind, so audio never overtakes audio."""
         if type(event) is ev.MediaAudio:
-            if self._path.uplink and not self._inbound_queued:
-                await self._forward_inbound(event)
-                return True
+            if not self._inbound_queued:
+                if self._path.uplink:
+                    await self._forward_inbound(event)
+                    return True
+                if self._path.uplink_recorded:
+                    self._record_inbound(event)
+                    return True
             self._inbound_queued += 1
         elif type(event) is ev.OutputAudio:
             if self._path.downlink and not self._output_queued:
@@ -612,6 +624,13 @@ class CallHandle:
         if len(self._inbound_stretch) >= STRETCH_MAX:
             self._tell_later()
         await self._send_live_text(gpt_live.input_audio_append_text(frame.pcm))
+
+    def _record_inbound(self, frame: ev.MediaAudio) -> None:
+        """GPT-Live is gone and the call winds down: this frame is recorded now and counted later."""
+        self._recorded_stretch.append(frame)
+        self.rundir.audio("inbound.wav", frame.pcm)
+        if len(self._recorded_stretch) >= STRETCH_MAX:
+            self._tell_later()
 
     async def _forward_output(self, delta: ev.OutputAudio) -> None:
         """The steady downlink: this delta plays on the line now and is told to the reducer later."""
