@@ -136,6 +136,23 @@ async def test_the_ingress_check_also_needs_the_media_path_to_reach_this_daemon(
     await live_daemon._check_ingress()  # the media listener answers with this daemon's token
 
 
+async def test_the_ingress_check_builds_no_client_on_the_loop_while_calls_run(live_daemon, monkeypatch):
+    """A new httpx client builds a TLS context: 40-250 ms of the loop's CPU, which every call's
+    audio would feel each time the check comes due. The probe's client is made once, at start."""
+    made: list[object] = []
+    real_init = httpx.AsyncClient.__init__
+
+    def counted(self, *args, **kwargs):
+        made.append(self)
+        real_init(self, *args, **kwargs)
+
+    monkeypatch.setattr(httpx.AsyncClient, "__init__", counted)
+    for _ in range(2):
+        live_daemon._ingress_ok_until = -1
+        await live_daemon._check_ingress()
+    assert made == []
+
+
 async def test_a_burst_of_dials_shares_one_ingress_check(live_daemon, monkeypatch):
     """Fifty calls placed at once pay for one probe of each URL, not fifty (the probes cost the
     daemon CPU its calls' audio needs); a probe that fails is tried again by the next call."""

@@ -21,6 +21,7 @@ import secrets
 import signal
 import sqlite3
 from collections.abc import AsyncIterator, Awaitable, Callable
+from contextlib import AbstractAsyncContextManager, nullcontext
 from functools import partial
 from pathlib import Path
 from typing import Any
@@ -147,6 +148,7 @@ class Daemon:
         self._flights: dict[str, _Flight] = {}
         self._ingress_ok_until = -math.inf
         self._ingress_probe: trio.Event | None = None  # set when the check in progress has its answer
+        self._probe: httpx.AsyncClient | None = None  # the ingress probe's client (live, while serving)
         self._live_connect: Any = None
         self._telnyx: TelnyxHttp | None = None
         self.stub_numbers = StubNumbers(pending_gets=1)  # stub mode's Telnyx numbers API
@@ -214,8 +216,9 @@ class Daemon:
                 http_cm = open_client(self.settings.telnyx_api_key.get_secret_value(), base_url=self.settings.telnyx_api_base)
             else:
                 http_cm = open_client("stub-key", transport=self.stub_numbers.transport())
-            async with http_cm as http, trio.open_nursery() as root:
+            async with http_cm as http, self._open_probe_client() as probe, trio.open_nursery() as root:
                 self._telnyx = TelnyxHttp(http, connection_id=self._connection_id)
+                self._probe = probe
                 await self._finish_stale_requests()
                 binds = await root.start(partial(serve, public, _hypercorn_config(self.settings.calld_bind), shutdown_trigger=self._stop_servers.wait))
                 self.public_url = binds[0]
@@ -401,13 +404,22 @@ class Daemon:
             self._ingress_probe.set()
             self._ingress_probe = None
 
+    def _open_probe_client(self) -> AbstractAsyncContextManager[httpx.AsyncClient | None]:
+        """The ingress probe's client, made once at start: a client's TLS context takes 40-250 ms of
+        the loop's CPU to build, which every call's audio would feel each time the check comes due.
+        No keep-alive: each probe takes the route as it is now, as Telnyx will."""
+        if self.settings.calld_mode != "live":
+            return nullcontext(None)
+        return httpx.AsyncClient(timeout=5.0, limits=httpx.Limits(max_keepalive_connections=0))
+
     async def _probe_ingress(self) -> None:
+        probe = self._probe
+        assert probe is not None, "the ingress is probed only by a live daemon that is serving"
         for url, fix in ((self.settings.public_base_url.rstrip("/") + "/health", "check PUBLIC_BASE_URL and the tunnel"),
                          (self.settings.media_health_url(),
                           "check the proxy rule that sends /telnyx/media/ to CALLD_MEDIA_BIND (or PUBLIC_MEDIA_URL)")):
             try:
-                async with httpx.AsyncClient(timeout=5.0) as probe:
-                    resp = await probe.get(url)
+                resp = await probe.get(url)
                 token = resp.json().get("serve_token") if resp.status_code == 200 else None
             except (httpx.HTTPError, ValueError, AttributeError) as exc:
                 raise DaemonError(f"refusing to dial: {url} is unreachable ({exc}); {fix}") from None
