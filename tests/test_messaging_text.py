@@ -211,6 +211,12 @@ def test_every_outcome_has_plain_words(result, want):
     assert want in replies.outcome(result, HOURS)
 
 
+def test_a_business_that_went_quiet_heard_a_question_or_a_booking_request():
+    silent = {"status": "no_answer", "reason": "went_silent"}
+    assert "heard the question, then went quiet" in replies.outcome(silent, HOURS)
+    assert "heard the booking request, then went quiet" in replies.outcome(silent, BOOK)
+
+
 LEAKS = re.compile(r"https?://|[A-Z]+_[A-Z_]+|\bHTTP\b|run_[0-9a-f]|Traceback|Error\(|\{")
 
 

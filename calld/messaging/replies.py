@@ -117,7 +117,7 @@ _REASON_WORDS = {
     "busy": "The line at {who} was busy. Please try again in a little while.",
     "rejected": "The call to {who} didn't go through. You could try again later, or check the number.",
     "silent_line": "Someone picked up at {who}, but nobody spoke. You might try again later.",
-    "went_silent": "Someone at {who} heard the question, then went quiet, so I hung up. You might try again later.",
+    "went_silent": "Someone at {who} heard {asked}, then went quiet, so I hung up. You might try again later.",
     # failed
     "wrong_number": "Whoever answered {who} said that's not the place you meant. Could you check the number?",
     "number_unreachable": "{who} doesn't seem to be in service. Could you check the number?",
@@ -166,7 +166,8 @@ def outcome(result: dict[str, Any], intent: AskIntent | BookIntent) -> str:
         return f"{head} They said: \"{quote}\"" if quote else head
     if status == "refused":  # turned down before any call: the rule's own words, when fit to show
         return refused(result.get("detail"))
-    words = _REASON_WORDS.get(code or "", "").format(who=who)
+    asked = "the booking request" if isinstance(intent, BookIntent) else "the question"
+    words = _REASON_WORDS.get(code or "", "").format(who=who, asked=asked)
     if status == "declined":
         quote = _quote(result, "detail") if isinstance(intent, BookIntent) else _quote(result)
         if isinstance(intent, BookIntent):
