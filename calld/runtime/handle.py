@@ -83,7 +83,7 @@ LiveConnector = Callable[[], AbstractAsyncContextManager[MessageSocket]]
 LIVE_CLOSE_BOUND_S = 2.0  # teardown of a socket that is no longer wanted
 ABANDON_HANGUP_BOUND_S = 5.0  # a hangup sent while the call is being torn down
 _QUIET_KINDS = {"media.audio", "live.output_audio", "live.audio", "live.input_transcript", "live.output_transcript",
-                "media.audio_forwarded", "live.output_audio_forwarded"}
+                "media.audio_forwarded", "live.output_audio_forwarded", "media.audio_recorded"}
 # Audio events and effects: their journal rows and PCM are batched (RunDir.journal_audio, RunDir.audio).
 _AUDIO_KINDS = frozenset({"media.audio", "live.output_audio", "live.audio", "media.audio_forwarded", "live.output_audio_forwarded",
                           "media.audio_recorded"})
