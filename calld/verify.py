@@ -301,7 +301,14 @@ class _Common:
         started = _find(rows, _event("live.started"))
         assert started, "GPT-Live never started"
         s = started[0]["seq"]
-        before = [r["event"]["chunk"] for r in _find(rows, _event("media.audio")) if r["seq"] < s]
+        before: list[int] = []  # in arrival order: frame by frame, or in the media task's held stretches
+        for r in rows:
+            if r["seq"] >= s:
+                break
+            if _event("media.audio")(r):
+                before.append(r["event"]["chunk"])
+            elif _event("media.audio_held")(r):
+                before += [f["chunk"] for f in r["event"]["frames"]]
         assert before, "no callee audio arrived before GPT-Live was ready (nothing to hold)"
         held = [r["effect"]["chunk"] for r in _find(rows, _effect("live.audio")) if r["effect"]["held"]]
         assert held == before, f"held {len(before)} frames, flushed {len(held)}; order kept: {held == sorted(held)}"

@@ -43,6 +43,20 @@ class Run:
     def effects(self, kind: str) -> list[dict[str, Any]]:
         return [r for r in self.rows() if "effect" in r and r["effect"]["kind"] == kind]
 
+    def inbound_chunks_before(self, seq: int) -> list[int]:
+        """Telnyx chunk numbers of the inbound frames journaled before row `seq`, in order: those
+        stepped one by one and those in the media task's held stretches (the pickup audio)."""
+        out: list[int] = []
+        for r in self.rows():
+            if r["seq"] >= seq:
+                break
+            event = r.get("event", {})
+            if event.get("kind") == "media.audio" and "ignored" not in r:
+                out.append(event["chunk"])
+            elif event.get("kind") == "media.audio_held" and "ignored" not in r:
+                out.extend(f["chunk"] for f in event["frames"])
+        return out
+
     def chunks_to_live(self) -> list[int]:
         """Telnyx chunk numbers of the inbound frames sent on to GPT-Live after any held audio, in
         journal order: those the reducer sent (live.audio effects) and the forwarded stretches."""

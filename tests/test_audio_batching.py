@@ -79,13 +79,16 @@ async def test_a_call_that_crashes_mid_conversation_keeps_every_frame_it_counted
     inbound_recorded = run.events("media.audio_recorded")
     output_forwarded = run.events("live.output_audio_forwarded")
     assert inbound_forwarded and output_forwarded  # the steady path carried audio both ways
-    frames_in = len(inbound) + sum(r["event"]["frames"] for r in (*inbound_forwarded, *inbound_recorded))
+    held = [f for r in run.events("media.audio_held") for f in r["event"]["frames"]]
+    assert held  # the pickup audio came as held stretches
+    frames_in = len(inbound) + len(held) + sum(r["event"]["frames"] for r in (*inbound_forwarded, *inbound_recorded))
     assert counts["audio_in"] == frames_in > 50
     assert counts["audio_to_live"] == len(run.effects("live.audio")) + sum(r["event"]["frames"] for r in inbound_forwarded)
     assert counts["audio_to_media"] == len(run.effects("media.audio")) + sum(r["event"]["deltas"] for r in output_forwarded)
     assert sum(r["event"]["deltas"] for r in output_forwarded) == len(played)
     with wave.open(str(run.dir / "audio" / "inbound.wav")) as w:
-        in_bytes = sum(r["event"]["pcm"] for r in inbound) + sum(r["event"]["pcm_bytes"] for r in (*inbound_forwarded, *inbound_recorded))
+        in_bytes = (sum(r["event"]["pcm"] for r in inbound) + sum(f["pcm"] for f in held)
+                    + sum(r["event"]["pcm_bytes"] for r in (*inbound_forwarded, *inbound_recorded)))
         assert w.getnframes() * 2 == counts["audio_in_bytes"] == in_bytes
     with wave.open(str(run.dir / "audio" / "outbound.wav")) as w:
         out_bytes = sum(r["effect"]["pcm"] for r in run.effects("media.audio")) + sum(r["event"]["pcm_bytes"] for r in output_forwarded)
@@ -113,12 +116,30 @@ async def test_once_gpt_live_is_gone_inbound_audio_is_recorded_in_stretches_and_
     assert chunks == sorted(chunks) and len(chunks) == sum(r["event"]["frames"] for r in recorded)  # none lost, none twice
     counts = run.report["counts"]
     inbound = run.events("media.audio")
+    held = [f for r in run.events("media.audio_held") for f in r["event"]["frames"]]
     stretches = (*run.events("media.audio_forwarded"), *recorded)
-    assert counts["audio_in"] == len(inbound) + sum(r["event"]["frames"] for r in stretches)
+    assert counts["audio_in"] == len(inbound) + len(held) + sum(r["event"]["frames"] for r in stretches)
     with wave.open(str(run.dir / "audio" / "inbound.wav")) as w:
         assert w.getnframes() * 2 == counts["audio_in_bytes"] == (
-            sum(r["event"]["pcm"] for r in inbound) + sum(r["event"]["pcm_bytes"] for r in stretches))
+            sum(r["event"]["pcm"] for r in inbound) + sum(f["pcm"] for f in held) + sum(r["event"]["pcm_bytes"] for r in stretches))
     assert not [r for r in run.effects("live.audio") if r["seq"] > closed]  # nothing went to a closing GPT-Live
+
+
+async def test_the_pickup_audio_is_held_in_stretches_and_flushed_whole_and_in_order(autojump_clock, tmp_path):
+    """Before GPT-Live is ready the business's first words are held (the reducer keeps them): the
+    media task records them and tells them a stretch at a time, and session.started sends every one."""
+    run = await stub_call(tmp_path, "hours")
+    rows = run.rows()
+    started = next(r["seq"] for r in rows if r.get("event", {}).get("kind") == "live.started")
+    held_rows = run.events("media.audio_held")
+    assert held_rows and all(r["seq"] < started for r in held_rows)
+    held = [f["chunk"] for r in held_rows for f in r["event"]["frames"]]
+    by_frame = [r["event"]["chunk"] for r in run.events("media.audio") if r["seq"] < started]
+    assert len(held) > 10 * max(1, len(by_frame))  # nearly all of it in stretches
+    arrived = run.inbound_chunks_before(started)
+    flushed = [r["effect"]["chunk"] for r in run.effects("live.audio") if r["effect"]["held"]]
+    assert flushed == arrived == sorted(arrived) and run.report["counts"]["held_frames"] == len(arrived)
+    assert all(r["seq"] > started for r in run.effects("live.audio"))  # nothing went out before the session
 
 
 def test_artifact_json_is_the_text_the_standard_library_would_write(tmp_path):

@@ -8,9 +8,10 @@ import pytest
 from calld.core import events as ev
 from calld.core.audio_path import AudioPath, audio_path
 from calld.core.effects import SendLiveAudio, SendMediaAudio
+from calld.core.plan import Timings
 from calld.core.reduce import HOLD_MUSIC_FRAMES
 from calld.core.situations import loud
-from tests.core_helpers import ANSWER, DONE, DRAINING, FAREWELL, HEARD, LIVE, MARKED, REQUESTED, STARTING, TRAILING, drive, new_call
+from tests.core_helpers import ANSWER, ANSWERED, DONE, DRAINING, FAREWELL, HEARD, LIVE, MARKED, REQUESTED, STARTING, TRAILING, drive, new_call
 
 QUIET = bytes(640)
 MUSIC = (b"\x00\x40" + b"\x00\xc0") * 160  # loud every sample: tones with no words
@@ -19,7 +20,8 @@ MUSIC = (b"\x00\x40" + b"\x00\xc0") * 160  # loud every sample: tones with no wo
 @pytest.mark.parametrize(
     ("script", "path"),
     [
-        (STARTING, AudioPath()),  # GPT-Live not ready: frames are held, one by one
+        (ANSWERED, AudioPath()),  # no media yet: a frame now is the reducer's to turn away
+        (STARTING, AudioPath(uplink_held=True)),  # GPT-Live not ready: frames are held, a stretch at a time
         (LIVE, AudioPath(uplink=True, uplink_loudness=True, downlink=True)),
         (HEARD, AudioPath(uplink=True, uplink_loudness=True, downlink=True)),
         (FAREWELL, AudioPath(uplink=True, uplink_loudness=False, downlink=False)),  # the goodbye is judged delta by delta
@@ -30,7 +32,7 @@ MUSIC = (b"\x00\x40" + b"\x00\xc0") * 160  # loud every sample: tones with no wo
         (REQUESTED, AudioPath(uplink_recorded=True)),
         (DONE, AudioPath()),  # hung up: media is the reducer's to ignore, frame by frame
     ],
-    ids=["starting", "live", "talking", "farewell", "draining", "marked", "trailing", "requested", "done"],
+    ids=["answered", "starting", "live", "talking", "farewell", "draining", "marked", "trailing", "requested", "done"],
 )
 def test_the_path_opens_only_where_the_reducer_decides_nothing_per_frame(script, path) -> None:
     assert audio_path(drive(script).call) == path
@@ -115,9 +117,37 @@ def test_recorded_stretches_leave_the_call_as_frame_by_frame_audio_would(script)
     assert not [e for _, step in recorded.steps[-3:] for e in step.effects]  # nothing is sent anywhere
 
 
-def test_a_path_cannot_both_forward_and_only_record_inbound_audio() -> None:
-    with pytest.raises(ValueError, match="not both"):
-        AudioPath(uplink=True, uplink_recorded=True)
+@pytest.mark.parametrize("size", [1, 7, 25])
+def test_held_stretches_leave_the_call_as_frame_by_frame_audio_would(size: int) -> None:
+    """More than the pickup cap arrives before GPT-Live is ready: the oldest go, the rest are sent
+    whole and in order when the session starts, whichever way they were told."""
+    cap_frames = int(Timings().pickup_hold_s * 50)
+    audio = frames([(MUSIC, cap_frames // 2), (QUIET, cap_frames)], first_chunk=1)
+    start = new_call()
+    by_frame = drive(STARTING, call=start)
+    by_frame.feed(*audio, ev.LiveStarted("sess_1"))
+    held = drive(STARTING, call=start)
+    held.feed(*(ev.InboundHeld(tuple(audio[i:i + size])) for i in range(0, len(audio), size)), ev.LiveStarted("sess_1"))
+    assert by_frame.call.counters.dropped_frames == cap_frames // 2 > 0
+    assert held.call == by_frame.call
+    assert held.effects == by_frame.effects
+    sent = [e.chunk for e in held.of(SendLiveAudio)]
+    assert sent == [f.chunk for f in audio[cap_frames // 2:]]  # the newest, whole and in order
+
+
+def test_a_held_stretch_outside_the_pickup_is_turned_away() -> None:
+    for script in (ANSWERED, LIVE, DONE):
+        run = drive(script)
+        before = run.call
+        step = run.step(ev.InboundHeld(tuple(frames([(MUSIC, 3)]))), strict=False)
+        assert step.call == before and step.ignored and not step.effects
+
+
+def test_inbound_audio_goes_one_way_at_a_time() -> None:
+    for ways in ({"uplink": True, "uplink_recorded": True}, {"uplink": True, "uplink_held": True},
+                 {"uplink_held": True, "uplink_recorded": True}):
+        with pytest.raises(ValueError, match="one way"):
+            AudioPath(**ways)
 
 
 def test_the_narrowed_path_allows_only_what_both_allow() -> None:

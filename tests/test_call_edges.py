@@ -21,7 +21,7 @@ GREETING = "Hello, Joe's Hardware, how can I help you?"
 async def test_pickup_audio_is_held_then_flushed_in_order(autojump_clock, tmp_path):
     run = await stub_call(tmp_path, "early_greeting")
     started = run.events("live.started")[0]["seq"]
-    before = [r["event"]["chunk"] for r in run.events("media.audio") if r["seq"] < started]
+    before = run.inbound_chunks_before(started)
     held = [r["effect"]["chunk"] for r in run.effects("live.audio") if r["effect"]["held"]]
     assert len(before) > 100  # the business spoke for seconds before GPT-Live was ready
     assert held == before
@@ -75,7 +75,7 @@ async def test_pickup_hold_keeps_the_newest_five_seconds(autojump_clock, tmp_pat
     scenario = variant("early_greeting", greeting=long_greeting, live_ready_after_s=8.0)
     run = await stub_call(tmp_path, scenario)
     started = run.events("live.started")[0]["seq"]
-    before = [r["event"]["chunk"] for r in run.events("media.audio") if r["seq"] < started]
+    before = run.inbound_chunks_before(started)
     held = [r["effect"]["chunk"] for r in run.effects("live.audio") if r["effect"]["held"]]
     assert len(held) == 250  # 5 s of 20 ms frames
     assert held == before[-250:]  # the oldest went first

@@ -237,7 +237,7 @@ def test_metrics_count_reasons_lost_frames_and_refused_records(tmp_path):
 
 
 
-def test_forwarded_and_recorded_stretches_count_their_frames_and_their_gaps(tmp_path):
+def test_forwarded_held_and_recorded_stretches_count_their_frames_and_their_gaps(tmp_path):
     d = five_minute_call_with_hold(tmp_path)
     lines = [line for line in (d / "events.jsonl").read_text().splitlines() if '"event": {"pcm"' not in line]
     seq = 10_000
@@ -252,13 +252,14 @@ def test_forwarded_and_recorded_stretches_count_their_frames_and_their_gaps(tmp_
         '{"seq": 9002, "t_ms": 120, "event": {"pcm": 640, "chunk": 2, "kind": "media.audio"}}',
         row("media.audio_forwarded", frames=25, pcm_bytes=16000, first_chunk=3, last_chunk=27, loud=[]),
         row("media.audio_forwarded", frames=23, pcm_bytes=14720, first_chunk=30, last_chunk=54, loud=[]),  # 2 before, 2 inside
-        row("media.audio_recorded", frames=10, pcm_bytes=6400, first_chunk=58, last_chunk=68),  # 3 before, 1 inside
+        row("media.audio_held", frames=[{"pcm": 640, "chunk": 55}, {"pcm": 640, "chunk": 57}]),  # 56 missing
+        row("media.audio_recorded", frames=10, pcm_bytes=6400, first_chunk=58, last_chunk=68),  # 1 inside
     ]
     (d / "events.jsonl").write_text("\n".join(lines) + "\n")
     run = load_run(d)
-    assert run.inbound_frames_lost == 8
+    assert run.inbound_frames_lost == 6
     assert run.inbound_audio_at_ms == 100
-    assert not [r for r in run.rows if r.get("event", {}).get("kind") in ("media.audio_forwarded", "media.audio_recorded")]
+    assert not [r for r in run.rows if r.get("event", {}).get("kind") in ("media.audio_forwarded", "media.audio_recorded", "media.audio_held")]
 
 
 def test_metrics_time_every_garbage_collection_while_watching_and_tell_apart_those_no_call_felt():

@@ -680,6 +680,8 @@ EVENT_STRATEGIES: dict[type, st.SearchStrategy[Any]] = {
     ev.InboundForwarded: st.integers(1, 30).flatmap(lambda n: st.builds(
         ev.InboundForwarded, st.just(n), st.integers(0, 640 * n), st.integers(0, 10**6), st.integers(0, 10**6),
         st.one_of(st.just(()), st.lists(st.booleans(), min_size=n, max_size=n).map(tuple)))),
+    ev.InboundHeld: st.lists(st.builds(ev.MediaAudio, st.binary(max_size=64), st.integers(0, 10**6)), min_size=1, max_size=30)
+        .map(lambda frames: ev.InboundHeld(tuple(frames))),
     ev.InboundRecorded: st.integers(1, 30).flatmap(lambda n: st.builds(
         ev.InboundRecorded, st.just(n), st.integers(0, 640 * n), st.integers(0, 10**6), st.integers(0, 10**6))),
     ev.MarkEchoed: st.builds(ev.MarkEchoed, st.sampled_from([HANGUP_MARK, "other"])),

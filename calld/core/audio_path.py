@@ -3,12 +3,12 @@
 A call's audio is 50 frames a second up and about as many deltas down. The reducer decides
 where audio goes; in the steady state its decision does not change from one frame to the next,
 so the transports may carry it out themselves and tell the reducer afterwards, a stretch at a
-time (events.InboundForwarded, events.OutputForwarded, events.InboundRecorded). Rules:
+time (events.InboundForwarded, events.OutputForwarded, events.InboundHeld, events.InboundRecorded). Rules:
 
  1. `audio_path(call)` is a pure reading of the state the reducer left. It opens a way only
-    where the reducer, given each frame alone, would send it on (or, once GPT-Live is gone, only
-    record it) and decide nothing else from it than counters and the hold-music watch; every
-    other state keeps the frame-by-frame events.
+    where the reducer, given each frame alone, would send it on (or hold it until GPT-Live is
+    ready, or, once GPT-Live is gone, only record it) and decide nothing else from it than
+    counters and the hold-music watch; every other state keeps the frame-by-frame events.
  2. The runtime reads the path after every step, narrowing it before the step's effects run and
     widening it only after they have, so audio never overtakes what the step sent (held pickup
     audio, a mark).
@@ -29,6 +29,8 @@ from calld.core.state import (
     LiveClosing,
     LiveDone,
     LiveFailed,
+    LiveIdle,
+    LiveStarting,
     MediaStreaming,
 )
 
@@ -41,15 +43,19 @@ class AudioPath:
     # Inbound frames go only to the recording: GPT-Live is gone (closing or over) and the call is
     # winding down to its hangup, so the reducer would only count them (a second or two a call).
     uplink_recorded: bool = False
+    # Inbound frames are held for GPT-Live, which is not ready yet (the pickup audio): the reducer
+    # keeps them in its state, so the stretch carries their PCM.
+    uplink_held: bool = False
 
     def __attrs_post_init__(self) -> None:
-        if self.uplink and self.uplink_recorded:
-            raise ValueError("inbound audio goes to GPT-Live or only to the recording, not both")
+        if self.uplink + self.uplink_recorded + self.uplink_held > 1:
+            raise ValueError("inbound audio goes one way: to GPT-Live, held for it, or only to the recording")
 
     def narrowed(self, other: AudioPath) -> AudioPath:
         """Only what both allow: the path while a step's effects are still running."""
         return AudioPath(self.uplink and other.uplink, self.uplink_loudness or other.uplink_loudness,
-                         self.downlink and other.downlink, self.uplink_recorded and other.uplink_recorded)
+                         self.downlink and other.downlink, self.uplink_recorded and other.uplink_recorded,
+                         self.uplink_held and other.uplink_held)
 
 
 CLOSED = AudioPath()
@@ -70,4 +76,5 @@ def audio_path(call: Call) -> AudioPath:
         and isinstance(call.live, LiveClosing | LiveDone | LiveFailed)  # nothing to forward to, ever again
         and not isinstance(call.hangup, HangupDone)  # after the hangup, media is the reducer's to ignore
     )
-    return AudioPath(uplink, watching, downlink, recorded)
+    held = streaming and isinstance(call.live, LiveIdle | LiveStarting) and not isinstance(call.hangup, HangupDone)
+    return AudioPath(uplink, watching, downlink, recorded, held)

@@ -127,6 +127,20 @@ class InboundForwarded:
 
 
 @frozen
+class InboundHeld:
+    """Inbound frames that came before GPT-Live was ready (calld.core.audio_path), written to the
+    recording by the media task and told as one stretch, PCM and all: the reducer holds them, as
+    it would each frame, to send them on in order once the session starts."""
+
+    kind: ClassVar[str] = "media.audio_held"
+    frames: tuple[MediaAudio, ...] = field(repr=lambda frames: f"<{len(frames)} frames>")
+
+    def __attrs_post_init__(self) -> None:
+        if not self.frames:
+            raise ValueError("a held stretch has at least one frame")
+
+
+@frozen
 class InboundRecorded:
     """Inbound frames the media task wrote to the recording itself once GPT-Live was gone (its
     session closing or over, the call winding down, calld.core.audio_path), told as one stretch:
@@ -395,6 +409,7 @@ Event = (
     | MediaStarted
     | MediaAudio
     | InboundForwarded
+    | InboundHeld
     | InboundRecorded
     | MarkEchoed
     | DtmfReceived

@@ -14,9 +14,9 @@ Rules of this file (after h11's _state.py):
 
 Theory of the edges:
  - Steady audio: where calld.core.audio_path opens the way, the transports forward audio
-   themselves and the runtime steps it here as stretches (InboundForwarded, OutputForwarded,
-   and InboundRecorded once GPT-Live is gone) before the next event; their handlers do what the
-   frame-by-frame ones would, but the sending.
+   themselves and the runtime steps it here as stretches (InboundForwarded, OutputForwarded;
+   InboundHeld before GPT-Live is ready, InboundRecorded once it is gone) before the next event;
+   their handlers do what the frame-by-frame ones would, but the sending.
  - Pickup: callee audio arriving before `session.started` is held in the live track
    (capped at pickup_hold_s, oldest dropped) and flushed in order when it starts.
  - Tools: every function call gets its output at once; exactly one response.create follows
@@ -504,6 +504,21 @@ def _inbound_forwarded(call: Call, event: ev.InboundForwarded) -> _Out:
             effects += hold_effects
             sound = 0
     return evolve(call, line_sound=sound), effects
+
+
+@_on(ev.InboundHeld)
+def _inbound_held(call: Call, event: ev.InboundHeld) -> _Out:
+    """Frames that came before GPT-Live was ready, told as a stretch (calld.core.audio_path):
+    `_media_audio` holds each in turn, the oldest dropped past the cap, exactly as frame by frame."""
+    if not isinstance(call.media, MediaStreaming) or isinstance(call.hangup, HangupDone):
+        return _ignore(call, event, "media")
+    if not isinstance(call.live, LiveIdle | LiveStarting):  # the runtime holds only while GPT-Live is not ready
+        return _ignore(call, event, "live")
+    for frame in event.frames:
+        out = _media_audio(call, frame)
+        assert not isinstance(out, _Ignore) and not out[1], "a held frame is held, not ignored or sent"
+        call = out[0]
+    return call, []
 
 
 @_on(ev.InboundRecorded)

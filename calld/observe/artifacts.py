@@ -73,6 +73,19 @@ def load_run(path: Path) -> RunArtifacts:
     try:
         with (path / "events.jsonl").open(encoding="utf-8") as journal:
             for line in journal:
+                if '"kind": "media.audio_held"' in line:  # frames held for GPT-Live, each with its chunk
+                    try:
+                        row = json.loads(line)
+                    except ValueError:
+                        continue
+                    if inbound_at is None:
+                        inbound_at = int(row["t_ms"])
+                    for frame in row["event"]["frames"]:
+                        chunk = int(frame["chunk"])
+                        if last_chunk is not None and chunk > last_chunk + 1:
+                            lost += chunk - last_chunk - 1
+                        last_chunk = chunk if last_chunk is None else max(chunk, last_chunk)
+                    continue
                 if _audio_row(line):
                     if '"event": {"pcm"' in line and '"kind": "media.audio"' in line:
                         if inbound_at is None:

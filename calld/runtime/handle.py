@@ -11,8 +11,8 @@ released to whoever attached it. Artifacts are written whatever happened.
 The steady audio path (calld.core.audio_path): while the state the reducer left allows it, the
 media task sends inbound frames on to GPT-Live itself and the GPT-Live task plays deltas to the
 line itself, writing the WAVs as they go; each keeps what it forwarded as a stretch, and the loop
-steps the stretches (InboundForwarded, OutputForwarded; InboundRecorded once GPT-Live is gone,
-when inbound frames are only recorded) before every other event, so the reducer
+steps the stretches (InboundForwarded, OutputForwarded; InboundHeld before GPT-Live is ready,
+InboundRecorded once it is gone) before every other event, so the reducer
 sees what happened in order and every count adds up. A frame never overtakes one still queued
 for the reducer, and one task at a time writes the media socket.
 
@@ -83,10 +83,10 @@ LiveConnector = Callable[[], AbstractAsyncContextManager[MessageSocket]]
 LIVE_CLOSE_BOUND_S = 2.0  # teardown of a socket that is no longer wanted
 ABANDON_HANGUP_BOUND_S = 5.0  # a hangup sent while the call is being torn down
 _QUIET_KINDS = {"media.audio", "live.output_audio", "live.audio", "live.input_transcript", "live.output_transcript",
-                "media.audio_forwarded", "live.output_audio_forwarded", "media.audio_recorded"}
+                "media.audio_forwarded", "live.output_audio_forwarded", "media.audio_recorded", "media.audio_held"}
 # Audio events and effects: their journal rows and PCM are batched (RunDir.journal_audio, RunDir.audio).
 _AUDIO_KINDS = frozenset({"media.audio", "live.output_audio", "live.audio", "media.audio_forwarded", "live.output_audio_forwarded",
-                          "media.audio_recorded"})
+                          "media.audio_recorded", "media.audio_held"})
 # A forwarded stretch is told to the reducer before the next event, and at the latest after this
 # many frames or deltas (half a second of inbound audio: the hold-music watch's resolution).
 STRETCH_MAX = 25
@@ -162,6 +162,7 @@ class CallHandle:
         self._inbound_stretch: list[ev.MediaAudio] = []  # forwarded to GPT-Live, not yet told
         self._output_stretch = [0, 0]  # deltas and bytes played to the line, not yet told
         self._recorded_stretch: list[ev.MediaAudio] = []  # only recorded (GPT-Live gone), not yet told
+        self._held_stretch: list[ev.MediaAudio] = []  # recorded, for the reducer to hold (GPT-Live not ready)
         self._tell_due = False  # a _TELL is in the channel
         self._inbound_queued = 0  # MediaAudio events in the channel: forwarding waits for them
         self._output_queued = 0  # OutputAudio events in the channel
@@ -221,7 +222,7 @@ class CallHandle:
     async def _take(self, event: ev.Event | _Tell) -> bool:
         """Step one event, after the forwarded audio before it; True once the call is finished."""
         try:
-            if self._inbound_stretch or self._output_stretch[0] or self._recorded_stretch:
+            if self._inbound_stretch or self._output_stretch[0] or self._recorded_stretch or self._held_stretch:
                 for stretch in self._take_stretches():
                     await self._step(stretch)
             if isinstance(event, _Tell):
@@ -334,6 +335,9 @@ class CallHandle:
     def _take_stretches(self) -> list[ev.Event]:
         """The forwarded audio not yet told, as events; the stretches start again empty."""
         out: list[ev.Event] = []
+        if self._held_stretch:  # before GPT-Live was ready: nothing else came since, so it goes first
+            out.append(ev.InboundHeld(tuple(self._held_stretch)))
+            self._held_stretch = []
         frames = self._inbound_stretch
         if frames:
             self._inbound_stretch = []
@@ -607,7 +611,10 @@ class CallHandle:
                     await self._forward_inbound(event)
                     return True
                 if self._path.uplink_recorded:
-                    self._record_inbound(event)
+                    self._record_inbound(event, self._recorded_stretch)
+                    return True
+                if self._path.uplink_held:
+                    self._record_inbound(event, self._held_stretch)
                     return True
             self._inbound_queued += 1
         elif type(event) is ev.OutputAudio:
@@ -625,11 +632,12 @@ class CallHandle:
             self._tell_later()
         await self._send_live_text(gpt_live.input_audio_append_text(frame.pcm))
 
-    def _record_inbound(self, frame: ev.MediaAudio) -> None:
-        """GPT-Live is gone and the call winds down: this frame is recorded now and counted later."""
-        self._recorded_stretch.append(frame)
+    def _record_inbound(self, frame: ev.MediaAudio, stretch: list[ev.MediaAudio]) -> None:
+        """GPT-Live is not ready (the frame is to be held) or gone (only counted): the frame is
+        recorded now and told to the reducer later, with its stretch."""
+        stretch.append(frame)
         self.rundir.audio("inbound.wav", frame.pcm)
-        if len(self._recorded_stretch) >= STRETCH_MAX:
+        if len(stretch) >= STRETCH_MAX:
             self._tell_later()
 
     async def _forward_output(self, delta: ev.OutputAudio) -> None:
