@@ -136,6 +136,8 @@ async def test_the_pickup_audio_is_held_in_stretches_and_flushed_whole_and_in_or
     held = [f["chunk"] for r in held_rows for f in r["event"]["frames"]]
     by_frame = [r["event"]["chunk"] for r in run.events("media.audio") if r["seq"] < started]
     assert len(held) > 10 * max(1, len(by_frame))  # nearly all of it in stretches
+    first = next(r for r in rows if r.get("event", {}).get("kind") in ("media.audio", "media.audio_held"))
+    assert first["event"]["kind"] == "media.audio"  # the first frame alone: its time starts the audio's clock
     arrived = run.inbound_chunks_before(started)
     flushed = [r["effect"]["chunk"] for r in run.effects("live.audio") if r["effect"]["held"]]
     assert flushed == arrived == sorted(arrived) and run.report["counts"]["held_frames"] == len(arrived)

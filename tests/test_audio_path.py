@@ -21,7 +21,8 @@ MUSIC = (b"\x00\x40" + b"\x00\xc0") * 160  # loud every sample: tones with no wo
     ("script", "path"),
     [
         (ANSWERED, AudioPath()),  # no media yet: a frame now is the reducer's to turn away
-        (STARTING, AudioPath(uplink_held=True)),  # GPT-Live not ready: frames are held, a stretch at a time
+        (STARTING, AudioPath()),  # the first frame is stepped alone: its time starts the audio's clock
+        ((*STARTING, ev.MediaAudio(bytes(640), 1)), AudioPath(uplink_held=True)),  # then held, a stretch at a time
         (LIVE, AudioPath(uplink=True, uplink_loudness=True, downlink=True)),
         (HEARD, AudioPath(uplink=True, uplink_loudness=True, downlink=True)),
         (FAREWELL, AudioPath(uplink=True, uplink_loudness=False, downlink=False)),  # the goodbye is judged delta by delta
@@ -32,7 +33,7 @@ MUSIC = (b"\x00\x40" + b"\x00\xc0") * 160  # loud every sample: tones with no wo
         (REQUESTED, AudioPath(uplink_recorded=True)),
         (DONE, AudioPath()),  # hung up: media is the reducer's to ignore, frame by frame
     ],
-    ids=["answered", "starting", "live", "talking", "farewell", "draining", "marked", "trailing", "requested", "done"],
+    ids=["answered", "starting", "pickup", "live", "talking", "farewell", "draining", "marked", "trailing", "requested", "done"],
 )
 def test_the_path_opens_only_where_the_reducer_decides_nothing_per_frame(script, path) -> None:
     assert audio_path(drive(script).call) == path
@@ -127,7 +128,7 @@ def test_held_stretches_leave_the_call_as_frame_by_frame_audio_would(size: int) 
     by_frame = drive(STARTING, call=start)
     by_frame.feed(*audio, ev.LiveStarted("sess_1"))
     held = drive(STARTING, call=start)
-    held.feed(*(ev.InboundHeld(tuple(audio[i:i + size])) for i in range(0, len(audio), size)), ev.LiveStarted("sess_1"))
+    held.feed(audio[0], *(ev.InboundHeld(tuple(audio[i:i + size])) for i in range(1, len(audio), size)), ev.LiveStarted("sess_1"))
     assert by_frame.call.counters.dropped_frames == cap_frames // 2 > 0
     assert held.call == by_frame.call
     assert held.effects == by_frame.effects

@@ -76,5 +76,12 @@ def audio_path(call: Call) -> AudioPath:
         and isinstance(call.live, LiveClosing | LiveDone | LiveFailed)  # nothing to forward to, ever again
         and not isinstance(call.hangup, HangupDone)  # after the hangup, media is the reducer's to ignore
     )
-    held = streaming and isinstance(call.live, LiveIdle | LiveStarting) and not isinstance(call.hangup, HangupDone)
+    held = (
+        streaming
+        and isinstance(call.live, LiveIdle | LiveStarting)
+        and not isinstance(call.hangup, HangupDone)
+        # The first frame is stepped alone: its row's time is when the business's audio began, the
+        # clock the transcript's times and the timeline are read from (calld.observe.artifacts).
+        and call.counters.audio_in > 0
+    )
     return AudioPath(uplink, watching, downlink, recorded, held)
