@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import re
 from pathlib import Path
+from collections.abc import Callable
 from typing import Any
 
 from attrs import frozen
@@ -59,6 +60,25 @@ def _audio_row(line: str) -> bool:
     return '"pcm": ' in line and '"changed"' not in line and '"ignored"' not in line
 
 
+class _InboundAudio:
+    """The inbound frames as events.jsonl tells them (one by one, or a stretch of them): when the
+    first came, and how many Telnyx numbered but never sent (gaps in the chunk counter)."""
+
+    def __init__(self) -> None:
+        self.at_ms: int | None = None
+        self.lost = 0
+        self._last: int | None = None
+
+    def saw(self, t_ms: int | Callable[[], int], first: int, last: int, frames: int) -> None:
+        """Frames `first`..`last` (`frames` of them) in a row at `t_ms` (a callable: read only when needed)."""
+        if self.at_ms is None:
+            self.at_ms = t_ms() if callable(t_ms) else t_ms
+        if self._last is not None and first > self._last + 1:
+            self.lost += first - self._last - 1
+        self.lost += max(0, last - first + 1 - frames)  # gaps inside a stretch
+        self._last = last if self._last is None else max(last, self._last)
+
+
 def load_run(path: Path) -> RunArtifacts:
     """Read a finished call's directory. Raises ArtifactsMissing when it is not one."""
     result = _json(path / "result.json")
@@ -67,9 +87,7 @@ def load_run(path: Path) -> RunArtifacts:
         raise ArtifactsMissing(f"{path} holds no finished call (result.json and call_report.json are needed)")
     transcript = _json(path / "transcript.json") or {}
     rows: list[dict[str, Any]] = []
-    inbound_at: int | None = None
-    last_chunk: int | None = None
-    lost = 0
+    inbound = _InboundAudio()
     try:
         with (path / "events.jsonl").open(encoding="utf-8") as journal:
             for line in journal:
@@ -78,23 +96,14 @@ def load_run(path: Path) -> RunArtifacts:
                         row = json.loads(line)
                     except ValueError:
                         continue
-                    if inbound_at is None:
-                        inbound_at = int(row["t_ms"])
                     for frame in row["event"]["frames"]:
-                        chunk = int(frame["chunk"])
-                        if last_chunk is not None and chunk > last_chunk + 1:
-                            lost += chunk - last_chunk - 1
-                        last_chunk = chunk if last_chunk is None else max(chunk, last_chunk)
+                        inbound.saw(int(row["t_ms"]), int(frame["chunk"]), int(frame["chunk"]), 1)
                     continue
                 if _audio_row(line):
                     if '"event": {"pcm"' in line and '"kind": "media.audio"' in line:
-                        if inbound_at is None:
-                            inbound_at = int(json.loads(line)["t_ms"])
                         if (m := _CHUNK.search(line)) is not None:
                             chunk = int(m.group(1))
-                            if last_chunk is not None and chunk > last_chunk + 1:
-                                lost += chunk - last_chunk - 1
-                            last_chunk = chunk if last_chunk is None else max(chunk, last_chunk)
+                            inbound.saw(lambda: int(json.loads(line)["t_ms"]), chunk, chunk, 1)
                     continue
                 try:
                     row = json.loads(line)
@@ -103,19 +112,13 @@ def load_run(path: Path) -> RunArtifacts:
                 event = row.get("event") or {}
                 # a stretch the media task sent on itself, or (GPT-Live gone) only recorded
                 if event.get("kind") in ("media.audio_forwarded", "media.audio_recorded"):
-                    first, last, frames = event["first_chunk"], event["last_chunk"], event["frames"]
-                    if inbound_at is None:
-                        inbound_at = int(row["t_ms"])
-                    if last_chunk is not None and first > last_chunk + 1:
-                        lost += first - last_chunk - 1
-                    lost += max(0, last - first + 1 - frames)  # gaps inside the stretch
-                    last_chunk = last if last_chunk is None else max(last, last_chunk)
+                    inbound.saw(int(row["t_ms"]), event["first_chunk"], event["last_chunk"], event["frames"])
                     continue
                 rows.append(row)
     except FileNotFoundError:
         pass
     return RunArtifacts(path=path, result=result, report=report, transcript=transcript, rows=tuple(rows),
-                        inbound_audio_at_ms=inbound_at, inbound_frames_lost=lost)
+                        inbound_audio_at_ms=inbound.at_ms, inbound_frames_lost=inbound.lost)
 
 
 def refused_records(rows: tuple[dict[str, Any], ...]) -> dict[int, str]:

@@ -626,15 +626,12 @@ class CallHandle:
 
     async def _forward_inbound(self, frame: ev.MediaAudio) -> None:
         """The steady uplink: this frame goes on to GPT-Live now and is told to the reducer later."""
-        self._inbound_stretch.append(frame)
-        self.rundir.audio("inbound.wav", frame.pcm)
-        if len(self._inbound_stretch) >= STRETCH_MAX:
-            self._tell_later()
+        self._record_inbound(frame, self._inbound_stretch)
         await self._send_live_text(gpt_live.input_audio_append_text(frame.pcm))
 
     def _record_inbound(self, frame: ev.MediaAudio, stretch: list[ev.MediaAudio]) -> None:
-        """GPT-Live is not ready (the frame is to be held) or gone (only counted): the frame is
-        recorded now and told to the reducer later, with its stretch."""
+        """The frame is recorded now and told to the reducer later, with its stretch (forwarded,
+        held for GPT-Live, or only counted once GPT-Live is gone)."""
         stretch.append(frame)
         self.rundir.audio("inbound.wav", frame.pcm)
         if len(stretch) >= STRETCH_MAX:
