@@ -11,7 +11,7 @@ simulator itself used. Not a test: it prints figures.
 
 BENCH_DAEMONS=2 starts two daemons, each pinned to its own core, and splits the calls between them
 (docs/scaling.md); the simulator then runs unpinned. BENCH_DAEMON_PREFIX runs the daemon under a profiler (e.g. "-m cProfile -o /tmp/daemon.prof" or
-"-X importtime"); BENCH_LOG_LEVEL sets its CALLD_LOG_LEVEL (default WARNING). The daemon's log is
+"-X importtime"). The daemon logs at INFO, as in service (one line per call event); its log is
 kept in the batch's temporary directory (/tmp/calld-load-N-*/daemon.log).
 
 The daemon runs with CALLD_MAX_CALLS=1000 unless the environment sets it, so that the benchmark
@@ -169,7 +169,6 @@ async def run_batch(n: int, daemons: int = 1) -> dict:
                "PUBLIC_WEBHOOK_URL": f"{base}/telnyx/webhook",
                # no proxy here: the simulator opens media straight at the media listener
                "CALLD_MEDIA_BIND": f"127.0.0.1:{media_port}", "PUBLIC_MEDIA_URL": f"ws://127.0.0.1:{media_port}/telnyx/media",
-               "CALLD_LOG_LEVEL": os.environ.get("BENCH_LOG_LEVEL", "WARNING"),
                # past the daemon's default limit on purpose: the benchmark looks for where it breaks
                "CALLD_MAX_CALLS": os.environ.get("CALLD_MAX_CALLS", "1000"),
                # N calls to one scripted number: the per-number and per-user limits would refuse all but the first.

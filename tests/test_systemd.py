@@ -301,6 +301,20 @@ def test_configure_logging_level_and_replacement(stderr_file: IO[str], monkeypat
     assert "DEBUG calld.test: visible" in Path(stderr_file.name).read_text()
 
 
+def test_libraries_connection_lines_stay_out_of_the_journal(stderr_file: IO[str], monkeypatch: pytest.MonkeyPatch) -> None:
+    # websockets says "connection open" for every media socket and httpx a line per request, with
+    # no call id: an operator tailing the journal reads calld's own line for each instead.
+    monkeypatch.setattr(sys, "stderr", stderr_file)
+    configure_logging(environ={})
+    logging.getLogger("websockets.server").info("connection open")
+    logging.getLogger("httpx").info("HTTP Request: POST https://api.telnyx.com/v2/calls")
+    logging.getLogger("websockets.client").warning("a library's warning still shows")
+    logging.getLogger("calld.media").info("run_1 media socket closed after 15.0 s")
+    text = Path(stderr_file.name).read_text()
+    assert "connection open" not in text and "HTTP Request" not in text
+    assert "a library's warning still shows" in text and "media socket closed" in text
+
+
 # --- credentials -----------------------------------------------------------------------------------
 
 

@@ -155,7 +155,6 @@ def main(argv: list[str] | None = None) -> int:
     # Belt and braces: whatever a library creates is private too (calld sets its own modes as well).
     os.umask(0o077)
     configure_logging(logging.DEBUG if args.verbose else logging.INFO)
-    logging.getLogger("httpx").setLevel(logging.WARNING)  # one line per request is noise, not an event
     if args.command == "demo" and not args.verbose:
         logging.getLogger("calld.call").setLevel(logging.WARNING)
         logging.getLogger("calld.messaging").setLevel(logging.WARNING)

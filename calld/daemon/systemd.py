@@ -232,6 +232,9 @@ class _CalldStderrHandler(logging.StreamHandler):  # type: ignore[type-arg]
     """Marks the handler configure_logging installed, so a second call replaces it."""
 
 
+QUIET_LIBRARIES = ("httpx", "websockets")  # warnings and errors only
+
+
 def configure_logging(level: int = logging.INFO, *, environ: Mapping[str, str] | None = None) -> None:
     """Send log records to stderr, in journald's format when stderr is the journal.
 
@@ -249,3 +252,7 @@ def configure_logging(level: int = logging.INFO, *, environ: Mapping[str, str] |
         handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
     root.addHandler(handler)
     root.setLevel(level)
+    # The libraries' own lines per connection and request carry no call id; calld logs each
+    # that matters with one (the media socket's open and close, every Telnyx command's failure).
+    for library in QUIET_LIBRARIES:
+        logging.getLogger(library).setLevel(logging.WARNING)
