@@ -68,6 +68,11 @@ class Metrics:
         self.gc_pauses = Histogram("calld_gc_pause_seconds", "Garbage collections, by how long they stopped the daemon.",
                                    ("generation",), buckets=_GC_BUCKETS, registry=r)
         self.gc_pause_max = Gauge("calld_gc_pause_max_seconds", "The longest garbage collection since start.", registry=r)
+        # The loop's thread's own CPU in a collection: what the collector's work cost. A pause far
+        # longer than its CPU was the machine taking the core away meanwhile (a VM's stall, another
+        # process), which no collector setting changes.
+        self.gc_pause_cpu_max = Gauge("calld_gc_pause_cpu_max_seconds",
+                                      "The most CPU one garbage collection took since start.", registry=r)
         # Collections with no call in flight (the daemon's own full walks when the last call ends)
         # stop nobody's audio: counted apart, so the two above say what calls felt.
         self.gc_unfelt = Histogram("calld_gc_unfelt_pause_seconds", "Garbage collections while no call was in flight.",
@@ -77,7 +82,9 @@ class Metrics:
                                registry=r)
         self.gc_frozen.set_function(lambda: float(gc.get_freeze_count()))
         self._gc_started = 0.0
+        self._gc_started_cpu = 0.0
         self._gc_max = 0.0
+        self._gc_cpu_max = 0.0
 
     def watch_gc(self) -> None:
         """Time every collection from now on (until `unwatch_gc`)."""
@@ -91,8 +98,10 @@ class Metrics:
     def _on_gc(self, phase: str, info: dict[str, int]) -> None:
         if phase == "start":
             self._gc_started = time.perf_counter()
+            self._gc_started_cpu = time.thread_time()
             return
         pause = time.perf_counter() - self._gc_started
+        cpu = time.thread_time() - self._gc_started_cpu
         if not self._calls_in_flight():
             self.gc_unfelt.observe(pause)
             return
@@ -100,6 +109,9 @@ class Metrics:
         if pause > self._gc_max:
             self._gc_max = pause
             self.gc_pause_max.set(pause)
+        if cpu > self._gc_cpu_max:
+            self._gc_cpu_max = cpu
+            self.gc_pause_cpu_max.set(cpu)
 
     def _cpu_per_call_second(self) -> float:
         return (time.process_time() - self._started_cpu) / self._call_seconds if self._call_seconds else 0.0
