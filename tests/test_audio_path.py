@@ -22,15 +22,15 @@ MUSIC = (b"\x00\x40" + b"\x00\xc0") * 160  # loud every sample: tones with no wo
     [
         (ANSWERED, AudioPath()),  # no media yet: a frame now is the reducer's to turn away
         (STARTING, AudioPath()),  # the first frame is stepped alone: its time starts the audio's clock
-        ((*STARTING, ev.MediaAudio(bytes(640), 1)), AudioPath(uplink_held=True)),  # then held, a stretch at a time
-        (LIVE, AudioPath(uplink=True, uplink_loudness=True, downlink=True)),
-        (HEARD, AudioPath(uplink=True, uplink_loudness=True, downlink=True)),
-        (FAREWELL, AudioPath(uplink=True, uplink_loudness=False, downlink=False)),  # the goodbye is judged delta by delta
+        ((*STARTING, ev.MediaAudio(bytes(640), 1)), AudioPath(inbound="held")),  # then held, a stretch at a time
+        (LIVE, AudioPath(inbound="forwarded", uplink_loudness=True, downlink=True)),
+        (HEARD, AudioPath(inbound="forwarded", uplink_loudness=True, downlink=True)),
+        (FAREWELL, AudioPath(inbound="forwarded", uplink_loudness=False, downlink=False)),  # the goodbye is judged delta by delta
         # GPT-Live closing or closed: nothing to forward to, so inbound frames are only recorded
-        (DRAINING, AudioPath(uplink_recorded=True)),
-        (MARKED, AudioPath(uplink_recorded=True)),
-        (TRAILING, AudioPath(uplink_recorded=True)),
-        (REQUESTED, AudioPath(uplink_recorded=True)),
+        (DRAINING, AudioPath(inbound="recorded")),
+        (MARKED, AudioPath(inbound="recorded")),
+        (TRAILING, AudioPath(inbound="recorded")),
+        (REQUESTED, AudioPath(inbound="recorded")),
         (DONE, AudioPath()),  # hung up: media is the reducer's to ignore, frame by frame
     ],
     ids=["answered", "starting", "pickup", "live", "talking", "farewell", "draining", "marked", "trailing", "requested", "done"],
@@ -145,17 +145,18 @@ def test_a_held_stretch_outside_the_pickup_is_turned_away() -> None:
 
 
 def test_inbound_audio_goes_one_way_at_a_time() -> None:
-    for ways in ({"uplink": True, "uplink_recorded": True}, {"uplink": True, "uplink_held": True},
-                 {"uplink_held": True, "uplink_recorded": True}):
-        with pytest.raises(ValueError, match="one way"):
-            AudioPath(**ways)
+    # One field names the way, so "forwarded and recorded" cannot be said; a way it does not know is refused.
+    for way in ("forwarded+recorded", "uplink", ""):
+        with pytest.raises(ValueError, match="inbound"):
+            AudioPath(inbound=way)  # type: ignore[arg-type]
+    assert {audio_path(drive(script).call).inbound for script in (STARTING, LIVE, DRAINING)} == {"stepped", "forwarded", "recorded"}
 
 
 def test_the_narrowed_path_allows_only_what_both_allow() -> None:
     talking = audio_path(drive(HEARD).call)
     done = audio_path(drive(DONE).call)
-    assert talking.narrowed(done) == AudioPath(uplink=False, uplink_loudness=True, downlink=False)
-    assert done.narrowed(talking).uplink is False
+    assert talking.narrowed(done) == AudioPath(inbound="stepped", uplink_loudness=True, downlink=False)
+    assert done.narrowed(talking).inbound == "stepped"
     closing = audio_path(drive(MARKED).call)
     assert closing.narrowed(done) == AudioPath() and closing.narrowed(closing) == closing
     assert talking.narrowed(closing) == AudioPath(uplink_loudness=True)
@@ -215,7 +216,7 @@ async def test_while_audio_of_a_kind_waits_for_the_reducer_the_path_forwards_non
 
     ports = CallPorts(telnyx=None, connect_live=None, public_media_url="wss://calld.test/media", webhook_url=None)  # type: ignore[arg-type]
     handle = CallHandle(make_plan(), ports, RunDir(tmp_path, RunId.new(), []))
-    handle._path = AudioPath(uplink=True, downlink=True)  # noqa: SLF001
+    handle._path = AudioPath(inbound="forwarded", downlink=True)  # noqa: SLF001
     audio = ev.MediaAudio(QUIET, 1) if kind == "inbound" else ev.OutputAudio(QUIET)
     try:
         assert await handle._took_steady(audio)  # nothing waiting: forwarded  # noqa: SLF001

@@ -18,7 +18,10 @@ time (events.InboundForwarded, events.OutputForwarded, events.InboundHeld, event
 
 from __future__ import annotations
 
-from attrs import frozen
+from typing import Literal, get_args
+
+from attrs import field, frozen
+from attrs.validators import in_
 
 from calld.core.state import (
     Call,
@@ -35,27 +38,27 @@ from calld.core.state import (
 )
 
 
+# Where an inbound frame goes without a reducer step, one way at a time:
+#   stepped    no way of its own: each frame is an event for the reducer (MediaAudio)
+#   forwarded  straight to GPT-Live (told as InboundForwarded)
+#   held       recorded and kept for GPT-Live, which is not ready yet: the pickup audio (the
+#              reducer keeps the frames in its state, so InboundHeld carries their PCM)
+#   recorded   only to the recording: GPT-Live is gone (closing or over) and the call is winding
+#              down to its hangup, so the reducer would only count them (InboundRecorded)
+Inbound = Literal["stepped", "forwarded", "held", "recorded"]
+INBOUND_WAYS: tuple[Inbound, ...] = get_args(Inbound)
+
+
 @frozen
 class AudioPath:
-    uplink: bool = False  # inbound frames go straight to GPT-Live
-    uplink_loudness: bool = False  # ... and the reducer needs each one's loudness (the hold-music watch)
+    inbound: Inbound = field(default="stepped", validator=in_(INBOUND_WAYS))
+    uplink_loudness: bool = False  # forwarded, and the reducer needs each frame's loudness (the hold-music watch)
     downlink: bool = False  # GPT-Live's audio goes straight to the line
-    # Inbound frames go only to the recording: GPT-Live is gone (closing or over) and the call is
-    # winding down to its hangup, so the reducer would only count them (a second or two a call).
-    uplink_recorded: bool = False
-    # Inbound frames are held for GPT-Live, which is not ready yet (the pickup audio): the reducer
-    # keeps them in its state, so the stretch carries their PCM.
-    uplink_held: bool = False
-
-    def __attrs_post_init__(self) -> None:
-        if self.uplink + self.uplink_recorded + self.uplink_held > 1:
-            raise ValueError("inbound audio goes one way: to GPT-Live, held for it, or only to the recording")
 
     def narrowed(self, other: AudioPath) -> AudioPath:
         """Only what both allow: the path while a step's effects are still running."""
-        return AudioPath(self.uplink and other.uplink, self.uplink_loudness or other.uplink_loudness,
-                         self.downlink and other.downlink, self.uplink_recorded and other.uplink_recorded,
-                         self.uplink_held and other.uplink_held)
+        return AudioPath(self.inbound if self.inbound == other.inbound else "stepped",
+                         self.uplink_loudness or other.uplink_loudness, self.downlink and other.downlink)
 
 
 CLOSED = AudioPath()
@@ -84,4 +87,5 @@ def audio_path(call: Call) -> AudioPath:
         # clock the transcript's times and the timeline are read from (calld.observe.artifacts).
         and call.counters.audio_in > 0
     )
-    return AudioPath(uplink, watching, downlink, recorded, held)
+    way: Inbound = "forwarded" if uplink else "recorded" if recorded else "held" if held else "stepped"
+    return AudioPath(way, watching, downlink)

@@ -607,13 +607,14 @@ class CallHandle:
         its kind, so audio never overtakes audio."""
         if type(event) is ev.MediaAudio:
             if not self._inbound_queued:
-                if self._path.uplink:
+                way = self._path.inbound
+                if way == "forwarded":
                     await self._forward_inbound(event)
                     return True
-                if self._path.uplink_recorded:
+                if way == "recorded":
                     self._record_inbound(event, self._recorded_stretch)
                     return True
-                if self._path.uplink_held:
+                if way == "held":
                     self._record_inbound(event, self._held_stretch)
                     return True
             self._inbound_queued += 1
