@@ -168,7 +168,14 @@ class WebSocket:
                 raise self._closed_error()
             self._in_read = True
             try:
-                data = await self._read()
+                if (sock := self._sock) is None:
+                    data = await self._stream.receive_some(READ_BYTES)
+                else:  # _read, inline: a coroutine fewer per message, and in every waiting reader's chain
+                    await trio.lowlevel.wait_readable(sock)  # the checkpoint: a cancelled reader leaves here
+                    try:
+                        data = sock.recv(READ_BYTES)
+                    except BlockingIOError:
+                        continue  # woken for nothing: wait again
             except STREAM_ERRORS as exc:
                 self._end(Ending("lost", error=_describe(exc)))
                 continue
