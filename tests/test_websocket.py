@@ -116,6 +116,36 @@ async def test_a_send_the_kernel_takes_whole_costs_no_trip_through_the_scheduler
         assert await client.receive() == '{"event":"media"}'
 
 
+async def test_a_reader_woken_with_nothing_to_read_waits_again(autojump_clock: trio.testing.MockClock, monkeypatch) -> None:
+    # epoll may say readable when a read then finds nothing (EAGAIN): the reader waits again
+    # for the message rather than failing or reading the stream as ended.
+    import calld.adapters.websocket as websocket_module
+
+    wait = trio.lowlevel.wait_readable
+    spurious = [1]
+
+    async def sometimes_for_nothing(sock: object) -> None:
+        if spurious[0]:
+            spurious[0] -= 1
+            await trio.lowlevel.checkpoint()  # "readable", with nothing there yet
+            return
+        await wait(sock)
+
+    async with bounded_then_closed(*pair()) as (server, client):
+        monkeypatch.setattr(websocket_module.trio.lowlevel, "wait_readable", sometimes_for_nothing)
+        async with trio.open_nursery() as nursery:
+            got: list[str] = []
+
+            async def read() -> None:
+                got.append(await server.receive())
+
+            nursery.start_soon(read)
+            await trio.testing.wait_all_tasks_blocked()
+            await client.send('{"event":"media"}')
+        monkeypatch.undo()
+        assert got == ['{"event":"media"}'] and spurious == [0] and server.ending is None
+
+
 async def test_a_cancelled_sender_stops_at_send(autojump_clock: trio.testing.MockClock) -> None:
     server, client = pair()
     with trio.CancelScope() as scope:
