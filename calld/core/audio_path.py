@@ -27,6 +27,7 @@ from calld.core.state import (
     Call,
     ConvTalking,
     HangupDone,
+    HangupFarewell,
     HangupNone,
     LiveActive,
     LiveClosing,
@@ -35,6 +36,7 @@ from calld.core.state import (
     LiveIdle,
     LiveStarting,
     MediaStreaming,
+    RECORDED_VIAS,
 )
 
 
@@ -47,18 +49,28 @@ from calld.core.state import (
 #              down to its hangup, so the reducer would only count them (InboundRecorded)
 Inbound = Literal["stepped", "forwarded", "held", "recorded"]
 INBOUND_WAYS: tuple[Inbound, ...] = get_args(Inbound)
+# Where a GPT-Live delta goes without a reducer step:
+#   stepped    each delta is an event for the reducer (OutputAudio), which sends it to the line
+#   forwarded  straight to the line (told as OutputForwarded stretches)
+#   judged     straight to the line, and told at once as a stretch of that one delta with its
+#              loudness: the closing line, whose end the reducer finds delta by delta. The next
+#              delta waits for that step (and goes frame by frame if it comes meanwhile), so the
+#              reducer weighs every delta in the state it would have met it in.
+Outbound = Literal["stepped", "forwarded", "judged"]
+OUTBOUND_WAYS: tuple[Outbound, ...] = get_args(Outbound)
 
 
 @frozen
 class AudioPath:
     inbound: Inbound = field(default="stepped", validator=in_(INBOUND_WAYS))
     uplink_loudness: bool = False  # forwarded, and the reducer needs each frame's loudness (the hold-music watch)
-    downlink: bool = False  # GPT-Live's audio goes straight to the line
+    outbound: Outbound = field(default="stepped", validator=in_(OUTBOUND_WAYS))
 
     def narrowed(self, other: AudioPath) -> AudioPath:
         """Only what both allow: the path while a step's effects are still running."""
         return AudioPath(self.inbound if self.inbound == other.inbound else "stepped",
-                         self.uplink_loudness or other.uplink_loudness, self.downlink and other.downlink)
+                         self.uplink_loudness or other.uplink_loudness,
+                         self.outbound if self.outbound == other.outbound else "stepped")
 
 
 CLOSED = AudioPath()
@@ -67,12 +79,16 @@ CLOSED = AudioPath()
 def audio_path(call: Call) -> AudioPath:
     streaming = isinstance(call.media, MediaStreaming)
     uplink = streaming and isinstance(call.live, LiveActive) and not isinstance(call.hangup, HangupDone)
-    downlink = (
-        streaming
-        and isinstance(call.live, LiveActive | LiveClosing)
-        and isinstance(call.hangup, HangupNone)  # the goodbye's own audio is judged delta by delta
-        and call.recording is None
-    )
+    plays = streaming and isinstance(call.live, LiveActive | LiveClosing) and call.recording is None
+    hangup = call.hangup
+    if not plays:
+        outbound: Outbound = "stepped"
+    elif isinstance(hangup, HangupNone):
+        outbound = "forwarded"
+    elif isinstance(hangup, HangupFarewell) and hangup.via not in RECORDED_VIAS:
+        outbound = "judged"  # the closing line: the reducer finds its end, a delta at a time
+    else:
+        outbound = "stepped"  # draining and after: a delta or two a call, each the reducer's
     watching = uplink and isinstance(call.hangup, HangupNone) and isinstance(call.conversation, ConvTalking) and not call.on_hold
     recorded = (
         streaming
@@ -88,4 +104,4 @@ def audio_path(call: Call) -> AudioPath:
         and call.counters.audio_in > 0
     )
     way: Inbound = "forwarded" if uplink else "recorded" if recorded else "held" if held else "stepped"
-    return AudioPath(way, watching, downlink)
+    return AudioPath(way, watching, outbound)
