@@ -23,9 +23,9 @@ MUSIC = (b"\x00\x40" + b"\x00\xc0") * 160  # loud every sample: tones with no wo
         (ANSWERED, AudioPath()),  # no media yet: a frame now is the reducer's to turn away
         (STARTING, AudioPath()),  # the first frame is stepped alone: its time starts the audio's clock
         ((*STARTING, ev.MediaAudio(bytes(640), 1)), AudioPath(inbound="held")),  # then held, a stretch at a time
-        (LIVE, AudioPath(inbound="forwarded", uplink_loudness=True, outbound="forwarded")),
-        (HEARD, AudioPath(inbound="forwarded", uplink_loudness=True, outbound="forwarded")),
-        (FAREWELL, AudioPath(inbound="forwarded", uplink_loudness=False, outbound="judged")),  # the goodbye: weighed delta by delta
+        (LIVE, AudioPath(inbound="forwarded", uplink_loudness=True, downlink=True)),
+        (HEARD, AudioPath(inbound="forwarded", uplink_loudness=True, downlink=True)),
+        (FAREWELL, AudioPath(inbound="forwarded", uplink_loudness=False, downlink=False)),  # the goodbye is judged delta by delta
         # GPT-Live closing or closed: nothing to forward to, so inbound frames are only recorded
         (DRAINING, AudioPath(inbound="recorded")),
         (MARKED, AudioPath(inbound="recorded")),
@@ -92,50 +92,6 @@ def test_forwarded_deltas_count_as_played_deltas() -> None:
     assert not [e for _, step in forwarded.steps[-2:] for e in step.effects]  # played already: nothing to send
 
 
-OVER_THE_GOODBYE = ev.InputTranscript("Oh wait, one more thing, we are closed on the first Monday of the month for inventory.")
-
-
-@pytest.mark.parametrize("talk_over", [False, True], ids=["goodbye-ends", "called-off"])
-def test_judged_deltas_leave_the_call_as_the_closing_line_delta_by_delta_would(talk_over: bool) -> None:
-    # The closing line, then its quiet: the drain begins, or (the business talking over it) the
-    # goodbye is called off. Each judged delta is told before the next plays, so where the path is
-    # judged it is one delta with its loudness, and where it is not (draining, called off) the
-    # delta goes to the reducer as ever.
-    spoken, silent = ev.OutputAudio(bytes([0x10]) * 3200), ev.OutputAudio(bytes(3200))
-    quiet = round(Timings().farewell_quiet_s * 10)
-    script: list[ev.Event] = [ev.OutputTranscript("Thank you, goodbye!"), spoken, spoken, *[silent] * (quiet // 2)]
-    if talk_over:
-        script.append(OVER_THE_GOODBYE)
-    script += [silent] * (quiet + 3)  # past the quiet: the drain (or, called off, the talk goes on)
-
-    start = new_call()
-    by_delta = drive(FAREWELL, call=start)
-    by_delta.feed(*script)
-    judged = drive(FAREWELL, call=start)
-    ways = []
-    for event in script:
-        way = audio_path(judged.call).outbound
-        ways.append(way if isinstance(event, ev.OutputAudio) else None)
-        if isinstance(event, ev.OutputAudio) and way == "judged":
-            judged.feed(ev.OutputForwarded(deltas=1, pcm_bytes=len(event.pcm), loud=loud(event.pcm)))
-        else:
-            judged.feed(event)
-
-    assert judged.call == by_delta.call
-    assert type(by_delta.call.hangup).__name__ == ("HangupNone" if talk_over else "HangupDraining")
-    assert "judged" in ways and ways[-1] == ("forwarded" if talk_over else "stepped")
-    # Step by step, the same effects, but a judged delta's own SendMediaAudio: it played already.
-    for way, (_, mine), (_, theirs) in zip(ways, judged.steps[-len(script):], by_delta.steps[-len(script):], strict=True):
-        expected = [e for e in theirs.effects if not isinstance(e, SendMediaAudio)] if way == "judged" else list(theirs.effects)
-        assert list(mine.effects) == expected
-
-
-def test_a_judged_stretch_is_one_delta() -> None:
-    with pytest.raises(ValueError, match="one delta"):
-        ev.OutputForwarded(deltas=2, pcm_bytes=6400, loud=True)
-    assert ev.OutputForwarded(deltas=2, pcm_bytes=6400).loud is None
-
-
 def test_a_stretch_counts_what_was_forwarded_whatever_came_since() -> None:
     run = drive(HEARD)
     run.feed(*FAREWELL[len(HEARD):])  # the verdict: no hold watch now, the uplink still open
@@ -199,7 +155,7 @@ def test_inbound_audio_goes_one_way_at_a_time() -> None:
 def test_the_narrowed_path_allows_only_what_both_allow() -> None:
     talking = audio_path(drive(HEARD).call)
     done = audio_path(drive(DONE).call)
-    assert talking.narrowed(done) == AudioPath(inbound="stepped", uplink_loudness=True, outbound="stepped")
+    assert talking.narrowed(done) == AudioPath(inbound="stepped", uplink_loudness=True, downlink=False)
     assert done.narrowed(talking).inbound == "stepped"
     closing = audio_path(drive(MARKED).call)
     assert closing.narrowed(done) == AudioPath() and closing.narrowed(closing) == closing
@@ -251,29 +207,6 @@ async def test_forwarded_audio_and_the_reducers_sends_never_split_each_other_on_
     assert encoded == ["delta", "mark", "more"]
 
 
-async def test_a_judged_delta_plays_and_is_told_at_once_and_the_next_waits_for_its_step(tmp_path) -> None:
-    from calld.domain.ids import RunId
-    from calld.runtime.handle import _TELL, CallHandle, CallPorts
-    from calld.runtime.rundir import RunDir
-    from tests.core_helpers import make_plan
-
-    ports = CallPorts(telnyx=None, connect_live=None, public_media_url="wss://calld.test/media", webhook_url=None)  # type: ignore[arg-type]
-    handle = CallHandle(make_plan(), ports, RunDir(tmp_path, RunId.new(), []))
-    handle._path = AudioPath(inbound="forwarded", outbound="judged")  # noqa: SLF001
-    spoken, silent = ev.OutputAudio(bytes([0x10]) * 3200), ev.OutputAudio(bytes(3200))
-    try:
-        assert await handle._took_steady(spoken)  # played  # noqa: SLF001
-        assert handle._events_rx.receive_nowait() is _TELL  # and told at once, not after a stretch  # noqa: SLF001
-        assert not await handle._took_steady(silent)  # the next waits for the reducer  # noqa: SLF001
-        assert handle._output_queued == 1  # noqa: SLF001
-        assert handle._take_stretches() == [ev.OutputForwarded(deltas=1, pcm_bytes=3200, loud=True)]  # noqa: SLF001
-        handle._output_queued = 0  # the queued delta stepped  # noqa: SLF001
-        assert await handle._took_steady(silent)  # noqa: SLF001
-        assert handle._take_stretches() == [ev.OutputForwarded(deltas=1, pcm_bytes=3200, loud=False)]  # noqa: SLF001
-    finally:
-        handle.rundir.close()
-
-
 @pytest.mark.parametrize("kind", ["inbound", "output"])
 async def test_while_audio_of_a_kind_waits_for_the_reducer_the_path_forwards_none_of_it(kind: str, tmp_path) -> None:
     from calld.domain.ids import RunId
@@ -283,7 +216,7 @@ async def test_while_audio_of_a_kind_waits_for_the_reducer_the_path_forwards_non
 
     ports = CallPorts(telnyx=None, connect_live=None, public_media_url="wss://calld.test/media", webhook_url=None)  # type: ignore[arg-type]
     handle = CallHandle(make_plan(), ports, RunDir(tmp_path, RunId.new(), []))
-    handle._path = AudioPath(inbound="forwarded", outbound="forwarded")  # noqa: SLF001
+    handle._path = AudioPath(inbound="forwarded", downlink=True)  # noqa: SLF001
     audio = ev.MediaAudio(QUIET, 1) if kind == "inbound" else ev.OutputAudio(QUIET)
     try:
         assert await handle._took_steady(audio)  # nothing waiting: forwarded  # noqa: SLF001

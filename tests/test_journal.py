@@ -16,7 +16,6 @@ from calld.core.effects import Effect
     ev.MediaAudio(b"\x00" * 640, 7), ev.OutputAudio(b"\x01" * 3200),
     ev.InboundForwarded(frames=3, pcm_bytes=1920, first_chunk=10, last_chunk=12, loud=(True, False, True)),
     ev.InboundForwarded(frames=2, pcm_bytes=1280, first_chunk=1, last_chunk=3), ev.OutputForwarded(deltas=4, pcm_bytes=12800),
-    ev.OutputForwarded(deltas=1, pcm_bytes=3200, loud=True), ev.OutputForwarded(deltas=1, pcm_bytes=3200, loud=False),
 ])
 def test_audio_event_rows_match_the_converter(event):
     fast = json.loads(event_row(3, 40, event, {}, None))

@@ -27,7 +27,6 @@ from calld.core.state import (
     Call,
     ConvTalking,
     HangupDone,
-    HangupFarewell,
     HangupNone,
     LiveActive,
     LiveClosing,
@@ -36,7 +35,6 @@ from calld.core.state import (
     LiveIdle,
     LiveStarting,
     MediaStreaming,
-    RECORDED_VIAS,
 )
 
 
@@ -49,28 +47,18 @@ from calld.core.state import (
 #              down to its hangup, so the reducer would only count them (InboundRecorded)
 Inbound = Literal["stepped", "forwarded", "held", "recorded"]
 INBOUND_WAYS: tuple[Inbound, ...] = get_args(Inbound)
-# Where a GPT-Live delta goes without a reducer step:
-#   stepped    each delta is an event for the reducer (OutputAudio), which sends it to the line
-#   forwarded  straight to the line (told as OutputForwarded stretches)
-#   judged     straight to the line, and told at once as a stretch of that one delta with its
-#              loudness: the closing line, whose end the reducer finds delta by delta. The next
-#              delta waits for that step (and goes frame by frame if it comes meanwhile), so the
-#              reducer weighs every delta in the state it would have met it in.
-Outbound = Literal["stepped", "forwarded", "judged"]
-OUTBOUND_WAYS: tuple[Outbound, ...] = get_args(Outbound)
 
 
 @frozen
 class AudioPath:
     inbound: Inbound = field(default="stepped", validator=in_(INBOUND_WAYS))
     uplink_loudness: bool = False  # forwarded, and the reducer needs each frame's loudness (the hold-music watch)
-    outbound: Outbound = field(default="stepped", validator=in_(OUTBOUND_WAYS))
+    downlink: bool = False  # GPT-Live's audio goes straight to the line
 
     def narrowed(self, other: AudioPath) -> AudioPath:
         """Only what both allow: the path while a step's effects are still running."""
         return AudioPath(self.inbound if self.inbound == other.inbound else "stepped",
-                         self.uplink_loudness or other.uplink_loudness,
-                         self.outbound if self.outbound == other.outbound else "stepped")
+                         self.uplink_loudness or other.uplink_loudness, self.downlink and other.downlink)
 
 
 CLOSED = AudioPath()
@@ -79,16 +67,12 @@ CLOSED = AudioPath()
 def audio_path(call: Call) -> AudioPath:
     streaming = isinstance(call.media, MediaStreaming)
     uplink = streaming and isinstance(call.live, LiveActive) and not isinstance(call.hangup, HangupDone)
-    plays = streaming and isinstance(call.live, LiveActive | LiveClosing) and call.recording is None
-    hangup = call.hangup
-    if not plays:
-        outbound: Outbound = "stepped"
-    elif isinstance(hangup, HangupNone):
-        outbound = "forwarded"
-    elif isinstance(hangup, HangupFarewell) and hangup.via not in RECORDED_VIAS:
-        outbound = "judged"  # the closing line: the reducer finds its end, a delta at a time
-    else:
-        outbound = "stepped"  # draining and after: a delta or two a call, each the reducer's
+    downlink = (
+        streaming
+        and isinstance(call.live, LiveActive | LiveClosing)
+        and isinstance(call.hangup, HangupNone)  # the goodbye's own audio is judged delta by delta
+        and call.recording is None
+    )
     watching = uplink and isinstance(call.hangup, HangupNone) and isinstance(call.conversation, ConvTalking) and not call.on_hold
     recorded = (
         streaming
@@ -104,4 +88,4 @@ def audio_path(call: Call) -> AudioPath:
         and call.counters.audio_in > 0
     )
     way: Inbound = "forwarded" if uplink else "recorded" if recorded else "held" if held else "stepped"
-    return AudioPath(way, watching, outbound)
+    return AudioPath(way, watching, downlink)

@@ -239,20 +239,11 @@ class OutputAudio:
 @frozen
 class OutputForwarded:
     """GPT-Live audio deltas the GPT-Live task played to the line itself, while the audio path
-    let it, told to the reducer as one stretch.
-
-    `loud` is set for a judged delta (calld.core.audio_path: the closing line, which the reducer
-    weighs delta by delta): such a stretch is that one delta, and `loud` is its loudness, judged
-    when it was played."""
+    let it, told to the reducer as one stretch."""
 
     kind: ClassVar[str] = "live.output_audio_forwarded"
     deltas: int
     pcm_bytes: int
-    loud: bool | None = None
-
-    def __attrs_post_init__(self) -> None:
-        if self.loud is not None and self.deltas != 1:
-            raise ValueError("a judged stretch is one delta: the reducer weighs each before the next plays")
 
 
 TaskStatus = Literal["answered", "declined", "voicemail", "unclear"]  # a quick ask's record_task_result

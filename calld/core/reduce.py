@@ -16,8 +16,7 @@ Theory of the edges:
  - Steady audio: where calld.core.audio_path opens the way, the transports forward audio
    themselves and the runtime steps it here as stretches (InboundForwarded, OutputForwarded;
    InboundHeld before GPT-Live is ready, InboundRecorded once it is gone) before the next event;
-   their handlers do what the frame-by-frame ones would, but the sending. The closing line's
-   deltas are judged ones: each is told alone, with its loudness, before the next plays.
+   their handlers do what the frame-by-frame ones would, but the sending.
  - Pickup: callee audio arriving before `session.started` is held in the live track
    (capped at pickup_hold_s, oldest dropped) and flushed in order when it starts.
  - Tools: every function call gets its output at once; exactly one response.create follows
@@ -124,7 +123,6 @@ from calld.core.state import (
     TelnyxInitiated,
     Verdict,
     Via,
-    RECORDED_VIAS,
 )
 from calld.domain.questions import QuestionType
 from calld.domain.status import FailedReason
@@ -140,7 +138,8 @@ HOLD_MUSIC_FRAMES = 200  # 4 s of unbroken sound and no words: hold music
 
 
 # Timers that belong to a call in progress; all of them die when it ends.
-_RECORDED = RECORDED_VIAS  # a recording on the line: no goodbye to judge, no message left
+# A recording on the line (no goodbye to it, no message left): a voicemail, or an information line.
+_RECORDED: tuple[Via, ...] = ("voicemail", "information_line")
 
 _LIVE_TIMERS = ("stall", "farewell", "close", "drain", "trail", "call_cap", "media_lost")
 
@@ -792,15 +791,14 @@ def _output_audio(call: Call, event: ev.OutputAudio) -> _Out:
     call = evolve(call, counters=c)
     effects: list[Effect] = [SendMediaAudio(event.pcm)] if plays else []
     if isinstance(call.hangup, HangupFarewell) and call.hangup.via not in _RECORDED:
-        call, more = _closing_line_audio(call, call.hangup, situations.loud(event.pcm), len(event.pcm))
+        call, more = _closing_line_audio(call, call.hangup, event.pcm)
         effects += more
     return call, effects
 
 
 @_on(ev.OutputForwarded)
 def _output_forwarded(call: Call, event: ev.OutputForwarded) -> _Out:
-    """Deltas already played to the line (calld.core.audio_path): `_output_audio`'s counting, and
-    for a judged delta (the closing line's) its weighing too."""
+    """Deltas already played to the line (calld.core.audio_path): `_output_audio`'s counting."""
     c = call.counters
     after_verdict = isinstance(call.conversation, ConvConcluded)
     c = evolve(
@@ -809,13 +807,10 @@ def _output_forwarded(call: Call, event: ev.OutputForwarded) -> _Out:
         audio_after_verdict=c.audio_after_verdict + after_verdict * event.deltas,
         audio_to_media=c.audio_to_media + event.deltas,
     )
-    call = evolve(call, counters=c)
-    if event.loud is not None and isinstance(call.hangup, HangupFarewell) and call.hangup.via not in _RECORDED:
-        return _closing_line_audio(call, call.hangup, event.loud, event.pcm_bytes)
-    return call, []
+    return evolve(call, counters=c), []
 
 
-def _closing_line_audio(call: Call, farewell: HangupFarewell, loud: bool, size: int) -> tuple[Call, list[Effect]]:
+def _closing_line_audio(call: Call, farewell: HangupFarewell, pcm: bytes) -> tuple[Call, list[Effect]]:
     """Has the closing line finished streaming? Speech, then farewell_quiet_s of silent deltas.
 
     Only audio counts, never the clock: a stream that stalls mid-goodbye sends no deltas and so
@@ -824,11 +819,11 @@ def _closing_line_audio(call: Call, farewell: HangupFarewell, loud: bool, size: 
     """
     if call.continue_due:
         return call, []
-    if loud:
+    if situations.loud(pcm):
         return evolve(call, hangup=evolve(farewell, heard=True, quiet=0)), []
     if not farewell.heard:
         return call, []
-    quiet = farewell.quiet + size
+    quiet = farewell.quiet + len(pcm)
     if quiet < call.plan.timings.farewell_quiet_s * BYTES_PER_SECOND:
         return evolve(call, hangup=evolve(farewell, quiet=quiet)), []
     if _may_call_off(call, farewell) and situations.more_than_courtesy(_goodbye_talk(call, farewell)):

@@ -213,8 +213,6 @@ Via = Literal[
     "tool", "opt_out", "drain_timeout", "failure", "stall", "far_party", "time_limit", "not_connected", "wrong_party",
     "voicemail", "information_line",
 ]
-# A recording on the line (no goodbye to it, no message left): a voicemail, or an information line.
-RECORDED_VIAS: tuple[Via, ...] = ("voicemail", "information_line")
 
 
 @frozen

@@ -14,9 +14,7 @@ line itself, writing the WAVs as they go; each keeps what it forwarded as a stre
 steps the stretches (InboundForwarded, OutputForwarded; InboundHeld before GPT-Live is ready,
 InboundRecorded once it is gone) before every other event, so the reducer
 sees what happened in order and every count adds up. A frame never overtakes one still queued
-for the reducer, and one task at a time writes the media socket. The closing line's deltas play
-the same way but one at a time: each is told at once with its loudness, and the next waits for
-that step (frame by frame if it comes meanwhile), since the reducer finds the line's end in them.
+for the reducer, and one task at a time writes the media socket.
 
 Error handling: an exception in a transport task or an effect does not escape; it
 becomes a CallCrashed event, so the reducer ends the call (failed result, hangup
@@ -67,7 +65,7 @@ from calld.core.audio_path import CLOSED, AudioPath, audio_path
 from calld.core.outcome import conclude
 from calld.core.plan import BookJob, CallPlan
 from calld.core.reduce import reduce_step
-from calld.core.situations import loud, loud_each
+from calld.core.situations import loud_each
 from calld.core.state import TRACKS, Call, DialRejected, HangupDone, TelnyxEnded
 from calld.adapters.codecs import codec_for
 from calld.domain import results
@@ -163,7 +161,6 @@ class CallHandle:
         self._path: AudioPath = CLOSED  # where steady audio may go without a reducer step
         self._inbound_stretch: list[ev.MediaAudio] = []  # forwarded to GPT-Live, not yet told
         self._output_stretch = [0, 0]  # deltas and bytes played to the line, not yet told
-        self._output_loud: bool | None = None  # the judged delta's loudness, while its stretch is untold
         self._recorded_stretch: list[ev.MediaAudio] = []  # only recorded (GPT-Live gone), not yet told
         self._held_stretch: list[ev.MediaAudio] = []  # recorded, for the reducer to hold (GPT-Live not ready)
         self._tell_due = False  # a _TELL is in the channel
@@ -356,8 +353,7 @@ class CallHandle:
         deltas, size = self._output_stretch
         if deltas:
             self._output_stretch = [0, 0]
-            out.append(ev.OutputForwarded(deltas=deltas, pcm_bytes=size, loud=self._output_loud))
-            self._output_loud = None
+            out.append(ev.OutputForwarded(deltas=deltas, pcm_bytes=size))
         self._tell_due = False
         return out
 
@@ -623,16 +619,9 @@ class CallHandle:
                     return True
             self._inbound_queued += 1
         elif type(event) is ev.OutputAudio:
-            way = self._path.outbound
-            if way != "stepped" and not self._output_queued and self._output_loud is None:
-                if way == "forwarded":
-                    await self._forward_output(event)
-                    return True
-                if not self._output_stretch[0]:  # judged: one delta at a time, each weighed before the next plays
-                    self._output_loud = loud(event.pcm)  # the same judgement the reducer would make of it
-                    await self._forward_output(event)
-                    self._tell_later()
-                    return True
+            if self._path.downlink and not self._output_queued:
+                await self._forward_output(event)
+                return True
             self._output_queued += 1
         return False
 

@@ -38,9 +38,8 @@ def event_row(seq: int, t_ms: int, event: ev.Event, changed: dict[str, list[str]
                     f'"first_chunk": {event.first_chunk}, "last_chunk": {event.last_chunk}, "loud": [{loud}], '
                     f'"kind": "media.audio_forwarded"}}}}')
         if type(event) is ev.OutputForwarded:
-            loud = "null" if event.loud is None else "true" if event.loud else "false"
             return (f'{{"seq": {seq}, "t_ms": {t_ms}, "event": {{"deltas": {event.deltas}, "pcm_bytes": {event.pcm_bytes}, '
-                    f'"loud": {loud}, "kind": "live.output_audio_forwarded"}}}}')
+                    f'"kind": "live.output_audio_forwarded"}}}}')
     row: dict[str, Any] = {"seq": seq, "t_ms": t_ms, "event": converter.unstructure(event, ev.Event)}
     if changed:
         row["changed"] = changed
