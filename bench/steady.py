@@ -1,7 +1,8 @@
 """The steady audio path in one process, without the simulator: what calld's own code costs a call-second.
 
     uv run python bench/steady.py [CALLS] [ROUNDS]          # default 50 calls, 400 rounds
-    uv run python bench/steady.py --instructions [CALLS]    # under valgrind: instructions, within 2% run to run
+    uv run python bench/steady.py --instructions [CALLS]    # under valgrind: instructions, within 2-3% run to run
+    uv run python bench/steady.py --floor [CALLS] [ROUNDS]  # a bare bridge in the same harness, then calld
 
 CALLS CallHandles in steady conversation (GPT-Live active, nobody on hold), each with its real media
 task, GPT-Live task and loop, over real WebSockets (calld.adapters.websocket) on socketpairs. A
@@ -17,7 +18,10 @@ the batch twice under valgrind (`apt-get install valgrind`), with 100 and 300 ro
 difference per call-second: user-space instructions, start-up cancelled out, with trio's scheduler
 and the hash seed fixed. Two runs of one commit agreed within 2% (13.33 and 13.57 million), where
 the CPU figure moved by half within the hour: two commits compare on any day, for a difference
-larger than that. Not a test.
+larger than that. `--floor` runs a bare bridge in the same harness (the same sockets, frames and
+peers; per frame only wait, recv, unmask, parse, base64 both ways, frame, mask, send) and then
+calld, back to back: what the harness, trio and the kernel cost on this machine, and what calld's
+own code adds to it. Not a test.
 """
 
 from __future__ import annotations
@@ -36,10 +40,13 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
 
+import orjson
+import pybase64
 import trio
 from websockets.client import ClientProtocol
 from websockets.protocol import OPEN
 from websockets.server import ServerProtocol
+from websockets.speedups import apply_mask
 from websockets.uri import parse_uri
 
 sys.path.insert(0, str(Path(__file__).parent))
@@ -154,6 +161,77 @@ async def run(calls: int, rounds: int) -> float:
     return cpu
 
 
+def _unframe(data: bytes) -> bytes:
+    """The payload of one whole text frame of under 64 KiB, unmasked: all --floor's bridge reads."""
+    length, head = data[1] & 0x7F, 2
+    if length == 126:
+        length, head = int.from_bytes(data[2:4], "big"), 4
+    if data[1] & 0x80:
+        return apply_mask(data[head + 4:head + 4 + length], data[head:head + 4])
+    return data[head:head + length]
+
+
+def _frame(payload: bytes, *, masked: bool) -> bytes:
+    n = len(payload)
+    head = bytes((0x81, (0x80 if masked else 0) | 126)) + n.to_bytes(2, "big")
+    if not masked:
+        return head + payload
+    key = os.urandom(4)
+    return head + key + apply_mask(payload, key)
+
+
+async def _bare_uplink(media: socket.socket, live: socket.socket) -> None:
+    while True:
+        await trio.lowlevel.wait_readable(media)
+        pcm = pybase64.b64decode(orjson.loads(_unframe(media.recv(1 << 16)))["media"]["payload"])
+        live.send(_frame(gpt_live.input_audio_append_text(pcm).encode(), masked=True))
+
+
+async def _bare_downlink(live: socket.socket, media: socket.socket) -> None:
+    while True:
+        await trio.lowlevel.wait_readable(live)
+        pcm = pybase64.b64decode(orjson.loads(_unframe(live.recv(1 << 16)))["delta"])
+        out = {"event": "media", "stream_id": "s-1", "media": {"payload": pybase64.b64encode(pcm).decode()}}
+        media.send(_frame(orjson.dumps(out), masked=False))
+
+
+async def floor(calls: int, rounds: int) -> float:
+    """CPU seconds for `rounds` rounds of `calls` bare bridges: run()'s peers and frames, no calld."""
+    telnyx_side = ClientProtocol(parse_uri("ws://telnyx/"), state=OPEN)
+    payload = base64.b64encode(FRAME).decode()
+    media = [frame_from(telnyx_side, json.dumps({"event": "media", "stream_id": "s-1", "media": {
+        "track": "inbound", "chunk": str(i), "timestamp": str(20 * i), "payload": payload}})) for i in range(rounds)]
+    delta = frame_from(ServerProtocol(state=OPEN), json.dumps(
+        {"type": "session.output_audio.delta", "delta": base64.b64encode(bytes(3200)).decode()}))
+    append_bytes = len(gpt_live.input_audio_append_text(FRAME)) + 8
+    peers: list[tuple[socket.socket, socket.socket]] = []
+    async with trio.open_nursery() as nursery:
+        for _ in range(calls):
+            media_app, media_peer = socket_pair()
+            live_app, live_peer = socket_pair()
+            nursery.start_soon(_bare_uplink, media_app, live_app)
+            nursery.start_soon(_bare_downlink, live_app, media_app)
+            peers.append((media_peer, live_peer))
+        await trio.sleep(0.2)
+        cpu0 = time.process_time()
+        for r in range(rounds):
+            for media_peer, live_peer in peers:
+                media_peer.send(media[r])
+                if r % DELTA_EVERY == 0:
+                    live_peer.send(delta)
+            for media_peer, live_peer in peers:
+                want = append_bytes
+                while want > 0:
+                    await trio.lowlevel.wait_readable(live_peer)
+                    want -= _drain(live_peer)
+        cpu = time.process_time() - cpu0
+        nursery.cancel_scope.cancel()
+    for pair in peers:
+        for s in pair:
+            s.close()
+    return cpu
+
+
 def _drain(s: socket.socket) -> int:
     try:
         return len(s.recv(1 << 20))
@@ -176,6 +254,14 @@ def instructions(calls: int) -> None:
 def main(argv: list[str]) -> None:
     if argv[:1] == ["--instructions"]:
         instructions(int(argv[1]) if len(argv) > 1 else 20)
+        return
+    if argv[:1] == ["--floor"]:
+        calls = int(argv[1]) if len(argv) > 1 else 100
+        rounds = int(argv[2]) if len(argv) > 2 else 400
+        for name, batch in (("bare bridge", floor), ("calld", run)):
+            cpu = trio.run(batch, calls, rounds)
+            print(f"{name:>11}, {calls} calls: {cpu / (calls * rounds) * 1e6:.1f} us a round, "
+                  f"{cpu / (calls * rounds / ROUNDS_PER_CALL_SECOND) * 1000:.2f} ms CPU per call-second")
         return
     if (seed := os.environ.get("BENCH_STEADY_SEED")) is not None:
         # Counting instructions: trio's scheduler shuffles the tasks it wakes together (a private
