@@ -117,6 +117,25 @@ async def test_goodbye_plays_whole_before_one_hangup(autojump_clock, tmp_path):
     assert run.result.status == "answered"
 
 
+async def test_the_log_follows_every_move_of_the_call_even_one_an_audio_frame_made(autojump_clock, tmp_path, caplog):
+    # An operator tailing the journal reads the hangup's whole way, with the call id on each line;
+    # the goodbye's end is found in an audio delta, so that delta's line is there, where the
+    # frames that move nothing are not.
+    import logging
+    import re
+
+    with caplog.at_level(logging.INFO, logger="calld.call"):
+        run = await stub_call(tmp_path, "hours")
+    ccid = run.result.call_control_id
+    lines = [r.getMessage() for r in caplog.records if r.name == "calld.call" and r.getMessage().startswith(f"{ccid} t=")]
+    moves = [m for line in lines for m in re.findall(r"hangup:(\S+)", line)]
+    assert moves == ["none->farewell", "farewell->draining", "draining->marked", "marked->trailing",
+                     "trailing->requested", "requested->done"]
+    draining = next(line for line in lines if "farewell->draining" in line)
+    assert " live.output_audio " in draining
+    assert not [line for line in lines if re.search(r" (media\.audio|live\.output_audio)\S* $", line)]  # no move, no line
+
+
 async def test_no_echo_hangs_up_via_drain_timeout_and_fails_verify(autojump_clock, tmp_path):
     run = await stub_call(tmp_path, "no_echo")
     mark = run.effects("media.mark")[0]

@@ -385,7 +385,7 @@ class CallHandle:
         who = self.call.call_control_id or self.plan.run_id
         if ignored:
             log.info("%s t=%dms ignored %s", who, t_ms, ignored)
-        elif event.kind in _QUIET_KINDS:
+        elif event.kind in _QUIET_KINDS and not changed:  # a frame or a word that moved the call is an event like any
             log.debug("%s t=%dms %s", who, t_ms, event.kind)
         else:
             moves = " ".join(f"{k}:{a}->{b}" for k, (a, b) in changed.items())
