@@ -313,6 +313,10 @@ def test_libraries_connection_lines_stay_out_of_the_journal(stderr_file: IO[str]
     text = Path(stderr_file.name).read_text()
     assert "connection open" not in text and "HTTP Request" not in text
     assert "a library's warning still shows" in text and "media socket closed" in text
+    configure_logging(logging.DEBUG, environ={})  # -v: the libraries' lines too
+    logging.getLogger("websockets.server").debug("< GET /telnyx/media/token HTTP/1.1")
+    assert "< GET /telnyx/media/token" in Path(stderr_file.name).read_text()
+    configure_logging(environ={})
 
 
 # --- credentials -----------------------------------------------------------------------------------

@@ -232,7 +232,7 @@ class _CalldStderrHandler(logging.StreamHandler):  # type: ignore[type-arg]
     """Marks the handler configure_logging installed, so a second call replaces it."""
 
 
-QUIET_LIBRARIES = ("httpx", "websockets")  # warnings and errors only
+QUIET_LIBRARIES = ("httpx", "websockets")  # warnings and errors only, unless the level is DEBUG (-v)
 
 
 def configure_logging(level: int = logging.INFO, *, environ: Mapping[str, str] | None = None) -> None:
@@ -254,5 +254,6 @@ def configure_logging(level: int = logging.INFO, *, environ: Mapping[str, str] |
     root.setLevel(level)
     # The libraries' own lines per connection and request carry no call id; calld logs each
     # that matters with one (the media socket's open and close, every Telnyx command's failure).
+    # Debugging (-v), everything shows.
     for library in QUIET_LIBRARIES:
-        logging.getLogger(library).setLevel(logging.WARNING)
+        logging.getLogger(library).setLevel(logging.WARNING if level > logging.DEBUG else logging.NOTSET)
