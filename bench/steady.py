@@ -97,9 +97,9 @@ def stream(s: socket.socket) -> trio.SocketStream:
     return trio.SocketStream(trio.socket.from_stdlib_socket(s))
 
 
-async def run(calls: int, rounds: int) -> float:
-    """CPU seconds for `rounds` rounds of `calls` calls."""
-    call, live = talking()
+def wire(rounds: int) -> tuple[bytes, list[bytes], bytes]:
+    """What the peers send, framed once: Telnyx's start frame and `rounds` media frames, and one
+    GPT-Live delta."""
     telnyx_side = ClientProtocol(parse_uri("ws://telnyx/"), state=OPEN)  # Telnyx is the media socket's client
     start = frame_from(telnyx_side, json.dumps({"event": "start", "stream_id": "s-1", "start": {
         "call_control_id": CCID, "media_format": {"encoding": "L16", "sample_rate": 16000, "channels": 1}}}))
@@ -108,7 +108,37 @@ async def run(calls: int, rounds: int) -> float:
         "track": "inbound", "chunk": str(i), "timestamp": str(20 * i), "payload": payload}})) for i in range(rounds)]
     delta = frame_from(ServerProtocol(state=OPEN), json.dumps(
         {"type": "session.output_audio.delta", "delta": base64.b64encode(bytes(3200)).decode()}))
+    return start, media, delta
+
+
+async def rounds_cpu(peers: list[tuple[socket.socket, socket.socket]], media: list[bytes], delta: bytes) -> float:
+    """CPU seconds for the peers' rounds: each call a media frame (and every fifth round a delta),
+    then each call's GPT-Live append read back (the line's audio is left to gather)."""
     append_bytes = len(gpt_live.input_audio_append_text(FRAME)) + 8  # 16-bit length and mask key
+    cpu0 = time.process_time()
+    for r, frame in enumerate(media):
+        for media_peer, live_peer in peers:
+            media_peer.send(frame)
+            if r % DELTA_EVERY == 0:
+                live_peer.send(delta)
+        for media_peer, live_peer in peers:
+            want = append_bytes
+            while want > 0:
+                await trio.lowlevel.wait_readable(live_peer)
+                want -= _drain(live_peer)
+    return time.process_time() - cpu0
+
+
+def close_all(peers: list[tuple[socket.socket, socket.socket]]) -> None:
+    for pair in peers:
+        for s in pair:
+            s.close()
+
+
+async def run(calls: int, rounds: int) -> float:
+    """CPU seconds for `rounds` rounds of `calls` calls."""
+    call, live = talking()
+    start, media, delta = wire(rounds)
     tmp = Path(tempfile.mkdtemp(prefix="calld-steady-"))
     peers: list[tuple[socket.socket, socket.socket]] = []
     async with trio.open_nursery() as nursery:
@@ -141,22 +171,9 @@ async def run(calls: int, rounds: int) -> float:
         for _, live_peer in peers:
             while _drain(live_peer):
                 pass
-        cpu0 = time.process_time()
-        for r in range(rounds):
-            for media_peer, live_peer in peers:
-                media_peer.send(media[r])
-                if r % DELTA_EVERY == 0:
-                    live_peer.send(delta)
-            for media_peer, live_peer in peers:  # each call's append is out (the line's audio is left to gather)
-                want = append_bytes
-                while want > 0:
-                    await trio.lowlevel.wait_readable(live_peer)
-                    want -= _drain(live_peer)
-        cpu = time.process_time() - cpu0
+        cpu = await rounds_cpu(peers, media, delta)
         nursery.cancel_scope.cancel()
-    for media_peer, live_peer in peers:
-        media_peer.close()
-        live_peer.close()
+    close_all(peers)
     shutil.rmtree(tmp, ignore_errors=True)
     return cpu
 
@@ -197,13 +214,7 @@ async def _bare_downlink(live: socket.socket, media: socket.socket) -> None:
 
 async def floor(calls: int, rounds: int) -> float:
     """CPU seconds for `rounds` rounds of `calls` bare bridges: run()'s peers and frames, no calld."""
-    telnyx_side = ClientProtocol(parse_uri("ws://telnyx/"), state=OPEN)
-    payload = base64.b64encode(FRAME).decode()
-    media = [frame_from(telnyx_side, json.dumps({"event": "media", "stream_id": "s-1", "media": {
-        "track": "inbound", "chunk": str(i), "timestamp": str(20 * i), "payload": payload}})) for i in range(rounds)]
-    delta = frame_from(ServerProtocol(state=OPEN), json.dumps(
-        {"type": "session.output_audio.delta", "delta": base64.b64encode(bytes(3200)).decode()}))
-    append_bytes = len(gpt_live.input_audio_append_text(FRAME)) + 8
+    _, media, delta = wire(rounds)
     peers: list[tuple[socket.socket, socket.socket]] = []
     async with trio.open_nursery() as nursery:
         for _ in range(calls):
@@ -213,22 +224,9 @@ async def floor(calls: int, rounds: int) -> float:
             nursery.start_soon(_bare_downlink, live_app, media_app)
             peers.append((media_peer, live_peer))
         await trio.sleep(0.2)
-        cpu0 = time.process_time()
-        for r in range(rounds):
-            for media_peer, live_peer in peers:
-                media_peer.send(media[r])
-                if r % DELTA_EVERY == 0:
-                    live_peer.send(delta)
-            for media_peer, live_peer in peers:
-                want = append_bytes
-                while want > 0:
-                    await trio.lowlevel.wait_readable(live_peer)
-                    want -= _drain(live_peer)
-        cpu = time.process_time() - cpu0
+        cpu = await rounds_cpu(peers, media, delta)
         nursery.cancel_scope.cancel()
-    for pair in peers:
-        for s in pair:
-            s.close()
+    close_all(peers)
     return cpu
 
 
