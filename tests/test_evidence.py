@@ -239,3 +239,74 @@ def test_the_businesss_date_comes_from_its_numbers_zone_not_the_daemons():
     assert business_date("+12125550142", late_utc) == dt.date(2026, 11, 30)
     assert business_date("+14155550142", late_utc) == dt.date(2026, 11, 30)  # 19:30 in San Francisco
     assert business_date("+15555550142", late_utc) is None  # the fiction range has no zone
+
+
+# -- what a fact means where it is said: closed days, which end of the day, corrections, doubt ---------------
+
+
+def _after_ask(business: str) -> tuple[Turn, ...]:
+    return turns("B: Hello.", ASKED, f"B: {business}")
+
+
+@pytest.mark.parametrize(
+    ("question", "business", "record", "because"),
+    [
+        (Q.HOURS, "We are not open on Saturday or Sunday, only weekdays 9 to 5.", "They are open on Saturday and Sunday.",
+         "closed then"),
+        (Q.HOURS, "We're closed today, sorry.", "They're open today.", "closed then"),
+        (Q.HOURS, "We're open every day except Sunday, eight to six.", "Open Sunday.", "closed then"),
+        (Q.HOURS, "We're open Monday through Friday.", "Closed on Friday.", "open then"),
+        (Q.HOURS, "We open at 9 and close at 5.", "They open at 5 PM and close at 9 PM.", "as its closing time"),
+        (Q.HOURS, "I can't tell you our hours, but the store on Main Street opens at 8.", "They open at 8.",
+         "has not said 8:00"),
+        (Q.HOURS, "We're open Monday through Friday, 9 AM to 5 PM. Actually no, sorry, on Fridays we close at 4 PM.",
+         "Open Friday until 5 PM.", "later said 4:00 PM"),
+        (Q.HOURS, "We open at 9. Actually, wait, we open at 10 now.", "They open at 9.", "later said 10:00"),
+        (Q.HOURS, "I'm not sure, I think maybe 9 to 5, but don't quote me.", "9 to 5.", "not sure"),
+        (Q.AISLE, "It's not in aisle 5, it's in aisle 7.", "It's in aisle 5.", "in aisle 5 now"),
+        (Q.AISLE, "We used to keep it in aisle 3.", "Aisle 3.", "in aisle 3 now"),
+        (Q.AISLE, "It's in aisle 3 but we don't stock it anymore.", "Aisle 3.", "do not have it"),
+        (Q.AISLE, "It's in aisle 5. Oh wait, we moved it to aisle 9.", "Aisle 5.", "later said aisle 9"),
+        (Q.AISLE, "It should be in aisle 5, I think.", "Aisle 5.", "not sure"),
+        (Q.STOCK, "I think we have some, probably.", "They have it in stock.", "not sure"),
+    ],
+)
+def test_a_record_the_business_s_words_contradict_is_refused(question, business, record, because):
+    assert because in refused(judge.judge_answer(_after_ask(business), question, record))
+
+
+@pytest.mark.parametrize(
+    ("question", "business", "record"),
+    [
+        (Q.HOURS, "We are not open on Saturday or Sunday, only weekdays 9 to 5.", "Weekdays 9 to 5, closed weekends."),
+        (Q.HOURS, "We're closed today, sorry.", "They are closed today."),
+        (Q.HOURS, "We're open every day except Sunday, eight to six.", "Monday to Saturday 8 to 6."),
+        (Q.HOURS, "We open at 9 and close at 5.", "They open at 9 and close at 5."),
+        (Q.HOURS, "We don't open until 10 on Saturdays.", "They open at 10 on Saturday."),
+        (Q.HOURS, "We don't close until 9 on Fridays.", "Open until 9 on Friday."),
+        (Q.HOURS, "We're open Monday through Friday, 9 AM to 5 PM. Actually no, sorry, on Fridays we close at 4 PM.",
+         "Monday to Thursday 9 AM to 5 PM, Friday until 4 PM."),
+        (Q.HOURS, "Weekdays nine to five. The pharmacy opens at 10.", "They open at 9 on weekdays."),
+        (Q.HOURS, "I'm not sure, I think maybe 9 to 5, but don't quote me.", "They think 9 to 5, but were not sure."),
+        (Q.AISLE, "It's not in aisle 5, it's in aisle 7.", "Aisle 7."),
+        (Q.AISLE, "It's in aisle 5, and the lids are in aisle 9.", "Aisle 5."),
+        (Q.AISLE, "It's in aisle 3 but we don't stock it anymore.", "Aisle 3, but they don't stock it anymore."),
+    ],
+)
+def test_the_same_words_support_the_record_that_says_what_they_say(question, business, record):
+    supported(judge.judge_answer(_after_ask(business), question, record))
+
+
+@pytest.mark.parametrize(
+    ("text", "roles"),
+    [
+        ("9 AM to 5 PM", ["open", "close"]),
+        ("we open at 9 and close at 5", ["open", "close"]),
+        ("open until 9", ["close"]),
+        ("we don't open until 10", ["open"]),
+        ("from 8 in the morning", ["open"]),
+        ("at 9", [None]),
+    ],
+)
+def test_a_time_is_read_as_the_opening_or_the_closing_one_from_its_words(text, roles):
+    assert [w.clock_role(text, f) for f in w.clocks(text)] == roles

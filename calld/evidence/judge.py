@@ -106,6 +106,34 @@ def _clock_phrase(c: w.Clock) -> str:
     return f"{c.hour % 12 or 12}:{c.minute:02d}{ampm}" if c.hour <= 12 else f"{c.hour}:{c.minute:02d}"
 
 
+def _days_said_open(sentences: Sequence[_Sentence]) -> dict[int | str, tuple[bool, _Sentence]]:
+    """Each weekday (0-6) or relative day ("today", "tomorrow"), and whether the business's last word
+    on it was open or closed, with the sentence that said so. Later sentences win (a correction
+    comes after what it corrects); in one sentence a day named alone wins over a run that covers it
+    ("open every day except Sunday")."""
+    said: dict[int | str, tuple[tuple[int, int, int], bool, _Sentence]] = {}
+    for n, s in enumerate(sentences):
+        for d in w.days(s.text):
+            if w.elsewhere(s.text, d.start):
+                continue
+            keys: list[int | str] = [d.relative] if d.relative is not None else sorted(d.days)
+            rank = (n, 1 if d.relative is not None or len(d.days) == 1 else 0, d.start)
+            for key in keys:
+                if key not in said or said[key][0] <= rank:
+                    said[key] = (rank, w.day_open(s.text, d), s)
+    return {k: (is_open, s) for k, (_, is_open, s) in said.items()}
+
+
+def _days_in(text: str) -> set[int]:
+    return {i for d in w.days(text) for i in d.days}
+
+
+def _clocks_said(sentences: Sequence[_Sentence]) -> list[tuple[int, _Sentence, w.ClockFound, str | None]]:
+    """Every clock time the business said about this store, with its sentence's place and its role."""
+    return [(n, s, f, w.clock_role(s.text, f)) for n, s in enumerate(sentences) for f in w.clocks(s.text)
+            if not w.elsewhere(s.text, f.start)]
+
+
 def _hours(turns: Sequence[Turn], answer: str) -> Judgement:
     clocks, days = w.clocks(answer), w.days(answer)
     if not clocks and not days:
@@ -114,31 +142,64 @@ def _hours(turns: Sequence[Turn], answer: str) -> Judgement:
             "record answered only once the business has said when it is open; otherwise keep listening",
         )
     sentences = _business_sentences(turns)
+    said_times = _clocks_said(sentences)
+    claimed_days = _days_in(answer)
     used: list[_Sentence] = []
     for c in clocks:
-        hit = next((s for s in sentences if any(f.clock.same_time(c.clock) for f in w.clocks(s.text))), None)
-        if hit is None:
+        role = w.clock_role(answer, c)
+        same = [(n, s, f, r) for n, s, f, r in said_times if f.clock.same_time(c.clock)]
+        if not same:
             return Unsupported(f"the business has not said {_clock_phrase(c.clock)}", _KEEP_LISTENING)
+        fitting = [x for x in same if role is None or x[3] is None or x[3] == role]
+        if not fitting:
+            other = "opening" if same[0][3] == "open" else "closing"
+            return Unsupported(
+                f"the business said {_clock_phrase(c.clock)} as its {other} time, not its "
+                f"{'opening' if role == 'open' else 'closing'} time",
+                "record the opening and closing times the way the business said them",
+            )
+        n, hit, _, _ = fitting[-1]
+        if role is not None:
+            # A later time for the same end of the day replaces it: for the same days, or, said
+            # without days, as a correction ("actually, we close at 4").
+            own_days = _days_in(w.clause_of(answer, c.start)) or claimed_days
+            for m, s, f, r in said_times:
+                later_days = _days_in(s.text)
+                if (m > n and r == role and not f.clock.same_time(c.clock)
+                        and ((later_days & own_days) if later_days else w.CORRECTION.search(s.text))):
+                    return Unsupported(
+                        f"the business later said {_clock_phrase(f.clock)}: {s.text!r}",
+                        "record the business's last word on the hours, with their words in answer_text",
+                    )
         used.append(hit)
+    open_days = _days_said_open(sentences)
     for d in days:
-        if d.relative is not None:
-            hit = next((s for s in sentences if any(f.relative == d.relative for f in w.days(s.text))), None)
-            said = d.relative
-        else:
-            covering = [s for s in sentences if any(f.days & d.days for f in w.days(s.text))]
-            heard: set[int] = set()
-            for s in covering:
-                for f in w.days(s.text):
-                    heard |= f.days
-            hit = covering[0] if covering and d.days <= heard else None
-            if hit is not None:
-                used.extend(covering)
-            said = ", ".join(w.WEEKDAYS[i].title() for i in sorted(d.days))
-        if hit is None:
+        claims_open = w.day_open(answer, d)
+        keys: list[int | str] = [d.relative] if d.relative is not None else sorted(d.days)
+        said = d.relative if d.relative is not None else ", ".join(w.WEEKDAYS[i].title() for i in sorted(d.days))
+        missing = [k for k in keys if k not in open_days]
+        if missing:
             return Unsupported(f"the business has not said anything about {said}", _KEEP_LISTENING)
-        used.append(hit)
+        contrary = [open_days[k][1] for k in keys if open_days[k][0] is not claims_open]
+        if contrary:
+            return Unsupported(
+                f"the business said it is {'closed' if claims_open else 'open'} then: {contrary[0].text!r}",
+                "record answered with what the business said, open or closed, in answer_text",
+            )
+        used.extend(open_days[k][1] for k in keys)
     facts = ", ".join([_clock_phrase(c.clock) for c in clocks] + [answer[d.start:d.end] for d in days])
-    return Supported(_quotes(turns, used), f"hours {facts} all said by the business")
+    return _unless_unsure(turns, answer, used, Supported(_quotes(turns, used), f"hours {facts} all said by the business"))
+
+
+def _unless_unsure(turns: Sequence[Turn], answer: str, used: Sequence[_Sentence], supported: Supported) -> Judgement:
+    """A business that was not sure of what it said is not quoted as sure: answer_text says so too."""
+    unsure = next((s for s in used if w.HEDGE.search(s.text) or w.UNKNOWN.search(s.text)), None)
+    if unsure is not None and not (w.HEDGE.search(answer) or w.UNKNOWN.search(answer)):
+        return Unsupported(
+            f"the business was not sure: {unsure.text!r}",
+            "record answered with their words, and say in answer_text that they were not sure",
+        )
+    return supported
 
 
 def _stock(turns: Sequence[Turn], answer: str) -> Judgement:
@@ -158,11 +219,16 @@ def _stock(turns: Sequence[Turn], answer: str) -> Judgement:
                 continue
             if claim.quantity is not None and claim.availability != "out_of_stock" and f.quantity != claim.quantity:
                 continue
-            return Supported(_quotes(turns, [s]), f"stock {claim.availability} said by the business")
+            return _unless_unsure(turns, answer, [s], Supported(_quotes(turns, [s]), f"stock {claim.availability} said by the business"))
     said = claim.availability.replace("_", " ")
     if claim.quantity is not None and claim.availability != "out_of_stock":
         said += f" ({claim.quantity})"
     return Unsupported(f"the business has not said the item is {said}", _KEEP_LISTENING)
+
+
+def _same_place(f: w.PlaceFound, claim: w.PlaceFound) -> bool:
+    return f.key == claim.key or (claim.key.startswith("area:") and f.key.startswith("area:")
+                                  and bool(set(f.key[5:].split()) & set(claim.key[5:].split())))
 
 
 def _aisle(turns: Sequence[Turn], answer: str) -> Judgement:
@@ -173,12 +239,36 @@ def _aisle(turns: Sequence[Turn], answer: str) -> Judgement:
             "say in answer_text where the business said the item is",
         )
     claim = claimed[0]
-    for s in _business_sentences(turns):
+    sentences = _business_sentences(turns)
+    hit: tuple[int, _Sentence, w.PlaceFound] | None = None
+    denied: _Sentence | None = None
+    for n, s in enumerate(sentences):
         for f in w.places(s.text):
-            if f.key == claim.key or (claim.key.startswith("area:") and f.key.startswith("area:")
-                                      and set(f.key[5:].split()) & set(claim.key[5:].split())):
-                return Supported(_quotes(turns, [s]), f"place {f.location} said by the business")
-    return Unsupported(f"the business has not said {claim.location}", _KEEP_LISTENING)
+            if not _same_place(f, claim) or w.elsewhere(s.text, f.start):
+                continue
+            if w.place_stated(s.text, f):
+                hit = (n, s, f)
+                break
+            denied = s
+        if hit is not None:
+            break
+    if hit is None:
+        if denied is not None:
+            return Unsupported(f"the business did not say the item is in {claim.location} now: {denied.text!r}", _KEEP_LISTENING)
+        return Unsupported(f"the business has not said {claim.location}", _KEEP_LISTENING)
+    n, s, _ = hit
+    for later in sentences[n + 1:]:
+        moved = [f for f in w.places(later.text) if not _same_place(f, claim) and w.place_stated(later.text, f)]
+        if moved and w.CORRECTION.search(later.text):
+            return Unsupported(f"the business later said {moved[0].location}: {later.text!r}",
+                               "record the business's last word on where it is, with their words in answer_text")
+    gone = next((x for x in sentences[n:] if x.after_ask and any(f.availability == "out_of_stock" for f in w.stock(x.text))), None)
+    if gone is not None and not any(f.availability == "out_of_stock" for f in w.stock(answer)):
+        return Unsupported(
+            f"the business said they do not have it: {gone.text!r}",
+            "say in answer_text that they do not have it, as well as where it would be",
+        )
+    return _unless_unsure(turns, answer, [s], Supported(_quotes(turns, [s]), f"place {claim.location} said by the business"))
 
 
 _ANSWERED = {QuestionType.HOURS: _hours, QuestionType.STOCK: _stock, QuestionType.AISLE: _aisle}
@@ -187,7 +277,11 @@ _ANSWERED = {QuestionType.HOURS: _hours, QuestionType.STOCK: _stock, QuestionTyp
 def judge_answer(turns: Sequence[Turn], question: QuestionType, answer_text: str | None) -> Judgement:
     if not (answer_text or "").strip():
         return Unsupported("answered needs answer_text", "record answered with the business's answer in answer_text")
-    return _ANSWERED[question](turns, answer_text or "")
+    judged = _ANSWERED[question](turns, answer_text or "")
+    if isinstance(judged, Unsupported) and judged.next == _KEEP_LISTENING and (said := find_answer(turns, question)) is not None:
+        # The business did answer, only not what the record says: quote it back rather than wait for more.
+        return Unsupported(judged.why, f"the business said: {said.text!r}. Record answered with their words in answer_text")
+    return judged
 
 
 # -- declined, voicemail ---------------------------------------------------------------------------------

@@ -170,6 +170,94 @@ def days(text: str) -> tuple[DaysFound, ...]:
     return tuple(sorted(found, key=lambda f: f.start))
 
 
+# -- what a fact means where it is said ---------------------------------------------------------------
+# A day can be said closed ("not open on Sunday", "every day except Sunday"), a time can be the
+# opening or the closing one, a place can be where the item is not or no longer is, and a fact can
+# be about another store. Each is read from the words before the fact in its clause (a comma, a
+# semicolon or "but" ends one), which is where English puts these words.
+
+_CLAUSE_BREAK = re.compile(r"[,;:()]|\s[-–—]\s|\b(?:but|only|however|instead|whereas|although|though)\b", re.I)
+
+
+def clause_before(text: str, pos: int) -> str:
+    """The words of `pos`'s clause that come before it."""
+    start = 0
+    for m in _CLAUSE_BREAK.finditer(text, 0, pos):
+        start = m.end()
+    return text[start:pos]
+
+
+def clause_of(text: str, pos: int) -> str:
+    """The whole clause `pos` is in."""
+    end = m.start() if (m := _CLAUSE_BREAK.search(text, pos)) is not None else len(text)
+    return clause_before(text, pos) + text[pos:end]
+
+
+_CLOSED_BEFORE = re.compile(
+    r"\b(?:closed|shut|except|excluding|other than)\b"
+    r"|(?:\bnot|n't|\bnever|\bno longer)\s+(?:be\s+)?open\b(?!\s+(?:until|till|til|before|after|at|from)\b)"
+    r"|\b(?:not|never)\s+(?:on\s+)?$",
+    re.I,
+)
+
+
+def day_open(text: str, day: DaysFound) -> bool:
+    """False when the words say the business is closed that day ("we're closed Sundays", "not open on Saturday")."""
+    return _CLOSED_BEFORE.search(clause_before(text, day.start)) is None
+
+
+_OPEN_CUE = re.compile(r"\b(?:opens?|opening|from|starts?|starting)\b", re.I)
+_CLOSE_CUE = re.compile(r"\b(?:close[sd]?|closing|until|till|til|shuts?)\b", re.I)
+_OPEN_UNTIL = re.compile(r"(?:\bnot|n't|\bnever)\s+open\s+(?:until|till|til|before)\s*$", re.I)  # "we don't open until 10"
+_RANGE_JOIN = re.compile(r"\s*(?:to|until|till|til|-|–)\s*$", re.I)
+
+
+def clock_role(text: str, found: ClockFound) -> str | None:
+    """"open" or "close" when the words say which end of the day a time is, else None."""
+    if _RANGE_AHEAD.match(text[found.end:]):
+        return "open"  # the first end of "9 to 5"
+    before = clause_before(text, found.start)
+    if any(_RANGE_JOIN.fullmatch(text[f.end:found.start]) for f in clocks(text) if f.end <= found.start):
+        return "close"  # the second end
+    if _OPEN_UNTIL.search(before):
+        return "open"
+    cues = [(m.end(), "open") for m in _OPEN_CUE.finditer(before)] + [(m.end(), "close") for m in _CLOSE_CUE.finditer(before)]
+    return max(cues)[1] if cues else None
+
+
+_ELSEWHERE = re.compile(
+    r"\b(?:other|another|sister|second|new|old) (?:store|location|branch|shop|site)\b"
+    r"|\bthe (?:store|shop|branch|location|one|place) (?:on|at|in|over|down|across|near|by|up)\b"
+    r"|\b(?:downtown|uptown|mall) (?:store|location|branch|shop)\b",
+    re.I,
+)
+
+
+def elsewhere(text: str, pos: int) -> bool:
+    """True when the clause at `pos` is about another store ("the store on Main Street opens at 8")."""
+    return _ELSEWHERE.search(clause_of(text, pos)) is not None
+
+
+_NOT_THERE_BEFORE = re.compile(r"(?:\bnot|n't|\bnever|\bno longer|\bused to|\bwas|\bwere|\bformerly|\bmoved\b[^,;]*\bfrom)\b", re.I)
+
+
+def place_stated(text: str, place: PlaceFound) -> bool:
+    """False when the words put the item anywhere but there now ("not in aisle 5", "used to be in aisle 3")."""
+    return _NOT_THERE_BEFORE.search(clause_before(text, place.start)) is None
+
+
+CORRECTION = re.compile(
+    r"\b(actually|i mean|correction|scratch that|wait|my mistake|i was wrong|let me correct|no,? sorry|sorry,? no|"
+    r"oh no|we moved)\b",
+    re.I,
+)
+HEDGE = re.compile(
+    r"\b(not sure|unsure|not certain|i think|i believe|maybe|probably|don'?t quote me|i guess|i'?m guessing|"
+    r"might be|could be|should be|not a hundred percent|if i remember)\b",
+    re.I,
+)
+
+
 # -- numbers -------------------------------------------------------------------------------------------
 
 _NUMBER = re.compile(r"\b(\d+|" + "|".join(sorted(_UNITS, key=len, reverse=True)) + r")\b", re.I)
