@@ -443,3 +443,43 @@ def test_a_fast_demo_waits_for_its_picture_without_polling(monkeypatch, capsys):
     assert daemon_main(["demo", "--fast"]) == 0
     assert daemon_main(["demo", "--fast", "--text", "what are your hours?"]) in (0, 1)
     assert seen == [0.01, 0.01]
+
+
+def test_show_and_history_say_the_table_the_business_confirmed_not_only_the_one_asked_for():
+    from calld.observe.history import short_answer
+    from calld.observe.summary import show_text
+
+    result = {"status": "booked", "run_id": "run_1", "confirmation_text": "You're all booked, we'll see you then.",
+              "confirmed_party": 2, "confirmed_time": "Friday 7:30pm", "minutes_from_requested": 30,
+              "confirmed_constraints": "a table inside"}
+    lines = show_text({"result": result, "report": {"booking": {"party": 2, "time": "Friday 7pm"}}}).splitlines()
+    assert "  booked      table for 2 at Friday 7:30pm (30 minutes later than asked); a table inside" in lines
+    assert "  they said   You're all booked, we'll see you then." in lines
+    assert short_answer(result, limit=200).startswith("table for 2 at Friday 7:30pm (30 minutes later than asked)")
+    assert "earlier than asked" in short_answer({**result, "minutes_from_requested": -15})
+    assert "than asked" not in short_answer({**result, "minutes_from_requested": 0})
+
+
+def test_a_call_without_an_answer_says_why_in_words_not_in_carrier_codes():
+    from calld.observe.history import short_answer
+    from calld.observe.summary import show_text
+
+    busy = {"status": "no_answer", "reason": "busy", "detail": "Telnyx: user_busy, SIP 486", "hangup_cause": "user_busy",
+            "sip_cause": "486", "run_id": "run_1"}
+    assert short_answer(busy) == "the line was busy"
+    lines = show_text({"result": busy}).splitlines()
+    assert "  why         the line was busy" in lines and "  carrier     user_busy (SIP 486)" in lines
+    early = {"status": "no_answer", "reason": "hung_up_early", "hangup_cause": "normal_clearing", "run_id": "run_1",
+             "detail": "the business picked up, then hung up before the question was asked"}
+    assert short_answer(early, limit=200) == early["detail"]
+    lines = show_text({"result": early}).splitlines()
+    assert f"  why         {early['detail']}" in lines
+    assert not any("normal_clearing" in line for line in lines)  # an answered call's ending is no carrier's verdict
+    opt_out = {"status": "declined", "reason": "opt_out", "detail": "Please stop calling us.", "run_id": "run_1"}
+    assert "  why         Please stop calling us." in show_text({"result": opt_out}).splitlines()
+
+
+def test_hours_the_app_could_not_read_are_said_so_not_shown_as_json():
+    from calld.observe.summary import typed_answer
+
+    assert "{" not in typed_answer({"kind": "hours", "ranges": []})

@@ -15,6 +15,7 @@ from typing import Any
 
 from calld.ledger import Ledger, RequestRow
 from calld.observe.artifacts import find_run
+from calld.observe.summary import booked_line, why_words
 from calld.observe.timeline import TIMELINE_NAME
 from calld.runtime.rundir import artifact_slug
 
@@ -75,9 +76,12 @@ def _report(artifacts_dir: Path, ccid: str | None, run_id: str) -> dict[str, Any
 
 
 def short_answer(result: dict[str, Any], limit: int = 60) -> str:
-    text = result.get("answer_text") or result.get("confirmation_text") or result.get("hangup_cause") or ""
-    if not text and result.get("status") in ("declined", "failed") and " " in str(result.get("reason") or ""):
-        text = result["reason"]  # a sentence; a taxonomy code is already in the status column
+    if booked := booked_line(result):
+        text = booked
+    else:
+        text = result.get("answer_text") or result.get("confirmation_text") or ""
+    if not text and result.get("status") in ("declined", "failed", "no_answer"):
+        text = why_words(result) or ""
     text = " ".join(str(text).split())
     return text if len(text) <= limit else text[: limit - 1] + "\u2026"
 

@@ -9,6 +9,37 @@ import json
 from typing import Any
 
 
+# What the carrier's endings mean, in words (their codes are the status column's and the report's).
+CARRIER_WORDS = {
+    "ring_timeout": "nobody picked up",
+    "busy": "the line was busy",
+    "rejected": "the call did not go through",
+}
+
+
+def booked_line(result: dict[str, Any]) -> str | None:
+    """A booked table in words: party, the time the business confirmed, and how far that is from the ask."""
+    if result.get("status") != "booked" or not result.get("confirmed_time"):
+        return None
+    line = f"table for {result.get('confirmed_party', '?')} at {result['confirmed_time']}"
+    minutes = result.get("minutes_from_requested")
+    if isinstance(minutes, int) and minutes:
+        line += f" ({abs(minutes)} minutes {'later' if minutes > 0 else 'earlier'} than asked)"
+    if result.get("confirmed_constraints"):
+        line += f"; {result['confirmed_constraints']}"
+    return line
+
+
+def why_words(result: dict[str, Any]) -> str | None:
+    """Why a call ended without an answer, in words: the carrier's ending, or the call's own detail."""
+    reason = str(result.get("reason") or "")
+    if result.get("status") == "no_answer" and reason in CARRIER_WORDS:
+        return CARRIER_WORDS[reason]
+    if result.get("detail"):
+        return str(result["detail"])
+    return reason if " " in reason else None  # a sentence; a taxonomy code is already in the status column
+
+
 def _s(ms: Any) -> str:
     return f"{ms / 1000:.1f} s" if isinstance(ms, int | float) else "-"
 
@@ -61,7 +92,9 @@ def typed_answer(answer: Any) -> str:
     if not isinstance(answer, dict):
         return json.dumps(answer, ensure_ascii=False)
     kind = answer.get("kind")
-    if kind == "hours" and answer.get("ranges"):
+    if kind == "hours" and not answer.get("ranges"):
+        return "hours: none the app could read as days and times (the answer above is the business's)"
+    if kind == "hours":
         parts = []
         for r in answer["ranges"]:
             days = r.get("days") or []
@@ -104,11 +137,13 @@ def show_text(detail: dict[str, Any], *, transcript: bool = False) -> str:
         + (f", {_s(report.get('duration_ms'))}" if report else ""))
     row("status", status_line(result))
     row("answer", result.get("answer_text"))
-    row("booked", result.get("confirmation_text"))
-    if result.get("status") in ("declined", "failed") or (result.get("reason") and " " in str(result.get("reason"))):
-        row("why", result.get("reason") if " " in str(result.get("reason") or "") else report.get("failure"))
+    row("booked", booked_line(result))
+    row("they said", result.get("confirmation_text"))
+    if result.get("status") in ("declined", "failed", "no_answer") or (result.get("reason") and " " in str(result.get("reason"))):
+        row("why", why_words(result) or report.get("failure"))
     row("alternative", result.get("alternative_offered"))
-    row("no answer", result.get("hangup_cause"))
+    if result.get("hangup_cause") and result.get("reason") in CARRIER_WORDS:
+        row("carrier", result["hangup_cause"] + (f" (SIP {result['sip_cause']})" if result.get("sip_cause") else ""))
     for i, line in enumerate(_evidence_lines(result, detail.get("inbound_audio_at_ms"))):
         row("evidence" if i == 0 else "", line)
     if result.get("answer") is not None:
