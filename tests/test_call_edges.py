@@ -179,7 +179,7 @@ async def test_far_party_hangup_without_a_record_falls_back_to_the_transcript(au
 async def test_far_party_hangup_mid_ask_is_not_an_answer(autojump_clock, tmp_path):
     run = await stub_call(tmp_path, "far_party_mid_ask")
     # The request was cut off, so this is not a refusal of it either.
-    assert (run.result.status, run.result.reason) == ("no_answer", "rejected")
+    assert (run.result.status, run.result.reason) == ("no_answer", "hung_up_early")
     assert run.report["hangup"]["via"] == "far_party" and run.effects("hangup") == []
 
 
@@ -288,3 +288,4 @@ async def test_a_verdict_accepted_in_a_step_with_no_effects_is_still_written_at_
     await stub_call(tmp_path, "hours")
     assert len(accepted_by) == 1
     assert on_disk_at_the_next_event == [True]
+

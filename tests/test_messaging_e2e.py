@@ -172,9 +172,9 @@ async def test_a_business_that_hangs_up_is_reported_by_its_reason(daemon, autoju
     daemon.messaging.scenario = "far_party_mid_ask"  # the business hangs up before the question
     await say(daemon, ALICE, "hours +1 555 555 0142")
     (row,) = requests(daemon)
-    assert (row.result["status"], row.result["reason"]) == ("no_answer", "rejected")
+    assert (row.result["status"], row.result["reason"]) == ("no_answer", "hung_up_early")
     assert daemon.messaging.fake.replies_to(ALICE)[-1] == (
-        "The call to +1 555-555-0142 didn't go through. You could try again later, or check the number.")
+        "Someone at +1 555-555-0142 picked up, then hung up before I could ask. You might try again later.")
 
 
 async def test_a_decline_is_answered_with_the_business_words(daemon, autojump_clock):

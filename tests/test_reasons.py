@@ -21,7 +21,7 @@ from tests.stubcall import stub_book, stub_call
         ("dont_know", "declined", "unknown", "tool"),
         ("far_party_after_ask", "declined", "hung_up", "transcript"),
         ("far_party_unrecorded", "answered", None, "transcript"),
-        ("far_party_mid_ask", "no_answer", "rejected", "none"),
+        ("far_party_mid_ask", "no_answer", "hung_up_early", "none"),
     ],
 )
 async def test_a_quick_ask_ends_with_the_right_status_and_reason(scenario, status, reason, source, tmp_path, autojump_clock):

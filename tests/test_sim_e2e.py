@@ -84,7 +84,7 @@ async def test_the_business_hanging_up_mid_ask(tmp_path, nursery, autojump_clock
     sim, settings, code, result = await live_call(tmp_path, nursery, SCENARIOS["far_party_mid_ask"])
     report = json.loads((settings.artifacts_dir / artifact_slug(result["call_control_id"]) / "call_report.json").read_text())
     assert report["hangup"]["via"] == "far_party"
-    assert (result["status"], result["reason"]) == ("no_answer", "rejected")  # cut off before the question
+    assert (result["status"], result["reason"]) == ("no_answer", "hung_up_early")  # cut off before the question
 
 
 async def test_duplicated_webhooks_change_nothing(tmp_path, nursery, autojump_clock):

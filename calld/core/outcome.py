@@ -117,7 +117,7 @@ def conclude(call: Call, *, today: dt.date | None = None) -> Outcome:
     if not business_spoke and via in ("stall", "far_party"):
         return Outcome("no_answer", "silent_line", "the line was answered but nobody spoke", None, "none", seen)
     if via == "far_party":
-        return Outcome("no_answer", "rejected", "the business hung up before the question was asked", None, "none", seen)
+        return Outcome("no_answer", "hung_up_early", "the business picked up, then hung up before the question was asked", None, "none", seen)
     if via == "stall" and (menu := _stuck_at_menu(call)) is not None:
         return Outcome("failed", "ivr_unnavigable", f'the call never got past the phone menu ("{menu}")', None, "none", seen)
     if via == "stall" and _ask_heard(call) and _business_owed_the_word(call):

@@ -35,6 +35,7 @@ NoAnswerReason = Literal[
     "ring_timeout",  # nobody picked up
     "busy",
     "rejected",  # the far end refused the call
+    "hung_up_early",  # answered, then hung up before the question was asked
     "silent_line",  # answered, but nobody ever spoke
     "went_silent",  # the business heard the whole request, then said nothing more
 ]

@@ -116,6 +116,7 @@ _REASON_WORDS = {
     "ring_timeout": "Nobody picked up at {who}. Please try again later.",
     "busy": "The line at {who} was busy. Please try again in a little while.",
     "rejected": "The call to {who} didn't go through. You could try again later, or check the number.",
+    "hung_up_early": "Someone at {who} picked up, then hung up before I could ask. You might try again later.",
     "silent_line": "Someone picked up at {who}, but nobody spoke. You might try again later.",
     "went_silent": "Someone at {who} heard {asked}, then went quiet, so I hung up. You might try again later.",
     # failed
