@@ -156,3 +156,23 @@ async def test_today_in_an_answer_is_the_businesss_date(tmp_path, autojump_clock
     started = dt.datetime.fromisoformat(run.report["started_at"])
     assert hours.closes == "21:00"
     assert hours.date == started.astimezone(ZoneInfo("America/New_York")).date().isoformat()
+
+
+@pytest.mark.parametrize("name", ["model_hallucinates", "model_mislabels_answer", "model_silent"])
+async def test_an_answer_the_app_heard_itself_ends_with_a_goodbye_not_a_second_ask(name, tmp_path, autojump_clock):
+    """The business answered; no record was accepted. At the first silence the agent thanks them and
+    says goodbye, where it would ask again into the business's silence and hang up unannounced."""
+    from calld.core.plan import ANSWER_HEARD_LINE, STEER_LINE
+
+    run = await stub_call(tmp_path, name)
+    said = [e["effect"]["text"] for e in run.effects("live.commentary")]
+    assert ANSWER_HEARD_LINE in said and STEER_LINE not in said
+    assert [e["effect"]["via"] for e in run.effects("hangup")] == ["answer_heard"]
+    assert run.report["final_mark_echo_ms"] is not None  # the goodbye played out before the hangup
+    assert (run.result.status, run.result.verdict_source) == ("answered", "transcript")
+
+
+async def test_a_refused_record_is_told_what_the_business_did_say(tmp_path, autojump_clock):
+    run = await stub_call(tmp_path, "model_hallucinates")
+    [out] = [o for o in outputs(run.rows()) if o.get("recorded") is False]
+    assert ANSWER.strip() in out["next"] and "Record answered with their words" in out["next"]

@@ -203,6 +203,14 @@ def screening_line(first_name: FirstName, ask: str) -> str:
     )
 
 
+# Said when the line has gone quiet after the business answered and no record came: the app heard the
+# answer itself (calld.evidence.judge.find_answer), so the call ends politely instead of asking again.
+ANSWER_HEARD_LINE = (
+    "The business has already answered your question. Do not ask it again and do not record anything: "
+    "thank them briefly and say goodbye."
+)
+
+
 # Said when the business talks past our goodbye with more than a courtesy: the farewell is called off.
 GOODBYE_REOPENED_LINE = (
     "The business said more during your goodbye. Do not hang up yet: answer them briefly from what you "

@@ -46,7 +46,10 @@ Theory of the edges:
    is talking, the closing line's quiet starts again from their last word.
  - A far-party hangup ends the call at once; a recorded verdict stands.
  - stall_s without speech from either side: steer once (keeping whose words the silence came
-   after, which says who owed the next word), then hang up via "stall".
+   after, which says who owed the next word), then hang up via "stall". On a quick ask whose
+   answer the business has already given after the ask (judge.find_answer), no record having been
+   accepted, the first silence ends the call politely instead: the agent thanks them and says
+   goodbye (via "answer_heard"), and the outcome is read from the transcript.
  - A failure while the dial is in flight waits in HangupPending and hangs up the moment
    Telnyx names the call; whatever ends the call cancels every timer it had.
 """
@@ -80,7 +83,7 @@ from calld.core.effects import (
 from calld.core import situations
 from calld.core.replace import evolve  # attrs.evolve's result, cheaper: it runs on every frame
 from calld.core.plan import (
-    GOODBYE_REOPENED_LINE, HANGUP_MARK, OPT_OUT_LINE, RECORD_TASK_RESULT, SEND_DTMF, WRONG_PARTY_LINE, BookJob,
+    ANSWER_HEARD_LINE, GOODBYE_REOPENED_LINE, HANGUP_MARK, OPT_OUT_LINE, RECORD_TASK_RESULT, SEND_DTMF, WRONG_PARTY_LINE, BookJob,
     QuickAskJob, screening_line,
 )
 from calld.core.plan import (
@@ -1136,6 +1139,10 @@ def _stall(call: Call, event: ev.StallElapsed) -> _Out:
         hold = call.holds[-1]
         detail = f"on hold longer than {call.plan.timings.hold_max_s:g} s (cue: {hold.cue})"
         call = evolve(_end_hold(call, "timeout"), failure=call.failure or Failure("hold_timeout", detail))
+    elif not call.conversation.steered and _answer_heard(call):
+        call = evolve(call, hangup=_farewell(call, "answer_heard"))
+        t = call.plan.timings
+        return call, [AppendCommentary(ANSWER_HEARD_LINE), Schedule("farewell", t.farewell_max_s, ev.FarewellElapsed())]
     elif not call.conversation.steered:
         last = next((t.speaker for t in reversed(call.transcript) if t.text.strip()), None)
         call = evolve(call, conversation=ConvTalking(steered=True, quiet_after=last))
@@ -1146,6 +1153,16 @@ def _stall(call: Call, event: ev.StallElapsed) -> _Out:
         call = evolve(call, live=LiveClosing())
     call, hangup = _request_hangup(call, "stall")
     return call, effects + hangup
+
+
+def _answer_heard(call: Call) -> bool:
+    """A quick ask whose answer the business said after the ask, while the model recorded nothing."""
+    job = call.plan.job
+    if not isinstance(job, QuickAskJob) or call.task is not None or not _live_is_open(call):
+        return False
+    found = judge.find_answer(call.transcript, job.question)
+    asked_at = next((i for i, t in enumerate(call.transcript) if t.speaker == "agent" and t.text.strip()), None)
+    return found is not None and asked_at is not None and found.turn > asked_at
 
 
 @_on(ev.CallCapElapsed)

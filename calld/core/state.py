@@ -211,7 +211,7 @@ ConvTrack = ConvWaiting | ConvTalking | ConvConcluded
 
 Via = Literal[
     "tool", "opt_out", "drain_timeout", "failure", "stall", "far_party", "time_limit", "not_connected", "wrong_party",
-    "voicemail", "information_line",
+    "voicemail", "information_line", "answer_heard",
 ]
 
 
