@@ -249,6 +249,12 @@ async def test_a_business_that_says_stop_calling_is_never_called_again(tmp_path,
         await client.provision("bob")
         err = await refused(client, {**ASK, "user": "bob", "when_open": True})
         assert "asked not to be called again on 2026-06-10" in err.message
+        # The same number in another script's digits is no other number: refused before any list is read.
+        other_digits = NY[:-1] + chr(0x0660 + int(NY[-1]))  # the last digit in Arabic-Indic
+        with pytest.raises(ControlError) as bad:
+            async for _ in client.ask({**ASK, "user": "bob", "to": other_digits}):
+                pass
+        assert bad.value.status == 400 and "is not an E.164 phone number" in bad.value.message
         assert len(dials) == 1
         # The operator lifts it; the number may be called again.
         await client.remove_opt_out(NY)

@@ -48,7 +48,9 @@ class Brand(str):
 class E164(Brand):
     """A phone number in E.164 form: '+', a country code, at most 15 digits."""
 
-    _pattern = re.compile(r"\+[1-9]\d{6,14}")
+    # ASCII digits only: \d also takes other scripts' digits ("+1555555014\u0664"), which the opt-out
+    # list, the limits and the own-number check would compare as another number, and dial.
+    _pattern = re.compile(r"\+[1-9][0-9]{6,14}")
     _what = "an E.164 phone number"
     _hint = " (write it as + then country code and number, digits only, e.g. +14155550123)"
 
