@@ -289,3 +289,41 @@ async def test_a_verdict_accepted_in_a_step_with_no_effects_is_still_written_at_
     assert len(accepted_by) == 1
     assert on_disk_at_the_next_event == [True]
 
+
+_UNREADABLE = ("{{{", "[1, 2, 3]", '{"type": "session.output_audio.delta", "delta": "!!!notbase64"}',
+               '{"type": "session.input_transcript.delta"}')
+
+
+async def test_an_unreadable_gpt_live_event_is_dropped_and_the_call_goes_on(autojump_clock, tmp_path, monkeypatch):
+    from calld.stub.world import FakeLive
+
+    heard = FakeLive._heard
+
+    async def noisy(self, line, index, word):
+        if index == 0:  # before each line's first word: events calld cannot read
+            for text in _UNREADABLE:
+                await self.peer.send(text)
+        await heard(self, line, index, word)
+
+    monkeypatch.setattr(FakeLive, "_heard", noisy)
+    run = await stub_call(tmp_path, "hours")
+    assert run.result.status == "answered" and "9 AM to 5 PM" in run.result.answer_text
+
+
+async def test_a_session_that_sends_little_but_unreadable_events_is_the_model_s_failure(autojump_clock, tmp_path,
+                                                                                      monkeypatch):
+    from calld.runtime.handle import LIVE_MALFORMED_MAX
+    from calld.stub.world import FakeLive
+
+    heard = FakeLive._heard
+
+    async def broken(self, line, index, word):
+        for _ in range(LIVE_MALFORMED_MAX + 1):
+            await self.peer.send("{{{")
+        await heard(self, line, index, word)
+
+    monkeypatch.setattr(FakeLive, "_heard", broken)
+    run = await stub_call(tmp_path, "hours")
+    # Not calld's own failure (internal): the model's side broke its protocol.
+    assert (run.result.status, run.result.reason) == ("failed", "model_lost")
+    assert "unreadable events" in run.result.detail

@@ -50,6 +50,11 @@ class LiveProtocolError(ValueError):
     """A server event calld cannot read, or one from the Realtime API; the message says which."""
 
 
+class LiveEventMalformed(LiveProtocolError):
+    """One server event calld cannot read (bad JSON, a missing field, audio that is not base64):
+    the event is dropped and the session goes on, as a bad media frame is dropped."""
+
+
 # -- server event models -------------------------------------------------------------------------
 
 
@@ -308,7 +313,7 @@ class LiveInbound:
         try:
             event = _server_event.validate_json(text)
         except ValidationError as exc:
-            raise LiveProtocolError(f"bad GPT-Live event: {_explain(exc, tagged=True)}") from None
+            raise LiveEventMalformed(f"bad GPT-Live event: {_explain(exc, tagged=True)}") from None
         match event:
             case _SessionStarted(session=session):
                 self._started = True
@@ -352,7 +357,7 @@ def _audio(delta: str) -> bytes:
     try:
         return pybase64.b64decode(delta, validate=True)
     except (binascii.Error, ValueError) as exc:  # ValueError: non-ASCII text in the delta
-        raise LiveProtocolError(f"bad GPT-Live event: session.output_audio.delta delta is not base64 ({exc})") from None
+        raise LiveEventMalformed(f"bad GPT-Live event: session.output_audio.delta delta is not base64 ({exc})") from None
 
 
 # The backend's response is over: every function call it made has been delivered (§7.2 step 5).
@@ -369,7 +374,7 @@ def _tool_call(inner: _Inner, job: JobKind = "quick_ask") -> list[Event]:
     if item.type != "function_call" or item.status != "completed":
         return []  # messages, reasoning, and calls cut short (status incomplete)
     if not item.call_id or not item.name:
-        raise LiveProtocolError("bad GPT-Live event: completed function_call item has no call_id or name")
+        raise LiveEventMalformed("bad GPT-Live event: completed function_call item has no call_id or name")
     call_id, name = item.call_id, item.name
     if name == RECORD_TASK_RESULT and job == "book":
         try:

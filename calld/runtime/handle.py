@@ -39,7 +39,7 @@ import trio
 from attrs import asdict, define, frozen
 
 from calld.adapters import gpt_live
-from calld.adapters.gpt_live import LiveInbound, LiveProtocolError
+from calld.adapters.gpt_live import LiveEventMalformed, LiveInbound, LiveProtocolError
 from calld.adapters.telnyx_http import DialSecrets, TelnyxError, TelnyxHttp
 from calld.adapters.telnyx_media import InboundMedia, MediaFrameError, OutboundMedia
 from calld.adapters.telnyx_webhook import Webhook
@@ -81,6 +81,7 @@ log = logging.getLogger("calld.call")
 
 LiveConnector = Callable[[], AbstractAsyncContextManager[MessageSocket]]
 LIVE_CLOSE_BOUND_S = 2.0  # teardown of a socket that is no longer wanted
+LIVE_MALFORMED_MAX = 20  # unreadable GPT-Live events a call drops before it gives the session up
 ABANDON_HANGUP_BOUND_S = 5.0  # a hangup sent while the call is being torn down
 _QUIET_KINDS = {"media.audio", "live.output_audio", "live.audio", "live.input_transcript", "live.output_transcript",
                 "media.audio_forwarded", "live.output_audio_forwarded", "media.audio_recorded", "media.audio_held"}
@@ -675,13 +676,24 @@ class CallHandle:
                         await socket.send(json.dumps(start, separators=(",", ":")))
                         self._live_socket = socket
                         inbound = LiveInbound(job=plan.job)
+                        malformed = 0
                         while True:
                             try:
                                 text = await socket.receive()
                             except SocketClosed as exc:
                                 closed_reason = exc.reason
                                 break
-                            for e in inbound.feed(text):
+                            try:
+                                events = inbound.feed(text)
+                            except LiveEventMalformed as exc:
+                                # One unreadable event is dropped, as a bad media frame is; a session
+                                # that sends little else is not one calld can hold a call on.
+                                malformed += 1
+                                if malformed > LIVE_MALFORMED_MAX:
+                                    raise LiveProtocolError(f"{malformed} unreadable events, the last: {exc}") from None
+                                log.warning("%s GPT-Live event dropped: %s", self.plan.run_id, exc)
+                                continue
+                            for e in events:
                                 if await self._took_steady(e):
                                     continue
                                 if isinstance(e, ev.LiveClosed):
@@ -697,8 +709,9 @@ class CallHandle:
             if scope.cancelled_caught:
                 closed_reason = "aborted by calld"
         except LiveProtocolError as exc:
+            # The model's side broke the protocol (or is the wrong endpoint): the session is over,
+            # and the call ends on it as on any lost session (model_unavailable, model_lost).
             closed_reason = f"protocol error: {exc}"
-            await self._events_tx.send(ev.CallCrashed(f"GPT-Live sent something calld cannot accept: {exc}"))
         except OSError as exc:
             closed_reason = f"could not reach GPT-Live: {exc}"
         finally:
