@@ -322,6 +322,17 @@ def test_malformed_start_frames_say_what_is_wrong(mutation: dict[str, Any], mess
     assert message in str(caught.value)
 
 
+def test_a_second_start_frame_is_refused_and_the_stream_keeps_its_format() -> None:
+    media = InboundMedia()
+    media.feed(frame("media_start"))
+    codec = media.codec
+    other = frame("media_start", stream_id="s2", start__call_control_id="v3:other",
+                  start__media_format={"encoding": "PCMU", "sample_rate": 8000, "channels": 1})
+    with pytest.raises(MediaFrameError, match="a second start frame"):
+        media.feed(other)
+    assert media.codec is codec and media.run_id == RUN
+
+
 def test_media_before_start_is_an_error() -> None:
     media = InboundMedia()
     media.feed(frame("media_connected"))

@@ -205,6 +205,8 @@ class InboundMedia:
             raise MediaFrameError(f"bad Telnyx media frame: {_explain(exc)}") from None
         match frame:
             case _Start(stream_id=stream_id, start=start):
+                if self.codec is not None:  # one stream, one format: another start names another stream
+                    raise MediaFrameError(f"bad Telnyx media frame: a second start frame (stream {stream_id}) on a started stream")
                 fmt = start.media_format
                 try:
                     self.codec = codec_for(fmt.encoding, fmt.sample_rate, self._byte_order, channels=fmt.channels)
