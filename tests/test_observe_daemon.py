@@ -172,6 +172,32 @@ async def test_show_of_an_unknown_call_says_so(client, daemon, autojump_clock):
         await client.timeline("run_nope", "gif")
 
 
+async def test_an_empty_call_id_is_refused_with_what_to_give_and_writes_nothing(client, daemon, capsys, tmp_path,
+                                                                                autojump_clock):
+    for call in (client.detail(""), client.show(" "), client.published_objects(""), client.timeline("", "png")):
+        with pytest.raises(ControlError, match="the call id is empty") as empty:
+            await call
+        assert empty.value.status == 400
+    picture = tmp_path / "x.png"
+    with pytest.raises(ControlError, match="the call id is empty"):
+        await ctl(daemon, capsys, "show", "", "--timeline", str(picture))
+    assert not picture.exists()
+    # What is no route of calld's (quart redirects a path with an empty part) is an error, not a page.
+    status, _ = await client.raw("GET", "/v1/calls//detail", b"")
+    assert 300 <= status < 400
+    with pytest.raises(ControlError, match="no such route"):
+        await client._request("GET", "/v1/calls//detail")
+
+
+def test_calld_ctl_says_an_empty_call_id_is_empty_and_exits_2(tmp_path, capsys):
+    from calld.cli.ctl import main
+
+    for argv in (["show", ""], ["show", " ", "--json"], ["fetch", "", str(tmp_path / "out")]):
+        assert main(["--socket", str(tmp_path / "no.sock"), *argv]) == 2
+        assert "the call id is empty" in capsys.readouterr().err
+    assert not (tmp_path / "out").exists()
+
+
 async def test_tail_follows_each_call_under_one_id_and_ends_with_its_result(client, daemon, autojump_clock):
     items: list[dict[str, Any]] = []
 

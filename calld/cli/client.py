@@ -73,7 +73,7 @@ class ControlClient:
     async def _stream(self, method: str, path: str, body: dict[str, Any] | None = None) -> AsyncIterator[dict[str, Any]]:
         try:
             async with self._client.stream(method, path, json=body) as resp:
-                if resp.status_code >= 400:
+                if resp.status_code >= 300:
                     await resp.aread()
                     _decode(resp)
                 async with aclosing(resp.aiter_lines()) as lines:
@@ -101,11 +101,11 @@ class ControlClient:
         return (await self._request("GET", "/v1/calls"))["calls"]
 
     async def show(self, ident: str) -> dict[str, Any]:
-        return await self._request("GET", f"/v1/calls/{ident}")
+        return await self._request("GET", f"/v1/calls/{quote(_ident(ident), safe='')}")
 
     async def published_objects(self, ident: str) -> list[dict[str, Any]]:
         """A published call's objects, each with a signed GET link (calld-ctl fetch)."""
-        return (await self._request("GET", f"/v1/calls/{ident}/objects"))["objects"]
+        return (await self._request("GET", f"/v1/calls/{quote(_ident(ident), safe='')}/objects"))["objects"]
 
     async def request_status(self, request_id: str) -> dict[str, Any]:
         """A request's status in the ledger and, once done, its result."""
@@ -154,14 +154,14 @@ class ControlClient:
         return _decode(resp)["calls"]
 
     async def detail(self, ident: str) -> dict[str, Any]:
-        return await self._request("GET", f"/v1/calls/{quote(ident, safe='')}/detail")
+        return await self._request("GET", f"/v1/calls/{quote(_ident(ident), safe='')}/detail")
 
     async def timeline(self, ident: str, suffix: str) -> bytes:
         try:
-            resp = await self._client.get(f"/v1/calls/{quote(ident, safe='')}/timeline.{suffix}", timeout=60.0)
+            resp = await self._client.get(f"/v1/calls/{quote(_ident(ident), safe='')}/timeline.{suffix}", timeout=60.0)
         except (httpx.ConnectError, FileNotFoundError, ConnectionRefusedError) as exc:
             raise DaemonUnreachable(self.path) from exc
-        if resp.status_code >= 400:
+        if resp.status_code >= 300:
             _decode(resp)
         return resp.content
 
@@ -173,7 +173,7 @@ class ControlClient:
             resp = await self._client.get("/metrics")
         except (httpx.ConnectError, FileNotFoundError, ConnectionRefusedError) as exc:
             raise DaemonUnreachable(self.path) from exc
-        if resp.status_code >= 400:
+        if resp.status_code >= 300:
             _decode(resp)
         return resp.text
 
@@ -189,11 +189,20 @@ class ControlClient:
             return resp.status_code, resp.text
 
 
+def _ident(ident: str) -> str:
+    """A call's id as the user gave it; an empty one names no call (and no route)."""
+    if not ident.strip():
+        raise ControlError(400, "the call id is empty: give a run id or a call_control_id (calld-ctl history lists them)")
+    return ident
+
+
 def _decode(resp: httpx.Response) -> Any:
     try:
         data = resp.json()
     except ValueError:
-        data = {"error": resp.text or f"HTTP {resp.status_code}"}
-    if resp.status_code >= 400:
+        # Not calld's JSON: a route the daemon does not have (quart answers a malformed path with an
+        # HTML redirect or page); the page itself says nothing a user can act on.
+        data = {"error": f"HTTP {resp.status_code}: the daemon has no such route ({resp.request.url.path})"}
+    if resp.status_code >= 300:
         raise ControlError(resp.status_code, data.get("error", str(data)) if isinstance(data, dict) else str(data))
     return data
