@@ -152,6 +152,24 @@ class Settings(BaseSettings):
             raise ValueError("write it as HOST:PORT, e.g. 127.0.0.1:8787")
         return v
 
+    @field_validator("calld_state_dir", "calld_socket", mode="before")
+    @classmethod
+    def _path_given(cls, v: object, info: ValidationInfo) -> object:
+        # Path("") is the current directory: calld would make it private and fill it with its state.
+        if isinstance(v, str) and not v.strip():
+            raise ValueError("is empty: give a path (or leave the setting out for the default)")
+        return v
+
+    @field_validator("telnyx_api_base", "public_base_url", "public_webhook_url", "linq_api_base")
+    @classmethod
+    def _http_url_shape(cls, v: str, info: ValidationInfo) -> str:
+        if not v and info.field_name in ("public_base_url", "public_webhook_url"):
+            return v
+        scheme, sep, rest = v.partition("://")
+        if not sep or scheme not in ("http", "https") or not rest.split("/", 1)[0]:
+            raise ValueError("write it as https://HOST[/PATH] (http:// only on loopback), e.g. https://calld.example.net")
+        return v
+
     @field_validator("public_media_url")
     @classmethod
     def _media_url_shape(cls, v: str) -> str:

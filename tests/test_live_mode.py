@@ -60,6 +60,25 @@ def test_bad_settings_say_what_to_fix(tmp_path):
     assert "CALLD_BIND" in str(bad.value) and "STALL_S" in str(bad.value)
 
 
+def test_an_empty_path_or_a_url_that_is_no_url_is_a_settings_error(tmp_path, monkeypatch, capsys):
+    with pytest.raises(SettingsError) as bad:
+        load_settings(calld_state_dir="", calld_socket=" ", _env_file=None)
+    assert "CALLD_STATE_DIR" in str(bad.value) and "CALLD_SOCKET" in str(bad.value) and "is empty" in str(bad.value)
+    with pytest.raises(SettingsError) as bad:
+        load_settings(calld_state_dir=tmp_path, telnyx_api_base="notaurl", public_base_url="ftp://x.example", _env_file=None)
+    assert "TELNYX_API_BASE" in str(bad.value) and "PUBLIC_BASE_URL" in str(bad.value) and "https://" in str(bad.value)
+    # On the command line: refused before anything is made, so the directory it names (here the
+    # current one) is left as it was, not made private and filled with a ledger.
+    from calld.cli.daemon import main
+
+    monkeypatch.chdir(tmp_path)
+    before = tmp_path.stat().st_mode
+    with pytest.raises(SystemExit) as code:
+        main(["serve", "--state-dir", ""])
+    assert code.value.code == 2 and "--state-dir: is empty" in capsys.readouterr().err
+    assert list(tmp_path.iterdir()) == [] and tmp_path.stat().st_mode == before
+
+
 def test_bad_media_settings_say_what_to_fix(tmp_path):
     with pytest.raises(SettingsError) as bad:
         load_settings(calld_state_dir=tmp_path, calld_media_bind="8788", public_media_url="https://x.example/m", _env_file=None)

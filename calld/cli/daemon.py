@@ -99,6 +99,13 @@ async def _demo_in(workdir: Path, args: argparse.Namespace) -> int:
     return code
 
 
+def _given_path(text: str) -> Path:
+    # Path("") is the current directory: calld would make it private and fill it with its state.
+    if not text.strip():
+        raise argparse.ArgumentTypeError("is empty: give a path (or leave the option out for the default)")
+    return Path(text)
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="calld", description="The calld daemon.")
     parser.add_argument("-v", "--verbose", action="store_true", help="log every call event")
@@ -107,8 +114,8 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"calld {version()}")
     sub = parser.add_subparsers(dest="command", required=True)
     serve = sub.add_parser("serve", help="run the daemon (systemd runs this)")
-    serve.add_argument("--socket", type=Path, help="control socket path (default: $CALLD_SOCKET)")
-    serve.add_argument("--state-dir", type=Path, help="ledger and artifacts (default: $CALLD_STATE_DIR)")
+    serve.add_argument("--socket", type=_given_path, help="control socket path (default: $CALLD_SOCKET)")
+    serve.add_argument("--state-dir", type=_given_path, help="ledger and artifacts (default: $CALLD_STATE_DIR)")
     serve.add_argument("--bind", help="public HOST:PORT for Telnyx (default: $CALLD_BIND or 127.0.0.1:8787)")
     serve.set_defaults(afunc=_serve)
     demo = sub.add_parser("demo", help="one complete stub call through a private daemon, then stop")
