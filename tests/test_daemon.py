@@ -165,6 +165,8 @@ async def test_a_malformed_request_is_refused_and_the_next_served(client, daemon
     assert status == 400 and "not JSON" in body["error"]
     status, body = await client.raw("POST", "/v1/ask", b"[1, 2]")
     assert status == 400 and "JSON object" in body["error"]
+    status, body = await client.raw("POST", "/v1/ask", b"[" * 5000 + b"]" * 5000)
+    assert status == 400 and "not JSON" in body["error"]
     status, body = await client.raw("POST", "/v1/ask", json.dumps({**ASK, "to": "555-0142"}).encode())
     assert status == 400 and "E.164" in body["error"]
     status, body = await client.raw("POST", "/v1/ask", json.dumps({**ASK, "ask": "stock"}).encode())

@@ -114,7 +114,7 @@ async def _json_body(model: type[BaseModel]) -> BaseModel | Response:
         return _error(f"request too large ({len(raw)} bytes; the limit is {MAX_CONTROL_BYTES})", 413)
     try:
         data = json.loads(raw)
-    except ValueError:
+    except (ValueError, RecursionError):  # RecursionError: arrays nested thousands deep
         return _error("the body is not JSON", 400)
     if not isinstance(data, dict):
         return _error("the body must be a JSON object", 400)
