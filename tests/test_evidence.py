@@ -310,3 +310,11 @@ def test_the_same_words_support_the_record_that_says_what_they_say(question, bus
 )
 def test_a_time_is_read_as_the_opening_or_the_closing_one_from_its_words(text, roles):
     assert [w.clock_role(text, f) for f in w.clocks(text)] == roles
+
+
+def test_the_business_s_whole_answer_is_read_a_later_correction_included():
+    said = _after_ask("We're open Monday through Friday, 9 AM to 5 PM. Actually no, sorry, on Fridays we close at 4 PM.")
+    found = judge.find_answers(said, Q.HOURS)
+    assert [q.text for q in found] == ["We're open Monday through Friday, 9 AM to 5 PM.",
+                                       "Actually no, sorry, on Fridays we close at 4 PM."]
+    assert judge.find_answer(said, Q.HOURS) == found[0]

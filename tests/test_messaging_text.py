@@ -159,10 +159,11 @@ ANSWERED = {"status": "answered", "run_id": "run_5f0c2a9e1b7d4c3a8e6f", "call_co
             "answer_text": "Open nine to five on weekdays.", "transcript_ref": "x/transcript.json", "audio_ref": "x/a.wav"}
 
 
-def test_an_answer_quotes_the_first_evidence_when_there_is_some():
-    with_evidence = {**ANSWERED, "evidence": [{"quote": "we're open eight to six, Sundays till four", "turn": 3,
-                                               "start_ms": 1200, "end_ms": 3400}, {"quote": "other", "turn": 4}]}
-    assert replies.outcome(with_evidence, HOURS) == "They said: \"we're open eight to six, Sundays till four\""
+def test_an_answer_quotes_every_evidence_sentence_in_order_when_there_is_some():
+    with_evidence = {**ANSWERED, "evidence": [{"quote": "We're open eight to six.", "turn": 3, "start_ms": 1200,
+                                               "end_ms": 3400}, {"quote": "Actually, Sundays till four.", "turn": 4},
+                                              {"quote": "We're open eight to six.", "turn": 3}]}
+    assert replies.outcome(with_evidence, HOURS) == "They said: \"We're open eight to six. Actually, Sundays till four.\""
     assert replies.outcome(ANSWERED, HOURS) == 'They said: "Open nine to five on weekdays."'
 
 

@@ -176,3 +176,11 @@ async def test_a_refused_record_is_told_what_the_business_did_say(tmp_path, auto
     run = await stub_call(tmp_path, "model_hallucinates")
     [out] = [o for o in outputs(run.rows()) if o.get("recorded") is False]
     assert ANSWER.strip() in out["next"] and "Record answered with their words" in out["next"]
+
+
+async def test_an_answer_read_from_the_transcript_keeps_the_business_s_correction(tmp_path, autojump_clock):
+    corrected = ANSWER + " Actually no, sorry, on Fridays we close at 4 PM."
+    run = await stub_call(tmp_path, variant("model_silent", answer=corrected))
+    assert (run.result.status, run.result.verdict_source) == ("answered", "transcript")
+    assert "on Fridays we close at 4 PM" in run.result.answer_text
+    assert [e.quote for e in run.result.evidence][-1] == "Actually no, sorry, on Fridays we close at 4 PM."

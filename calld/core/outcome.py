@@ -143,9 +143,8 @@ def _from_recording(call: Call, today: dt.date | None, seen: str | None) -> Outc
     """A recorded greeting answers only what it states (verdict_source greeting); else it is voicemail,
     whatever the model recorded."""
     job = call.plan.job
-    if isinstance(job, QuickAskJob) and (found := judge.find_answer(call.transcript, job.question)) is not None:
-        answer = answers.read_answer(job.question, [found.text], today=today)
-        return Outcome("answered", None, None, found.text, "greeting", seen, evidence=(found,), answer=answer)
+    if isinstance(job, QuickAskJob) and (found := judge.find_answers(call.transcript, job.question)):
+        return _heard(job, found, "greeting", seen, today)
     if call.task is not None and call.verdict is not None and call.task.status == "voicemail":
         return _accepted(call, today, seen)
     heard = judge.judge_voicemail(call.transcript, call.machine)
@@ -174,12 +173,19 @@ def _ask_heard(call: Call) -> bool:
     return bool(asked) and len(asked & spoken) >= 0.8 * len(asked)
 
 
+def _heard(job: QuickAskJob, found: tuple[judge.Quote, ...], source: VerdictSource, seen: str | None,
+           today: dt.date | None) -> Outcome:
+    """An answer read from the business's words alone: all the sentences that state it, a later word included."""
+    texts = [q.text for q in found]
+    answer = answers.read_answer(job.question, texts, today=today)
+    return Outcome("answered", None, None, " ".join(texts), source, seen, evidence=found, answer=answer)
+
+
 def _assess(call: Call, today: dt.date | None, seen: str | None) -> Outcome | None:
     """The business's own words, read without a record; None when they settle nothing."""
     job, turns = call.plan.job, call.transcript
-    if isinstance(job, QuickAskJob) and (found := judge.find_answer(turns, job.question)) is not None:
-        answer = answers.read_answer(job.question, [found.text], today=today)
-        return Outcome("answered", None, None, found.text, "transcript", seen, evidence=(found,), answer=answer)
+    if isinstance(job, QuickAskJob) and (found := judge.find_answers(turns, job.question)):
+        return _heard(job, found, "transcript", seen, today)
     if isinstance(job, BookJob):
         book = judge.judge_book_declined(turns, alternative_offered=None)
         if isinstance(book, judge.Supported):

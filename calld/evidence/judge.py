@@ -328,18 +328,23 @@ def judge_voicemail(turns: Sequence[Turn], machine: str | None) -> Judgement:
 # -- what the business said, read without any record (the transcript assessment) ---------------------------
 
 
+def _states_answer(s: _Sentence, question: QuestionType) -> bool:
+    if question is QuestionType.HOURS:
+        return bool(w.clocks(s.text) or (w.days(s.text) and _OPEN_WORDS.search(s.text)))
+    if question is QuestionType.STOCK:
+        return s.after_ask and bool(w.stock(s.text))
+    return bool(w.places(s.text))
+
+
 def find_answer(turns: Sequence[Turn], question: QuestionType) -> Quote | None:
     """The first business sentence that states the asked fact; None when there is none."""
-    for s in _business_sentences(turns):
-        if question is QuestionType.HOURS:
-            if w.clocks(s.text) or (w.days(s.text) and _OPEN_WORDS.search(s.text)):
-                return quote(turns, s)
-        elif question is QuestionType.STOCK:
-            if s.after_ask and w.stock(s.text):
-                return quote(turns, s)
-        elif w.places(s.text):
-            return quote(turns, s)
-    return None
+    return next((quote(turns, s) for s in _business_sentences(turns) if _states_answer(s, question)), None)
+
+
+def find_answers(turns: Sequence[Turn], question: QuestionType) -> tuple[Quote, ...]:
+    """Every business sentence that states the asked fact, in order: the business's whole answer,
+    a later word or a correction included ("...9 to 5. Actually, on Fridays we close at 4.")."""
+    return tuple(quote(turns, s) for s in _business_sentences(turns) if _states_answer(s, question))
 
 
 # -- bookings --------------------------------------------------------------------------------------------

@@ -134,10 +134,12 @@ def _reason_code(result: dict[str, Any]) -> str | None:
 
 
 def _quote(result: dict[str, Any], *fallbacks: str) -> str | None:
-    """The business's own words: the first evidence quote, else the named result fields."""
+    """The business's own words: the evidence quotes (all of them: a later word may correct the
+    first), else the named result fields."""
     evidence = result.get("evidence")
-    if isinstance(evidence, list) and evidence and isinstance(evidence[0], dict):
-        if quoted := safe_words(evidence[0].get("quote")):
+    if isinstance(evidence, list):
+        said = [str(q["quote"]) for q in evidence if isinstance(q, dict) and q.get("quote")]
+        if quoted := safe_words(" ".join(dict.fromkeys(said))):
             return quoted
     for name in fallbacks:
         if quoted := safe_words(result.get(name)):
