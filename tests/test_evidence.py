@@ -318,3 +318,36 @@ def test_the_business_s_whole_answer_is_read_a_later_correction_included():
     assert [q.text for q in found] == ["We're open Monday through Friday, 9 AM to 5 PM.",
                                        "Actually no, sorry, on Fridays we close at 4 PM."]
     assert judge.find_answer(said, Q.HOURS) == found[0]
+
+
+@pytest.mark.parametrize(
+    ("question", "business", "record", "holds"),
+    [
+        (Q.HOURS, ("Sundays we're closed.",), "Closed on Sunday.", True),
+        (Q.HOURS, ("Sundays we're closed.",), "Open Sundays.", False),
+        (Q.HOURS, ("Sunday, we're closed.",), "Closed on Sunday.", True),
+        (Q.HOURS, ("Today we're closed, but tomorrow we're open 9 to 5.",), "Closed today, open tomorrow 9 to 5.", True),
+        (Q.HOURS, ("We're open nine to five, Monday to Saturday, closed Sundays.",), "Mon-Sat 9am-5pm, Sun closed.", True),
+        (Q.HOURS, ("We shut at 6 on Fridays.",), "Open until 6 on Friday.", True),
+        (Q.HOURS, ("We're closed for lunch on Mondays from 12 to 1.",), "Open on Monday.", True),
+        (Q.HOURS, ("We don't open Sundays until noon.",), "They open at noon on Sundays.", True),
+        (Q.HOURS, ("We're open Monday to Friday, closed on holidays.",), "Open Monday to Friday.", True),
+        (Q.HOURS, ("Closed Sunday, open every day otherwise.",), "Open Sunday.", False),  # the day named alone wins
+        (Q.HOURS, ("The store on Main Street is closed Sundays, we're open every day.",), "Open Sunday.", True),
+        (Q.HOURS, ("We're open 9 to 5, but I think the pharmacy closes at 4.",), "Open 9 to 5.", True),
+        (Q.HOURS, ("Maybe you could call back tomorrow, but we're open 9 to 5.",), "Open 9 to 5.", True),
+        (Q.HOURS, ("I don't know exactly, around 9 to 5.",), "9 to 5.", False),
+        (Q.AISLE, ("We moved it from aisle 3 to aisle 9.",), "Aisle 9.", True),
+        (Q.AISLE, ("We moved it from aisle 3 to aisle 9.",), "Aisle 3.", False),
+        (Q.AISLE, ("It was moved to aisle 9.",), "Aisle 9.", True),
+        (Q.AISLE, ("You can't miss it it's in aisle 5.",), "Aisle 5.", True),
+        (Q.AISLE, ("It was in aisle 3, now it's in aisle 5.",), "Aisle 3.", False),
+        (Q.AISLE, ("Aisle 4, next to the batteries. I mean, it's at the end of aisle 4.",), "Aisle 4.", True),
+        (Q.AISLE, ("It's in aisle 5.", "We're out of the large size though."), "Aisle 5.", True),
+        (Q.AISLE, ("Get the one on the top shelf in aisle 3.",), "Aisle 3, top shelf.", True),
+        (Q.AISLE, ("The store on Main Street has it in aisle 5.",), "Aisle 5.", False),
+    ],
+)
+def test_ordinary_answers_are_read_as_a_person_would(question, business, record, holds):
+    said = turns("B: Hello.", ASKED, *(f"B: {b}" for b in business))
+    assert isinstance(judge.judge_answer(said, question, record), judge.Supported) is holds

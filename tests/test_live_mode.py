@@ -65,8 +65,11 @@ def test_an_empty_path_or_a_url_that_is_no_url_is_a_settings_error(tmp_path, mon
         load_settings(calld_state_dir="", calld_socket=" ", _env_file=None)
     assert "CALLD_STATE_DIR" in str(bad.value) and "CALLD_SOCKET" in str(bad.value) and "is empty" in str(bad.value)
     with pytest.raises(SettingsError) as bad:
-        load_settings(calld_state_dir=tmp_path, telnyx_api_base="notaurl", public_base_url="ftp://x.example", _env_file=None)
-    assert "TELNYX_API_BASE" in str(bad.value) and "PUBLIC_BASE_URL" in str(bad.value) and "https://" in str(bad.value)
+        load_settings(calld_state_dir=tmp_path, telnyx_api_base="notaurl", public_base_url="ftp://x.example",
+                      linq_api_base="https://", _env_file=None)
+    for name in ("TELNYX_API_BASE", "PUBLIC_BASE_URL", "LINQ_API_BASE"):
+        assert name in str(bad.value)
+    assert "https://" in str(bad.value)
     # On the command line: refused before anything is made, so the directory it names (here the
     # current one) is left as it was, not made private and filled with a ledger.
     from calld.cli.daemon import main

@@ -482,4 +482,5 @@ def test_a_call_without_an_answer_says_why_in_words_not_in_carrier_codes():
 def test_hours_the_app_could_not_read_are_said_so_not_shown_as_json():
     from calld.observe.summary import typed_answer
 
-    assert "{" not in typed_answer({"kind": "hours", "ranges": []})
+    line = typed_answer({"kind": "hours", "ranges": []})
+    assert "{" not in line and "none the app could read" in line

@@ -106,12 +106,12 @@ def _clock_phrase(c: w.Clock) -> str:
     return f"{c.hour % 12 or 12}:{c.minute:02d}{ampm}" if c.hour <= 12 else f"{c.hour}:{c.minute:02d}"
 
 
-def _days_said_open(sentences: Sequence[_Sentence]) -> dict[int | str, tuple[bool, _Sentence]]:
+def _days_said_open(sentences: Sequence[_Sentence]) -> dict[int | str, tuple[bool, _Sentence, int]]:
     """Each weekday (0-6) or relative day ("today", "tomorrow"), and whether the business's last word
     on it was open or closed, with the sentence that said so. Later sentences win (a correction
     comes after what it corrects); in one sentence a day named alone wins over a run that covers it
     ("open every day except Sunday")."""
-    said: dict[int | str, tuple[tuple[int, int, int], bool, _Sentence]] = {}
+    said: dict[int | str, tuple[tuple[int, int, int], bool, _Sentence, int]] = {}
     for n, s in enumerate(sentences):
         for d in w.days(s.text):
             if w.elsewhere(s.text, d.start):
@@ -120,8 +120,8 @@ def _days_said_open(sentences: Sequence[_Sentence]) -> dict[int | str, tuple[boo
             rank = (n, 1 if d.relative is not None or len(d.days) == 1 else 0, d.start)
             for key in keys:
                 if key not in said or said[key][0] <= rank:
-                    said[key] = (rank, w.day_open(s.text, d), s)
-    return {k: (is_open, s) for k, (_, is_open, s) in said.items()}
+                    said[key] = (rank, w.day_open(s.text, d), s, d.start)
+    return {k: (is_open, s, at) for k, (_, is_open, s, at) in said.items()}
 
 
 def _days_in(text: str) -> set[int]:
@@ -145,6 +145,7 @@ def _hours(turns: Sequence[Turn], answer: str) -> Judgement:
     said_times = _clocks_said(sentences)
     claimed_days = _days_in(answer)
     used: list[_Sentence] = []
+    facts: list[tuple[_Sentence, int]] = []  # each fact the record rests on: its sentence and where in it
     for c in clocks:
         role = w.clock_role(answer, c)
         same = [(n, s, f, r) for n, s, f, r in said_times if f.clock.same_time(c.clock)]
@@ -158,7 +159,8 @@ def _hours(turns: Sequence[Turn], answer: str) -> Judgement:
                 f"{'opening' if role == 'open' else 'closing'} time",
                 "record the opening and closing times the way the business said them",
             )
-        n, hit, _, _ = fitting[-1]
+        n, hit, at, _ = fitting[-1]
+        facts.append((hit, at.start))
         if role is not None:
             # A later time for the same end of the day replaces it: for the same days, or, said
             # without days, as a correction ("actually, we close at 4").
@@ -187,13 +189,28 @@ def _hours(turns: Sequence[Turn], answer: str) -> Judgement:
                 "record answered with what the business said, open or closed, in answer_text",
             )
         used.extend(open_days[k][1] for k in keys)
-    facts = ", ".join([_clock_phrase(c.clock) for c in clocks] + [answer[d.start:d.end] for d in days])
-    return _unless_unsure(turns, answer, used, Supported(_quotes(turns, used), f"hours {facts} all said by the business"))
+        facts.extend((open_days[k][1], open_days[k][2]) for k in keys)
+    said = ", ".join([_clock_phrase(c.clock) for c in clocks] + [answer[d.start:d.end] for d in days])
+    return _unless_unsure(answer, facts, Supported(_quotes(turns, used), f"hours {said} all said by the business"))
 
 
-def _unless_unsure(turns: Sequence[Turn], answer: str, used: Sequence[_Sentence], supported: Supported) -> Judgement:
-    """A business that was not sure of what it said is not quoted as sure: answer_text says so too."""
-    unsure = next((s for s in used if w.HEDGE.search(s.text) or w.UNKNOWN.search(s.text)), None)
+_CONTRAST = re.compile(r"\b(?:but|however|though|although)\b", re.I)
+
+
+def _doubted(text: str, at: int) -> bool:
+    lead = text[:at]
+    contrasts = list(_CONTRAST.finditer(lead))
+    scope = lead[contrasts[-1].end():] if contrasts else lead
+    scope += w.clause_of(text, at)[len(w.clause_before(text, at)):]
+    return bool(w.HEDGE.search(scope) or w.UNKNOWN.search(scope))
+
+
+def _unless_unsure(answer: str, facts: Sequence[tuple[_Sentence, int]], supported: Supported) -> Judgement:
+    """A business that was not sure of what it said is not quoted as sure: answer_text says so too.
+    Doubt counts in the clause that says the fact and in the words leading up to it ("I don't know
+    exactly, around 9 to 5"), not across a "but" or after it ("we're open 9 to 5, but I think the
+    pharmacy closes at 4")."""
+    unsure = next((s for s, at in facts if _doubted(s.text, at)), None)
     if unsure is not None and not (w.HEDGE.search(answer) or w.UNKNOWN.search(answer)):
         return Unsupported(
             f"the business was not sure: {unsure.text!r}",
@@ -219,11 +236,19 @@ def _stock(turns: Sequence[Turn], answer: str) -> Judgement:
                 continue
             if claim.quantity is not None and claim.availability != "out_of_stock" and f.quantity != claim.quantity:
                 continue
-            return _unless_unsure(turns, answer, [s], Supported(_quotes(turns, [s]), f"stock {claim.availability} said by the business"))
+            return _unless_unsure(answer, [(s, f.start)], Supported(_quotes(turns, [s]), f"stock {claim.availability} said by the business"))
     said = claim.availability.replace("_", " ")
     if claim.quantity is not None and claim.availability != "out_of_stock":
         said += f" ({claim.quantity})"
     return Unsupported(f"the business has not said the item is {said}", _KEEP_LISTENING)
+
+
+# The item is not there at all (not "we're out of the large size"): then where it would be is not the answer.
+_NOT_CARRIED = re.compile(
+    r"\b(?:out of stock|sold out|not in stock|none left|discontinued|no longer (?:carry|have|stock|sell|keep)|"
+    r"(?:do not|don'?t|doesn'?t) (?:stock|carry|sell|have|keep) (?:it|that|those|them|these|any)\b)",
+    re.I,
+)
 
 
 def _same_place(f: w.PlaceFound, claim: w.PlaceFound) -> bool:
@@ -256,19 +281,21 @@ def _aisle(turns: Sequence[Turn], answer: str) -> Judgement:
         if denied is not None:
             return Unsupported(f"the business did not say the item is in {claim.location} now: {denied.text!r}", _KEEP_LISTENING)
         return Unsupported(f"the business has not said {claim.location}", _KEEP_LISTENING)
-    n, s, _ = hit
+    n, s, at = hit
     for later in sentences[n + 1:]:
-        moved = [f for f in w.places(later.text) if not _same_place(f, claim) and w.place_stated(later.text, f)]
+        # Another place of the same kind (an aisle for an aisle), not a closer look at this one ("the end of aisle 4").
+        moved = [f for f in w.places(later.text) if not _same_place(f, claim) and w.place_stated(later.text, f)
+                 and f.key.split(":")[0] == claim.key.split(":")[0]]
         if moved and w.CORRECTION.search(later.text):
             return Unsupported(f"the business later said {moved[0].location}: {later.text!r}",
                                "record the business's last word on where it is, with their words in answer_text")
-    gone = next((x for x in sentences[n:] if x.after_ask and any(f.availability == "out_of_stock" for f in w.stock(x.text))), None)
+    gone = next((x for x in sentences[n:] if x.after_ask and _NOT_CARRIED.search(x.text)), None)
     if gone is not None and not any(f.availability == "out_of_stock" for f in w.stock(answer)):
         return Unsupported(
             f"the business said they do not have it: {gone.text!r}",
             "say in answer_text that they do not have it, as well as where it would be",
         )
-    return _unless_unsure(turns, answer, [s], Supported(_quotes(turns, [s]), f"place {claim.location} said by the business"))
+    return _unless_unsure(answer, [(s, at.start)], Supported(_quotes(turns, [s]), f"place {claim.location} said by the business"))
 
 
 _ANSWERED = {QuestionType.HOURS: _hours, QuestionType.STOCK: _stock, QuestionType.AISLE: _aisle}

@@ -193,22 +193,36 @@ def clause_of(text: str, pos: int) -> str:
     return clause_before(text, pos) + text[pos:end]
 
 
+_NOT_A_DAY_OFF = r"(?!\s+(?:at|by|from|until|till|til|for|during|over|early)\b)"  # "shut at 6", "closed for lunch"
 _CLOSED_BEFORE = re.compile(
-    r"\b(?:closed|shut|except|excluding|other than)\b"
+    rf"\b(?:closed|shut){_NOT_A_DAY_OFF}|\b(?:except|excluding|other than)\b"
     r"|(?:\bnot|n't|\bnever|\bno longer)\s+(?:be\s+)?open\b(?!\s+(?:until|till|til|before|after|at|from)\b)"
     r"|\b(?:not|never)\s+(?:on\s+)?$",
     re.I,
 )
 
 
+_CLOSED_AFTER = re.compile(
+    rf"[\s,]*(?:(?:we'?re|we are|they'?re|they are|it'?s|it is|are|is)\s+)?(?:closed|shut){_NOT_A_DAY_OFF}"
+    r"(?!\s+(?:on\b|mon|tue|wed|thu|fri|sat|sun|week|every|daily|today|tonight|tomorrow))",
+    re.I)  # "Monday to Friday, closed on holidays" or "..., closed Sundays" is about other days
+
+
 def day_open(text: str, day: DaysFound) -> bool:
-    """False when the words say the business is closed that day ("we're closed Sundays", "not open on Saturday")."""
-    return _CLOSED_BEFORE.search(clause_before(text, day.start)) is None
+    """False when the words say the business is closed that day ("we're closed Sundays", "not open on
+    Saturday", "Sundays we're closed", "Sun closed")."""
+    before = clause_before(text, day.start)
+    if _OPENS_LATER.match(text, day.end):
+        return True  # "we don't open Sundays until noon": open, later
+    return _CLOSED_BEFORE.search(before) is None and _CLOSED_AFTER.match(text, day.end) is None
+
+
+_OPENS_LATER = re.compile(r"\s*(?:until|till|til|before)\b", re.I)
 
 
 _OPEN_CUE = re.compile(r"\b(?:opens?|opening|from|starts?|starting)\b", re.I)
 _CLOSE_CUE = re.compile(r"\b(?:close[sd]?|closing|until|till|til|shuts?)\b", re.I)
-_OPEN_UNTIL = re.compile(r"(?:\bnot|n't|\bnever)\s+open\s+(?:until|till|til|before)\s*$", re.I)  # "we don't open until 10"
+_OPEN_UNTIL = re.compile(r"(?:\bnot|n't|\bnever)\s+open\b[^,;.]*\b(?:until|till|til|before)\s*$", re.I)  # "we don't open (Sundays) until 10"
 _RANGE_JOIN = re.compile(r"\s*(?:to|until|till|til|-|–)\s*$", re.I)
 
 
@@ -227,7 +241,7 @@ def clock_role(text: str, found: ClockFound) -> str | None:
 
 _ELSEWHERE = re.compile(
     r"\b(?:other|another|sister|second|new|old) (?:store|location|branch|shop|site)\b"
-    r"|\bthe (?:store|shop|branch|location|one|place) (?:on|at|in|over|down|across|near|by|up)\b"
+    r"|\bthe (?:store|shop|branch|location) (?:on|at|in|over|down|across|near|by|up)\b"
     r"|\b(?:downtown|uptown|mall) (?:store|location|branch|shop)\b",
     re.I,
 )
@@ -238,12 +252,19 @@ def elsewhere(text: str, pos: int) -> bool:
     return _ELSEWHERE.search(clause_of(text, pos)) is not None
 
 
-_NOT_THERE_BEFORE = re.compile(r"(?:\bnot|n't|\bnever|\bno longer|\bused to|\bwas|\bwere|\bformerly|\bmoved\b[^,;]*\bfrom)\b", re.I)
+_NOT_THERE_BEFORE = re.compile(
+    r"\bused to\b|\bformerly\b|\b(?:was|were) in\b|\bmoved\b[^,;]*\bfrom\s+(?:the\s+)?$"
+    r"|(?:\bnot|n't|\bnever|\bno longer)\s+(?:\w+\s+){0,2}?(?:in|at|on|by|near|from)\s+(?:the\s+)?$",
+    re.I,
+)
 
 
 def place_stated(text: str, place: PlaceFound) -> bool:
-    """False when the words put the item anywhere but there now ("not in aisle 5", "used to be in aisle 3")."""
-    return _NOT_THERE_BEFORE.search(clause_before(text, place.start)) is None
+    """False when the words put the item anywhere but there now ("not in aisle 5", "used to be in
+    aisle 3", "moved it from aisle 3"): read from the words since the place said before it."""
+    start = max((f.end for f in places(text) if f.end <= place.start), default=0)
+    before = clause_before(text, place.start)
+    return _NOT_THERE_BEFORE.search(before[max(0, len(before) - (place.start - start)):]) is None
 
 
 CORRECTION = re.compile(
