@@ -312,6 +312,48 @@ def test_a_time_is_read_as_the_opening_or_the_closing_one_from_its_words(text, r
     assert [w.clock_role(text, f) for f in w.clocks(text)] == roles
 
 
+@pytest.mark.parametrize(
+    ("business", "record", "holds"),
+    [
+        ("We're open till 6 on weekdays and till 4 on Saturday.", "They close at 4 on weekdays.", False),
+        ("We're open till 6 on weekdays and till 4 on Saturday.", "They close at 6 on weekdays and 4 on Saturday.", True),
+        ("Monday to Friday we're open 9 to 5, and Saturday 10 to 2.", "Open 10 to 2 on weekdays.", False),
+        ("Monday to Friday we're open 9 to 5, and Saturday 10 to 2.", "Weekdays 9 to 5, Saturday 10 to 2.", True),
+        ("On Saturdays, we open at 10 and close at 2.", "Open until 2 on Fridays.", False),  # the days carry on
+        ("On Saturdays, we open at 10 and close at 2.", "Saturday 10 to 2.", True),
+        ("We open at 9 and close at 6 on weekdays.", "Open at 9 on weekdays.", True),  # no days before: not known
+        ("Monday and Tuesday 9 to 5.", "Open 9 to 5 on Monday.", True),  # both days take the hours after them
+        ("We close at 6 today but tomorrow at 4.", "They close at 4 today.", False),
+        ("We close at 6 today but tomorrow at 4.", "They close at 4 tomorrow.", True),
+        ("Weekdays we're open from 9 until 6, but Saturday only until 4.", "Closes at 4 on weekdays.", False),
+        ("We're open 9 to 5 on Saturday, otherwise 8 to 8.", "Open at 8 on Saturday.", False),
+        ("We're open 9 to 5 on Saturday, otherwise 8 to 8.", "Opens at 8 on Monday.", True),
+    ],
+)
+def test_a_time_is_for_the_days_it_was_said_for(business, record, holds):
+    said = _after_ask(business)
+    judged = judge.judge_answer(said, Q.HOURS, record)
+    assert isinstance(judged, judge.Supported) is holds, judged
+    if not holds:
+        assert "not for" in judged.why or "later said" in judged.why
+
+
+@pytest.mark.parametrize(
+    ("text", "days"),
+    [
+        ("till 6 on weekdays and till 4 on Saturday", [{0, 1, 2, 3, 4}, {5}]),
+        ("On Saturdays, we open at 10 and close at 2", [{5}, {5}]),
+        ("We open at 9 and close at 6 on weekdays", [None, {0, 1, 2, 3, 4}]),
+        ("9 to 5, Monday to Friday", [{0, 1, 2, 3, 4}, {0, 1, 2, 3, 4}]),
+        ("Sundays 11 to 4, otherwise 9 to 6", [{6}, {6}, set(range(6)), set(range(6))]),
+        ("every day except Sunday, 8 to 6", [None, None]),
+        ("we close at 6 today", [{"today"}]),
+    ],
+)
+def test_the_days_a_time_is_said_for(text, days):
+    assert [w.clock_days(text, f) for f in w.clocks(text)] == [None if d is None else frozenset(d) for d in days]
+
+
 def test_the_business_s_whole_answer_is_read_a_later_correction_included():
     said = _after_ask("We're open Monday through Friday, 9 AM to 5 PM. Actually no, sorry, on Fridays we close at 4 PM.")
     found = judge.find_answers(said, Q.HOURS)
@@ -337,6 +379,10 @@ def test_the_business_s_whole_answer_is_read_a_later_correction_included():
         (Q.HOURS, ("We're open 9 to 5, but I think the pharmacy closes at 4.",), "Open 9 to 5.", True),
         (Q.HOURS, ("Maybe you could call back tomorrow, but we're open 9 to 5.",), "Open 9 to 5.", True),
         (Q.HOURS, ("I don't know exactly, around 9 to 5.",), "9 to 5.", False),
+        (Q.HOURS, ("Sundays 11 to 4, otherwise we're open 9 to 6.",), "Open at 9 on Monday.", True),
+        (Q.HOURS, ("Sundays 11 to 4, otherwise we're open 9 to 6.",), "Closed on Monday.", False),
+        (Q.HOURS, ("We're open Saturday 10 to 2, closed the rest of the week.",), "Open Monday.", False),
+        (Q.HOURS, ("We're open Saturday 10 to 2, closed the rest of the week.",), "Saturday 10 to 2, closed Monday.", True),
         (Q.AISLE, ("We moved it from aisle 3 to aisle 9.",), "Aisle 9.", True),
         (Q.AISLE, ("We moved it from aisle 3 to aisle 9.",), "Aisle 3.", False),
         (Q.AISLE, ("It was moved to aisle 9.",), "Aisle 9.", True),

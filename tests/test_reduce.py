@@ -28,11 +28,12 @@ from calld.core.effects import (
     SendMediaAudio,
     SendToolOutput,
 )
-from calld.core.plan import HANGUP_MARK, Timings
+from calld.core.plan import ANSWER_HEARD_LINE, HANGUP_MARK, Timings
 from calld.core.reduce import _LIVE_TIMERS, BYTES_PER_SECOND, STEER_LINE, reduce, reduce_step
 
 ENDED = tuple(Cancel(k) for k in (*_LIVE_TIMERS, "hangup_confirm"))  # no timer outlives a call
 from calld.core.state import (
+    Call,
     HangupPending,
     TRACKS,
     Failure,
@@ -88,6 +89,7 @@ from tests.core_helpers import (
     TRAILING,
     Run,
     drive,
+    make_book_plan,
     new_call,
     pcm,
 )
@@ -899,6 +901,36 @@ def test_the_business_answering_a_steer_earns_the_next_silence_its_own_steer():
     step = run.step(ev.StallElapsed())
     assert step.effects == (AppendCommentary(STEER_LINE), Schedule("stall", T.stall_s, ev.StallElapsed()))
     assert run.of(Hangup) == []
+
+
+def _answer_heard_effects():
+    return (AppendCommentary(ANSWER_HEARD_LINE), Schedule("farewell", T.farewell_max_s, ev.FarewellElapsed()))
+
+
+def test_a_silence_after_the_business_answered_ends_with_a_goodbye_not_a_second_ask():
+    run = drive(HEARD)
+    step = run.step(ev.StallElapsed())
+    assert step.effects == _answer_heard_effects()
+    assert isinstance(run.call.hangup, HangupFarewell) and run.call.hangup.via == "answer_heard"
+
+
+def test_hours_in_the_greeting_are_not_an_answer_to_the_ask():
+    run = drive((*LIVE, ev.InputTranscript("Joe's Hardware, we're open nine to five."), ASKED))
+    step = run.step(ev.StallElapsed())
+    assert step.effects == (AppendCommentary(STEER_LINE), Schedule("stall", T.stall_s, ev.StallElapsed()))
+
+
+def test_an_answer_repeated_after_the_ask_is_heard_though_the_greeting_said_it_first():
+    run = drive((*LIVE, ev.InputTranscript("Joe's Hardware, we're open nine to five."), ASKED,
+                 ev.InputTranscript("Like I said, nine to five.")))
+    assert run.step(ev.StallElapsed()).effects == _answer_heard_effects()
+
+
+def test_a_booking_silence_is_steered_whatever_the_business_said():
+    run = drive((*LIVE, ASKED, ev.InputTranscript("We're open nine to five, and yes, Friday works.")),
+                call=Call(plan=make_book_plan()))
+    step = run.step(ev.StallElapsed())
+    assert step.effects == (AppendCommentary(run.call.plan.steer_line), Schedule("stall", T.stall_s, ev.StallElapsed()))
 
 
 def test_a_conversation_not_steered_keeps_no_silence():

@@ -47,7 +47,7 @@ Theory of the edges:
  - A far-party hangup ends the call at once; a recorded verdict stands.
  - stall_s without speech from either side: steer once (keeping whose words the silence came
    after, which says who owed the next word), then hang up via "stall". On a quick ask whose
-   answer the business has already given after the ask (judge.find_answer), no record having been
+   answer the business has already given after the ask (judge.answered_after_ask), no record having been
    accepted, the first silence ends the call politely instead: the agent thanks them and says
    goodbye (via "answer_heard"), and the outcome is read from the transcript.
  - A failure while the dial is in flight waits in HangupPending and hangs up the moment
@@ -1156,13 +1156,10 @@ def _stall(call: Call, event: ev.StallElapsed) -> _Out:
 
 
 def _answer_heard(call: Call) -> bool:
-    """A quick ask whose answer the business said after the ask, while the model recorded nothing."""
+    """A quick ask whose answer the business said after the ask, the model having recorded nothing
+    (the conversation is still talking, so no record was accepted)."""
     job = call.plan.job
-    if not isinstance(job, QuickAskJob) or call.task is not None or not _live_is_open(call):
-        return False
-    found = judge.find_answer(call.transcript, job.question)
-    asked_at = next((i for i, t in enumerate(call.transcript) if t.speaker == "agent" and t.text.strip()), None)
-    return found is not None and asked_at is not None and found.turn > asked_at
+    return isinstance(job, QuickAskJob) and judge.answered_after_ask(call.transcript, job.question)
 
 
 @_on(ev.CallCapElapsed)

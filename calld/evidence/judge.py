@@ -8,7 +8,8 @@ How support is judged (deterministic; every verdict carries a `why` for the jour
    "don't know", booking confirmations, recorded greetings.
  - A positive record must answer the question asked and every key fact in it must have been
    said by the business:
-     hours   answer_text states a time or a day; each time and day in it is in the business's words;
+     hours   answer_text states a time or a day; each time and day in it is in the business's words,
+             a time for the days the business said it for, a day open or closed as they said;
      stock   answer_text says in / out of stock (or limited); the business said the same after the
              ask (limited counts as in stock), and the same quantity when answer_text gives one;
      aisle   answer_text names an aisle, department or place; the business named the same one;
@@ -113,6 +114,11 @@ def _days_said_open(sentences: Sequence[_Sentence]) -> dict[int | str, tuple[boo
     ("open every day except Sunday")."""
     said: dict[int | str, tuple[tuple[int, int, int], bool, _Sentence, int]] = {}
     for n, s in enumerate(sentences):
+        if (rest := w.other_days(s.text)) is not None:  # "otherwise 9 to 6": the days not named
+            rest_days, rest_open, at = rest
+            for key in rest_days:
+                if key not in said or said[key][0] <= (n, -1, at):
+                    said[key] = ((n, -1, at), rest_open, s, at)
         for d in w.days(s.text):
             if w.elsewhere(s.text, d.start):
                 continue
@@ -122,6 +128,14 @@ def _days_said_open(sentences: Sequence[_Sentence]) -> dict[int | str, tuple[boo
                 if key not in said or said[key][0] <= rank:
                     said[key] = (rank, w.day_open(s.text, d), s, d.start)
     return {k: (is_open, s, at) for k, (_, is_open, s, at) in said.items()}
+
+
+def _day_names(keys: frozenset[w.DayKey]) -> str:
+    weekdays = sorted(k for k in keys if isinstance(k, int))
+    named = [w.WEEKDAYS[k].title() for k in weekdays] + sorted(k for k in keys if isinstance(k, str))
+    if weekdays == list(range(5)) and len(named) == 5:
+        return "weekdays"
+    return ", ".join(named) or "days it did not name"
 
 
 def _days_in(text: str) -> set[int]:
@@ -159,14 +173,23 @@ def _hours(turns: Sequence[Turn], answer: str) -> Judgement:
                 f"{'opening' if role == 'open' else 'closing'} time",
                 "record the opening and closing times the way the business said them",
             )
-        n, hit, at, _ = fitting[-1]
+        claimed_for = w.clock_days(answer, c)
+        placed = [x for x in fitting if w.days_fit(w.clock_days(x[1].text, x[2]), claimed_for)]
+        if not placed:
+            said_for = w.clock_days(fitting[-1][1].text, fitting[-1][2]) or frozenset()
+            return Unsupported(
+                f"the business said {_clock_phrase(c.clock)} for {_day_names(said_for)}, not for "
+                f"{_day_names(claimed_for or frozenset())}: {fitting[-1][1].text!r}",
+                "record each day's hours the way the business said them, with their words in answer_text",
+            )
+        n, hit, at, _ = placed[-1]
         facts.append((hit, at.start))
         if role is not None:
             # A later time for the same end of the day replaces it: for the same days, or, said
             # without days, as a correction ("actually, we close at 4").
-            own_days = _days_in(w.clause_of(answer, c.start)) or claimed_days
+            own_days: frozenset[w.DayKey] = claimed_for or frozenset(claimed_days)
             for m, s, f, r in said_times:
-                later_days = _days_in(s.text)
+                later_days = w.clock_days(s.text, f)
                 if (m > n and r == role and not f.clock.same_time(c.clock)
                         and ((later_days & own_days) if later_days else w.CORRECTION.search(s.text))):
                     return Unsupported(
@@ -366,6 +389,11 @@ def _states_answer(s: _Sentence, question: QuestionType) -> bool:
 def find_answer(turns: Sequence[Turn], question: QuestionType) -> Quote | None:
     """The first business sentence that states the asked fact; None when there is none."""
     return next((quote(turns, s) for s in _business_sentences(turns) if _states_answer(s, question)), None)
+
+
+def answered_after_ask(turns: Sequence[Turn], question: QuestionType) -> bool:
+    """Has the business stated the asked fact since the agent first spoke (a greeting's hours do not count)?"""
+    return any(s.after_ask and _states_answer(s, question) for s in _business_sentences(turns))
 
 
 def find_answers(turns: Sequence[Turn], question: QuestionType) -> tuple[Quote, ...]:

@@ -239,6 +239,90 @@ def clock_role(text: str, found: ClockFound) -> str | None:
     return max(cues)[1] if cues else None
 
 
+# Which days a time is said for. A sentence is cut where a clause ends, and at "and" where both
+# sides state a time ("till 6 on weekdays and till 4 on Saturday"); a piece with no time joins the
+# next ("Monday and Tuesday 9 to 5"), or the one before at the end ("9 to 5, Monday to Friday").
+# A piece with no days of its own takes the days before it ("On weekdays we open at 9 and close at
+# 6"); before any days its days are not known. Said of "other days", they are the weekdays not
+# named before ("Sundays 11 to 4, otherwise 9 to 6"); around an "except", not known.
+_AND = re.compile(r"\band\b", re.I)
+_OTHER_DAYS = re.compile(r"\b(?:otherwise|other days|rest of the week|the rest|all other|every other day)\b", re.I)
+_EXCEPT = re.compile(r"\b(?:except|excluding|other than|apart from)\b", re.I)
+
+DayKey = int | str  # a weekday (0 = Monday) or a relative day ("today", "tomorrow")
+
+
+def day_keys(found: DaysFound) -> frozenset[DayKey]:
+    return frozenset({found.relative}) if found.relative is not None else frozenset(found.days)
+
+
+def _time_pieces(text: str) -> list[tuple[int, int]]:
+    cuts = sorted({0, len(text), *(m.start() for m in _CLAUSE_BREAK.finditer(text)), *(m.start() for m in _AND.finditer(text))})
+    pieces = [(a, b) for a, b in zip(cuts, cuts[1:]) if text[a:b].strip()]
+    starts = [f.start for f in clocks(text)]
+    timed = [any(a <= s < b for s in starts) for a, b in pieces]
+    merged: list[tuple[int, int]] = []
+    pending: int | None = None  # the start of untimed pieces waiting for the next timed one
+    for (a, b), has_time in zip(pieces, timed):
+        if not has_time:
+            pending = a if pending is None else pending
+            continue
+        merged.append((a if pending is None else pending, b))
+        pending = None
+    if pending is not None:
+        if merged:
+            merged[-1] = (merged[-1][0], len(text))
+        else:
+            merged.append((pending, len(text)))
+    return merged
+
+
+def clock_days(text: str, found: ClockFound) -> frozenset[DayKey] | None:
+    """The days `text` says the time at `found` is for; None when it does not say."""
+    carried: frozenset[DayKey] | None = None
+    named: frozenset[DayKey] = frozenset()
+    for a, b in _time_pieces(text):
+        own = frozenset().union(*(day_keys(d) for d in days(text) if a <= d.start < b))
+        if _EXCEPT.search(text, a, b):
+            carried = None
+        elif _OTHER_DAYS.search(text, a, b):
+            rest = frozenset(range(7)) - named
+            carried = rest if named and rest and not own else None
+        elif own:
+            carried = own
+        named |= own
+        if a <= found.start < b:
+            return carried
+    return None
+
+
+def other_days(text: str) -> tuple[frozenset[int], bool, int] | None:
+    """"Otherwise" and "the rest of the week" after named days: the weekdays not named, whether the
+    words say them open, and where the words are ("Sundays 11 to 4, otherwise 9 to 6")."""
+    m = _OTHER_DAYS.search(text)
+    if m is None:
+        return None
+    named = frozenset().union(*(d.days for d in days(text) if d.start < m.start()))
+    rest = frozenset(range(7)) - named
+    if not named or not rest:
+        return None
+    clause = clause_of(text, m.start())
+    closed = re.search(rf"\b(?:closed|shut){_NOT_A_DAY_OFF}", clause, re.I) is not None
+    return rest, not closed, m.start()
+
+
+def days_fit(said: frozenset[DayKey] | None, claimed: frozenset[DayKey] | None) -> bool:
+    """Could a time said for `said` days be the one claimed for `claimed`? Unknown days fit any, and
+    a relative day fits any weekday (which weekday "today" is, these words do not say)."""
+    if said is None or claimed is None or said & claimed:
+        return True
+    def relative(keys: frozenset[DayKey]) -> bool:
+        return any(isinstance(k, str) for k in keys)
+    def weekday(keys: frozenset[DayKey]) -> bool:
+        return any(isinstance(k, int) for k in keys)
+    return (relative(said) and weekday(claimed)) or (weekday(said) and relative(claimed))
+
+
 _ELSEWHERE = re.compile(
     r"\b(?:other|another|sister|second|new|old) (?:store|location|branch|shop|site)\b"
     r"|\bthe (?:store|shop|branch|location) (?:on|at|in|over|down|across|near|by|up)\b"
