@@ -72,6 +72,21 @@ async def test_one_ask_end_to_end_with_progress(client, daemon, autojump_clock):
     assert daemon.calls() == []
 
 
+@pytest.mark.parametrize(("scenario", "recorded"), [
+    ("voicemail", "recording heard: listening to its end, saying nothing"),
+    ("voicemail_hours", "recording heard: listening to its end, saying nothing"),
+    ("decline", "they declined"),
+])
+async def test_progress_says_what_the_record_was(client, daemon, autojump_clock, scenario, recorded):
+    err = io.StringIO()
+    out = io.StringIO()
+    await run_ask(client, ASK | {"scenario": scenario}, out=out, err=err)
+    assert json.loads(out.getvalue())["status"] == {"decline": "declined", "voicemail_hours": "answered"}.get(scenario, scenario)
+    phases = [line.split(maxsplit=1)[1] for line in err.getvalue().splitlines()]
+    assert recorded in phases and "answer heard" not in phases and ("farewell" in phases) is (scenario == "decline"), \
+        " | ".join(phases)
+
+
 async def test_fifty_concurrent_asks_all_answered(client, daemon, autojump_clock):
     results: list[dict] = []
 

@@ -354,6 +354,14 @@ def test_the_days_a_time_is_said_for(text, days):
     assert [w.clock_days(text, f) for f in w.clocks(text)] == [None if d is None else frozenset(d) for d in days]
 
 
+def test_an_ask_that_never_reached_the_line_asked_nobody():
+    unheard = (Turn("business", "You've reached Joe's."), Turn("agent", "What are your hours?", on_line=False),
+               Turn("business", "We're open 9 to 5."))
+    assert not judge.answered_after_ask(unheard, Q.HOURS)
+    heard = (unheard[0], Turn("agent", "What are your hours?"), unheard[2])
+    assert judge.answered_after_ask(heard, Q.HOURS)
+
+
 def test_the_business_s_whole_answer_is_read_a_later_correction_included():
     said = _after_ask("We're open Monday through Friday, 9 AM to 5 PM. Actually no, sorry, on Fridays we close at 4 PM.")
     found = judge.find_answers(said, Q.HOURS)

@@ -382,6 +382,22 @@ def test_show_prints_evidence_typed_answer_holds_and_per_turn_times(tmp_path):
     assert turns[-1].startswith("   288.0- 293.0     agent: Thank you so much")
 
 
+def test_turn_times_from_the_journal_follow_an_agent_turn_split_where_it_left_the_line(tmp_path):
+    from calld.observe.artifacts import WORD_MS, RunArtifacts, turn_times
+
+    def delta(t, kind, text):
+        return {"t_ms": t, "event": {"kind": f"live.{kind}_transcript", "text": text}}
+
+    turns = [{"speaker": "business", "text": "Hi."}, {"speaker": "agent", "text": "Hello there."},
+             {"speaker": "agent", "text": "What are your hours?", "on_line": False}]
+    rows = (delta(100, "input", "Hi."), delta(200, "output", "Hello "), delta(300, "output", "there."),
+            delta(400, "output", "What are your hours?"))
+    run = RunArtifacts(tmp_path, {}, {}, {"turns": turns}, rows, None)
+    assert turn_times(run) == [(100, 100 + WORD_MS), (200, 300 + WORD_MS), (400, 400 + WORD_MS)]
+    spelled_otherwise = RunArtifacts(tmp_path, {}, {}, {"turns": turns[:2]}, rows, None)
+    assert turn_times(spelled_otherwise) is None  # a delta no turn accounts for: the times are not these
+
+
 def test_typed_answers_read_as_a_line():
     from calld.observe.summary import typed_answer
 

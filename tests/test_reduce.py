@@ -643,6 +643,13 @@ def test_speech_rearms_the_stall_timer(event, speaker):
     assert run.timers["stall"] == ev.StallElapsed()
 
 
+def test_agent_words_after_the_line_went_to_a_recording_are_a_turn_of_their_own():
+    run = drive((*LIVE, ev.OutputTranscript("Hi, this is an automated")))
+    run.feed(ev.MachineGreetingEnded("beep_detected"), ev.OutputTranscript(" assistant calling."))
+    assert [(t.speaker, t.text, t.on_line) for t in run.call.transcript] == [
+        ("agent", "Hi, this is an automated", True), ("agent", " assistant calling.", False)]
+
+
 def test_transcript_fragments_join_by_speaker():
     run = drive(LIVE)
     run.feed(

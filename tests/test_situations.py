@@ -276,6 +276,20 @@ async def test_a_recording_is_voicemail_and_no_message_is_left(autojump_clock, t
     assert run.report["hangup"]["via"] == "voicemail"
 
 
+async def test_agent_words_kept_off_a_recording_are_marked_as_never_on_the_line(autojump_clock, tmp_path):
+    from calld.observe.summary import transcript_lines
+
+    run = await stub_call(tmp_path, "voicemail")
+    turns = run.json("transcript.json")["turns"]
+    agent = [t for t in turns if t["speaker"] == "agent"]
+    assert agent and all(t["on_line"] is False for t in agent)  # GPT-Live spoke; the line carried none of it
+    assert all(t["on_line"] for t in turns if t["speaker"] == "business")
+    assert run.json("transcript.json")["agent_text"] == ""
+    assert run.world.heard_on_line == []
+    shown = "\n".join(transcript_lines({"transcript": run.json("transcript.json")}))
+    assert "agent: (not on the line" in shown
+
+
 async def test_answering_machine_detection_is_only_advice(autojump_clock, tmp_path):
     run = await stub_call(tmp_path, "amd_wrong")  # a person answers; premium AMD says "machine"
     assert run.events("telnyx.machine.detected")[0]["event"]["result"] == "machine"

@@ -289,13 +289,23 @@ def _add_turn(call: Call, speaker: Speaker, event: ev.InputTranscript | ev.Outpu
         return None if ms is None else origin + ms
 
     turns = call.transcript
-    if turns and turns[-1].speaker == speaker:
+    on_line = speaker == "business" or _agent_audible(call)
+    if turns and turns[-1].speaker == speaker and turns[-1].on_line == on_line:
         last = turns[-1]
         span = Span(len(last.text), at(event.start_ms), at(event.end_ms))
-        turns = (*turns[:-1], Turn(speaker, last.text + event.text, (*last.spans, span)))
+        turns = (*turns[:-1], Turn(speaker, last.text + event.text, (*last.spans, span), on_line))
     else:
-        turns = (*turns, Turn(speaker, event.text, (Span(0, at(event.start_ms), at(event.end_ms)),)))
+        turns = (*turns, Turn(speaker, event.text, (Span(0, at(event.start_ms), at(event.end_ms)),), on_line))
     return evolve(call, transcript=turns)
+
+
+def _agent_audible(call: Call) -> bool:
+    """Does GPT-Live's audio reach the line now? Never on a recording (no message is ever left)."""
+    return (
+        isinstance(call.media, MediaStreaming)
+        and isinstance(call.hangup, HangupNone | HangupFarewell | HangupDraining)
+        and call.recording is None
+    )
 
 
 def _tool_output(**fields: object) -> str:
@@ -779,11 +789,7 @@ def _output_audio(call: Call, event: ev.OutputAudio) -> _Out:
     if not isinstance(call.live, LiveActive | LiveClosing):
         return _ignore(call, event, "live")
     c = call.counters
-    plays = (
-        isinstance(call.media, MediaStreaming)
-        and isinstance(call.hangup, HangupNone | HangupFarewell | HangupDraining)
-        and call.recording is None  # never leave a message on a recording
-    )
+    plays = _agent_audible(call)
     after_verdict = isinstance(call.conversation, ConvConcluded)
     c = evolve(  # one copy per frame: this runs 50 times a second
         c,

@@ -12,8 +12,6 @@ _PHASES: dict[tuple[str, str], str] = {
     ("media", "streaming"): "media streaming",
     ("live", "active"): "session live",
     ("conversation", "talking"): "asking",
-    ("conversation", "concluded"): "answer heard",
-    ("hangup", "farewell"): "farewell",
     ("hangup", "draining"): "closing the session",
     ("hangup", "marked"): "goodbye sent; waiting until it has played",
     ("hangup", "requested"): "hanging up",
@@ -21,6 +19,28 @@ _PHASES: dict[tuple[str, str], str] = {
 }
 
 
-def phases(progress: dict[str, Any]) -> list[str]:
-    """The phases one journal step reached (usually none, sometimes two)."""
-    return [phase for track, (_old, new) in progress["changed"].items() if (phase := _PHASES.get((track, new)))]
+# The conversation concludes on an accepted record; its status says what was heard.
+_RECORDED = {"answered": "answer heard", "declined": "they declined", "voicemail": "voicemail reached",
+             "booked": "booking confirmed"}
+
+
+# The goodbye, by what started it: no goodbye is said to a recording, only listened to its end.
+_FAREWELL = {"voicemail": "recording heard: listening to its end, saying nothing",
+             "information_line": "recorded hours heard: listening to its end, saying nothing",
+             "answer_heard": "answer heard; saying goodbye", "opt_out": "asked not to call: apologising",
+             "wrong_party": "wrong party: apologising"}
+
+
+def phases(progress: dict[str, Any], recorded: str | None = None, via: str | None = None) -> list[str]:
+    """The phases one journal step reached (usually none, sometimes two). `recorded`: the status of
+    the record the conversation concluded on, when it did; `via`: what the hangup is for, once
+    one is under way."""
+    out = []
+    for track, (_old, new) in progress["changed"].items():
+        if (track, new) == ("conversation", "concluded"):
+            out.append(_RECORDED.get(recorded or "", "outcome recorded"))
+        elif (track, new) == ("hangup", "farewell"):
+            out.append(_FAREWELL.get(via or "", "farewell"))
+        elif phase := _PHASES.get((track, new)):
+            out.append(phase)
+    return out

@@ -709,7 +709,9 @@ class Daemon:
         return stored
 
     def _progress(self, handle: CallHandle, p: dict[str, Any], flight: _Flight) -> None:
-        item = {"t_ms": p["t_ms"], "event": p["event"], "phases": phases(p), "run_id": handle.plan.run_id,
+        task, via = handle.call.task, getattr(handle.call.hangup, "via", None)
+        item = {"t_ms": p["t_ms"], "event": p["event"], "phases": phases(p, task.status if task else None, via),
+                "run_id": handle.plan.run_id,
                 "call_control_id": handle.call.call_control_id}
         if p["changed"].get("dial") == ["requested", "accepted"] and handle.call.call_control_id is not None:
             self._ledger.mark_dialled(flight.request_id, handle.call.call_control_id)

@@ -1,6 +1,7 @@
 """The words of a call, as GPT-Live transcribed them, with where they were heard.
 
-A Turn is one speaker's consecutive fragments joined verbatim. Each fragment keeps a
+A Turn is one speaker's consecutive fragments joined verbatim (the agent's split where its audio
+stopped or started reaching the line). Each fragment keeps a
 Span: where its text starts in the turn and, when GPT-Live gave times, where it sits in
 audio/inbound.wav (the session timeline shifted by the inbound audio that preceded it).
 So any quote from a turn can be placed in the recording.
@@ -24,9 +25,14 @@ class Span:
 
 @frozen
 class Turn:
+    """`on_line`: whether these words reached the line. GPT-Live may go on speaking where calld keeps
+    its audio off the line (a recording was detected, the call is ending): those agent words are
+    kept, in a turn of their own, but nobody on the call heard them. Business words always did."""
+
     speaker: Speaker
     text: str
     spans: tuple[Span, ...] = ()
+    on_line: bool = True
 
     @property
     def start_ms(self) -> int | None:

@@ -76,7 +76,7 @@ def _business_sentences(turns: Sequence[Turn]) -> list[_Sentence]:
     asked = False
     for i, turn in enumerate(turns):
         if turn.speaker == "agent":
-            asked = asked or bool(turn.text.strip())
+            asked = asked or (turn.on_line and bool(turn.text.strip()))  # words kept off the line asked nobody
             continue
         for a, b in w.sentence_spans(turn.text):
             out.append(_Sentence(i, a, b, turn.text[a:b], asked))

@@ -170,18 +170,25 @@ def turn_times(run: RunArtifacts) -> list[tuple[int, int]] | None:
     turns = run.turns
     if turns and all(isinstance(t.get("start_ms"), int | float) and isinstance(t.get("end_ms"), int | float) for t in turns):
         return [(run.call_ms(t["start_ms"]), run.call_ms(t["end_ms"])) for t in turns]
-    derived: list[list[Any]] = []  # [speaker, start, last, text]
+    deltas: list[tuple[str, int, str]] = []  # (speaker, t_ms, text), in the reducer's order
     for row in run.rows:
         event = row.get("event") or {}
         speaker = {"live.input_transcript": "business", "live.output_transcript": "agent"}.get(event.get("kind", ""))
-        if speaker is None or "ignored" in row:
-            continue
-        t = int(row["t_ms"])
-        if derived and derived[-1][0] == speaker:
-            derived[-1][2] = t
-            derived[-1][3] += event.get("text", "")
-        else:
-            derived.append([speaker, t, t, event.get("text", "")])
-    if len(derived) != len(turns) or any(d[0] != t.get("speaker") or d[3] != t.get("text") for d, t in zip(derived, turns, strict=False)):
-        return None
-    return [(d[1], d[2] + WORD_MS) for d in derived]
+        if speaker is not None and "ignored" not in row:
+            deltas.append((speaker, int(row["t_ms"]), event.get("text", "")))
+    # Each turn is the deltas that spell it, in order (an agent turn also ends where its audio
+    # stopped reaching the line, so two turns of one speaker may follow each other).
+    out: list[tuple[int, int]] = []
+    i = 0
+    for turn in turns:
+        text, first, last = "", None, None
+        while i < len(deltas) and deltas[i][0] == turn.get("speaker") and (
+                len(text) < len(str(turn.get("text", ""))) or not deltas[i][2]):
+            text += deltas[i][2]
+            first = deltas[i][1] if first is None else first
+            last = deltas[i][1]
+            i += 1
+        if first is None or last is None or text != turn.get("text"):
+            return None
+        out.append((first, last + WORD_MS))
+    return out if i == len(deltas) else None

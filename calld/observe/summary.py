@@ -212,7 +212,10 @@ def transcript_lines(detail: dict[str, Any]) -> list[str]:
     width = max(len(t.get("speaker", "")) for t in turns)
     for i, turn in enumerate(turns):
         when = f"{times[i][0] / 1000:6.1f}-{times[i][1] / 1000:6.1f}" if times else f"{'':>13}"
-        lines.append(f"  {when}  {turn.get('speaker', '?'):>{width}}: {' '.join(str(turn.get('text', '')).split())}")
+        words = " ".join(str(turn.get("text", "")).split())
+        if turn.get("on_line") is False:
+            words = f"(not on the line: calld kept it off a recording or an ending call) {words}"
+        lines.append(f"  {when}  {turn.get('speaker', '?'):>{width}}: {words}")
     return lines
 
 

@@ -47,6 +47,7 @@ class SpeechBar:
     start_ms: int
     end_ms: int
     text: str
+    on_line: bool = True  # False: agent words GPT-Live spoke that calld kept off the line (drawn hollow)
 
 
 @frozen
@@ -145,7 +146,8 @@ def _states(report: dict[str, Any], end: int) -> list[StateSpan]:
 def _speech(run: RunArtifacts) -> list[SpeechBar]:
     turns = run.turns
     if turns and all(isinstance(t.get("start_ms"), int | float) and isinstance(t.get("end_ms"), int | float) for t in turns):
-        return [SpeechBar(t["speaker"], run.call_ms(t["start_ms"]), run.call_ms(t["end_ms"]), t.get("text", "").strip())
+        return [SpeechBar(t["speaker"], run.call_ms(t["start_ms"]), run.call_ms(t["end_ms"]), t.get("text", "").strip(),
+                          t.get("on_line") is not False)
                 for t in turns if t.get("speaker") in ("business", "agent")]
     bars: list[SpeechBar] = []
     open_: dict[str, list[Any]] = {}  # speaker -> [start, last, words]
@@ -297,7 +299,8 @@ def draw(tl: Timeline, out: Path) -> Path:
     px_per_s = axes_px / (end_s * 1.06)
 
     speech = {s: [b for b in tl.speech if b.speaker == s] for s in ("business", "agent")}
-    speech_labels = {s: [_clip(b.text) for b in bars] for s, bars in speech.items()}
+    speech_labels = {s: [_clip(b.text if b.on_line else f"(not on the line) {b.text}") for b in bars]
+                     for s, bars in speech.items()}
     x_max = end_s * 1.06
     speech_lanes = {s: _lanes([(b.start_ms / 1000, t) for b, t in zip(bars, speech_labels[s], strict=True)], px_per_s, x_max)
                     for s, bars in speech.items()}
@@ -371,7 +374,11 @@ def draw(tl: Timeline, out: Path) -> Path:
             for i, (bar, text, (lane, left)) in enumerate(zip(speech[s], speech_labels[s], speech_lanes[s], strict=True)):
                 x0, w = bar.start_ms / 1000, max(bar.end_ms - bar.start_ms, 1) / 1000
                 gid = f"speech/{s}/{i}/{bar.start_ms}/{bar.end_ms}"
-                ax.add_patch(Rectangle((x0, top + 0.2), w, 0.4, fc=_SPEAKER_COLOURS[s], ec="none", zorder=2, gid=gid))
+                if bar.on_line:
+                    ax.add_patch(Rectangle((x0, top + 0.2), w, 0.4, fc=_SPEAKER_COLOURS[s], ec="none", zorder=2, gid=gid))
+                else:
+                    ax.add_patch(Rectangle((x0, top + 0.2), w, 0.4, fc="none", ec=_SPEAKER_COLOURS[s], ls="--", lw=0.8,
+                                           zorder=2, gid=gid + "/off_line"))
                 ax.text(left, top + 0.95 + lane * _LANE, text, ha="left", va="center", fontsize=_FONT, color="#212121",
                         zorder=4, gid=f"words/{s}/{i}")
 

@@ -751,9 +751,9 @@ class CallHandle:
         duration_ms = self._t_ms()
         outcome = conclude(call, today=business_date(self.plan.to, self._started))
         transcript = {
-            "turns": [{"speaker": t.speaker, "text": t.text, "start_ms": t.start_ms, "end_ms": t.end_ms}
+            "turns": [{"speaker": t.speaker, "text": t.text, "start_ms": t.start_ms, "end_ms": t.end_ms, "on_line": t.on_line}
                       for t in call.transcript],
-            "agent_text": "".join(t.text for t in call.transcript if t.speaker == "agent"),
+            "agent_text": "".join(t.text for t in call.transcript if t.speaker == "agent" and t.on_line),
             "business_text": "".join(t.text for t in call.transcript if t.speaker == "business"),
         }
         task = self._task_record() if call.task is not None else None
