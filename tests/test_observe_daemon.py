@@ -161,6 +161,14 @@ async def test_show_prints_a_summary_the_transcript_the_report_and_the_picture(c
         (run_dir / "timeline.svg").unlink()
         _, text = await ctl(daemon, capsys, "show", result["run_id"], "--timeline")
     assert text.strip() == str(run_dir.resolve() / "timeline.svg")
+    from calld.cli.ctl import UsageError
+
+    nowhere = tmp_path / "no-such-dir" / "call.png"
+    with pytest.raises(UsageError, match="is not a directory; give a file in a directory that exists"):
+        await ctl(daemon, capsys, "show", result["run_id"], "--timeline", str(nowhere))
+    (tmp_path / "taken.png").mkdir()  # a directory where the file would go: the write itself fails
+    with real_time(autojump_clock), pytest.raises(UsageError, match="cannot write .*give a file you can write"):
+        await ctl(daemon, capsys, "show", result["run_id"], "--timeline", str(tmp_path / "taken.png"))
 
 
 async def test_show_of_an_unknown_call_says_so(client, daemon, autojump_clock):
@@ -170,6 +178,11 @@ async def test_show_of_an_unknown_call_says_so(client, daemon, autojump_clock):
         await client.timeline("run_nope", "png")
     with pytest.raises(ControlError, match=r"\.svg or \.png"):
         await client.timeline("run_nope", "gif")
+    too_long = "x" * 5000  # no file can have such a name: still just no such call
+    for call in (client.detail(too_long), client.show(too_long), client.timeline(too_long, "png")):
+        with pytest.raises(ControlError, match="no ") as missing:
+            await call
+        assert missing.value.status == 404
 
 
 async def test_an_empty_call_id_is_refused_with_what_to_give_and_writes_nothing(client, daemon, capsys, tmp_path,

@@ -202,9 +202,10 @@ def test_prune_removes_only_finished_calls_older_than_the_cutoff(tmp_path):
         prune_artifacts(tmp_path, -1)
 
 
-def test_ctl_prune_refuses_a_negative_age_before_asking_the_daemon(tmp_path, capsys):
-    assert ctl_main(["--socket", str(tmp_path / "none.sock"), "prune", "--older-than", "-3"]) == 2
-    assert "--older-than" in capsys.readouterr().err
+@pytest.mark.parametrize("age", ["-3", "nan", "inf", "1e9"])
+def test_ctl_prune_refuses_an_age_out_of_range_before_asking_the_daemon(tmp_path, capsys, age):
+    assert ctl_main(["--socket", str(tmp_path / "none.sock"), "prune", "--older-than", age]) == 2
+    assert "--older-than: a number of days, from 0 to 36500" in capsys.readouterr().err
 
 
 # -- metrics from artifacts ------------------------------------------------------------------------

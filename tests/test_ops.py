@@ -200,6 +200,10 @@ def test_ledger_check_and_backup_from_calld_ctl(tmp_path, capsys, loose_umask):
     led.close()
     assert ctl_main(["ledger", "backup", str(copy), "--state-dir", str(state)]) == EXIT_USAGE  # never overwrites
     assert "already exists" in capsys.readouterr().err
+    nowhere = tmp_path / "no-such-dir" / "backup.sqlite3"
+    assert ctl_main(["ledger", "backup", str(nowhere), "--state-dir", str(state)]) == EXIT_USAGE
+    assert f"cannot write the backup at {nowhere} (No such file or directory)" in capsys.readouterr().err
+    assert not nowhere.parent.exists()
     (state / "calld.sqlite3").write_bytes(b"")
     assert ctl_main(["ledger", "check", "--state-dir", str(state)]) == EXIT_VERIFY_FAILED
     assert "is empty" in capsys.readouterr().out

@@ -282,8 +282,13 @@ async def _write_timeline(c: ControlClient, ident: str, target: str) -> int:
     suffix = out.suffix.lower().lstrip(".")
     if suffix not in ("png", "svg"):
         raise UsageError(f"--timeline: {target!r} must end in .png or .svg")
+    if not out.parent.is_dir():
+        raise UsageError(f"--timeline: {str(out.parent)!r} is not a directory; give a file in a directory that exists")
     picture = await c.timeline(ident, suffix)
-    out.write_bytes(picture)
+    try:
+        out.write_bytes(picture)
+    except OSError as exc:
+        raise UsageError(f"--timeline: cannot write {target!r} ({exc.strerror or exc}); give a file you can write") from None
     print(out.resolve())
     return EXIT_OK
 
@@ -380,8 +385,8 @@ async def _metrics(args: argparse.Namespace) -> int:
 
 
 async def _prune(args: argparse.Namespace) -> int:
-    if not args.older_than >= 0:
-        raise UsageError("--older-than: a number of days, 0 or more")
+    if not 0 <= args.older_than <= 36500:  # nan and inf too: the daemon takes a finite number of days
+        raise UsageError("--older-than: a number of days, from 0 to 36500")
 
     async def go(c: ControlClient) -> int:
         done = await c.prune(args.older_than, dry_run=args.dry_run)

@@ -41,6 +41,8 @@ def phases(progress: dict[str, Any], recorded: str | None = None, via: str | Non
             out.append(_RECORDED.get(recorded or "", "outcome recorded"))
         elif (track, new) == ("hangup", "farewell"):
             out.append(_FAREWELL.get(via or "", "farewell"))
+        elif (track, new) == ("hangup", "marked") and via in ("voicemail", "information_line"):
+            out.append("end of the call marked; waiting until the line has played everything sent")
         elif phase := _PHASES.get((track, new)):
             out.append(phase)
     return out

@@ -148,8 +148,11 @@ def find_run(artifacts_dir: Path, ident: str) -> Path | None:
     if not ident or "/" in ident or ident in (".", ".."):
         return None
     direct = artifacts_dir / artifact_slug(ident)
-    if (direct / "call_report.json").is_file():
-        return direct
+    try:
+        if (direct / "call_report.json").is_file():
+            return direct
+    except OSError:
+        return None  # no directory has such a name (too long for one, say): no call has it either
     for report in sorted(artifacts_dir.glob("*/call_report.json")):
         try:
             data = json.loads(report.read_text(encoding="utf-8"))

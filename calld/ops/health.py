@@ -117,7 +117,11 @@ def backup_ledger(path: Path, dest: Path) -> int:
     if dest.exists():
         raise OperationalError(f"{dest} already exists; choose a new file for the backup")
     tmp = dest.with_name(f".{dest.name}.partial")
-    os.close(os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, FILE_MODE))
+    try:
+        os.close(os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, FILE_MODE))
+    except OSError as exc:
+        raise OperationalError(f"cannot write the backup at {dest} ({exc.strerror or exc}); "
+                               "choose a file in a directory you can write") from None
     try:
         src = sqlite3.connect(path, timeout=10.0)
         out = sqlite3.connect(tmp)
