@@ -209,6 +209,12 @@ def test_calld_ctl_says_an_empty_call_id_is_empty_and_exits_2(tmp_path, capsys):
         assert main(["--socket", str(tmp_path / "no.sock"), *argv]) == 2
         assert "the call id is empty" in capsys.readouterr().err
     assert not (tmp_path / "out").exists()
+    for argv, what in ((["show", "run_\udcff"], "the call id"), (["cancel", "req-\udcff"], "the request id"),
+                       (["optout", "remove", "+1555\udcff"], "is not an E.164 phone number"),
+                       (["cancel", ""], "the request id is empty")):
+        assert main(["--socket", str(tmp_path / "no.sock"), *argv]) == 2  # refused before the daemon is asked
+        err = capsys.readouterr().err
+        assert what in err and "Error" not in err, err
 
 
 async def test_tail_follows_each_call_under_one_id_and_ends_with_its_result(client, daemon, autojump_clock):

@@ -101,15 +101,15 @@ class ControlClient:
         return (await self._request("GET", "/v1/calls"))["calls"]
 
     async def show(self, ident: str) -> dict[str, Any]:
-        return await self._request("GET", f"/v1/calls/{quote(_ident(ident), safe='')}")
+        return await self._request("GET", f"/v1/calls/{_segment(ident)}")
 
     async def published_objects(self, ident: str) -> list[dict[str, Any]]:
         """A published call's objects, each with a signed GET link (calld-ctl fetch)."""
-        return (await self._request("GET", f"/v1/calls/{quote(_ident(ident), safe='')}/objects"))["objects"]
+        return (await self._request("GET", f"/v1/calls/{_segment(ident)}/objects"))["objects"]
 
     async def request_status(self, request_id: str) -> dict[str, Any]:
         """A request's status in the ledger and, once done, its result."""
-        return await self._request("GET", f"/v1/requests/{request_id}")
+        return await self._request("GET", f"/v1/requests/{_segment(request_id, 'the request id')}")
 
     def tail(self) -> AsyncIterator[dict[str, Any]]:
         return self._stream("GET", "/v1/tail")
@@ -135,13 +135,13 @@ class ControlClient:
         return (await self._request("GET", "/v1/queue" + ("?all=1" if include_done else "")))["queue"]
 
     async def cancel(self, request_id: str) -> dict[str, Any]:
-        return (await self._request("DELETE", f"/v1/queue/{quote(request_id, safe='')}"))["cancelled"]
+        return (await self._request("DELETE", f"/v1/queue/{_segment(request_id, 'the request id')}"))["cancelled"]
 
     async def opt_outs(self) -> list[dict[str, Any]]:
         return (await self._request("GET", "/v1/optouts"))["optouts"]
 
     async def remove_opt_out(self, number: str) -> dict[str, Any]:
-        return await self._request("DELETE", f"/v1/optouts/{quote(number, safe='')}")
+        return await self._request("DELETE", f"/v1/optouts/{_segment(number, 'the number')}")
 
     # -- after the call (issue 16) -------------------------------------------------------------------
 
@@ -154,11 +154,11 @@ class ControlClient:
         return _decode(resp)["calls"]
 
     async def detail(self, ident: str) -> dict[str, Any]:
-        return await self._request("GET", f"/v1/calls/{quote(_ident(ident), safe='')}/detail")
+        return await self._request("GET", f"/v1/calls/{_segment(ident)}/detail")
 
     async def timeline(self, ident: str, suffix: str) -> bytes:
         try:
-            resp = await self._client.get(f"/v1/calls/{quote(_ident(ident), safe='')}/timeline.{suffix}", timeout=60.0)
+            resp = await self._client.get(f"/v1/calls/{_segment(ident)}/timeline.{suffix}", timeout=60.0)
         except (httpx.ConnectError, FileNotFoundError, ConnectionRefusedError) as exc:
             raise DaemonUnreachable(self.path) from exc
         if resp.status_code >= 300:
@@ -189,11 +189,18 @@ class ControlClient:
             return resp.status_code, resp.text
 
 
-def _ident(ident: str) -> str:
-    """A call's id as the user gave it; an empty one names no call (and no route)."""
-    if not ident.strip():
-        raise ControlError(400, "the call id is empty: give a run id or a call_control_id (calld-ctl history lists them)")
-    return ident
+def _segment(value: str, what: str = "the call id") -> str:
+    """One id as a route's path segment. An empty one names nothing (and no route); one with bytes
+    that are not UTF-8 (a terminal's bad paste) names nothing that calld could have stored."""
+    if not value.strip():
+        give = {"the call id": "a run id or a call_control_id (calld-ctl history lists them)",
+                "the request id": "the id calld-ctl ask printed (calld-ctl queue lists them)",
+                "the number": "an E.164 number (calld-ctl optout list lists them)"}[what]
+        raise ControlError(400, f"{what} is empty: give {give}")
+    try:
+        return quote(value, safe="")
+    except UnicodeEncodeError:
+        raise ControlError(400, f"{what} {value!r} has bytes that are not UTF-8 text; type it again") from None
 
 
 def _decode(resp: httpx.Response) -> Any:
