@@ -13,6 +13,8 @@ from pydantic_settings import BaseSettings, SettingsConfigDict
 from calld.core.plan import Timings
 from calld.ops.net import loopback_host
 
+UNIX_PATH_MAX = 107  # sun_path is 108 bytes on Linux, its last a NUL
+
 
 class SettingsError(ValueError):
     pass
@@ -160,6 +162,15 @@ class Settings(BaseSettings):
             raise ValueError("is empty: give a path (or leave the setting out for the default)")
         return v
 
+    @field_validator("calld_socket")
+    @classmethod
+    def _socket_fits(cls, v: Path) -> Path:
+        # The kernel keeps a Unix socket's address in 108 bytes, its last a NUL.
+        if (size := len(os.fsencode(v))) > UNIX_PATH_MAX:
+            raise ValueError(f"is {size} bytes long; a Unix socket's path can be at most {UNIX_PATH_MAX}: "
+                             "choose a shorter one, e.g. /run/calld/ctl.sock")
+        return v
+
     @field_validator("telnyx_api_base", "public_base_url", "public_webhook_url", "linq_api_base")
     @classmethod
     def _http_url_shape(cls, v: str, info: ValidationInfo) -> str:
@@ -284,10 +295,16 @@ def origin(url: str) -> str:
     return f"{scheme}://{(parts.hostname or '').lower()}{port}"
 
 
-def load_settings(**overrides: object) -> Settings:
+def load_settings(*, flags: dict[str, str] | None = None, **overrides: object) -> Settings:
+    """`flags`: the command-line option each override came from, so a problem names what was typed."""
+    flags = flags or {}
     try:
         return Settings(**overrides)  # type: ignore[arg-type]
     except ValidationError as exc:
-        lines = [f"  {'.'.join(map(str, e['loc'])).upper()}: {e['msg']}" for e in exc.errors()]
-        raise SettingsError("calld's settings are not valid; fix these in .env or the environment:\n" + "\n".join(lines)) from None
+        def where(loc: tuple[object, ...]) -> str:
+            field = ".".join(map(str, loc))
+            return flags.get(field) or field.upper()
+        lines = [f"  {where(e['loc'])}: {e['msg'].removeprefix('Value error, ')}" for e in exc.errors()]
+        source = "on the command line, in .env or the environment" if flags else "in .env or the environment"
+        raise SettingsError(f"calld's settings are not valid; fix these {source}:\n" + "\n".join(lines)) from None
 

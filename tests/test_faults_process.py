@@ -62,7 +62,16 @@ def test_port_in_use_is_one_line_naming_the_port_and_the_setting(tmp_path):
         holder.listen()
         port = holder.getsockname()[1]
         line = one_line(start_up(tmp_path, "--bind", f"127.0.0.1:{port}"))
-    assert f"port {port}" in line and "CALLD_BIND" in line
+        assert f"port {port}" in line and "CALLD_BIND" in line
+        assert not (tmp_path / "state").exists()  # the start failed: it made no state directory after all
+        # One that was there and empty is left as it was found, its mode too; one with a ledger keeps it.
+        (tmp_path / "state").mkdir(mode=0o755)
+        os.chmod(tmp_path / "state", 0o755)
+        one_line(start_up(tmp_path, "--bind", f"127.0.0.1:{port}"))
+        assert list((tmp_path / "state").iterdir()) == [] and (tmp_path / "state").stat().st_mode & 0o777 == 0o755
+        Ledger(tmp_path / "state" / "calld.sqlite3").close()
+        one_line(start_up(tmp_path, "--bind", f"127.0.0.1:{port}"))
+        assert (tmp_path / "state" / "calld.sqlite3").stat().st_size > 0
 
 
 def test_media_port_in_use_is_one_line_naming_its_setting(tmp_path):
@@ -92,6 +101,7 @@ def test_a_socket_in_use_is_one_line(tmp_path):
         holder.listen()
         line = one_line(start_up(tmp_path, "--bind", "127.0.0.1:0"))
     assert "ctl.sock is in use" in line
+    assert not (tmp_path / "state").exists()
 
 
 def test_a_corrupt_ledger_is_one_line_and_the_traceback_only_with_v(tmp_path):

@@ -82,6 +82,20 @@ def test_an_empty_path_or_a_url_that_is_no_url_is_a_settings_error(tmp_path, mon
     assert list(tmp_path.iterdir()) == [] and tmp_path.stat().st_mode == before
 
 
+def test_a_socket_path_too_long_for_the_kernel_is_a_settings_error_named_as_it_was_given(tmp_path, capsys):
+    long_socket = tmp_path / ("s" * 120) / "ctl.sock"
+    with pytest.raises(SettingsError, match=r"CALLD_SOCKET: is \d+ bytes long; a Unix socket's path can be at most 107"):
+        load_settings(calld_state_dir=tmp_path / "state", calld_socket=long_socket, _env_file=None)
+    load_settings(calld_state_dir=tmp_path / "state", calld_socket="/run/calld/" + "s" * 96, _env_file=None)  # 107 fits
+    from calld.cli.daemon import main
+
+    assert main(["serve", "--state-dir", str(tmp_path / "state"), "--socket", str(long_socket), "--bind", "x"]) == 2
+    err = capsys.readouterr().err
+    assert "fix these on the command line" in err and "  --socket: is " in err and "  --bind: write it as HOST:PORT" in err
+    assert "Value error" not in err
+    assert list(tmp_path.iterdir()) == []  # nothing made: no state directory, no socket directory
+
+
 def test_bad_media_settings_say_what_to_fix(tmp_path):
     with pytest.raises(SettingsError) as bad:
         load_settings(calld_state_dir=tmp_path, calld_media_bind="8788", public_media_url="https://x.example/m", _env_file=None)

@@ -128,6 +128,21 @@ def test_private_helpers_ignore_the_umask_and_write_whole_files(tmp_path, loose_
     assert sorted(p.name for p in d.iterdir()) == ["f", "g.json"]
 
 
+async def test_a_start_that_fails_late_leaves_no_socket_directory_or_state_it_made(tmp_path, monkeypatch):
+    from calld.daemon.service import Daemon
+    from tests.daemons import daemon_settings
+
+    async def cannot_read(self):
+        raise OperationalError("the stale requests cannot be read")
+
+    monkeypatch.setattr(Daemon, "_finish_stale_requests", cannot_read)  # after the socket's directory is made
+    daemon = Daemon(daemon_settings(tmp_path, calld_socket=tmp_path / "run" / "calld" / "ctl.sock"))
+    with pytest.raises(BaseException) as failed:
+        await daemon.serve()
+    assert "stale requests cannot be read" in repr(failed.value)
+    assert not (tmp_path / "run").exists() and not (tmp_path / "state").exists()
+
+
 def test_stub_mode_binds_only_to_loopback():
     assert is_loopback("127.0.0.1:8787") and is_loopback("[::1]:1") and is_loopback("localhost:1")
     assert not is_loopback("0.0.0.0:8787") and not is_loopback("192.168.1.5:80")

@@ -408,7 +408,8 @@ def _doctor(args: argparse.Namespace) -> int:
     from calld.settings import SettingsError, load_settings
 
     try:
-        settings = load_settings(**({"calld_socket": args.socket} if args.socket_given else {}))
+        settings = load_settings(**({"calld_socket": args.socket} if args.socket_given else {}),
+                                 flags={"calld_socket": "--socket"} if args.socket_given else None)
     except SettingsError as exc:
         findings = [Finding("settings", False, str(exc))]
     else:

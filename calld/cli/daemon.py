@@ -27,7 +27,8 @@ async def _serve(args: argparse.Namespace) -> int:
     fds = listen_fds()  # early: it clears LISTEN_* so no child inherits them
     # systemd credentials win over the environment and never enter os.environ.
     credentials = {k.lower(): v for k, v in load_credentials().items()}
-    settings = load_settings(**credentials, **_overrides(args))
+    overrides = _overrides(args)
+    settings = load_settings(**credentials, **overrides, flags={k: _FLAGS[k] for k in overrides})
     control = fds.get("control")
     daemon = Daemon(settings, control_fd=control.detach() if control is not None else None, own_collector=True,
                     disk=off_the_loop)
@@ -41,6 +42,9 @@ async def _serve(args: argparse.Namespace) -> int:
         notifier.notify("STATUS=stopped")
     log.info("stopped cleanly")
     return 0
+
+
+_FLAGS = {"calld_socket": "--socket", "calld_state_dir": "--state-dir", "calld_bind": "--bind"}
 
 
 def _overrides(args: argparse.Namespace) -> dict[str, object]:

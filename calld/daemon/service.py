@@ -19,6 +19,7 @@ import math
 import os
 import secrets
 import signal
+import shutil
 import sqlite3
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import AbstractAsyncContextManager, nullcontext
@@ -49,7 +50,7 @@ from calld.ledger import Finished, Fresh, InFlight, Ledger
 from calld.ops.health import disk_space, open_ledger
 from calld.ops.private import private_dir
 from calld.ops.recovery import find_run_dir, recover_interrupted
-from calld.ops.statedir import StateLock, check_port_free, claim_socket_path, is_loopback, prepare_state_dir
+from calld.ops.statedir import Found, StateLock, check_port_free, claim_socket_path, is_loopback, prepare_state_dir
 from calld.numbers import ProvisionError, provision_did
 from calld.publish.publisher import Publisher
 from calld.policy.clock import Clock, wall_clock
@@ -180,10 +181,13 @@ class Daemon:
                     "its scripted calls are for this machine; use 127.0.0.1:PORT"
                 )
         state_dir = self.settings.calld_state_dir
+        found = Found.look(state_dir)
         new = prepare_state_dir(state_dir)
         lock = StateLock(state_dir, self._control_fd and f"fd {self._control_fd}" or self.settings.calld_socket)
-        lock.acquire()
+        lock.acquire()  # refused: another daemon holds the directory, and what is in it is its own
         socket_path: Path | None = None
+        socket_dir_made: Path | None = None
+        ready = False
         try:
             self._ledger = open_ledger(self.settings.db_path, state_dir_is_new=new)
             self._ledger_sync = GroupSync(lambda: self._ledger.flush_to_disk(), disk=self._disk)
@@ -208,7 +212,7 @@ class Daemon:
                 ctl_cfg.bind = [f"fd://{self._control_fd}"]
             else:
                 socket_path = self.settings.calld_socket
-                claim_socket_path(socket_path)
+                socket_dir_made = claim_socket_path(socket_path)
                 ctl_cfg.bind = [f"unix:{socket_path}"]
                 ctl_cfg.umask = 0o117  # 0660: the owner and the calld-ctl group
             self._log_disk_space()
@@ -242,6 +246,7 @@ class Daemon:
                             self.full_collections.take_over(trio.current_time())
                         self.metrics.watch_gc()  # from here: the pauses calls can feel
                         log.info("ready: public %s, control %s, mode %s", self.public_url, ctl_cfg.bind[0], self.settings.calld_mode)
+                        ready = True
                         task_status.started(self)
                         await self._stop_servers.wait()
                         calls.cancel_scope.cancel()
@@ -254,6 +259,13 @@ class Daemon:
                 self._ledger.close()
             if socket_path is not None:
                 self._remove_socket(socket_path)
+            if not ready:
+                # A start that failed (a port in use, a bad key) leaves no trace where it found none:
+                # a new state directory as it was, and no directory made for the socket.
+                if socket_dir_made is not None:
+                    shutil.rmtree(socket_dir_made, ignore_errors=True)
+                if new:
+                    found.restore()
             lock.release()
 
     def _remove_socket(self, path: Path) -> None:

@@ -11,15 +11,52 @@ import errno
 import fcntl
 import json
 import os
+import shutil
 import socket
 import stat
 from pathlib import Path
+
+from attrs import frozen
 
 from calld.ops.errors import OperationalError
 from calld.ops.net import loopback_host
 from calld.ops.private import DIR_MODE, FILE_MODE
 
 LOCK_NAME = "calld.lock"
+
+
+@frozen
+class Found:
+    """What a path was before calld touched it, so a start that fails can leave it that way."""
+
+    path: Path
+    names: frozenset[str] | None  # its entries; None: it did not exist
+    mode: int | None
+
+    @classmethod
+    def look(cls, path: Path) -> Found:
+        try:
+            return cls(path, frozenset(os.listdir(path)), stat.S_IMODE(os.stat(path).st_mode))
+        except OSError:
+            return cls(path, None, None)
+
+    def restore(self) -> None:
+        """Remove what was made since: the whole directory if it was not there. Only for a path
+        that held nothing of calld's (a new state directory), so nothing of value can go."""
+        if self.names is None:
+            shutil.rmtree(self.path, ignore_errors=True)
+            return
+        try:
+            for name in set(os.listdir(self.path)) - self.names:
+                target = self.path / name
+                if target.is_dir() and not target.is_symlink():
+                    shutil.rmtree(target, ignore_errors=True)
+                else:
+                    target.unlink(missing_ok=True)
+            if self.mode is not None:
+                os.chmod(self.path, self.mode)
+        except OSError:
+            pass
 
 
 def prepare_state_dir(state_dir: Path) -> bool:
@@ -96,9 +133,14 @@ def check_socket_dir(directory: Path) -> None:
         )
 
 
-def claim_socket_path(path: Path) -> None:
-    """Make `path` free for a new listener: replace a stale socket, never a live daemon's."""
+def claim_socket_path(path: Path) -> Path | None:
+    """Make `path` free for a new listener: replace a stale socket, never a live daemon's. Returns
+    the outermost directory it had to make for it, if any."""
+    made: Path | None = None
     if not path.parent.exists():
+        made = path.parent
+        while not made.parent.exists():
+            made = made.parent
         try:
             path.parent.mkdir(parents=True, mode=DIR_MODE)
         except OSError as exc:
@@ -107,7 +149,7 @@ def claim_socket_path(path: Path) -> None:
     try:
         st = os.lstat(path)
     except FileNotFoundError:
-        return
+        return made
     if not stat.S_ISSOCK(st.st_mode):
         raise OperationalError(f"{path} exists and is not a socket; remove it or choose another --socket")
     probe = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
@@ -116,7 +158,7 @@ def claim_socket_path(path: Path) -> None:
     except OSError as exc:
         if exc.errno in (errno.ECONNREFUSED, errno.ENOENT):
             path.unlink(missing_ok=True)  # left by a daemon that died
-            return
+            return made
         raise OperationalError(f"the control socket {path} cannot be checked: {exc.strerror}") from None
     finally:
         probe.close()
