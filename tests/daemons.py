@@ -5,7 +5,10 @@ it from these, so a new setting every test daemon needs is added once."""
 
 from __future__ import annotations
 
+import math
 import socket
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -50,3 +53,14 @@ async def stop(daemon: Daemon) -> None:
     if daemon.accepting:
         unhurried_clock()
         await daemon.shutdown(drain_s=0)
+
+
+@contextmanager
+def real_time(clock: Any) -> Iterator[None]:
+    """The clock runs at wall-clock pace while a worker thread or a real peer works: autojump would
+    leap past any timeout meanwhile, however long it really takes on a loaded machine."""
+    clock.autojump_threshold, clock.rate = math.inf, 1.0
+    try:
+        yield
+    finally:
+        clock.autojump_threshold, clock.rate = 0, 0.0

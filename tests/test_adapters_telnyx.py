@@ -136,10 +136,16 @@ def test_unknown_webhook_types_are_logged_at_info(caplog: pytest.LogCaptureFixtu
     ]
 
 
-def test_unknown_webhook_needs_no_call() -> None:
-    body = {"data": {"id": "e1", "event_type": "number_order.complete", "payload": {"id": "order-1"}}}
+@pytest.mark.parametrize("payload", [{"id": "order-1"}, None, [1, 2], "text", {"call_control_id": 5, "client_state": 7}])
+def test_unknown_webhook_needs_no_call_nor_a_payload_of_a_known_shape(payload: object) -> None:
+    body = {"data": {"id": "e1", "event_type": "number_order.complete", "payload": payload}}
     hook = parse_webhook(json.dumps(body).encode())
     assert (hook.event, hook.call_control_id, hook.run_id) == (None, None, None)
+
+
+def test_an_unknown_webhook_still_names_its_call_when_it_can() -> None:
+    body = {"data": {"id": "e1", "event_type": "call.recording.saved", "payload": {"call_control_id": "v3:abc"}}}
+    assert parse_webhook(json.dumps(body).encode()).call_control_id == "v3:abc"
 
 
 def test_premium_machine_detection_maps_too() -> None:

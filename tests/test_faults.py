@@ -30,7 +30,7 @@ from calld.ledger import Ledger
 from calld.ops.errors import OperationalError
 from calld.runtime import rundir as rundir_module
 from calld.stub.world import StubWorld
-from daemons import daemon_settings, stop
+from daemons import daemon_settings, real_time, stop
 
 ASK = {"to": "+15555550142", "ask": "hours", "name": "Nathan", "user": "alice"}
 pytestmark = pytest.mark.fault
@@ -360,6 +360,25 @@ async def test_stub_mode_webhooks_must_be_signed(client, daemon, autojump_clock)
                                    headers=sign_webhook(raw, generate_keypair()[0], int(__import__("time").time())))
     assert unsigned.status_code == 401 and stranger.status_code == 401
     assert (await ask(client, ASK))[0] == EXIT_OK  # the stub world's own (signed) webhooks still arrive
+
+
+async def test_the_public_port_answers_json_whatever_it_is_sent(client, daemon, autojump_clock):
+    """Wrong routes, methods and sizes, and a signed event of a kind calld does not know (its payload
+    null), each get a JSON answer; none is an HTML page, and the daemon goes on serving."""
+    odd = json.dumps({"data": {"id": "evt-9", "event_type": "number_order.complete", "payload": None}}).encode()
+    with real_time(autojump_clock):  # hypercorn refuses the large body while httpx still sends it: a real exchange
+        async with httpx.AsyncClient(timeout=30) as http:
+            answers = [
+                await http.post(f"{daemon.public_url}/telnyx/webhooks", content=b"{}"),
+                await http.get(f"{daemon.public_url}/telnyx/webhook"),
+                await http.post(f"{daemon.public_url}/telnyx/webhook", content=b"x" * (300 * 1024)),
+                await http.post(f"{daemon.public_url}/telnyx/webhook", content=odd, headers=daemon._stub_signer.sign(odd)),
+            ]
+    assert [a.status_code for a in answers] == [404, 405, 413, 200]
+    assert all(a.headers["content-type"].startswith("application/json") for a in answers)
+    assert "POST /telnyx/webhook" in answers[0].json()["error"] and "at most" in answers[2].json()["error"]
+    assert answers[3].json() == {"ok": True, "note": "unknown call"}
+    assert (await ask(client, ASK))[0] == EXIT_OK
 
 
 async def test_low_disk_space_is_in_the_log_when_a_call_starts(client, daemon, monkeypatch, caplog, autojump_clock):

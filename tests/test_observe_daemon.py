@@ -5,9 +5,7 @@ from __future__ import annotations
 
 import io
 import json
-import math
-from collections.abc import Iterator
-from contextlib import aclosing, contextmanager
+from contextlib import aclosing
 from pathlib import Path
 from typing import Any
 
@@ -18,7 +16,7 @@ from prometheus_client.parser import text_string_to_metric_families
 from calld.cli.client import ControlClient, ControlError
 from calld.cli.ctl import EXIT_OK, build_parser, run_ask, tail_line
 from calld.daemon.service import Daemon
-from daemons import daemon_settings, stop
+from daemons import daemon_settings, real_time, stop
 
 ASK = {"to": "+15555550142", "ask": "hours", "name": "Nathan", "user": "alice"}
 
@@ -49,16 +47,6 @@ async def ask(client: ControlClient, **over: Any) -> dict[str, Any]:
     await run_ask(client, {**ASK, **over}, out=out, err=io.StringIO())
     return json.loads(out.getvalue())
 
-
-@contextmanager
-def real_time(clock: Any) -> Iterator[None]:
-    """The clock runs at wall-clock pace while a worker thread draws: autojump would leap past any
-    timeout while the thread works, however long it really takes on a loaded machine."""
-    clock.autojump_threshold, clock.rate = math.inf, 1.0
-    try:
-        yield
-    finally:
-        clock.autojump_threshold, clock.rate = 0, 0.0
 
 
 async def ctl(daemon: Daemon, capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str]:

@@ -15,7 +15,7 @@ import logging
 from typing import Annotated, Any
 
 from attrs import frozen
-from pydantic import BaseModel, ConfigDict, Discriminator, Field, Tag, TypeAdapter, ValidationError
+from pydantic import BaseModel, ConfigDict, Discriminator, Field, Tag, TypeAdapter, ValidationError, model_validator
 
 from calld.adapters._wire import problem
 from calld.core.events import (
@@ -91,9 +91,24 @@ class _StreamingFailedPayload(_CallPayload):
 
 
 class _AnyPayload(_Wire):
-    # Unknown events need not concern a call (e.g. number orders), so the id is optional here.
+    # Unknown events need not concern a call (e.g. number orders), so the id is optional here,
+    # and a payload of a shape calld does not know is no error: the event is only logged.
     call_control_id: CallControlId | None = None
     client_state: str | None = None
+
+    @model_validator(mode="before")
+    @classmethod
+    def _what_is_readable(cls, value: Any) -> dict[str, Any]:
+        if not isinstance(value, dict):
+            return {}
+        out: dict[str, Any] = {}
+        try:
+            out["call_control_id"] = CallControlId(value["call_control_id"])
+        except (KeyError, TypeError, ValueError):
+            pass
+        if isinstance(value.get("client_state"), str):
+            out["client_state"] = value["client_state"]
+        return out
 
 
 class _Data(_Wire):

@@ -57,4 +57,24 @@ def create_public_app(book: CallBook, *, serve_token: str, verify: Callable[[byt
             return {"error": "busy"}, 503  # Telnyx retries 5xx
         return {"ok": True}, 200
 
+    # Whatever calld answers here is JSON a webhook sender (or a person with curl) can read, never
+    # a framework's HTML page; a failure says nothing of calld's insides (the log has them).
+    @app.errorhandler(404)
+    async def not_found(_exc: Exception) -> tuple[dict[str, object], int]:
+        return {"error": f"no such route: {request.method} {request.path} (webhooks: POST /telnyx/webhook; probe: GET /health)"}, 404
+
+    @app.errorhandler(405)
+    async def bad_method(_exc: Exception) -> tuple[dict[str, object], int]:
+        return {"error": f"{request.method} is not allowed on {request.path}"}, 405
+
+    @app.errorhandler(413)
+    async def too_large(_exc: Exception) -> tuple[dict[str, object], int]:
+        return {"error": f"body too large: a webhook is at most {MAX_WEBHOOK_BYTES} bytes"}, 413
+
+    @app.errorhandler(500)
+    async def internal(exc: Exception) -> tuple[dict[str, object], int]:
+        cause = getattr(exc, "original_exception", None) or exc
+        log.error("public request %s %s failed: %r", request.method, request.path, cause)
+        return {"error": "calld failed on this request; it is in calld's log"}, 500
+
     return app
