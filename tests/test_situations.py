@@ -180,13 +180,20 @@ def test_a_silence_after_the_whole_request_is_the_businesss_and_one_the_agent_ow
     greeting = Turn("business", "Main Street Hardware, how can I help you?")
     asked, steer = Turn("agent", call.plan.ask_line), Turn("agent", "Hello? Are you still there?")
 
-    def ending(quiet_after: str, *turns: Turn) -> tuple[str, str | None]:
+    def ending(quiet_after: str, *turns: Turn) -> tuple[str, str | None, str | None]:
         outcome = conclude(evolve(stalled, transcript=turns, conversation=ConvTalking(steered=True, quiet_after=quiet_after)))
-        return outcome.status, outcome.reason
+        return outcome.status, outcome.reason, outcome.detail
 
-    assert ending("agent", greeting, asked, steer) == ("no_answer", "went_silent")
-    assert ending("business", greeting, asked, Turn("business", "Sorry, could you say that again?"), steer) == ("failed", "internal")
-    assert ending("agent", greeting, Turn("agent", "Hi, this is an automated")) == ("failed", "internal")  # the request never got out
+    assert ending("agent", greeting, asked, steer)[:2] == ("no_answer", "went_silent")
+    # The detail says in words what went wrong, quoting the words the agent left unanswered.
+    assert ending("business", greeting, asked, Turn("business", "Which store, Main or Elm?"), steer) == (
+        "failed", "internal", 'the agent did not reply to the business\'s last words ("Which store, Main or Elm?"), '
+        "and the line went quiet: calld's failure, not the business's")
+    assert ending("agent", greeting, Turn("agent", "Hi, this is an automated")) == (  # the request never got out
+        "failed", "internal", "the agent never got the whole request out before the line went quiet, so the call ended "
+        "without an answer")
+    unheard = Turn("agent", call.plan.ask_line, on_line=False)  # said by GPT-Live, kept off the line: nobody heard it
+    assert ending("agent", greeting, unheard, steer)[:2] == ("failed", "internal")
 
 
 # -- wrong party, screening ----------------------------------------------------------------------------

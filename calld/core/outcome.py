@@ -123,7 +123,25 @@ def conclude(call: Call, *, today: dt.date | None = None) -> Outcome:
     if via == "stall" and _ask_heard(call) and _business_owed_the_word(call):
         return Outcome("no_answer", "went_silent", "the business heard the request, then said nothing more", None, "none", seen)
     what = "a booking or a refusal" if isinstance(job, BookJob) else "an answer"
-    return Outcome("failed", "internal", f"the call ended without {what} (hangup via {via})", None, "none", seen)
+    if via == "stall" and isinstance(call.conversation, ConvTalking) and call.conversation.quiet_after == "business":
+        said = next(t.text for t in reversed(call.transcript) if t.speaker == "business" and t.text.strip())
+        last = " ".join(said.split())[-200:]
+        return Outcome("failed", "internal", f'the agent did not reply to the business\'s last words ("{last}"), and the '
+                       f"line went quiet: calld's failure, not the business's", None, "none", seen)
+    if via == "stall":
+        return Outcome("failed", "internal", f"the agent never got the whole request out before the line went quiet, "
+                       f"so the call ended without {what}", None, "none", seen)
+    return Outcome("failed", "internal", f"the call ended without {what} ({_ENDED_BY.get(via or '', 'by a path calld does not expect')})",
+                   None, "none", seen)
+
+
+# Words for each way a call can end that reaches no outcome of its own above.
+_ENDED_BY = {
+    "tool": "after a record the app accepted, yet no verdict was kept", "drain_timeout": "the session would not close",
+    "answer_heard": "after the agent's goodbye, though no answer could be read back",
+    "not_connected": "the line never connected", "wrong_party": "the wrong party answered",
+    "information_line": "a recorded line answered", "voicemail": "a recording answered",
+}
 
 
 def _business_owed_the_word(call: Call) -> bool:
@@ -169,7 +187,7 @@ def _accepted(call: Call, today: dt.date | None, seen: str | None) -> Outcome:
 def _ask_heard(call: Call) -> bool:
     """Did the agent get the whole request out? Most of the ask's words must be in its speech."""
     asked = words_of(call.plan.ask_line)
-    spoken = words_of(" ".join(t.text for t in call.transcript if t.speaker == "agent"))
+    spoken = words_of(" ".join(t.text for t in call.transcript if t.speaker == "agent" and t.on_line))
     return bool(asked) and len(asked & spoken) >= 0.8 * len(asked)
 
 
