@@ -246,6 +246,10 @@ def test_ctl_exit_codes(tmp_path, capsys):
     assert "--to" in capsys.readouterr().err
     assert ctl_main(["--socket", sock, "ask", "--to", "+15555550142", "--ask", "aisle", "--name", "Nathan"]) == EXIT_USAGE
     assert "needs --item" in capsys.readouterr().err
+    for argv, said in ((["--party", "0", "--time", "Friday 7pm"], "calld-ctl: --party must be a whole number"),
+                       (["--party", "2", "--time", ""], "calld-ctl: --time is empty")):
+        assert ctl_main(["--socket", sock, "book", "--to", "+15555550142", "--name", "N", *argv]) == EXIT_USAGE
+        assert capsys.readouterr().err.startswith(said)  # the flag once, not "--party: --party must ..."
     with pytest.raises(SystemExit) as usage:
         ctl_main(["--socket", sock, "ask", "--to", "+15555550142", "--ask", "weather", "--name", "N"])
     assert usage.value.code == EXIT_USAGE

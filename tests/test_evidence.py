@@ -43,6 +43,9 @@ def refused(j: judge.Judgement) -> str:
         ("noon till midnight", [(12, 0, True), (0, 0, False)]),
         ("we have three of those", []),  # a quantity is not a time
         ("aisle 14", []),
+        ("we open at 7 on weekdays, 8 on Saturdays", [(7, 0, None), (8, 0, None)]),  # a number said for days
+        ("a table for 2 on Friday", []),  # a party said for a day is not a time
+        ("we're open 24/7", []),
     ],
 )
 def test_clock_times_are_read_with_number_words(text, clocks):
@@ -198,6 +201,20 @@ def test_typed_hours_from_the_words():
         answers.DayRange(("monday", "tuesday", "wednesday", "thursday", "friday", "saturday"), "08:00", "18:00"),
         answers.DayRange(("sunday",), None, None, closed=True),
     ))
+
+
+def test_open_around_the_clock_is_a_typed_reading_of_its_own():
+    assert answers.read_answer(Q.HOURS, ["We're open 24/7."]).ranges == (
+        answers.DayRange(tuple(w.WEEKDAYS), None, None, around_the_clock=True),)
+    assert answers.read_answer(Q.HOURS, ["Open 24 hours on weekdays, 8 to 8 on weekends."]).ranges == (
+        answers.DayRange(tuple(w.WEEKDAYS[:5]), None, None, around_the_clock=True),
+        answers.DayRange(("saturday", "sunday"), "08:00", "20:00"))
+    from calld.domain.results import DayHours
+
+    for contradiction in ({"closed": True, "around_the_clock": True}, {"around_the_clock": True, "opens": "09:00"},
+                          {"closed": True, "closes": "17:00"}):
+        with pytest.raises(ValueError, match="around the clock|no opening or closing"):
+            DayHours(days=("monday",), **contradiction)
 
 
 def test_today_becomes_the_businesss_date():
@@ -400,6 +417,14 @@ def test_the_business_s_whole_answer_is_read_a_later_correction_included():
         (Q.AISLE, ("It's in aisle 5.", "We're out of the large size though."), "Aisle 5.", True),
         (Q.AISLE, ("Get the one on the top shelf in aisle 3.",), "Aisle 3, top shelf.", True),
         (Q.AISLE, ("The store on Main Street has it in aisle 5.",), "Aisle 5.", False),
+        (Q.AISLE, ("It's in the garden center, not aisle 5.",), "Aisle 5.", False),
+        (Q.AISLE, ("It's in the garden center, not aisle 5.",), "In the garden center.", True),
+        (Q.HOURS, ("We open at 7 on weekdays, 8 on Saturdays.",), "Opens at 7 on weekdays and 8 on Saturday.", True),
+        (Q.HOURS, ("We open at 7 on weekdays, 8 on Saturdays.",), "Opens at 8 on weekdays.", False),
+        (Q.HOURS, ("We're open 24/7.",), "Open 24 hours, every day.", True),
+        (Q.HOURS, ("Twenty four hours, seven days a week.",), "Open 24/7.", True),
+        (Q.HOURS, ("We're open 9 to 5.",), "Open 24 hours.", False),
+        (Q.HOURS, ("The store downtown is open 24 hours, we close at 9.",), "Open 24 hours.", False),
     ],
 )
 def test_ordinary_answers_are_read_as_a_person_would(question, business, record, holds):

@@ -104,7 +104,7 @@ def _explain(exc: ValidationError) -> str:
         loc = [str(p) for p in e["loc"]]
         flag = _FLAG.get(loc[0], loc[0]) if loc else "input"
         msg = e["msg"].removeprefix("Value error, ")
-        out.append(f"{flag}: {msg}" if loc else msg)
+        out.append(f"{flag}: {msg}" if loc and not msg.startswith(flag) else msg)  # the rule may name its flag itself
     return "; ".join(out)
 
 

@@ -61,13 +61,23 @@ class Evidence(_Frozen):
 
 
 class DayHours(_Frozen):
-    """Opening hours for a run of days; `closed` when the business said it is closed then."""
+    """Opening hours for a run of days; `closed` when the business said it is closed then,
+    `around_the_clock` when it said it never closes ("24 hours", "24/7")."""
 
     days: tuple[Weekday, ...]
     opens: Clock | None = None
     closes: Clock | None = None
     closed: bool = False
+    around_the_clock: bool = False
     date: str | None = None  # "today"/"tomorrow" resolved to a date in the business's zone, when known
+
+    @model_validator(mode="after")
+    def _one_reading(self) -> DayHours:
+        if (self.closed or self.around_the_clock) and (self.opens is not None or self.closes is not None):
+            raise ValueError("days closed or open around the clock have no opening or closing time")
+        if self.closed and self.around_the_clock:
+            raise ValueError("days cannot be both closed and open around the clock")
+        return self
 
 
 class HoursAnswer(_Frozen):

@@ -1,6 +1,7 @@
 """Typed answers read from the business's own words (the evidence quotes), never from the model's. Pure.
 
-hours  runs of days with opening and closing times ("Monday through Friday, 9 AM to 5 PM");
+hours  runs of days with opening and closing times ("Monday through Friday, 9 AM to 5 PM"), or
+       open around the clock ("24 hours", "24/7": every day unless days are named);
        a clock without am/pm reads as the business day suggests: opening 5-11 is morning,
        closing 1-11 is afternoon or evening. "today"/"tomorrow" become a date when the caller
        knows the business's date; otherwise they stay relative. Words with times but no
@@ -28,6 +29,7 @@ class DayRange:
     closes: str | None
     closed: bool = False
     date: str | None = None
+    around_the_clock: bool = False  # "open 24 hours": no times, never closed
 
 
 @frozen
@@ -72,7 +74,7 @@ def _hours(sentences: Sequence[str], today: dt.date | None) -> Hours:
         for clause in re.split(r"[,;]|\band\b(?=\s+(?:on\s+)?(?:mon|tue|wed|thu|fri|sat|sun|week))", text, flags=re.I):
             found_days = w.days(clause)
             clocks = w.clocks(clause)
-            if not found_days and not clocks:
+            if not found_days and not clocks and not w.ALWAYS_OPEN.search(clause):
                 continue
             weekdays: set[int] = set()
             date = None
@@ -83,6 +85,9 @@ def _hours(sentences: Sequence[str], today: dt.date | None) -> Hours:
                     weekdays.add(when.weekday())
                     date = when.isoformat()
             names = tuple(w.WEEKDAYS[i] for i in sorted(weekdays))
+            if w.ALWAYS_OPEN.search(clause) and not clocks:
+                ranges.append(DayRange(names or tuple(w.WEEKDAYS), None, None, date=date, around_the_clock=True))
+                continue
             if _CLOSED.search(clause) and not clocks:
                 ranges.append(DayRange(names, None, None, closed=True, date=date))
                 continue
@@ -102,7 +107,7 @@ def _hours(sentences: Sequence[str], today: dt.date | None) -> Hours:
                     continue
             if names or opens or closes:
                 ranges.append(DayRange(names, opens, closes, date=date))
-    return Hours(tuple(r for r in ranges if r.days and (r.opens or r.closes or r.closed)))
+    return Hours(tuple(r for r in ranges if r.days and (r.opens or r.closes or r.closed or r.around_the_clock)))
 
 
 def read_answer(question: QuestionType, sentences: Sequence[str], *, today: dt.date | None = None) -> Answer:

@@ -9,7 +9,8 @@ How support is judged (deterministic; every verdict carries a `why` for the jour
  - A positive record must answer the question asked and every key fact in it must have been
    said by the business:
      hours   answer_text states a time or a day; each time and day in it is in the business's words,
-             a time for the days the business said it for, a day open or closed as they said;
+             a time for the days the business said it for, a day open or closed as they said,
+             and "open 24 hours" only when they said it ("24/7", "around the clock");
      stock   answer_text says in / out of stock (or limited); the business said the same after the
              ask (limited counts as in stock), and the same quantity when answer_text gives one;
      aisle   answer_text names an aisle, department or place; the business named the same one;
@@ -114,6 +115,10 @@ def _days_said_open(sentences: Sequence[_Sentence]) -> dict[int | str, tuple[boo
     ("open every day except Sunday")."""
     said: dict[int | str, tuple[tuple[int, int, int], bool, _Sentence, int]] = {}
     for n, s in enumerate(sentences):
+        if (m := w.EVERY_DAY_AROUND_THE_CLOCK.search(s.text)) and not w.elsewhere(s.text, m.start()):
+            for key in range(7):  # "24/7": open every day
+                if key not in said or said[key][0] <= (n, -1, m.start()):
+                    said[key] = ((n, -1, m.start()), True, s, m.start())
         if (rest := w.other_days(s.text)) is not None:  # "otherwise 9 to 6": the days not named
             rest_days, rest_open, at = rest
             for key in rest_days:
@@ -150,12 +155,16 @@ def _clocks_said(sentences: Sequence[_Sentence]) -> list[tuple[int, _Sentence, w
 
 def _hours(turns: Sequence[Turn], answer: str) -> Judgement:
     clocks, days = w.clocks(answer), w.days(answer)
-    if not clocks and not days:
+    always = w.ALWAYS_OPEN.search(answer) is not None
+    if not clocks and not days and not always:
         return Unsupported(
             "answer_text does not state any hours (no time and no day)",
             "record answered only once the business has said when it is open; otherwise keep listening",
         )
     sentences = _business_sentences(turns)
+    around_the_clock = [s for s in sentences if (m := w.ALWAYS_OPEN.search(s.text)) and not w.elsewhere(s.text, m.start())]
+    if always and not around_the_clock:
+        return Unsupported("the business has not said it is open around the clock", _KEEP_LISTENING)
     said_times = _clocks_said(sentences)
     claimed_days = _days_in(answer)
     used: list[_Sentence] = []
@@ -213,7 +222,11 @@ def _hours(turns: Sequence[Turn], answer: str) -> Judgement:
             )
         used.extend(open_days[k][1] for k in keys)
         facts.extend((open_days[k][1], open_days[k][2]) for k in keys)
-    said = ", ".join([_clock_phrase(c.clock) for c in clocks] + [answer[d.start:d.end] for d in days])
+    if always:
+        used.append(around_the_clock[-1])
+        facts.append((around_the_clock[-1], w.ALWAYS_OPEN.search(around_the_clock[-1].text).start()))  # type: ignore[union-attr]
+    said = ", ".join([_clock_phrase(c.clock) for c in clocks] + [answer[d.start:d.end] for d in days]
+                     + (["open around the clock"] if always else []))
     return _unless_unsure(answer, facts, Supported(_quotes(turns, used), f"hours {said} all said by the business"))
 
 
@@ -380,7 +393,7 @@ def judge_voicemail(turns: Sequence[Turn], machine: str | None) -> Judgement:
 
 def _states_answer(s: _Sentence, question: QuestionType) -> bool:
     if question is QuestionType.HOURS:
-        return bool(w.clocks(s.text) or (w.days(s.text) and _OPEN_WORDS.search(s.text)))
+        return bool(w.clocks(s.text) or (w.days(s.text) and _OPEN_WORDS.search(s.text)) or w.ALWAYS_OPEN.search(s.text))
     if question is QuestionType.STOCK:
         return s.after_ask and bool(w.stock(s.text))
     return bool(w.places(s.text))

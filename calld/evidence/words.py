@@ -40,6 +40,10 @@ _TIME_CONTEXT = re.compile(
 )
 
 _RANGE_AHEAD = re.compile(rf"\s*(?:to|until|till|-|–)\s*{_HOUR}\b", re.I)  # "8 to 6": both ends are clocks
+# "..., 8 on Saturdays": a bare number said for days is a time, but not a party or a count ("for 2 on Friday").
+_DAYS_AHEAD = re.compile(
+    r"\s+(?:on\s+|every\s+)?(?:(?:mon|tue|wed|thu|fri|sat|sun)[a-z]*|weekdays?|weekends?|today|tonight|tomorrow)\b", re.I)
+_COUNT_BEFORE = re.compile(r"\b(?:for|of|party|table|people|guests)\s*$", re.I)
 
 
 @frozen(order=True)
@@ -107,7 +111,8 @@ def clocks(text: str) -> tuple[ClockFound, ...]:
         oclock = "clock" in m.group(0).lower()
         # A clock by its form (9:30), its words (9 pm, nine o'clock), or its place (open eight to six).
         if not (m.group(2) or meridiem or oclock or _TIME_CONTEXT.search(text[: m.start()])
-                or _RANGE_AHEAD.match(text[m.end():])):
+                or _RANGE_AHEAD.match(text[m.end():])
+                or (_DAYS_AHEAD.match(text[m.end():]) and not _COUNT_BEFORE.search(text[: m.start()]))):
             continue
         if minute > 59 or hour > 23:
             continue
@@ -326,7 +331,8 @@ def days_fit(said: frozenset[DayKey] | None, claimed: frozenset[DayKey] | None) 
 _ELSEWHERE = re.compile(
     r"\b(?:other|another|sister|second|new|old) (?:store|location|branch|shop|site)\b"
     r"|\bthe (?:store|shop|branch|location) (?:on|at|in|over|down|across|near|by|up)\b"
-    r"|\b(?:downtown|uptown|mall) (?:store|location|branch|shop)\b",
+    r"|\b(?:downtown|uptown|mall) (?:store|location|branch|shop)\b"
+    r"|\bthe (?:store|shop|branch|location) (?:downtown|uptown|across town|in town)\b",
     re.I,
 )
 
@@ -337,7 +343,7 @@ def elsewhere(text: str, pos: int) -> bool:
 
 
 _NOT_THERE_BEFORE = re.compile(
-    r"\bused to\b|\bformerly\b|\b(?:was|were) in\b|\bmoved\b[^,;]*\bfrom\s+(?:the\s+)?$"
+    r"\bused to\b|\bformerly\b|\b(?:was|were) in\b|\bmoved\b[^,;]*\bfrom\s+(?:the\s+)?$|\b(?:not|never)\s+$"
     r"|(?:\bnot|n't|\bnever|\bno longer)\s+(?:\w+\s+){0,2}?(?:in|at|on|by|near|from)\s+(?:the\s+)?$",
     re.I,
 )
@@ -349,6 +355,13 @@ def place_stated(text: str, place: PlaceFound) -> bool:
     start = max((f.end for f in places(text) if f.end <= place.start), default=0)
     before = clause_before(text, place.start)
     return _NOT_THERE_BEFORE.search(before[max(0, len(before) - (place.start - start)):]) is None
+
+
+# Open all day and night: no clock time says it, these words do ("24/7" says every day too).
+EVERY_DAY_AROUND_THE_CLOCK = re.compile(r"\b(?:24\s*/\s*7|twenty[- ]four seven)\b", re.I)
+ALWAYS_OPEN = re.compile(
+    r"\b(?:24\s*/\s*7|24\s*(?:hours|hrs)|twenty[- ]four(?:\s+|-)hours?|twenty[- ]four seven|around the clock|"
+    r"round the clock|(?:we )?never close)\b", re.I)
 
 
 CORRECTION = re.compile(

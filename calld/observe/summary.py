@@ -99,7 +99,8 @@ def typed_answer(answer: Any) -> str:
         for r in answer["ranges"]:
             days = r.get("days") or []
             span = _day_span(days)
-            when = "closed" if r.get("closed") else f"{r.get('opens') or '?'}-{r.get('closes') or '?'}"
+            when = ("closed" if r.get("closed") else "open around the clock" if r.get("around_the_clock")
+                    else f"{r.get('opens') or '?'}-{r.get('closes') or '?'}")
             parts.append(f"{span} {when}" + (f" ({r['date']})" if r.get("date") else ""))
         return "hours: " + "; ".join(parts)
     if kind == "stock" and answer.get("availability"):

@@ -42,7 +42,8 @@ def typed_answer(answer: answers.Answer | None) -> results.HoursAnswer | results
     match answer:
         case answers.Hours(ranges=ranges):
             return results.HoursAnswer(ranges=tuple(
-                results.DayHours(days=r.days, opens=r.opens, closes=r.closes, closed=r.closed, date=r.date)  # type: ignore[arg-type]
+                results.DayHours(days=r.days, opens=r.opens, closes=r.closes, closed=r.closed,
+                                 around_the_clock=r.around_the_clock, date=r.date)  # type: ignore[arg-type]
                 for r in ranges
             ))
         case answers.Stock(availability=availability, quantity=quantity):
