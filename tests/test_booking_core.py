@@ -38,9 +38,18 @@ OFFERS = (
 )
 
 
-def book_call(**plan: Any) -> Run:
+# The time asked for is free: the business confirms it as asked.
+AS_ASKED = (
+    ev.OutputTranscript("I'd like to book a table for 2 on Friday at 7pm."),
+    ev.InputTranscript("Friday at seven is fine."),
+    ev.OutputTranscript("Outdoor if possible. Can you read that back?"),
+    ev.InputTranscript("Yes, that's right, you're all booked."),
+)
+
+
+def book_call(offers: tuple[ev.Event, ...] = OFFERS, **plan: Any) -> Run:
     run = Run(Call(plan=make_book_plan(**plan)))
-    run.feed(*LIVE, *OFFERS)
+    run.feed(*LIVE, *offers)
     return run
 
 
@@ -304,7 +313,10 @@ def test_a_booking_outside_the_window_is_refused_whatever_the_model_counted(clai
 
 def test_window_zero_accepts_only_the_time_asked_for():
     assert output(book_call(window=0).feed(booked(time="Friday 7:15pm", minutes=15))[0])["recorded"] is False
-    assert output(book_call(window=0).feed(booked(time="Friday 7pm", minutes=0))[0])["recorded"] is True
+    assert output(book_call(AS_ASKED, window=0).feed(booked(time="Friday 7pm", minutes=0))[0])["recorded"] is True
+    # Where seven was full and the business confirmed without a time, 7pm is not what it booked.
+    refused = output(book_call(window=0).feed(booked(time="Friday 7pm", minutes=0))[0])
+    assert refused["recorded"] is False and "is full and did not confirm it" in refused["why"]
 
 
 def test_when_the_words_name_no_clock_time_the_model_count_decides():

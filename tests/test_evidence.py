@@ -177,6 +177,30 @@ def test_a_booked_time_other_than_asked_must_be_the_businesss():
     assert "not offered" in refused(judge.judge_booked(t, party=2, time="Friday 8pm", requested_party=2, requested_time="Friday 7pm"))
 
 
+@pytest.mark.parametrize(
+    ("business", "time", "because"),
+    [
+        (("B: We're fully booked at 7, I can do 8:30.", "A: Okay.", "B: Great, you're booked for 8:30."), "Friday 7pm",
+         "confirmed 8:30, not Friday 7pm"),
+        (("B: Friday's full, but Saturday at 7 works. You're all set for Saturday at 7.",), "Friday 7pm",
+         "confirmed Saturday, not Friday 7pm"),
+        (("B: We're full at 7.", "A: Oh.", "B: Okay, you're all set."), "Friday 7pm", "is full and did not confirm it"),
+        (("B: Confirmed? No, not confirmed yet, let me check with my manager.",), "Friday 7pm", "not confirmed a booking"),
+        (("B: Is that right?",), "Friday 7pm", "not confirmed a booking"),  # a question confirms nothing
+    ],
+)
+def test_a_booking_is_what_the_business_confirmed_not_what_was_asked(business, time, because):
+    said = turns(BOOK_ASK, *business)
+    assert because in refused(judge.judge_booked(said, party=2, time=time, requested_party=2, requested_time="Friday 7pm"))
+
+
+def test_the_confirmed_time_and_day_support_the_booking_they_confirm():
+    moved = turns(BOOK_ASK, "B: We're fully booked at 7, I can do 8:30.", "A: Okay.", "B: Great, you're booked for 8:30.")
+    supported(judge.judge_booked(moved, party=2, time="Friday 8:30pm", requested_party=2, requested_time="Friday 7pm"))
+    plain = turns(BOOK_ASK, "B: You're all set, table for 2 at 7.")
+    supported(judge.judge_booked(plain, party=2, time="Friday 7pm", requested_party=2, requested_time="Friday 7pm"))
+
+
 def test_book_declined_reasons_come_from_the_words():
     full = turns(BOOK_ASK, "B: I'm sorry, we're fully booked on Friday evening.")
     assert supported(judge.judge_book_declined(full, alternative_offered=None)).reason == "fully_booked"

@@ -422,7 +422,7 @@ def judge_booked(
     turns: Sequence[Turn], *, party: int, time: str | None, requested_party: int, requested_time: str
 ) -> Judgement:
     sentences = _business_sentences(turns)
-    confirmations = [s for s in sentences if s.after_ask and w.CONFIRM.search(s.text)]
+    confirmations = [s for s in sentences if s.after_ask and w.confirms(s.text)]
     if not confirmations:
         return Unsupported(
             "the business has not confirmed a booking",
@@ -431,6 +431,30 @@ def judge_booked(
     used = list(confirmations[-1:])
     said_time = w.clocks(time or "")
     asked_time = w.clocks(requested_time)
+    # The time the business confirmed is the booking's, whatever was asked: "you're booked for 8:30"
+    # never supports a booking at 7.
+    confirmed_clocks = [f.clock for f in w.clocks(confirmations[-1].text)]
+    if said_time and confirmed_clocks and not any(c.same_time(said_time[0].clock) for c in confirmed_clocks):
+        return Unsupported(
+            f"the business confirmed {_clock_phrase(confirmed_clocks[-1])}, not {time}: {confirmations[-1].text!r}",
+            "record booked with the time the business confirmed",
+        )
+    confirmed_days = [d for d in w.days(confirmations[-1].text) if d.days]
+    record_days = [d for d in w.days(time or "") if d.days]
+    if record_days and confirmed_days and not any(d.days & record_days[0].days for d in confirmed_days):
+        return Unsupported(
+            f"the business confirmed {confirmations[-1].text[confirmed_days[-1].start:confirmed_days[-1].end]}, not {time}: "
+            f"{confirmations[-1].text!r}",
+            "record booked with the day the business confirmed",
+        )
+    full_at_asked = [s for s in sentences if s.after_ask and w.FULL.search(s.text) and asked_time
+                     and any(f.clock.same_time(asked_time[0].clock) for f in w.clocks(s.text))]
+    if (said_time and asked_time and said_time[0].clock.same_time(asked_time[0].clock) and full_at_asked
+            and not any(c.same_time(said_time[0].clock) for c in confirmed_clocks)):
+        return Unsupported(
+            f"the business said {requested_time} is full and did not confirm it: {full_at_asked[-1].text!r}",
+            "record booked with the time the business confirmed, or book_declined if it confirmed none",
+        )
     if said_time and not (asked_time and said_time[0].clock.same_time(asked_time[0].clock)):
         hit = next((s for s in sentences if any(f.clock.same_time(said_time[0].clock) for f in w.clocks(s.text))), None)
         if hit is None:

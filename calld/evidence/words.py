@@ -491,6 +491,17 @@ CONFIRM = re.compile(
     r"(?:we )?can do that|have a table for you)\b",
     re.I,
 )
+_NEGATED = re.compile(r"(?:\bnot|n'?t|\bnever|\bno)\s+(?:\w+\s+){0,2}$", re.I)
+
+
+def confirms(sentence: str) -> bool:
+    """A booking confirmed in this sentence: not asked ("Confirmed?", "Is that right?") and not
+    denied ("not confirmed yet", "I can't say you're all set")."""
+    if sentence.rstrip().endswith("?"):
+        return False
+    return any(not _NEGATED.search(clause_before(sentence, m.start())) for m in CONFIRM.finditer(sentence))
+
+
 RECORDING = re.compile(
     r"\b(leave (?:a|your) (?:message|name)|after the (?:tone|beep)|voice ?mail|mailbox|not available to take your call|"
     r"can'?t (?:come to|take) the phone|our (?:regular |business )?hours are|thank you for calling|press \d|"
