@@ -14,8 +14,10 @@ How support is judged (deterministic; every verdict carries a `why` for the jour
      stock   answer_text says in / out of stock (or limited); the business said the same after the
              ask (limited counts as in stock), and the same quantity when answer_text gives one;
      aisle   answer_text names an aisle, department or place; the business named the same one;
-     booked  the business confirmed (a confirmation, not only agent words), and each of day, time
-             and party is either said by the business or is what the user asked for.
+     booked  the business confirmed (a confirmation, not only agent words; not a question, not
+             denied), and each of day, time and party is either said by the business or is what
+             the user asked for; a time or day in the confirmation is the booking's, and the time
+             asked for, once said full, must be confirmed by name.
  - A declined record needs business words that refuse, do not know, or (a booking) say it is full
    or offer only another time; it is refused when the business's last word on it was the answer.
  - A voicemail record needs a recorded greeting in the business's words or the carrier's machine
