@@ -201,6 +201,28 @@ def test_the_confirmed_time_and_day_support_the_booking_they_confirm():
     supported(judge.judge_booked(plain, party=2, time="Friday 7pm", requested_party=2, requested_time="Friday 7pm"))
 
 
+@pytest.mark.parametrize(
+    ("business", "record", "holds"),
+    [
+        ("Yes we do.", "In stock.", True),
+        ("We do, yeah, aisle 4.", "In stock.", True),
+        ("Yep, plenty.", "In stock, plenty.", True),
+        ("Let me check... yes, we have one left.", "Limited: one left.", True),
+        ("It's on backorder.", "Out of stock.", True),
+        ("It's on backorder.", "In stock.", False),
+        ("We have them online only, not in the store.", "In stock.", False),
+        ("We have them online only, not in the store.", "Not in the store, online only.", True),
+        ("I see two in the system but I can't promise they're on the shelf.", "In stock, 2.", False),
+        ("Do you want me to check if we have some?", "In stock.", False),  # a question states nothing
+        ("Yes, go ahead.", "In stock.", False),
+        ("Yes, how can I help you?", "In stock.", False),
+    ],
+)
+def test_stock_answers_are_read_as_said(business, record, holds):
+    judged = judge.judge_answer(turns("B: Hello.", "A: Is the cast iron skillet in stock?", f"B: {business}"), Q.STOCK, record)
+    assert isinstance(judged, judge.Supported) is holds, judged
+
+
 def test_book_declined_reasons_come_from_the_words():
     full = turns(BOOK_ASK, "B: I'm sorry, we're fully booked on Friday evening.")
     assert supported(judge.judge_book_declined(full, alternative_offered=None)).reason == "fully_booked"

@@ -371,7 +371,8 @@ CORRECTION = re.compile(
 )
 HEDGE = re.compile(
     r"\b(not sure|unsure|not certain|i think|i believe|maybe|probably|don'?t quote me|i guess|i'?m guessing|"
-    r"might be|could be|should be|not a hundred percent|if i remember)\b",
+    r"might be|could be|should be|not a hundred percent|if i remember|can'?t (?:promise|guarantee)|no guarantee|"
+    r"(?:says|shows) (?:we have|there (?:are|is))|in the system)\b",
     re.I,
 )
 
@@ -393,18 +394,21 @@ def number(token: str) -> int | None:
 _OUT = re.compile(
     r"\b(out of stock|sold out|all out|we'?re out|(?:do not|don't|dont|doesn't) (?:have|carry|stock|sell)|"
     r"(?:have|has)n'?t got|no longer (?:carry|have|stock|sell)|none left|not in stock|no,? we don'?t|"
-    r"(?:are|is) not available|unavailable|don'?t have (?:any|it|them|those|that)|nothing left|ran out|run out)\b",
+    r"(?:are|is) not available|unavailable|don'?t have (?:any|it|them|those|that)|nothing left|ran out|run out|"
+    r"on back-? ?order|back-? ?ordered|special order|only (?:available )?online|online only|not in (?:the )?stores?)\b",
     re.I,
 )
 _LIMITED = re.compile(
     r"\b(only (?:\w+ )?(?:\d+|one|two|three|four|five|a few|a couple)(?: \w+)? left|just (?:\d+|one|two|three|a few|a couple)"
-    r"(?: \w+)? left|running low|limited|last (?:one|two|few)|a few left|a couple left)\b",
+    r"(?: \w+)? left|running low|limited|last (?:one|two|few)|a few left|a couple left|"
+    r"(?:have|got|is|are) (?:\d|one|two|three|four|five)(?: \w+)? left)\b",
     re.I,
 )
 _IN = re.compile(
     r"\b(in stock|on the shelf|on the shelves|on hand|we (?:do )?have (?:some|them|it|those|that|a few|plenty|lots|one|\d+|\w+ of)|"
     r"we'?ve got|we got (?:some|them|it|a few|plenty|lots|\d+)|there (?:are|is) (?:some|a few|plenty|\d+)|"
-    r"(?:yes|yeah|yep|yup|sure)\b[^.?!]{0,40}\b(?:have|got|carry|stock)|available)\b",
+    r"(?:yes|yeah|yep|yup|sure)\b[^.?!]{0,40}\b(?:have|got|carry|stock|do(?! you\b)|does(?! it\b))|"
+    r"(?:yes|yeah|yep|yup|sure)\b[,!]?\s*(?:plenty|lots|loads|a bunch|a few|a couple|tons)|^\s*we (?:sure )?do\b|available)\b",
     re.I,
 )
 _QUANTITY = re.compile(
@@ -421,10 +425,13 @@ class StockFound(Found):
 
 
 def stock(text: str) -> list[StockFound]:
-    """Stock statements, one per sentence at most; a negation wins over the 'have' inside it."""
+    """Stock statements, one per sentence at most; a negation wins over the 'have' inside it, and a
+    question states nothing ("want me to check if we have some?")."""
     found: list[StockFound] = []
     for a, b in sentence_spans(text):
         s = text[a:b]
+        if s.endswith("?"):
+            continue
         qty_m = _QUANTITY.search(s)
         qty = number(qty_m.group(1)) if qty_m else None
         if (m := _OUT.search(s)) is not None:
