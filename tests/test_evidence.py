@@ -223,6 +223,27 @@ def test_stock_answers_are_read_as_said(business, record, holds):
     assert isinstance(judged, judge.Supported) is holds, judged
 
 
+@pytest.mark.parametrize(
+    ("business", "record", "holds"),
+    [
+        ("It's in the housewares section.", "Housewares section.", True),
+        ("It's in the housewares section.", "Aisle 12.", False),
+        ("It's in the back, by the paint.", "Back of the store.", True),
+        ("It's in the back, by the paint.", "Front of the store.", False),
+        ("They're at the front, near the registers.", "Front of the store.", True),
+        ("Check the seasonal aisle.", "Seasonal aisle.", True),
+        ("It's in the garden center.", "Garden center.", True),
+        ("It's in aisle 3, I think, or maybe 4.", "Aisle 3.", False),  # the doubt comes after the place
+        ("It's in aisle 3, I think, or maybe 4.", "Aisle 3, they think, maybe 4.", True),
+        ("It's in aisle 3, but I think the lids are in 4.", "Aisle 3.", True),
+        ("Go past the front desk, it's in aisle 2.", "Aisle 2.", True),
+    ],
+)
+def test_places_are_read_as_said(business, record, holds):
+    judged = judge.judge_answer(turns("B: Hello.", "A: Which aisle is the skillet in?", f"B: {business}"), Q.AISLE, record)
+    assert isinstance(judged, judge.Supported) is holds, judged
+
+
 def test_book_declined_reasons_come_from_the_words():
     full = turns(BOOK_ASK, "B: I'm sorry, we're fully booked on Friday evening.")
     assert supported(judge.judge_book_declined(full, alternative_offered=None)).reason == "fully_booked"

@@ -239,15 +239,18 @@ def _doubted(text: str, at: int) -> bool:
     lead = text[:at]
     contrasts = list(_CONTRAST.finditer(lead))
     scope = lead[contrasts[-1].end():] if contrasts else lead
-    scope += w.clause_of(text, at)[len(w.clause_before(text, at)):]
+    trail = text[at:]
+    if (contrast := _CONTRAST.search(trail)) is not None:
+        trail = trail[:contrast.start()]
+    scope += trail  # "aisle 3, I think, or maybe 4": a doubt tagged on after the fact is doubt too
     return bool(w.HEDGE.search(scope) or w.UNKNOWN.search(scope))
 
 
 def _unless_unsure(answer: str, facts: Sequence[tuple[_Sentence, int]], supported: Supported) -> Judgement:
     """A business that was not sure of what it said is not quoted as sure: answer_text says so too.
-    Doubt counts in the clause that says the fact and in the words leading up to it ("I don't know
-    exactly, around 9 to 5"), not across a "but" or after it ("we're open 9 to 5, but I think the
-    pharmacy closes at 4")."""
+    Doubt counts in the sentence that says the fact, before it ("I don't know exactly, around 9 to
+    5") or tagged on after it ("aisle 3, I think"), not across a "but" either way ("we're open 9 to
+    5, but I think the pharmacy closes at 4")."""
     unsure = next((s for s, at in facts if _doubted(s.text, at)), None)
     if unsure is not None and not (w.HEDGE.search(answer) or w.UNKNOWN.search(answer)):
         return Unsupported(
@@ -289,9 +292,13 @@ _NOT_CARRIED = re.compile(
 )
 
 
+# Words every place has: sharing one says nothing ("front of the store" is not "back of the store").
+_PLACE_KINDS = frozenset({"store", "department", "section", "area", "aisle", "center", "centre"})
+
+
 def _same_place(f: w.PlaceFound, claim: w.PlaceFound) -> bool:
     return f.key == claim.key or (claim.key.startswith("area:") and f.key.startswith("area:")
-                                  and bool(set(f.key[5:].split()) & set(claim.key[5:].split())))
+                                  and bool((set(f.key[5:].split()) & set(claim.key[5:].split())) - _PLACE_KINDS))
 
 
 def _aisle(turns: Sequence[Turn], answer: str) -> Judgement:

@@ -446,11 +446,16 @@ def stock(text: str) -> list[StockFound]:
 # -- places in a store -----------------------------------------------------------------------------------
 
 _AISLE = re.compile(r"\b(aisle|isle|row|bay)\s+(\d{1,3}[a-z]?|[a-z]\b|" + "|".join(sorted(_UNITS, key=len, reverse=True)) + r")", re.I)
-_AREA = re.compile(
-    r"\b(?:in|at|by|near|next to|behind)\s+(?:the\s+)?((?:back|front|middle|rear|corner|end|left|right|far \w+)"
-    r"(?: \w+)? of the store|[a-z]+(?: [a-z]+)? (?:department|section|area|counter|aisle|center|centre|corner|wall))\b",
-    re.I,
-)
+_AREA_NAME = (r"(?:back|front|middle|rear|corner|end|left|right|far \w+)(?: \w+)? of the store"
+              r"|[a-z]+(?: [a-z]+)? (?:department|section|area|counter|aisle|center|centre|corner|wall)")
+# After a word that points somewhere ("in", "by", "try", "check"), or opening a clause: a record is
+# often the place alone ("Housewares section.").
+_AREA = re.compile(rf"(?:\b(?:in|at|by|near|next to|behind|to|try|check|see)\s+|(?:^|[,;:.]\s*))(?:the\s+)?({_AREA_NAME})\b",
+                   re.I)
+# "In the back", "at the front": of the store (not "the front door" or "the back counter").
+_BACK_OR_FRONT = re.compile(
+    r"(?:\b(?:in|at|to|toward|towards|by|near)\s+|^\s*)the\s+(back|front|rear)\b(?!\s+(?:of|door|desk|counter|entrance|wall)\b)",
+    re.I)
 
 
 @frozen
@@ -471,6 +476,9 @@ def places(text: str) -> list[PlaceFound]:
     for m in _AREA.finditer(text):
         loc = m.group(1).lower()
         found.append(PlaceFound(m.start(1), m.end(1), loc, "area:" + " ".join(w for w in loc.split() if w not in ("the", "of"))))
+    for m in _BACK_OR_FRONT.finditer(text):
+        word = m.group(1).lower()
+        found.append(PlaceFound(m.start(1), m.end(1), f"{word} of the store", f"area:{word} store"))
     return sorted(found, key=lambda f: f.start)
 
 
