@@ -244,6 +244,13 @@ def test_places_are_read_as_said(business, record, holds):
     assert isinstance(judged, judge.Supported) is holds, judged
 
 
+@pytest.mark.parametrize("business", ["You'd have to come in to check.", "Check our website.", "It's all on our website.",
+                                      "We don't give that out over the phone."])
+def test_being_sent_elsewhere_for_the_answer_is_a_refusal(business):
+    said = turns("B: Hello.", ASKED, f"B: {business}")
+    assert supported(judge.judge_declined(said, Q.HOURS, None)).reason == "refused"
+
+
 def test_book_declined_reasons_come_from_the_words():
     full = turns(BOOK_ASK, "B: I'm sorry, we're fully booked on Friday evening.")
     assert supported(judge.judge_book_declined(full, alternative_offered=None)).reason == "fully_booked"

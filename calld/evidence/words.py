@@ -487,7 +487,11 @@ def places(text: str) -> list[PlaceFound]:
 REFUSE = re.compile(
     r"\b((?:can't|cannot|can not|won't|will not|not able to|unable to|not allowed to|not supposed to)\b[^.?!]{0,30}"
     r"\b(?:give|share|say|tell|help|disclose|discuss|provide|answer)|don't give (?:that|this|it|those) out|no comment|"
-    r"(?:that's|it's) (?:confidential|private)|not something we (?:share|give out)|we don't do that over the phone)",
+    r"(?:that's|it's) (?:confidential|private)|not something we (?:share|give out)|we don't do that over the phone|"
+    # sent elsewhere for it: the answer is not given on this call
+    r"(?:you'?d|you will|you'?ll|you would) (?:have|need) to (?:come in|come by|stop by|check|call|look|visit|ask)|"
+    r"(?:check|see|try|look at|go to|visit) (?:our|the) (?:website|web site|app|site)|(?:it'?s|that'?s|everything'?s|they'?re) (?:all )?(?:on|listed on) (?:our|the) website|"
+    r"look (?:it|that) up online)",
     re.I,
 )
 UNKNOWN = re.compile(
