@@ -430,6 +430,55 @@ def test_a_time_is_for_the_days_it_was_said_for(business, record, holds):
 
 
 @pytest.mark.parametrize(
+    ("business", "record", "holds"),
+    [
+        # more days for a time said before them, or for the time after them, as the sentence runs
+        ("We close at 5 on Monday and Tuesday and 6 on Wednesday.", "Closes at 5 on Tuesday.", True),
+        ("We close at 5 on Monday and Tuesday and 6 on Wednesday.", "Closes at 6 on Tuesday.", False),
+        ("We open at 9 Monday, Tuesday and Wednesday and 10 Thursday and Friday.", "Opens at 9 on Wednesday.", True),
+        ("We open at 9 Monday, Tuesday and Wednesday and 10 Thursday and Friday.", "Opens at 10 on Wednesday.", False),
+        ("Weekdays till 6, Saturday and Sunday till 4.", "Closes at 4 on Saturday.", True),
+        ("Weekdays till 6, Saturday and Sunday till 4.", "Closes at 6 on Saturday.", False),
+        # times before days set apart are for the other days; a later time for the same days wins
+        ("We're open until 9, but on Sundays until 6.", "Closes at 9 on Sunday.", False),
+        ("We're open 9 to 5, Saturday 10 to 2.", "Saturday 9 to 5.", False),
+        ("We're open every day 9 to 5 but Sundays only till 3.", "Closes at 5 on Sunday.", False),
+        ("We're open every day 9 to 5 but Sundays only till 3.", "Closes at 3 on Sunday.", True),
+        # counts and spans are no times
+        ("Open 7 days a week, 9 to 5.", "Open at 7.", False),
+        ("We have 3 on Saturday.", "Opens at 3 on Saturday.", False),
+        ("We need 3 weekdays notice. We open at 9.", "Opens at 3.", False),
+        # around the clock: said now, of this store, for the days claimed
+        ("We're open 24 hours on weekends, 9 to 5 on weekdays.", "Open 24 hours on weekdays.", False),
+        ("We're open 24 hours on weekends, 9 to 5 on weekdays.", "Open 24 hours on weekends, 9 to 5 on weekdays.", True),
+        ("We're not open 24 hours, we close at 10.", "Open 24 hours.", False),
+        ("We're not open 24 hours, we close at 10.", "Not open 24 hours; they close at 10.", True),
+        ("We used to be 24/7 but now we're 6 to midnight.", "Open 24/7.", False),
+        ("Our pharmacy is open 24 hours, the store closes at 9.", "Open 24 hours.", False),
+        ("Our drive-thru is 24 hours.", "Open 24 hours.", False),
+        ("Weekdays nine to five. The pharmacy opens at 10.", "They open at 10.", False),
+        ("We never close.", "Open 24 hours.", True),
+        ("The store downtown is open 24/7; we're open 9 to 5 weekdays.", "Open Saturday.", False),
+        ("If it's a holiday we close early, otherwise we're open 9 to 6.", "Open Sunday.", False),
+    ],
+)
+def test_hours_are_read_day_by_day_as_a_person_would(business, record, holds):
+    judged = judge.judge_answer(_after_ask(business), Q.HOURS, record)
+    assert isinstance(judged, judge.Supported) is holds, judged
+
+
+def test_a_later_time_for_other_days_does_not_undo_an_earlier_one():
+    said = turns("B: Hello.", ASKED, "B: Weekdays we close at 6.", "A: Thanks.", "B: Saturdays we close at 4, and weekdays we open at 9.")
+    supported(judge.judge_answer(said, Q.HOURS, "Closes at 6 on weekdays."))
+
+
+def test_open_around_the_clock_is_an_answer_heard_and_quoted():
+    said = _after_ask("We're open 24 hours.")
+    assert judge.answered_after_ask(said, Q.HOURS)
+    assert [q.text for q in supported(judge.judge_answer(said, Q.HOURS, "Open 24 hours.")).quotes] == ["We're open 24 hours."]
+
+
+@pytest.mark.parametrize(
     ("text", "days"),
     [
         ("till 6 on weekdays and till 4 on Saturday", [{0, 1, 2, 3, 4}, {5}]),

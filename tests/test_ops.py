@@ -143,6 +143,22 @@ async def test_a_start_that_fails_late_leaves_no_socket_directory_or_state_it_ma
     assert not (tmp_path / "run").exists() and not (tmp_path / "state").exists()
 
 
+async def test_a_daemon_that_made_its_state_directory_keeps_it_after_a_good_run(tmp_path):
+    """The start-up clean-up is for a start that failed: a daemon that served leaves its ledger."""
+    from calld.daemon.service import Daemon
+    from tests.daemons import daemon_settings
+
+    import trio
+
+    settings = daemon_settings(tmp_path, calld_socket=tmp_path / "run" / "ctl.sock")
+    async with trio.open_nursery() as own:
+        daemon = await own.start(Daemon(settings).serve)
+        await daemon.shutdown(drain_s=0)
+    # serve() has returned: whatever it cleans up on the way out is done
+    assert (tmp_path / "state" / "calld.sqlite3").stat().st_size > 0 and (tmp_path / "state" / "artifacts").is_dir()
+    assert (tmp_path / "run").is_dir()  # its socket is gone, the directory made for it stays
+
+
 def test_stub_mode_binds_only_to_loopback():
     assert is_loopback("127.0.0.1:8787") and is_loopback("[::1]:1") and is_loopback("localhost:1")
     assert not is_loopback("0.0.0.0:8787") and not is_loopback("192.168.1.5:80")

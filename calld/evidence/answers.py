@@ -74,7 +74,7 @@ def _hours(sentences: Sequence[str], today: dt.date | None) -> Hours:
         for clause in re.split(r"[,;]|\band\b(?=\s+(?:on\s+)?(?:mon|tue|wed|thu|fri|sat|sun|week))", text, flags=re.I):
             found_days = w.days(clause)
             clocks = w.clocks(clause)
-            if not found_days and not clocks and not w.ALWAYS_OPEN.search(clause):
+            if not found_days and not clocks and not w.always_open(clause):
                 continue
             weekdays: set[int] = set()
             date = None
@@ -85,7 +85,7 @@ def _hours(sentences: Sequence[str], today: dt.date | None) -> Hours:
                     weekdays.add(when.weekday())
                     date = when.isoformat()
             names = tuple(w.WEEKDAYS[i] for i in sorted(weekdays))
-            if w.ALWAYS_OPEN.search(clause) and not clocks:
+            if w.always_open(clause) and not clocks:
                 ranges.append(DayRange(names or tuple(w.WEEKDAYS), None, None, date=date, around_the_clock=True))
                 continue
             if _CLOSED.search(clause) and not clocks:

@@ -117,7 +117,8 @@ def _days_said_open(sentences: Sequence[_Sentence]) -> dict[int | str, tuple[boo
     ("open every day except Sunday")."""
     said: dict[int | str, tuple[tuple[int, int, int], bool, _Sentence, int]] = {}
     for n, s in enumerate(sentences):
-        if (m := w.EVERY_DAY_AROUND_THE_CLOCK.search(s.text)) and not w.elsewhere(s.text, m.start()):
+        if ((m := w.EVERY_DAY_AROUND_THE_CLOCK.search(s.text)) and not _not_this_store(s.text, m.start())
+                and w.always_open(s.text)):
             for key in range(7):  # "24/7": open every day
                 if key not in said or said[key][0] <= (n, -1, m.start()):
                     said[key] = ((n, -1, m.start()), True, s, m.start())
@@ -127,7 +128,7 @@ def _days_said_open(sentences: Sequence[_Sentence]) -> dict[int | str, tuple[boo
                 if key not in said or said[key][0] <= (n, -1, at):
                     said[key] = ((n, -1, at), rest_open, s, at)
         for d in w.days(s.text):
-            if w.elsewhere(s.text, d.start):
+            if _not_this_store(s.text, d.start):
                 continue
             keys: list[int | str] = [d.relative] if d.relative is not None else sorted(d.days)
             rank = (n, 1 if d.relative is not None or len(d.days) == 1 else 0, d.start)
@@ -145,6 +146,11 @@ def _day_names(keys: frozenset[w.DayKey]) -> str:
     return ", ".join(named) or "days it did not name"
 
 
+def _not_this_store(text: str, pos: int) -> bool:
+    """Hours said of another store, or of a part with hours of its own (the pharmacy, the drive-thru)."""
+    return w.elsewhere(text, pos) or w.other_part(text, pos)
+
+
 def _days_in(text: str) -> set[int]:
     return {i for d in w.days(text) for i in d.days}
 
@@ -152,21 +158,29 @@ def _days_in(text: str) -> set[int]:
 def _clocks_said(sentences: Sequence[_Sentence]) -> list[tuple[int, _Sentence, w.ClockFound, str | None]]:
     """Every clock time the business said about this store, with its sentence's place and its role."""
     return [(n, s, f, w.clock_role(s.text, f)) for n, s in enumerate(sentences) for f in w.clocks(s.text)
-            if not w.elsewhere(s.text, f.start)]
+            if not _not_this_store(s.text, f.start)]
 
 
 def _hours(turns: Sequence[Turn], answer: str) -> Judgement:
     clocks, days = w.clocks(answer), w.days(answer)
-    always = w.ALWAYS_OPEN.search(answer) is not None
+    always = bool(w.always_open(answer))  # "not open 24 hours" claims no such thing
     if not clocks and not days and not always:
         return Unsupported(
             "answer_text does not state any hours (no time and no day)",
             "record answered only once the business has said when it is open; otherwise keep listening",
         )
     sentences = _business_sentences(turns)
-    around_the_clock = [s for s in sentences if (m := w.ALWAYS_OPEN.search(s.text)) and not w.elsewhere(s.text, m.start())]
-    if always and not around_the_clock:
-        return Unsupported("the business has not said it is open around the clock", _KEEP_LISTENING)
+    around_the_clock: list[tuple[_Sentence, w.Found]] = [
+        (s, f) for s in sentences for f in w.always_open(s.text) if not _not_this_store(s.text, f.start)]
+    if always:
+        claim = w.always_open(answer)
+        if not around_the_clock:
+            return Unsupported("the business has not said it is open around the clock", _KEEP_LISTENING)
+        claimed_for = w.clock_days(answer, claim[0])
+        around_the_clock = [(s, f) for s, f in around_the_clock if w.days_fit(w.clock_days(s.text, f), claimed_for)]
+        if not around_the_clock:
+            return Unsupported(f"the business did not say it is open around the clock on {_day_names(claimed_for or frozenset())}",
+                               "record each day's hours the way the business said them, with their words in answer_text")
     said_times = _clocks_said(sentences)
     claimed_days = _days_in(answer)
     used: list[_Sentence] = []
@@ -201,7 +215,8 @@ def _hours(turns: Sequence[Turn], answer: str) -> Judgement:
             own_days: frozenset[w.DayKey] = claimed_for or frozenset(claimed_days)
             for m, s, f, r in said_times:
                 later_days = w.clock_days(s.text, f)
-                if (m > n and r == role and not f.clock.same_time(c.clock)
+                later = m > n or (m == n and f.start > at.start and bool(later_days))  # "every day till 5 but Sundays till 3"
+                if (later and r == role and not f.clock.same_time(c.clock)
                         and ((later_days & own_days) if later_days else w.CORRECTION.search(s.text))):
                     return Unsupported(
                         f"the business later said {_clock_phrase(f.clock)}: {s.text!r}",
@@ -225,8 +240,8 @@ def _hours(turns: Sequence[Turn], answer: str) -> Judgement:
         used.extend(open_days[k][1] for k in keys)
         facts.extend((open_days[k][1], open_days[k][2]) for k in keys)
     if always:
-        used.append(around_the_clock[-1])
-        facts.append((around_the_clock[-1], w.ALWAYS_OPEN.search(around_the_clock[-1].text).start()))  # type: ignore[union-attr]
+        used.append(around_the_clock[-1][0])
+        facts.append((around_the_clock[-1][0], around_the_clock[-1][1].start))
     said = ", ".join([_clock_phrase(c.clock) for c in clocks] + [answer[d.start:d.end] for d in days]
                      + (["open around the clock"] if always else []))
     return _unless_unsure(answer, facts, Supported(_quotes(turns, used), f"hours {said} all said by the business"))

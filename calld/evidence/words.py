@@ -40,10 +40,16 @@ _TIME_CONTEXT = re.compile(
 )
 
 _RANGE_AHEAD = re.compile(rf"\s*(?:to|until|till|-|–)\s*{_HOUR}\b", re.I)  # "8 to 6": both ends are clocks
-# "..., 8 on Saturdays": a bare number said for days is a time, but not a party or a count ("for 2 on Friday").
+# "at 7 on weekdays, 8 on Saturdays": a bare number said for days goes on a list of times, so it is
+# one only after a time and a comma or "and"; never a party or a count ("for 2 on Friday", "we have 3
+# on Saturday").
 _DAYS_AHEAD = re.compile(
     r"\s+(?:on\s+|every\s+)?(?:(?:mon|tue|wed|thu|fri|sat|sun)[a-z]*|weekdays?|weekends?|today|tonight|tomorrow)\b", re.I)
+_LIST_BEFORE = re.compile(r"(?:,|;|\band\b)\s*$", re.I)
 _COUNT_BEFORE = re.compile(r"\b(?:for|of|party|table|people|guests)\s*$", re.I)
+# "7 days a week", "24 hours", "2 people": a number with a unit is no clock time.
+_UNIT_AHEAD = re.compile(r"\s*(?:days?|hours?|hrs|minutes?|mins|weeks?|months?|years?|people|persons|guests|items|"
+                         r"units|pieces|left|of (?:them|those|these))\b", re.I)
 
 
 @frozen(order=True)
@@ -110,9 +116,12 @@ def clocks(text: str) -> tuple[ClockFound, ...]:
         meridiem = (m.group(4) or "").lower()
         oclock = "clock" in m.group(0).lower()
         # A clock by its form (9:30), its words (9 pm, nine o'clock), or its place (open eight to six).
+        if not (m.group(2) or meridiem or oclock) and _UNIT_AHEAD.match(text, m.end()):
+            continue
+        listed = (_DAYS_AHEAD.match(text[m.end():]) and _LIST_BEFORE.search(text[: m.start()])
+                  and not _COUNT_BEFORE.search(text[: m.start()]) and any(f.end <= m.start() for f in found))
         if not (m.group(2) or meridiem or oclock or _TIME_CONTEXT.search(text[: m.start()])
-                or _RANGE_AHEAD.match(text[m.end():])
-                or (_DAYS_AHEAD.match(text[m.end():]) and not _COUNT_BEFORE.search(text[: m.start()]))):
+                or _RANGE_AHEAD.match(text[m.end():]) or listed):
             continue
         if minute > 59 or hour > 23:
             continue
@@ -261,16 +270,34 @@ def day_keys(found: DaysFound) -> frozenset[DayKey]:
     return frozenset({found.relative}) if found.relative is not None else frozenset(found.days)
 
 
+def _days_only(text: str, a: int, b: int) -> bool:
+    """Is text[a:b] days and joining words only ("and Tuesday", ", Saturday")?"""
+    rest = text[a:b]
+    for d in sorted((d for d in days(text) if a <= d.start < b), key=lambda d: -d.start):
+        rest = rest[: d.start - a] + rest[d.end - a:]
+    return bool(rest != text[a:b]) and not re.sub(r"(?i)\b(?:and|on|the)\b|[\s,;&]", "", rest)
+
+
+def _time_first(text: str, a: int, b: int) -> bool:
+    """Does the piece say its time before its days ("at 5 on Monday"), not after ("weekdays till 6")?"""
+    first_day = next((d.start for d in days(text) if a <= d.start < b), None)
+    first_clock = next((f.start for f in clocks(text) if a <= f.start < b), None)
+    return first_day is not None and first_clock is not None and first_clock < first_day
+
+
 def _time_pieces(text: str) -> list[tuple[int, int]]:
     cuts = sorted({0, len(text), *(m.start() for m in _CLAUSE_BREAK.finditer(text)), *(m.start() for m in _AND.finditer(text))})
     pieces = [(a, b) for a, b in zip(cuts, cuts[1:]) if text[a:b].strip()]
-    starts = [f.start for f in clocks(text)]
+    starts = [f.start for f in clocks(text)] + [m.start() for m in ALWAYS_OPEN.finditer(text)]
     timed = [any(a <= s < b for s in starts) for a, b in pieces]
     merged: list[tuple[int, int]] = []
     pending: int | None = None  # the start of untimed pieces waiting for the next timed one
     for (a, b), has_time in zip(pieces, timed):
         if not has_time:
-            pending = a if pending is None else pending
+            if pending is None and merged and _time_first(text, *merged[-1]) and _days_only(text, a, b):
+                merged[-1] = (merged[-1][0], b)  # "at 5 on Monday and Tuesday": more days for that time
+            else:
+                pending = a if pending is None else pending
             continue
         merged.append((a if pending is None else pending, b))
         pending = None
@@ -282,12 +309,24 @@ def _time_pieces(text: str) -> list[tuple[int, int]]:
     return merged
 
 
-def clock_days(text: str, found: ClockFound) -> frozenset[DayKey] | None:
-    """The days `text` says the time at `found` is for; None when it does not say."""
-    carried: frozenset[DayKey] | None = None
+_SETS_APART = re.compile(r"\s*(?:[,;:]|[-–—]|\b(?:but|except|however|only|whereas|though|although)\b)", re.I)
+
+
+def clock_days(text: str, found: Found) -> frozenset[DayKey] | None:
+    """The days `text` says the time (or the "24 hours") at `found` is for; None when it does not say."""
+    pieces = _time_pieces(text)
+    owns = [frozenset().union(*(day_keys(d) for d in days(text) if a <= d.start < b)) for a, b in pieces]
+    # Times said before any days, then days set apart with their own times ("open until 9, but on
+    # Sundays until 6"; "8 to 8, weekends 10 to 4"): the first times are for the other days.
+    first = next((i for i, own in enumerate(owns) if own), None)
+    leading: frozenset[DayKey] | None = None
+    if first:
+        later = frozenset(k for own in owns[first:] for k in own if isinstance(k, int))
+        if _SETS_APART.match(text, pieces[first][0]) and later and len(later) < 7:
+            leading = frozenset(range(7)) - later
+    carried: frozenset[DayKey] | None = leading
     named: frozenset[DayKey] = frozenset()
-    for a, b in _time_pieces(text):
-        own = frozenset().union(*(day_keys(d) for d in days(text) if a <= d.start < b))
+    for (a, b), own in zip(pieces, owns):
         if _EXCEPT.search(text, a, b):
             carried = None
         elif _OTHER_DAYS.search(text, a, b):
@@ -335,6 +374,27 @@ _ELSEWHERE = re.compile(
     r"|\bthe (?:store|shop|branch|location) (?:downtown|uptown|across town|in town)\b",
     re.I,
 )
+
+
+# A part of the business with hours of its own: its times are not the store's.
+_OTHER_PART = re.compile(
+    r"\b(?:pharmacy|gas station|gas pumps?|pumps|drive[- ]?thr(?:u|ough)|atm|kiosk|ice machine|car wash|deli|bakery|"
+    r"hotline|phone line|customer service|website|online orders?|the app)\b", re.I)
+
+
+def other_part(text: str, pos: int) -> bool:
+    """True when the clause at `pos` is about a part with hours of its own ("the pharmacy closes at 4")."""
+    return _OTHER_PART.search(clause_of(text, pos)) is not None
+
+
+_NOT_NOW = re.compile(r"\b(?:not|no longer|never|used to|formerly|were|was)\b|n't", re.I)
+
+
+def always_open(text: str) -> list[Found]:
+    """Where `text` says the business is open around the clock now ("we're open 24/7"), not that it
+    is not ("we're not open 24 hours") or was ("we used to be open 24 hours")."""
+    return [Found(m.start(), m.end()) for m in ALWAYS_OPEN.finditer(text)
+            if not _NOT_NOW.search(clause_before(text, m.start()))]
 
 
 def elsewhere(text: str, pos: int) -> bool:
