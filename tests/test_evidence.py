@@ -46,10 +46,31 @@ def refused(j: judge.Judgement) -> str:
         ("we open at 7 on weekdays, 8 on Saturdays", [(7, 0, None), (8, 0, None)]),  # a number said for days
         ("a table for 2 on Friday", []),  # a party said for a day is not a time
         ("we're open 24/7", []),
+        ("half past nine", [(9, 30, None)]),
+        ("we close at a quarter to six", [(5, 45, None)]),
+        ("a quarter past five in the evening", [(5, 15, True)]),
+        ("ten minutes to nine", [(8, 50, None)]),
+        ("open five to six", [(5, 0, None), (6, 0, None)]),  # a range, not "five minutes to six"
+        ("Seven a.m. to ten p.m.", [(7, 0, False), (10, 0, True)]),
+        ("we open at 9.30", [(9, 30, None)]),
     ],
 )
 def test_clock_times_are_read_with_number_words(text, clocks):
     assert [(f.clock.hour, f.clock.minute, f.clock.pm) for f in w.clocks(text)] == clocks
+
+
+@pytest.mark.parametrize(
+    ("text", "sentences"),
+    [
+        ("Open 9 a.m. to 5 p.m. Thanks!", ["Open 9 a.m. to 5 p.m.", "Thanks!"]),
+        ("We open at 9.30. Bye.", ["We open at 9.30.", "Bye."]),
+        ("We're on Main St. near the park.", ["We're on Main St. near the park."]),
+        ("Let me check... yes, we have one.", ["Let me check...", "yes, we have one."]),
+        ("Hello? Yes!", ["Hello?", "Yes!"]),
+    ],
+)
+def test_sentences_end_where_a_person_would_end_them(text, sentences):
+    assert [text[a:b] for a, b in w.sentence_spans(text)] == sentences
 
 
 def test_am_and_pm_must_agree_only_when_both_said_it():

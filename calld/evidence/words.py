@@ -100,6 +100,21 @@ def _hour_value(token: str) -> int:
 _REMEMBERED = 4096
 
 
+# "half past nine", "a quarter to six", "ten minutes past five" (a bare "five to six" is a range).
+_PAST_TO = re.compile(
+    rf"\b(?:(a\s+)?(quarter|half)|(\d{{1,2}}|five|ten|twenty|twenty-five|twenty five)\s+minutes)\s+(past|after|to|till|of|before)\s+{_HOUR}\b"
+    rf"{_MERIDIEM}", re.I)
+
+
+def _meridiem(word: str) -> bool | None:
+    word = word.lower()
+    if word.startswith("p") or word in ("in the evening", "at night", "in the afternoon"):
+        return True
+    if word.startswith("a") or word == "in the morning":
+        return False
+    return None
+
+
 @lru_cache(maxsize=_REMEMBERED)
 def clocks(text: str) -> tuple[ClockFound, ...]:
     """Every clock time in `text`, in order."""
@@ -107,6 +122,18 @@ def clocks(text: str) -> tuple[ClockFound, ...]:
     for m in _NOON.finditer(text):
         word = m.group(1).lower()
         found.append(ClockFound(m.start(), m.end(), Clock(0 if word == "midnight" else 12, 0, word != "midnight")))
+    for m in _PAST_TO.finditer(text):
+        hour = _hour_value(m.group(5))
+        if not 1 <= hour <= 12:
+            continue
+        minutes = {"quarter": 15, "half": 30}.get((m.group(2) or "").lower()) or number(m.group(3).replace(" ", "-").split("-")[0]) or 0
+        if m.group(3) and "-" in m.group(3).replace(" ", "-"):
+            minutes = 25
+        if m.group(4).lower() in ("to", "till", "of", "before"):
+            if minutes == 30:
+                continue  # "half to six" is no way to say a time
+            hour, minutes = (hour - 2) % 12 + 1, 60 - minutes
+        found.append(ClockFound(m.start(), m.end(), Clock(hour, minutes, _meridiem(m.group(6) or ""))))
     taken = [(f.start, f.end) for f in found]
     for m in _CLOCK.finditer(text):
         if any(a < m.end() and m.start() < b for a, b in taken):
@@ -597,10 +624,24 @@ CLAIMS_HUMAN = re.compile(
 HOLD_CUE = re.compile(r"\b(let me (?:check|see|look|find out)|hang on|hold on|one (?:moment|second|sec)|just a (?:moment|second|sec)|please hold)\b", re.I)
 
 
+# A sentence ends at . ? or ! before a space or the end; not inside "9.30", nor after "a.m." or
+# "St." when the sentence goes on in lower case or with a number ("9 a.m. to 5 p.m.").
+_SENTENCE_END = re.compile(r"[.?!]+(?=\s|$)")
+_ABBREVIATION = re.compile(r"(?:\b[ap]\.\s?m|\b(?:st|dr|mr|mrs|ms|no|ave|rd|blvd|approx|vs|etc))\.$", re.I)
+
+
 def sentence_spans(text: str) -> Iterator[tuple[int, int]]:
     """(start, end) of each sentence, whitespace trimmed."""
-    for m in re.finditer(r"[^.?!]+(?:[.?!]+|$)", text):
-        a, b = m.start(), m.end()
+    start = 0
+    ends = []
+    for m in _SENTENCE_END.finditer(text):
+        after = text[m.end():].lstrip()
+        if _ABBREVIATION.search(text, 0, m.end()) and after and (after[0].islower() or after[0].isdigit()):
+            continue
+        ends.append(m.end())
+    for end in [*ends, len(text)]:
+        a, b = start, end
+        start = end
         while a < b and text[a].isspace():
             a += 1
         while b > a and text[b - 1].isspace():
