@@ -87,6 +87,20 @@ async def test_progress_says_what_the_record_was(client, daemon, autojump_clock,
         " | ".join(phases)
 
 
+def test_each_ending_has_its_own_progress_words():
+    from calld.daemon.progress import phases
+
+    def said(track, new, recorded=None, via=None):
+        return phases({"changed": {track: ["x", new]}}, recorded, via)
+
+    assert said("conversation", "concluded", "booked") == ["booking confirmed"]
+    assert said("conversation", "concluded", "unclear") == ["outcome recorded"]
+    assert said("hangup", "farewell", via="answer_heard") == ["answer heard; saying goodbye"]
+    assert said("hangup", "farewell", via="tool") == ["farewell"]
+    assert said("hangup", "marked", via="voicemail") == ["end of the call marked; waiting until the line has played everything sent"]
+    assert said("hangup", "marked", via="tool") == ["goodbye sent; waiting until it has played"]
+
+
 async def test_fifty_concurrent_asks_all_answered(client, daemon, autojump_clock):
     results: list[dict] = []
 

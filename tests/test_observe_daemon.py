@@ -190,6 +190,15 @@ async def test_an_empty_call_id_is_refused_with_what_to_give_and_writes_nothing(
         await client._request("GET", "/v1/calls//detail")
 
 
+async def test_a_request_id_is_looked_up_as_one_path_segment(client, daemon, autojump_clock):
+    with pytest.raises(ControlError, match="the request id is empty") as empty:
+        await client.request_status(" ")
+    assert empty.value.status == 400
+    with pytest.raises(ControlError, match=r"no request 'req\?x' in the ledger") as missing:
+        await client.request_status("req?x")  # sent as req%3Fx: the route sees the whole id, not a query
+    assert missing.value.status == 404
+
+
 def test_calld_ctl_says_an_empty_call_id_is_empty_and_exits_2(tmp_path, capsys):
     from calld.cli.ctl import main
 

@@ -408,6 +408,8 @@ def test_typed_answers_read_as_a_line():
                                          {"days": ["sunday"], "closed": True, "date": "2026-12-06"}]}
     assert typed_answer(hours) == ("hours: monday-friday 09:00-17:00; tuesday, saturday 10:00-14:00; "
                                    "sunday closed (2026-12-06)")
+    assert typed_answer({"kind": "hours", "ranges": [{"days": ["saturday", "sunday"], "around_the_clock": True}]}) == (
+        "hours: saturday, sunday open around the clock")
     assert typed_answer({"kind": "aisle", "location": "aisle 14"}) == "location: aisle 14"
     assert typed_answer({"kind": "text"}) == '{"kind": "text"}'
 

@@ -650,6 +650,13 @@ def test_agent_words_after_the_line_went_to_a_recording_are_a_turn_of_their_own(
         ("agent", "Hi, this is an automated", True), ("agent", " assistant calling.", False)]
 
 
+def test_agent_words_after_the_hangup_was_sent_never_reached_the_line():
+    run = drive((*LIVE, ev.StallElapsed(), ev.StallElapsed()))  # the failsafe: session closing, hangup sent
+    assert run.call.hangup == HangupRequested(via="stall") and run.call.live == LiveClosing()
+    run.step(ev.OutputTranscript("Sorry, goodbye."))
+    assert run.call.transcript[-1].on_line is False
+
+
 def test_transcript_fragments_join_by_speaker():
     run = drive(LIVE)
     run.feed(

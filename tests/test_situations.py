@@ -194,6 +194,11 @@ def test_a_silence_after_the_whole_request_is_the_businesss_and_one_the_agent_ow
         "without an answer")
     unheard = Turn("agent", call.plan.ask_line, on_line=False)  # said by GPT-Live, kept off the line: nobody heard it
     assert ending("agent", greeting, unheard, steer)[:2] == ("failed", "internal")
+    closing = evolve(stalled, hangup=HangupDone(via="drain_timeout", confirmed=True), transcript=(greeting, asked))
+    assert conclude(closing).detail == "the call ended without an answer (the session would not close)"
+    long = Turn("business", "Which store? " + "We have many. " * 40)
+    detail = ending("business", greeting, asked, long, steer)[2]
+    assert detail is not None and '("We have many. ' in detail and detail.count("We have many.") <= 15  # whole sentences, 200 characters
 
 
 # -- wrong party, screening ----------------------------------------------------------------------------

@@ -117,6 +117,16 @@ async def test_a_stub_call_is_drawn_with_its_tracks_speech_and_ending(tmp_path: 
     assert "We're open Monday through Friday" in pic.text("subtitle")
 
 
+async def test_agent_words_kept_off_a_recording_are_drawn_hollow_and_labelled(tmp_path: Path, autojump_clock: object) -> None:
+    run = await stub_call(tmp_path, "voicemail")
+    pic = Picture(write_timeline(run.dir))
+    agent = pic.ids("speech/agent/")
+    assert agent and all(g.endswith("/off_line") for g in agent)
+    assert not any(g.endswith("/off_line") for g in pic.ids("speech/business/"))
+    words = [pic.text(g) for g in pic.groups if g.startswith("words/agent/")]
+    assert words and all(w.startswith("(not on the line)") for w in words)
+
+
 def test_a_five_minute_call_with_a_hold_shows_the_hold_the_press_the_refusal_and_the_evidence(tmp_path: Path) -> None:
     d = five_minute_call_with_hold(tmp_path)
     pic = Picture(write_timeline(d))

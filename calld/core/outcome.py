@@ -29,7 +29,7 @@ from calld.core.plan import BookJob, QuickAskJob
 from calld.core.state import Call, ConvTalking, DialRejected, HangupDone, TelnyxEnded
 from calld.domain.status import Status, VerdictSource
 from calld.evidence import answers, judge
-from calld.evidence.words import words_of
+from calld.evidence.words import sentence_spans, words_of
 
 
 @frozen
@@ -124,8 +124,8 @@ def conclude(call: Call, *, today: dt.date | None = None) -> Outcome:
         return Outcome("no_answer", "went_silent", "the business heard the request, then said nothing more", None, "none", seen)
     what = "a booking or a refusal" if isinstance(job, BookJob) else "an answer"
     if via == "stall" and isinstance(call.conversation, ConvTalking) and call.conversation.quiet_after == "business":
-        said = next(t.text for t in reversed(call.transcript) if t.speaker == "business" and t.text.strip())
-        last = " ".join(said.split())[-200:]
+        said = " ".join(next(t.text for t in reversed(call.transcript) if t.speaker == "business" and t.text.strip()).split())
+        last = _last_words(said, 200)
         return Outcome("failed", "internal", f'the agent did not reply to the business\'s last words ("{last}"), and the '
                        f"line went quiet: calld's failure, not the business's", None, "none", seen)
     if via == "stall":
@@ -133,6 +133,16 @@ def conclude(call: Call, *, today: dt.date | None = None) -> Outcome:
                        f"so the call ended without {what}", None, "none", seen)
     return Outcome("failed", "internal", f"the call ended without {what} ({_ENDED_BY.get(via or '', 'by a path calld does not expect')})",
                    None, "none", seen)
+
+
+def _last_words(text: str, limit: int) -> str:
+    """The last whole sentences of `text` that fit in `limit` characters (the end of one, if none fits)."""
+    out = ""
+    for a, b in reversed(list(sentence_spans(text))):
+        if out and len(text[a:b]) + 1 + len(out) > limit:
+            break
+        out = f"{text[a:b]} {out}".strip()
+    return out if len(out) <= limit else "..." + out[-(limit - 3):]
 
 
 # Words for each way a call can end that reaches no outcome of its own above.
