@@ -208,6 +208,14 @@ def test_a_booked_time_other_than_asked_must_be_the_businesss():
         (("B: We're full at 7.", "A: Oh.", "B: Okay, you're all set."), "Friday 7pm", "is full and did not confirm it"),
         (("B: Confirmed? No, not confirmed yet, let me check with my manager.",), "Friday 7pm", "not confirmed a booking"),
         (("B: Is that right?",), "Friday 7pm", "not confirmed a booking"),  # a question confirms nothing
+        (("B: We don't have anything at 7. I've got you down for 8.",), "Friday 7pm", "confirmed 8:00, not Friday 7pm"),
+        (("B: We can't do that at 7, only 9. All set for nine then.",), "Friday 7pm", "confirmed 9:00"),
+        (("B: Seven's no good, how about eight? Okay, you're all set.",), "Friday 7pm", "did not confirm it"),
+        (("B: 7 is taken, sorry. You're all set though.",), "Friday 7pm", "did not confirm it"),
+        (("B: You're booked. Oh wait, we're actually full Friday, sorry.",), "Friday 7pm", "took the booking back"),
+        (("B: Got you down. Actually no, sorry, we can't do that.",), "Friday 7pm", "took the booking back"),
+        (("B: Ok you're booked, party of six.",), "Friday 7pm", "party of 6, not 2"),
+        (("B: Well, I can't say you're all set yet.",), "Friday 7pm", "not confirmed a booking"),
     ],
 )
 def test_a_booking_is_what_the_business_confirmed_not_what_was_asked(business, time, because):
@@ -220,6 +228,10 @@ def test_the_confirmed_time_and_day_support_the_booking_they_confirm():
     supported(judge.judge_booked(moved, party=2, time="Friday 8:30pm", requested_party=2, requested_time="Friday 7pm"))
     plain = turns(BOOK_ASK, "B: You're all set, table for 2 at 7.")
     supported(judge.judge_booked(plain, party=2, time="Friday 7pm", requested_party=2, requested_time="Friday 7pm"))
+    for said, time in (("B: We don't have anything at 7. I've got you down for 8.", "Friday 8pm"),
+                       ("B: Perfect, see you Friday at 7.", "Friday 7pm"), ("B: Great, you're booked for 2 at 7.", "Friday 7pm"),
+                       ("B: We're full at 7. Oh wait, one just freed up, you're booked for 7pm.", "Friday 7pm")):
+        supported(judge.judge_booked(turns(BOOK_ASK, said), party=2, time=time, requested_party=2, requested_time="Friday 7pm"))
 
 
 @pytest.mark.parametrize(

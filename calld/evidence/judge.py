@@ -455,9 +455,19 @@ def judge_booked(
     used = list(confirmations[-1:])
     said_time = w.clocks(time or "")
     asked_time = w.clocks(requested_time)
+    last = confirmations[-1]
+    if (back := next((x for x in sentences if (x.turn, x.start) > (last.turn, last.start)
+                      and (w.TAKEN_BACK.search(x.text) or w.FULL.search(x.text))), None)) is not None:
+        return Unsupported(f"the business took the booking back: {back.text!r}",
+                           "record book_declined with their words, or ask what they can offer")
+    if (other := [n for n in w.parties_said(last.text) if n != party]):
+        return Unsupported(f"the business confirmed a party of {other[0]}, not {party}: {last.text!r}",
+                           "record booked with the party the business confirmed")
     # The time the business confirmed is the booking's, whatever was asked: "you're booked for 8:30"
     # never supports a booking at 7.
-    confirmed_clocks = [f.clock for f in w.clocks(confirmations[-1].text)]
+    confirmed_clocks = [f.clock for f in w.clocks(last.text)]
+    confirmed_clocks += [w.Clock(h, 0, None) for h in w.confirmed_hours(last.text, party)
+                         if not any(c.hour % 12 == h % 12 for c in confirmed_clocks)]
     if said_time and confirmed_clocks and not any(c.same_time(said_time[0].clock) for c in confirmed_clocks):
         return Unsupported(
             f"the business confirmed {_clock_phrase(confirmed_clocks[-1])}, not {time}: {confirmations[-1].text!r}",
@@ -471,8 +481,8 @@ def judge_booked(
             f"{confirmations[-1].text!r}",
             "record booked with the day the business confirmed",
         )
-    full_at_asked = [s for s in sentences if s.after_ask and w.FULL.search(s.text) and asked_time
-                     and any(f.clock.same_time(asked_time[0].clock) for f in w.clocks(s.text))]
+    full_at_asked = [s for s in sentences if s.after_ask and asked_time and w.NOT_FREE.search(s.text)
+                     and _names_hour(s.text, asked_time[0].clock)]
     if (said_time and asked_time and said_time[0].clock.same_time(asked_time[0].clock) and full_at_asked
             and not any(c.same_time(said_time[0].clock) for c in confirmed_clocks)):
         return Unsupported(
@@ -480,7 +490,9 @@ def judge_booked(
             "record booked with the time the business confirmed, or book_declined if it confirmed none",
         )
     if said_time and not (asked_time and said_time[0].clock.same_time(asked_time[0].clock)):
-        hit = next((s for s in sentences if any(f.clock.same_time(said_time[0].clock) for f in w.clocks(s.text))), None)
+        hit = next((s for s in sentences if any(f.clock.same_time(said_time[0].clock) for f in w.clocks(s.text))
+                    or (s.after_ask and w.confirms(s.text)
+                        and said_time[0].clock.hour % 12 in {h % 12 for h in w.confirmed_hours(s.text, party)})), None)
         if hit is None:
             return Unsupported(f"the business has not offered {time}", _KEEP_LISTENING)
         used.append(hit)
@@ -497,6 +509,13 @@ def judge_booked(
             return Unsupported(f"the business has not offered a table for {party}", _KEEP_LISTENING)
         used.append(hit)
     return Supported(_quotes(turns, used), "the business confirmed the booking")
+
+
+def _names_hour(text: str, clock: w.Clock) -> bool:
+    """Does `text` name that time, as a clock or a bare number ("seven's no good", "7 is taken")?"""
+    return (any(f.clock.same_time(clock) for f in w.clocks(text))
+            or any(w.number(t) == clock.hour % 12 or (clock.hour % 12 == 0 and w.number(t) == 12)
+                   for t in re.findall(r"[a-z0-9]+", text.lower())))
 
 
 def judge_book_declined(turns: Sequence[Turn], *, alternative_offered: str | None) -> Judgement:

@@ -594,9 +594,40 @@ FULL = re.compile(r"\b(fully booked|no tables?|booked up|no availability|we'?re 
 CONFIRM = re.compile(
     r"\b(you'?re (?:all )?(?:booked|set|confirmed)|all set|(?:is |it's |that's )?confirmed|that's right|that is right|"
     r"we have a table|got you down|have you down|see you then|we'll see you|booked (?:you|it|that) in|reserved|"
+    r"see you (?:on |at )?(?:mon|tue|wed|thu|fri|sat|sun|tomorrow|tonight|at \w+)\w*|"
     r"(?:we )?can do that|have a table for you)\b",
     re.I,
 )
+# The time asked for is not to be had ("7 is taken", "seven's no good", "nothing at 7").
+NOT_FREE = re.compile(
+    r"\b(?:no good|taken|not available|unavailable|(?:can'?t|cannot|can not) do|don'?t have anything|nothing (?:at|for)|"
+    r"booked up|full|fully booked|no tables?|not going to work|won'?t work|doesn'?t work)\b", re.I)
+# A confirmation taken back after it was given.
+TAKEN_BACK = re.compile(
+    r"\b(?:actually|oh wait|wait|sorry|i'?m sorry)\b[^.?!]*\b(?:full|can'?t|cannot|not|no tables?|booked up|don'?t have)\b", re.I)
+_FOR_HOUR = re.compile(r"\b(?:for|at)\s+(\d{1,2}|" + "|".join(sorted(_CLOCK_WORDS, key=len, reverse=True)) + r")\b"
+                       r"(?!\s*(?:people|persons|guests|of you|adults|kids|children|seats|tables?))", re.I)
+_PARTY_SAID = re.compile(r"\b(?:party of|table for|for)\s+(\d{1,2}|" + "|".join(sorted(_UNITS, key=len, reverse=True)) + r")"
+                         r"(?:\s+(?:people|persons|guests|adults))?\b", re.I)
+
+
+def confirmed_hours(sentence: str, party: int) -> list[int]:
+    """Hours a confirmation names with a bare number ("you're booked for 8", "all set for nine"): a
+    number after "for" or "at" that is not the party's size nor a count of people."""
+    out = []
+    for m in _FOR_HOUR.finditer(sentence):
+        n = _hour_value(m.group(1))
+        if 1 <= n <= 12 and not (n == party and m.group(0).lower().startswith("for")):
+            out.append(n)
+    return out
+
+
+def parties_said(sentence: str) -> list[int]:
+    """Party sizes a sentence names ("party of six", "a table for 4 people")."""
+    return [n for m in _PARTY_SAID.finditer(sentence) if (n := number(m.group(1))) is not None
+            and (m.group(0).lower().startswith(("party", "table")) or re.search(r"people|persons|guests|adults", m.group(0), re.I))]
+
+
 _NEGATED = re.compile(r"(?:\bnot|n'?t|\bnever|\bno)\s+(?:\w+\s+){0,2}$", re.I)
 
 
