@@ -53,6 +53,10 @@ def refused(j: judge.Judgement) -> str:
         ("open five to six", [(5, 0, None), (6, 0, None)]),  # a range, not "five minutes to six"
         ("Seven a.m. to ten p.m.", [(7, 0, False), (10, 0, True)]),
         ("we open at 9.30", [(9, 30, None)]),
+        ("we close at half to six", [(6, 0, None)]),  # no such time: only the hour is read
+        ("twenty-five minutes to nine", [(8, 35, None)]),
+        ("we got some today, 3 on Saturday", []),  # a list of times needs a time before it
+        ("we're down to 3 left", []),
     ],
 )
 def test_clock_times_are_read_with_number_words(text, clocks):
@@ -67,6 +71,7 @@ def test_clock_times_are_read_with_number_words(text, clocks):
         ("We're on Main St. near the park.", ["We're on Main St. near the park."]),
         ("Let me check... yes, we have one.", ["Let me check...", "yes, we have one."]),
         ("Hello? Yes!", ["Hello?", "Yes!"]),
+        ("We open at 9 a.m. 7 days a week.", ["We open at 9 a.m. 7 days a week."]),
     ],
 )
 def test_sentences_end_where_a_person_would_end_them(text, sentences):
@@ -270,6 +275,7 @@ def test_stock_answers_are_read_as_said(business, record, holds):
         ("It's in aisle 3, I think, or maybe 4.", "Aisle 3, they think, maybe 4.", True),
         ("It's in aisle 3, but I think the lids are in 4.", "Aisle 3.", True),
         ("Go past the front desk, it's in aisle 2.", "Aisle 2.", True),
+        ("It's at the front desk.", "Front of the store.", False),
     ],
 )
 def test_places_are_read_as_said(business, record, holds):
@@ -493,6 +499,7 @@ def test_a_time_is_for_the_days_it_was_said_for(business, record, holds):
         ("Our drive-thru is 24 hours.", "Open 24 hours.", False),
         ("Weekdays nine to five. The pharmacy opens at 10.", "They open at 10.", False),
         ("We never close.", "Open 24 hours.", True),
+        ("We're not open 24/7, weekdays only.", "Open Saturday.", False),
         ("The store downtown is open 24/7; we're open 9 to 5 weekdays.", "Open Saturday.", False),
         ("If it's a holiday we close early, otherwise we're open 9 to 6.", "Open Sunday.", False),
     ],
@@ -500,6 +507,43 @@ def test_a_time_is_for_the_days_it_was_said_for(business, record, holds):
 def test_hours_are_read_day_by_day_as_a_person_would(business, record, holds):
     judged = judge.judge_answer(_after_ask(business), Q.HOURS, record)
     assert isinstance(judged, judge.Supported) is holds, judged
+
+
+@pytest.mark.parametrize(
+    ("question", "business", "record", "holds"),
+    [
+        (Q.HOURS, "We close at 9, sorry no, at 8.", "Closes at 9 PM.", False),
+        (Q.HOURS, "We close at 9, sorry no, at 8.", "Closes at 8 PM.", True),
+        (Q.HOURS, "We used to close at 9 but now it's 8.", "Closes at 9 PM.", False),
+        (Q.HOURS, "We close at 9. Actually, 8 on Sundays.", "Sunday closes at 9 PM.", False),
+        (Q.HOURS, "We're open until 9 tonight.", "Open until 9 AM today.", False),
+        (Q.HOURS, "We're open until 9 tonight.", "Open until 9 PM today.", True),
+        (Q.AISLE, "Aisle 4, wait, no, aisle 14.", "Aisle 4.", False),
+        (Q.AISLE, "Aisle 4, wait, no, aisle 14.", "Aisle 14.", True),
+        (Q.STOCK, "We do not.", "In stock.", False),
+        (Q.STOCK, "We do not.", "Out of stock.", True),
+        (Q.STOCK, "We don't.", "Out of stock.", True),
+        (Q.STOCK, "We sold our last one this morning.", "In stock.", False),
+        (Q.STOCK, "It's available online.", "In stock.", False),
+        (Q.STOCK, "We have lots on order but none in the store.", "In stock.", False),
+    ],
+)
+def test_a_fact_taken_back_or_in_the_past_is_not_the_answer(question, business, record, holds):
+    said = turns("B: Hello.", "A: What are your hours? Is it in stock? Which aisle?", f"B: {business}")
+    assert isinstance(judge.judge_answer(said, question, record), judge.Supported) is holds
+
+
+@pytest.mark.parametrize(
+    ("question", "business"),
+    [
+        (Q.STOCK, "We're out of stock. You'd need to check our website for restock."),
+        (Q.AISLE, "Aisle 12. I don't know about the lithium ones."),
+        (Q.HOURS, "We're open 9 to 5. I can't tell you about the holidays though."),
+    ],
+)
+def test_an_answer_after_the_ask_refuses_a_declined_record_whatever_else_they_would_not_say(question, business):
+    said = turns("B: Hello.", "A: What are your hours? Is it in stock? Which aisle?", f"B: {business}")
+    assert "did answer" in refused(judge.judge_declined(said, question, None))
 
 
 def test_a_later_time_for_other_days_does_not_undo_an_earlier_one():

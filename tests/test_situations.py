@@ -198,6 +198,10 @@ def test_a_silence_after_the_whole_request_is_the_businesss_and_one_the_agent_ow
     assert conclude(closing).detail == "the call ended without an answer (the session would not close)"
     long = Turn("business", "Which store? " + "We have many. " * 40)
     detail = ending("business", greeting, asked, long, steer)[2]
+    from calld.core.outcome import _last_words
+
+    cut = _last_words("word " * 80 + "end.", 200)
+    assert cut.startswith("...") and len(cut) == 200 and cut.endswith("end.")  # one sentence too long: its end
     assert detail is not None and '("We have many. ' in detail and detail.count("We have many.") <= 15  # whole sentences, 200 characters
 
 

@@ -158,7 +158,7 @@ def _days_in(text: str) -> set[int]:
 def _clocks_said(sentences: Sequence[_Sentence]) -> list[tuple[int, _Sentence, w.ClockFound, str | None]]:
     """Every clock time the business said about this store, with its sentence's place and its role."""
     return [(n, s, f, w.clock_role(s.text, f)) for n, s in enumerate(sentences) for f in w.clocks(s.text)
-            if not _not_this_store(s.text, f.start)]
+            if not _not_this_store(s.text, f.start) and not w.FORMERLY.search(w.clause_before(s.text, f.start))]
 
 
 def _hours(turns: Sequence[Turn], answer: str) -> Judgement:
@@ -215,8 +215,12 @@ def _hours(turns: Sequence[Turn], answer: str) -> Judgement:
             own_days: frozenset[w.DayKey] = claimed_for or frozenset(claimed_days)
             for m, s, f, r in said_times:
                 later_days = w.clock_days(s.text, f)
-                later = m > n or (m == n and f.start > at.start and bool(later_days))  # "every day till 5 but Sundays till 3"
-                if (later and r == role and not f.clock.same_time(c.clock)
+                # In one sentence: for days named ("every day till 5 but Sundays till 3"), or after a
+                # correction ("we close at 9, sorry no, at 8").
+                corrected = bool(w.CORRECTION.search(s.text, at.end, f.start) if m == n else w.CORRECTION.search(s.text))
+                later = m > n or (m == n and f.start > at.start and (bool(later_days) or corrected))
+                # a corrected time takes the role of the one it corrects ("at 9, sorry no, at 8")
+                if (later and (r == role or (r is None and corrected)) and not f.clock.same_time(c.clock)
                         and ((later_days & own_days) if later_days else w.CORRECTION.search(s.text))):
                     return Unsupported(
                         f"the business later said {_clock_phrase(f.clock)}: {s.text!r}",
@@ -342,6 +346,12 @@ def _aisle(turns: Sequence[Turn], answer: str) -> Judgement:
             return Unsupported(f"the business did not say the item is in {claim.location} now: {denied.text!r}", _KEEP_LISTENING)
         return Unsupported(f"the business has not said {claim.location}", _KEEP_LISTENING)
     n, s, at = hit
+    same_kind = claim.key.split(":")[0]
+    moved_here = [f for f in w.places(s.text) if f.start > at.end and not _same_place(f, claim) and w.place_stated(s.text, f)
+                  and f.key.split(":")[0] == same_kind and w.CORRECTION.search(s.text, at.end, f.start)]
+    if moved_here:  # "aisle 4, wait, no, aisle 14"
+        return Unsupported(f"the business then said {moved_here[-1].location}: {s.text!r}",
+                           "record the business's last word on where it is, with their words in answer_text")
     for later in sentences[n + 1:]:
         # Another place of the same kind (an aisle for an aisle), not a closer look at this one ("the end of aisle 4").
         moved = [f for f in w.places(later.text) if not _same_place(f, claim) and w.place_stated(later.text, f)
@@ -388,8 +398,11 @@ def declined_reason(turns: Sequence[Turn]) -> tuple[str, list[_Sentence]] | None
 
 def judge_declined(turns: Sequence[Turn], question: QuestionType, answer_text: str | None) -> Judgement:
     refusal = declined_reason(turns)
-    answered = find_answer(turns, question)
-    if refusal is not None and (answered is None or (answered.turn, answered.start) < (refusal[1][0].turn, refusal[1][0].start)):
+    # An answer given after the ask is the answer, whatever else they would not say ("Aisle 12. I
+    # don't know about the lithium ones"; "We're out of stock, check our website for restock").
+    after = [s for s in _business_sentences(turns) if s.after_ask and _states_answer(s, question)]
+    answered = quote(turns, after[0]) if after else None
+    if refusal is not None and answered is None:
         reason, sentences = refusal
         return Supported(_quotes(turns, sentences), f"the business {'would not say' if reason == 'refused' else 'did not know'}", reason)
     if answered is not None:

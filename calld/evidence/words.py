@@ -41,12 +41,13 @@ _TIME_CONTEXT = re.compile(
 
 _RANGE_AHEAD = re.compile(rf"\s*(?:to|until|till|-|–)\s*{_HOUR}\b", re.I)  # "8 to 6": both ends are clocks
 # "at 7 on weekdays, 8 on Saturdays": a bare number said for days goes on a list of times, so it is
-# one only after a time and a comma or "and"; never a party or a count ("for 2 on Friday", "we have 3
-# on Saturday").
+# one only after a time and a comma or "and", or after a correction ("actually, 8 on Sundays"); never
+# a party or a count ("for 2 on Friday", "we have 3 on Saturday").
 _DAYS_AHEAD = re.compile(
     r"\s+(?:on\s+|every\s+)?(?:(?:mon|tue|wed|thu|fri|sat|sun)[a-z]*|weekdays?|weekends?|today|tonight|tomorrow)\b", re.I)
+_EVENING_AHEAD = re.compile(r"\s*(?:o'?clock\s*)?(?:tonight|this evening)\b", re.I)
+_CORRECTED_BEFORE = re.compile(r"\b(?:actually|i mean|sorry|no|wait|correction)\s*,?\s*$", re.I)
 _LIST_BEFORE = re.compile(r"(?:,|;|\band\b)\s*$", re.I)
-_COUNT_BEFORE = re.compile(r"\b(?:for|of|party|table|people|guests)\s*$", re.I)
 # "7 days a week", "24 hours", "2 people": a number with a unit is no clock time.
 _UNIT_AHEAD = re.compile(r"\s*(?:days?|hours?|hrs|minutes?|mins|weeks?|months?|years?|people|persons|guests|items|"
                          r"units|pieces|left|of (?:them|those|these))\b", re.I)
@@ -145,8 +146,9 @@ def clocks(text: str) -> tuple[ClockFound, ...]:
         # A clock by its form (9:30), its words (9 pm, nine o'clock), or its place (open eight to six).
         if not (m.group(2) or meridiem or oclock) and _UNIT_AHEAD.match(text, m.end()):
             continue
-        listed = (_DAYS_AHEAD.match(text[m.end():]) and _LIST_BEFORE.search(text[: m.start()])
-                  and not _COUNT_BEFORE.search(text[: m.start()]) and any(f.end <= m.start() for f in found))
+        listed = _DAYS_AHEAD.match(text[m.end():]) and (
+            (_LIST_BEFORE.search(text[: m.start()]) and any(f.end <= m.start() for f in found))
+            or _CORRECTED_BEFORE.search(text[: m.start()]))  # "Actually, 8 on Sundays"
         if not (m.group(2) or meridiem or oclock or _TIME_CONTEXT.search(text[: m.start()])
                 or _RANGE_AHEAD.match(text[m.end():]) or listed):
             continue
@@ -163,6 +165,8 @@ def clocks(text: str) -> tuple[ClockFound, ...]:
             continue  # "14 pm"
         if hour == 0 and meridiem:
             continue
+        if pm is None and _EVENING_AHEAD.match(text, m.end()):
+            pm = True  # "until 9 tonight"
         found.append(ClockFound(m.start(), m.end(), Clock(hour, minute, pm)))
     return tuple(sorted(found, key=lambda f: f.start))
 
@@ -451,8 +455,12 @@ ALWAYS_OPEN = re.compile(
     r"round the clock|(?:we )?never close)\b", re.I)
 
 
+# Words that put a time in the past: "we used to close at 9", "we were open till 10".
+FORMERLY = re.compile(r"\b(?:used to|formerly|previously|no longer|last (?:year|month|week)|before covid)\b", re.I)
+
+
 CORRECTION = re.compile(
-    r"\b(actually|i mean|correction|scratch that|wait|my mistake|i was wrong|let me correct|no,? sorry|sorry,? no|"
+    r"\b(actually|i mean|correction|scratch that|wait|my mistake|i was wrong|let me correct|no,? sorry|sorry,? no|but now|"
     r"oh no|we moved)\b",
     re.I,
 )
@@ -482,7 +490,9 @@ _OUT = re.compile(
     r"\b(out of stock|sold out|all out|we'?re out|(?:do not|don't|dont|doesn't) (?:have|carry|stock|sell)|"
     r"(?:have|has)n'?t got|no longer (?:carry|have|stock|sell)|none left|not in stock|no,? we don'?t|"
     r"(?:are|is) not available|unavailable|don'?t have (?:any|it|them|those|that)|nothing left|ran out|run out|"
-    r"on back-? ?order|back-? ?ordered|special order|only (?:available )?online|online only|not in (?:the )?stores?)\b",
+    r"on back-? ?order|back-? ?ordered|special order|only (?:available )?online|online only|not in (?:the )?stores?|"
+    r"available online|none (?:in (?:the )?store|here|on the shelf)|on order|sold (?:our|the) last|we have none|nope|"
+    r"unfortunately not|we do not)\b",
     re.I,
 )
 _LIMITED = re.compile(
@@ -495,7 +505,7 @@ _IN = re.compile(
     r"\b(in stock|on the shelf|on the shelves|on hand|we (?:do )?have (?:some|them|it|those|that|a few|plenty|lots|one|\d+|\w+ of)|"
     r"we'?ve got|we got (?:some|them|it|a few|plenty|lots|\d+)|there (?:are|is) (?:some|a few|plenty|\d+)|"
     r"(?:yes|yeah|yep|yup|sure)\b[^.?!]{0,40}\b(?:have|got|carry|stock|do(?! you\b)|does(?! it\b))|"
-    r"(?:yes|yeah|yep|yup|sure)\b[,!]?\s*(?:plenty|lots|loads|a bunch|a few|a couple|tons)|^\s*we (?:sure )?do\b|available)\b",
+    r"(?:yes|yeah|yep|yup|sure)\b[,!]?\s*(?:plenty|lots|loads|a bunch|a few|a couple|tons)|^\s*we (?:sure )?do\b(?!\s*(?:not|n'?t))|available)\b",
     re.I,
 )
 _QUANTITY = re.compile(
@@ -503,6 +513,9 @@ _QUANTITY = re.compile(
     r"on the shelf|on hand|units?|pieces?|in the back|available|\w+s\b)",
     re.I,
 )
+
+
+_BARE_NO = re.compile(r"(?:no,?\s*)?we (?:don'?t|do not)(?: (?:have|carry|stock|sell) (?:it|them|that|those|any))?[.!]*", re.I)
 
 
 @frozen
@@ -521,8 +534,8 @@ def stock(text: str) -> list[StockFound]:
             continue
         qty_m = _QUANTITY.search(s)
         qty = number(qty_m.group(1)) if qty_m else None
-        if (m := _OUT.search(s)) is not None:
-            found.append(StockFound(a + m.start(), b, "out_of_stock", 0 if qty is None else qty))
+        if (m := _OUT.search(s) or _BARE_NO.fullmatch(s)) is not None:
+            found.append(StockFound(a + m.start(), b, "out_of_stock", 0))
         elif (m := _LIMITED.search(s)) is not None:
             found.append(StockFound(a + m.start(), b, "limited", qty))
         elif (m := _IN.search(s)) is not None:
