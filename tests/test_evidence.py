@@ -275,6 +275,9 @@ def test_stock_answers_are_read_as_said(business, record, holds):
         ("It's in aisle 3, I think, or maybe 4.", "Aisle 3, they think, maybe 4.", True),
         ("It's in aisle 3, but I think the lids are in 4.", "Aisle 3.", True),
         ("Go past the front desk, it's in aisle 2.", "Aisle 2.", True),
+        ("Aisle 5, but I'm not sure.", "Aisle 5.", False),  # a doubt after "but" that says nothing new
+        ("Aisle 5, but I'm not sure.", "Aisle 5, they were not sure.", True),
+        ("Aisle 5 or 6.", "Aisle 5.", False),
         ("It's at the front desk.", "Front of the store.", False),
     ],
 )
@@ -284,7 +287,9 @@ def test_places_are_read_as_said(business, record, holds):
 
 
 @pytest.mark.parametrize("business", ["You'd have to come in to check.", "Check our website.", "It's all on our website.",
-                                      "We don't give that out over the phone."])
+                                      "We don't give that out over the phone.", "I'd rather not say.",
+                                      "We don't give out stock information over the phone.",
+                                      "Just ask someone when you get here."])
 def test_being_sent_elsewhere_for_the_answer_is_a_refusal(business):
     said = turns("B: Hello.", ASKED, f"B: {business}")
     assert supported(judge.judge_declined(said, Q.HOURS, None)).reason == "refused"

@@ -260,7 +260,10 @@ def _doubted(text: str, at: int) -> bool:
     scope = lead[contrasts[-1].end():] if contrasts else lead
     trail = text[at:]
     if (contrast := _CONTRAST.search(trail)) is not None:
-        trail = trail[:contrast.start()]
+        rest = trail[contrast.end():]
+        # "aisle 5, but I'm not sure": a doubt after a "but" that states nothing new is about this fact
+        only_doubt = len(rest.split()) <= 5 and not (w.clocks(rest) or w.places(rest) or w.days(rest) or w.stock(rest))
+        trail = trail if only_doubt else trail[:contrast.start()]
     scope += trail  # "aisle 3, I think, or maybe 4": a doubt tagged on after the fact is doubt too
     return bool(w.HEDGE.search(scope) or w.UNKNOWN.search(scope))
 

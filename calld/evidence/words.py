@@ -467,7 +467,8 @@ CORRECTION = re.compile(
 HEDGE = re.compile(
     r"\b(not sure|unsure|not certain|i think|i believe|maybe|probably|don'?t quote me|i guess|i'?m guessing|"
     r"might be|could be|should be|not a hundred percent|if i remember|can'?t (?:promise|guarantee)|no guarantee|"
-    r"(?:says|shows) (?:we have|there (?:are|is))|in the system)\b",
+    r"(?:says|shows) (?:we have|there (?:are|is))|in the system|"
+    r"or (?:maybe |possibly |perhaps )?(?:aisle |row |bay )?\d{1,3}[a-z]?(?=[\s.,!?]|$))",
     re.I,
 )
 
@@ -591,7 +592,8 @@ REFUSE = re.compile(
     # sent elsewhere for it: the answer is not given on this call
     r"(?:you'?d|you will|you'?ll|you would) (?:have|need) to (?:come in|come by|stop by|check|call|look|visit|ask)|"
     r"(?:check|see|try|look at|go to|visit) (?:our|the) (?:website|web site|app|site)|(?:it'?s|that'?s|everything'?s|they'?re) (?:all )?(?:on|listed on) (?:our|the) website|"
-    r"look (?:it|that) up online)",
+    r"look (?:it|that) up online|i'?d rather not say|(?:don'?t|do not|can'?t|cannot|won'?t) (?:give out|check|look up|share)\b"
+    r"[^.?!]{0,40}\b(?:over the phone|by phone|on the phone)|just ask (?:someone|somebody|us) when you)",
     re.I,
 )
 UNKNOWN = re.compile(
