@@ -50,7 +50,7 @@ from calld.ledger import Finished, Fresh, InFlight, Ledger
 from calld.ops.health import disk_space, open_ledger
 from calld.ops.private import private_dir
 from calld.ops.recovery import find_run_dir, recover_interrupted
-from calld.ops.statedir import Found, StateLock, check_port_free, claim_socket_path, is_loopback, prepare_state_dir
+from calld.ops.statedir import PathBefore, StateLock, check_port_free, claim_socket_path, is_loopback, prepare_state_dir
 from calld.numbers import ProvisionError, provision_did
 from calld.publish.publisher import Publisher
 from calld.policy.clock import Clock, wall_clock
@@ -181,7 +181,7 @@ class Daemon:
                     "its scripted calls are for this machine; use 127.0.0.1:PORT"
                 )
         state_dir = self.settings.calld_state_dir
-        found = Found.look(state_dir)
+        before = PathBefore.look(state_dir)
         new = prepare_state_dir(state_dir)
         lock = StateLock(state_dir, self._control_fd and f"fd {self._control_fd}" or self.settings.calld_socket)
         lock.acquire()  # refused: another daemon holds the directory, and what is in it is its own
@@ -265,7 +265,7 @@ class Daemon:
                 if socket_dir_made is not None:
                     shutil.rmtree(socket_dir_made, ignore_errors=True)
                 if new:
-                    found.restore()
+                    before.restore()
             lock.release()
 
     def _remove_socket(self, path: Path) -> None:

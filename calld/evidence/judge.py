@@ -349,18 +349,13 @@ def _aisle(turns: Sequence[Turn], answer: str) -> Judgement:
             return Unsupported(f"the business did not say the item is in {claim.location} now: {denied.text!r}", _KEEP_LISTENING)
         return Unsupported(f"the business has not said {claim.location}", _KEEP_LISTENING)
     n, s, at = hit
-    same_kind = claim.key.split(":")[0]
-    moved_here = [f for f in w.places(s.text) if f.start > at.end and not _same_place(f, claim) and w.place_stated(s.text, f)
-                  and f.key.split(":")[0] == same_kind and w.CORRECTION.search(s.text, at.end, f.start)]
-    if moved_here:  # "aisle 4, wait, no, aisle 14"
-        return Unsupported(f"the business then said {moved_here[-1].location}: {s.text!r}",
-                           "record the business's last word on where it is, with their words in answer_text")
-    for later in sentences[n + 1:]:
-        # Another place of the same kind (an aisle for an aisle), not a closer look at this one ("the end of aisle 4").
-        moved = [f for f in w.places(later.text) if not _same_place(f, claim) and w.place_stated(later.text, f)
-                 and f.key.split(":")[0] == claim.key.split(":")[0]]
-        if moved and w.CORRECTION.search(later.text):
-            return Unsupported(f"the business later said {moved[0].location}: {later.text!r}",
+    # Another place of the same kind (an aisle for an aisle) said with a correction, later in this
+    # sentence ("aisle 4, wait, no, aisle 14") or in a later one; not a closer look ("the end of aisle 4").
+    for later, after in [(s, at.end), *((x, 0) for x in sentences[n + 1:])]:
+        moved = [f for f in w.places(later.text) if f.start >= after and not _same_place(f, claim)
+                 and w.place_stated(later.text, f) and f.key.split(":")[0] == claim.key.split(":")[0]]
+        if moved and w.CORRECTION.search(later.text, after, moved[-1].start if later is s else len(later.text)):
+            return Unsupported(f"the business later said {moved[-1].location}: {later.text!r}",
                                "record the business's last word on where it is, with their words in answer_text")
     gone = next((x for x in sentences[n:] if x.after_ask and _NOT_CARRIED.search(x.text)), None)
     if gone is not None and not any(f.availability == "out_of_stock" for f in w.stock(answer)):

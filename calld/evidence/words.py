@@ -105,6 +105,7 @@ _REMEMBERED = 4096
 _PAST_TO = re.compile(
     rf"\b(?:(a\s+)?(quarter|half)|(\d{{1,2}}|five|ten|twenty|twenty-five|twenty five)\s+minutes)\s+(past|after|to|till|of|before)\s+{_HOUR}\b"
     rf"{_MERIDIEM}", re.I)
+_PAST_TO_MINUTES = {"quarter": 15, "half": 30, "five": 5, "ten": 10, "twenty": 20, "twenty-five": 25, "twenty five": 25}
 
 
 def _meridiem(word: str) -> bool | None:
@@ -127,9 +128,8 @@ def clocks(text: str) -> tuple[ClockFound, ...]:
         hour = _hour_value(m.group(5))
         if not 1 <= hour <= 12:
             continue
-        minutes = {"quarter": 15, "half": 30}.get((m.group(2) or "").lower()) or number(m.group(3).replace(" ", "-").split("-")[0]) or 0
-        if m.group(3) and "-" in m.group(3).replace(" ", "-"):
-            minutes = 25
+        said = (m.group(2) or m.group(3)).lower()
+        minutes = int(said) if said.isdigit() else _PAST_TO_MINUTES[said]
         if m.group(4).lower() in ("to", "till", "of", "before"):
             if minutes == 30:
                 continue  # "half to six" is no way to say a time
@@ -284,12 +284,13 @@ def clock_role(text: str, found: ClockFound) -> str | None:
     return max(cues)[1] if cues else None
 
 
-# Which days a time is said for. A sentence is cut where a clause ends, and at "and" where both
-# sides state a time ("till 6 on weekdays and till 4 on Saturday"); a piece with no time joins the
-# next ("Monday and Tuesday 9 to 5"), or the one before at the end ("9 to 5, Monday to Friday").
-# A piece with no days of its own takes the days before it ("On weekdays we open at 9 and close at
-# 6"); before any days its days are not known. Said of "other days", they are the weekdays not
-# named before ("Sundays 11 to 4, otherwise 9 to 6"); around an "except", not known.
+# Which days a time is said for. A sentence is cut where a clause ends and at every "and"; a piece
+# with no time joins the next ("Monday and Tuesday 9 to 5"), or the one before when it is days only
+# after a time said before its days ("at 5 on Monday and Tuesday"), or at the end ("9 to 5, Monday
+# to Friday"). A piece with no days of its own takes the days before it ("On weekdays we open at 9
+# and close at 6"); times before any days are for the days not named later when those are set apart
+# ("until 9, but on Sundays until 6"), else not known. Said of "other days", they are the weekdays
+# not named before ("Sundays 11 to 4, otherwise 9 to 6"); around an "except", not known.
 _AND = re.compile(r"\band\b", re.I)
 _OTHER_DAYS = re.compile(r"\b(?:otherwise|other days|rest of the week|the rest|all other|every other day)\b", re.I)
 _EXCEPT = re.compile(r"\b(?:except|excluding|other than|apart from)\b", re.I)
@@ -407,6 +408,11 @@ _ELSEWHERE = re.compile(
 )
 
 
+# Words that put a fact in the past: "we used to close at 9".
+FORMERLY_WORDS = r"\b(?:used to|formerly|previously|no longer|last (?:year|month|week)|before covid)\b"
+FORMERLY = re.compile(FORMERLY_WORDS, re.I)
+
+
 # A part of the business with hours of its own: its times are not the store's.
 _OTHER_PART = re.compile(
     r"\b(?:pharmacy|gas station|gas pumps?|pumps|drive[- ]?thr(?:u|ough)|atm|kiosk|ice machine|car wash|deli|bakery|"
@@ -418,7 +424,7 @@ def other_part(text: str, pos: int) -> bool:
     return _OTHER_PART.search(clause_of(text, pos)) is not None
 
 
-_NOT_NOW = re.compile(r"\b(?:not|no longer|never|used to|formerly|were|was)\b|n't", re.I)
+_NOT_NOW = re.compile(rf"{FORMERLY_WORDS}|\b(?:not|never|were|was)\b|n't", re.I)
 
 
 def always_open(text: str) -> list[Found]:
@@ -455,8 +461,6 @@ ALWAYS_OPEN = re.compile(
     r"round the clock|(?:we )?never close)\b", re.I)
 
 
-# Words that put a time in the past: "we used to close at 9", "we were open till 10".
-FORMERLY = re.compile(r"\b(?:used to|formerly|previously|no longer|last (?:year|month|week)|before covid)\b", re.I)
 
 
 CORRECTION = re.compile(
@@ -620,7 +624,7 @@ NOT_FREE = re.compile(
 # A confirmation taken back after it was given.
 TAKEN_BACK = re.compile(
     r"\b(?:actually|oh wait|wait|sorry|i'?m sorry)\b[^.?!]*\b(?:full|can'?t|cannot|not|no tables?|booked up|don'?t have)\b", re.I)
-_FOR_HOUR = re.compile(r"\b(?:for|at)\s+(\d{1,2}|" + "|".join(sorted(_CLOCK_WORDS, key=len, reverse=True)) + r")\b"
+_FOR_HOUR = re.compile(rf"\b(?:for|at)\s+{_HOUR}\b"
                        r"(?!\s*(?:people|persons|guests|of you|adults|kids|children|seats|tables?))", re.I)
 _PARTY_SAID = re.compile(r"\b(?:party of|table for|for)\s+(\d{1,2}|" + "|".join(sorted(_UNITS, key=len, reverse=True)) + r")"
                          r"(?:\s+(?:people|persons|guests|adults))?\b", re.I)

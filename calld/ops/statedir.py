@@ -26,7 +26,7 @@ LOCK_NAME = "calld.lock"
 
 
 @frozen
-class Found:
+class PathBefore:
     """What a path was before calld touched it, so a start that fails can leave it that way."""
 
     path: Path
@@ -34,7 +34,7 @@ class Found:
     mode: int | None
 
     @classmethod
-    def look(cls, path: Path) -> Found:
+    def look(cls, path: Path) -> PathBefore:
         try:
             return cls(path, frozenset(os.listdir(path)), stat.S_IMODE(os.stat(path).st_mode))
         except OSError:
