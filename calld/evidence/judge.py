@@ -110,7 +110,11 @@ def _clock_phrase(c: w.Clock) -> str:
     return f"{c.hour % 12 or 12}:{c.minute:02d}{ampm}" if c.hour <= 12 else f"{c.hour}:{c.minute:02d}"
 
 
-def _days_said_open(sentences: Sequence[_Sentence]) -> dict[int | str, tuple[bool, _Sentence, int]]:
+_DaysSaid = dict[int | str, tuple[bool, _Sentence, int]]  # a day: open or closed, where the business last said it
+_TimeSaid = tuple[int, _Sentence, w.ClockFound, str | None]  # a time: its sentence's place, the sentence, its role
+
+
+def _days_said_open(sentences: Sequence[_Sentence]) -> _DaysSaid:
     """Each weekday (0-6) or relative day ("today", "tomorrow"), and whether the business's last word
     on it was open or closed, with the sentence that said so. Later sentences win (a correction
     comes after what it corrects); in one sentence a day named alone wins over a run that covers it
@@ -155,100 +159,109 @@ def _days_in(text: str) -> set[int]:
     return {i for d in w.days(text) for i in d.days}
 
 
-def _clocks_said(sentences: Sequence[_Sentence]) -> list[tuple[int, _Sentence, w.ClockFound, str | None]]:
+def _clocks_said(sentences: Sequence[_Sentence]) -> list[_TimeSaid]:
     """Every clock time the business said about this store, with its sentence's place and its role."""
     return [(n, s, f, w.clock_role(s.text, f)) for n, s in enumerate(sentences) for f in w.clocks(s.text)
             if not _not_this_store(s.text, f.start) and not w.FORMERLY.search(w.clause_before(s.text, f.start))]
 
 
+_Facts = list[tuple[_Sentence, int]]  # each fact a record rests on: its sentence and where in it
+
+
 def _hours(turns: Sequence[Turn], answer: str) -> Judgement:
-    clocks, days = w.clocks(answer), w.days(answer)
-    always = bool(w.always_open(answer))  # "not open 24 hours" claims no such thing
-    if not clocks and not days and not always:
+    clocks, days, always = w.clocks(answer), w.days(answer), w.always_open(answer)
+    if not clocks and not days and not always:  # "not open 24 hours" claims no such thing
         return Unsupported(
             "answer_text does not state any hours (no time and no day)",
             "record answered only once the business has said when it is open; otherwise keep listening",
         )
     sentences = _business_sentences(turns)
-    around_the_clock: list[tuple[_Sentence, w.Found]] = [
-        (s, f) for s in sentences for f in w.always_open(s.text) if not _not_this_store(s.text, f.start)]
-    if always:
-        claim = w.always_open(answer)
-        if not around_the_clock:
-            return Unsupported("the business has not said it is open around the clock", _KEEP_LISTENING)
-        claimed_for = w.clock_days(answer, claim[0])
-        around_the_clock = [(s, f) for s, f in around_the_clock if w.days_fit(w.clock_days(s.text, f), claimed_for)]
-        if not around_the_clock:
-            return Unsupported(f"the business did not say it is open around the clock on {_day_names(claimed_for or frozenset())}",
-                               "record each day's hours the way the business said them, with their words in answer_text")
-    said_times = _clocks_said(sentences)
-    claimed_days = _days_in(answer)
-    used: list[_Sentence] = []
-    facts: list[tuple[_Sentence, int]] = []  # each fact the record rests on: its sentence and where in it
-    for c in clocks:
-        role = w.clock_role(answer, c)
-        same = [(n, s, f, r) for n, s, f, r in said_times if f.clock.same_time(c.clock)]
-        if not same:
-            return Unsupported(f"the business has not said {_clock_phrase(c.clock)}", _KEEP_LISTENING)
-        fitting = [x for x in same if role is None or x[3] is None or x[3] == role]
-        if not fitting:
-            other = "opening" if same[0][3] == "open" else "closing"
-            return Unsupported(
-                f"the business said {_clock_phrase(c.clock)} as its {other} time, not its "
-                f"{'opening' if role == 'open' else 'closing'} time",
-                "record the opening and closing times the way the business said them",
-            )
-        claimed_for = w.clock_days(answer, c)
-        placed = [x for x in fitting if w.days_fit(w.clock_days(x[1].text, x[2]), claimed_for)]
-        if not placed:
-            said_for = w.clock_days(fitting[-1][1].text, fitting[-1][2]) or frozenset()
-            return Unsupported(
-                f"the business said {_clock_phrase(c.clock)} for {_day_names(said_for)}, not for "
-                f"{_day_names(claimed_for or frozenset())}: {fitting[-1][1].text!r}",
-                "record each day's hours the way the business said them, with their words in answer_text",
-            )
-        n, hit, at, _ = placed[-1]
-        facts.append((hit, at.start))
-        if role is not None:
-            # A later time for the same end of the day replaces it: for the same days, or, said
-            # without days, as a correction ("actually, we close at 4").
-            own_days: frozenset[w.DayKey] = claimed_for or frozenset(claimed_days)
-            for m, s, f, r in said_times:
-                later_days = w.clock_days(s.text, f)
-                # In one sentence: for days named ("every day till 5 but Sundays till 3"), or after a
-                # correction ("we close at 9, sorry no, at 8").
-                corrected = bool(w.CORRECTION.search(s.text, at.end, f.start) if m == n else w.CORRECTION.search(s.text))
-                later = m > n or (m == n and f.start > at.start and (bool(later_days) or corrected))
-                # a corrected time takes the role of the one it corrects ("at 9, sorry no, at 8")
-                if (later and (r == role or (r is None and corrected)) and not f.clock.same_time(c.clock)
-                        and ((later_days & own_days) if later_days else w.CORRECTION.search(s.text))):
-                    return Unsupported(
-                        f"the business later said {_clock_phrase(f.clock)}: {s.text!r}",
-                        "record the business's last word on the hours, with their words in answer_text",
-                    )
-        used.append(hit)
-    open_days = _days_said_open(sentences)
-    for d in days:
-        claims_open = w.day_open(answer, d)
-        keys: list[int | str] = [d.relative] if d.relative is not None else sorted(d.days)
-        said = d.relative if d.relative is not None else ", ".join(w.WEEKDAYS[i].title() for i in sorted(d.days))
-        missing = [k for k in keys if k not in open_days]
-        if missing:
-            return Unsupported(f"the business has not said anything about {said}", _KEEP_LISTENING)
-        contrary = [open_days[k][1] for k in keys if open_days[k][0] is not claims_open]
-        if contrary:
-            return Unsupported(
-                f"the business said it is {'closed' if claims_open else 'open'} then: {contrary[0].text!r}",
-                "record answered with what the business said, open or closed, in answer_text",
-            )
-        used.extend(open_days[k][1] for k in keys)
-        facts.extend((open_days[k][1], open_days[k][2]) for k in keys)
-    if always:
-        used.append(around_the_clock[-1][0])
-        facts.append((around_the_clock[-1][0], around_the_clock[-1][1].start))
+    facts: _Facts = []
+    said_times = _clocks_said(sentences) if clocks else []
+    open_days = _days_said_open(sentences) if days else {}
+    for found in ([_around_the_clock(sentences, answer, always[0])] if always else []) + [
+            _time_said(said_times, answer, c) for c in clocks] + [_day_said(open_days, answer, d) for d in days]:
+        if isinstance(found, Unsupported):
+            return found
+        facts.extend(found)
     said = ", ".join([_clock_phrase(c.clock) for c in clocks] + [answer[d.start:d.end] for d in days]
                      + (["open around the clock"] if always else []))
-    return _unless_unsure(answer, facts, Supported(_quotes(turns, used), f"hours {said} all said by the business"))
+    supported = Supported(_quotes(turns, [s for s, _ in facts]), f"hours {said} all said by the business")
+    return _unless_unsure(answer, facts, supported)
+
+
+def _around_the_clock(sentences: Sequence[_Sentence], answer: str, claim: w.Found) -> Unsupported | _Facts:
+    """"Open 24 hours": said by the business of itself, now, for the days claimed."""
+    said = [(s, f) for s in sentences for f in w.always_open(s.text) if not _not_this_store(s.text, f.start)]
+    if not said:
+        return Unsupported("the business has not said it is open around the clock", _KEEP_LISTENING)
+    claimed_for = w.clock_days(answer, claim)
+    said = [(s, f) for s, f in said if w.days_fit(w.clock_days(s.text, f), claimed_for)]
+    if not said:
+        return Unsupported(f"the business did not say it is open around the clock on {_day_names(claimed_for or frozenset())}",
+                           "record each day's hours the way the business said them, with their words in answer_text")
+    return [(said[-1][0], said[-1][1].start)]
+
+
+def _time_said(said_times: Sequence[_TimeSaid], answer: str, c: w.ClockFound) -> Unsupported | _Facts:
+    """A time in the record: said by the business, in the same role (opening or closing), for the
+    days the record gives it, and not replaced by a later word."""
+    role = w.clock_role(answer, c)
+    same = [(n, s, f, r) for n, s, f, r in said_times if f.clock.same_time(c.clock)]
+    if not same:
+        return Unsupported(f"the business has not said {_clock_phrase(c.clock)}", _KEEP_LISTENING)
+    fitting = [x for x in same if role is None or x[3] is None or x[3] == role]
+    if not fitting:
+        other = "opening" if same[0][3] == "open" else "closing"
+        return Unsupported(
+            f"the business said {_clock_phrase(c.clock)} as its {other} time, not its "
+            f"{'opening' if role == 'open' else 'closing'} time",
+            "record the opening and closing times the way the business said them",
+        )
+    claimed_for = w.clock_days(answer, c)
+    placed = [x for x in fitting if w.days_fit(w.clock_days(x[1].text, x[2]), claimed_for)]
+    if not placed:
+        said_for = w.clock_days(fitting[-1][1].text, fitting[-1][2]) or frozenset()
+        return Unsupported(
+            f"the business said {_clock_phrase(c.clock)} for {_day_names(said_for)}, not for "
+            f"{_day_names(claimed_for or frozenset())}: {fitting[-1][1].text!r}",
+            "record each day's hours the way the business said them, with their words in answer_text",
+        )
+    n, hit, at, _ = placed[-1]
+    if role is not None:
+        # A later time for the same end of the day replaces it: for the same days, or, said
+        # without days, as a correction ("actually, we close at 4").
+        own_days: frozenset[w.DayKey] = claimed_for or frozenset(_days_in(answer))
+        for m, s, f, r in said_times:
+            later_days = w.clock_days(s.text, f)
+            # In one sentence: for days named ("every day till 5 but Sundays till 3"), or after a
+            # correction ("we close at 9, sorry no, at 8").
+            corrected = bool(w.CORRECTION.search(s.text, at.end, f.start) if m == n else w.CORRECTION.search(s.text))
+            later = m > n or (m == n and f.start > at.start and (bool(later_days) or corrected))
+            # a corrected time takes the role of the one it corrects ("at 9, sorry no, at 8")
+            if (later and (r == role or (r is None and corrected)) and not f.clock.same_time(c.clock)
+                    and ((later_days & own_days) if later_days else w.CORRECTION.search(s.text))):
+                return Unsupported(
+                    f"the business later said {_clock_phrase(f.clock)}: {s.text!r}",
+                    "record the business's last word on the hours, with their words in answer_text",
+                )
+    return [(hit, at.start)]
+
+
+def _day_said(open_days: _DaysSaid, answer: str, d: w.DaysFound) -> Unsupported | _Facts:
+    """A day in the record, open or closed as the business last said it was."""
+    claims_open = w.day_open(answer, d)
+    keys: list[int | str] = [d.relative] if d.relative is not None else sorted(d.days)
+    said = d.relative if d.relative is not None else ", ".join(w.WEEKDAYS[i].title() for i in sorted(d.days))
+    if any(k not in open_days for k in keys):
+        return Unsupported(f"the business has not said anything about {said}", _KEEP_LISTENING)
+    contrary = [open_days[k][1] for k in keys if open_days[k][0] is not claims_open]
+    if contrary:
+        return Unsupported(
+            f"the business said it is {'closed' if claims_open else 'open'} then: {contrary[0].text!r}",
+            "record answered with what the business said, open or closed, in answer_text",
+        )
+    return [(open_days[k][1], open_days[k][2]) for k in keys]
 
 
 _CONTRAST = re.compile(r"\b(?:but|however|though|although)\b", re.I)
