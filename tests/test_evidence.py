@@ -570,7 +570,10 @@ def test_open_around_the_clock_is_an_answer_heard_and_quoted():
         ("We open at 9 and close at 6 on weekdays", [None, {0, 1, 2, 3, 4}]),
         ("9 to 5, Monday to Friday", [{0, 1, 2, 3, 4}, {0, 1, 2, 3, 4}]),
         ("Sundays 11 to 4, otherwise 9 to 6", [{6}, {6}, set(range(6)), set(range(6))]),
-        ("every day except Sunday, 8 to 6", [None, None]),
+        ("every day except Sunday, 8 to 6", [set(range(6)), set(range(6))]),  # the days not set apart
+        ("open 24 hours except Sundays, Sundays 8 to 8", [{6}, {6}]),
+        ("9 to 5 except holidays", [None, None]),  # which days, these words do not say
+        ("we close at 5 except on Fridays, when it's 6 o'clock", [{0, 1, 2, 3, 5, 6}, {4}]),
         ("we close at 6 today", [{"today"}]),
     ],
 )
@@ -636,4 +639,68 @@ def test_the_business_s_whole_answer_is_read_a_later_correction_included():
 )
 def test_ordinary_answers_are_read_as_a_person_would(question, business, record, holds):
     said = turns("B: Hello.", ASKED, *(f"B: {b}" for b in business))
+    assert isinstance(judge.judge_answer(said, question, record), judge.Supported) is holds
+
+
+@pytest.mark.parametrize(
+    ("text", "clocks"),
+    [
+        ("we close at five to nine", [(8, 55, None)]),  # a moment: "at" before it
+        ("from five to nine", [(5, 0, None), (9, 0, None)]),  # a range
+        ("twenty past five", [(5, 20, None)]),
+        ("ten after six pm", [(6, 10, True)]),
+        ("we open at half seven and close at half five", [(7, 30, None), (5, 30, None)]),
+        ("it takes half an hour", []),
+        ("7 past 5", []),  # nobody says a time so
+        ("17 minutes past 5", [(5, 17, None)]),
+    ],
+)
+def test_minutes_past_and_to_the_hour_are_read_as_said(text, clocks):
+    assert [(f.clock.hour, f.clock.minute, f.clock.pm) for f in w.clocks(text)] == clocks
+
+
+@pytest.mark.parametrize(
+    ("question", "business", "record", "holds"),
+    [
+        # days set apart by "except" are not the time's; the others are, and are open
+        (Q.HOURS, "We're open 24 hours except Sundays, Sundays 8 to 8.", "Open 24 hours on Sunday.", False),
+        (Q.HOURS, "We're open 24 hours except Sundays, Sundays 8 to 8.", "Open 24 hours Monday to Saturday.", True),
+        (Q.HOURS, "We're open 24 hours except Sundays, Sundays 8 to 8.", "Sunday 8 AM to 8 PM.", True),
+        (Q.HOURS, "We're open every day except Sunday, 8 to 6.", "Saturday 8 to 6.", True),
+        (Q.HOURS, "We're open every day except Sunday, 8 to 6.", "Sunday 8 to 6.", False),
+        (Q.HOURS, "We close at 5 except on Fridays, when it's 6 o'clock.", "Closes at 6 on Monday.", False),
+        (Q.HOURS, "We close at 5 except on Fridays, when it's 6 o'clock.", "Closes at 6 on Friday.", True),
+        # a time said for the days not set apart names them ("Monday until 9")
+        (Q.HOURS, "We're open until 9, but on Sundays until 6.", "Open until 9 on Monday.", True),
+        (Q.HOURS, "We're open until 9, but on Sundays until 6.", "Open until 9 on Sunday.", False),
+        (Q.HOURS, "We close at five to nine.", "Closes at 8:55.", True),
+        (Q.HOURS, "We close at five to nine.", "Open 5 to 9.", False),
+        (Q.HOURS, "We close at twenty past five.", "Closes at 5:20.", True),
+        (Q.HOURS, "We open at half seven.", "Opens at 7:30.", True),
+        (Q.HOURS, "We close at ten after six.", "Closes at 6.", False),
+        # a landmark is not the place
+        (Q.AISLE, "It's near aisle 20.", "Aisle 20.", False),
+        (Q.AISLE, "It's near aisle 20.", "Near aisle 20.", True),
+        (Q.AISLE, "It's next to aisle 20, in aisle 21.", "Aisle 21.", True),
+        (Q.AISLE, "It's by the paint counter.", "By the paint counter.", True),
+        (Q.AISLE, "It's in aisle 20, next to the paint.", "Aisle 20.", True),
+        # every number in the record was said
+        (Q.AISLE, "It's aisle 5, bay 3.", "Aisle 5, bay 30.", False),
+        (Q.AISLE, "Aisle 5.", "Aisle 5, bay 3.", False),
+        (Q.STOCK, "We've got two.", "In stock, 20.", False),
+        (Q.STOCK, "Yes, we've got twenty.", "In stock, 20.", True),
+        (Q.STOCK, "Yeah we have a dozen.", "In stock, 12 of them.", True),
+        (Q.STOCK, "Yes, we have the WD-40.", "WD-40 is in stock.", True),
+        (Q.STOCK, "Yes, we have the 12 inch one.", "The 12-inch skillet is in stock.", True),
+        (Q.STOCK, "We're out, more in two weeks.", "Out of stock, back in 3 weeks.", False),
+        # not to be had now
+        (Q.STOCK, "Yes, it's available for pickup tomorrow.", "In stock.", False),
+        (Q.STOCK, "Yes, it's available for pickup tomorrow.", "Not in stock now; available for pickup tomorrow.", True),
+        (Q.STOCK, "It'll be back in stock next week.", "In stock.", False),
+        (Q.STOCK, "We have them on the shelf until Sunday.", "In stock.", True),
+        (Q.STOCK, "We have one but it's reserved for a customer.", "In stock.", False),
+    ],
+)
+def test_what_is_said_around_a_fact_is_read_too(question, business, record, holds):
+    said = turns("B: Hello.", ASKED, f"B: {business}")
     assert isinstance(judge.judge_answer(said, question, record), judge.Supported) is holds

@@ -126,6 +126,14 @@ def _days_said_open(sentences: Sequence[_Sentence]) -> _DaysSaid:
             for key in range(7):  # "24/7": open every day
                 if key not in said or said[key][0] <= (n, -1, m.start()):
                     said[key] = ((n, -1, m.start()), True, s, m.start())
+        # A time said for days says they are open, below any word naming them ("until 9, but on
+        # Sundays until 6": Monday is open; "24 hours except Sundays": Saturday is).
+        for f in [*w.clocks(s.text), *w.always_open(s.text)]:
+            if _not_this_store(s.text, f.start) or w.FORMERLY.search(w.clause_before(s.text, f.start)):
+                continue
+            for key in sorted(k for k in w.clock_days(s.text, f) or () if isinstance(k, int)):
+                if key not in said or said[key][0] <= (n, -2, f.start):
+                    said[key] = ((n, -2, f.start), True, s, f.start)
         if (rest := w.other_days(s.text)) is not None:  # "otherwise 9 to 6": the days not named
             rest_days, rest_open, at = rest
             for key in rest_days:
@@ -295,6 +303,19 @@ def _unless_unsure(answer: str, facts: Sequence[tuple[_Sentence, int]], supporte
     return supported
 
 
+def _numbers_unsaid(turns: Sequence[Turn], answer: str) -> Unsupported | None:
+    """Every number in a stock or place record was said on the call: by the business after the ask
+    ("we've got two" is not "in stock, 20"; "aisle 5" is not "aisle 5, bay 30"), or in the ask
+    itself, where the item's name is ("WD-40")."""
+    said = set().union(*(w.counts(s.text) for s in _business_sentences(turns) if s.after_ask),
+                       *(w.counts(t.text) for t in turns if t.speaker == "agent" and t.on_line))
+    unsaid = sorted(w.counts(answer) - said)
+    if not unsaid:
+        return None
+    return Unsupported(f"the business has not said {unsaid[0]}",
+                       "record only the numbers the business said, with their words in answer_text")
+
+
 def _stock(turns: Sequence[Turn], answer: str) -> Judgement:
     claimed = w.stock(answer)
     if not claimed:
@@ -312,6 +333,8 @@ def _stock(turns: Sequence[Turn], answer: str) -> Judgement:
                 continue
             if claim.quantity is not None and claim.availability != "out_of_stock" and f.quantity != claim.quantity:
                 continue
+            if (unsaid := _numbers_unsaid(turns, answer)) is not None:
+                return unsaid
             return _unless_unsure(answer, [(s, f.start)], Supported(_quotes(turns, [s]), f"stock {claim.availability} said by the business"))
     said = claim.availability.replace("_", " ")
     if claim.quantity is not None and claim.availability != "out_of_stock":
@@ -347,9 +370,13 @@ def _aisle(turns: Sequence[Turn], answer: str) -> Judgement:
     sentences = _business_sentences(turns)
     hit: tuple[int, _Sentence, w.PlaceFound] | None = None
     denied: _Sentence | None = None
+    by_it: _Sentence | None = None  # the place said as a landmark, where the record puts the item in it (or the reverse)
     for n, s in enumerate(sentences):
         for f in w.places(s.text):
             if not _same_place(f, claim) or w.elsewhere(s.text, f.start):
+                continue
+            if w.beside(s.text, f) != w.beside(answer, claim):
+                by_it = s
                 continue
             if w.place_stated(s.text, f):
                 hit = (n, s, f)
@@ -360,6 +387,10 @@ def _aisle(turns: Sequence[Turn], answer: str) -> Judgement:
     if hit is None:
         if denied is not None:
             return Unsupported(f"the business did not say the item is in {claim.location} now: {denied.text!r}", _KEEP_LISTENING)
+        if by_it is not None:
+            return Unsupported(f"the business did not say the item is {'by' if w.beside(answer, claim) else 'in'} "
+                               f"{claim.location}: {by_it.text!r}",
+                               "record where the business said it is, in their words (\"near aisle 20\" is not \"aisle 20\")")
         return Unsupported(f"the business has not said {claim.location}", _KEEP_LISTENING)
     n, s, at = hit
     # Another place of the same kind (an aisle for an aisle) said with a correction, later in this
@@ -376,6 +407,8 @@ def _aisle(turns: Sequence[Turn], answer: str) -> Judgement:
             f"the business said they do not have it: {gone.text!r}",
             "say in answer_text that they do not have it, as well as where it would be",
         )
+    if (unsaid := _numbers_unsaid(turns, answer)) is not None:
+        return unsaid
     return _unless_unsure(answer, [(s, at.start)], Supported(_quotes(turns, [s]), f"place {claim.location} said by the business"))
 
 

@@ -101,11 +101,31 @@ def _hour_value(token: str) -> int:
 _REMEMBERED = 4096
 
 
-# "half past nine", "a quarter to six", "ten minutes past five" (a bare "five to six" is a range).
+# "half past nine", "a quarter to six", "ten minutes past five", "twenty past five", "ten after
+# six", "half seven" (7:30). A bare "five to six" is a range, unless said as a moment: "at five to nine".
+_MINUTES_SAID = r"(\d{1,2}|five|ten|twenty|twenty-five|twenty five)"
 _PAST_TO = re.compile(
-    rf"\b(?:(a\s+)?(quarter|half)|(\d{{1,2}}|five|ten|twenty|twenty-five|twenty five)\s+minutes)\s+(past|after|to|till|of|before)\s+{_HOUR}\b"
-    rf"{_MERIDIEM}", re.I)
+    rf"\b(?:(a\s+)?(quarter|half)|{_MINUTES_SAID}\s+minutes|{_MINUTES_SAID}(?=\s+(?:past|after))"
+    rf"|(?<=\bat\s){_MINUTES_SAID}(?=\s+(?:to|till|of|before)\b))\s+(past|after|to|till|of|before)\s+{_HOUR}\b{_MERIDIEM}"
+    rf"|\bhalf\s+{_HOUR}\b(?!\s*(?:hours?|minutes?|an?\b)){_MERIDIEM}", re.I)
 _PAST_TO_MINUTES = {"quarter": 15, "half": 30, "five": 5, "ten": 10, "twenty": 20, "twenty-five": 25, "twenty five": 25}
+
+
+def _past_to(m: re.Match[str]) -> Clock | None:
+    """The time a "past"/"to" phrase says, or None when it says none ("half to six", "70 past 5")."""
+    if m.group(9):  # "half seven": half past seven
+        hour = _hour_value(m.group(9))
+        return Clock(hour, 30, _meridiem(m.group(10) or "")) if 1 <= hour <= 12 else None
+    hour = _hour_value(m.group(7))
+    said = next(g for g in m.group(2, 3, 4, 5) if g).lower()
+    minutes = int(said) if said.isdigit() else _PAST_TO_MINUTES[said]
+    if not 1 <= hour <= 12 or not 1 <= minutes <= 30 or (not m.group(3) and said.isdigit() and minutes % 5):
+        return None  # a bare "7 past 5" is no way to say a time; "17 minutes past" is
+    if m.group(6).lower() in ("to", "till", "of", "before"):
+        if minutes == 30:
+            return None  # "half to six" is no way to say a time
+        hour, minutes = (hour - 2) % 12 + 1, 60 - minutes
+    return Clock(hour, minutes, _meridiem(m.group(8) or ""))
 
 
 def _meridiem(word: str) -> bool | None:
@@ -125,16 +145,8 @@ def clocks(text: str) -> tuple[ClockFound, ...]:
         word = m.group(1).lower()
         found.append(ClockFound(m.start(), m.end(), Clock(0 if word == "midnight" else 12, 0, word != "midnight")))
     for m in _PAST_TO.finditer(text):
-        hour = _hour_value(m.group(5))
-        if not 1 <= hour <= 12:
-            continue
-        said = (m.group(2) or m.group(3)).lower()
-        minutes = int(said) if said.isdigit() else _PAST_TO_MINUTES[said]
-        if m.group(4).lower() in ("to", "till", "of", "before"):
-            if minutes == 30:
-                continue  # "half to six" is no way to say a time
-            hour, minutes = (hour - 2) % 12 + 1, 60 - minutes
-        found.append(ClockFound(m.start(), m.end(), Clock(hour, minutes, _meridiem(m.group(6) or ""))))
+        if (clock := _past_to(m)) is not None:
+            found.append(ClockFound(m.start(), m.end(), clock))
     taken = [(f.start, f.end) for f in found]
     for m in _CLOCK.finditer(text):
         if any(a < m.end() and m.start() < b for a, b in taken):
@@ -259,6 +271,9 @@ def day_open(text: str, day: DaysFound) -> bool:
     before = clause_before(text, day.start)
     if _OPENS_LATER.match(text, day.end):
         return True  # "we don't open Sundays until noon": open, later
+    if _EXCEPT.search(before) and day.days and any(
+            day.days <= (clock_days(text, f) or frozenset()) for f in clocks(text)):
+        return True  # "we close at 5 except on Fridays, when it's 6": set apart with a time of their own
     return _CLOSED_BEFORE.search(before) is None and _CLOSED_AFTER.match(text, day.end) is None
 
 
@@ -358,18 +373,56 @@ def clock_days(text: str, found: Found) -> frozenset[DayKey] | None:
             leading = frozenset(range(7)) - later
     carried: frozenset[DayKey] | None = leading
     named: frozenset[DayKey] = frozenset()
+    excepted = False  # the piece before set days apart
     for (a, b), own in zip(pieces, owns):
-        if _EXCEPT.search(text, a, b):
-            carried = None
+        if (cut := _EXCEPT.search(text, a, b)) is not None:
+            if a <= found.start < b:
+                return _except_days(text, (a, b), cut, found)
+            # "at 5 except on Fridays, when it's 6": the next piece, if it says "when", is the days set apart
+            carried = frozenset(k for d in days(text) if cut.end() <= d.start < b for k in day_keys(d)) or None
+            excepted = True
+        elif excepted and not own and _WHEN_THOSE.match(text, a):
+            pass  # carried: the days set apart just before
         elif _OTHER_DAYS.search(text, a, b):
             rest = frozenset(range(7)) - named
             carried = rest if named and rest and not own else None
         elif own:
             carried = own
+        else:
+            carried = None if excepted else carried
+        excepted = excepted and cut is not None
         named |= own
         if a <= found.start < b:
             return carried
     return None
+
+
+_WHEN_THOSE = re.compile(r"[\s,;:]*(?:when|then|on those days|those days|on which)\b", re.I)
+
+
+# Between the days set apart and a time that follows them: nothing but the joint ("every day
+# except Sunday, 8 to 6"), not a clause of their own ("except on Fridays, when it's 6").
+_EXCEPT_JOINT = re.compile(r"[\s,;:]*(?:(?:we'?re|we are|it'?s|it is)\s+)?(?:open\s+)?(?:from\s+)?", re.I)
+
+
+def _except_days(text: str, piece: tuple[int, int], cut: re.Match[str], found: Found) -> frozenset[DayKey] | None:
+    """The days of a time said around an "except": the days named before it (every day when none
+    are) without the days set apart ("24 hours except Sundays", "every day except Sunday, 8 to 6")."""
+    a, b = piece
+    before = [d for d in days(text) if a <= d.start < cut.start()]
+    apart = [d for d in days(text) if cut.end() <= d.start < b and d.relative is None]
+    if not apart:
+        return None  # "except holidays": which days, these words do not say
+    if found.start > cut.start():
+        # after the days set apart: the time that follows them at once, or the range it opens
+        ends = [d.end for d in apart if d.end <= found.start]
+        after = [f for f in clocks(text) if ends and max(ends) <= f.start <= found.start]
+        if not after or _EXCEPT_JOINT.fullmatch(text, max(ends), after[0].start) is None or not (
+                after[0].start == found.start or _RANGE_JOIN.fullmatch(text[after[0].end:found.start])):
+            return None
+    base = frozenset().union(*(d.days for d in before)) if before else frozenset(range(7))
+    rest = base - frozenset().union(*(d.days for d in apart))
+    return frozenset(rest) or None
 
 
 def other_days(text: str) -> tuple[frozenset[int], bool, int] | None:
@@ -446,6 +499,20 @@ _NOT_THERE_BEFORE = re.compile(
 )
 
 
+_BESIDE_BEFORE = re.compile(
+    r"\b(?:near|nearby|next to|beside|by|across from|opposite|behind|past|close to|facing|in front of|around the corner from|"
+    r"just (?:before|after))\s+(?:the\s+)?$", re.I)
+
+
+def beside(text: str, place: PlaceFound) -> bool:
+    """True when the place is said as a landmark ("near aisle 20", "next to the paint counter"):
+    the item is somewhere else, by it."""
+    start = place.start
+    if text[max(0, start - 4):start].lower() == "the ":
+        start -= 4
+    return _BESIDE_BEFORE.search(text, 0, start) is not None
+
+
 def place_stated(text: str, place: PlaceFound) -> bool:
     """False when the words put the item anywhere but there now ("not in aisle 5", "used to be in
     aisle 3", "moved it from aisle 3"): read from the words since the place said before it."""
@@ -489,6 +556,22 @@ def number(token: str) -> int | None:
     return _UNITS.get(token)
 
 
+# A number that sizes the item ("the 12-inch skillet", "a 5 gallon bucket") is its name, not a count.
+_SIZE_AHEAD = re.compile(r"\s*-?\s*(?:inch(?:es)?|in\b|\"|oz|ounces?|lbs?|pounds?|quarts?|qt|gallons?|gal|mm|cm|ft|foot|feet|"
+                         r"volts?|v\b|watts?|w\b|amps?|piece|pc|pack|count|ct|%|percent|gauge|grit|mil)\b", re.I)
+
+
+def counts(text: str) -> set[int]:
+    """The numbers `text` says, other than sizes ("12-inch") and "a"/"an" ("a skillet")."""
+    out = set()
+    for m in _NUMBER.finditer(text):
+        if m.group(1).lower() in ("a", "an", "no") or _SIZE_AHEAD.match(text, m.end()):
+            continue
+        if (n := number(m.group(1))) is not None:
+            out.add(n)
+    return out
+
+
 # -- stock ---------------------------------------------------------------------------------------------
 
 _OUT = re.compile(
@@ -497,7 +580,8 @@ _OUT = re.compile(
     r"(?:are|is) not available|unavailable|don'?t have (?:any|it|them|those|that)|nothing left|ran out|run out|"
     r"on back-? ?order|back-? ?ordered|special order|only (?:available )?online|online only|not in (?:the )?stores?|"
     r"available online|none (?:in (?:the )?store|here|on the shelf)|on order|sold (?:our|the) last|we have none|nope|"
-    r"unfortunately not|we do not)\b",
+    r"unfortunately not|we do not|reserved (?:for|by)|on hold for (?:a|another|someone|somebody)|spoken for|"
+    r"set aside for)\b",
     re.I,
 )
 _LIMITED = re.compile(
@@ -513,14 +597,24 @@ _IN = re.compile(
     r"(?:yes|yeah|yep|yup|sure)\b[,!]?\s*(?:plenty|lots|loads|a bunch|a few|a couple|tons)|^\s*we (?:sure )?do\b(?!\s*(?:not|n'?t))|available)\b",
     re.I,
 )
+_COUNT = r"(\d+|" + "|".join(sorted(_UNITS, key=len, reverse=True)) + r")"
+# A count: the number before what is counted ("3 of those", "two left", "12 skillets"), not a name
+# ("WD-40 is"), or right after having ("we have a dozen", "we've got about twenty").
 _QUANTITY = re.compile(
-    r"\b(\d+|" + "|".join(sorted(_UNITS, key=len, reverse=True)) + r")\s+(?:of (?:those|them|these|it)|left|in stock|"
-    r"on the shelf|on hand|units?|pieces?|in the back|available|\w+s\b)",
+    rf"(?<![-\w]){_COUNT}\s+(?:of (?:those|them|these|it)|left|in stock|on the shelf|on hand|units?|pieces?|in the back|"
+    r"available|\w{2,}s\b)"
+    rf"|\b(?:have|got|there (?:are|is)|there'?s)\s+(?:about\s+|around\s+|like\s+|maybe\s+)?(?!(?:an?|no)\b(?!\s+(?:dozen|couple)\b)){_COUNT}\b(?!\s*-)",
     re.I,
 )
 
 
 _BARE_NO = re.compile(r"(?:no,?\s*)?we (?:don'?t|do not)(?: (?:have|carry|stock|sell) (?:it|them|that|those|any))?[.!]*", re.I)
+
+
+# Had later, not now: "available for pickup tomorrow", "back in stock next week".
+_LATER = re.compile(r"\b(?:tomorrow|next (?:week|month)|later (?:today|this week)|this (?:weekend|afternoon|evening)|"
+                    r"(?:on|by) (?:mon|tue|wed|thu|fri|sat|sun)[a-z]*|in (?:a|an|\d+|a few|a couple of|two|three|four|five) "
+                    r"(?:days?|weeks?|hours?))\b", re.I)
 
 
 @frozen
@@ -538,13 +632,17 @@ def stock(text: str) -> list[StockFound]:
         if s.endswith("?"):
             continue
         qty_m = _QUANTITY.search(s)
-        qty = number(qty_m.group(1)) if qty_m else None
+        qty = number(qty_m.group(1) or qty_m.group(2)) if qty_m else None
         if (m := _OUT.search(s) or _BARE_NO.fullmatch(s)) is not None:
             found.append(StockFound(a + m.start(), b, "out_of_stock", 0))
         elif (m := _LIMITED.search(s)) is not None:
             found.append(StockFound(a + m.start(), b, "limited", qty))
         elif (m := _IN.search(s)) is not None:
-            found.append(StockFound(a + m.start(), b, "in_stock", qty))
+            stop = m.end() + len(clause_of(s, m.end())) - len(clause_before(s, m.end()))  # the end of its clause
+            if _LATER.search(s, m.end(), stop):
+                found.append(StockFound(a + m.start(), b, "out_of_stock", 0))  # "available for pickup tomorrow": not now
+            else:
+                found.append(StockFound(a + m.start(), b, "in_stock", qty))
     return found
 
 
@@ -552,7 +650,8 @@ def stock(text: str) -> list[StockFound]:
 
 _AISLE = re.compile(r"\b(aisle|isle|row|bay)\s+(\d{1,3}[a-z]?|[a-z]\b|" + "|".join(sorted(_UNITS, key=len, reverse=True)) + r")", re.I)
 _AREA_NAME = (r"(?:back|front|middle|rear|corner|end|left|right|far \w+)(?: \w+)? of the store"
-              r"|[a-z]+(?: [a-z]+)? (?:department|section|area|counter|aisle|center|centre|corner|wall)")
+              r"|(?!(?:near|nearby|by|next|beside|behind|past|in|at|to|try|check|see|the|across|opposite|facing)\b)"
+              r"[a-z]+(?: [a-z]+)? (?:department|section|area|counter|aisle|center|centre|corner|wall)")
 # After a word that points somewhere ("in", "by", "try", "check"), or opening a clause: a record is
 # often the place alone ("Housewares section.").
 _AREA = re.compile(rf"(?:\b(?:in|at|by|near|next to|behind|to|try|check|see)\s+|(?:^|[,;:.]\s*))(?:the\s+)?({_AREA_NAME})\b",
