@@ -129,7 +129,8 @@ def _days_said_open(sentences: Sequence[_Sentence]) -> _DaysSaid:
         # A time said for days says they are open, below any word naming them ("until 9, but on
         # Sundays until 6": Monday is open; "24 hours except Sundays": Saturday is).
         for f in [*w.clocks(s.text), *w.always_open(s.text)]:
-            if _not_this_store(s.text, f.start) or w.FORMERLY.search(w.clause_before(s.text, f.start)):
+            if (_not_this_store(s.text, f.start) or w.FORMERLY.search(w.clause_of(s.text, f.start))
+                    or w.negated_time(s.text, f)):
                 continue
             for key in sorted(k for k in w.clock_days(s.text, f) or () if isinstance(k, int)):
                 if key not in said or said[key][0] <= (n, -2, f.start):
@@ -170,7 +171,8 @@ def _days_in(text: str) -> set[int]:
 def _clocks_said(sentences: Sequence[_Sentence]) -> list[_TimeSaid]:
     """Every clock time the business said about this store, with its sentence's place and its role."""
     return [(n, s, f, w.clock_role(s.text, f)) for n, s in enumerate(sentences) for f in w.clocks(s.text)
-            if not _not_this_store(s.text, f.start) and not w.FORMERLY.search(w.clause_before(s.text, f.start))]
+            if not _not_this_store(s.text, f.start) and not w.FORMERLY.search(w.clause_of(s.text, f.start))
+            and not w.negated_time(s.text, f)]
 
 
 _Facts = list[tuple[_Sentence, int]]  # each fact a record rests on: its sentence and where in it
@@ -235,7 +237,14 @@ def _time_said(said_times: Sequence[_TimeSaid], answer: str, c: w.ClockFound) ->
             f"{_day_names(claimed_for or frozenset())}: {fitting[-1][1].text!r}",
             "record each day's hours the way the business said them, with their words in answer_text",
         )
-    n, hit, at, _ = placed[-1]
+    usual = [x for x in placed if (q := w.qualifier(x[1].text, x[2].start)) is None or q in answer.lower()]
+    if not usual:
+        q = w.qualifier(placed[-1][1].text, placed[-1][2].start)
+        return Unsupported(
+            f"the business said {_clock_phrase(c.clock)} for {q} only: {placed[-1][1].text!r}",
+            f"record the usual hours, or say in answer_text that this time is for {q}",
+        )
+    n, hit, at, _ = usual[-1]
     if role is not None:
         # A later time for the same end of the day replaces it: for the same days, or, said
         # without days, as a correction ("actually, we close at 4").
@@ -244,11 +253,12 @@ def _time_said(said_times: Sequence[_TimeSaid], answer: str, c: w.ClockFound) ->
             later_days = w.clock_days(s.text, f)
             # In one sentence: for days named ("every day till 5 but Sundays till 3"), or after a
             # correction ("we close at 9, sorry no, at 8").
-            corrected = bool(w.CORRECTION.search(s.text, at.end, f.start) if m == n else w.CORRECTION.search(s.text))
+            corrected = bool(w.CORRECTS_BETWEEN.search(s.text, at.end, f.start) if m == n
+                             else w.CORRECTION.search(s.text) or w.OPENS_WITH_NO.match(s.text))
             later = m > n or (m == n and f.start > at.start and (bool(later_days) or corrected))
             # a corrected time takes the role of the one it corrects ("at 9, sorry no, at 8")
             if (later and (r == role or (r is None and corrected)) and not f.clock.same_time(c.clock)
-                    and ((later_days & own_days) if later_days else w.CORRECTION.search(s.text))):
+                    and ((later_days & own_days) if later_days else corrected)):
                 return Unsupported(
                     f"the business later said {_clock_phrase(f.clock)}: {s.text!r}",
                     "record the business's last word on the hours, with their words in answer_text",

@@ -47,6 +47,10 @@ _DAYS_AHEAD = re.compile(
     r"\s+(?:on\s+|every\s+)?(?:(?:mon|tue|wed|thu|fri|sat|sun)[a-z]*|weekdays?|weekends?|today|tonight|tomorrow)\b", re.I)
 _EVENING_AHEAD = re.compile(r"\s*(?:o'?clock\s*)?(?:tonight|this evening)\b", re.I)
 _CORRECTED_BEFORE = re.compile(r"\b(?:actually|i mean|sorry|no|wait|correction)\s*,?\s*$", re.I)
+# "we close at nine, no, eight", "i mean ten", "no wait, it's 7": a bare number said to correct a time
+_CORRECTED_TO = re.compile(
+    r"\b(?:i mean|no|sorry|wait|actually|correction|make (?:it|that)|scratch that)\b[\s,.]*"
+    r"(?:(?:uh|um|no|wait|sorry|actually|oh)\b[\s,.]*)*(?:it'?s\s+|make (?:it|that)\s+)?(?:at\s+)?$", re.I)
 _LIST_BEFORE = re.compile(r"(?:,|;|\band\b)\s*$", re.I)
 # "7 days a week", "24 hours", "2 people": a number with a unit is no clock time.
 _UNIT_AHEAD = re.compile(r"\s*(?:days?|hours?|hrs|minutes?|mins|weeks?|months?|years?|people|persons|guests|items|"
@@ -161,8 +165,9 @@ def clocks(text: str) -> tuple[ClockFound, ...]:
         listed = _DAYS_AHEAD.match(text[m.end():]) and (
             (_LIST_BEFORE.search(text[: m.start()]) and any(f.end <= m.start() for f in found))
             or _CORRECTED_BEFORE.search(text[: m.start()]))  # "Actually, 8 on Sundays"
+        corrected_to = _CORRECTED_TO.search(text[: m.start()]) and not _UNIT_AHEAD.match(text, m.end())
         if not (m.group(2) or meridiem or oclock or _TIME_CONTEXT.search(text[: m.start()])
-                or _RANGE_AHEAD.match(text[m.end():]) or listed):
+                or _RANGE_AHEAD.match(text[m.end():]) or listed or corrected_to):
             continue
         if minute > 59 or hour > 23:
             continue
@@ -254,14 +259,21 @@ _NOT_A_DAY_OFF = r"(?!\s+(?:at|by|from|until|till|til|for|during|over|early)\b)"
 _CLOSED_BEFORE = re.compile(
     rf"\b(?:closed|shut){_NOT_A_DAY_OFF}|\b(?:except|excluding|other than)\b"
     r"|(?:\bnot|n't|\bnever|\bno longer)\s+(?:be\s+)?open\b(?!\s+(?:until|till|til|before|after|at|from)\b)"
-    r"|\b(?:not|never)\s+(?:on\s+)?$",
+    r"|\b(?:not|never)\s+(?:on\s+)?$|(?:n't|\bnot)\s+(?:do|work)\s+(?:on\s+)?$",  # "we don't do weekends"
     re.I,
 )
+# "every day but Sunday": the "but" ends a clause, so this is read from the words before it
+_ALL_BUT = re.compile(r"\b(?:every ?day|daily|all week|(?:seven|7) days(?: a week)?)\s+but\s+(?:on\s+)?$", re.I)
+# "Mondays and Tuesdays we're closed": days named together share what is said after the last
+_MORE_DAYS = re.compile(rf"(?:\s*(?:,|and|&|or)\s*(?:on\s+)?{_DAY_NAME}\b)*", re.I)
 
 
 _CLOSED_AFTER = re.compile(
     rf"[\s,]*(?:(?:we'?re|we are|they'?re|they are|it'?s|it is|are|is)\s+)?(?:closed|shut){_NOT_A_DAY_OFF}"
-    r"(?!\s+(?:on\b|mon|tue|wed|thu|fri|sat|sun|week|every|daily|today|tonight|tomorrow))",
+    r"(?!\s+(?:on\b|mon|tue|wed|thu|fri|sat|sun|week|every|daily|today|tonight|tomorrow))"
+    # "Sundays we're not open", "Sunday we're not", "Sunday's our day off", "tomorrow's a holiday"
+    r"|[\s,]*(?:we'?re|we are|they'?re|they are|it'?s|it is)\s+not\b(?:\s+open\b)?(?!\s+(?:until|till|til|before|after|past|at)\b)"
+    r"|(?:'s|\s+is)\s+(?:our|a|the)\s+(?:day off|holiday)\b|\s+off\b",
     re.I)  # "Monday to Friday, closed on holidays" or "..., closed Sundays" is about other days
 
 
@@ -271,10 +283,13 @@ def day_open(text: str, day: DaysFound) -> bool:
     before = clause_before(text, day.start)
     if _OPENS_LATER.match(text, day.end):
         return True  # "we don't open Sundays until noon": open, later
-    if _EXCEPT.search(before) and day.days and any(
+    if (_EXCEPT.search(before) or _ALL_BUT.search(text, 0, day.start)) and day.days and any(
             day.days <= (clock_days(text, f) or frozenset()) for f in clocks(text)):
         return True  # "we close at 5 except on Fridays, when it's 6": set apart with a time of their own
-    return _CLOSED_BEFORE.search(before) is None and _CLOSED_AFTER.match(text, day.end) is None
+    if _ALL_BUT.search(text, 0, day.start):
+        return False
+    after = _MORE_DAYS.match(text, day.end)
+    return _CLOSED_BEFORE.search(before) is None and _CLOSED_AFTER.match(text, after.end() if after else day.end) is None
 
 
 _OPENS_LATER = re.compile(r"\s*(?:until|till|til|before)\b", re.I)
@@ -307,8 +322,8 @@ def clock_role(text: str, found: ClockFound) -> str | None:
 # ("until 9, but on Sundays until 6"), else not known. Said of "other days", they are the weekdays
 # not named before ("Sundays 11 to 4, otherwise 9 to 6"); around an "except", not known.
 _AND = re.compile(r"\band\b", re.I)
-_OTHER_DAYS = re.compile(r"\b(?:otherwise|other days|rest of the week|the rest|all other|every other day)\b", re.I)
-_EXCEPT = re.compile(r"\b(?:except|excluding|other than|apart from)\b", re.I)
+_OTHER_DAYS = re.compile(r"\b(?:otherwise|other (?:days|nights)|rest of the week|the rest|all other|every other (?:day|night))\b", re.I)
+_EXCEPT = re.compile(r"\b(?:except|excluding|other than|apart from|(?:every ?day|daily|all week) but)\b", re.I)
 
 DayKey = int | str  # a weekday (0 = Monday) or a relative day ("today", "tomorrow")
 
@@ -332,8 +347,18 @@ def _time_first(text: str, a: int, b: int) -> bool:
     return first_day is not None and first_clock is not None and first_clock < first_day
 
 
+_DAYS_THEN_TIME = re.compile(r"\s*(?:(?:we'?re|we are|it'?s)\s+)?(?:open\s+)?(?:from\s+)?", re.I)
+
+
 def _time_pieces(text: str) -> list[tuple[int, int]]:
-    cuts = sorted({0, len(text), *(m.start() for m in _CLAUSE_BREAK.finditer(text)), *(m.start() for m in _AND.finditer(text))})
+    # Transcripts often have no commas: days that follow a time at once, with their own time after
+    # them, start a piece of their own ("monday through saturday nine to nine sunday eleven to six").
+    found = clocks(text)
+    unpunctuated = [d.start for d in days(text)
+                    if any(f.end <= d.start and not text[f.end:d.start].strip() for f in found)
+                    and any(_DAYS_THEN_TIME.fullmatch(text, d.end, f.start) for f in found if f.start >= d.end)]
+    cuts = sorted({0, len(text), *(m.start() for m in _CLAUSE_BREAK.finditer(text)), *(m.start() for m in _AND.finditer(text)),
+                   *unpunctuated})
     pieces = [(a, b) for a, b in zip(cuts, cuts[1:]) if text[a:b].strip()]
     starts = [f.start for f in clocks(text)] + [m.start() for m in ALWAYS_OPEN.finditer(text)]
     timed = [any(a <= s < b for s in starts) for a, b in pieces]
@@ -456,20 +481,52 @@ _ELSEWHERE = re.compile(
     r"\b(?:other|another|sister|second|new|old) (?:store|location|branch|shop|site)\b"
     r"|\bthe (?:store|shop|branch|location) (?:on|at|in|over|down|across|near|by|up)\b"
     r"|\b(?:downtown|uptown|mall) (?:store|location|branch|shop)\b"
-    r"|\bthe (?:store|shop|branch|location) (?:downtown|uptown|across town|in town)\b",
+    r"|\bthe (?:store|shop|branch|location) (?:downtown|uptown|across town|in town)\b"
+    r"|\bthe one (?:(?:on|at|in|by|near|off|over on|down on|up on) (?:\w+ ){0,2}(?:street|st|avenue|ave|road|rd|boulevard|"
+    r"blvd|drive|highway|hwy|lane|way|plaza|mall|square)|downtown|uptown|across town|in town|on main)\b"
+    r"|\bour (?!main\b|own\b|local\b)\w+ (?:store|location|branch|shop)\b"
+    r"|\bthe \w+ (?:across the street|down the street|next door|across town|up the road|down the road)\b"
+    r"|\b(?:at|in) the [\w.]+(?: [\w.]+)? (?:location|branch)\b",
     re.I,
 )
 
 
 # Words that put a fact in the past: "we used to close at 9".
-FORMERLY_WORDS = r"\b(?:used to|formerly|previously|no longer|last (?:year|month|week)|before covid)\b"
+FORMERLY_WORDS = (r"\b(?:used to|formerly|previously|no longer|last (?:year|month|week)|before covid|"
+                  r"(?:we|it|they) (?:were|was) (?:open|closed|closing))\b")
 FORMERLY = re.compile(FORMERLY_WORDS, re.I)
+
+
+# A time said not to be the time: "we don't open at nine", "not at 10", "it's not 9 to 5"; but
+# "we don't open until 10" and "not before 9" say when it is.
+_NEGATED_TIME = re.compile(r"(?:\bnot\b|n'?t\b|\bnever\b)(?:(?!\b(?:until|till|til|before|after|past)\b)[^,;.])*$", re.I)
+_NOT_STAYING = re.compile(r"(?:\bnot|n'?t|\bnever)\s+(?:stay|remain|keep|be)\s+open\b", re.I)  # "we don't stay open till ten"
+
+
+def negated_time(text: str, found: Found) -> bool:
+    before = clause_before(text, found.start)
+    return bool(_NOT_STAYING.search(before) or _NEGATED_TIME.search(before))
+
+
+# Hours for some days or seasons only: the user asked for the usual ones, so a record gives such a
+# time only with its qualifier ("on Christmas Eve they close at 2").
+_QUALIFIER = re.compile(
+    r"\b(?:christmas(?: eve| day)?|thanksgiving|new year'?s(?: eve| day)?|easter|holidays?|labor day|memorial day|"
+    r"fourth of july|july (?:4th|fourth)|summer|winter|seasonal|next (?:week|month|year)|"
+    r"(?:first|second|third|last) \w+ of the month|lunch)\b", re.I)
+
+
+def qualifier(text: str, pos: int) -> str | None:
+    """The day or season a time at `pos` is said for, when it is not every week's ("holiday")."""
+    m = _QUALIFIER.search(clause_of(text, pos))
+    return m.group(0).lower() if m else None
 
 
 # A part of the business with hours of its own: its times are not the store's.
 _OTHER_PART = re.compile(
     r"\b(?:pharmacy|gas station|gas pumps?|pumps|drive[- ]?thr(?:u|ough)|atm|kiosk|ice machine|car wash|deli|bakery|"
-    r"hotline|phone line|customer service|website|online orders?|the app)\b", re.I)
+    r"hotline|phone line|customer service|website|online orders?|the app|the kitchen|the bar|the lobby|the caf[eé]|the clinic|"
+    r"the (?:garden|auto|tire|service|lawn and garden) (?:center|centre|department|desk|shop))\b", re.I)
 
 
 def other_part(text: str, pos: int) -> bool:
@@ -535,11 +592,16 @@ CORRECTION = re.compile(
     r"oh no|we moved)\b",
     re.I,
 )
+# Between two times in one sentence, fewer words correct the first: "nine, no, eight", "8... uh no, 8:30".
+CORRECTS_BETWEEN = re.compile(rf"{CORRECTION.pattern}|\b(?:no|sorry|i mean)\b", re.I)
+# A sentence that opens by taking back what came before: "uh no, 8:30", "sorry, it's 7".
+OPENS_WITH_NO = re.compile(r"^\W*(?:(?:uh|um|oh|er)\b\W*)*(?:no|nope|sorry)\b", re.I)
 HEDGE = re.compile(
     r"\b(not sure|unsure|not certain|i think|i believe|maybe|probably|don'?t quote me|i guess|i'?m guessing|"
     r"might be|could be|should be|not a hundred percent|if i remember|can'?t (?:promise|guarantee)|no guarantee|"
-    r"(?:says|shows) (?:we have|there (?:are|is))|in the system|"
-    r"or (?:maybe |possibly |perhaps )?(?:aisle |row |bay )?\d{1,3}[a-z]?(?=[\s.,!?]|$))",
+    r"(?:says|shows) (?:we have|we'?ve got|there (?:are|is)|\w+ (?:in stock|left|on hand))|in the system|"
+    r"i (?:wanna|want to) say|don'?t hold me to (?:it|that)|i'?d (?:guess|say)|give or take|roughly|-?ish|"
+    r"or (?:maybe |possibly |perhaps )?(?:aisle |row |bay )?(?:\d{1,3}[a-z]?|" + "|".join(_CLOCK_WORDS) + r")(?=[\s.,!?]|$))",
     re.I,
 )
 
