@@ -704,3 +704,162 @@ def test_minutes_past_and_to_the_hour_are_read_as_said(text, clocks):
 def test_what_is_said_around_a_fact_is_read_too(question, business, record, holds):
     said = turns("B: Hello.", ASKED, f"B: {business}")
     assert isinstance(judge.judge_answer(said, question, record), judge.Supported) is holds
+
+
+# -- answers as real clerks give them: a correction, a negation, a qualifier, no punctuation ----------
+
+
+@pytest.mark.parametrize(
+    ("question", "business", "record", "holds"),
+    [
+        # closed days, said the ways people say them
+        (Q.HOURS, ("we're open every day but sunday",), "Open Sunday.", False),
+        (Q.HOURS, ("every day but sunday, nine to six",), "Saturday 9 to 6.", True),
+        (Q.HOURS, ("every day but sunday, nine to six",), "Open Sunday 9 to 6.", False),
+        (Q.HOURS, ("mondays and tuesdays we're closed",), "Open Monday.", False),
+        (Q.HOURS, ("mondays and tuesdays we're closed",), "Closed Monday and Tuesday.", True),
+        (Q.HOURS, ("sundays we're not open",), "Open Sunday.", False),
+        (Q.HOURS, ("we're open saturday, sunday we're not",), "Open Sunday.", False),
+        (Q.HOURS, ("sunday's our day off",), "Open Sunday.", False),
+        (Q.HOURS, ("we take sundays off",), "Open Sunday.", False),
+        (Q.HOURS, ("we don't do weekends",), "Open Saturday.", False),
+        (Q.HOURS, ("tomorrow's a holiday so we're closed",), "Open tomorrow.", False),
+        (Q.HOURS, ("we're open late on thursdays till nine, other nights we close at six",), "Closes at 6 PM on Thursday.", False),
+        # no punctuation: the days after a time, with their own time, are a piece of their own
+        (Q.HOURS, ("monday through saturday nine to nine sunday eleven to six",), "Monday 11 to 6.", False),
+        (Q.HOURS, ("monday through saturday nine to nine sunday eleven to six",), "Mon-Sat 9 to 9, Sunday 11 to 6.", True),
+        (Q.HOURS, ("we're open eight to six monday through friday and eight to noon on saturday",), "Friday 8 to 12.", False),
+        # spoken corrections
+        (Q.HOURS, ("we open at nine, i mean ten",), "Opens at 9 AM.", False),
+        (Q.HOURS, ("we open at nine, i mean ten",), "Opens at 10 AM.", True),
+        (Q.HOURS, ("we close at nine, no, eight",), "Closes at 9 PM.", False),
+        (Q.HOURS, ("we open at 8... uh no, 8:30",), "Opens at 8 AM.", False),
+        (Q.HOURS, ("we open at 8. no wait, 7",), "Opens at 8 AM.", False),
+        # a time said not to be it
+        (Q.HOURS, ("we don't open at nine, we open at ten",), "Opens at 9 AM.", False),
+        (Q.HOURS, ("we don't open at nine, we open at ten",), "Opens at 10 AM.", True),
+        (Q.HOURS, ("it's not 9 to 5, it's 10 to 6",), "9 to 5.", False),
+        (Q.HOURS, ("no, we don't stay open till ten",), "Open until 10 PM.", False),
+        (Q.HOURS, ("we don't open until 10",), "Opens at 10.", True),  # "not until" says when it is
+        (Q.HOURS, ("we were open till ten last year",), "Open until 10 PM.", False),
+        # hours for some days or seasons only
+        (Q.HOURS, ("on christmas eve we close at two",), "Closes at 2 PM.", False),
+        (Q.HOURS, ("on christmas eve we close at two",), "On Christmas Eve they close at 2 PM.", True),
+        (Q.HOURS, ("right now we close at nine, next month it goes to eight",), "Closes at 8 PM.", False),
+        (Q.HOURS, ("right now we close at nine, next month it goes to eight",), "Closes at 9 PM.", True),
+        (Q.HOURS, ("we're open 9 to 5 but closed for lunch 12 to 1",), "Open 9 AM to 1 PM.", False),
+        # other stores and parts
+        (Q.HOURS, ("the one on fifth street closes at ten, we close at nine",), "Closes at 10 PM.", False),
+        (Q.HOURS, ("our westside store is open till ten, this one closes at nine",), "Open until 10 PM.", False),
+        (Q.HOURS, ("the target across the street opens at seven, we open at eight",), "Opens at 7 AM.", False),
+        (Q.HOURS, ("we close at nine but the kitchen closes at eight",), "Closes at 8 PM.", False),
+        (Q.HOURS, ("we close at nine but the kitchen closes at eight",), "Closes at 9 PM.", True),
+        (Q.HOURS, ("the garden center closes at six, the store's open till nine",), "Closes at 6 PM.", False),
+        (Q.AISLE, ("Get the one on the top shelf in aisle 3.",), "Aisle 3, top shelf.", True),  # not another store
+        # hedges
+        (Q.HOURS, ("i wanna say we open at nine",), "Opens at 9 AM.", False),
+        (Q.HOURS, ("we close at nine, don't hold me to that though",), "Closes at 9 PM.", False),
+        (Q.AISLE, ("aisle five or six",), "Aisle 5.", False),
+        # stock: the last word, what "none" and "not available" say, what is no answer
+        (Q.STOCK, ("we do carry it. we're out right now though",), "In stock.", False),
+        (Q.STOCK, ("yeah we have them", "A: Great, how many?", "oh actually hold on, it says zero, sorry, we're sold out"), "In stock.", False),
+        (Q.STOCK, ("we have one left. actually no, someone just bought it",), "Limited: one left.", False),
+        (Q.STOCK, ("we've got none",), "In stock.", False),
+        (Q.STOCK, ("zero on hand",), "In stock.", False),
+        (Q.STOCK, ("it isn't available right now",), "In stock.", False),
+        (Q.STOCK, ("it's available to order online",), "In stock.", False),
+        (Q.STOCK, ("we have them at our other store, not here",), "In stock.", False),
+        (Q.STOCK, ("yeah, hold on, let me have a look",), "In stock.", False),
+        (Q.STOCK, ("yes, i can do that, one sec",), "In stock.", False),
+        (Q.STOCK, ("sure, do you have the sku",), "In stock.", False),
+        (Q.STOCK, ("we've got thirty two of them",), "In stock, 2.", False),
+        (Q.STOCK, ("we have twenty five in stock",), "25 in stock.", True),
+        (Q.STOCK, ("no we're completely out",), "Out of stock.", True),
+        (Q.STOCK, ("we stopped carrying those",), "Out of stock.", True),
+        (Q.STOCK, ("yes, we definitely have them",), "In stock.", True),
+        # places: numbers in words, corrections by a bare number, moved, gone
+        (Q.AISLE, ("that's aisle twenty two",), "Aisle 20.", False),
+        (Q.AISLE, ("that's aisle twenty two",), "Aisle 22.", True),
+        (Q.AISLE, ("aisle twelve b",), "Aisle 12B.", True),
+        (Q.AISLE, ("aisle twelve b",), "Aisle 12.", False),
+        (Q.AISLE, ("it's in aisle three, no, four",), "Aisle 3.", False),
+        (Q.AISLE, ("aisle 6... sorry, 16",), "Aisle 6.", False),
+        (Q.AISLE, ("aisle 8", "A: Aisle 8, thanks.", "oh sorry, it's 18 not 8"), "Aisle 8.", False),
+        (Q.AISLE, ("aisle 5, sorry, one more thing, it's on the top shelf",), "Aisle 5.", True),
+        (Q.AISLE, ("they moved it to aisle 9 from aisle 3",), "Aisle 3.", False),
+        (Q.AISLE, ("it was aisle 3 but they moved everything around, it's in 11 now",), "Aisle 3.", False),
+        (Q.AISLE, ("our elm street store has them in aisle 5",), "Aisle 5.", False),
+        (Q.AISLE, ("it'd be in aisle 9 but we're out",), "Aisle 9.", False),
+        (Q.AISLE, ("it's in the back room, ask at the front",), "Front of the store.", False),
+        (Q.AISLE, ("that'd be over in plumbing",), "Plumbing department.", True),
+        (Q.AISLE, ("they're on an end cap up front",), "Front of the store, on an end cap.", True),
+    ],
+)
+def test_answers_are_read_as_clerks_give_them(question, business, record, holds):
+    said = turns("B: Hello.", ASKED, *(b if b.startswith("A:") else f"B: {b}" for b in business))
+    assert isinstance(judge.judge_answer(said, question, record), judge.Supported) is holds
+
+
+@pytest.mark.parametrize(
+    ("question", "business"),
+    [
+        (Q.STOCK, "not at the moment, i don't know when we'll get more"),
+        (Q.STOCK, "we're completely out, no idea when the truck comes"),
+        (Q.AISLE, "it's over in plumbing, i don't know the aisle number"),
+    ],
+)
+def test_a_dont_know_after_the_answer_is_not_a_decline(question, business):
+    assert isinstance(judge.judge_declined(_after_ask(business), question, None), judge.Unsupported)
+
+
+BOOK_ASKED = "A: Hi, this is an automated assistant calling on behalf of Nathan. I'd like to book a table for 2 on Friday at 7pm."
+
+
+@pytest.mark.parametrize(
+    ("business", "time", "holds"),
+    [
+        (("okay i've put you down for seven on friday, two people",), "Friday 7pm", True),
+        (("alright, penciled you in for seven",), "Friday 7pm", True),
+        (("great, we'll have a table ready for you at seven",), "Friday 7pm", True),
+        (("you're all set for seven thirty",), "Friday 7pm", False),  # the minutes are the business's
+        (("you're all set for seven thirty",), "Friday 7:30pm", True),
+        (("got you down for 4 at 7",), "Friday 7pm", False),  # a party of 4
+        (("okay four people at seven, you're all set",), "Friday 7pm", False),
+        (("we don't take reservations, just come on in, see you then",), "Friday 7pm", False),
+        (("oh we're walk-ins only, but we'll see you when you get here",), "Friday 7pm", False),
+        (("A: So you don't have anything at 7?", "that's right"), "Friday 7pm", False),
+        (("A: You're fully booked Friday, is that right?", "that's right, we're full"), "Friday 7pm", False),
+        (("A: So that's a table for 2 on Friday at 7?", "that's right"), "Friday 7pm", True),
+        (("friday night the whole place is reserved for a private party",), "Friday 7pm", False),
+        (("you'll get a text once it's confirmed",), "Friday 7pm", False),
+        (("i can put you on the waitlist, okay, got you down on the waitlist",), "Friday 7pm", False),
+        (("we have a table at nine if you want it",), "Friday 9pm", False),
+        (("we can do that if you put down a deposit, do you want to",), "Friday 7pm", False),
+        (("we can do that for parties of six or more only",), "Friday 7pm", False),
+        (("we're booked solid at seven. okay, you're all set",), "Friday 7pm", False),
+        (("we're slammed at seven, all set for nine then",), "Friday 7pm", False),
+        (("you're all set for seven, uh, actually no we can't, we're full",), "Friday 7pm", False),
+        # another time offered, and the one asked never said: the booking is not at the time asked
+        (("I could do 7:30pm on Friday. Would that work?", "A: Yes, 7:30 works.", "Great, you're all set."), "Friday 7pm", False),
+        (("I could do 7:30pm on Friday. Would that work?", "A: Yes, 7:30 works.", "Great, you're all set."), "Friday 7:30pm", True),
+        (("How about 8? Or actually, 7 is fine. You're all set for 7.",), "Friday 7pm", True),
+    ],
+)
+def test_a_booking_is_confirmed_as_a_host_confirms_it(business, time, holds):
+    said = turns("B: Hello.", BOOK_ASKED, *(b if b.startswith("A:") else f"B: {b}" for b in business))
+    got = judge.judge_booked(said, party=2, time=time, requested_party=2, requested_time="Friday 7pm")
+    assert isinstance(got, judge.Supported) is holds, got
+
+
+@pytest.mark.parametrize(
+    ("business", "reason"),
+    [("we don't take reservations", "refused"), ("we're walk-in only", "refused"), ("we're booked solid friday", "fully_booked")],
+)
+def test_no_reservations_and_booked_solid_decline_a_booking(business, reason):
+    got = judge.judge_book_declined(turns("B: Hello.", BOOK_ASKED, f"B: {business}"), alternative_offered=None)
+    assert isinstance(got, judge.Supported) and got.reason == reason, got
+
+
+def test_a_question_about_tables_is_not_full():
+    said = turns("B: Hello.", BOOK_ASKED, "B: no tables? no, we have tables, what time")
+    assert isinstance(judge.judge_book_declined(said, alternative_offered=None), judge.Unsupported)

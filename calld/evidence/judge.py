@@ -10,14 +10,19 @@ How support is judged (deterministic; every verdict carries a `why` for the jour
    said by the business:
      hours   answer_text states a time or a day; each time and day in it is in the business's words,
              a time for the days the business said it for, a day open or closed as they said,
-             and "open 24 hours" only when they said it ("24/7", "around the clock");
-     stock   answer_text says in / out of stock (or limited); the business said the same after the
-             ask (limited counts as in stock), and the same quantity when answer_text gives one;
-     aisle   answer_text names an aisle, department or place; the business named the same one;
+             and "open 24 hours" only when they said it ("24/7", "around the clock"); a time said
+             not to be it ("not at nine"), or in the past, is none, and one for a holiday, a season
+             or next month counts only with that qualifier in answer_text;
+     stock   answer_text says in / out of stock (or limited); the business's last word on it after
+             the ask says the same (limited counts as in stock), with the same quantity when
+             answer_text gives one, and every number in answer_text was said;
+     aisle   answer_text names an aisle, department or place; the business named the same one, as
+             where the item is (not a landmark near it), and did not correct it after;
      booked  the business confirmed (a confirmation, not only agent words; not a question, not
-             denied), and each of day, time and party is either said by the business or is what
-             the user asked for; a time or day in the confirmation is the booking's, and the time
-             asked for, once said full, must be confirmed by name.
+             denied, not a waitlist, an offer or a condition, not a "that's right" to a no), and
+             each of day, time and party is either said by the business or is what the user asked
+             for; a time, day or party in the confirmation is the booking's, and the time asked
+             for, once said full or passed over for another offered, must be confirmed by name.
  - A declined record needs business words that refuse, do not know, or (a booking) say it is full
    or offer only another time; it is refused when the business's last word on it was the answer.
  - A voicemail record needs a recorded greeting in the business's words or the carrier's machine
@@ -335,26 +340,31 @@ def _stock(turns: Sequence[Turn], answer: str) -> Judgement:
         )
     claim = claimed[0]
     fits = {"in_stock": ("in_stock", "limited"), "limited": ("limited",), "out_of_stock": ("out_of_stock",)}
-    for s in _business_sentences(turns):
-        if not s.after_ask:
-            continue  # a greeting is not an answer about this item
-        for f in w.stock(s.text):
-            if f.availability not in fits[claim.availability]:
-                continue
-            if claim.quantity is not None and claim.availability != "out_of_stock" and f.quantity != claim.quantity:
-                continue
-            if (unsaid := _numbers_unsaid(turns, answer)) is not None:
-                return unsaid
-            return _unless_unsure(answer, [(s, f.start)], Supported(_quotes(turns, [s]), f"stock {claim.availability} said by the business"))
-    said = claim.availability.replace("_", " ")
+    # The business's last word on it counts: "we do carry it. we're out right now though" is out.
+    said = [(s, f) for s in _business_sentences(turns) if s.after_ask  # a greeting is not an answer about this item
+            for f in w.stock(s.text) if not w.elsewhere(s.text, f.start)]
+    last_fits = bool(said) and said[-1][1].availability in fits[claim.availability]
+    if not last_fits and any(f.availability in fits[claim.availability] for _, f in said):
+        return Unsupported(f"the business later said otherwise: {said[-1][0].text!r}",
+                           "record the business's last word on the stock, with their words in answer_text")
+    for s, f in said if last_fits else []:
+        if f.availability not in fits[claim.availability]:
+            continue
+        if claim.quantity is not None and claim.availability != "out_of_stock" and f.quantity != claim.quantity:
+            continue
+        if (unsaid := _numbers_unsaid(turns, answer)) is not None:
+            return unsaid
+        return _unless_unsure(answer, [(s, f.start)], Supported(_quotes(turns, [s]), f"stock {claim.availability} said by the business"))
+    said_as = claim.availability.replace("_", " ")
     if claim.quantity is not None and claim.availability != "out_of_stock":
-        said += f" ({claim.quantity})"
-    return Unsupported(f"the business has not said the item is {said}", _KEEP_LISTENING)
+        said_as += f" ({claim.quantity})"
+    return Unsupported(f"the business has not said the item is {said_as}", _KEEP_LISTENING)
 
 
 # The item is not there at all (not "we're out of the large size"): then where it would be is not the answer.
 _NOT_CARRIED = re.compile(
     r"\b(?:out of stock|sold out|not in stock|none left|discontinued|no longer (?:carry|have|stock|sell|keep)|"
+    r"we'?re (?:completely |all |fresh |totally )?out\b(?! of (?!(?:those|them|it|stock)\b))|stopped (?:carrying|selling)|"
     r"(?:do not|don'?t|doesn'?t) (?:stock|carry|sell|have|keep) (?:it|that|those|them|these|any)\b)",
     re.I,
 )
@@ -410,6 +420,11 @@ def _aisle(turns: Sequence[Turn], answer: str) -> Judgement:
                  and w.place_stated(later.text, f) and f.key.split(":")[0] == claim.key.split(":")[0]]
         if moved and w.CORRECTION.search(later.text, after, moved[-1].start if later is s else len(later.text)):
             return Unsupported(f"the business later said {moved[-1].location}: {later.text!r}",
+                               "record the business's last word on where it is, with their words in answer_text")
+        # a bare number said to correct it: "aisle three, no, four", "sorry, 16"
+        if (claim.key.startswith("aisle:") and (fixed := w.corrected_number(later.text, after)) is not None
+                and f"aisle:{fixed}" != claim.key):
+            return Unsupported(f"the business later said aisle {fixed}: {later.text!r}",
                                "record the business's last word on where it is, with their words in answer_text")
     gone = next((x for x in sentences[n:] if x.after_ask and _NOT_CARRIED.search(x.text)), None)
     if gone is not None and not any(f.availability == "out_of_stock" for f in w.stock(answer)):
@@ -513,7 +528,7 @@ def judge_booked(
     turns: Sequence[Turn], *, party: int, time: str | None, requested_party: int, requested_time: str
 ) -> Judgement:
     sentences = _business_sentences(turns)
-    confirmations = [s for s in sentences if s.after_ask and w.confirms(s.text)]
+    confirmations = [s for s in sentences if s.after_ask and w.confirms(s.text) and not _agrees_to_a_no(turns, s)]
     if not confirmations:
         return Unsupported(
             "the business has not confirmed a booking",
@@ -532,9 +547,9 @@ def judge_booked(
                            "record booked with the party the business confirmed")
     # The time the business confirmed is the booking's, whatever was asked: "you're booked for 8:30"
     # never supports a booking at 7.
-    confirmed_clocks = [f.clock for f in w.clocks(last.text)]
-    confirmed_clocks += [w.Clock(h, 0, None) for h in w.confirmed_hours(last.text, party)
-                         if not any(c.hour % 12 == h % 12 for c in confirmed_clocks)]
+    confirmed_clocks = [f.clock for f in w.clocks(last.text) if not w.NOT_FREE.search(w.clause_of(last.text, f.start))]
+    confirmed_clocks += [c for c in w.confirmed_clocks(last.text, party)
+                         if not any(x.same_time(c) for x in confirmed_clocks)]
     if said_time and confirmed_clocks and not any(c.same_time(said_time[0].clock) for c in confirmed_clocks):
         return Unsupported(
             f"the business confirmed {_clock_phrase(confirmed_clocks[-1])}, not {time}: {confirmations[-1].text!r}",
@@ -556,10 +571,22 @@ def judge_booked(
             f"the business said {requested_time} is full and did not confirm it: {full_at_asked[-1].text!r}",
             "record booked with the time the business confirmed, or book_declined if it confirmed none",
         )
+    # Another time offered ("I could do 7:30, would that work?") and the one asked never said by the
+    # business: a booking at the time asked is what the model wanted, not what was agreed.
+    offered = [s for s in sentences if s.after_ask and asked_time and _OFFER.search(s.text)
+               and any(not f.clock.same_time(asked_time[0].clock) for f in w.clocks(s.text))]
+    if (said_time and asked_time and said_time[0].clock.same_time(asked_time[0].clock) and offered
+            and not any(c.same_time(said_time[0].clock) for c in confirmed_clocks)
+            and not any(s.after_ask and not w.NOT_FREE.search(s.text) and _names_hour(s.text, asked_time[0].clock)
+                        for s in sentences if (s.turn, s.start) > (offered[0].turn, offered[0].start))):
+        return Unsupported(
+            f"the business offered another time and did not confirm {requested_time}: {offered[-1].text!r}",
+            "record booked with the time the business confirmed, or book_declined if it confirmed none",
+        )
     if said_time and not (asked_time and said_time[0].clock.same_time(asked_time[0].clock)):
         hit = next((s for s in sentences if any(f.clock.same_time(said_time[0].clock) for f in w.clocks(s.text))
                     or (s.after_ask and w.confirms(s.text)
-                        and said_time[0].clock.hour % 12 in {h % 12 for h in w.confirmed_hours(s.text, party)})), None)
+                        and any(c.same_time(said_time[0].clock) for c in w.confirmed_clocks(s.text, party)))), None)
         if hit is None:
             return Unsupported(f"the business has not offered {time}", _KEEP_LISTENING)
         used.append(hit)
@@ -578,6 +605,19 @@ def judge_booked(
     return Supported(_quotes(turns, used), "the business confirmed the booking")
 
 
+_OFFER = re.compile(r"\b(?:(?:could|can) do|how about|what about|(?:we|i) (?:have|got|can offer)|would .{0,20}work|"
+                    r"available at|earliest|latest|instead|closest)\b|\?", re.I)
+_NO_AGAIN = re.compile(r"n't|\b(?:not|no|nothing|full|booked up|none)\b", re.I)
+
+
+def _agrees_to_a_no(turns: Sequence[Turn], s: _Sentence) -> bool:
+    """"That's right" to the agent's "so you don't have anything at 7?": agreement with a no, not a booking."""
+    if not re.match(r"\W*(?:yes|yeah|yep|that'?s right|that is right|correct|right)\b", s.text, re.I):
+        return False
+    before = next((t for t in reversed(turns[: s.turn]) if t.speaker == "agent" and t.on_line), None)
+    return before is not None and _NO_AGAIN.search(before.text) is not None
+
+
 def _names_hour(text: str, clock: w.Clock) -> bool:
     """Does `text` name that time, as a clock or a bare number ("seven's no good", "7 is taken")?"""
     return (any(f.clock.same_time(clock) for f in w.clocks(text))
@@ -587,7 +627,9 @@ def _names_hour(text: str, clock: w.Clock) -> bool:
 
 def judge_book_declined(turns: Sequence[Turn], *, alternative_offered: str | None) -> Judgement:
     sentences = [s for s in _business_sentences(turns) if s.after_ask]
-    if full := [s for s in sentences if w.FULL.search(s.text)]:
+    if none := [s for s in sentences if w.NO_RESERVATIONS.search(s.text)]:
+        return Supported(_quotes(turns, none[-1:]), "the business takes no reservations", "refused")
+    if full := [s for s in sentences if w.FULL.search(s.text) and not s.text.rstrip().endswith("?")]:
         offered = [s for s in sentences if w.clocks(s.text) and s not in full]
         if alternative_offered or any(w.clocks(s.text) for s in full):
             return Supported(_quotes(turns, full + offered), "the business offered only another time", "no_slot_in_window")

@@ -23,6 +23,9 @@ _UNITS = {
     "fourteen": 14, "fifteen": 15, "sixteen": 16, "seventeen": 17, "eighteen": 18, "nineteen": 19,
     "twenty": 20, "thirty": 30, "forty": 40, "fifty": 50, "a couple": 2, "couple": 2, "a dozen": 12, "dozen": 12,
 }
+_TENS = {"twenty": 20, "thirty": 30, "forty": 40, "fifty": 50, "sixty": 60, "seventy": 70, "eighty": 80, "ninety": 90}
+_UNITS |= _TENS | {f"{t}{sep}{u}": n + _UNITS[u] for t, n in _TENS.items() for u in
+                   ("one", "two", "three", "four", "five", "six", "seven", "eight", "nine") for sep in (" ", "-")}
 _CLOCK_WORDS = {w: n for w, n in _UNITS.items() if 1 <= n <= 12 and w not in ("a", "an", "couple", "a couple", "dozen", "a dozen")}
 _MINUTE_WORDS = {"fifteen": 15, "thirty": 30, "forty-five": 45, "forty five": 45, "oh five": 5, "ten": 10,
                  "twenty": 20, "forty": 40, "fifty": 50}
@@ -484,7 +487,7 @@ _ELSEWHERE = re.compile(
     r"|\bthe (?:store|shop|branch|location) (?:downtown|uptown|across town|in town)\b"
     r"|\bthe one (?:(?:on|at|in|by|near|off|over on|down on|up on) (?:\w+ ){0,2}(?:street|st|avenue|ave|road|rd|boulevard|"
     r"blvd|drive|highway|hwy|lane|way|plaza|mall|square)|downtown|uptown|across town|in town|on main)\b"
-    r"|\bour (?!main\b|own\b|local\b)\w+ (?:store|location|branch|shop)\b"
+    r"|\bour (?!main\b|own\b|local\b)\w+(?: \w+)? (?:store|location|branch|shop)\b"
     r"|\bthe \w+ (?:across the street|down the street|next door|across town|up the road|down the road)\b"
     r"|\b(?:at|in) the [\w.]+(?: [\w.]+)? (?:location|branch)\b",
     re.I,
@@ -550,7 +553,7 @@ def elsewhere(text: str, pos: int) -> bool:
 
 
 _NOT_THERE_BEFORE = re.compile(
-    r"\bused to\b|\bformerly\b|\b(?:was|were) in\b|\bmoved\b[^,;]*\bfrom\s+(?:the\s+)?$|\b(?:not|never)\s+$"
+    r"\bused to\b|\bformerly\b|\b(?:was|were) in\b|\b(?:it|they|that|those) (?:was|were)\s+(?:the\s+)?$|\bmoved\b[^,;]*\bfrom\s+(?:the\s+)?$|\b(?:not|never)\s+$"
     r"|(?:\bnot|n't|\bnever|\bno longer)\s+(?:\w+\s+){0,2}?(?:in|at|on|by|near|from)\s+(?:the\s+)?$",
     re.I,
 )
@@ -570,9 +573,26 @@ def beside(text: str, place: PlaceFound) -> bool:
     return _BESIDE_BEFORE.search(text, 0, start) is not None
 
 
+_NUMBER_CORRECTED = re.compile(
+    r"\b(?:no|sorry|i mean|actually|wait|er|correction|make that|scratch that)\b[\s,.]*(?:(?:uh|um|no|sorry|oh|er|wait)\b[\s,.]*)*"
+    r"(?:it'?s\s+)?(?:(?:over\s+)?in\s+)?(?:(?:aisle|isle|row|bay)\s+)?(\d{1,3}[a-z]?|" + "|".join(sorted(_UNITS, key=len, reverse=True)) + r")\b"
+    r"(?!\s+(?:more|moment|sec|second|minute|thing|of|or|problem))", re.I)
+
+
+def corrected_number(text: str, start: int = 0) -> str | None:
+    """A number said to correct one before it ("aisle three, no, four", "sorry, 16"), as an aisle's id."""
+    m = _NUMBER_CORRECTED.search(text, start)
+    if m is None or m.group(1).lower() in ("a", "an", "no"):
+        return None
+    raw = m.group(1).lower()
+    return raw if raw[:1].isdigit() else str(number(raw))
+
+
 def place_stated(text: str, place: PlaceFound) -> bool:
     """False when the words put the item anywhere but there now ("not in aisle 5", "used to be in
     aisle 3", "moved it from aisle 3"): read from the words since the place said before it."""
+    if re.search(r"\bmoved\b", text[: place.start], re.I) and re.search(r"\bfrom\s+(?:the\s+)?$", text[: place.start], re.I):
+        return False  # "they moved it to aisle 9 from aisle 3"
     start = max((f.end for f in places(text) if f.end <= place.start), default=0)
     before = clause_before(text, place.start)
     return _NOT_THERE_BEFORE.search(before[max(0, len(before) - (place.start - start)):]) is None
@@ -643,7 +663,11 @@ _OUT = re.compile(
     r"on back-? ?order|back-? ?ordered|special order|only (?:available )?online|online only|not in (?:the )?stores?|"
     r"available online|none (?:in (?:the )?store|here|on the shelf)|on order|sold (?:our|the) last|we have none|nope|"
     r"unfortunately not|we do not|reserved (?:for|by)|on hold for (?:a|another|someone|somebody)|spoken for|"
-    r"set aside for)\b",
+    r"set aside for|(?:got|have|there(?:'s| is| are)) (?:none|zero|nothing)|zero (?:on hand|in stock|left|available)|"
+    r"(?:is|are|was|were)n'?t available|not available|(?:available )?to order online|order (?:it|them|one) online|warehouse|not here|"
+    r"not at this (?:store|location)|layaway|none for sale|none in (?:the )?(?:box|back|stock)|"
+    r"(?:were|was|got|been|just) sold|(?:someone|somebody) (?:just )?bought|not at the moment|not right now|"
+    r"we'?re (?:completely |all |fresh |totally )?out\b|stopped (?:carrying|selling|stocking)|discontinued)\b",
     re.I,
 )
 _LIMITED = re.compile(
@@ -655,7 +679,8 @@ _LIMITED = re.compile(
 _IN = re.compile(
     r"\b(in stock|on the shelf|on the shelves|on hand|we (?:do )?have (?:some|them|it|those|that|a few|plenty|lots|one|\d+|\w+ of)|"
     r"we'?ve got|we got (?:some|them|it|a few|plenty|lots|\d+)|there (?:are|is) (?:some|a few|plenty|\d+)|"
-    r"(?:yes|yeah|yep|yup|sure)\b[^.?!]{0,40}\b(?:have|got|carry|stock|do(?! you\b)|does(?! it\b))|"
+    r"(?:yes|yeah|yep|yup|sure)\b[,!]?\s*(?:(?:we|i|they)\s+(?:\w+ly\s+|still\s+)?(?:have|got|carry|stock|sell)\b"
+    r"(?!\s+(?:a look|a check|a peek|to\b|stock checks))|(?:we|they|it) (?:do|does)(?=\s*(?:[.,!]|$)))|"
     r"(?:yes|yeah|yep|yup|sure)\b[,!]?\s*(?:plenty|lots|loads|a bunch|a few|a couple|tons)|^\s*we (?:sure )?do\b(?!\s*(?:not|n'?t))|available)\b",
     re.I,
 )
@@ -710,17 +735,23 @@ def stock(text: str) -> list[StockFound]:
 
 # -- places in a store -----------------------------------------------------------------------------------
 
-_AISLE = re.compile(r"\b(aisle|isle|row|bay)\s+(\d{1,3}[a-z]?|[a-z]\b|" + "|".join(sorted(_UNITS, key=len, reverse=True)) + r")", re.I)
-_AREA_NAME = (r"(?:back|front|middle|rear|corner|end|left|right|far \w+)(?: \w+)? of the store"
+_AISLE = re.compile(r"\b(aisle|isle|row|bay)\s+(\d{1,3}[a-z]?|[a-z]\b|" + "|".join(sorted(_UNITS, key=len, reverse=True)) + r")"
+                    r"(?:[\s-]([a-h])(?=[.,!?]|$))?", re.I)
+# Departments a store names without the word "department" ("it's over in plumbing").
+_DEPARTMENTS = (r"plumbing|electrical|hardware|housewares|seasonal|automotive|lawn and garden|garden|paint|lumber|"
+                r"bath|tools|pet supplies|grocery|produce|dairy|frozen foods?|toys|sporting goods|electronics|appliances|"
+                r"furniture|patio|crafts|stationery|office supplies|cleaning supplies|home decor|kitchenware")
+_AREA_NAME = (r"(?:back|front|middle|rear|corner|end|left|right|far \w+)(?: \w+)? of the store|(?:an |the )?end ?caps?(?: up front)?"
+              rf"|(?:{_DEPARTMENTS})(?![ -](?:department|section|area|aisle|center|centre)\b)(?=[\s.,!?]|$)"
               r"|(?!(?:near|nearby|by|next|beside|behind|past|in|at|to|try|check|see|the|across|opposite|facing)\b)"
               r"[a-z]+(?: [a-z]+)? (?:department|section|area|counter|aisle|center|centre|corner|wall)")
 # After a word that points somewhere ("in", "by", "try", "check"), or opening a clause: a record is
 # often the place alone ("Housewares section.").
-_AREA = re.compile(rf"(?:\b(?:in|at|by|near|next to|behind|to|try|check|see)\s+|(?:^|[,;:.]\s*))(?:the\s+)?({_AREA_NAME})\b",
+_AREA = re.compile(rf"(?:\b(?:in|at|on|by|near|next to|behind|to|try|check|see)\s+|(?:^|[,;:.]\s*))(?:the\s+)?({_AREA_NAME})\b",
                    re.I)
 # "In the back", "at the front": of the store (not "the front door" or "the back counter").
 _BACK_OR_FRONT = re.compile(
-    r"(?:\b(?:in|at|to|toward|towards|by|near)\s+|^\s*)the\s+(back|front|rear)\b(?!\s+(?:of|door|desk|counter|entrance|wall)\b)",
+    r"(?:(?<!\bask\s)(?<!\bpay\s)(?<!\bcheck\s)(?<!\bstop\s)\b(?:in|at|to|toward|towards|by|near)\s+|^\s*)the\s+(back|front|rear)\b(?!\s+(?:of|door|desk|counter|entrance|wall)\b)",
     re.I)
 
 
@@ -738,6 +769,7 @@ def places(text: str) -> list[PlaceFound]:
         ident = str(n) if n is not None and not raw.isdigit() and raw not in ("a",) else raw
         if raw == "a" and not re.match(r"\s*[a-z]\b", text[m.end(1):], re.I):
             continue
+        ident += (m.group(3) or "").lower()  # "aisle twelve b"
         found.append(PlaceFound(m.start(), m.end(), f"aisle {ident}", f"aisle:{ident}"))
     for m in _AREA.finditer(text):
         loc = m.group(1).lower()
@@ -770,10 +802,17 @@ NEEDS = re.compile(  # the business will not go on without a detail the request 
     r"\b((?:can't|cannot|can not|won't|unable to|not able to)\b[^.?!]{0,40}\bwithout\b|we (?:need|require) (?:a|an|your)\b)",
     re.I,
 )
-FULL = re.compile(r"\b(fully booked|no tables?|booked up|no availability|we'?re full|completely full|nothing available)\b", re.I)
+FULL = re.compile(r"\b(fully booked|no tables?|booked up|booked solid|no availability|no openings|we'?re full|completely full|"
+                  r"nothing available|nothing open|no room)\b", re.I)
+# No booking to be had at all, whatever the time: "we don't take reservations", "walk-ins only".
+NO_RESERVATIONS = re.compile(
+    r"\b((?:do not|don'?t|doesn'?t|can'?t|cannot) (?:take|do|accept|make) (?:reservations|bookings)|no reservations|"
+    r"walk-? ?ins? only|only walk-? ?ins?|first come,? first serve[d]?)\b", re.I)
 CONFIRM = re.compile(
     r"\b(you'?re (?:all )?(?:booked|set|confirmed)|all set|(?:is |it's |that's )?confirmed|that's right|that is right|"
-    r"we have a table|got you down|have you down|see you then|we'll see you|booked (?:you|it|that) in|reserved|"
+    r"we have a table|got you down|have you down|put you down|pencil(?:l?ed)? you in|see you then|we'll see you|"
+    r"booked (?:you|it|that) in|(?:i'?ve|we'?ve|i have|we have|i|we) reserved|reserved (?:it |that |a table |the table )?for you|"
+    r"(?:have|get) a table ready|"
     r"see you (?:on |at )?(?:mon|tue|wed|thu|fri|sat|sun|tomorrow|tonight|at \w+)\w*|"
     r"(?:we )?can do that|have a table for you)\b",
     re.I,
@@ -781,42 +820,61 @@ CONFIRM = re.compile(
 # The time asked for is not to be had ("7 is taken", "seven's no good", "nothing at 7").
 NOT_FREE = re.compile(
     r"\b(?:no good|taken|not available|unavailable|(?:can'?t|cannot|can not) do|don'?t have anything|nothing (?:at|for)|"
-    r"booked up|full|fully booked|no tables?|not going to work|won'?t work|doesn'?t work)\b", re.I)
+    r"booked up|booked solid|slammed|packed|full|fully booked|no tables?|no openings|not going to work|won'?t work|doesn'?t work)\b", re.I)
 # A confirmation taken back after it was given.
 TAKEN_BACK = re.compile(
     r"\b(?:actually|oh wait|wait|sorry|i'?m sorry)\b[^.?!]*\b(?:full|can'?t|cannot|not|no tables?|booked up|don'?t have)\b", re.I)
-_FOR_HOUR = re.compile(rf"\b(?:for|at)\s+{_HOUR}\b"
-                       r"(?!\s*(?:people|persons|guests|of you|adults|kids|children|seats|tables?))", re.I)
-_PARTY_SAID = re.compile(r"\b(?:party of|table for|for)\s+(\d{1,2}|" + "|".join(sorted(_UNITS, key=len, reverse=True)) + r")"
+_FOR_HOUR = re.compile(rf"\b(?:for|at)\s+{_HOUR}\b{_MINUTE}"
+                       r"(?!\s*(?:people|persons|guests|of you|adults|kids|children|seats|tables?|at\b))", re.I)
+_PARTY_SAID = re.compile(r"\b(?:party of|table for|for|)\s*(\d{1,2}|" + "|".join(sorted(_UNITS, key=len, reverse=True)) + r")"
                          r"(?:\s+(?:people|persons|guests|adults))?\b", re.I)
 
 
-def confirmed_hours(sentence: str, party: int) -> list[int]:
-    """Hours a confirmation names with a bare number ("you're booked for 8", "all set for nine"): a
-    number after "for" or "at" that is not the party's size nor a count of people."""
+def confirmed_clocks(sentence: str, party: int) -> list[Clock]:
+    """Times a confirmation names with a bare number ("you're booked for 8", "all set for seven
+    thirty"): a number after "for" or "at" that is not the party's size nor a count of people ("for
+    4 at 7"), and not said to be full ("we're slammed at seven, all set for nine")."""
     out = []
     for m in _FOR_HOUR.finditer(sentence):
         n = _hour_value(m.group(1))
-        if 1 <= n <= 12 and not (n == party and m.group(0).lower().startswith("for")):
-            out.append(n)
+        minute = int(m.group(2)) if m.group(2) else _MINUTE_WORDS.get((m.group(3) or "").lower(), 0)
+        if 1 <= n <= 12 and not (n == party and m.group(0).lower().startswith("for")) and minute <= 59 \
+                and not NOT_FREE.search(clause_of(sentence, m.start())):
+            out.append(Clock(n, minute, None))
     return out
 
 
 def parties_said(sentence: str) -> list[int]:
-    """Party sizes a sentence names ("party of six", "a table for 4 people")."""
+    """Party sizes a sentence names ("party of six", "a table for 4 people", "four people", "for 4 at 7")."""
     return [n for m in _PARTY_SAID.finditer(sentence) if (n := number(m.group(1))) is not None
-            and (m.group(0).lower().startswith(("party", "table")) or re.search(r"people|persons|guests|adults", m.group(0), re.I))]
+            and (m.group(0).lower().lstrip().startswith(("party", "table")) or re.search(r"people|persons|guests|adults", m.group(0), re.I)
+                 or (m.group(0).lower().lstrip().startswith("for") and re.match(r"\s+at\b", sentence[m.end():], re.I)))]
 
 
 _NEGATED = re.compile(r"(?:\bnot|n'?t|\bnever|\bno)\s+(?:\w+\s+){0,2}$", re.I)
 
 
+# Words that make a confirmation something else: a waitlist, an offer still to be taken ("a table
+# at nine if you want it"), a condition ("if you put down a deposit", "for parties of six or more").
+_NOT_A_BOOKING = re.compile(
+    r"\b(?:wait ?list|waiting list|if you (?:want|like|put|pay|can)|would you like|do you want|does that work|would that work|"
+    r"parties of \w+ or more|for parties of|only for parties|(?:once|when|until|after|if) (?:it'?s|it is|we'?re|i'?ve) confirmed)\b",
+    re.I)
+_PENDING_BEFORE = re.compile(r"\b(?:once|when|until|after|if|before)\b[^,;.]*$", re.I)  # "a text once it's confirmed"
+
+
 def confirms(sentence: str) -> bool:
-    """A booking confirmed in this sentence: not asked ("Confirmed?", "Is that right?") and not
-    denied ("not confirmed yet", "I can't say you're all set")."""
+    """A booking confirmed in this sentence: not asked ("Confirmed?", "Is that right?"), not denied
+    ("not confirmed yet", "I can't say you're all set"), not a waitlist, an offer or a condition, and
+    not where they take no bookings or are full ("that's right, we're full")."""
     if sentence.rstrip().endswith("?"):
         return False
-    return any(not _NEGATED.search(clause_before(sentence, m.start())) for m in CONFIRM.finditer(sentence))
+    if _NOT_A_BOOKING.search(sentence) or NO_RESERVATIONS.search(sentence):
+        return False
+    return any(not _NEGATED.search(before := clause_before(sentence, m.start())) and not _PENDING_BEFORE.search(before)
+               and not (FULL.search(sentence) and m.group(0).lower().startswith("that"))
+               and not TAKEN_BACK.search(sentence, m.end())  # "all set for seven, uh, actually no we can't"
+               for m in CONFIRM.finditer(sentence))
 
 
 RECORDING = re.compile(
