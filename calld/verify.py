@@ -338,7 +338,7 @@ def run_checks(inp: VerifyInput, settings: Settings, ledger: Ledger, run_dir: Pa
         return common.session_delegation()[0]
 
     def evidence_supported() -> str:
-        return common.evidence_supported(lambda turns, r: judge_answer(turns, inp.ask, r.get("answer_text")))
+        return common.evidence_supported(lambda turns, r: judge_answer(turns, inp.ask, r.get("answer_text"), item=inp.item))
 
     def tool_loop() -> str:
         rec = _find(ev.rows(), _event("tool.record_task_result"))

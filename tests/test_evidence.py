@@ -863,3 +863,32 @@ def test_no_reservations_and_booked_solid_decline_a_booking(business, reason):
 def test_a_question_about_tables_is_not_full():
     said = turns("B: Hello.", BOOK_ASKED, "B: no tables? no, we have tables, what time")
     assert isinstance(judge.judge_book_declined(said, alternative_offered=None), judge.Unsupported)
+
+
+STOCK_ASKED = "A: Hi, this is an automated assistant calling on behalf of Nathan. Do you have cast iron skillets in stock?"
+
+
+def test_where_the_business_disagrees_the_words_that_name_the_item_decide():
+    said = turns("B: Hello.", STOCK_ASKED,
+                 "B: We don't carry cast iron skillets anymore. We do have nonstick pans in stock though.")
+    assert "not said the item is in stock" in refused(
+        judge.judge_answer(said, Q.STOCK, "Yes, they have them in stock.", item="cast iron skillet"))
+    supported(judge.judge_answer(said, Q.STOCK, "They no longer carry cast iron skillets.", item="cast iron skillet"))
+    # words that agree need not name it
+    agreed = turns("B: Hello.", STOCK_ASKED, "B: Yes, we have them. Plenty on the shelf.")
+    supported(judge.judge_answer(agreed, Q.STOCK, "In stock.", item="cast iron skillet"))
+
+
+@pytest.mark.parametrize(
+    "business",
+    [
+        "Until 9 tonight? Who is this?",  # asked back
+        "Hours? Wait, are you the guy who called about the 5 PM pickup?",
+        "This location is closed for renovation. Our Main Street store is open 8 AM to 6 PM.",  # another store
+        "Our pharmacy is open 9 AM to 6 PM. For the front store, press 1.",  # a part with its own hours
+    ],
+)
+def test_a_question_or_another_stores_hours_states_no_answer(business):
+    said = _after_ask(business)
+    assert judge.find_answers(said, Q.HOURS) == ()
+    assert not judge.answered_after_ask(said, Q.HOURS)

@@ -977,7 +977,7 @@ def _judge(call: Call, event: ev.TaskRecorded) -> judge.Judgement:
         return judge.judge_book_declined(turns, alternative_offered=d.alternative_offered)
     if event.status == "declined":
         return judge.judge_declined(turns, job.question, event.answer_text)
-    return judge.judge_answer(turns, job.question, event.answer_text)
+    return judge.judge_answer(turns, job.question, event.answer_text, item=job.item)
 
 
 def _refuse_record(call: Call, event: ev.TaskRecorded, why: str, instead: str) -> _Out:

@@ -173,10 +173,15 @@ def _days_in(text: str) -> set[int]:
     return {i for d in w.days(text) for i in d.days}
 
 
+def _asked(s: _Sentence) -> bool:
+    """A question states nothing: "Until 9 tonight?" asks it back."""
+    return s.text.rstrip().endswith("?")
+
+
 def _clocks_said(sentences: Sequence[_Sentence]) -> list[_TimeSaid]:
     """Every clock time the business said about this store, with its sentence's place and its role."""
     return [(n, s, f, w.clock_role(s.text, f)) for n, s in enumerate(sentences) for f in w.clocks(s.text)
-            if not _not_this_store(s.text, f.start) and not w.FORMERLY.search(w.clause_of(s.text, f.start))
+            if not _asked(s) and not _not_this_store(s.text, f.start) and not w.FORMERLY.search(w.clause_of(s.text, f.start))
             and not w.negated_time(s.text, f)]
 
 
@@ -331,7 +336,7 @@ def _numbers_unsaid(turns: Sequence[Turn], answer: str) -> Unsupported | None:
                        "record only the numbers the business said, with their words in answer_text")
 
 
-def _stock(turns: Sequence[Turn], answer: str) -> Judgement:
+def _stock(turns: Sequence[Turn], answer: str, item: str | None = None) -> Judgement:
     claimed = w.stock(answer)
     if not claimed:
         return Unsupported(
@@ -343,6 +348,10 @@ def _stock(turns: Sequence[Turn], answer: str) -> Judgement:
     # The business's last word on it counts: "we do carry it. we're out right now though" is out.
     said = [(s, f) for s in _business_sentences(turns) if s.after_ask  # a greeting is not an answer about this item
             for f in w.stock(s.text) if not w.elsewhere(s.text, f.start)]
+    # Where they disagree, the words that name the item decide: the rest may be about something else.
+    named = [(s, f) for s, f in said if item and w.words_of(s.text) & w.words_of(item)]
+    if named and len({f.availability != "out_of_stock" for _, f in said}) > 1:
+        said = named
     last_fits = bool(said) and said[-1][1].availability in fits[claim.availability]
     if not last_fits and any(f.availability in fits[claim.availability] for _, f in said):
         return Unsupported(f"the business later said otherwise: {said[-1][0].text!r}",
@@ -437,13 +446,16 @@ def _aisle(turns: Sequence[Turn], answer: str) -> Judgement:
     return _unless_unsure(answer, [(s, at.start)], Supported(_quotes(turns, [s]), f"place {claim.location} said by the business"))
 
 
-_ANSWERED = {QuestionType.HOURS: _hours, QuestionType.STOCK: _stock, QuestionType.AISLE: _aisle}
 
 
-def judge_answer(turns: Sequence[Turn], question: QuestionType, answer_text: str | None) -> Judgement:
+def judge_answer(turns: Sequence[Turn], question: QuestionType, answer_text: str | None, item: str | None = None) -> Judgement:
+    """`item`: what was asked about (stock), so that when the business's words disagree, those that
+    name it decide ("we don't carry cast iron skillets. we do have nonstick pans though")."""
     if not (answer_text or "").strip():
         return Unsupported("answered needs answer_text", "record answered with the business's answer in answer_text")
-    judged = _ANSWERED[question](turns, answer_text or "")
+    answer = answer_text or ""
+    judged = {QuestionType.HOURS: lambda: _hours(turns, answer), QuestionType.STOCK: lambda: _stock(turns, answer, item),
+              QuestionType.AISLE: lambda: _aisle(turns, answer)}[question]()
     if isinstance(judged, Unsupported) and judged.next == _KEEP_LISTENING and (said := find_answer(turns, question)) is not None:
         # The business did answer, only not what the record says: quote it back rather than wait for more.
         return Unsupported(judged.why, f"the business said: {said.text!r}. Record answered with their words in answer_text")
@@ -498,8 +510,10 @@ def judge_voicemail(turns: Sequence[Turn], machine: str | None) -> Judgement:
 
 
 def _states_answer(s: _Sentence, question: QuestionType) -> bool:
-    if question is QuestionType.HOURS:
-        return bool(w.clocks(s.text) or (w.days(s.text) and _OPEN_WORDS.search(s.text)) or w.ALWAYS_OPEN.search(s.text))
+    if question is QuestionType.HOURS:  # of this store, and not asked back ("Until 9 tonight? Who is this?")
+        return bool(_clocks_said([s]) or any(not _not_this_store(s.text, f.start) for f in w.always_open(s.text))
+                    or (_OPEN_WORDS.search(s.text) and any(not _not_this_store(s.text, d.start) for d in w.days(s.text)))
+                    ) and not _asked(s)
     if question is QuestionType.STOCK:
         return s.after_ask and bool(w.stock(s.text))
     return bool(w.places(s.text))

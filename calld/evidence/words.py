@@ -487,7 +487,7 @@ _ELSEWHERE = re.compile(
     r"|\bthe (?:store|shop|branch|location) (?:downtown|uptown|across town|in town)\b"
     r"|\bthe one (?:(?:on|at|in|by|near|off|over on|down on|up on) (?:\w+ ){0,2}(?:street|st|avenue|ave|road|rd|boulevard|"
     r"blvd|drive|highway|hwy|lane|way|plaza|mall|square)|downtown|uptown|across town|in town|on main)\b"
-    r"|\bour (?!main\b|own\b|local\b)\w+(?: \w+)? (?:store|location|branch|shop)\b"
+    r"|\bour (?!(?:main|own|local) (?:store|location|branch|shop)\b)\w+(?: \w+)? (?:store|location|branch|shop)\b"
     r"|\bthe \w+ (?:across the street|down the street|next door|across town|up the road|down the road)\b"
     r"|\b(?:at|in) the [\w.]+(?: [\w.]+)? (?:location|branch)\b",
     re.I,
