@@ -892,3 +892,85 @@ def test_a_question_or_another_stores_hours_states_no_answer(business):
     said = _after_ask(business)
     assert judge.find_answers(said, Q.HOURS) == ()
     assert not judge.answered_after_ask(said, Q.HOURS)
+
+
+@pytest.mark.parametrize(
+    ("question", "business", "record", "holds"),
+    [
+        # a time said as the whole answer, with fillers or days at most
+        (Q.HOURS, ("ten thirty",), "Opens at 10:30 AM.", True),
+        (Q.HOURS, ("eleven",), "Opens at 11 AM.", True),
+        (Q.HOURS, ("uh ten on saturday",), "Opens at 10 AM Saturday.", True),
+        (Q.HOURS, ("five today, six tomorrow",), "Closes at 5 PM today.", True),
+        (Q.HOURS, ("five today, six tomorrow",), "Closes at 6 PM today.", False),
+        (Q.HOURS, ("nine or so",), "Closes at 9 PM.", False),  # "or so" is doubt
+        (Q.HOURS, ("until about nine",), "Open until about 9 PM.", True),
+        (Q.HOURS, ("we're open seven days, eight to eight",), "Open Sunday 8 to 8.", True),
+        (Q.HOURS, ("we're open til 9 pm on weekdays til 6 on saturday",), "Weekdays until 9 PM, Saturday until 6.", True),
+        (Q.HOURS, ("we're open til 9 pm on weekdays til 6 on saturday",), "Weekdays until 6.", False),
+        (Q.HOURS, ("the pharmacy is open nine to nine and the store is open seven to eleven",), "Open 7 to 11.", True),
+        (Q.HOURS, ("the pharmacy is open nine to nine and the store is open seven to eleven",), "Open 9 to 9.", False),
+        # stock said in more ways
+        (Q.STOCK, ("we have a couple",), "In stock, 2.", True),
+        (Q.STOCK, ("we have like five",), "In stock, 5.", True),
+        (Q.STOCK, ("we have tons",), "In stock.", True),
+        (Q.STOCK, ("yeah we've got three in the back",), "In stock, 3.", True),  # "in" is not inches
+        (Q.STOCK, ("we are out of those right now",), "Out of stock.", True),
+        (Q.STOCK, ("sorry, none",), "Out of stock.", True),
+        (Q.STOCK, ("we had some yesterday but they're gone",), "Out of stock.", True),
+        (Q.STOCK, ("we haven't had those in a while",), "Out of stock.", True),
+        (Q.STOCK, ("we're down to our last one",), "Limited: one left.", True),
+        (Q.STOCK, ("A: So you have five in stock?", "yes we do"), "In stock, 5.", False),  # the agent's five
+        # an aisle given by its number alone, as a correction
+        (Q.AISLE, ("aisle nine, uh, no, it's in eleven now",), "Aisle 11.", True),
+        (Q.AISLE, ("A: So that's aisle 9?", "no, nineteen"), "Aisle 19.", True),
+        (Q.AISLE, ("it's in the lawn and garden section",), "Lawn and garden section.", True),
+    ],
+)
+def test_short_and_spoken_answers_are_read(question, business, record, holds):
+    said = turns("B: Hello.", ASKED, *(b if b.startswith("A:") else f"B: {b}" for b in business))
+    assert isinstance(judge.judge_answer(said, question, record), judge.Supported) is holds
+
+
+@pytest.mark.parametrize(
+    ("question", "business", "holds"),
+    [
+        (Q.HOURS, "i have no clue, sorry", True),
+        (Q.HOURS, "i couldn't tell ya", True),
+        (Q.HOURS, "that's not something i can share", True),
+        (Q.STOCK, "i can't look that up right now, we're slammed", True),
+        (Q.STOCK, "we don't do stock checks over the phone", True),
+        (Q.AISLE, "i don't know, maybe aisle 5?", True),  # a guess asked back is no answer
+    ],
+)
+def test_not_knowing_and_refusing_in_everyday_words(question, business, holds):
+    assert isinstance(judge.judge_declined(_after_ask(business), question, None), judge.Supported) is holds
+
+
+@pytest.mark.parametrize(
+    ("business", "time", "holds"),
+    [
+        (("we can't do seven but i can do eight fifteen. okay you're all set",), "Friday 8:15pm", True),
+        (("you're booked for seven. oh wait, i don't have your number, what's a good number",), "Friday 7pm", True),
+        (("you're booked. sorry, we're not able to seat you on the patio though",), "Friday 7pm", True),
+    ],
+)
+def test_a_booking_with_an_afterthought_is_still_booked(business, time, holds):
+    said = turns("B: Hello.", BOOK_ASKED, *(f"B: {b}" for b in business))
+    got = judge.judge_booked(said, party=2, time=time, requested_party=2, requested_time="Friday 7pm")
+    assert isinstance(got, judge.Supported) is holds, got
+
+
+@pytest.mark.parametrize(
+    ("business", "alternative", "holds"),
+    [
+        ("sorry, we only take reservations for parties of six or more", None, True),
+        ("we don't have any openings friday night", None, True),
+        ("the earliest i have is nine", "9pm", True),
+        ("i can't do seven, sorry", None, True),
+        ("we're not full at all, come on in", None, False),
+    ],
+)
+def test_a_booking_declined_in_everyday_words(business, alternative, holds):
+    got = judge.judge_book_declined(turns("B: Hello.", BOOK_ASKED, f"B: {business}"), alternative_offered=alternative)
+    assert isinstance(got, judge.Supported) is holds, got

@@ -326,9 +326,11 @@ def _unless_unsure(answer: str, facts: Sequence[tuple[_Sentence, int]], supporte
 def _numbers_unsaid(turns: Sequence[Turn], answer: str) -> Unsupported | None:
     """Every number in a stock or place record was said on the call: by the business after the ask
     ("we've got two" is not "in stock, 20"; "aisle 5" is not "aisle 5, bay 30"), or in the ask
-    itself, where the item's name is ("WD-40")."""
+    itself, the agent's first words, where the item's name is ("WD-40"); not in the agent's later
+    words ("so you have five?" answered "yes we do" says no five)."""
+    ask = next((t for t in turns if t.speaker == "agent" and t.on_line and t.text.strip()), None)
     said = set().union(*(w.counts(s.text) for s in _business_sentences(turns) if s.after_ask),
-                       *(w.counts(t.text) for t in turns if t.speaker == "agent" and t.on_line))
+                       w.counts(ask.text) if ask is not None else set())
     unsaid = sorted(w.counts(answer) - said)
     if not unsaid:
         return None
@@ -413,6 +415,11 @@ def _aisle(turns: Sequence[Turn], answer: str) -> Judgement:
             denied = s
         if hit is not None:
             break
+    if hit is None and claim.key.startswith("aisle:"):
+        # the aisle said as a correction, by its number alone ("aisle nine, uh, no, it's in eleven now")
+        fixed = next(((n, s) for n, s in enumerate(sentences) if f"aisle:{w.corrected_number(s.text)}" == claim.key), None)
+        if fixed is not None:
+            hit = (fixed[0], fixed[1], w.PlaceFound(0, len(fixed[1].text), claim.location, claim.key))
     if hit is None:
         if denied is not None:
             return Unsupported(f"the business did not say the item is in {claim.location} now: {denied.text!r}", _KEEP_LISTENING)
@@ -516,7 +523,7 @@ def _states_answer(s: _Sentence, question: QuestionType) -> bool:
                     ) and not _asked(s)
     if question is QuestionType.STOCK:
         return s.after_ask and bool(w.stock(s.text))
-    return bool(w.places(s.text))
+    return bool(w.places(s.text)) and not _asked(s)  # "maybe aisle 5?" asks
 
 
 def find_answer(turns: Sequence[Turn], question: QuestionType) -> Quote | None:
@@ -643,7 +650,7 @@ def judge_book_declined(turns: Sequence[Turn], *, alternative_offered: str | Non
     sentences = [s for s in _business_sentences(turns) if s.after_ask]
     if none := [s for s in sentences if w.NO_RESERVATIONS.search(s.text)]:
         return Supported(_quotes(turns, none[-1:]), "the business takes no reservations", "refused")
-    if full := [s for s in sentences if w.FULL.search(s.text) and not s.text.rstrip().endswith("?")]:
+    if full := [s for s in sentences if w.says_full(s.text) and not _asked(s)]:
         offered = [s for s in sentences if w.clocks(s.text) and s not in full]
         if alternative_offered or any(w.clocks(s.text) for s in full):
             return Supported(_quotes(turns, full + offered), "the business offered only another time", "no_slot_in_window")

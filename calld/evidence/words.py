@@ -38,7 +38,8 @@ _NOON = re.compile(r"\b(noon|midday|midnight)\b", re.I)
 # A bare number is a clock time only where hours are being talked about.
 _TIME_CONTEXT = re.compile(
     r"\b(open|opens|opening|close|closes|closing|closed|until|till|til|from|to|through|at|after|before|"
-    r"by|around|between|and|am|pm|a\.m\.|p\.m\.|o'clock|-)\s*$",
+    r"by|around|between|and|am|pm|a\.m\.|p\.m\.|o'clock|-|(?:can|could) do|how about|what about|"
+    r"(?:earliest|latest|first|last)(?: one)? (?:i|we) (?:have|got|can do) is)\s*(?:(?:about|around|roughly|approximately|like)\s+)?$",
     re.I,
 )
 
@@ -55,6 +56,11 @@ _CORRECTED_TO = re.compile(
     r"\b(?:i mean|no|sorry|wait|actually|correction|make (?:it|that)|scratch that)\b[\s,.]*"
     r"(?:(?:uh|um|no|wait|sorry|actually|oh)\b[\s,.]*)*(?:it'?s\s+|make (?:it|that)\s+)?(?:at\s+)?$", re.I)
 _LIST_BEFORE = re.compile(r"(?:,|;|\band\b)\s*$", re.I)
+# A number said as the whole answer, after fillers at most, and before days or nothing ("nine.",
+# "um, eight.", "ten thirty", "five today, six tomorrow", "nine or so").
+_FILLERS_ONLY = re.compile(r"\W*(?:(?:uh|um|er|oh|so|well|like|it'?s|its|about|around|maybe)\W+)*", re.I)
+_ALONE_AFTER = re.compile(
+    r"\s*(?:or so\b|ish\b)?\s*(?:(?:on\s+)?(?:mon|tue|wed|thu|fri|sat|sun)[a-z]*\b|today\b|tomorrow\b|tonight\b)?\s*(?:[.,!]|$)", re.I)
 # "7 days a week", "24 hours", "2 people": a number with a unit is no clock time.
 _UNIT_AHEAD = re.compile(r"\s*(?:days?|hours?|hrs|minutes?|mins|weeks?|months?|years?|people|persons|guests|items|"
                          r"units|pieces|left|of (?:them|those|these))\b", re.I)
@@ -169,8 +175,9 @@ def clocks(text: str) -> tuple[ClockFound, ...]:
             (_LIST_BEFORE.search(text[: m.start()]) and any(f.end <= m.start() for f in found))
             or _CORRECTED_BEFORE.search(text[: m.start()]))  # "Actually, 8 on Sundays"
         corrected_to = _CORRECTED_TO.search(text[: m.start()]) and not _UNIT_AHEAD.match(text, m.end())
+        alone = _FILLERS_ONLY.fullmatch(text, 0, m.start()) and _ALONE_AFTER.match(text, m.end())  # "nine.", "uh ten on saturday"
         if not (m.group(2) or meridiem or oclock or _TIME_CONTEXT.search(text[: m.start()])
-                or _RANGE_AHEAD.match(text[m.end():]) or listed or corrected_to):
+                or _RANGE_AHEAD.match(text[m.end():]) or listed or corrected_to or alone):
             continue
         if minute > 59 or hour > 23:
             continue
@@ -197,7 +204,8 @@ _DAY_NAME = r"(mon|tue|tues|wed|thu|thur|thurs|fri|sat|sun)(?:day|nesday|rsday|u
 _DAY = re.compile(rf"\b{_DAY_NAME}\b", re.I)
 _DAY_RANGE = re.compile(rf"\b{_DAY_NAME}\s*(?:through|thru|to|till|until|-|–)\s*{_DAY_NAME}\b", re.I)
 _DAY_GROUPS = (
-    (re.compile(r"\b(every day|everyday|daily|seven days a week|7 days a week|all week)\b", re.I), range(7)),
+    (re.compile(r"\b(every day|everyday|daily|(?:seven|7) days(?: a week)?(?! (?:ago|later|notice|from|before|after))|all week)\b", re.I),
+     range(7)),
     (re.compile(r"\bweekdays?\b", re.I), range(5)),
     (re.compile(r"\bweekends?\b", re.I), range(5, 7)),
 )
@@ -350,6 +358,7 @@ def _time_first(text: str, a: int, b: int) -> bool:
     return first_day is not None and first_clock is not None and first_clock < first_day
 
 
+_CUE_AFTER_DAYS = re.compile(r"\s+(?:til|till|until|from|open|opens|close|closes)\b", re.I)
 _DAYS_THEN_TIME = re.compile(r"\s*(?:(?:we'?re|we are|it'?s)\s+)?(?:open\s+)?(?:from\s+)?", re.I)
 
 
@@ -360,6 +369,9 @@ def _time_pieces(text: str) -> list[tuple[int, int]]:
     unpunctuated = [d.start for d in days(text)
                     if any(f.end <= d.start and not text[f.end:d.start].strip() for f in found)
                     and any(_DAYS_THEN_TIME.fullmatch(text, d.end, f.start) for f in found if f.start >= d.end)]
+    # ... and a time cue right after days said for the time before them ("til 9 pm on weekdays til 6 on saturday")
+    unpunctuated += [d.end for d in days(text) if _CUE_AFTER_DAYS.match(text, d.end)
+                     and any(f.end <= d.start for f in found) and any(f.start >= d.end for f in found)]
     cuts = sorted({0, len(text), *(m.start() for m in _CLAUSE_BREAK.finditer(text)), *(m.start() for m in _AND.finditer(text)),
                    *unpunctuated})
     pieces = [(a, b) for a, b in zip(cuts, cuts[1:]) if text[a:b].strip()]
@@ -532,9 +544,16 @@ _OTHER_PART = re.compile(
     r"the (?:garden|auto|tire|service|lawn and garden) (?:center|centre|department|desk|shop))\b", re.I)
 
 
+_AND_THE = re.compile(r"\band (?=the|our|we)\b", re.I)
+
+
 def other_part(text: str, pos: int) -> bool:
     """True when the clause at `pos` is about a part with hours of its own ("the pharmacy closes at 4")."""
-    return _OTHER_PART.search(clause_of(text, pos)) is not None
+    clause = clause_of(text, pos)
+    at = len(clause_before(text, pos))
+    parts = [0, *(m.start() for m in _AND_THE.finditer(clause)), len(clause)]  # "the pharmacy ... and the store ..."
+    a, b = max(p for p in parts if p <= at), min(p for p in parts if p > at)
+    return _OTHER_PART.search(clause[a:b]) is not None
 
 
 _NOT_NOW = re.compile(rf"{FORMERLY_WORDS}|\b(?:not|never|were|was)\b|n't", re.I)
@@ -618,7 +637,7 @@ CORRECTS_BETWEEN = re.compile(rf"{CORRECTION.pattern}|\b(?:no|sorry|i mean)\b", 
 OPENS_WITH_NO = re.compile(r"^\W*(?:(?:uh|um|oh|er)\b\W*)*(?:no|nope|sorry)\b", re.I)
 HEDGE = re.compile(
     r"\b(not sure|unsure|not certain|i think|i believe|maybe|probably|don'?t quote me|i guess|i'?m guessing|"
-    r"might be|could be|should be|not a hundred percent|if i remember|can'?t (?:promise|guarantee)|no guarantee|"
+    r"might be|could be|should be|not a hundred percent|or so|if i remember|can'?t (?:promise|guarantee)|no guarantee|"
     r"(?:says|shows) (?:we have|we'?ve got|there (?:are|is)|\w+ (?:in stock|left|on hand))|in the system|"
     r"i (?:wanna|want to) say|don'?t hold me to (?:it|that)|i'?d (?:guess|say)|give or take|roughly|-?ish|"
     r"or (?:maybe |possibly |perhaps )?(?:aisle |row |bay )?(?:\d{1,3}[a-z]?|" + "|".join(_CLOCK_WORDS) + r")(?=[\s.,!?]|$))",
@@ -639,7 +658,7 @@ def number(token: str) -> int | None:
 
 
 # A number that sizes the item ("the 12-inch skillet", "a 5 gallon bucket") is its name, not a count.
-_SIZE_AHEAD = re.compile(r"\s*-?\s*(?:inch(?:es)?|in\b|\"|oz|ounces?|lbs?|pounds?|quarts?|qt|gallons?|gal|mm|cm|ft|foot|feet|"
+_SIZE_AHEAD = re.compile(r"\s*-?\s*(?:inch(?:es)?|in\.(?=\s|$)|\"|oz|ounces?|lbs?|pounds?|quarts?|qt|gallons?|gal|mm|cm|ft|foot|feet|"
                          r"volts?|v\b|watts?|w\b|amps?|piece|pc|pack|count|ct|%|percent|gauge|grit|mil)\b", re.I)
 
 
@@ -667,17 +686,20 @@ _OUT = re.compile(
     r"(?:is|are|was|were)n'?t available|not available|(?:available )?to order online|order (?:it|them|one) online|warehouse|not here|"
     r"not at this (?:store|location)|layaway|none for sale|none in (?:the )?(?:box|back|stock)|"
     r"(?:were|was|got|been|just) sold|(?:someone|somebody) (?:just )?bought|not at the moment|not right now|"
-    r"we'?re (?:completely |all |fresh |totally )?out\b|stopped (?:carrying|selling|stocking)|discontinued)\b",
+    r"we'?re (?:completely |all |fresh |totally )?out\b|we are (?:completely |all |totally )?out\b|stopped (?:carrying|selling|stocking)|"
+    r"discontinued|(?:they'?re|it'?s|all) gone|haven'?t had (?:those|them|it|any|that)|^\W*(?:sorry,?\s*)?none\b)",
     re.I,
 )
 _LIMITED = re.compile(
     r"\b(only (?:\w+ )?(?:\d+|one|two|three|four|five|a few|a couple)(?: \w+)? left|just (?:\d+|one|two|three|a few|a couple)"
     r"(?: \w+)? left|running low|limited|last (?:one|two|few)|a few left|a couple left|"
-    r"(?:have|got|is|are) (?:\d|one|two|three|four|five)(?: \w+)? left)\b",
+    r"(?:have|got|is|are) (?:\d|one|two|three|four|five)(?: \w+)? left|(?:down to|on) (?:our|the|my) last (?:one|\w+)|"
+    r"(?:just|only) the one)\b",
     re.I,
 )
 _IN = re.compile(
-    r"\b(in stock|on the shelf|on the shelves|on hand|we (?:do )?have (?:some|them|it|those|that|a few|plenty|lots|one|\d+|\w+ of)|"
+    r"\b(in stock|on the shelf|on the shelves|on hand|we (?:do |still )?have (?:some|them|it|those|that|a few|a couple|a bunch|plenty|"
+    r"lots|tons|loads|(?:like |about |around |maybe )?(?:\d+|one|two|three|four|five|six|seven|eight|nine|ten|a dozen)|\w+ of)|"
     r"we'?ve got|we got (?:some|them|it|a few|plenty|lots|\d+)|there (?:are|is) (?:some|a few|plenty|\d+)|"
     r"(?:yes|yeah|yep|yup|sure)\b[,!]?\s*(?:(?:we|i|they)\s+(?:\w+ly\s+|still\s+)?(?:have|got|carry|stock|sell)\b"
     r"(?!\s+(?:a look|a check|a peek|to\b|stock checks))|(?:we|they|it) (?:do|does)(?=\s*(?:[.,!]|$)))|"
@@ -723,6 +745,8 @@ def stock(text: str) -> list[StockFound]:
         if (m := _OUT.search(s) or _BARE_NO.fullmatch(s)) is not None:
             found.append(StockFound(a + m.start(), b, "out_of_stock", 0))
         elif (m := _LIMITED.search(s)) is not None:
+            if qty is None and re.search(r"\b(?:last|the) one\b", m.group(0), re.I):
+                qty = 1  # "down to our last one", "just the one"
             found.append(StockFound(a + m.start(), b, "limited", qty))
         elif (m := _IN.search(s)) is not None:
             stop = m.end() + len(clause_of(s, m.end())) - len(clause_before(s, m.end()))  # the end of its clause
@@ -742,7 +766,7 @@ _DEPARTMENTS = (r"plumbing|electrical|hardware|housewares|seasonal|automotive|la
                 r"bath|tools|pet supplies|grocery|produce|dairy|frozen foods?|toys|sporting goods|electronics|appliances|"
                 r"furniture|patio|crafts|stationery|office supplies|cleaning supplies|home decor|kitchenware")
 _AREA_NAME = (r"(?:back|front|middle|rear|corner|end|left|right|far \w+)(?: \w+)? of the store|(?:an |the )?end ?caps?(?: up front)?"
-              rf"|(?:{_DEPARTMENTS})(?![ -](?:department|section|area|aisle|center|centre)\b)(?=[\s.,!?]|$)"
+              rf"|(?:{_DEPARTMENTS})(?:[ -](?:department|section|area|aisle|center|centre))?(?=[\s.,!?]|$)"
               r"|(?!(?:near|nearby|by|next|beside|behind|past|in|at|to|try|check|see|the|across|opposite|facing)\b)"
               r"[a-z]+(?: [a-z]+)? (?:department|section|area|counter|aisle|center|centre|corner|wall)")
 # After a word that points somewhere ("in", "by", "try", "check"), or opening a clause: a record is
@@ -785,7 +809,8 @@ def places(text: str) -> list[PlaceFound]:
 REFUSE = re.compile(
     r"\b((?:can't|cannot|can not|won't|will not|not able to|unable to|not allowed to|not supposed to)\b[^.?!]{0,30}"
     r"\b(?:give|share|say|tell|help|disclose|discuss|provide|answer)|don't give (?:that|this|it|those) out|no comment|"
-    r"(?:that's|it's) (?:confidential|private)|not something we (?:share|give out)|we don't do that over the phone|"
+    r"(?:that's|it's) (?:confidential|private)|not something (?:we|i) (?:can )?(?:share|give out|say)|we don't do that over the phone|"
+    r"can'?t look (?:that|it|them) up|(?:don'?t|do not) do (?:stock|price|inventory) checks|"
     # sent elsewhere for it: the answer is not given on this call
     r"(?:you'?d|you will|you'?ll|you would) (?:have|need) to (?:come in|come by|stop by|check|call|look|visit|ask)|"
     r"(?:check|see|try|look at|go to|visit) (?:our|the) (?:website|web site|app|site)|(?:it'?s|that'?s|everything'?s|they'?re) (?:all )?(?:on|listed on) (?:our|the) website|"
@@ -794,7 +819,7 @@ REFUSE = re.compile(
     re.I,
 )
 UNKNOWN = re.compile(
-    r"\b(i (?:don't|do not|really don't) know|no idea|not sure|i'?m not certain|couldn't tell you|"
+    r"\b(i (?:don't|do not|really don't) know|no idea|no clue|not sure|i'?m not certain|couldn'?t tell (?:you|ya)|"
     r"can't tell you for sure|have no way (?:of|to) know)\b",
     re.I,
 )
@@ -803,11 +828,12 @@ NEEDS = re.compile(  # the business will not go on without a detail the request 
     re.I,
 )
 FULL = re.compile(r"\b(fully booked|no tables?|booked up|booked solid|no availability|no openings|we'?re full|completely full|"
+                  r"(?:don'?t|do not) have any (?:openings|tables|availability|room)|"
                   r"nothing available|nothing open|no room)\b", re.I)
 # No booking to be had at all, whatever the time: "we don't take reservations", "walk-ins only".
 NO_RESERVATIONS = re.compile(
     r"\b((?:do not|don'?t|doesn'?t|can'?t|cannot) (?:take|do|accept|make) (?:reservations|bookings)|no reservations|"
-    r"walk-? ?ins? only|only walk-? ?ins?|first come,? first serve[d]?)\b", re.I)
+    r"walk-? ?ins? only|only walk-? ?ins?|first come,? first serve[d]?|only take reservations for (?:parties|groups))\b", re.I)
 CONFIRM = re.compile(
     r"\b(you'?re (?:all )?(?:booked|set|confirmed)|all set|(?:is |it's |that's )?confirmed|that's right|that is right|"
     r"we have a table|got you down|have you down|put you down|pencil(?:l?ed)? you in|see you then|we'll see you|"
@@ -823,7 +849,9 @@ NOT_FREE = re.compile(
     r"booked up|booked solid|slammed|packed|full|fully booked|no tables?|no openings|not going to work|won'?t work|doesn'?t work)\b", re.I)
 # A confirmation taken back after it was given.
 TAKEN_BACK = re.compile(
-    r"\b(?:actually|oh wait|wait|sorry|i'?m sorry)\b[^.?!]*\b(?:full|can'?t|cannot|not|no tables?|booked up|don'?t have)\b", re.I)
+    r"\b(?:actually|oh wait|wait|sorry|i'?m sorry)\b[^.?!]*\b(?:full|no tables?|booked up|booked solid|"
+    r"(?:can'?t|cannot|can not) (?:do|book|seat|fit|make|take)(?![^.?!]{0,25}\b(?:patio|outside|outdoors|window|booth|bar)\b)|"
+    r"(?:don'?t|do not) have (?:a |any )?(?:table|room|space|anything|availability)|not (?:available|going to work|possible))\b", re.I)
 _FOR_HOUR = re.compile(rf"\b(?:for|at)\s+{_HOUR}\b{_MINUTE}"
                        r"(?!\s*(?:people|persons|guests|of you|adults|kids|children|seats|tables?|at\b))", re.I)
 _PARTY_SAID = re.compile(r"\b(?:party of|table for|for|)\s*(\d{1,2}|" + "|".join(sorted(_UNITS, key=len, reverse=True)) + r")"
@@ -861,6 +889,13 @@ _NOT_A_BOOKING = re.compile(
     r"parties of \w+ or more|for parties of|only for parties|(?:once|when|until|after|if) (?:it'?s|it is|we'?re|i'?ve) confirmed)\b",
     re.I)
 _PENDING_BEFORE = re.compile(r"\b(?:once|when|until|after|if|before)\b[^,;.]*$", re.I)  # "a text once it's confirmed"
+
+
+def says_full(sentence: str) -> bool:
+    """The business says it is full, or cannot take a time ("we're booked solid", "I can't do seven"),
+    not that it is not ("we're not full at all")."""
+    return any(not _NEGATED.search(clause_before(sentence, m.start()))
+               for m in [*FULL.finditer(sentence), *NOT_FREE.finditer(sentence)])
 
 
 def confirms(sentence: str) -> bool:
