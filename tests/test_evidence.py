@@ -974,3 +974,8 @@ def test_a_booking_with_an_afterthought_is_still_booked(business, time, holds):
 def test_a_booking_declined_in_everyday_words(business, alternative, holds):
     got = judge.judge_book_declined(turns("B: Hello.", BOOK_ASKED, f"B: {business}"), alternative_offered=alternative)
     assert isinstance(got, judge.Supported) is holds, got
+
+
+def test_the_typed_hours_leave_out_a_time_said_not_to_be_it():
+    typed = answers.read_answer(Q.HOURS, ["On weekdays we don't open at nine, we open at ten."])
+    assert [(r.days[0], r.opens) for r in typed.ranges] == [("monday", "10:00")]

@@ -73,7 +73,7 @@ def _hours(sentences: Sequence[str], today: dt.date | None) -> Hours:
     for text in sentences:
         for clause in re.split(r"[,;]|\band\b(?=\s+(?:on\s+)?(?:mon|tue|wed|thu|fri|sat|sun|week))", text, flags=re.I):
             found_days = w.days(clause)
-            clocks = w.clocks(clause)
+            clocks = [f for f in w.clocks(clause) if not w.negated_time(clause, f)]  # "not at nine" is no opening time
             if not found_days and not clocks and not w.always_open(clause):
                 continue
             weekdays: set[int] = set()
