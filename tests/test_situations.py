@@ -12,6 +12,7 @@ from attrs import evolve
 
 from calld.core.outcome import conclude, ending_for
 from calld.core.state import ConvTalking, HangupDone, TelnyxAnswered, Turn
+from calld.domain.questions import QuestionType
 from tests.core_helpers import new_call
 from tests.stubcall import stub_call, variant
 
@@ -152,6 +153,17 @@ async def test_hold_music_is_a_hold(autojump_clock, tmp_path, scenario, cue):
     assert run.result.status == "answered"
     assert [h["cue"] for h in run.report["holds"]] == [cue]
     assert run.report["holds"][0]["ended"] == "returned"
+
+
+async def test_a_transfer_is_waited_for_like_a_hold(autojump_clock, tmp_path):
+    run = await stub_call(tmp_path, variant("stock", hold_line="That'd be the kitchen department, let me transfer you.",
+                                            hold_s=45.0, answer="Kitchen department, Mike speaking. Yes, we have the "
+                                            "cast iron skillets in stock."), ask=QuestionType.STOCK, item="cast iron skillet")
+    assert run.result.status == "answered" and run.result.verdict_source == "tool"
+    (hold,) = run.report["holds"]
+    assert hold["cue"] == "transfer you" and hold["ended"] == "returned"
+    assert not [r for r in run.effects("live.commentary") if "quiet for a while" in r["effect"]["text"]]
+    assert run.report["hangup"]["via"] == "tool"
 
 
 async def test_a_hold_past_hold_max_s_ends_failed_hold_timeout(autojump_clock, tmp_path):
@@ -364,6 +376,13 @@ async def test_farewell_max_s_bounds_a_goodbye_whose_stream_stalls(autojump_cloc
 
 
 # -- a recorded information line ---------------------------------------------------------------------------
+
+
+async def test_a_person_who_mentions_the_menu_is_not_a_phone_menu(autojump_clock, tmp_path):
+    run = await stub_call(tmp_path, variant("hours", greeting="Hi, Luigi's, how can I help?",
+                                            answer="We're open 11 AM to 10 PM every day, and our full menu is on our website."))
+    assert run.report["hangup"]["via"] == "tool" and run.result.verdict_source == "tool"
+    assert "Goodbye" in " ".join(run.world.heard_on_line)  # a person is told goodbye, not hung up on
 
 
 async def test_a_menu_that_states_the_hours_answers_from_the_greeting(autojump_clock, tmp_path):

@@ -23,6 +23,10 @@ from calld.policy import optout
         ("Bear with me while I look", "bear with me"),
         ("We\u2019re open nine to five.", None),
         ("We have a second location downtown.", None),
+        ("That'd be the kitchen department, let me transfer you.", "transfer you"),
+        ("I'll put you through to garden.", "put you through"),
+        ("Let me get my manager.", "let me get my manager"),
+        ("I'll put you down for seven.", None),  # a booking, not a transfer
     ],
 )
 def test_hold_cues(text, cue):
@@ -32,6 +36,9 @@ def test_hold_cues(text, cue):
 def test_each_kind_of_moment_is_told_apart():
     assert s.menu_prompt("For store hours, press 1. For the operator, press 0.") is not None
     assert s.menu_prompt("We're open until 9.") is None
+    assert s.menu_prompt("To return to the main menu, stay on the line.") is not None
+    assert s.menu_prompt("Please listen carefully, as our menu options have changed.") is not None
+    assert s.menu_prompt("Our full menu is on our website.") is None  # a restaurant's menu is no phone menu
     assert s.recording("You've reached Joe's. Please leave a message after the tone.") is not None
     assert s.recording("Hello, Joe's Hardware.") is None
     assert s.screening("Please state your name and why you're calling.") is not None

@@ -96,11 +96,19 @@ _HOLD = _phrases(
     r"give me (a|one) (second|sec|moment|minute)",
     r"your call is (important|in a queue|being held)",
     r"all (of )?our (agents|staff|representatives|team members) are (currently )?(busy|helping)",
+    # A transfer rings on, then someone new picks up: waited for like a hold.
+    r"(transfer|transferring|connect|connecting) you",
+    r"(put|putting) you (through|on hold)",
+    r"let me get (someone|somebody|my manager|the manager|a manager)",
 )
 _MENU = _phrases(
     r"press (\d|zero|one|two|three|four|five|six|seven|eight|nine|star|pound|hash)",
     r"(dial|enter) (\d|zero|one|two|three|four|five|six|seven|eight|nine|the extension|your)",
-    r"(main )?menu",
+    # A menu that names itself, never the bare word: a restaurant's "our full menu is on our website".
+    r"(main|following) menu",
+    r"(our|the) menu options (have )?changed",
+    r"listen (carefully )?to (the|these|our) menu( options)?",
+    r"(return to|repeat) (this|the) menu",
     r"for [a-z ,']+,? (press|dial|say) ",
 )
 _RECORDING = _phrases(
