@@ -318,6 +318,21 @@ async def test_agent_words_kept_off_a_recording_are_marked_as_never_on_the_line(
     assert "agent: (not on the line" in shown
 
 
+async def test_a_receptionist_saying_someone_is_not_available_is_no_voicemail(autojump_clock, tmp_path):
+    run = await stub_call(tmp_path, variant("hours", model_verdict="none", answer="Sorry, Joe is not available to take "
+                                            "your call. I'm new here, let me check for you, please hold."))
+    assert run.result.status != "voicemail" and run.report["hangup"]["via"] != "voicemail"
+    assert [h["cue"] for h in run.report["holds"]] == ["let me check"]  # a person, gone to check
+
+
+async def test_an_offer_to_take_a_message_is_no_voicemail(autojump_clock, tmp_path):
+    run = await stub_call(tmp_path, variant("stock", model_verdict="none", answer="The kitchen manager is out today. "
+                                            "Do you want to leave a message for her, or should I go look on the shelf?"),
+                          ask=QuestionType.STOCK, item="cast iron skillet")
+    assert run.result.status != "voicemail" and run.report["hangup"]["via"] != "voicemail"
+    assert run.report["counts"]["audio_to_media"] > 100  # the agent was not silenced as on a recording
+
+
 async def test_answering_machine_detection_is_only_advice(autojump_clock, tmp_path):
     run = await stub_call(tmp_path, "amd_wrong")  # a person answers; premium AMD says "machine"
     assert run.events("telnyx.machine.detected")[0]["event"]["result"] == "machine"

@@ -41,6 +41,11 @@ def test_each_kind_of_moment_is_told_apart():
     assert s.menu_prompt("Our full menu is on our website.") is None  # a restaurant's menu is no phone menu
     assert s.recording("You've reached Joe's. Please leave a message after the tone.") is not None
     assert s.recording("Hello, Joe's Hardware.") is None
+    assert s.recording("Do you want to leave a message for her, or should I go look?") is None  # an offer
+    assert s.recording("Do you want to leave a message") is None  # a question, maybe: judged at its end
+    assert s.recording("Sorry, Joe is not available to take your call.") is not None
+    assert s.recording("Sorry, Joe is not available to take your call.", in_conversation=True) is None
+    assert s.recording("Please leave a message after the tone.", in_conversation=True) == "after the tone"
     assert s.screening("Please state your name and why you're calling.") is not None
     assert s.screening("How can I help you?") is None
     assert s.wrong_party("I think you have the wrong number.") == "wrong number"
@@ -138,11 +143,16 @@ _TEXTS = st.lists(st.sampled_from(_VOCABULARY), max_size=40).map(" ".join)
 @given(_TEXTS)
 def test_a_table_read_by_sentence_finds_the_phrase_each_in_turn_would(text):
     said = s.normalise(text)
-    for check, table in ((s.hold_cue, s._HOLD), (s.menu_prompt, s._MENU), (s.recording, s._RECORDING),
-                         (s.screening, s._SCREENING), (s.wrong_party, s._WRONG_PARTY)):
+    for check, table in ((s.hold_cue, s._HOLD), (s.menu_prompt, s._MENU), (s.screening, s._SCREENING),
+                         (s.wrong_party, s._WRONG_PARTY)):
         in_turn = next((m.group(0) for p in table.patterns if (m := p.search(said))), None)
         assert check(text) == in_turn, (check.__name__, text)
         assert check(text) == in_turn, (check.__name__, text)  # again, from what was remembered
+    # A recording is read only in the statements heard to their end.
+    stated = " ".join(x for x in s._SENTENCES.findall(said) if x[-1] in ".!")
+    for answering, table in ((False, s._RECORDING), (True, s._MACHINE)):
+        in_turn = next((m.group(0) for p in table.patterns if (m := p.search(stated))), None)
+        assert s.recording(text, in_conversation=answering) == in_turn, (answering, text)
 
 
 @pytest.mark.parametrize(

@@ -718,7 +718,7 @@ def _business_said(call: Call, fragment: str) -> tuple[Call, list[Effect]]:
         seg_from = max(len(text) - len(fragment), 0)
         call = evolve(_end_hold(call, "returned"), segment=(turn, seg_from))
     said = text[seg_from:]
-    if (phrase := situations.recording(said)) is not None:
+    if (phrase := _recorded(call, said)) is not None:
         return _reached_recording(call, phrase)
     if (phrase := _information_line(call, said)) is not None:
         return _reached_recording(call, phrase, via="information_line")
@@ -738,6 +738,23 @@ def _business_said(call: Call, fragment: str) -> tuple[Call, list[Effect]]:
         call, hold = _start_hold(call, cue)
         return call, effects + hold
     return call, [*effects, Schedule("stall", t.stall_s, ev.StallElapsed())]
+
+
+def _recorded(call: Call, said: str) -> str | None:
+    """The phrase that makes the business's words a recording. Once they answer the agent's ask, only
+    a machine's own cue does: a person may say "not available to take your call" too."""
+    phrase = situations.recording(said)
+    if phrase is None or not _answering_the_ask(call):
+        return phrase
+    return situations.recording(said, in_conversation=True)
+
+
+def _answering_the_ask(call: Call) -> bool:
+    """The business's turn comes after the agent said the ask on the line (most of its words, as the
+    outcome counts them)."""
+    asked = words.words_of(call.plan.ask_line)
+    agent = " ".join(t.text for t in call.transcript[:-1] if t.speaker == "agent" and t.on_line)
+    return bool(asked) and len(asked & words.words_of(agent)) >= 0.8 * len(asked)
 
 
 def _wrong_party_heard(call: Call) -> Call:

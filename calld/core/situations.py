@@ -53,14 +53,19 @@ class _Phrases:
     read_finished: Callable[[str], tuple[str | None, ...] | None]
 
 
-def _first(table: _Phrases, text: str) -> str | None:
+def _first(table: _Phrases, text: str, *, stated: bool = False) -> str | None:
     """The match of the table's first phrase that is said anywhere in `text`, at its first place.
 
     The same as trying each phrase over the whole text in turn: a phrase found in a sentence is
-    found at the same place in the text, and a sentence's edges are word boundaries in both."""
+    found at the same place in the text, and a sentence's edges are word boundaries in both.
+    `stated`: only in sentences said to their end that ask nothing (whether one is a question is
+    known only at its end)."""
     found = []
     for sentence in _sentences(normalise(text)):
-        hits = table.read_finished(sentence) if sentence[-1] in _SENTENCE_ENDS else table.read(sentence)
+        finished = sentence[-1] in _SENTENCE_ENDS
+        if stated and (not finished or sentence[-1] == "?"):
+            continue
+        hits = table.read_finished(sentence) if finished else table.read(sentence)
         if hits is not None:
             found.append(hits)
     for i in range(len(table.patterns)):
@@ -120,6 +125,15 @@ _RECORDING = _phrases(
     r"(is|are) (not available|unavailable) to take your call",
     r"record your message",
 )
+# A machine's own words, never a person's: "leave a message" and "not available to take your call"
+# are a receptionist's too, once one is talking with the agent.
+_MACHINE = _phrases(
+    r"after the (tone|beep)",
+    r"at the (tone|beep)",
+    r"voice ?mail",
+    r"mailbox",
+    r"record your message",
+)
 _SCREENING = _phrases(
     r"(state|say) your name",
     r"who('s| is) calling",
@@ -155,9 +169,13 @@ def menu_prompt(text: str) -> str | None:
     return _first(_MENU, text)
 
 
-def recording(text: str) -> str | None:
-    """The phrase that makes this a recorded greeting or voicemail ("leave a message"), or None."""
-    return _first(_RECORDING, text)
+def recording(text: str, *, in_conversation: bool = False) -> str | None:
+    """The phrase that makes this a recorded greeting or voicemail ("leave a message"), or None.
+
+    Only in a statement heard to its end: a question is a person's offer ("Do you want to leave a
+    message for her?"). `in_conversation` (the business is answering the agent's ask): only a
+    machine's own cues count ("after the tone", "voicemail")."""
+    return _first(_MACHINE if in_conversation else _RECORDING, text, stated=True)
 
 
 def screening(text: str) -> str | None:
