@@ -13,7 +13,7 @@ import json
 from calld.core import events as ev
 from calld.core.effects import AppendCommentary, Cancel, CloseLive, Hangup, Schedule, SendMark, SendToolOutput
 from calld.core.outcome import conclude
-from calld.core.plan import GOODBYE_REOPENED_LINE, HANGUP_MARK, Timings
+from calld.core.plan import GOODBYE_REOPENED_LINE, HANGUP_MARK, WRONG_PARTY_LINE, Timings
 from calld.core.reduce import reduce_step
 from calld.core.state import ConvConcluded, HangupDone, HangupDraining, HangupFarewell, HangupNone
 from tests.core_helpers import (
@@ -202,6 +202,21 @@ def test_an_apology_farewell_is_not_called_off():
     assert run.call.hangup.via == "wrong_party"
     run.feed(SPOKEN, ev.InputTranscript(" Who were you trying to reach?"))
     assert isinstance(run.call.hangup, HangupFarewell)
+
+
+def test_the_wrong_party_said_over_the_goodbye_turns_it_into_the_apology():
+    run = drive((*FAREWELL, SPOKEN))
+    step = run.step(ev.InputTranscript(" No, this is Joe's Plumbing, you have the wrong number."))
+    assert run.call.hangup.via == "wrong_party" and run.call.failure.reason == "wrong_number"
+    assert AppendCommentary(WRONG_PARTY_LINE) in step.effects
+    assert conclude(run.call).reason == "wrong_number"  # the verdict was the wrong business's
+
+
+def test_the_wrong_party_said_after_the_goodbye_was_called_off_ends_the_call_with_the_apology():
+    run = drive((*FAREWELL, SPOKEN, SILENT, QUESTION, ev.OutputTranscript("It's for Nathan.")))
+    assert run.call.hangup == HangupNone()
+    run.feed(ev.InputTranscript(" Nathan? Sorry, you have the wrong number."))
+    assert run.call.hangup.via == "wrong_party" and conclude(run.call).reason == "wrong_number"
 
 
 def test_talk_after_session_close_changes_nothing():

@@ -234,6 +234,13 @@ async def test_the_wrong_party_gets_a_polite_apology_and_a_prompt_hangup(autojum
     assert run.result.detail == run.report["detail"]
 
 
+async def test_the_wrong_party_wins_over_words_that_sounded_like_an_answer(autojump_clock, tmp_path):
+    run = await stub_call(tmp_path, variant("wrong_party", answer="Uh, we open at 9? Wait, no, sorry, this is a private "
+                                            "residence, you have the wrong number."))
+    assert (run.result.status, run.result.reason) == ("failed", "wrong_number")
+    assert run.report["hangup"]["via"] == "wrong_party"
+
+
 async def test_a_call_screener_hears_the_disclosure_and_the_purpose_then_the_call_goes_on(autojump_clock, tmp_path):
     run = await stub_call(tmp_path, "screener")
     screened = [r["effect"]["text"] for r in run.effects("live.commentary") if "screened" in r["effect"]["text"]]
@@ -370,6 +377,16 @@ async def test_a_courtesy_over_the_goodbye_does_not_delay_the_hangup(autojump_cl
     assert run.report["counts"]["farewells_reopened"] == 0  # ... and it called nothing off
     assert run.effects("hangup")[0]["t_ms"] == plain.effects("hangup")[0]["t_ms"]
     assert len(run.world.hangup_requests) == 1 and run.result.status == "answered"
+
+
+async def test_the_wrong_party_said_over_the_goodbye_fails_the_call_with_an_apology(autojump_clock, tmp_path):
+    run = await stub_call(tmp_path, variant("hours", greeting="Joe's, how can I help?", goodbye_reply="Oh, I'm so sorry.",
+                                            goodbye_talk="Wait, Joe's Hardware? No, this is Joe's Plumbing, you have the "
+                                            "wrong number."))
+    assert (run.result.status, run.result.reason) == ("failed", "wrong_number")  # not the plumber's hours
+    assert "you have the wrong number" in run.result.detail
+    assert "I must have the wrong number" in " ".join(run.world.heard_on_line)
+    assert run.report["hangup"]["via"] == "wrong_party" and len(run.world.hangup_requests) == 1
 
 
 async def test_a_stall_in_the_goodbye_longer_than_farewell_quiet_s_does_not_cut_it(autojump_clock, tmp_path):

@@ -3,14 +3,16 @@
 The order of precedence, first match wins:
  1. The call never connected: the dial was refused, or Telnyx ended it unanswered. The hangup
     cause and SIP code decide (`ENDINGS`, `SIP_ENDINGS` below).
- 2. A record the evidence gate accepted during the call (verdict_source `tool`). It stands
-    whatever happens after it.
- 3. The transcript assessment: with no accepted record (far-party hangup, no tool at all, the
+ 2. The wrong party (failed/wrong_number), whenever the business said so: an answer heard or
+    recorded before it was the wrong business's.
+ 3. A record the evidence gate accepted during the call (verdict_source `tool`). It stands
+    whatever happens after it, but the wrong party.
+ 4. The transcript assessment: with no accepted record (far-party hangup, no tool at all, the
     model or the media lost, a stall), the app reads the business's own words with the same
     rules as the gate: a stated answer -> answered (`transcript`); a refusal or "don't know" after
     the ask -> declined; the business hung up after hearing the ask -> declined/hung_up.
     A booking is never booked from the transcript: only an accepted record books a table.
- 4. Otherwise the call's ending: its failure (reason code), an answering machine, a silent line,
+ 5. Otherwise the call's ending: its failure (reason code), an answering machine, a silent line,
     the time limit, a line that went quiet after a phone menu (ivr_unnavigable), a business that
     heard the whole request and then said nothing until the stall failsafe (no_answer/went_silent).
     Only a silence the agent owed is calld's own (failed/internal). Agent speech is never evidence
@@ -98,6 +100,9 @@ def conclude(call: Call, *, today: dt.date | None = None) -> Outcome:
         return Outcome(status, reason, f"Telnyx: {ended.cause}{sip}", None, "none", seen)
     if call.recording is not None:
         return _from_recording(call, today, seen)
+    if call.failure is not None and call.failure.reason == "wrong_number":
+        # Whatever was said or recorded before it ("we open at 9?"), it was the wrong business's.
+        return Outcome("failed", "wrong_number", call.failure.detail, None, "none", seen)
     if call.task is not None and call.verdict is not None:
         return _accepted(call, today, seen)
     if call.opt_out is not None:

@@ -143,6 +143,7 @@ HOLD_MUSIC_FRAMES = 200  # 4 s of unbroken sound and no words: hold music
 # Timers that belong to a call in progress; all of them die when it ends.
 # A recording on the line (no goodbye to it, no message left): a voicemail, or an information line.
 _RECORDED: tuple[Via, ...] = ("voicemail", "information_line")
+_OWN_GOODBYES: tuple[Via, ...] = ("tool", "answer_heard")  # the agent's goodbye after an answer, not an apology
 
 _LIVE_TIMERS = ("stall", "farewell", "close", "drain", "trail", "call_cap", "media_lost")
 
@@ -635,6 +636,8 @@ def _speech(call: Call, event: ev.InputTranscript | ev.OutputTranscript, speaker
         case HangupFarewell(via=via) as farewell if speaker == "business" and via not in _RECORDED:
             return _talk_during_goodbye(call, farewell)
         case HangupNone() if _talking_after_verdict(call):
+            if speaker == "business" and situations.wrong_party(call.transcript[-1].text) is not None:
+                return _wrong_party_goodbye(call)  # the verdict was the wrong business's
             return call, [Schedule("stall", t.stall_s, ev.StallElapsed())]
         case _:
             return call, []
@@ -652,8 +655,12 @@ def _farewell(call: Call, via: Via) -> HangupFarewell:
 def _talk_during_goodbye(call: Call, farewell: HangupFarewell) -> tuple[Call, list[Effect]]:
     """The business speaks before session.close. A question calls our goodbye off at once; other words
     are judged once the goodbye would end (their sentence may still end in "goodbye"), and until then
-    the goodbye is not over while they talk: the closing line's quiet starts again."""
-    if _may_call_off(call, farewell) and situations.asks_something(_goodbye_talk(call, farewell)):
+    the goodbye is not over while they talk: the closing line's quiet starts again. The wrong party
+    said over our own goodbye turns it into the apology: the verdict was the wrong business's."""
+    talk = _goodbye_talk(call, farewell)
+    if farewell.via in _OWN_GOODBYES and situations.wrong_party(talk) is not None:
+        return _wrong_party_goodbye(call)
+    if _may_call_off(call, farewell) and situations.asks_something(talk):
         return _call_off_goodbye(call)
     return evolve(call, hangup=evolve(farewell, quiet=0)), []
 
@@ -723,12 +730,7 @@ def _business_said(call: Call, fragment: str) -> tuple[Call, list[Effect]]:
     if (phrase := _information_line(call, said)) is not None:
         return _reached_recording(call, phrase, via="information_line")
     if situations.wrong_party(said) is not None:
-        call = evolve(_wrong_party_heard(call), hangup=_farewell(call, "wrong_party"))
-        return call, [
-            AppendCommentary(WRONG_PARTY_LINE),
-            Cancel("stall"),
-            Schedule("farewell", t.farewell_max_s, ev.FarewellElapsed()),
-        ]
+        return _wrong_party_goodbye(call)
     effects: list[Effect] = []
     if not call.screened and situations.screening(said) is not None:
         call = evolve(call, screened=True)
@@ -757,12 +759,23 @@ def _answering_the_ask(call: Call) -> bool:
     return bool(asked) and len(asked & words.words_of(agent)) >= 0.8 * len(asked)
 
 
+def _wrong_party_goodbye(call: Call) -> tuple[Call, list[Effect]]:
+    """The wrong party, whenever it is said: a polite apology and goodbye, and the call fails wrong_number."""
+    t = call.plan.timings
+    call = evolve(_wrong_party_heard(call), hangup=_farewell(call, "wrong_party"))
+    return call, [
+        AppendCommentary(WRONG_PARTY_LINE),
+        Cancel("stall"),
+        Schedule("farewell", t.farewell_max_s, ev.FarewellElapsed()),
+    ]
+
+
 def _wrong_party_heard(call: Call) -> Call:
     """The wrong_number failure, quoting the business's own sentence that says so (as far as it has been
     heard), never the phrase that matched mid-sentence ("you have the wrong"). A failure already in stands."""
     if call.failure is not None and call.failure.reason != "wrong_number":
         return call
-    text = call.transcript[-1].text
+    text = _business_text(call)  # all of it: words said over the agent's are split into turns
     spoken = (text[a:b] for a, b in words.sentence_spans(text))
     sentence = next((s for s in spoken if situations.wrong_party(s) is not None), None)
     if sentence is None:
