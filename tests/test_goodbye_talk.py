@@ -219,6 +219,17 @@ def test_the_wrong_party_said_after_the_goodbye_was_called_off_ends_the_call_wit
     assert run.call.hangup.via == "wrong_party" and conclude(run.call).reason == "wrong_number"
 
 
+def test_an_opt_out_over_the_goodbye_does_not_call_it_off_and_the_answer_keeps_it():
+    run = drive((*FAREWELL, SPOKEN))
+    # The closing line goes on meanwhile, so their sentence comes in turns split by the agent's words.
+    run.feed(ev.InputTranscript(" Sure. And please don't"), ev.OutputTranscript(" Goodbye!"),
+             ev.InputTranscript(" call this number again."))
+    _quiet(run, QUIET_DELTAS)
+    assert _closed(run) and run.call.counters.farewells_reopened == 0
+    outcome = conclude(run.call)
+    assert outcome.status == "answered" and outcome.opt_out == "And please don't call this number again."
+
+
 def test_talk_after_session_close_changes_nothing():
     run = drive((*FAREWELL, SPOKEN, *[SILENT] * QUIET_DELTAS))
     assert run.call.hangup == HangupDraining(via="tool")

@@ -379,6 +379,17 @@ async def test_a_courtesy_over_the_goodbye_does_not_delay_the_hangup(autojump_cl
     assert len(run.world.hangup_requests) == 1 and run.result.status == "answered"
 
 
+async def test_an_opt_out_over_the_goodbye_ends_the_call_and_the_answer_says_so(autojump_clock, tmp_path):
+    plain = await stub_call(tmp_path / "plain", "hours")
+    run = await stub_call(tmp_path / "opt", variant("hours", goodbye_talk="Sure. And please don't call this number again."))
+    assert run.report["counts"]["farewells_reopened"] == 0  # the goodbye goes on: they want the call over
+    assert run.report["hangup"]["via"] == "tool"
+    assert run.effects("hangup")[0]["t_ms"] - plain.effects("hangup")[0]["t_ms"] < 5000  # no wait for the stall
+    assert run.result.status == "answered" and run.result.verdict_source == "tool"  # the answer stands ...
+    assert run.result.opt_out == "And please don't call this number again."  # ... and the user learns of the opt-out
+    assert plain.result.opt_out is None
+
+
 async def test_the_wrong_party_said_over_the_goodbye_fails_the_call_with_an_apology(autojump_clock, tmp_path):
     run = await stub_call(tmp_path, variant("hours", greeting="Joe's, how can I help?", goodbye_reply="Oh, I'm so sorry.",
                                             goodbye_talk="Wait, Joe's Hardware? No, this is Joe's Plumbing, you have the "

@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import datetime as dt
 
-from attrs import frozen
+from attrs import evolve, frozen
 
 from calld.core import situations
 from calld.core.events import BookingDetails
@@ -45,6 +45,7 @@ class Outcome:
     booking: BookingDetails | None = None  # a booking's recorded details (booked or declined)
     evidence: tuple[judge.Quote, ...] = ()
     answer: answers.Answer | None = None
+    opt_out: str | None = None  # the business asked not to be called again, in these words (any status)
 
 
 # Telnyx hangup causes of a call that was never answered -> (status, reason). Open set: unknown
@@ -86,6 +87,10 @@ def ending_for(cause: str, sip_cause: str | None) -> tuple[Status, str]:
 
 def conclude(call: Call, *, today: dt.date | None = None) -> Outcome:
     """`today` is the business's date when the caller knows it: "open today" becomes that date."""
+    return evolve(_conclude(call, today), opt_out=call.opt_out)
+
+
+def _conclude(call: Call, today: dt.date | None) -> Outcome:
     job = call.plan.job
     question = job.question if isinstance(job, QuickAskJob) else None
     found = judge.find_answer(call.transcript, question) if question is not None else None

@@ -42,8 +42,9 @@ Theory of the edges:
    `session.close` when they ask something (at once) or, judged when the goodbye would end,
    say more than a courtesy (situations.more_than_courtesy): the conversation goes on,
    verdict kept, until the next terminal record, end_call or the stall failsafe. A courtesy
-   ("bye", "thanks, bye-bye", "maybe another time, goodbye") does not; while the business
-   is talking, the closing line's quiet starts again from their last word.
+   ("bye", "thanks, bye-bye", "maybe another time, goodbye") does not, nor an opt-out (they
+   want the call over; it is kept for the result); while the business is talking, the closing
+   line's quiet starts again from their last word.
  - A far-party hangup ends the call at once; a recorded verdict stands.
  - stall_s without speech from either side: steer once (keeping whose words the silence came
    after, which says who owed the next word), then hang up via "stall". On a quick ask whose
@@ -618,7 +619,7 @@ def _speech(call: Call, event: ev.InputTranscript | ev.OutputTranscript, speaker
         return _ignore(call, event, "live")
     call = _add_turn(call, speaker, event)
     t = call.plan.timings
-    if speaker == "business" and (quote := detect_opt_out(call.transcript[-1].text)):
+    if speaker == "business" and (quote := detect_opt_out(_opt_out_words(call))):
         if call.opt_out is None:
             return _opted_out(call, quote)
         if quote != call.opt_out and quote.startswith(call.opt_out):
@@ -641,6 +642,14 @@ def _speech(call: Call, event: ev.InputTranscript | ev.OutputTranscript, speaker
             return call, [Schedule("stall", t.stall_s, ev.StallElapsed())]
         case _:
             return call, []
+
+
+def _opt_out_words(call: Call) -> str:
+    """Where an opt-out is looked for: the business's turn, or all it said over our goodbye after an
+    answer (the closing line, said at the same time, splits their sentence into turns)."""
+    if isinstance(call.hangup, HangupFarewell) and call.hangup.via in _OWN_GOODBYES:
+        return _goodbye_talk(call, call.hangup)
+    return call.transcript[-1].text
 
 
 def _talking_after_verdict(call: Call) -> bool:
@@ -671,8 +680,9 @@ def _goodbye_talk(call: Call, farewell: HangupFarewell) -> str:
 
 
 def _may_call_off(call: Call, farewell: HangupFarewell) -> bool:
-    """Only our own goodbye after a verdict; an apology (opt-out, wrong party) is never called off."""
-    return farewell.via == "tool" and isinstance(call.conversation, ConvConcluded)
+    """Only our own goodbye after a verdict; an apology (opt-out, wrong party) is never called off, nor a
+    goodbye the business answered by asking not to be called again: they want the call over."""
+    return farewell.via == "tool" and isinstance(call.conversation, ConvConcluded) and call.opt_out is None
 
 
 def _call_off_goodbye(call: Call) -> tuple[Call, list[Effect]]:

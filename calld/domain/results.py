@@ -109,6 +109,9 @@ class _Result(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid")
     run_id: RunId
     call_control_id: CallControlId | None
+    # The business's own words asking not to be called again (the number is now opted out), whatever
+    # the status: an answer given and then "don't call this number again" is both.
+    opt_out: NonEmpty | None = None
 
 
 class _Completed(_Result):

@@ -59,7 +59,7 @@ def build_result(plan: CallPlan, call: Call, outcome: Outcome, refs: dict[str, s
     ccid = call.call_control_id
     job = plan.job
     completed = outcome.status in ("answered", "booked", "declined", "voicemail")
-    common: dict[str, Any] = {"run_id": plan.run_id, "call_control_id": ccid}
+    common: dict[str, Any] = {"run_id": plan.run_id, "call_control_id": ccid, "opt_out": outcome.opt_out}
     if completed and ccid is not None:
         common |= {"transcript_ref": refs["transcript.json"], "audio_ref": refs["audio/inbound.wav"],
                    "verdict_source": outcome.verdict_source, "evidence": evidence(outcome.evidence)}
