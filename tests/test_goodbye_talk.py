@@ -230,6 +230,17 @@ def test_an_opt_out_over_the_goodbye_does_not_call_it_off_and_the_answer_keeps_i
     assert outcome.status == "answered" and outcome.opt_out == "And please don't call this number again."
 
 
+def test_a_correction_over_the_goodbye_is_what_the_user_is_told():
+    run = drive((*FAREWELL, SPOKEN, SILENT, ev.InputTranscript(" Oh wait, on Saturdays we close at 1 PM now.")))
+    assert isinstance(run.call.conversation, ConvConcluded)  # the first record was accepted and stays
+    outcome = conclude(run.call)
+    assert outcome.status == "answered" and outcome.verdict_source == "transcript"  # not the stale record
+    assert [q.text for q in outcome.evidence] == ["We're open nine to five, Monday to Saturday.",
+                                                   "Oh wait, on Saturdays we close at 1 PM now."]
+    plain = conclude(drive((*FAREWELL, SPOKEN, *[SILENT] * QUIET_DELTAS)).call)
+    assert plain.verdict_source == "tool"  # no later word: the record stands
+
+
 def test_talk_after_session_close_changes_nothing():
     run = drive((*FAREWELL, SPOKEN, *[SILENT] * QUIET_DELTAS))
     assert run.call.hangup == HangupDraining(via="tool")

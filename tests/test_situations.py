@@ -400,6 +400,28 @@ async def test_the_wrong_party_said_over_the_goodbye_fails_the_call_with_an_apol
     assert run.report["hangup"]["via"] == "wrong_party" and len(run.world.hangup_requests) == 1
 
 
+async def test_a_correction_over_the_goodbye_replaces_the_accepted_answer(autojump_clock, tmp_path, monkeypatch):
+    from calld.stub import world
+
+    def talked_over(self, heard_whole):  # the model stops, acknowledges, and records the corrected hours
+        if self.closing_line is not None:
+            self.after_line.pop(self.closing_line, None)
+            self.speaking.clear()
+        if heard_whole:
+            args = {"status": "answered", "notes": None,
+                    "answer_text": "Monday through Thursday 9 AM to 5 PM, and on Fridays they close at 4 PM."}
+            self.say("Thanks, so on Fridays you close at 4 PM.",
+                     then=lambda: self._function_call_later(0.3, "record_task_result", args))
+
+    monkeypatch.setattr(world.FakeLive, "_talked_over", talked_over)
+    run = await stub_call(tmp_path, variant("hours", goodbye_talk="Oh wait, sorry, on Fridays we actually close at 4 PM now.",
+                                            goodbye_reply="-"))
+    assert run.result.status == "answered" and run.result.verdict_source == "transcript"  # not the stale record
+    assert "on Fridays we actually close at 4 PM now." in run.result.answer_text
+    assert any(e.quote == "Oh wait, sorry, on Fridays we actually close at 4 PM now." for e in run.result.evidence)
+    assert [r.closes for r in run.result.answer.ranges if r.days == ("friday",)] == ["16:00"]
+
+
 async def test_a_stall_in_the_goodbye_longer_than_farewell_quiet_s_does_not_cut_it(autojump_clock, tmp_path):
     # GPT-Live sends nothing for 3 s halfway through the closing line: that is not the end of it.
     run = await stub_call(tmp_path, variant("goodbye_stall", goodbye_stall_s=3.0))

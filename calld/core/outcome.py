@@ -6,7 +6,8 @@ The order of precedence, first match wins:
  2. The wrong party (failed/wrong_number), whenever the business said so: an answer heard or
     recorded before it was the wrong business's.
  3. A record the evidence gate accepted during the call (verdict_source `tool`). It stands
-    whatever happens after it, but the wrong party.
+    whatever happens after it, but the wrong party and an answer the business later corrected
+    (judged again on the whole call: then the transcript's reading, correction included).
  4. The transcript assessment: with no accepted record (far-party hangup, no tool at all, the
     model or the media lost, a stall), the app reads the business's own words with the same
     rules as the gate: a stated answer -> answered (`transcript`); a refusal or "don't know" after
@@ -199,6 +200,11 @@ def _accepted(call: Call, today: dt.date | None, seen: str | None) -> Outcome:
         return Outcome(task.status, verdict.reason, detail, None, "tool", seen, task.booking, verdict.quotes)  # type: ignore[arg-type]
     answer = None
     if task.status == "answered" and isinstance(job, QuickAskJob):
+        # Judged again on the whole call: a correction said after it ("on Fridays we actually close at 4")
+        # makes it stale, and the business's own words, the correction with them, are the answer.
+        if isinstance(judge.judge_answer(call.transcript, job.question, task.answer_text), judge.Unsupported) and (
+                found := judge.find_answers(call.transcript, job.question)):
+            return _heard(job, found, "transcript", seen, today)
         answer = answers.read_answer(job.question, [q.text for q in verdict.quotes], today=today)
     return Outcome(task.status, verdict.reason, task.notes, task.answer_text, "tool", seen,  # type: ignore[arg-type]
                    evidence=verdict.quotes, answer=answer)
