@@ -979,3 +979,12 @@ def test_a_booking_declined_in_everyday_words(business, alternative, holds):
 def test_the_typed_hours_leave_out_a_time_said_not_to_be_it():
     typed = answers.read_answer(Q.HOURS, ["On weekdays we don't open at nine, we open at ten."])
     assert [(r.days[0], r.opens) for r in typed.ranges] == [("monday", "10:00")]
+
+
+def test_the_typed_hours_take_a_later_word_on_a_day():
+    typed = answers.read_answer(Q.HOURS, ["We're open Monday through Friday, 9 AM to 5 PM.",
+                                          "Oh wait, sorry, on Fridays we actually close at 4 PM now."])
+    assert [(r.days, r.opens, r.closes) for r in typed.ranges] == [
+        (("monday", "tuesday", "wednesday", "thursday"), "09:00", "17:00"), (("friday",), "09:00", "16:00")]
+    closed = answers.read_answer(Q.HOURS, ["We're open 9 to 5 every day.", "Closed Sundays though."])
+    assert [(r.days[-1], r.closed) for r in closed.ranges] == [("saturday", False), ("sunday", True)]

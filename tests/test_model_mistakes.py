@@ -15,7 +15,7 @@ import pytest
 
 from calld.domain.questions import QuestionType
 from calld.runtime.rundir import artifact_slug
-from calld.stub.scenario import SCENARIOS
+from calld.stub.scenario import SCENARIOS, ModelRecord
 from tests.stubcall import stub_call, variant
 from tests.test_sim_e2e import live_call
 
@@ -184,3 +184,12 @@ async def test_an_answer_read_from_the_transcript_keeps_the_business_s_correctio
     assert (run.result.status, run.result.verdict_source) == ("answered", "transcript")
     assert "on Fridays we close at 4 PM" in run.result.answer_text
     assert [e.quote for e in run.result.evidence][-1] == "Actually no, sorry, on Fridays we close at 4 PM."
+
+
+async def test_a_stock_answer_about_another_item_is_not_the_items(tmp_path, autojump_clock):
+    """The business has none of the item but something else in stock: the words that name the item
+    decide, so the model's "in stock" is refused in the call and never reaches the user."""
+    scenario = variant("stock", answer="We don't carry cast iron skillets anymore. We do have nonstick pans in stock though.",
+                       model_records=(ModelRecord("answered", "Yes, they have them in stock."),))
+    run = await stub_call(tmp_path, scenario, ask=QuestionType.STOCK, item="cast iron skillet")
+    assert run.result.status != "answered" or run.result.answer.availability != "in_stock", run.result

@@ -202,7 +202,7 @@ def _accepted(call: Call, today: dt.date | None, seen: str | None) -> Outcome:
     if task.status == "answered" and isinstance(job, QuickAskJob):
         # Judged again on the whole call: a correction said after it ("on Fridays we actually close at 4")
         # makes it stale, and the business's own words, the correction with them, are the answer.
-        if isinstance(judge.judge_answer(call.transcript, job.question, task.answer_text), judge.Unsupported) and (
+        if isinstance(judge.judge_answer(call.transcript, job.question, task.answer_text, item=job.item), judge.Unsupported) and (
                 found := judge.find_answers(call.transcript, job.question)):
             return _heard(job, found, "transcript", seen, today)
         answer = answers.read_answer(job.question, [q.text for q in verdict.quotes], today=today)

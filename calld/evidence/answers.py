@@ -16,6 +16,7 @@ import datetime as dt
 import re
 from collections.abc import Sequence
 
+import attrs
 from attrs import frozen
 
 from calld.domain.questions import QuestionType
@@ -107,7 +108,28 @@ def _hours(sentences: Sequence[str], today: dt.date | None) -> Hours:
                     continue
             if names or opens or closes:
                 ranges.append(DayRange(names, opens, closes, date=date))
-    return Hours(tuple(r for r in ranges if r.days and (r.opens or r.closes or r.closed or r.around_the_clock)))
+    return Hours(_later_wins(tuple(r for r in ranges if r.days and (r.opens or r.closes or r.closed or r.around_the_clock))))
+
+
+def _later_wins(ranges: tuple[DayRange, ...]) -> tuple[DayRange, ...]:
+    """A later word on a day replaces the earlier one for that day ("Monday through Friday, 9 to 5.
+    Actually, on Fridays we close at 4": Friday 9 to 4, the other days 9 to 5); a time it leaves out
+    is the earlier one's."""
+    out: list[DayRange] = []
+    for later in ranges:
+        kept: list[DayRange] = []
+        for earlier in out:
+            shared = set(earlier.days) & set(later.days)
+            if not shared or earlier.date != later.date:
+                kept.append(earlier)
+                continue
+            if (rest := tuple(d for d in earlier.days if d not in shared)):
+                kept.append(attrs.evolve(earlier, days=rest))
+            if (later.opens is None) != (later.closes is None) and not (earlier.closed or earlier.around_the_clock
+                                                                      or later.closed or later.around_the_clock):
+                later = attrs.evolve(later, opens=later.opens or earlier.opens, closes=later.closes or earlier.closes)
+        out = [*kept, later]
+    return tuple(out)
 
 
 def read_answer(question: QuestionType, sentences: Sequence[str], *, today: dt.date | None = None) -> Answer:
