@@ -257,3 +257,10 @@ def test_a_refusal_in_plain_words_is_passed_on():
 def test_replies_stay_in_the_gsm_alphabet_where_calld_writes_them():
     for text in (replies.HELP, replies.STOPPED, replies.confirm(BOOK), replies.calling_now(HOURS), replies.UNLINKED):
         assert text.isascii()
+
+
+def test_an_answer_and_an_opt_out_are_both_told():
+    both = {**ANSWERED, "opt_out": "And please don't call this number again."}
+    assert replies.outcome(both, HOURS) == ('They said: "Open nine to five on weekdays." '
+                                            "They also asked not to be called again, so I won't call them.")
+    assert "asked not to be called" not in replies.outcome(ANSWERED, HOURS)

@@ -152,9 +152,12 @@ def outcome(result: dict[str, Any], intent: AskIntent | BookIntent) -> str:
     status = result.get("status")
     code = _reason_code(result)
     who = spoken_number(intent.to)
+    # an answer given, then "don't call us again": both are told
+    asked_not = " They also asked not to be called again, so I won't call them." if result.get("opt_out") else ""
     if status == "answered":
         quote = _quote(result, "answer_text")
-        return f"They said: \"{quote}\"" if quote else f"I reached {who}, but I couldn't make out a clear answer. You might try again."
+        said = f"They said: \"{quote}\"" if quote else f"I reached {who}, but I couldn't make out a clear answer. You might try again."
+        return said + asked_not
     if status == "booked":
         party = result.get("confirmed_party") if isinstance(result.get("confirmed_party"), int) else None
         when = safe_words(result.get("confirmed_time"), 80)
@@ -166,7 +169,7 @@ def outcome(result: dict[str, Any], intent: AskIntent | BookIntent) -> str:
         if agreed:
             head += f" About your note: {agreed.rstrip('.')}."
         quote = _quote(result, "confirmation_text")
-        return f"{head} They said: \"{quote}\"" if quote else head
+        return (f"{head} They said: \"{quote}\"" if quote else head) + asked_not
     if status == "refused":  # turned down before any call: the rule's own words, when fit to show
         return refused(result.get("detail"))
     asked = "the booking request" if isinstance(intent, BookIntent) else "the question"
