@@ -503,3 +503,14 @@ def test_hours_the_app_could_not_read_are_said_so_not_shown_as_json():
 
     line = typed_answer({"kind": "hours", "ranges": []})
     assert "{" not in line and "none the app could read" in line
+
+
+def test_show_tells_an_answer_the_business_gave_before_asking_not_to_be_called_again():
+    from calld.observe.summary import show_text
+
+    result = {"status": "answered", "run_id": "run_1", "answer_text": "9 to 5",
+              "opt_out": "And please don't call this number again."}
+    lines = show_text({"result": result, "report": None}).splitlines()
+    assert any(line.split()[:1] == ["opt-out"] and "don't call this number again" in line for line in lines), lines
+    declined = {"status": "declined", "reason": "opt_out", "run_id": "run_1", "opt_out": "Take us off your list."}
+    assert not any(line.startswith("  opt-out") for line in show_text({"result": declined, "report": None}).splitlines())

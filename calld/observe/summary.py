@@ -143,6 +143,8 @@ def show_text(detail: dict[str, Any], *, transcript: bool = False) -> str:
     if result.get("status") in ("declined", "failed", "no_answer") or (result.get("reason") and " " in str(result.get("reason"))):
         row("why", why_words(result) or report.get("failure"))
     row("alternative", result.get("alternative_offered"))
+    if result.get("opt_out") and result.get("reason") != "opt_out":  # an answer, and then "don't call again"
+        row("opt-out", f"they asked not to be called again: \u201c{result['opt_out']}\u201d")
     if result.get("hangup_cause") and result.get("reason") in CARRIER_WORDS:
         row("carrier", result["hangup_cause"] + (f" (SIP {result['sip_cause']})" if result.get("sip_cause") else ""))
     for i, line in enumerate(_evidence_lines(result, detail.get("inbound_audio_at_ms"))):
