@@ -972,7 +972,7 @@ def test_a_booking_with_an_afterthought_is_still_booked(business, time, holds):
     ],
 )
 def test_a_booking_declined_in_everyday_words(business, alternative, holds):
-    got = judge.judge_book_declined(turns("B: Hello.", BOOK_ASKED, f"B: {business}"), alternative_offered=alternative)
+    got = judge.judge_book_declined(turns("B: Hello.", BOOK_ASKED, f"B: {business}"), alternative_offered=alternative, party=2)
     assert isinstance(got, judge.Supported) is holds, got
 
 

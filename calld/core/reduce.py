@@ -1014,7 +1014,7 @@ def _judge(call: Call, event: ev.TaskRecorded) -> judge.Judgement:
         if event.status == "booked":
             return judge.judge_booked(turns, party=d.party or job.party, time=d.time,
                                       requested_party=job.party, requested_time=job.time)
-        return judge.judge_book_declined(turns, alternative_offered=d.alternative_offered)
+        return judge.judge_book_declined(turns, alternative_offered=d.alternative_offered, party=job.party)
     if event.status == "declined":
         return judge.judge_declined(turns, job.question, event.answer_text)
     return judge.judge_answer(turns, job.question, event.answer_text, item=job.item)

@@ -77,17 +77,20 @@ class _Sentence:
     end: int
     text: str
     after_ask: bool
+    prompt: str = ""  # the agent's last words on the line before it: what it answers
 
 
 def _business_sentences(turns: Sequence[Turn]) -> list[_Sentence]:
     out: list[_Sentence] = []
     asked = False
+    prompt = ""
     for i, turn in enumerate(turns):
         if turn.speaker == "agent":
-            asked = asked or (turn.on_line and bool(turn.text.strip()))  # words kept off the line asked nobody
+            if turn.on_line and turn.text.strip():  # words kept off the line asked nobody
+                asked, prompt = True, turn.text
             continue
         for a, b in w.sentence_spans(turn.text):
-            out.append(_Sentence(i, a, b, turn.text[a:b], asked))
+            out.append(_Sentence(i, a, b, turn.text[a:b], asked, prompt))
     return out
 
 
@@ -178,10 +181,16 @@ def _asked(s: _Sentence) -> bool:
     return s.text.rstrip().endswith("?")
 
 
+# What a number said alone answers: a time, when the agent asked about hours ("And weekends?"), not
+# "How many locations do you have?" or "For how many?".
+_TIME_ASKED = re.compile(r"\b(?:hours?|open|opens|opening|close|closes|closing|what time|when|until|till|late|early|today|"
+                         r"tomorrow|tonight|weekends?|weekdays?|(?:mon|tues|wednes|thurs|fri|satur|sun)days?)\b", re.I)
+
+
 def _clocks_said(sentences: Sequence[_Sentence]) -> list[_TimeSaid]:
     """Every clock time the business said about this store, with its sentence's place and its role."""
     return [(n, s, f, w.clock_role(s.text, f)) for n, s in enumerate(sentences) for f in w.clocks(s.text)
-            if not _asked(s) and not _not_this_store(s.text, f.start) and not w.FORMERLY.search(w.clause_of(s.text, f.start))
+            if not _asked(s) and (not f.bare or _TIME_ASKED.search(s.prompt)) and not _not_this_store(s.text, f.start) and not w.FORMERLY.search(w.clause_of(s.text, f.start))
             and not w.negated_time(s.text, f)]
 
 
@@ -247,7 +256,7 @@ def _time_said(said_times: Sequence[_TimeSaid], answer: str, c: w.ClockFound) ->
             f"{_day_names(claimed_for or frozenset())}: {fitting[-1][1].text!r}",
             "record each day's hours the way the business said them, with their words in answer_text",
         )
-    usual = [x for x in placed if (q := w.qualifier(x[1].text, x[2].start)) is None or q in answer.lower()]
+    usual = [x for x in placed if (q := w.qualifier(x[1].text, x[2].start)) is None or w.qualified_as(q, answer)]
     if not usual:
         q = w.qualifier(placed[-1][1].text, placed[-1][2].start)
         return Unsupported(
@@ -338,6 +347,26 @@ def _numbers_unsaid(turns: Sequence[Turn], answer: str) -> Unsupported | None:
                        "record only the numbers the business said, with their words in answer_text")
 
 
+_STOCK_ASKED = re.compile(r"\b(?:have|got|carry|stock|in stock|left|how many|any more|available|sold|out|sure|check)\b", re.I)
+
+
+def _answers_another_question(s: _Sentence, first_prompt: str, item: str | None) -> bool:
+    """An answer to the agent's later question about something else ("could you hold one for me?",
+    "do you have the matching lid?"), not about the item's stock."""
+    if s.prompt == first_prompt or _names(s.text, item):
+        return False
+    return not _STOCK_ASKED.search(s.prompt) or _about_something_else(w.asked_about(s.prompt), item)
+
+
+def _names(text: str, item: str | None) -> bool:
+    return bool(item and w.words_of(text) & w.words_of(item))
+
+
+def _about_something_else(subject: str | None, item: str | None) -> bool:
+    """Words that name a thing that is not the item ("the batteries" for a drill)."""
+    return bool(subject and item and w.words_of(subject) and not w.words_of(subject) & w.words_of(item))
+
+
 def _stock(turns: Sequence[Turn], answer: str, item: str | None = None) -> Judgement:
     claimed = w.stock(answer)
     if not claimed:
@@ -347,13 +376,17 @@ def _stock(turns: Sequence[Turn], answer: str, item: str | None = None) -> Judge
         )
     claim = claimed[0]
     fits = {"in_stock": ("in_stock", "limited"), "limited": ("limited",), "out_of_stock": ("out_of_stock",)}
-    # The business's last word on it counts: "we do carry it. we're out right now though" is out.
-    said = [(s, f) for s in _business_sentences(turns) if s.after_ask  # a greeting is not an answer about this item
-            for f in w.stock(s.text) if not w.elsewhere(s.text, f.start)]
-    # Where they disagree, the words that name the item decide: the rest may be about something else.
-    named = [(s, f) for s, f in said if item and w.words_of(s.text) & w.words_of(item)]
-    if named and len({f.availability != "out_of_stock" for _, f in said}) > 1:
-        said = named
+    # The business's last word on it counts: "we do carry it. we're out right now though" is out; not
+    # words about something else ("we don't sell the batteries separately", "no" to "the matching lid?").
+    ask = _business_sentences(turns)
+    first_prompt = next((s.prompt for s in ask if s.after_ask), "")
+    said = [(s, f) for s in ask if s.after_ask  # a greeting is not an answer about this item
+            for f in w.stock(s.text) if not w.elsewhere(s.text, f.start)
+            and not _about_something_else(f.subject, item) and not _answers_another_question(s, first_prompt, item)]
+    # Where they disagree, the words that name the item best decide: the rest may be about something else.
+    if item and len({f.availability != "out_of_stock" for _, f in said}) > 1:
+        best = max(len(w.words_of(s.text) & w.words_of(item)) for s, _ in said)
+        said = [(s, f) for s, f in said if best and len(w.words_of(s.text) & w.words_of(item)) == best] or said
     last_fits = bool(said) and said[-1][1].availability in fits[claim.availability]
     if not last_fits and any(f.availability in fits[claim.availability] for _, f in said):
         return Unsupported(f"the business later said otherwise: {said[-1][0].text!r}",
@@ -434,11 +467,13 @@ def _aisle(turns: Sequence[Turn], answer: str) -> Judgement:
     for later, after in [(s, at.end), *((x, 0) for x in sentences[n + 1:])]:
         moved = [f for f in w.places(later.text) if f.start >= after and not _same_place(f, claim)
                  and w.place_stated(later.text, f) and f.key.split(":")[0] == claim.key.split(":")[0]]
-        if moved and w.CORRECTION.search(later.text, after, moved[-1].start if later is s else len(later.text)):
+        if moved and (w.CORRECTION.search(later.text, after, moved[-1].start if later is s else len(later.text))
+                      or (later is s and re.search(r"\bbut\b", later.text[after:moved[-1].start], re.I))):
             return Unsupported(f"the business later said {moved[-1].location}: {later.text!r}",
                                "record the business's last word on where it is, with their words in answer_text")
         # a bare number said to correct it: "aisle three, no, four", "sorry, 16"
-        if (claim.key.startswith("aisle:") and (fixed := w.corrected_number(later.text, after)) is not None
+        said_to_it = later is s or later.prompt == s.prompt or "aisle" in later.prompt.lower()  # not another question's answer
+        if (claim.key.startswith("aisle:") and said_to_it and (fixed := w.corrected_number(later.text, after)) is not None
                 and f"aisle:{fixed}" != claim.key):
             return Unsupported(f"the business later said aisle {fixed}: {later.text!r}",
                                "record the business's last word on where it is, with their words in answer_text")
@@ -549,7 +584,8 @@ def judge_booked(
     turns: Sequence[Turn], *, party: int, time: str | None, requested_party: int, requested_time: str
 ) -> Judgement:
     sentences = _business_sentences(turns)
-    confirmations = [s for s in sentences if s.after_ask and w.confirms(s.text) and not _agrees_to_a_no(turns, s)]
+    confirmations = [s for s in sentences if s.after_ask and w.confirms(s.text) and not _agrees_to_a_no(turns, s)
+                     and not w.no_reservations(s.text, party)]
     if not confirmations:
         return Unsupported(
             "the business has not confirmed a booking",
@@ -595,7 +631,8 @@ def judge_booked(
     # Another time offered ("I could do 7:30, would that work?") and the one asked never said by the
     # business: a booking at the time asked is what the model wanted, not what was agreed.
     offered = [s for s in sentences if s.after_ask and asked_time and _OFFER.search(s.text)
-               and any(not f.clock.same_time(asked_time[0].clock) for f in w.clocks(s.text))]
+               and not _names_exactly(s.text, asked_time[0].clock)  # "we have 7 or 8:30": the asked one among them
+               and any(not f.clock.same_time(asked_time[0].clock) and w.clock_role(s.text, f) is None for f in w.clocks(s.text))]
     if (said_time and asked_time and said_time[0].clock.same_time(asked_time[0].clock) and offered
             and not any(c.same_time(said_time[0].clock) for c in confirmed_clocks)
             and not any(s.after_ask and not w.NOT_FREE.search(s.text) and _names_hour(s.text, asked_time[0].clock)
@@ -626,17 +663,30 @@ def judge_booked(
     return Supported(_quotes(turns, used), "the business confirmed the booking")
 
 
-_OFFER = re.compile(r"\b(?:(?:could|can) do|how about|what about|(?:we|i) (?:have|got|can offer)|would .{0,20}work|"
-                    r"available at|earliest|latest|instead|closest)\b|\?", re.I)
+_OFFER = re.compile(r"\b(?:(?:could|can) do|how about|what about|(?:i|we) can offer|would .{0,20}work|earliest|latest|instead|"
+                    r"closest|(?:i|we) (?:have|got) (?:a table |something |an opening )?(?:at|for))\b", re.I)
 _NO_AGAIN = re.compile(r"n't|\b(?:not|no|nothing|full|booked up|none)\b", re.I)
 
 
+_BOOKED_WORDS = re.compile(r"\b(?:all set|set for|got you|have you|put you|booked|reserved|confirmed|see you|table for you|can do)\b", re.I)
+
+
 def _agrees_to_a_no(turns: Sequence[Turn], s: _Sentence) -> bool:
-    """"That's right" to the agent's "so you don't have anything at 7?": agreement with a no, not a booking."""
-    if not re.match(r"\W*(?:yes|yeah|yep|that'?s right|that is right|correct|right)\b", s.text, re.I):
+    """"That's right" to the agent's "so you don't have anything at 7?": agreement with a no, not a
+    booking. Only a bare agreement, to a question with a no in it."""
+    if not re.match(r"\W*(?:yes|yeah|yep|that'?s right|that is right|correct|right)\b", s.text, re.I) or _BOOKED_WORDS.search(s.text):
         return False
-    before = next((t for t in reversed(turns[: s.turn]) if t.speaker == "agent" and t.on_line), None)
-    return before is not None and _NO_AGAIN.search(before.text) is not None
+    return s.prompt.rstrip().endswith("?") and _NO_AGAIN.search(s.prompt) is not None
+
+
+def _names_exactly(text: str, clock: w.Clock) -> bool:
+    """Does `text` name that very time: as a clock, or a bare number outside any clock ("7 or 8:30"
+    names 7; "7:30" does not)?"""
+    found = w.clocks(text)
+    if any(f.clock.same_time(clock) for f in found):
+        return True
+    return any(w.number(m.group(0)) == clock.hour % 12 for m in re.finditer(r"[a-z0-9]+", text.lower())
+               if not any(f.start <= m.start() < f.end for f in found))
 
 
 def _names_hour(text: str, clock: w.Clock) -> bool:
@@ -646,9 +696,16 @@ def _names_hour(text: str, clock: w.Clock) -> bool:
                    for t in re.findall(r"[a-z0-9]+", text.lower())))
 
 
-def judge_book_declined(turns: Sequence[Turn], *, alternative_offered: str | None) -> Judgement:
+def judge_book_declined(turns: Sequence[Turn], *, alternative_offered: str | None, party: int | None = None) -> Judgement:
     sentences = [s for s in _business_sentences(turns) if s.after_ask]
-    if none := [s for s in sentences if w.NO_RESERVATIONS.search(s.text)]:
+    # A table confirmed, and no other time in the record: nothing was declined ("we're packed at seven
+    # but i can squeeze you in, you're all set"). With another time, it may be one the window rules out.
+    confirmed = [s for s in sentences if w.confirms(s.text)]
+    if confirmed and alternative_offered is None and not any((x.turn, x.start) > (confirmed[-1].turn, confirmed[-1].start)
+                             and (w.TAKEN_BACK.search(x.text) or w.says_full(x.text)) for x in sentences):
+        return Unsupported(f"the business confirmed a booking: {confirmed[-1].text!r}",
+                           "record booked with the table the business confirmed")
+    if none := [s for s in sentences if w.no_reservations(s.text, party)]:
         return Supported(_quotes(turns, none[-1:]), "the business takes no reservations", "refused")
     if full := [s for s in sentences if w.says_full(s.text) and not _asked(s)]:
         offered = [s for s in sentences if w.clocks(s.text) and s not in full]

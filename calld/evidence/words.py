@@ -23,6 +23,7 @@ _UNITS = {
     "fourteen": 14, "fifteen": 15, "sixteen": 16, "seventeen": 17, "eighteen": 18, "nineteen": 19,
     "twenty": 20, "thirty": 30, "forty": 40, "fifty": 50, "a couple": 2, "couple": 2, "a dozen": 12, "dozen": 12,
 }
+_UNITS |= {"hundred": 100, "a hundred": 100, "one hundred": 100, "thousand": 1000, "a thousand": 1000}
 _TENS = {"twenty": 20, "thirty": 30, "forty": 40, "fifty": 50, "sixty": 60, "seventy": 70, "eighty": 80, "ninety": 90}
 _UNITS |= _TENS | {f"{t}{sep}{u}": n + _UNITS[u] for t, n in _TENS.items() for u in
                    ("one", "two", "three", "four", "five", "six", "seven", "eight", "nine") for sep in (" ", "-")}
@@ -59,8 +60,9 @@ _LIST_BEFORE = re.compile(r"(?:,|;|\band\b)\s*$", re.I)
 # A number said as the whole answer, after fillers at most, and before days or nothing ("nine.",
 # "um, eight.", "ten thirty", "five today, six tomorrow", "nine or so").
 _FILLERS_ONLY = re.compile(r"\W*(?:(?:uh|um|er|oh|so|well|like|it'?s|its|about|around|maybe)\W+)*", re.I)
+_ALONE_END = re.compile(r"\s*(?:now\b)?\s*(?:(?:on\s+)?(?:mon|tue|wed|thu|fri|sat|sun)[a-z]*\b|today\b|tomorrow\b|tonight\b)?\s*[.!]*\s*$", re.I)
 _ALONE_AFTER = re.compile(
-    r"\s*(?:or so\b|ish\b)?\s*(?:(?:on\s+)?(?:mon|tue|wed|thu|fri|sat|sun)[a-z]*\b|today\b|tomorrow\b|tonight\b)?\s*(?:[.,!]|$)", re.I)
+    r"\s*(?:or so\b|ish\b|now\b)?\s*(?:(?:on\s+)?(?:mon|tue|wed|thu|fri|sat|sun)[a-z]*\b|today\b|tomorrow\b|tonight\b)?\s*(?:[.,!]|$)", re.I)
 # "7 days a week", "24 hours", "2 people": a number with a unit is no clock time.
 _UNIT_AHEAD = re.compile(r"\s*(?:days?|hours?|hrs|minutes?|mins|weeks?|months?|years?|people|persons|guests|items|"
                          r"units|pieces|left|of (?:them|those|these))\b", re.I)
@@ -103,6 +105,7 @@ class Found:
 @frozen
 class ClockFound(Found):
     clock: Clock
+    bare: bool = False  # a number said alone ("uh, three."): a time only where one was asked for
 
 
 def _hour_value(token: str) -> int:
@@ -174,8 +177,11 @@ def clocks(text: str) -> tuple[ClockFound, ...]:
         listed = _DAYS_AHEAD.match(text[m.end():]) and (
             (_LIST_BEFORE.search(text[: m.start()]) and any(f.end <= m.start() for f in found))
             or _CORRECTED_BEFORE.search(text[: m.start()]))  # "Actually, 8 on Sundays"
-        corrected_to = _CORRECTED_TO.search(text[: m.start()]) and not _UNIT_AHEAD.match(text, m.end())
-        alone = _FILLERS_ONLY.fullmatch(text, 0, m.start()) and _ALONE_AFTER.match(text, m.end())  # "nine.", "uh ten on saturday"
+        # "we close at nine, no, eight": after a time said before it; "no wait, 7.": the whole sentence;
+        # never "sorry, one sec" or "no, two of us"
+        corrected_to = _CORRECTED_TO.search(text[: m.start()]) and (
+            (any(f.end <= m.start() for f in found) and _ALONE_AFTER.match(text, m.end())) or _ALONE_END.match(text, m.end()))
+        alone = bool(_FILLERS_ONLY.fullmatch(text, 0, m.start()) and _ALONE_AFTER.match(text, m.end()))  # "nine.", "uh ten on saturday"
         if not (m.group(2) or meridiem or oclock or _TIME_CONTEXT.search(text[: m.start()])
                 or _RANGE_AHEAD.match(text[m.end():]) or listed or corrected_to or alone):
             continue
@@ -194,7 +200,8 @@ def clocks(text: str) -> tuple[ClockFound, ...]:
             continue
         if pm is None and _EVENING_AHEAD.match(text, m.end()):
             pm = True  # "until 9 tonight"
-        found.append(ClockFound(m.start(), m.end(), Clock(hour, minute, pm)))
+        bare = alone and not (m.group(2) or meridiem or oclock or _TIME_CONTEXT.search(text[: m.start()]) or listed or corrected_to)
+        found.append(ClockFound(m.start(), m.end(), Clock(hour, minute, pm), bare=bool(bare)))
     return tuple(sorted(found, key=lambda f: f.start))
 
 
@@ -270,9 +277,11 @@ _NOT_A_DAY_OFF = r"(?!\s+(?:at|by|from|until|till|til|for|during|over|early)\b)"
 _CLOSED_BEFORE = re.compile(
     rf"\b(?:closed|shut){_NOT_A_DAY_OFF}|\b(?:except|excluding|other than)\b"
     r"|(?:\bnot|n't|\bnever|\bno longer)\s+(?:be\s+)?open\b(?!\s+(?:until|till|til|before|after|at|from)\b)"
-    r"|\b(?:not|never)\s+(?:on\s+)?$|(?:n't|\bnot)\s+(?:do|work)\s+(?:on\s+)?$",  # "we don't do weekends"
+    r"|\b(?:not|never)\s+(?:on\s+)?$",
     re.I,
 )
+_DAY_ENDS_CLAUSE = re.compile(r"\s*(?:[,.;:!?]|$|\band\b|\bwe'?re closed\b|\bclosed\b)", re.I)
+_NOT_DOING = re.compile(r"(?:n't|\bnot)\s+(?:do|work)\s+(?:on\s+)?$", re.I)
 # "every day but Sunday": the "but" ends a clause, so this is read from the words before it
 _ALL_BUT = re.compile(r"\b(?:every ?day|daily|all week|(?:seven|7) days(?: a week)?)\s+but\s+(?:on\s+)?$", re.I)
 # "Mondays and Tuesdays we're closed": days named together share what is said after the last
@@ -283,7 +292,8 @@ _CLOSED_AFTER = re.compile(
     rf"[\s,]*(?:(?:we'?re|we are|they'?re|they are|it'?s|it is|are|is)\s+)?(?:closed|shut){_NOT_A_DAY_OFF}"
     r"(?!\s+(?:on\b|mon|tue|wed|thu|fri|sat|sun|week|every|daily|today|tonight|tomorrow))"
     # "Sundays we're not open", "Sunday we're not", "Sunday's our day off", "tomorrow's a holiday"
-    r"|[\s,]*(?:we'?re|we are|they'?re|they are|it'?s|it is)\s+not\b(?:\s+open\b)?(?!\s+(?:until|till|til|before|after|past|at)\b)"
+    r"|[\s,]*(?:we'?re|we are|they'?re|they are|it'?s|it is)\s+not\b(?!\s+open\s+(?:until|till|til|before|after|past|at)\b)"
+    r"(?:\s+open\b)?(?!\s+(?:until|till|til|before|after|past|at)\b)"
     r"|(?:'s|\s+is)\s+(?:our|a|the)\s+(?:day off|holiday)\b|\s+off\b",
     re.I)  # "Monday to Friday, closed on holidays" or "..., closed Sundays" is about other days
 
@@ -294,12 +304,14 @@ def day_open(text: str, day: DaysFound) -> bool:
     before = clause_before(text, day.start)
     if _OPENS_LATER.match(text, day.end):
         return True  # "we don't open Sundays until noon": open, later
-    if (_EXCEPT.search(before) or _ALL_BUT.search(text, 0, day.start)) and day.days and any(
+    if _EXCEPT.search(before) and day.days and any(
             day.days <= (clock_days(text, f) or frozenset()) for f in clocks(text)):
         return True  # "we close at 5 except on Fridays, when it's 6": set apart with a time of their own
-    if _ALL_BUT.search(text, 0, day.start):
-        return False
     after = _MORE_DAYS.match(text, day.end)
+    if _ALL_BUT.search(text, 0, day.start) and _DAY_ENDS_CLAUSE.match(text, after.end() if after else day.end):
+        return False
+    if _NOT_DOING.search(before) and _DAY_ENDS_CLAUSE.match(text, after.end() if after else day.end):
+        return False  # "we don't do weekends", not "we don't do sundays the same"
     return _CLOSED_BEFORE.search(before) is None and _CLOSED_AFTER.match(text, after.end() if after else day.end) is None
 
 
@@ -460,6 +472,8 @@ def _except_days(text: str, piece: tuple[int, int], cut: re.Match[str], found: F
         if not after or _EXCEPT_JOINT.fullmatch(text, max(ends), after[0].start) is None or not (
                 after[0].start == found.start or _RANGE_JOIN.fullmatch(text[after[0].end:found.start])):
             return None
+        if " but" in cut.group(0).lower() and not re.search(r"[,;:]", text[max(ends):after[0].start]):
+            return frozenset(k for d in apart for k in d.days) or None  # "every day but sundays it's ten to four"
     base = frozenset().union(*(d.days for d in before)) if before else frozenset(range(7))
     rest = base - frozenset().union(*(d.days for d in apart))
     return frozenset(rest) or None
@@ -514,7 +528,9 @@ FORMERLY = re.compile(FORMERLY_WORDS, re.I)
 
 # A time said not to be the time: "we don't open at nine", "not at 10", "it's not 9 to 5"; but
 # "we don't open until 10" and "not before 9" say when it is.
-_NEGATED_TIME = re.compile(r"(?:\bnot\b|n'?t\b|\bnever\b)(?:(?!\b(?:until|till|til|before|after|past)\b)[^,;.])*$", re.I)
+_NEGATED_TIME = re.compile(
+    r"(?:\bnot\b|\b\w+n't\b|\b(?:dont|doesnt|isnt|arent|wont|cant|cannot|never)\b)"
+    r"(?:\s+(?!(?:until|till|til|before|after|past|we|we're|we'?ll|it's|they|they're|i|i'm|you|you're)\b)[\w']+){0,4}\s+$", re.I)
 _NOT_STAYING = re.compile(r"(?:\bnot|n'?t|\bnever)\s+(?:stay|remain|keep|be)\s+open\b", re.I)  # "we don't stay open till ten"
 
 
@@ -526,15 +542,33 @@ def negated_time(text: str, found: Found) -> bool:
 # Hours for some days or seasons only: the user asked for the usual ones, so a record gives such a
 # time only with its qualifier ("on Christmas Eve they close at 2").
 _QUALIFIER = re.compile(
-    r"\b(?:christmas(?: eve| day)?|thanksgiving|new year'?s(?: eve| day)?|easter|holidays?|labor day|memorial day|"
-    r"fourth of july|july (?:4th|fourth)|summer|winter|seasonal|next (?:week|month|year)|"
-    r"(?:first|second|third|last) \w+ of the month|lunch)\b", re.I)
+    r"\b(?:(?:on|for|during|over|this|around|at|before)\s+(?:the\s+)?(?:christmas(?: eve| day)?|thanksgiving|new year'?s(?: eve| day)?|"
+    r"easter|holidays?|labor day|memorial day|fourth of july|july (?:4th|fourth))|"
+    r"(?:christmas|holiday|summer|winter|seasonal|thanksgiving) hours|(?:in|during) the (?:summer|winter|fall|autumn|spring)|"
+    r"(?:(?:starting|from|beginning|as of|after) )?next (?:week|month|year)|"
+    r"(?:first|second|third|last) \w+ of the month|(?<!don't )(?<!do not )closed for lunch|lunch (?:break|hour))\b", re.I)
+_NOT_A_QUALIFIER = re.compile(r"\b(?:even|including|except|and|closed|open|plus)\s*(?:on\s+)?(?:the\s+)?$", re.I)  # "even on holidays"
+
+
+_QUALIFIER_GLUE = frozenset("on for during over this around at before in the starting from beginning as of after closed hours".split())
+
+
+def qualified_as(q: str, text: str) -> bool:
+    """Does `text` say the qualifier too ("On Christmas Eve they close at 2", "closed 12 to 1 for lunch")?"""
+    said = text.lower()
+    return all(re.search(rf"\b{re.escape(word)}\b", said) for word in q.split() if word not in _QUALIFIER_GLUE)
 
 
 def qualifier(text: str, pos: int) -> str | None:
-    """The day or season a time at `pos` is said for, when it is not every week's ("holiday")."""
-    m = _QUALIFIER.search(clause_of(text, pos))
-    return m.group(0).lower() if m else None
+    """The day or season a time at `pos` is said for, when it is not every week's ("holiday"): in the
+    time's clause, or a first clause that is only the qualifier ("during the holidays, we're open till ten")."""
+    clause = clause_of(text, pos)
+    first = text[: m.start()] if (m := _CLAUSE_BREAK.search(text)) is not None else ""
+    for where in (clause, first if not clocks(first) else ""):
+        for q in _QUALIFIER.finditer(where):
+            if not _NOT_A_QUALIFIER.search(where[: q.start()]):
+                return q.group(0).strip().lower()
+    return None
 
 
 # A part of the business with hours of its own: its times are not the store's.
@@ -594,7 +628,8 @@ def beside(text: str, place: PlaceFound) -> bool:
 
 _NUMBER_CORRECTED = re.compile(
     r"\b(?:no|sorry|i mean|actually|wait|er|correction|make that|scratch that)\b[\s,.]*(?:(?:uh|um|no|sorry|oh|er|wait)\b[\s,.]*)*"
-    r"(?:it'?s\s+)?(?:(?:over\s+)?in\s+)?(?:(?:aisle|isle|row|bay)\s+)?(\d{1,3}[a-z]?|" + "|".join(sorted(_UNITS, key=len, reverse=True)) + r")\b"
+    r"(?:it'?s\s+)?(?:(?:over\s+)?in\s+)?(?:(?:aisle|isle|row|bay)\s+(?=\w)|(?=\w+\s*(?:now\b)?\s*(?:not \w+\s*)?(?:[.,!?;]|$)))"
+    r"(\d{1,3}[a-z]?|" + "|".join(sorted(_UNITS, key=len, reverse=True)) + r")\b"
     r"(?!\s+(?:more|moment|sec|second|minute|thing|of|or|problem))", re.I)
 
 
@@ -662,9 +697,14 @@ _SIZE_AHEAD = re.compile(r"\s*-?\s*(?:inch(?:es)?|in\.(?=\s|$)|\"|oz|ounces?|lbs
                          r"volts?|v\b|watts?|w\b|amps?|piece|pc|pack|count|ct|%|percent|gauge|grit|mil)\b", re.I)
 
 
+_ORDINALS = {"first": 1, "second": 2, "third": 3, "fourth": 4, "fifth": 5, "sixth": 6, "seventh": 7, "eighth": 8,
+             "ninth": 9, "tenth": 10}
+
+
 def counts(text: str) -> set[int]:
-    """The numbers `text` says, other than sizes ("12-inch") and "a"/"an" ("a skillet")."""
-    out = set()
+    """The numbers `text` says, other than sizes ("12-inch") and "a"/"an" ("a skillet"); ordinals too
+    ("second shelf" says 2)."""
+    out = {n for word, n in _ORDINALS.items() if re.search(rf"\b{word}\b", text, re.I)}
     for m in _NUMBER.finditer(text):
         if m.group(1).lower() in ("a", "an", "no") or _SIZE_AHEAD.match(text, m.end()):
             continue
@@ -683,11 +723,11 @@ _OUT = re.compile(
     r"available online|none (?:in (?:the )?store|here|on the shelf)|on order|sold (?:our|the) last|we have none|nope|"
     r"unfortunately not|we do not|reserved (?:for|by)|on hold for (?:a|another|someone|somebody)|spoken for|"
     r"set aside for|(?:got|have|there(?:'s| is| are)) (?:none|zero|nothing)|zero (?:on hand|in stock|left|available)|"
-    r"(?:is|are|was|were)n'?t available|not available|(?:available )?to order online|order (?:it|them|one) online|warehouse|not here|"
-    r"not at this (?:store|location)|layaway|none for sale|none in (?:the )?(?:box|back|stock)|"
-    r"(?:were|was|got|been|just) sold|(?:someone|somebody) (?:just )?bought|not at the moment|not right now|"
+    r"(?:is|are|was|were)n'?t available|not available|(?:available )?to order online|order (?:it|them|one) online|"
+    r"available (?:at|in|from) (?:the|our) (?:warehouse|distribution center)|not at this (?:store|location)|on layaway|"
+    r"none for sale|none in (?:the )?(?:box|back|stock)|(?:were|was|got|been|just) sold|(?:someone|somebody) (?:just )?bought|"
     r"we'?re (?:completely |all |fresh |totally )?out\b|we are (?:completely |all |totally )?out\b|stopped (?:carrying|selling|stocking)|"
-    r"discontinued|(?:they'?re|it'?s|all) gone|haven'?t had (?:those|them|it|any|that)|^\W*(?:sorry,?\s*)?none\b)",
+    r"discontinued|(?:they'?re|it'?s|all) gone|haven'?t had (?:those|them|it|any|that))",
     re.I,
 )
 _LIMITED = re.compile(
@@ -730,30 +770,64 @@ _LATER = re.compile(r"\b(?:tomorrow|next (?:week|month)|later (?:today|this week
 class StockFound(Found):
     availability: str  # in_stock | out_of_stock | limited
     quantity: int | None
+    subject: str | None = None  # what it names, when it does ("the batteries")
+
+
+_CONTRAST_PART = re.compile(r"\s*(?:\bbut\b|\bthough\b|\bhowever\b|;)\s*", re.I)
+
+
+def _parts(sentence: str) -> list[tuple[int, int]]:
+    cuts = [0, *(m.start() for m in _CONTRAST_PART.finditer(sentence)), len(sentence)]
+    return [(x, y) for x, y in zip(cuts, cuts[1:]) if sentence[x:y].strip(" ,;")]
+
+
+# Said at the start of what they say: "not right now", "sorry, none", "not at the moment".
+_OUT_AT_START = re.compile(r"\W*(?:(?:no|nope|sorry|uh|um|oh)\b\W*)*(?:not (?:right now|at the moment|today)|none(?! of)|nothing)\b", re.I)
+# "We're out of the blue ones": a kind of it, not the item.
+_A_KIND_OF_IT = re.compile(
+    r"\s+of (?:the|our) (?:\w+ )?(?:ones?|size|sizes|model|models|colou?rs?|kinds?|versions?|styles?|flavou?rs?)\b", re.I)
+_NEGATED_BEFORE = re.compile(r"(?:\bnot|n't)\s+$", re.I)  # "it's not reserved", "they're not discontinued"
+# What a statement is about when it names it: "we don't sell the batteries separately".
+_SUBJECT = re.compile(r"\b(?:have|carry|sell|stock|out of)\s+(?:the|any|those|these)\s+([a-z][\w'-]*(?:\s+[a-z][\w'-]*){0,2})", re.I)
+
+
+def asked_about(question: str) -> str | None:
+    """What a question asks the stock of, when it names it ("do you have the matching lid?")."""
+    m = _SUBJECT.search(question)
+    return m.group(1).lower() if m else None
+
+
+def _out_at(part: str) -> re.Match[str] | None:
+    for m in _OUT.finditer(part):
+        if _NEGATED_BEFORE.search(part, 0, m.start()) or _A_KIND_OF_IT.match(part, m.end()):
+            continue
+        return m
+    return _OUT_AT_START.match(part) or _BARE_NO.fullmatch(part)
 
 
 def stock(text: str) -> list[StockFound]:
-    """Stock statements, one per sentence at most; a negation wins over the 'have' inside it, and a
+    """Stock statements, one per part of a sentence (a "but" or "though" starts a part): a negation
+    wins over the 'have' inside it, a kind of it ("out of the blue ones") is not the item, and a
     question states nothing ("want me to check if we have some?")."""
     found: list[StockFound] = []
-    for a, b in sentence_spans(text):
+    for a, b in [(a + x, a + y) for a, b in sentence_spans(text) if not text[a:b].endswith("?")
+                 for x, y in _parts(text[a:b])]:
         s = text[a:b]
-        if s.endswith("?"):
-            continue
         qty_m = _QUANTITY.search(s)
         qty = number(qty_m.group(1) or qty_m.group(2)) if qty_m else None
-        if (m := _OUT.search(s) or _BARE_NO.fullmatch(s)) is not None:
-            found.append(StockFound(a + m.start(), b, "out_of_stock", 0))
+        subject = (sm.group(1).lower() if (sm := _SUBJECT.search(s)) else None)
+        if (m := _out_at(s)) is not None:
+            found.append(StockFound(a + m.start(), b, "out_of_stock", 0, subject))
         elif (m := _LIMITED.search(s)) is not None:
             if qty is None and re.search(r"\b(?:last|the) one\b", m.group(0), re.I):
                 qty = 1  # "down to our last one", "just the one"
-            found.append(StockFound(a + m.start(), b, "limited", qty))
+            found.append(StockFound(a + m.start(), b, "limited", qty, subject))
         elif (m := _IN.search(s)) is not None:
             stop = m.end() + len(clause_of(s, m.end())) - len(clause_before(s, m.end()))  # the end of its clause
             if _LATER.search(s, m.end(), stop):
-                found.append(StockFound(a + m.start(), b, "out_of_stock", 0))  # "available for pickup tomorrow": not now
+                found.append(StockFound(a + m.start(), b, "out_of_stock", 0, subject))  # "available for pickup tomorrow": not now
             else:
-                found.append(StockFound(a + m.start(), b, "in_stock", qty))
+                found.append(StockFound(a + m.start(), b, "in_stock", qty, subject))
     return found
 
 
@@ -765,13 +839,22 @@ _AISLE = re.compile(r"\b(aisle|isle|row|bay)\s+(\d{1,3}[a-z]?|[a-z]\b|" + "|".jo
 _DEPARTMENTS = (r"plumbing|electrical|hardware|housewares|seasonal|automotive|lawn and garden|garden|paint|lumber|"
                 r"bath|tools|pet supplies|grocery|produce|dairy|frozen foods?|toys|sporting goods|electronics|appliances|"
                 r"furniture|patio|crafts|stationery|office supplies|cleaning supplies|home decor|kitchenware")
-_AREA_NAME = (r"(?:back|front|middle|rear|corner|end|left|right|far \w+)(?: \w+)? of the store|(?:an |the )?end ?caps?(?: up front)?"
-              rf"|(?:{_DEPARTMENTS})(?:[ -](?:department|section|area|aisle|center|centre))?(?=[\s.,!?]|$)"
+_KIND = r"(?:[ -](?:department|section|area|aisle|center|centre))?"
+# A department named alone counts after "in", "over in", "try" or "check" ("it's over in plumbing"), not
+# where someone looks or would be sent ("people look in plumbing", "talk to electrical"), nor as a
+# time ("seasonal hours"); or as a whole clause ("Housewares.").
+_BARE_DEPARTMENT = re.compile(
+    rf"(?<!\blook )(?<!\blooks )(?<!\blooking )(?<!\bthinks it's )(?<!\bthink it's )(?<!\bshipment )"
+    rf"\b(?:in|over in|try|check(?: in)?)\s+(?:the\s+)?((?:{_DEPARTMENTS}){_KIND})\b"
+    r"(?!\s+(?:hours|today|right now|staff|team|guys?|people|department hours))", re.I)
+_DEPARTMENT_ALONE = re.compile(rf"(?:^|[,;:.]\s*)((?:{_DEPARTMENTS}){_KIND})\s*(?=[.,!?]|$)", re.I)
+_END_CAP = re.compile(r"\b(?:on|at|by|in)\s+(?:an?\s+|the\s+)?(end ?caps?(?: up front)?)\b", re.I)
+_AREA_NAME = (r"(?:back|front|middle|rear|corner|end|left|right|far \w+)(?: \w+)? of the store"
               r"|(?!(?:near|nearby|by|next|beside|behind|past|in|at|to|try|check|see|the|across|opposite|facing)\b)"
               r"[a-z]+(?: [a-z]+)? (?:department|section|area|counter|aisle|center|centre|corner|wall)")
 # After a word that points somewhere ("in", "by", "try", "check"), or opening a clause: a record is
 # often the place alone ("Housewares section.").
-_AREA = re.compile(rf"(?:\b(?:in|at|on|by|near|next to|behind|to|try|check|see)\s+|(?:^|[,;:.]\s*))(?:the\s+)?({_AREA_NAME})\b",
+_AREA = re.compile(rf"(?:\b(?:in|at|by|near|next to|behind|to|try|check|see)\s+|(?:^|[,;:.]\s*))(?:the\s+)?({_AREA_NAME})\b",
                    re.I)
 # "In the back", "at the front": of the store (not "the front door" or "the back counter").
 _BACK_OR_FRONT = re.compile(
@@ -795,8 +878,11 @@ def places(text: str) -> list[PlaceFound]:
             continue
         ident += (m.group(3) or "").lower()  # "aisle twelve b"
         found.append(PlaceFound(m.start(), m.end(), f"aisle {ident}", f"aisle:{ident}"))
-    for m in _AREA.finditer(text):
+    areas = [*_AREA.finditer(text), *_BARE_DEPARTMENT.finditer(text), *_DEPARTMENT_ALONE.finditer(text), *_END_CAP.finditer(text)]
+    for m in areas:
         loc = m.group(1).lower()
+        if any(f.start <= m.start(1) < f.end for f in found):
+            continue  # the same words read twice
         found.append(PlaceFound(m.start(1), m.end(1), loc, "area:" + " ".join(w for w in loc.split() if w not in ("the", "of"))))
     for m in _BACK_OR_FRONT.finditer(text):
         word = m.group(1).lower()
@@ -876,7 +962,7 @@ def parties_said(sentence: str) -> list[int]:
     """Party sizes a sentence names ("party of six", "a table for 4 people", "four people", "for 4 at 7")."""
     return [n for m in _PARTY_SAID.finditer(sentence) if (n := number(m.group(1))) is not None
             and (m.group(0).lower().lstrip().startswith(("party", "table")) or re.search(r"people|persons|guests|adults", m.group(0), re.I)
-                 or (m.group(0).lower().lstrip().startswith("for") and re.match(r"\s+at\b", sentence[m.end():], re.I)))]
+                 or (m.group(0).lower().lstrip().startswith("for") and re.match(rf"\s+at\s+(?:{_HOUR}\b|noon)", sentence[m.end():], re.I)))]
 
 
 _NEGATED = re.compile(r"(?:\bnot|n'?t|\bnever|\bno)\s+(?:\w+\s+){0,2}$", re.I)
@@ -884,18 +970,34 @@ _NEGATED = re.compile(r"(?:\bnot|n'?t|\bnever|\bno)\s+(?:\w+\s+){0,2}$", re.I)
 
 # Words that make a confirmation something else: a waitlist, an offer still to be taken ("a table
 # at nine if you want it"), a condition ("if you put down a deposit", "for parties of six or more").
+# Read in the confirmation's own clause: "you're all set for seven, if you want to add anyone just call
+# us" is a booking; "we have a table at nine if you want it" is not yet.
 _NOT_A_BOOKING = re.compile(
-    r"\b(?:wait ?list|waiting list|if you (?:want|like|put|pay|can)|would you like|do you want|does that work|would that work|"
-    r"parties of \w+ or more|for parties of|only for parties|(?:once|when|until|after|if) (?:it'?s|it is|we'?re|i'?ve) confirmed)\b",
-    re.I)
-_PENDING_BEFORE = re.compile(r"\b(?:once|when|until|after|if|before)\b[^,;.]*$", re.I)  # "a text once it's confirmed"
+    r"\b(?:(?<!off the )(?<!no need for the )(?:wait ?list|waiting list)|if you (?:want|like|put|pay)|do you want|does that work|"
+    r"would that work|parties of \w+ or more|only for parties)\b", re.I)
+_PENDING_BEFORE = re.compile(r"\b(?:once|until|after|if|before)\b[^,;.]*$", re.I)  # "a text once it's confirmed"
+# No bookings at all, said of the whole place (not "the patio is first come first served").
+_NO_RESERVATIONS_OF_A_PART = re.compile(r"\b(?:patio|bar|brunch|outside|terrace|deck|counter|lunch|happy hour|parties of|groups)\b", re.I)
+
+
+_PARTIES_OF = re.compile(rf"\b(?:parties|groups) of\s+({_COUNT})\s+or more\b", re.I)
+
+
+def no_reservations(sentence: str, party: int | None = None) -> bool:
+    """The business takes no bookings ("we don't take reservations", "walk-ins only"), not only for a
+    part ("the patio is first come first served"); or only for parties larger than this one."""
+    if party is not None and any((n := number(m.group(1))) is not None and party < n for m in _PARTIES_OF.finditer(sentence)):
+        return True
+    return any(not _NO_RESERVATIONS_OF_A_PART.search(m.group(0) + clause_of(sentence, m.end() - 1))
+               for m in NO_RESERVATIONS.finditer(sentence))
 
 
 def says_full(sentence: str) -> bool:
     """The business says it is full, or cannot take a time ("we're booked solid", "I can't do seven"),
     not that it is not ("we're not full at all")."""
     return any(not _NEGATED.search(clause_before(sentence, m.start()))
-               for m in [*FULL.finditer(sentence), *NOT_FREE.finditer(sentence)])
+               for m in [*FULL.finditer(sentence), *(m for m in NOT_FREE.finditer(sentence) if clocks(clause_of(sentence, m.start()))
+                                                     or re.search(rf"\b{_HOUR}\b", clause_of(sentence, m.start()), re.I))])
 
 
 def confirms(sentence: str) -> bool:
@@ -904,9 +1006,10 @@ def confirms(sentence: str) -> bool:
     not where they take no bookings or are full ("that's right, we're full")."""
     if sentence.rstrip().endswith("?"):
         return False
-    if _NOT_A_BOOKING.search(sentence) or NO_RESERVATIONS.search(sentence):
-        return False
-    return any(not _NEGATED.search(before := clause_before(sentence, m.start())) and not _PENDING_BEFORE.search(before)
+    if no_reservations(sentence):
+        return False  # "parties of six or more" is left to the party's size, which the booking judge knows
+    return any(not _NEGATED.search(before := clause_before(sentence, m.start())) and not _NOT_A_BOOKING.search(clause_of(sentence, m.start()))
+               and not ("confirmed" in m.group(0).lower() and _PENDING_BEFORE.search(before))
                and not (FULL.search(sentence) and m.group(0).lower().startswith("that"))
                and not TAKEN_BACK.search(sentence, m.end())  # "all set for seven, uh, actually no we can't"
                for m in CONFIRM.finditer(sentence))
