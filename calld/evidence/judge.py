@@ -642,7 +642,8 @@ def judge_booked(
             "record booked with the time the business confirmed, or book_declined if it confirmed none",
         )
     if said_time and not (asked_time and said_time[0].clock.same_time(asked_time[0].clock)):
-        hit = next((s for s in sentences if any(f.clock.same_time(said_time[0].clock) for f in w.clocks(s.text))
+        hit = next((s for s in sentences if any(f.clock.same_time(said_time[0].clock) for f in w.clocks(s.text)
+                                                if not f.bare or _WHAT_TIME.search(s.prompt))  # "uh, four." is a party
                     or (s.after_ask and w.confirms(s.text)
                         and any(c.same_time(said_time[0].clock) for c in w.confirmed_clocks(s.text, party)))), None)
         if hit is None:
@@ -663,6 +664,7 @@ def judge_booked(
     return Supported(_quotes(turns, used), "the business confirmed the booking")
 
 
+_WHAT_TIME = re.compile(r"\b(?:what time|when|which time|how late|how early|times?)\b", re.I)  # asked of a booking
 _OFFER = re.compile(r"\b(?:(?:could|can) do|how about|what about|(?:i|we) can offer|would .{0,20}work|earliest|latest|instead|"
                     r"closest|(?:i|we) (?:have|got) (?:a table |something |an opening )?(?:at|for))\b", re.I)
 _NO_AGAIN = re.compile(r"n't|\b(?:not|no|nothing|full|booked up|none)\b", re.I)
