@@ -374,7 +374,8 @@ _CUE_AFTER_DAYS = re.compile(r"\s+(?:til|till|until|from|open|opens|close|closes
 _DAYS_THEN_TIME = re.compile(r"\s*(?:(?:we'?re|we are|it'?s)\s+)?(?:open\s+)?(?:from\s+)?", re.I)
 
 
-def _time_pieces(text: str) -> list[tuple[int, int]]:
+@lru_cache(maxsize=_REMEMBERED)
+def _time_pieces(text: str) -> tuple[tuple[int, int], ...]:
     # Transcripts often have no commas: days that follow a time at once, with their own time after
     # them, start a piece of their own ("monday through saturday nine to nine sunday eleven to six").
     found = clocks(text)
@@ -405,12 +406,13 @@ def _time_pieces(text: str) -> list[tuple[int, int]]:
             merged[-1] = (merged[-1][0], len(text))
         else:
             merged.append((pending, len(text)))
-    return merged
+    return tuple(merged)
 
 
 _SETS_APART = re.compile(r"\s*(?:[,;:]|[-–—]|\b(?:but|except|however|only|whereas|though|although)\b)", re.I)
 
 
+@lru_cache(maxsize=_REMEMBERED)
 def clock_days(text: str, found: Found) -> frozenset[DayKey] | None:
     """The days `text` says the time (or the "24 hours") at `found` is for; None when it does not say."""
     pieces = _time_pieces(text)
