@@ -988,3 +988,12 @@ def test_the_typed_hours_take_a_later_word_on_a_day():
         (("monday", "tuesday", "wednesday", "thursday"), "09:00", "17:00"), (("friday",), "09:00", "16:00")]
     closed = answers.read_answer(Q.HOURS, ["We're open 9 to 5 every day.", "Closed Sundays though."])
     assert [(r.days[-1], r.closed) for r in closed.ranges] == [("saturday", False), ("sunday", True)]
+
+
+def test_two_things_places_in_one_sentence_the_one_said_of_the_item_is_its_place():
+    said = turns("B: Hello.", "A: Hi, which aisle are the mason jar lids in?",
+                 "B: the jars are in aisle 5, the lids are over in aisle 9")
+    assert "aisle 9 for the mason jar lids" in refused(judge.judge_answer(said, Q.AISLE, "Aisle 5.", item="mason jar lids"))
+    supported(judge.judge_answer(said, Q.AISLE, "Aisle 9.", item="mason jar lids"))
+    one = turns("B: Hello.", "A: Hi, which aisle are the mason jar lids in?", "B: they're in aisle 5, next to the paint in aisle 6")
+    supported(judge.judge_answer(one, Q.AISLE, "Aisle 5.", item="mason jar lids"))

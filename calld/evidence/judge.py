@@ -423,7 +423,21 @@ def _same_place(f: w.PlaceFound, claim: w.PlaceFound) -> bool:
                                   and bool((set(f.key[5:].split()) & set(claim.key[5:].split())) - _PLACE_KINDS))
 
 
-def _aisle(turns: Sequence[Turn], answer: str) -> Judgement:
+def _said_of_the_item(text: str, at: w.PlaceFound, item: str) -> w.PlaceFound | None:
+    """Another place in the sentence whose own clause names the item better than this one's does; the
+    item's last word, what it is ("lids" of "mason jar lids"), counts the most."""
+    head = w.words_of(item.split()[-1]) if item.split() else set()
+
+    def named(place: w.PlaceFound) -> int:
+        said = w.words_of(w.clause_of(text, place.start))
+        return len(said & w.words_of(item)) + 2 * len(said & head)
+    others = [f for f in w.places(text) if f.key.split(":")[0] == at.key.split(":")[0] and f.key != at.key
+              and w.clause_of(text, f.start) != w.clause_of(text, at.start)]
+    best = max(others, key=named, default=None)
+    return best if best is not None and named(best) > named(at) else None
+
+
+def _aisle(turns: Sequence[Turn], answer: str, item: str | None = None) -> Judgement:
     claimed = w.places(answer)
     if not claimed:
         return Unsupported(
@@ -477,6 +491,11 @@ def _aisle(turns: Sequence[Turn], answer: str) -> Judgement:
                 and f"aisle:{fixed}" != claim.key):
             return Unsupported(f"the business later said aisle {fixed}: {later.text!r}",
                                "record the business's last word on where it is, with their words in answer_text")
+    # Two things' places in one sentence: the one said of the item is its place ("the jars are in aisle
+    # 5, the lids are over in aisle 9", for the lids).
+    if item and (other := _said_of_the_item(s.text, at, item)) is not None:
+        return Unsupported(f"the business said {other.location} for the {item}: {s.text!r}",
+                           "record where the business said the item itself is, with their words in answer_text")
     gone = next((x for x in sentences[n:] if x.after_ask and _NOT_CARRIED.search(x.text)), None)
     if gone is not None and not any(f.availability == "out_of_stock" for f in w.stock(answer)):
         return Unsupported(
@@ -497,7 +516,7 @@ def judge_answer(turns: Sequence[Turn], question: QuestionType, answer_text: str
         return Unsupported("answered needs answer_text", "record answered with the business's answer in answer_text")
     answer = answer_text or ""
     judged = {QuestionType.HOURS: lambda: _hours(turns, answer), QuestionType.STOCK: lambda: _stock(turns, answer, item),
-              QuestionType.AISLE: lambda: _aisle(turns, answer)}[question]()
+              QuestionType.AISLE: lambda: _aisle(turns, answer, item)}[question]()
     if isinstance(judged, Unsupported) and judged.next == _KEEP_LISTENING and (said := find_answer(turns, question)) is not None:
         # The business did answer, only not what the record says: quote it back rather than wait for more.
         return Unsupported(judged.why, f"the business said: {said.text!r}. Record answered with their words in answer_text")
