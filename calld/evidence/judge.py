@@ -378,15 +378,16 @@ def _stock(turns: Sequence[Turn], answer: str, item: str | None = None) -> Judge
     fits = {"in_stock": ("in_stock", "limited"), "limited": ("limited",), "out_of_stock": ("out_of_stock",)}
     # The business's last word on it counts: "we do carry it. we're out right now though" is out; not
     # words about something else ("we don't sell the batteries separately", "no" to "the matching lid?").
-    ask = _business_sentences(turns)
-    first_prompt = next((s.prompt for s in ask if s.after_ask), "")
-    said = [(s, f) for s in ask if s.after_ask  # a greeting is not an answer about this item
+    sentences = _business_sentences(turns)
+    first_prompt = next((s.prompt for s in sentences if s.after_ask), "")
+    said = [(s, f) for s in sentences if s.after_ask  # a greeting is not an answer about this item
             for f in w.stock(s.text) if not w.elsewhere(s.text, f.start)
             and not _about_something_else(f.subject, item) and not _answers_another_question(s, first_prompt, item)]
     # Where they disagree, the words that name the item best decide: the rest may be about something else.
     if item and len({f.availability != "out_of_stock" for _, f in said}) > 1:
-        best = max(len(w.words_of(s.text) & w.words_of(item)) for s, _ in said)
-        said = [(s, f) for s, f in said if best and len(w.words_of(s.text) & w.words_of(item)) == best] or said
+        named = {id(s): len(w.words_of(s.text) & w.words_of(item)) for s, _ in said}
+        best = max(named.values())
+        said = [(s, f) for s, f in said if best and named[id(s)] == best] or said
     last_fits = bool(said) and said[-1][1].availability in fits[claim.availability]
     if not last_fits and any(f.availability in fits[claim.availability] for _, f in said):
         return Unsupported(f"the business later said otherwise: {said[-1][0].text!r}",
@@ -603,7 +604,7 @@ def judge_booked(
     turns: Sequence[Turn], *, party: int, time: str | None, requested_party: int, requested_time: str
 ) -> Judgement:
     sentences = _business_sentences(turns)
-    confirmations = [s for s in sentences if s.after_ask and w.confirms(s.text) and not _agrees_to_a_no(turns, s)
+    confirmations = [s for s in sentences if s.after_ask and w.confirms(s.text) and not _agrees_to_a_no(s)
                      and not w.no_reservations(s.text, party)]
     if not confirmations:
         return Unsupported(
@@ -692,7 +693,7 @@ _NO_AGAIN = re.compile(r"n't|\b(?:not|no|nothing|full|booked up|none)\b", re.I)
 _BOOKED_WORDS = re.compile(r"\b(?:all set|set for|got you|have you|put you|booked|reserved|confirmed|see you|table for you|can do)\b", re.I)
 
 
-def _agrees_to_a_no(turns: Sequence[Turn], s: _Sentence) -> bool:
+def _agrees_to_a_no(s: _Sentence) -> bool:
     """"That's right" to the agent's "so you don't have anything at 7?": agreement with a no, not a
     booking. Only a bare agreement, to a question with a no in it."""
     if not re.match(r"\W*(?:yes|yeah|yep|that'?s right|that is right|correct|right)\b", s.text, re.I) or _BOOKED_WORDS.search(s.text):

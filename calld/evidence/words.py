@@ -52,10 +52,11 @@ _DAYS_AHEAD = re.compile(
     r"\s+(?:on\s+|every\s+)?(?:(?:mon|tue|wed|thu|fri|sat|sun)[a-z]*|weekdays?|weekends?|today|tonight|tomorrow)\b", re.I)
 _EVENING_AHEAD = re.compile(r"\s*(?:o'?clock\s*)?(?:tonight|this evening)\b", re.I)
 _CORRECTED_BEFORE = re.compile(r"\b(?:actually|i mean|sorry|no|wait|correction)\s*,?\s*$", re.I)
-# "we close at nine, no, eight", "i mean ten", "no wait, it's 7": a bare number said to correct a time
-_CORRECTED_TO = re.compile(
-    r"\b(?:i mean|no|sorry|wait|actually|correction|make (?:it|that)|scratch that)\b[\s,.]*"
-    r"(?:(?:uh|um|no|wait|sorry|actually|oh)\b[\s,.]*)*(?:it'?s\s+|make (?:it|that)\s+)?(?:at\s+)?$", re.I)
+# The words that take back a number just said, and the fillers after them: "no, uh, ", "sorry, ",
+# "i mean ". A bare number after them corrects a time ("nine, no, eight") or an aisle ("sorry, 16").
+_CORRECTING = (r"\b(?:i mean|no|sorry|wait|actually|er|correction|make (?:it|that)|scratch that)\b[\s,.]*"
+               r"(?:(?:uh|um|no|wait|sorry|actually|oh|er)\b[\s,.]*)*(?:it'?s\s+)?")
+_CORRECTED_TO = re.compile(rf"{_CORRECTING}(?:make (?:it|that)\s+)?(?:at\s+)?$", re.I)
 _LIST_BEFORE = re.compile(r"(?:,|;|\band\b)\s*$", re.I)
 # A number said as the whole answer, after fillers at most, and before days or nothing ("nine.",
 # "um, eight.", "ten thirty", "five today, six tomorrow", "nine or so").
@@ -629,8 +630,7 @@ def beside(text: str, place: PlaceFound) -> bool:
 
 
 _NUMBER_CORRECTED = re.compile(
-    r"\b(?:no|sorry|i mean|actually|wait|er|correction|make that|scratch that)\b[\s,.]*(?:(?:uh|um|no|sorry|oh|er|wait)\b[\s,.]*)*"
-    r"(?:it'?s\s+)?(?:(?:over\s+)?in\s+)?(?:(?:aisle|isle|row|bay)\s+(?=\w)|(?=\w+\s*(?:now\b)?\s*(?:not \w+\s*)?(?:[.,!?;]|$)))"
+    rf"{_CORRECTING}(?:(?:over\s+)?in\s+)?(?:(?:aisle|isle|row|bay)\s+(?=\w)|(?=\w+\s*(?:now\b)?\s*(?:not \w+\s*)?(?:[.,!?;]|$)))"
     r"(\d{1,3}[a-z]?|" + "|".join(sorted(_UNITS, key=len, reverse=True)) + r")\b"
     r"(?!\s+(?:more|moment|sec|second|minute|thing|of|or|problem))", re.I)
 
@@ -942,7 +942,7 @@ TAKEN_BACK = re.compile(
     r"(?:don'?t|do not) have (?:a |any )?(?:table|room|space|anything|availability)|not (?:available|going to work|possible))\b", re.I)
 _FOR_HOUR = re.compile(rf"\b(?:for|at)\s+{_HOUR}\b{_MINUTE}"
                        r"(?!\s*(?:people|persons|guests|of you|adults|kids|children|seats|tables?|at\b))", re.I)
-_PARTY_SAID = re.compile(r"\b(?:party of|table for|for|)\s*(\d{1,2}|" + "|".join(sorted(_UNITS, key=len, reverse=True)) + r")"
+_PARTY_SAID = re.compile(r"\b(?:(?:party of|table for|for)\s+)?(\d{1,2}|" + "|".join(sorted(_UNITS, key=len, reverse=True)) + r")"
                          r"(?:\s+(?:people|persons|guests|adults))?\b", re.I)
 
 
