@@ -371,6 +371,22 @@ def test_a_booking_without_a_record_fails_without_a_transcript_fallback():
     assert outcome.status != "booked"
 
 
+
+def test_a_restaurant_that_books_only_larger_parties_declines_this_one_without_a_record():
+    """Read from the transcript when the model records nothing: "parties of six or more" declines a
+    table for 2, and not one for 8 (the party reaches the words)."""
+    said = (ev.OutputTranscript("I'd like to book a table for 2 on Friday at 7pm."),
+            ev.InputTranscript("Sorry, we only take reservations for parties of six or more."))
+    for party, turned_down in ((2, True), (8, False)):
+        run = book_call(said, party=party)
+        run.feed(ev.CallHungUp(run.call.call_control_id, "normal_clearing", "callee"))
+        outcome = conclude(run.call)
+        assert (outcome.status == "declined" and outcome.verdict_source == "transcript") is turned_down, (party, outcome)
+    # and the model's own declined record of it is accepted in the call
+    run = book_call(said, party=2)
+    assert output(respond(run, declined(alternative=None))[0])["recorded"] is True
+
+
 # -- the result --------------------------------------------------------------------------------------
 
 RESULT = TypeAdapter(BookResult)

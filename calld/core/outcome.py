@@ -231,7 +231,7 @@ def _assess(call: Call, today: dt.date | None, seen: str | None) -> Outcome | No
     if isinstance(job, QuickAskJob) and (found := judge.find_answers(turns, job.question)):
         return _heard(job, found, "transcript", seen, today)
     if isinstance(job, BookJob):
-        book = judge.judge_book_declined(turns, alternative_offered=None)
+        book = judge.judge_book_declined(turns, alternative_offered=None, party=job.party)
         if isinstance(book, judge.Supported):
             return Outcome("declined", book.reason, book.why, None, "transcript", seen, evidence=book.quotes)
     elif (refusal := judge.declined_reason(turns)) is not None:
