@@ -59,3 +59,14 @@ def test_agent_speech_never_counts_as_an_opt_out():
     run.feed(ev.OutputTranscript("Should I stop calling you?"))
     assert run.call.opt_out is None and run.call.hangup == HangupNone()
     assert DONE  # the helper scripts import cleanly
+
+
+def test_an_opt_out_said_at_great_length_is_cut_to_fit_and_the_answer_stands():
+    from calld.runtime.verdict import build_result
+
+    run = drive(FAREWELL)
+    run.feed(ev.InputTranscript("And don't call this number again " + "and again " * 300))
+    refs = {"transcript.json": "x/transcript.json", "audio/inbound.wav": "x/audio/inbound.wav"}
+    result = build_result(run.call.plan, run.call, conclude(run.call), refs)
+    assert result.status == "answered"  # not failed/internal for the length of an aside
+    assert result.opt_out.startswith("And don't call this number again") and len(result.opt_out) <= 2000

@@ -54,12 +54,20 @@ def typed_answer(answer: answers.Answer | None) -> results.HoursAnswer | results
             return results.TextAnswer()
 
 
+def _quoted(words: str | None, limit: int = 2000) -> str | None:
+    """Their words, cut to what a result holds: a sentence transcribed without a stop can run on, and
+    an answer must not fail for the length of an aside."""
+    if words is None or len(words) <= limit:
+        return words
+    return words[: limit - 1].rstrip() + "\u2026"
+
+
 def build_result(plan: CallPlan, call: Call, outcome: Outcome, refs: dict[str, str]) -> results.CallResult:
     """The closed result for this job; an outcome that cannot make a valid one makes failed/internal."""
     ccid = call.call_control_id
     job = plan.job
     completed = outcome.status in ("answered", "booked", "declined", "voicemail")
-    common: dict[str, Any] = {"run_id": plan.run_id, "call_control_id": ccid, "opt_out": outcome.opt_out}
+    common: dict[str, Any] = {"run_id": plan.run_id, "call_control_id": ccid, "opt_out": _quoted(outcome.opt_out)}
     if completed and ccid is not None:
         common |= {"transcript_ref": refs["transcript.json"], "audio_ref": refs["audio/inbound.wav"],
                    "verdict_source": outcome.verdict_source, "evidence": evidence(outcome.evidence)}
