@@ -32,7 +32,7 @@ from calld.core.plan import BookJob, QuickAskJob
 from calld.core.state import Call, ConvTalking, DialRejected, HangupDone, TelnyxEnded
 from calld.domain.status import Status, VerdictSource
 from calld.evidence import answers, judge
-from calld.evidence.words import sentence_spans, words_of
+from calld.evidence.words import sentence_spans
 
 
 @frozen
@@ -211,10 +211,8 @@ def _accepted(call: Call, today: dt.date | None, seen: str | None) -> Outcome:
 
 
 def _ask_heard(call: Call) -> bool:
-    """Did the agent get the whole request out? Most of the ask's words must be in its speech."""
-    asked = words_of(call.plan.ask_line)
-    spoken = words_of(" ".join(t.text for t in call.transcript if t.speaker == "agent" and t.on_line))
-    return bool(asked) and len(asked & spoken) >= 0.8 * len(asked)
+    """Did the agent get the whole request out?"""
+    return judge.ask_said(call.plan.ask_line, call.transcript)
 
 
 def _heard(job: QuickAskJob, found: tuple[judge.Quote, ...], source: VerdictSource, seen: str | None,

@@ -762,11 +762,8 @@ def _recorded(call: Call, said: str) -> str | None:
 
 
 def _answering_the_ask(call: Call) -> bool:
-    """The business's turn comes after the agent said the ask on the line (most of its words, as the
-    outcome counts them)."""
-    asked = words.words_of(call.plan.ask_line)
-    agent = " ".join(t.text for t in call.transcript[:-1] if t.speaker == "agent" and t.on_line)
-    return bool(asked) and len(asked & words.words_of(agent)) >= 0.8 * len(asked)
+    """The business's turn comes after the agent said the ask on the line, as the outcome counts it."""
+    return judge.ask_said(call.plan.ask_line, call.transcript)
 
 
 def _wrong_party_goodbye(call: Call) -> tuple[Call, list[Effect]]:

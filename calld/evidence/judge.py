@@ -586,6 +586,14 @@ def find_answer(turns: Sequence[Turn], question: QuestionType) -> Quote | None:
     return next((quote(turns, s) for s in _business_sentences(turns) if _states_answer(s, question)), None)
 
 
+def ask_said(ask_line: str, turns: Sequence[Turn]) -> bool:
+    """Did the agent get the whole request out on the line? Most of the ask's words must be in its
+    played speech (GPT-Live words the line never heard ask nobody)."""
+    asked = w.words_of(ask_line)
+    spoken = w.words_of(" ".join(t.text for t in turns if t.speaker == "agent" and t.on_line))
+    return bool(asked) and len(asked & spoken) >= 0.8 * len(asked)
+
+
 def answered_after_ask(turns: Sequence[Turn], question: QuestionType) -> bool:
     """Has the business stated the asked fact since the agent first spoke (a greeting's hours do not count)?"""
     return any(s.after_ask and _states_answer(s, question) for s in _business_sentences(turns))
