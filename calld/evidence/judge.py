@@ -78,19 +78,37 @@ class _Sentence:
     text: str
     after_ask: bool
     prompt: str = ""  # the agent's last words on the line before it: what it answers
+    # The days the agent's question just before names, for a reply that names none of its own:
+    # "Are you open on Sunday?" "Nope." / "What time do you close on Sunday?" "Six."
+    asked_days: frozenset[w.DayKey] | None = None
+
+
+def _question_days(prompt: str) -> frozenset[w.DayKey] | None:
+    """The days named in the agent's last question, when its words end with one."""
+    spans = [(a, b) for a, b in w.sentence_spans(prompt) if prompt[a:b].rstrip().endswith("?")]
+    if not spans or spans[-1][1] < len(prompt.rstrip()):
+        return None
+    question = prompt[spans[-1][0]:spans[-1][1]]
+    return frozenset().union(*(w.day_keys(d) for d in w.days(question))) or None
 
 
 def _business_sentences(turns: Sequence[Turn]) -> list[_Sentence]:
     out: list[_Sentence] = []
     asked = False
     prompt = ""
+    replying: frozenset[w.DayKey] | None = None  # the days asked, until the business names a day itself
     for i, turn in enumerate(turns):
         if turn.speaker == "agent":
             if turn.on_line and turn.text.strip():  # words kept off the line asked nobody
                 asked, prompt = True, turn.text
+                replying = _question_days(turn.text)
             continue
         for a, b in w.sentence_spans(turn.text):
-            out.append(_Sentence(i, a, b, turn.text[a:b], asked, prompt))
+            text = turn.text[a:b]
+            if replying is not None and w.days(text):
+                replying = None
+            out.append(_Sentence(i, a, b, text, asked, prompt, replying))
+        replying = None  # only the reply right after the question
     return out
 
 
@@ -148,6 +166,10 @@ def _days_said_open(sentences: Sequence[_Sentence]) -> _DaysSaid:
             for key in rest_days:
                 if key not in said or said[key][0] <= (n, -1, at):
                     said[key] = ((n, -1, at), rest_open, s, at)
+        if s.asked_days is not None and (is_open := _yes_or_no(s)) is not None:
+            for key in s.asked_days:
+                if key not in said or said[key][0] <= (n, 0, 0):
+                    said[key] = ((n, 0, 0), is_open, s, 0)
         for d in w.days(s.text):
             if _not_this_store(s.text, d.start):
                 continue
@@ -157,6 +179,31 @@ def _days_said_open(sentences: Sequence[_Sentence]) -> _DaysSaid:
                 if key not in said or said[key][0] <= rank:
                     said[key] = (rank, w.day_open(s.text, d), s, d.start)
     return {k: (is_open, s, at) for k, (_, is_open, s, at) in said.items()}
+
+
+_OPEN_ASKED = re.compile(r"\b(?:are|is) (?:you|y'?all|it|the store|the shop)(?: guys)?(?: still)? open\b|\bdo you (?:guys )?open\b", re.I)
+_YES = re.compile(r"\W*(?:(?:uh|um|oh|well|so)\W+)*(?:yes|yeah|yep|yup|sure|of course|absolutely|we are|we sure are)\b", re.I)
+_NO = re.compile(r"\W*(?:(?:uh|um|oh|well|sorry|so)\W+)*(?:no\b(?!\s+(?:idea|clue|problem|worries))|nope|nah|we'?re not|we are not|not on \w+|(?:we'?re |we are )?closed)\b"
+                 r"(?!\s+(?:at|by|until|till|from)\b)", re.I)
+
+
+def _yes_or_no(s: _Sentence) -> bool | None:
+    """A reply to a question about days that names none: open when it gives a time or says yes to
+    "are you open?", closed when it says no to it or "we're closed"; else it says nothing of them."""
+    if _asked(s) or _not_this_store(s.text, 0):
+        return None
+    if any(not w.negated_time(s.text, f) for f in w.clocks(s.text)):
+        return True  # "what time do you close on Sunday?" "six."
+    if _NO.match(s.text) and (_OPEN_ASKED.search(s.prompt) or re.search(r"\bclosed\b", s.text, re.I)):
+        return False
+    if _YES.match(s.text) and _OPEN_ASKED.search(s.prompt):
+        return True
+    return None
+
+
+def _days_of(s: _Sentence, f: w.Found) -> frozenset[w.DayKey] | None:
+    """The days a time the business said is for: named by its words, or by the question it answers."""
+    return w.clock_days(s.text, f) or s.asked_days
 
 
 def _day_names(keys: frozenset[w.DayKey]) -> str:
@@ -225,7 +272,7 @@ def _around_the_clock(sentences: Sequence[_Sentence], answer: str, claim: w.Foun
     if not said:
         return Unsupported("the business has not said it is open around the clock", _KEEP_LISTENING)
     claimed_for = w.clock_days(answer, claim)
-    said = [(s, f) for s, f in said if w.days_fit(w.clock_days(s.text, f), claimed_for)]
+    said = [(s, f) for s, f in said if w.days_fit(_days_of(s, f), claimed_for)]
     if not said:
         return Unsupported(f"the business did not say it is open around the clock on {_day_names(claimed_for or frozenset())}",
                            "record each day's hours the way the business said them, with their words in answer_text")
@@ -248,9 +295,9 @@ def _time_said(said_times: Sequence[_TimeSaid], answer: str, c: w.ClockFound) ->
             "record the opening and closing times the way the business said them",
         )
     claimed_for = w.clock_days(answer, c)
-    placed = [x for x in fitting if w.days_fit(w.clock_days(x[1].text, x[2]), claimed_for)]
+    placed = [x for x in fitting if w.days_fit(_days_of(x[1], x[2]), claimed_for)]
     if not placed:
-        said_for = w.clock_days(fitting[-1][1].text, fitting[-1][2]) or frozenset()
+        said_for = _days_of(fitting[-1][1], fitting[-1][2]) or frozenset()
         return Unsupported(
             f"the business said {_clock_phrase(c.clock)} for {_day_names(said_for)}, not for "
             f"{_day_names(claimed_for or frozenset())}: {fitting[-1][1].text!r}",
@@ -269,7 +316,7 @@ def _time_said(said_times: Sequence[_TimeSaid], answer: str, c: w.ClockFound) ->
         # without days, as a correction ("actually, we close at 4").
         own_days: frozenset[w.DayKey] = claimed_for or frozenset(_days_in(answer))
         for m, s, f, r in said_times:
-            later_days = w.clock_days(s.text, f)
+            later_days = _days_of(s, f)
             # In one sentence: for days named ("every day till 5 but Sundays till 3"), or after a
             # correction ("we close at 9, sorry no, at 8").
             corrected = bool(w.CORRECTS_BETWEEN.search(s.text, at.end, f.start) if m == n
@@ -358,6 +405,13 @@ def _answers_another_question(s: _Sentence, first_prompt: str, item: str | None)
     return not _STOCK_ASKED.search(s.prompt) or _about_something_else(w.asked_about(s.prompt), item)
 
 
+def _naming(text: str, subject: str | None, item: str) -> int:
+    """How well a stock statement names the item: its words shared with the item, less the words of
+    what it names that the item lacks ("the ryobi drill" names a "dewalt drill" less than "the dewalt one")."""
+    own = w.words_of(item) - {"one", "ones"}
+    return len(w.words_of(text) & own) - len(w.words_of(subject or "") - own - {"one", "ones", "in", "on"})
+
+
 def _names(text: str, item: str | None) -> bool:
     return bool(item and w.words_of(text) & w.words_of(item))
 
@@ -385,9 +439,9 @@ def _stock(turns: Sequence[Turn], answer: str, item: str | None = None) -> Judge
             and not _about_something_else(f.subject, item) and not _answers_another_question(s, first_prompt, item)]
     # Where they disagree, the words that name the item best decide: the rest may be about something else.
     if item and len({f.availability != "out_of_stock" for _, f in said}) > 1:
-        named = {id(s): len(w.words_of(s.text) & w.words_of(item)) for s, _ in said}
+        named = {id(f): _naming(s.text, f.subject, item) for s, f in said}
         best = max(named.values())
-        said = [(s, f) for s, f in said if best and named[id(s)] == best] or said
+        said = [(s, f) for s, f in said if best > 0 and named[id(f)] == best] or said
     last_fits = bool(said) and said[-1][1].availability in fits[claim.availability]
     if not last_fits and any(f.availability in fits[claim.availability] for _, f in said):
         return Unsupported(f"the business later said otherwise: {said[-1][0].text!r}",

@@ -56,6 +56,7 @@ _CORRECTED_BEFORE = re.compile(r"\b(?:actually|i mean|sorry|no|wait|correction)\
 # "i mean ". A bare number after them corrects a time ("nine, no, eight") or an aisle ("sorry, 16").
 _CORRECTING = (r"\b(?:i mean|no|sorry|wait|actually|er|correction|make (?:it|that)|scratch that)\b[\s,.]*"
                r"(?:(?:uh|um|no|wait|sorry|actually|oh|er)\b[\s,.]*)*(?:it'?s\s+)?")
+_RETRACTING = re.compile(r"\b(?:i mean|wait|actually|correction|make (?:it|that)|scratch that)\b", re.I)  # not a bare "no" or "sorry"
 _CORRECTED_TO = re.compile(rf"{_CORRECTING}(?:make (?:it|that)\s+)?(?:at\s+)?$", re.I)
 _LIST_BEFORE = re.compile(r"(?:,|;|\band\b)\s*$", re.I)
 # A number said as the whole answer, after fillers at most, and before days or nothing ("nine.",
@@ -180,8 +181,12 @@ def clocks(text: str) -> tuple[ClockFound, ...]:
             or _CORRECTED_BEFORE.search(text[: m.start()]))  # "Actually, 8 on Sundays"
         # "we close at nine, no, eight": after a time said before it; "no wait, 7.": the whole sentence;
         # never "sorry, one sec" or "no, two of us"
-        corrected_to = _CORRECTED_TO.search(text[: m.start()]) and (
-            (any(f.end <= m.start() for f in found) and _ALONE_AFTER.match(text, m.end())) or _ALONE_END.match(text, m.end()))
+        cm = _CORRECTED_TO.search(text[: m.start()])
+        # a sentence that opens by taking back what was said before it: "oh no wait, it's eight now, ..."
+        retracting = bool(cm and _FILLERS_ONLY.fullmatch(text, 0, cm.start()) and _RETRACTING.search(cm.group(0)))
+        corrected_to = cm and (
+            ((any(f.end <= m.start() for f in found) or retracting) and _ALONE_AFTER.match(text, m.end()))
+            or _ALONE_END.match(text, m.end()))
         alone = bool(_FILLERS_ONLY.fullmatch(text, 0, m.start()) and _ALONE_AFTER.match(text, m.end()))  # "nine.", "uh ten on saturday"
         if not (m.group(2) or meridiem or oclock or _TIME_CONTEXT.search(text[: m.start()])
                 or _RANGE_AHEAD.match(text[m.end():]) or listed or corrected_to or alone):
@@ -284,7 +289,12 @@ _CLOSED_BEFORE = re.compile(
 _DAY_ENDS_CLAUSE = re.compile(r"\s*(?:[,.;:!?]|$|\band\b|\bwe'?re closed\b|\bclosed\b)", re.I)
 _NOT_DOING = re.compile(r"(?:n't|\bnot)\s+(?:do|work)\s+(?:on\s+)?$", re.I)
 # "every day but Sunday": the "but" ends a clause, so this is read from the words before it
-_ALL_BUT = re.compile(r"\b(?:every ?day|daily|all week|(?:seven|7) days(?: a week)?)\s+but\s+(?:on\s+)?$", re.I)
+_DAYS_BEFORE = rf"(?:(?:{_DAY_NAME})\s*(?:,\s*(?:and\s+|or\s+)?|and\s+|&\s*|or\s+)(?:on\s+)?)*"  # "mondays and " before "tuesdays"
+_ALL_BUT = re.compile(rf"\b(?:every ?day|daily|all week|(?:seven|7) days(?: a week)?)\s+but\s+(?:on\s+)?{_DAYS_BEFORE}$", re.I)
+# "closed every day except Saturday", "closed except for Saturdays": the days set apart are the open ones
+_CLOSED_ALL_BUT = re.compile(
+    rf"\b(?:closed|shut)\s+(?:(?:every ?day|daily|all week|the rest of the week)\s+)?(?:except|but|other than|apart from)"
+    rf"(?:\s+for)?\s+(?:on\s+)?{_DAYS_BEFORE}$", re.I)
 # "Mondays and Tuesdays we're closed": days named together share what is said after the last
 _MORE_DAYS = re.compile(rf"(?:\s*(?:,|and|&|or)\s*(?:on\s+)?{_DAY_NAME}\b)*", re.I)
 
@@ -309,6 +319,8 @@ def day_open(text: str, day: DaysFound) -> bool:
             day.days <= (clock_days(text, f) or frozenset()) for f in clocks(text)):
         return True  # "we close at 5 except on Fridays, when it's 6": set apart with a time of their own
     after = _MORE_DAYS.match(text, day.end)
+    if _CLOSED_ALL_BUT.search(text, 0, day.start):
+        return True
     if _ALL_BUT.search(text, 0, day.start) and _DAY_ENDS_CLAUSE.match(text, after.end() if after else day.end):
         return False
     if _NOT_DOING.search(before) and _DAY_ENDS_CLAUSE.match(text, after.end() if after else day.end):
@@ -722,7 +734,7 @@ _OUT = re.compile(
     r"(?:have|has)n'?t got|no longer (?:carry|have|stock|sell)|none left|not in stock|no,? we don'?t|"
     r"(?:are|is) not available|unavailable|don'?t have (?:any|it|them|those|that)|nothing left|ran out|run out|"
     r"on back-? ?order|back-? ?ordered|special order|only (?:available )?online|online only|not in (?:the )?stores?|"
-    r"available online|none (?:in (?:the )?store|here|on the shelf)|on order|sold (?:our|the) last|we have none|nope|"
+    r"(?<!also )(?<!\balso be )available online|none (?:in (?:the )?store|here|on the shelf)|on order|sold (?:our|the) last|we have none|nope|"
     r"unfortunately not|we do not|reserved (?:for|by)|on hold for (?:a|another|someone|somebody)|spoken for|"
     r"set aside for|(?:got|have|there(?:'s| is| are)) (?:none|zero|nothing)|zero (?:on hand|in stock|left|available)|"
     r"(?:is|are|was|were)n'?t available|not available|(?:available )?to order online|order (?:it|them|one) online|"
@@ -864,6 +876,14 @@ _BACK_OR_FRONT = re.compile(
     re.I)
 
 
+# Not where the item is: a place someone is put through to ("I'll call over to the garden center"), or
+# a place whose hours are being told ("the garden center closes at six").
+_SENT_TO = re.compile(r"\b(?:call(?:ing)?|ring(?:ing)?|transfer(?:ring)?(?: you)?|put(?:ting)? you through|connect(?:ing)? you|"
+                      r"check(?:ing)? with|ask(?:ing)?|talk(?:ing)? to|speak(?:ing)? (?:to|with))(?:\s+(?:over|back|up))?"
+                      r"(?:\s+(?:to|with))?\s+(?:the\s+)?$", re.I)
+_ITS_HOURS = re.compile(r"\s+(?:closes|opens|is (?:open|closed)|shuts|hours|'s (?:open|closed|hours))\b", re.I)
+
+
 @frozen
 class PlaceFound(Found):
     location: str  # "aisle 14", "garden section", "back of the store"
@@ -885,6 +905,8 @@ def places(text: str) -> list[PlaceFound]:
         loc = m.group(1).lower()
         if any(f.start <= m.start(1) < f.end for f in found):
             continue  # the same words read twice
+        if _SENT_TO.search(text, 0, m.start(1)) or _ITS_HOURS.match(text, m.end(1)):
+            continue
         found.append(PlaceFound(m.start(1), m.end(1), loc, "area:" + " ".join(w for w in loc.split() if w not in ("the", "of"))))
     for m in _BACK_OR_FRONT.finditer(text):
         word = m.group(1).lower()
