@@ -1,0 +1,118 @@
+"""Whole calls the 56 named scenarios do not play: what real businesses and real models do, and what
+the user is told (status, reason, typed answer, the text reply). Stub world, autojump clock."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from calld.domain.questions import QuestionType
+from calld.messaging.parse import AskIntent
+from calld.messaging.replies import outcome
+from calld.stub.scenario import BookingScript, ModelRecord, Reply, Scenario
+from tests.stubcall import stub_book, stub_call, variant
+
+
+def told(run, ask="hours", item=None) -> str:
+    """The text message the user gets for this call."""
+    return outcome(run.result.model_dump(mode="json"), AskIntent(to="+15555550142", ask=ask, item=item))
+
+
+def refused_outputs(run) -> list[dict]:
+    outs = [json.loads(r["effect"]["output"]) for r in run.rows() if "effect" in r and r["effect"]["kind"] == "live.tool_output"]
+    return [o for o in outs if o.get("recorded") is False]
+
+
+# -- hours -------------------------------------------------------------------------------------------
+
+
+async def test_a_hold_then_a_transfer_then_someone_new_answers(tmp_path, autojump_clock):
+    scenario = variant("hours", hold_line="Let me transfer you to the front desk.", hold_s=30.0,
+                       answer="Front desk, this is Maria. We're open Monday to Saturday, eight to eight.")
+    run = await stub_call(tmp_path, scenario)
+    assert (run.result.status, run.result.verdict_source) == ("answered", "tool")
+    (hold,) = run.report["holds"]
+    assert hold["ended"] == "returned" and "transfer" in hold["cue"]
+    (r,) = run.result.answer.ranges
+    assert (r.opens, r.closes, len(r.days)) == ("08:00", "20:00", 6)
+
+
+async def test_weekdays_and_closed_weekends_in_one_breath(tmp_path, autojump_clock):
+    run = await stub_call(tmp_path, variant("hours", answer="Nine to five weekdays, closed weekends."))
+    assert run.result.status == "answered"
+    open_days, closed = run.result.answer.ranges
+    assert (open_days.opens, open_days.closes, open_days.days[0], open_days.days[-1]) == ("09:00", "17:00", "monday", "friday")
+    assert closed.closed and set(closed.days) == {"saturday", "sunday"}
+
+
+async def test_a_refusal_then_a_hangup_with_no_record_is_declined_in_their_words(tmp_path, autojump_clock):
+    scenario = variant("hours", answer="We don't give that out over the phone. Bye.", far_party_hangup="after_answer",
+                       model_verdict="none")
+    run = await stub_call(tmp_path, scenario)
+    assert (run.result.status, run.result.reason, run.result.verdict_source) == ("declined", "refused", "transcript")
+    assert "don't give that out over the phone" in told(run)
+
+
+async def test_a_full_mailbox_is_voicemail_and_nothing_is_left(tmp_path, autojump_clock):
+    scenario = variant("voicemail", greeting="You have reached Joe's Hardware. The mailbox is full and cannot accept "
+                       "any messages at this time. Goodbye.")
+    run = await stub_call(tmp_path, scenario)
+    assert run.result.status == "voicemail" and run.report["hangup"]["via"] == "voicemail"
+    assert "voicemail" in told(run)
+
+
+async def test_the_agents_own_question_recorded_as_the_answer_is_refused(tmp_path, autojump_clock):
+    scenario = variant("hours", model_records=(ModelRecord("answered", "What are your opening hours?"),))
+    run = await stub_call(tmp_path, scenario)
+    assert refused_outputs(run)
+    assert (run.result.status, run.result.verdict_source) == ("answered", "transcript")
+    assert run.result.answer_text == "We're open Monday through Friday, 9 AM to 5 PM."
+
+
+# -- stock -------------------------------------------------------------------------------------------
+
+_LIDS = "We've got the lids for those in stock, but the cast iron skillets themselves are sold out."
+
+
+async def test_a_hold_then_two_left_is_not_the_model_s_twelve(tmp_path, autojump_clock):
+    scenario = variant("stock", hold_line="Let me go check in the back.", hold_s=40.0, answer="Okay, yes, we have two left.",
+                       model_records=(ModelRecord("answered", "Yes, 12 in stock."),))
+    run = await stub_call(tmp_path, scenario, ask=QuestionType.STOCK, item="cast iron skillet")
+    assert refused_outputs(run)
+    assert (run.result.status, run.result.verdict_source) == ("answered", "transcript")
+    assert (run.result.answer.availability, run.result.answer.quantity) == ("limited", 2)
+
+
+# -- aisle -------------------------------------------------------------------------------------------
+
+
+# -- bookings ----------------------------------------------------------------------------------------
+
+_RESTAURANT = "Good evening, Trattoria Roma, how can I help you?"
+
+
+def _restaurant(name: str, first: str, readback: str) -> Scenario:
+    script = BookingScript(states=(
+        ("ask", (Reply(first, when=r"book a table", then="requests"),)),
+        ("requests", (Reply("Lovely, that's all noted.", then="readback"),)),
+        ("readback", (Reply(readback, when=r"read that back|is that right", then="booked"),)),
+        ("booked", (Reply("Oh, no problem, I'll cancel it. Goodbye.", when=r"don't hold|cancel", then="done"),)),
+    ))
+    return Scenario(name, greeting=_RESTAURANT, booking=script)
+
+
+async def test_let_me_check_then_yes_books_the_table(tmp_path, autojump_clock):
+    run = await stub_book(tmp_path, _restaurant(
+        "check_then_yes", "One moment, let me check the book. Yes, we have a table for two at seven on Friday. Any special requests?",
+        "Yes, that's right. You're all booked, we'll see you then."))
+    assert run.result.status == "booked"
+    assert (run.result.confirmed_party, run.result.confirmed_time) == (2, "Friday 7pm")
+
+
+async def test_a_booking_confirmed_then_taken_back_is_not_booked(tmp_path, autojump_clock):
+    run = await stub_book(tmp_path, _restaurant(
+        "taken_back", "Sure, we can do that. Any special requests?",
+        "Yes, that's right, you're all booked. Oh, wait, sorry, I was looking at Saturday. Friday at seven is actually full."))
+    assert run.result.status == "declined"
+    assert any("took the booking back" in o["why"] for o in refused_outputs(run))
