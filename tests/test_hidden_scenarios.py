@@ -75,6 +75,17 @@ async def test_the_agents_own_question_recorded_as_the_answer_is_refused(tmp_pat
 _LIDS = "We've got the lids for those in stock, but the cast iron skillets themselves are sold out."
 
 
+@pytest.mark.xfail(strict=True, reason="the typed stock answer is the first stock phrase of the sentence (the lids, "
+                   "in stock), not the business's last word on the item (sold out)")
+@pytest.mark.parametrize("records", [(ModelRecord("answered", "Yes, they are in stock."),),
+                                     (ModelRecord("answered", "The skillets are sold out."),)], ids=["wrong_record", "right_record"])
+async def test_the_item_sold_out_beside_something_else_in_stock(tmp_path, autojump_clock, records):
+    run = await stub_call(tmp_path, variant("stock", answer=_LIDS, model_records=records), ask=QuestionType.STOCK,
+                          item="cast iron skillet")
+    assert run.result.status == "answered"
+    assert run.result.answer.availability == "out_of_stock"
+
+
 async def test_a_hold_then_two_left_is_not_the_model_s_twelve(tmp_path, autojump_clock):
     scenario = variant("stock", hold_line="Let me go check in the back.", hold_s=40.0, answer="Okay, yes, we have two left.",
                        model_records=(ModelRecord("answered", "Yes, 12 in stock."),))
