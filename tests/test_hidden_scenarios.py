@@ -75,8 +75,6 @@ async def test_the_agents_own_question_recorded_as_the_answer_is_refused(tmp_pat
 _LIDS = "We've got the lids for those in stock, but the cast iron skillets themselves are sold out."
 
 
-@pytest.mark.xfail(strict=True, reason="the typed stock answer is the first stock phrase of the sentence (the lids, "
-                   "in stock), not the business's last word on the item (sold out)")
 @pytest.mark.parametrize("records", [(ModelRecord("answered", "Yes, they are in stock."),),
                                      (ModelRecord("answered", "The skillets are sold out."),)], ids=["wrong_record", "right_record"])
 async def test_the_item_sold_out_beside_something_else_in_stock(tmp_path, autojump_clock, records):

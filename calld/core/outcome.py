@@ -205,7 +205,7 @@ def _accepted(call: Call, today: dt.date | None, seen: str | None) -> Outcome:
         if isinstance(judge.judge_answer(call.transcript, job.question, task.answer_text, item=job.item), judge.Unsupported) and (
                 found := judge.find_answers(call.transcript, job.question)):
             return _heard(job, found, "transcript", seen, today)
-        answer = answers.read_answer(job.question, [q.text for q in verdict.quotes], today=today)
+        answer = answers.read_answer(job.question, [q.text for q in verdict.quotes], today=today, item=job.item)
     return Outcome(task.status, verdict.reason, task.notes, task.answer_text, "tool", seen,  # type: ignore[arg-type]
                    evidence=verdict.quotes, answer=answer)
 
@@ -219,7 +219,7 @@ def _heard(job: QuickAskJob, found: tuple[judge.Quote, ...], source: VerdictSour
            today: dt.date | None) -> Outcome:
     """An answer read from the business's words alone: all the sentences that state it, a later word included."""
     texts = [q.text for q in found]
-    answer = answers.read_answer(job.question, texts, today=today)
+    answer = answers.read_answer(job.question, texts, today=today, item=job.item)
     return Outcome("answered", None, None, " ".join(texts), source, seen, evidence=found, answer=answer)
 
 

@@ -6,7 +6,8 @@ hours  runs of days with opening and closing times ("Monday through Friday, 9 AM
        closing 1-11 is afternoon or evening. "today"/"tomorrow" become a date when the caller
        knows the business's date; otherwise they stay relative. Words with times but no
        readable days give no ranges: the text still holds them.
-stock  in_stock | out_of_stock | limited | unknown, with the quantity when one was said.
+stock  in_stock | out_of_stock | limited | unknown, with the quantity when one was said: the last word
+       on it counts ("we do carry it. we're out right now though" is out of stock).
 aisle  the place as said: "aisle 14", "garden department", "back of the store".
 """
 
@@ -132,14 +133,24 @@ def _later_wins(ranges: tuple[DayRange, ...]) -> tuple[DayRange, ...]:
     return tuple(out)
 
 
-def read_answer(question: QuestionType, sentences: Sequence[str], *, today: dt.date | None = None) -> Answer:
+def _stock(sentences: Sequence[str], item: str | None) -> Stock:
+    """The business's last word on the item, as the evidence gate reads it; where their words
+    disagree, the clauses that name the item best decide ("we've got the lids in stock, but the
+    skillets themselves are sold out" is sold out for the skillets)."""
+    said = [(text, f) for text in sentences for f in w.stock(text) if not w.elsewhere(text, f.start)]
+    if item and len({f.availability != "out_of_stock" for _, f in said}) > 1:
+        named = [len(w.words_of(w.clause_of(text, f.start)) & w.words_of(item)) for text, f in said]
+        if (best := max(named)) > 0:
+            said = [x for x, n in zip(said, named, strict=True) if n == best]
+    return Stock(said[-1][1].availability, said[-1][1].quantity) if said else Stock("unknown", None)
+
+
+def read_answer(question: QuestionType, sentences: Sequence[str], *, today: dt.date | None = None,
+                item: str | None = None) -> Answer:
     if question is QuestionType.HOURS:
         return _hours(sentences, today)
     if question is QuestionType.STOCK:
-        for text in sentences:
-            if found := w.stock(text):
-                return Stock(found[0].availability, found[0].quantity)
-        return Stock("unknown", None)
+        return _stock(sentences, item)
     for text in sentences:
         if found := w.places(text):
             return Aisle(found[0].location)
