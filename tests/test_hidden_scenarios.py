@@ -96,8 +96,6 @@ async def test_a_hold_then_two_left_is_not_the_model_s_twelve(tmp_path, autojump
 # -- aisle -------------------------------------------------------------------------------------------
 
 
-@pytest.mark.xfail(strict=True, reason="a place in the greeting ('Valley Home Center') counts as the aisle answer: "
-                   "the user is told the store's name as where the item is")
 async def test_we_dont_carry_it_is_not_answered_with_the_store_s_name(tmp_path, autojump_clock):
     run = await stub_call(tmp_path, variant("aisle", answer="Sorry, we don't carry WD-40.", model_verdict="none"),
                           ask=QuestionType.AISLE, item="WD-40")

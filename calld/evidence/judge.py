@@ -632,7 +632,8 @@ def _states_answer(s: _Sentence, question: QuestionType) -> bool:
                     ) and not _asked(s)
     if question is QuestionType.STOCK:
         return s.after_ask and bool(w.stock(s.text))
-    return bool(w.places(s.text)) and not _asked(s)  # "maybe aisle 5?" asks
+    # "maybe aisle 5?" asks; a greeting's place ("Hi there, Valley Home Center") is the store's name
+    return s.after_ask and bool(w.places(s.text)) and not _asked(s)
 
 
 def find_answer(turns: Sequence[Turn], question: QuestionType) -> Quote | None:
