@@ -115,8 +115,6 @@ async def test_we_dont_carry_it_is_what_the_user_is_told(tmp_path, autojump_cloc
     assert "don't carry WD-40" in told(run, "aisle", "WD-40")
 
 
-@pytest.mark.xfail(strict=True, reason="two places in one sentence joined by 'and' (or 'aisle 3 for X and aisle 12 for "
-                   "Y') are one clause, so the other thing's aisle is accepted as the item's")
 @pytest.mark.parametrize("answer", ["The paint is in aisle 3 and the claw hammers are in aisle 12.",
                                     "Aisle 3 for the paint and aisle 12 for the claw hammers."])
 async def test_the_aisle_of_another_thing_in_the_same_sentence_is_refused(tmp_path, autojump_clock, answer):

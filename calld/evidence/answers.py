@@ -8,7 +8,8 @@ hours  runs of days with opening and closing times ("Monday through Friday, 9 AM
        readable days give no ranges: the text still holds them.
 stock  in_stock | out_of_stock | limited | unknown, with the quantity when one was said: the last word
        on it counts ("we do carry it. we're out right now though" is out of stock).
-aisle  the place as said: "aisle 14", "garden department", "back of the store".
+aisle  the place as said: "aisle 14", "garden department", "back of the store"; of two in one
+       sentence, the one said with the item.
 """
 
 from __future__ import annotations
@@ -151,7 +152,22 @@ def read_answer(question: QuestionType, sentences: Sequence[str], *, today: dt.d
         return _hours(sentences, today)
     if question is QuestionType.STOCK:
         return _stock(sentences, item)
+    return _aisle(sentences, item)
+
+
+def _aisle(sentences: Sequence[str], item: str | None) -> Answer:
+    """The first place said; where one sentence gives two things' places, the one said with the item
+    ("the paint is in aisle 3 and the hammers are in aisle 12" is aisle 12 for the hammers)."""
     for text in sentences:
-        if found := w.places(text):
-            return Aisle(found[0].location)
+        if not (found := w.places(text)):
+            continue
+        if item and len(found) > 1:
+            head = w.words_of(item.split()[-1]) if item.split() else set()
+
+            def named(f: w.PlaceFound) -> int:
+                said = w.words_of(w.said_with(text, f.start))
+                return len(said & w.words_of(item)) + 2 * len(said & head)
+            best = max(found, key=named)
+            return Aisle((best if named(best) > named(found[0]) else found[0]).location)
+        return Aisle(found[0].location)
     return TextOnly()

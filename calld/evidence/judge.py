@@ -484,10 +484,10 @@ def _said_of_the_item(text: str, at: w.PlaceFound, item: str) -> w.PlaceFound | 
     head = w.words_of(item.split()[-1]) if item.split() else set()
 
     def named(place: w.PlaceFound) -> int:
-        said = w.words_of(w.clause_of(text, place.start))
+        said = w.words_of(w.said_with(text, place.start))
         return len(said & w.words_of(item)) + 2 * len(said & head)
     others = [f for f in w.places(text) if f.key.split(":")[0] == at.key.split(":")[0] and f.key != at.key
-              and w.clause_of(text, f.start) != w.clause_of(text, at.start)]
+              and w.said_with(text, f.start) != w.said_with(text, at.start)]
     best = max(others, key=named, default=None)
     return best if best is not None and named(best) > named(at) else None
 

@@ -279,6 +279,15 @@ def clause_of(text: str, pos: int) -> str:
     return clause_before(text, pos) + text[pos:end]
 
 
+def said_with(text: str, pos: int) -> str:
+    """The words said with the thing at `pos`: its clause, cut at an "and" too ("the paint is in aisle 3
+    and the hammers are in aisle 12"; "aisle 3 for the paint and aisle 12 for the hammers")."""
+    clause, at = clause_of(text, pos), len(clause_before(text, pos))
+    cuts = [0, *(m.end() for m in _AND.finditer(clause) if m.end() <= at)]
+    end = next((m.start() for m in _AND.finditer(clause) if m.start() >= at), len(clause))
+    return clause[cuts[-1]:end]
+
+
 _NOT_A_DAY_OFF = r"(?!\s+(?:at|by|from|until|till|til|for|during|over|early)\b)"  # "shut at 6", "closed for lunch"
 _CLOSED_BEFORE = re.compile(
     rf"\b(?:closed|shut){_NOT_A_DAY_OFF}|\b(?:except|excluding|other than)\b"
