@@ -155,8 +155,6 @@ async def test_a_booking_confirmed_then_taken_back_is_not_booked(tmp_path, autoj
     assert any("took the booking back" in o["why"] for o in refused_outputs(run))
 
 
-@pytest.mark.xfail(strict=True, reason="the party is checked only in the last confirming sentence: 'a table for four "
-                   "at seven. You're all booked.' books a table for 2")
 async def test_a_confirmation_for_another_party_size_is_not_the_users_booking(tmp_path, autojump_clock):
     run = await stub_book(tmp_path, _restaurant(
         "other_party", "Sure, we can do that. Any special requests?",

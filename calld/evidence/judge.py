@@ -682,9 +682,12 @@ def judge_booked(
                       and (w.TAKEN_BACK.search(x.text) or w.FULL.search(x.text))), None)) is not None:
         return Unsupported(f"the business took the booking back: {back.text!r}",
                            "record book_declined with their words, or ask what they can offer")
-    if (other := [n for n in w.parties_said(last.text) if n != party]):
-        return Unsupported(f"the business confirmed a party of {other[0]}, not {party}: {last.text!r}",
-                           "record booked with the party the business confirmed")
+    # The confirming turn's every confirmation says the party: "Yes, that's right, a table for four at
+    # seven. You're all booked." is a table for four.
+    for said in [c for c in confirmations if c.turn == last.turn]:
+        if (other := [n for n in w.parties_said(said.text) if n != party]):
+            return Unsupported(f"the business confirmed a party of {other[0]}, not {party}: {said.text!r}",
+                               "record booked with the party the business confirmed")
     # The time the business confirmed is the booking's, whatever was asked: "you're booked for 8:30"
     # never supports a booking at 7.
     confirmed_clocks = [f.clock for f in w.clocks(last.text) if not w.NOT_FREE.search(w.clause_of(last.text, f.start))]
