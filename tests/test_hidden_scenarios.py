@@ -70,8 +70,6 @@ async def test_the_agents_own_question_recorded_as_the_answer_is_refused(tmp_pat
     assert run.result.answer_text == "We're open Monday through Friday, 9 AM to 5 PM."
 
 
-@pytest.mark.xfail(strict=True, reason="'can you call back later?' is not read as declining to answer now: the model's "
-                   "declined record is refused and the call ends failed/internal ('the call didn't work out')")
 async def test_please_call_back_later_is_a_refusal_not_calld_s_failure(tmp_path, autojump_clock):
     """The business is too busy and asks for a call back: the user hears that, not 'the call didn't work out'."""
     scenario = variant("hours", answer="We're really busy right now, can you call back later?", model_verdict="declined")

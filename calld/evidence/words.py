@@ -933,7 +933,9 @@ REFUSE = re.compile(
     # sent elsewhere for it: the answer is not given on this call
     r"(?:you'?d|you will|you'?ll|you would) (?:have|need) to (?:come in|come by|stop by|check|call|look|visit|ask)|"
     r"(?:check|see|try|look at|go to|visit) (?:our|the) (?:website|web site|app|site)|(?:it'?s|that'?s|everything'?s|they'?re) (?:all )?(?:on|listed on) (?:our|the) website|"
-    r"look (?:it|that) up online|i'?d rather not say|(?:don'?t|do not|can'?t|cannot|won'?t) (?:give out|check|look up|share)\b"
+    r"look (?:it|that) up online|i'?d rather not say|"
+    # not now: "can you call back later?", "try us again tomorrow"
+    r"(?:call|ring|try) (?:us |me )?(?:back|again|back again) (?:later|tomorrow|another time|some other time|in (?:a|an|half an) (?:bit|while|hour|few minutes))|(?:don'?t|do not|can'?t|cannot|won'?t) (?:give out|check|look up|share)\b"
     r"[^.?!]{0,40}\b(?:over the phone|by phone|on the phone)|just ask (?:someone|somebody|us) when you)",
     re.I,
 )
