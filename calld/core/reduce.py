@@ -131,7 +131,7 @@ from calld.core.state import (
 from calld.domain.questions import QuestionType
 from calld.domain.status import FailedReason
 from calld.domain.times import minutes_between
-from calld.domain.transcript import Span, Speaker, Turn
+from calld.domain.transcript import Speaker, Turn, add_fragment, last_to_speak, latest_turn
 from calld.evidence import judge, words
 from calld.policy.optout import detect_opt_out
 
@@ -284,21 +284,16 @@ def _start_drain(call: Call, via: Via) -> tuple[Call, list[Effect]]:
 
 
 def _add_turn(call: Call, speaker: Speaker, event: ev.InputTranscript | ev.OutputTranscript) -> Call:
-    """Join a fragment to its speaker's turn, placed in audio/inbound.wav by the session's origin."""
+    """Join a fragment to the turn it goes on (domain.transcript.add_fragment), placed in
+    audio/inbound.wav by the session's origin."""
     origin = call.live_origin_ms
 
     def at(ms: int | None) -> int | None:
         return None if ms is None else origin + ms
 
-    turns = call.transcript
     on_line = speaker == "business" or _agent_audible(call)
-    if turns and turns[-1].speaker == speaker and turns[-1].on_line == on_line:
-        last = turns[-1]
-        span = Span(len(last.text), at(event.start_ms), at(event.end_ms))
-        turns = (*turns[:-1], Turn(speaker, last.text + event.text, (*last.spans, span), on_line))
-    else:
-        turns = (*turns, Turn(speaker, event.text, (Span(0, at(event.start_ms), at(event.end_ms)),), on_line))
-    return evolve(call, transcript=turns)
+    return evolve(call, transcript=add_fragment(call.transcript, speaker, event.text, at(event.start_ms),
+                                                at(event.end_ms), on_line))
 
 
 def _agent_audible(call: Call) -> bool:
@@ -637,7 +632,7 @@ def _speech(call: Call, event: ev.InputTranscript | ev.OutputTranscript, speaker
         case HangupFarewell(via=via) as farewell if speaker == "business" and via not in _RECORDED:
             return _talk_during_goodbye(call, farewell)
         case HangupNone() if _talking_after_verdict(call):
-            if speaker == "business" and situations.wrong_party(call.transcript[-1].text) is not None:
+            if speaker == "business" and situations.wrong_party(_latest_turn(call, "business")[1]) is not None:
                 return _wrong_party_goodbye(call)  # the verdict was the wrong business's
             return call, [Schedule("stall", t.stall_s, ev.StallElapsed())]
         case _:
@@ -649,7 +644,15 @@ def _opt_out_words(call: Call) -> str:
     answer (the closing line, said at the same time, splits their sentence into turns)."""
     if isinstance(call.hangup, HangupFarewell) and call.hangup.via in _OWN_GOODBYES:
         return _goodbye_talk(call, call.hangup)
-    return call.transcript[-1].text
+    return _latest_turn(call, "business")[1]
+
+
+def _latest_turn(call: Call, speaker: Speaker) -> tuple[int, str]:
+    """The index and words of `speaker`'s latest turn: the one their last fragment went to (the
+    other side's words may follow it, said over theirs)."""
+    k = latest_turn(call.transcript, speaker)
+    assert k is not None  # called once a fragment of theirs is in
+    return k, call.transcript[k].text
 
 
 def _talking_after_verdict(call: Call) -> bool:
@@ -721,8 +724,7 @@ def _opted_out(call: Call, quote: str) -> tuple[Call, list[Effect]]:
 def _business_said(call: Call, fragment: str) -> tuple[Call, list[Effect]]:
     """The business said more words: are we on hold, back from hold, screened, or at the wrong number?"""
     t = call.plan.timings
-    turn = len(call.transcript) - 1
-    text = call.transcript[-1].text
+    turn, text = _latest_turn(call, "business")
     seg_turn, seg_from = call.segment
     if seg_turn != turn:
         seg_from = 0
@@ -1187,8 +1189,7 @@ def _stall(call: Call, event: ev.StallElapsed) -> _Out:
         t = call.plan.timings
         return call, [AppendCommentary(ANSWER_HEARD_LINE), Schedule("farewell", t.farewell_max_s, ev.FarewellElapsed())]
     elif not call.conversation.steered:
-        last = next((t.speaker for t in reversed(call.transcript) if t.text.strip()), None)
-        call = evolve(call, conversation=ConvTalking(steered=True, quiet_after=last))
+        call = evolve(call, conversation=ConvTalking(steered=True, quiet_after=last_to_speak(call.transcript)))
         return call, [AppendCommentary(call.plan.steer_line), Schedule("stall", call.plan.timings.stall_s, ev.StallElapsed())]
     effects: list[Effect] = _cancel_timers(*_LIVE_TIMERS)
     if _live_is_open(call):

@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from calld.domain import results
+from calld.domain.transcript import Turn, add_fragment
 from calld.ledger import Ledger, RequestRow
 from calld.ops.private import write_atomic
 from calld.runtime.rundir import RUN_MARKER, artifact_slug
@@ -135,7 +136,7 @@ def _write_transcript(run_dir: Path) -> bool:
     target = run_dir / "transcript.json"
     if target.exists():
         return True
-    turns: list[dict[str, str]] = []
+    turns: tuple[Turn, ...] = ()
     try:
         lines = (run_dir / "events.jsonl").read_text(encoding="utf-8", errors="replace").splitlines()
     except OSError:
@@ -148,14 +149,13 @@ def _write_transcript(run_dir: Path) -> bool:
         speaker = {"live.input_transcript": "business", "live.output_transcript": "agent"}.get(event.get("kind"))
         if speaker is None:
             continue
-        if turns and turns[-1]["speaker"] == speaker:
-            turns[-1]["text"] += event.get("text", "")
-        else:
-            turns.append({"speaker": speaker, "text": event.get("text", "")})
+        start, end = event.get("start_ms"), event.get("end_ms")
+        turns = add_fragment(turns, speaker, str(event.get("text", "")), start if isinstance(start, int) else None,
+                             end if isinstance(end, int) else None)  # grouped as the reducer groups them
     transcript = {
-        "turns": turns,
-        "agent_text": "".join(t["text"] for t in turns if t["speaker"] == "agent"),
-        "business_text": "".join(t["text"] for t in turns if t["speaker"] == "business"),
+        "turns": [{"speaker": t.speaker, "text": t.text} for t in turns],
+        "agent_text": "".join(t.text for t in turns if t.speaker == "agent"),
+        "business_text": "".join(t.text for t in turns if t.speaker == "business"),
         "recovered_from": "events.jsonl",
     }
     try:
