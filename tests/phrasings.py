@@ -875,4 +875,10 @@ PHRASINGS = [
     ('aisle', ('B: Hello.', 'A: Hi, which aisle is the fertilizer in?', 'B: garden center closes at six, but the fertilizer is in aisle twelve.'), 'Aisle 12', True, 'fertilizer'),
     ('aisle', ('B: Hello.', 'A: Hi, which aisle is the fertilizer in?', 'B: let me transfer you to the paint department.'), 'Paint department', False, 'fertilizer'),
     ('aisle', ('B: Hello.', 'A: Hi, which aisle is the fertilizer in?', "B: it's in the garden center."), 'Garden center', True, 'fertilizer'),
+    ('aisle', ('B: Hi there, Valley Home Center.', 'A: Hi, which aisle is the WD-40 in?', "B: Sorry, we don't carry WD-40."), "They don't carry WD-40.", True, 'WD-40'),
+    ('aisle', ('B: Hi there, Valley Home Center.', 'A: Hi, which aisle is the WD-40 in?', "B: Sorry, we don't carry WD-40."), 'Valley Home Center', False, 'WD-40'),
+    ('aisle', ('B: Hello.', 'A: Hi, which aisle is the cordless drill in?', "B: we don't sell the batteries separately."), "They don't carry it.", False, 'cordless drill'),
+    ('aisle', ('B: Hello.', 'A: Hi, which aisle is the WD-40 in?', 'B: Aisle 5.'), "They don't carry it.", False, 'WD-40'),
+    ('aisle', ('B: Hello.', 'A: Hi, which aisle is the WD-40 in?', "B: we're out of stock on those right now."), 'Out of stock right now.', True, 'WD-40'),
+    ('aisle', ('B: Hello.', 'A: Hi, which aisle is the WD-40 in?', 'B: is that the spray or the can?'), "They don't have it.", False, 'WD-40'),
 ]

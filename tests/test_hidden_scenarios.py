@@ -79,8 +79,6 @@ async def test_please_call_back_later_is_a_refusal_not_calld_s_failure(tmp_path,
     assert "call back later" in told(run)
 
 
-@pytest.mark.xfail(strict=True, reason="a correction said over the agent's closing line is split into one-word turns "
-                   "by the agent's words between them, so no business sentence states it and the stale record stands")
 async def test_a_correction_talked_over_the_goodbye_is_what_the_user_is_told(tmp_path, autojump_clock):
     run = await stub_call(tmp_path, variant("hours", goodbye_talk="Oh wait, actually on Fridays we close at four."))
     assert run.report["counts"]["farewells_reopened"] == 1
@@ -89,8 +87,6 @@ async def test_a_correction_talked_over_the_goodbye_is_what_the_user_is_told(tmp
     assert friday.closes == "16:00"
 
 
-@pytest.mark.xfail(strict=True, reason="a recording's hours said while the agent speaks its opener are split into "
-                   "one-word turns; only the last sentence ('Sunday 10 AM to 4 PM.') is read, Monday to Saturday is lost")
 async def test_a_two_language_menu_that_plays_the_hours_after_a_press(tmp_path, autojump_clock):
     hours = "Our store hours are Monday through Saturday, 8 AM to 8 PM, and Sunday 10 AM to 4 PM."
     scenario = variant("menu", menu="Thanks for calling Joe's Hardware. Para espanol, oprima dos. For store hours, press 1. "
@@ -134,9 +130,6 @@ async def test_we_dont_carry_it_is_not_answered_with_the_store_s_name(tmp_path, 
     assert not (run.result.status == "answered" and run.result.answer.location == "valley home center")
 
 
-@pytest.mark.xfail(strict=True, reason="an aisle ask the business answers 'we don't carry it' has no record the gate "
-                   "accepts (answered needs a place, declined a refusal) and no transcript reading: failed/internal, "
-                   "'the call didn't work out'")
 @pytest.mark.parametrize("record", [ModelRecord("declined", None), ModelRecord("answered", "They don't carry WD-40.")],
                          ids=["declined", "answered"])
 async def test_we_dont_carry_it_is_what_the_user_is_told(tmp_path, autojump_clock, record):

@@ -492,8 +492,25 @@ def _said_of_the_item(text: str, at: w.PlaceFound, item: str) -> w.PlaceFound | 
     return best if best is not None and named(best) > named(at) else None
 
 
+def _not_carried(s: _Sentence, item: str | None) -> bool:
+    """Does the sentence say the store has none of the item ("Sorry, we don't carry WD-40"), not of
+    something else ("we don't sell the batteries separately") or at another store?"""
+    if not s.after_ask or _asked(s):
+        return False
+    out = [f for f in w.stock(s.text) if f.availability == "out_of_stock" and not w.elsewhere(s.text, f.start)]
+    return bool(out) and not any(_about_something_else(f.subject, item) for f in out) and (
+        item is None or _NOT_CARRIED.search(s.text) is not None or _names(s.text, item))
+
+
 def _aisle(turns: Sequence[Turn], answer: str, item: str | None = None) -> Judgement:
     claimed = w.places(answer)
+    if not claimed and any(f.availability == "out_of_stock" for f in w.stock(answer)):
+        # "which aisle?" answered "we don't carry it": that is the answer, in their words
+        gone = [s for s in _business_sentences(turns) if _not_carried(s, item)]
+        if gone:
+            return _unless_unsure(answer, [(gone[-1], 0)],
+                                  Supported(_quotes(turns, gone[-1:]), "the business said they do not have it"))
+        return Unsupported("the business has not said they do not have it", _KEEP_LISTENING)
     if not claimed:
         return Unsupported(
             "answer_text does not name an aisle, a department or a place in the store",
@@ -505,7 +522,7 @@ def _aisle(turns: Sequence[Turn], answer: str, item: str | None = None) -> Judge
     denied: _Sentence | None = None
     by_it: _Sentence | None = None  # the place said as a landmark, where the record puts the item in it (or the reverse)
     for n, s in enumerate(sentences):
-        for f in w.places(s.text):
+        for f in w.places(s.text) if s.after_ask else ():  # a greeting's place is the store's name
             if not _same_place(f, claim) or w.elsewhere(s.text, f.start):
                 continue
             if w.beside(s.text, f) != w.beside(answer, claim):
@@ -632,8 +649,9 @@ def _states_answer(s: _Sentence, question: QuestionType) -> bool:
                     ) and not _asked(s)
     if question is QuestionType.STOCK:
         return s.after_ask and bool(w.stock(s.text))
-    # "maybe aisle 5?" asks; a greeting's place ("Hi there, Valley Home Center") is the store's name
-    return s.after_ask and bool(w.places(s.text)) and not _asked(s)
+    # "maybe aisle 5?" asks; a greeting's place ("Hi there, Valley Home Center") is the store's name;
+    # "we don't carry it" answers where it is too
+    return (s.after_ask and bool(w.places(s.text)) and not _asked(s)) or _not_carried(s, None)
 
 
 def find_answer(turns: Sequence[Turn], question: QuestionType) -> Quote | None:
