@@ -1,0 +1,40 @@
+"""Good citizen of the phone network, and bad input that must be refused plainly: the cases a
+careful operator expects that the policy and the parsers got wrong (found by probing every surface).
+
+Numbers that must be refused appear here only to be refused; everything dialled is NXX-555-01xx."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, time
+
+import pytest
+
+from calld.policy.destination import check_destination
+from calld.policy.window import CallWindow, check_window, zones_for
+from calld.settings import SettingsError, load_settings
+
+WINDOW = CallWindow(time(8), time(21))
+
+
+def utc(*args: int) -> datetime:
+    return datetime(*args, tzinfo=UTC)
+
+
+def dest(number: str, *, allow_non_nanp: bool = False):
+    return check_destination(number, own_numbers=("+15555550100",), allow_non_nanp=allow_non_nanp)
+
+
+# -- the calling window setting --------------------------------------------------------------------
+
+
+@pytest.mark.xfail(strict=True, reason="a window with a UTC offset is accepted, then every request to a zoned number raises TypeError")
+def test_a_window_with_an_offset_is_refused_when_read_not_when_a_call_is_asked():
+    # The window is in the target's local time: an offset has no meaning there. Accepted, it made
+    # every check against a real zone compare aware and naive times (TypeError: a 500 for each ask).
+    with pytest.raises(ValueError, match="local time"):
+        CallWindow.parse("08:00+05:00-21:00+05:00")
+    with pytest.raises(SettingsError, match="CALLD_CALL_WINDOW: .*local time"):
+        load_settings(calld_call_window="08:00+05:00-21:00+05:00", _env_file=None)
+    # The plain form still reads, and still answers for a zoned number.
+    window = CallWindow.parse("08:00-21:00")
+    check_window(zones_for("+12125550142"), utc(2026, 6, 10, 16, 0), window)
