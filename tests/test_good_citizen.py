@@ -27,7 +27,6 @@ def dest(number: str, *, allow_non_nanp: bool = False):
 # -- the calling window setting --------------------------------------------------------------------
 
 
-@pytest.mark.xfail(strict=True, reason="a window with a UTC offset is accepted, then every request to a zoned number raises TypeError")
 def test_a_window_with_an_offset_is_refused_when_read_not_when_a_call_is_asked():
     # The window is in the target's local time: an offset has no meaning there. Accepted, it made
     # every check against a real zone compare aware and naive times (TypeError: a 500 for each ask).

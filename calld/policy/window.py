@@ -34,6 +34,9 @@ class CallWindow:
             a, b = (time.fromisoformat(part.strip()) for part in text.split("-"))
         except ValueError:
             raise ValueError(f"{text!r} is not a window; write it as HH:MM-HH:MM, e.g. 08:00-21:00") from None
+        if a.tzinfo is not None or b.tzinfo is not None:  # compared with each target's naive local time
+            raise ValueError(f"{text!r}: the window is in each target's own local time; write it without a UTC offset, "
+                             "e.g. 08:00-21:00")
         if not a < b:
             raise ValueError(f"{text!r}: the window must start before it ends, within one day")
         return cls(a, b)
