@@ -37,3 +37,29 @@ def test_a_window_with_an_offset_is_refused_when_read_not_when_a_call_is_asked()
     # The plain form still reads, and still answers for a zoned number.
     window = CallWindow.parse("08:00-21:00")
     check_window(zones_for("+12125550142"), utc(2026, 6, 10, 16, 0), window)
+
+
+# -- destinations ----------------------------------------------------------------------------------
+
+
+@pytest.mark.xfail(strict=True, reason="NPA-555-1212 directory assistance and NXX-976 pay-per-call numbers pass the gate")
+@pytest.mark.parametrize(
+    ("number", "words"),
+    [
+        ("+12125551212", "directory assistance"),  # NPA-555-1212: a charged operator service, not a business
+        ("+18005551212", "directory assistance"),  # its toll-free twin
+        ("+12129762345", "976"),  # the 976 exchange: pay-per-call information lines, like 1-900
+        ("+13129760142", "976"),
+    ],
+)
+def test_charged_information_services_are_refused(number, words):
+    refusal = dest(number)
+    assert refusal is not None and refusal.rule == "destination"
+    assert words in refusal.message and "\n" not in refusal.message
+
+
+@pytest.mark.parametrize("number", ["+12125550142", "+18005550199", "+12125550199", "+12129880142"])
+def test_fiction_toll_free_and_988_as_an_exchange_still_pass(number):
+    # 988 as an exchange is an ordinary 10-digit line (the crisis line is the 3-digit 988 alone,
+    # which is not an E.164 number at all); toll-free numbers are fine to ring.
+    assert dest(number) is None
