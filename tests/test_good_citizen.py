@@ -42,7 +42,6 @@ def test_a_window_with_an_offset_is_refused_when_read_not_when_a_call_is_asked()
 # -- destinations ----------------------------------------------------------------------------------
 
 
-@pytest.mark.xfail(strict=True, reason="NPA-555-1212 directory assistance and NXX-976 pay-per-call numbers pass the gate")
 @pytest.mark.parametrize(
     ("number", "words"),
     [

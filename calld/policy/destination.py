@@ -1,7 +1,7 @@
 """Where calld may phone: classified with libphonenumber's data (the `phonenumbers` package).
 
 Refused: emergency numbers and N11 service codes (in the area code or the exchange),
-premium-rate and shared-cost numbers, any of calld's own numbers, numbers that are not in
+directory assistance (NPA-555-1212), the 976 pay-per-call exchange, premium-rate and shared-cost numbers, any of calld's own numbers, numbers that are not in
 service anywhere, and (unless CALLD_ALLOW_NON_NANP) numbers outside the North American
 Numbering Plan. The NANP's fiction range (NXX-555-0100 to 0199) is allowed even where the
 area code is not assigned: it rings no one, and it is what the stub world and the tests use.
@@ -61,6 +61,12 @@ def check_destination(e164: str, *, own_numbers: Collection[str], allow_non_nanp
     if dest.nanp and (_n11(national[:3]) or _n11(national[3:6])):
         code = national[:3] if _n11(national[:3]) else national[3:6]
         return Refusal("destination", f"{e164} uses the N11 service code {code} (like 911 or 411); calld never calls N11 numbers")
+    if dest.nanp and national[3:] == "5551212":
+        return Refusal("destination", f"{e164} is directory assistance (555-1212), a charged operator service; "
+                                      "calld calls businesses, not information services")
+    if dest.nanp and national[3:6] == "976":
+        return Refusal("destination", f"{e164} is in the 976 exchange, pay-per-call information lines (like 1-900); "
+                                      "calld never calls those")
     if e164 in own_numbers:
         return Refusal("destination", f"{e164} is one of calld's own numbers; calld does not call itself")
     if not dest.nanp and not allow_non_nanp:
