@@ -62,3 +62,41 @@ def test_fiction_toll_free_and_988_as_an_exchange_still_pass(number):
     # 988 as an exchange is an ordinary 10-digit line (the crisis line is the 3-digit 988 alone,
     # which is not an E.164 number at all); toll-free numbers are fine to ring.
     assert dest(number) is None
+
+
+# -- a number whose local time calld cannot tell ---------------------------------------------------
+
+
+def gate_at(tmp_path, now: datetime, **over):
+    from calld.ledger import Ledger
+    from calld.policy.gate import Gate
+
+    settings = load_settings(calld_state_dir=tmp_path / "state", _env_file=None, **over)
+    settings.calld_state_dir.mkdir(parents=True, exist_ok=True)
+    return Gate(settings, Ledger(settings.db_path), lambda: now)
+
+
+@pytest.mark.xfail(strict=True, reason="a number with no known zone (not the fiction range) is never outside the window")
+@pytest.mark.parametrize("number", ["+881612345678", "+80012345678"])  # Iridium satellite, international freephone
+def test_a_number_with_no_known_local_time_is_not_rung_at_any_hour(tmp_path, number):
+    from calld.policy.gate import Timing
+    from calld.policy.refusal import Refused
+
+    # With international calls allowed, libphonenumber knows no zone for these: the window had
+    # nothing to hold them to, and calld would ring them at 3 in the morning their time.
+    gate = gate_at(tmp_path, utc(2026, 6, 10, 7, 0), calld_allow_non_nanp=True)
+    assert zones_for(number) == ()
+    with pytest.raises(Refused) as exc:
+        gate.admit("ask", number, "alice", None, Timing())
+    refusal = exc.value.refusal
+    assert refusal.rule == "calling_window" and "time zone" in refusal.message and "\n" not in refusal.message
+    assert refusal.people is not None and "time zone" in refusal.people
+    with pytest.raises(Refused):  # nor queued for an opening that cannot be known
+        gate.admit("ask", number, "alice", None, Timing(when_open=True))
+
+
+def test_the_fiction_range_still_has_no_window(tmp_path):
+    from calld.policy.gate import DialNow, Timing
+
+    gate = gate_at(tmp_path, utc(2026, 6, 10, 7, 0))
+    assert isinstance(gate.admit("ask", "+15555550142", "alice", None, Timing()), DialNow)
