@@ -17,7 +17,7 @@ from attrs import frozen
 
 from calld.ledger import Ledger
 from calld.policy.clock import Clock
-from calld.policy.destination import check_destination
+from calld.policy.destination import Destination, check_destination, parse_destination
 from calld.policy.limits import check_number_rate, check_user_rate
 from calld.policy.optout import OptOut, check_opt_out
 from calld.policy.refusal import Refusal, Refused
@@ -93,7 +93,13 @@ class Gate:
         )
 
     def closed(self, to: str, at: datetime) -> Closed | None:
-        found = check_window(zones_for(to), at, self.window)
+        zones = zones_for(to)
+        if not zones:
+            # Only the fiction range has no zone by design (it rings no one); any other number without
+            # one (satellite, international freephone) has a local time calld cannot know: never open.
+            dest = parse_destination(to)
+            return None if isinstance(dest, Destination) and dest.fiction else Closed((), None)
+        found = check_window(zones, at, self.window)
         return found if isinstance(found, Closed) else None
 
     # -- the order they run in -----------------------------------------------------------------------

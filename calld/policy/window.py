@@ -61,10 +61,13 @@ class Open:
 
 @frozen
 class Closed:
-    local_times: tuple[tuple[str, datetime], ...]  # the target's time now, per zone
+    local_times: tuple[tuple[str, datetime], ...]  # the target's time now, per zone; () when no zone is known
     opens_at: datetime | None  # UTC; None when no instant is inside the window in every zone
 
     def describe(self, window: CallWindow) -> str:
+        if not self.local_times:
+            return (f"no time zone is known for it, so calld cannot tell whether it is inside {window} there "
+                    "and does not ring it at an hour it cannot check")
         times = sorted(self.local_times, key=lambda zt: zt[1].utcoffset() or timedelta())
         if len(times) > 3:  # a toll-free number rings some forty zones: name the two ends
             times = [times[0], times[-1]]
@@ -79,6 +82,9 @@ class Closed:
 
     def for_people(self, window: CallWindow) -> str:
         """`describe` for someone who texted the request: their local time and the next opening, no zone ids."""
+        if not self.local_times:
+            return ("I can't tell what time it is where that number rings (no time zone is known for it), "
+                    "so I won't call it.")
         times = sorted(t for _, t in self.local_times)
         now = f"{times[0]:%a %H:%M}" if len({f"{t:%a %H:%M}" for t in times}) == 1 else f"{times[0]:%a %H:%M} to {times[-1]:%a %H:%M}"
         if self.opens_at is None:
