@@ -100,3 +100,34 @@ def test_the_fiction_range_still_has_no_window(tmp_path):
     gate = gate_at(tmp_path, utc(2026, 6, 10, 7, 0))
     assert isinstance(gate.admit("ask", "+15555550142", "alice", None, Timing()), DialNow)
 
+
+# -- text messages: STOP and HELP as people's phones type them ------------------------------------
+
+
+@pytest.mark.xfail(strict=True, reason="STOP/HELP with a zero-width character, in full-width letters, 'help?' or 'stop please' are not keywords")
+@pytest.mark.parametrize(
+    ("text", "word"),
+    [
+        ("STOP\u200b", "stop"),  # a zero-width space pasted along with it
+        ("\ufeffStop", "stop"),
+        ("ＳＴＯＰ", "stop"),  # full-width letters, as some keyboards type them
+        ("Stop please", "stop"),
+        ("please stop", "stop"),
+        ("stop texting me", "stop"),
+        ("help?", "help"),
+        ("HELP ?", "help"),
+    ],
+)
+def test_stop_and_help_as_people_type_them(text, word):
+    from calld.messaging.parse import Keyword, parse_text
+
+    # Anything else gets "Sorry, I didn't catch that": one more text to someone who asked for none.
+    assert parse_text(text) == Keyword(word)
+
+
+def test_stop_in_a_request_is_still_not_stop():
+    from calld.messaging.parse import Keyword, parse_text
+
+    assert not isinstance(parse_text("please stop at the hours for +14155550142"), Keyword)
+    assert not isinstance(parse_text("stop by and ask their hours +14155550142"), Keyword)
+    assert parse_text("?") == Keyword("help") and parse_text("STOP") == Keyword("stop")
