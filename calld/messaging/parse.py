@@ -16,6 +16,7 @@ outdoor if possible". A text with two phone numbers is not guessed at.
 from __future__ import annotations
 
 import re
+import unicodedata
 from typing import Literal
 
 from attrs import frozen
@@ -59,7 +60,8 @@ Parsed = Keyword | AskIntent | BookIntent | Incomplete | Unrecognized
 # Messaging's conventional keywords. Linq marks a chat opted out on STOP, UNSUBSCRIBE, OPTOUT,
 # CANCEL, END, QUIT and OPT OUT (the whole message); calld honours those in any case, too.
 _KEYWORDS: dict[str, KeywordWord] = {
-    **dict.fromkeys(("stop", "stopall", "stop all", "unsubscribe", "optout", "opt out", "opt-out", "cancel", "end", "quit"), "stop"),
+    **dict.fromkeys(("stop", "stopall", "stop all", "unsubscribe", "optout", "opt out", "opt-out", "cancel", "end", "quit",
+                     "stop please", "please stop", "stop texting", "stop texting me", "stop messaging me"), "stop"),
     **dict.fromkeys(("start", "unstop", "subscribe"), "start"),
     **dict.fromkeys(("help", "info", "?", "commands"), "help"),
     **dict.fromkeys(("yes", "y", "yep", "yeah", "yes please", "ok", "okay", "sure", "go ahead", "do it", "call", "call them", "👍"), "yes"),
@@ -93,6 +95,8 @@ def parse_text(text: str) -> Parsed:
     words = _fold(text)
     if words in _KEYWORDS:
         return Keyword(_KEYWORDS[words])
+    if (asked := words.rstrip(" ?")) in _KEYWORDS and _KEYWORDS[asked] == "help":  # "help?"
+        return Keyword("help")
     numbers = find_numbers(text)
     rest = text
     for raw, _ in numbers:
@@ -115,7 +119,10 @@ def parse_text(text: str) -> Parsed:
 
 
 def _fold(text: str) -> str:
-    return " ".join(text.lower().split()).strip(" .!")
+    # Full-width letters ("ＳＴＯＰ") read as their plain forms; zero-width and other format characters
+    # pasted along with a word (U+200B, U+FEFF) are not part of it.
+    plain = "".join(c for c in unicodedata.normalize("NFKC", text) if unicodedata.category(c) != "Cf")
+    return " ".join(plain.lower().split()).strip(" .!")
 
 
 def _kind(rest: str) -> Literal["book", "hours", "stock", "aisle"] | None:
