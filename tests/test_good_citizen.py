@@ -206,3 +206,37 @@ async def test_the_daily_limit_holds_for_requests_that_arrive_together(tmp_path,
     assert len(dials) <= 2, f"{len(dials)} dials to one number, the limit is 2 a day"
     assert refusals and "CALLD_CALLS_PER_NUMBER_PER_DAY" in refusals[0].message
     await daemon.shutdown(drain_s=0)
+
+
+# -- words that are not data -----------------------------------------------------------------------
+
+
+@pytest.mark.xfail(strict=True, reason="--at with a control character (NUL, newline, bidi override) is accepted and the call queued")
+@pytest.mark.parametrize("at", ["tomorrow\x00 9am", "tomorrow\n9am", "tomorrow 9am\u202e"])
+def test_an_at_time_with_control_characters_is_refused_on_both_sides(at):
+    import argparse
+
+    from pydantic import ValidationError
+
+    from calld.cli.ctl import UsageError, ask_body
+    from calld.daemon.control import _AskBody
+
+    body = {"to": "+15555550142", "ask": "hours", "name": "Nathan", "at": at}
+    with pytest.raises(ValidationError, match="control character"):
+        _AskBody.model_validate(body)
+    args = argparse.Namespace(to=body["to"], ask="hours", name="Nathan", item=None, user="alice", request_id=None,
+                              scenario=None, when_open=False, at=at)
+    with pytest.raises(UsageError, match="--at: .*control character"):
+        ask_body(args)
+
+
+@pytest.mark.xfail(strict=True, reason="a bad --request-id is explained only by a regular expression")
+def test_a_bad_request_id_says_what_an_id_may_hold():
+    from pydantic import ValidationError
+
+    from calld.domain.requests import AskRequest
+
+    with pytest.raises(ValidationError) as exc:
+        AskRequest(to="+15555550142", ask="hours", name="Nathan", request_id="has space")
+    said = str(exc.value)
+    assert "letters" in said and "80" in said and "pattern" not in said
