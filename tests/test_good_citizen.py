@@ -211,7 +211,6 @@ async def test_the_daily_limit_holds_for_requests_that_arrive_together(tmp_path,
 # -- words that are not data -----------------------------------------------------------------------
 
 
-@pytest.mark.xfail(strict=True, reason="--at with a control character (NUL, newline, bidi override) is accepted and the call queued")
 @pytest.mark.parametrize("at", ["tomorrow\x00 9am", "tomorrow\n9am", "tomorrow 9am\u202e"])
 def test_an_at_time_with_control_characters_is_refused_on_both_sides(at):
     import argparse

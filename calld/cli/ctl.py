@@ -75,6 +75,11 @@ def _scheduling(body: dict[str, Any], args: argparse.Namespace) -> dict[str, Any
         raise UsageError("give --when-open or --at, not both")
     if at is not None and not at.strip():
         raise UsageError('--at is empty: say when, e.g. --at "tomorrow 9am"')
+    if at is not None:
+        from calld.domain.words import control_problem
+
+        if (problem := control_problem(at)) is not None:
+            raise UsageError(f"--at: {problem}")
     if when_open:
         body["when_open"] = True
     if at is not None:

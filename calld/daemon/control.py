@@ -12,7 +12,7 @@ import sqlite3
 from collections.abc import AsyncIterator
 from typing import Any, Protocol, Self
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 from quart import Response, request
 from quart_trio import QuartTrio
 
@@ -20,6 +20,7 @@ from calld.daemon.callbook import CallBook
 from calld.daemon.errors import AmbiguousCall, AtCapacity, DaemonError, Draining
 from calld.domain.ids import UserId
 from calld.domain.requests import AskRequest, BookRequest
+from calld.domain.words import control_problem
 from calld.ledger import RequestConflict, UnknownUser
 from calld.observe.metrics import Metrics
 from calld.observe.painter import PictureError
@@ -62,6 +63,13 @@ class _Scheduling(BaseModel):
 
     when_open: bool = False
     at: str | None = Field(None, min_length=1, max_length=80)
+
+    @field_validator("at", mode="before")
+    @classmethod
+    def _plain_at(cls, value: object) -> object:
+        if isinstance(value, str) and (problem := control_problem(value)) is not None:
+            raise ValueError(f"--at: {problem}")
+        return value
 
     @model_validator(mode="after")
     def _one_way(self) -> Self:
