@@ -24,7 +24,18 @@ def _item(value: object) -> object:
 
 # What to ask about: the user's words, carried as data (calld.domain.words), never as instructions.
 Item = Annotated[str, BeforeValidator(_item), StringConstraints(strip_whitespace=True, min_length=1, max_length=ITEM_MAX)]
-RequestId = Annotated[str, StringConstraints(pattern=r"^[A-Za-z0-9][A-Za-z0-9_.:-]{0,79}$")]
+_REQUEST_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.:-]{0,79}")
+
+
+def _request_id(value: object) -> object:
+    if isinstance(value, str) and not _REQUEST_ID.fullmatch(value):
+        shown = value if len(value) <= 40 else value[:37] + "..."
+        raise ValueError(f"--request-id: {shown!r} is not a request id: give 1 to 80 letters, digits, '.', '_', ':' or '-', "
+                         "starting with a letter or digit")
+    return value
+
+
+RequestId = Annotated[str, BeforeValidator(_request_id), StringConstraints(pattern=r"^[A-Za-z0-9][A-Za-z0-9_.:-]{0,79}$")]
 
 
 class AskRequest(BaseModel):
