@@ -256,7 +256,6 @@ class _OptOutsOnly:
         return False
 
 
-@pytest.mark.xfail(strict=True, reason="DELETE /v1/optouts/NUMBER compares the number as typed: '+1 (212) 555-0142' is 'not on the list'")
 async def test_an_opt_out_is_lifted_whatever_way_the_number_is_written():
     from urllib.parse import quote
 

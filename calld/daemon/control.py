@@ -18,7 +18,7 @@ from quart_trio import QuartTrio
 
 from calld.daemon.callbook import CallBook
 from calld.daemon.errors import AmbiguousCall, AtCapacity, DaemonError, Draining
-from calld.domain.ids import UserId
+from calld.domain.ids import E164, UserId
 from calld.domain.requests import AskRequest, BookRequest
 from calld.domain.words import control_problem
 from calld.ledger import RequestConflict, UnknownUser
@@ -261,6 +261,10 @@ def create_control_app(daemon: ControlledDaemon) -> QuartTrio:
 
     @app.delete("/v1/optouts/<number>")
     async def remove_optout(number: str) -> Response | dict[str, Any]:
+        try:
+            number = E164(number)  # the list holds E.164: "+1 (212) 555-0142" is +12125550142
+        except ValueError as exc:
+            return _error(str(exc), 400)
         if not daemon.remove_opt_out(number):
             return _error(f"{number} is not on the opt-out list; calld-ctl optout list shows it", 404)
         return {"removed": number}
