@@ -267,3 +267,19 @@ async def test_an_opt_out_is_lifted_whatever_way_the_number_is_written():
     assert resp.status_code == 200 and daemon.listed == set()
     resp = await client.delete("/v1/optouts/" + quote("212-555-0142x9", safe=""))
     assert resp.status_code == 400 and "E.164" in (await resp.get_json())["error"]
+
+
+# -- webhook signatures ----------------------------------------------------------------------------
+
+
+@pytest.mark.xfail(strict=True, reason="a 5000-digit telnyx-timestamp escapes as Python's int() error, advising sys.set_int_max_str_digits()")
+def test_a_timestamp_too_long_to_be_unix_seconds_is_refused_as_such():
+    import base64
+
+    from calld.adapters.webhook_auth import WebhookAuthError, generate_keypair, verify_webhook
+
+    _, public = generate_keypair()
+    headers = {"telnyx-signature-ed25519": base64.b64encode(b"x" * 64).decode(), "telnyx-timestamp": "9" * 5000}
+    with pytest.raises(WebhookAuthError, match="not Unix seconds") as exc:
+        verify_webhook(b"{}", headers, public, now=1_780_000_000.0)
+    assert "set_int_max_str_digits" not in str(exc.value) and len(str(exc.value)) < 200
