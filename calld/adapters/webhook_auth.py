@@ -92,7 +92,7 @@ def verify_webhook(
             name for name, value in ((SIGNATURE_HEADER, signature_b64), (TIMESTAMP_HEADER, timestamp)) if not value
         ]
         raise WebhookAuthError(f"missing header {' and '.join(missing)}")
-    if not (timestamp.isascii() and timestamp.isdigit()):
+    if not (timestamp.isascii() and timestamp.isdigit() and len(timestamp) <= 12):  # 12 digits: past the year 30000
         raise WebhookAuthError(f"{TIMESTAMP_HEADER} is not Unix seconds: {timestamp[:32]!r}")
     try:
         signature = base64.b64decode(signature_b64, validate=True)
