@@ -175,7 +175,7 @@ async def run_batch(n: int, daemons: int = 1) -> dict:
                # past the daemon's default limit on purpose: the benchmark looks for where it breaks
                "CALLD_MAX_CALLS": os.environ.get("CALLD_MAX_CALLS", "1000"),
                # N calls to one scripted number: the per-number and per-user limits would refuse all but the first.
-               "CALLD_CALLS_PER_NUMBER_PER_DAY": "1000", "CALLD_CALLS_PER_USER_PER_HOUR": "10000", **addrs}
+               "CALLD_CALLS_PER_NUMBER_PER_DAY": "1000", "CALLD_CALLS_PER_USER_PER_HOUR": "10000", "CALLD_CALLS_PER_NUMBER_AT_ONCE": "1000", **addrs}
         daemon_log = (home / "daemon.log").open("w")
         procs.append(subprocess.Popen([*pinned((DAEMON_CORE + d) % (os.cpu_count() or 1)), sys.executable, *prefix,
                                        "-m", "calld.cli.daemon", "serve"], env=env, stderr=daemon_log, cwd=home))

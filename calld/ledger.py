@@ -728,6 +728,13 @@ class Ledger:
             (number, _utc(since), _utc(until)),
         ).fetchone()[0])
 
+    def calls_on_line_to(self, number: str) -> int:
+        """Calls placed to `number` whose request is not done yet."""
+        return int(self._db.execute(
+            "SELECT count(*) FROM dial_log JOIN requests USING (request_id) WHERE number = ? AND status != 'done'",
+            (number,),
+        ).fetchone()[0])
+
     def dials_by(self, user_id: str, *, since: datetime, until: datetime) -> int:
         return int(self._db.execute(
             "SELECT count(*) FROM dial_log WHERE user_id = ? AND dialled_at > ? AND dialled_at <= ?",

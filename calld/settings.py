@@ -95,6 +95,7 @@ class Settings(BaseSettings):
     calld_call_window: str = "08:00-21:00"  # dial only inside this, in the target's local time
     calld_allow_non_nanp: bool = False  # numbers outside +1 (the NANP) are refused unless this is 1
     calld_calls_per_number_per_day: int = Field(2, ge=1, le=1000)  # calls to one number in 24 h, all users
+    calld_calls_per_number_at_once: int = Field(1, ge=1, le=1000)  # calls on the line with one number, all users
     calld_calls_per_user_per_hour: int = Field(10, ge=1, le=10000)  # calls one user places in an hour
     calld_booking_horizon_days: int = Field(60, ge=1, le=366)  # how far ahead --time and --at may lie
 

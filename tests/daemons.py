@@ -17,7 +17,7 @@ from calld.observe.painter import unhurried_clock
 from calld.settings import Settings, load_settings
 
 # Many calls to one test number from one user: the per-number and per-user limits would refuse them.
-OPEN_LIMITS = {"calld_calls_per_number_per_day": 1000, "calld_calls_per_user_per_hour": 1000}
+OPEN_LIMITS = {"calld_calls_per_number_per_day": 1000, "calld_calls_per_user_per_hour": 1000, "calld_calls_per_number_at_once": 1000}
 
 
 def daemon_settings(tmp_path: Path, *, open_limits: bool = True, **over: Any) -> Settings:

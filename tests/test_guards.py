@@ -89,7 +89,7 @@ async def test_a_far_party_hangup_during_the_drain_ends_the_call_at_once(autojum
 async def daemon(tmp_path, nursery):
     settings = load_settings(calld_state_dir=tmp_path / "state", calld_socket=tmp_path / "ctl.sock",
                              calld_bind="127.0.0.1:0", shutdown_drain_s=30, _env_file=None,
-                             calld_calls_per_number_per_day=1000, calld_calls_per_user_per_hour=1000)
+                             calld_calls_per_number_per_day=1000, calld_calls_per_user_per_hour=1000, calld_calls_per_number_at_once=1000)
     d: Daemon = await nursery.start(Daemon(settings).serve)
     yield d
     if d.accepting:

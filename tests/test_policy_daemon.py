@@ -226,6 +226,28 @@ async def test_a_queued_call_is_refused_when_due_if_the_number_opted_out_meanwhi
     await daemon.shutdown(drain_s=0)
 
 
+async def test_a_queued_call_due_while_calld_is_on_the_line_with_the_number_waits_for_that_call(
+        tmp_path, nursery, dials, autojump_clock):
+    from calld.domain.ids import RunId
+    from calld.policy.refusal import Refusal
+    from calld.policy.scheduler import refused_result
+
+    daemon = await start(nursery, tmp_path, NIGHT)
+    async with ControlClient(daemon.settings.calld_socket) as client:
+        await client.provision("alice")
+        await ask(client, {**ASK, "when_open": True, "request_id": "later-3"})
+        # bob's call to the same number is on the line when alice's comes due
+        daemon._ledger.claim_request("bobs", user_id="bob", kind="ask", params={"to": NY}, run_id=RunId.new())
+        daemon._ledger.log_dial("bobs", number=NY, user_id="bob", at=NIGHT)
+        await trio.sleep(5 * 3600 + 10)
+        assert dials == []
+        assert [r["status"] for r in await client.queue()] == ["queued"]  # waiting, not refused
+        daemon._ledger.finish_request("bobs", refused_result(Refusal("schedule", "done")))  # bob's call ended
+        await trio.sleep(120)
+        assert [d["to"] for d in dials] == [NY]
+    await daemon.shutdown(drain_s=0)
+
+
 # -- opt-outs ----------------------------------------------------------------------------------------
 
 

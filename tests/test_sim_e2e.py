@@ -32,7 +32,7 @@ async def live_call(tmp_path, nursery, scenario, body=ASK, **settings_over):
                telnyx_api_key="KEY-sim", telnyx_connection_id="sim-connection",
                telnyx_public_key=addrs.public_key, telnyx_api_base=addrs.telnyx_api_base, openai_api_key="KEY-sim",
                openai_live_url=addrs.live_url, _env_file=None,
-               calld_calls_per_number_per_day=1000, calld_calls_per_user_per_hour=1000),
+               calld_calls_per_number_per_day=1000, calld_calls_per_user_per_hour=1000, calld_calls_per_number_at_once=1000),
         **reachable_at(), **settings_over,
     })
     daemon: Daemon = await nursery.start(Daemon(settings).serve)

@@ -54,7 +54,7 @@ from calld.ops.statedir import PathBefore, StateLock, check_port_free, claim_soc
 from calld.numbers import ProvisionError, provision_did
 from calld.publish.publisher import Publisher
 from calld.policy.clock import Clock, wall_clock
-from calld.policy.gate import Gate, Queue, Timing
+from calld.policy.gate import DialNow, Gate, Queue, Timing
 from calld.policy.scheduler import Busy, Scheduler, queued_view
 from calld.observe.aftercall import after_call
 from calld.observe.painter import Painter
@@ -508,8 +508,15 @@ class Daemon:
                 if again is not None:
                     yield {"queued": queued_view(again), "repeat": True}
                     return
+            await self._check_ingress()
         else:
-            decision = self.gate.admit(kind, request.to, request.user, getattr(request, "time", None), timing)
+            booking_time = getattr(request, "time", None)
+            decision = self.gate.admit(kind, request.to, request.user, booking_time, timing)
+            if not isinstance(decision, Queue):
+                # Live mode's probe of the public URL may wait: the limits are read again after it, with no
+                # wait from there to the claim, or requests arriving together would all pass them.
+                await self._check_ingress()
+                decision = self.gate.admit(kind, request.to, request.user, booking_time, timing)
             if isinstance(decision, Queue):
                 rid = rid or f"req_{plan.run_id.removeprefix('run_')}"
                 row, new = self._ledger.queue_request(rid, user_id=request.user, kind=kind, params=params,  # type: ignore[arg-type]
@@ -541,6 +548,9 @@ class Daemon:
         if len(self._flights) >= self.settings.calld_max_calls:
             raise Busy()
         await self._check_ingress()
+        booking_time = row.params.get("time") if row.kind == "book" else None
+        if not isinstance(self.gate.when_due(row.kind, request.to, request.user, booking_time), DialNow):
+            raise Busy()  # the probe waited, and another call took the number (or the window) meanwhile: later
         self._ledger.set_schedule(row.request_id, status="dialled")
         stream = self._place(row.kind, request, plan, scenario, stub)
         assert self._calls_nursery is not None
@@ -588,7 +598,8 @@ class Daemon:
             raise ValueError("--scenario picks a scripted business: it exists only in stub mode")
 
     async def _place(self, kind: str, request: Any, plan: Any, scenario: str | None, stub: Any) -> AsyncIterator[dict[str, Any]]:
-        await self._check_ingress()
+        """Claim the request and start its call. The caller has checked the ingress (awaiting nothing after its
+        gate decision): from here to the claim and the dial log's row nothing waits."""
         request_id = request.request_id or f"req_{plan.run_id.removeprefix('run_')}"
         params = self._params(request, scenario)
         if len(self._flights) >= self.settings.calld_max_calls and self._ledger.request(request_id) is None:

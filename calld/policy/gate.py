@@ -18,7 +18,7 @@ from attrs import frozen
 from calld.ledger import Ledger
 from calld.policy.clock import Clock
 from calld.policy.destination import Destination, check_destination, parse_destination
-from calld.policy.limits import check_number_rate, check_user_rate
+from calld.policy.limits import check_number_busy, check_number_rate, check_user_rate
 from calld.policy.optout import OptOut, check_opt_out
 from calld.policy.refusal import Refusal, Refused
 from calld.policy.when import WhenError, resolve
@@ -38,6 +38,8 @@ class Queue:
 
 
 Decision = DialNow | Queue
+
+ON_THE_LINE_RETRY_S = 60.0  # a queued call that comes due while calld is on the line with that number waits this long
 
 
 @frozen
@@ -88,9 +90,9 @@ class Gate:
         s = self.settings
         day = self.ledger.dials_to(to, since=now - timedelta(days=1), until=now)
         hour = self.ledger.dials_by(user, since=now - timedelta(hours=1), until=now)
-        return check_number_rate(to, day, s.calld_calls_per_number_per_day) or check_user_rate(
-            user, hour, s.calld_calls_per_user_per_hour
-        )
+        return (check_number_busy(to, self.ledger.calls_on_line_to(to), s.calld_calls_per_number_at_once)
+                or check_number_rate(to, day, s.calld_calls_per_number_per_day)
+                or check_user_rate(user, hour, s.calld_calls_per_user_per_hour))
 
     def closed(self, to: str, at: datetime) -> Closed | None:
         zones = zones_for(to)
@@ -188,4 +190,6 @@ class Gate:
             if closed.opens_at is None:
                 return Refusal("calling_window", f"{to}: {closed.describe(self.window)}")
             return Queue(closed.opens_at, "when_open")
+        if self.ledger.calls_on_line_to(to) >= self.settings.calld_calls_per_number_at_once:
+            return Queue(now + timedelta(seconds=ON_THE_LINE_RETRY_S), "when_open")  # someone else's call to them: after it
         return self.rates(to, user, now) or DialNow()

@@ -23,6 +23,19 @@ def check_number_rate(number: str, calls_last_day: int, limit: int) -> Refusal |
     )
 
 
+def check_number_busy(number: str, calls_on_line: int, limit: int) -> Refusal | None:
+    """A business is not rung while calld is already on the line with it (another user's call, say):
+    two of our calls at once would tie up its phone and it would hear the same robot twice."""
+    if calls_on_line < limit:
+        return None
+    return Refusal(
+        "rate_limit",
+        f"calld is on the line with {number} right now ({calls_on_line} call(s); CALLD_CALLS_PER_NUMBER_AT_ONCE={limit}, "
+        "across all users); try again once that call has ended",
+        "I'm on the phone with that business right now for someone else; please try again in a few minutes.",
+    )
+
+
 def check_user_rate(user: str, calls_last_hour: int, limit: int) -> Refusal | None:
     if calls_last_hour < limit:
         return None
