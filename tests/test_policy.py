@@ -361,3 +361,12 @@ def test_booking_words_reach_the_model_only_in_the_request_line():
 def test_time_helpers_are_timezone_aware():
     assert resolve("Friday 7pm", (), NOW) == (utc(2026, 6, 12, 19, 0),)  # no zone: UTC
     assert NOW + timedelta(days=2) < resolve("Friday 7pm", zones_for(NY), NOW)[0]
+
+
+def test_an_area_code_that_rings_in_two_zones_is_read_in_both():
+    pensacola = "+18505550142"  # 850: Tallahassee is Eastern, Pensacola Central; libphonenumber names Eastern only
+    assert set(zones_for(pensacola)) == {"America/New_York", "America/Chicago"}
+    assert zones_for(NY) == ("America/New_York",)  # one zone stays one zone
+    # 08:30 in Tallahassee is 07:30 in Pensacola: not yet; 09:00 / 08:00 is inside in both.
+    assert isinstance(check_window(zones_for(pensacola), utc(2026, 6, 10, 12, 30), WINDOW), Closed)
+    assert isinstance(check_window(zones_for(pensacola), utc(2026, 6, 10, 13, 0), WINDOW), Open)

@@ -51,7 +51,22 @@ def zones_for(e164: str) -> tuple[str, ...]:
     dest = parse_destination(e164)
     if isinstance(dest, Refusal):
         return ()
-    return tuple(z for z in number_zones.time_zones_for_number(dest.number) if z != UNKNOWN_ZONE)
+    zones = tuple(z for z in number_zones.time_zones_for_number(dest.number) if z != UNKNOWN_ZONE)
+    area = f"{dest.number.national_number:010d}"[:3] if dest.number.country_code == 1 else ""
+    return zones + tuple(z for z in _SPLIT_AREA_CODES.get(area, ()) if zones and z not in zones)
+
+
+# NANP area codes that ring in two zones where libphonenumber's prefixes name one: Pensacola (850)
+# and western Kentucky (270/364) are Central, Chattanooga (423) Eastern, and so on. The window is
+# read in both, so a business on the other side of the line is not rung an hour early or late.
+_SPLIT_AREA_CODES: dict[str, tuple[str, ...]] = {
+    "850": ("America/Chicago",), "270": ("America/Chicago",), "364": ("America/Chicago",),
+    "606": ("America/Chicago",), "812": ("America/Chicago",), "930": ("America/Chicago",),
+    "574": ("America/Chicago",), "906": ("America/Chicago",), "423": ("America/New_York",),
+    "308": ("America/Denver",), "785": ("America/Denver",), "620": ("America/Denver",),
+    "432": ("America/Denver",), "541": ("America/Boise",), "458": ("America/Boise",),
+    "807": ("America/Winnipeg",), "250": ("America/Edmonton",), "418": ("America/Halifax",),
+}
 
 
 @frozen
