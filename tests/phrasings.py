@@ -881,4 +881,6 @@ PHRASINGS = [
     ('aisle', ('B: Hello.', 'A: Hi, which aisle is the WD-40 in?', 'B: Aisle 5.'), "They don't carry it.", False, 'WD-40'),
     ('aisle', ('B: Hello.', 'A: Hi, which aisle is the WD-40 in?', "B: we're out of stock on those right now."), 'Out of stock right now.', True, 'WD-40'),
     ('aisle', ('B: Hello.', 'A: Hi, which aisle is the WD-40 in?', 'B: is that the spray or the can?'), "They don't have it.", False, 'WD-40'),
+    ('hours', ('B: Hello.', 'A: Hi, this is an automated assistant calling for a customer. What are your hours?', 'B: Closed today for the holiday, but normally nine to six.'), 'Open 9 to 6.', True, None),
+    ('hours', ('B: Hello.', 'A: Hi, this is an automated assistant calling for a customer. What are your hours?', 'B: On Christmas Eve we close at two.'), 'Closes at 2 PM.', False, None),
 ]

@@ -321,6 +321,27 @@ def test_typed_hours_from_the_words():
     ))
 
 
+@pytest.mark.parametrize(("said", "typed"), [
+    # times before their days
+    ("We're open eight to eight, seven days a week.", [(tuple(w.WEEKDAYS), "08:00", "20:00", False)]),
+    # days set apart after "except" / "but": closed, or with a time of their own
+    ("We're open every day but Sunday, nine to five.",
+     [(("sunday",), None, None, True), (tuple(w.WEEKDAYS[:6]), "09:00", "17:00", False)]),
+    ("We're open nine to six every day except sundays when we close at four.",
+     [(tuple(w.WEEKDAYS[:6]), "09:00", "18:00", False), (("sunday",), "09:00", "16:00", False)]),
+    ("We open at 9 every day except Sunday.", [(tuple(w.WEEKDAYS[:6]), "09:00", None, False), (("sunday",), None, None, True)]),
+    # after "closed every day", the days set apart are the open ones
+    ("We're closed every day except saturday, ten to two.",
+     [(tuple(d for d in w.WEEKDAYS if d != "saturday"), None, None, True), (("saturday",), "10:00", "14:00", False)]),
+    ("We're closed every day except saturday.", [(tuple(d for d in w.WEEKDAYS if d != "saturday"), None, None, True)]),
+    ("Nine to five Monday to Friday, but not weekends.",
+     [(tuple(w.WEEKDAYS[:5]), "09:00", "17:00", False), (("saturday", "sunday"), None, None, True)]),
+])
+def test_typed_hours_where_days_come_after_times_or_are_set_apart(said, typed):
+    got = answers.read_answer(Q.HOURS, [said]).ranges
+    assert [(r.days, r.opens, r.closes, r.closed) for r in got] == typed
+
+
 def test_open_around_the_clock_is_a_typed_reading_of_its_own():
     assert answers.read_answer(Q.HOURS, ["We're open 24/7."]).ranges == (
         answers.DayRange(tuple(w.WEEKDAYS), None, None, around_the_clock=True),)

@@ -71,10 +71,18 @@ def _closing(c: w.Clock) -> str:
     return c.hhmm(assume_pm=1 <= c.hour <= 11 or c.hour == 12)
 
 
+# Clauses: at commas, at an "and" before days, and before "except" / "but" ("nine to six every day
+# except Sundays when we close at four"), which set days apart from what was said before.
+_CLAUSES = re.compile(r"[,;]|\band\b(?=\s+(?:on\s+)?(?:mon|tue|wed|thu|fri|sat|sun|week))|(?=\b(?:except|but|other than|apart from)\b)",
+                      re.I)
+_SET_APART = re.compile(r"^\s*(?:except|but|other than|apart from)\b(?:\s+(?:for|not|on))*", re.I)
+
+
 def _hours(sentences: Sequence[str], today: dt.date | None) -> Hours:
     ranges: list[DayRange] = []
     for text in sentences:
-        for clause in re.split(r"[,;]|\band\b(?=\s+(?:on\s+)?(?:mon|tue|wed|thu|fri|sat|sun|week))", text, flags=re.I):
+        pending: DayRange | None = None  # times said before their days ("eight to eight, seven days a week")
+        for clause in _CLAUSES.split(text):
             found_days = w.days(clause)
             clocks = [f for f in w.clocks(clause) if not w.negated_time(clause, f)]  # "not at nine" is no opening time
             if not found_days and not clocks and not w.always_open(clause):
@@ -88,6 +96,22 @@ def _hours(sentences: Sequence[str], today: dt.date | None) -> Hours:
                     weekdays.add(when.weekday())
                     date = when.isoformat()
             names = tuple(w.WEEKDAYS[i] for i in sorted(weekdays))
+            if names and not clocks and _SET_APART.match(clause) and not _CLOSED.search(clause):
+                # "... every day except Sundays": those days are closed; after "closed every day", open
+                # (the times after it then finish the days left open: "every day but Sunday, nine to five")
+                prev = ranges[-1] if ranges else None
+                rest = tuple(d for d in prev.days if d not in names) if prev is not None else ()
+                if prev is not None and prev.closed:
+                    ranges[-1:] = [attrs.evolve(prev, days=rest), DayRange(names, None, None, date=date)]
+                elif prev is not None and rest != prev.days and prev.opens is None and prev.closes is None:
+                    ranges[-1:] = [DayRange(names, None, None, closed=True, date=date), attrs.evolve(prev, days=rest)]
+                else:
+                    ranges.append(DayRange(names, None, None, closed=True, date=date))
+                continue
+            if names and not clocks and pending is not None and not _CLOSED.search(clause):
+                ranges.append(attrs.evolve(pending, days=names, date=date))
+                pending = None
+                continue
             if w.always_open(clause) and not clocks:
                 ranges.append(DayRange(names or tuple(w.WEEKDAYS), None, None, date=date, around_the_clock=True))
                 continue
@@ -108,6 +132,8 @@ def _hours(sentences: Sequence[str], today: dt.date | None) -> Hours:
                 if prev.opens is None and prev.closes is None and not prev.closed:
                     ranges[-1] = DayRange(prev.days, opens, closes, date=prev.date)
                     continue
+            if not names and opens and closes:
+                pending = DayRange((), opens, closes)
             if names or opens or closes:
                 ranges.append(DayRange(names, opens, closes, date=date))
     return Hours(_later_wins(tuple(r for r in ranges if r.days and (r.opens or r.closes or r.closed or r.around_the_clock))))

@@ -307,7 +307,7 @@ def _time_said(said_times: Sequence[_TimeSaid], answer: str, c: w.ClockFound) ->
     if not usual:
         q = w.qualifier(placed[-1][1].text, placed[-1][2].start)
         return Unsupported(
-            f"the business said {_clock_phrase(c.clock)} for {q} only: {placed[-1][1].text!r}",
+            f"the business said {_clock_phrase(c.clock)} for {re.sub(r'^(?:for|on|during|over) ', '', q)} only: {placed[-1][1].text!r}",
             f"record the usual hours, or say in answer_text that this time is for {q}",
         )
     n, hit, at, _ = usual[-1]

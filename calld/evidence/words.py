@@ -574,6 +574,7 @@ _QUALIFIER = re.compile(
 _NOT_A_QUALIFIER = re.compile(r"\b(?:even|including|except|and|closed|open|plus)\s*(?:on\s+)?(?:the\s+)?$", re.I)  # "even on holidays"
 
 
+_USUAL = re.compile(r"\b(?:normally|usually|regularly|ordinarily|typically|the rest of the (?:year|time))\b", re.I)
 _QUALIFIER_GLUE = frozenset("on for during over this around at before in the starting from beginning as of after closed hours".split())
 
 
@@ -587,6 +588,8 @@ def qualifier(text: str, pos: int) -> str | None:
     """The day or season a time at `pos` is said for, when it is not every week's ("holiday"): in the
     time's clause, or a first clause that is only the qualifier ("during the holidays, we're open till ten")."""
     clause = clause_of(text, pos)
+    if _USUAL.search(clause):
+        return None  # "closed today for the holiday, but normally nine to six": the usual hours
     first = text[: m.start()] if (m := _CLAUSE_BREAK.search(text)) is not None else ""
     for where in (clause, first if not clocks(first) else ""):
         for q in _QUALIFIER.finditer(where):
