@@ -275,3 +275,18 @@ def test_a_bare_number_just_before_the_phone_number_does_not_swallow_it(text):
     parsed = parse_text(text)
     assert not (isinstance(parsed, Incomplete) and parsed.missing == "number"), parsed
     assert [n for _, n in find_numbers(text)] == ["+15555550142"]
+
+
+@pytest.mark.xfail(strict=True, reason="two questions in one text become one garbled call ('if they have hours and is the skillet in stock')")
+@pytest.mark.parametrize("text", ["hours 555-555-0142 and is the skillet in stock",
+                                  "what are your hours and do you have duct tape? 555-555-0142",
+                                  "which aisle is the WD-40 in, and what time do you close? 555-555-0142"])
+def test_two_questions_in_one_text_are_not_merged_into_one_call(text):
+    parsed = parse_text(text)
+    assert not isinstance(parsed, AskIntent | BookIntent | Incomplete), parsed  # no call, no "what should I ask about?"
+
+
+def test_one_question_per_call_still_parses_items_with_and():
+    assert parse_text("do you have nuts and bolts in stock 555-555-0142") == AskIntent("+15555550142", "stock", "nuts and bolts")
+    assert parse_text("book a table for 2 Friday 7pm at 555-555-0142, open air and quiet") == BookIntent(
+        "+15555550142", 2, "Friday 7pm", "open air and quiet")
