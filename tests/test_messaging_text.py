@@ -290,3 +290,10 @@ def test_one_question_per_call_still_parses_items_with_and():
     assert parse_text("do you have nuts and bolts in stock 555-555-0142") == AskIntent("+15555550142", "stock", "nuts and bolts")
     assert parse_text("book a table for 2 Friday 7pm at 555-555-0142, open air and quiet") == BookIntent(
         "+15555550142", 2, "Friday 7pm", "open air and quiet")
+
+
+@pytest.mark.xfail(strict=True, reason="a seven-digit number is answered 'Which number should I call?' as if none was given")
+def test_a_number_without_its_area_code_is_asked_for_it():
+    parsed = parse_text("what time does Joe's Hardware close? 555-0142")
+    assert parsed == Incomplete("area_code", "ask")
+    assert "area code" in replies.incomplete(parsed)
