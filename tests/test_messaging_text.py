@@ -307,3 +307,14 @@ def test_a_declined_booking_never_quotes_calld_s_own_words_as_theirs():
     assert "They said" not in text and "hung up after hearing" not in text
     by_model = {"status": "declined", "reason": "refused", "detail": "The restaurant would not book it.", "evidence": []}
     assert "They said" not in replies.outcome(by_model, BOOK)
+
+
+@pytest.mark.xfail(strict=True, reason="an opt-out heard in the transcript (no evidence list) is told without the business's words")
+def test_an_opt_out_is_told_with_the_business_words():
+    out = {"status": "declined", "reason": "opt_out", "verdict_source": "transcript", "evidence": [],
+           "opt_out": "Please stop calling us, and take this number off your list.",
+           "detail": "Please stop calling us, and take this number off your list."}
+    for intent in (HOURS, BOOK):
+        text = replies.outcome(out, intent)
+        assert text.startswith("They asked not to be called again")
+        assert text.count('"Please stop calling us, and take this number off your list."') == 1, text
