@@ -435,3 +435,20 @@ async def test_two_questions_in_one_text_are_answered_one_at_a_time_and_nothing_
     assert daemon.messaging.fake.replies_to(ALICE) == [
         "I can ask one thing per call. Send each question in its own text, e.g. \"hours +1 415 555 0142\"."]
     assert requests(daemon) == []
+
+
+@pytest.mark.xfail(strict=True, reason="the same question texted again while its call is on dials the business a second time")
+async def test_the_same_question_texted_again_during_its_call_does_not_dial_twice(daemon, autojump_clock):
+    fake = daemon.messaging.fake
+    async with trio.open_nursery() as n:
+        n.start_soon(fake.text, ALICE, "hours +1 555 555 0142")
+        await trio.sleep(3)
+        assert daemon.calls()
+        await fake.text(ALICE, "what time do they close? 555-555-0142")
+    await daemon.messaging.wait_idle()
+    got = fake.replies_to(ALICE)
+    assert dials(daemon) == 1, got
+    assert got[1] == "I'm already calling +1 555-555-0142 to ask their opening hours. I'll text you what they say."
+    assert got[2] == 'They said: "We\'re open Monday through Friday, 9 AM to 5 PM."' and len(got) == 3
+    await say(daemon, ALICE, "hours +1 555 555 0142")  # once it is over, asking again is a new call
+    assert dials(daemon) == 2
