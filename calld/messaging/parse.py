@@ -142,18 +142,24 @@ def find_numbers(text: str) -> list[tuple[str, str]]:
     found = []
     for m in _PHONE_RUN.finditer(text):
         raw = m.group(0).strip()
-        digits = re.sub(r"\D", "", raw)
-        if raw.startswith("+"):
-            e164 = f"+{digits}" if 8 <= len(digits) <= 15 and digits[0] != "0" else None
-        elif len(digits) == 10:
-            e164 = f"+1{digits}"
-        elif len(digits) == 11 and digits[0] == "1":
-            e164 = f"+{digits}"
-        else:
-            e164 = None
-        if e164 is not None:
-            found.append((raw, e164))
+        # A bare number just before it ("for 2 at 7 555-555-0142") is not part of it: try the run
+        # whole, then without its leading words, one at a time.
+        for start in (w.start() for w in re.finditer(r"\S+", raw)):
+            if (e164 := _e164(raw[start:])) is not None:
+                found.append((raw[start:], e164))
+                break
     return found
+
+
+def _e164(raw: str) -> str | None:
+    digits = re.sub(r"\D", "", raw)
+    if raw.startswith("+"):
+        return f"+{digits}" if 8 <= len(digits) <= 15 and digits[0] != "0" else None
+    if len(digits) == 10:
+        return f"+1{digits}"
+    if len(digits) == 11 and digits[0] == "1":
+        return f"+{digits}"
+    return None
 
 
 def _item(rest: str, patterns: list[re.Pattern[str]]) -> str | None:
