@@ -429,7 +429,6 @@ async def test_every_scripted_outcome_is_told_in_plain_words(daemon, autojump_cl
 # -- texts while a call for the same person is on ---------------------------------------------------------
 
 
-@pytest.mark.xfail(strict=True, reason="two questions in one text become one garbled call, or a 'What should I ask about?'")
 async def test_two_questions_in_one_text_are_answered_one_at_a_time_and_nothing_is_dialled(daemon, autojump_clock):
     await say(daemon, ALICE, "hours 555-555-0142 and is the skillet in stock")
     assert daemon.messaging.fake.replies_to(ALICE) == [

@@ -276,7 +276,6 @@ def test_a_bare_number_just_before_the_phone_number_does_not_swallow_it(text):
     assert [n for _, n in find_numbers(text)] == ["+15555550142"]
 
 
-@pytest.mark.xfail(strict=True, reason="two questions in one text become one garbled call ('if they have hours and is the skillet in stock')")
 @pytest.mark.parametrize("text", ["hours 555-555-0142 and is the skillet in stock",
                                   "what are your hours and do you have duct tape? 555-555-0142",
                                   "which aisle is the WD-40 in, and what time do you close? 555-555-0142"])

@@ -6,6 +6,7 @@ Pure functions of the text. A text is one of:
 - an AskIntent or a BookIntent: what `calld-ctl ask` / `book` would be given, still unvalidated
   (the request models validate it, as they validate calld-ctl's flags);
 - Incomplete: clearly a request, but a part is missing (the reply says which);
+- Several: two questions in one text (each is asked for in its own text, never guessed at);
 - Unrecognized: anything else (a text model may try; see calld.messaging.model).
 
 Forms understood: "hours +1 415 555 0142", "is the cast iron skillet in stock at 415-555-0142?",
@@ -51,11 +52,16 @@ class Incomplete:
 
 
 @frozen
+class Several:
+    """Two questions in one text ("hours, and do you have duct tape?"): one call asks one thing."""
+
+
+@frozen
 class Unrecognized:
     pass
 
 
-Parsed = Keyword | AskIntent | BookIntent | Incomplete | Unrecognized
+Parsed = Keyword | AskIntent | BookIntent | Incomplete | Several | Unrecognized
 
 # Messaging's conventional keywords. Linq marks a chat opted out on STOP, UNSUBSCRIBE, OPTOUT,
 # CANCEL, END, QUIT and OPT OUT (the whole message); calld honours those in any case, too.
@@ -88,6 +94,8 @@ _STOCK = [
     re.compile(r"^(?:stock|in stock)\s+(?P<item>.+?)(?:\s+(?:at|in))?$", re.IGNORECASE),
     re.compile(r"^(?!(?:is|are|do|does)\b)(?P<item>.+?)\s+in stock(?:\s+(?:at|in))?$", re.IGNORECASE),
 ]
+# Where one question ends and another begins ("hours, and is the skillet in stock?").
+_CLAUSES = re.compile(r"[?;!,]|\b(?:and|also|plus)\b", re.IGNORECASE)
 _ARTICLE = re.compile(r"^(?:the|a|an|any|some)\s+", re.IGNORECASE)
 
 
@@ -105,6 +113,8 @@ def parse_text(text: str) -> Parsed:
     kind = _kind(rest)
     if kind is None:
         return Unrecognized()
+    if kind != "book" and len({k for clause in _CLAUSES.split(rest) if (k := _kind(clause))}) > 1:
+        return Several()
     if len(numbers) != 1:
         return Incomplete("number", "book" if kind == "book" else "ask") if not numbers else Unrecognized()
     to = numbers[0][1]

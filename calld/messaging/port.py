@@ -39,7 +39,7 @@ from calld.domain.requests import AskRequest, BookRequest
 from calld.messaging import replies
 from calld.messaging.linq import LinqHttp, LinqSendError, OptedOut, open_linq_client
 from calld.messaging.model import ResponsesTextModel, TextModel, open_openai_client
-from calld.messaging.parse import AskIntent, BookIntent, Incomplete, Keyword, Unrecognized, parse_text
+from calld.messaging.parse import AskIntent, BookIntent, Incomplete, Keyword, Several, Unrecognized, parse_text
 from calld.messaging.store import Link, MessagingStore
 from calld.messaging.wire import InboundText, LinqSignatureError, LinqWireError, WebhookVerifier, parse_webhook
 
@@ -248,6 +248,10 @@ class MessagingPort:
             elif isinstance(parsed, Incomplete):
                 self.store.set_outcome(msg.event_id, "incomplete")
                 await self._send(msg, "incomplete", replies.incomplete(parsed))
+                return
+            elif isinstance(parsed, Several):
+                self.store.set_outcome(msg.event_id, "several")
+                await self._send(msg, "several", replies.SEVERAL)
                 return
             elif isinstance(parsed, Unrecognized):
                 await self._understand(msg, link, now)

@@ -81,6 +81,7 @@ NOT_SET_UP = "Your account can't place calls yet: it has no phone number to call
 BUSY = "I'm on a lot of calls right now. Please try again in a few minutes."
 RESTARTING = "I'm restarting at the moment. Please send that again in a minute or two."
 SOMETHING_WRONG = "Sorry, something went wrong on my side and I don't have an answer. Please try again in a few minutes."
+SEVERAL = f"I can ask one thing per call. Send each question in its own text, e.g. \"{EXAMPLE}\"."
 INVALID = "Sorry, I can't place that call as asked. Text HELP for the kinds of requests I can handle."
 
 _INCOMPLETE = {
