@@ -290,7 +290,6 @@ def test_one_question_per_call_still_parses_items_with_and():
         "+15555550142", 2, "Friday 7pm", "open air and quiet")
 
 
-@pytest.mark.xfail(strict=True, reason="a seven-digit number is answered 'Which number should I call?' as if none was given")
 def test_a_number_without_its_area_code_is_asked_for_it():
     parsed = parse_text("what time does Joe's Hardware close? 555-0142")
     assert parsed == Incomplete("area_code", "ask")

@@ -47,7 +47,7 @@ class BookIntent:
 
 @frozen
 class Incomplete:
-    missing: Literal["number", "party", "time", "item"]
+    missing: Literal["number", "area_code", "party", "time", "item"]
     kind: Literal["ask", "book"]
 
 
@@ -74,6 +74,7 @@ _KEYWORDS: dict[str, KeywordWord] = {
     **dict.fromkeys(("no", "n", "nope", "no thanks", "no thank you", "don't", "dont", "never mind", "nevermind", "skip", "forget it"), "no"),
 }
 
+_LOCAL_NUMBER = re.compile(r"(?<![\d:])\d{3}[-.\s]?\d{4}(?![\d:])")  # seven digits, no area code
 _PHONE_RUN = re.compile(r"\+?\(?\d[\d\s().\-]{5,}\d\)?")
 _DAY = r"(?:today|tonight|tomorrow|mon(?:day)?|tue(?:s|sday)?|wed(?:nesday)?|thu(?:rs|rsday)?|fri(?:day)?|sat(?:urday)?|sun(?:day)?)"
 _CLOCK = r"(?:\d{1,2}(?::\d{2})?\s*(?:am|pm|a\.m\.|p\.m\.)|\d{1,2}:\d{2}|noon|midnight)"
@@ -116,7 +117,10 @@ def parse_text(text: str) -> Parsed:
     if kind != "book" and len({k for clause in _CLAUSES.split(rest) if (k := _kind(clause))}) > 1:
         return Several()
     if len(numbers) != 1:
-        return Incomplete("number", "book" if kind == "book" else "ask") if not numbers else Unrecognized()
+        if numbers:
+            return Unrecognized()
+        missing = "area_code" if _LOCAL_NUMBER.search(text) else "number"  # "555-0142": which area?
+        return Incomplete(missing, "book" if kind == "book" else "ask")
     to = numbers[0][1]
     if kind == "book":
         return _book(rest, to)

@@ -86,6 +86,7 @@ INVALID = "Sorry, I can't place that call as asked. Text HELP for the kinds of r
 
 _INCOMPLETE = {
     "number": f"Which number should I call? Send it with your request, e.g. \"{EXAMPLE}\".",
+    "area_code": f"I need the whole number, area code too. Send it with your request, e.g. \"{EXAMPLE}\".",
     "party": "How many people is the table for? e.g. \"book a table for 2 Friday 7pm at +1 415 555 0142\".",
     "time": "When would you like the table? e.g. \"book a table for 2 Friday 7pm at +1 415 555 0142\".",
     "item": "What should I ask about? e.g. \"is the cast iron skillet in stock at +1 415 555 0142\".",
