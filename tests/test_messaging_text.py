@@ -305,7 +305,6 @@ def test_a_declined_booking_never_quotes_calld_s_own_words_as_theirs():
     assert "They said" not in replies.outcome(by_model, BOOK)
 
 
-@pytest.mark.xfail(strict=True, reason="an opt-out heard in the transcript (no evidence list) is told without the business's words")
 def test_an_opt_out_is_told_with_the_business_words():
     out = {"status": "declined", "reason": "opt_out", "verdict_source": "transcript", "evidence": [],
            "opt_out": "Please stop calling us, and take this number off your list.",

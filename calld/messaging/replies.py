@@ -177,9 +177,9 @@ def outcome(result: dict[str, Any], intent: AskIntent | BookIntent) -> str:
     asked = "the booking request" if isinstance(intent, BookIntent) else "the question"
     words = _REASON_WORDS.get(code or "", "").format(who=who, asked=asked)
     if status == "declined":
-        # Only the business's own words are quoted: the evidence (a result's detail is calld's or the
-        # model's account, never theirs).
-        quote = _quote(result)
+        # Only the business's own words are quoted: the evidence, or an opt-out as they said it (a
+        # result's detail is calld's or the model's account, never theirs).
+        quote = _quote(result, "opt_out") if code == "opt_out" else _quote(result)
         if isinstance(intent, BookIntent):
             text = words or "They couldn't book that."
             if quote:
