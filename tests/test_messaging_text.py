@@ -315,7 +315,6 @@ def test_an_opt_out_is_told_with_the_business_words():
         assert text.count('"Please stop calling us, and take this number off your list."') == 1, text
 
 
-@pytest.mark.xfail(strict=True, reason="an answer read from a recorded greeting or information line is told as 'They said', as if a person had")
 def test_an_answer_from_a_recording_says_it_was_a_recording():
     heard = {**ANSWERED, "verdict_source": "greeting",
              "evidence": [{"quote": "Our hours are Monday to Friday, 9 AM to 5 PM.", "turn": 1}]}

@@ -158,7 +158,9 @@ def outcome(result: dict[str, Any], intent: AskIntent | BookIntent) -> str:
     asked_not = " They also asked not to be called again, so I won't call them." if result.get("opt_out") else ""
     if status == "answered":
         quote = _quote(result, "answer_text")
-        said = f"They said: \"{quote}\"" if quote else f"I reached {who}, but I couldn't make out a clear answer. You might try again."
+        # A recorded greeting or information line is not a person: say so (it may be out of date).
+        heard = "Their recorded message says" if result.get("verdict_source") == "greeting" else "They said"
+        said = f"{heard}: \"{quote}\"" if quote else f"I reached {who}, but I couldn't make out a clear answer. You might try again."
         return said + asked_not
     if status == "booked":
         party = result.get("confirmed_party") if isinstance(result.get("confirmed_party"), int) else None
