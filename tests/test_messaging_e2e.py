@@ -436,7 +436,6 @@ async def test_two_questions_in_one_text_are_answered_one_at_a_time_and_nothing_
     assert requests(daemon) == []
 
 
-@pytest.mark.xfail(strict=True, reason="the same question texted again while its call is on dials the business a second time")
 async def test_the_same_question_texted_again_during_its_call_does_not_dial_twice(daemon, autojump_clock):
     fake = daemon.messaging.fake
     async with trio.open_nursery() as n:

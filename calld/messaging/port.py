@@ -98,6 +98,7 @@ class MessagingPort:
         self.model: TextModel | None = None
         self._nursery: trio.Nursery | None = None
         self._locks: dict[str, trio.Lock] = {}
+        self._calling: dict[str, list[tuple[str, ...]]] = {}  # per handle: what its calls in flight ask
         self._active = 0
         self._idle = trio.Event()
         self._idle.set()
@@ -263,13 +264,25 @@ class MessagingPort:
                 self.store.set_outcome(msg.event_id, "invalid")
                 await self._send(msg, "invalid", request_or_error)
                 return
+            asked = _asked(intent)
+            if asked in self._calling.get(msg.handle, []):  # asked again while its call is on: one call
+                self.store.set_outcome(msg.event_id, "already_calling")
+                await self._send(msg, "already", replies.already_calling(intent))
+                return
             calls = self.store.count_since(msg.handle, now - HOUR_S, outcome="call")
             if calls >= self.settings.messaging_calls_per_hour:
                 self.store.set_outcome(msg.event_id, "rate_limited")
                 await self._send(msg, "rate", replies.RATE_LIMITED)
                 return
             self.store.set_outcome(msg.event_id, "call", request_or_error.request_id)
-        await self._call(msg, intent, request_or_error)
+            self._calling.setdefault(msg.handle, []).append(asked)
+        try:
+            await self._call(msg, intent, request_or_error)
+        finally:
+            calling = self._calling[msg.handle]
+            calling.remove(asked)
+            if not calling:
+                del self._calling[msg.handle]
 
     async def _understand(self, msg: InboundText, link: Link, now: float) -> None:
         """A text the parser did not know: the text model reads it, and the person confirms it."""
@@ -384,6 +397,13 @@ def _with_checked_number(intent: AskIntent | BookIntent, req: AskRequest | BookR
     if isinstance(intent, AskIntent):
         return AskIntent(str(req.to), intent.ask, intent.item)
     return BookIntent(str(req.to), intent.party, intent.time, intent.notes)
+
+
+def _asked(intent: AskIntent | BookIntent) -> tuple[str, ...]:
+    """What a call asks, the same however it was worded ("hours" and "what time do they close")."""
+    if isinstance(intent, AskIntent):
+        return (intent.to, intent.ask, " ".join((intent.item or "").casefold().split()))
+    return (intent.to, "book", str(intent.party), " ".join(intent.time.casefold().split()))
 
 
 def _mask(handle: str) -> str:

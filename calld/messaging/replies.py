@@ -60,6 +60,10 @@ def calling_now(intent: AskIntent | BookIntent) -> str:
     return f"Calling {spoken_number(intent.to)} now to {what_we_do(intent)}. I'll text you what they say."
 
 
+def already_calling(intent: AskIntent | BookIntent) -> str:
+    return f"I'm already calling {spoken_number(intent.to)} to {what_we_do(intent)}. I'll text you what they say."
+
+
 def confirm(intent: AskIntent | BookIntent) -> str:
     return f"Call {spoken_number(intent.to)} and {what_we_do(intent)}? Reply YES to call, or NO to skip."
 
