@@ -452,7 +452,6 @@ async def test_the_same_question_texted_again_during_its_call_does_not_dial_twic
     assert dials(daemon) == 2
 
 
-@pytest.mark.xfail(strict=True, reason="two calls on at once: each result reads 'They said: ...' and never says which business said it")
 async def test_results_of_calls_on_at_once_say_which_business_answered(daemon, autojump_clock):
     fake = daemon.messaging.fake
     async with trio.open_nursery() as n:

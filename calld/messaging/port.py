@@ -29,6 +29,7 @@ from collections.abc import AsyncIterator, Callable
 from contextlib import aclosing, asynccontextmanager
 from typing import TYPE_CHECKING, Any
 
+import attrs
 import httpx
 import trio
 from pydantic import ValidationError
@@ -98,7 +99,7 @@ class MessagingPort:
         self.model: TextModel | None = None
         self._nursery: trio.Nursery | None = None
         self._locks: dict[str, trio.Lock] = {}
-        self._calling: dict[str, list[tuple[str, ...]]] = {}  # per handle: what its calls in flight ask
+        self._calling: dict[str, list[_Calling]] = {}  # per handle: its calls in flight
         self._active = 0
         self._idle = trio.Event()
         self._idle.set()
@@ -265,7 +266,7 @@ class MessagingPort:
                 await self._send(msg, "invalid", request_or_error)
                 return
             asked = _asked(intent)
-            if asked in self._calling.get(msg.handle, []):  # asked again while its call is on: one call
+            if any(c.asked == asked for c in self._calling.get(msg.handle, [])):  # asked again while on: one call
                 self.store.set_outcome(msg.event_id, "already_calling")
                 await self._send(msg, "already", replies.already_calling(intent))
                 return
@@ -275,12 +276,15 @@ class MessagingPort:
                 await self._send(msg, "rate", replies.RATE_LIMITED)
                 return
             self.store.set_outcome(msg.event_id, "call", request_or_error.request_id)
-            self._calling.setdefault(msg.handle, []).append(asked)
+            calling = self._calling.setdefault(msg.handle, [])
+            this = _Calling(asked, overlapped=bool(calling))
+            for other in calling:  # calls on at once: each result says which business it is from
+                other.overlapped = True
+            calling.append(this)
         try:
-            await self._call(msg, intent, request_or_error)
+            await self._call(msg, intent, request_or_error, this)
         finally:
-            calling = self._calling[msg.handle]
-            calling.remove(asked)
+            calling.remove(this)
             if not calling:
                 del self._calling[msg.handle]
 
@@ -301,13 +305,15 @@ class MessagingPort:
         self.store.set_outcome(msg.event_id, "confirm")
         await self._send(msg, "confirm", replies.confirm(intent))
 
-    async def _call(self, msg: InboundText, intent: AskIntent | BookIntent, req: AskRequest | BookRequest) -> None:
+    async def _call(self, msg: InboundText, intent: AskIntent | BookIntent, req: AskRequest | BookRequest,
+                    this: _Calling | None = None) -> None:
         key = req.request_id or msg.message_id
         place = self._ask if isinstance(req, AskRequest) else self._book
         async with aclosing(place(req, scenario=self.scenario)) as stream:
-            await self._follow(msg, intent, stream, key)
+            await self._follow(msg, intent, stream, key, this)
 
-    async def _follow(self, msg: InboundText, intent: AskIntent | BookIntent, stream: AsyncIterator[dict[str, Any]], key: str) -> None:
+    async def _follow(self, msg: InboundText, intent: AskIntent | BookIntent, stream: AsyncIterator[dict[str, Any]], key: str,
+                      this: _Calling | None = None) -> None:
         from calld.daemon.service import AtCapacity, DaemonError, Draining
         from calld.ledger import RequestConflict, UnknownUser
 
@@ -346,6 +352,8 @@ class MessagingPort:
                 pass
         if final is not None and "result" in final:
             text = replies.outcome(final["result"], intent)
+            if this is not None and this.overlapped:
+                text = replies.about(intent, text)
         else:
             log.error("text %s: call ended without a result: %s", msg.event_id, (final or {}).get("error"))
             text = replies.SOMETHING_WRONG
@@ -397,6 +405,14 @@ def _with_checked_number(intent: AskIntent | BookIntent, req: AskRequest | BookR
     if isinstance(intent, AskIntent):
         return AskIntent(str(req.to), intent.ask, intent.item)
     return BookIntent(str(req.to), intent.party, intent.time, intent.notes)
+
+
+@attrs.define
+class _Calling:
+    """One call placed by text, while it is on: what it asks, and whether another for the same handle was on too."""
+
+    asked: tuple[str, ...]
+    overlapped: bool = False
 
 
 def _asked(intent: AskIntent | BookIntent) -> tuple[str, ...]:

@@ -56,6 +56,18 @@ def what_we_do(intent: AskIntent | BookIntent) -> str:
     return f"book a table for {intent.party}, {intent.time}{notes}"
 
 
+def topic(intent: AskIntent | BookIntent) -> str:
+    """What a call was about, in a few words: "opening hours", "cast iron skillet in stock"."""
+    if isinstance(intent, BookIntent):
+        return f"table for {intent.party}, {intent.time}"
+    return {"hours": "opening hours", "stock": f"{intent.item} in stock", "aisle": f"aisle for {intent.item}"}[intent.ask]
+
+
+def about(intent: AskIntent | BookIntent, text: str) -> str:
+    """A result that must say which call it answers (another was on at the same time)."""
+    return f"{spoken_number(intent.to)}, {topic(intent)}: {text}"
+
+
 def calling_now(intent: AskIntent | BookIntent) -> str:
     return f"Calling {spoken_number(intent.to)} now to {what_we_do(intent)}. I'll text you what they say."
 
