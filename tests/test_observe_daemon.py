@@ -321,3 +321,15 @@ async def test_show_finds_a_call_by_its_request_id_as_calld_ctl_tells_the_operat
     assert code == EXIT_OK
     assert out.startswith(f"call {result['call_control_id']}  (run {result['run_id']})")
     assert "status      answered" in out
+
+
+@pytest.mark.xfail(strict=True, reason="the log's 'finished' line gives the status without its reason: busy, rejected and ring_timeout read alike")
+async def test_the_log_line_for_a_finished_call_gives_its_reason(client, daemon, caplog, autojump_clock):
+    import logging
+
+    caplog.set_level(logging.INFO, logger="calld")
+    busy = await ask(client, scenario="busy")
+    answered = await ask(client, to="+15555550143")
+    lines = [r.getMessage() for r in caplog.records]
+    assert f"{busy['call_control_id']} finished: no_answer/busy via not_connected" in lines
+    assert f"{answered['call_control_id']} finished: answered via tool" in lines
