@@ -313,8 +313,6 @@ async def test_show_of_a_call_in_flight_prints_its_tracks(client, daemon, capsys
             await client.detail(run_id)
 
 
-@pytest.mark.xfail(strict=True, reason="calld-ctl show REQUEST_ID (the command calld-ctl itself prints after a broken stream) "
-                                       "finds no call unless --json is given")
 async def test_show_finds_a_call_by_its_request_id_as_calld_ctl_tells_the_operator(client, daemon, capsys, autojump_clock):
     result = await ask(client, request_id="look-me-up")
     code, out = await ctl(daemon, capsys, "show", "look-me-up")

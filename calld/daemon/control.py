@@ -50,6 +50,7 @@ class ControlledDaemon(Protocol):
     def remove_opt_out(self, number: str) -> bool: ...
     def history(self, **query: Any) -> list[dict[str, Any]]: ...
     async def detail(self, ident: str) -> dict[str, Any] | None: ...
+    def call_ident(self, ident: str) -> str: ...
     async def timeline(self, ident: str, suffix: str) -> bytes | None: ...
     async def prune(self, older_than_days: float, *, dry_run: bool = False) -> dict[str, Any]: ...
 
@@ -294,6 +295,7 @@ def create_control_app(daemon: ControlledDaemon) -> QuartTrio:
 
     @app.get("/v1/calls/<ident>/detail")
     async def detail(ident: str) -> Response | dict[str, Any]:
+        ident = daemon.call_ident(ident)
         if daemon.callbook.find(ident) is not None:
             return _error(f"call {ident} is still in flight; its artifacts are written when it ends (calld-ctl calls)", 409)
         found = await daemon.detail(ident)
@@ -306,6 +308,7 @@ def create_control_app(daemon: ControlledDaemon) -> QuartTrio:
         kinds = {"svg": "image/svg+xml", "png": "image/png"}
         if suffix not in kinds:
             return _error(f"a timeline is drawn as .svg or .png, not .{suffix}", 400)
+        ident = daemon.call_ident(ident)
         if daemon.callbook.find(ident) is not None:
             return _error(f"call {ident} is still in flight; its timeline is drawn when it ends", 409)
         try:

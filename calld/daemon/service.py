@@ -769,6 +769,12 @@ class Daemon:
 
         return history_rows(self._ledger, self.settings.artifacts_dir, **query)
 
+    def call_ident(self, ident: str) -> str:
+        """A request id names its call's run (what calld-ctl prints to look a request up); other ids stay."""
+        if (row := self._ledger.request(ident)) is not None and row.run_id:
+            return str(row.run_id)
+        return ident
+
     async def detail(self, ident: str) -> dict[str, Any] | None:
         """What `show` prints; the files are read in a worker thread, the ledger here (its connection
         belongs to this thread)."""
