@@ -321,7 +321,6 @@ async def test_show_finds_a_call_by_its_request_id_as_calld_ctl_tells_the_operat
     assert "status      answered" in out
 
 
-@pytest.mark.xfail(strict=True, reason="the log's 'finished' line gives the status without its reason: busy, rejected and ring_timeout read alike")
 async def test_the_log_line_for_a_finished_call_gives_its_reason(client, daemon, caplog, autojump_clock):
     import logging
 

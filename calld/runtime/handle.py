@@ -819,7 +819,9 @@ class CallHandle:
                  "call_report.redacted.json": redact(report)}
         await self.ports.disk(partial(self._write_result, files))
         self.result = result
-        log.info("%s finished: %s via %s", ccid or self.plan.run_id, result.status, report.hangup.via)
+        reason = getattr(result, "reason", None)
+        log.info("%s finished: %s via %s", ccid or self.plan.run_id, result.status + (f"/{reason}" if reason else ""),
+                 report.hangup.via)
 
     def _write_before_result(self, transcript: dict[str, Any], task: dict[str, Any] | None,
                              no_hangup: dict[str, Any]) -> dict[str, str]:
