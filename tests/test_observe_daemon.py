@@ -332,7 +332,6 @@ async def test_the_log_line_for_a_finished_call_gives_its_reason(client, daemon,
     assert f"{answered['call_control_id']} finished: answered via tool" in lines
 
 
-@pytest.mark.xfail(strict=True, reason="the opt-out warning starts with the run id, while every other line of the call starts with its call id")
 async def test_the_opt_out_log_line_starts_with_the_call_id(client, daemon, caplog, autojump_clock):
     import logging
 

@@ -588,8 +588,8 @@ class Daemon:
             return
         plan = handle.plan
         row = self._ledger.add_opt_out(plan.to, said_at=self.clock(), quote=quote, user_id=plan.user_id, run_id=plan.run_id)
-        log.warning("%s %s asked not to be called again (%r): on the opt-out list since %s", plan.run_id, plan.to, quote,
-                    row.said_at.isoformat())
+        log.warning("%s %s asked not to be called again (%r): on the opt-out list since %s",
+                    handle.call.call_control_id or plan.run_id, plan.to, quote, row.said_at.isoformat())
 
     def _check_scenario(self, scenario: str | None) -> None:
         if not self.accepting:
