@@ -883,4 +883,10 @@ PHRASINGS = [
     ('aisle', ('B: Hello.', 'A: Hi, which aisle is the WD-40 in?', 'B: is that the spray or the can?'), "They don't have it.", False, 'WD-40'),
     ('hours', ('B: Hello.', 'A: Hi, this is an automated assistant calling for a customer. What are your hours?', 'B: Closed today for the holiday, but normally nine to six.'), 'Open 9 to 6.', True, None),
     ('hours', ('B: Hello.', 'A: Hi, this is an automated assistant calling for a customer. What are your hours?', 'B: On Christmas Eve we close at two.'), 'Closes at 2 PM.', False, None),
+    ('hours', ('B: Hello.', 'A: Hi, this is an automated assistant calling for a customer. What are your hours?', "B: we're open nine to six every day except sundays when we close at four."), 'Closes at 4 on Sunday', True, None),
+    ('hours', ('B: Hello.', 'A: Hi, this is an automated assistant calling for a customer. What are your hours?', "B: we're open nine to six every day except sundays when we close at four."), 'Open Sunday', True, None),
+    ('hours', ('B: Hello.', 'A: Hi, this is an automated assistant calling for a customer. What are your hours?', "B: we're open nine to six every day except sundays when we close at four."), 'Closes at 6 on Sunday', False, None),
+    ('hours', ('B: Hello.', 'A: Hi, this is an automated assistant calling for a customer. What are your hours?', "B: we're open nine to six every day except sundays when we close at four."), 'Closes at 4 on Monday', False, None),
+    ('hours', ('B: Hello.', 'A: Hi, this is an automated assistant calling for a customer. What are your hours?', "B: we're open nine to six every day except sundays, when we're open eleven to four."), 'Sunday 11 to 4', True, None),
+    ('hours', ('B: Hello.', 'A: Hi, this is an automated assistant calling for a customer. What are your hours?', "B: we're open nine to six every day except sundays, when we're open eleven to four."), 'Sunday 9 to 6', False, None),
 ]

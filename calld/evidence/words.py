@@ -478,6 +478,9 @@ _WHEN_THOSE = re.compile(r"[\s,;:]*(?:when|then|on those days|those days|on whic
 
 # Between the days set apart and a time that follows them: nothing but the joint ("every day
 # except Sunday, 8 to 6"), not a clause of their own ("except on Fridays, when it's 6").
+# "every day except Sundays, when we close at four": the time after "when" is the set-apart days' own
+_WHEN_JOINT = re.compile(r"[\s,;:]*(?:when|where)\s+(?:we|they|it)(?:'re|\s+are|\s+is|'s)?\s*(?:only\s+)?"
+                         r"(?:open|opens|close|closes|shut|shuts)?\s*(?:early\s+|late\s+)?(?:at|from|until|till|til)?\s*", re.I)
 _EXCEPT_JOINT = re.compile(r"[\s,;:]*(?:(?:we'?re|we are|it'?s|it is)\s+)?(?:open\s+)?(?:from\s+)?", re.I)
 
 
@@ -493,6 +496,9 @@ def _except_days(text: str, piece: tuple[int, int], cut: re.Match[str], found: F
         # after the days set apart: the time that follows them at once, or the range it opens
         ends = [d.end for d in apart if d.end <= found.start]
         after = [f for f in clocks(text) if ends and max(ends) <= f.start <= found.start]
+        if after and _WHEN_JOINT.fullmatch(text, max(ends), after[0].start) and (
+                after[0].start == found.start or _RANGE_JOIN.fullmatch(text[after[0].end:found.start])):
+            return frozenset(k for d in apart for k in d.days) or None
         if not after or _EXCEPT_JOINT.fullmatch(text, max(ends), after[0].start) is None or not (
                 after[0].start == found.start or _RANGE_JOIN.fullmatch(text[after[0].end:found.start])):
             return None
