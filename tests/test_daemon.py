@@ -114,7 +114,11 @@ async def test_fifty_concurrent_asks_all_answered(client, daemon, autojump_clock
         for i in range(50):
             n.start_soon(one, i)
         await trio.sleep(5)
-        assert len(await client.calls()) == 50  # all in flight at once
+        rows = await client.calls()
+        assert len(rows) == 50  # all in flight at once
+        # whom each is with, for whom, and for how long: what an operator looks for first
+        assert {(r["to"], r["user"]) for r in rows} == {(ASK["to"], ASK["user"])}
+        assert all(4.0 <= r["age_s"] <= 5.0 for r in rows), sorted(r["age_s"] for r in rows)
     assert len(results) == 50 and {r["status"] for r in results} == {"answered"}
     assert len({r["call_control_id"] for r in results}) == 50
     for r in results:

@@ -239,8 +239,10 @@ async def _calls(args: argparse.Namespace) -> int:
         if args.json:
             print(json.dumps(rows))
         else:
-            flat = [{"run_id": r["run_id"], "call_control_id": r["call_control_id"], "question": r["question"], **r["tracks"]} for r in rows]
-            print(_table(flat, ["run_id", "call_control_id", "question", "dial", "telnyx", "media", "live", "conversation", "hangup"]))
+            flat = [{"run_id": r["run_id"], "to": r["to"], "user": r["user"], "age": f"{r['age_s']:.0f}s",
+                     "call_control_id": r["call_control_id"], "question": r["question"], **r["tracks"]} for r in rows]
+            print(_table(flat, ["run_id", "to", "user", "age", "call_control_id", "question",
+                                "dial", "telnyx", "media", "live", "conversation", "hangup"]))
         return EXIT_OK
 
     return await _with_client(args, go)

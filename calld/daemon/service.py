@@ -831,6 +831,9 @@ class Daemon:
             out.append({
                 "run_id": h.plan.run_id,
                 "call_control_id": c.call_control_id,
+                "to": h.plan.to,
+                "user": h.plan.user_id,
+                "age_s": round(h.age_s, 1),
                 "question": h.plan.job.label,
                 "tracks": {t: getattr(c, t).kind for t in ("dial", "telnyx", "media", "live", "conversation", "hangup")},
             })

@@ -154,6 +154,7 @@ class CallHandle:
         self._ignored = 0
         self._media_format: tuple[str, int] | None = None
         self._t0 = 0.0
+        self._running = False  # run() has begun: _t0 is the call's start
         self._transitions: dict[str, list[Transition]] = {}
         self._final_echo_ms: int | None = None
         self._holds: list[dict[str, Any]] = []
@@ -186,6 +187,7 @@ class CallHandle:
 
     async def run(self) -> results.CallResult:
         self._t0 = trio.current_time()
+        self._running = True
         for track in TRACKS:
             self._transitions[track] = [Transition(state=getattr(self.call, track).kind, t_ms=0)]
         try:
@@ -381,6 +383,11 @@ class CallHandle:
 
     def _t_ms(self) -> int:
         return round((trio.current_time() - self._t0) * 1000)
+
+    @property
+    def age_s(self) -> float:
+        """How long the call has been going (since it was started, on the daemon's clock)."""
+        return trio.current_time() - self._t0 if self._running else 0.0
 
     def _log_event(self, event: ev.Event, changed: dict[str, list[str]], ignored: str | None, t_ms: int) -> None:
         who = self.call.call_control_id or self.plan.run_id
