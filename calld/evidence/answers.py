@@ -188,11 +188,8 @@ def _aisle(sentences: Sequence[str], item: str | None) -> Answer:
         if not (found := w.places(text)):
             continue
         if item and len(found) > 1:
-            head = w.words_of(item.split()[-1]) if item.split() else set()
-
             def named(f: w.PlaceFound) -> int:
-                said = w.words_of(w.said_with(text, f.start))
-                return len(said & w.words_of(item)) + 2 * len(said & head)
+                return w.naming_the_item(text, f, item)
             best = max(found, key=named)
             return Aisle((best if named(best) > named(found[0]) else found[0]).location)
         return Aisle(found[0].location)

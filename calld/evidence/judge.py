@@ -479,17 +479,11 @@ def _same_place(f: w.PlaceFound, claim: w.PlaceFound) -> bool:
 
 
 def _said_of_the_item(text: str, at: w.PlaceFound, item: str) -> w.PlaceFound | None:
-    """Another place in the sentence whose own clause names the item better than this one's does; the
-    item's last word, what it is ("lids" of "mason jar lids"), counts the most."""
-    head = w.words_of(item.split()[-1]) if item.split() else set()
-
-    def named(place: w.PlaceFound) -> int:
-        said = w.words_of(w.said_with(text, place.start))
-        return len(said & w.words_of(item)) + 2 * len(said & head)
+    """Another place in the sentence whose own clause names the item better than this one's does."""
     others = [f for f in w.places(text) if f.key.split(":")[0] == at.key.split(":")[0] and f.key != at.key
               and w.said_with(text, f.start) != w.said_with(text, at.start)]
-    best = max(others, key=named, default=None)
-    return best if best is not None and named(best) > named(at) else None
+    best = max(others, key=lambda f: w.naming_the_item(text, f, item), default=None)
+    return best if best is not None and w.naming_the_item(text, best, item) > w.naming_the_item(text, at, item) else None
 
 
 def _not_carried(s: _Sentence, item: str | None) -> bool:

@@ -288,6 +288,14 @@ def said_with(text: str, pos: int) -> str:
     return clause[cuts[-1]:end]
 
 
+def naming_the_item(text: str, place: Found, item: str) -> int:
+    """How well the words said with a place name the item; its last word, what it is ("lids" of
+    "mason jar lids"), counts the most."""
+    head = words_of(item.split()[-1]) if item.split() else set()
+    said = words_of(said_with(text, place.start))
+    return len(said & words_of(item)) + 2 * len(said & head)
+
+
 _NOT_A_DAY_OFF = r"(?!\s+(?:at|by|from|until|till|til|for|during|over|early)\b)"  # "shut at 6", "closed for lunch"
 _CLOSED_BEFORE = re.compile(
     rf"\b(?:closed|shut){_NOT_A_DAY_OFF}|\b(?:except|excluding|other than)\b"

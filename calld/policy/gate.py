@@ -90,9 +90,13 @@ class Gate:
         s = self.settings
         day = self.ledger.dials_to(to, since=now - timedelta(days=1), until=now)
         hour = self.ledger.dials_by(user, since=now - timedelta(hours=1), until=now)
-        return (check_number_busy(to, self.ledger.calls_on_line_to(to), s.calld_calls_per_number_at_once)
+        return (self.on_the_line(to)
                 or check_number_rate(to, day, s.calld_calls_per_number_per_day)
                 or check_user_rate(user, hour, s.calld_calls_per_user_per_hour))
+
+    def on_the_line(self, to: str) -> Refusal | None:
+        """Refused while calld is on as many calls with `to` as it may be at once."""
+        return check_number_busy(to, self.ledger.calls_on_line_to(to), self.settings.calld_calls_per_number_at_once)
 
     def closed(self, to: str, at: datetime) -> Closed | None:
         zones = zones_for(to)
@@ -190,6 +194,6 @@ class Gate:
             if closed.opens_at is None:
                 return Refusal("calling_window", f"{to}: {closed.describe(self.window)}")
             return Queue(closed.opens_at, "when_open")
-        if self.ledger.calls_on_line_to(to) >= self.settings.calld_calls_per_number_at_once:
+        if self.on_the_line(to) is not None:
             return Queue(now + timedelta(seconds=ON_THE_LINE_RETRY_S), "when_open")  # someone else's call to them: after it
         return self.rates(to, user, now) or DialNow()
