@@ -1,0 +1,264 @@
+"""The floor under bench/load.py: a bare bridge in the daemon's place, against the same simulator.
+
+    uv run python bench/bridge.py [N ...]            # default 100
+    uv run python bench/bridge.py --beside [N ...]   # bridge, calld (bench/load.py), bridge: one window
+
+Same simulator, same pins (the bridge on core 0, the simulator and this driver on core 1), calls
+placed 10 ms apart, and the same CPU accounting as bench/load.py: the process's CPU over the
+steady window (5-11 s, every call talking) per call-second, and its main thread's user and
+kernel split. Per call the bridge does only what any bridge must: dial over Telnyx REST, accept
+the media WebSocket, open GPT-Live and start the session, say the opener, forward audio both ways
+(parse, base64 out and in, frame, mask, send), answer the record tool call so the goodbye plays,
+and when the model ends the call, close the session (which flushes the rest of its speech) and
+hang up once a mark sent after the last of it has come back. It keeps no state beyond that: no reducer, journal, WAV,
+transcript, evidence, artifacts or webhooks. It rides calld's own WebSocket layer
+(calld.adapters.websocket, through calld.sim.ws) with orjson and pybase64, so the difference
+between its figure and calld's is calld's own work, not its sockets.
+
+Why it exists: this shared machine's speed moves by half from one hour to the next (see the fixed
+workload both scripts print), so a figure in ms per call-second means something only beside the
+floor measured in the same window. `--beside` runs the three batches back to back and prints the
+ratio. Not a test: it prints figures.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import httpx
+import orjson
+import pybase64
+import trio
+
+sys.path.insert(0, str(Path(__file__).parent))
+import load  # noqa: E402  (bench/load.py: the same pins, counters, window and machine-speed check)
+from frames import plan  # noqa: E402
+from steady import talking  # noqa: E402  (a call mid-conversation, and the LivePlan the reducer opened it with)
+
+from calld.adapters import gpt_live  # noqa: E402
+from calld.sim.ws import WsSocket, serve_ws, ws_connect  # noqa: E402
+from calld.runtime.sockets import SocketClosed  # noqa: E402
+
+CALL_GAP_S = 0.01  # as bench/load.py places them
+SAY_GOODBYE = json.dumps({"status": "recorded", "next": "thank them in one short sentence and say goodbye"})
+
+
+# -- the bridge process ------------------------------------------------------------------------------
+
+
+class Bridge:
+    def __init__(self, telnyx_api_base: str, live_url: str) -> None:
+        self.http = httpx.AsyncClient(base_url=telnyx_api_base, timeout=30)
+        self.live_url = live_url
+        self.media_url = ""  # the listener's, once it is up
+        self.session = gpt_live.session_start(talking()[1], "evt_1")
+        self.opener = plan().opener
+
+    async def dial(self, i: int) -> None:
+        body = {"connection_id": "bench-bridge", "from": "+15555550100", "to": "+15555550142",
+                "stream_url": f"{self.media_url}/c{i}", "stream_auth_token": f"c{i}", "stream_track": "inbound_track",
+                "stream_codec": "L16", "stream_bidirectional_mode": "rtp", "stream_bidirectional_codec": "L16",
+                "stream_bidirectional_sampling_rate": 16000}
+        (await self.http.post("/v2/calls", json=body)).raise_for_status()
+
+    async def media(self, line: WsSocket) -> None:
+        """One call, from the simulator's media socket opening to it closing."""
+        started = time.monotonic()
+        ccid, status = "", "failed"
+        try:
+            while not ccid:
+                frame = orjson.loads(await line.receive())
+                if frame.get("event") == "start":
+                    ccid = frame["start"]["call_control_id"]
+            live = await ws_connect(self.live_url, {"authorization": "Bearer KEY-bench"}, "gpt-live")
+            played = trio.Event()
+            try:
+                await live.send(json.dumps(self.session))
+                async with trio.open_nursery() as n:
+                    n.start_soon(self._uplink, line, live, played)
+                    status = await self._downlink(live, line)
+                    # The goodbye is on its way: hang up once it has played (the mark's echo), as calld does.
+                    await line.send(orjson.dumps({"event": "mark", "mark": {"name": "goodbye"}}).decode())
+                    await played.wait()
+                    (await self.http.post(f"/v2/calls/{ccid}/actions/hangup", json={})).raise_for_status()
+                    n.cancel_scope.cancel()
+            finally:
+                with trio.CancelScope(shield=True):
+                    await live.aclose()
+        except SocketClosed:
+            pass
+        print(json.dumps({"status": status, "duration_s": time.monotonic() - started}), flush=True)
+
+    async def _uplink(self, line: WsSocket, live: WsSocket, played: trio.Event) -> None:
+        open_ = True
+        while True:
+            frame = orjson.loads(await line.receive())
+            if frame.get("event") == "media" and open_:
+                try:
+                    await live.send(gpt_live.input_audio_append_text(pybase64.b64decode(frame["media"]["payload"])))
+                except SocketClosed:
+                    open_ = False  # the session is over; the line still brings the goodbye's mark
+            elif frame.get("event") == "mark":
+                played.set()
+            elif frame.get("event") == "stop":
+                return
+
+    async def _downlink(self, live: WsSocket, line: WsSocket) -> str:
+        """Until the session has closed, after the model ended the call (the close flushes the rest of
+        its speech): "answered" if it recorded an answer first."""
+        recorded = ended = False
+        while True:
+            msg = orjson.loads(await live.receive())
+            kind = msg.get("type")
+            if kind == "session.output_audio.delta":
+                pcm = pybase64.b64decode(msg["delta"])
+                await line.send(orjson.dumps({"event": "media", "media": {"payload": pybase64.b64encode(pcm).decode()}}).decode())
+            elif kind == "session.closed":
+                return "answered" if recorded and ended else "failed"
+            elif kind == "session.started":
+                await live.send(json.dumps(gpt_live.commentary_append(self.opener)))
+            elif kind == "response.event" and msg["event"].get("item", {}).get("type") == "function_call":
+                item = msg["event"]["item"]
+                if item["name"] == "end_call":
+                    ended = True
+                    await live.send(json.dumps(gpt_live.session_close()))
+                    continue
+                recorded = recorded or item["name"] == "record_task_result"
+                await live.send(json.dumps(gpt_live.function_call_output(item["call_id"], SAY_GOODBYE)))
+                await live.send(json.dumps(gpt_live.response_create()))
+
+
+async def serve(telnyx_api_base: str, live_url: str) -> None:
+    """Print the media port; then, for each line "N" on stdin, place N calls; exit at end of input."""
+    async with trio.open_nursery() as nursery:
+        bridge = Bridge(telnyx_api_base, live_url)
+        port = await nursery.start(serve_ws, bridge.media, "127.0.0.1", 0)
+        bridge.media_url = f"ws://127.0.0.1:{port}/media"
+        print(json.dumps({"media_port": port}), flush=True)
+        stdin = trio.lowlevel.FdStream(os.dup(0))
+        async for chunk in stdin:
+            for count in chunk.split():
+                for i in range(int(count)):
+                    nursery.start_soon(bridge.dial, i)
+                    await trio.sleep(CALL_GAP_S)
+        nursery.cancel_scope.cancel()
+
+
+# -- the driver: the same batch as bench/load.py, the bridge in the daemon's place -------------------
+
+
+async def run_batch(n: int) -> dict:
+    work = Path(tempfile.mkdtemp(prefix=f"calld-bridge-{n}-"))
+    reference_before = load.reference_ms(load.DAEMON_CORE)
+    metrics_file = work / "sim-metrics.json"
+    if hasattr(os, "sched_setaffinity") and load.pinned(load.SIM_CORE):
+        os.sched_setaffinity(0, {load.SIM_CORE})
+    sim = subprocess.Popen([*load.pinned(load.SIM_CORE), sys.executable, "-m", "calld.sim.cli", "--metrics-out", str(metrics_file)],
+                           stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+    addrs = json.loads(sim.stdout.readline())  # type: ignore[union-attr]
+    proc = subprocess.Popen([*load.pinned(load.DAEMON_CORE), sys.executable, __file__, "--serve",
+                             addrs["TELNYX_API_BASE"], addrs["OPENAI_LIVE_URL"]],
+                            stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, cwd=work)
+    try:
+        assert proc.stdout is not None and proc.stdin is not None
+        json.loads(proc.stdout.readline())  # listening
+        cpu0, split0, sim_cpu0 = load.cpu_seconds(proc.pid), load.cpu_split(proc.pid), load.cpu_seconds(sim.pid)
+        t0 = time.monotonic()
+        proc.stdin.write(f"{n}\n")
+        proc.stdin.flush()
+        steady: list[float] = []
+        split: list[float] = []
+
+        async def sample_steady() -> None:
+            await trio.sleep(load.STEADY_FROM_S)
+            a, a_split = load.cpu_seconds(proc.pid), load.cpu_split(proc.pid)
+            await trio.sleep(load.STEADY_TO_S - load.STEADY_FROM_S)
+            call_seconds = n * (load.STEADY_TO_S - load.STEADY_FROM_S)
+            steady.append((load.cpu_seconds(proc.pid) - a) / call_seconds)
+            b_split = load.cpu_split(proc.pid)
+            split.extend((b_split[i] - a_split[i]) / call_seconds for i in range(2))
+
+        results: list[dict] = []
+
+        async def read_results() -> None:
+            while len(results) < n:
+                line = await trio.to_thread.run_sync(proc.stdout.readline)
+                if not line:
+                    return
+                results.append(json.loads(line))
+
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(sample_steady)
+            with trio.move_on_after(120):
+                await read_results()
+        wall = time.monotonic() - t0
+        cpu = load.cpu_seconds(proc.pid) - cpu0
+        loop_cpu = sum(load.cpu_split(proc.pid)[:2]) - sum(split0[:2])
+        sim_cpu = load.cpu_seconds(sim.pid) - sim_cpu0
+    finally:
+        proc.kill()
+        proc.wait(timeout=30)
+        sim.send_signal(signal.SIGTERM)
+        sim.wait(timeout=60)
+    call_seconds = sum(r["duration_s"] for r in results) or float("nan")
+    return {
+        "n": n, "wall_s": wall, "completed": sum(r["status"] == "answered" for r in results), "failed": n - sum(r["status"] == "answered" for r in results),
+        "cpu_s": cpu, "ms_per_call_second": cpu / call_seconds * 1000, "steady_ms_per_call_second": steady[0] * 1000 if steady else float("nan"),
+        "steady_split_ms": tuple(x * 1000 for x in split) if split else (float("nan"),) * 2,
+        "core_share": cpu / wall, "loop_core_share": loop_cpu / wall, "sim_cpu_s": sim_cpu,
+        "metrics": json.loads(metrics_file.read_text()) if metrics_file.exists() else {},
+        "reference_ms": (reference_before, load.reference_ms(load.DAEMON_CORE)),
+    }
+
+
+def show(r: dict) -> None:
+    m = r["metrics"]
+    up, down = m.get("uplink_ms", {}), m.get("downlink_ms", {})
+    user, kernel = r["steady_split_ms"]
+    before, after = r["reference_ms"]
+    print(f"bridge N={r['n']:4d}  completed {r['completed']}/{r['n']} failed {r['failed']}  wall {r['wall_s']:.1f} s")
+    print(f"        frames in {m.get('frames_in')} -> to GPT-Live {m.get('frames_to_live')}; from GPT-Live "
+          f"{m.get('frames_from_live')} -> out {m.get('frames_out')}; lost up {m.get('frames_lost_uplink')} down {m.get('frames_lost_downlink')}")
+    print(f"        uplink latency p50 {up.get('50', float('nan')):.1f} p99 {up.get('99', float('nan')):.1f} max {up.get('100', float('nan')):.1f} ms; "
+          f"downlink p50 {down.get('50', float('nan')):.1f} p99 {down.get('99', float('nan')):.1f} max {down.get('100', float('nan')):.1f} ms")
+    print(f"        bridge CPU {r['cpu_s']:.1f} s = {r['ms_per_call_second']:.1f} ms per call-second; simulator CPU {r['sim_cpu_s']:.1f} s "
+          f"({r['sim_cpu_s'] / r['wall_s'] * 100:.0f}% of its core)")
+    print(f"        steady state ({load.STEADY_FROM_S:.0f}-{load.STEADY_TO_S:.0f} s, every call talking): "
+          f"{r['steady_ms_per_call_second']:.1f} ms CPU per call-second (main thread user {user:.1f}, kernel {kernel:.1f})")
+    print(f"        bridge busy {r['core_share'] * 100:.0f}% of its core over the wall time; its main thread alone {r['loop_core_share'] * 100:.0f}%")
+    print(f"        this machine's speed: the fixed workload took {before:.0f} ms before the batch and {after:.0f} ms after")
+    sys.stdout.flush()
+
+
+async def main(argv: list[str]) -> None:
+    beside = argv[:1] == ["--beside"]
+    sizes = [int(a) for a in argv[beside:]] or [100]
+    for n in sizes:
+        if not beside:
+            show(await run_batch(n))
+            continue
+        first = await run_batch(n)
+        show(first)
+        calld = await load.run_batch(n)
+        load.show(calld)
+        second = await run_batch(n)
+        show(second)
+        floor = (first["steady_ms_per_call_second"] + second["steady_ms_per_call_second"]) / 2
+        print(f"N={n}: steady CPU per call-second, calld {calld['steady_ms_per_call_second']:.1f} ms against the bridge's "
+              f"{floor:.1f} ms in the same window (x{calld['steady_ms_per_call_second'] / floor:.2f}); whole calls "
+              f"{calld['ms_per_call_second']:.1f} against {(first['ms_per_call_second'] + second['ms_per_call_second']) / 2:.1f} ms")
+        sys.stdout.flush()
+
+
+if __name__ == "__main__":
+    if sys.argv[1:2] == ["--serve"]:
+        trio.run(serve, sys.argv[2], sys.argv[3])
+    else:
+        trio.run(main, sys.argv[1:])
