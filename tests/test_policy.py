@@ -43,7 +43,7 @@ def dest(number: str, *, own: tuple[str, ...] = ("+15555550100",), allow_non_nan
         ("+19002345678", "premium-rate"),
         ("+19005550142", "premium-rate"),  # a 555-01xx line does not make a 900 number harmless
         ("+15555550100", "calld's own numbers"),
-        ("+12120550142", "not a number in service"),
+        ("+12120550142", "cannot be a real phone number"),
         ("+442071234567", "CALLD_ALLOW_NON_NANP=1"),
     ],
 )

@@ -85,5 +85,5 @@ def check_destination(e164: str, *, own_numbers: Collection[str], allow_non_nanp
     if dest.fiction:
         return None
     if not valid:
-        return Refusal("destination", f"{e164} is not a number in service anywhere (per libphonenumber); check the digits")
+        return Refusal("destination", f"{e164} cannot be a real phone number: its digits fit no numbering plan; check them")
     return None
