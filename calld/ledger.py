@@ -728,11 +728,12 @@ class Ledger:
             (number, _utc(since), _utc(until)),
         ).fetchone()[0])
 
-    def calls_on_line_to(self, number: str) -> int:
-        """Calls placed to `number` whose request is not done yet."""
+    def calls_on_line_to(self, number: str, *, since: datetime) -> int:
+        """Calls placed to `number` after `since` whose request is not done yet."""
         return int(self._db.execute(
-            "SELECT count(*) FROM dial_log JOIN requests USING (request_id) WHERE number = ? AND status != 'done'",
-            (number,),
+            "SELECT count(*) FROM dial_log JOIN requests USING (request_id) WHERE number = ? AND status != 'done'"
+            " AND dialled_at > ?",
+            (number, _utc(since)),
         ).fetchone()[0])
 
     def dials_by(self, user_id: str, *, since: datetime, until: datetime) -> int:

@@ -281,3 +281,27 @@ def test_a_timestamp_too_long_to_be_unix_seconds_is_refused_as_such():
     with pytest.raises(WebhookAuthError, match="not Unix seconds") as exc:
         verify_webhook(b"{}", headers, public, now=1_780_000_000.0)
     assert "set_int_max_str_digits" not in str(exc.value) and len(str(exc.value)) < 200
+
+
+# -- a request left unfinished does not keep a business unreachable -----------------------------
+
+
+def test_a_request_never_finished_stops_holding_the_number_once_no_call_could_still_be_on(tmp_path):
+    from datetime import timedelta
+
+    from calld.domain.ids import RunId, UserId
+    from calld.policy.gate import LONGEST_ON_THE_LINE
+
+    placed = utc(2026, 6, 10, 16, 0)
+    gate = gate_at(tmp_path, placed)
+    gate.ledger.claim_request("req-1", user_id=UserId("alice"), kind="ask", params={"to": "+12125550142"}, run_id=RunId.new())
+    gate.ledger.log_dial("req-1", number="+12125550142", user_id="alice", at=placed)
+    # Its recovery was cut short: the request is never marked done.
+    assert gate.on_the_line("+12125550142") is not None
+    # Longer than any call can ring and talk (Telnyx's time limit ends it), and it still holds...
+    gate.clock = lambda: placed + timedelta(minutes=10, seconds=30)
+    assert gate.on_the_line("+12125550142") is not None
+    # ...until no call placed then can still be on the line.
+    gate.clock = lambda: placed + LONGEST_ON_THE_LINE + timedelta(seconds=1)
+    assert gate.on_the_line("+12125550142") is None
+    assert gate.on_the_line("+12125550143") is None  # another number was never held

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import io
 import json
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 
 import pytest
 import trio
@@ -236,10 +236,11 @@ async def test_a_queued_call_due_while_calld_is_on_the_line_with_the_number_wait
     async with ControlClient(daemon.settings.calld_socket) as client:
         await client.provision("alice")
         await ask(client, {**ASK, "when_open": True, "request_id": "later-3"})
-        # bob's call to the same number is on the line when alice's comes due
+        # bob's call to the same number, placed two minutes before, is on the line when alice's comes due
+        await trio.sleep(5 * 3600 - 120)
         daemon._ledger.claim_request("bobs", user_id="bob", kind="ask", params={"to": NY}, run_id=RunId.new())
-        daemon._ledger.log_dial("bobs", number=NY, user_id="bob", at=NIGHT)
-        await trio.sleep(5 * 3600 + 10)
+        daemon._ledger.log_dial("bobs", number=NY, user_id="bob", at=NIGHT + timedelta(seconds=5 * 3600 - 120))
+        await trio.sleep(130)
         assert dials == []
         assert [r["status"] for r in await client.queue()] == ["queued"]  # waiting, not refused
         daemon._ledger.finish_request("bobs", refused_result(Refusal("schedule", "done")))  # bob's call ended

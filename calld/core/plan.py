@@ -76,6 +76,10 @@ class Timings:
     media_lost_grace_s: float = 1.0  # media socket gone without a stop frame: wait this long for call.hangup
 
 
+RING_TIMEOUT_S = 30  # Telnyx stops ringing after this (the dial's timeout_secs)
+CALL_TIME_LIMIT_S = 600  # and ends an answered call after this (time_limit_secs): no call outlasts both
+
+
 @frozen
 class DialPlan:
     to: E164
@@ -85,8 +89,8 @@ class DialPlan:
     codec: str = "L16"
     sample_rate: int = 16000
     target_legs: str = "self"
-    timeout_secs: int = 30
-    time_limit_secs: int = 600
+    timeout_secs: int = RING_TIMEOUT_S
+    time_limit_secs: int = CALL_TIME_LIMIT_S
     # Telnyx answering machine detection (advice only, see calld.core.reduce): premium, detect or disabled.
     amd_mode: str = "disabled"
 

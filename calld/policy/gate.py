@@ -15,6 +15,7 @@ from zoneinfo import ZoneInfo
 
 from attrs import frozen
 
+from calld.core.plan import CALL_TIME_LIMIT_S, RING_TIMEOUT_S
 from calld.ledger import Ledger
 from calld.policy.clock import Clock
 from calld.policy.destination import Destination, check_destination, parse_destination
@@ -40,6 +41,10 @@ class Queue:
 Decision = DialNow | Queue
 
 ON_THE_LINE_RETRY_S = 60.0  # a queued call that comes due while calld is on the line with that number waits this long
+# No call is on the line longer than it rings plus Telnyx's time limit (the dial asks for both), and
+# a few minutes for the hangup's webhook: a request still not done after that (its recovery cut
+# short, say) has no call left, and must not keep the business unreachable.
+LONGEST_ON_THE_LINE = timedelta(seconds=RING_TIMEOUT_S + CALL_TIME_LIMIT_S + 300)
 
 
 @frozen
@@ -96,7 +101,8 @@ class Gate:
 
     def on_the_line(self, to: str) -> Refusal | None:
         """Refused while calld is on as many calls with `to` as it may be at once."""
-        return check_number_busy(to, self.ledger.calls_on_line_to(to), self.settings.calld_calls_per_number_at_once)
+        since = self.clock() - LONGEST_ON_THE_LINE
+        return check_number_busy(to, self.ledger.calls_on_line_to(to, since=since), self.settings.calld_calls_per_number_at_once)
 
     def closed(self, to: str, at: datetime) -> Closed | None:
         zones = zones_for(to)
