@@ -321,6 +321,9 @@ def test_typed_hours_from_the_words():
     ))
 
 
+_SATURDAY_AT_THREE = [(tuple(d for d in w.WEEKDAYS if d != "saturday"), "09:00", "18:00", False), (("saturday",), "09:00", "15:00", False)]
+
+
 @pytest.mark.parametrize(("said", "typed"), [
     # times before their days
     ("We're open eight to eight, seven days a week.", [(tuple(w.WEEKDAYS), "08:00", "20:00", False)]),
@@ -336,6 +339,14 @@ def test_typed_hours_from_the_words():
     ("We're closed every day except saturday.", [(tuple(d for d in w.WEEKDAYS if d != "saturday"), None, None, True)]),
     ("Nine to five Monday to Friday, but not weekends.",
      [(tuple(w.WEEKDAYS[:5]), "09:00", "17:00", False), (("saturday", "sunday"), None, None, True)]),
+    # a day set apart to close early: its closing time, the opening the other days'
+    ("We're open nine to six every day, except we close early on Saturday at three.", _SATURDAY_AT_THREE),
+    ("we're open nine to six every day except we close early on saturday at three", _SATURDAY_AT_THREE),
+    ("We're open nine to six every day, but on Saturdays we close early, at three.", _SATURDAY_AT_THREE),
+    ("We're open nine to six every day, Saturdays we close at three instead.", _SATURDAY_AT_THREE),
+    ("we're open nine to six every day saturdays we close at three instead", _SATURDAY_AT_THREE),
+    # which end of the day a lone time is, by the words before it
+    ("We don't open until ten on Sundays.", [(("sunday",), "10:00", None, False)]),
 ])
 def test_typed_hours_where_days_come_after_times_or_are_set_apart(said, typed):
     got = answers.read_answer(Q.HOURS, [said]).ranges

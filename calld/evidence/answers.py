@@ -60,7 +60,6 @@ Answer = Hours | Stock | Aisle | TextOnly
 
 _CLOSED = re.compile(r"\bclosed\b", re.I)
 _BETWEEN = re.compile(r"^\s*(?:to|until|till|til|through|-|–|and)\s*$", re.I)
-_CLOSING_ONLY = re.compile(r"\b(until|till|til|close[sd]?|closing)\s*(?:at\s*)?$", re.I)
 
 
 def _opening(c: w.Clock) -> str:
@@ -76,13 +75,35 @@ def _closing(c: w.Clock) -> str:
 _CLAUSES = re.compile(r"[,;]|\band\b(?=\s+(?:on\s+)?(?:mon|tue|wed|thu|fri|sat|sun|week))|(?=\b(?:except|but|other than|apart from)\b)",
                       re.I)
 _SET_APART = re.compile(r"^\s*(?:except|but|other than|apart from)\b(?:\s+(?:for|not|on))*", re.I)
+# "but on Saturdays we close early": days set apart for a time still to come, not days closed
+_TIME_TO_COME = re.compile(r"\b(?:close|closes|closing|shut|shuts|open|opens|opening)\b", re.I)
+
+
+def _clauses(text: str) -> list[str]:
+    """The clauses of a sentence; without commas, days said right after a time, or after days said
+    right after one, start a clause when it has days already ("nine to six every day saturdays we
+    close at three", "monday through saturday nine to nine sunday eleven to six")."""
+    cuts = {0, len(text)}
+    for m in _CLAUSES.finditer(text):
+        cuts |= {m.start(), m.end()}
+    ends = {f.end for f in w.clocks(text)}
+    named = []
+    for d in w.days(text):
+        if len(text[:d.start].rstrip()) in ends:
+            ends.add(d.end)
+            if any(e.start >= max(c for c in cuts if c <= d.start) for e in named):
+                cuts.add(d.start)
+        named.append(d)
+    marks = sorted(cuts)
+    return [text[a:b] for a, b in zip(marks, marks[1:]) if not _CLAUSES.fullmatch(text[a:b])]
 
 
 def _hours(sentences: Sequence[str], today: dt.date | None) -> Hours:
     ranges: list[DayRange] = []
     for text in sentences:
         pending: DayRange | None = None  # times said before their days ("eight to eight, seven days a week")
-        for clause in _CLAUSES.split(text):
+        role: str | None = None  # "close" for the time after "on Saturdays we close early,"
+        for clause in _clauses(text):
             found_days = w.days(clause)
             clocks = [f for f in w.clocks(clause) if not w.negated_time(clause, f)]  # "not at nine" is no opening time
             if not found_days and not clocks and not w.always_open(clause):
@@ -96,6 +117,12 @@ def _hours(sentences: Sequence[str], today: dt.date | None) -> Hours:
                     weekdays.add(when.weekday())
                     date = when.isoformat()
             names = tuple(w.WEEKDAYS[i] for i in sorted(weekdays))
+            hint, role = role, None
+            if (names and not clocks and pending is None and (verb := _TIME_TO_COME.search(clause)) is not None
+                    and not _CLOSED.search(clause) and not w.always_open(clause)):
+                ranges.append(DayRange(names, None, None, date=date))  # its time finishes it
+                role = "close" if verb.group(0).lower().startswith(("clos", "shut")) else "open"
+                continue
             if names and not clocks and _SET_APART.match(clause) and not _CLOSED.search(clause):
                 # "... every day except Sundays": those days are closed; after "closed every day", open
                 # (the times after it then finish the days left open: "every day but Sunday, nine to five")
@@ -122,7 +149,7 @@ def _hours(sentences: Sequence[str], today: dt.date | None) -> Hours:
             if len(clocks) >= 2 and _BETWEEN.match(clause[clocks[0].end:clocks[1].start]):
                 opens, closes = _opening(clocks[0].clock), _closing(clocks[1].clock)
             elif len(clocks) == 1:
-                if _CLOSING_ONLY.search(clause[: clocks[0].start]):
+                if (w.clock_role(clause, clocks[0]) or hint) == "close":  # "we close early on Saturday at three"
                     closes = _closing(clocks[0].clock)
                 else:
                     opens = _opening(clocks[0].clock)
