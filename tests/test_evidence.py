@@ -377,6 +377,42 @@ def test_typed_stock_and_aisle():
     assert answers.read_answer(Q.AISLE, ["It's in the garden department."]) == answers.Aisle("garden department")
 
 
+def test_typed_stock_kind_by_kind_when_the_business_spoke_only_of_kinds():
+    from calld.runtime.verdict import typed_answer
+
+    said = ["The 10-inch is sold out but we have the 12-inch."]
+    typed = answers.read_answer(Q.STOCK, said, item="cast iron skillet")
+    assert typed == answers.Stock("some_kinds", None, (answers.KindStock("10-inch", "out_of_stock", None),
+                                                       answers.KindStock("12-inch", "in_stock", None)))
+    assert [(k.kind, k.availability) for k in typed_answer(typed).kinds] == [("10-inch", "out_of_stock"), ("12-inch", "in_stock")]
+    cheap = answers.read_answer(Q.STOCK, ["The cheap ones are gone, but the deluxe ones we have."], item="cast iron skillet")
+    assert [(k.kind, k.availability) for k in cheap.kinds] == [("cheap ones", "out_of_stock"), ("deluxe ones", "in_stock")]
+    # the kind asked for is the item: its word decides, the other kind is not it
+    assert answers.read_answer(Q.STOCK, said, item="10-inch cast iron skillet") == answers.Stock("out_of_stock", 0)
+    # a kind's last word counts: both gone is out of stock
+    both = answers.read_answer(Q.STOCK, [*said, "Oh wait, the 12-inch is gone too."], item="cast iron skillet")
+    assert both.availability == "out_of_stock"
+    # the item itself said in stock, a kind of it out: in stock
+    assert answers.read_answer(Q.STOCK, ["Yes we have them.", "We're out of the blue ones though."], item="mugs").availability == "in_stock"
+
+
+@pytest.mark.parametrize("contradiction", [
+    {"availability": "some_kinds"},  # no kinds
+    {"availability": "some_kinds", "kinds": [{"kind": "12-inch", "availability": "in_stock"}]},  # nothing out: in stock
+    {"availability": "some_kinds", "kinds": [{"kind": "12-inch", "availability": "out_of_stock"}]},  # nothing in: out
+    {"availability": "some_kinds", "quantity": 3, "kinds": [{"kind": "12-inch", "availability": "in_stock"},
+                                                            {"kind": "10-inch", "availability": "out_of_stock"}]},
+    {"availability": "in_stock", "kinds": [{"kind": "12-inch", "availability": "in_stock"}]},
+    {"availability": "some_kinds", "kinds": [{"kind": "12-inch", "availability": "in_stock"},
+                                             {"kind": "10-inch", "availability": "out_of_stock", "quantity": 2}]},
+])
+def test_a_typed_stock_answer_by_kind_cannot_contradict_itself(contradiction):
+    from calld.domain.results import StockAnswer
+
+    with pytest.raises(ValueError, match="kind"):
+        StockAnswer(**contradiction)
+
+
 # -- honesty in the instructions ------------------------------------------------------------------------------
 
 

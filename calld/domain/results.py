@@ -85,10 +85,43 @@ class HoursAnswer(_Frozen):
     ranges: tuple[DayHours, ...] = ()  # empty: the words gave times but no days the app could read
 
 
-class StockAnswer(_Frozen):
-    kind: Literal["stock"] = "stock"
-    availability: Literal["in_stock", "out_of_stock", "limited", "unknown"]
+Availability = Literal["in_stock", "out_of_stock", "limited"]
+
+
+class KindStock(_Frozen):
+    """A kind of the item asked about, named as the business named it ("12-inch", "deluxe ones"), and its stock."""
+
+    kind: NonEmpty
+    availability: Availability
     quantity: Annotated[int, Field(ge=0)] | None = None
+
+    @model_validator(mode="after")
+    def _none_when_out(self) -> KindStock:
+        if self.availability == "out_of_stock" and self.quantity:
+            raise ValueError("a kind out of stock has no quantity")
+        return self
+
+
+class StockAnswer(_Frozen):
+    """`some_kinds`: the business has some kinds of the item and not others, and did not say of the
+    item itself; `kinds` says which, and is empty for every other availability."""
+
+    kind: Literal["stock"] = "stock"
+    availability: Literal["in_stock", "out_of_stock", "limited", "some_kinds", "unknown"]
+    quantity: Annotated[int, Field(ge=0)] | None = None
+    kinds: tuple[KindStock, ...] = ()
+
+    @model_validator(mode="after")
+    def _kinds_only_when_some(self) -> StockAnswer:
+        if self.availability != "some_kinds":
+            if self.kinds:
+                raise ValueError(f"only some_kinds names kinds, not {self.availability}")
+            return self
+        if self.quantity is not None:
+            raise ValueError("some_kinds has a quantity per kind, not one for the item")
+        if not (any(k.availability != "out_of_stock" for k in self.kinds) and any(k.availability == "out_of_stock" for k in self.kinds)):
+            raise ValueError("some_kinds needs a kind in stock and a kind out of stock")
+        return self
 
 
 class AisleAnswer(_Frozen):

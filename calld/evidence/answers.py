@@ -7,7 +7,9 @@ hours  runs of days with opening and closing times ("Monday through Friday, 9 AM
        knows the business's date; otherwise they stay relative. Words with times but no
        readable days give no ranges: the text still holds them.
 stock  in_stock | out_of_stock | limited | unknown, with the quantity when one was said: the last word
-       on it counts ("we do carry it. we're out right now though" is out of stock).
+       on it counts ("we do carry it. we're out right now though" is out of stock); some_kinds, with
+       each kind's, when the business spoke only of kinds of it and has some, not others ("the 10-inch
+       is sold out but we have the 12-inch").
 aisle  the place as said: "aisle 14", "garden department", "back of the store"; of two in one
        sentence, the one said with the item.
 """
@@ -41,9 +43,17 @@ class Hours:
 
 
 @frozen
+class KindStock:
+    kind: str  # as the business named it: "12-inch", "deluxe ones"
+    availability: str
+    quantity: int | None
+
+
+@frozen
 class Stock:
     availability: str
     quantity: int | None
+    kinds: tuple[KindStock, ...] = ()  # some_kinds only
 
 
 @frozen
@@ -192,10 +202,10 @@ def _stock(sentences: Sequence[str], item: str | None) -> Stock:
     disagree, the clauses that name the item best decide ("we've got the lids in stock, but the
     skillets themselves are sold out" is sold out for the skillets)."""
     said = [(text, f) for text in sentences for f in w.stock(text) if not w.elsewhere(text, f.start)]
-    if item and len({f.availability != "out_of_stock" for _, f in said}) > 1:
-        named = [len(w.words_of(w.clause_of(text, f.start)) & w.words_of(item)) for text, f in said]
-        if (best := max(named)) > 0:
-            said = [x for x, n in zip(said, named, strict=True) if n == best]
+    if apart := w.kinds_apart(said, item):
+        return Stock("some_kinds", None, tuple(KindStock(w.kind_of_the_item(f.subject, item) or "", f.availability,
+                                                         f.quantity or None) for _, f in (said[i] for i in apart)))
+    said = [said[i] for i in w.on_the_item(said, item)]
     return Stock(said[-1][1].availability, said[-1][1].quantity) if said else Stock("unknown", None)
 
 

@@ -405,20 +405,14 @@ def _answers_another_question(s: _Sentence, first_prompt: str, item: str | None)
     return not _STOCK_ASKED.search(s.prompt) or _about_something_else(w.asked_about(s.prompt), item)
 
 
-def _naming(text: str, subject: str | None, item: str) -> int:
-    """How well a stock statement names the item: its words shared with the item, less the words of
-    what it names that the item lacks ("the ryobi drill" names a "dewalt drill" less than "the dewalt one")."""
-    own = w.words_of(item) - {"one", "ones"}
-    return len(w.words_of(text) & own) - len(w.words_of(subject or "") - own - {"one", "ones", "in", "on"})
-
-
 def _names(text: str, item: str | None) -> bool:
     return bool(item and w.words_of(text) & w.words_of(item))
 
 
 def _about_something_else(subject: str | None, item: str | None) -> bool:
-    """Words that name a thing that is not the item ("the batteries" for a drill)."""
-    return bool(subject and item and w.words_of(subject) and not w.words_of(subject) & w.words_of(item))
+    """Words that name a thing that is not the item ("the batteries" for a drill), nor a kind of it ("the deluxe ones")."""
+    return bool(subject and item and w.words_of(subject) and not w.words_of(subject) & w.words_of(item)
+                and w.kind_of_the_item(subject, item) is None)
 
 
 def _stock(turns: Sequence[Turn], answer: str, item: str | None = None) -> Judgement:
@@ -437,11 +431,10 @@ def _stock(turns: Sequence[Turn], answer: str, item: str | None = None) -> Judge
     said = [(s, f) for s in sentences if s.after_ask  # a greeting is not an answer about this item
             for f in w.stock(s.text) if not w.elsewhere(s.text, f.start)
             and not _about_something_else(f.subject, item) and not _answers_another_question(s, first_prompt, item)]
+    if apart := w.kinds_apart([(s.text, f) for s, f in said], item):
+        return _by_kind(turns, answer, claimed, [said[i] for i in apart])
     # Where they disagree, the words that name the item best decide: the rest may be about something else.
-    if item and len({f.availability != "out_of_stock" for _, f in said}) > 1:
-        named = {id(f): _naming(s.text, f.subject, item) for s, f in said}
-        best = max(named.values())
-        said = [(s, f) for s, f in said if best > 0 and named[id(f)] == best] or said
+    said = [said[i] for i in w.on_the_item([(s.text, f) for s, f in said], item)]
     last_fits = bool(said) and said[-1][1].availability in fits[claim.availability]
     if not last_fits and any(f.availability in fits[claim.availability] for _, f in said):
         return Unsupported(f"the business later said otherwise: {said[-1][0].text!r}",
@@ -458,6 +451,19 @@ def _stock(turns: Sequence[Turn], answer: str, item: str | None = None) -> Judge
     if claim.quantity is not None and claim.availability != "out_of_stock":
         said_as += f" ({claim.quantity})"
     return Unsupported(f"the business has not said the item is {said_as}", _KEEP_LISTENING)
+
+
+def _by_kind(turns: Sequence[Turn], answer: str, claimed: list[w.StockFound],
+             kinds: list[tuple[_Sentence, w.StockFound]]) -> Judgement:
+    """Some kinds of the item in stock and others not ("the 10-inch is sold out but we have the
+    12-inch"): a flat yes or no is not what they said; answer_text must say both."""
+    if len({c.availability != "out_of_stock" for c in claimed}) < 2:
+        return Unsupported(f"the business has some kinds and not others: {' '.join(dict.fromkeys(s.text for s, _ in kinds))!r}",
+                           "say in answer_text which kinds they have and which they do not, in their words")
+    if (unsaid := _numbers_unsaid(turns, answer)) is not None:
+        return unsaid
+    return _unless_unsure(answer, [(s, f.start) for s, f in kinds],
+                          Supported(_quotes(turns, [s for s, _ in kinds]), "stock said kind by kind by the business"))
 
 
 # The item is not there at all (not "we're out of the large size"): then where it would be is not the answer.

@@ -767,7 +767,7 @@ _OUT = re.compile(
     r"available (?:at|in|from) (?:the|our) (?:warehouse|distribution center)|not at this (?:store|location)|on layaway|"
     r"none for sale|none in (?:the )?(?:box|back|stock)|(?:were|was|got|been|just) sold|(?:someone|somebody) (?:just )?bought|"
     r"we'?re (?:completely |all |fresh |totally )?out\b|we are (?:completely |all |totally )?out\b|stopped (?:carrying|selling|stocking)|"
-    r"discontinued|(?:they'?re|it'?s|all) gone|haven'?t had (?:those|them|it|any|that))",
+    r"discontinued|(?:they'?re|it'?s|all|(?:is|are)(?: all)?) gone|no [\w-]+ ones\b|haven'?t had (?:those|them|it|any|that))",
     re.I,
 )
 _LIMITED = re.compile(
@@ -783,7 +783,9 @@ _IN = re.compile(
     r"we'?ve got|we got (?:some|them|it|a few|plenty|lots|\d+)|there (?:are|is) (?:some|a few|plenty|\d+)|"
     r"(?:yes|yeah|yep|yup|sure)\b[,!]?\s*(?:(?:we|i|they)\s+(?:\w+ly\s+|still\s+)?(?:have|got|carry|stock|sell)\b"
     r"(?!\s+(?:a look|a check|a peek|to\b|stock checks))|(?:we|they|it) (?:do|does)(?=\s*(?:[.,!]|$)))|"
-    r"(?:yes|yeah|yep|yup|sure)\b[,!]?\s*(?:plenty|lots|loads|a bunch|a few|a couple|tons)|^\s*we (?:sure )?do\b(?!\s*(?:not|n'?t))|available)\b",
+    r"(?:yes|yeah|yep|yup|sure)\b[,!]?\s*(?:plenty|lots|loads|a bunch|a few|a couple|tons)|^\s*we (?:sure )?do\b(?!\s*(?:not|n'?t))|available|"
+    # a kind of it: "we have the 12-inch", "the deluxe ones we have"
+    r"(?:we|they) (?:do |still )?have the (?=[\w-]*\d|[\w-]+ ones\b)|(?<=\bones )we (?:do |still )?(?:have|got|carry)\b(?!\s+(?:no|none|to)\b))\b",
     re.I,
 )
 _COUNT = r"(\d+|" + "|".join(sorted(_UNITS, key=len, reverse=True)) + r")"
@@ -813,7 +815,7 @@ class StockFound(Found):
     subject: str | None = None  # what it names, when it does ("the batteries")
 
 
-_CONTRAST_PART = re.compile(r"\s*(?:\bbut\b|\bthough\b|\bhowever\b|;)\s*", re.I)
+_CONTRAST_PART = re.compile(r"\s*(?:\bbut\b|\bthough\b|\bhowever\b|;)\s*|,\s*(?=the\s|no [\w-]+ ones\b)", re.I)  # ", the 10-inch is sold out", ", no blue ones"
 
 
 def _parts(sentence: str) -> list[tuple[int, int]]:
@@ -822,13 +824,17 @@ def _parts(sentence: str) -> list[tuple[int, int]]:
 
 
 # Said at the start of what they say: "not right now", "sorry, none", "not at the moment".
-_OUT_AT_START = re.compile(r"\W*(?:(?:no|nope|sorry|uh|um|oh)\b\W*)*(?:not (?:right now|at the moment|today)|none(?! of)|nothing)\b", re.I)
+_OUT_AT_START = re.compile(r"\W*(?:(?:no|nope|sorry|uh|um|oh|but)\b\W*)*(?:not (?:right now|at the moment|today|the\b(?=\s+[\w-]))"
+                           r"|none(?! of)|nothing)\b", re.I)  # "..., but not the 20 volt"
 # "We're out of the blue ones": a kind of it, not the item.
 _A_KIND_OF_IT = re.compile(
     r"\s+of (?:the|our) (?:\w+ )?(?:ones?|size|sizes|model|models|colou?rs?|kinds?|versions?|styles?|flavou?rs?)\b", re.I)
 _NEGATED_BEFORE = re.compile(r"(?:\bnot|n't)\s+$", re.I)  # "it's not reserved", "they're not discontinued"
 # What a statement is about when it names it: "we don't sell the batteries separately".
-_SUBJECT = re.compile(r"\b(?:have|carry|sell|stock|out of)\s+(?:the|any|those|these)\s+([a-z][\w'-]*(?:\s+[a-z][\w'-]*){0,2})", re.I)
+_SUBJECT = re.compile(r"\b(?:have|carry|sell|stock|out of|not)\s+(?:the|any|those|these)\s+([a-z0-9][\w'-]*(?:\s+[a-z][\w'-]*){0,2})", re.I)
+# ... or before it, said first: "the 10-inch is sold out", "the cheap ones are gone", "the deluxe ones we have"
+_SUBJECT_FIRST = re.compile(r"\W*(?:(?:yes|yeah|no|so|well|um|uh|oh|but|and)\b\W*)*(?:the|those|these)\s+"
+                            r"([a-z0-9][\w'-]*(?:\s+[a-z][\w'-]*){0,2}?)\s+(?:is|are|was|were|(?<=ones )we)\b|\W*no\s+([\w-]+\s+ones)\b", re.I)
 
 
 def asked_about(question: str) -> str | None:
@@ -855,7 +861,7 @@ def stock(text: str) -> list[StockFound]:
         s = text[a:b]
         qty_m = _QUANTITY.search(s)
         qty = number(qty_m.group(1) or qty_m.group(2)) if qty_m else None
-        subject = (sm.group(1).lower() if (sm := _SUBJECT.search(s)) else None)
+        subject = (sm.group(sm.lastindex or 1).lower() if (sm := _SUBJECT_FIRST.match(s) or _SUBJECT.search(s)) else None)
         if (m := _out_at(s)) is not None:
             found.append(StockFound(a + m.start(), b, "out_of_stock", 0, subject))
         elif (m := _LIMITED.search(s)) is not None:
@@ -869,6 +875,62 @@ def stock(text: str) -> list[StockFound]:
             else:
                 found.append(StockFound(a + m.start(), b, "in_stock", qty, subject))
     return found
+
+
+# What a stock statement is about, against the item asked: the item itself, another kind of it, or
+# another thing. The judge and the typed answer both read it here, so they never disagree on it.
+_NOT_NAMING = frozenset({"one", "ones"})
+_A_KIND = re.compile(r"\bones?\b|\b(?:size|model|colou?r|kind|version|style|flavou?r|type|brand|make)s?\b|\b\d", re.I)
+_SUBJECT_TAIL = re.compile(r"\s+(?:in|on|at|for|right|now|here|left|today|though|either|themselves|itself)\b.*$", re.I)
+
+
+def kind_of_the_item(subject: str | None, item: str | None) -> str | None:
+    """The kind a statement names when it is not the item asked but a kind of it, as said ("12-inch"
+    of a cast iron skillet, "deluxe ones", "18 volt" of a 20 volt drill, "ryobi drill" of a dewalt
+    drill); None for the item itself ("10-inch" of a 10-inch skillet), no kind, or another thing
+    ("batteries" of a drill)."""
+    if not subject or not item:
+        return None
+    subject = _SUBJECT_TAIL.sub("", subject)
+    said, own = words_of(subject) - _NOT_NAMING, words_of(item) - _NOT_NAMING
+    if not said or said <= own or not (said & own or _A_KIND.search(subject)):
+        return None
+    return subject
+
+
+def naming_in_stock(text: str, found: StockFound, item: str) -> int:
+    """How well a stock statement names the item: the item's words in its part of the sentence, less
+    the words of another kind or thing it names ("the ryobi drill" names a dewalt drill less than
+    "the dewalt one")."""
+    own = words_of(item) - _NOT_NAMING
+    part = next((text[a:b] for a, b in _parts(text) if a <= found.start < b), text)
+    subject = words_of(_SUBJECT_TAIL.sub("", found.subject or ""))
+    return len((words_of(part) | subject) & own) - len(subject - own - _NOT_NAMING)
+
+
+def on_the_item(said: list[tuple[str, StockFound]], item: str | None) -> list[int]:
+    """Which stock statements decide for the item: all, or where they disagree, those naming it best
+    (the rest may be about something else: "we don't carry cast iron skillets. we do have nonstick pans")."""
+    every = list(range(len(said)))
+    if not item or len({f.availability != "out_of_stock" for _, f in said}) < 2:
+        return every
+    named = [naming_in_stock(text, f, item) for text, f in said]
+    return [i for i in every if named[i] == max(named)] if max(named) > 0 else every
+
+
+def kinds_apart(said: list[tuple[str, StockFound]], item: str | None) -> list[int]:
+    """Where the deciding statements are all about kinds of the item and the kinds' last words
+    disagree ("the 10-inch is sold out but we have the 12-inch"): each kind's last word, in the order
+    said; else none, and the item's stock is the last word on it."""
+    deciding = on_the_item(said, item)
+    last: dict[str, int] = {}
+    for i in deciding:
+        if (kind := kind_of_the_item(said[i][1].subject, item)) is None:
+            return []
+        last.pop(kind.lower(), None)
+        last[kind.lower()] = i
+    kept = sorted(last.values())
+    return kept if len({said[i][1].availability != "out_of_stock" for i in kept}) > 1 else []
 
 
 # -- places in a store -----------------------------------------------------------------------------------

@@ -103,6 +103,10 @@ def typed_answer(answer: Any) -> str:
                     else f"{r.get('opens') or '?'}-{r.get('closes') or '?'}")
             parts.append(f"{span} {when}" + (f" ({r['date']})" if r.get("date") else ""))
         return "hours: " + "; ".join(parts)
+    if kind == "stock" and answer.get("kinds"):
+        return "stock: some kinds: " + "; ".join(
+            f"{k['kind']} {k['availability'].replace('_', ' ')}" + (f", {k['quantity']}" if k.get("quantity") is not None else "")
+            for k in answer["kinds"])
     if kind == "stock" and answer.get("availability"):
         quantity = f", {answer['quantity']}" if answer.get("quantity") is not None else ""
         return f"stock: {answer['availability'].replace('_', ' ')}{quantity}"

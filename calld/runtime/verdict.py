@@ -46,8 +46,10 @@ def typed_answer(answer: answers.Answer | None) -> results.HoursAnswer | results
                                  around_the_clock=r.around_the_clock, date=r.date)  # type: ignore[arg-type]
                 for r in ranges
             ))
-        case answers.Stock(availability=availability, quantity=quantity):
-            return results.StockAnswer(availability=availability, quantity=quantity)  # type: ignore[arg-type]
+        case answers.Stock(availability=availability, quantity=quantity, kinds=kinds):
+            return results.StockAnswer(availability=availability, quantity=quantity,  # type: ignore[arg-type]
+                                       kinds=tuple(results.KindStock(kind=k.kind, availability=k.availability,  # type: ignore[arg-type]
+                                                                     quantity=k.quantity) for k in kinds))
         case answers.Aisle(location=location):
             return results.AisleAnswer(location=location)
         case _:
