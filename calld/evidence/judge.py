@@ -181,12 +181,6 @@ def _days_said_open(sentences: Sequence[_Sentence]) -> _DaysSaid:
     return {k: (is_open, s, at) for k, (_, is_open, s, at) in said.items()}
 
 
-_OPEN_ASKED = re.compile(r"\b(?:are|is) (?:you|y'?all|it|the store|the shop)(?: guys)?(?: still)? open\b|\bdo you (?:guys )?open\b", re.I)
-_YES = re.compile(r"\W*(?:(?:uh|um|oh|well|so)\W+)*(?:yes|yeah|yep|yup|sure|of course|absolutely|we are|we sure are)\b", re.I)
-_NO = re.compile(r"\W*(?:(?:uh|um|oh|well|sorry|so)\W+)*(?:no\b(?!\s+(?:idea|clue|problem|worries))|nope|nah|we'?re not|we are not|not on \w+|(?:we'?re |we are )?closed)\b"
-                 r"(?!\s+(?:at|by|until|till|from)\b)", re.I)
-
-
 def _yes_or_no(s: _Sentence) -> bool | None:
     """A reply to a question about days that names none: open when it gives a time or says yes to
     "are you open?", closed when it says no to it or "we're closed"; else it says nothing of them."""
@@ -194,9 +188,9 @@ def _yes_or_no(s: _Sentence) -> bool | None:
         return None
     if any(not w.negated_time(s.text, f) for f in w.clocks(s.text)):
         return True  # "what time do you close on Sunday?" "six."
-    if _NO.match(s.text) and (_OPEN_ASKED.search(s.prompt) or re.search(r"\bclosed\b", s.text, re.I)):
+    if w.SAYS_NO.match(s.text) and (w.ASKED_IF_OPEN.search(s.prompt) or re.search(r"\bclosed\b", s.text, re.I)):
         return False
-    if _YES.match(s.text) and _OPEN_ASKED.search(s.prompt):
+    if w.SAYS_YES.match(s.text) and w.ASKED_IF_OPEN.search(s.prompt):
         return True
     return None
 

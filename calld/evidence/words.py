@@ -1023,6 +1023,11 @@ UNKNOWN = re.compile(
     r"can't tell you for sure|have no way (?:of|to) know)\b",
     re.I,
 )
+# A yes or no to "are you open (on Sunday)?": the question, and the replies.
+ASKED_IF_OPEN = re.compile(r"\b(?:are|is) (?:you|y'?all|it|the store|the shop)(?: guys)?(?: still)? open\b|\bdo you (?:guys )?open\b", re.I)
+SAYS_YES = re.compile(r"\W*(?:(?:uh|um|oh|well|so)\W+)*(?:yes|yeah|yep|yup|sure|of course|absolutely|we are|we sure are)\b", re.I)
+SAYS_NO = re.compile(r"\W*(?:(?:uh|um|oh|well|sorry|so)\W+)*(?:no\b(?!\s+(?:idea|clue|problem|worries))|nope|nah|we'?re not|we are not|not on \w+|(?:we'?re |we are )?closed)\b"
+                     r"(?!\s+(?:at|by|until|till|from)\b)", re.I)
 NEEDS = re.compile(  # the business will not go on without a detail the request does not give
     r"\b((?:can't|cannot|can not|won't|unable to|not able to)\b[^.?!]{0,40}\bwithout\b|we (?:need|require) (?:a|an|your)\b)",
     re.I,
