@@ -899,4 +899,13 @@ PHRASINGS = [
     ('stock', ('B: Hello.', 'A: Hi, do you have the 10-inch cast iron skillet in stock?', 'B: the 10-inch is sold out but we have the 12-inch.'), 'In stock', False, '10-inch cast iron skillet'),
     ('stock', ('B: Hello.', 'A: Do you have the blue kettle in stock?', 'B: we have the red ones, no blue ones'), 'Out of stock', True, 'blue kettle'),
     ('stock', ('B: Hello.', 'A: Do you have the blue kettle in stock?', 'B: we have the red ones, no blue ones'), 'In stock', False, 'blue kettle'),
+    # a day set apart to close early: the time after it is that day's closing, not the others'
+    ('hours', ('B: Hello.', 'A: Hi, this is an automated assistant calling for Nathan. What are your hours?', 'B: we\'re open nine to six every day, except we close early on saturday at three.'), 'Saturday closes at 3 PM.', True, None),
+    ('hours', ('B: Hello.', 'A: Hi, this is an automated assistant calling for Nathan. What are your hours?', 'B: we\'re open nine to six every day, except we close early on saturday at three.'), 'Saturday closes at 6 PM.', False, None),
+    ('hours', ('B: Hello.', 'A: Hi, this is an automated assistant calling for Nathan. What are your hours?', 'B: we\'re open nine to six every day, except we close early on saturday at three.'), 'Closes at 3 on Monday.', False, None),
+    ('hours', ('B: Hello.', 'A: Hi, this is an automated assistant calling for Nathan. What are your hours?', 'B: we\'re open nine to six every day, except we close early on saturday at three.'), 'Monday to Friday 9 AM to 6 PM.', True, None),
+    ('hours', ('B: Hello.', 'A: Hi, this is an automated assistant calling for Nathan. What are your hours?', 'B: we\'re open nine to six every day but on saturdays we close early, at three.'), 'Saturday closes at 3 PM.', True, None),
+    ('hours', ('B: Hello.', 'A: Hi, this is an automated assistant calling for Nathan. What are your hours?', 'B: we\'re open nine to six every day but on saturdays we close early, at three.'), 'Saturday closes at 6 PM.', False, None),
+    ('hours', ('B: Hello.', 'A: Hi, this is an automated assistant calling for Nathan. What are your hours?', 'B: we\'re open nine to six every day but on saturdays we close early, at three.'), 'Closes at 3 on Monday.', False, None),
+    ('hours', ('B: Hello.', 'A: Hi, this is an automated assistant calling for Nathan. What are your hours?', 'B: we\'re open nine to six every day but on saturdays we close early, at three.'), 'Monday to Friday 9 AM to 6 PM.', True, None),
 ]

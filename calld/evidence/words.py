@@ -471,7 +471,7 @@ def clock_days(text: str, found: Found) -> frozenset[DayKey] | None:
             rest = frozenset(range(7)) - named
             carried = rest if named and rest and not own else None
         elif own:
-            carried = own
+            carried = own - _set_apart_next(text, pieces, (a, b), own)
         else:
             carried = None if excepted else carried
         excepted = excepted and cut is not None
@@ -482,6 +482,20 @@ def clock_days(text: str, found: Found) -> frozenset[DayKey] | None:
 
 
 _WHEN_THOSE = re.compile(r"[\s,;:]*(?:when|then|on those days|those days|on which)\b", re.I)
+_APART_NEXT = re.compile(r"[\s,;:]*(?:but|except|excluding|however|only|whereas|though|although)\b", re.I)
+
+
+def _set_apart_next(text: str, pieces: tuple[tuple[int, int], ...], piece: tuple[int, int],
+                    own: frozenset[DayKey]) -> frozenset[DayKey]:
+    """Weekdays the piece after this one sets apart from this one's days ("nine to six every day,
+    except we close early on Saturday at three"; "... every day, but on Saturdays we close early"):
+    this piece's time is not theirs. Nothing when the next piece does not set days apart."""
+    at = pieces.index(piece) + 1
+    if at == len(pieces) or _APART_NEXT.match(text, pieces[at][0]) is None:
+        return frozenset()
+    a, b = pieces[at]
+    apart = frozenset(k for d in days(text) if a <= d.start < b and d.relative is None for k in day_keys(d))
+    return apart if apart < own else frozenset()
 
 
 # Between the days set apart and a time that follows them: nothing but the joint ("every day
@@ -489,6 +503,10 @@ _WHEN_THOSE = re.compile(r"[\s,;:]*(?:when|then|on those days|those days|on whic
 # "every day except Sundays, when we close at four": the time after "when" is the set-apart days' own
 _WHEN_JOINT = re.compile(r"[\s,;:]*(?:when|where)\s+(?:we|they|it)(?:'re|\s+are|\s+is|'s)?\s*(?:only\s+)?"
                          r"(?:open|opens|close|closes|shut|shuts)?\s*(?:early\s+|late\s+)?(?:at|from|until|till|til)?\s*", re.I)
+# "except we close early on Saturday at three": after the "except", a clause of the days' own
+_OWN_CLAUSE = re.compile(r"\s*(?:that\s+|when\s+)?(?:we|they|it)(?:'re|'s|\s+are|\s+is)?\s+(?:only\s+)?"
+                         r"(?:open|opens|close|closes|shut|shuts)\b(?:\s+(?:early|late))?\s*(?:on\s+)?", re.I)
+_AT_JOINT = re.compile(r"[\s,]*(?:at|from|until|till|til)?\s*", re.I)
 _EXCEPT_JOINT = re.compile(r"[\s,;:]*(?:(?:we'?re|we are|it'?s|it is)\s+)?(?:open\s+)?(?:from\s+)?", re.I)
 
 
@@ -504,6 +522,9 @@ def _except_days(text: str, piece: tuple[int, int], cut: re.Match[str], found: F
         # after the days set apart: the time that follows them at once, or the range it opens
         ends = [d.end for d in apart if d.end <= found.start]
         after = [f for f in clocks(text) if ends and max(ends) <= f.start <= found.start]
+        if after and after[0].start == found.start and _OWN_CLAUSE.fullmatch(text, cut.end(), min(d.start for d in apart)) \
+                and _AT_JOINT.fullmatch(text, max(ends), found.start):
+            return frozenset(k for d in apart for k in d.days) or None  # "except we close early on Saturday at three"
         if after and _WHEN_JOINT.fullmatch(text, max(ends), after[0].start) and (
                 after[0].start == found.start or _RANGE_JOIN.fullmatch(text[after[0].end:found.start])):
             return frozenset(k for d in apart for k in d.days) or None
