@@ -345,6 +345,14 @@ _SATURDAY_AT_THREE = [(tuple(d for d in w.WEEKDAYS if d != "saturday"), "09:00",
     ("We're open nine to six every day, but on Saturdays we close early, at three.", _SATURDAY_AT_THREE),
     ("We're open nine to six every day, Saturdays we close at three instead.", _SATURDAY_AT_THREE),
     ("we're open nine to six every day saturdays we close at three instead", _SATURDAY_AT_THREE),
+    # the days set apart, then ", when" and their own hours
+    ("We're open every day except Sundays, when we're open eleven to four.", [(("sunday",), "11:00", "16:00", False)]),
+    ("We're open nine to six every day except Sundays, when we're open eleven to four.",
+     [(tuple(w.WEEKDAYS[:6]), "09:00", "18:00", False), (("sunday",), "11:00", "16:00", False)]),
+    # more days for the time just said
+    ("We close at midnight on Fridays and Saturdays.", [(("friday", "saturday"), None, "00:00", False)]),
+    ("Open till ten on Fridays and on Saturdays, and Sundays we close at six.",
+     [(("friday", "saturday"), None, "22:00", False), (("sunday",), None, "18:00", False)]),
     # which end of the day a lone time is, by the words before it
     ("We don't open until ten on Sundays.", [(("sunday",), "10:00", None, False)]),
 ])

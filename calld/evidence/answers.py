@@ -82,8 +82,9 @@ def _closing(c: w.Clock) -> str:
 
 # Clauses: at commas, at an "and" before days, and before "except" / "but" ("nine to six every day
 # except Sundays when we close at four"), which set days apart from what was said before.
-_CLAUSES = re.compile(r"[,;]|\band\b(?=\s+(?:on\s+)?(?:mon|tue|wed|thu|fri|sat|sun|week))|(?=\b(?:except|but|other than|apart from)\b)",
+_CLAUSES = re.compile(r"[,;](?!\s*when\b)|\band\b(?=\s+(?:on\s+)?(?:mon|tue|wed|thu|fri|sat|sun|week))|(?=\b(?:except|but|other than|apart from)\b)",
                       re.I)
+_DAYS_ONLY = re.compile(r"\s*(?:on\s+)?(?:(?:mon|tues|wednes|thurs|fri|satur|sun)days?|weekends?|weekdays?)[\s.!]*", re.I)
 _SET_APART = re.compile(r"^\s*(?:except|but|other than|apart from)\b(?:\s+(?:for|not|on))*", re.I)
 # "but on Saturdays we close early": days set apart for a time still to come, not days closed
 _TIME_TO_COME = re.compile(r"\b(?:close|closes|closing|shut|shuts|open|opens|opening)\b", re.I)
@@ -113,11 +114,15 @@ def _hours(sentences: Sequence[str], today: dt.date | None) -> Hours:
     for text in sentences:
         pending: DayRange | None = None  # times said before their days ("eight to eight, seven days a week")
         role: str | None = None  # "close" for the time after "on Saturdays we close early,"
+        timed: int | None = None  # the range the clause before gave a time, if it did
         for clause in _clauses(text):
             found_days = w.days(clause)
             clocks = [f for f in w.clocks(clause) if not w.negated_time(clause, f)]  # "not at nine" is no opening time
             if not found_days and not clocks and not w.always_open(clause):
+                if clause.strip().lower() != "and":
+                    timed = None
                 continue
+            was_timed, timed = timed, None
             weekdays: set[int] = set()
             date = None
             for d in found_days:
@@ -128,6 +133,12 @@ def _hours(sentences: Sequence[str], today: dt.date | None) -> Hours:
                     date = when.isoformat()
             names = tuple(w.WEEKDAYS[i] for i in sorted(weekdays))
             hint, role = role, None
+            if names and not clocks and was_timed is not None and _DAYS_ONLY.fullmatch(clause):
+                # "we close at midnight on Fridays and Saturdays": more days for the time just said
+                prev = ranges[was_timed]
+                ranges[was_timed] = attrs.evolve(prev, days=tuple(d for d in w.WEEKDAYS if d in prev.days or d in names))
+                timed = was_timed
+                continue
             if (names and not clocks and pending is None and (verb := _TIME_TO_COME.search(clause)) is not None
                     and not _CLOSED.search(clause) and not w.always_open(clause)):
                 ranges.append(DayRange(names, None, None, date=date))  # its time finishes it
@@ -173,6 +184,8 @@ def _hours(sentences: Sequence[str], today: dt.date | None) -> Hours:
                 pending = DayRange((), opens, closes)
             if names or opens or closes:
                 ranges.append(DayRange(names, opens, closes, date=date))
+                if names and (opens or closes) and not date:
+                    timed = len(ranges) - 1
     return Hours(_later_wins(tuple(r for r in ranges if r.days and (r.opens or r.closes or r.closed or r.around_the_clock))))
 
 
