@@ -147,6 +147,11 @@ MIGRATIONS: tuple[str, ...] = (
     );
     CREATE INDEX schedule_by_due ON schedule (status, due_at);
     """,
+    # 7: texting calld: the request a text asked for (its intent), so a follow-up that names no number
+    # ("what about Sunday?", "call them again") finds the sender's last request and its result
+    """
+    ALTER TABLE message_events ADD COLUMN intent TEXT;
+    """,
 )
 
 # Stub numbers come from the range reserved for fiction: +1 555 555 0100 to 0199.

@@ -275,7 +275,7 @@ class MessagingPort:
                 self.store.set_outcome(msg.event_id, "rate_limited")
                 await self._send(msg, "rate", replies.RATE_LIMITED)
                 return
-            self.store.set_outcome(msg.event_id, "call", request_or_error.request_id)
+            self.store.set_outcome(msg.event_id, "call", request_or_error.request_id, intent=intent)
             calling = self._calling.setdefault(msg.handle, [])
             this = _Calling(asked, overlapped=bool(calling))
             for other in calling:  # calls on at once: each result says which business it is from

@@ -8,6 +8,9 @@ who said STOP, and which model-parsed request waits for a YES.
   time also count a handle's texts and calls for the rate limits.
 - message_optouts: handles that texted STOP (until START, or any later message, as Linq does).
 - message_pending: at most one request per handle waiting for YES, with when it lapses.
+- message_events.intent (migration 7): the request a text asked for, written when it goes to be
+  placed; with the request's row (calld.ledger's requests, by request id) it is the sender's last
+  request and its result, which a follow-up that names no number is about.
 
 Each check-and-write runs inside the ledger's BEGIN IMMEDIATE.
 """
@@ -47,6 +50,16 @@ class Link:
     user_id: UserId
     name: FirstName
     created_at: str
+
+
+@frozen
+class LastRequest:
+    """The sender's most recent request (what it asked, and when) and its call's result, if it has one yet."""
+
+    intent: AskIntent | BookIntent
+    request_id: str | None
+    at: float
+    result: dict[str, Any] | None
 
 
 @frozen
@@ -118,10 +131,28 @@ class MessagingStore:
                 (event_id, message_id, handle, chat_id, at),
             ).rowcount > 0
 
-    def set_outcome(self, event_id: str, outcome: str, request_id: str | None = None) -> None:
+    def set_outcome(self, event_id: str, outcome: str, request_id: str | None = None,
+                    intent: AskIntent | BookIntent | None = None) -> None:
+        """What came of a text; `intent` is the request it went to place (the sender's last request from now on)."""
         with self._ledger._write() as db:
-            db.execute("UPDATE message_events SET outcome = ?, request_id = COALESCE(?, request_id) WHERE event_id = ?",
-                       (outcome, request_id, event_id))
+            db.execute("UPDATE message_events SET outcome = ?, request_id = COALESCE(?, request_id),"
+                       " intent = COALESCE(?, intent) WHERE event_id = ?",
+                       (outcome, request_id, intent_json(intent) if intent is not None else None, event_id))
+
+    def last_request(self, handle: str, since: float) -> LastRequest | None:
+        """The handle's newest request texted at or after `since`, with its call's result (None while the
+        call is on, or when the request was refused before a call)."""
+        r = self._db.execute(
+            "SELECT e.intent, e.request_id, e.received_at, q.result FROM message_events e"
+            " LEFT JOIN requests q ON q.request_id = e.request_id"
+            " WHERE e.handle = ? AND e.intent IS NOT NULL AND e.received_at >= ?"
+            " ORDER BY e.received_at DESC, e.rowid DESC LIMIT 1",
+            (handle, since),
+        ).fetchone()
+        if r is None:
+            return None
+        result = json.loads(r["result"]) if r["result"] is not None else None
+        return LastRequest(intent_from_json(r["intent"]), r["request_id"], float(r["received_at"]), result)
 
     def outcome(self, event_id: str) -> str | None:
         r = self._db.execute("SELECT outcome FROM message_events WHERE event_id = ?", (event_id,)).fetchone()
