@@ -91,6 +91,7 @@ class Settings(BaseSettings):
     messaging_texts_per_hour: int = Field(30, ge=1, le=1000)  # past this, one notice, then silence
     messaging_confirm_s: float = Field(600.0, gt=0, le=86400)  # how long a "Reply YES" stands
     messaging_typing_refresh_s: float = Field(60.0, gt=0, le=85)  # Linq shows the indicator ~85 s
+    messaging_followup_s: float = Field(86400.0, gt=0, le=30 * 86400)  # a follow-up refers to a request this recent
     # -- policy (calld.policy): what calld refuses to do before anything is written or dialled --
     calld_call_window: str = "08:00-21:00"  # dial only inside this, in the target's local time
     calld_allow_non_nanp: bool = False  # numbers outside +1 (the NANP) are refused unless this is 1

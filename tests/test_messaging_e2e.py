@@ -468,3 +468,109 @@ async def test_results_of_calls_on_at_once_say_which_business_answered(daemon, a
     assert stock.startswith("+1 555-555-0143, cast iron skillet in stock: They said: \"")
     await say(daemon, ALICE, "hours +1 555 555 0144")  # a call on its own is told as before
     assert fake.replies_to(ALICE)[-1].startswith('They said: "')
+
+
+# -- follow-ups: texts that name no number are about the last request ----------------------------------------
+
+
+async def test_hours_on_another_day_are_answered_from_the_last_call_or_offered_as_a_call(daemon, autojump_clock):
+    fake = daemon.messaging.fake
+    await say(daemon, ALICE, "hours +1 555 555 0142")  # "We're open Monday through Friday, 9 AM to 5 PM."
+    await say(daemon, ALICE, "what about Friday?")
+    assert fake.replies_to(ALICE)[-1] == "From my call to +1 555-555-0142: on Friday they're open 9 AM to 5 PM."
+    assert dials(daemon) == 1  # answered from the last result: no new call
+    await say(daemon, ALICE, "and Sunday?")
+    assert fake.replies_to(ALICE)[-1] == (
+        "When I called +1 555-555-0142, they didn't tell me about Sunday. "
+        "Reply YES and I'll call +1 555-555-0142 to ask their opening hours, or NO to skip.")
+    assert dials(daemon) == 1
+    await say(daemon, ALICE, "yes")  # the offer, taken: a call like any other
+    got = fake.replies_to(ALICE)
+    assert got[-2] == "Calling +1 555-555-0142 now to ask their opening hours. I'll text you what they say."
+    assert got[-1].startswith('They said: "')
+    assert dials(daemon) == 2 and [r.params["ask"] for r in requests(daemon)] == ["hours", "hours"]
+
+
+async def test_a_stock_question_with_no_number_asks_the_last_business(daemon, autojump_clock):
+    fake = daemon.messaging.fake
+    await say(daemon, ALICE, "hours +1 555 555 0142")
+    await say(daemon, ALICE, "and do they have propane?")
+    got = fake.replies_to(ALICE)
+    assert got[2] == "Calling +1 555-555-0142 now to ask if they have propane in stock. I'll text you what they say."
+    assert got[3].startswith('They said: "')
+    newest = requests(daemon)[0]
+    assert (newest.params["to"], newest.params["ask"], newest.params["item"]) == ("+15555550142", "stock", "propane")
+    assert newest.params["name"] == "Nathan" and newest.user_id == "alice"
+
+
+async def test_which_aisle_after_a_stock_answer_asks_for_the_same_item_at_the_same_business(daemon, autojump_clock):
+    fake = daemon.messaging.fake
+    await say(daemon, ALICE, "is the cast iron skillet in stock at 555-555-0142?")
+    await say(daemon, ALICE, "which aisle is it in?")
+    got = fake.replies_to(ALICE)
+    assert got[2] == "Calling +1 555-555-0142 now to ask which aisle cast iron skillet is in. I'll text you what they say."
+    assert got[3].startswith('They said: "')
+    newest = requests(daemon)[0]
+    assert (newest.params["to"], newest.params["ask"], newest.params["item"]) == ("+15555550142", "aisle", "cast iron skillet")
+
+
+async def test_call_them_again_repeats_the_last_request_through_the_same_limits(daemon, autojump_clock):
+    fake = daemon.messaging.fake
+    await say(daemon, ALICE, "hours +1 555 555 0142")
+    await say(daemon, ALICE, "call them again")
+    got = fake.replies_to(ALICE)
+    assert got[2] == "Calling +1 555-555-0142 now to ask their opening hours. I'll text you what they say."
+    assert dials(daemon) == 2
+    first, second = requests(daemon)[1], requests(daemon)[0]
+    assert first.request_id != second.request_id  # a new request, not the old one's stored result
+    assert {k: v for k, v in first.params.items()} == second.params
+    # The number has had its calls for today (CALLD_CALLS_PER_NUMBER_PER_DAY): a third try is refused as any ask is.
+    await say(daemon, ALICE, "try again")
+    assert "already been called" in fake.replies_to(ALICE)[-1] and dials(daemon) == 2
+
+
+async def test_a_follow_up_with_no_recent_request_says_what_to_send_and_calls_no_one(daemon, autojump_clock, monkeypatch):
+    fake = daemon.messaging.fake
+    clock = [1000.0]
+    monkeypatch.setattr(daemon.messaging, "_clock", lambda: clock[0])
+    await say(daemon, ALICE, "what about Sunday?")
+    await say(daemon, ALICE, "call them again")
+    await say(daemon, ALICE, "do they have propane?")
+    assert fake.replies_to(ALICE) == [
+        'Which number should I call? Send it with your request, e.g. "hours +1 415 555 0142".',
+        'I don\'t have a recent request of yours to go on. Send the number with your question, e.g. "hours +1 415 555 0142".',
+        'Which number should I call? Send it with your question, e.g. "is the propane in stock at +1 415 555 0142".',
+    ]
+    assert requests(daemon) == []
+    await say(daemon, ALICE, "hours +1 555 555 0142")
+    clock[0] += daemon.settings.messaging_followup_s + 1  # a day later: too old to be what they mean
+    await say(daemon, ALICE, "call them again")
+    assert fake.replies_to(ALICE)[-1].startswith("I don't have a recent request of yours") and dials(daemon) == 1
+
+
+async def test_a_follow_up_that_names_no_item_gets_a_hint_and_no_call(daemon, autojump_clock):
+    await say(daemon, ALICE, "hours +1 555 555 0142")
+    await say(daemon, ALICE, "which aisle?")
+    assert daemon.messaging.fake.replies_to(ALICE)[-1] == 'Which item do you mean? e.g. "which aisle is the WD-40 in?".'
+    assert dials(daemon) == 1
+
+
+async def test_a_table_booked_with_no_number_is_said_back_first_and_never_booked_twice(daemon, autojump_clock):
+    fake = daemon.messaging.fake
+    await say(daemon, ALICE, "hours +1 555 555 0142")
+    await say(daemon, ALICE, "book a table for 2 Friday 7pm")
+    assert fake.replies_to(ALICE)[-1] == (
+        "Call +1 555-555-0142 and book a table for 2, Friday 7pm? Reply YES to call, or NO to skip.")
+    assert dials(daemon) == 1  # the number was never in the text: nothing is booked before the YES
+    await say(daemon, ALICE, "yes")
+    assert fake.replies_to(ALICE)[-1].startswith("You're booked: a table for 2, ")
+    assert [r.kind for r in requests(daemon)] == ["book", "ask"]
+    await say(daemon, ALICE, "call them again")
+    assert fake.replies_to(ALICE)[-1].startswith("You're already booked at +1 555-555-0142: a table for 2, ")
+    assert dials(daemon) == 2
+
+
+async def test_a_follow_up_from_an_unlinked_handle_gets_nothing_more(daemon, autojump_clock):
+    await say(daemon, STRANGER, "hours +1 555 555 0142")
+    await say(daemon, STRANGER, "call them again")
+    assert daemon.messaging.fake.replies_to(STRANGER) == [replies.UNLINKED] and requests(daemon) == []

@@ -75,3 +75,20 @@ async def test_a_number_outside_north_america_is_named_as_such(daemon, dials, au
     said = await reply_to(daemon, "hours +44 20 7946 0958")
     assert "+1" in said and "+442079460958" in said, said
     assert dials == [] and daemon._ledger.requests(10) == []
+
+
+
+async def test_a_follow_up_goes_through_the_same_gates_as_the_request_it_follows(daemon, dials, autojump_clock):
+    first = await reply_to(daemon, "hours +1 212 555 0142")  # 03:00 in New York: refused, and remembered
+    assert "03:00" in first
+    for text in ("call them again", "do they have propane?"):
+        said = await reply_to(daemon, text)
+        assert "03:00" in said and "08:00" in said, (text, said)
+    daemon._ledger.add_opt_out("+15555550143", said_at=NIGHT, quote="Please stop calling us.", user_id="alice", run_id="run_" + "0" * 20)
+    await reply_to(daemon, "hours +1 555 555 0143")
+    assert "asked not to be called" in await reply_to(daemon, "try again")
+    # Nothing known about Sunday there: offered as a call, and the YES is counted like any call by text.
+    offer = await reply_to(daemon, "what about Sunday?")
+    assert offer.startswith("I don't know their hours for Sunday. Reply YES and I'll call +1 555-555-0143"), offer
+    assert await reply_to(daemon, "yes") == replies.RATE_LIMITED  # the sixth call asked for by text this hour
+    assert dials == [] and daemon._ledger.requests(10) == []

@@ -73,3 +73,29 @@ async def test_live_without_linq_has_no_webhook_route(tmp_path, nursery, autojum
     async with httpx.AsyncClient() as http:
         assert (await http.post(f"http://127.0.0.1:{port}/linq/webhook", content=b"{}")).status_code == 404
     await daemon.shutdown(drain_s=0)
+
+
+async def test_follow_ups_through_the_simulator_are_about_the_last_call(tmp_path, nursery, autojump_clock):
+    sim = Simulator(SCENARIOS["hours"])
+    addrs = await nursery.start(sim.serve)
+    port = free_port()
+    settings = live_settings(tmp_path, addrs, port)
+    daemon: Daemon = await nursery.start(Daemon(settings).serve)
+    async with ControlClient(settings.calld_socket) as client:
+        await client.provision("alice")
+        await client.messaging_link(ALICE, "alice", "Nathan")
+    url = f"http://127.0.0.1:{port}/linq/webhook"
+    async with httpx.AsyncClient() as http:
+        for text in ("hours +1 555 555 0142", "what about Friday?", "call them again"):
+            resp = await http.post(f"{addrs.telnyx_api_base}/sim/linq/text", json={"from": ALICE, "text": text, "url": url})
+            assert resp.json() == {"statuses": [200]}
+            await daemon.messaging.wait_idle()
+        conversation = (await http.get(f"{addrs.telnyx_api_base}/sim/linq/conversation")).json()
+    said = [(line["who"], line["text"]) for line in conversation]
+    assert said[4] == ("calld", "From my call to +1 555-555-0142: on Friday they're open 9 AM to 5 PM.")
+    assert said[6] == ("calld", "Calling +1 555-555-0142 now to ask their opening hours. I'll text you what they say.")
+    assert said[7][0] == "calld" and said[7][1].startswith('They said: "')
+    rows = daemon._ledger.requests(10)
+    assert len(rows) == 2 and rows[0].params == rows[1].params and rows[0].request_id != rows[1].request_id
+    assert not sim.text_model.requests  # a follow-up is read by the parser, never sent to the text model
+    await daemon.shutdown(drain_s=0)

@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 from calld.adapters.fixtures import load_fixture
 from calld.messaging import replies
 from calld.messaging.model import INTENT_SCHEMA, ResponsesTextModel, read_response, request_body
-from calld.messaging.parse import AskIntent, BookIntent, Incomplete, Keyword, Unrecognized, find_numbers, parse_text
+from calld.messaging.parse import AskIntent, BookIntent, FollowUp, Incomplete, Keyword, Unrecognized, find_numbers, parse_text
 from calld.messaging.port import request_id_for
 from calld.domain.requests import RequestId
 from calld.stub.text_model import ScriptedResponses
@@ -61,7 +61,7 @@ def test_stop_inside_a_longer_message_is_not_stop():
 @pytest.mark.parametrize(
     ("text", "want"),
     [
-        ("hours", Incomplete("number", "ask")),
+        ("hours", FollowUp("hours")),  # no number: about the last request's business (the port finds it, or asks which)
         ("book a table at 4155550142", Incomplete("party", "book")),
         ("book a table for 2 at 4155550142", Incomplete("time", "book")),
         ("is it in stock 4155550142", Incomplete("item", "ask")),
@@ -322,3 +322,140 @@ def test_an_answer_from_a_recording_says_it_was_a_recording():
     assert "recorded" in text and '"Our hours are Monday to Friday, 9 AM to 5 PM."' in text
     assert not text.startswith("They said")
     assert replies.outcome({**ANSWERED, "verdict_source": "tool"}, HOURS).startswith("They said")
+
+
+# -- follow-ups: a question that names no number is about the last request ----------------------------------
+
+
+@pytest.mark.parametrize(
+    ("text", "want"),
+    [
+        ("what about Sunday?", FollowUp("day", days=("sunday",))),
+        ("and Saturday?", FollowUp("day", days=("saturday",))),
+        ("How about sat and sun", FollowUp("day", days=("saturday", "sunday"))),
+        ("are they open this weekend?", FollowUp("day", days=("saturday", "sunday"))),
+        ("what time do they close on Thurs?", FollowUp("day", days=("thursday",))),
+        ("ok, what about tomorrow", FollowUp("day", days=("tomorrow",))),
+        ("what time do they close?", FollowUp("hours")),
+        ("and do they have propane?", FollowUp("stock", item="propane")),
+        ("is the propane in stock?", FollowUp("stock", item="propane")),
+        ("do they have it?", FollowUp("stock")),
+        ("which aisle is it in?", FollowUp("aisle")),
+        ("Which aisle?", FollowUp("aisle")),
+        ("where can I find it", FollowUp("aisle")),
+        ("which aisle is the propane in", FollowUp("aisle", item="propane")),
+        ("what about duct tape?", FollowUp("same", item="duct tape")),
+        ("call them again", FollowUp("again")),
+        ("Try again please", FollowUp("again")),
+        ("could you ring them back", FollowUp("again")),
+        ("book a table for 2 Friday 7pm, outdoor if possible", FollowUp("book", party=2, time="Friday 7pm", notes="outdoor if possible")),
+    ],
+)
+def test_follow_ups_that_name_no_number_parse(text, want):
+    assert parse_text(text) == want
+
+
+@pytest.mark.parametrize(
+    ("text", "want"),
+    [
+        ("book a table", Incomplete("party", "book")),  # what is missing from the booking comes first
+        ("what about Sunday 555-0142", Unrecognized()),  # a number there: not a follow-up
+        ("call them again 555-555-0142", Unrecognized()),
+        ("thanks", Unrecognized()),
+        ("what about it", Unrecognized()),
+        ("call them", Keyword("yes")),  # still the yes to a "Reply YES"
+    ],
+)
+def test_what_is_not_a_follow_up(text, want):
+    assert parse_text(text) == want
+
+
+def test_a_follow_up_becomes_a_request_of_the_last_business():
+    from calld.messaging.parse import follow_up
+
+    stock = AskIntent(TO, "stock", "cast iron skillet")
+    assert follow_up(FollowUp("aisle"), stock) == AskIntent(TO, "aisle", "cast iron skillet")
+    assert follow_up(FollowUp("stock", item="propane"), HOURS) == AskIntent(TO, "stock", "propane")
+    assert follow_up(FollowUp("same", item="propane"), stock) == AskIntent(TO, "stock", "propane")
+    assert follow_up(FollowUp("again"), BOOK) == BOOK
+    assert follow_up(FollowUp("hours"), stock) == HOURS
+    assert follow_up(FollowUp("book", party=4, time="Sat 8pm"), HOURS) == BookIntent(TO, 4, "Sat 8pm", None)
+    assert follow_up(FollowUp("aisle"), HOURS) is None  # the hours named no item
+    assert follow_up(FollowUp("same", item="propane"), HOURS) is None
+
+
+def test_today_and_tomorrow_are_read_in_the_business_s_zone():
+    from calld.messaging.port import weekdays
+
+    # Wednesday 2026-06-10 03:00 UTC: still Tuesday evening in San Francisco, Wednesday in London.
+    now = 1781060400.0
+    assert weekdays(("today", "tomorrow", "friday"), "+14155550142", now) == ("tuesday", "wednesday", "friday")
+    assert weekdays(("today",), "+442079460958", now) == ("wednesday",)
+    assert weekdays(("tomorrow",), "+15555550142", now) is None  # the fiction range has no zone
+    assert weekdays(("sunday", "sunday"), "+15555550142", now) == ("sunday",)
+
+
+TYPED = {**ANSWERED, "verdict_source": "tool", "evidence": [{"quote": "Weekdays nine to five, Saturday ten till two, closed Sunday.", "turn": 2}],
+         "answer": {"kind": "hours", "ranges": [
+             {"days": ["monday", "tuesday", "wednesday", "thursday", "friday"], "opens": "09:00", "closes": "17:00"},
+             {"days": ["saturday"], "opens": "10:00", "closes": "14:30"}, {"days": ["sunday"], "closed": True}]}}
+
+
+def test_hours_on_a_day_the_last_call_gave_are_told_from_its_typed_answer():
+    assert replies.hours_for_days(HOURS, TYPED, ("saturday",)) == (
+        "From my call to +1 415-555-0142: on Saturday they're open 10 AM to 2:30 PM.", True)
+    assert replies.hours_for_days(HOURS, TYPED, ("saturday", "sunday")) == (
+        "From my call to +1 415-555-0142: on Saturday they're open 10 AM to 2:30 PM and on Sunday they're closed.", True)
+    heard = {**TYPED, "verdict_source": "greeting"}
+    assert replies.hours_for_days(HOURS, heard, ("monday",))[0].startswith("From the recorded message at +1 415-555-0142:")
+    noon = {**TYPED, "answer": {"kind": "hours", "ranges": [{"days": ["sunday"], "opens": "12:00", "closes": "00:00"},
+                                                            {"days": ["monday"], "around_the_clock": True}]}}
+    assert replies.hours_for_days(HOURS, noon, ("sunday", "monday"))[0].endswith(
+        "on Sunday they're open noon to midnight and on Monday they're open 24 hours.")
+
+
+def test_a_day_the_last_call_did_not_give_is_said_so_and_offered_as_a_call():
+    weekdays_only = {**TYPED, "answer": {"kind": "hours", "ranges": [TYPED["answer"]["ranges"][0]]}}
+    text, complete = replies.hours_for_days(HOURS, weekdays_only, ("friday", "sunday"))
+    assert not complete and text == (
+        "From my call to +1 415-555-0142: on Friday they're open 9 AM to 5 PM. They didn't say about Sunday. "
+        "Reply YES and I'll call +1 415-555-0142 to ask their opening hours, or NO to skip.")
+    unread = {**TYPED, "answer": {"kind": "hours", "ranges": []}}  # words the app could not read as days: theirs, quoted
+    text, complete = replies.hours_for_days(HOURS, unread, ("sunday",))
+    assert not complete and '"Weekdays nine to five, Saturday ten till two, closed Sunday."' in text and "Reply YES" in text
+    stock = {**ANSWERED, "evidence": [{"quote": "Yes, aisle 4.", "turn": 2}], "answer": {"kind": "stock", "availability": "in_stock"}}
+    text, complete = replies.hours_for_days(AskIntent(TO, "stock", "rope"), stock, ("sunday",))
+    assert not complete and text.startswith("I don't know their hours for Sunday. Reply YES and I'll call +1 415-555-0142")
+    assert replies.hours_for_days(HOURS, None, ("sunday",))[1] is False  # the call never gave a result
+
+
+def test_hours_asked_again_with_no_day_repeat_what_they_said():
+    said = replies.hours_again(HOURS, TYPED)
+    assert said == ('When I called +1 415-555-0142 about their hours: They said: "Weekdays nine to five, Saturday ten '
+                    'till two, closed Sunday." Text "call them again" to ask afresh.')
+    assert replies.hours_again(AskIntent(TO, "stock", "rope"), TYPED) is None
+    assert replies.hours_again(HOURS, {"status": "no_answer", "reason": "busy"}) is None
+
+
+def test_a_follow_up_with_nothing_to_go_on_says_what_to_send():
+    assert replies.no_last_request(FollowUp("day", days=("sunday",))) == replies.incomplete(Incomplete("number", "ask"))
+    assert "e.g. \"is the propane in stock at +1 415 555 0142\"" in replies.no_last_request(FollowUp("stock", item="propane"))
+    assert "e.g. \"which aisle is the WD-40 in at +1 415 555 0142\"" in replies.no_last_request(FollowUp("aisle", item="WD-40"))
+    assert "book a table for 2 Friday 7pm at +1 415 555 0142" in replies.no_last_request(FollowUp("book", party=2, time="Fri 7pm"))
+    again = replies.no_last_request(FollowUp("again"))
+    assert "recent request" in again and replies.EXAMPLE in again
+    # an item that would leak is never echoed back
+    assert "CALLD_X" not in replies.no_last_request(FollowUp("stock", item="CALLD_X {boom}"))
+    assert replies.which_item(FollowUp("aisle"), HOURS) == 'Which item do you mean? e.g. "which aisle is the WD-40 in?".'
+    assert "has propane?" in replies.which_item(FollowUp("same", item="propane"), HOURS)
+
+
+def test_follow_up_replies_carry_no_internals_and_stay_in_the_gsm_alphabet():
+    booked = {"status": "booked", "confirmed_party": 2, "confirmed_time": "Friday 7:30pm", "confirmation_text": "See you then."}
+    texts = [replies.hours_for_days(HOURS, TYPED, ("saturday", "sunday", "monday"))[0],
+             replies.hours_for_days(HOURS, None, ("sunday",))[0], replies.hours_again(HOURS, TYPED) or "",
+             replies.already_booked(BOOK, booked), replies.which_item(FollowUp("stock"), HOURS),
+             *(replies.no_last_request(FollowUp(w)) for w in ("hours", "day", "stock", "aisle", "same", "again", "book"))]
+    for text in texts:
+        assert text.isascii() and not replies._LEAKS.search(text), text
+    assert replies.already_booked(BOOK, booked).startswith("You're already booked at +1 415-555-0142: a table for 2, Friday 7:30pm.")

@@ -7,6 +7,9 @@ Pure functions of the text. A text is one of:
   (the request models validate it, as they validate calld-ctl's flags);
 - Incomplete: clearly a request, but a part is missing (the reply says which);
 - Several: two questions in one text (each is asked for in its own text, never guessed at);
+- FollowUp: a question that names no number ("what about Sunday?", "do they have propane?",
+  "which aisle?", "call them again"): it is about the business of the sender's last request,
+  which the port finds in the store (`follow_up` turns the two into a request);
 - Unrecognized: anything else (a text model may try; see calld.messaging.model).
 
 Forms understood: "hours +1 415 555 0142", "is the cast iron skillet in stock at 415-555-0142?",
@@ -61,7 +64,32 @@ class Unrecognized:
     pass
 
 
-Parsed = Keyword | AskIntent | BookIntent | Incomplete | Several | Unrecognized
+Weekday = Literal["monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"]
+WEEK: tuple[Weekday, ...] = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
+DayWord = Weekday | Literal["today", "tomorrow"]
+
+
+@frozen
+class FollowUp:
+    """A question that names no number: it is about the business of the sender's last request.
+
+    - "hours": opening hours, no day named ("what time do they close?");
+    - "day": opening hours on `days` ("what about Sunday?", "and Saturday?", "open this weekend?");
+    - "stock" / "aisle": about `item`, or the last request's item when None ("which aisle is it in?");
+    - "same": the last question again about another `item` ("what about propane?");
+    - "again": the last request again ("call them again", "try again");
+    - "book": a table (`party`, `time`, `notes`) where the last request was.
+    """
+
+    what: Literal["hours", "day", "stock", "aisle", "same", "again", "book"]
+    days: tuple[DayWord, ...] = ()
+    item: str | None = None
+    party: int | None = None
+    time: str | None = None
+    notes: str | None = None
+
+
+Parsed = Keyword | AskIntent | BookIntent | Incomplete | Several | FollowUp | Unrecognized
 
 # Messaging's conventional keywords. Linq marks a chat opted out on STOP, UNSUBSCRIBE, OPTOUT,
 # CANCEL, END, QUIT and OPT OUT (the whole message); calld honours those in any case, too.
@@ -84,6 +112,7 @@ _WORD_NUMBERS = {"one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6,
 _HOURS = re.compile(r"\b(hours?|open(?:ing)?|clos(?:e|es|ing)|what time)\b", re.IGNORECASE)
 _BOOK = re.compile(r"\b(book|reserve|reservation|table for)\b", re.IGNORECASE)
 _AISLE = [
+    re.compile(r"^where\s+(?:can|could|do|would|will)\s+(?:i|we|you)\s+find\s+(?P<item>.+?)(?:\s+(?:in|at))?$", re.IGNORECASE),
     re.compile(r"^(?:which|what)\s+aisle\s+(?:is|are)\s+(?P<item>.+?)(?:\s+(?:in|at|on|kept))?$", re.IGNORECASE),
     re.compile(r"^(?:which|what)\s+aisle\s+(?:has|have|carries|stocks|for)\s+(?P<item>.+?)(?:\s+(?:in|at|on))?$", re.IGNORECASE),
     re.compile(r"^where\s+(?:is|are|do you keep|do they keep)\s+(?P<item>.+?)(?:\s+(?:in|at|on|kept))?$", re.IGNORECASE),
@@ -98,6 +127,24 @@ _STOCK = [
 # Where one question ends and another begins ("hours, and is the skillet in stock?").
 _CLAUSES = re.compile(r"[?;!,]|\b(?:and|also|plus)\b", re.IGNORECASE)
 _ARTICLE = re.compile(r"^(?:the|a|an|any|some)\s+", re.IGNORECASE)
+_POINTER = re.compile(r"(?:it|them|that|this|those|these|one|ones|the|a|an|any|some)", re.IGNORECASE)
+# Follow-ups: what opens a reply to the last answer ("and ...", "ok so ..."), the days a text names,
+# and the ways of asking for the last request again.
+_LEAD = re.compile(r"^(?:(?:and|also|ok(?:ay)?|so|oh|hmm+|great|cool|thanks|thank you|then|but|well)\b[\s,.!]*)+", re.IGNORECASE)
+_WEEKDAY = {"mon": "monday", "tue": "tuesday", "tues": "tuesday", "wed": "wednesday", "thu": "thursday", "thur": "thursday",
+            "thurs": "thursday", "fri": "friday", "sat": "saturday", "sun": "sunday"}
+_DAYS = re.compile(r"\b(?:(?P<day>mon(?:day)?|tue(?:s|sday)?|wed(?:nesday)?|thu(?:r|rs|rsday)?|fri(?:day)?|sat(?:urday)?|sun(?:day)?)s?"
+                   r"|(?P<weekend>(?:the\s+|this\s+)?weekends?)|(?P<rel>today|tonight|tomorrow))\b", re.IGNORECASE)
+_ONE_DAY = re.sub(r"\?P<\w+>", "?:", _DAYS.pattern)
+_DAY_LIST = rf"(?:{_ONE_DAY})(?:\s*(?:,|and|or|&|\+)\s*(?:{_ONE_DAY}))*"
+_DAY_ONLY = re.compile(rf"^(?:(?:what|how)\s+about\s+)?(?:on\s+|for\s+)?{_DAY_LIST}(?:\s+(?:then|too|as well))?$", re.IGNORECASE)
+_SAME = re.compile(r"^(?:what|how)\s+about\s+(?P<item>.+)$", re.IGNORECASE)
+_AGAIN = re.compile(
+    r"^(?:please\s+)?(?:(?:can|could|would|will)\s+you\s+)?(?:"
+    r"(?:call|ring|phone|try|ask|dial)(?:\s+(?:them|him|her|it|that|the store|the place|that number))?"
+    r"\s+(?:again|back|once more|one more time)|retry|redial|again|one more time|once more)(?:\s+please)?$",
+    re.IGNORECASE,
+)
 
 
 def parse_text(text: str) -> Parsed:
@@ -111,16 +158,18 @@ def parse_text(text: str) -> Parsed:
     for raw, _ in numbers:
         rest = rest.replace(raw, " ")
     rest = " ".join(rest.split()).strip(" ,;:-?!.")
+    rest = _LEAD.sub("", rest).strip(" ,;:-?!.")  # "and do they have propane?", "ok, which aisle?"
     kind = _kind(rest)
     if kind is None:
-        return Unrecognized()
+        return _follow_up(rest) if not numbers and not _LOCAL_NUMBER.search(text) else Unrecognized()
     if kind != "book" and len({k for clause in _CLAUSES.split(rest) if (k := _kind(clause))}) > 1:
         return Several()
     if len(numbers) != 1:
         if numbers:
             return Unrecognized()
-        missing = "area_code" if _LOCAL_NUMBER.search(text) else "number"  # "555-0142": which area?
-        return Incomplete(missing, "book" if kind == "book" else "ask")
+        if _LOCAL_NUMBER.search(text):  # "555-0142": which area?
+            return Incomplete("area_code", "book" if kind == "book" else "ask")
+        return _follow_up_asked(rest, kind)
     to = numbers[0][1]
     if kind == "book":
         return _book(rest, to)
@@ -142,7 +191,7 @@ def _fold(text: str) -> str:
 def _kind(rest: str) -> Literal["book", "hours", "stock", "aisle"] | None:
     if _BOOK.search(rest):
         return "book"
-    if re.search(r"\baisle\b|^where\s+(?:is|are|do)\b", rest, re.IGNORECASE):
+    if re.search(r"\baisle\b|^where\s+(?:is|are|do|can|could|would|will)\b", rest, re.IGNORECASE):
         return "aisle"
     if re.search(r"\b(in stock|available|on the shelf|do (?:you|they) (?:have|carry|stock)|stock)\b", rest, re.IGNORECASE):
         return "stock"
@@ -181,7 +230,7 @@ def _item(rest: str, patterns: list[re.Pattern[str]]) -> str | None:
         if m := pattern.match(rest):
             item = _ARTICLE.sub("", m.group("item").strip(" ,;:-?!.\"'"))
             # Only a pointer or an article names nothing to ask about ("is the  in stock at ...").
-            if item and not re.fullmatch(r"(?:it|them|that|this|those|these|one|ones|the|a|an|any|some)", item, re.IGNORECASE):
+            if item and not _POINTER.fullmatch(item):
                 return item
     return None
 
@@ -202,3 +251,65 @@ def _book(rest: str, to: str) -> BookIntent | Incomplete:
         return Incomplete("time", "book")
     time = " ".join(when.group(0).split())
     return BookIntent(to, party, time, notes)
+
+
+def _follow_up(rest: str) -> FollowUp | Unrecognized:
+    """A text with no number and no question word of its own: a day, "again", or "what about X"."""
+    if _DAY_ONLY.fullmatch(rest):
+        return FollowUp("day", days=days_named(rest))
+    if _AGAIN.fullmatch(rest):
+        return FollowUp("again")
+    if m := _SAME.fullmatch(rest):
+        item = _ARTICLE.sub("", m.group("item").strip(" ,;:-?!.\"'"))
+        if item and not _POINTER.fullmatch(item):
+            return FollowUp("same", item=item)
+    return Unrecognized()
+
+
+def _follow_up_asked(rest: str, kind: Literal["book", "hours", "stock", "aisle"]) -> FollowUp | Incomplete:
+    """A question that names no number: about the last request's business."""
+    if kind == "hours":
+        days = days_named(rest)
+        return FollowUp("day", days=days) if days else FollowUp("hours")
+    if kind == "book":
+        booking = _book(rest, "")
+        if isinstance(booking, Incomplete):
+            return booking
+        return FollowUp("book", party=booking.party, time=booking.time, notes=booking.notes)
+    return FollowUp(kind, item=_item(rest, _STOCK if kind == "stock" else _AISLE))
+
+
+def days_named(text: str) -> tuple[DayWord, ...]:
+    """The days a text names, in order, once each: "saturday and sunday", "the weekend", "tonight"."""
+    found: list[DayWord] = []
+    for m in _DAYS.finditer(text):
+        if m.group("day"):
+            word = m.group("day").lower()
+            named: tuple[DayWord, ...] = (_WEEKDAY.get(word, word),)  # type: ignore[assignment]
+        elif m.group("weekend"):
+            named = ("saturday", "sunday")
+        else:
+            named = ("tomorrow",) if m.group("rel").lower() == "tomorrow" else ("today",)
+        found.extend(d for d in named if d not in found)
+    return tuple(found)
+
+
+def follow_up(parsed: FollowUp, last: AskIntent | BookIntent) -> AskIntent | BookIntent | None:
+    """The request a follow-up makes of the last request's business; None when it makes none by itself
+    (hours on a day, which may be answered from the last result, or an item the last request never had)."""
+    match parsed.what:
+        case "again":
+            return last
+        case "hours":
+            return AskIntent(last.to, "hours")
+        case "stock" | "aisle":
+            item = parsed.item or (last.item if isinstance(last, AskIntent) else None)
+            return AskIntent(last.to, parsed.what, item) if item else None
+        case "same":
+            if isinstance(last, AskIntent) and last.ask in ("stock", "aisle") and parsed.item:
+                return AskIntent(last.to, last.ask, parsed.item)
+            return None
+        case "book":
+            assert parsed.party is not None and parsed.time is not None
+            return BookIntent(last.to, parsed.party, parsed.time, parsed.notes)
+    return None

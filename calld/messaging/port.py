@@ -10,6 +10,10 @@ Handling, per sender handle one decision at a time:
   STOP/START/HELP keywords -> unlinked handle (one polite line) -> texts-per-hour flood limit ->
   a YES/NO for the pending model-parsed request -> the deterministic parser -> (live: the text
   model, then a confirmation, never a dial) -> the calls-per-hour limit -> the call.
+A follow-up that names no number ("what about Sunday?", "do they have propane?", "call them again")
+is about the sender's last request (MESSAGING_FOLLOWUP_S, a day): hours on a day the last call gave
+are answered from its result with no call; anything else becomes a request to the same business and
+goes the same way as any other (a booking is confirmed first, its number being implied).
 A call goes through the very service functions the control API uses (Daemon.ask / Daemon.book),
 with one request id per inbound message (from its message id), so validation, policy, calling
 windows and idempotency apply unchanged and a redelivered text never dials twice.
@@ -27,7 +31,9 @@ import re
 import time
 from collections.abc import AsyncIterator, Callable
 from contextlib import aclosing, asynccontextmanager
+from datetime import UTC, datetime, timedelta
 from typing import TYPE_CHECKING, Any
+from zoneinfo import ZoneInfo
 
 import attrs
 import httpx
@@ -40,9 +46,23 @@ from calld.domain.requests import AskRequest, BookRequest
 from calld.messaging import replies
 from calld.messaging.linq import LinqHttp, LinqSendError, OptedOut, open_linq_client
 from calld.messaging.model import ResponsesTextModel, TextModel, open_openai_client
-from calld.messaging.parse import AskIntent, BookIntent, Incomplete, Keyword, Several, Unrecognized, parse_text
+from calld.messaging.parse import (
+    WEEK,
+    AskIntent,
+    BookIntent,
+    DayWord,
+    FollowUp,
+    Incomplete,
+    Keyword,
+    Several,
+    Unrecognized,
+    Weekday,
+    follow_up,
+    parse_text,
+)
 from calld.messaging.store import Link, MessagingStore
 from calld.messaging.wire import InboundText, LinqSignatureError, LinqWireError, WebhookVerifier, parse_webhook
+from calld.policy.window import zones_for
 
 if TYPE_CHECKING:
     from calld.ledger import Ledger
@@ -258,6 +278,11 @@ class MessagingPort:
             elif isinstance(parsed, Unrecognized):
                 await self._understand(msg, link, now)
                 return
+            elif isinstance(parsed, FollowUp):
+                resolved = await self._follow_up(msg, parsed, link, now)
+                if resolved is None:  # answered, offered or explained: no call from this text
+                    return
+                intent = resolved
             else:
                 intent = parsed
             request_or_error = build_request(intent, link, request_id_for(source))
@@ -287,6 +312,55 @@ class MessagingPort:
             calling.remove(this)
             if not calling:
                 del self._calling[msg.handle]
+
+    async def _follow_up(self, msg: InboundText, parsed: FollowUp, link: Link, now: float) -> AskIntent | BookIntent | None:
+        """A text that names no number, about the sender's last request: the request it makes of the same
+        business, or None when it is answered here (hours from the last result, an offer to call, a hint)."""
+        last = self.store.last_request(msg.handle, now - self.settings.messaging_followup_s)
+        if last is None:  # none on record, or too long ago to be what they mean
+            self.store.set_outcome(msg.event_id, "no_last_request")
+            await self._send(msg, "followup", replies.no_last_request(parsed))
+            return None
+        if parsed.what == "day":
+            days = weekdays(parsed.days, last.intent.to, now)
+            if days is None:  # "tomorrow" where the business's day is not known: their hours as a whole
+                parsed = FollowUp("hours")
+            elif any(c.asked == _asked(last.intent) for c in self._calling.get(msg.handle, [])):
+                self.store.set_outcome(msg.event_id, "already_calling")
+                await self._send(msg, "already", replies.already_calling(last.intent))
+                return None
+            else:
+                text, complete = replies.hours_for_days(last.intent, last.result, days)
+                if not complete:  # "Reply YES and I'll call to ask": the YES goes through every gate
+                    offer = AskIntent(last.intent.to, "hours")
+                    self.store.put_pending(msg.handle, msg.chat_id, msg.message_id, offer, now + self.settings.messaging_confirm_s)
+                self.store.set_outcome(msg.event_id, "answered_before" if complete else "confirm")
+                await self._send(msg, "followup", text)
+                return None
+        if parsed.what == "hours" and (said := replies.hours_again(last.intent, last.result)):
+            self.store.set_outcome(msg.event_id, "answered_before")
+            await self._send(msg, "followup", said)
+            return None
+        if parsed.what == "again" and isinstance(last.intent, BookIntent) and (last.result or {}).get("status") == "booked":
+            self.store.set_outcome(msg.event_id, "already_booked")
+            await self._send(msg, "followup", replies.already_booked(last.intent, last.result or {}))
+            return None
+        intent = follow_up(parsed, last.intent)
+        if intent is None:
+            self.store.set_outcome(msg.event_id, "incomplete")
+            await self._send(msg, "followup", replies.which_item(parsed, last.intent))
+            return None
+        if parsed.what == "book":  # a table booked at a number the text never named: said back, then YES
+            checked = build_request(intent, link, request_id_for(msg.message_id))
+            if isinstance(checked, str):
+                self.store.set_outcome(msg.event_id, "invalid")
+                await self._send(msg, "invalid", checked)
+                return None
+            self.store.put_pending(msg.handle, msg.chat_id, msg.message_id, intent, now + self.settings.messaging_confirm_s)
+            self.store.set_outcome(msg.event_id, "confirm")
+            await self._send(msg, "confirm", replies.confirm(intent))
+            return None
+        return intent
 
     async def _understand(self, msg: InboundText, link: Link, now: float) -> None:
         """A text the parser did not know: the text model reads it, and the person confirms it."""
@@ -420,6 +494,23 @@ def _asked(intent: AskIntent | BookIntent) -> tuple[str, ...]:
     if isinstance(intent, AskIntent):
         return (intent.to, intent.ask, " ".join((intent.item or "").casefold().split()))
     return (intent.to, "book", str(intent.party), " ".join(intent.time.casefold().split()))
+
+
+def weekdays(days: tuple[DayWord, ...], to: str, now: float) -> tuple[Weekday, ...] | None:
+    """The weekdays a follow-up names, "today" and "tomorrow" read in the business's zone; None when
+    that zone is not known (or its zones disagree on the day)."""
+    out: list[Weekday] = []
+    for day in days:
+        if day in ("today", "tomorrow"):
+            ahead = timedelta(days=1 if day == "tomorrow" else 0)
+            at = datetime.fromtimestamp(now, UTC)
+            there = {WEEK[(at.astimezone(ZoneInfo(zone)).date() + ahead).weekday()] for zone in zones_for(to)}
+            if len(there) != 1:
+                return None
+            day = there.pop()
+        if day not in out:
+            out.append(day)  # type: ignore[arg-type]
+    return tuple(out)
 
 
 def _mask(handle: str) -> str:

@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from calld.messaging.parse import AskIntent, BookIntent, Incomplete
+from calld.messaging.parse import AskIntent, BookIntent, FollowUp, Incomplete, Weekday
 
 EXAMPLE = "hours +1 415 555 0142"
 MAX_QUOTE = 280
@@ -217,3 +217,133 @@ def outcome(result: dict[str, Any], intent: AskIntent | BookIntent) -> str:
     if status == "failed" and words:
         return words
     return "Sorry, the call didn't work out, so I don't have an answer. Please try again in a few minutes."
+
+
+# -- follow-ups: texts about the last request's business ----------------------------------------------
+
+_OFFER_HOURS = "Reply YES and I'll call {who} to ask their opening hours, or NO to skip."
+
+
+def _clock(hhmm: object) -> str | None:
+    """"09:00" -> "9 AM", "17:30" -> "5:30 PM", "12:00" -> "noon"; None for anything else."""
+    if not isinstance(hhmm, str) or not re.fullmatch(r"([01]\d|2[0-3]):[0-5]\d", hhmm):
+        return None
+    hour, minute = int(hhmm[:2]), int(hhmm[3:])
+    if minute == 0 and hour in (0, 12):
+        return "midnight" if hour == 0 else "noon"
+    shown = f"{hour % 12 or 12}" + (f":{minute:02d}" if minute else "")
+    return f"{shown} {'AM' if hour < 12 else 'PM'}"
+
+
+def _open_words(day: dict[str, Any]) -> str | None:
+    """One typed day's hours in words: "open 9 AM to 5 PM", "closed", "open 24 hours"."""
+    if day.get("closed") is True:
+        return "closed"
+    if day.get("around_the_clock") is True:
+        return "open 24 hours"
+    opens, closes = _clock(day.get("opens")), _clock(day.get("closes"))
+    if opens and closes:
+        return f"open {opens} to {closes}"
+    if opens:
+        return f"open from {opens}"
+    if closes:
+        return f"open until {closes}"
+    return None
+
+
+def _typed_hours(result: dict[str, Any] | None) -> list[dict[str, Any]] | None:
+    """The typed hours of an answered hours call (the ranges the app read from their words); None if it was not one."""
+    if not isinstance(result, dict) or result.get("status") != "answered":
+        return None
+    answer = result.get("answer")
+    if not isinstance(answer, dict) or answer.get("kind") != "hours":
+        return None
+    ranges = answer.get("ranges")
+    return [r for r in ranges if isinstance(r, dict)] if isinstance(ranges, list) else []
+
+
+def hours_on(result: dict[str, Any] | None, day: Weekday) -> str | None:
+    """What the last call's typed hours say about `day` ("open 9 AM to 5 PM", "closed"); None if nothing.
+    Where more than one reading names the day, a weekly one wins over one for a single date, and a later
+    one over an earlier (a later word may correct the first)."""
+    named = [r for r in _typed_hours(result) or [] if isinstance(r.get("days"), list) and day in r["days"]]
+    named.sort(key=lambda r: r.get("date") is None)
+    for reading in reversed(named):
+        if words := _open_words(reading):
+            return words
+    return None
+
+
+def _listed(parts: list[str]) -> str:
+    return parts[0] if len(parts) == 1 else ", ".join(parts[:-1]) + " and " + parts[-1]
+
+
+def hours_for_days(last: AskIntent | BookIntent, result: dict[str, Any] | None, days: tuple[Weekday, ...]) -> tuple[str, bool]:
+    """A follow-up about opening hours on `days`, answered from the last call where it said: the text, and
+    whether every day was known (if not, the text offers to call and ask)."""
+    who = spoken_number(last.to)
+    known = {day: hours_on(result, day) for day in days}
+    said = [f"on {day.capitalize()} they're {words}" for day, words in known.items() if words]
+    unknown = [day.capitalize() for day, words in known.items() if not words]
+    recorded = isinstance(result, dict) and result.get("verdict_source") == "greeting"
+    source = f"the recorded message at {who}" if recorded else f"my call to {who}"
+    offer = _OFFER_HOURS.format(who=who)
+    if not unknown:
+        return f"From {source}: {_listed(said)}.", True
+    if said:
+        return f"From {source}: {_listed(said)}. They didn't say about {_listed(unknown)}. {offer}", False
+    typed = _typed_hours(result)
+    if typed is not None:  # an hours answer without those days; or one whose days the app could not read: their words
+        quote = _quote(result or {}, "answer_text") if not typed else None
+        heard = f" They said: \"{quote}\"" if quote else ""
+        return f"When I called {who}, they didn't tell me about {_listed(unknown)}.{heard} {offer}", False
+    return f"I don't know their hours for {_listed(unknown)}. {offer}", False
+
+
+def hours_again(last: AskIntent | BookIntent, result: dict[str, Any] | None) -> str | None:
+    """Their hours asked again, no day named, after a call that answered them: what they said then."""
+    if _typed_hours(result) is None or not isinstance(last, AskIntent) or last.ask != "hours":
+        return None
+    assert result is not None
+    quote = _quote(result, "answer_text")
+    if quote is None:
+        return None
+    heard = "Their recorded message said" if result.get("verdict_source") == "greeting" else "They said"
+    return f"When I called {spoken_number(last.to)} about their hours: {heard}: \"{quote}\" Text \"call them again\" to ask afresh."
+
+
+def _example_item(item: str | None) -> str | None:
+    return safe_words(item, 60) if item else None
+
+
+def no_last_request(follow: FollowUp) -> str:
+    """A follow-up with no recent request of theirs to go on: what to send instead."""
+    item = _example_item(follow.item)
+    if follow.what in ("hours", "day"):
+        return _INCOMPLETE["number"]
+    if follow.what == "stock" and item:
+        return f"Which number should I call? Send it with your question, e.g. \"is the {item} in stock at +1 415 555 0142\"."
+    if follow.what == "aisle" and item:
+        return f"Which number should I call? Send it with your question, e.g. \"which aisle is the {item} in at +1 415 555 0142\"."
+    if follow.what == "book":
+        return "Which number should I call? Send it with the booking, e.g. \"book a table for 2 Friday 7pm at +1 415 555 0142\"."
+    return f"I don't have a recent request of yours to go on. Send the number with your question, e.g. \"{EXAMPLE}\"."
+
+
+def which_item(follow: FollowUp, last: AskIntent | BookIntent) -> str:
+    """A follow-up about an item the last request never named ("which aisle?" after asking the hours)."""
+    item = _example_item(follow.item)
+    if follow.what == "same" and item:
+        return (f"Do you mean whether {spoken_number(last.to)} has {item}? Text \"do they have {item}?\" "
+                f"or \"which aisle is the {item} in?\".")
+    if follow.what == "aisle":
+        return "Which item do you mean? e.g. \"which aisle is the WD-40 in?\"."
+    return "Which item do you mean? e.g. \"do they have propane?\"."
+
+
+def already_booked(last: BookIntent, result: dict[str, Any]) -> str:
+    """"Call them again" after a booking that was made: it is not made twice."""
+    party = result.get("confirmed_party") if isinstance(result.get("confirmed_party"), int) else last.party
+    when = safe_words(result.get("confirmed_time"), 80) or last.time
+    return (f"You're already booked at {spoken_number(last.to)}: a table for {party}, {when}. I won't book it twice. "
+            f"For another table, text the day and time, e.g. \"book a table for 2 Saturday 8pm\".")
