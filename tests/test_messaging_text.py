@@ -459,3 +459,17 @@ def test_follow_up_replies_carry_no_internals_and_stay_in_the_gsm_alphabet():
     for text in texts:
         assert text.isascii() and not replies._LEAKS.search(text), text
     assert replies.already_booked(BOOK, booked).startswith("You're already booked at +1 415-555-0142: a table for 2, Friday 7:30pm.")
+
+
+def test_what_a_reply_tells_the_sender_to_text_is_a_text_calld_understands():
+    import re
+
+    from calld.messaging.parse import FollowUp, parse_text
+
+    # The voicemail reply and the hours follow-up both tell the sender what to text next: it must work.
+    heard = {**ANSWERED, "evidence": [{"quote": "We're open nine to five on weekdays.", "turn": 2}], "answer": {"kind": "hours", "ranges": []}}
+    for reply in (replies.outcome({"status": "voicemail"}, HOURS), replies.hours_again(HOURS, heard)):
+        assert reply is not None
+        [suggested] = re.findall(r'Text "([^"]+)"', reply)
+        parsed = parse_text(suggested)
+        assert isinstance(parsed, FollowUp) and parsed.what == "again", (suggested, parsed)

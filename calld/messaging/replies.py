@@ -211,7 +211,7 @@ def outcome(result: dict[str, Any], intent: AskIntent | BookIntent) -> str:
             return f"They wouldn't tell me. Their words: \"{quote}\""
         return "They couldn't tell me that over the phone. You might ask them in person."
     if status == "voicemail":
-        return "I got their voicemail and didn't leave a message. Try again when they're open?"
+        return "I reached their voicemail and didn't leave a message. Text \"call them again\" and I'll try once more."
     if status == "no_answer":
         return words or f"Nobody picked up at {who}. Please try again later."
     if status == "failed" and words:
