@@ -908,4 +908,8 @@ PHRASINGS = [
     ('hours', ('B: Hello.', 'A: Hi, this is an automated assistant calling for Nathan. What are your hours?', 'B: we\'re open nine to six every day but on saturdays we close early, at three.'), 'Saturday closes at 6 PM.', False, None),
     ('hours', ('B: Hello.', 'A: Hi, this is an automated assistant calling for Nathan. What are your hours?', 'B: we\'re open nine to six every day but on saturdays we close early, at three.'), 'Closes at 3 on Monday.', False, None),
     ('hours', ('B: Hello.', 'A: Hi, this is an automated assistant calling for Nathan. What are your hours?', 'B: we\'re open nine to six every day but on saturdays we close early, at three.'), 'Monday to Friday 9 AM to 6 PM.', True, None),
+    # no commas: the closed word is the day's before it, and the days after it have their own time
+    ('hours', ('B: Hello.', 'A: Hi, this is an automated assistant calling for Nathan. What are your hours?', "B: sundays we're closed monday through saturday nine to six."), 'Open Sunday 9 to 6.', False, None),
+    ('hours', ('B: Hello.', 'A: Hi, this is an automated assistant calling for Nathan. What are your hours?', "B: sundays we're closed monday through saturday nine to six."), 'Monday to Saturday 9 AM to 6 PM.', True, None),
+    ('hours', ('B: Hello.', 'A: Hi, this is an automated assistant calling for Nathan. What are your hours?', "B: sundays we're closed monday through saturday nine to six."), 'Closed on Sunday.', True, None),
 ]

@@ -349,6 +349,9 @@ _SATURDAY_AT_THREE = [(tuple(d for d in w.WEEKDAYS if d != "saturday"), "09:00",
     ("We're open every day except Sundays, when we're open eleven to four.", [(("sunday",), "11:00", "16:00", False)]),
     ("We're open nine to six every day except Sundays, when we're open eleven to four.",
      [(tuple(w.WEEKDAYS[:6]), "09:00", "18:00", False), (("sunday",), "11:00", "16:00", False)]),
+    # no commas: a day said closed, then days with their own time
+    ("sundays we're closed monday through saturday nine to six.",
+     [(("sunday",), None, None, True), (tuple(w.WEEKDAYS[:6]), "09:00", "18:00", False)]),
     # more days for the time just said
     ("We close at midnight on Fridays and Saturdays.", [(("friday", "saturday"), None, "00:00", False)]),
     ("Open till ten on Fridays and on Saturdays, and Sundays we close at six.",

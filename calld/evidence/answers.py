@@ -93,13 +93,16 @@ _TIME_TO_COME = re.compile(r"\b(?:close|closes|closing|shut|shuts|open|opens|ope
 def _clauses(text: str) -> list[str]:
     """The clauses of a sentence; without commas, days said right after a time, or after days said
     right after one, start a clause when it has days already ("nine to six every day saturdays we
-    close at three", "monday through saturday nine to nine sunday eleven to six")."""
+    close at three", "monday through saturday nine to nine sunday eleven to six"), and so do days
+    with a time of their own after a day said closed ("sundays we're closed monday through ...")."""
     cuts = {0, len(text)}
     for m in _CLAUSES.finditer(text):
         cuts |= {m.start(), m.end()}
     ends = {f.end for f in w.clocks(text)}
     named = []
     for d in w.days(text):
+        if (later := w.days_after_closed(text, d)) is not None:
+            cuts.add(later)  # "sundays we're closed | monday through saturday nine to six"
         if len(text[:d.start].rstrip()) in ends:
             ends.add(d.end)
             if any(e.start >= max(c for c in cuts if c <= d.start) for e in named):

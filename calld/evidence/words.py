@@ -326,6 +326,9 @@ _CLOSED_AFTER = re.compile(
     re.I)  # "Monday to Friday, closed on holidays" or "..., closed Sundays" is about other days
 
 
+_CLOSED_AT_A_DAY = re.compile(rf"\b(?:{_DAY_NAME})\s+(?:(?:we'?re|we are|they'?re|they are|it'?s|it is)\s+)?(?:closed|shut)\s+(?:on\s+)?$", re.I)
+
+
 def day_open(text: str, day: DaysFound) -> bool:
     """False when the words say the business is closed that day ("we're closed Sundays", "not open on
     Saturday", "Sundays we're closed", "Sun closed")."""
@@ -335,6 +338,10 @@ def day_open(text: str, day: DaysFound) -> bool:
     if _EXCEPT.search(before) and day.days and any(
             day.days <= (clock_days(text, f) or frozenset()) for f in clocks(text)):
         return True  # "we close at 5 except on Fridays, when it's 6": set apart with a time of their own
+    if days_after_closed(text, day) is not None:
+        return False  # "sundays we're closed monday through saturday nine to six": Sunday
+    if _CLOSED_AT_A_DAY.search(before) and _has_own_time(text, day):
+        return True  # ... and Monday through Saturday, at their own time
     after = _MORE_DAYS.match(text, day.end)
     if _CLOSED_ALL_BUT.search(text, 0, day.start):
         return True
@@ -439,6 +446,36 @@ def _time_pieces(text: str) -> tuple[tuple[int, int], ...]:
     return tuple(merged)
 
 
+# "sundays we're closed monday through saturday nine to six" (no commas): the closed word is the
+# day's before it, and the days after it are open at the time that follows them.
+_CLOSED_THEN_DAYS = re.compile(r"\s*(?:(?:we'?re|we are|they'?re|they are|it'?s|it is)\s+)?(?:closed|shut)\s+(?:on\s+)?", re.I)
+
+
+def days_after_closed(text: str, day: DaysFound) -> int | None:
+    """Where days with a time of their own begin, when the words right after `day` say it is closed
+    and then name them ("sundays we're closed monday through saturday nine to six"); else None."""
+    m = _CLOSED_THEN_DAYS.match(text, day.end)
+    if m is None:
+        return None
+    later = next((d for d in days(text) if d.start == m.end()), None)
+    return m.end() if later is not None and _has_own_time(text, later) else None
+
+
+def _has_own_time(text: str, day: DaysFound) -> bool:
+    run = _MORE_DAYS.match(text, day.end)
+    end = run.end() if run else day.end
+    return any(_DAYS_THEN_TIME.fullmatch(text, end, f.start) for f in clocks(text) if f.start >= end)
+
+
+def _open_days(text: str, a: int, b: int) -> frozenset[DayKey]:
+    """The days named in text[a:b] that a time there can be for: not one said closed just before
+    days with a time of their own."""
+    named = [d for d in days(text) if a <= d.start < b]
+    every = frozenset().union(*(day_keys(d) for d in named))
+    closed = frozenset().union(*(day_keys(d) for d in named if days_after_closed(text, d) is not None))
+    return every - closed if every - closed else every
+
+
 _SETS_APART = re.compile(r"\s*(?:[,;:]|[-–—]|\b(?:but|except|however|only|whereas|though|although)\b)", re.I)
 
 
@@ -446,7 +483,7 @@ _SETS_APART = re.compile(r"\s*(?:[,;:]|[-–—]|\b(?:but|except|however|only|wh
 def clock_days(text: str, found: Found) -> frozenset[DayKey] | None:
     """The days `text` says the time (or the "24 hours") at `found` is for; None when it does not say."""
     pieces = _time_pieces(text)
-    owns = [frozenset().union(*(day_keys(d) for d in days(text) if a <= d.start < b)) for a, b in pieces]
+    owns = [_open_days(text, a, b) for a, b in pieces]
     # Times said before any days, then days set apart with their own times ("open until 9, but on
     # Sundays until 6"; "8 to 8, weekends 10 to 4"): the first times are for the other days.
     first = next((i for i, own in enumerate(owns) if own), None)
