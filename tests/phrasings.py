@@ -912,4 +912,9 @@ PHRASINGS = [
     ('hours', ('B: Hello.', 'A: Hi, this is an automated assistant calling for Nathan. What are your hours?', "B: sundays we're closed monday through saturday nine to six."), 'Open Sunday 9 to 6.', False, None),
     ('hours', ('B: Hello.', 'A: Hi, this is an automated assistant calling for Nathan. What are your hours?', "B: sundays we're closed monday through saturday nine to six."), 'Monday to Saturday 9 AM to 6 PM.', True, None),
     ('hours', ('B: Hello.', 'A: Hi, this is an automated assistant calling for Nathan. What are your hours?', "B: sundays we're closed monday through saturday nine to six."), 'Closed on Sunday.', True, None),
+    # a filler between the cue and the time
+    ('hours', ('B: Hello.', 'A: Hi, this is an automated assistant calling for Nathan. What are your hours?', 'B: um, we close at, uh, nine.'), 'Closes at 9 PM.', True, None),
+    ('hours', ('B: Hello.', 'A: Hi, this is an automated assistant calling for Nathan. What are your hours?', 'B: um, we close at, uh, nine.'), 'Closes at 10 PM.', False, None),
+    ('hours', ('B: Hello.', 'A: Hi, this is an automated assistant calling for Nathan. What are your hours?', "B: we're open from nine to, um, five."), '9 AM to 5 PM.', True, None),
+    ('hours', ('B: Hello.', 'A: Hi, this is an automated assistant calling for Nathan. What are your hours?', "B: we're open from nine to, um, five."), '9 AM to 6 PM.', False, None),
 ]

@@ -40,7 +40,8 @@ _NOON = re.compile(r"\b(noon|midday|midnight)\b", re.I)
 _TIME_CONTEXT = re.compile(
     r"\b(open|opens|opening|close|closes|closing|closed|until|till|til|from|to|through|at|after|before|"
     r"by|around|between|and|am|pm|a\.m\.|p\.m\.|o'clock|-|(?:can|could) do|how about|what about|"
-    r"(?:earliest|latest|first|last)(?: one)? (?:i|we) (?:have|got|can do) is)\s*(?:(?:about|around|roughly|approximately|like)\s+)?$",
+    r"(?:earliest|latest|first|last)(?: one)? (?:i|we) (?:have|got|can do) is)"
+    r"(?:[\s,]*\b(?:uh+|um+|erm?|ah+|hmm+)\b)*[\s,]*(?:(?:about|around|roughly|approximately|like)\s+)?$",  # "at, uh, nine"
     re.I,
 )
 
