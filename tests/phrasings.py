@@ -917,4 +917,11 @@ PHRASINGS = [
     ('hours', ('B: Hello.', 'A: Hi, this is an automated assistant calling for Nathan. What are your hours?', 'B: um, we close at, uh, nine.'), 'Closes at 10 PM.', False, None),
     ('hours', ('B: Hello.', 'A: Hi, this is an automated assistant calling for Nathan. What are your hours?', "B: we're open from nine to, um, five."), '9 AM to 5 PM.', True, None),
     ('hours', ('B: Hello.', 'A: Hi, this is an automated assistant calling for Nathan. What are your hours?', "B: we're open from nine to, um, five."), '9 AM to 6 PM.', False, None),
+    # counts in words: hundreds, half a dozen, a single one
+    ('stock', ('B: Hello.', 'A: Do you have the potting soil in stock?', "B: we have two hundred bags."), 'In stock, 200 bags.', True, None),
+    ('stock', ('B: Hello.', 'A: Do you have the potting soil in stock?', "B: we have two hundred bags."), 'In stock, 2 bags.', False, None),
+    ('stock', ('B: Hello.', 'A: Do you have the potting soil in stock?', "B: we have half a dozen."), 'In stock, 6 of them.', True, None),
+    ('stock', ('B: Hello.', 'A: Do you have the potting soil in stock?', "B: we have half a dozen."), 'In stock, 12 of them.', False, None),
+    ('stock', ('B: Hello.', 'A: Do you have the potting soil in stock?', "B: we've got a single one left."), 'Only 1 left.', True, None),
+    ('stock', ('B: Hello.', 'A: Do you have the potting soil in stock?', "B: we've got a single one left."), 'In stock, 5 of them.', False, None),
 ]

@@ -388,6 +388,15 @@ def test_typed_stock_and_aisle():
     assert answers.read_answer(Q.AISLE, ["It's in the garden department."]) == answers.Aisle("garden department")
 
 
+@pytest.mark.parametrize(("said", "typed"), [
+    ("We have two hundred bags.", ("in_stock", 200)),
+    ("We have half a dozen.", ("in_stock", 6)),
+    ("We've got a single one left.", ("limited", 1)),
+])
+def test_typed_stock_counts_said_in_words(said, typed):
+    assert answers.read_answer(Q.STOCK, [said]) == answers.Stock(*typed)
+
+
 def test_typed_stock_kind_by_kind_when_the_business_spoke_only_of_kinds():
     from calld.runtime.verdict import typed_answer
 

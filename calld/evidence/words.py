@@ -23,11 +23,14 @@ _UNITS = {
     "fourteen": 14, "fifteen": 15, "sixteen": 16, "seventeen": 17, "eighteen": 18, "nineteen": 19,
     "twenty": 20, "thirty": 30, "forty": 40, "fifty": 50, "a couple": 2, "couple": 2, "a dozen": 12, "dozen": 12,
 }
-_UNITS |= {"hundred": 100, "a hundred": 100, "one hundred": 100, "thousand": 1000, "a thousand": 1000}
+_UNITS |= {"hundred": 100, "a hundred": 100, "one hundred": 100, "thousand": 1000, "a thousand": 1000,
+           "half a dozen": 6, "a half dozen": 6, "half dozen": 6, "a single": 1}
+_UNITS |= {f"{u} hundred": n * 100 for u, n in _UNITS.items() if 2 <= n <= 9 and " " not in u}  # "two hundred bags"
 _TENS = {"twenty": 20, "thirty": 30, "forty": 40, "fifty": 50, "sixty": 60, "seventy": 70, "eighty": 80, "ninety": 90}
 _UNITS |= _TENS | {f"{t}{sep}{u}": n + _UNITS[u] for t, n in _TENS.items() for u in
                    ("one", "two", "three", "four", "five", "six", "seven", "eight", "nine") for sep in (" ", "-")}
-_CLOCK_WORDS = {w: n for w, n in _UNITS.items() if 1 <= n <= 12 and w not in ("a", "an", "couple", "a couple", "dozen", "a dozen")}
+_CLOCK_WORDS = {w: n for w, n in _UNITS.items() if 1 <= n <= 12 and w not in ("a", "an", "couple", "a couple", "dozen", "a dozen",
+                                                                               "half a dozen", "a half dozen", "half dozen", "a single")}
 _MINUTE_WORDS = {"fifteen": 15, "thirty": 30, "forty-five": 45, "forty five": 45, "oh five": 5, "ten": 10,
                  "twenty": 20, "forty": 40, "fifty": 50}
 
@@ -833,12 +836,12 @@ _LIMITED = re.compile(
     r"\b(only (?:\w+ )?(?:\d+|one|two|three|four|five|a few|a couple)(?: \w+)? left|just (?:\d+|one|two|three|a few|a couple)"
     r"(?: \w+)? left|running low|limited|last (?:one|two|few)|a few left|a couple left|"
     r"(?:have|got|is|are) (?:\d|one|two|three|four|five)(?: \w+)? left|(?:down to|on) (?:our|the|my) last (?:one|\w+)|"
-    r"(?:just|only) the one)\b",
+    r"(?:just|only) the one|a single (?:one|\w+) left)\b",
     re.I,
 )
 _IN = re.compile(
     r"\b(in stock|on the shelf|on the shelves|on hand|we (?:do |still )?have (?:some|them|it|those|that|a few|a couple|a bunch|plenty|"
-    r"lots|tons|loads|(?:like |about |around |maybe )?(?:\d+|one|two|three|four|five|six|seven|eight|nine|ten|a dozen)|\w+ of)|"
+    r"lots|tons|loads|(?:like |about |around |maybe )?(?:\d+|one|two|three|four|five|six|seven|eight|nine|ten|a dozen|half a dozen|a half dozen)|\w+ of)|"
     r"we'?ve got|we got (?:some|them|it|a few|plenty|lots|\d+)|there (?:are|is) (?:some|a few|plenty|\d+)|"
     r"(?:yes|yeah|yep|yup|sure)\b[,!]?\s*(?:(?:we|i|they)\s+(?:\w+ly\s+|still\s+)?(?:have|got|carry|stock|sell)\b"
     r"(?!\s+(?:a look|a check|a peek|to\b|stock checks))|(?:we|they|it) (?:do|does)(?=\s*(?:[.,!]|$)))|"
