@@ -924,4 +924,11 @@ PHRASINGS = [
     ('stock', ('B: Hello.', 'A: Do you have the potting soil in stock?', "B: we have half a dozen."), 'In stock, 12 of them.', False, None),
     ('stock', ('B: Hello.', 'A: Do you have the potting soil in stock?', "B: we've got a single one left."), 'Only 1 left.', True, None),
     ('stock', ('B: Hello.', 'A: Do you have the potting soil in stock?', "B: we've got a single one left."), 'In stock, 5 of them.', False, None),
+    # places said 'on' a wall, as all a clause says ("it's electrical"), an end cap on its own
+    ('aisle', ('B: Hello.', 'A: Hi, which aisle are the extension cords in?', "B: it's on the back wall."), 'On the back wall.', True, None),
+    ('aisle', ('B: Hello.', 'A: Hi, which aisle are the extension cords in?', "B: it's on the back wall."), 'On the front wall.', False, None),
+    ('aisle', ('B: Hello.', 'A: Hi, which aisle are the extension cords in?', "B: it's not plumbing, it's electrical."), 'In electrical.', True, None),
+    ('aisle', ('B: Hello.', 'A: Hi, which aisle are the extension cords in?', "B: it's not plumbing, it's electrical."), 'In plumbing.', False, None),
+    ('aisle', ('B: Hello.', 'A: Hi, which aisle are the extension cords in?', "B: it's on the end cap by the registers."), 'End cap by the registers.', True, None),
+    ('aisle', ('B: Hello.', 'A: Hi, which aisle are the extension cords in?', "B: it's on the end cap by the registers."), 'Aisle 4.', False, None),
 ]

@@ -470,7 +470,7 @@ _NOT_CARRIED = re.compile(
 
 
 # Words every place has: sharing one says nothing ("front of the store" is not "back of the store").
-_PLACE_KINDS = frozenset({"store", "department", "section", "area", "aisle", "center", "centre"})
+_PLACE_KINDS = frozenset({"store", "department", "section", "area", "aisle", "center", "centre", "wall", "counter", "corner"})
 
 
 def _same_place(f: w.PlaceFound, claim: w.PlaceFound) -> bool:

@@ -1011,14 +1011,16 @@ _BARE_DEPARTMENT = re.compile(
     rf"(?<!\blook )(?<!\blooks )(?<!\blooking )(?<!\bthinks it's )(?<!\bthink it's )(?<!\bshipment )"
     rf"\b(?:in|over in|try|check(?: in)?)\s+(?:the\s+)?((?:{_DEPARTMENTS}){_KIND})\b"
     r"(?!\s+(?:hours|today|right now|staff|team|guys?|people|department hours))", re.I)
-_DEPARTMENT_ALONE = re.compile(rf"(?:^|[,;:.]\s*)((?:{_DEPARTMENTS}){_KIND})\s*(?=[.,!?]|$)", re.I)
-_END_CAP = re.compile(r"\b(?:on|at|by|in)\s+(?:an?\s+|the\s+)?(end ?caps?(?: up front)?)\b", re.I)
+# ... or as all a clause says it is ("it's not plumbing, it's electrical")
+_DEPARTMENT_ALONE = re.compile(
+    rf"(?:^|[,;:.]\s*)(?:(?:it'?s|it is|that'?s|that is|they'?re|they are)\s+(?:in\s+)?)?((?:{_DEPARTMENTS}){_KIND})\s*(?=[.,!?]|$)", re.I)
+_END_CAP = re.compile(r"(?:\b(?:on|at|by|in|to|check|try)\s+(?:an?\s+|the\s+)?|^\s*)(end ?caps?(?: up front)?)\b", re.I)
 _AREA_NAME = (r"(?:back|front|middle|rear|corner|end|left|right|far \w+)(?: \w+)? of the store"
               r"|(?!(?:near|nearby|by|next|beside|behind|past|in|at|to|try|check|see|the|across|opposite|facing)\b)"
               r"[a-z]+(?: [a-z]+)? (?:department|section|area|counter|aisle|center|centre|corner|wall)")
 # After a word that points somewhere ("in", "by", "try", "check"), or opening a clause: a record is
 # often the place alone ("Housewares section.").
-_AREA = re.compile(rf"(?:\b(?:in|at|by|near|next to|behind|to|try|check|see)\s+|(?:^|[,;:.]\s*))(?:the\s+)?({_AREA_NAME})\b",
+_AREA = re.compile(rf"(?:\b(?:in|on|at|by|near|next to|behind|to|try|check|see)\s+|(?:^|[,;:.]\s*))(?:the\s+)?({_AREA_NAME})\b",
                    re.I)
 # "In the back", "at the front": of the store (not "the front door" or "the back counter").
 _BACK_OR_FRONT = re.compile(
