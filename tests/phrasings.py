@@ -931,4 +931,9 @@ PHRASINGS = [
     ('aisle', ('B: Hello.', 'A: Hi, which aisle are the extension cords in?', "B: it's not plumbing, it's electrical."), 'In plumbing.', False, None),
     ('aisle', ('B: Hello.', 'A: Hi, which aisle are the extension cords in?', "B: it's on the end cap by the registers."), 'End cap by the registers.', True, None),
     ('aisle', ('B: Hello.', 'A: Hi, which aisle are the extension cords in?', "B: it's on the end cap by the registers."), 'Aisle 4.', False, None),
+    # no commas: days right after days that follow a time, with a time of their own
+    ('hours', ('B: Hello.', 'A: Hi, this is an automated assistant calling for Nathan. What are your hours?', 'B: nine to five monday through friday saturdays ten to two.'), 'Monday to Friday 9 AM to 5 PM, Saturday 10 AM to 2 PM.', True, None),
+    ('hours', ('B: Hello.', 'A: Hi, this is an automated assistant calling for Nathan. What are your hours?', 'B: nine to five monday through friday saturdays ten to two.'), 'Monday 9 AM to 5 PM.', True, None),
+    ('hours', ('B: Hello.', 'A: Hi, this is an automated assistant calling for Nathan. What are your hours?', 'B: nine to five monday through friday saturdays ten to two.'), 'Saturday 9 AM to 5 PM.', False, None),
+    ('hours', ('B: Hello.', 'A: Hi, this is an automated assistant calling for Nathan. What are your hours?', 'B: monday tuesday wednesday nine to five.'), 'Monday 9 AM to 5 PM.', True, None),
 ]

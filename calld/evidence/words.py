@@ -426,6 +426,12 @@ def _time_pieces(text: str) -> tuple[tuple[int, int], ...]:
     # ... and a time cue right after days said for the time before them ("til 9 pm on weekdays til 6 on saturday")
     unpunctuated += [d.end for d in days(text) if _CUE_AFTER_DAYS.match(text, d.end)
                      and any(f.end <= d.start for f in found) and any(f.start >= d.end for f in found)]
+    # ... and days right after days that follow a time, with a time of their own ("nine to five
+    # monday through friday saturdays ten to two")
+    ends = {f.end for f in found}
+    named = days(text)
+    unpunctuated += [d1.start for d0, d1 in zip(named, named[1:]) if not text[d0.end:d1.start].strip()
+                     and len(text[:d0.start].rstrip()) in ends and _has_own_time(text, d1)]
     cuts = sorted({0, len(text), *(m.start() for m in _CLAUSE_BREAK.finditer(text)), *(m.start() for m in _AND.finditer(text)),
                    *unpunctuated})
     pieces = [(a, b) for a, b in zip(cuts, cuts[1:]) if text[a:b].strip()]
