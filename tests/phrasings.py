@@ -936,4 +936,11 @@ PHRASINGS = [
     ('hours', ('B: Hello.', 'A: Hi, this is an automated assistant calling for Nathan. What are your hours?', 'B: nine to five monday through friday saturdays ten to two.'), 'Monday 9 AM to 5 PM.', True, None),
     ('hours', ('B: Hello.', 'A: Hi, this is an automated assistant calling for Nathan. What are your hours?', 'B: nine to five monday through friday saturdays ten to two.'), 'Saturday 9 AM to 5 PM.', False, None),
     ('hours', ('B: Hello.', 'A: Hi, this is an automated assistant calling for Nathan. What are your hours?', 'B: monday tuesday wednesday nine to five.'), 'Monday 9 AM to 5 PM.', True, None),
+    # sizes said as words or digits name the kind: the one asked about decides
+    ('stock', ('B: Hello.', 'A: Do you have the 12 inch skillet in stock?', "B: we have the twelve inch, we're out of the ten inch."), 'In stock.', True, '12 inch skillet'),
+    ('stock', ('B: Hello.', 'A: Do you have the 12 inch skillet in stock?', "B: we have the twelve inch, we're out of the ten inch."), 'Out of stock.', False, '12 inch skillet'),
+    ('stock', ('B: Hello.', 'A: Do you have the 10 inch skillet in stock?', "B: we have the twelve inch, we're out of the ten inch."), 'In stock.', False, '10 inch skillet'),
+    ('stock', ('B: Hello.', 'A: Do you have the 10 inch skillet in stock?', "B: we have the twelve inch, we're out of the ten inch."), 'Out of stock.', True, '10 inch skillet'),
+    ('stock', ('B: Hello.', 'A: Do you have the 12-inch skillet in stock?', "B: we have the 12-inch, we're out of the 10-inch."), 'In stock.', True, '12-inch skillet'),
+    ('stock', ('B: Hello.', 'A: Do you have the 12-inch skillet in stock?', "B: we have the 12-inch, we're out of the 10-inch."), 'Out of stock.', False, '12-inch skillet'),
 ]

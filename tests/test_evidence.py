@@ -397,6 +397,17 @@ def test_typed_stock_counts_said_in_words(said, typed):
     assert answers.read_answer(Q.STOCK, [said]) == answers.Stock(*typed)
 
 
+@pytest.mark.parametrize(("item", "typed"), [
+    ("12 inch skillet", answers.Stock("in_stock", None)),
+    ("10 inch skillet", answers.Stock("out_of_stock", 0)),
+    ("cast iron skillet", answers.Stock("some_kinds", None, (answers.KindStock("twelve inch", "in_stock", None),
+                                                             answers.KindStock("ten inch", "out_of_stock", None)))),
+])
+def test_typed_stock_sizes_said_in_words_are_kinds(item, typed):
+    said = ["We have the twelve inch, we're out of the ten inch."]
+    assert answers.read_answer(Q.STOCK, said, item=item) == typed
+
+
 def test_typed_stock_kind_by_kind_when_the_business_spoke_only_of_kinds():
     from calld.runtime.verdict import typed_answer
 

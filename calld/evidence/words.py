@@ -853,7 +853,8 @@ _IN = re.compile(
     r"(?!\s+(?:a look|a check|a peek|to\b|stock checks))|(?:we|they|it) (?:do|does)(?=\s*(?:[.,!]|$)))|"
     r"(?:yes|yeah|yep|yup|sure)\b[,!]?\s*(?:plenty|lots|loads|a bunch|a few|a couple|tons)|^\s*we (?:sure )?do\b(?!\s*(?:not|n'?t))|available|"
     # a kind of it: "we have the 12-inch", "the deluxe ones we have"
-    r"(?:we|they) (?:do |still )?have the (?=[\w-]*\d|[\w-]+ ones\b)|(?<=\bones )we (?:do |still )?(?:have|got|carry)\b(?!\s+(?:no|none|to)\b))\b",
+    r"(?:we|they) (?:do |still )?have the (?=[\w-]*\d|[\w-]+ ones\b|(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|"
+    r"fourteen|sixteen|eighteen|twenty|thirty|forty|fifty)[\s-]+(?:inch|volt|gallon|quart|pound|foot|ounce|piece|watt|amp))|(?<=\bones )we (?:do |still )?(?:have|got|carry)\b(?!\s+(?:no|none|to)\b))\b",
     re.I,
 )
 _COUNT = r"(\d+|" + "|".join(sorted(_UNITS, key=len, reverse=True)) + r")"
@@ -883,7 +884,8 @@ class StockFound(Found):
     subject: str | None = None  # what it names, when it does ("the batteries")
 
 
-_CONTRAST_PART = re.compile(r"\s*(?:\bbut\b|\bthough\b|\bhowever\b|;)\s*|,\s*(?=the\s|no [\w-]+ ones\b)", re.I)  # ", the 10-inch is sold out", ", no blue ones"
+_CONTRAST_PART = re.compile(r"\s*(?:\bbut\b|\bthough\b|\bhowever\b|;)\s*|,\s*(?=the\s|no [\w-]+ ones\b"
+                            r"|(?:we'?re|we are|we'?ve|we have|we got|we don'?t|we do not) (?:all )?(?:out|got|have|sold|carry)\b)", re.I)  # ", the 10-inch is sold out", ", no blue ones"
 
 
 def _parts(sentence: str) -> list[tuple[int, int]]:
@@ -948,7 +950,8 @@ def stock(text: str) -> list[StockFound]:
 # What a stock statement is about, against the item asked: the item itself, another kind of it, or
 # another thing. The judge and the typed answer both read it here, so they never disagree on it.
 _NOT_NAMING = frozenset({"one", "ones"})
-_A_KIND = re.compile(r"\bones?\b|\b(?:size|model|colou?r|kind|version|style|flavou?r|type|brand|make)s?\b|\b\d", re.I)
+_A_KIND = re.compile(r"\bones?\b|\b(?:size|model|colou?r|kind|version|style|flavou?r|type|brand|make)s?\b|\b\d"
+                     r"|\b(?:inch|volt|gallon|quart|pound|foot|ounce|watt|amp)", re.I)  # "the twelve inch": a size
 _SUBJECT_TAIL = re.compile(r"\s+(?:in|on|at|for|right|now|here|left|today|though|either|themselves|itself)\b.*$", re.I)
 
 
@@ -1246,10 +1249,16 @@ def sentence_spans(text: str) -> Iterator[tuple[int, int]]:
             yield a, b
 
 
+_SIZE_WORDS = frozenset(w for w, n in _UNITS.items() if " " not in w and "-" not in w and w not in ("a", "an", "no", "couple", "dozen"))
+
+
 def words_of(text: str) -> set[str]:
     """Content words, for matching item names: lower-case, no short or common words, crude singular."""
     out = set()
     for w in re.findall(r"[a-z0-9][a-z0-9'-]*", text.lower()):
+        if w.isdigit() or (w in _SIZE_WORDS and _SIZE_AHEAD.match(text.lower(), text.lower().find(w) + len(w))):
+            out.add(str(number(w)))  # a size names the item: "12 inch" is "twelve inch", and not "10 inch"
+            continue
         if len(w) < 3 or w in _COMMON:
             continue
         out.add(w[:-1] if w.endswith("s") and len(w) > 3 else w)
