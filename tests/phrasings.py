@@ -943,4 +943,15 @@ PHRASINGS = [
     ('stock', ('B: Hello.', 'A: Do you have the 10 inch skillet in stock?', "B: we have the twelve inch, we're out of the ten inch."), 'Out of stock.', True, '10 inch skillet'),
     ('stock', ('B: Hello.', 'A: Do you have the 12-inch skillet in stock?', "B: we have the 12-inch, we're out of the 10-inch."), 'In stock.', True, '12-inch skillet'),
     ('stock', ('B: Hello.', 'A: Do you have the 12-inch skillet in stock?', "B: we have the 12-inch, we're out of the 10-inch."), 'Out of stock.', False, '12-inch skillet'),
+    # 'got plenty', a negated special order, restocked since, a count said roughly (the count stays rough)
+    ('stock', ('B: Hello.', 'A: Do you have the potting soil in stock?', "B: yep, got plenty, it's not a special order item."), 'In stock.', True, None),
+    ('stock', ('B: Hello.', 'A: Do you have the potting soil in stock?', "B: yep, got plenty, it's not a special order item."), 'Out of stock.', False, None),
+    ('stock', ('B: Hello.', 'A: Do you have the potting soil in stock?', "B: we have a couple, they were just sold out last week but we restocked."), 'In stock.', True, None),
+    ('stock', ('B: Hello.', 'A: Do you have the potting soil in stock?', "B: we have a couple, they were just sold out last week but we restocked."), 'Out of stock.', False, None),
+    ('stock', ('B: Hello.', 'A: Do you have the potting soil in stock?', "B: we have a dozen or so."), 'In stock, about 12.', True, None),
+    ('stock', ('B: Hello.', 'A: Do you have the potting soil in stock?', "B: we have a dozen or so."), 'In stock.', True, None),
+    ('stock', ('B: Hello.', 'A: Do you have the potting soil in stock?', "B: we have a dozen or so."), '12 in stock.', False, None),
+    ('stock', ('B: Hello.', 'A: Do you have the potting soil in stock?', "B: we have twenty bags or so."), 'In stock, about 20 bags.', True, None),
+    ('stock', ('B: Hello.', 'A: Do you have the potting soil in stock?', "B: we have twenty bags or so."), 'Out of stock.', False, None),
+    ('stock', ('B: Hello.', 'A: Do you have the potting soil in stock?', "B: i think we have a dozen."), 'In stock, 12.', False, None),
 ]

@@ -345,7 +345,11 @@ def _day_said(open_days: _DaysSaid, answer: str, d: w.DaysFound) -> Unsupported 
 _CONTRAST = re.compile(r"\b(?:but|however|though|although)\b", re.I)
 
 
-def _doubted(text: str, at: int) -> bool:
+def _doubted(text: str, at: int, *, counts: bool = False) -> bool:
+    """Doubt about the fact at `at`; with `counts`, a count said roughly ("a dozen or so") is still a
+    count they have, not doubt that they have it."""
+    if counts:
+        text = w.ROUGH_COUNT.sub(lambda m: m.group(1) + " " * (len(m.group(0)) - len(m.group(1))), text)
     lead = text[:at]
     contrasts = list(_CONTRAST.finditer(lead))
     scope = lead[contrasts[-1].end():] if contrasts else lead
@@ -359,12 +363,17 @@ def _doubted(text: str, at: int) -> bool:
     return bool(w.HEDGE.search(scope) or w.UNKNOWN.search(scope))
 
 
-def _unless_unsure(answer: str, facts: Sequence[tuple[_Sentence, int]], supported: Supported) -> Judgement:
+def _unless_unsure(answer: str, facts: Sequence[tuple[_Sentence, int]], supported: Supported, *,
+                   counts: bool = False) -> Judgement:
     """A business that was not sure of what it said is not quoted as sure: answer_text says so too.
     Doubt counts in the sentence that says the fact, before it ("I don't know exactly, around 9 to
     5") or tagged on after it ("aisle 3, I think"), not across a "but" either way ("we're open 9 to
     5, but I think the pharmacy closes at 4")."""
-    unsure = next((s for s, at in facts if _doubted(s.text, at)), None)
+    unsure = next((s for s, at in facts if _doubted(s.text, at, counts=counts)), None)
+    rough = next((s for s, _ in facts if w.ROUGH_COUNT.search(s.text)), None) if counts else None
+    if rough is not None and w.exact_count(answer):
+        return Unsupported(f"the business gave the count roughly: {rough.text!r}",
+                           "record the count as roughly as they said it (\"about 12\"), or no count")
     if unsure is not None and not (w.HEDGE.search(answer) or w.UNKNOWN.search(answer)):
         return Unsupported(
             f"the business was not sure: {unsure.text!r}",
@@ -440,7 +449,8 @@ def _stock(turns: Sequence[Turn], answer: str, item: str | None = None) -> Judge
             continue
         if (unsaid := _numbers_unsaid(turns, answer)) is not None:
             return unsaid
-        return _unless_unsure(answer, [(s, f.start)], Supported(_quotes(turns, [s]), f"stock {claim.availability} said by the business"))
+        return _unless_unsure(answer, [(s, f.start)], Supported(_quotes(turns, [s]), f"stock {claim.availability} said by the business"),
+                              counts=True)
     said_as = claim.availability.replace("_", " ")
     if claim.quantity is not None and claim.availability != "out_of_stock":
         said_as += f" ({claim.quantity})"

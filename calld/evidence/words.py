@@ -788,6 +788,21 @@ HEDGE = re.compile(
 )
 
 
+# A count said roughly: the count stays ("a dozen or so", "twenty-ish", "give or take").
+ROUGH_COUNT = re.compile(r"\b((?:\d+|" + "|".join(sorted(_UNITS, key=len, reverse=True)) + r")(?:\s+\w+)?)"
+                         r"(?:\s*,?\s*(?:or so|give or take(?: a few)?)|-?ish)\b", re.I)
+
+
+_ROUGHLY_BEFORE = re.compile(r"\b(?:about|around|roughly|approximately|maybe|like|some)\s+$|~\s*$", re.I)
+_ROUGHLY_AFTER = re.compile(r"\s*,?\s*(?:or so|give or take|-?ish)\b", re.I)
+
+
+def exact_count(text: str) -> bool:
+    """Does `text` state a count as exact ("12 in stock"), not roughly ("about 12", "a dozen or so")?"""
+    return any(not _ROUGHLY_BEFORE.search(text, 0, m.start()) and not _ROUGHLY_AFTER.match(text, m.end())
+               for m in _NUMBER.finditer(text) if m.group(1).lower() not in ("a", "an", "no", "one"))
+
+
 # -- numbers -------------------------------------------------------------------------------------------
 
 _NUMBER = re.compile(r"\b(\d+|" + "|".join(sorted(_UNITS, key=len, reverse=True)) + r")\b", re.I)
@@ -847,11 +862,13 @@ _LIMITED = re.compile(
 )
 _IN = re.compile(
     r"\b(in stock|on the shelf|on the shelves|on hand|we (?:do |still )?have (?:some|them|it|those|that|a few|a couple|a bunch|plenty|"
-    r"lots|tons|loads|(?:like |about |around |maybe )?(?:\d+|one|two|three|four|five|six|seven|eight|nine|ten|a dozen|half a dozen|a half dozen)|\w+ of)|"
+    r"lots|tons|loads|(?:like |about |around |maybe )?(?:\d+|one|two|three|four|five|six|seven|eight|nine|ten|twelve|fifteen|twenty|thirty|forty|fifty|a hundred|hundreds|a dozen|half a dozen|a half dozen)|\w+ of)|"
     r"we'?ve got|we got (?:some|them|it|a few|plenty|lots|\d+)|there (?:are|is) (?:some|a few|plenty|\d+)|"
     r"(?:yes|yeah|yep|yup|sure)\b[,!]?\s*(?:(?:we|i|they)\s+(?:\w+ly\s+|still\s+)?(?:have|got|carry|stock|sell)\b"
     r"(?!\s+(?:a look|a check|a peek|to\b|stock checks))|(?:we|they|it) (?:do|does)(?=\s*(?:[.,!]|$)))|"
-    r"(?:yes|yeah|yep|yup|sure)\b[,!]?\s*(?:plenty|lots|loads|a bunch|a few|a couple|tons)|^\s*we (?:sure )?do\b(?!\s*(?:not|n'?t))|available|"
+    r"(?:yes|yeah|yep|yup|sure)\b[,!]?\s*(?:(?:we\s+)?(?:got|have)\s+)?(?:plenty|lots|loads|a bunch|a few|a couple|tons)|"
+    # restocked since: "they were sold out last week but we restocked"
+    r"we(?:'ve| have)?\s+(?:just\s+)?restocked|(?:they'?re|it'?s|we'?re) (?:back in stock|restocked)|got (?:some )?more in|^\s*we (?:sure )?do\b(?!\s*(?:not|n'?t))|available|"
     # a kind of it: "we have the 12-inch", "the deluxe ones we have"
     r"(?:we|they) (?:do |still )?have the (?=[\w-]*\d|[\w-]+ ones\b|(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|"
     r"fourteen|sixteen|eighteen|twenty|thirty|forty|fifty)[\s-]+(?:inch|volt|gallon|quart|pound|foot|ounce|piece|watt|amp))|(?<=\bones )we (?:do |still )?(?:have|got|carry)\b(?!\s+(?:no|none|to)\b))\b",
@@ -899,7 +916,7 @@ _OUT_AT_START = re.compile(r"\W*(?:(?:no|nope|sorry|uh|um|oh|but)\b\W*)*(?:not (
 # "We're out of the blue ones": a kind of it, not the item.
 _A_KIND_OF_IT = re.compile(
     r"\s+of (?:the|our) (?:\w+ )?(?:ones?|size|sizes|model|models|colou?rs?|kinds?|versions?|styles?|flavou?rs?)\b", re.I)
-_NEGATED_BEFORE = re.compile(r"(?:\bnot|n't)\s+$", re.I)  # "it's not reserved", "they're not discontinued"
+_NEGATED_BEFORE = re.compile(r"(?:\bnot|n't)\s+(?:an?\s+)?$", re.I)  # "it's not reserved", "they're not discontinued"
 # What a statement is about when it names it: "we don't sell the batteries separately".
 _SUBJECT = re.compile(r"\b(?:have|carry|sell|stock|out of|not)\s+(?:the|any|those|these)\s+([a-z0-9][\w'-]*(?:\s+[a-z][\w'-]*){0,2})", re.I)
 # ... or before it, said first: "the 10-inch is sold out", "the cheap ones are gone", "the deluxe ones we have"
