@@ -392,6 +392,7 @@ def test_typed_stock_and_aisle():
     ("We have two hundred bags.", ("in_stock", 200)),
     ("We have half a dozen.", ("in_stock", 6)),
     ("We've got a single one left.", ("limited", 1)),
+    ("We have a dozen or so.", ("in_stock", None)),  # roughly: no exact quantity
 ])
 def test_typed_stock_counts_said_in_words(said, typed):
     assert answers.read_answer(Q.STOCK, [said]) == answers.Stock(*typed)

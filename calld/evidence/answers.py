@@ -6,7 +6,7 @@ hours  runs of days with opening and closing times ("Monday through Friday, 9 AM
        closing 1-11 is afternoon or evening. "today"/"tomorrow" become a date when the caller
        knows the business's date; otherwise they stay relative. Words with times but no
        readable days give no ranges: the text still holds them.
-stock  in_stock | out_of_stock | limited | unknown, with the quantity when one was said: the last word
+stock  in_stock | out_of_stock | limited | unknown, with the quantity when one was said exactly: the last word
        on it counts ("we do carry it. we're out right now though" is out of stock); some_kinds, with
        each kind's, when the business spoke only of kinds of it and has some, not others ("the 10-inch
        is sold out but we have the 12-inch").
@@ -222,7 +222,11 @@ def _stock(sentences: Sequence[str], item: str | None) -> Stock:
         return Stock("some_kinds", None, tuple(KindStock(w.kind_of_the_item(f.subject, item) or "", f.availability,
                                                          f.quantity or None) for _, f in (said[i] for i in apart)))
     said = [said[i] for i in w.on_the_item(said, item)]
-    return Stock(said[-1][1].availability, said[-1][1].quantity) if said else Stock("unknown", None)
+    if not said:
+        return Stock("unknown", None)
+    text, last = said[-1]
+    # a count said roughly ("a dozen or so") is no exact quantity: the words keep it
+    return Stock(last.availability, None if w.ROUGH_COUNT.search(text) else last.quantity)
 
 
 def read_answer(question: QuestionType, sentences: Sequence[str], *, today: dt.date | None = None,
