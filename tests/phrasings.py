@@ -954,4 +954,10 @@ PHRASINGS = [
     ('stock', ('B: Hello.', 'A: Do you have the potting soil in stock?', "B: we have twenty bags or so."), 'In stock, about 20 bags.', True, None),
     ('stock', ('B: Hello.', 'A: Do you have the potting soil in stock?', "B: we have twenty bags or so."), 'Out of stock.', False, None),
     ('stock', ('B: Hello.', 'A: Do you have the potting soil in stock?', "B: i think we have a dozen."), 'In stock, 12.', False, None),
+    # sent to another store; a hedged date it is due back is no doubt it is out now
+    ('stock', ('B: Hello.', 'A: Do you have the potting soil in stock?', "B: no, not here, you'd have to try the one on main street."), 'Out of stock.', True, None),
+    ('stock', ('B: Hello.', 'A: Do you have the potting soil in stock?', "B: no, not here, you'd have to try the one on main street."), 'In stock.', False, None),
+    ('stock', ('B: Hello.', 'A: Do you have the potting soil in stock?', "B: we're out, should be back in a couple weeks."), 'Out of stock.', True, None),
+    ('stock', ('B: Hello.', 'A: Do you have the potting soil in stock?', "B: we're out, should be back in a couple weeks."), 'In stock.', False, None),
+    ('stock', ('B: Hello.', 'A: Do you have the potting soil in stock?', "B: i think we're out, should be back soon."), 'Out of stock.', False, None),
 ]

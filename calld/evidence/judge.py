@@ -346,10 +346,11 @@ _CONTRAST = re.compile(r"\b(?:but|however|though|although)\b", re.I)
 
 
 def _doubted(text: str, at: int, *, counts: bool = False) -> bool:
-    """Doubt about the fact at `at`; with `counts`, a count said roughly ("a dozen or so") is still a
-    count they have, not doubt that they have it."""
+    """Doubt about the fact at `at`; with `counts` (stock), a count said roughly ("a dozen or so") is
+    still a count they have, and a hedged date it is due back is no doubt that it is out now."""
     if counts:
         text = w.ROUGH_COUNT.sub(lambda m: m.group(1) + " " * (len(m.group(0)) - len(m.group(1))), text)
+        text = w.RESTOCK_HEDGE.sub(lambda m: " " * len(m.group(0)), text)  # doubt about when, not whether
     lead = text[:at]
     contrasts = list(_CONTRAST.finditer(lead))
     scope = lead[contrasts[-1].end():] if contrasts else lead

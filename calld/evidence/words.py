@@ -788,6 +788,10 @@ HEDGE = re.compile(
 )
 
 
+# When it is due back, said with a hedge ("we're out, should be back in a couple weeks"): doubt about
+# the date, not about the stock now.
+RESTOCK_HEDGE = re.compile(r"[,;]?\s*(?:(?:it|they|we)(?:'?ll| will)?\s+)?(?:should|might|may|could|probably)\s+(?:be\s+)?"
+                           r"(?:back|in|here|restocked|get(?:ting)? (?:more|some|them|it)|coming)\b[^.?!]*", re.I)
 # A count said roughly: the count stays ("a dozen or so", "twenty-ish", "give or take").
 ROUGH_COUNT = re.compile(r"\b((?:\d+|" + "|".join(sorted(_UNITS, key=len, reverse=True)) + r")(?:\s+\w+)?)"
                          r"(?:\s*,?\s*(?:or so|give or take(?: a few)?)|-?ish)\b", re.I)
@@ -911,7 +915,7 @@ def _parts(sentence: str) -> list[tuple[int, int]]:
 
 
 # Said at the start of what they say: "not right now", "sorry, none", "not at the moment".
-_OUT_AT_START = re.compile(r"\W*(?:(?:no|nope|sorry|uh|um|oh|but)\b\W*)*(?:not (?:right now|at the moment|today|the\b(?=\s+[\w-]))"
+_OUT_AT_START = re.compile(r"\W*(?:(?:no|nope|sorry|uh|um|oh|but)\b\W*)*(?:not (?:right now|at the moment|today|the\b(?=\s+[\w-])|here\b(?=\W+(?:you'?d|you will|you'?ll|try|check|go)\b))"
                            r"|none(?! of)|nothing)\b", re.I)  # "..., but not the 20 volt"
 # "We're out of the blue ones": a kind of it, not the item.
 _A_KIND_OF_IT = re.compile(
