@@ -713,7 +713,8 @@ def judge_booked(
                                "record booked with the party the business confirmed")
     # The time the business confirmed is the booking's, whatever was asked: "you're booked for 8:30"
     # never supports a booking at 7.
-    confirmed_clocks = [f.clock for f in w.clocks(last.text) if not w.NOT_FREE.search(w.clause_of(last.text, f.start))]
+    confirmed_clocks = [f.clock for f in w.clocks(last.text) if not w.NOT_FREE.search(w.clause_of(last.text, f.start))
+                        and not w.hours_told(last.text, f)]
     confirmed_clocks += [c for c in w.confirmed_clocks(last.text, party)
                          if not any(x.same_time(c) for x in confirmed_clocks)]
     if said_time and confirmed_clocks and not any(c.same_time(said_time[0].clock) for c in confirmed_clocks):

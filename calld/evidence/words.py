@@ -637,7 +637,7 @@ FORMERLY = re.compile(FORMERLY_WORDS, re.I)
 _NEGATED_TIME = re.compile(
     r"(?:\bnot\b|\b\w+n't\b|\b(?:dont|doesnt|isnt|arent|wont|cant|cannot|never)\b)"
     r"(?:\s+(?!(?:until|till|til|before|after|past|we|we're|we'?ll|it's|they|they're|i|i'm|you|you're)\b)[\w']+){0,4}\s+$", re.I)
-_NOT_STAYING = re.compile(r"(?:\bnot|n'?t|\bnever)\s+(?:stay|remain|keep|be)\s+open\b", re.I)  # "we don't stay open till ten"
+_NOT_STAYING = re.compile(r"(?:\bnot|n't|\b(?:do|does|did|wo)nt|\bnever)\s+(?:stay|remain|keep|be)\s+open\b", re.I)  # "we don't stay open till ten"
 
 
 def negated_time(text: str, found: Found) -> bool:
@@ -1154,7 +1154,17 @@ TAKEN_BACK = re.compile(
 _FOR_HOUR = re.compile(rf"\b(?:for|at)\s+{_HOUR}\b{_MINUTE}"
                        r"(?!\s*(?:people|persons|guests|of you|adults|kids|children|seats|tables?|at\b))", re.I)
 _PARTY_SAID = re.compile(r"\b(?:(?:party of|table for|for)\s+)?(\d{1,2}|" + "|".join(sorted(_UNITS, key=len, reverse=True)) + r")"
-                         r"(?:\s+(?:people|persons|guests|adults))?\b", re.I)
+                         r"(?:\s+(?:people|persons|guests|adults))?\b(?![:.]\d|\s*(?:[ap]\.?m\b|o'?clock|thirty|fifteen|forty))", re.I)  # not "a table for 7:30"
+
+
+# The place's own hours told beside a booking ("just so you know the kitchen closes at ten"): not its time.
+_HOURS_TOLD = re.compile(r"\b(?:we|they|kitchen|bar|restaurant|dining room)\s+(?:close|closes|open|opens|stop serving|stops serving)"
+                         r"\s+(?:at|until|till|til|by)?\s*$", re.I)
+
+
+def hours_told(sentence: str, found: ClockFound) -> bool:
+    """Is the time at `found` the place's hours, not a table's ("the kitchen closes at ten")?"""
+    return _HOURS_TOLD.search(clause_before(sentence, found.start)) is not None
 
 
 def confirmed_clocks(sentence: str, party: int) -> list[Clock]:
@@ -1166,7 +1176,7 @@ def confirmed_clocks(sentence: str, party: int) -> list[Clock]:
         n = _hour_value(m.group(1))
         minute = int(m.group(2)) if m.group(2) else _MINUTE_WORDS.get((m.group(3) or "").lower(), 0)
         if 1 <= n <= 12 and not (n == party and m.group(0).lower().startswith("for")) and minute <= 59 \
-                and not NOT_FREE.search(clause_of(sentence, m.start())):
+                and not NOT_FREE.search(clause_of(sentence, m.start())) and not _HOURS_TOLD.search(clause_before(sentence, m.start())):
             out.append(Clock(n, minute, None))
     return out
 
@@ -1178,7 +1188,9 @@ def parties_said(sentence: str) -> list[int]:
                  or (m.group(0).lower().lstrip().startswith("for") and re.match(rf"\s+at\s+(?:{_HOUR}\b|noon)", sentence[m.end():], re.I)))]
 
 
-_NEGATED = re.compile(r"(?:\bnot|n'?t|\bnever|\bno)\s+(?:\w+\s+){0,2}$", re.I)
+# "n't", or "nt" where the apostrophe was dropped ("dont"), never the end of "went" or "sent"
+_NOT_WORD = r"(?:\bnot|n't|\b(?:do|does|did|ca|wo|is|are|was|were|could|would|should|have|has|had)nt|\bnever|\bno)"
+_NEGATED = re.compile(rf"{_NOT_WORD}\s+(?:\w+\s+){{0,2}}$", re.I)
 
 
 # Words that make a confirmation something else: a waitlist, an offer still to be taken ("a table
