@@ -305,3 +305,25 @@ def test_a_request_never_finished_stops_holding_the_number_once_no_call_could_st
     gate.clock = lambda: placed + LONGEST_ON_THE_LINE + timedelta(seconds=1)
     assert gate.on_the_line("+12125550142") is None
     assert gate.on_the_line("+12125550143") is None  # another number was never held
+
+
+def test_a_call_holds_its_number_while_the_dial_s_own_ring_and_time_limit_could_keep_it_on(tmp_path):
+    # The bound follows what the dial asks Telnyx for: a call may ring for timeout_secs, talk for
+    # time_limit_secs, and its hangup's webhook may take a few minutes more; until all three have
+    # run out the number stays held.
+    from datetime import timedelta
+
+    from calld.core.plan import DialPlan
+    from calld.domain.ids import E164, RunId, UserId
+    from calld.policy.gate import LONGEST_ON_THE_LINE
+
+    dial = DialPlan(E164("+12125550142"), E164("+15555550100"), RunId.new(), command_id="cmd-dial-1")
+    placed = utc(2026, 6, 10, 16, 0)
+    gate = gate_at(tmp_path, placed)
+    gate.ledger.claim_request("req-1", user_id=UserId("alice"), kind="ask", params={"to": "+12125550142"}, run_id=RunId.new())
+    gate.ledger.log_dial("req-1", number="+12125550142", user_id="alice", at=placed)
+    could_still_be_on = timedelta(seconds=dial.timeout_secs + dial.time_limit_secs) + timedelta(minutes=4, seconds=59)
+    gate.clock = lambda: placed + could_still_be_on
+    assert gate.on_the_line("+12125550142") is not None
+    assert LONGEST_ON_THE_LINE <= could_still_be_on + timedelta(minutes=1)  # and not held much past it
+
