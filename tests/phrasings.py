@@ -969,4 +969,12 @@ PHRASINGS = [
     ('booked', ('B: Hello.', "A: Hi, this is an automated assistant. I'd like to book a table for 2 on Friday at 7pm.", "B: we have a table for 7:30, you're all set."), {'party': 2, 'time': 'Friday 7:30pm', 'requested_party': 2, 'requested_time': 'Friday 7pm'}, True, None),
     ('booked', ('B: Hello.', "A: Hi, this is an automated assistant. I'd like to book a table for 2 on Friday at 7pm.", "B: we have a table for 7:30, you're all set."), {'party': 2, 'time': 'Friday 7pm', 'requested_party': 2, 'requested_time': 'Friday 7pm'}, False, None),
     ('booked', ('B: Hello.', "A: Hi, this is an automated assistant. I'd like to book a table for 2 on Friday at 7pm.", "B: we don't have you down."), {'party': 2, 'time': 'Friday 7pm', 'requested_party': 2, 'requested_time': 'Friday 7pm'}, False, None),
+    # mutation review: a time after the set-apart days that is not theirs ("..., reopening at three")
+    ('hours', ('B: Hello.', 'A: Hi, this is an automated assistant calling for Nathan. What are your hours?', "B: we're open nine to six every day, except we close early on saturday for inventory, reopening at three."), 'Saturday closes at 3 PM.', False, None),
+    # the item itself said to be in stock, then kinds of it: the item is in stock, not kind by kind
+    ('stock', ('B: Hello.', 'A: Hi, do you have cast iron skillets in stock?', 'B: yes we have them, the 10-inch is sold out but we have the 12-inch.'), 'In stock', True, 'cast iron skillet'),
+    # kind by kind, a count the business never said is refused as any unsaid count is
+    ('stock', ('B: Hello.', 'A: Hi, do you have cast iron skillets in stock?', 'B: the cheap ones are gone, but the deluxe ones we have.'), 'Deluxe: 5 in stock. Cheap: out of stock.', False, 'cast iron skillet'),
+    # "the deluxe ones we have to order" has none of them on hand
+    ('stock', ('B: Hello.', 'A: Hi, do you have cast iron skillets in stock?', 'B: the cheap ones are gone, the deluxe ones we have to order.'), 'They have the deluxe ones; the cheap ones are gone.', False, 'cast iron skillet'),
 ]

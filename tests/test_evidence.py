@@ -358,6 +358,12 @@ _SATURDAY_AT_THREE = [(tuple(d for d in w.WEEKDAYS if d != "saturday"), "09:00",
      [(("friday", "saturday"), None, "22:00", False), (("sunday",), None, "18:00", False)]),
     # which end of the day a lone time is, by the words before it
     ("We don't open until ten on Sundays.", [(("sunday",), "10:00", None, False)]),
+    # days set apart for a time to come: an opening time is their opening, not their closing
+    ("We're open nine to six every day, but on Sundays we open late, at noon.",
+     [(tuple(w.WEEKDAYS[:6]), "09:00", "18:00", False), (("sunday",), "12:00", "18:00", False)]),
+    # days set apart and said closed are closed, though "open" is said of them too
+    ("Nine to five weekdays, but on Sundays we are closed and don't open.",
+     [(tuple(w.WEEKDAYS[:5]), "09:00", "17:00", False), (("sunday",), None, None, True)]),
 ])
 def test_typed_hours_where_days_come_after_times_or_are_set_apart(said, typed):
     got = answers.read_answer(Q.HOURS, [said]).ranges
@@ -1097,3 +1103,33 @@ def test_two_things_places_in_one_sentence_the_one_said_of_the_item_is_its_place
     supported(judge.judge_answer(said, Q.AISLE, "Aisle 9.", item="mason jar lids"))
     one = turns("B: Hello.", "A: Hi, which aisle are the mason jar lids in?", "B: they're in aisle 5, next to the paint in aisle 6")
     supported(judge.judge_answer(one, Q.AISLE, "Aisle 5.", item="mason jar lids"))
+
+
+def test_typed_hours_days_after_and_join_a_weekly_time_never_a_date():
+    # "today" is one date: "and saturdays" after its time are not that date
+    got = answers.read_answer(Q.HOURS, ["Today we close at three and saturdays."], today=dt.date(2026, 6, 10)).ranges
+    assert [(r.days, r.date) for r in got if r.date] == [(("wednesday",), "2026-06-10")]
+
+
+def test_typed_stock_kinds_are_named_without_the_words_around_them():
+    typed = answers.read_answer(Q.STOCK, ["The 10-inch right now is sold out but we have the 12-inch."], item="cast iron skillet")
+    assert [(k.kind, k.availability) for k in typed.kinds] == [("10-inch", "out_of_stock"), ("12-inch", "in_stock")]
+
+
+@pytest.mark.parametrize(("said", "typed"), [
+    # the item itself in stock, then kinds of it: its stock, not kind by kind
+    ("Yes we have them, the 10-inch is sold out but we have the 12-inch.", "in_stock"),
+    ("The cheap ones are gone, the deluxe ones we have to order.", "out_of_stock"),  # to order: none on hand
+])
+def test_typed_stock_is_by_kind_only_when_the_kinds_are_all_they_spoke_of(said, typed):
+    assert answers.read_answer(Q.STOCK, [said], item="cast iron skillet").availability == typed
+
+
+def test_the_summary_names_each_kind_and_its_stock():
+    from calld.observe.summary import typed_answer
+
+    answer = {"kind": "stock", "availability": "some_kinds", "quantity": None,
+              "kinds": [{"kind": "10-inch", "availability": "out_of_stock", "quantity": None},
+                        {"kind": "12-inch", "availability": "in_stock", "quantity": 3}]}
+    assert typed_answer(answer) == "stock: some kinds: 10-inch out of stock; 12-inch in stock, 3"
+
