@@ -473,3 +473,34 @@ def test_what_a_reply_tells_the_sender_to_text_is_a_text_calld_understands():
         [suggested] = re.findall(r'Text "([^"]+)"', reply)
         parsed = parse_text(suggested)
         assert isinstance(parsed, FollowUp) and parsed.what == "again", (suggested, parsed)
+
+
+# -- mutation review: follow-up parsing and replies ---------------------------------------------------
+
+
+def test_a_follow_up_names_each_day_once_and_where_can_i_find_asks_the_aisle():
+    assert parse_text("what about saturday or the weekend?") == FollowUp("day", days=("saturday", "sunday"))
+    assert parse_text("where can I find the propane") == FollowUp("aisle", item="propane")
+    assert parse_text("where can I find duct tape at 555-555-0142") == AskIntent("+15555550142", "aisle", "duct tape")
+
+
+def test_hours_on_a_day_prefer_the_weekly_reading_and_the_later_word():
+    weekly_then_date = {**TYPED, "answer": {"kind": "hours", "ranges": [
+        {"days": ["saturday"], "opens": "10:00", "closes": "14:00"},
+        {"days": ["saturday"], "closed": True, "date": "2026-06-13"}]}}
+    assert replies.hours_on(weekly_then_date, "saturday") == "open 10 AM to 2 PM"  # a weekly reading over one date's
+    corrected = {**TYPED, "answer": {"kind": "hours", "ranges": [
+        {"days": ["saturday"], "opens": "10:00", "closes": "14:00"},
+        {"days": ["saturday"], "opens": "10:00", "closes": "16:00"}]}}
+    assert replies.hours_on(corrected, "saturday") == "open 10 AM to 4 PM"  # the later word corrects the first
+
+
+def test_already_booked_says_the_party_the_business_confirmed():
+    booked = {"status": "booked", "confirmed_party": 3, "confirmed_time": "Friday 7:30pm", "confirmation_text": "See you then."}
+    assert replies.already_booked(BOOK, booked).startswith("You're already booked at +1 415-555-0142: a table for 3, Friday 7:30pm.")
+
+
+def test_a_follow_up_refers_to_a_request_up_to_a_day_old_by_default():
+    from calld.settings import load_settings
+
+    assert load_settings(_env_file=None).messaging_followup_s == 86400.0  # README: "within a day"
