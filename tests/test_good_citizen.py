@@ -327,3 +327,23 @@ def test_a_call_holds_its_number_while_the_dial_s_own_ring_and_time_limit_could_
     assert gate.on_the_line("+12125550142") is not None
     assert LONGEST_ON_THE_LINE <= could_still_be_on + timedelta(minutes=1)  # and not held much past it
 
+
+
+@pytest.mark.xfail(strict=True, reason="log_dial keeps the first dialled_at (ON CONFLICT DO NOTHING) after forget_request gives the id back: the retry's call is older than LONGEST_ON_THE_LINE and holds nothing")
+def test_a_request_dialled_again_after_its_id_was_given_back_holds_the_number_from_the_new_dial(tmp_path):
+    # Nothing was dialled the first time (a local failure): the id is given back, and the retry an
+    # hour later dials. That call is on the line; the number must be held from its dial, not the first.
+    from datetime import timedelta
+
+    from calld.domain.ids import RunId, UserId
+
+    first = utc(2026, 6, 10, 16, 0)
+    gate = gate_at(tmp_path, first)
+    gate.ledger.claim_request("req-1", user_id=UserId("alice"), kind="ask", params={"to": "+12125550142"}, run_id=RunId.new())
+    gate.ledger.log_dial("req-1", number="+12125550142", user_id="alice", at=first)
+    assert gate.ledger.forget_request("req-1")
+    retried = first + timedelta(hours=1)
+    gate.ledger.claim_request("req-1", user_id=UserId("alice"), kind="ask", params={"to": "+12125550142"}, run_id=RunId.new())
+    gate.ledger.log_dial("req-1", number="+12125550142", user_id="alice", at=retried)
+    gate.clock = lambda: retried + timedelta(minutes=2)
+    assert gate.on_the_line("+12125550142") is not None
