@@ -723,7 +723,8 @@ class Ledger:
         with self._write() as db:
             db.execute(
                 "INSERT INTO dial_log (request_id, number, user_id, dialled_at) VALUES (?, ?, ?, ?)"
-                " ON CONFLICT (request_id) DO NOTHING",
+                # a request id given back (nothing dialled) and dialled again: its call is the new one
+                " ON CONFLICT (request_id) DO UPDATE SET dialled_at = excluded.dialled_at",
                 (request_id, number, user_id, _utc(at)),
             )
 

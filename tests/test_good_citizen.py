@@ -329,7 +329,6 @@ def test_a_call_holds_its_number_while_the_dial_s_own_ring_and_time_limit_could_
 
 
 
-@pytest.mark.xfail(strict=True, reason="log_dial keeps the first dialled_at (ON CONFLICT DO NOTHING) after forget_request gives the id back: the retry's call is older than LONGEST_ON_THE_LINE and holds nothing")
 def test_a_request_dialled_again_after_its_id_was_given_back_holds_the_number_from_the_new_dial(tmp_path):
     # Nothing was dialled the first time (a local failure): the id is given back, and the retry an
     # hour later dials. That call is on the line; the number must be held from its dial, not the first.
