@@ -361,7 +361,7 @@ def test_follow_ups_that_name_no_number_parse(text, want):
         ("book a table", Incomplete("party", "book")),  # what is missing from the booking comes first
         ("what about Sunday 555-0142", Unrecognized()),  # a number there: not a follow-up
         ("call them again 555-555-0142", Unrecognized()),
-        ("thanks", Unrecognized()),
+        ("thanks", Keyword("thanks")),  # a courtesy, answered as one (not "Sorry, I didn't catch that")
         ("what about it", Unrecognized()),
         ("call them", Keyword("yes")),  # still the yes to a "Reply YES"
     ],

@@ -25,7 +25,7 @@ from typing import Literal
 
 from attrs import frozen
 
-KeywordWord = Literal["stop", "start", "help", "yes", "no"]
+KeywordWord = Literal["stop", "start", "help", "yes", "no", "thanks"]
 
 
 @frozen
@@ -78,15 +78,17 @@ class FollowUp:
     - "stock" / "aisle": about `item`, or the last request's item when None ("which aisle is it in?");
     - "same": the last question again about another `item` ("what about propane?");
     - "again": the last request again ("call them again", "try again");
-    - "book": a table (`party`, `time`, `notes`) where the last request was.
+    - "book": a table (`party`, `time`, `notes`) where the last request was;
+    - "elsewhere": the last request again, at another number `to` ("what about 555-555-0143?").
     """
 
-    what: Literal["hours", "day", "stock", "aisle", "same", "again", "book"]
+    what: Literal["hours", "day", "stock", "aisle", "same", "again", "book", "elsewhere"]
     days: tuple[DayWord, ...] = ()
     item: str | None = None
     party: int | None = None
     time: str | None = None
     notes: str | None = None
+    to: str | None = None
 
 
 Parsed = Keyword | AskIntent | BookIntent | Incomplete | Several | FollowUp | Unrecognized
@@ -99,7 +101,8 @@ _KEYWORDS: dict[str, KeywordWord] = {
     **dict.fromkeys(("start", "unstop", "subscribe"), "start"),
     **dict.fromkeys(("help", "info", "?", "commands"), "help"),
     **dict.fromkeys(("yes", "y", "yep", "yeah", "yes please", "ok", "okay", "sure", "go ahead", "do it", "call", "call them", "👍"), "yes"),
-    **dict.fromkeys(("no", "n", "nope", "no thanks", "no thank you", "don't", "dont", "never mind", "nevermind", "skip", "forget it"), "no"),
+    **dict.fromkeys(("no", "n", "nope", "nah", "no thanks", "no thank you", "no thx", "don't", "dont", "never mind", "nevermind",
+                     "nvm", "nm", "nvm then", "never mind then", "skip", "forget it", "forget about it"), "no"),
 }
 
 _LOCAL_NUMBER = re.compile(r"(?<![\d:])\d{3}[-.\s]?\d{4}(?![\d:])")  # seven digits, no area code
@@ -136,7 +139,7 @@ _WEEKDAY = {"mon": "monday", "tue": "tuesday", "tues": "tuesday", "wed": "wednes
 _DAYS = re.compile(r"\b(?:(?P<day>mon(?:day)?|tue(?:s|sday)?|wed(?:nesday)?|thu(?:r|rs|rsday)?|fri(?:day)?|sat(?:urday)?|sun(?:day)?)s?"
                    r"|(?P<weekend>(?:the\s+|this\s+)?weekends?)|(?P<rel>today|tonight|tomorrow))\b", re.IGNORECASE)
 _ONE_DAY = re.sub(r"\?P<\w+>", "?:", _DAYS.pattern)
-_DAY_LIST = rf"(?:{_ONE_DAY})(?:\s*(?:,|and|or|&|\+)\s*(?:{_ONE_DAY}))*"
+_DAY_LIST = rf"(?:{_ONE_DAY})(?:\s*(?:,|and|or|&|\+|\bn\b)\s*(?:{_ONE_DAY}))*"
 _DAY_ONLY = re.compile(rf"^(?:(?:what|how)\s+about\s+)?(?:on\s+|for\s+)?{_DAY_LIST}(?:\s+(?:then|too|as well))?$", re.IGNORECASE)
 _SAME = re.compile(r"^(?:what|how)\s+about\s+(?P<item>.+)$", re.IGNORECASE)
 _AGAIN = re.compile(
@@ -148,7 +151,10 @@ _AGAIN = re.compile(
 
 
 def parse_text(text: str) -> Parsed:
+    text = _plain_quotes(text)
     words = _fold(text)
+    if _THANKS.fullmatch(words):
+        return Keyword("thanks")
     if words in _KEYWORDS:
         return Keyword(_KEYWORDS[words])
     if (asked := words.rstrip(" ?")) in _KEYWORDS and _KEYWORDS[asked] == "help":  # "help?"
@@ -157,11 +163,15 @@ def parse_text(text: str) -> Parsed:
     rest = text
     for raw, _ in numbers:
         rest = rest.replace(raw, " ")
-    rest = " ".join(rest.split()).strip(" ,;:-?!.")
+    rest = _expand_shorthand(" ".join(rest.split()).strip(" ,;:-?!."))
     rest = _LEAD.sub("", rest).strip(" ,;:-?!.")  # "and do they have propane?", "ok, which aisle?"
     kind = _kind(rest)
     if kind is None:
-        return _follow_up(rest) if not numbers and not _LOCAL_NUMBER.search(text) else Unrecognized()
+        if not numbers and not _LOCAL_NUMBER.search(text):
+            return _follow_up(rest)
+        if len(numbers) == 1:
+            return _elsewhere(rest, numbers[0][1])
+        return Unrecognized()
     if kind != "book" and len({k for clause in _CLAUSES.split(rest) if (k := _kind(clause))}) > 1:
         return Several()
     if len(numbers) != 1:
@@ -179,6 +189,34 @@ def parse_text(text: str) -> Parsed:
     if item is None:
         return Incomplete("item", "ask")
     return AskIntent(to, kind, item)
+
+
+# "Thanks" after an answer: a courtesy, not a request.
+_THANKS = re.compile(r"(?:(?:ok(?:ay)?|k|cool|great|perfect|awesome|nice|got it|amazing|wonderful)[\s,.!]+)*"
+                     r"(?:thanks?(?:\s+(?:a lot|so much|again|a bunch))?|thank you(?:\s+(?:so much|again))?|thx|thnx|ty|tysm|cheers)"
+                     r"(?:[\s,.!]+(?:(?:so much|again)[\s,.!]*)?)?[\s!.]*")
+# Shorthand and the common misspellings people text, as the words the forms above know.
+_SHORTHAND = [(re.compile(p, re.IGNORECASE), w) for p, w in (
+    (r"\b(?:what|wat|wht|whut|how)\s+(?:abt|abut|bout|aboot)\b", "what about"),
+    (r"\bwat\s+about\b", "what about"),
+    (r"\b(?:hbu|wbu|hby|wby)\b", "what about"),
+    (r"\b(?:tmrw|tmrow|tmr|tmw|tmrrw|tomm?orr?ow|tomm?or?row|tomorow|tomoro|2moro|2morrow|2mrw)\b", "tomorrow"),
+    (r"\b(?:pls|plz|plez|pleez)\b", "please"),
+    (r"(?<![\w'-])u(?![\w'-])", "you"),
+    (r"(?<![\w'-])em(?![\w'-])", "them"),
+    (r"(?<![\w'-])r(?![\w'-])", "are"),
+)]
+
+
+def _plain_quotes(text: str) -> str:
+    """A phone's smart punctuation as the plain marks ("don\u2019t", "12\u201d")."""
+    return text.translate({0x2018: "'", 0x2019: "'", 0x201B: "'", 0x2032: "'", 0x201C: '"', 0x201D: '"', 0x201F: '"', 0x2033: '"'})
+
+
+def _expand_shorthand(rest: str) -> str:
+    for pattern, words in _SHORTHAND:
+        rest = pattern.sub(words, rest)
+    return rest
 
 
 def _fold(text: str) -> str:
@@ -266,6 +304,22 @@ def _follow_up(rest: str) -> FollowUp | Unrecognized:
     return Unrecognized()
 
 
+_ELSEWHERE = re.compile(
+    r"^(?:(?:what|how)\s+about|same(?:\s+question)?|try|ask|call|and|or|ok(?:ay)?)?(?:\s+(?:at|for|with|to))?"
+    r"(?:\s+(?:instead|then|too|as well|please))?$", re.IGNORECASE)
+
+
+def _elsewhere(rest: str, to: str) -> FollowUp | AskIntent | Unrecognized:
+    """A number and no question of its own: "what about 555-555-0143?" asks the last question there;
+    "what about Sunday at 555-555-0143?" asks their hours."""
+    bare = re.sub(r"\s+(?:at|for|to)$", "", rest, flags=re.IGNORECASE)
+    if _ELSEWHERE.fullmatch(rest) or _ELSEWHERE.fullmatch(bare):
+        return FollowUp("elsewhere", to=to)
+    if _DAY_ONLY.fullmatch(bare):
+        return AskIntent(to, "hours")
+    return Unrecognized()
+
+
 def _follow_up_asked(rest: str, kind: Literal["book", "hours", "stock", "aisle"]) -> FollowUp | Incomplete:
     """A question that names no number: about the last request's business."""
     if kind == "hours":
@@ -294,6 +348,10 @@ def days_named(text: str) -> tuple[DayWord, ...]:
     return tuple(found)
 
 
+# "the 12 inch one", "a bigger one", "the red ones": a kind of the item asked about last.
+_ONE_OF = re.compile(r"(?P<which>.+?)\s+(?:one|ones|kind|size|version)", re.IGNORECASE)
+
+
 def follow_up(parsed: FollowUp, last: AskIntent | BookIntent) -> AskIntent | BookIntent | None:
     """The request a follow-up makes of the last request's business; None when it makes none by itself
     (hours on a day, which may be answered from the last result, or an item the last request never had)."""
@@ -303,12 +361,20 @@ def follow_up(parsed: FollowUp, last: AskIntent | BookIntent) -> AskIntent | Boo
         case "hours":
             return AskIntent(last.to, "hours")
         case "stock" | "aisle":
-            item = parsed.item or (last.item if isinstance(last, AskIntent) else None)
+            before = last.item if isinstance(last, AskIntent) else None
+            item = parsed.item or before
+            if parsed.item and before and (m := _ONE_OF.fullmatch(parsed.item)):  # "the 12 inch one": of the last item
+                item = f"{m.group('which')} {before}"
             return AskIntent(last.to, parsed.what, item) if item else None
         case "same":
             if isinstance(last, AskIntent) and last.ask in ("stock", "aisle") and parsed.item:
                 return AskIntent(last.to, last.ask, parsed.item)
             return None
+        case "elsewhere":
+            assert parsed.to is not None
+            if isinstance(last, AskIntent):
+                return AskIntent(parsed.to, last.ask, last.item)
+            return BookIntent(parsed.to, last.party, last.time, last.notes)
         case "book":
             assert parsed.party is not None and parsed.time is not None
             return BookIntent(last.to, parsed.party, parsed.time, parsed.notes)

@@ -10,8 +10,8 @@ Handling, per sender handle one decision at a time:
   STOP/START/HELP keywords -> unlinked handle (one polite line) -> texts-per-hour flood limit ->
   a YES/NO for the pending model-parsed request -> the deterministic parser -> (live: the text
   model, then a confirmation, never a dial) -> the calls-per-hour limit -> the call.
-A follow-up that names no number ("what about Sunday?", "do they have propane?", "call them again")
-is about the sender's last request (MESSAGING_FOLLOWUP_S, a day): hours on a day the last call gave
+A follow-up that names no number ("what about Sunday?", "do they have propane?", "call them again"),
+or only a number ("what about 555-555-0143?": the last question, asked there), is about the sender's last request (MESSAGING_FOLLOWUP_S, a day): hours on a day the last call gave
 are answered from its result with no call; anything else becomes a request to the same business and
 goes the same way as any other (a booking is confirmed first, its number being implied).
 A call goes through the very service functions the control API uses (Daemon.ask / Daemon.book),
@@ -254,6 +254,10 @@ class MessagingPort:
                 if texts == self.settings.messaging_texts_per_hour + 1:
                     await self._send(msg, "flood", replies.TOO_MANY_TEXTS)  # said once; later texts get silence
                 return
+            if isinstance(parsed, Keyword) and parsed.word == "thanks":  # a courtesy: any offer still stands
+                self.store.set_outcome(msg.event_id, "thanks")
+                await self._send(msg, "thanks", replies.WELCOME)
+                return
             pending = self.store.take_pending(msg.handle, now)
             source = msg.message_id
             intent: AskIntent | BookIntent
@@ -350,7 +354,7 @@ class MessagingPort:
             self.store.set_outcome(msg.event_id, "incomplete")
             await self._send(msg, "followup", replies.which_item(parsed, last.intent))
             return None
-        if parsed.what == "book":  # a table booked at a number the text never named: said back, then YES
+        if isinstance(intent, BookIntent):  # a table booked with details the text never gave in full: said back, then YES
             checked = build_request(intent, link, request_id_for(msg.message_id))
             if isinstance(checked, str):
                 self.store.set_outcome(msg.event_id, "invalid")

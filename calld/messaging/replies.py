@@ -81,6 +81,7 @@ def confirm(intent: AskIntent | BookIntent) -> str:
 
 
 CANCELLED = "OK, I won't call."
+WELCOME = "You're welcome! Text me whenever you'd like me to call somewhere."
 NOTHING_PENDING = f"There's nothing waiting for a yes or no. Text me a request, e.g. \"{EXAMPLE}\", or HELP."
 HELP = (
     "I phone businesses for you and text back what they say. Try \"hours +1 415 555 0142\", "
@@ -319,6 +320,8 @@ def _example_item(item: str | None) -> str | None:
 def no_last_request(follow: FollowUp) -> str:
     """A follow-up with no recent request of theirs to go on: what to send instead."""
     item = _example_item(follow.item)
+    if follow.what == "elsewhere" and follow.to:
+        return f"What should I ask {spoken_number(follow.to)}? Send the question with the number, e.g. \"hours {spoken_number(follow.to)}\"."
     if follow.what in ("hours", "day"):
         return _INCOMPLETE["number"]
     if follow.what == "stock" and item:
