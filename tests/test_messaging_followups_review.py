@@ -128,7 +128,6 @@ async def test_thanks_after_an_answer_is_not_met_with_didnt_catch_that(daemon, a
     assert len(dialled(daemon)) == 1
 
 
-@pytest.mark.xfail(strict=True, reason="replies: what the person typed (an item, a time, a note) is said back as typed, so an accented item (jalape\u00f1o) makes the reply non-ASCII")
 async def test_smart_quotes_from_a_phone_never_reach_a_reply(daemon, autojump_clock):
     await text(daemon, ALICE, "is the cast iron skillet in stock at 555-555-0142?")
     got = await text(daemon, ALICE, "do they have the 12\u201d one?")  # iPhone smart punctuation

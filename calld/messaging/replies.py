@@ -9,6 +9,7 @@ or is replaced by a general sentence. ASCII punctuation, so an SMS stays in the 
 from __future__ import annotations
 
 import re
+import unicodedata
 from typing import Any
 
 from calld.messaging.parse import AskIntent, BookIntent, FollowUp, Incomplete, Weekday
@@ -39,7 +40,18 @@ def safe_words(text: object, limit: int = MAX_QUOTE) -> str | None:
         return None
     if len(line) > limit:
         line = line[: limit - 3].rsplit(" ", 1)[0].rstrip(",;:") + "..."
-    return line.replace("\u201c", '"').replace("\u201d", '"').replace("\u2019", "'").replace("\u2026", "...")
+    return plain(line)
+
+
+_PUNCTUATION = {0x2018: "'", 0x2019: "'", 0x201B: "'", 0x2032: "'", 0x201C: '"', 0x201D: '"', 0x201F: '"', 0x2033: '"',
+                0x2013: "-", 0x2014: "-", 0x2026: "...", 0x00A0: " "}
+
+
+def plain(text: str) -> str:
+    """`text` in ASCII, as an SMS in the GSM alphabet wants: smart quotes and dashes as plain marks,
+    accents dropped ("jalape\u00f1o" -> "jalapeno"), anything else (an emoji) left out."""
+    folded = unicodedata.normalize("NFKD", text.translate(_PUNCTUATION))
+    return " ".join(folded.encode("ascii", "ignore").decode().split())
 
 
 def spoken_number(e164: str) -> str:
@@ -50,17 +62,19 @@ def spoken_number(e164: str) -> str:
 
 
 def what_we_do(intent: AskIntent | BookIntent) -> str:
+    """The person's own words (an item, a time, a note) are said back in ASCII, however they were typed."""
     if isinstance(intent, AskIntent):
-        return _ASK_PHRASE[intent.ask].format(item=intent.item)
-    notes = f" ({intent.notes})" if intent.notes else ""
-    return f"book a table for {intent.party}, {intent.time}{notes}"
+        return _ASK_PHRASE[intent.ask].format(item=plain(intent.item or ""))
+    notes = f" ({plain(intent.notes)})" if intent.notes else ""
+    return f"book a table for {intent.party}, {plain(intent.time)}{notes}"
 
 
 def topic(intent: AskIntent | BookIntent) -> str:
     """What a call was about, in a few words: "opening hours", "cast iron skillet in stock"."""
     if isinstance(intent, BookIntent):
-        return f"table for {intent.party}, {intent.time}"
-    return {"hours": "opening hours", "stock": f"{intent.item} in stock", "aisle": f"aisle for {intent.item}"}[intent.ask]
+        return f"table for {intent.party}, {plain(intent.time)}"
+    item = plain(intent.item or "")
+    return {"hours": "opening hours", "stock": f"{item} in stock", "aisle": f"aisle for {item}"}[intent.ask]
 
 
 def about(intent: AskIntent | BookIntent, text: str) -> str:
@@ -347,6 +361,6 @@ def which_item(follow: FollowUp, last: AskIntent | BookIntent) -> str:
 def already_booked(last: BookIntent, result: dict[str, Any]) -> str:
     """"Call them again" after a booking that was made: it is not made twice."""
     party = result.get("confirmed_party") if isinstance(result.get("confirmed_party"), int) else last.party
-    when = safe_words(result.get("confirmed_time"), 80) or last.time
+    when = safe_words(result.get("confirmed_time"), 80) or plain(last.time)
     return (f"You're already booked at {spoken_number(last.to)}: a table for {party}, {when}. I won't book it twice. "
             f"For another table, text the day and time, e.g. \"book a table for 2 Saturday 8pm\".")
