@@ -330,6 +330,8 @@ _CLOSED_AFTER = re.compile(
     re.I)  # "Monday to Friday, closed on holidays" or "..., closed Sundays" is about other days
 
 
+_OTHER_HOURS_APART = re.compile(r"\b(?:except|but)\s+(?:that\s+)?(?:we|they|it)\s+(?:open|opens|close|closes)\b"
+                                r"(?:\s+(?:early|late|earlier|later))?\s+(?:on\s+)?$", re.I)
 _CLOSED_AT_A_DAY = re.compile(rf"\b(?:{_DAY_NAME})\s+(?:(?:we'?re|we are|they'?re|they are|it'?s|it is)\s+)?(?:closed|shut)\s+(?:on\s+)?$", re.I)
 
 
@@ -344,6 +346,8 @@ def day_open(text: str, day: DaysFound) -> bool:
         return True  # "we close at 5 except on Fridays, when it's 6": set apart with a time of their own
     if days_after_closed(text, day) is not None:
         return False  # "sundays we're closed monday through saturday nine to six": Sunday
+    if _OTHER_HOURS_APART.search(before):
+        return True  # "every day, except we close early on Saturday": open, at other hours
     if _CLOSED_AT_A_DAY.search(before) and _has_own_time(text, day):
         return True  # ... and Monday through Saturday, at their own time
     after = _MORE_DAYS.match(text, day.end)
@@ -359,7 +363,7 @@ def day_open(text: str, day: DaysFound) -> bool:
 _OPENS_LATER = re.compile(r"\s*(?:until|till|til|before)\b", re.I)
 
 
-_OPEN_CUE = re.compile(r"\b(?:opens?|opening|from|starts?|starting)\b", re.I)
+_OPEN_CUE = re.compile(r"\b(?:(?:re)?opens?|(?:re)?opening|from|starts?|starting|back open)\b", re.I)
 _CLOSE_CUE = re.compile(r"\b(?:close[sd]?|closing|until|till|til|shuts?)\b", re.I)
 _OPEN_UNTIL = re.compile(r"(?:\bnot|n't|\bnever)\s+open\b[^,;.]*\b(?:until|till|til|before)\s*$", re.I)  # "we don't open (Sundays) until 10"
 _RANGE_JOIN = re.compile(r"\s*(?:to|until|till|til|-|–)\s*$", re.I)
