@@ -29,8 +29,9 @@ def live_settings(tmp_path, addrs, port, **over):
     return load_settings(**{**values, **over})
 
 
-async def test_a_text_through_the_simulator_is_confirmed_called_and_answered(tmp_path, nursery, autojump_clock):
-    sim = Simulator(SCENARIOS["stock"])
+async def _texting_daemon(tmp_path, nursery, scenario: str):
+    """The simulator playing `scenario`, and a live daemon on it with Alice linked for texting."""
+    sim = Simulator(SCENARIOS[scenario])
     addrs = await nursery.start(sim.serve)
     port = free_port()
     settings = live_settings(tmp_path, addrs, port)
@@ -38,7 +39,11 @@ async def test_a_text_through_the_simulator_is_confirmed_called_and_answered(tmp
     async with ControlClient(settings.calld_socket) as client:
         await client.provision("alice")
         await client.messaging_link(ALICE, "alice", "Nathan")
-    url = f"http://127.0.0.1:{port}/linq/webhook"
+    return sim, addrs, daemon, f"http://127.0.0.1:{port}/linq/webhook"
+
+
+async def test_a_text_through_the_simulator_is_confirmed_called_and_answered(tmp_path, nursery, autojump_clock):
+    sim, addrs, daemon, url = await _texting_daemon(tmp_path, nursery, "stock")
     async with httpx.AsyncClient() as http:
         for text in ("does joe's still have those cast iron skillets? 555-555-0142", "yes"):
             resp = await http.post(f"{addrs.telnyx_api_base}/sim/linq/text", json={"from": ALICE, "text": text, "url": url})
@@ -49,7 +54,7 @@ async def test_a_text_through_the_simulator_is_confirmed_called_and_answered(tmp
     assert said[1] == ("calld", "Call +1 555-555-0142 and ask if they have cast iron skillets in stock? Reply YES to call, or NO to skip.")
     assert said[3][1].startswith("Calling +1 555-555-0142 now")
     assert said[4][0] == "calld" and said[4][1].startswith('They said: "Yes, we have')
-    assert sim.text_model.requests and sim.text_model.requests[0]["model"] == settings.openai_responses_model
+    assert sim.text_model.requests and sim.text_model.requests[0]["model"] == daemon.settings.openai_responses_model
     assert sim.linq.requests["typing_start"] >= 1
     await daemon.shutdown(drain_s=0)
 
@@ -76,15 +81,7 @@ async def test_live_without_linq_has_no_webhook_route(tmp_path, nursery, autojum
 
 
 async def test_follow_ups_through_the_simulator_are_about_the_last_call(tmp_path, nursery, autojump_clock):
-    sim = Simulator(SCENARIOS["hours"])
-    addrs = await nursery.start(sim.serve)
-    port = free_port()
-    settings = live_settings(tmp_path, addrs, port)
-    daemon: Daemon = await nursery.start(Daemon(settings).serve)
-    async with ControlClient(settings.calld_socket) as client:
-        await client.provision("alice")
-        await client.messaging_link(ALICE, "alice", "Nathan")
-    url = f"http://127.0.0.1:{port}/linq/webhook"
+    sim, addrs, daemon, url = await _texting_daemon(tmp_path, nursery, "hours")
     async with httpx.AsyncClient() as http:
         for text in ("hours +1 555 555 0142", "what about Friday?", "call them again"):
             resp = await http.post(f"{addrs.telnyx_api_base}/sim/linq/text", json={"from": ALICE, "text": text, "url": url})
