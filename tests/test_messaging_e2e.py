@@ -491,6 +491,18 @@ async def test_hours_on_another_day_are_answered_from_the_last_call_or_offered_a
     assert dials(daemon) == 2 and [r.params["ask"] for r in requests(daemon)] == ["hours", "hours"]
 
 
+async def test_their_hours_asked_again_are_told_from_the_last_call_with_no_new_call(daemon, autojump_clock):
+    fake = daemon.messaging.fake
+    await say(daemon, ALICE, "hours +1 555 555 0142")  # "We're open Monday through Friday, 9 AM to 5 PM."
+    heard = 'When I called +1 555-555-0142 about their hours: They said: "'
+    for again in ("what time do they close?", "and tomorrow?"):  # the fiction range has no zone: no date for "tomorrow"
+        await say(daemon, ALICE, again)
+        reply = fake.replies_to(ALICE)[-1]
+        assert reply.startswith(heard) and "Monday through Friday" in reply, (again, reply)
+        assert reply.endswith('Text "call them again" to ask afresh.')
+    assert dials(daemon) == 1
+
+
 async def test_a_stock_question_with_no_number_asks_the_last_business(daemon, autojump_clock):
     fake = daemon.messaging.fake
     await say(daemon, ALICE, "hours +1 555 555 0142")
