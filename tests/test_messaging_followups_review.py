@@ -258,6 +258,13 @@ async def test_a_follow_up_naming_another_number_asks_there_and_never_at_the_old
     assert dialled(daemon) == ["+15555550142", "+15555550143", "+15555550144"]
 
 
+async def test_call_them_again_naming_the_number_repeats_the_last_question_there(daemon, autojump_clock):
+    await text(daemon, ALICE, "is the cast iron skillet in stock at 555-555-0142?")
+    got = await text(daemon, ALICE, "call them again 555-555-0142")
+    assert got[0] == f"Calling {SHOP} now to ask if they have cast iron skillet in stock. I'll text you what they say."
+    assert dialled(daemon) == ["+15555550142", "+15555550142"]
+
+
 async def test_what_about_sunday_after_a_stock_call_offers_an_hours_call(daemon, autojump_clock):
     await text(daemon, ALICE, "is the cast iron skillet in stock at 555-555-0142?")
     got = await text(daemon, ALICE, "what about sunday")

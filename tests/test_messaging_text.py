@@ -348,6 +348,8 @@ def test_an_answer_from_a_recording_says_it_was_a_recording():
         ("call them again", FollowUp("again")),
         ("Try again please", FollowUp("again")),
         ("could you ring them back", FollowUp("again")),
+        ("call them again 555-555-0142", FollowUp("elsewhere", to="+15555550142")),  # a repeat that names the number
+        ("try again at +1 555 555 0143", FollowUp("elsewhere", to="+15555550143")),
         ("book a table for 2 Friday 7pm, outdoor if possible", FollowUp("book", party=2, time="Friday 7pm", notes="outdoor if possible")),
     ],
 )
@@ -360,7 +362,6 @@ def test_follow_ups_that_name_no_number_parse(text, want):
     [
         ("book a table", Incomplete("party", "book")),  # what is missing from the booking comes first
         ("what about Sunday 555-0142", Unrecognized()),  # a number there: not a follow-up
-        ("call them again 555-555-0142", Unrecognized()),
         ("thanks", Keyword("thanks")),  # a courtesy, answered as one (not "Sorry, I didn't catch that")
         ("what about it", Unrecognized()),
         ("call them", Keyword("yes")),  # still the yes to a "Reply YES"

@@ -310,11 +310,11 @@ _ELSEWHERE = re.compile(
 
 
 def _elsewhere(rest: str, to: str) -> FollowUp | AskIntent | Unrecognized:
-    """A number and no question of its own: "what about 555-555-0143?" asks the last question there;
-    "what about Sunday at 555-555-0143?" asks their hours."""
+    """A number and no question of its own: "what about 555-555-0143?" and "call them again at
+    555-555-0142" ask the last question there; "what about Sunday at 555-555-0143?" asks their hours."""
     bare = re.sub(r"\s+(?:at|for|to)$", "", rest, flags=re.IGNORECASE)
-    if _ELSEWHERE.fullmatch(rest) or _ELSEWHERE.fullmatch(bare):
-        return FollowUp("elsewhere", to=to)
+    if _ELSEWHERE.fullmatch(rest) or _ELSEWHERE.fullmatch(bare) or _AGAIN.fullmatch(bare):
+        return FollowUp("elsewhere", to=to)  # "call them again 555-555-0142": the last request, at that number
     if _DAY_ONLY.fullmatch(bare):
         return AskIntent(to, "hours")
     return Unrecognized()
