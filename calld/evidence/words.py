@@ -29,6 +29,7 @@ _UNITS |= {f"{u} hundred": n * 100 for u, n in _UNITS.items() if 2 <= n <= 9 and
 _TENS = {"twenty": 20, "thirty": 30, "forty": 40, "fifty": 50, "sixty": 60, "seventy": 70, "eighty": 80, "ninety": 90}
 _UNITS |= _TENS | {f"{t}{sep}{u}": n + _UNITS[u] for t, n in _TENS.items() for u in
                    ("one", "two", "three", "four", "five", "six", "seven", "eight", "nine") for sep in (" ", "-")}
+_UNIT_WORDS = "|".join(sorted(_UNITS, key=len, reverse=True))  # longest first, so "twenty one" beats "twenty"
 _CLOCK_WORDS = {w: n for w, n in _UNITS.items() if 1 <= n <= 12 and w not in ("a", "an", "couple", "a couple", "dozen", "a dozen",
                                                                                "half a dozen", "a half dozen", "half dozen", "a single")}
 _MINUTE_WORDS = {"fifteen": 15, "thirty": 30, "forty-five": 45, "forty five": 45, "oh five": 5, "ten": 10,
@@ -741,7 +742,7 @@ def beside(text: str, place: PlaceFound) -> bool:
 
 _NUMBER_CORRECTED = re.compile(
     rf"{_CORRECTING}(?:(?:over\s+)?in\s+)?(?:(?:aisle|isle|row|bay)\s+(?=\w)|(?=\w+\s*(?:now\b)?\s*(?:not \w+\s*)?(?:[.,!?;]|$)))"
-    r"(\d{1,3}[a-z]?|" + "|".join(sorted(_UNITS, key=len, reverse=True)) + r")\b"
+    r"(\d{1,3}[a-z]?|" + _UNIT_WORDS + r")\b"
     r"(?!\s+(?:more|moment|sec|second|minute|thing|of|or|problem))", re.I)
 
 
@@ -797,12 +798,12 @@ HEDGE = re.compile(
 RESTOCK_HEDGE = re.compile(r"[,;]?\s*(?:(?:it|they|we)(?:'?ll| will)?\s+)?(?:should|might|may|could|probably)\s+(?:be\s+)?"
                            r"(?:back|in|here|restocked|get(?:ting)? (?:more|some|them|it)|coming)\b[^.?!]*", re.I)
 # A count said roughly: the count stays ("a dozen or so", "twenty-ish", "give or take").
-ROUGH_COUNT = re.compile(r"\b((?:\d+|" + "|".join(sorted(_UNITS, key=len, reverse=True)) + r")(?:\s+\w+)?)"
-                         r"(?:\s*,?\s*(?:or so|give or take(?: a few)?)|-?ish)\b", re.I)
+_ROUGHLY = r"(?:\s*,?\s*(?:or so|give or take(?: a few)?)|-?ish)\b"
+ROUGH_COUNT = re.compile(r"\b((?:\d+|" + _UNIT_WORDS + r")(?:\s+\w+)?)" + _ROUGHLY, re.I)
 
 
 _ROUGHLY_BEFORE = re.compile(r"\b(?:about|around|roughly|approximately|maybe|like|some)\s+$|~\s*$", re.I)
-_ROUGHLY_AFTER = re.compile(r"\s*,?\s*(?:or so|give or take|-?ish)\b", re.I)
+_ROUGHLY_AFTER = re.compile(_ROUGHLY, re.I)
 
 
 def exact_count(text: str) -> bool:
@@ -813,7 +814,7 @@ def exact_count(text: str) -> bool:
 
 # -- numbers -------------------------------------------------------------------------------------------
 
-_NUMBER = re.compile(r"\b(\d+|" + "|".join(sorted(_UNITS, key=len, reverse=True)) + r")\b", re.I)
+_NUMBER = re.compile(r"\b(\d+|" + _UNIT_WORDS + r")\b", re.I)
 
 
 def number(token: str) -> int | None:
@@ -882,7 +883,7 @@ _IN = re.compile(
     r"fourteen|sixteen|eighteen|twenty|thirty|forty|fifty)[\s-]+(?:inch|volt|gallon|quart|pound|foot|ounce|piece|watt|amp))|(?<=\bones )we (?:do |still )?(?:have|got|carry)\b(?!\s+(?:no|none|to)\b))\b",
     re.I,
 )
-_COUNT = r"(\d+|" + "|".join(sorted(_UNITS, key=len, reverse=True)) + r")"
+_COUNT = r"(\d+|" + _UNIT_WORDS + r")"
 # A count: the number before what is counted ("3 of those", "two left", "12 skillets"), not a name
 # ("WD-40 is"), or right after having ("we have a dozen", "we've got about twenty").
 _QUANTITY = re.compile(
@@ -1031,7 +1032,7 @@ def kinds_apart(said: list[tuple[str, StockFound]], item: str | None) -> list[in
 
 # -- places in a store -----------------------------------------------------------------------------------
 
-_AISLE = re.compile(r"\b(aisle|isle|row|bay)\s+(\d{1,3}[a-z]?|[a-z]\b|" + "|".join(sorted(_UNITS, key=len, reverse=True)) + r")"
+_AISLE = re.compile(r"\b(aisle|isle|row|bay)\s+(\d{1,3}[a-z]?|[a-z]\b|" + _UNIT_WORDS + r")"
                     r"(?:[\s-]([a-h])(?=[.,!?]|$))?", re.I)
 # Departments a store names without the word "department" ("it's over in plumbing").
 _DEPARTMENTS = (r"plumbing|electrical|hardware|housewares|seasonal|automotive|lawn and garden|garden|paint|lumber|"
@@ -1157,7 +1158,7 @@ TAKEN_BACK = re.compile(
     r"(?:don'?t|do not) have (?:a |any )?(?:table|room|space|anything|availability)|not (?:available|going to work|possible))\b", re.I)
 _FOR_HOUR = re.compile(rf"\b(?:for|at)\s+{_HOUR}\b{_MINUTE}"
                        r"(?!\s*(?:people|persons|guests|of you|adults|kids|children|seats|tables?|at\b))", re.I)
-_PARTY_SAID = re.compile(r"\b(?:(?:party of|table for|for)\s+)?(\d{1,2}|" + "|".join(sorted(_UNITS, key=len, reverse=True)) + r")"
+_PARTY_SAID = re.compile(r"\b(?:(?:party of|table for|for)\s+)?(\d{1,2}|" + _UNIT_WORDS + r")"
                          r"(?:\s+(?:people|persons|guests|adults))?\b(?![:.]\d|\s*(?:[ap]\.?m\b|o'?clock|thirty|fifteen|forty))", re.I)  # not "a table for 7:30"
 
 
