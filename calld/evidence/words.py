@@ -333,7 +333,10 @@ _CLOSED_AFTER = re.compile(
 
 _OTHER_HOURS_APART = re.compile(r"\b(?:except|but)\s+(?:that\s+)?(?:we|they|it)\s+(?:open|opens|close|closes)\b"
                                 r"(?:\s+(?:early|late|earlier|later))?\s+(?:on\s+)?$", re.I)
-_CLOSED_AT_A_DAY = re.compile(rf"\b(?:{_DAY_NAME})\s+(?:(?:we'?re|we are|they'?re|they are|it'?s|it is)\s+)?(?:closed|shut)\s+(?:on\s+)?$", re.I)
+# "sundays we're closed | monday through saturday nine to six": what follows a day said closed, and
+# the same words read back from the days after them
+_CLOSED_THEN_DAYS = re.compile(r"\s*(?:(?:we'?re|we are|they'?re|they are|it'?s|it is)\s+)?(?:closed|shut)\s+(?:on\s+)?", re.I)
+_CLOSED_AT_A_DAY = re.compile(rf"\b(?:{_DAY_NAME}){_CLOSED_THEN_DAYS.pattern}$", re.I)
 
 
 def day_open(text: str, day: DaysFound) -> bool:
@@ -463,7 +466,6 @@ def _time_pieces(text: str) -> tuple[tuple[int, int], ...]:
 
 # "sundays we're closed monday through saturday nine to six" (no commas): the closed word is the
 # day's before it, and the days after it are open at the time that follows them.
-_CLOSED_THEN_DAYS = re.compile(r"\s*(?:(?:we'?re|we are|they'?re|they are|it'?s|it is)\s+)?(?:closed|shut)\s+(?:on\s+)?", re.I)
 
 
 def days_after_closed(text: str, day: DaysFound) -> int | None:
