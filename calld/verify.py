@@ -30,7 +30,9 @@ from calld.domain.questions import QUESTIONS, QuestionType
 from calld.domain.requests import AskRequest, BookRequest
 from calld.domain.results import BookResult, QuickAskResult
 from calld.domain.transcript import Turn
-from calld.evidence.judge import Supported, judge_answer, judge_booked
+from calld.core.answers import Aisle, DayRange, Hours, KindStock, Stock
+from calld.evidence import cite
+from calld.evidence.cite import Supported
 from calld.evidence.words import CLAIMS_HUMAN
 from calld.adapters.telnyx_http import TelnyxHttp, open_client
 from calld.ledger import Ledger
@@ -101,6 +103,25 @@ def _continued(rows: list[dict[str, Any]], record: dict[str, Any]) -> int:
                and r["effect"]["kind"] == "live.response_create"]
     assert not between, "response.create went out before the backend's response had ended"
     return creates[0]["seq"]
+
+
+_ISO_DATE = re.compile(r"\d{4}-\d{2}-\d{2}")
+
+
+def typed_answer(answer: dict[str, Any]) -> Hours | Stock | Aisle | None:
+    """A result's typed answer (result.json) as the citation check reads it."""
+    match answer.get("kind"):
+        case "hours":
+            # a date the app resolved ("today" -> 2026-12-02) is the app's, not words to find in the quotes
+            return Hours(tuple(DayRange(tuple(r["days"]), r.get("opens"), r.get("closes"), r.get("closed", False),
+                                        None if _ISO_DATE.fullmatch(r.get("date") or "") else r.get("date"),
+                                        r.get("around_the_clock", False)) for r in answer["ranges"]))
+        case "stock":
+            return Stock(answer["availability"], answer.get("quantity"),
+                         tuple(KindStock(k["kind"], k["availability"], k.get("quantity")) for k in answer.get("kinds", ())))
+        case "aisle":
+            return Aisle(answer["location"])
+    return None
 
 
 def _find(rows: list[dict[str, Any]], pred: Callable[[dict[str, Any]], bool]) -> list[dict[str, Any]]:
@@ -338,7 +359,8 @@ def run_checks(inp: VerifyInput, settings: Settings, ledger: Ledger, run_dir: Pa
         return common.session_delegation()[0]
 
     def evidence_supported() -> str:
-        return common.evidence_supported(lambda turns, r: judge_answer(turns, inp.ask, r.get("answer_text"), item=inp.item))
+        return common.evidence_supported(lambda turns, r: cite.check_answer(
+            turns, inp.ask, [e["quote"] for e in r["evidence"]], typed_answer(r["answer"]), item=inp.item))
 
     def tool_loop() -> str:
         rec = _find(ev.rows(), _event("tool.record_task_result"))
@@ -492,8 +514,8 @@ def run_book_checks(inp: BookVerifyInput, settings: Settings, ledger: Ledger, ru
         return evidence + ", booking record_task_result"
 
     def evidence_supported() -> str:
-        return common.evidence_supported(lambda turns, r: judge_booked(
-            turns, party=r["confirmed_party"], time=r["confirmed_time"], requested_party=inp.party, requested_time=inp.time))
+        return common.evidence_supported(lambda turns, r: cite.check_booked(
+            turns, [e["quote"] for e in r["evidence"]], party=r["confirmed_party"], time=r["confirmed_time"]))
 
     def tool_loop() -> str:
         rows = ev.rows()

@@ -40,21 +40,35 @@ def creates(rows: list[dict[str, Any]]) -> int:
 # refused records were told (one entry per refused output, a phrase it must contain).
 EXPECTED: dict[str, dict[str, Any]] = {
     "model_early": {"status": "answered", "reason": None, "source": "tool", "quote": ANSWER.strip(),
-                    "refused": ["has not said 9:00 AM"]},
+                    "refused": ["'9:00 AM' is not in your quotes"]},
     "model_hallucinates": {"status": "answered", "reason": None, "source": "transcript", "quote": ANSWER.strip(),
-                           "refused": ["has not said 9:00 PM"]},
+                           "refused": ["'9:00 PM' is not in your quotes"]},
     "model_mislabels_refusal": {"status": "declined", "reason": "refused", "source": "tool",
                                 "quote": "Sorry, we can't give that out over the phone.",
-                                "refused": ["does not state any hours"]},
+                                "refused": ["needs the hours as ranges"]},
     "model_mislabels_answer": {"status": "answered", "reason": None, "source": "transcript", "quote": ANSWER.strip(),
                                "refused": ["the business did answer"]},
+    "model_misquotes": {"status": "answered", "reason": None, "source": "tool", "quote": ANSWER.strip(),
+                        "refused": ["\"We're open every day until midnight.\" is not in what the business said"]},
+    "model_quotes_itself": {"status": "answered", "reason": None, "source": "tool", "quote": ANSWER.strip(),
+                            "refused": ["those are the agent's words"]},
+    "model_fact_unquoted": {"status": "answered", "reason": None, "source": "tool", "quote": ANSWER.strip(),
+                            "refused": ["'9:00 AM' is not in your quotes"]},
+    "model_wrong_day": {"status": "answered", "reason": None, "source": "tool",
+                        "quote": "We're open 9 to 5 on weekdays, and 10 to 2 on Saturdays.",
+                        "refused": ["only beside other days than Saturday"]},
+    "model_denied": {"status": "answered", "reason": None, "source": "tool",
+                     "quote": "We don't open at nine anymore, we open at ten now, until six.",
+                     "refused": ["denies 9:00 AM"]},
     "model_conflicts": {"status": "answered", "reason": None, "source": "tool", "quote": ANSWER.strip(),
                         "refused": ["already recorded"]},
     "model_duplicates": {"status": "answered", "reason": None, "source": "tool", "quote": ANSWER.strip(), "refused": []},
     "model_silent": {"status": "answered", "reason": None, "source": "transcript", "quote": ANSWER.strip(), "refused": []},
     "model_from_recording": {"status": "voicemail", "reason": None, "source": "tool",
-                             "quote": "Please leave a message after the tone.", "refused": ["is in stock"]},
+                             "quote": "Please leave a message after the tone.", "refused": ["cannot say what is in stock"]},
 }
+# Each one's hours once it ends answered: (opens, closes) of the first range.
+HOURS = {"model_wrong_day": ("09:00", "17:00"), "model_denied": ("10:00", "18:00")}
 ASKS = {"model_from_recording": ("stock", "cast iron skillet")}
 
 
@@ -69,7 +83,8 @@ def check(name: str, result: dict[str, Any], rows: list[dict[str, Any]]) -> None
         assert phrase in out["why"], out
     if result["status"] == "answered":
         assert result["answer_text"] and result["answer"]["kind"] == "hours"
-        assert result["answer"]["ranges"][0]["opens"] == "09:00" and result["answer"]["ranges"][0]["closes"] == "17:00"
+        first = result["answer"]["ranges"][0]
+        assert (first["opens"], first["closes"]) == HOURS.get(name, ("09:00", "17:00")), first
 
 
 @pytest.mark.parametrize("name", sorted(EXPECTED))
@@ -117,7 +132,7 @@ async def test_a_refused_record_does_not_start_the_farewell(tmp_path, autojump_c
     first = run.events("tool.record_task_result")[0]
     assert "changed" not in first  # no track moved: the conversation goes on
     refused = [r for r in run.report["refused_records"]]
-    assert refused and refused[0]["call_id"] == first["event"]["call_id"] and "has not said" in refused[0]["why"]
+    assert refused and refused[0]["call_id"] == first["event"]["call_id"] and "is not in your quotes" in refused[0]["why"]
     farewell = [r for r in rows if "effect" in r and r["effect"]["kind"] == "schedule" and r["effect"]["key"] == "farewell"]
     assert len(farewell) == 1 and farewell[0]["cause"] > first["seq"] + 1
 
@@ -172,10 +187,13 @@ async def test_an_answer_the_app_heard_itself_ends_with_a_goodbye_not_a_second_a
     assert (run.result.status, run.result.verdict_source) == ("answered", "transcript")
 
 
-async def test_a_refused_record_is_told_what_the_business_did_say(tmp_path, autojump_clock):
+async def test_a_refused_record_is_told_only_what_was_checked(tmp_path, autojump_clock):
+    """The refusal names the fact missing from the quotes; it never tells the model what the business
+    "said" or "meant" in words of the app's own."""
     run = await stub_call(tmp_path, "model_hallucinates")
     [out] = [o for o in outputs(run.rows()) if o.get("recorded") is False]
-    assert ANSWER.strip() in out["next"] and "Record answered with their words" in out["next"]
+    assert out["why"] == "'9:00 PM' is not in your quotes"
+    assert "said" not in out["why"] and "cite the business's own words" in out["next"]
 
 
 async def test_an_answer_read_from_the_transcript_keeps_the_business_s_correction(tmp_path, autojump_clock):
@@ -190,6 +208,7 @@ async def test_a_stock_answer_about_another_item_is_not_the_items(tmp_path, auto
     """The business has none of the item but something else in stock: the words that name the item
     decide, so the model's "in stock" is refused in the call and never reaches the user."""
     scenario = variant("stock", answer="We don't carry cast iron skillets anymore. We do have nonstick pans in stock though.",
-                       model_records=(ModelRecord("answered", "Yes, they have them in stock."),))
+                       model_records=(ModelRecord("answered", "Yes, they have them in stock.", fields={
+                           "stock": {"availability": "in_stock", "quantity": None, "kinds": []}}),))
     run = await stub_call(tmp_path, scenario, ask=QuestionType.STOCK, item="cast iron skillet")
     assert run.result.status != "answered" or run.result.answer.availability != "in_stock", run.result

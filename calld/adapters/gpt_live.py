@@ -17,12 +17,14 @@ from __future__ import annotations
 
 import binascii
 import logging
-from typing import Annotated, Any, get_args
+from typing import Annotated, Any, Literal, get_args
 
 import pybase64
-from pydantic import BaseModel, ConfigDict, Discriminator, Tag, TypeAdapter, ValidationError, model_validator
+from pydantic import (BaseModel, ConfigDict, Discriminator, Field, StringConstraints, Tag, TypeAdapter, ValidationError,
+                      model_validator)
 
 from calld.adapters._wire import plain_frame, problem
+from calld.core.answers import Aisle, DayRange, Hours, KindStock, Stock
 from calld.core.events import (
     BookingDetails,
     DTMF_KEYS,
@@ -180,26 +182,104 @@ def _is_realtime(kind: str) -> bool:
 # -- tool arguments ------------------------------------------------------------------------------
 
 
-class _TaskResultArgs(BaseModel):
+Weekday = Literal["monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"]
+Clock24 = Annotated[str, StringConstraints(pattern=r"^([01]\d|2[0-3]):[0-5]\d$")]
+Said = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=2000)]
+
+
+class _Strict(BaseModel):
     model_config = ConfigDict(extra="ignore", frozen=True, str_strip_whitespace=True)
 
+
+class _Range(_Strict):
+    days: list[Weekday]
+    opens: Clock24 | None
+    closes: Clock24 | None
+    closed: bool
+    around_the_clock: bool
+    date: str | None
+
+    @model_validator(mode="after")
+    def _one_reading(self) -> _Range:
+        if (self.closed or self.around_the_clock) and (self.opens or self.closes):
+            raise ValueError("a range closed or open around the clock has no opens or closes")
+        if self.closed and self.around_the_clock:
+            raise ValueError("a range cannot be closed and open around the clock")
+        if not (self.closed or self.around_the_clock or self.opens or self.closes):
+            raise ValueError("a range needs opens, closes, closed or around_the_clock")
+        return self
+
+    def typed(self) -> DayRange:
+        return DayRange(tuple(dict.fromkeys(self.days)), self.opens, self.closes, self.closed, self.date or None,
+                        self.around_the_clock)
+
+
+class _Hours(_Strict):
+    ranges: Annotated[list[_Range], Field(min_length=1)]
+
+
+class _Kind(_Strict):
+    kind: Said
+    availability: Literal["in_stock", "out_of_stock", "limited"]
+    quantity: Annotated[int, Field(ge=0)] | None
+
+
+class _Stock(_Strict):
+    availability: Literal["in_stock", "out_of_stock", "limited", "some_kinds", "unknown"]
+    quantity: Annotated[int, Field(ge=0)] | None
+    kinds: list[_Kind]
+
+    @model_validator(mode="after")
+    def _kinds_only_when_some(self) -> _Stock:
+        if self.availability != "some_kinds" and self.kinds:
+            raise ValueError(f"only some_kinds names kinds, not {self.availability}")
+        if self.availability == "some_kinds" and not (
+                any(k.availability != "out_of_stock" for k in self.kinds) and any(k.availability == "out_of_stock" for k in self.kinds)):
+            raise ValueError("some_kinds needs a kind in stock and a kind out of stock")
+        return self
+
+
+class _Aisle(_Strict):
+    location: Said
+
+
+class _TaskResultArgs(_Strict):
     status: TaskStatus
+    quotes: list[str] = []
     answer_text: str | None = None
     notes: str | None = None
+    reason: Literal["refused", "unknown"] | None = None
+    hours: _Hours | None = None
+    stock: _Stock | None = None
+    aisle: _Aisle | None = None
 
     @model_validator(mode="before")
     @classmethod
     def _only_answers_carry_text(cls, data: Any) -> Any:
-        # A declined call has no answer, whatever text the model put there.
+        # A declined call has no answer, whatever text or fields the model put there.
         if isinstance(data, dict) and data.get("status") != "answered":
-            return {**data, "answer_text": None}
+            return {**data, "answer_text": None, "hours": None, "stock": None, "aisle": None}
         return data
 
     @model_validator(mode="after")
     def _answer_needs_text(self) -> _TaskResultArgs:
         if self.status == "answered" and not self.answer_text:
             raise ValueError("status 'answered' needs a non-empty answer_text")
+        if self.status == "answered" and sum(x is not None for x in (self.hours, self.stock, self.aisle)) > 1:
+            raise ValueError("an answer gives one of hours, stock or aisle: the one the question asks")
+        if self.status == "declined" and self.reason is None:
+            raise ValueError("status 'declined' needs reason: refused or unknown")
         return self
+
+    def typed(self) -> Hours | Stock | Aisle | None:
+        if self.hours is not None:
+            return Hours(tuple(r.typed() for r in self.hours.ranges))
+        if self.stock is not None:
+            st = self.stock
+            return Stock(st.availability, st.quantity, tuple(KindStock(k.kind, k.availability, k.quantity) for k in st.kinds))
+        if self.aisle is not None:
+            return Aisle(self.aisle.location)
+        return None
 
 
 class _BookResultArgs(BaseModel):
@@ -216,7 +296,9 @@ class _BookResultArgs(BaseModel):
     minutes_from_requested: int | None = None
     alternative_offered: str | None = None
     reason: str | None = None
+    reason_code: Literal["fully_booked", "no_slot_in_window", "details_missing", "refused"] | None = None
     unanswered_questions: list[str] = []
+    quotes: list[str] = []
 
     @model_validator(mode="before")
     @classmethod
@@ -244,6 +326,8 @@ class _BookResultArgs(BaseModel):
                 raise ValueError("confirmed_party must be at least 1")
         if self.status == "declined" and not self.reason:
             raise ValueError("status 'declined' needs the business's reason")
+        if self.status == "declined" and self.reason_code is None:
+            raise ValueError("status 'declined' needs reason_code")
         return self
 
     def details(self) -> BookingDetails:
@@ -256,6 +340,7 @@ class _BookResultArgs(BaseModel):
             alternative_offered=self.alternative_offered or None,
             reason=self.reason or None,
             unanswered_questions=tuple(q for q in self.unanswered_questions if q),
+            reason_code=self.reason_code,
         )
 
 
@@ -381,13 +466,14 @@ def _tool_call(inner: _Inner, job: JobKind = "quick_ask") -> list[Event]:
             booking = _BookResultArgs.model_validate_json(item.arguments or "")
         except ValidationError as exc:
             return [ToolCallRejected(call_id, name, f"invalid arguments: {_explain(exc, tagged=False)}")]
-        return [TaskRecorded(call_id, booking.status, None, None, booking.details())]
+        return [TaskRecorded(call_id, booking.status, None, None, booking.details(), quotes=_quotes(booking.quotes))]
     if name == RECORD_TASK_RESULT:
         try:
             args = _TaskResultArgs.model_validate_json(item.arguments or "")
         except ValidationError as exc:
             return [ToolCallRejected(call_id, name, f"invalid arguments: {_explain(exc, tagged=False)}")]
-        return [TaskRecorded(call_id, args.status, args.answer_text, args.notes)]
+        return [TaskRecorded(call_id, args.status, args.answer_text, args.notes, quotes=_quotes(args.quotes),
+                             answer=args.typed(), reason=args.reason)]
     if name == END_CALL:
         # Honour a hang-up request even with garbled arguments: the reason is only a note.
         try:
@@ -407,6 +493,10 @@ def _tool_call(inner: _Inner, job: JobKind = "quick_ask") -> list[Event]:
     )]
 
 
+def _quotes(quotes: list[str]) -> tuple[str, ...]:
+    return tuple(q.strip() for q in quotes if q.strip())
+
+
 # -- client events -------------------------------------------------------------------------------
 
 
@@ -416,6 +506,49 @@ def _nullable_text(description: str) -> dict[str, Any]:
 
 def _nullable(kind: str, description: str) -> dict[str, Any]:
     return {"type": [kind, "null"], "description": description}
+
+
+def _object(properties: dict[str, Any]) -> dict[str, Any]:
+    return {"type": "object", "properties": properties, "required": list(properties), "additionalProperties": False}
+
+
+def _nullable_object(properties: dict[str, Any], description: str) -> dict[str, Any]:
+    return {"anyOf": [_object(properties), {"type": "null"}], "description": description}
+
+
+_QUOTES = {
+    "type": "array",
+    "items": {"type": "string"},
+    "description": (
+        "The business's own words that carry this outcome, verbatim as heard (one sentence or phrase each); "
+        "never your own words. Every time, day, number and place you record must stand in them."
+    ),
+}
+_WEEKDAYS = ["monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"]
+_HHMM = {"type": ["string", "null"], "pattern": "^([01][0-9]|2[0-3]):[0-5][0-9]$", "description": "24-hour HH:MM, or null"}
+_HOURS_FIELD = _nullable_object({
+    "ranges": {"type": "array", "description": "One entry per run of days with the same hours.", "items": _object({
+        "days": {"type": "array", "items": {"type": "string", "enum": _WEEKDAYS},
+                 "description": "The weekdays these hours are for, as the business named them; empty if it named none."},
+        "opens": _HHMM,
+        "closes": _HHMM,
+        "closed": {"type": "boolean", "description": "The business said it is closed on these days."},
+        "around_the_clock": {"type": "boolean", "description": "The business said it is open 24 hours on these days."},
+        "date": {"type": ["string", "null"], "description": "'today', 'tomorrow' or a date, when the business said one; else null."},
+    })},
+}, "An hours answer as ranges; null for any other question.")
+_STOCK_FIELD = _nullable_object({
+    "availability": {"type": "string", "enum": ["in_stock", "out_of_stock", "limited", "some_kinds", "unknown"]},
+    "quantity": _nullable("integer", "How many, only when the business said an exact number; else null."),
+    "kinds": {"type": "array", "description": "Only for some_kinds: each kind the business spoke of.", "items": _object({
+        "kind": {"type": "string", "description": "The kind, named as the business named it."},
+        "availability": {"type": "string", "enum": ["in_stock", "out_of_stock", "limited"]},
+        "quantity": _nullable("integer", "How many of this kind, only when said exactly."),
+    })},
+}, "A stock answer; null for any other question.")
+_AISLE_FIELD = _nullable_object({
+    "location": {"type": "string", "description": "The place as the business said it: 'aisle 14', 'garden department'."},
+}, "An aisle answer; null for any other question.")
 
 
 def _book_record_tool() -> dict[str, Any]:
@@ -441,6 +574,14 @@ def _book_record_tool() -> dict[str, Any]:
         ),
         "alternative_offered": _nullable_text("Another day or time the business offered, or null."),
         "reason": _nullable_text("Why the business cannot book, in its words; needed when declined."),
+        "reason_code": {
+            "type": ["string", "null"], "enum": ["fully_booked", "no_slot_in_window", "details_missing", "refused", None],
+            "description": (
+                "declined only: fully_booked (no table), no_slot_in_window (only another time, outside the window), "
+                "details_missing (they need something the request does not give), refused; else null."
+            ),
+        },
+        "quotes": _QUOTES,
         "unanswered_questions": {
             "type": "array",
             "items": {"type": "string"},
@@ -513,10 +654,16 @@ def _quick_ask_tools() -> list[dict[str, Any]]:
                             "voicemail: no person, only a recording; unclear: the question must be asked again."
                         ),
                     },
+                    "quotes": _QUOTES,
                     "answer_text": _nullable_text("The answer as the business put it; null unless status is answered."),
                     "notes": _nullable_text("Anything else the person should know, or null."),
+                    "reason": {"type": ["string", "null"], "enum": ["refused", "unknown", None],
+                               "description": "declined only: refused (would not say) or unknown (did not know); else null."},
+                    "hours": _HOURS_FIELD,
+                    "stock": _STOCK_FIELD,
+                    "aisle": _AISLE_FIELD,
                 },
-                "required": ["status", "answer_text", "notes"],
+                "required": ["status", "quotes", "answer_text", "notes", "reason", "hours", "stock", "aisle"],
                 "additionalProperties": False,
             },
             "strict": True,

@@ -11,6 +11,7 @@ from typing import ClassVar, Literal
 
 from attrs import field, frozen
 
+from calld.core.answers import Aisle, Hours, Stock
 from calld.domain.ids import CallControlId, StreamId
 
 
@@ -264,13 +265,16 @@ class BookingDetails:
     alternative_offered: str | None = None
     reason: str | None = None
     unanswered_questions: tuple[str, ...] = ()
+    reason_code: str | None = None  # declined: fully_booked | no_slot_in_window | details_missing | refused
 
 
 @frozen
 class TaskRecorded:
     """The backend called record_task_result with valid arguments.
 
-    A quick ask's record carries answer_text and notes; a booking's carries `booking`.
+    A quick ask's record carries answer_text, notes and its typed `answer` (hours, stock or aisle);
+    a booking's carries `booking`. Both cite the business: `quotes` are its words, verbatim, that
+    carry the outcome (calld.evidence.cite checks them). `reason` is a declined quick ask's code.
     """
 
     kind: ClassVar[str] = "tool.record_task_result"
@@ -279,6 +283,9 @@ class TaskRecorded:
     answer_text: str | None
     notes: str | None = None
     booking: BookingDetails | None = None
+    quotes: tuple[str, ...] = ()
+    answer: Hours | Stock | Aisle | None = None
+    reason: str | None = None
 
 
 @frozen

@@ -31,7 +31,10 @@ from calld.core.events import BookingDetails
 from calld.core.plan import BookJob, QuickAskJob
 from calld.core.state import Call, ConvTalking, DialRejected, HangupDone, TelnyxEnded
 from calld.domain.status import Status, VerdictSource
-from calld.evidence import answers, judge
+from calld.core.answers import Answer, Hours, TextOnly
+from calld.core.state import ConvConcluded
+from calld.evidence import answers, cite, judge
+from calld.evidence.cite import Quote
 from calld.evidence.words import sentence_spans
 
 
@@ -44,9 +47,10 @@ class Outcome:
     verdict_source: VerdictSource
     transcript_verdict: str | None  # what the assessment reads, recorded even when the tool decided
     booking: BookingDetails | None = None  # a booking's recorded details (booked or declined)
-    evidence: tuple[judge.Quote, ...] = ()
-    answer: answers.Answer | None = None
+    evidence: tuple[Quote, ...] = ()
+    answer: Answer | None = None
     opt_out: str | None = None  # the business asked not to be called again, in these words (any status)
+    corrected: bool = False  # the business corrected itself and a later record, citing it, took the first's place
 
 
 # Telnyx hangup causes of a call that was never answered -> (status, reason). Open set: unknown
@@ -134,6 +138,11 @@ def _conclude(call: Call, today: dt.date | None) -> Outcome:
     if via == "stall" and _ask_heard(call) and _business_owed_the_word(call):
         return Outcome("no_answer", "went_silent", "the business heard the request, then said nothing more", None, "none", seen)
     what = "a booking or a refusal" if isinstance(job, BookJob) else "an answer"
+    if via in ("tool", "answer_heard") and _ask_heard(call) and _said_after_ask(call):
+        # The model ended the call (or the app heard an answer) but no record was accepted and the
+        # words settle nothing the assessment can read: that is the business's answer unconfirmed,
+        # not calld's failure.
+        return _unconfirmed(call, seen)
     if via == "stall" and isinstance(call.conversation, ConvTalking) and call.conversation.quiet_after == "business":
         said = " ".join(next(t.text for t in reversed(call.transcript) if t.speaker == "business" and t.text.strip()).split())
         last = _last_words(said, 200)
@@ -158,7 +167,7 @@ def _last_words(text: str, limit: int) -> str:
 
 # Words for each way a call can end that reaches no outcome of its own above.
 _ENDED_BY = {
-    "tool": "after a record the app accepted, yet no verdict was kept", "drain_timeout": "the session would not close",
+    "tool": "the model ended it before the business had said anything after the request", "drain_timeout": "the session would not close",
     "answer_heard": "after the agent's goodbye, though no answer could be read back",
     "not_connected": "the line never connected", "wrong_party": "the wrong party answered",
     "information_line": "a recorded line answered", "voicemail": "a recording answered",
@@ -195,19 +204,42 @@ def _accepted(call: Call, today: dt.date | None, seen: str | None) -> Outcome:
     task, verdict = call.task, call.verdict
     assert task is not None and verdict is not None
     job = call.plan.job
+    corrected = isinstance(call.conversation, ConvConcluded) and call.conversation.corrected
     if task.booking is not None:
         detail = task.booking.reason if task.status == "declined" else None
-        return Outcome(task.status, verdict.reason, detail, None, "tool", seen, task.booking, verdict.quotes)  # type: ignore[arg-type]
-    answer = None
+        return Outcome(task.status, verdict.reason, detail, None, "tool", seen, task.booking, verdict.quotes,  # type: ignore[arg-type]
+                       corrected=corrected)
+    answer: Answer | None = None
     if task.status == "answered" and isinstance(job, QuickAskJob):
-        # Judged again on the whole call: a correction said after it ("on Fridays we actually close at 4")
-        # makes it stale, and the business's own words, the correction with them, are the answer.
-        if isinstance(judge.judge_answer(call.transcript, job.question, task.answer_text, item=job.item), judge.Unsupported) and (
-                found := judge.find_answers(call.transcript, job.question)):
-            return _heard(job, found, "transcript", seen, today)
-        answer = answers.read_answer(job.question, [q.text for q in verdict.quotes], today=today, item=job.item)
+        # Checked again on the whole call: a correction said after it ("on Fridays we actually close at 4")
+        # that no later record cited makes it stale, and the business's own words decide instead.
+        if isinstance(cite.check_answer(call.transcript, job.question, task.quotes, task.answer, item=job.item), cite.Unsupported):
+            if (found := judge.find_answers(call.transcript, job.question)):
+                return _heard(job, found, "transcript", seen, today)
+            return _unconfirmed(call, seen)
+        answer = _dated(task.answer, today) if task.answer is not None else TextOnly()
     return Outcome(task.status, verdict.reason, task.notes, task.answer_text, "tool", seen,  # type: ignore[arg-type]
-                   evidence=verdict.quotes, answer=answer)
+                   evidence=verdict.quotes, answer=answer, corrected=corrected)
+
+
+def _dated(answer: Answer, today: dt.date | None) -> Answer:
+    """"today" and "tomorrow" in the model's hours become dates when the business's date is known."""
+    if today is None or not isinstance(answer, Hours):
+        return answer
+    when = {"today": today, "tonight": today, "tomorrow": today + dt.timedelta(days=1)}
+    return Hours(tuple(evolve(r, date=when[r.date.lower()].isoformat()) if r.date and r.date.lower() in when else r
+                       for r in answer.ranges))
+
+
+def _said_after_ask(call: Call) -> bool:
+    return any(s.after_ask for s in judge.business_sentences(call.transcript))
+
+
+def _unconfirmed(call: Call, seen: str | None) -> Outcome:
+    """No answer could be confirmed from the business's words: say so, with what they said after the ask."""
+    candidates = tuple(judge.quote(call.transcript, s) for s in judge.business_sentences(call.transcript) if s.after_ask)[-3:]
+    return Outcome("declined", "unconfirmed", "the business's answer could not be confirmed from its words", None,
+                   "transcript", seen, evidence=candidates)
 
 
 def _ask_heard(call: Call) -> bool:
@@ -226,7 +258,8 @@ def _heard(job: QuickAskJob, found: tuple[judge.Quote, ...], source: VerdictSour
 def _assess(call: Call, today: dt.date | None, seen: str | None) -> Outcome | None:
     """The business's own words, read without a record; None when they settle nothing."""
     job, turns = call.plan.job, call.transcript
-    if isinstance(job, QuickAskJob) and (found := judge.find_answers(turns, job.question)):
+    found = tuple(q for q in judge.find_answers(turns, job.question) if situations.menu_prompt(q.text) is None) if isinstance(job, QuickAskJob) else ()
+    if isinstance(job, QuickAskJob) and found:  # a phone menu's prompt ("for our counter, press 1") is never an answer
         return _heard(job, found, "transcript", seen, today)
     if isinstance(job, BookJob):
         book = judge.judge_book_declined(turns, alternative_offered=None, party=job.party)

@@ -82,6 +82,7 @@ from calld.core.effects import (
     SendToolOutput,
 )
 from calld.core import situations
+from calld.core.answers import Stock
 from calld.core.replace import evolve  # attrs.evolve's result, cheaper: it runs on every frame
 from calld.core.plan import (
     ANSWER_HEARD_LINE, GOODBYE_REOPENED_LINE, HANGUP_MARK, OPT_OUT_LINE, RECORD_TASK_RESULT, SEND_DTMF, WRONG_PARTY_LINE, BookJob,
@@ -132,7 +133,8 @@ from calld.domain.questions import QuestionType
 from calld.domain.status import FailedReason
 from calld.domain.times import minutes_between
 from calld.domain.transcript import Speaker, Turn, add_fragment, last_to_speak, latest_turn
-from calld.evidence import judge, words
+from calld.evidence import cite, judge, words
+from calld.evidence.cite import Quote
 from calld.policy.optout import detect_opt_out
 
 BYTES_PER_SECOND = 16000 * 2  # 16 kHz mono PCM16: the only audio the core sees
@@ -946,13 +948,17 @@ def _task_recorded(call: Call, event: ev.TaskRecorded) -> _Out:
     recording = isinstance(call.hangup, HangupFarewell) and call.hangup.via in _RECORDED
     talking = isinstance(call.hangup, HangupNone) or recording
     talking = talking and isinstance(call.conversation, ConvTalking)
+    if (newer := _correcting(call, event)) is not None:
+        return _superseded(call, *newer)
     if _talking_after_verdict(call):
         return _recorded_again(call, event)
     if not talking:
         if not _live_is_open(call):
             return call, []
-        # The first accepted terminal record wins; nothing after it changes the verdict.
-        return call, [SendToolOutput(event.call_id, _tool_output(recorded=False, why="a final result is already recorded"))]
+        # A verdict is in and this record says nothing newer: the first stands; the model still gets
+        # its turn to speak once the response ends (every output is followed by one response.create).
+        return _continue(call), [SendToolOutput(event.call_id, _tool_output(recorded=False, why="a final result is already recorded",
+                                                                            next="say nothing more unless asked"))]
     if (why := _wrong_job(call, event)) is not None:
         return _refuse_record(call, event, why, "record again with a status this call allows")
     job = call.plan.job
@@ -967,8 +973,12 @@ def _task_recorded(call: Call, event: ev.TaskRecorded) -> _Out:
         if not isinstance(checked, int):
             return _refuse_record(call, event, *checked)
         event = evolve(event, booking=evolve(event.booking, minutes_from_requested=checked))
+    if recording and event.status == "answered" and isinstance(event.answer, Stock):
+        # A recording answers only what it states, and no greeting knows what is on the shelf now.
+        return _refuse_record(call, event, "a recorded greeting cannot say what is in stock now",
+                              "record voicemail: no person is on the line")
     judged = _judge(call, event)
-    if isinstance(judged, judge.Unsupported):
+    if isinstance(judged, cite.Unsupported):
         return _refuse_record(call, event, judged.why, judged.next)
     t = call.plan.timings
     verdict = Verdict(judged.quotes, judged.reason)
@@ -987,6 +997,50 @@ def _task_recorded(call: Call, event: ev.TaskRecorded) -> _Out:
 _SAY_GOODBYE = "thank them in one short sentence and say goodbye"
 
 
+def _correcting(call: Call, event: ev.TaskRecorded) -> tuple[ev.TaskRecorded, Verdict] | None:
+    """A terminal record after the verdict that holds, by every rule a first record must pass, and
+    cites business words said after the verdict's: the business corrected itself."""
+    concluded = call.conversation
+    if not isinstance(concluded, ConvConcluded) or event.status not in ev.TERMINAL_TASK_STATUSES or not _live_is_open(call):
+        return None
+    if _wrong_job(call, event) is not None:
+        return None
+    job = call.plan.job
+    if event.status == "booked" and isinstance(job, BookJob) and event.booking is not None:
+        if not isinstance(checked := _refuse_booking(call, job, event.booking), int):
+            return None
+        event = evolve(event, booking=evolve(event.booking, minutes_from_requested=checked))
+    judged = _judge(call, event)
+    if isinstance(judged, cite.Supported) and _cites_later(judged.quotes, concluded.verdict.quotes):
+        return event, Verdict(judged.quotes, judged.reason)
+    return None
+
+
+def _cites_later(quotes: tuple[Quote, ...], than: tuple[Quote, ...]) -> bool:
+    """Some quote was said after every quote of the earlier verdict: the record cites newer words."""
+    return bool(quotes) and bool(than) and max((q.turn, q.start) for q in quotes) > max((q.turn, q.start) for q in than)
+
+
+def _superseded(call: Call, event: ev.TaskRecorded, verdict: Verdict) -> tuple[Call, list[Effect]]:
+    """The business corrected itself after the accepted record, and this record cites the correction:
+    it takes the earlier one's place (the last word wins). A goodbye under way goes on; a goodbye
+    called off starts again."""
+    assert isinstance(call.conversation, ConvConcluded)
+    call = evolve(call, conversation=evolve(call.conversation, task=event, verdict=verdict, corrected=True))
+    if isinstance(call.hangup, HangupFarewell):
+        out = _tool_output(recorded=True, why="the business corrected itself; this record replaces the earlier one",
+                           next="say nothing more unless asked")
+        return _continue(call), [SendToolOutput(event.call_id, out)]
+    call = evolve(call, hangup=_farewell(call, "tool"))
+    t = call.plan.timings
+    out = _tool_output(recorded=True, why="the business corrected itself; this record replaces the earlier one", next=_SAY_GOODBYE)
+    return _continue(call), [
+        SendToolOutput(event.call_id, out),
+        Cancel("stall"),
+        Schedule("farewell", t.farewell_max_s, ev.FarewellElapsed()),
+    ]
+
+
 def _recorded_again(call: Call, event: ev.TaskRecorded) -> tuple[Call, list[Effect]]:
     """A record after the goodbye was called off: the first verdict stands. A terminal one is the
     next goodbye (the farewell starts again); a progress note lets the agent go on talking."""
@@ -1003,20 +1057,20 @@ def _recorded_again(call: Call, event: ev.TaskRecorded) -> tuple[Call, list[Effe
     ]
 
 
-def _judge(call: Call, event: ev.TaskRecorded) -> judge.Judgement:
-    """The evidence gate: the business's words so far must support a terminal record."""
+def _judge(call: Call, event: ev.TaskRecorded) -> cite.Judgement:
+    """The evidence gate: the record's quotes are the business's words so far, and they hold its facts."""
     turns, job = call.transcript, call.plan.job
     if event.status == "voicemail":
         return judge.judge_voicemail(turns, call.machine)
     if isinstance(job, BookJob):
         d = event.booking or ev.BookingDetails()
         if event.status == "booked":
-            return judge.judge_booked(turns, party=d.party or job.party, time=d.time,
-                                      requested_party=job.party, requested_time=job.time)
-        return judge.judge_book_declined(turns, alternative_offered=d.alternative_offered, party=job.party)
+            return cite.check_booked(turns, event.quotes, party=d.party or job.party, time=d.time or "")
+        declined = cite.check_book_declined(turns, event.quotes, alternative_offered=d.alternative_offered)
+        return evolve(declined, reason=d.reason_code or "refused") if isinstance(declined, cite.Supported) else declined
     if event.status == "declined":
-        return judge.judge_declined(turns, job.question, event.answer_text)
-    return judge.judge_answer(turns, job.question, event.answer_text, item=job.item)
+        return cite.check_declined(turns, job.question, event.quotes, event.reason or "refused")
+    return cite.check_answer(turns, job.question, event.quotes, event.answer, item=job.item)
 
 
 def _refuse_record(call: Call, event: ev.TaskRecorded, why: str, instead: str) -> _Out:

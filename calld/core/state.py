@@ -17,7 +17,7 @@ from calld.core.plan import CallPlan
 from calld.domain.ids import CallControlId, StreamId
 from calld.domain.status import FailedReason
 from calld.domain.transcript import Turn
-from calld.evidence.judge import Quote
+from calld.evidence.cite import Quote
 
 # -- dial --------------------------------------------------------------------------------------
 
@@ -194,6 +194,9 @@ class ConvConcluded:
     # The business said more than a courtesy during our goodbye: the farewell was called off and the
     # conversation goes on (hangup back to none) with the verdict kept. Counts the times it happened.
     reopened: int = 0
+    # The business corrected itself after an accepted record, and a later record citing the correction
+    # took its place (the last word wins).
+    corrected: bool = False
 
 
 @frozen

@@ -159,6 +159,9 @@ class _Supported(_Completed):
     """A positive result: it exists only with the business's words behind it."""
 
     evidence: Annotated[tuple[Evidence, ...], Field(min_length=1)]
+    # The business corrected itself after a first record was accepted; this is its last word, from the
+    # record that cited the correction.
+    corrected: bool = False
 
     @model_validator(mode="after")
     def _not_from_nothing(self) -> Self:

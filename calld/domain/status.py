@@ -8,7 +8,7 @@ dialled. The CLI's exit code follows the status.
 Status      reasons
 answered    -
 booked      -
-declined    refused, unknown, hung_up, fully_booked, no_slot_in_window, details_missing, opt_out
+declined    refused, unknown, hung_up, fully_booked, no_slot_in_window, details_missing, opt_out, unconfirmed
 no_answer   ring_timeout, busy, rejected, silent_line, went_silent
 voicemail   -
 failed      wrong_number, number_unreachable, ivr_unnavigable, hold_timeout, media_lost,
@@ -30,6 +30,7 @@ DeclinedReason = Literal[
     "no_slot_in_window",  # a table was offered, but outside the user's window
     "details_missing",  # the business needs something the request does not give
     "opt_out",  # the business asked not to be called again
+    "unconfirmed",  # the business spoke after the ask, but no answer could be confirmed from its words (evidence: what it said)
 ]
 NoAnswerReason = Literal[
     "ring_timeout",  # nobody picked up

@@ -27,46 +27,9 @@ from calld.domain.questions import QuestionType
 from calld.evidence import words as w
 
 
-@frozen
-class DayRange:
-    days: tuple[str, ...]
-    opens: str | None  # HH:MM, 24-hour
-    closes: str | None
-    closed: bool = False
-    date: str | None = None
-    around_the_clock: bool = False  # "open 24 hours": no times, never closed
+from calld.core.answers import Aisle, Answer, DayRange, Hours, KindStock, Stock, TextOnly  # noqa: E402
 
 
-@frozen
-class Hours:
-    ranges: tuple[DayRange, ...]
-
-
-@frozen
-class KindStock:
-    kind: str  # as the business named it: "12-inch", "deluxe ones"
-    availability: str
-    quantity: int | None
-
-
-@frozen
-class Stock:
-    availability: str
-    quantity: int | None
-    kinds: tuple[KindStock, ...] = ()  # some_kinds only
-
-
-@frozen
-class Aisle:
-    location: str
-
-
-@frozen
-class TextOnly:
-    """The words could not be read into a typed answer."""
-
-
-Answer = Hours | Stock | Aisle | TextOnly
 
 _CLOSED = re.compile(r"\bclosed\b", re.I)
 _BETWEEN = re.compile(r"^\s*(?:to|until|till|til|through|-|–|and)\s*$", re.I)

@@ -42,32 +42,8 @@ from calld.domain.transcript import Turn
 from calld.evidence import words as w
 
 
-@frozen
-class Quote:
-    """Business words that support a record: turn index, character range, the words, where heard."""
+from calld.evidence.cite import Judgement, Quote, Supported, Unsupported  # noqa: E402  (one set of verdict types)
 
-    turn: int
-    start: int
-    end: int
-    text: str
-    start_ms: int | None
-    end_ms: int | None
-
-
-@frozen
-class Supported:
-    quotes: tuple[Quote, ...]
-    why: str
-    reason: str | None = None  # declined: the reason code the business's words give
-
-
-@frozen
-class Unsupported:
-    why: str  # said to the model, and journaled
-    next: str  # what the model should do instead
-
-
-Judgement = Supported | Unsupported
 
 
 @frozen
@@ -110,6 +86,11 @@ def _business_sentences(turns: Sequence[Turn]) -> list[_Sentence]:
             out.append(_Sentence(i, a, b, text, asked, prompt, replying))
         replying = None  # only the reply right after the question
     return out
+
+
+def business_sentences(turns: Sequence[Turn]) -> list[_Sentence]:
+    """The business's sentences, each knowing whether it came after the agent's ask."""
+    return _business_sentences(turns)
 
 
 def quote(turns: Sequence[Turn], s: _Sentence) -> Quote:

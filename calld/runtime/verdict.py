@@ -19,7 +19,7 @@ from calld.core.plan import BookJob, CallPlan
 from calld.core.state import Call
 from calld.domain import results
 from calld.evidence import answers
-from calld.evidence.judge import Quote
+from calld.evidence.cite import Quote
 from calld.policy.window import zones_for
 
 log = logging.getLogger("calld.call")
@@ -77,7 +77,8 @@ def build_result(plan: CallPlan, call: Call, outcome: Outcome, refs: dict[str, s
     try:
         match outcome.status:
             case "answered" if ccid is not None and outcome.answer_text and not isinstance(job, BookJob):
-                return results.Answered(answer_text=outcome.answer_text, answer=typed_answer(outcome.answer), **common)
+                return results.Answered(answer_text=outcome.answer_text, answer=typed_answer(outcome.answer),
+                                        corrected=outcome.corrected, **common)
             case "booked" if ccid is not None and isinstance(job, BookJob) and outcome.booking is not None:
                 b = outcome.booking
                 return results.Booked(
@@ -85,7 +86,7 @@ def build_result(plan: CallPlan, call: Call, outcome: Outcome, refs: dict[str, s
                     confirmed_constraints=b.constraints, minutes_from_requested=b.minutes_from_requested,
                     requested=results.Requested(party=job.party, time=job.time, notes=job.notes,
                                                 window_minutes=job.window_minutes),
-                    unanswered_questions=call.unanswered, **common,
+                    unanswered_questions=call.unanswered, corrected=outcome.corrected, **common,
                 )
             case "declined" if ccid is not None and isinstance(job, BookJob):
                 b = outcome.booking

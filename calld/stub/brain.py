@@ -58,6 +58,8 @@ def _record(status: str, **fields: Any) -> dict[str, Any]:
         "minutes_from_requested": None,
         "alternative_offered": None,
         "reason": None,
+        "reason_code": None,
+        "quotes": [],
         "unanswered_questions": [],
     }
     args.update(fields)
@@ -98,7 +100,9 @@ class BookBrain:
             self.stage = "done"
             self.voice.say(
                 "I understand. Thank you for checking.",
-                then=lambda: self._async_record(_record("declined", reason=line.strip()), "declined"),
+                then=lambda: self._async_record(_record("declined", reason=line.strip(), quotes=[line.strip()],
+                                                        reason_code="fully_booked" if _FULL.search(line) else "details_missing"),
+                                                "declined"),
             )
             return
         questions = [s.strip() for s in _SENTENCES.findall(line) if s.strip().endswith("?")]
@@ -127,7 +131,8 @@ class BookBrain:
             return
         self.stage = "done"
         reason = next((s.strip() for s in _SENTENCES.findall(line) if _FULL.search(s)), line.strip())
-        args = _record("declined", reason=reason, alternative_offered=offered, unanswered_questions=self.unanswered)
+        args = _record("declined", reason=reason, alternative_offered=offered, unanswered_questions=self.unanswered,
+                       quotes=[line.strip()], reason_code="no_slot_in_window")
         self.voice.say(
             f"Thank you, but {offered} doesn't work for {self.name}, so I'll leave it for now.",
             then=lambda: self._async_record(args, "declined"),
@@ -178,6 +183,7 @@ class BookBrain:
             confirmed_constraints=self.notes,
             minutes_from_requested=minutes,
             unanswered_questions=self.unanswered,
+            quotes=[q for q in (self.offer_line, line.strip()) if q],
         )
         self.voice.record(args, "booked")
 
@@ -208,6 +214,8 @@ class BookBrain:
                 reason=self.offer_line or f"{self.time} was not available",
                 alternative_offered=self.offered,
                 unanswered_questions=self.unanswered,
+                quotes=[self.offer_line] if self.offer_line else [],
+                reason_code="no_slot_in_window",
             )
             self.voice.say(
                 f"I'm so sorry, I've just realised {self.agreed_time} is outside the time {self.name} can make, "

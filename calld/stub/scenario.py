@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
 
 from attrs import evolve, field, frozen
 
@@ -42,7 +42,9 @@ class ModelRecord:
     """One record_task_result the fake backend makes, right or wrong: the model's mistakes are data.
 
     It is sent once the line named by `after` has been heard whole ("greeting": the business's
-    first line, "answer": its answer). `answer_text` "{heard}" stands for the words of that line.
+    first line, "answer": its answer). `answer_text` "{heard}" stands for the words of that line,
+    and so does a quote "{heard}". `fields` are the typed fields it records (hours, stock, aisle),
+    right or wrong; None: the fake model's own reading of the line (calld.stub.reading).
     `deliveries` > 1 sends the same call_id again (a duplicate delivery); `same_response` puts it
     in one backend response with the record before it.
     """
@@ -53,6 +55,18 @@ class ModelRecord:
     delay_s: float = 0.3
     deliveries: int = 1
     same_response: bool = False
+    quotes: tuple[str, ...] = ("{heard}",)
+    fields: dict[str, Any] | None = field(default=None, hash=False)
+    reason: str = "refused"  # a declined record's reason code
+
+
+WEEK = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
+
+
+def _hours(days: tuple[str, ...], opens: str | None, closes: str | None) -> dict[str, Any]:
+    """A record's typed hours field, for one range (a scripted model's fields, right or wrong)."""
+    return {"hours": {"ranges": [{"days": list(days), "opens": opens, "closes": closes, "closed": False,
+                                  "around_the_clock": False, "date": None}]}}
 
 
 @frozen
@@ -92,6 +106,8 @@ class Scenario:
     # says goodbye again; without, it talks on, as over a courtesy.
     goodbye_talk: str = ""
     goodbye_reply: str = ""
+    # What the fake model records after its reply to the goodbye talk: None, the first record again.
+    goodbye_record: ModelRecord | None = None
     booking: BookingScript | None = None  # a restaurant taking a booking, instead of answering one question
     brain: BrainStyle = "careful"  # how the fake backend treats the window (booking only)
     # The fake backend's records, when scripted; empty: it records `model_verdict` after the answer.
@@ -222,16 +238,49 @@ SCENARIOS: dict[str, Scenario] = {
         Scenario("goodbye_courtesy", goodbye_talk="Thanks, bye-bye!"),
         Scenario("goodbye_stall", goodbye_stall_s=0.5, closing_line="Thank you so much for your help today, that is everything I needed, goodbye!"),
         # -- a model that gets it wrong: the app, not the model, decides what the user is told --
-        # It records an answer while the business has only said hello; then the real one.
+        # It records an answer while the business has only said hello, citing the hello; then the real one.
         Scenario("model_early", model_records=(
-            ModelRecord("answered", "They are open 9 AM to 5 PM.", after="greeting"), ModelRecord("answered"))),
-        # It hears "9 AM to 5 PM" and records "until 9 PM"; it never records again.
-        Scenario("model_hallucinates", model_records=(ModelRecord("answered", "They are open until 9 PM tonight."),)),
-        # The business refuses and the model calls it an answer; then it declines.
+            ModelRecord("answered", "They are open 9 AM to 5 PM.", after="greeting", fields=_hours((), "09:00", "17:00")),
+            ModelRecord("answered"))),
+        # It hears "9 AM to 5 PM" and records "until 9 PM", citing what it heard; it never records again.
+        Scenario("model_hallucinates", model_records=(
+            ModelRecord("answered", "They are open until 9 PM.", fields=_hours((), None, "21:00")),)),
+        # The business refuses and the model calls it an answer, with no hours; then it declines.
         Scenario("model_mislabels_refusal", answer="Sorry, we can't give that out over the phone.", model_records=(
-            ModelRecord("answered", "They won't say."), ModelRecord("declined", None, delay_s=1.0))),
-        # The business answers and the model records a refusal.
+            ModelRecord("answered", "They won't say.", fields={"hours": None}), ModelRecord("declined", None, delay_s=1.0))),
+        # The business answers and the model records a refusal, citing the answer.
         Scenario("model_mislabels_answer", model_records=(ModelRecord("declined", None),)),
+        # It cites words the business never said; then what it did say.
+        Scenario("model_misquotes", model_records=(
+            ModelRecord("answered", "Open every day until midnight.", quotes=("We're open every day until midnight.",),
+                        fields=_hours(WEEK, None, "00:00")),
+            ModelRecord("answered", delay_s=1.0))),
+        # It cites the agent's own question; then the business's answer.
+        Scenario("model_quotes_itself", model_records=(
+            ModelRecord("answered", "9 to 5 on weekdays.", quotes=("What are your opening hours?",),
+                        fields=_hours(WEEK[:5], "09:00", "17:00")),
+            ModelRecord("answered", delay_s=1.0))),
+        # It cites the days but gives times its quote does not hold; then the whole answer.
+        Scenario("model_fact_unquoted", model_records=(
+            ModelRecord("answered", "Monday through Friday, 8 to 5.", quotes=("Monday through Friday",),
+                        fields=_hours(WEEK[:5], "09:00", "17:00")),
+            ModelRecord("answered", delay_s=1.0))),
+        # It gives Saturday the weekdays' hours; then each its own.
+        Scenario("model_wrong_day", answer="We're open 9 to 5 on weekdays, and 10 to 2 on Saturdays.", model_records=(
+            ModelRecord("answered", "Saturday 9 to 5.", fields=_hours(("saturday",), "09:00", "17:00")),
+            ModelRecord("answered", delay_s=1.0))),
+        # It cites an opening time the business denies in the same breath; then the right one.
+        Scenario("model_denied", answer="We don't open at nine anymore, we open at ten now, until six.", model_records=(
+            ModelRecord("answered", "Open at 9.", fields=_hours((), "09:00", None)),
+            ModelRecord("answered", "Open 10 to 6.", delay_s=1.0, fields=_hours((), "10:00", "18:00")))),
+        # The business corrects itself over the goodbye; the model records again, citing the correction,
+        # and that record takes the first one's place.
+        Scenario("model_corrected", answer="We're open Monday through Friday, 9 AM to 9 PM.",
+                 goodbye_talk="Oh wait, sorry, on weekdays we actually close at seven.",
+                 goodbye_reply="Thank you, seven it is.",
+                 goodbye_record=ModelRecord("answered", "Weekdays 9 AM to 7 PM.",
+                                            quotes=("We're open Monday through Friday, 9 AM", "on weekdays we actually close at seven"),
+                                            fields=_hours(WEEK[:5], "09:00", "19:00"))),
         # Two records in one backend response that disagree: the first that holds wins.
         Scenario("model_conflicts", model_records=(
             ModelRecord("answered"), ModelRecord("declined", None, same_response=True))),

@@ -41,6 +41,8 @@ from calld.runtime.sockets import (
     memory_socket_pair,
 )
 from calld.stub.brain import BookBrain
+from calld.domain.questions import QuestionType
+from calld.stub import reading
 from calld.stub.scenario import Scenario
 from calld.stub.carrier import LineFormat
 from calld.stub.speech import FRAME_BYTES, FRAMES_PER_WORD, MUSIC, SILENCE, Listener, line_frames, read_frame
@@ -573,6 +575,7 @@ class FakeLive:
         self.brain: BookBrain | None = None  # a booking session's script (from the request in session.start)
         self.first_name = ""  # from the user's words in session.start
         self.recorded: dict[str, Any] | None = None  # the quick ask's record, as it was sent
+        self.question = QuestionType.HOURS  # the quick ask's question, from the instructions
         self.outputs: list[tuple[str, dict[str, Any]]] = []  # tool outputs since the last response.create
         self.timeline_ms = 0  # the session timeline: it advances with the audio appended
 
@@ -595,6 +598,7 @@ class FakeLive:
                 return
             request = parse_booking_request(first["session"].get("instructions", ""))
             self.first_name = _first_name(first["session"].get("instructions", ""))
+            self.question = reading.question_of(first["session"].get("instructions", ""))
             if request is not None:
                 scenario = self.world.scenario
                 self.brain = BookBrain(self, request, scenario.brain, scenario.closing_line)
@@ -754,10 +758,21 @@ class FakeLive:
         if index == len(self.world.codebook[line]) - 1 and role == "answer":
             verdict = self.world.scenario.model_verdict
             if verdict != "none":
-                answer = " ".join(self.heard[line]) if verdict == "answered" else None
-                args = {"status": verdict, "answer_text": answer, "notes": None}
+                heard = " ".join(self.heard[line])
+                args = self._quick_record(verdict, heard, heard if verdict == "answered" else None, [heard])
                 self.recorded = args
                 self.world._nursery.start_soon(self._function_call_later, 0.3, "record_task_result", args)
+
+    def _quick_record(self, status: str, heard: str, text: str | None, quotes: list[str],
+                      fields: dict[str, Any] | None = None, reason: str | None = None) -> dict[str, Any]:
+        """A quick ask's record_task_result, every argument the strict schema requires: the quotes and,
+        for an answer, the typed fields (scripted, or the fake model's own reading of what it heard)."""
+        typed = {"hours": None, "stock": None, "aisle": None}
+        if status == "answered":
+            typed |= fields if fields is not None else reading.fields(self.question, heard)
+        if reason is None or status != "declined":
+            reason = ("unknown" if re.search(r"\bdon'?t know\b|\bnot sure\b", heard, re.I) else "refused") if status == "declined" else None
+        return {"status": status, "quotes": quotes, "answer_text": text, "notes": None, "reason": reason, **typed}
 
     def _talked_over(self, heard_whole: bool) -> None:
         """The business talks during our goodbye. A scripted reply means it asked something: stop the
@@ -771,6 +786,10 @@ class FakeLive:
                 self.speaking.clear()
         if heard_whole and self.recorded is not None:
             args = self.recorded
+            if (again := self.world.scenario.goodbye_record) is not None:
+                talk = self.world.scenario.goodbye_talk
+                args = self._quick_record(again.status, talk, again.answer_text, [q.replace("{heard}", talk) for q in again.quotes],
+                                          again.fields, again.reason)
             self.say(reply.replace("{name}", self.first_name),
                      then=lambda: self._function_call_later(0.3, "record_task_result", args))
 
@@ -780,7 +799,8 @@ class FakeLive:
         responses: list[list[tuple[float, int, tuple[str, dict[str, Any], str]]]] = []
         for record in due:
             text = record.answer_text.replace("{heard}", heard) if record.answer_text is not None else None
-            args = {"status": record.status, "answer_text": text, "notes": None}
+            quotes = [q.replace("{heard}", heard) for q in record.quotes]
+            args = self._quick_record(record.status, heard, text, quotes, record.fields, record.reason)
             call = (record.delay_s, record.deliveries, ("record_task_result", args, self._next_call_id("record_task_result")))
             if record.same_response and responses:
                 responses[-1].append(call)

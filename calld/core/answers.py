@@ -1,0 +1,53 @@
+"""The typed answer a record carries: the model's reading of the business's words, as fields.
+
+The model fills them (record_task_result); the citation check (calld.evidence.cite) accepts them
+only when every time, day, number and place in them stands in the business's quoted words. Once
+accepted they are the result's typed answer as they are: the app never reads English into them.
+Contradictory shapes (times on a closed day, kinds without some_kinds) are refused at the wire.
+"""
+
+from __future__ import annotations
+
+from attrs import frozen
+
+
+@frozen
+class DayRange:
+    days: tuple[str, ...]  # weekday names; empty when the business named none ("until nine tonight")
+    opens: str | None  # HH:MM, 24-hour
+    closes: str | None
+    closed: bool = False
+    date: str | None = None  # "today", "tomorrow", or a date as said ("December 24")
+    around_the_clock: bool = False  # "open 24 hours": no times, never closed
+
+
+@frozen
+class Hours:
+    ranges: tuple[DayRange, ...]
+
+
+@frozen
+class KindStock:
+    kind: str  # as the business named it: "12-inch", "deluxe ones"
+    availability: str
+    quantity: int | None
+
+
+@frozen
+class Stock:
+    availability: str  # in_stock | out_of_stock | limited | some_kinds | unknown
+    quantity: int | None
+    kinds: tuple[KindStock, ...] = ()  # some_kinds only
+
+
+@frozen
+class Aisle:
+    location: str
+
+
+@frozen
+class TextOnly:
+    """No typed reading: the words are the answer (answer_text holds them)."""
+
+
+Answer = Hours | Stock | Aisle | TextOnly

@@ -1,0 +1,445 @@
+"""Does the record cite the business? The app checks the model's citation, and only that. Pure.
+
+Semantics come from the model, grounding from code. A terminal record carries `quotes` (the
+business's own words that carry the answer) and the answer as typed fields. It is accepted when:
+ 1. Each quote was said: it stands in one business turn heard before the record. The match
+    tolerates what transcription changes (case, punctuation, fillers, "9" against "nine": the
+    normal form of calld.evidence.vocab) and a little more (rapidfuzz, score >= QUOTE_SCORE), but
+    every content word and number of the quote is in the words it matched. Agent speech never counts.
+ 2. Each fact was said in the quotes: every time, day, date, number, party size and place of the
+    typed answer stands in the quoted words, read with calld.evidence.vocab and nothing else. A
+    time given for days stands in a clause that names those days, or in a sentence that names no
+    other days. A booking's day, time and party may also stand in the agent's read-back that the
+    quoted business turn answers ("a table for 4 at 7 on Friday, is that right?" "Yes, you're all set").
+ 3. Nothing later contradicts it, by a short list of high-precision signs in the quoted sentence
+    or after it:
+     - the clause that states the fact denies it ("we don't open at 9");
+     - a booking: the business says it could not book ("can't", "unable to", "not possible",
+       "unsuccessful", "fully booked", "no tables", ...) from the first quote on, about the time
+       recorded or about no time at all;
+     - a correction: a later business sentence with a correction cue ("actually", "wait", "sorry,
+       I mean") that states another value of the same kind (a time, a count, a party, an aisle).
+Nothing else is refused: a record the code does not understand is not refused for that. A refusal
+says only what was checked, quoting the business's words where it cites them.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+from attrs import frozen
+from rapidfuzz import fuzz
+
+from calld.core import situations
+from calld.core.answers import Aisle, DayRange, Hours, Stock
+from calld.domain.questions import QuestionType
+from calld.domain.transcript import Turn
+from calld.evidence import vocab as v
+
+QUOTE_SCORE = 90  # rapidfuzz partial_ratio: above it, a quote differs from the words by transcription only
+
+
+@frozen
+class Quote:
+    """Business words a record cites: turn index, character range, the words, where heard."""
+
+    turn: int
+    start: int
+    end: int
+    text: str
+    start_ms: int | None
+    end_ms: int | None
+
+
+@frozen
+class Supported:
+    quotes: tuple[Quote, ...]
+    why: str
+    reason: str | None = None  # declined: the reason code
+
+
+@frozen
+class Unsupported:
+    why: str  # said to the model, and journaled
+    next: str  # what the model should do instead
+
+
+Judgement = Supported | Unsupported
+
+_AGAIN = "cite the business's own words in quotes, verbatim, and give only facts those words state"
+
+
+# -- 1. each quote was said ------------------------------------------------------------------------------
+
+
+@frozen
+class _Sentence:
+    turn: int
+    start: int
+    end: int
+    text: str
+    normal: str
+
+
+def _sentences(turns: Sequence[Turn], turn: int) -> list[_Sentence]:
+    text = turns[turn].text
+    return [_Sentence(turn, a, b, text[a:b], v.normal(text[a:b])) for a, b in v.sentence_spans(text)]
+
+
+_FUNCTION_WORDS = frozenset(
+    "the a an and or but of to in on at for with is are was were be it its it's that this we we're i i'm you you're "
+    "our your they them he she so do does did have has had just yes yeah no oh well okay ok".split()
+)
+
+
+def _content(words: Sequence[str]) -> list[str]:
+    return [w for w in words if w not in _FUNCTION_WORDS and (any(c.isdigit() for c in w) or len(w) >= 3)]
+
+
+def locate(turns: Sequence[Turn], quote: str) -> tuple[Quote, ...] | None:
+    """The business sentences that hold `quote`, or None when no business turn does."""
+    q = v.normal(quote)
+    if not q:
+        return None
+    wanted = _content(q.split()) or q.split()
+    best: tuple[float, list[_Sentence]] | None = None
+    for i, turn in enumerate(turns):
+        if turn.speaker != "business" or not turn.text.strip():
+            continue
+        sentences = _sentences(turns, i)
+        joined, starts = "", []
+        for s in sentences:
+            starts.append(len(joined))
+            joined += s.normal + " "
+        if (at := joined.find(q)) >= 0:
+            score, lo, hi = 100.0, at, at + len(q)
+        else:
+            found = fuzz.partial_ratio_alignment(q, joined)
+            if found is None or found.score < QUOTE_SCORE:
+                continue
+            score, lo, hi = found.score, found.dest_start, found.dest_end
+            window = joined[max(0, lo - 1): hi + 1].split()
+            if any(w not in window for w in wanted):
+                continue  # close in letters, not in content: "we close at 9" is not "we close at 8"
+        covered = [s for s, a in zip(sentences, starts) if a < hi and a + len(s.normal) >= lo]
+        if covered and (best is None or score > best[0]):
+            best = (score, covered)
+    if best is None:
+        return None
+    return tuple(_quote(turns, s) for s in best[1])
+
+
+def _quote(turns: Sequence[Turn], s: _Sentence) -> Quote:
+    start_ms, end_ms = turns[s.turn].place(s.start, s.end)
+    return Quote(s.turn, s.start, s.end, s.text, start_ms, end_ms)
+
+
+def _located(turns: Sequence[Turn], quotes: Sequence[str]) -> tuple[tuple[Quote, ...], Unsupported | None]:
+    """Every quote's sentences, in the order said; or why a quote was not found."""
+    if not [q for q in quotes if q.strip()]:
+        return (), Unsupported("your record cites no words of the business", _AGAIN)
+    found: dict[tuple[int, int], Quote] = {}
+    for q in quotes:
+        if not q.strip():
+            continue
+        where = locate(turns, q)
+        if where is None:
+            agent = any(t.speaker == "agent" and v.normal(q) in v.normal(t.text) for t in turns)
+            whose = " (those are the agent's words, not the business's)" if agent else ""
+            return (), Unsupported(f"your quote {q!r} is not in what the business said{whose}", _AGAIN)
+        for x in where:
+            found[(x.turn, x.start)] = x
+    return tuple(found[k] for k in sorted(found)), None
+
+
+# -- 2. each fact was said in the quotes ------------------------------------------------------------------
+
+
+def _clock_in(normal_text: str, hhmm: str) -> v.ClockAt | None:
+    return next((c for c in v.clocks(normal_text) if c.clock.means(hhmm)), None)
+
+
+def _days_phrase(days: Sequence[str]) -> str:
+    return ", ".join(d.capitalize() for d in days)
+
+
+def _date_said(normal_text: str, date: str) -> bool:
+    """A range's date ("today", "December 24", "Christmas Eve") stands in the words."""
+    d = v.normal(date)
+    if d in ("today", "tonight"):
+        return "today" in v.days_said(normal_text)
+    if d == "tomorrow":
+        return "tomorrow" in v.days_said(normal_text)
+    wanted = v.dates(d)
+    if wanted:
+        said = v.dates(normal_text)
+        return all(any(s.day == w.day and (w.month is None or s.month in (None, w.month)) for s in said) for w in wanted)
+    words = normal_text.split()
+    return all(w in words for w in _content(d.split()) or d.split())
+
+
+_AROUND_THE_CLOCK = re.compile(r"\b(?:24 ?/ ?7|24 7|24 hours|around the clock|round the clock|never close|all day and (?:all )?night)\b")
+
+
+def _check_range(r: DayRange, said: str, sentences: Sequence[Quote]) -> str | None:
+    """Why this range is not in the quotes (`said`: their normal form), or None."""
+    named = v.days_said(said)
+    missing = [d for d in r.days if d not in named]
+    if missing:
+        return f"{_days_phrase(missing)} is not in your quotes"
+    if r.date is not None and not _date_said(said, r.date):
+        return f"{r.date!r} is not in your quotes"
+    if r.around_the_clock and not _AROUND_THE_CLOCK.search(said):
+        return "open around the clock is not in your quotes"
+    for hhmm in (r.opens, r.closes):
+        if hhmm is None:
+            continue
+        if _clock_in(said, hhmm) is None:
+            return f"{v.say_clock(hhmm)!r} is not in your quotes"
+        if r.days and not _time_with_days(hhmm, frozenset(r.days), sentences):
+            return (f"{v.say_clock(hhmm)!r} stands in your quotes only beside other days than "
+                    f"{_days_phrase(r.days)}: quote the words that give it for those days")
+    return None
+
+
+def _time_with_days(hhmm: str, wanted: frozenset[str], sentences: Sequence[Quote]) -> bool:
+    """The time stands in a clause that names some of `wanted`, or in a sentence naming no other days."""
+    for s in sentences:
+        n = v.normal(s.text)
+        if _clock_in(n, hhmm) is None:
+            continue
+        if not (v.days_said(n) - wanted - {"today", "tomorrow"}):
+            return True
+        for clause in v.normal_clauses(s.text):
+            if _clock_in(clause, hhmm) is not None and v.days_said(clause) & wanted:
+                return True
+    return False
+
+
+def _place_said(location: str, said: str) -> bool:
+    words = said.split()
+    wanted = _content(v.normal(location).split()) or v.normal(location).split()
+    return bool(wanted) and all(w in words for w in wanted)
+
+
+def _number_said(n: int, said: str) -> bool:
+    return float(n) in v.numbers(said)
+
+
+# -- 3. nothing later contradicts it -----------------------------------------------------------------------
+
+_CORRECTION = re.compile(r"\b(?:actually|wait|sorry|correction|i mean|my mistake|my bad|oops|scratch that|let me correct|rather)\b")
+_NOT_BOOKED = re.compile(
+    r"\b(?:can ?not|can't|cant|couldn't|couldnt|could not|unable to|wasn't able to|were not able to|weren't able to|"
+    r"not able to|won't be able to)\b(?: \w+){0,3} (?:book|reserve|make|do|fit|seat|accommodate|get|hold|confirm)\b"
+    r"|\b(?:not possible|unsuccessful|fully booked|booked up|no tables?|no availability|not available|unavailable|"
+    r"failed|no longer available|didn't go through|did not go through)\b"
+)
+
+
+def _later_sentences(turns: Sequence[Turn], after: Quote) -> list[Quote]:
+    """Business sentences said after `after` (its own turn's later sentences included)."""
+    out = []
+    for i in range(after.turn, len(turns)):
+        if turns[i].speaker != "business":
+            continue
+        for s in _sentences(turns, i):
+            if (i, s.start) > (after.turn, after.start):
+                out.append(_quote(turns, s))
+    return out
+
+
+def _from_first(turns: Sequence[Turn], found: Sequence[Quote]) -> list[Quote]:
+    return [*found[:1], *_later_sentences(turns, found[0])] if found else []
+
+
+def _denied(found: Sequence[Quote], hhmm: str) -> str | None:
+    """The clause that states the time and denies it ("we don't open at 9")."""
+    for s in found:
+        for clause in v.normal_clauses(s.text):
+            if _clock_in(clause, hhmm) is not None and v.negated(clause):
+                return s.text
+    return None
+
+
+def _corrected(turns: Sequence[Turn], found: Sequence[Quote], kind: str, kept: set[str]) -> Quote | None:
+    """A later business sentence that corrects a value of this kind to one the record does not hold."""
+    if not found:
+        return None
+    for s in _later_sentences(turns, found[-1]):
+        n = v.normal(s.text)
+        if not _CORRECTION.search(n):
+            continue
+        if kind == "clock" and any(not any(c.clock.means(k) for k in kept) for c in v.clocks(n)):
+            return s
+        if kind == "number" and any(str(int(x)) not in kept for x in v.numbers(n) if x == int(x)):
+            return s
+        if kind == "party" and any(str(p) not in kept for p in v.party_sizes(n)):
+            return s
+    return None
+
+
+_NOT_HAD = re.compile(r"\b(?:out of stock|sold out|none left|out of those|discontinued)\b")
+
+
+def _stem(word: str) -> str:
+    return word[:-1] if word.endswith("s") and len(word) > 3 else word
+
+
+def _item_denied(found: Sequence[Quote], item: str) -> str | None:
+    """A quoted clause that names the item and denies having it ("we don't carry cast iron skillets")."""
+    wanted = {_stem(w) for w in _content(v.normal(item).split())}
+    for s in found:
+        for clause in v.normal_clauses(s.text):
+            named = {_stem(w) for w in clause.split()}
+            if wanted and wanted <= named and (v.negated(clause) or _NOT_HAD.search(clause)):
+                return s.text
+    return None
+
+
+def _said_after(s: Quote) -> Unsupported:
+    return Unsupported(f"after your quote the business said {s.text!r}",
+                       "record what the business said last, citing those words")
+
+
+# -- the checks, by record ---------------------------------------------------------------------------------
+
+
+def check_answer(turns: Sequence[Turn], question: QuestionType, quotes: Sequence[str],
+                 answer: Hours | Stock | Aisle | None, *, item: str | None = None) -> Judgement:
+    """An answered quick ask: its quotes and its typed answer (`item`: what a stock question asks about)."""
+    found, bad = _located(turns, quotes)
+    if bad is not None:
+        return bad
+    if (menu := next((q for q in found if situations.menu_prompt(q.text) is not None), None)) is not None:
+        return Unsupported(f"your quote {menu.text!r} is a phone menu's prompt, not an answer",
+                           "press or say what the menu asks, or wait for a person; then record their answer")
+    said = v.normal(" ".join(quotes))
+    match question, answer:
+        case QuestionType.HOURS, Hours(ranges=ranges) if ranges:
+            for r in ranges:
+                if (why := _check_range(r, said, found)) is not None:
+                    return Unsupported(why, _AGAIN)
+                for hhmm in (r.opens, r.closes):
+                    if hhmm is not None and not r.closed and (denial := _denied(found, hhmm)) is not None:
+                        return Unsupported(f"your quote {denial!r} denies {v.say_clock(hhmm)}", _AGAIN)
+            kept = {h for r in ranges for h in (r.opens, r.closes) if h is not None}
+            if (later := _corrected(turns, found, "clock", kept)) is not None:
+                return _said_after(later)
+            return Supported(found, "the hours stand in the business's words")
+        case QuestionType.HOURS, _:
+            return Unsupported("an hours answer needs the hours as ranges of days and times",
+                               "record the hours the business gave, as ranges, with the words that give them")
+        case QuestionType.STOCK, Stock() as stock:
+            if stock.availability in ("in_stock", "limited") and item and (denial := _item_denied(found, item)) is not None:
+                return Unsupported(f"your quote {denial!r} says they do not have the {item}", _AGAIN)
+            if stock.quantity is not None and not _number_said(stock.quantity, said):
+                return Unsupported(f"the quantity {stock.quantity} is not in your quotes", _AGAIN)
+            for k in stock.kinds:
+                if not _place_said(k.kind, said):
+                    return Unsupported(f"the kind {k.kind!r} is not in your quotes", _AGAIN)
+                if k.quantity is not None and not _number_said(k.quantity, said):
+                    return Unsupported(f"the quantity {k.quantity} of {k.kind!r} is not in your quotes", _AGAIN)
+            kept = {str(n) for n in [stock.quantity, *(k.quantity for k in stock.kinds)] if n is not None}
+            if kept and (later := _corrected(turns, found, "number", kept)) is not None:
+                return _said_after(later)
+            return Supported(found, "the stock stands in the business's words")
+        case QuestionType.STOCK, _:
+            return Unsupported("a stock answer needs the stock field", "record the availability the business gave")
+        case QuestionType.AISLE, Aisle(location=location):
+            if not _place_said(location, said):
+                return Unsupported(f"the place {location!r} is not in your quotes", _AGAIN)
+            return Supported(found, "the place stands in the business's words")
+        case _:
+            return Unsupported("an aisle answer needs the aisle field, the place as said",
+                               "record the place the business named, with the words that name it")
+
+
+def check_declined(turns: Sequence[Turn], question: QuestionType, quotes: Sequence[str], reason: str) -> Judgement:
+    """A quick ask the business would not or could not answer: the quotes were said, and they do not
+    themselves state the asked fact (a time for hours, an aisle's number)."""
+    found, bad = _located(turns, quotes)
+    if bad is not None:
+        return bad
+    said = v.normal(" ".join(q.text for q in found))
+    if question is QuestionType.HOURS and (c := v.clocks(said)):
+        return Unsupported(f"your quotes state a time ({c[0].clock}): the business did answer",
+                           "record answered, with those words and the hours they give")
+    if question is QuestionType.AISLE and re.search(r"\baisle \d+", said):
+        return Unsupported("your quotes name an aisle: the business did answer",
+                           "record answered, with the place they named")
+    return Supported(found, "the business's words say it would not or could not answer", reason)
+
+
+def check_booked(turns: Sequence[Turn], quotes: Sequence[str], *, party: int, time: str) -> Judgement:
+    """A booked table: the quotes were said, the party and the time stand in them (or in the agent's
+    read-back a quoted turn answers), and the business did not say after them that it could not book."""
+    found, bad = _located(turns, quotes)
+    if bad is not None:
+        return bad
+    said = v.normal(" ".join(quotes))
+    readback = _readbacks(turns, found)
+    both = f"{said} {readback}"
+    t = v.normal(time)
+    times = [c.clock for c in v.clocks(t)]
+    if not times:
+        return Unsupported(f"confirmed_time {time!r} names no clock time", "give the confirmed time as said, e.g. 'Friday 7:30 PM'")
+    for c in times:
+        if not any(_same(c, x.clock) for x in v.clocks(both)):
+            return Unsupported(f"{str(c)!r} is not in your quotes", _AGAIN)
+    for d in sorted(v.days_said(t) - v.days_said(both)):
+        return Unsupported(f"{d.capitalize()} is not in your quotes", _AGAIN)
+    for d in v.dates(t):
+        if not any(s.day == d.day and (d.month is None or s.month in (None, d.month)) for s in v.dates(both)):
+            return Unsupported(f"the date in {time!r} is not in your quotes", _AGAIN)
+    if party not in v.party_sizes(both):
+        return Unsupported(f"a party of {party} is not in your quotes", _AGAIN)
+    for s in _from_first(turns, found):
+        for clause in v.normal_clauses(s.text):
+            if not _NOT_BOOKED.search(clause) and not v.negated(clause):
+                continue
+            if any(not any(_same(x.clock, c) for c in times) for x in v.clocks(clause)):
+                continue  # about another time ("7 is gone, but 8 works")
+            if _NOT_BOOKED.search(clause):
+                return _said_after(s) if s != found[0] else Unsupported(f"your quote {s.text!r} says it could not book", _AGAIN)
+            if v.clocks(clause):
+                return Unsupported(f"your quote {s.text!r} denies {time}", _AGAIN)
+    if (later := _corrected(turns, found, "clock", {_hhmm(c) for c in times})) is not None:
+        return _said_after(later)
+    return Supported(found, "the booking stands in the business's words")
+
+
+def _hhmm(c: v.Clock) -> str:
+    return f"{c.hour:02d}:{c.minute:02d}"
+
+
+def _same(a: v.Clock, b: v.Clock) -> bool:
+    """Could two times said be the same time ("7" and "7 pm" can; "7 am" and "7 pm" cannot)?"""
+    return a.means(_hhmm(b)) or b.means(_hhmm(a))
+
+
+def _readbacks(turns: Sequence[Turn], found: Sequence[Quote]) -> str:
+    """The agent's question just before each quoted business turn: what a plain "yes, that's right"
+    agrees to. Only a question: an agent's request answered by "we're full" was read back to nobody."""
+    out = []
+    for q in found:
+        k = q.turn - 1
+        while k >= 0 and turns[k].speaker != "agent":
+            k -= 1
+        if k >= 0 and turns[k].on_line and "?" in turns[k].text:
+            out.append(v.normal(turns[k].text))
+    return " ".join(out)
+
+
+def check_book_declined(turns: Sequence[Turn], quotes: Sequence[str], *, alternative_offered: str | None) -> Judgement:
+    """No booking: the quotes were said; another time offered, if recorded, stands in the quotes."""
+    found, bad = _located(turns, quotes)
+    if bad is not None:
+        return bad
+    said = v.normal(" ".join(quotes))
+    if alternative_offered:
+        for c in v.clocks(v.normal(alternative_offered)):
+            if not any(_same(c.clock, x.clock) for x in v.clocks(said)):
+                return Unsupported(f"the time offered, {str(c.clock)!r}, is not in your quotes", _AGAIN)
+    return Supported(found, "the business's words say it could not book")

@@ -1,0 +1,399 @@
+"""The one small vocabulary the citation check reads facts with. Pure.
+
+It knows numbers, clock times, days and party sizes, and nothing else about English:
+ - text is compared in a normal form (`normal`): lower case, plain quotes, "a.m." as "am", hyphens
+   as spaces, number words as digits (text2num's `alpha2digit`: "seven thirty" is "7 30", "two
+   hundred" is "200"), fillers and punctuation dropped, so "Nine to five, um, Monday-Friday." and
+   "9 to 5 monday friday" read alike;
+ - a clock is "7:30", "7 pm", "7.30 pm", "7 30" or "7" after a time word ("at", "until", "from ... to"),
+   "noon", "midnight", "half past 7", "7 o'clock"; without am/pm it stands for both halves of the day
+   ("9" is 9:00 or 21:00), with it for one. A bare number is never a clock on its own: "2033 Camden
+   Avenue" and "a rating of 3.7" state no time;
+ - days are weekday names (singular or plural), runs ("monday through friday", "mon - fri"),
+   "weekdays", "weekends", "every day" / "daily" / "7 days a week", less the days set apart after it
+   ("every day but sunday"), and "today", "tonight", "tomorrow";
+ - a party size is a number said with people ("4 people", "party of 4", "table for 4", "4 of you").
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+
+from attrs import frozen
+from text_to_num import alpha2digit
+
+WEEK = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
+RELATIVE = ("today", "tomorrow")  # days said relative to the call; "tonight" is today
+ALL_WEEK = frozenset(WEEK)
+
+# -- the normal form ------------------------------------------------------------------------------------
+
+_FILLERS = re.compile(r"\b(?:um+|uh+|uhm+|erm+|er|hmm+|ah+|eh)\b")
+_MERIDIEM = re.compile(r"\b([ap])\.?\s?m\b\.?")
+_HYPHEN = re.compile(r"(?<=\w)[-\u2010\u2011\u2012\u2013\u2014](?=\w)")
+_DIGIT_RANGE = re.compile(r"(?<=\d)\s?[-\u2013\u2014]\s?(?=\d)")
+_DAY_RANGE = re.compile(r"(?<=[a-z])\s?[-\u2013\u2014]\s?(?=(?:mon|tue|wed|thu|fri|sat|sun)[a-z]*\b)")
+_PUNCT = re.compile(r"(?<!\d)[.:](?!\d)|[^\w\s:./']|(?<=\d)\.(?!\d)|(?<!\w)'|'(?!\w)")
+_SPACES = re.compile(r"\s+")
+_DOZEN = re.compile(r"\b(?:(half) )?an? dozen\b")
+
+
+def normal(text: str) -> str:
+    """The normal form two wordings are compared in (see the module's header)."""
+    t = text.lower().replace("\u2019", "'").replace("\u2018", "'")
+    t = _DIGIT_RANGE.sub(" to ", t)
+    t = _DAY_RANGE.sub(" to ", t)
+    t = _HYPHEN.sub(" ", t)
+    t = _MERIDIEM.sub(lambda m: f" {m.group(1)}m ", t)
+    t = _DOZEN.sub(lambda m: "6" if m.group(1) else "12", t)
+    t = alpha2digit(t, "en", threshold=0)
+    t = _PUNCT.sub(" ", t)
+    t = _FILLERS.sub(" ", t)
+    return _SPACES.sub(" ", t).strip()
+
+
+def tokens(text: str) -> list[str]:
+    """The words of `text` in the normal form."""
+    return normal(text).split()
+
+
+# -- sentences and clauses --------------------------------------------------------------------------------
+
+_SENTENCE_END = re.compile(r"[.?!]+(?=\s|$)")
+# "a.m." and "St." end no sentence when it goes on in lower case or with a number ("9 a.m. to 5 p.m.")
+_ABBREVIATION = re.compile(r"(?:\b[ap]\.\s?m|\b(?:st|dr|mr|mrs|ms|no|ave|rd|blvd|approx|vs|etc))\.$", re.I)
+
+
+def sentence_spans(text: str) -> Iterator[tuple[int, int]]:
+    """(start, end) of each sentence of `text`, whitespace trimmed."""
+    start = 0
+    ends = []
+    for m in _SENTENCE_END.finditer(text):
+        after = text[m.end():].lstrip()
+        if _ABBREVIATION.search(text, 0, m.end()) and after and (after[0].islower() or after[0].isdigit()):
+            continue
+        ends.append(m.end())
+    for end in [*ends, len(text)]:
+        a, b = start, end
+        start = end
+        while a < b and text[a].isspace():
+            a += 1
+        while b > a and text[b - 1].isspace():
+            b -= 1
+        if b > a:
+            yield a, b
+
+
+# A clause ends at a comma or semicolon, and before "but", "except", "and" + a day: "9 to 5 on weekdays,
+# 10 to 2 on saturdays" and "9 to 5 monday to friday and saturdays 10 to 2" are two clauses each.
+_CLAUSE_CUT = re.compile(
+    r"[,;]|\s(?=(?:but|except|other than|apart from|whereas|while)\b)|\s(?=and (?:on )?(?:" + "|".join(WEEK) + r"|week))"
+)
+
+
+def clauses(normal_text: str) -> list[str]:
+    """The clauses of a sentence, in the normal form (commas kept by `normal_clauses`)."""
+    return [c.strip() for c in _CLAUSE_CUT.split(normal_text) if c.strip()]
+
+
+def normal_clauses(sentence: str) -> list[str]:
+    """A sentence's clauses, each in the normal form (cut where the words had a comma)."""
+    return [n for part in re.split(r"[,;]", sentence) for n in clauses(normal(part)) if n]
+
+
+# -- clock times ------------------------------------------------------------------------------------------
+
+
+@frozen
+class Clock:
+    """A time said: `hour` 0-23 when the words fix the half of the day (am/pm, a 24-hour clock,
+    noon, midnight), else 1-12 with `either` set (said without am/pm)."""
+
+    hour: int
+    minute: int
+    either: bool
+
+    def means(self, hhmm: str) -> bool:
+        """Could these words be the 24-hour time `hhmm`?"""
+        h, m = (int(x) for x in hhmm.split(":"))
+        if self.minute != m and not (self.hour == 0 and self.minute == 0 and (h, m) == (23, 59)):
+            return False
+        if self.either:
+            return h % 12 == self.hour % 12
+        return h == self.hour or (self.hour == 0 and (h, m) in ((0, 0), (23, 59)))
+
+    def __str__(self) -> str:
+        if self.either:
+            return f"{self.hour}:{self.minute:02d}"
+        suffix = "AM" if self.hour < 12 else "PM"
+        return f"{(self.hour % 12) or 12}:{self.minute:02d} {suffix}"
+
+
+def say_clock(hhmm: str) -> str:
+    """'19:30' as a person says it: '7:30 PM' ('12:00 PM' is noon, '12:00 AM' midnight)."""
+    h, m = (int(x) for x in hhmm.split(":"))
+    return f"{(h % 12) or 12}:{m:02d} {'AM' if h < 12 else 'PM'}"
+
+
+_AMPM = r"(?:\s?(am|pm))?"
+_CUES = r"(?:at|until|till|til|by|around|from|after|before|to|through|thru|between|and|opens?|closes?|open|close|closing|opening|say|is|about)"
+_NOT_A_TIME_AFTER = (r"(?!\s?(?:people|persons|guests|adults|kids|children|days?|weeks?|months?|years?|minutes?|mins?|hours?|"
+                     r"dollars?|bucks|cents|percent|inch(?:es)?|feet|foot|of|pieces?|bags?|boxes?|units?|items?|in stock|left|"
+                     r"seats?|tables?|more|st|nd|rd|th|star|stars|rating)\b)")
+_CLOCK = re.compile(
+    r"\b(?:(?P<noon>noon|midday)|(?P<midnight>midnight)"
+    r"|(?P<h1>\d{1,2}):(?P<m1>\d{2})" + _AMPM.replace("(am|pm)", "(?P<a1>am|pm)") +
+    r"|(?P<h2>\d{1,2})\.(?P<m2>\d{2})\s?(?P<a2>am|pm)"
+    r"|(?P<h3>\d{1,2})\s?(?P<a3>am|pm)"
+    r"|(?P<h4>\d{1,2}) o ?'?clock"
+    r"|half past (?P<h5>\d{1,2})|quarter past (?P<h6>\d{1,2})|quarter to (?P<h7>\d{1,2})"
+    r"|\b" + _CUES + r" (?P<h8>\d{1,2})(?![:./]?\d|/)(?: (?P<m8>[0-5]\d))?" + _AMPM.replace("(am|pm)", "(?P<a8>am|pm)") + _NOT_A_TIME_AFTER +
+    r")\b"
+)
+# "9 to 5", "9 - 5", "from 9 till 5": the other end of a range with a clock is a clock too
+_RANGE = re.compile(r"(?<![\d:./])\b(\d{1,2})(?: ([0-5]\d))?(?:\s?(am|pm))? (?:to|till|til|until|through|and) (\d{1,2})(?: ([0-5]\d))?(?:\s?(am|pm))?\b"
+                    + _NOT_A_TIME_AFTER)
+_HALF_OF_DAY = re.compile(r"^\s?(?:in the (morning)|in the (afternoon|evening)|at (night)|(tonight))\b")
+
+
+@frozen
+class ClockAt:
+    clock: Clock
+    start: int
+    end: int
+
+
+def _clock(hour: int, minute: int, ampm: str | None) -> Clock | None:
+    if not (0 <= minute <= 59) or hour > 24:
+        return None
+    if ampm is not None:
+        if not 1 <= hour <= 12:
+            return None
+        return Clock(hour % 12 + (12 if ampm == "pm" else 0), minute, False)
+    if hour == 0 or hour >= 13:
+        return Clock(hour % 24, minute, False)
+    return Clock(hour, minute, True)
+
+
+def clocks(normal_text: str) -> list[ClockAt]:
+    """Every time said in `normal_text` (in the normal form), in order."""
+    found: dict[int, ClockAt] = {}
+    for m in _CLOCK.finditer(normal_text):
+        g = m.groupdict()
+        if g["noon"]:
+            c: Clock | None = Clock(12, 0, False)
+        elif g["midnight"]:
+            c = Clock(0, 0, False)
+        elif g["h1"]:
+            c = _clock(int(g["h1"]), int(g["m1"]), g["a1"])
+            if c is not None and g["h1"].startswith("0"):
+                c = Clock(int(g["h1"]), c.minute, False)  # "09:00" is a 24-hour clock
+        elif g["h2"]:
+            c = _clock(int(g["h2"]), int(g["m2"]), g["a2"])
+        elif g["h3"]:
+            c = _clock(int(g["h3"]), 0, g["a3"])
+        elif g["h4"]:
+            c = _clock(int(g["h4"]), 0, None)
+        elif g["h5"]:
+            c = _clock(int(g["h5"]), 30, None)
+        elif g["h6"]:
+            c = _clock(int(g["h6"]), 15, None)
+        elif g["h7"]:
+            c = _clock((int(g["h7"]) - 1) or 12, 45, None)
+        else:
+            c = _clock(int(g["h8"]), int(g["m8"] or 0), g["a8"])
+        if c is not None:
+            at = m.start("h8") if g["h8"] else m.start()
+            found[at] = ClockAt(_half_of_day(c, normal_text[m.end():]), at, m.end())
+    for m in _RANGE.finditer(normal_text):
+        for h, mi, a, at, end in ((m.group(1), m.group(2), m.group(3), m.start(1), m.start(4) - 1),
+                                  (m.group(4), m.group(5), m.group(6), m.start(4), m.end())):
+            if at not in found and (c := _clock(int(h), int(mi or 0), a)) is not None and (
+                    m.start(1) in found or m.start(4) in found or a or m.group(3) or m.group(6) or _said_as_hours(normal_text, m.start())):
+                found[at] = ClockAt(_half_of_day(c, normal_text[end:]), at, end)
+    return [found[k] for k in sorted(found)]
+
+
+_HOURS_CUE = re.compile(r"\b(?:open|opens|opening|close|closes|closing|hours|from|shut|shuts|weekdays?|weekends?|daily|every ?day|"
+                        + "|".join(WEEK) + r")s?\b")
+
+
+def _said_as_hours(normal_text: str, at: int) -> bool:
+    """'9 to 5' is a time range in a sentence about opening: not '2 to 3 weeks'."""
+    return _HOURS_CUE.search(normal_text[max(0, at - 40): at + 40]) is not None
+
+
+def _half_of_day(c: Clock, after: str) -> Clock:
+    """'7 in the evening' is 19:00: the words after a bare clock fix its half of the day."""
+    if not c.either or (m := _HALF_OF_DAY.match(after)) is None:
+        return c
+    return Clock(c.hour % 12 + (0 if m.group(1) else 12), c.minute, False)
+
+
+def is_clock(hhmm: str) -> bool:
+    return re.fullmatch(r"([01]\d|2[0-3]):[0-5]\d", hhmm) is not None
+
+
+# -- days -----------------------------------------------------------------------------------------------
+
+_DAY_NAME = {
+    "monday": "monday", "mondays": "monday",
+    "tuesday": "tuesday", "tuesdays": "tuesday", "tues": "tuesday",
+    "wednesday": "wednesday", "wednesdays": "wednesday", "weds": "wednesday",
+    "thursday": "thursday", "thursdays": "thursday", "thurs": "thursday",
+    "friday": "friday", "fridays": "friday", "fri": "friday",
+    "saturday": "saturday", "saturdays": "saturday",
+    "sunday": "sunday", "sundays": "sunday",
+}
+_ONE_DAY = r"(?:" + "|".join(sorted(_DAY_NAME, key=len, reverse=True)) + r")"
+# "mon", "sat", "sun" and "wed" are words of their own ("the sun"); they name days only as a run's ends
+_SHORT = {"mon": "monday", "tue": "tuesday", "wed": "wednesday", "thu": "thursday", "thur": "thursday", "sat": "saturday",
+          "sun": "sunday"}
+_RUN_DAY = r"(?:" + "|".join(sorted([*_DAY_NAME, *_SHORT], key=len, reverse=True)) + r")"
+_DAYS = re.compile(
+    r"\b(?:(?P<from>" + _RUN_DAY + r") (?:through|thru|to|till|til|until|and through) (?P<to>" + _RUN_DAY + r")"
+    r"|(?P<one>" + _ONE_DAY + r")|(?P<weekdays>weekdays?|work ?days|during the week)|(?P<weekends>weekends?)"
+    r"|(?P<all>every ?day|daily|7 days a week|all week|each day|every day of the week)"
+    r"|(?P<rel>today|tonight|tomorrow))\b"
+)
+_SET_APART = re.compile(r"^\s?(?:except|but|other than|apart from|besides|excluding)(?: for)?(?: on)? ")
+
+
+@frozen
+class DaysAt:
+    days: frozenset[str]  # weekday names, and "today" / "tomorrow"
+    start: int
+    end: int
+
+
+def _run(a: str, b: str) -> frozenset[str]:
+    names = _DAY_NAME | _SHORT
+    i, j = WEEK.index(names[a]), WEEK.index(names[b])
+    return frozenset(WEEK[(i + k) % 7] for k in range((j - i) % 7 + 1))
+
+
+def _one(m: re.Match[str]) -> frozenset[str]:
+    g = m.groupdict()
+    if g["from"]:
+        return _run(g["from"], g["to"])
+    if g["one"]:
+        return frozenset({_DAY_NAME[g["one"]]})
+    if g["weekdays"]:
+        return frozenset(WEEK[:5])
+    if g["weekends"]:
+        return frozenset(WEEK[5:])
+    if g["all"]:
+        return ALL_WEEK
+    return frozenset({"tomorrow" if g["rel"] == "tomorrow" else "today"})
+
+
+def days(normal_text: str) -> list[DaysAt]:
+    """Every mention of days in `normal_text`, in order; days set apart after a run are taken out
+    of it ("every day but sunday" is monday to saturday; "monday to friday except wednesday")."""
+    out: list[DaysAt] = []
+    matches = list(_DAYS.finditer(normal_text))
+    skip: set[int] = set()
+    for k, m in enumerate(matches):
+        if k in skip:
+            continue
+        got = _one(m)
+        end = m.end()
+        if len(got) > 1:
+            rest = normal_text[end:]
+            if (apart := _SET_APART.match(rest)) is not None:
+                taken: frozenset[str] = frozenset()
+                pos = end + apart.end()
+                for j in range(k + 1, len(matches)):
+                    n = matches[j]
+                    if n.start() != pos:
+                        break
+                    taken |= _one(n)
+                    skip.add(j)
+                    gap = re.match(r"(?: and| or)? ", normal_text[n.end():])
+                    pos = n.end() + (gap.end() if gap else 0)
+                    end = n.end()
+                if taken:
+                    got = got - taken
+        out.append(DaysAt(got, m.start(), end))
+    return out
+
+
+def days_said(normal_text: str) -> frozenset[str]:
+    return frozenset().union(*(d.days for d in days(normal_text)))
+
+
+# -- numbers and party sizes --------------------------------------------------------------------------------
+
+_NUMBER = re.compile(r"(?<![\d.:/])\d+(?:\.\d+)?(?![\d:/]|\.\d)")
+
+
+def numbers(normal_text: str) -> list[float]:
+    """Every number said, as a value ("3.7", "200")."""
+    return [float(m.group()) for m in _NUMBER.finditer(normal_text)]
+
+
+_PARTY = re.compile(
+    r"\b(?:(?P<n1>\d{1,3}) (?:people|persons|person|guests|adults|diners|of you|of us|in your party|seats|covers|pax)"
+    r"|party of (?P<n2>\d{1,3})|(?:table|reservation|booking|seating) for (?P<n3>\d{1,3})"
+    r"|for (?P<n4>\d{1,3})(?! ?(?:am|pm|o ?clock|:|\d|minutes?|hours?|days?|weeks?|dollars?|bucks|pm|tonight|tomorrow))"
+    r"|(?:just )?the (?P<n5>\d) of (?:us|you|them)|party size (?:is |of )?(?P<n6>\d{1,3}))\b"
+)
+
+
+def party_sizes(normal_text: str) -> list[int]:
+    out = []
+    for m in _PARTY.finditer(normal_text):
+        value = next(v for v in m.groups() if v is not None)
+        out.append(int(value))
+    return out
+
+
+# -- dates --------------------------------------------------------------------------------------------------
+
+_MONTHS = ("january", "february", "march", "april", "may", "june", "july", "august", "september", "october",
+           "november", "december")
+_MONTH = r"(?P<month>" + "|".join(_MONTHS) + r"|jan|feb|mar|apr|jun|jul|aug|sept?|oct|nov|dec)"
+_DATE = re.compile(
+    r"\b(?:" + _MONTH + r" (?:the )?(?P<d1>\d{1,2})(?:st|nd|rd|th)?"
+    r"|(?:the )?(?P<d2>\d{1,2})(?:st|nd|rd|th)? of " + _MONTH.replace("month", "month2") +
+    r"|the (?P<d3>\d{1,2})(?:st|nd|rd|th))\b"
+)
+
+
+@frozen
+class DateAt:
+    month: int | None  # None: "the 5th", the month not said
+    day: int
+    start: int
+    end: int
+
+
+def dates(normal_text: str) -> list[DateAt]:
+    """Calendar dates said: 'march 5th', 'the 5th of march', 'the 5th'."""
+    out = []
+    for m in _DATE.finditer(normal_text):
+        g = m.groupdict()
+        name = g["month"] or g["month2"]
+        month = next((i + 1 for i, n in enumerate(_MONTHS) if name and n.startswith(name)), None)
+        day = int(g["d1"] or g["d2"] or g["d3"])
+        if 1 <= day <= 31:
+            out.append(DateAt(month, day, m.start(), m.end()))
+    return out
+
+
+# -- what a typed fact looks like when it is said ----------------------------------------------------------
+
+
+def weekday_of(word: str) -> str | None:
+    """'Saturdays' -> 'saturday'; None for anything else."""
+    return _DAY_NAME.get(word.strip().lower())
+
+
+_NEGATION = re.compile(r"\b(?:not|no longer|never|cannot|\w+n't|cant|dont|doesnt|wont|isnt|arent|wasnt|didnt|couldnt)\b")
+_NEGATION_SPARED = re.compile(r"\b(?:\w+n't|not|dont|doesnt) (?:\w+ ){0,2}(?:until|till|til)\b")
+
+
+def negated(normal_clause: str) -> bool:
+    """Does the clause deny what it says ("we don't open at 9")? "We don't close until 9" does not."""
+    return _NEGATION.search(_NEGATION_SPARED.sub(" ", normal_clause)) is not None
