@@ -182,16 +182,19 @@ def _date_said(normal_text: str, date: str) -> bool:
 _AROUND_THE_CLOCK = re.compile(r"\b(?:24 ?/ ?7|24 7|24 hours|around the clock|round the clock|never close|all day and (?:all )?night)\b")
 
 
+_EVERY_DAY = re.compile(r"\b24 ?/ ?7\b|\b24 7\b")  # "24/7" names every day of the week
+
+
 def _check_range(r: DayRange, said: str, sentences: Sequence[Quote]) -> str | None:
     """Why this range is not in the quotes (`said`: their normal form), or None."""
-    named = v.days_said(said)
+    if r.around_the_clock and not _AROUND_THE_CLOCK.search(said):
+        return "open around the clock is not in your quotes"
+    named = v.days_said(said) | (v.ALL_WEEK if _EVERY_DAY.search(said) else frozenset())
     missing = [d for d in r.days if d not in named]
     if missing:
         return f"{_days_phrase(missing)} is not in your quotes"
     if r.date is not None and not _date_said(said, r.date):
         return f"{r.date!r} is not in your quotes"
-    if r.around_the_clock and not _AROUND_THE_CLOCK.search(said):
-        return "open around the clock is not in your quotes"
     for hhmm in (r.opens, r.closes):
         if hhmm is None:
             continue

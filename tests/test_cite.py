@@ -1,0 +1,322 @@
+"""The citation check (calld.evidence.cite) and its vocabulary (calld.evidence.vocab), by behaviour.
+
+Each rule of cite.py's header has cases that hold and cases that must be refused; the phrasings are
+written for this project in the forms ordinary speech takes (times before days, plain confirmations,
+plain failures, numbers that are not times).
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from calld.core.answers import Aisle, DayRange, Hours, KindStock, Stock
+from calld.domain.questions import QuestionType as Q
+from calld.domain.transcript import Turn
+from calld.evidence import cite
+from calld.evidence import vocab as v
+
+WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday")
+
+
+def call(*lines: str) -> tuple[Turn, ...]:
+    """Turns alternating agent, business, agent, ...: the agent asks first."""
+    return tuple(Turn("agent" if i % 2 == 0 else "business", text) for i, text in enumerate(lines))
+
+
+def hours(*ranges: DayRange) -> Hours:
+    return Hours(ranges)
+
+
+def r(days: tuple[str, ...], opens: str | None, closes: str | None, **kw: object) -> DayRange:
+    return DayRange(days, opens, closes, **kw)  # type: ignore[arg-type]
+
+
+def ok(j: cite.Judgement) -> bool:
+    return isinstance(j, cite.Supported)
+
+
+# -- the vocabulary -----------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("said, times", [
+    ("We open at nine.", ["9:00"]),
+    ("from 10:00 a.m. to 5:00 p.m.", ["10:00 AM", "5:00 PM"]),
+    ("seven thirty in the evening", []),  # no time word before it: a bare number pair is no clock
+    ("at seven thirty in the evening", ["7:30 PM"]),
+    ("noon to midnight", ["12:00 PM", "12:00 AM"]),
+    ("half past six", ["6:30"]),
+    ("open 9-5", ["9:00", "5:00"]),
+    ("we close at, uh, nine", ["9:00"]),
+    ("Located at 2033 Camden Avenue", []),
+    ("a rating of 3.7", []),
+    ("the 5.0 amp-hour battery", []),
+    ("it takes 2 to 3 weeks", []),
+    ("open 24/7", []),
+    ("21:30", ["9:30 PM"]),
+])
+def test_clock_times_are_read_only_where_said_as_times(said, times):
+    assert [str(c.clock) for c in v.clocks(v.normal(said))] == times
+
+
+@pytest.mark.parametrize("said, days", [
+    ("Monday to Friday", set(WEEKDAYS)),
+    ("mon-fri", set(WEEKDAYS)),
+    ("weekdays", set(WEEKDAYS)),
+    ("every day but Sunday", {"monday", "tuesday", "wednesday", "thursday", "friday", "saturday"}),
+    ("seven days a week", set(v.WEEK)),
+    ("Friday through Sunday", {"friday", "saturday", "sunday"}),
+    ("saturdays and sundays", {"saturday", "sunday"}),
+    ("tonight", {"today"}),
+    ("the sun sat on the wed", set()),
+])
+def test_days_and_runs_of_days(said, days):
+    assert set(v.days_said(v.normal(said))) == days
+
+
+@pytest.mark.parametrize("said, party", [
+    ("four people", [4]), ("a table for two", [2]), ("party of 6", [6]), ("just the two of us", [2]),
+    ("for 7 pm", []), ("a rating of 3.7", []), ("2033 Camden Avenue", []),
+])
+def test_party_sizes_are_numbers_said_with_people(said, party):
+    assert v.party_sizes(v.normal(said)) == party
+
+
+# -- 1. each quote was said ------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("quote", [
+    "We're open Monday through Friday, nine to five",  # number words against digits
+    "we're open monday through friday 9 to 5",  # case and punctuation
+    "open Monday through Friday, um, 9 to 5",  # a filler of the model's own
+    "We’re open Monday through Friday",  # a curly apostrophe
+])
+def test_a_quote_matches_through_transcription_differences(quote):
+    turns = call("What are your hours?", "Yeah, so, we're open Monday through Friday, 9 to 5.")
+    assert cite.locate(turns, quote) is not None
+
+
+@pytest.mark.parametrize("quote", [
+    "We're open Monday through Friday, 8 to 5",  # a number changed
+    "We're open Monday through Saturday, 9 to 5",  # a content word changed
+    "We close at nine",
+])
+def test_a_quote_is_exact_on_content_words_and_numbers(quote):
+    turns = call("What are your hours?", "Yeah, so, we're open Monday through Friday, 9 to 5.")
+    assert cite.locate(turns, quote) is None
+
+
+def test_agent_speech_never_counts_and_the_refusal_says_so():
+    turns = call("Are you open nine to five on weekdays?", "Mm-hm, that's right.")
+    j = cite.check_answer(turns, Q.HOURS, ["open nine to five on weekdays"], hours(r(WEEKDAYS, "09:00", "17:00")))
+    assert isinstance(j, cite.Unsupported) and "agent's words" in j.why
+
+
+def test_a_record_with_no_quotes_is_refused():
+    turns = call("What are your hours?", "Nine to five.")
+    assert not ok(cite.check_answer(turns, Q.HOURS, [], hours(r((), "09:00", "17:00"))))
+
+
+def test_the_evidence_is_the_whole_sentence_where_the_quote_stands():
+    turns = call("What are your hours?", "Hi there. We open at ten, and we close at six. Bye now.")
+    j = cite.check_answer(turns, Q.HOURS, ["we close at six"], hours(r((), None, "18:00")))
+    assert isinstance(j, cite.Supported)
+    assert [q.text for q in j.quotes] == ["We open at ten, and we close at six."]
+
+
+# -- 2. each fact stands in the quotes ----------------------------------------------------------------------
+
+ORDINARY_HOURS = [
+    # times before days (the form a regex reading used to take for the other days)
+    ("It opens from 10:00 a.m. to 5:00 p.m. monday to friday.", hours(r(WEEKDAYS, "10:00", "17:00"))),
+    ("from 9:30 p.m. to 2 a.m. on thursday", hours(r(("thursday",), "21:30", "02:00"))),
+    ("We're open nine to five, Monday through Friday.", hours(r(WEEKDAYS, "09:00", "17:00"))),
+    ("nine to five monday through friday saturdays ten to two",
+     hours(r(WEEKDAYS, "09:00", "17:00"), r(("saturday",), "10:00", "14:00"))),
+    ("Every day but Sunday, noon to midnight.",
+     hours(r(("monday", "tuesday", "wednesday", "thursday", "friday", "saturday"), "12:00", "00:00"))),
+    ("We're open till nine tonight.", hours(r((), None, "21:00", date="today"))),
+    ("We're closed on Sundays.", hours(r(("sunday",), None, None, closed=True))),
+    ("We're open 24/7.", hours(r(v.WEEK, None, None, around_the_clock=True))),
+    ("On weekends we're open 10 to 4, and weekdays 8 to 6.",
+     hours(r(("saturday", "sunday"), "10:00", "16:00"), r(WEEKDAYS, "08:00", "18:00"))),
+]
+
+
+@pytest.mark.parametrize("said, answer", ORDINARY_HOURS)
+def test_true_hours_said_ordinarily_are_accepted(said, answer):
+    assert ok(cite.check_answer(call("What are your hours?", said), Q.HOURS, [said], answer))
+
+
+WRONG_HOURS = [
+    ("It opens from 10:00 a.m. to 5:00 p.m. monday to friday.", hours(r(WEEKDAYS, "11:00", "17:00")), "'11:00 AM' is not in your quotes"),
+    ("It opens from 10:00 a.m. to 5:00 p.m. monday to friday.", hours(r((*WEEKDAYS, "saturday"), "10:00", "17:00")),
+     "Saturday is not in your quotes"),
+    ("It opens from 10:00 a.m. to 5:00 p.m. monday to friday.", hours(r(WEEKDAYS, "22:00", "17:00")), "'10:00 PM' is not in your quotes"),
+    ("We're open 9 to 5 on weekdays, 10 to 2 on Saturdays.", hours(r(("saturday",), "09:00", "17:00")), "only beside other days"),
+    ("We're open till nine tonight.", hours(r((), None, "21:00", date="tomorrow")), "'tomorrow' is not in your quotes"),
+    ("We're open late.", hours(r(v.WEEK, None, None, around_the_clock=True)), "around the clock is not in your quotes"),
+    ("Located at 2033 Camden Avenue.", hours(r((), None, "20:33")), "'8:33 PM' is not in your quotes"),
+]
+
+
+@pytest.mark.parametrize("said, answer, why", WRONG_HOURS)
+def test_a_fact_not_in_the_quotes_is_refused_saying_which(said, answer, why):
+    j = cite.check_answer(call("What are your hours?", said), Q.HOURS, [said], answer)
+    assert isinstance(j, cite.Unsupported) and why in j.why
+
+
+def test_an_hours_answer_needs_ranges():
+    j = cite.check_answer(call("What are your hours?", "Sorry, can't say."), Q.HOURS, ["Sorry, can't say."], None)
+    assert isinstance(j, cite.Unsupported) and "ranges" in j.why
+
+
+@pytest.mark.parametrize("said, stock, holds", [
+    ("Yes, we have both, three of each.", Stock("in_stock", 3), True),
+    ("Yes, we have both, three of each.", Stock("in_stock", 4), False),
+    ("We've got the 5.0 amp-hour battery, yes.", Stock("in_stock", None), True),
+    ("We've got the 5.0 amp-hour battery, yes.", Stock("in_stock", 5), True),  # "5.0" is five, as said
+    ("A dozen or so on the shelf.", Stock("in_stock", 12), True),
+    ("We have the twelve inch, we're out of the ten inch.", Stock("some_kinds", None, (
+        KindStock("twelve inch", "in_stock", None), KindStock("ten inch", "out_of_stock", None))), True),
+    ("We have the twelve inch, we're out of the ten inch.", Stock("some_kinds", None, (
+        KindStock("eight inch", "in_stock", None), KindStock("ten inch", "out_of_stock", None))), False),
+])
+def test_stock_counts_and_kinds_stand_in_the_quotes(said, stock, holds):
+    j = cite.check_answer(call("Do you have it?", said), Q.STOCK, [said], stock)
+    assert ok(j) is holds, j
+
+
+def test_in_stock_is_refused_when_the_quote_denies_the_item():
+    said = "We don't carry cast iron skillets anymore. We do have nonstick pans in stock though."
+    j = cite.check_answer(call("Do you have a cast iron skillet in stock?", said), Q.STOCK, [said], Stock("in_stock", None),
+                          item="cast iron skillet")
+    assert isinstance(j, cite.Unsupported) and "do not have the cast iron skillet" in j.why
+
+
+@pytest.mark.parametrize("said, place, holds", [
+    ("That's in aisle 14, next to the grills.", "aisle 14", True),
+    ("That's in aisle 14, next to the grills.", "aisle 41", False),
+    ("It's on the back wall, by the paint.", "back wall", True),
+    ("It's on the back wall, by the paint.", "front wall", False),
+])
+def test_a_place_stands_in_the_quotes(said, place, holds):
+    assert ok(cite.check_answer(call("Which aisle?", said), Q.AISLE, [said], Aisle(place))) is holds
+
+
+def test_a_phone_menu_prompt_is_never_an_answer():
+    said = "For our counter, press 1."
+    j = cite.check_answer(call("Which aisle is the caulk in?", said), Q.AISLE, [said], Aisle("counter"))
+    assert isinstance(j, cite.Unsupported) and "phone menu" in j.why
+
+
+# -- bookings -----------------------------------------------------------------------------------------------
+
+BOOKED_PLAINLY = [
+    ("I'd like a table for 4 on Saturday at 8:30 pm, please.", "Sure, four people, Saturday at eight-thirty, see you then.", 4,
+     "Saturday 8:30 PM"),
+    ("Table for two at 7 pm tomorrow, is that possible?", "Your table is booked.", 2, "tomorrow 7 PM"),
+    ("So that's a table for 3 on Friday at 6, is that right?", "Yes. Your reservation has been made.", 3, "Friday 6 PM"),
+    ("Could we get a table for 2 at 7:30?", "I've made the reservation for you.", 2, "7:30 PM"),
+    ("A table for 5 at 8, is that right?", "Your table has been reserved.", 5, "8 PM"),
+    ("Please book a table for 2.", "Booking a table for 2 on March 5th at 11:30 am. Your reservation is confirmed.", 2,
+     "March 5th at 11:30 AM"),
+]
+
+
+@pytest.mark.parametrize("ask, said, party, time", BOOKED_PLAINLY)
+def test_bookings_confirmed_in_plain_words_are_accepted(ask, said, party, time):
+    assert ok(cite.check_booked(call(ask, said), [said], party=party, time=time))
+
+
+@pytest.mark.parametrize("party, time, why", [
+    (5, "Saturday 8:30 PM", "a party of 5"),
+    (4, "Saturday 9:30 PM", "'9:30 PM' is not in your quotes"),
+    (4, "Friday 8:30 PM", "Friday is not in your quotes"),
+    (4, "Saturday", "names no clock time"),
+])
+def test_a_booking_fact_changed_is_refused(party, time, why):
+    turns = call("I'd like to book, please.", "Sure, four people, Saturday at eight-thirty, see you then.")
+    j = cite.check_booked(turns, ["four people, Saturday at eight-thirty, see you then"], party=party, time=time)
+    assert isinstance(j, cite.Unsupported) and why in j.why
+
+
+def test_a_readback_counts_only_when_the_agent_asked_it():
+    asked = call("A table for 3 at 8 pm on Friday, is that right?", "Yes, all set.")
+    told = call("I want a table for 3 at 8 pm on Friday.", "Located at 2033 Camden Avenue.")
+    assert ok(cite.check_booked(asked, ["Yes, all set."], party=3, time="Friday 8 PM"))
+    assert not ok(cite.check_booked(told, ["Located at 2033 Camden Avenue."], party=3, time="Friday 8 PM"))
+
+
+def test_a_party_is_not_any_number_the_business_said():
+    turns = call("Please book us in.", "We have a rating of 3.7 and we're at 2033 Camden Avenue. Booked for 8 pm.")
+    j = cite.check_booked(turns, ["We have a rating of 3.7", "Booked for 8 pm"], party=3, time="8 PM")
+    assert isinstance(j, cite.Unsupported) and "a party of 3" in j.why
+
+
+def test_a_failure_after_the_quote_refuses_a_booking_at_the_failed_time():
+    turns = call("A table for 2 at 1 pm, please.", "I was unable to book that for you. Shall I try 1:30 pm?",
+                 "Yes, 1:30 please, for 2?", "Your booking is now confirmed.")
+    assert not ok(cite.check_booked(turns, ["I was unable to book that for you", "Your booking is now confirmed"], party=2, time="1 PM"))
+    assert ok(cite.check_booked(turns, ["Shall I try 1:30 pm?", "Your booking is now confirmed"], party=2, time="1:30 PM"))
+
+
+@pytest.mark.parametrize("later", [
+    "Oh, sorry, I can't book that after all.", "Hmm, the reservation was unsuccessful.", "Actually we're fully booked.",
+    "Making a reservation was not possible, sorry.",
+])
+def test_a_booking_refused_after_its_quote_is_not_booked(later):
+    turns = call("A table for 2 at 7 pm Friday, is that right?", "Friday at 7 for two, yes.", "Great, thanks.", later)
+    j = cite.check_booked(turns, ["Friday at 7 for two, yes."], party=2, time="Friday 7 PM")
+    assert isinstance(j, cite.Unsupported) and j.why == f"after your quote the business said {later!r}"
+
+
+@pytest.mark.parametrize("said", [
+    "Sorry, I can't book a table for you.", "I was unable to book a table.", "The reservation was unsuccessful.",
+    "Making a reservation was not possible.", "No, that time is gone, the earliest I have is 9:30.",
+])
+def test_declines_in_plain_words_are_accepted(said):
+    assert ok(cite.check_book_declined(call("A table for 2 at 7, please.", said), [said], alternative_offered=None))
+
+
+def test_a_declined_booking_s_alternative_stands_in_the_quotes():
+    said = "No, that time is gone, the earliest I have is 9:30."
+    turns = call("A table for 2 at 7, please.", said)
+    assert ok(cite.check_book_declined(turns, [said], alternative_offered="9:30 PM"))
+    j = cite.check_book_declined(turns, [said], alternative_offered="10 PM")
+    assert isinstance(j, cite.Unsupported) and "10:00" in j.why
+
+
+# -- 3. nothing later contradicts it -------------------------------------------------------------------------
+
+
+def test_a_denied_time_is_refused_quoting_the_denial():
+    said = "We don't open at nine anymore, we open at ten now."
+    turns = call("When do you open?", said)
+    j = cite.check_answer(turns, Q.HOURS, [said], hours(r((), "09:00", None)))
+    assert isinstance(j, cite.Unsupported) and j.why == f"your quote {said!r} denies 9:00 AM"
+    assert ok(cite.check_answer(turns, Q.HOURS, [said], hours(r((), "10:00", None))))
+
+
+def test_until_is_no_denial():
+    said = "We don't close until nine."
+    assert ok(cite.check_answer(call("When do you close?", said), Q.HOURS, [said], hours(r((), None, "21:00"))))
+
+
+def test_a_later_correction_refuses_the_first_reading_and_holds_the_second():
+    turns = call("When do you close?", "We close at nine.", "Great, thank you.", "Oh wait, no, actually we close at seven.")
+    first = cite.check_answer(turns, Q.HOURS, ["We close at nine"], hours(r((), None, "21:00")))
+    assert isinstance(first, cite.Unsupported) and first.why == "after your quote the business said 'Oh wait, no, actually we close at seven.'"
+    assert ok(cite.check_answer(turns, Q.HOURS, ["actually we close at seven"], hours(r((), None, "19:00"))))
+
+
+def test_a_later_word_that_is_no_correction_does_not_refuse():
+    turns = call("When do you close?", "We close at nine.", "Great, thank you.", "You're welcome, we open at eight tomorrow too.")
+    assert ok(cite.check_answer(turns, Q.HOURS, ["We close at nine"], hours(r((), None, "21:00"))))
+
+
+def test_a_decline_whose_quotes_state_the_hours_is_refused():
+    said = "We're open Monday through Friday, 9 AM to 5 PM."
+    j = cite.check_declined(call("What are your hours?", said), Q.HOURS, [said], "refused")
+    assert isinstance(j, cite.Unsupported) and "the business did answer" in j.why
+    refusal = "Sorry, we can't give that out over the phone."
+    assert ok(cite.check_declined(call("What are your hours?", refusal), Q.HOURS, [refusal], "refused"))
