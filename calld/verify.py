@@ -33,7 +33,7 @@ from calld.domain.transcript import Turn
 from calld.core.answers import Aisle, DayRange, Hours, KindStock, Stock
 from calld.evidence import cite
 from calld.evidence.cite import Supported
-from calld.evidence.words import CLAIMS_HUMAN
+from calld.core.situations import CLAIMS_HUMAN
 from calld.adapters.telnyx_http import TelnyxHttp, open_client
 from calld.ledger import Ledger
 from calld.numbers import provision_did

@@ -15,6 +15,7 @@ from collections.abc import Iterable
 from attrs import define, field
 
 from calld.core import events as ev
+from calld.core.answers import DayRange, Hours
 from calld.core.effects import (
     AbortLive,
     AppendCommentary,
@@ -151,7 +152,9 @@ ANSWERED = (*DIALED, ev.CallInitiated(CCID), ev.CallAnswered(CCID))
 MEDIA = (ev.MediaConnected(), ev.MediaStarted(STREAM, CCID, "L16", 16000))
 STARTING = (*ANSWERED, *MEDIA)  # OpenLive sent, session.started not yet
 LIVE = (*STARTING, ev.LiveStarted(SESSION))
-TASK = ev.TaskRecorded("fc_task", "answered", "Nine to five, Monday to Saturday.")
+TASK = ev.TaskRecorded("fc_task", "answered", "Nine to five, Monday to Saturday.",
+                       quotes=("We're open nine to five, Monday to Saturday.",),
+                       answer=Hours((DayRange(("monday", "tuesday", "wednesday", "thursday", "friday", "saturday"), "09:00", "17:00"),)))
 ASKED = ev.OutputTranscript("What are your opening hours?")
 ANSWER = ev.InputTranscript("We're open nine to five, Monday to Saturday.")
 RESPONSE_DONE = ev.ResponseDone("completed")

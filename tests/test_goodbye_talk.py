@@ -8,10 +8,12 @@ before session.close; a courtesy does not.
 
 from __future__ import annotations
 
+import pytest
+
 import json
 
 from calld.core import events as ev
-from calld.core.effects import AppendCommentary, Cancel, CloseLive, Hangup, Schedule, SendMark, SendToolOutput
+from calld.core.effects import AppendCommentary, Cancel, CloseLive, ContinueResponse, Hangup, Schedule, SendMark, SendToolOutput
 from calld.core.outcome import conclude
 from calld.core.plan import GOODBYE_REOPENED_LINE, HANGUP_MARK, WRONG_PARTY_LINE, Timings
 from calld.core.reduce import reduce_step
@@ -174,6 +176,26 @@ def test_a_courtesy_during_the_goodbye_does_not_call_it_off():
     assert isinstance(run.call.hangup, HangupFarewell)
     _quiet(run, QUIET_DELTAS)
     assert _closed(run) and run.call.counters.farewells_reopened == 0
+
+
+@pytest.mark.parametrize("courtesy", [" See ya Saturday!", " Great, see you Friday then.", " Thanks, see you on Friday night, bye."])
+def test_a_courtesy_that_names_the_day_does_not_call_off_the_goodbye(courtesy):
+    run = drive((*FAREWELL, SPOKEN))
+    run.feed(ev.InputTranscript(courtesy))
+    _quiet(run, QUIET_DELTAS)
+    assert _closed(run) and run.call.counters.farewells_reopened == 0
+
+
+def test_a_record_during_the_goodbye_is_answered_and_followed_by_one_response_create():
+    """A second record while the goodbye plays: its output says a result is in, and once the response
+    ends exactly one response.create follows, so the model is never left without its turn."""
+    run = drive((*FAREWELL,))
+    step = run.step(ev.TaskRecorded("fc_late", "answered", TASK.answer_text, quotes=TASK.quotes, answer=TASK.answer))
+    (out,) = [e for e in step.effects if isinstance(e, SendToolOutput)]
+    assert json.loads(out.output)["recorded"] is False and run.call.continue_due
+    done = run.step(RESPONSE_DONE)
+    assert done.effects.count(ContinueResponse()) == 1
+    assert run.call.task == TASK
 
 
 def test_while_the_business_talks_the_goodbye_is_not_over():

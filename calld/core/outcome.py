@@ -5,14 +5,17 @@ The order of precedence, first match wins:
     cause and SIP code decide (`ENDINGS`, `SIP_ENDINGS` below).
  2. The wrong party (failed/wrong_number), whenever the business said so: an answer heard or
     recorded before it was the wrong business's.
- 3. A record the evidence gate accepted during the call (verdict_source `tool`). It stands
-    whatever happens after it, but the wrong party and an answer the business later corrected
-    (judged again on the whole call: then the transcript's reading, correction included).
- 4. The transcript assessment: with no accepted record (far-party hangup, no tool at all, the
-    model or the media lost, a stall), the app reads the business's own words with the same
-    rules as the gate: a stated answer -> answered (`transcript`); a refusal or "don't know" after
-    the ask -> declined; the business hung up after hearing the ask -> declined/hung_up.
-    A booking is never booked from the transcript: only an accepted record books a table.
+ 3. A record the evidence gate accepted during the call (verdict_source `tool`), with the typed
+    answer the model gave. It stands whatever happens after it, but the wrong party and an answer
+    the business later corrected with no record citing the correction (checked again on the whole
+    call: then the transcript's reading, correction included).
+ 4. The transcript assessment (calld.evidence.assess): with no accepted record (far-party hangup,
+    no tool at all, the model or the media lost, a stall), the app reads the business's words with
+    the citation check's vocabulary: a stated answer -> answered (`transcript`); the business hung
+    up after hearing the ask -> declined/hung_up. When the model ended the call, or the app heard
+    something it could not confirm, the call ends declined/unconfirmed with the business's last
+    words as evidence: never failed/internal, which is calld's own. A booking is never booked from
+    the transcript: only an accepted record books a table.
  5. Otherwise the call's ending: its failure (reason code), an answering machine, a silent line,
     the time limit, a line that went quiet after a phone menu (ivr_unnavigable), a business that
     heard the whole request and then said nothing until the stall failsafe (no_answer/went_silent).
@@ -33,9 +36,9 @@ from calld.core.state import Call, ConvTalking, DialRejected, HangupDone, Telnyx
 from calld.domain.status import Status, VerdictSource
 from calld.core.answers import Answer, Hours, TextOnly
 from calld.core.state import ConvConcluded
-from calld.evidence import answers, cite, judge
+from calld.evidence import assess, cite
 from calld.evidence.cite import Quote
-from calld.evidence.words import sentence_spans
+from calld.evidence.vocab import sentence_spans
 
 
 @frozen
@@ -98,8 +101,8 @@ def conclude(call: Call, *, today: dt.date | None = None) -> Outcome:
 def _conclude(call: Call, today: dt.date | None) -> Outcome:
     job = call.plan.job
     question = job.question if isinstance(job, QuickAskJob) else None
-    found = judge.find_answer(call.transcript, question) if question is not None else None
-    seen = "answered" if found is not None else ("declined" if judge.declined_reason(call.transcript) else None)
+    found = assess.find_answer(call.transcript, question) if question is not None else None
+    seen = "answered" if found is not None else None
     if isinstance(call.dial, DialRejected):
         detail = call.failure.detail if call.failure else f"the dial was refused: {call.dial.reason}"
         return Outcome("failed", call.failure.reason if call.failure else "internal", detail, None, "none", seen)
@@ -191,12 +194,12 @@ def _from_recording(call: Call, today: dt.date | None, seen: str | None) -> Outc
     """A recorded greeting answers only what it states (verdict_source greeting); else it is voicemail,
     whatever the model recorded."""
     job = call.plan.job
-    if isinstance(job, QuickAskJob) and (found := judge.find_answers(call.transcript, job.question)):
+    if isinstance(job, QuickAskJob) and (found := assess.find_answers(call.transcript, job.question)):
         return _heard(job, found, "greeting", seen, today)
     if call.task is not None and call.verdict is not None and call.task.status == "voicemail":
         return _accepted(call, today, seen)
-    heard = judge.judge_voicemail(call.transcript, call.machine)
-    quotes = heard.quotes if isinstance(heard, judge.Supported) else ()
+    heard = assess.voicemail(call.transcript, call.machine)
+    quotes = heard.quotes if isinstance(heard, cite.Supported) else ()
     return Outcome("voicemail", None, f"a recorded greeting ({call.recording})", None, "greeting", seen, evidence=quotes)
 
 
@@ -214,7 +217,7 @@ def _accepted(call: Call, today: dt.date | None, seen: str | None) -> Outcome:
         # Checked again on the whole call: a correction said after it ("on Fridays we actually close at 4")
         # that no later record cited makes it stale, and the business's own words decide instead.
         if isinstance(cite.check_answer(call.transcript, job.question, task.quotes, task.answer, item=job.item), cite.Unsupported):
-            if (found := judge.find_answers(call.transcript, job.question)):
+            if (found := assess.find_answers(call.transcript, job.question)):
                 return _heard(job, found, "transcript", seen, today)
             return _unconfirmed(call, seen)
         answer = _dated(task.answer, today) if task.answer is not None else TextOnly()
@@ -232,43 +235,34 @@ def _dated(answer: Answer, today: dt.date | None) -> Answer:
 
 
 def _said_after_ask(call: Call) -> bool:
-    return any(s.after_ask for s in judge.business_sentences(call.transcript))
+    return any(s.after_ask for s in assess.business_sentences(call.transcript))
 
 
 def _unconfirmed(call: Call, seen: str | None) -> Outcome:
     """No answer could be confirmed from the business's words: say so, with what they said after the ask."""
-    candidates = tuple(judge.quote(call.transcript, s) for s in judge.business_sentences(call.transcript) if s.after_ask)[-3:]
     return Outcome("declined", "unconfirmed", "the business's answer could not be confirmed from its words", None,
-                   "transcript", seen, evidence=candidates)
+                   "transcript", seen, evidence=assess.candidates(call.transcript))
 
 
 def _ask_heard(call: Call) -> bool:
     """Did the agent get the whole request out?"""
-    return judge.ask_said(call.plan.ask_line, call.transcript)
+    return assess.ask_said(call.plan.ask_line, call.transcript)
 
 
-def _heard(job: QuickAskJob, found: tuple[judge.Quote, ...], source: VerdictSource, seen: str | None,
+def _heard(job: QuickAskJob, found: tuple[Quote, ...], source: VerdictSource, seen: str | None,
            today: dt.date | None) -> Outcome:
     """An answer read from the business's words alone: all the sentences that state it, a later word included."""
     texts = [q.text for q in found]
-    answer = answers.read_answer(job.question, texts, today=today, item=job.item)
+    answer = _dated(assess.read_answer(job.question, found), today)
     return Outcome("answered", None, None, " ".join(texts), source, seen, evidence=found, answer=answer)
 
 
 def _assess(call: Call, today: dt.date | None, seen: str | None) -> Outcome | None:
     """The business's own words, read without a record; None when they settle nothing."""
     job, turns = call.plan.job, call.transcript
-    found = tuple(q for q in judge.find_answers(turns, job.question) if situations.menu_prompt(q.text) is None) if isinstance(job, QuickAskJob) else ()
-    if isinstance(job, QuickAskJob) and found:  # a phone menu's prompt ("for our counter, press 1") is never an answer
+    found = assess.find_answers(turns, job.question) if isinstance(job, QuickAskJob) else ()
+    if isinstance(job, QuickAskJob) and found:
         return _heard(job, found, "transcript", seen, today)
-    if isinstance(job, BookJob):
-        book = judge.judge_book_declined(turns, alternative_offered=None, party=job.party)
-        if isinstance(book, judge.Supported):
-            return Outcome("declined", book.reason, book.why, None, "transcript", seen, evidence=book.quotes)
-    elif (refusal := judge.declined_reason(turns)) is not None:
-        reason, sentences = refusal
-        quotes = tuple(judge.quote(turns, s) for s in sentences)
-        return Outcome("declined", reason, quotes[0].text, None, "transcript", seen, evidence=quotes)
     asked = _ask_heard(call)
     far_party = isinstance(call.hangup, HangupDone) and call.hangup.via == "far_party"
     if asked and far_party and call.failure is None:

@@ -22,10 +22,13 @@ Theory of the edges:
  - Tools: every function call gets its output at once; exactly one response.create follows
    when the backend's response that carried them ends (ResponseDone), after the last output,
    so the agent keeps talking after a progress note or a refused record.
- - The evidence gate: a terminal record is accepted only when the business's own words so far
-   support it (calld.evidence.judge; agent speech never counts). A record that fails is refused
-   back to the model with why and what to do, starts nothing, and is kept in refused_records.
-   The first accepted terminal record wins; later ones are answered "already recorded".
+ - The evidence gate: a terminal record is accepted only when it cites the business (calld.evidence.cite:
+   each quote said by the business, each fact of its typed answer in the quotes, nothing after
+   contradicting it; agent speech never counts). A record that fails is refused back to the model
+   with what was checked, starts nothing, and is kept in refused_records. The first accepted record
+   stands, unless a later one holds and cites business words said after it (the business corrected
+   itself): that one takes its place. Any other later record is answered "already recorded"; every
+   output is followed, once its response ends, by one response.create.
  - Bookings: a booked record is checked against the request (party, constraints, and
    the window from the words of both times); one that does not hold is refused back to
    the model and the conversation goes on.
@@ -48,7 +51,7 @@ Theory of the edges:
  - A far-party hangup ends the call at once; a recorded verdict stands.
  - stall_s without speech from either side: steer once (keeping whose words the silence came
    after, which says who owed the next word), then hang up via "stall". On a quick ask whose
-   answer the business has already given after the ask (judge.answered_after_ask), no record having been
+   answer the business has already given after the ask (assess.answered_after_ask), no record having been
    accepted, the first silence ends the call politely instead: the agent thanks them and says
    goodbye (via "answer_heard"), and the outcome is read from the transcript.
  - A failure while the dial is in flight waits in HangupPending and hangs up the moment
@@ -133,8 +136,9 @@ from calld.domain.questions import QuestionType
 from calld.domain.status import FailedReason
 from calld.domain.times import minutes_between
 from calld.domain.transcript import Speaker, Turn, add_fragment, last_to_speak, latest_turn
-from calld.evidence import cite, judge, words
+from calld.evidence import assess, cite
 from calld.evidence.cite import Quote
+from calld.evidence.vocab import sentence_spans
 from calld.policy.optout import detect_opt_out
 
 BYTES_PER_SECOND = 16000 * 2  # 16 kHz mono PCM16: the only audio the core sees
@@ -767,7 +771,7 @@ def _recorded(call: Call, said: str) -> str | None:
 
 def _answering_the_ask(call: Call) -> bool:
     """The business's turn comes after the agent said the ask on the line, as the outcome counts it."""
-    return judge.ask_said(call.plan.ask_line, call.transcript)
+    return assess.ask_said(call.plan.ask_line, call.transcript)
 
 
 def _wrong_party_goodbye(call: Call) -> tuple[Call, list[Effect]]:
@@ -787,7 +791,7 @@ def _wrong_party_heard(call: Call) -> Call:
     if call.failure is not None and call.failure.reason != "wrong_number":
         return call
     text = _business_text(call)  # all of it: words said over the agent's are split into turns
-    spoken = (text[a:b] for a, b in words.sentence_spans(text))
+    spoken = (text[a:b] for a, b in sentence_spans(text))
     sentence = next((s for s in spoken if situations.wrong_party(s) is not None), None)
     if sentence is None:
         return call
@@ -804,7 +808,7 @@ def _information_line(call: Call, said: str) -> str | None:
     if (prompt := situations.menu_prompt(said)) is None:
         return None
     whole = said[: max(said.rfind(end) for end in ".!?") + 1]  # sentences heard to their end
-    if not whole or judge.find_answer((Turn("business", whole),), job.question) is None:
+    if not whole or assess.find_answer((Turn("business", whole),), job.question) is None:
         return None
     return f"a recorded information line ({prompt})"
 
@@ -1061,7 +1065,7 @@ def _judge(call: Call, event: ev.TaskRecorded) -> cite.Judgement:
     """The evidence gate: the record's quotes are the business's words so far, and they hold its facts."""
     turns, job = call.transcript, call.plan.job
     if event.status == "voicemail":
-        return judge.judge_voicemail(turns, call.machine)
+        return assess.voicemail(turns, call.machine)
     if isinstance(job, BookJob):
         d = event.booking or ev.BookingDetails()
         if event.status == "booked":
@@ -1257,7 +1261,7 @@ def _answer_heard(call: Call) -> bool:
     """A quick ask whose answer the business said after the ask, the model having recorded nothing
     (the conversation is still talking, so no record was accepted)."""
     job = call.plan.job
-    return isinstance(job, QuickAskJob) and judge.answered_after_ask(call.transcript, job.question)
+    return isinstance(job, QuickAskJob) and assess.answered_after_ask(call.transcript, job.question)
 
 
 @_on(ev.CallCapElapsed)

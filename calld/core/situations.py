@@ -159,6 +159,15 @@ _COURTESY = frozenset(
 )
 
 
+# An agent line that claims to be a person, or denies being automated: never allowed (DESIGN.md, honesty).
+CLAIMS_HUMAN = re.compile(
+    r"\b(i'?m|i am)\s+(?:a\s+)?(?:real\s+|actual\s+)?(?:person|human(?: being)?)\b|"
+    r"\b(i'?m|i am)\s+not\s+(?:a|an)\s+(?:robot|bot|machine|computer|ai|automated|artificial|assistant)\b|"
+    r"\b(i'?m|i am)\s+not\s+(?:automated|artificial)|\bnot\s+an?\s+(?:robot|bot|ai)\b",
+    re.I,
+)
+
+
 def hold_cue(text: str) -> str | None:
     """The phrase that puts us on hold ("let me check", "please hold", ...), or None."""
     return _first(_HOLD, text)
@@ -193,6 +202,9 @@ _CLOSING_PHRASES = _phrases(
     r"thanks? (you )?for (calling|your call|ringing|checking|asking)",
     r"(maybe|perhaps) (another|next) time",
     r"(see|talk to|speak to|catch) you (then|soon|later|next time|again)",
+    # a courtesy that names the booked day ("see ya saturday", "see you friday night then")
+    r"(see|catch) (you|ya|u) (on |this |next )?(monday|tuesday|wednesday|thursday|friday|saturday|sunday|tomorrow|tonight)s?"
+    r"( (night|morning|evening|afternoon))?( then)?",
     r"have a good one",
     r"not a problem",
     r"(take it easy|all the best|good luck|appreciate it|sounds good|will do|got it|no harm done)",

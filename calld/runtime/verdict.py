@@ -18,7 +18,7 @@ from calld.core.outcome import Outcome
 from calld.core.plan import BookJob, CallPlan
 from calld.core.state import Call
 from calld.domain import results
-from calld.evidence import answers
+from calld.core import answers
 from calld.evidence.cite import Quote
 from calld.policy.window import zones_for
 

@@ -1,0 +1,151 @@
+"""The transcript assessment: what the business's words state when no record was accepted. Pure.
+
+It reads with the citation check's vocabulary (calld.evidence.vocab) and never guesses:
+ - hours: a business sentence that states a time (or "24/7") with a word of opening hours ("open",
+   "close", "until", "from", a day), not asked back ("until nine? who is this?") and not a phone
+   menu's prompt, states them; a recording's greeting counts too, as a recorded line states hours;
+ - aisle: a sentence after the ask that names an aisle by its number or letter ("aisle 14");
+ - stock: nothing the vocabulary can read states stock, so the words are kept as candidates and the
+   answer is left unconfirmed.
+The typed answer of hours it states is read only where it is unambiguous: a sentence with one run of
+days (or none) and one time, or one range of times; the rest keep their words (a text answer).
+Agent speech is never evidence: only `ask_said` reads it, to know the request was made.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+from attrs import frozen
+
+from calld.core import situations
+from calld.core.answers import Aisle, Answer, DayRange, Hours, TextOnly
+from calld.domain.questions import QuestionType
+from calld.domain.transcript import Turn
+from calld.evidence import vocab as v
+from calld.evidence.cite import Quote, Supported, Unsupported
+
+
+@frozen
+class Sentence:
+    turn: int
+    start: int
+    end: int
+    text: str
+    after_ask: bool  # said after the agent first spoke on the line
+
+
+def business_sentences(turns: Sequence[Turn]) -> list[Sentence]:
+    out: list[Sentence] = []
+    asked = False
+    for i, turn in enumerate(turns):
+        if turn.speaker == "agent":
+            asked = asked or (turn.on_line and bool(turn.text.strip()))
+            continue
+        out.extend(Sentence(i, a, b, turn.text[a:b], asked) for a, b in v.sentence_spans(turn.text))
+    return out
+
+
+def quote(turns: Sequence[Turn], s: Sentence) -> Quote:
+    start_ms, end_ms = turns[s.turn].place(s.start, s.end)
+    return Quote(s.turn, s.start, s.end, s.text, start_ms, end_ms)
+
+
+def ask_said(ask_line: str, turns: Sequence[Turn]) -> bool:
+    """Did the agent get the whole request out on the line? Most of the ask's words are in its played speech."""
+    asked = set(v.tokens(ask_line))
+    spoken = set(v.tokens(" ".join(t.text for t in turns if t.speaker == "agent" and t.on_line)))
+    return bool(asked) and len(asked & spoken) >= 0.8 * len(asked)
+
+
+_HOURS_WORDS = re.compile(r"\b(?:open|opens|opening|close|closes|closing|closed|hours|until|till|til|from|shut|shuts|"
+                          r"24 ?/ ?7|24 hours|around the clock)\b")
+_AISLE = re.compile(r"\baisle (?:\d+|[a-z])\b")
+
+
+def _states(s: Sentence, question: QuestionType) -> bool:
+    if s.text.rstrip().endswith("?") or situations.menu_prompt(s.text) is not None:
+        return False
+    n = v.normal(s.text)
+    if question is QuestionType.HOURS:
+        return bool(v.clocks(n) or re.search(r"\b24 ?/ ?7\b|\baround the clock\b", n)) and bool(
+            _HOURS_WORDS.search(n) or v.days_said(n))
+    if question is QuestionType.AISLE:
+        return s.after_ask and _AISLE.search(n) is not None
+    return False  # stock: no word of the vocabulary states it
+
+
+def find_answers(turns: Sequence[Turn], question: QuestionType) -> tuple[Quote, ...]:
+    """Every business sentence that states the asked fact, in order, a later correction included."""
+    return tuple(quote(turns, s) for s in business_sentences(turns) if _states(s, question))
+
+
+def find_answer(turns: Sequence[Turn], question: QuestionType) -> Quote | None:
+    return next(iter(find_answers(turns, question)), None)
+
+
+def answered_after_ask(turns: Sequence[Turn], question: QuestionType) -> bool:
+    return any(s.after_ask and _states(s, question) for s in business_sentences(turns))
+
+
+def candidates(turns: Sequence[Turn], limit: int = 3) -> tuple[Quote, ...]:
+    """The business's last sentences after the ask: what it said, for a person to read."""
+    return tuple(quote(turns, s) for s in business_sentences(turns) if s.after_ask and s.text.strip())[-limit:]
+
+
+def voicemail(turns: Sequence[Turn], machine: str | None) -> Supported | Unsupported:
+    """A recorded greeting in the business's words, or the carrier's machine detection."""
+    hits = [s for s in business_sentences(turns) if situations.recording(s.text) is not None]
+    if hits:
+        return Supported(tuple(quote(turns, s) for s in hits[:3]), "a recorded greeting")
+    if machine == "machine":
+        return Supported((), "the carrier detected an answering machine")
+    return Unsupported("nothing the business said is a recorded greeting",
+                       "if a person is on the line, talk to them; record voicemail only for a recorded greeting")
+
+
+# -- the typed answer of words stated ----------------------------------------------------------------------
+
+
+def _hhmm(c: v.Clock, *, opening: bool) -> str:
+    """A time said without am/pm, as the business day suggests: opening 5-11 is morning, else afternoon."""
+    hour = c.hour
+    if c.either and c.hour != 12:
+        hour = c.hour if (opening and 5 <= c.hour <= 11) else c.hour + 12
+    return f"{hour % 24:02d}:{c.minute:02d}"
+
+
+_CLOSING = re.compile(r"\b(?:close|closes|closing|until|till|til|shut|shuts)\b")
+
+
+def _range(text: str) -> DayRange | None:
+    n = v.normal(text)
+    runs = [d for d in v.days(n) if not d.days & {"today", "tomorrow"}]
+    when = "today" if "today" in v.days_said(n) else "tomorrow" if "tomorrow" in v.days_said(n) else None
+    if len(runs) > 1:
+        return None
+    days = tuple(d for d in v.WEEK if runs and d in runs[0].days)
+    if re.search(r"\b24 ?/ ?7\b|\baround the clock\b", n) and not v.clocks(n):
+        return DayRange(days or v.WEEK, None, None, around_the_clock=True, date=when)
+    times = v.clocks(n)
+    if len(times) == 2:
+        return DayRange(days, _hhmm(times[0].clock, opening=True), _hhmm(times[1].clock, opening=False), date=when)
+    if len(times) == 1:
+        closing = _CLOSING.search(n[: times[0].start]) is not None
+        at = _hhmm(times[0].clock, opening=not closing)
+        return DayRange(days, None if closing else at, at if closing else None, date=when)
+    return None
+
+
+def read_answer(question: QuestionType, found: Sequence[Quote]) -> Answer:
+    """The typed answer of sentences that state it, where each reads one way; else their words alone."""
+    if question is QuestionType.HOURS:
+        ranges = [_range(q.text) for q in found]
+        if ranges and all(r is not None for r in ranges):
+            return Hours(tuple(r for r in ranges if r is not None))
+    if question is QuestionType.AISLE:
+        places = [m.group() for q in found if (m := _AISLE.search(v.normal(q.text)))]
+        if places:
+            return Aisle(places[-1])
+    return TextOnly()
