@@ -1,0 +1,120 @@
+"""bench/evidence_eval.py on a dialogue written here in the public corpus's shape (its words are made
+up, none of the corpus's): the records it simulates, the hours labels its rules give, and its counts."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import sys
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+import pytest
+
+
+def _bench() -> ModuleType:
+    path = Path(__file__).parent.parent / "bench" / "evidence_eval.py"
+    spec = importlib.util.spec_from_file_location("evidence_eval", path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules["evidence_eval"] = module  # attrs resolves the module's annotations through it
+    spec.loader.exec_module(module)
+    return module
+
+
+ev = _bench()
+
+
+def _turn(speaker: str, words: str, *acts: tuple[str, str, list[str]]) -> dict[str, Any]:
+    return {"speaker": speaker, "utterance": words,
+            "frames": [{"service": "Restaurants_9", "actions": [{"act": a, "slot": s, "values": v} for a, s, v in acts]}]}
+
+
+# A table asked for 3 at 6:30, confirmed, failed with 7:45 offered instead, then booked at 7:45.
+DIALOGUE = {
+    "dialogue_id": "made_up_1",
+    "services": ["Restaurants_9"],
+    "turns": [
+        _turn("USER", "Hi, a table for three on Friday evening at half six, please.",
+              ("INFORM", "party_size", ["3"]), ("INFORM", "date", ["Friday"]), ("INFORM", "time", ["half six"])),
+        _turn("SYSTEM", "Just to check: three guests at Blue Heron on next Friday at 6:30 pm?",
+              ("CONFIRM", "party_size", ["3"]), ("CONFIRM", "date", ["next Friday"]), ("CONFIRM", "time", ["6:30 pm"])),
+        _turn("USER", "Yes, that's it.", ("AFFIRM", "", [])),
+        _turn("SYSTEM", "I'm sorry, I couldn't get that table. Would 7:45 pm suit you instead?",
+              ("NOTIFY_FAILURE", "", []), ("OFFER", "time", ["7:45 pm"])),
+        _turn("USER", "Sure, go ahead.", ("AFFIRM", "", [])),
+        _turn("SYSTEM", "Done, you're booked for three at 7:45 pm on Friday.", ("NOTIFY_SUCCESS", "", [])),
+        _turn("USER", "Thanks, bye.", ("GOODBYE", "", [])),
+    ],
+}
+
+
+def test_records_follow_the_acts():
+    got = ev.booking_records(DIALOGUE)
+    (true,) = got.true
+    assert (true.party, true.time) == (3, "next Friday at 7:45 pm")
+    assert (true.requested_party, true.requested_time) == (3, "Friday at half six")
+    # the turns that said the facts (party and date confirmed, the time offered), then the success
+    assert [t for t in true.quotes] == [DIALOGUE["turns"][i]["utterance"] for i in (1, 3, 5)]
+    assert len(true.turns) == 6 and true.turns[-1].speaker == "business" and true.turns[0].speaker == "agent"
+    assert [(kind, r.party, r.time) for kind, r in got.wrong] == [
+        ("time +1 h", 3, "next Friday at 8:45 pm"), ("party +1", 4, "next Friday at 7:45 pm"),
+        ("another date", 3, "next Saturday at 7:45 pm")]
+    (careless,) = got.failed_as_booked  # what failed, citing the confirmation, after the failure
+    assert (careless.party, careless.time, careless.quotes) == (3, "next Friday at 6:30 pm", (DIALOGUE["turns"][1]["utterance"],))
+    assert len(careless.turns) == 4
+    (declined,) = got.declined
+    assert (declined.alternative_offered, declined.quotes) == ("7:45 pm", (DIALOGUE["turns"][3]["utterance"],))
+
+
+@pytest.mark.parametrize(("clock", "later"), [("7 pm", "8 pm"), ("11:30 am", "12:30 pm"), ("12 pm", "1 pm"), ("7:30", None)])
+def test_an_hour_later_is_written_as_the_corpus_writes_times(clock: str, later: str | None):
+    assert ev._later(clock) == later
+
+
+@pytest.mark.parametrize(("date", "other"), [("March 3rd", "March 4th"), ("March 11th", "March 12th"), ("today", "tomorrow"),
+                                             ("next Sunday", "next Monday"), ("soon", None)])
+def test_another_date(date: str, other: str | None):
+    assert ev._another_day(date) == other
+
+
+@pytest.mark.parametrize(
+    ("sentence", "labels"),
+    [
+        ("we open from 8 a.m. to 4 p.m. monday to wednesday, and it is closed on thursday",
+         {"monday": ("08:00", "16:00"), "tuesday": ("08:00", "16:00"), "wednesday": ("08:00", "16:00"), "thursday": None}),
+        ("on saturday and sunday it runs from 11 to 3 p.m.", {"saturday": ("11:00", "15:00"), "sunday": ("11:00", "15:00")}),
+        ("from 9 p.m. to 1 a.m. friday to sunday", dict.fromkeys(("friday", "saturday", "sunday"), ("21:00", "01:00"))),
+        ("daily from 7:30 a.m. to 6 p.m. except tuesday when it is 10 a.m. to noon",
+         {**dict.fromkeys(("monday", "wednesday", "thursday", "friday", "saturday", "sunday"), ("07:30", "18:00")),
+          "tuesday": ("10:00", "12:00")}),
+        ("open from june to august", None),
+        ("call ahead", None),
+    ],
+)
+def test_hours_labels(sentence: str, labels: dict[str, Any] | None):
+    assert ev.hours_labels(sentence) == labels
+
+
+def test_the_eval_counts_each_kind_of_record(tmp_path: Path, capsys: pytest.CaptureFixture[str]):
+    (tmp_path / "train").mkdir()
+    (tmp_path / "train" / "dialogues_001.json").write_text(json.dumps([DIALOGUE, {**DIALOGUE, "services": ["Hotels_1"]}]))
+    (tmp_path / "attraction_db.json").write_text(json.dumps([
+        {"openhours": "we open from 8 a.m. to 4 p.m. monday to wednesday, and it is closed on thursday"},
+        {"openhours": "?"}, {"openhours": "open from june to august"}]))
+    tally = ev.evaluate(ev.judge_backend(), ev.booking_records(DIALOGUE),
+                        ev.hours_records(ev.multiwoz_hours(tmp_path / "attraction_db.json")))
+    totals = {line: n for line, (_, n) in tally.counts.items()}
+    assert totals == {
+        "bookings: true booked records accepted": 1, "bookings: wrong records accepted": 3, "  time +1 h": 1, "  party +1": 1,
+        "  another date": 1, "bookings: failures recorded as booked, accepted": 1, "bookings: declines accepted": 1,
+        "hours: true one-day records accepted": 4, "hours: wrong one-day records accepted": 7,  # 3 later closings, 4 days swapped
+        "  closes +1 h": 3, "  another day": 4,
+    }
+    assert all(0 <= a <= n for a, n in tally.counts.values())
+    ev.main(["--sgd", str(tmp_path), "--multiwoz", str(tmp_path), "--backend", "judge"])
+    out = capsys.readouterr().out
+    assert "1 restaurant dialogues, 1 bookings, 1 with a failure" in out
+    assert "2 distinct hours sentences, 1 labelled" in out
+    assert "bookings: declines accepted" in out and "elapsed" in out
