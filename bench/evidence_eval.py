@@ -68,7 +68,7 @@ class Declined:
 
 @define
 class Bookings:
-    true: list[Booked] = field(factory=list)
+    true: list[tuple[str, Booked]] = field(factory=list)  # (after a failure or not, record)
     wrong: list[tuple[str, Booked]] = field(factory=list)  # (what was changed, record)
     failed_as_booked: list[Booked] = field(factory=list)
     declined: list[Declined] = field(factory=list)
@@ -176,7 +176,7 @@ def booking_records(dialogue: dict[str, Any]) -> Bookings:
             if "NOTIFY_SUCCESS" in names and not succeeded:
                 succeeded = True
                 true = evolve(confirmed, quotes=(*cited, words))
-                out.true.append(true)
+                out.true.append(("  after a failure" if failed else "  no failure before", true))
                 if (later := _later(clock)) is not None:
                     out.wrong.append(("time +1 h", evolve(true, time=_when(date, later))))
                 out.wrong.append(("party +1", evolve(true, party=party + 1)))
@@ -433,9 +433,10 @@ class Tally:
 
 def evaluate(backend: Backend, bookings: Bookings, hours: HoursCases | None) -> Tally:
     tally = Tally()
-    for r in bookings.true:
-        tally.add("bookings: true booked records accepted", backend.booked(r),
+    for kind, r in bookings.true:
+        tally.add("bookings: true booked records accepted", v := backend.booked(r),
                   record=f"booked, {r.party} at {r.time}", quotes=r.quotes)
+        tally.add(kind, v)
     for kind, r in bookings.wrong:
         tally.add("bookings: wrong records accepted", v := backend.booked(r))
         tally.add(f"  {kind}", v)
