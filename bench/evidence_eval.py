@@ -143,8 +143,9 @@ def _another_day(date: str) -> str | None:
 
 
 def _acts(turn: dict[str, Any]) -> list[tuple[str, str, list[str]]]:
-    return [(a["act"], a["slot"], a["values"]) for f in turn["frames"] if f["service"].startswith("Restaurants")
-            for a in f["actions"]]
+    """The turn's restaurant acts; the party is `number_of_seats` in Restaurants_2 (dev, test)."""
+    return [(a["act"], "party_size" if a["slot"] == "number_of_seats" else a["slot"], a["values"])
+            for f in turn["frames"] if f["service"].startswith("Restaurants") for a in f["actions"]]
 
 
 def booking_records(dialogue: dict[str, Any]) -> Bookings:
@@ -176,7 +177,7 @@ def booking_records(dialogue: dict[str, Any]) -> Bookings:
             if "NOTIFY_SUCCESS" in names and not succeeded:
                 succeeded = True
                 true = evolve(confirmed, quotes=(*cited, words))
-                out.true.append(("  after a failure" if failed else "  no failure before", true))
+                out.true.append(("after a failure" if failed else "no failure before", true))
                 if (later := _later(clock)) is not None:
                     out.wrong.append(("time +1 h", evolve(true, time=_when(date, later))))
                 out.wrong.append(("party +1", evolve(true, party=party + 1)))
@@ -431,12 +432,20 @@ class Tally:
         n[1] += 1
 
 
+LINES = (  # the report's lines, in order; indented ones split the line above them
+    "bookings: true booked records accepted", "  no failure before", "  after a failure",
+    "bookings: wrong records accepted", "  time +1 h", "  party +1", "  another date",
+    "bookings: failures recorded as booked, accepted", "bookings: declines accepted",
+    "hours: true one-day records accepted", "hours: wrong one-day records accepted", "  closes +1 h", "  another day",
+)
+
+
 def evaluate(backend: Backend, bookings: Bookings, hours: HoursCases | None) -> Tally:
     tally = Tally()
     for kind, r in bookings.true:
         tally.add("bookings: true booked records accepted", v := backend.booked(r),
                   record=f"booked, {r.party} at {r.time}", quotes=r.quotes)
-        tally.add(kind, v)
+        tally.add(f"  {kind}", v)
     for kind, r in bookings.wrong:
         tally.add("bookings: wrong records accepted", v := backend.booked(r))
         tally.add(f"  {kind}", v)
@@ -453,8 +462,8 @@ def evaluate(backend: Backend, bookings: Bookings, hours: HoursCases | None) -> 
 
 
 def report(tallies: dict[str, Tally | None]) -> None:
-    lines = list(dict.fromkeys(k for t in tallies.values() if t for k in t.counts))
-    width = max(map(len, lines), default=40) + 2
+    lines = [line for line in LINES if any(t and line in t.counts for t in tallies.values())]
+    width = max(map(len, LINES)) + 2
     print("".ljust(width) + "".join(f"{name:>22}" for name in tallies))
     for line in lines:
         cells = []

@@ -53,7 +53,7 @@ DIALOGUE = {
 def test_records_follow_the_acts():
     got = ev.booking_records(DIALOGUE)
     ((kind, true),) = got.true
-    assert kind == "  after a failure"
+    assert kind == "after a failure"
     assert (true.party, true.time) == (3, "next Friday at 7:45 pm")
     assert (true.requested_party, true.requested_time) == (3, "Friday at half six")
     # the turns that said the facts (party and date confirmed, the time offered), then the success
@@ -119,3 +119,8 @@ def test_the_eval_counts_each_kind_of_record(tmp_path: Path, capsys: pytest.Capt
     assert "1 restaurant dialogues, 1 bookings, 1 with a failure" in out
     assert "2 distinct hours sentences, 1 labelled" in out
     assert "bookings: declines accepted" in out and "elapsed" in out
+
+
+def test_the_dev_and_test_splits_name_the_party_number_of_seats():
+    renamed = json.loads(json.dumps(DIALOGUE).replace('"party_size"', '"number_of_seats"'))
+    assert ev.booking_records(renamed) == ev.booking_records(DIALOGUE)
