@@ -9,7 +9,7 @@ agent. The model's record is simulated from the dialogue acts, deterministically
  - true booked: after the system's NOTIFY_SUCCESS, with party, date and time as the system last
    confirmed or offered them (CONFIRM / OFFER slot values), citing the system turns that said
    them and the success turn;
- - wrong booked: the same record with one fact changed (time +1 h, party +1, another day);
+ - wrong booked: the same record with one fact changed (time +1 h, party +1, another date);
  - failure recorded as booked: after the system's first NOTIFY_FAILURE, a careless booked record
    of what was confirmed before it, citing the CONFIRM turn (target: none accepted);
  - declined: the same failure recorded as book_declined, citing the failure turn (with the time
