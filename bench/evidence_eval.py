@@ -13,7 +13,9 @@ agent. The model's record is simulated from the dialogue acts, deterministically
  - failure recorded as booked: after the system's first NOTIFY_FAILURE, a careless booked record
    of what was confirmed before it, citing the CONFIRM turn (target: none accepted);
  - declined: the same failure recorded as book_declined, citing the failure turn (with the time
-   the system offered instead, if it offered one).
+   the system offered instead, if it offered one);
+ - success recorded as declined: after NOTIFY_SUCCESS, a careless book_declined citing the
+   success turn (target: none accepted).
 Hours come from MultiWOZ's attraction database (--multiwoz: its checkout or db/attraction_db.json):
 each opening-hours sentence is a business turn, and the true per-day records are read from it by
 the small rules below (the labels); sentences the rules cannot read (seasons, events) are left out.
@@ -72,12 +74,14 @@ class Bookings:
     wrong: list[tuple[str, Booked]] = field(factory=list)  # (what was changed, record)
     failed_as_booked: list[Booked] = field(factory=list)
     declined: list[Declined] = field(factory=list)
+    booked_as_declined: list[Declined] = field(factory=list)
 
     def extend(self, other: Bookings) -> None:
         self.true.extend(other.true)
         self.wrong.extend(other.wrong)
         self.failed_as_booked.extend(other.failed_as_booked)
         self.declined.extend(other.declined)
+        self.booked_as_declined.extend(other.booked_as_declined)
 
 
 @frozen
@@ -178,6 +182,7 @@ def booking_records(dialogue: dict[str, Any]) -> Bookings:
                 succeeded = True
                 true = evolve(confirmed, quotes=(*cited, words))
                 out.true.append(("after a failure" if failed else "no failure before", true))
+                out.booked_as_declined.append(Declined(tuple(turns), (words,), None, party))
                 if (later := _later(clock)) is not None:
                     out.wrong.append(("time +1 h", evolve(true, time=_when(date, later))))
                 out.wrong.append(("party +1", evolve(true, party=party + 1)))
@@ -436,6 +441,7 @@ LINES = (  # the report's lines, in order; indented ones split the line above th
     "bookings: true booked records accepted", "  no failure before", "  after a failure",
     "bookings: wrong records accepted", "  time +1 h", "  party +1", "  another date",
     "bookings: failures recorded as booked, accepted", "bookings: declines accepted",
+    "bookings: successes recorded as declined, accepted",
     "hours: true one-day records accepted", "hours: wrong one-day records accepted", "  closes +1 h", "  another day",
 )
 
@@ -453,6 +459,8 @@ def evaluate(backend: Backend, bookings: Bookings, hours: HoursCases | None) -> 
         tally.add("bookings: failures recorded as booked, accepted", backend.booked(r))
     for d in bookings.declined:
         tally.add("bookings: declines accepted", backend.declined(d))
+    for d in bookings.booked_as_declined:
+        tally.add("bookings: successes recorded as declined, accepted", backend.declined(d))
     for h in hours.true if hours else ():
         tally.add("hours: true one-day records accepted", backend.hours(h), record=answer_text(h.ranges), quotes=h.quotes)
     for kind, h in hours.wrong if hours else ():

@@ -67,6 +67,8 @@ def test_records_follow_the_acts():
     assert len(careless.turns) == 4
     (declined,) = got.declined
     assert (declined.alternative_offered, declined.quotes) == ("7:45 pm", (DIALOGUE["turns"][3]["utterance"],))
+    (misread,) = got.booked_as_declined  # a booking recorded as declined, citing the success
+    assert (misread.alternative_offered, misread.quotes, len(misread.turns)) == (None, (DIALOGUE["turns"][5]["utterance"],), 6)
 
 
 @pytest.mark.parametrize(("clock", "later"), [("7 pm", "8 pm"), ("11:30 am", "12:30 pm"), ("12 pm", "1 pm"), ("7:30", None)])
@@ -110,6 +112,7 @@ def test_the_eval_counts_each_kind_of_record(tmp_path: Path, capsys: pytest.Capt
     assert totals == {
         "bookings: true booked records accepted": 1, "  after a failure": 1, "bookings: wrong records accepted": 3, "  time +1 h": 1, "  party +1": 1,
         "  another date": 1, "bookings: failures recorded as booked, accepted": 1, "bookings: declines accepted": 1,
+        "bookings: successes recorded as declined, accepted": 1,
         "hours: true one-day records accepted": 4, "hours: wrong one-day records accepted": 7,  # 3 later closings, 4 days swapped
         "  closes +1 h": 3, "  another day": 4,
     }
