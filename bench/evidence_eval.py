@@ -55,7 +55,7 @@ class Booked:
     turns: tuple[Turn, ...]  # up to and including the turn the record is made after
     quotes: tuple[str, ...]
     party: int
-    time: str  # "March 5th at 7 pm", as the system said its slot values
+    time: str  # "March 9th at 6:40 pm": the system's date and time slot values, as it wrote them
     requested_party: int  # the user's first ask (the job), for the old judge
     requested_time: str
 
@@ -213,11 +213,11 @@ def sgd_dialogues(root: Path, split: str) -> Iterable[dict[str, Any]]:
 
 # -- hours from MultiWOZ: the labels ---------------------------------------------------------------------
 
-# The rules read the forms these sentences take: times "10:00 a.m. to 5:00 p.m." (and "12 to 5 p.m.",
-# see _range), days "monday to friday" (runs wrap the week), lists, "daily", "every day"; "closed on
-# tuesday". A time range and a run of days pair in whichever order they come ("from 9 to 5 on
-# monday", "on monday from 9 to 5"); a day said later wins ("every day ... except wednesday when it
-# opens from ..."). Months, seasons and events are not read: such a sentence has no label.
+# The rules read the forms these sentences take: times "8:15 a.m. to 4:45 p.m." (and "12 to 3 p.m.",
+# see _range), days "tuesday to thursday" (runs wrap the week), lists, "daily", "every day"; "closed
+# on friday". A time range and a run of days pair in whichever order they come ("8 to 4 on friday",
+# "friday 8 to 4"); a day said later wins ("8 to 4 every day, but friday 8 to 1"). Months, seasons
+# and events are not read: such a sentence has no label.
 _T = r"(?:\d{1,2}(?::\d\d)?(?:\s*[ap]m)?|midnight|noon)"
 _D = r"(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday)"
 _TOKEN = re.compile(
@@ -242,7 +242,7 @@ def _clock(said: str) -> tuple[int, int, bool | None]:
 
 def _range(said: str) -> tuple[str, str]:
     """(opens, closes). A bare hour takes the other end's half of the day when that keeps the
-    opening first ("12 to 5 p.m.", "1 to 5 p.m."), else the other half ("11 to 3 p.m.", "9 p.m. to 2")."""
+    opening first ("12 to 3 p.m.", "2 to 6 p.m."), else the other half ("10 to 4 p.m.", "8 p.m. to 1")."""
     (a, a_min, a_pm), (b, b_min, b_pm) = (_clock(end) for end in re.split(r"\s+to\s+", said))
     if a_pm is None:
         a_pm = (b_pm if a < b else not b_pm) if b_pm is not None else False
