@@ -25,6 +25,7 @@ from calld.core.events import (
     TaskRecorded,
     ToolCallRejected,
 )
+from calld.core.answers import Aisle, DayRange, Hours, KindStock, Stock
 from calld.core.plan import LivePlan
 
 RECORD_CALL_ID = "call_Qm4pX7rT2vLs9KdE"
@@ -148,7 +149,7 @@ def test_tool_calls_use_call_id_not_item_id() -> None:
     ("arguments", "expected"),
     [
         (
-            {"status": "declined", "answer_text": "we won't say", "notes": "asked twice"},
+            {"status": "declined", "answer_text": "we won't say", "notes": "asked twice", "reason": "refused"},
             ("declined", None, "asked twice"),
         ),
         ({"status": "voicemail", "answer_text": None, "notes": None}, ("voicemail", None, None)),
@@ -161,7 +162,8 @@ def test_tool_calls_use_call_id_not_item_id() -> None:
 )
 def test_record_task_result_arguments(arguments: dict[str, Any], expected: tuple[Any, str | None, str | None]) -> None:
     status, answer_text, notes = expected
-    assert live().feed(item_done(arguments=arguments)) == [TaskRecorded(RECORD_CALL_ID, status, answer_text, notes)]
+    reason = arguments.get("reason")
+    assert live().feed(item_done(arguments=arguments)) == [TaskRecorded(RECORD_CALL_ID, status, answer_text, notes, reason=reason)]
 
 
 @pytest.mark.parametrize(
@@ -361,13 +363,58 @@ def test_session_start_takes_effort_and_rate_from_the_plan() -> None:
     assert session["audio"]["format"]["rate"] == 24000
 
 
+HOURS_ARGS = {"status": "answered", "quotes": ["  We're open nine to five on weekdays. ", ""], "answer_text": "9 to 5 weekdays",
+              "notes": None, "reason": None, "stock": None, "aisle": None,
+              "hours": {"ranges": [{"days": ["monday", "friday"], "opens": "09:00", "closes": "17:00", "closed": False,
+                                    "around_the_clock": False, "date": None}]}}
+
+
+def test_a_record_cites_quotes_and_gives_typed_fields() -> None:
+    [event] = live().feed(item_done(arguments=json.dumps(HOURS_ARGS)))
+    assert isinstance(event, TaskRecorded)
+    assert event.quotes == ("We're open nine to five on weekdays.",)  # trimmed, empty ones dropped
+    assert event.answer == Hours((DayRange(("monday", "friday"), "09:00", "17:00"),))
+    stock = HOURS_ARGS | {"hours": None, "stock": {"availability": "some_kinds", "quantity": None, "kinds": [
+        {"kind": "12-inch", "availability": "in_stock", "quantity": 3}, {"kind": "10-inch", "availability": "out_of_stock",
+                                                                          "quantity": None}]}}
+    [event] = live().feed(item_done(arguments=json.dumps(stock)))
+    assert event.answer == Stock("some_kinds", None, (KindStock("12-inch", "in_stock", 3), KindStock("10-inch", "out_of_stock", None)))
+    [event] = live().feed(item_done(arguments=json.dumps(HOURS_ARGS | {"hours": None, "aisle": {"location": "aisle 14"}})))
+    assert event.answer == Aisle("aisle 14")
+
+
+@pytest.mark.parametrize(("change", "says"), [
+    ({"hours": {"ranges": [{"days": ["monday"], "opens": "9am", "closes": None, "closed": False, "around_the_clock": False,
+                            "date": None}]}}, "hours.ranges.0.opens"),
+    ({"hours": {"ranges": [{"days": ["monday"], "opens": "09:00", "closes": None, "closed": True, "around_the_clock": False,
+                            "date": None}]}}, "closed or open around the clock has no opens"),
+    ({"hours": {"ranges": []}}, "hours.ranges"),
+    ({"stock": {"availability": "in_stock", "quantity": None, "kinds": [{"kind": "x", "availability": "in_stock", "quantity": None}]}},
+     "only some_kinds names kinds"),
+    ({"aisle": {"location": "aisle 3"}}, "one of hours, stock or aisle"),
+    ({"status": "declined", "reason": None}, "needs reason"),
+])
+def test_contradictory_typed_fields_are_refused_at_the_wire(change: dict[str, Any], says: str) -> None:
+    [event] = live().feed(item_done(arguments=json.dumps(HOURS_ARGS | change)))
+    assert isinstance(event, ToolCallRejected) and says in event.error, event
+
+
 def test_tool_schemas_match_what_the_parser_accepts() -> None:
     record, end, _dtmf = gpt_live.session_start(PLAN, "s")["session"]["delegation"]["responses"]["tools"]
     params = record["parameters"]
     assert params["type"] == "object" and params["additionalProperties"] is False
-    assert params["required"] == ["status", "answer_text", "notes"] == list(params["properties"])
+    assert params["required"] == ["status", "quotes", "answer_text", "notes", "reason", "hours", "stock", "aisle"] == list(
+        params["properties"])
     assert params["properties"]["status"]["enum"] == ["answered", "declined", "voicemail", "unclear"]
     assert params["properties"]["answer_text"]["type"] == params["properties"]["notes"]["type"] == ["string", "null"]
+    assert params["properties"]["quotes"]["type"] == "array"
+    # strict: every object in the typed fields requires all its properties and allows no others
+    for name in ("hours", "stock", "aisle"):
+        obj = params["properties"][name]["anyOf"][0]
+        assert obj["required"] == list(obj["properties"]) and obj["additionalProperties"] is False
+        assert params["properties"][name]["anyOf"][1] == {"type": "null"}
+    ranges = params["properties"]["hours"]["anyOf"][0]["properties"]["ranges"]["items"]
+    assert ranges["required"] == ["days", "opens", "closes", "closed", "around_the_clock", "date"]
     assert end["parameters"] == {
         "type": "object",
         "properties": {

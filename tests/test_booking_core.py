@@ -33,18 +33,20 @@ B = ev.BookingDetails
 OFFERS = (
     ev.OutputTranscript("I'd like to book a table for 2 on Friday at 7pm."),
     ev.InputTranscript("We're fully booked at seven. I could do 7:30pm or 9:30pm on Friday."),
-    ev.OutputTranscript("7:30 works, outdoor if possible. Can you read that back?"),
+    ev.OutputTranscript("7:30 works for the 2 of us, outdoor if possible. Can you read that back?"),
     ev.InputTranscript("Yes, that's right, you're all booked."),
 )
+OFFERED = ("I could do 7:30pm or 9:30pm on Friday.", "Yes, that's right, you're all booked.")
 
 
 # The time asked for is free: the business confirms it as asked.
 AS_ASKED = (
     ev.OutputTranscript("I'd like to book a table for 2 on Friday at 7pm."),
     ev.InputTranscript("Friday at seven is fine."),
-    ev.OutputTranscript("Outdoor if possible. Can you read that back?"),
+    ev.OutputTranscript("A table for 2, outdoor if possible. Can you read that back?"),
     ev.InputTranscript("Yes, that's right, you're all booked."),
 )
+CONFIRMED_AS_ASKED = ("Friday at seven is fine.", "Yes, that's right, you're all booked.")
 
 
 def book_call(offers: tuple[ev.Event, ...] = OFFERS, **plan: Any) -> Run:
@@ -54,18 +56,20 @@ def book_call(offers: tuple[ev.Event, ...] = OFFERS, **plan: Any) -> Run:
 
 
 def booked(call_id: str = "fc_b", *, time: str = "Friday 7:30pm", minutes: int | None = 30, party: int = 2,
-           constraints: str | None = "outdoor table", **more: Any) -> ev.TaskRecorded:
+           constraints: str | None = "outdoor table", quotes: tuple[str, ...] = OFFERED, **more: Any) -> ev.TaskRecorded:
     details = B(confirmation_text="You're booked.", party=party, time=time, constraints=constraints,
                 minutes_from_requested=minutes, **more)
-    return ev.TaskRecorded(call_id, "booked", None, None, details)
+    return ev.TaskRecorded(call_id, "booked", None, None, details, quotes=quotes)
 
 
 def note(call_id: str = "fc_n", *questions: str) -> ev.TaskRecorded:
     return ev.TaskRecorded(call_id, "in_progress", None, None, B(unanswered_questions=questions))
 
 
-def declined(call_id: str = "fc_d", alternative: str | None = "Friday 9:30pm") -> ev.TaskRecorded:
-    return ev.TaskRecorded(call_id, "declined", None, None, B(reason="Full at seven.", alternative_offered=alternative))
+def declined(call_id: str = "fc_d", alternative: str | None = "Friday 9:30pm",
+             quotes: tuple[str, ...] = ("We're fully booked at seven.", "I could do 7:30pm or 9:30pm on Friday.")) -> ev.TaskRecorded:
+    return ev.TaskRecorded(call_id, "declined", None, None, B(reason="Full at seven.", alternative_offered=alternative,
+                                                             reason_code="no_slot_in_window"), quotes=quotes)
 
 
 def respond(run: Run, event: ev.Event) -> list[Any]:
@@ -229,6 +233,7 @@ def test_the_booking_fixture_maps_to_a_booking_record():
         B(confirmation_text="That's all booked, two at seven thirty on Friday, outside.", party=2,
           time="Friday 7:30pm", constraints="outdoor table", minutes_from_requested=30,
           unanswered_questions=("Any allergies we should know about?",)),
+        quotes=("That's all booked, two at seven thirty on Friday, outside.",),
     )
 
 
@@ -261,7 +266,8 @@ def test_bad_booking_records_are_rejected_with_a_reason(arguments, error):
 
 
 def test_only_a_booked_record_carries_a_confirmation():
-    [event] = book_live().feed(record_item({"status": "declined", "reason": "Full.", "confirmation_text": "booked!"}))
+    [event] = book_live().feed(record_item({"status": "declined", "reason": "Full.", "reason_code": "fully_booked",
+                                            "confirmation_text": "booked!"}))
     assert event.status == "declined" and event.booking.confirmation_text is None
     [event] = book_live().feed(record_item({"status": "in_progress", "unanswered_questions": ["Allergies?", ""]}))
     assert event.booking == B(unanswered_questions=("Allergies?",))
@@ -313,10 +319,10 @@ def test_a_booking_outside_the_window_is_refused_whatever_the_model_counted(clai
 
 def test_window_zero_accepts_only_the_time_asked_for():
     assert output(book_call(window=0).feed(booked(time="Friday 7:15pm", minutes=15))[0])["recorded"] is False
-    assert output(book_call(AS_ASKED, window=0).feed(booked(time="Friday 7pm", minutes=0))[0])["recorded"] is True
-    # Where seven was full and the business confirmed without a time, 7pm is not what it booked.
+    assert output(book_call(AS_ASKED, window=0).feed(booked(time="Friday 7pm", minutes=0, quotes=CONFIRMED_AS_ASKED))[0])["recorded"] is True
+    # Where seven was full and the business confirmed another time, 7pm is not in the words it confirmed.
     refused = output(book_call(window=0).feed(booked(time="Friday 7pm", minutes=0))[0])
-    assert refused["recorded"] is False and "is full and did not confirm it" in refused["why"]
+    assert refused["recorded"] is False and refused["why"] == "'7:00 PM' is not in your quotes"
 
 
 def test_when_the_words_name_no_clock_time_the_model_count_decides():
@@ -372,19 +378,20 @@ def test_a_booking_without_a_record_fails_without_a_transcript_fallback():
 
 
 
-def test_a_restaurant_that_books_only_larger_parties_declines_this_one_without_a_record():
-    """Read from the transcript when the model records nothing: "parties of six or more" declines a
-    table for 2, and not one for 8 (the party reaches the words)."""
+def test_a_restaurant_that_books_only_larger_parties_is_declined_by_the_model_s_record_not_by_the_app_s_reading():
+    """Without a record the app never reads a decline's meaning from the words ("parties of six or more"):
+    the business hung up after the request, and that is what the user is told. The model's own
+    declined record, citing those words, is accepted in the call."""
     said = (ev.OutputTranscript("I'd like to book a table for 2 on Friday at 7pm."),
             ev.InputTranscript("Sorry, we only take reservations for parties of six or more."))
-    for party, turned_down in ((2, True), (8, False)):
-        run = book_call(said, party=party)
-        run.feed(ev.CallHungUp(run.call.call_control_id, "normal_clearing", "callee"))
-        outcome = conclude(run.call)
-        assert (outcome.status == "declined" and outcome.verdict_source == "transcript") is turned_down, (party, outcome)
-    # and the model's own declined record of it is accepted in the call
     run = book_call(said, party=2)
-    assert output(respond(run, declined(alternative=None))[0])["recorded"] is True
+    run.feed(ev.CallHungUp(run.call.call_control_id, "normal_clearing", "callee"))
+    outcome = conclude(run.call)
+    assert (outcome.status, outcome.reason, outcome.verdict_source) == ("declined", "hung_up", "transcript")
+    run = book_call(said, party=2)
+    record = declined(alternative=None, quotes=("we only take reservations for parties of six or more",))
+    assert output(respond(run, record)[0])["recorded"] is True
+    assert run.call.verdict.quotes[0].text == "Sorry, we only take reservations for parties of six or more."
 
 
 # -- the result --------------------------------------------------------------------------------------

@@ -506,18 +506,20 @@ def test_non_terminal_task_asks_again_and_keeps_talking():
     assert run.call.task is None
     assert run.of(Hangup) == []
     # A terminal verdict afterwards still starts the farewell.
-    run.feed(ASKED, ev.InputTranscript("Sorry, we can't give that out."), ev.TaskRecorded("fc_2", "declined", None))
+    run.feed(ASKED, ev.InputTranscript("Sorry, we can't give that out."),
+             ev.TaskRecorded("fc_2", "declined", None, quotes=("we can't give that out",), reason="refused"))
     assert isinstance(run.call.hangup, HangupFarewell) and run.call.hangup.via == "tool"
     assert run.call.task.call_id == "fc_2"
     assert run.call.tools == ("record_task_result", "record_task_result")
 
 
-def test_second_verdict_is_refused_without_a_response():
+def test_a_second_verdict_is_refused_and_the_model_still_gets_its_turn():
     run = drive(FAREWELL)
     (out,) = run.feed(ev.TaskRecorded("fc_2", "declined", None))
     assert isinstance(out, SendToolOutput) and tool_output(out)["recorded"] is False
     assert run.call.task == TASK
-    assert run.of(ContinueResponse) == [ContinueResponse()]
+    assert run.feed(RESPONSE_DONE) == [ContinueResponse()]  # every output is followed by one response.create
+    assert run.of(ContinueResponse) == [ContinueResponse(), ContinueResponse()]
 
 
 def test_no_echo_hangs_up_via_drain_timeout():
