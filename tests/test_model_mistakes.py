@@ -212,3 +212,26 @@ async def test_a_stock_answer_about_another_item_is_not_the_items(tmp_path, auto
                            "stock": {"availability": "in_stock", "quantity": None, "kinds": []}}),))
     run = await stub_call(tmp_path, scenario, ask=QuestionType.STOCK, item="cast iron skillet")
     assert run.result.status != "answered" or run.result.answer.availability != "in_stock", run.result
+
+
+async def test_a_correction_over_the_goodbye_recorded_again_takes_the_first_record_s_place(tmp_path, autojump_clock):
+    """The business corrects itself over the goodbye; the model records again, citing the correction.
+    That record replaces the first (the last word wins), the result says so, and the call hangs up once
+    after a goodbye: never on the silence failsafe."""
+    run = await stub_call(tmp_path, "model_corrected")
+    result = run.result.model_dump(mode="json")
+    assert (result["status"], result["verdict_source"], result["corrected"]) == ("answered", "tool", True)
+    (weekdays,) = result["answer"]["ranges"]
+    assert (weekdays["opens"], weekdays["closes"]) == ("09:00", "19:00")
+    assert "on weekdays we actually close at seven" in [e["quote"] for e in result["evidence"]][-1]
+    outs = outputs(run.rows())
+    assert [o["recorded"] for o in outs if o["call_id"].startswith("call_record")] == [True, True]
+    assert [e["effect"]["via"] for e in run.effects("hangup")] == ["tool"]
+
+
+async def test_without_the_correction_recorded_the_first_record_is_the_answer(tmp_path, autojump_clock):
+    """The same call with the correction said as a courtesy-free aside that no record cites: the first
+    record goes stale at the end, and the transcript's reading (the correction with it) is the answer."""
+    run = await stub_call(tmp_path, variant("model_corrected", goodbye_record=None, goodbye_reply=""))
+    assert run.result.status == "answered"
+    assert run.result.corrected is False

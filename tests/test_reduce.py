@@ -952,3 +952,18 @@ def test_a_booking_silence_is_steered_whatever_the_business_said():
 def test_a_conversation_not_steered_keeps_no_silence():
     with pytest.raises(ValueError, match="not steered"):
         ConvTalking(quiet_after="agent")
+
+
+def test_a_call_the_model_ended_with_no_accepted_record_ends_unconfirmed_never_internal():
+    """The business answered in words the assessment cannot confirm (no time in them) and the model
+    hung up without a record that holds: the user is told the answer could not be confirmed, with the
+    business's words; failed/internal is calld's own faults only."""
+    from calld.core.outcome import conclude
+
+    said = "Honestly it depends on the season, the summer is longer."
+    run = drive((*LIVE, ASKED, ev.InputTranscript(said)))
+    run.feed(ev.EndCallRequested("fc_end"), ev.LiveClosed("session.closed"), ev.MarkEchoed(HANGUP_MARK), ev.TrailElapsed(), HUNG_UP)
+    outcome = conclude(run.call)
+    assert (outcome.status, outcome.reason) == ("declined", "unconfirmed")
+    assert [q.text for q in outcome.evidence] == [said]
+    assert "could not be confirmed" in (outcome.detail or "")

@@ -1027,15 +1027,11 @@ def _cites_later(quotes: tuple[Quote, ...], than: tuple[Quote, ...]) -> bool:
 
 def _superseded(call: Call, event: ev.TaskRecorded, verdict: Verdict) -> tuple[Call, list[Effect]]:
     """The business corrected itself after the accepted record, and this record cites the correction:
-    it takes the earlier one's place (the last word wins). A goodbye under way goes on; a goodbye
-    called off starts again."""
+    it takes the earlier one's place (the last word wins), and the goodbye starts again: the first one
+    was talked over by the correction."""
     assert isinstance(call.conversation, ConvConcluded)
-    call = evolve(call, conversation=evolve(call.conversation, task=event, verdict=verdict, corrected=True))
-    if isinstance(call.hangup, HangupFarewell):
-        out = _tool_output(recorded=True, why="the business corrected itself; this record replaces the earlier one",
-                           next="say nothing more unless asked")
-        return _continue(call), [SendToolOutput(event.call_id, out)]
-    call = evolve(call, hangup=_farewell(call, "tool"))
+    call = evolve(call, conversation=evolve(call.conversation, task=event, verdict=verdict, corrected=True),
+                  hangup=_farewell(call, "tool"))
     t = call.plan.timings
     out = _tool_output(recorded=True, why="the business corrected itself; this record replaces the earlier one", next=_SAY_GOODBYE)
     return _continue(call), [
