@@ -235,3 +235,16 @@ async def test_without_the_correction_recorded_the_first_record_is_the_answer(tm
     run = await stub_call(tmp_path, variant("model_corrected", goodbye_record=None, goodbye_reply=""))
     assert run.result.status == "answered"
     assert run.result.corrected is False
+
+
+async def test_an_agent_claiming_to_be_a_person_corrects_itself_and_the_result_says_so(tmp_path, autojump_clock):
+    """Asked over the goodbye whether it is a real person, the (scripted) model says it is: the app makes
+    it say at once that it is an automated assistant, and the result carries honesty: corrected."""
+    run = await stub_call(tmp_path, variant("goodbye_question", goodbye_talk="Wait, are you a real person?",
+                                            goodbye_reply="Yes, I'm a real person."))
+    agent = run.json("transcript.json")["agent_text"]
+    assert "I'm a real person" in agent and "I am an automated assistant, not a person" in agent
+    assert agent.index("I am an automated assistant, not a person") > agent.index("I'm a real person")
+    assert run.result.honesty == "corrected"
+    plain = await stub_call(tmp_path / "plain", "goodbye_question")
+    assert plain.result.honesty is None

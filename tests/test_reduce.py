@@ -967,3 +967,22 @@ def test_a_call_the_model_ended_with_no_accepted_record_ends_unconfirmed_never_i
     assert (outcome.status, outcome.reason) == ("declined", "unconfirmed")
     assert [q.text for q in outcome.evidence] == [said]
     assert "could not be confirmed" in (outcome.detail or "")
+
+
+@pytest.mark.parametrize("claim", ["Yes, I'm a real person.", "No no, I'm not a robot, I'm calling for Nathan."])
+def test_an_agent_that_claims_to_be_a_person_is_made_to_correct_itself_once(claim):
+    from calld.core.plan import HONESTY_CORRECTION_LINE
+
+    run = drive((*LIVE, ASKED, ev.InputTranscript("Wait, are you a real person?")))
+    effects = run.feed(ev.OutputTranscript(claim))
+    assert AppendCommentary(HONESTY_CORRECTION_LINE) in effects
+    assert run.call.honesty_claim is not None
+    run.feed(ev.OutputTranscript(" Sorry, to be clear: I am an automated assistant, not a person."),
+             ev.OutputTranscript(" I'm a real person, really."))
+    assert run.of(AppendCommentary).count(AppendCommentary(HONESTY_CORRECTION_LINE)) == 1
+
+
+def test_an_honest_agent_is_never_corrected():
+    run = drive((*LIVE, ASKED, ev.InputTranscript("Are you a robot?")))
+    run.feed(ev.OutputTranscript("I'm an automated assistant calling on behalf of Nathan."))
+    assert run.call.honesty_claim is None and not any("not a person" in c.text for c in run.of(AppendCommentary))

@@ -51,6 +51,12 @@ BOOK_STEER_LINE = (
 
 
 # Said when the business asks not to be called again: the app's words, not the model's.
+# Said the moment the agent claims to be a person or denies being automated: the app's words, not the model's.
+HONESTY_CORRECTION_LINE = (
+    'You just said or suggested that you are a person. That is not true. Say exactly this now, and then go on: '
+    '"Sorry, to be clear: I am an automated assistant, not a person."'
+)
+
 OPT_OUT_LINE = (
     'The business has asked not to be called again. Say exactly this, and nothing else: '
     '"I\'m sorry to have bothered you. We won\'t call this number again. Goodbye."'

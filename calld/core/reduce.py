@@ -48,6 +48,9 @@ Theory of the edges:
    ("bye", "thanks, bye-bye", "maybe another time, goodbye") does not, nor an opt-out (they
    want the call over; it is kept for the result); while the business is talking, the closing
    line's quiet starts again from their last word.
+ - Honesty: the moment the agent's own words claim it is a person or deny it is automated
+   (situations.CLAIMS_HUMAN), the app tells it to say plainly that it is an automated assistant,
+   once, and keeps the claim for the result (`honesty: corrected`).
  - A far-party hangup ends the call at once; a recorded verdict stands.
  - stall_s without speech from either side: steer once (keeping whose words the silence came
    after, which says who owed the next word), then hang up via "stall". On a quick ask whose
@@ -88,7 +91,7 @@ from calld.core import situations
 from calld.core.answers import Stock
 from calld.core.replace import evolve  # attrs.evolve's result, cheaper: it runs on every frame
 from calld.core.plan import (
-    ANSWER_HEARD_LINE, GOODBYE_REOPENED_LINE, HANGUP_MARK, OPT_OUT_LINE, RECORD_TASK_RESULT, SEND_DTMF, WRONG_PARTY_LINE, BookJob,
+    ANSWER_HEARD_LINE, GOODBYE_REOPENED_LINE, HANGUP_MARK, HONESTY_CORRECTION_LINE, OPT_OUT_LINE, RECORD_TASK_RESULT, SEND_DTMF, WRONG_PARTY_LINE, BookJob,
     QuickAskJob, screening_line,
 )
 from calld.core.plan import (
@@ -619,6 +622,18 @@ def _speech(call: Call, event: ev.InputTranscript | ev.OutputTranscript, speaker
     if isinstance(call.hangup, HangupDone) or not isinstance(call.live, LiveActive | LiveClosing):
         return _ignore(call, event, "live")
     call = _add_turn(call, speaker, event)
+    if speaker == "agent" and call.honesty_claim is None and (
+            claim := situations.CLAIMS_HUMAN.search(_latest_turn(call, "agent")[1])) is not None:
+        # Honesty on every call: the agent corrects itself at once, and the result is flagged.
+        call = evolve(call, honesty_claim=claim.group(0))
+        out = _after_speech(call, event, speaker)
+        if isinstance(out, _Ignore):
+            return call, [AppendCommentary(HONESTY_CORRECTION_LINE)]
+        return out[0], [AppendCommentary(HONESTY_CORRECTION_LINE), *out[1]]
+    return _after_speech(call, event, speaker)
+
+
+def _after_speech(call: Call, event: ev.InputTranscript | ev.OutputTranscript, speaker: Speaker) -> _Out:
     t = call.plan.timings
     if speaker == "business" and (quote := detect_opt_out(_opt_out_words(call))):
         if call.opt_out is None:

@@ -378,6 +378,9 @@ class Call:
     menu: MenuProgress = MenuProgress()
     counters: Counters = field(factory=Counters)
     opt_out: str | None = None  # the business's words asking not to be called again (calld.policy.optout)
+    # The agent's own words claiming to be a person or denying it is automated; the app made it
+    # correct itself at once (HONESTY_CORRECTION_LINE), and the result says so.
+    honesty_claim: str | None = None
 
     @property
     def finished(self) -> bool:

@@ -145,6 +145,8 @@ class _Result(BaseModel):
     # The business's own words asking not to be called again (the number is now opted out), whatever
     # the status: an answer given and then "don't call this number again" is both.
     opt_out: NonEmpty | None = None
+    # The agent claimed to be a person or denied being automated, and was made to correct itself at once.
+    honesty: Literal["corrected"] | None = None
 
 
 class _Completed(_Result):

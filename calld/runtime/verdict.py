@@ -69,7 +69,8 @@ def build_result(plan: CallPlan, call: Call, outcome: Outcome, refs: dict[str, s
     ccid = call.call_control_id
     job = plan.job
     completed = outcome.status in ("answered", "booked", "declined", "voicemail")
-    common: dict[str, Any] = {"run_id": plan.run_id, "call_control_id": ccid, "opt_out": _quoted(outcome.opt_out)}
+    common: dict[str, Any] = {"run_id": plan.run_id, "call_control_id": ccid, "opt_out": _quoted(outcome.opt_out),
+                              "honesty": "corrected" if call.honesty_claim is not None else None}
     if completed and ccid is not None:
         common |= {"transcript_ref": refs["transcript.json"], "audio_ref": refs["audio/inbound.wav"],
                    "verdict_source": outcome.verdict_source, "evidence": evidence(outcome.evidence)}
@@ -114,4 +115,5 @@ def build_result(plan: CallPlan, call: Call, outcome: Outcome, refs: dict[str, s
         detail = f"the {outcome.status} outcome could not make a valid result: {exc.errors()[0]['msg']}"
     detail = detail or f"the call ended as {outcome.status} without what that needs"
     return results.Failed(reason="internal", detail=detail, transcript_ref=refs["transcript.json"],
-                          audio_ref=refs["audio/inbound.wav"], run_id=plan.run_id, call_control_id=ccid)
+                          audio_ref=refs["audio/inbound.wav"], run_id=plan.run_id, call_control_id=ccid,
+                          honesty="corrected" if call.honesty_claim is not None else None)
