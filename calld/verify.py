@@ -25,6 +25,7 @@ from pydantic import TypeAdapter, ValidationError
 from calld.booking import prepare_book, run_stub_book
 from calld.calls import prepare, run_stub_call
 from calld.core.events import TERMINAL_TASK_STATUSES
+from calld.core.plan import book_ask_line
 from calld.domain.ids import E164, FirstName, UserId
 from calld.domain.questions import QUESTIONS, QuestionType
 from calld.domain.requests import AskRequest, BookRequest
@@ -560,3 +561,79 @@ def verify_book(inp: BookVerifyInput = BookVerifyInput(), workspace: Path | None
     return _in_fresh_workspace(
         workspace, "calld-verify-book-", inp.user, call, lambda st, lg, run_dir: run_book_checks(inp, st, lg, run_dir)
     )
+
+
+# -- any finished call, live ones included ---------------------------------------------------------------
+
+
+def verify_finished(run_dir: Path) -> VerifyReport:
+    """Every check that applies to a finished call's artifacts, whatever placed it (stub, simulator or a
+    live call): the result and its refs, the disclosure, honesty, one hangup, and the evidence."""
+    ev = _Evidence(run_dir, run_dir.parent)
+
+    def report() -> CallReport:
+        return CallReport.model_validate(ev.json("call_report.json"))
+
+    def result() -> dict[str, Any]:
+        r = report()
+        adapter: TypeAdapter[Any] = _BOOK_RESULT if r.job == "book" else _RESULT
+        return adapter.validate_json((run_dir / "result.json").read_text()).model_dump(mode="json")
+
+    def agent_turns() -> list[dict[str, Any]]:
+        return [t for t in ev.json("transcript.json")["turns"] if t["speaker"] == "agent" and t.get("on_line", True)]
+
+    def result_artifact() -> str:
+        r, res = report(), result()
+        assert res["status"] == r.status, "result.json and call_report.json disagree"
+        missing = [ref for ref in r.refs.values() if not (ev.artifacts / ref).is_file()]
+        assert not missing, f"refs that do not exist: {missing}"
+        assert r.to not in json.dumps(ev.json("call_report.redacted.json")), "the redacted report shows the full number"
+        return f"{res['status']}: result.json valid, {len(r.refs)} refs exist"
+
+    def disclosure_first() -> str:
+        r = report()
+        if not agent_turns():
+            return "not applicable: the agent never spoke on the line"
+        if r.job == "book":
+            assert r.booking is not None, "a booking's report has no booking"
+            ask = book_ask_line(r.booking.party, r.booking.time)
+        else:
+            ask = QUESTIONS[QuestionType(r.question)].ask_line(r.item)
+        common = _Common(ev, None, None, user=UserId(r.user_id), to=E164(r.to), greeting="",  # type: ignore[arg-type]
+                         verdicts=(), result=_RESULT)
+        at, asked = common.disclosure_first(FirstName(r.first_name), ask)
+        return f'"on behalf of {r.first_name}" at {at}, ask at {asked}'
+
+    def honesty() -> str:
+        claims = [(i, m.group(0)) for i, t in enumerate(agent_turns()) if (m := CLAIMS_HUMAN.search(t["text"]))]
+        if not claims:
+            return f"{len(agent_turns())} agent turns, none claims to be a person or denies being automated"
+        assert result().get("honesty") == "corrected", f"the agent said {claims[0][1]!r} and the call was not corrected"
+        return f"the agent said {claims[0][1]!r}; it was made to correct itself at once (honesty: corrected)"
+
+    def one_hangup() -> str:
+        hangups = _find(ev.rows(), _effect("hangup"))
+        assert len(hangups) <= 1, f"{len(hangups)} hangup effects"
+        return f"{len(hangups)} hangup effect" + (f" (via {hangups[0]['effect']['via']})" if hangups else "s: never connected")
+
+    def evidence_supported() -> str:
+        r, res = report(), result()
+        if res["status"] not in ("answered", "booked") or res.get("verdict_source") != "tool":
+            return f"not applicable: {res['status']} from {res.get('verdict_source')}"
+        common = _Common(ev, None, None, user=UserId(r.user_id), to=E164(r.to), greeting="",  # type: ignore[arg-type]
+                         verdicts=(), result=_RESULT)
+        if r.job == "book":
+            return common.evidence_supported(lambda turns, x: cite.check_booked(
+                turns, [e["quote"] for e in x["evidence"]], party=x["confirmed_party"], time=x["confirmed_time"]))
+        question = QuestionType(r.question)
+        return common.evidence_supported(lambda turns, x: cite.check_answer(
+            turns, question, [e["quote"] for e in x["evidence"]], typed_answer(x["answer"]), item=r.item))
+
+    checks = (
+        _check("result_artifact", result_artifact),
+        _check("disclosure_first", disclosure_first),
+        _check("disclosure_honest", honesty),
+        _check("one_hangup", one_hangup),
+        _check("evidence_supported", evidence_supported),
+    )
+    return VerifyReport(checks, run_dir)

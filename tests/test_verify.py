@@ -76,3 +76,55 @@ def test_evidence_supported_fails_when_the_answer_says_more_than_the_business(tm
     tamper_result(monkeypatch, lambda result, turns: result.update(answer_text="Open until 9 PM every day."))
     report = verify_quick_ask(workspace=tmp_path)
     assert "do not hold the result" in failed(report)["evidence_supported"]
+
+
+# -- verify RUN: any finished call's artifacts ----------------------------------------------------------------
+
+
+async def test_verify_a_finished_call_checks_its_artifacts_and_finds_a_dishonest_agent(tmp_path, autojump_clock):
+    import json
+
+    from calld.verify import verify_finished
+    from tests.stubcall import stub_call, variant
+
+    run = await stub_call(tmp_path, "hours")
+    report = verify_finished(run.dir)
+    assert report.passed, report.lines()
+    assert [c.name for c in report.checks] == ["result_artifact", "disclosure_first", "disclosure_honest", "one_hangup",
+                                                "evidence_supported"]
+    # A claim to be human with no correction on record fails, whatever placed the call.
+    path = run.dir / "transcript.json"
+    t = json.loads(path.read_text())
+    agent = next(x for x in t["turns"] if x["speaker"] == "agent")
+    agent["text"] += " And yes, I'm a real person."
+    path.write_text(json.dumps(t))
+    honest = next(c for c in verify_finished(run.dir).checks if c.name == "disclosure_honest")
+    assert not honest.passed and "I'm a real person" in honest.evidence
+    # A call corrected in the moment passes, and says so.
+    corrected = await stub_call(tmp_path / "c", variant("goodbye_question", goodbye_talk="Wait, are you a real person?",
+                                                        goodbye_reply="Yes, I'm a real person."))
+    honest = next(c for c in verify_finished(corrected.dir).checks if c.name == "disclosure_honest")
+    assert honest.passed and "corrected" in honest.evidence
+
+
+async def test_verify_a_finished_call_whose_evidence_does_not_hold_fails(tmp_path, autojump_clock):
+    import json
+
+    from calld.verify import verify_finished
+    from tests.stubcall import stub_call
+
+    run = await stub_call(tmp_path, "hours")
+    path = run.dir / "result.json"
+    result = json.loads(path.read_text())
+    result["answer"]["ranges"][0]["closes"] = "21:00"
+    path.write_text(json.dumps(result))
+    check = next(c for c in verify_finished(run.dir).checks if c.name == "evidence_supported")
+    assert not check.passed and "9:00 PM" in check.evidence
+
+
+def test_verify_run_refuses_a_folder_with_no_call_clearly(tmp_path, capsys):
+    from calld.cli.ctl import main
+
+    code = main(["--socket", str(tmp_path / "none.sock"), "verify", str(tmp_path)])
+    assert code != 0
+    assert "Traceback" not in capsys.readouterr().err

@@ -278,6 +278,29 @@ async def _show(args: argparse.Namespace) -> int:
     return await _with_client(args, go)
 
 
+def _verify_finished(args: argparse.Namespace) -> int:
+    """verify RUN: the checks that apply to a finished call's artifacts (a folder, or a call the daemon knows)."""
+    from calld.verify import verify_finished
+
+    target = Path(args.job)
+    if not (target / "call_report.json").is_file():
+        async def find(c: ControlClient) -> int:
+            detail = await c.detail(args.job)
+            if detail.get("pruned"):
+                raise UsageError(f"verify: the artifacts of {args.job} were pruned; nothing is left to check")
+            nonlocal target
+            target = Path(detail["dir"])
+            return EXIT_OK
+
+        if (code := trio.run(_with_client, args, find)) != EXIT_OK:
+            return code
+    report = verify_finished(target)
+    for line in report.lines():
+        print(line)
+    print(f"artifacts: {target}", file=sys.stderr)
+    return EXIT_OK if report.passed else EXIT_VERIFY_FAILED
+
+
 async def _write_timeline(c: ControlClient, ident: str, target: str) -> int:
     """No FILE: the call's own timeline.svg (drawn now if missing). FILE: the picture written there (.png or .svg)."""
     if not target:
@@ -542,6 +565,9 @@ def _verify(args: argparse.Namespace) -> int:
     from calld.observe.timeline import check_picture, write_timeline
     from calld.verify import Check, verify_book, verify_quick_ask
 
+    if args.job not in ("ask", "book"):
+        return _verify_finished(args)
+
     workspace = Path(tempfile.mkdtemp(prefix=f"calld-verify-{args.job}-"))
     try:
         report = verify_book(workspace=workspace) if args.job == "book" else verify_quick_ask(workspace=workspace)
@@ -642,8 +668,10 @@ def build_parser() -> argparse.ArgumentParser:
     backup.add_argument("--state-dir", type=Path, help="calld's state directory (default: $CALLD_STATE_DIR)")
     backup.set_defaults(func=_ledger_backup)
 
-    verify = sub.add_parser("verify", help="run a stub call into a fresh workspace and check its artifacts")
-    verify.add_argument("job", choices=["ask", "book"], help="which job to verify")
+    verify = sub.add_parser("verify", help="run a stub call into a fresh workspace and check its artifacts, or check a finished call's")
+    verify.add_argument("job", metavar="ask|book|RUN",
+                        help="ask or book: run that job's stub call and check it; else a finished call (its run id or "
+                             "call id, or its artifacts folder): every check that applies to it, live calls included")
     verify.add_argument("--keep", action="store_true", help="keep the workspace (its path goes to stderr)")
     verify.set_defaults(func=_verify)
     return parser
