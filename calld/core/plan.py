@@ -188,6 +188,8 @@ HONESTY = (
 )
 EVIDENCE_RULE = (
     "Record only what the business itself has said, in its words; your own words are never an answer. "
+    "Cite it: in quotes put the business's exact words that carry the outcome, and give only times, days, "
+    "numbers and places those words state. If the business corrects itself, record again citing the correction. "
     "If a record is not accepted, do what its output says and keep listening. "
 )
 
@@ -269,7 +271,9 @@ def build_plan(
     )
     backend = (
         f"Call {RECORD_TASK_RESULT} as soon as the business has answered the question "
-        "(status answered, answer_text in their own words), refused or could not answer (status declined), "
+        "(status answered, answer_text in their own words, and the typed field for the question: hours as ranges "
+        "of days and 24-hour times, stock, or aisle; the other two null), refused or could not answer (status "
+        "declined, reason refused or unknown), "
         "or the call reached voicemail (status voicemail). Use status unclear only to note that the question "
         f"must be asked again. Record a final status once. {EVIDENCE_RULE}After the closing line, call {END_CALL}. "
         f"{MENU_HINT}"
@@ -363,13 +367,14 @@ def build_book_plan(
         f"Call {RECORD_TASK_RESULT} with status in_progress to note progress: once the details have been "
         f"exchanged, and whenever the business asks something the request does not answer. It does not end "
         f"the call; the agent goes on talking. Call it with status booked only after the agent has read the "
-        f"booking back and the business has confirmed it: confirmation_text in the business's words, "
+        f"booking back and the business has confirmed it: quotes (the business's words that confirm it and state "
+        f"its day, time and party), confirmation_text in the business's words, "
         f"confirmed_party, confirmed_time, confirmed_constraints (what was agreed about the notes), and "
         f"minutes_from_requested (how many minutes the confirmed time is from the request's time; 0 for that "
         f"time). {_window_rule(job)} A time outside that is not a booking: record status declined with the "
         f"alternative_offered and the reason (the app refuses a booked record outside the window). "
-        f"Status declined: the business cannot book (reason in their words, alternative_offered if they "
-        f"offered another time, else null). Status voicemail: no person answered. In unanswered_questions "
+        f"Status declined: the business cannot book (reason in their words, reason_code, quotes of those words, "
+        f"alternative_offered if they offered another time, else null). Status voicemail: no person answered. In unanswered_questions "
         f"list every question the business asked that the request does not answer, as they asked it. Never "
         f"invent details. Record a final status once. {EVIDENCE_RULE}After the closing line, call {END_CALL}. "
         f"{MENU_HINT}\n"
