@@ -634,7 +634,7 @@ def build_parser() -> argparse.ArgumentParser:
     calls.add_argument("--json", action="store_true")
     calls.set_defaults(afunc=_calls)
     show = sub.add_parser("show", help="a finished call: summary, --transcript, --json report, --timeline picture")
-    show.add_argument("ident", help="run id or call_control_id")
+    show.add_argument("ident", help="run id, call_control_id or request id")
     show.add_argument("--json", action="store_true", help="the full call_report.json")
     show.add_argument("--transcript", action="store_true", help="add the transcript with each turn's times")
     show.add_argument("--timeline", nargs="?", const="", metavar="FILE.png",
