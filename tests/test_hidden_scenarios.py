@@ -47,10 +47,12 @@ async def test_weekdays_and_closed_weekends_in_one_breath(tmp_path, autojump_clo
 
 
 async def test_a_refusal_then_a_hangup_with_no_record_is_declined_in_their_words(tmp_path, autojump_clock):
+    """No record, and the app reads no refusal into the words: the business hung up after the request, and
+    the user is given what it said."""
     scenario = variant("hours", answer="We don't give that out over the phone. Bye.", far_party_hangup="after_answer",
                        model_verdict="none")
     run = await stub_call(tmp_path, scenario)
-    assert (run.result.status, run.result.reason, run.result.verdict_source) == ("declined", "refused", "transcript")
+    assert (run.result.status, run.result.reason, run.result.verdict_source) == ("declined", "hung_up", "transcript")
     assert "don't give that out over the phone" in told(run)
 
 
@@ -63,7 +65,7 @@ async def test_a_full_mailbox_is_voicemail_and_nothing_is_left(tmp_path, autojum
 
 
 async def test_the_agents_own_question_recorded_as_the_answer_is_refused(tmp_path, autojump_clock):
-    scenario = variant("hours", model_records=(ModelRecord("answered", "What are your opening hours?"),))
+    scenario = variant("hours", model_records=(ModelRecord("answered", "9 to 5.", quotes=("What are your opening hours?",)),))
     run = await stub_call(tmp_path, scenario)
     assert refused_outputs(run)
     assert (run.result.status, run.result.verdict_source) == ("answered", "transcript")
@@ -112,11 +114,13 @@ async def test_the_item_sold_out_beside_something_else_in_stock(tmp_path, autoju
 
 
 async def test_a_hold_then_two_left_is_not_the_model_s_twelve(tmp_path, autojump_clock):
+    twelve = {"stock": {"availability": "in_stock", "quantity": 12, "kinds": []}}
     scenario = variant("stock", hold_line="Let me go check in the back.", hold_s=40.0, answer="Okay, yes, we have two left.",
-                       model_records=(ModelRecord("answered", "Yes, 12 in stock."),))
+                       model_records=(ModelRecord("answered", "Yes, 12 in stock.", fields=twelve),
+                                      ModelRecord("answered", "Two left.", delay_s=1.0)))
     run = await stub_call(tmp_path, scenario, ask=QuestionType.STOCK, item="cast iron skillet")
-    assert refused_outputs(run)
-    assert (run.result.status, run.result.verdict_source) == ("answered", "transcript")
+    assert [o["why"] for o in refused_outputs(run)] == ["the quantity 12 is not in your quotes"]
+    assert (run.result.status, run.result.verdict_source) == ("answered", "tool")
     assert (run.result.answer.availability, run.result.answer.quantity) == ("limited", 2)
 
 
@@ -126,10 +130,11 @@ async def test_a_hold_then_two_left_is_not_the_model_s_twelve(tmp_path, autojump
 async def test_we_dont_carry_it_is_not_answered_with_the_store_s_name(tmp_path, autojump_clock):
     run = await stub_call(tmp_path, variant("aisle", answer="Sorry, we don't carry WD-40.", model_verdict="none"),
                           ask=QuestionType.AISLE, item="WD-40")
-    assert "Valley Home Center" not in (run.result.answer_text or "")
-    assert getattr(run.result.answer, "location", None) != "valley home center"
-    assert (run.result.status, run.result.answer.kind) == ("answered", "text")  # their words: they don't carry it
-    assert "don't carry WD-40" in run.result.answer_text
+    result = run.result.model_dump(mode="json")
+    assert result["status"] != "answered"  # no aisle was said: the store's name in the greeting is none
+    assert "Valley Home Center" not in json.dumps(result.get("answer") or {})
+    said = " ".join([e["quote"] for e in result.get("evidence") or []] + [result.get("detail") or ""])
+    assert "don't carry WD-40" in said  # their words reach the user
 
 
 @pytest.mark.parametrize("record", [ModelRecord("declined", None), ModelRecord("answered", "They don't carry WD-40.")],
@@ -144,9 +149,11 @@ async def test_we_dont_carry_it_is_what_the_user_is_told(tmp_path, autojump_cloc
 @pytest.mark.parametrize("answer", ["The paint is in aisle 3 and the claw hammers are in aisle 12.",
                                     "Aisle 3 for the paint and aisle 12 for the claw hammers."])
 async def test_the_aisle_of_another_thing_in_the_same_sentence_is_refused(tmp_path, autojump_clock, answer):
-    scenario = variant("aisle", answer=answer, model_records=(ModelRecord("answered", "Aisle 3."),))
+    scenario = variant("aisle", answer=answer, model_records=(
+        ModelRecord("answered", "Aisle 3.", fields={"aisle": {"location": "aisle 3"}}),))
     run = await stub_call(tmp_path, scenario, ask=QuestionType.AISLE, item="claw hammer")
-    assert run.result.status == "answered"
+    assert [o["why"] for o in refused_outputs(run)] == ["'aisle 3' stands in your quotes only beside another item than the claw hammer"]
+    assert (run.result.status, run.result.verdict_source) == ("answered", "transcript")
     assert run.result.answer.location == "aisle 12"
 
 
@@ -178,7 +185,7 @@ async def test_a_booking_confirmed_then_taken_back_is_not_booked(tmp_path, autoj
         "taken_back", "Sure, we can do that. Any special requests?",
         "Yes, that's right, you're all booked. Oh, wait, sorry, I was looking at Saturday. Friday at seven is actually full."))
     assert run.result.status == "declined"
-    assert any("took the booking back" in o["why"] for o in refused_outputs(run))
+    assert any("Friday at seven is actually full" in o["why"] for o in refused_outputs(run))
 
 
 async def test_a_confirmation_for_another_party_size_is_not_the_users_booking(tmp_path, autojump_clock):

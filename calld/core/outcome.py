@@ -253,7 +253,7 @@ def _heard(job: QuickAskJob, found: tuple[Quote, ...], source: VerdictSource, se
            today: dt.date | None) -> Outcome:
     """An answer read from the business's words alone: all the sentences that state it, a later word included."""
     texts = [q.text for q in found]
-    answer = _dated(assess.read_answer(job.question, found), today)
+    answer = _dated(assess.read_answer(job.question, found, job.item), today)
     return Outcome("answered", None, None, " ".join(texts), source, seen, evidence=found, answer=answer)
 
 
@@ -266,5 +266,6 @@ def _assess(call: Call, today: dt.date | None, seen: str | None) -> Outcome | No
     asked = _ask_heard(call)
     far_party = isinstance(call.hangup, HangupDone) and call.hangup.via == "far_party"
     if asked and far_party and call.failure is None:
-        return Outcome("declined", "hung_up", "the business hung up after hearing the request", None, "transcript", seen)
+        return Outcome("declined", "hung_up", "the business hung up after hearing the request", None, "transcript", seen,
+                       evidence=assess.candidates(turns))
     return None

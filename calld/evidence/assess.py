@@ -17,6 +17,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
+import attrs
 from attrs import frozen
 
 from calld.core import situations
@@ -119,33 +120,95 @@ def _hhmm(c: v.Clock, *, opening: bool) -> str:
 _CLOSING = re.compile(r"\b(?:close|closes|closing|until|till|til|shut|shuts)\b")
 
 
-def _range(text: str) -> DayRange | None:
-    n = v.normal(text)
-    runs = [d for d in v.days(n) if not d.days & {"today", "tomorrow"}]
-    when = "today" if "today" in v.days_said(n) else "tomorrow" if "tomorrow" in v.days_said(n) else None
-    if len(runs) > 1:
-        return None
-    days = tuple(d for d in v.WEEK if runs and d in runs[0].days)
-    if re.search(r"\b24 ?/ ?7\b|\baround the clock\b", n) and not v.clocks(n):
+def read_hours(text: str) -> list[DayRange]:
+    """The ranges a sentence gives, clause by clause: a clause with times and no days takes the days of
+    the clause next to it that has days and no times ("Monday through Saturday, 8 to 8, and Sunday 10
+    to 4"). Empty when a clause holds two runs of days or two ranges of times, or a clause with times is
+    left without days while the sentence names days: then the words alone are the answer."""
+    ranges: list[DayRange] = []
+    days: tuple[str, ...] | None = None  # days said in a clause of their own, waiting for times
+    times: str | None = None  # a clause of times said before its days
+    named = bool(v.days_said(v.normal(text)) - {"today", "tomorrow"})
+    for clause in v.normal_clauses(text):
+        runs = [d for d in v.days(clause) if not d.days & {"today", "tomorrow"}]
+        own = tuple(d for d in v.WEEK if any(d in r.days for r in runs))
+        when = "today" if "today" in v.days_said(clause) else "tomorrow" if "tomorrow" in v.days_said(clause) else None
+        timed = bool(v.clocks(clause)) or _ALWAYS.search(clause) is not None
+        if len(runs) > 1 or len(v.clocks(clause)) > 2:
+            return []  # two readings in one clause ("9 to 5 on weekdays and 10 to 2 on Saturdays"): the words answer
+        if timed and (own or when):
+            ranges.append(_range(clause, own, when))
+        elif timed and days is not None:
+            ranges.append(_range(clause, days, None))
+            days = None
+        elif timed:
+            times = clause
+        elif own and times is not None:
+            ranges.append(_range(times, own, None))
+            times = None
+        elif own and _CLOSED.search(clause):
+            ranges.append(DayRange(own, None, None, closed=True))
+        elif own:
+            days = own
+    if times is not None:
+        if named:
+            return []  # times whose days cannot be told apart: the words alone answer
+        ranges.append(_range(times, (), None))
+    return ranges
+
+
+_ALWAYS = re.compile(r"\b24 ?/ ?7\b|\baround the clock\b|\b24 hours\b")
+_CLOSED = re.compile(r"\b(?:closed|shut)\b")
+
+
+def _range(clause: str, days: tuple[str, ...], when: str | None) -> DayRange:
+    times = v.clocks(clause)
+    if not times:
         return DayRange(days or v.WEEK, None, None, around_the_clock=True, date=when)
-    times = v.clocks(n)
-    if len(times) == 2:
+    if len(times) >= 2:
         return DayRange(days, _hhmm(times[0].clock, opening=True), _hhmm(times[1].clock, opening=False), date=when)
-    if len(times) == 1:
-        closing = _CLOSING.search(n[: times[0].start]) is not None
-        at = _hhmm(times[0].clock, opening=not closing)
-        return DayRange(days, None if closing else at, at if closing else None, date=when)
-    return None
+    closing = _CLOSING.search(clause[: times[0].start]) is not None
+    at = _hhmm(times[0].clock, opening=not closing)
+    return DayRange(days, None if closing else at, at if closing else None, date=when)
 
 
-def read_answer(question: QuestionType, found: Sequence[Quote]) -> Answer:
+def _last_word_per_day(ranges: Sequence[DayRange]) -> tuple[DayRange, ...]:
+    """A later range for a day replaces what an earlier one said of it, and keeps the end it did not
+    say ("9 to 5 weekdays. Actually on Fridays we close at 4": Friday 9 to 4)."""
+    out: list[DayRange] = []
+    for new in ranges:
+        for k, old in enumerate(out):
+            shared = tuple(d for d in old.days if d in new.days)
+            if not shared or old.date != new.date:
+                continue
+            out[k] = attrs.evolve(old, days=tuple(d for d in old.days if d not in shared))
+            if not (new.closed or new.around_the_clock or old.closed or old.around_the_clock):
+                new = attrs.evolve(new, opens=new.opens or old.opens, closes=new.closes or old.closes)
+        out.append(new)
+    return tuple(r for r in out if r.days or r.date or not (r.opens is None and r.closes is None and not r.around_the_clock))
+
+
+def read_answer(question: QuestionType, found: Sequence[Quote], item: str | None = None) -> Answer:
     """The typed answer of sentences that state it, where each reads one way; else their words alone."""
     if question is QuestionType.HOURS:
-        ranges = [_range(q.text) for q in found]
-        if ranges and all(r is not None for r in ranges):
-            return Hours(tuple(r for r in ranges if r is not None))
+        ranges = [read_hours(q.text) for q in found]
+        if ranges and all(ranges):
+            return Hours(_last_word_per_day([r for rs in ranges for r in rs]))
     if question is QuestionType.AISLE:
-        places = [m.group() for q in found if (m := _AISLE.search(v.normal(q.text)))]
-        if places:
-            return Aisle(places[-1])
+        places = [p for q in found if (p := _place_of(q.text, item)) is not None]
+        if places and len(set(places)) == 1:
+            return Aisle(places[0])
     return TextOnly()
+
+
+def _place_of(sentence: str, item: str | None) -> str | None:
+    """The one aisle a sentence names, or of several, the one in the clause that names the item."""
+    n = v.normal(sentence)
+    places = [m.group() for m in _AISLE.finditer(n)]
+    if len(set(places)) <= 1:
+        return places[0] if places else None
+    wanted = {w.rstrip("s") for w in v.tokens(item or "") if len(w) > 2}
+    for clause in re.split(r",|;|\band\b|\bbut\b", n):
+        if wanted and wanted <= {w.rstrip("s") for w in clause.split()} and (m := _AISLE.search(clause)):
+            return m.group()
+    return None

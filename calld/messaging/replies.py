@@ -141,6 +141,7 @@ _REASON_WORDS = {
     # declined
     "unknown": "They didn't know, I'm afraid.",
     "hung_up": "They hung up before answering. You might try again later.",
+    "unconfirmed": "I couldn't confirm an answer from what they said.",
     "fully_booked": "They're fully booked then, sorry.",
     "no_slot_in_window": "They had nothing close enough to the time you asked for.",
     "details_missing": "They needed details I didn't have, so nothing is booked. Try calling them yourself?",
@@ -221,7 +222,7 @@ def outcome(result: dict[str, Any], intent: AskIntent | BookIntent) -> str:
                 text += f" They offered {alt.rstrip('.')} instead; text me again if that works."
             return text
         if words:
-            return f"{words} Their words: \"{quote}\"" if quote and code not in ("hung_up",) else words
+            return f"{words} Their words: \"{quote}\"" if quote else words
         if quote:
             return f"They wouldn't tell me. Their words: \"{quote}\""
         return "They couldn't tell me that over the phone. You might ask them in person."

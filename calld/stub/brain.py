@@ -83,10 +83,12 @@ class BookBrain:
         self.stage = "asking"  # asking -> readback -> done
         self.unanswered: list[str] = []
         self.purpose: dict[str, str] = {}  # call_id -> what that record was for
+        self.last_line = ""  # the business's last whole line
 
     # -- what the business said -------------------------------------------------------------------
 
     def heard_business(self, line: str) -> None:
+        self.last_line = line.strip()
         if self.stage == "done":
             return
         if self.stage == "readback" and _CONFIRMS.search(line):
@@ -222,3 +224,11 @@ class BookBrain:
                 "so please don't hold the table. Thank you anyway.",
                 then=lambda: self._async_record(args, "declined"),
             )
+        elif purpose == "booked" and not recorded:
+            # The app did not accept the booking from the business's words (it was taken back, or the
+            # business confirmed something else): nothing is booked, in the business's last words.
+            self.stage = "done"
+            args = _record("declined", reason=self.last_line or "the booking was not confirmed", quotes=[self.last_line],
+                           reason_code="refused", unanswered_questions=self.unanswered)
+            self.voice.say("I'm sorry, it sounds like that won't work, so please don't hold anything. Thank you anyway.",
+                           then=lambda: self._async_record(args, "declined"))
