@@ -137,9 +137,10 @@ def test_the_whole_answer_is_read_a_later_correction_included():
     found = assess.find_answers(after_ask("We're open Monday through Friday, 9 AM to 5 PM.",
                                           "Actually no, sorry, on Fridays we close at 4 PM."), Q.HOURS)
     assert [q.text for q in found][-1] == "Actually no, sorry, on Fridays we close at 4 PM."
+    # the last word on Friday wins, and keeps the opening time it did not change
     assert assess.read_answer(Q.HOURS, found) == Hours((
-        DayRange(("monday", "tuesday", "wednesday", "thursday", "friday"), "09:00", "17:00"),
-        DayRange(("friday",), None, "16:00")))
+        DayRange(("monday", "tuesday", "wednesday", "thursday"), "09:00", "17:00"),
+        DayRange(("friday",), "09:00", "16:00")))
 
 
 def test_typed_hours_are_read_only_where_the_words_read_one_way():
