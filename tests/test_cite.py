@@ -260,6 +260,30 @@ def test_a_failure_after_the_quote_refuses_a_booking_at_the_failed_time():
     assert ok(cite.check_booked(turns, ["Shall I try 1:30 pm?", "Your booking is now confirmed"], party=2, time="1:30 PM"))
 
 
+def test_a_retried_booking_cites_its_failure_turn_when_that_turn_offers_the_new_time():
+    # the model cites everything said about the booking: the first confirmation, the failure that
+    # offered another time, and the success; the failure is about the first time, not the one offered
+    turns = call("A table for 3 at 6:15 pm on Thursday, please.", "So, 3 people at 6:15 pm on Thursday?",
+                 "Correct.", "Sorry, that did not go through. Could I try 6:45 pm on Thursday for 3 instead?",
+                 "Yes please.", "Done, it's all set.")
+    quotes = ["So, 3 people at 6:15 pm on Thursday?", "Sorry, that did not go through.",
+              "Could I try 6:45 pm on Thursday for 3 instead?", "Done, it's all set."]
+    assert ok(cite.check_booked(turns, quotes, party=3, time="Thursday 6:45 PM"))
+    failed = cite.check_booked(turns, quotes, party=3, time="Thursday 6:15 PM")
+    assert isinstance(failed, cite.Unsupported) and "did not go through" in failed.why
+
+
+@pytest.mark.parametrize("offer", [
+    "Could I try 6:45 pm on Thursday for 4 instead?",  # the time again, for another party
+    "Could I try 6:45 pm on Friday for 3 instead?",  # the time again, on another day
+])
+def test_a_failure_still_counts_when_the_time_comes_back_for_another_party_or_day(offer):
+    turns = call("A table for 3 on Thursday at 6:45 pm.", "Three of you, Thursday at 6:45 pm. I couldn't book that, I'm afraid. "
+                 + offer, "Okay.", "Booked.")
+    j = cite.check_booked(turns, ["Three of you, Thursday at 6:45 pm.", "Booked."], party=3, time="Thursday 6:45 PM")
+    assert isinstance(j, cite.Unsupported) and j.why == "after your quote the business said \"I couldn't book that, I'm afraid.\""
+
+
 @pytest.mark.parametrize("later", [
     "Oh, sorry, I can't book that after all.", "Hmm, the reservation was unsuccessful.", "Actually we're fully booked.",
     "Making a reservation was not possible, sorry.",

@@ -16,7 +16,8 @@ business's own words that carry the answer) and the answer as typed fields. It i
      - the clause that states the fact denies it ("we don't open at 9");
      - a booking: the business says it could not book ("can't", "unable to", "not possible",
        "unsuccessful", "fully booked", "no tables", ...) from the first quote on, about the time
-       recorded or about no time at all;
+       recorded or about no time at all, unless the business states the recorded time again after
+       it with no other party or day beside it (a retried booking: the time offered, then booked);
      - a correction: a later business sentence with a correction cue ("actually", "wait", "sorry,
        I mean") that states another value of the same kind (a time, a count, a party, an aisle).
 Nothing else is refused: a record the code does not understand is not refused for that. A refusal
@@ -398,19 +399,39 @@ def check_booked(turns: Sequence[Turn], quotes: Sequence[str], *, party: int, ti
             return Unsupported(f"the date in {time!r} is not in your quotes", _AGAIN)
     if party not in v.party_sizes(both):
         return Unsupported(f"a party of {party} is not in your quotes", _AGAIN)
-    for s in _from_first(turns, found):
-        for clause in v.normal_clauses(s.text):
-            if not _NOT_BOOKED.search(clause) and not v.negated(clause):
-                continue
-            if any(not any(_same(x.clock, c) for c in times) for x in v.clocks(clause)):
-                continue  # about another time ("7 is gone, but 8 works")
-            if _NOT_BOOKED.search(clause):
-                return _said_after(s) if s != found[0] else Unsupported(f"your quote {s.text!r} says it could not book", _AGAIN)
-            if v.clocks(clause):
-                return Unsupported(f"your quote {s.text!r} denies {time}", _AGAIN)
+    said_from_first = [(s, k, clause) for s in _from_first(turns, found) for k, clause in enumerate(v.normal_clauses(s.text))]
+    for at, (s, _, clause) in enumerate(said_from_first):
+        if not _NOT_BOOKED.search(clause) and not v.negated(clause):
+            continue
+        if any(not any(_same(x.clock, c) for c in times) for x in v.clocks(clause)):
+            continue  # about another time ("7 is gone, but 8 works")
+        if _NOT_BOOKED.search(clause):
+            if _restated(said_from_first[at + 1:], times, party, t):
+                continue  # retried: the time was offered or confirmed again after the failure
+            return _said_after(s) if s != found[0] else Unsupported(f"your quote {s.text!r} says it could not book", _AGAIN)
+        if v.clocks(clause):
+            return Unsupported(f"your quote {s.text!r} denies {time}", _AGAIN)
     if (later := _corrected(turns, found, "clock", {_hhmm(c) for c in times})) is not None:
         return _said_after(later)
     return Supported(found, "the booking stands in the business's words")
+
+
+def _restated(after: Sequence[tuple[Quote, int, str]], times: Sequence[v.Clock], party: int, when: str) -> bool:
+    """Does a business clause after a failure state the recorded time again, with no other party or day
+    beside it (the rest of its sentence from it on)? A retried booking's offer or confirmation."""
+    for s, k, clause in after:
+        if not all(any(_same(c, x.clock) for x in v.clocks(clause)) for c in times):
+            continue
+        rest = " ".join(v.normal_clauses(s.text)[k:])
+        parties, days, dates = v.party_sizes(rest), v.days_said(rest), v.dates(rest)
+        if parties and party not in parties:
+            continue
+        if days and v.days_said(when) and not days & v.days_said(when):
+            continue
+        if dates and v.dates(when) and not any(d.day == w.day for d in dates for w in v.dates(when)):
+            continue
+        return True
+    return False
 
 
 def _hhmm(c: v.Clock) -> str:
