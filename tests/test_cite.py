@@ -287,6 +287,11 @@ def test_a_failure_still_counts_when_the_time_comes_back_for_another_party_or_da
 @pytest.mark.parametrize("later", [
     "Oh, sorry, I can't book that after all.", "Hmm, the reservation was unsuccessful.", "Actually we're fully booked.",
     "Making a reservation was not possible, sorry.",
+    # failure said in other plain ways
+    "Hmm, I'm afraid that one won't go through.", "It turns out no bookings are available then.",
+    "Oh, there seems to have been a problem with the system.", "Sorry, the booking could not be made.",
+    "The table could not be completed, sorry.", "That booking was not successful.",
+    "I wasn't able to process it.", "Sorry, we are unable to complete your booking.",
 ])
 def test_a_booking_refused_after_its_quote_is_not_booked(later):
     turns = call("A table for 2 at 7 pm Friday, is that right?", "Friday at 7 for two, yes.", "Great, thanks.", later)
