@@ -307,6 +307,25 @@ def test_declines_in_plain_words_are_accepted(said):
     assert ok(cite.check_book_declined(call("A table for 2 at 7, please.", said), [said], alternative_offered=None))
 
 
+@pytest.mark.parametrize("said", [
+    "All done, your table has been reserved.", "Good news: the booking is confirmed.", "Right, you're all set.",
+    "I've booked you the table, and no, they have no patio.", "Reservation complete.", "I was able to book it for you.",
+    "Your booking has successfully been made, but parking is limited.", "You have a table.",
+])
+def test_a_decline_whose_quote_says_the_booking_was_made_is_refused(said):
+    j = cite.check_book_declined(call("A table for 2 at 7, please.", said), [said], alternative_offered=None)
+    assert isinstance(j, cite.Unsupported) and j.why == f"your quote {said!r} says the booking was made"
+
+
+@pytest.mark.parametrize("said", [
+    "Sorry, 7 is booked.", "The reservations are booked solid tonight.", "No reservation was made, I'm afraid.",
+    "Your booking could not be confirmed.", "Is your table booked already somewhere else?",
+    "The table was not reserved, sorry.", "I'm sorry, your booking is not confirmed.",
+])
+def test_a_decline_that_speaks_of_bookings_without_saying_one_was_made_stands(said):
+    assert ok(cite.check_book_declined(call("A table for 2 at 7, please.", said), [said], alternative_offered=None))
+
+
 def test_a_declined_booking_s_alternative_stands_in_the_quotes():
     said = "No, that time is gone, the earliest I have is 9:30."
     turns = call("A table for 2 at 7, please.", said)

@@ -18,6 +18,8 @@ business's own words that carry the answer) and the answer as typed fields. It i
        "unsuccessful", "fully booked", "no tables", ...) from the first quote on, about the time
        recorded or about no time at all, unless the business states the recorded time again after
        it with no other party or day beside it (a retried booking: the time offered, then booked);
+     - a decline: a quoted clause says the booking was made ("your table is booked", "I've made the
+       reservation", "you're all set") with no failure or negation in it;
      - a correction: a later business sentence with a correction cue ("actually", "wait", "sorry,
        I mean") that states another value of the same kind (a time, a count, a party, an aisle).
 Nothing else is refused: a record the code does not understand is not refused for that. A refusal
@@ -460,11 +462,37 @@ def _readbacks(turns: Sequence[Turn], found: Sequence[Quote]) -> str:
     return " ".join(out)
 
 
+# The booking was made, said of the caller's booking ("your table is booked", "reservation complete",
+# "I've made the reservation", "you're all set"); never of a time or a table alone ("sorry, 7 is booked")
+_MADE = re.compile(
+    r"\b(?:reservations?|booking|table)(?: (?:is|was|are|were|has|have|had|is has))?(?: now| just)?(?: successfully)?(?: been)?(?: successfully| just)? "
+    r"(?:made|booked|reserved|confirmed|placed|complete|completed|done|secured|successful|a success|accepted|"
+    r"scheduled|registered|set|all set)\b(?! (?:solid|up|out|full))"
+    r"|\b(?:reservation|booking) (?:went|has gone) through\b"
+    r"|\bi(?: have|'ve| ve| did)?(?: successfully| now| just| went ahead and)? (?:made|booked|reserved|placed|secured|confirmed|"
+    r"completed|finished|registered|confirm)(?: you| for you)? (?:(?:your|the|a|that|this) (?:table|reservation|booking)|it\b|you in\b)"
+    r"|\bi was(?: successfully)? able to(?: successfully)? (?:book|reserve|make|confirm|complete|place|secure)\b"
+    r"|\byou(?: are|'re| re)(?: now)? (?:all set|booked|confirmed|reserved)\b|\beverything(?:'s| is) all set\b"
+    r"|\b(?:booked|reserved) (?:it )?for you\b|\byou(?: now)? (?:have|got)(?: yourself)? (?:a|your) (?:table|reservation)\b"
+)
+_AND = re.compile(r"\b(?:and|so|then)\b")  # "your table is booked and they don't serve wine": two statements
+_ASKED = re.compile(r"(?:is|was|are|were|has|have|had|did|do|does|can|could|shall|should|would|will)\b")
+_NONE_MADE = re.compile(r"\bno (?:\w+ )?(?:reservations?|bookings?|tables?)\b")
+
+
 def check_book_declined(turns: Sequence[Turn], quotes: Sequence[str], *, alternative_offered: str | None) -> Judgement:
-    """No booking: the quotes were said; another time offered, if recorded, stands in the quotes."""
+    """No booking: the quotes were said, they do not say the booking was made, and another time
+    offered, if recorded, stands in the quotes."""
     found, bad = _located(turns, quotes)
     if bad is not None:
         return bad
+    for s in found:
+        for clause in (part.strip() for c in v.normal_clauses(s.text) for part in _AND.split(c)):
+            if _ASKED.match(clause):
+                continue  # "is your table booked": asked, not said
+            if _MADE.search(clause) and not (_NOT_BOOKED.search(clause) or v.negated(clause) or _NONE_MADE.search(clause)):
+                return Unsupported(f"your quote {s.text!r} says the booking was made",
+                                   "record booked, with the words that confirm the table, its time and party")
     said = v.normal(" ".join(quotes))
     if alternative_offered:
         for c in v.clocks(v.normal(alternative_offered)):
