@@ -76,6 +76,7 @@ def test_days_and_runs_of_days(said, days):
 @pytest.mark.parametrize("said, party", [
     ("four people", [4]), ("a table for two", [2]), ("party of 6", [6]), ("just the two of us", [2]),
     ("for 7 pm", []), ("a rating of 3.7", []), ("2033 Camden Avenue", []),
+    ("a table for 5 pm", []), ("the booking for 12:30", []), ("a booking for 3 at 8", [3]),  # a time after "table for"
 ])
 def test_party_sizes_are_numbers_said_with_people(said, party):
     assert v.party_sizes(v.normal(said)) == party

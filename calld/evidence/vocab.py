@@ -333,10 +333,11 @@ def numbers(normal_text: str) -> list[float]:
     return [float(m.group()) for m in _NUMBER.finditer(normal_text)]
 
 
+_NOT_A_PARTY_AFTER = r"(?! ?(?:am|pm|o ?clock|:|\d|minutes?|hours?|days?|weeks?|dollars?|bucks|tonight|tomorrow))"
 _PARTY = re.compile(
     r"\b(?:(?P<n1>\d{1,3}) (?:people|persons|person|guests|adults|diners|of you|of us|in your party|seats|covers|pax)"
-    r"|party of (?P<n2>\d{1,3})|(?:table|reservation|booking|seating) for (?P<n3>\d{1,3})"
-    r"|for (?P<n4>\d{1,3})(?! ?(?:am|pm|o ?clock|:|\d|minutes?|hours?|days?|weeks?|dollars?|bucks|pm|tonight|tomorrow))"
+    r"|party of (?P<n2>\d{1,3})|(?:table|reservation|booking|seating) for (?P<n3>\d{1,3})" + _NOT_A_PARTY_AFTER +
+    r"|for (?P<n4>\d{1,3})" + _NOT_A_PARTY_AFTER +
     r"|(?:just )?the (?P<n5>\d) of (?:us|you|them)|party size (?:is |of )?(?P<n6>\d{1,3}))\b"
 )
 
