@@ -300,6 +300,40 @@ def test_a_booking_refused_after_its_quote_is_not_booked(later):
     assert isinstance(j, cite.Unsupported) and j.why == f"after your quote the business said {later!r}"
 
 
+@pytest.mark.parametrize("changed, record", [
+    ("Okay, just 1 person then.", (2, "Friday 7 PM")),  # another party size, with no booking word
+    ("Right, I'll put the table down for 8 pm instead.", (2, "Friday 7 PM")),  # another time, about the table
+    ("Fine, the booking is moved to Saturday.", (2, "Friday 7 PM")),  # another day, about the booking
+    ("So that's the 12th of June then.", (2, "June 11th at 7 PM")),  # another date
+])
+def test_the_business_s_last_word_on_a_booking_wins(changed, record):
+    first = "Two people, 7 pm, Friday June 11th, noted."
+    turns = call("A table for 2 on Friday June 11th at 7 pm, please.", first, "Hmm, hold on.", changed, "Thanks.",
+                 "It's all booked in now.")
+    party, time = record
+    j = cite.check_booked(turns, [first, "It's all booked in now."], party=party, time=time)
+    assert isinstance(j, cite.Unsupported) and j.why == f"after your quote the business said {changed!r}"
+
+
+@pytest.mark.parametrize("later", [
+    "We close at 10, by the way.",  # another time, not about the booking
+    "We're closed on Mondays, just so you know.",  # another day, not about the booking
+    "Your table for 2 at 7 pm is confirmed.",  # the same facts again
+])
+def test_later_words_that_do_not_change_the_booking_leave_it(later):
+    first = "Two people, 7 pm, Friday, noted."
+    turns = call("A table for 2 on Friday at 7 pm, please.", first, "Great.", later)
+    assert ok(cite.check_booked(turns, [first], party=2, time="Friday 7 PM"))
+
+
+def test_a_read_back_the_business_agreed_to_is_the_last_word():
+    turns = call("A table for 2 at 7 pm, please.", "2 people at 7 pm, sure.", "Sorry, make it 3 people at 7 pm, is that okay?",
+                 "Sure, you're all set.")
+    assert ok(cite.check_booked(turns, ["Sure, you're all set."], party=3, time="7 PM"))
+    j = cite.check_booked(turns, ["2 people at 7 pm, sure.", "Sure, you're all set."], party=2, time="7 PM")
+    assert isinstance(j, cite.Unsupported) and j.why == "after your quote the business agreed to 'Sorry, make it 3 people at 7 pm, is that okay?'"
+
+
 @pytest.mark.parametrize("said", [
     "Sorry, I can't book a table for you.", "I was unable to book a table.", "The reservation was unsuccessful.",
     "Making a reservation was not possible.", "No, that time is gone, the earliest I have is 9:30.",

@@ -21,7 +21,11 @@ business's own words that carry the answer) and the answer as typed fields. It i
      - a decline: a quoted clause says the booking was made ("your table is booked", "I've made the
        reservation", "you're all set") with no failure or negation in it;
      - a correction: a later business sentence with a correction cue ("actually", "wait", "sorry,
-       I mean") that states another value of the same kind (a time, a count, a party, an aisle).
+       I mean") that states another value of the same kind (a time, a count, a party, an aisle);
+     - a booking: the business's last word on it wins. After the last words that state the record's
+       party, date, day or time (the business's, or a read-back it agreed to), a business sentence
+       or an agreed read-back states another party size or date, or, in words about the booking
+       ("table", "book", "reserve", "confirm"), another time or day.
 Nothing else is refused: a record the code does not understand is not refused for that. A refusal
 says only what was checked, quoting the business's words where it cites them.
 """
@@ -29,7 +33,7 @@ says only what was checked, quoting the business's words where it cites them.
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from attrs import frozen
 from rapidfuzz import fuzz
@@ -419,7 +423,59 @@ def check_booked(turns: Sequence[Turn], quotes: Sequence[str], *, party: int, ti
             return Unsupported(f"your quote {s.text!r} denies {time}", _AGAIN)
     if (later := _corrected(turns, found, "clock", {_hhmm(c) for c in times})) is not None:
         return _said_after(later)
+    if (overruled := _overruled(turns, found, party=party, times=times, when=t)) is not None:
+        return overruled
     return Supported(found, "the booking stands in the business's words")
+
+
+_ABOUT_THE_BOOKING = re.compile(r"\b(?:table|book\w*|reserv\w*|confirm\w*)\b")
+
+
+def _overruled(turns: Sequence[Turn], found: Sequence[Quote], *, party: int, times: Sequence[v.Clock],
+               when: str) -> Unsupported | None:
+    """The business's last word on the party, the date, the day and the time wins: after the last
+    words that state the record's value (the business's, or a read-back it agreed to), words that
+    state another value of the same kind: any other party size or date; another time or day only
+    in words about the booking ("we close at 10" after a table at 7 is no other time)."""
+    readback = set(_readback_turns(turns, found))
+    said: list[tuple[str, Unsupported]] = []  # in the order said: (normal words, the refusal they would give)
+    for i, turn in enumerate(turns):
+        if turn.speaker == "business":
+            said.extend((s.normal, _said_after(_quote(turns, s))) for s in _sentences(turns, i))
+        elif i in readback:
+            said.append((v.normal(turn.text), Unsupported(f"after your quote the business agreed to {turn.text!r}",
+                                                          "record what the business agreed to last, citing those words")))
+    dates = v.dates(when)
+
+    def party_said(n: str) -> tuple[bool, bool]:  # (the record's value said, another said)
+        sizes = v.party_sizes(n)
+        return party in sizes, bool(sizes) and party not in sizes
+
+    def time_said(n: str) -> tuple[bool, bool]:
+        said_clocks = [x.clock for x in v.clocks(n)]
+        same = [any(_same(c, x) for x in said_clocks) for c in times]
+        return all(same), bool(said_clocks) and not any(same) and _ABOUT_THE_BOOKING.search(n) is not None
+
+    def date_said(n: str) -> tuple[bool, bool]:
+        said_dates = v.dates(n)
+        same = any(d.day == w.day and (w.month is None or d.month in (None, w.month)) for d in said_dates for w in dates)
+        return same, bool(said_dates) and not same
+
+    def days_said(kind: frozenset[str]) -> Callable[[str], tuple[bool, bool]]:
+        wanted = v.days_said(when) & kind  # weekdays, or today / tomorrow: each compared with its own kind
+
+        def check(n: str) -> tuple[bool, bool]:
+            named = v.days_said(n) & kind
+            return bool(named & wanted), bool(named) and not named & wanted and _ABOUT_THE_BOOKING.search(n) is not None
+        return check
+
+    kinds = [party_said, time_said, *([date_said] if dates else []),
+             *(days_said(k) for k in (v.ALL_WEEK, frozenset(v.RELATIVE)) if v.days_said(when) & k)]
+    for kind in kinds:
+        last = max((k for k, (n, _) in enumerate(said) if kind(n)[0]), default=None)
+        if last is not None and (refusal := next((r for n, r in said[last + 1:] if kind(n)[1]), None)) is not None:
+            return refusal
+    return None
 
 
 def _restated(after: Sequence[tuple[Quote, int, str]], times: Sequence[v.Clock], party: int, when: str) -> bool:
@@ -452,14 +508,18 @@ def _same(a: v.Clock, b: v.Clock) -> bool:
 def _readbacks(turns: Sequence[Turn], found: Sequence[Quote]) -> str:
     """The agent's question just before each quoted business turn: what a plain "yes, that's right"
     agrees to. Only a question: an agent's request answered by "we're full" was read back to nobody."""
+    return " ".join(v.normal(turns[k].text) for k in _readback_turns(turns, found))
+
+
+def _readback_turns(turns: Sequence[Turn], found: Sequence[Quote]) -> list[int]:
     out = []
     for q in found:
         k = q.turn - 1
         while k >= 0 and turns[k].speaker != "agent":
             k -= 1
         if k >= 0 and turns[k].on_line and "?" in turns[k].text:
-            out.append(v.normal(turns[k].text))
-    return " ".join(out)
+            out.append(k)
+    return out
 
 
 # The booking was made, said of the caller's booking ("your table is booked", "reservation complete",
