@@ -293,6 +293,10 @@ def test_a_failure_still_counts_when_the_time_comes_back_for_another_party_or_da
     "Oh, there seems to have been a problem with the system.", "Sorry, the booking could not be made.",
     "The table could not be completed, sorry.", "That booking was not successful.",
     "I wasn't able to process it.", "Sorry, we are unable to complete your booking.",
+    # failure said as a negation of the booking, with no time in it
+    "I'm sorry, the booking was not made.", "That table isn't available, I'm afraid.", "Sorry, it didn't work.",
+    "We don't have any tables left.", "I have not been able to reserve it.", "There was a problem with the booking.",
+    "It's impossible tonight, sorry.", "The booking wasn't confirmed.",
 ])
 def test_a_booking_refused_after_its_quote_is_not_booked(later):
     turns = call("A table for 2 at 7 pm Friday, is that right?", "Friday at 7 for two, yes.", "Great, thanks.", later)

@@ -242,13 +242,18 @@ def _number_said(n: int, said: str) -> bool:
 _CORRECTION = re.compile(r"\b(?:actually|wait|sorry|correction|i mean|my mistake|my bad|oops|scratch that|let me correct|rather)\b")
 _NOT_BOOKED = re.compile(
     r"\b(?:can ?not|can't|cant|couldn't|couldnt|could not|unable to|wasn't able to|were not able to|weren't able to|"
-    r"not able to|won't be able to)\b(?: \w+){0,3} (?:book|reserve|make|do|fit|seat|accommodate|get|hold|confirm|"
+    r"not able to|not been able to|won't be able to|wouldn't let me|would not let me)\b(?: \w+){0,3} (?:book|reserve|make|do|fit|seat|accommodate|get|hold|confirm|"
     r"process|complete|place|secure|finali[sz]e|submit)\b"
     r"|\b(?:not possible|unsuccessful|not successful|fully booked|booked up|no tables?|no availability|not available|unavailable|"
     r"failed|no longer available|didn't go through|did not go through|won't go through|will not go through|"
     r"no (?:reservations?|bookings?)(?: (?:were|are|is))? available|no available (?:reservations?|bookings?|tables?|times?|slots?)|"
     r"there (?:seems|seemed|appears|appeared) to (?:have been|be) (?:a |some )?(?:problem|issue|error)|"
-    r"(?:could not|couldn't|can ?not|can't) be (?:made|completed|processed|confirmed|booked|reserved|placed))\b"
+    r"there (?:was|has been) (?:a |some )?(?:problem|issue|error)|fail(?:ed)? to|(?:\w+n't|not) (?:be )?available|"
+    r"no (?:reservations?|bookings?) (?:for|at) that|"
+    r"(?:could not|couldn't|can ?not|can't) be (?:made|completed|processed|confirmed|booked|reserved|placed|done)|"
+    r"(?:wasn't|was not|isn't|is not|weren't|were not|has not been|hasn't been) (?:successful|possible|made|done|completed|confirmed)|"
+    r"(?:didn't|did not) work|impossible|not an? (?:table|reservation|booking) available|"
+    r"(?:don't|doesn't|do not|does not) have (?:a |any )?(?:table|tables|availability)|no can do)\b"
 )
 
 
