@@ -166,6 +166,35 @@ def test_a_fact_not_in_the_quotes_is_refused_saying_which(said, answer, why):
     assert isinstance(j, cite.Unsupported) and why in j.why
 
 
+MON_SAT = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday")
+
+
+@pytest.mark.parametrize("said, answer, holds", [
+    # a clause with times and no days takes the days of the clause beside it that has days and no time
+    ("Monday to Saturday, 10 a.m. to 5 p.m., and Sunday noon to 4.", hours(r(MON_SAT, "10:00", "17:00")), True),
+    ("Monday to Saturday, 10 a.m. to 5 p.m., and Sunday noon to 4.", hours(r(("sunday",), "12:00", "16:00")), True),
+    ("Monday to Saturday, 10 a.m. to 5 p.m., and Sunday noon to 4.", hours(r(("sunday",), "10:00", "17:00")), False),
+    # days set apart are named all the same, and take the hours said for them
+    ("We open 8 to 8 every day, except Tuesday, when we open at noon.", hours(r(("tuesday",), "12:00", None)), True),
+    ("We open 8 to 8 every day, except Tuesday, when we open at noon.", hours(r(("tuesday",), "08:00", None)), False),
+    ("We open 8 to 8 every day, except Tuesday, when we open at noon.", hours(r(("monday",), "08:00", "20:00")), True),
+    # a list of days goes on after a comma
+    ("We're open 5 pm to 1 am on Tuesday, Friday and Saturday, and 5 pm to 11 pm on Sunday.",
+     hours(r(("friday",), "17:00", "01:00")), True),
+    ("We're open 5 pm to 1 am on Tuesday, Friday and Saturday, and 5 pm to 11 pm on Sunday.",
+     hours(r(("friday",), "17:00", "23:00")), False),
+    # a day said on its own with times takes those, not the run's
+    ("Nine to six every day, and Sunday eleven to five.", hours(r(("sunday",), "11:00", "17:00")), True),
+    ("Nine to six every day, and Sunday eleven to five.", hours(r(("sunday",), "11:00", "18:00")), False),
+    # closed stands beside its days
+    ("On Monday we open at 9 pm. We're closed on Tuesday.", hours(r(("tuesday",), None, None, closed=True)), True),
+    ("On Monday we open at 9 pm. We're closed on Tuesday.", hours(r(("monday",), None, None, closed=True)), False),
+])
+def test_hours_for_days_stand_in_the_clause_that_gives_them(said, answer, holds):
+    j = cite.check_answer(call("What are your hours?", said), Q.HOURS, [said], answer)
+    assert ok(j) is holds, j
+
+
 def test_an_hours_answer_needs_ranges():
     j = cite.check_answer(call("What are your hours?", "Sorry, can't say."), Q.HOURS, ["Sorry, can't say."], None)
     assert isinstance(j, cite.Unsupported) and "ranges" in j.why

@@ -7,9 +7,12 @@ business's own words that carry the answer) and the answer as typed fields. It i
     normal form of calld.evidence.vocab) and a little more (rapidfuzz, score >= QUOTE_SCORE), but
     every content word and number of the quote is in the words it matched. Agent speech never counts.
  2. Each fact was said in the quotes: every time, day, date, number, party size and place of the
-    typed answer stands in the quoted words, read with calld.evidence.vocab and nothing else. A
-    time given for days stands in a clause that names those days, or in a sentence that names no
-    other days. A booking's day, time and party may also stand in the agent's read-back that the
+    typed answer stands in the quoted words, read with calld.evidence.vocab and nothing else (days
+    set apart, "every day except monday", are named too). A time, or "closed", given for days stands
+    in a clause that names those days, or in a sentence that names no other days; a clause with a
+    time and no days takes the days of the clause beside it that has days and no time ("monday to
+    saturday, 10 to 5"), and of a day named beside several times, the clause naming fewest days
+    counts ("9 to 6 every day, and sunday 11 to 5"). A booking's day, time and party may also stand in the agent's read-back that the
     quoted business turn answers ("a table for 4 at 7 on Friday, is that right?" "Yes, you're all set").
  3. Nothing later contradicts it, by a short list of high-precision signs in the quoted sentence
     or after it:
@@ -196,12 +199,15 @@ def _check_range(r: DayRange, said: str, sentences: Sequence[Quote]) -> str | No
     """Why this range is not in the quotes (`said`: their normal form), or None."""
     if r.around_the_clock and not _AROUND_THE_CLOCK.search(said):
         return "open around the clock is not in your quotes"
-    named = v.days_said(said) | (v.ALL_WEEK if _EVERY_DAY.search(said) else frozenset())
+    named = v.days_named(said) | (v.ALL_WEEK if _EVERY_DAY.search(said) else frozenset())
     missing = [d for d in r.days if d not in named]
     if missing:
         return f"{_days_phrase(missing)} is not in your quotes"
     if r.date is not None and not _date_said(said, r.date):
         return f"{r.date!r} is not in your quotes"
+    if r.closed and r.days and not _closed_with_days(frozenset(r.days), sentences):
+        return (f"closed stands in your quotes only beside other days than {_days_phrase(r.days)}: "
+                "quote the words that say it is closed on those days")
     for hhmm in (r.opens, r.closes):
         if hhmm is None:
             continue
@@ -214,17 +220,79 @@ def _check_range(r: DayRange, said: str, sentences: Sequence[Quote]) -> str | No
 
 
 def _time_with_days(hhmm: str, wanted: frozenset[str], sentences: Sequence[Quote]) -> bool:
-    """The time stands in a clause that names some of `wanted`, or in a sentence naming no other days."""
+    """The time stands in a clause that names some of `wanted`, or in a sentence naming no other days.
+    A day named in several clauses with times takes the clause that names the fewest days ("9 to 6
+    every day, and sunday 11 to 5": Sunday's hours are 11 to 5)."""
     for s in sentences:
         n = v.normal(s.text)
         if _clock_in(n, hhmm) is None:
             continue
         if not (v.days_said(n) - wanted - {"today", "tomorrow"}):
             return True
-        for clause in v.normal_clauses(s.text):
-            if _clock_in(clause, hhmm) is not None and v.days_said(clause) & wanted:
-                return True
+        timed = [(text, days) for text, days in _clauses_with_days(s.text) if v.clocks(text)]
+        stands = []
+        for day in wanted:
+            beside = [(text, days) for text, days in timed if day in days]
+            if beside:
+                fewest = min(len(days) for _, days in beside)
+                stands.append(any(_clock_in(text, hhmm) is not None for text, days in beside if len(days) == fewest))
+        if stands and all(stands):
+            return True
     return False
+
+
+_CLOSED = re.compile(r"\b(?:closed|shut|not open|don't open|do not open)\b")
+
+
+def _closed_with_days(wanted: frozenset[str], sentences: Sequence[Quote]) -> bool:
+    """Closed on these days: said in a clause that names some of them, or in a sentence naming no other days."""
+    for s in sentences:
+        n = v.normal(s.text)
+        if not _CLOSED.search(n):
+            continue
+        if not (v.days_said(n) - wanted - {"today", "tomorrow"}):
+            return True
+        if any(_CLOSED.search(text) and days & wanted for text, days in _clauses_with_days(s.text)):
+            return True
+    return False
+
+
+_LIST_WORDS = frozenset({"and", "or", "on", "also", "plus"})
+
+
+def _days_alone(clause: str) -> bool:
+    """'friday and saturday', 'and on sunday': days and list words, nothing else."""
+    found = v.days(clause)
+    rest = clause
+    for d in reversed(found):
+        rest = rest[:d.start] + " " + rest[d.end:]
+    return bool(found) and set(rest.split()) <= _LIST_WORDS
+
+
+def _clauses_with_days(sentence: str) -> list[tuple[str, frozenset[str]]]:
+    """The sentence's clauses with the days each is said for: a clause of days alone after one that ends
+    in a day goes on its list ("on tuesday, friday and saturday"); a clause with a time, or "closed", and
+    no days takes the days of the clause next to it that has days and no time ("monday to saturday, 10
+    to 5"); days set apart from a run in the next clause are taken out of it ("every day, except monday")."""
+    groups: list[tuple[str, frozenset[str]]] = []
+    for clause in v.normal_clauses(sentence):
+        if groups and _days_alone(clause) and (last := v.days(groups[-1][0])) and last[-1].end == len(groups[-1][0]):
+            text, days = groups.pop()
+            groups.append((f"{text} {clause}", days | v.days_said(clause)))
+        else:
+            groups.append((clause, v.days_said(clause)))
+    out = []
+    for i, (text, days) in enumerate(groups):
+        if len(days) > 1 and i + 1 < len(groups) and _SET_APART.match(groups[i + 1][0]) and (apart := v.days(groups[i + 1][0])):
+            days = days - apart[0].days
+        if not days and (v.clocks(text) or _CLOSED.search(text)):
+            beside = [groups[k] for k in (i - 1, i + 1) if 0 <= k < len(groups)]
+            days = next((d for t, d in beside if d and not v.clocks(t)), days)
+        out.append((text, days))
+    return out
+
+
+_SET_APART = re.compile(r"(?:except|but|other than|apart from|besides|excluding)\b")
 
 
 def _place_said(location: str, said: str) -> bool:

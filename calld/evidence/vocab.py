@@ -11,7 +11,7 @@ It knows numbers, clock times, days and party sizes, and nothing else about Engl
    Avenue" and "a rating of 3.7" state no time;
  - days are weekday names (singular or plural), runs ("monday through friday", "mon - fri"),
    "weekdays", "weekends", "every day" / "daily" / "7 days a week", less the days set apart after it
-   ("every day but sunday"), and "today", "tonight", "tomorrow";
+   ("every day but sunday"; `days_named` keeps them), and "today", "tonight", "tomorrow";
  - a party size is a number said with people ("4 people", "party of 4", "table for 4", "4 of you").
 """
 
@@ -321,6 +321,11 @@ def days(normal_text: str) -> list[DaysAt]:
 
 def days_said(normal_text: str) -> frozenset[str]:
     return frozenset().union(*(d.days for d in days(normal_text)))
+
+
+def days_named(normal_text: str) -> frozenset[str]:
+    """Every day the words name, days set apart included ("every day except wednesday" names them all)."""
+    return frozenset().union(*(_one(m) for m in _DAYS.finditer(normal_text)))
 
 
 # -- numbers and party sizes --------------------------------------------------------------------------------
