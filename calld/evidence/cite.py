@@ -8,12 +8,12 @@ business's own words that carry the answer) and the answer as typed fields. It i
     every content word and number of the quote is in the words it matched. Agent speech never counts.
  2. Each fact was said in the quotes: every time, day, date, number, party size and place of the
     typed answer stands in the quoted words, read with calld.evidence.vocab and nothing else (days
-    set apart, "every day except monday", are named too). A time, or "closed", given for days stands
-    in a clause that names those days, or in a sentence that names no other days; a clause with a
-    time and no days takes the days of the clause beside it that has days and no time ("monday to
-    saturday, 10 to 5"), and of a day named beside several times, the clause naming fewest days
-    counts ("9 to 6 every day, and sunday 11 to 5"). A booking's day, time and party may also stand in the agent's read-back that the
-    quoted business turn answers ("a table for 4 at 7 on Friday, is that right?" "Yes, you're all set").
+    set apart, "every day but monday", are named too). A time, or "closed", given for days stands in
+    a clause that names those days (a clause with a time and no days takes the days of the clause
+    beside it: "monday to saturday, 10 to 5"; a day named in several, the one naming fewest days:
+    "9 to 6 daily, sunday 11 to 5"), or in a sentence that names no other days. A booking's day,
+    time and party may also stand in the agent's read-back that the quoted business turn answers
+    ("a table for 4 at 7 on Friday, is that right?" "Yes, you're all set").
  3. Nothing later contradicts it, by a short list of high-precision signs in the quoted sentence
     or after it:
      - the clause that states the fact denies it ("we don't open at 9");
