@@ -325,11 +325,22 @@ def test_window_zero_accepts_only_the_time_asked_for():
     assert refused["recorded"] is False and refused["why"] == "'7:00 PM' is not in your quotes"
 
 
+SITTINGS = (
+    ev.OutputTranscript("I'd like to book a table for 2 on Friday at 7pm."),
+    ev.InputTranscript("On Friday I can give you the early sitting or the late sitting."),
+    ev.OutputTranscript("The early sitting for the 2 of us, outdoor if possible. Can you read that back?"),
+    ev.InputTranscript("Yes, that's right, you're all booked."),
+)
+SAID = ("On Friday I can give you the early sitting or the late sitting.", "Yes, that's right, you're all booked.")
+
+
 def test_when_the_words_name_no_clock_time_the_model_count_decides():
-    assert output(book_call(window=30).feed(booked(time="the early sitting", minutes=20))[0])["recorded"] is True
-    out = output(book_call(window=30).feed(booked(time="the late sitting", minutes=90))[0])
+    assert output(book_call(SITTINGS, window=30).feed(booked(time="the early sitting", minutes=20, quotes=SAID))[0])["recorded"] is True
+    out = output(book_call(SITTINGS, window=30).feed(booked(time="the late sitting", minutes=90, quotes=SAID))[0])
     assert out["recorded"] is False and "90 minutes later" in out["why"]
-    out = output(book_call(window=30).feed(booked(time="the early sitting", minutes=None))[0])
+    out = output(book_call(window=30).feed(booked(time="the early sitting", minutes=20))[0])
+    assert out["recorded"] is False and out["why"] == "'the early sitting' is not in your quotes"
+    out = output(book_call(SITTINGS, window=30).feed(booked(time="the early sitting", minutes=None, quotes=SAID))[0])
     assert out["recorded"] is False and "minutes_from_requested" in out["next"]
 
 

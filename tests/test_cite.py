@@ -262,7 +262,7 @@ def test_bookings_confirmed_in_plain_words_are_accepted(ask, said, party, time):
     (5, "Saturday 8:30 PM", "a party of 5"),
     (4, "Saturday 9:30 PM", "'9:30 PM' is not in your quotes"),
     (4, "Friday 8:30 PM", "Friday is not in your quotes"),
-    (4, "Saturday", "names no clock time"),
+    (4, "the late sitting", "'the late sitting' is not in your quotes"),  # no clock: its words must stand in the quotes
 ])
 def test_a_booking_fact_changed_is_refused(party, time, why):
     turns = call("I'd like to book, please.", "Sure, four people, Saturday at eight-thirty, see you then.")

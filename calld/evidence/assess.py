@@ -2,7 +2,7 @@
 
 It reads with the citation check's vocabulary (calld.evidence.vocab) and never guesses:
  - hours: a business sentence that states a time (or "24/7") with a word of opening hours ("open",
-   "close", "until", "from", a day), not asked back ("until nine? who is this?") and not a phone
+   "close", "until", "from", a day), or a range of times ("nine to five"), not asked back ("until nine? who is this?") and not a phone
    menu's prompt, states them; a recording's greeting counts too, as a recorded line states hours;
  - aisle: a sentence after the ask that names an aisle by its number or letter ("aisle 14");
  - stock: nothing the vocabulary can read states stock, so the words are kept as candidates and the
@@ -70,8 +70,9 @@ def _states(s: Sentence, question: QuestionType) -> bool:
         return False
     n = v.normal(s.text)
     if question is QuestionType.HOURS:
-        return bool(v.clocks(n) or re.search(r"\b24 ?/ ?7\b|\baround the clock\b", n)) and bool(
-            _HOURS_WORDS.search(n) or v.days_said(n))
+        times = v.clocks(n)
+        return bool(times or re.search(r"\b24 ?/ ?7\b|\baround the clock\b", n)) and bool(
+            _HOURS_WORDS.search(n) or v.days_said(n) or len(times) >= 2)  # "nine to five" is hours said
     if question is QuestionType.AISLE:
         return s.after_ask and _AISLE.search(n) is not None
     return False  # stock: no word of the vocabulary states it

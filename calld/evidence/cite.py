@@ -301,6 +301,20 @@ def _place_said(location: str, said: str) -> bool:
     return bool(wanted) and all(w in words for w in wanted)
 
 
+def _place_with_item(location: str, item: str, found: Sequence[Quote]) -> bool:
+    """Where a quoted sentence names the item in one of its clauses and places in others ("the paint is in
+    aisle 3 and the claw hammers are in aisle 12"), the place is the one in the item's clause."""
+    wanted = {_stem(w) for w in _content(v.normal(item).split())}
+    for s in found:
+        parts = [p.strip() for p in re.split(r",|;|\band\b|\bbut\b|\bwhile\b", v.normal(s.text)) if p.strip()]
+        with_item = [p for p in parts if wanted and wanted <= {_stem(w) for w in p.split()}]
+        if with_item and any(_place_said(location, p) for p in parts) and not any(_place_said(location, p) for p in with_item):
+            named_elsewhere = [p for p in with_item if re.search(r"\baisle \w+", p)]
+            if named_elsewhere:
+                return False
+    return True
+
+
 def _number_said(n: int, said: str) -> bool:
     return float(n) in v.numbers(said)
 
@@ -437,6 +451,8 @@ def check_answer(turns: Sequence[Turn], question: QuestionType, quotes: Sequence
         case QuestionType.AISLE, Aisle(location=location):
             if not _place_said(location, said):
                 return Unsupported(f"the place {location!r} is not in your quotes", _AGAIN)
+            if item and not _place_with_item(location, item, found):
+                return Unsupported(f"{location!r} stands in your quotes only beside another item than the {item}", _AGAIN)
             return Supported(found, "the place stands in the business's words")
         case _:
             return Unsupported("an aisle answer needs the aisle field, the place as said",
@@ -470,8 +486,9 @@ def check_booked(turns: Sequence[Turn], quotes: Sequence[str], *, party: int, ti
     both = f"{said} {readback}"
     t = v.normal(time)
     times = [c.clock for c in v.clocks(t)]
-    if not times:
-        return Unsupported(f"confirmed_time {time!r} names no clock time", "give the confirmed time as said, e.g. 'Friday 7:30 PM'")
+    if not times and not _place_said(time, both):
+        # a time without a clock ("the early sitting") stands in the words as a place does: word for word
+        return Unsupported(f"{time!r} is not in your quotes", _AGAIN)
     for c in times:
         if not any(_same(c, x.clock) for x in v.clocks(both)):
             return Unsupported(f"{str(c)!r} is not in your quotes", _AGAIN)

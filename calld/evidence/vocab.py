@@ -210,7 +210,8 @@ def clocks(normal_text: str) -> list[ClockAt]:
         for h, mi, a, at, end in ((m.group(1), m.group(2), m.group(3), m.start(1), m.start(4) - 1),
                                   (m.group(4), m.group(5), m.group(6), m.start(4), m.end())):
             if at not in found and (c := _clock(int(h), int(mi or 0), a)) is not None and (
-                    m.start(1) in found or m.start(4) in found or a or m.group(3) or m.group(6) or _said_as_hours(normal_text, m.start())):
+                    m.start(1) in found or m.start(4) in found or a or m.group(3) or m.group(6) or _said_as_hours(normal_text, m.start())
+                    or not normal_text[m.end():].strip()):  # "like I said, nine to five.": a range that closes the words
                 found[at] = ClockAt(_half_of_day(c, normal_text[end:]), at, end)
     return [found[k] for k in sorted(found)]
 
