@@ -436,3 +436,17 @@ def test_a_decline_whose_quotes_state_the_hours_is_refused():
     assert isinstance(j, cite.Unsupported) and "the business did answer" in j.why
     refusal = "Sorry, we can't give that out over the phone."
     assert ok(cite.check_declined(call("What are your hours?", refusal), Q.HOURS, [refusal], "refused"))
+
+
+@pytest.mark.parametrize("said", ["The paint is in aisle 3 and the claw hammers are in aisle 12.",
+                                  "Aisle 3 for the paint and aisle 12 for the claw hammers."])
+def test_of_two_places_in_a_sentence_the_item_s_is_the_one_beside_it(said):
+    turns = call("Which aisle are the claw hammers in?", said)
+    assert ok(cite.check_answer(turns, Q.AISLE, [said], Aisle("aisle 12"), item="claw hammer"))
+    j = cite.check_answer(turns, Q.AISLE, [said], Aisle("aisle 3"), item="claw hammer")
+    assert isinstance(j, cite.Unsupported) and "beside another item than the claw hammer" in j.why
+
+
+def test_a_range_of_times_that_closes_the_words_is_times():
+    assert [str(c.clock) for c in v.clocks(v.normal("Like I said, nine to five."))] == ["9:00", "5:00"]
+    assert v.clocks(v.normal("it takes 2 to 3 weeks")) == []
