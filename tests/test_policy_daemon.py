@@ -113,7 +113,7 @@ async def test_booking_times_must_parse_lie_ahead_and_within_the_horizon(tmp_pat
     book = {"to": NY, "name": "Nathan", "party": 2, "user": "alice"}
     async with ControlClient(daemon.settings.calld_socket) as client:
         await client.provision("alice")
-        for when, words in (("banana", "no time of day"), ("today 9am", "already past"), ("2026-12-04 19:00", "30 days"),
+        for when, words in (("banana", "no time of day"), ("today 9am", "in the past"), ("2026-12-04 19:00", "30 days"),
                             ("Friday at 7", "am or pm")):
             err = await refused(client, {**book, "time": when}, path="book")
             assert words in err.message and err.message.startswith("--time")
@@ -194,7 +194,7 @@ async def test_a_queued_call_survives_a_restart_and_cancel_drops_one(tmp_path, n
             with pytest.raises(ControlError) as again:
                 await client.cancel("drop-1")
             assert again.value.status == 409
-            for when, words in (("today 5am", "outside the calling window"), ("yesterday", "no time"), ("today 2am", "already past"), ("tomorrow 2am", "outside")):
+            for when, words in (("today 5am", "outside the calling window"), ("yesterday", "no time"), ("today 2am", "in the past"), ("tomorrow 2am", "outside")):
                 err = await refused(client, {**ASK, "at": when})
                 assert words in err.message
         await daemon.shutdown(drain_s=0)

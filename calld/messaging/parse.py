@@ -107,7 +107,14 @@ _KEYWORDS: dict[str, KeywordWord] = {
 
 _LOCAL_NUMBER = re.compile(r"(?<![\d:])\d{3}[-.\s]?\d{4}(?![\d:])")  # seven digits, no area code
 _PHONE_RUN = re.compile(r"\+?\(?\d[\d\s().\-]{5,}\d\)?")
-_DAY = r"(?:today|tonight|tomorrow|mon(?:day)?|tue(?:s|sday)?|wed(?:nesday)?|thu(?:rs|rsday)?|fri(?:day)?|sat(?:urday)?|sun(?:day)?)"
+_WEEKDAY = r"(?:mon(?:day)?|tue(?:s|sday)?|wed(?:nesday)?|thu(?:rs|rsday)?|fri(?:day)?|sat(?:urday)?|sun(?:day)?)"
+_MONTH = r"(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\.?"
+_DATE = rf"(?:{_MONTH}\s+\d{{1,2}}(?:st|nd|rd|th)?|\d{{1,2}}(?:st|nd|rd|th)?\s+(?:of\s+)?{_MONTH})(?:,?\s+\d{{4}})?"
+# The day as the booking time reads it (calld.policy.when), days already gone included, so that
+# "last Friday 7pm" is refused as past rather than read as the Friday ahead.
+_DAY = (rf"(?:today|tonight|tomorrow|(?:the\s+)?day\s+before\s+yesterday|yesterday|last\s+night|"
+        rf"(?:\d{{1,3}}|an?|one|two|three|four|five|six|seven)\s+(?:day|week)s?\s+ago|"
+        rf"(?:last\s+|this\s+|next\s+)?{_WEEKDAY}|{_DATE})")
 _CLOCK = r"(?:\d{1,2}(?::\d{2})?\s*(?:am|pm|a\.m\.|p\.m\.)|\d{1,2}:\d{2}|noon|midnight)"
 _TIME = re.compile(rf"\b(?:(?:on\s+)?{_DAY}\s*(?:at\s+)?{_CLOCK}|{_CLOCK}\s*(?:on\s+)?{_DAY}|{_CLOCK}|{_DAY})\b", re.IGNORECASE)
 _PARTY = re.compile(r"\b(?:for|party of|table of)\s+(\d{1,3})\b|\b(\d{1,3})\s+(?:people|persons|guests|of us|adults)\b", re.IGNORECASE)

@@ -81,8 +81,8 @@ class Gate:
             return Refusal("booking_time", f"--time: {exc}", people=f"I couldn't tell when you'd like the table: {exc}.")
         horizon = self.settings.calld_booking_horizon_days
         if min(instants) <= now:
-            return Refusal("booking_time", f"--time {text!r} is {min(instants):%Y-%m-%d %H:%M} UTC, already past; a booking must be ahead",
-                           people=f"That time ({text}) has already passed there; I can only book a time still ahead.")
+            return Refusal("booking_time", f"--time {text!r} is {min(instants):%Y-%m-%d %H:%M} UTC, in the past; a booking must be ahead",
+                           people=f"That time ({text}) is in the past there; I can only book a time still ahead.")
         if max(instants) > now + timedelta(days=horizon):
             return Refusal(
                 "booking_time",
@@ -183,7 +183,7 @@ class Gate:
         due = instants[0]
         horizon = self.settings.calld_booking_horizon_days
         if due <= now:
-            raise Refused(Refusal("schedule", f"--at {text!r} is {due:%Y-%m-%d %H:%M} UTC, already past"))
+            raise Refused(Refusal("schedule", f"--at {text!r} is {due:%Y-%m-%d %H:%M} UTC, in the past"))
         if due > now + timedelta(days=horizon):
             raise Refused(Refusal("schedule", f"--at {text!r} is more than {horizon} days ahead (CALLD_BOOKING_HORIZON_DAYS)"))
         if (closed := self.closed(to, due)) is not None:

@@ -4,6 +4,11 @@ Used for a booking's `--time` ("Friday 7pm", "tomorrow 19:30", "December 4 at 8p
 "2026-12-04 19:00") and for `--at` (the same, or ISO 8601 with an offset). A weekday
 means the next one still ahead; a month and day without a year means the next one.
 A clock time that could be morning or evening ("at 7") is refused rather than guessed.
+
+Words that name a day already gone are read as that day, never as a later one, so the
+caller can refuse a past time as past: a year given with the date ("January 1 1999 7pm",
+"1 Jan, 2020"), "yesterday", "the day before yesterday", "last night", "last Friday",
+"3 days ago", "a week ago".
 """
 
 from __future__ import annotations
@@ -19,8 +24,13 @@ _ISO_DATE = re.compile(r"\b(\d{4})-(\d{2})-(\d{2})\b")
 _ISO_LOCAL = re.compile(r"\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(?::\d{2})?", re.IGNORECASE)
 _MONTHS = ("jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec")
 _MONTH = r"(jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\.?"
-_MONTH_DAY = re.compile(rf"\b{_MONTH}\s+(\d{{1,2}})(?:st|nd|rd|th)?\b", re.IGNORECASE)
-_DAY_MONTH = re.compile(rf"\b(\d{{1,2}})(?:st|nd|rd|th)?\s+(?:of\s+)?{_MONTH}", re.IGNORECASE)
+_YEAR = r"(?:,?\s+(\d{4})\b)?"  # "January 1 1999", "Jan 1, 2020", "1 January 2020"
+_MONTH_DAY = re.compile(rf"\b{_MONTH}\s+(\d{{1,2}})(?:st|nd|rd|th)?\b{_YEAR}", re.IGNORECASE)
+_DAY_MONTH = re.compile(rf"\b(\d{{1,2}})(?:st|nd|rd|th)?\s+(?:of\s+)?{_MONTH}{_YEAR}", re.IGNORECASE)
+_COUNTS = {"a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7}
+_DAYS_BACK = re.compile(r"\b(?:(the\s+)?day\s+before\s+yesterday|yesterday|last\s+night)\b", re.IGNORECASE)
+_AGO = re.compile(rf"\b(\d{{1,3}}|{'|'.join(_COUNTS)})\s+(day|week)s?\s+ago\b", re.IGNORECASE)
+_LAST_WEEKDAY = re.compile(r"\blast\s+(mon|tue|wed|thu|fri|sat|sun)[a-z]*\b", re.IGNORECASE)
 _EXAMPLE = 'e.g. "Friday 7pm", "tomorrow 19:30" or "2026-12-04 19:00"'
 
 
@@ -35,19 +45,33 @@ def _named_date(text: str, today: date) -> date | None:
         except ValueError:
             raise WhenError(f"{m.group(0)} is not a date on the calendar") from None
     m = _MONTH_DAY.search(text)
-    month, day_s = (m.group(1), m.group(2)) if m else (None, None)
+    month, day_s, year_s = (m.group(1), m.group(2), m.group(3)) if m else (None, None, None)
     if m is None and (m := _DAY_MONTH.search(text)):
-        month, day_s = m.group(2), m.group(1)
+        month, day_s, year_s = m.group(2), m.group(1), m.group(3)
     if month is None or day_s is None:
         return None
     number = _MONTHS.index(month.lower()[:3]) + 1
-    for year in (today.year, today.year + 1):
+    years = (int(year_s),) if year_s else (today.year, today.year + 1)  # a year given is that year, past or not
+    for year in years:
         try:
             found = date(year, number, int(day_s))
         except ValueError:
             raise WhenError(f"{m.group(0)!r} is not a date on the calendar") from None
-        if found >= today:
+        if found >= today or year_s:
             return found
+    return None
+
+
+def _day_gone(text: str, today: date) -> date | None:
+    """The day `text` names as already gone ("yesterday", "last Friday", "3 days ago"); None when it names none."""
+    if m := _DAYS_BACK.search(text):
+        return today - timedelta(days=2 if m.group(0).lower().endswith("before yesterday") else 1)
+    if m := _AGO.search(text):
+        count = _COUNTS.get(m.group(1).lower()) or int(m.group(1))
+        return today - timedelta(days=count * (7 if m.group(2).lower() == "week" else 1))
+    if m := _LAST_WEEKDAY.search(text):
+        weekday = next(i for i, d in enumerate(_WEEKDAYS) if d.startswith(m.group(1).lower()))
+        return today - timedelta(days=(today.weekday() - weekday) % 7 or 7)
     return None
 
 
@@ -67,6 +91,8 @@ def resolve_local(text: str, now_local: datetime) -> datetime:
     today = now_local.date()
     if (named := _named_date(text, today)) is not None:
         return datetime.combine(named, clock)
+    if (gone := _day_gone(text, today)) is not None:
+        return datetime.combine(gone, clock)
     day = _day(text)
     if day is None:
         raise WhenError(f"{text!r} names no day; say which, {_EXAMPLE}")
