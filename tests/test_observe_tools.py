@@ -98,6 +98,44 @@ def test_doctor_reports_bad_settings_and_a_bad_socket_path(tmp_path, capsys):
     assert code == 1 and any("nobody answers" in line for line in lines)
 
 
+async def test_doctor_and_ledger_check_look_at_the_running_daemons_state_dir_and_say_why(tmp_path, capsys, nursery, autojump_clock):
+    from calld.daemon.service import Daemon
+    from daemons import daemon_settings, real_time, stop
+
+    settings = daemon_settings(tmp_path)  # its state dir: tmp_path/state
+    daemon: Daemon = await nursery.start(Daemon(settings).serve)
+    elsewhere = tmp_path / "elsewhere"  # what this shell's CALLD_STATE_DIR names; nobody uses it
+    _env.setenv("CALLD_STATE_DIR", str(elsewhere))
+    _env.setenv("CALLD_SOCKET", str(settings.calld_socket))
+    _env.setenv("CALLD_MODE", "stub")
+
+    async def ctl(*argv: str) -> tuple[int, list[str]]:
+        capsys.readouterr()
+        with real_time(autojump_clock):  # calld-ctl runs its own trio loop in a worker thread
+            code = await trio.to_thread.run_sync(ctl_main, list(argv))
+        return code, capsys.readouterr().out.splitlines()
+
+    state, ledger = settings.calld_state_dir, settings.db_path
+    code, lines = await ctl("doctor")
+    (state_line,) = [line for line in lines if line.startswith("[ok] state dir")]
+    assert code == 0, lines
+    assert f"{state} is writable and private" in state_line, state_line
+    assert f"the calld answering on {settings.calld_socket}" in state_line and f"CALLD_STATE_DIR here names {elsewhere}" in state_line
+    assert any(line.startswith(f"[ok] ledger: {ledger} passes its integrity check") for line in lines), lines
+    code, lines = await ctl("ledger", "check")
+    assert code == 0 and lines[0].startswith(f"state dir {state} (the state dir of the calld answering on"), lines
+    assert lines[-1] == f"ledger {ledger}: ok (SQLite integrity check passed)"
+    assert not elsewhere.exists()
+
+    # With no daemon running, CALLD_STATE_DIR is what there is to check, and they say so.
+    await stop(daemon)
+    code, lines = await ctl("doctor")
+    (state_line,) = [line for line in lines if line.startswith("[ok] state dir")]
+    assert f"{elsewhere} does not exist yet" in state_line and f"CALLD_STATE_DIR; no calld answers on {settings.calld_socket}" in state_line
+    code, lines = await ctl("ledger", "check")
+    assert lines[0] == f"state dir {elsewhere} (CALLD_STATE_DIR; no calld answers on {settings.calld_socket})", lines
+
+
 def test_disk_space_below_the_floor_says_what_to_do(tmp_path):
     problem, free = disk_problem(tmp_path, min_free=2**62)
     assert problem is not None and "calld-ctl prune --older-than" in problem and free > 0

@@ -145,6 +145,10 @@ class ControlClient:
 
     # -- after the call (issue 16) -------------------------------------------------------------------
 
+    async def where(self) -> dict[str, Any]:
+        """The running daemon's state dir, ledger and artifacts dir (absolute paths), and its pid."""
+        return await self._request("GET", "/v1/where")
+
     async def history(self, **query: Any) -> list[dict[str, Any]]:
         params = {k: str(v) for k, v in query.items() if v is not None}
         try:

@@ -443,13 +443,22 @@ def _doctor(args: argparse.Namespace) -> int:
     except SettingsError as exc:
         findings = [Finding("settings", False, str(exc))]
     else:
-        findings = trio.run(run_doctor, settings)
+        findings = trio.run(_doctor_where, settings)
     if args.json:
         print(json.dumps([f.as_dict() for f in findings]))
     else:
         for f in findings:
             print(f.line())
     return EXIT_OK if all(f.ok for f in findings) else EXIT_VERIFY_FAILED
+
+
+async def _doctor_where(settings: Any) -> list[Any]:
+    """The doctor looks at the running daemon's state dir (asked over its socket), else the settings'."""
+    from calld.cli.where import ask_daemon, choose
+    from calld.observe.doctor import run_doctor
+
+    where = choose(settings, settings.calld_socket, None, await ask_daemon(settings.calld_socket))
+    return await run_doctor(where.applied(settings), state_why=where.why)
 
 
 def version() -> str:
@@ -529,10 +538,16 @@ def _add_policy_commands(sub: Any, ask: argparse.ArgumentParser, book: argparse.
 
 
 def _ledger_path(args: argparse.Namespace) -> Path:
+    """The ledger of the running daemon (asked over its socket), else of --state-dir or the settings;
+    which one and why is printed first."""
+    from calld.cli.where import ask_daemon, choose
     from calld.settings import load_settings
 
-    overrides = {"calld_state_dir": args.state_dir} if args.state_dir is not None else {}
-    return load_settings(**overrides).db_path
+    settings = load_settings(**({"calld_state_dir": args.state_dir} if args.state_dir is not None else {}))
+    socket = args.socket or settings.calld_socket
+    where = choose(settings, socket, args.state_dir, trio.run(ask_daemon, socket))
+    print(f"state dir {where.path} ({where.why})")
+    return where.applied(settings).db_path
 
 
 def _ledger_check(args: argparse.Namespace) -> int:
@@ -661,11 +676,11 @@ def build_parser() -> argparse.ArgumentParser:
     ledger = sub.add_parser("ledger", help="the ledger file: integrity check and online backup (works with calld running or not)")
     ledger_sub = ledger.add_subparsers(dest="ledger_command", required=True)
     check = ledger_sub.add_parser("check", help="run SQLite's integrity check on the ledger")
-    check.add_argument("--state-dir", type=Path, help="calld's state directory (default: $CALLD_STATE_DIR)")
+    check.add_argument("--state-dir", type=Path, help="calld's state directory (default: the running daemon's, else $CALLD_STATE_DIR)")
     check.set_defaults(func=_ledger_check)
     backup = ledger_sub.add_parser("backup", help="copy the ledger to FILE (SQLite online backup; safe while calld runs)")
     backup.add_argument("file", type=Path, help="where the copy goes (must not exist yet)")
-    backup.add_argument("--state-dir", type=Path, help="calld's state directory (default: $CALLD_STATE_DIR)")
+    backup.add_argument("--state-dir", type=Path, help="calld's state directory (default: the running daemon's, else $CALLD_STATE_DIR)")
     backup.set_defaults(func=_ledger_backup)
 
     verify = sub.add_parser("verify", help="run a stub call into a fresh workspace and check its artifacts, or check a finished call's")

@@ -764,6 +764,11 @@ class Daemon:
         while self._after_calls_done < n:
             await self._after_call_step.wait()
 
+    def where(self) -> dict[str, Any]:
+        """Where this daemon keeps its state: what `calld-ctl doctor` and `ledger check` look at."""
+        return {"state_dir": str(self.settings.calld_state_dir.absolute()), "ledger": str(self.settings.db_path.absolute()),
+                "artifacts_dir": str(self.settings.artifacts_dir.absolute()), "pid": os.getpid()}
+
     def history(self, **query: Any) -> list[dict[str, Any]]:
         from calld.observe.history import history_rows
 

@@ -43,6 +43,7 @@ class Finding:
 class Context:
     settings: Settings
     transport: httpx.AsyncBaseTransport | None = None  # tests put a MockTransport here
+    state_why: str | None = None  # why this state dir (calld.cli.where): the running daemon's, or the settings'
 
 
 Check = Callable[[Context], Awaitable[Finding]]
@@ -103,6 +104,11 @@ def privacy_problems(paths: list[Path]) -> list[str]:
 
 
 async def check_state_dir(ctx: Context) -> Finding:
+    found = await _check_state_dir(ctx)
+    return found if ctx.state_why is None else Finding(found.name, found.ok, f"{found.detail} (checked: {ctx.state_why})")
+
+
+async def _check_state_dir(ctx: Context) -> Finding:
     state = ctx.settings.calld_state_dir
     if not state.exists():
         parent = state.parent
@@ -263,8 +269,9 @@ LIVE_CHECKS: list[Check] = [check_telnyx, check_gpt_live, check_ingress, check_m
 PUBLISH_CHECKS: list[Check] = [check_bucket]  # when ARTIFACTS_RETENTION is not keep
 
 
-async def run_doctor(settings: Settings, *, transport: httpx.AsyncBaseTransport | None = None) -> list[Finding]:
-    ctx = Context(settings, transport)
+async def run_doctor(settings: Settings, *, transport: httpx.AsyncBaseTransport | None = None,
+                     state_why: str | None = None) -> list[Finding]:
+    ctx = Context(settings, transport, state_why)
     findings = [Finding("settings", True, f"valid; mode {settings.calld_mode}, state in {settings.calld_state_dir}")]
     if settings.calld_mode == "live" and (problems := settings.live_problems()):
         findings.append(Finding("live settings", False, "; ".join(problems)))
