@@ -22,10 +22,10 @@ import pytest
 import trio
 
 from calld.cli.client import ControlClient
-from calld.cli.ctl import EXIT_LOST, run_ask
+from calld.cli.ctl import EXIT_LOST, EXIT_OK, build_parser, run_ask
 from calld.daemon.service import Daemon
 from calld.ledger import Ledger
-from calld.settings import load_settings
+from calld.settings import Settings, load_settings
 from tests.daemons import free_port
 
 ASK = {"to": "+15555550142", "ask": "hours", "name": "Nathan", "user": "alice"}
@@ -119,9 +119,9 @@ async def wait_for(predicate, what: str, bound_s: float = 30.0) -> None:
             await trio.sleep(0.05)
 
 
-async def test_kill_9_after_the_verdict_is_recovered_by_the_next_start(tmp_path, nursery):
-    """Killed after the business answered and the verdict was accepted, before the goodbye: the next
-    start finishes the call on that verdict (the daemon_restart path: the live-mode test below)."""
+async def kill_9_after_the_verdict(tmp_path: Path, nursery: trio.Nursery) -> None:
+    """A stub call to the request id killed-1, and calld serve killed (SIGKILL) once its verdict was
+    accepted, before the goodbye: what is left is the state dir under tmp_path, as a crash leaves it."""
     env = clean_env()
     proc = subprocess.Popen(serve_cmd(tmp_path, "--bind", "127.0.0.1:0"), cwd=tmp_path, env=env,
                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
@@ -151,8 +151,17 @@ async def test_kill_9_after_the_verdict_is_recovered_by_the_next_start(tmp_path,
             proc.kill()
             proc.wait()
 
-    settings = load_settings(calld_state_dir=tmp_path / "state", calld_socket=tmp_path / "ctl.sock",
-                             calld_bind="127.0.0.1:0", _env_file=None)
+
+def restart_settings(tmp_path: Path) -> Settings:
+    return load_settings(calld_state_dir=tmp_path / "state", calld_socket=tmp_path / "ctl.sock",
+                         calld_bind="127.0.0.1:0", _env_file=None)
+
+
+async def test_kill_9_after_the_verdict_is_recovered_by_the_next_start(tmp_path, nursery):
+    """Killed after the business answered and the verdict was accepted, before the goodbye: the next
+    start finishes the call on that verdict (the daemon_restart path: the live-mode test below)."""
+    await kill_9_after_the_verdict(tmp_path, nursery)
+    settings = restart_settings(tmp_path)
     led = Ledger(settings.db_path)
     assert led.request("killed-1").status == "in_flight"  # the call id was stored as soon as it was known
     led.close()
@@ -173,6 +182,42 @@ async def test_kill_9_after_the_verdict_is_recovered_by_the_next_start(tmp_path,
         recovery = json.loads((run_dir / "recovery.json").read_text())
         assert recovery["wav_repaired"] == ["inbound.wav", "outbound.wav"]
         assert json.loads((run_dir / "result.json").read_text()) == found["result"]
+    finally:
+        await daemon.shutdown(drain_s=0)
+
+
+async def test_a_recovered_call_is_shown_as_recovered_with_what_was_saved(tmp_path, nursery, capsys):
+    """After kill -9 and a restart, show, --transcript, --timeline and history present the call as
+    recovered (its folder holds recovery.json, the repaired WAVs, the rebuilt transcript), not as pruned."""
+    await kill_9_after_the_verdict(tmp_path, nursery)
+    settings = restart_settings(tmp_path)
+    daemon: Daemon = await nursery.start(Daemon(settings).serve)
+
+    async def ctl(*argv: str) -> str:
+        args = build_parser().parse_args(["--socket", str(settings.calld_socket), *argv])
+        capsys.readouterr()
+        assert await args.afunc(args) == EXIT_OK
+        return capsys.readouterr().out
+
+    try:
+        shown = await ctl("show", "killed-1", "--transcript")
+        assert "pruned" not in shown and "no finished call" not in shown, shown
+        (recovered,) = [line for line in shown.splitlines() if line.strip().startswith("recovered")]
+        assert "calld stopped while this call was on the line" in recovered and "headers repaired" in recovered, recovered
+        assert "transcript rebuilt from events.jsonl" in recovered, recovered
+        assert "9 AM to 5 PM" in shown  # the answer, from the verdict accepted before the kill
+        for name in ("recovery.json", "audio/inbound.wav", "audio/outbound.wav", "transcript.json", "events.jsonl"):
+            assert any(line.split()[:1] == [name] for line in shown.splitlines()), (name, shown)
+        transcript = shown[shown.index("transcript (seconds into the call):"):]
+        assert "agent:" in transcript and "business:" in transcript and "automated assistant" in transcript, transcript
+        picture = tmp_path / "killed.png"
+        assert (await ctl("show", "killed-1", "--timeline", str(picture))).strip() == str(picture.resolve())
+        assert picture.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+        history = await ctl("history")
+        (line,) = [row for row in history.splitlines() if "hours" in row]
+        assert "answered (recovered)" in line, history
+        (row,) = json.loads(await ctl("history", "--json"))
+        assert row["recovered"] is True and row["artifacts"] is True
     finally:
         await daemon.shutdown(drain_s=0)
 

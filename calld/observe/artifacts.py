@@ -3,6 +3,11 @@
 Only files a call leaves are read (result.json, call_report.json, transcript.json,
 events.jsonl); none is written. Fields added by later versions (reason, evidence,
 typed answers, per-turn times, holds) are read when present and skipped when absent.
+
+A call cut short by a crash (kill -9) never wrote its call_report.json; the next start finished
+it (calld.ops.recovery) and left recovery.json and result.json beside what the call had written.
+Such a directory is a finished call too, a recovered one: its report is rebuilt from the journal
+(each track's changes, the last row's time) and says `recovered`.
 """
 
 from __future__ import annotations
@@ -20,6 +25,17 @@ class ArtifactsMissing(LookupError):
     """The directory is not a finished call's (no result.json or call_report.json)."""
 
 
+RECOVERY_NAME = "recovery.json"  # written by calld.ops.recovery into a call a crash cut short
+
+
+def is_finished_run(path: Path) -> bool:
+    """A finished call's directory: its own call_report.json, or the result a recovery finished it with."""
+    try:
+        return (path / "call_report.json").is_file() or ((path / RECOVERY_NAME).is_file() and (path / "result.json").is_file())
+    except OSError:
+        return False  # no directory has such a name (too long for one, say)
+
+
 @frozen
 class RunArtifacts:
     path: Path
@@ -29,6 +45,7 @@ class RunArtifacts:
     rows: tuple[dict[str, Any], ...]  # events.jsonl without the audio frames
     inbound_audio_at_ms: int | None  # call time of the first inbound frame: where audio/inbound.wav begins
     inbound_frames_lost: int = 0  # gaps in the inbound frames' chunk numbers
+    recovered: dict[str, Any] | None = None  # recovery.json: the call was cut short and finished by the next start
 
     @property
     def duration_ms(self) -> int:
@@ -83,8 +100,10 @@ def load_run(path: Path) -> RunArtifacts:
     """Read a finished call's directory. Raises ArtifactsMissing when it is not one."""
     result = _json(path / "result.json")
     report = _json(path / "call_report.json")
-    if not isinstance(result, dict) or not isinstance(report, dict):
-        raise ArtifactsMissing(f"{path} holds no finished call (result.json and call_report.json are needed)")
+    recovered = _json(path / RECOVERY_NAME)
+    recovered = recovered if isinstance(recovered, dict) else None
+    if not isinstance(result, dict) or not (isinstance(report, dict) or recovered is not None):
+        raise ArtifactsMissing(f"{path} holds no finished call (result.json and call_report.json, or recovery.json, are needed)")
     transcript = _json(path / "transcript.json") or {}
     rows: list[dict[str, Any]] = []
     inbound = _InboundAudio()
@@ -117,8 +136,29 @@ def load_run(path: Path) -> RunArtifacts:
                 rows.append(row)
     except FileNotFoundError:
         pass
+    if not isinstance(report, dict):
+        assert recovered is not None
+        report = recovered_report(recovered, result, rows)
     return RunArtifacts(path=path, result=result, report=report, transcript=transcript, rows=tuple(rows),
-                        inbound_audio_at_ms=inbound.at_ms, inbound_frames_lost=inbound.lost)
+                        inbound_audio_at_ms=inbound.at_ms, inbound_frames_lost=inbound.lost, recovered=recovered)
+
+
+def recovered_report(recovery: dict[str, Any], result: dict[str, Any], rows: list[dict[str, Any]]) -> dict[str, Any]:
+    """What a recovered call's journal tells of it, in call_report.json's shape: each track's states
+    (from the rows' `changed`) and how long it ran until the kill (the last row's time)."""
+    timing: dict[str, list[dict[str, Any]]] = {}
+    last = 0
+    for row in rows:
+        t_ms = row.get("t_ms")
+        if not isinstance(t_ms, int):
+            continue
+        last = max(last, t_ms)
+        for track, move in (row.get("changed") or {}).items():
+            if isinstance(move, list) and len(move) == 2:
+                timing.setdefault(track, [{"state": move[0], "t_ms": 0}]).append({"state": move[1], "t_ms": t_ms})
+    return {"run_id": recovery.get("run_id") or result.get("run_id"),
+            "call_control_id": recovery.get("call_control_id") or result.get("call_control_id"),
+            "status": result.get("status"), "duration_ms": last, "timing_ms": timing, "recovered": True}
 
 
 def refused_records(rows: tuple[dict[str, Any], ...]) -> dict[int, str]:
@@ -148,18 +188,18 @@ def find_run(artifacts_dir: Path, ident: str) -> Path | None:
     if not ident or "/" in ident or ident in (".", ".."):
         return None
     direct = artifacts_dir / artifact_slug(ident)
-    try:
-        if (direct / "call_report.json").is_file():
-            return direct
-    except OSError:
-        return None  # no directory has such a name (too long for one, say): no call has it either
-    for report in sorted(artifacts_dir.glob("*/call_report.json")):
-        try:
-            data = json.loads(report.read_text(encoding="utf-8"))
-        except (OSError, ValueError):
-            continue
-        if ident in (data.get("run_id"), data.get("call_control_id"), report.parent.name):
-            return report.parent
+    if is_finished_run(direct):
+        return direct
+    # A call's own report, else (a crash cut it short) the recovery that finished it.
+    for name in ("call_report.json", RECOVERY_NAME):
+        for found in sorted(artifacts_dir.glob(f"*/{name}")):
+            try:
+                data = json.loads(found.read_text(encoding="utf-8"))
+            except (OSError, ValueError):
+                continue
+            if isinstance(data, dict) and ident in (data.get("run_id"), data.get("call_control_id"), found.parent.name) \
+                    and is_finished_run(found.parent):
+                return found.parent
     return None
 
 

@@ -2,7 +2,8 @@
 
 `history_rows` is what `calld-ctl history` lists; `call_detail` is what `calld-ctl show` reads
 (result, report, transcript and the absolute artifact paths), falling back to the ledger's
-stored result when the artifacts were pruned.
+stored result when the artifacts were pruned. A call a crash cut short and the next start
+finished (recovery.json in its directory) is shown as recovered, with what was saved.
 """
 
 from __future__ import annotations
@@ -86,9 +87,19 @@ def short_answer(result: dict[str, Any], limit: int = 60) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "\u2026"
 
 
+def _recovered(artifacts_dir: Path, ccid: str | None, run_id: str) -> bool:
+    from calld.observe.artifacts import RECOVERY_NAME, is_finished_run
+
+    for name in (ccid, run_id):
+        if name and (artifacts_dir / artifact_slug(name) / RECOVERY_NAME).is_file():
+            return is_finished_run(artifacts_dir / artifact_slug(name))
+    return False
+
+
 def history_row(row: RequestRow, artifacts_dir: Path) -> dict[str, Any]:
     result = row.result or {}
     report = _report(artifacts_dir, row.call_control_id, row.run_id)
+    recovered = _recovered(artifacts_dir, row.call_control_id, row.run_id)
     reason = result.get("reason")
     return {
         "when": row.created_at,
@@ -103,7 +114,8 @@ def history_row(row: RequestRow, artifacts_dir: Path) -> dict[str, Any]:
         "reason": reason,
         "duration_ms": report.get("duration_ms") if report else None,
         "answer": short_answer(result),
-        "artifacts": report is not None,
+        "artifacts": report is not None or recovered,
+        "recovered": recovered,  # a crash cut the call short; the next start finished it (recovery.json)
     }
 
 
@@ -141,18 +153,26 @@ def call_detail(artifacts_dir: Path, ident: str, row: RequestRow | None) -> dict
         return {"dir": None, "pruned": True, "result": row.result, "report": None, "transcript": None,
                 "files": {}, "request": request_summary(row)}
     report = _json_file(run_dir / "call_report.json") or {}
+    recovered = None
     try:
         run = load_run(run_dir)
-        times, inbound_at = turn_times(run), run.inbound_audio_at_ms
+        times, inbound_at, recovered = turn_times(run), run.inbound_audio_at_ms, run.recovered
+        report = report or run.report  # a recovered call's: rebuilt from its journal
     except ArtifactsMissing:
         times, inbound_at = None, None
     files = {name: str(run_dir.parent / ref) for name, ref in (report.get("refs") or {}).items()
              if (run_dir.parent / ref).exists()}
+    if recovered is not None:  # no report lists them: what the call and its recovery left
+        from calld.observe.artifacts import RECOVERY_NAME
+        from calld.runtime.report import ARTIFACT_NAMES
+
+        files |= {name: str(run_dir / name) for name in (*ARTIFACT_NAMES, RECOVERY_NAME) if (run_dir / name).is_file()}
     if (run_dir / TIMELINE_NAME).exists():
         files[TIMELINE_NAME] = str(run_dir / TIMELINE_NAME)
     return {
         "dir": str(run_dir.resolve()),
         "pruned": False,
+        "recovered": recovered,  # recovery.json: cut short by a crash, finished by the next start
         "result": _json_file(run_dir / "result.json"),
         "report": report,
         "transcript": _json_file(run_dir / "transcript.json"),

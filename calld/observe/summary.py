@@ -196,6 +196,8 @@ def show_text(detail: dict[str, Any], *, transcript: bool = False) -> str:
         where = pub.get("prefix") or pub.get("status")
         row("published", f"{where} ({pub.get('status')}; local copy: {pub.get('local')})"
             + (f"; last error: {pub['last_error']}" if pub.get("last_error") else ""))
+    if (recovered := detail.get("recovered")) is not None:
+        row("recovered", recovered_line(recovered, detail.get("transcript") or {}, rebuilt=report.get("recovered") is True))
     if detail.get("pruned") and pub.get("local") == "deleted":
         row("artifacts", "deleted here after publishing (calld-ctl fetch ID DIR brings them back)")
     elif detail.get("pruned"):
@@ -208,6 +210,21 @@ def show_text(detail: dict[str, Any], *, transcript: bool = False) -> str:
         out.append("")
         out.extend(transcript_lines(detail))
     return "\n".join(out)
+
+
+def recovered_line(recovery: dict[str, Any], transcript: dict[str, Any], *, rebuilt: bool) -> str:
+    """What the start after a crash did for a call it cut short (recovery.json), and what was saved."""
+    saved = []
+    if repaired := recovery.get("wav_repaired"):
+        saved.append(f"audio kept ({', '.join(repaired)}: headers repaired)")
+    if transcript.get("recovered_from"):
+        saved.append(f"transcript rebuilt from {transcript['recovered_from']}")
+    elif transcript:
+        saved.append("transcript kept")
+    return ("calld stopped while this call was on the line; the next start finished it"
+            + (f" (hangup: {recovery['hangup']})" if recovery.get("hangup") else "")
+            + ("; " + ", ".join(saved) if saved else "; nothing was saved")
+            + ("; no call report (the call never wrote one): its timings are the journal's" if rebuilt else ""))
 
 
 def transcript_lines(detail: dict[str, Any]) -> list[str]:
@@ -238,7 +255,7 @@ def history_table_rows(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
             "user": r["user"],
             "to": r["to"],
             "ask": r["ask"],
-            "status": status,
+            "status": status + (" (recovered)" if r.get("recovered") else ""),
             "duration": _s(r["duration_ms"]) if r.get("duration_ms") is not None else None,
             "answer": r["answer"] or None,
             "id": r.get("call_control_id") or r["run_id"],
