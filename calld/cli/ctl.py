@@ -5,6 +5,8 @@ Exit codes (stable; scripts may rely on them):
   2  usage: bad input, refused request                           3  declined
   4  no_answer                   5  voicemail                    6  failed
   7  no daemon is listening      8  the daemon went away mid-call: look the request up later
+130  Ctrl-C: calld-ctl stopped; an ask or book it sent goes on in the daemon (the line on stderr
+     names its request id and the command that fetches its result)
 """
 
 from __future__ import annotations
@@ -190,8 +192,15 @@ async def _with_client(args: argparse.Namespace, fn: Callable[[ControlClient], A
         return await fn(client)
 
 
+def _sending(args: argparse.Namespace, body: dict[str, Any]) -> dict[str, Any]:
+    """The request id is chosen before the request goes out, so a Ctrl-C can name it (`_interrupted`)."""
+    body = {**body, "request_id": body.get("request_id") or new_request_id()}
+    args.sent_request_id = body["request_id"]
+    return body
+
+
 async def _ask(args: argparse.Namespace) -> int:
-    body = ask_body(args)
+    body = _sending(args, ask_body(args))
     return await _with_client(args, lambda c: run_ask(c, body))
 
 
@@ -204,7 +213,7 @@ def book_body(args: argparse.Namespace) -> dict[str, Any]:
 
 
 async def _book(args: argparse.Namespace) -> int:
-    body = book_body(args)
+    body = _sending(args, book_body(args))
     return await _with_client(args, lambda c: run_ask(c, body, book=True))
 
 
@@ -461,6 +470,42 @@ async def _doctor_where(settings: Any) -> list[Any]:
     return await run_doctor(where.applied(settings), state_why=where.why)
 
 
+def _interrupted(args: argparse.Namespace, argv: list[str]) -> None:
+    """Ctrl-C on ask or book stops calld-ctl, not the call: say so, with the request id and the command
+    that fetches its result later (the same request again, by its id: it waits for the call, then prints
+    the stored result)."""
+    import shlex
+
+    rid = args.sent_request_id
+    again = shlex.join(["calld-ctl", *argv, *([] if args.request_id else ["--request-id", rid])])
+
+    async def status() -> str | None:
+        with trio.move_on_after(2.0):
+            async with ControlClient(args.socket, timeout=2.0) as client:
+                return (await client.request_status(rid)).get("status")
+        return "unknown"
+
+    try:
+        found = trio.run(status)
+    except ControlError:
+        found = None  # calld has no such request
+    except (DaemonUnreachable, StreamBroken, KeyboardInterrupt):
+        found = "unknown"
+    if found is None and (getattr(args, "at", None) or getattr(args, "when_open", False)):
+        _err(f"interrupted; calld-ctl queue shows whether request {rid} was queued (calld-ctl cancel {rid} drops it)")
+    elif found is None:
+        _err(f"interrupted before request {rid} reached calld; nothing was dialled for it")
+    elif found == "done":
+        _err(f"interrupted; request {rid} has finished in the daemon. Its result: {again}")
+    elif found == "unknown":
+        _err(f"interrupted; if request {rid} reached calld, its call goes on in the daemon. "
+             f"Fetch its result later with: {again}")
+    else:
+        _err(f"interrupted; the call goes on in the daemon as request {rid}. "
+             f"Fetch its result later (this waits until the call ends) with: {again}  "
+             f"(calld-ctl show {rid} shows it meanwhile)")
+
+
 def version() -> str:
     from importlib.metadata import PackageNotFoundError
     from importlib.metadata import version as package_version
@@ -713,6 +758,7 @@ def _observe_parsers(sub: Any) -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else list(argv)
     args = build_parser().parse_args(argv)
     logging.basicConfig(
         level=logging.INFO if args.verbose else logging.WARNING,
@@ -741,6 +787,8 @@ def main(argv: list[str] | None = None) -> int:
         _err(f"{exc}; the daemon may have stopped. Check it, then retry")
         return EXIT_LOST
     except KeyboardInterrupt:
+        if getattr(args, "sent_request_id", None):  # ask or book: the call goes on without calld-ctl
+            _interrupted(args, argv)
         return 130
     except Exception as exc:  # noqa: BLE001 - never a traceback for the user; -v shows it
         from calld.ops.errors import OperationalError
