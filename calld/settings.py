@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import io
 import os
+import re
 from pathlib import Path
 from urllib.parse import urlsplit
 from typing import Literal
@@ -36,6 +38,24 @@ def default_socket_path() -> Path:
     if xdg := os.environ.get("XDG_RUNTIME_DIR"):
         return Path(xdg) / "calld" / "ctl.sock"
     return Path(f"/tmp/calld-{os.getuid()}") / "ctl.sock"
+
+
+def _path_given(v: object) -> object:
+    # Path("") is the current directory: calld would make it private and fill it with its state.
+    if isinstance(v, str) and not v.strip():
+        raise ValueError("is empty: give a path (or leave the setting out for the default)")
+    return v
+
+
+def _socket_fits(v: Path) -> Path:
+    # The kernel keeps a Unix socket's address in 108 bytes, its last a NUL.
+    if (size := len(os.fsencode(v))) > UNIX_PATH_MAX:
+        raise ValueError(f"is {size} bytes long; a Unix socket's path can be at most {UNIX_PATH_MAX}: "
+                         "choose a shorter one, e.g. /run/calld/ctl.sock")
+    return v
+
+
+LEDGER_NAME = "calld.sqlite3"
 
 
 class Settings(BaseSettings):
@@ -159,19 +179,12 @@ class Settings(BaseSettings):
     @field_validator("calld_state_dir", "calld_socket", mode="before")
     @classmethod
     def _path_given(cls, v: object, info: ValidationInfo) -> object:
-        # Path("") is the current directory: calld would make it private and fill it with its state.
-        if isinstance(v, str) and not v.strip():
-            raise ValueError("is empty: give a path (or leave the setting out for the default)")
-        return v
+        return _path_given(v)
 
     @field_validator("calld_socket")
     @classmethod
     def _socket_fits(cls, v: Path) -> Path:
-        # The kernel keeps a Unix socket's address in 108 bytes, its last a NUL.
-        if (size := len(os.fsencode(v))) > UNIX_PATH_MAX:
-            raise ValueError(f"is {size} bytes long; a Unix socket's path can be at most {UNIX_PATH_MAX}: "
-                             "choose a shorter one, e.g. /run/calld/ctl.sock")
-        return v
+        return _socket_fits(v)
 
     @field_validator("telnyx_api_base", "public_base_url", "public_webhook_url", "linq_api_base")
     @classmethod
@@ -238,7 +251,7 @@ class Settings(BaseSettings):
 
     @property
     def db_path(self) -> Path:
-        return self.calld_state_dir / "calld.sqlite3"
+        return self.calld_state_dir / LEDGER_NAME
 
     def live_problems(self) -> list[str]:
         """Everything that stops live mode, each with what to set; empty when live can run."""
@@ -297,16 +310,86 @@ def origin(url: str) -> str:
     return f"{scheme}://{(parts.hostname or '').lower()}{port}"
 
 
-def load_settings(*, flags: dict[str, str] | None = None, **overrides: object) -> Settings:
-    """`flags`: the command-line option each override came from, so a problem names what was typed."""
-    flags = flags or {}
+class ClientSettings(BaseSettings):
+    """The settings calld-ctl itself uses (where the daemon's socket and state are), read from the same
+    environment and .env as the daemon's. Only these are validated: a bad value of a setting only the
+    daemon reads (CALLD_MAX_CALLS=fifty) is the daemon's to refuse, not a reason for calld-ctl to stop."""
+
+    model_config = SettingsConfigDict(extra="ignore", frozen=True)  # the env file: Settings' (load_client_settings)
+
+    calld_state_dir: Path = Field(default_factory=default_state_dir)
+    calld_socket: Path = Field(default_factory=default_socket_path)
+
+    @field_validator("calld_state_dir", "calld_socket", mode="before")
+    @classmethod
+    def _path_given(cls, v: object, info: ValidationInfo) -> object:
+        return _path_given(v)
+
+    @field_validator("calld_socket")
+    @classmethod
+    def _socket_fits(cls, v: Path) -> Path:
+        return _socket_fits(v)
+
+    @property
+    def db_path(self) -> Path:
+        return self.calld_state_dir / LEDGER_NAME
+
+
+def _refused(exc: ValidationError, flags: dict[str, str]) -> SettingsError:
+    def where(loc: tuple[object, ...]) -> str:
+        field = ".".join(map(str, loc))
+        return flags.get(field) or field.upper()
+    lines = [f"  {where(e['loc'])}: {e['msg'].removeprefix('Value error, ')}" for e in exc.errors()]
+    source = "on the command line, in .env or the environment" if flags else "in .env or the environment"
+    return SettingsError(f"calld's settings are not valid; fix these {source}:\n" + "\n".join(lines))
+
+
+_ENV_NAME = re.compile(r"\s*(?:export\s+)?([A-Za-z_][A-Za-z0-9_]*)\s*=")
+
+
+def env_file_problems(env_file: object) -> list[str]:
+    """Lines of the env file(s) python-dotenv cannot parse, each with its file and line number (and the
+    setting's name, never its value: it may be a key). python-dotenv skips such a line with a warning
+    that names no file, and the setting on it is silently not set."""
+    from dotenv.parser import parse_stream
+
+    paths = [env_file] if isinstance(env_file, str | os.PathLike) else list(env_file or ())  # type: ignore[call-overload]
+    problems = []
+    for path in map(Path, paths):
+        try:
+            text = path.read_text(encoding=Settings.model_config.get("env_file_encoding") or "utf-8", errors="replace")
+        except (FileNotFoundError, IsADirectoryError, NotADirectoryError):
+            continue  # no such file is no setting, as for pydantic-settings
+        except OSError as exc:
+            problems.append(f"{path.absolute()} cannot be read ({exc.strerror})")
+            continue
+        for binding in parse_stream(io.StringIO(text)):
+            if binding.error:
+                name = _ENV_NAME.match(binding.original.string)
+                what = f"the line setting {name.group(1)}" if name else "the line"
+                problems.append(f"{path.absolute()}, line {binding.original.line}: python-dotenv cannot parse {what}")
+    return problems
+
+
+def load_settings(*, flags: dict[str, str] | None = None, strict_env_file: bool = False, **overrides: object) -> Settings:
+    """`flags`: the command-line option each override came from, so a problem names what was typed.
+    `strict_env_file` (the daemon): a line of the env file python-dotenv cannot parse is refused."""
+    env_file = overrides["_env_file"] if "_env_file" in overrides else Settings.model_config.get("env_file")
+    if strict_env_file and (problems := env_file_problems(env_file)):
+        it = "it" if len(problems) == 1 else "them"
+        raise SettingsError("; ".join(problems) + f"; fix or remove {it} (python-dotenv would skip {it}, "
+                            "and calld would run without the setting)")
     try:
         return Settings(**overrides)  # type: ignore[arg-type]
     except ValidationError as exc:
-        def where(loc: tuple[object, ...]) -> str:
-            field = ".".join(map(str, loc))
-            return flags.get(field) or field.upper()
-        lines = [f"  {where(e['loc'])}: {e['msg'].removeprefix('Value error, ')}" for e in exc.errors()]
-        source = "on the command line, in .env or the environment" if flags else "in .env or the environment"
-        raise SettingsError(f"calld's settings are not valid; fix these {source}:\n" + "\n".join(lines)) from None
+        raise _refused(exc, flags or {}) from None
+
+
+def load_client_settings(*, flags: dict[str, str] | None = None, **overrides: object) -> ClientSettings:
+    """The settings calld-ctl uses (ClientSettings), from the same environment and env file as the daemon's."""
+    overrides.setdefault("_env_file", Settings.model_config.get("env_file"))
+    try:
+        return ClientSettings(**overrides)  # type: ignore[arg-type]
+    except ValidationError as exc:
+        raise _refused(exc, flags or {}) from None
 

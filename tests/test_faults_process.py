@@ -95,6 +95,17 @@ def test_an_unusable_state_dir_names_the_path(tmp_path):
     assert str(tmp_path / "state") in line and "CALLD_STATE_DIR" in line
 
 
+def test_a_line_of_env_python_dotenv_cannot_parse_stops_the_start_naming_the_file_and_line(tmp_path):
+    # An unterminated quote: python-dotenv would skip the line with a warning, and calld would run in
+    # stub mode on the defaults, without the key the operator meant to set.
+    (tmp_path / ".env").write_text('CALLD_MODE=stub\nOPENAI_API_KEY = "sk-secret-value\nCALLD_MAX_CALLS=5\n')
+    done = start_up(tmp_path, "--bind", "127.0.0.1:0")
+    line = one_line(done)
+    assert f"{tmp_path / '.env'}, line 2" in line and "OPENAI_API_KEY" in line, line
+    assert "sk-secret-value" not in done.stderr  # the value may be a key: never printed
+    assert not (tmp_path / "state").exists() and not (tmp_path / "ctl.sock").exists()  # nothing made
+
+
 def test_a_socket_in_use_is_one_line(tmp_path):
     with socket.socket(socket.AF_UNIX) as holder:
         holder.bind(str(tmp_path / "ctl.sock"))

@@ -136,6 +136,39 @@ async def test_doctor_and_ledger_check_look_at_the_running_daemons_state_dir_and
     assert lines[0] == f"state dir {elsewhere} (CALLD_STATE_DIR; no calld answers on {settings.calld_socket})", lines
 
 
+async def test_calld_ctl_checks_only_the_settings_it_uses(tmp_path, capsys, nursery, autojump_clock):
+    """CALLD_MAX_CALLS is the daemon's: a bad value of it (in the environment or .env) is no reason for
+    calld-ctl history to refuse; a bad value of what calld-ctl uses (CALLD_SOCKET) still is."""
+    from calld.daemon.service import Daemon
+    from calld.settings import Settings
+    from daemons import daemon_settings, real_time, stop
+
+    settings = daemon_settings(tmp_path)
+    daemon: Daemon = await nursery.start(Daemon(settings).serve)
+
+    async def ctl(*argv: str) -> tuple[int, str, str]:
+        capsys.readouterr()
+        with real_time(autojump_clock):  # calld-ctl runs its own trio loop in a worker thread
+            code = await trio.to_thread.run_sync(ctl_main, list(argv))
+        out, err = capsys.readouterr()
+        return code, out, err
+
+    _env.setenv("CALLD_SOCKET", str(settings.calld_socket))
+    _env.setenv("CALLD_MAX_CALLS", "fifty")
+    code, out, err = await ctl("history")
+    assert (code, err) == (0, "") and out.strip() == "(none)", (out, err)
+    _env.delenv("CALLD_MAX_CALLS")
+    env_file = tmp_path / "dot.env"
+    env_file.write_text("CALLD_MAX_CALLS=fifty\nCALLD_CALL_WINDOW=whenever\n")
+    _env.setitem(Settings.model_config, "env_file", str(env_file))
+    code, out, err = await ctl("history", "--json")
+    assert (code, err, json.loads(out)) == (0, "", []), (out, err)
+    _env.setenv("CALLD_SOCKET", " ")
+    code, out, err = await ctl("history")
+    assert code == 2 and "CALLD_SOCKET: is empty" in err and "CALLD_MAX_CALLS" not in err, err
+    await stop(daemon)
+
+
 def test_disk_space_below_the_floor_says_what_to_do(tmp_path):
     problem, free = disk_problem(tmp_path, min_free=2**62)
     assert problem is not None and "calld-ctl prune --older-than" in problem and free > 0

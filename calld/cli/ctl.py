@@ -586,9 +586,9 @@ def _ledger_path(args: argparse.Namespace) -> Path:
     """The ledger of the running daemon (asked over its socket), else of --state-dir or the settings;
     which one and why is printed first."""
     from calld.cli.where import ask_daemon, choose
-    from calld.settings import load_settings
+    from calld.settings import load_client_settings
 
-    settings = load_settings(**({"calld_state_dir": args.state_dir} if args.state_dir is not None else {}))
+    settings = load_client_settings(**({"calld_state_dir": args.state_dir} if args.state_dir is not None else {}))
     socket = args.socket or settings.calld_socket
     where = choose(settings, socket, args.state_dir, trio.run(ask_daemon, socket))
     print(f"state dir {where.path} ({where.why})")
@@ -768,9 +768,9 @@ def main(argv: list[str] | None = None) -> int:
     args.socket_given = args.socket is not None
     try:
         if args.socket is None and args.command != "doctor":  # doctor reports bad settings itself
-            from calld.settings import load_settings
+            from calld.settings import load_client_settings
 
-            args.socket = load_settings().calld_socket
+            args.socket = load_client_settings().calld_socket  # only what calld-ctl uses is validated
         if hasattr(args, "func"):
             return args.func(args)
         return trio.run(args.afunc, args)

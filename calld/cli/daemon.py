@@ -28,7 +28,8 @@ async def _serve(args: argparse.Namespace) -> int:
     # systemd credentials win over the environment and never enter os.environ.
     credentials = {k.lower(): v for k, v in load_credentials().items()}
     overrides = _overrides(args)
-    settings = load_settings(**credentials, **overrides, flags={k: _FLAGS[k] for k in overrides})
+    # A line of .env python-dotenv cannot parse stops the start: its setting would silently not be set.
+    settings = load_settings(**credentials, **overrides, flags={k: _FLAGS[k] for k in overrides}, strict_env_file=True)
     control = fds.get("control")
     daemon = Daemon(settings, control_fd=control.detach() if control is not None else None, own_collector=True,
                     disk=off_the_loop)

@@ -15,7 +15,7 @@ import trio
 from attrs import frozen
 
 from calld.cli.client import ControlClient, ControlError, DaemonUnreachable, StreamBroken
-from calld.settings import Settings
+from calld.settings import ClientSettings, Settings
 
 ASK_TIMEOUT_S = 3.0  # a daemon that answers nothing in this long is not one to take a directory from
 
@@ -25,7 +25,7 @@ class StateDir:
     path: Path
     why: str
 
-    def applied(self, settings: Settings) -> Settings:
+    def applied[S: (Settings, ClientSettings)](self, settings: S) -> S:
         """`settings` with this state dir (the ledger and artifacts dir follow it)."""
         return settings if settings.calld_state_dir == self.path else settings.model_copy(update={"calld_state_dir": self.path})
 
@@ -45,7 +45,7 @@ async def ask_daemon(socket: Path) -> dict[str, Any] | None:
     return None
 
 
-def choose(settings: Settings, socket: Path, flag: Path | None, daemon: dict[str, Any] | None) -> StateDir:
+def choose(settings: Settings | ClientSettings, socket: Path, flag: Path | None, daemon: dict[str, Any] | None) -> StateDir:
     """The directory to check and why: --state-dir, else the daemon's, else the settings'."""
     running = None if daemon is None else Path(daemon["state_dir"])
     seen = f"the calld answering on {socket} (pid {daemon.get('pid', '?')})" if daemon is not None else None
