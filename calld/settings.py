@@ -13,6 +13,7 @@ from pydantic import Field, SecretStr, ValidationError, ValidationInfo, field_va
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from calld.core.plan import Timings
+from calld.domain.ids import DEFAULT_REGION, region_problem
 from calld.ops.net import loopback_host
 
 UNIX_PATH_MAX = 107  # sun_path is 108 bytes on Linux, its last a NUL
@@ -52,6 +53,14 @@ def _socket_fits(v: Path) -> Path:
     if (size := len(os.fsencode(v))) > UNIX_PATH_MAX:
         raise ValueError(f"is {size} bytes long; a Unix socket's path can be at most {UNIX_PATH_MAX}: "
                          "choose a shorter one, e.g. /run/calld/ctl.sock")
+    return v
+
+
+def _region(v: object) -> object:
+    if isinstance(v, str):
+        v = v.strip().upper()
+        if (problem := region_problem(v)) is not None:
+            raise ValueError(problem)
     return v
 
 
@@ -115,6 +124,8 @@ class Settings(BaseSettings):
     # -- policy (calld.policy): what calld refuses to do before anything is written or dialled --
     calld_call_window: str = "08:00-21:00"  # dial only inside this, in the target's local time
     calld_allow_non_nanp: bool = False  # numbers outside +1 (the NANP) are refused unless this is 1
+    # A number typed without + ("555-555-0142") is read as dialled in this region (ISO 3166, libphonenumber).
+    calld_region: str = DEFAULT_REGION
     calld_calls_per_number_per_day: int = Field(2, ge=1, le=1000)  # calls to one number in 24 h, all users
     calld_calls_per_number_at_once: int = Field(1, ge=1, le=1000)  # calls on the line with one number, all users
     calld_calls_per_user_per_hour: int = Field(10, ge=1, le=10000)  # calls one user places in an hour
@@ -185,6 +196,11 @@ class Settings(BaseSettings):
     @classmethod
     def _socket_fits(cls, v: Path) -> Path:
         return _socket_fits(v)
+
+    @field_validator("calld_region", mode="before")
+    @classmethod
+    def _region(cls, v: object) -> object:
+        return _region(v)
 
     @field_validator("telnyx_api_base", "public_base_url", "public_webhook_url", "linq_api_base")
     @classmethod
@@ -311,7 +327,7 @@ def origin(url: str) -> str:
 
 
 class ClientSettings(BaseSettings):
-    """The settings calld-ctl itself uses (where the daemon's socket and state are), read from the same
+    """The settings calld-ctl itself uses (where the daemon's socket and state are, how to read a number), read from the same
     environment and .env as the daemon's. Only these are validated: a bad value of a setting only the
     daemon reads (CALLD_MAX_CALLS=fifty) is the daemon's to refuse, not a reason for calld-ctl to stop."""
 
@@ -319,6 +335,7 @@ class ClientSettings(BaseSettings):
 
     calld_state_dir: Path = Field(default_factory=default_state_dir)
     calld_socket: Path = Field(default_factory=default_socket_path)
+    calld_region: str = DEFAULT_REGION  # --to typed without + is read as dialled here, as the daemon reads it
 
     @field_validator("calld_state_dir", "calld_socket", mode="before")
     @classmethod
@@ -329,6 +346,11 @@ class ClientSettings(BaseSettings):
     @classmethod
     def _socket_fits(cls, v: Path) -> Path:
         return _socket_fits(v)
+
+    @field_validator("calld_region", mode="before")
+    @classmethod
+    def _region(cls, v: object) -> object:
+        return _region(v)
 
     @property
     def db_path(self) -> Path:

@@ -243,7 +243,10 @@ def test_a_bad_request_id_says_what_an_id_may_hold():
 
 
 class _OptOutsOnly:
-    """The one thing the control route asks of the daemon here: the opt-out list (held as E.164)."""
+    """What the control route asks of the daemon here: the opt-out list (held as E.164), and the
+    region a number typed without + is read in."""
+
+    region = "US"
 
     def __init__(self, *numbers: str) -> None:
         self.listed = set(numbers)

@@ -58,10 +58,17 @@ def _table(rows: list[dict[str, Any]], columns: list[str]) -> str:
     return "\n".join([head, *body])
 
 
-def _body(model: Any, fields: dict[str, Any], scenario: str | None) -> dict[str, Any]:
-    """Validate the flags locally (the daemon validates again) so a typo fails fast and clearly."""
+def _region(args: argparse.Namespace) -> str:
+    from calld.domain.ids import DEFAULT_REGION
+
+    return getattr(args, "region", None) or DEFAULT_REGION  # CALLD_REGION, read by main()
+
+
+def _body(model: Any, fields: dict[str, Any], scenario: str | None, region: str) -> dict[str, Any]:
+    """Validate the flags locally (the daemon validates again) so a typo fails fast and clearly.
+    A --to typed without + is read as dialled in `region`, as the daemon reads it."""
     try:
-        req = model.model_validate({k: v for k, v in fields.items() if v is not None})
+        req = model.model_validate({k: v for k, v in fields.items() if v is not None}, context={"region": region})
     except ValidationError as exc:
         raise UsageError(_explain(exc)) from None
     body = req.model_dump(mode="json", exclude_none=True)
@@ -94,7 +101,7 @@ def ask_body(args: argparse.Namespace) -> dict[str, Any]:
 
     fields = {"to": args.to, "ask": args.ask, "name": args.name, "item": args.item, "user": args.user,
               "request_id": args.request_id}
-    return _scheduling(_body(AskRequest, fields, args.scenario), args)
+    return _scheduling(_body(AskRequest, fields, args.scenario, _region(args)), args)
 
 
 class UsageError(ValueError):
@@ -193,9 +200,13 @@ async def _with_client(args: argparse.Namespace, fn: Callable[[ControlClient], A
 
 
 def _sending(args: argparse.Namespace, body: dict[str, Any]) -> dict[str, Any]:
-    """The request id is chosen before the request goes out, so a Ctrl-C can name it (`_interrupted`)."""
+    """The request id is chosen before the request goes out, so a Ctrl-C can name it (`_interrupted`).
+    A --to typed otherwise than the E.164 form is echoed as the number that will be dialled."""
     body = {**body, "request_id": body.get("request_id") or new_request_id()}
     args.sent_request_id = body["request_id"]
+    if args.to.strip() != body["to"]:
+        how = "" if args.to.strip().startswith("+") else f", read as dialled in {_region(args)} (CALLD_REGION)"
+        _err(f"--to {args.to.strip()} is {body['to']}{how}; that is the number calld dials")
     return body
 
 
@@ -209,7 +220,7 @@ def book_body(args: argparse.Namespace) -> dict[str, Any]:
 
     fields = {"to": args.to, "name": args.name, "party": args.party, "time": args.time, "notes": args.notes,
               "window": args.window, "user": args.user, "request_id": args.request_id}
-    return _scheduling(_body(BookRequest, fields, args.scenario), args)
+    return _scheduling(_body(BookRequest, fields, args.scenario, _region(args)), args)
 
 
 async def _book(args: argparse.Namespace) -> int:
@@ -547,10 +558,10 @@ async def _optout_list(args: argparse.Namespace) -> int:
 
 
 async def _optout_remove(args: argparse.Namespace) -> int:
-    from calld.domain.ids import E164
+    from calld.domain.ids import typed_number
 
     try:
-        number = E164(args.number)
+        number = typed_number(args.number, _region(args))
     except ValueError as exc:
         raise UsageError(str(exc)) from None
 
@@ -660,7 +671,7 @@ def build_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", required=True)
 
     ask = sub.add_parser("ask", help="phone a business with one question; progress on stderr, result JSON on stdout")
-    ask.add_argument("--to", required=True, help="the business's number, E.164 (e.g. +14155550123)")
+    ask.add_argument("--to", required=True, help="the business's number: E.164 (+14155550123) or as dialled in CALLD_REGION (415-555-0123)")
     ask.add_argument("--ask", required=True, choices=[q.value for q in QuestionType], help="what to ask")
     ask.add_argument("--item", help="what to ask about (stock and aisle)")
     ask.add_argument("--name", required=True, help="the first name the agent calls on behalf of")
@@ -670,7 +681,7 @@ def build_parser() -> argparse.ArgumentParser:
     ask.set_defaults(afunc=_ask)
 
     book = sub.add_parser("book", help="phone a restaurant to book a table; progress on stderr, result JSON on stdout")
-    book.add_argument("--to", required=True, help="the restaurant's number, E.164")
+    book.add_argument("--to", required=True, help="the restaurant's number: E.164, or as dialled in CALLD_REGION")
     book.add_argument("--name", required=True, help="whose name the table is under (the agent calls on their behalf)")
     book.add_argument("--party", required=True, help="how many people (a whole number, 1 to 20)")
     book.add_argument("--time", required=True, help='when, as you would say it (e.g. "Friday 7pm")')
@@ -767,10 +778,13 @@ def main(argv: list[str] | None = None) -> int:
     )
     args.socket_given = args.socket is not None
     try:
-        if args.socket is None and args.command != "doctor":  # doctor reports bad settings itself
+        if args.command != "doctor":  # doctor reports bad settings itself
             from calld.settings import load_client_settings
 
-            args.socket = load_client_settings().calld_socket  # only what calld-ctl uses is validated
+            # Only what calld-ctl uses is validated: the socket, the state dir, the region numbers are read in.
+            client = load_client_settings(**({"calld_socket": args.socket} if args.socket is not None else {}),
+                                          flags={"calld_socket": "--socket"} if args.socket is not None else None)
+            args.socket, args.region = client.calld_socket, client.calld_region
         if hasattr(args, "func"):
             return args.func(args)
         return trio.run(args.afunc, args)

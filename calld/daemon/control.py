@@ -18,7 +18,7 @@ from quart_trio import QuartTrio
 
 from calld.daemon.callbook import CallBook
 from calld.daemon.errors import AmbiguousCall, AtCapacity, DaemonError, Draining
-from calld.domain.ids import E164, UserId
+from calld.domain.ids import UserId, typed_number
 from calld.domain.requests import AskRequest, BookRequest
 from calld.domain.words import control_problem
 from calld.ledger import RequestConflict, UnknownUser
@@ -34,6 +34,7 @@ class ControlledDaemon(Protocol):
 
     metrics: Metrics
     callbook: CallBook
+    region: str  # CALLD_REGION: a number typed without + is read as dialled here
 
     def ask(self, request: AskRequest, scenario: str | None = None, timing: Timing | None = None) -> AsyncIterator[dict[str, Any]]: ...
     def book(self, request: BookRequest, scenario: str | None = None, timing: Timing | None = None) -> AsyncIterator[dict[str, Any]]: ...
@@ -118,7 +119,7 @@ def _error(message: str, status: int) -> Response:
     return Response(json.dumps({"error": message}), status=status, content_type="application/json")
 
 
-async def _json_body(model: type[BaseModel]) -> BaseModel | Response:
+async def _json_body(model: type[BaseModel], context: dict[str, Any] | None = None) -> BaseModel | Response:
     raw = await request.get_data(cache=False)
     if len(raw) > MAX_CONTROL_BYTES:
         return _error(f"request too large ({len(raw)} bytes; the limit is {MAX_CONTROL_BYTES})", 413)
@@ -129,7 +130,7 @@ async def _json_body(model: type[BaseModel]) -> BaseModel | Response:
     if not isinstance(data, dict):
         return _error("the body must be a JSON object", 400)
     try:
-        return model.model_validate(data)
+        return model.model_validate(data, context=context)
     except ValidationError as exc:
         return _error(_explain(exc), 400)
 
@@ -153,7 +154,7 @@ def create_control_app(daemon: ControlledDaemon) -> QuartTrio:
         return response
 
     async def place(model: type[BaseModel], start: Any) -> Response:
-        body = await _json_body(model)
+        body = await _json_body(model, {"region": daemon.region})  # "to" as people type it, read as calld-ctl reads it
         if isinstance(body, Response):
             return refused("invalid_request", body)
         scenario = getattr(body, "scenario", None)
@@ -264,7 +265,7 @@ def create_control_app(daemon: ControlledDaemon) -> QuartTrio:
     @app.delete("/v1/optouts/<number>")
     async def remove_optout(number: str) -> Response | dict[str, Any]:
         try:
-            number = E164(number)  # the list holds E.164: "+1 (212) 555-0142" is +12125550142
+            number = typed_number(number, daemon.region)  # the list holds E.164: "(212) 555-0142" is +12125550142
         except ValueError as exc:
             return _error(str(exc), 400)
         if not daemon.remove_opt_out(number):

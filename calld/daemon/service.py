@@ -764,6 +764,11 @@ class Daemon:
         while self._after_calls_done < n:
             await self._after_call_step.wait()
 
+    @property
+    def region(self) -> str:
+        """CALLD_REGION: where a number typed without + is dialled from (the control API reads `to` so)."""
+        return self.settings.calld_region
+
     def where(self) -> dict[str, Any]:
         """Where this daemon keeps its state: what `calld-ctl doctor` and `ledger check` look at."""
         return {"state_dir": str(self.settings.calld_state_dir.absolute()), "ledger": str(self.settings.db_path.absolute()),

@@ -64,6 +64,54 @@ class E164(Brand):
         return self[:2] + "*" * (len(self) - 4) + self[-2:]
 
 
+DEFAULT_REGION = "US"  # CALLD_REGION: where a number typed without + is dialled from
+_TYPED = re.compile(r"[0-9\s\-().]+")  # a national number as people type it: ASCII digits and separators
+
+
+def typed_number(value: object, region: str = DEFAULT_REGION) -> E164:
+    """A phone number as people type it, as the E.164 number that will be dialled: E.164 itself
+    ("+1 (415) 555-0123"), or the national format of `region` ("415-555-0123", "(415) 555-0123",
+    "1 415 555 0123" in the US), read by libphonenumber. ValueError says what to give instead.
+
+    calld-ctl's --to, the control API's `to` and a text's number all pass here, so one number is
+    read one way everywhere."""
+    import phonenumbers
+    from phonenumbers import ValidationResult
+
+    if not isinstance(value, str) or value.strip().startswith("+") or not _TYPED.fullmatch(value.strip()):
+        return E164(value)  # E.164, or not a number: its own rules and message
+    text = value.strip()
+    example = phonenumbers.example_number(region)
+    ways = (f"as dialled in {region}"
+            + (f", e.g. {phonenumbers.format_number(example, phonenumbers.PhoneNumberFormat.NATIONAL)}," if example else "")
+            + " or in E.164, e.g. +14155550123")
+    hint = f"give it {ways}"
+    try:
+        number = phonenumbers.parse(text, region)
+    except phonenumbers.NumberParseException:
+        raise ValueError(f"{text!r} is not a phone number: {hint}") from None
+    match phonenumbers.is_possible_number_with_reason(number):
+        case ValidationResult.IS_POSSIBLE:
+            return E164(phonenumbers.format_number(number, phonenumbers.PhoneNumberFormat.E164))
+        case ValidationResult.IS_POSSIBLE_LOCAL_ONLY:
+            raise ValueError(f"{text!r} has no area code: give the whole number, {ways}")
+        case ValidationResult.TOO_SHORT | ValidationResult.INVALID_LENGTH:
+            raise ValueError(f"{text!r} is too short for a phone number in {region}: {hint}")
+        case ValidationResult.TOO_LONG:
+            raise ValueError(f"{text!r} is too long for a phone number in {region}: {hint}")
+        case _:
+            raise ValueError(f"{text!r} is not a phone number in {region}: {hint}")
+
+
+def region_problem(region: str) -> str | None:
+    """None when `region` is a region libphonenumber knows (ISO 3166 alpha-2, e.g. US, CA, GB)."""
+    import phonenumbers
+
+    if region in phonenumbers.SUPPORTED_REGIONS:
+        return None
+    return f"{region!r} is not a region code libphonenumber knows; give two capital letters, e.g. US, CA or GB"
+
+
 class UserId(Brand):
     _pattern = re.compile(r"[a-z0-9][a-z0-9_.-]{0,63}")
     _what = "a user id"

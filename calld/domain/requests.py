@@ -5,9 +5,10 @@ from __future__ import annotations
 import re
 from typing import Annotated, Self
 
-from pydantic import BaseModel, BeforeValidator, ConfigDict, StringConstraints, ValidationError, field_validator, model_validator
+from pydantic import (BaseModel, BeforeValidator, ConfigDict, StringConstraints, ValidationError, ValidationInfo, field_validator,
+                      model_validator)
 
-from calld.domain.ids import E164, FirstName, UserId
+from calld.domain.ids import DEFAULT_REGION, E164, FirstName, UserId, typed_number
 from calld.domain.questions import QUESTIONS, QuestionType
 from calld.domain.words import control_problem, plain_text
 
@@ -38,10 +39,20 @@ def _request_id(value: object) -> object:
 RequestId = Annotated[str, BeforeValidator(_request_id), StringConstraints(pattern=r"^[A-Za-z0-9][A-Za-z0-9_.:-]{0,79}$")]
 
 
+def _to(value: object, info: ValidationInfo) -> object:
+    # The region a number typed without + is read in: the caller's (calld-ctl's or the daemon's
+    # CALLD_REGION), given as validation context; the default otherwise.
+    return typed_number(value, (info.context or {}).get("region", DEFAULT_REGION))
+
+
+# The number to call, as people type it ("555-555-0142", "+1 555 555 0142"); the E.164 form after validation.
+To = Annotated[E164, BeforeValidator(_to)]
+
+
 class AskRequest(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid")
 
-    to: E164
+    to: To
     ask: QuestionType
     name: FirstName
     item: Item | None = None
@@ -90,7 +101,7 @@ class BookRequest(BaseModel):
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 
-    to: E164
+    to: To
     name: FirstName
     party: int
     time: str

@@ -25,6 +25,8 @@ from typing import Literal
 
 from attrs import frozen
 
+from calld.domain.ids import DEFAULT_REGION, typed_number
+
 KeywordWord = Literal["stop", "start", "help", "yes", "no", "thanks"]
 
 
@@ -157,7 +159,8 @@ _AGAIN = re.compile(
 )
 
 
-def parse_text(text: str) -> Parsed:
+def parse_text(text: str, region: str = DEFAULT_REGION) -> Parsed:
+    """What a text asks for; a number without + in it is read as dialled in `region` (CALLD_REGION)."""
     text = _plain_quotes(text)
     words = _fold(text)
     if _THANKS.fullmatch(words):
@@ -166,7 +169,7 @@ def parse_text(text: str) -> Parsed:
         return Keyword(_KEYWORDS[words])
     if (asked := words.rstrip(" ?")) in _KEYWORDS and _KEYWORDS[asked] == "help":  # "help?"
         return Keyword("help")
-    numbers = find_numbers(text)
+    numbers = find_numbers(text, region)
     rest = text
     for raw, _ in numbers:
         rest = rest.replace(raw, " ")
@@ -245,29 +248,26 @@ def _kind(rest: str) -> Literal["book", "hours", "stock", "aisle"] | None:
     return None
 
 
-def find_numbers(text: str) -> list[tuple[str, str]]:
-    """Each phone number in the text: (as written, as E.164). NANP without a + is taken as +1."""
+def find_numbers(text: str, region: str = DEFAULT_REGION) -> list[tuple[str, str]]:
+    """Each phone number in the text: (as written, as E.164). A number without + is read as dialled
+    in `region` (CALLD_REGION), the way calld-ctl's --to is read (calld.domain.ids.typed_number)."""
     found = []
     for m in _PHONE_RUN.finditer(text):
         raw = m.group(0).strip()
         # A bare number just before it ("for 2 at 7 555-555-0142") is not part of it: try the run
         # whole, then without its leading words, one at a time.
         for start in (w.start() for w in re.finditer(r"\S+", raw)):
-            if (e164 := _e164(raw[start:])) is not None:
+            if (e164 := _e164(raw[start:], region)) is not None:
                 found.append((raw[start:], e164))
                 break
     return found
 
 
-def _e164(raw: str) -> str | None:
-    digits = re.sub(r"\D", "", raw)
-    if raw.startswith("+"):
-        return f"+{digits}" if 8 <= len(digits) <= 15 and digits[0] != "0" else None
-    if len(digits) == 10:
-        return f"+1{digits}"
-    if len(digits) == 11 and digits[0] == "1":
-        return f"+{digits}"
-    return None
+def _e164(raw: str, region: str) -> str | None:
+    try:
+        return str(typed_number(raw, region))
+    except ValueError:
+        return None
 
 
 def _item(rest: str, patterns: list[re.Pattern[str]]) -> str | None:

@@ -221,7 +221,7 @@ class MessagingPort:
         if msg.late:
             self.store.set_outcome(msg.event_id, "late")  # Linq: recovered history, never auto-replied to
             return
-        parsed = parse_text(msg.text)
+        parsed = parse_text(msg.text, self.settings.calld_region)
         now = self._clock()
         async with self._turn(msg.handle):
             if isinstance(parsed, Keyword) and parsed.word == "stop":
