@@ -3,7 +3,8 @@
 The core (reduce, events, effects, state) decides every transition and does no IO, so it
 imports no event loop, socket, HTTP client, clock or file API, and nothing from the floors
 above it. The control API takes the daemon it serves as a protocol: it never imports the
-service, which builds it (the cycle the two once had)."""
+service, which builds it (the cycle the two once had). The messaging port sits below the daemon
+too: the service builds it, and it knows of the daemon only the errors the daemon refuses with."""
 
 from __future__ import annotations
 
@@ -45,3 +46,14 @@ def test_the_core_imports_no_io_and_nothing_from_the_floors_above():
 def test_the_control_api_does_not_import_the_service_that_builds_it():
     assert "calld.daemon.service" not in imports(PACKAGE / "daemon" / "control.py")
     assert "calld.daemon.control" in imports(PACKAGE / "daemon" / "service.py")
+
+
+def test_the_messaging_port_sits_below_the_daemon():
+    # demo.py is `calld demo --text`: a tool above the daemon, which runs one of its own.
+    messaging = sorted(p for p in (PACKAGE / "messaging").glob("*.py") if p.name != "demo.py")
+    assert any(p.name == "port.py" for p in messaging)
+    wrong = {f"{path.name}: {m}" for path in messaging for m in imports(path)
+             if _under(m, ("calld.daemon",)) and m != "calld.daemon.errors"}
+    assert not wrong
+    assert "calld.messaging.port" in imports(PACKAGE / "daemon" / "service.py")
+    assert "calld.daemon.errors" in imports(PACKAGE / "messaging" / "port.py")

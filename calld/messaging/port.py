@@ -42,6 +42,7 @@ from pydantic import ValidationError
 from quart import Response, request
 from quart_trio import QuartTrio
 
+from calld.daemon.errors import AtCapacity, DaemonError, Draining
 from calld.domain.requests import AskRequest, BookRequest
 from calld.messaging import replies
 from calld.messaging.linq import LinqHttp, LinqSendError, OptedOut, open_linq_client
@@ -392,7 +393,6 @@ class MessagingPort:
 
     async def _follow(self, msg: InboundText, intent: AskIntent | BookIntent, stream: AsyncIterator[dict[str, Any]], key: str,
                       this: _Calling | None = None) -> None:
-        from calld.daemon.service import AtCapacity, DaemonError, Draining
         from calld.ledger import RequestConflict, UnknownUser
 
         try:
