@@ -6,6 +6,7 @@ Each test names the behaviour it guards; each fails if that behaviour is removed
 from __future__ import annotations
 
 import hashlib
+import json
 import wave
 
 import pytest
@@ -159,6 +160,54 @@ async def test_missing_call_hangup_finishes_unconfirmed(autojump_clock, tmp_path
     timeout = run.events("timer.hangup_confirm")[0]
     assert timeout["t_ms"] - hangup["t_ms"] == 5_000
     assert run.result.status == "answered"  # the verdict was in before; only the confirmation is missing
+
+
+async def test_a_call_torn_down_while_its_hangup_awaits_confirmation_sends_no_second_hangup(autojump_clock, tmp_path, monkeypatch):
+    """Exactly one hangup: the call is torn down (daemon shutdown, a second crash: CallHandle._abandon)
+    after its hangup went to Telnyx and before call.hangup confirmed it. The teardown hangs up only a
+    call no hangup was sent for; this one had its one."""
+    from calld.calls import prepare, run_stub_call
+    from calld.domain.ids import E164, FirstName, UserId
+    from calld.domain.requests import AskRequest
+    from calld.runtime.handle import CallHandle
+    from calld.settings import load_settings
+    from calld.stub.scenario import SCENARIOS
+    from calld.stub.world import StubWorld
+
+    sent: list[str] = []
+    hung_up = trio.Event()
+    original = StubWorld._hangup
+
+    def counting(self, ccid):
+        sent.append(ccid)
+        hung_up.set()
+        return original(self, ccid)
+
+    monkeypatch.setattr(StubWorld, "_hangup", counting)
+    settings = load_settings(calld_state_dir=tmp_path)
+    ledger = Ledger(settings.db_path)
+    ledger.provision_stub(UserId("tester"))
+    plan = prepare(AskRequest(to=E164("+15555550142"), ask="hours", name=FirstName("Nathan"), user=UserId("tester")),
+                   settings, ledger)
+    ledger.close()
+    handles: list[CallHandle] = []
+    with trio.fail_after(120):
+        async with trio.open_nursery() as nursery:
+            async def call() -> None:  # the scripted business never confirms the hangup (no call.hangup)
+                await run_stub_call(plan, settings, SCENARIOS["no_confirm"], on_handle=handles.append)
+
+            nursery.start_soon(call)
+            await hung_up.wait()
+            await trio.sleep(1.0)  # Telnyx has answered the hangup; its confirmation is 4 s from due
+            (handle,) = handles
+            assert handle.call.hangup.kind == "requested" and not handle.call.finished
+            nursery.cancel_scope.cancel()  # torn down here
+    assert handle.finished.is_set() and handle.result is not None
+    assert sent == [handle.call.call_control_id]  # one hangup reached Telnyx, not two
+    rows = [json.loads(line) for line in (handle.rundir.path / "events.jsonl").read_text().splitlines()]
+    assert [r["effect"]["via"] for r in rows if r.get("effect", {}).get("kind") == "hangup"] == ["tool"]
+    crashed = [r for r in rows if r.get("event", {}).get("kind") == "call.crashed"]
+    assert len(crashed) == 1 and "requested" in crashed[0]["ignored"]  # the teardown changed nothing
 
 
 async def test_far_party_hangup_keeps_a_recorded_verdict(autojump_clock, tmp_path):
