@@ -101,6 +101,7 @@ def test_each_ending_has_its_own_progress_words():
     assert said("hangup", "marked", via="tool") == ["goodbye sent; waiting until it has played"]
 
 
+@pytest.mark.timeout(1800)  # fifty whole calls at once: about a minute alone, several on a loaded machine
 async def test_fifty_concurrent_asks_all_answered(client, daemon, autojump_clock):
     results: list[dict] = []
 
@@ -306,6 +307,7 @@ async def test_under_calld_serve_the_ledgers_fsync_runs_off_the_event_loop(tmp_p
     assert where and where[0] != threading.main_thread().name
 
 
+@pytest.mark.timeout(1800)  # calld serve in a process, calls on the wall clock: the slowest test (about 90 s alone)
 async def test_under_calld_serve_no_full_collection_runs_during_a_call_and_one_runs_when_the_last_ends(
         tmp_path, autojump_clock):
     import gc

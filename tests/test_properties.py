@@ -58,6 +58,8 @@ settings.register_profile("calld", max_examples=1000, **_COMMON)
 settings.register_profile("calld-explore", max_examples=10_000, **_COMMON)
 PROFILE = settings.get_profile(os.environ.get("CALLD_HYPOTHESIS_PROFILE", "calld"))
 assert PROFILE.max_examples >= 1000, "each parser gets at least 1000 examples"
+# The explore profile runs ten times the examples: its tests get as many times the default limit.
+pytestmark = pytest.mark.timeout(600 * max(1, PROFILE.max_examples // 1000))
 PARSER = settings(PROFILE)
 
 EVENT_TYPES: tuple[type, ...] = ev.Event.__args__  # type: ignore[attr-defined]
