@@ -450,3 +450,10 @@ def test_of_two_places_in_a_sentence_the_item_s_is_the_one_beside_it(said):
 def test_a_range_of_times_that_closes_the_words_is_times():
     assert [str(c.clock) for c in v.clocks(v.normal("Like I said, nine to five."))] == ["9:00", "5:00"]
     assert v.clocks(v.normal("it takes 2 to 3 weeks")) == []
+
+
+def test_a_booking_taken_back_in_the_same_breath_is_refused():
+    said = "Yes, that's right, you're all booked. Oh, wait, sorry, I was looking at Saturday. Friday at seven is actually full."
+    turns = call("A table for 2 on Friday at 7pm, is that right?", said)
+    j = cite.check_booked(turns, [said], party=2, time="Friday 7 PM")
+    assert isinstance(j, cite.Unsupported) and "Friday at seven is actually full" in j.why

@@ -326,6 +326,7 @@ _NOT_BOOKED = re.compile(
     r"\b(?:can ?not|can't|cant|couldn't|couldnt|could not|unable to|wasn't able to|were not able to|weren't able to|"
     r"not able to|not been able to|won't be able to|wouldn't let me|would not let me)\b(?: \w+){0,3} (?:book|reserve|make|do|fit|seat|accommodate|get|hold|confirm|"
     r"process|complete|place|secure|finali[sz]e|submit)\b"
+    r"|\b(?:is|are|was|were|'s|'re) (?:\w+ )?full\b"  # "friday at seven is actually full"
     r"|\b(?:not possible|unsuccessful|not successful|fully booked|booked up|no tables?|no availability|not available|unavailable|"
     r"failed|no longer available|didn't go through|did not go through|won't go through|will not go through|"
     r"no (?:reservations?|bookings?)(?: (?:were|are|is))? available|no available (?:reservations?|bookings?|tables?|times?|slots?)|"
