@@ -556,3 +556,55 @@ async def test_an_idle_daemon_sets_no_timers(client, daemon, hangups, autojump_c
     await trio.sleep(3600)  # let connection keep-alives and the call's own bounds run out
     await trio.testing.wait_all_tasks_blocked()  # a task woken with us is back asleep, with its next timer
     assert trio.lowlevel.current_statistics().seconds_to_next_deadline == math.inf
+
+
+# -- a hostile fetch target -----------------------------------------------------------------------------------
+
+
+class _RunDirStore:
+    """A finished call's files as the daemon would sign them for `fetch`, served on an httpx
+    MockTransport from its run directory (publishing itself is tested against moto in test_publish_daemon)."""
+
+    def __init__(self, run_dir: Path) -> None:
+        self.files = {p.relative_to(run_dir).as_posix(): p.read_bytes() for p in sorted(run_dir.rglob("*")) if p.is_file()}
+
+    async def published_objects(self, ident: str) -> list[dict]:
+        import hashlib
+
+        return [{"name": n, "key": n, "url": f"http://store.invalid/{n}", "sha256": hashlib.sha256(b).hexdigest()}
+                for n, b in self.files.items()]
+
+    def http(self) -> httpx.AsyncClient:
+        return httpx.AsyncClient(transport=httpx.MockTransport(lambda r: httpx.Response(200, content=self.files[r.url.path[1:]])))
+
+
+async def test_fetch_never_writes_through_a_planted_symlink_and_keeps_the_files_private(client, daemon, tmp_path, autojump_clock):
+    from calld.cli.ctl import EXIT_USAGE, run_fetch
+
+    code, result, _ = await ask(client, ASK)
+    assert code == EXIT_OK
+    store = _RunDirStore(daemon.settings.artifacts_dir / result["transcript_ref"].split("/")[0])
+    assert {"result.json", "audio/inbound.wav", "audio/outbound.wav"} <= set(store.files)
+    victim, elsewhere = tmp_path / "victim.json", tmp_path / "elsewhere"
+    victim.write_text("keep me")
+    elsewhere.mkdir()
+    planted = tmp_path / "planted"
+    planted.mkdir()
+    (planted / "result.json").symlink_to(victim)
+    (planted / "audio").symlink_to(elsewhere, target_is_directory=True)
+    linked = tmp_path / "linked"
+    linked.symlink_to(elsewhere, target_is_directory=True)
+    for dest in (planted, linked):
+        async with store.http() as http:
+            assert await run_fetch(store, result["run_id"], dest, out=io.StringIO(), http=http) == EXIT_USAGE
+    assert victim.read_text() == "keep me" and list(elsewhere.iterdir()) == []
+    old = os.umask(0o022)
+    try:
+        async with store.http() as http:
+            assert await run_fetch(store, result["run_id"], tmp_path / "fresh", out=io.StringIO(), http=http) == EXIT_OK
+    finally:
+        os.umask(old)
+    fresh = tmp_path / "fresh"
+    assert {p.relative_to(fresh).as_posix(): p.read_bytes() for p in fresh.rglob("*") if p.is_file()} == store.files
+    loose = [p for p in [fresh, *fresh.rglob("*")] if stat.S_IMODE(p.stat().st_mode) != (0o700 if p.is_dir() else 0o600)]
+    assert not loose, loose

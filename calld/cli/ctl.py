@@ -373,12 +373,15 @@ async def _tail(args: argparse.Namespace) -> int:
 async def run_fetch(client: ControlClient, ident: str, dest: Path, *, out: Any = None, http: Any = None) -> int:
     """Bring a published call's artifacts into `dest`, each checked against its recorded SHA-256.
     `http`: the httpx.AsyncClient for the downloads (default: a new one with a 30 s timeout)."""
-    from calld.publish.fetch import FetchError, download
+    from calld.publish.fetch import FetchError, TargetRefused, download
 
     out = out or sys.stdout
     objects = await client.published_objects(ident)
     try:
         paths = await download(objects, dest, client=http)
+    except TargetRefused as exc:
+        _err(str(exc))
+        return EXIT_USAGE
     except FetchError as exc:
         _err(str(exc))
         return EXIT_FAILED
@@ -721,7 +724,7 @@ def build_parser() -> argparse.ArgumentParser:
     add_messaging_commands(sub, _with_client, _table)
     _add_policy_commands(sub, ask, book)
 
-    fetch = sub.add_parser("fetch", help="download a published call's artifacts into DIR (by run id or call_control_id)")
+    fetch = sub.add_parser("fetch", help="download a published call's artifacts into DIR, a new or empty folder (by run id or call_control_id)")
     fetch.add_argument("ident")
     fetch.add_argument("dir", type=Path)
     fetch.set_defaults(afunc=_fetch)
