@@ -24,6 +24,7 @@ from calld.domain import results
 from calld.domain.ids import RunId
 from calld.domain.requests import AskRequest
 from calld.ledger import Ledger
+from calld.ops.redaction import Pseudonyms
 from calld.runtime.disk import DiskWork, inline
 from calld.runtime.handle import CallHandle, CallPorts
 from calld.runtime.rundir import RunDir
@@ -128,7 +129,7 @@ async def run_stub_call(
                 l16_byte_order=settings.telnyx_l16_byte_order,
                 disk=disk,
             )
-            handle = CallHandle(plan, ports, rundir)
+            handle = CallHandle(plan, ports, rundir, pseudonyms=Pseudonyms.in_state_dir(settings.calld_state_dir))
             if on_handle is not None:
                 on_handle(handle)
             result = await handle.run()
@@ -145,7 +146,7 @@ async def run_live_call(
 ) -> results.CallResult:
     """Run one call on real transports: the daemon's routes feed it webhooks and the media socket."""
     rundir = RunDir(settings.artifacts_dir, plan.run_id, settings.secrets())
-    handle = CallHandle(plan, ports, rundir)
+    handle = CallHandle(plan, ports, rundir, pseudonyms=Pseudonyms.in_state_dir(settings.calld_state_dir))
     if on_handle is not None:
         on_handle(handle)
     return await handle.run()

@@ -608,3 +608,51 @@ async def test_fetch_never_writes_through_a_planted_symlink_and_keeps_the_files_
     assert {p.relative_to(fresh).as_posix(): p.read_bytes() for p in fresh.rglob("*") if p.is_file()} == store.files
     loose = [p for p in [fresh, *fresh.rglob("*")] if stat.S_IMODE(p.stat().st_mode) != (0o700 if p.is_dir() else 0o600)]
     assert not loose, loose
+
+
+# -- planted names and numbers ------------------------------------------------------------------------------
+
+
+async def test_a_planted_name_and_number_reach_neither_the_redacted_report_nor_an_object_key(daemon, tmp_path, autojump_clock):
+    """A user id that is a phone number, and the first name again in the notes: the redacted report
+    and every object key the publisher would write show none of them, only the keyed stand-in."""
+    from calld.cli.ctl import EXIT_OK as BOOKED
+    from calld.ops.redaction import KEY_FILE
+    from calld.publish.publisher import upload_run
+    from calld.publish.store import StoredObject
+
+    user = "2125550143"
+    async with ControlClient(daemon.settings.calld_socket) as c:
+        await c.provision(user)
+        out = io.StringIO()
+        body = {"to": "+15555550142", "name": "Nathan", "party": 2, "time": "Friday 7pm", "notes": "booth by the window for Nathan and family", "user": user}
+        assert await run_ask(c, body, out=out, err=io.StringIO(), book=True) == BOOKED
+    result = json.loads(out.getvalue())
+    run_dir = daemon.settings.artifacts_dir / result["transcript_ref"].split("/")[0]
+    report = json.loads((run_dir / "call_report.json").read_text())
+    assert report["user_id"] == user and "Nathan" in report["booking"]["notes"]  # planted
+    redacted = (run_dir / "call_report.redacted.json").read_text()
+    stand_in = daemon.pseudonyms.user(user)
+    assert json.loads(redacted)["user_id"] == stand_in
+    assert "booth by the window for [name] and family" in redacted
+
+    keys: list[str] = []
+
+    class Bucket:
+        def put_file(self, key, path, content_type, name):
+            keys.append(key)
+            return StoredObject(name, key, "0" * 64, 0, content_type)
+
+        def put_bytes(self, key, data, content_type):
+            keys.append(key)
+            return "0" * 64
+
+    class Row:
+        run_id, call_control_id, user_id, created_at = result["run_id"], result["call_control_id"], user, "2026-12-01"
+
+    upload_run(Bucket(), daemon.settings, Row, run_dir, daemon.pseudonyms)
+    assert keys and all(k.split("/")[1] == stand_in for k in keys)
+    for text in [redacted, *keys]:
+        assert not [s for s in ("2125550143", "212-555-0143", "nathan") if s in text.lower()], text
+    key = (daemon.settings.calld_state_dir / KEY_FILE).read_bytes()
+    assert not any(key in p.read_bytes() for p in daemon.settings.artifacts_dir.rglob("*") if p.is_file())

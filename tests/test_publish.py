@@ -15,6 +15,7 @@ import pytest
 import trio
 
 from calld.ledger import Ledger
+from calld.ops.redaction import Pseudonyms
 from calld.publish.keys import CallKeys, has_phone_number, safe_segment, selected
 from calld.publish.publisher import ERROR_FILE, Publisher
 from calld.publish.store import check_bucket
@@ -55,7 +56,7 @@ async def test_publish_uploads_the_durable_subset_with_types_and_checksums_then_
     run, _pub, ledger, row, before = await published_call(tmp_path, s3, bucket, artifacts_retention="publish")
     assert row.status == "published" and row.bucket == bucket and row.local == "audio_deleted"
     date = json.loads(before["call_report.json"])["started_at"][:10]
-    assert row.key_prefix == f"calld/tester/{date}/{run.dir.name}/"
+    assert row.key_prefix == f"calld/{Pseudonyms.in_state_dir(run.settings.calld_state_dir).user('tester')}/{date}/{run.dir.name}/"
     names = {o["name"] for o in row.objects}
     assert names == set(SMALL + AUDIO + ["manifest.json"])  # events.jsonl stays local
     client = s3.client()
@@ -121,7 +122,8 @@ async def test_object_keys_carry_no_phone_number_even_when_the_user_id_is_one(tm
     date = row.key_prefix.split("/")[2]
     assert keys and all("5555550142" not in k for k in keys)
     assert not any(has_phone_number(seg) for k in keys for seg in k.split("/") if seg != date)
-    assert row.key_prefix.split("/")[1] == safe_segment("15555550142", "user")  # stable: retries land on the same keys
+    # the keyed stand-in, as in the redacted report; stable: retries land on the same keys
+    assert row.key_prefix.split("/")[1] == Pseudonyms.in_state_dir(run.settings.calld_state_dir).user("15555550142")
     ledger.close()
 
 

@@ -85,7 +85,8 @@ async def test_publish_and_delete_then_show_and_fetch(tmp_path, s3, nursery, aut
         # show: the ledger's result, and where every object is
         assert shown["result"] == result
         pub = shown["publication"]
-        assert pub["prefix"].startswith(f"s3://{bucket}/calld/alice/") and pub["prefix"].endswith(f"/{run_dir.name}/")
+        user_key = daemon.pseudonyms.user("alice")  # the keyed stand-in, never the id as given
+        assert pub["prefix"].startswith(f"s3://{bucket}/calld/{user_key}/") and pub["prefix"].endswith(f"/{run_dir.name}/")
         assert {"result.json", "call_report.json", "audio/inbound.wav", "manifest.json"} <= set(pub["objects"])
         assert "timeline.svg" in pub["objects"]  # drawn before the call is handed to the publisher
         assert (await client.show(result["call_control_id"]))["publication"] == pub  # by call id too

@@ -49,6 +49,7 @@ from calld.domain.requests import AskRequest, BookRequest
 from calld.ledger import Finished, Fresh, InFlight, Ledger
 from calld.ops.health import disk_space, open_ledger
 from calld.ops.private import private_dir
+from calld.ops.redaction import Pseudonyms
 from calld.ops.recovery import find_run_dir, recover_interrupted
 from calld.ops.statedir import PathBefore, StateLock, check_port_free, claim_socket_path, is_loopback, prepare_state_dir
 from calld.numbers import ProvisionError, provision_did
@@ -191,7 +192,9 @@ class Daemon:
         try:
             self._ledger = open_ledger(self.settings.db_path, state_dir_is_new=new)
             self._ledger_sync = GroupSync(lambda: self._ledger.flush_to_disk(), disk=self._disk)
-            self.publisher = Publisher(self.settings, self._ledger)
+            # The redaction key: made at first start, beside the ledger (never in it, never published).
+            self.pseudonyms = Pseudonyms.in_state_dir(state_dir)
+            self.publisher = Publisher(self.settings, self._ledger, self.pseudonyms)
             self.gate = Gate(self.settings, self._ledger, self.clock)
             self.scheduler = Scheduler(self._ledger, self.gate, self._dial_scheduled, accepting=lambda: self.accepting)
             self.painter = Painter(cache_dir=state_dir / "cache")

@@ -1,7 +1,7 @@
 """What is published and under which object keys. Pure: no network, no clock, no files.
 
-A call's objects live under `<prefix>/<user>/<date>/<artifact slug>/<name>`. No key may carry
-a phone number: a segment that holds one (a user id that is a number, an odd call id) is
+A call's objects live under `<prefix>/<user>/<date>/<artifact slug>/<name>`, where `<user>` is the
+user's keyed stand-in (calld.ops.redaction), never the id as given. No key may carry a phone number: a segment that holds one (a user id that is a number, an odd call id) is
 replaced by a short hash of itself, stable across retries, so the key is still unique.
 """
 
@@ -75,11 +75,11 @@ class CallKeys:
     prefix: str  # ends with "/"
 
     @classmethod
-    def of(cls, prefix: str, user_id: str, date: str, slug: str) -> CallKeys:
+    def of(cls, prefix: str, user_key: str, date: str, slug: str) -> CallKeys:
         parts = [p for p in prefix.split("/") if p]
         if not _DATE.fullmatch(date):
             raise ValueError(f"{date!r} is not a date (YYYY-MM-DD)")
-        parts += [safe_segment(user_id, "user"), date, safe_segment(slug, "call")]
+        parts += [safe_segment(user_key, "user"), date, safe_segment(slug, "call")]
         return cls("/".join(parts) + "/")
 
     def key(self, name: str) -> str:

@@ -33,6 +33,7 @@ from typing import Any
 import trio
 
 from calld.ledger import Ledger, PublicationRow
+from calld.ops.redaction import Pseudonyms
 from calld.publish.keys import MANIFEST, CallKeys, content_type, selected
 from calld.publish.store import Bucket, StoredObject, StoreError
 from calld.settings import Settings
@@ -55,12 +56,14 @@ def _call_date(run_dir: Path, fallback: str) -> str:
         return fallback[:10]
 
 
-def upload_run(bucket: Bucket, settings: Settings, row: PublicationRow, run_dir: Path) -> tuple[CallKeys, list[StoredObject]]:
-    """Upload one run's durable subset and its manifest. Blocking: run it in a worker thread."""
+def upload_run(bucket: Bucket, settings: Settings, row: PublicationRow, run_dir: Path,
+               pseudonyms: Pseudonyms) -> tuple[CallKeys, list[StoredObject]]:
+    """Upload one run's durable subset and its manifest. Blocking: run it in a worker thread.
+    The keys carry the user's keyed stand-in (the redacted report's user_id), never the id itself."""
     if not run_dir.is_dir():
         raise StoreError("reading the run directory", "RunDirMissing", f"{run_dir} is gone", retryable=False,
                          fix="nothing to publish: the local files were removed before they were uploaded")
-    keys = CallKeys.of(settings.publish_prefix, row.user_id, _call_date(run_dir, row.created_at), run_dir.name)
+    keys = CallKeys.of(settings.publish_prefix, pseudonyms.user(row.user_id), _call_date(run_dir, row.created_at), run_dir.name)
     names = selected(_files_in(run_dir), redacted_only=settings.publish_redacted_only, audio=settings.publish_audio)
     stored = [bucket.put_file(keys.key(n), run_dir / n, content_type(n), n) for n in names]
     manifest = {
@@ -104,10 +107,11 @@ def clear_error_file(run_dir: Path) -> None:
 class Publisher:
     """Publishes finished calls in the background; see the module docstring."""
 
-    def __init__(self, settings: Settings, ledger: Ledger) -> None:
+    def __init__(self, settings: Settings, ledger: Ledger, pseudonyms: Pseudonyms | None = None) -> None:
         self.settings = settings
         self.enabled = settings.artifacts_retention != "keep"
         self._ledger = ledger
+        self.pseudonyms = pseudonyms or Pseudonyms.in_state_dir(settings.calld_state_dir)
         self._bucket: Bucket | None = None
         self._due: dict[str, float] = {}  # run id -> trio time of its next attempt
         self._wake = trio.Event()
@@ -167,7 +171,7 @@ class Publisher:
         try:
             bucket = await self._open_bucket()
             keys, stored = await trio.to_thread.run_sync(
-                partial(upload_run, bucket, self.settings, row, run_dir), abandon_on_cancel=True
+                partial(upload_run, bucket, self.settings, row, run_dir, self.pseudonyms), abandon_on_cancel=True
             )
         except StoreError as exc:
             return await self._failed(row, run_dir, exc)

@@ -72,6 +72,7 @@ from calld.domain import results
 from calld.ops.recovery import hangup_command_id
 from calld.runtime.disk import DiskWork, inline
 from calld.runtime.journal import effect_row, event_row
+from calld.ops.redaction import Pseudonyms
 from calld.runtime.report import BookingInfo, CallReport, HangupInfo, HoldInfo, MediaInfo, Transition, redact
 from calld.runtime.rundir import RunDir
 from calld.runtime.verdict import build_result, business_date, evidence
@@ -125,10 +126,13 @@ class CallPorts:
 
 
 class CallHandle:
-    def __init__(self, plan: CallPlan, ports: CallPorts, rundir: RunDir) -> None:
+    def __init__(self, plan: CallPlan, ports: CallPorts, rundir: RunDir, *, pseudonyms: Pseudonyms | None = None) -> None:
         self.plan = plan
         self.ports = ports
         self.rundir = rundir
+        # The redacted report's user id: keyed with the state directory's secret (a handle without
+        # one gets a key nobody keeps, so the id is still never shown as given).
+        self.pseudonyms = pseudonyms or Pseudonyms.ephemeral()
         self.call = Call(plan=plan)
         self.media_token = secrets.token_urlsafe(24)
         self.stream_auth_token = secrets.token_urlsafe(24)
@@ -823,7 +827,7 @@ class CallHandle:
             refs=refs,
         )
         files = {"result.json": result.model_dump(mode="json"), "call_report.json": report.model_dump(mode="json"),
-                 "call_report.redacted.json": redact(report)}
+                 "call_report.redacted.json": redact(report, self.pseudonyms)}
         await self.ports.disk(partial(self._write_result, files))
         self.result = result
         reason = getattr(result, "reason", None)

@@ -11,6 +11,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict
 
 from calld.domain.status import Status, VerdictSource
+from calld.ops.redaction import Pseudonyms, name_words, scrub
 
 ARTIFACT_NAMES = (
     "dial.json",
@@ -112,12 +113,29 @@ def _mask_number(n: str) -> str:
     return n[:2] + "*" * max(len(n) - 4, 0) + n[-2:] if len(n) > 4 else "*" * len(n)
 
 
-def redact(report: CallReport) -> dict[str, Any]:
-    """Shareable: numbers masked, the name and the call id replaced, the answer kept."""
+# Ids, times and refs: structure, not free text (the ids are replaced above, the refs follow them).
+_NOT_FREE_TEXT = frozenset({"run_id", "call_control_id", "artifact_prefix", "refs", "started_at", "timing_ms", "to", "from_did"})
+
+
+def _scrubbed(value: Any, names: list[str]) -> Any:
+    if isinstance(value, str):
+        return scrub(value, names)
+    if isinstance(value, list):
+        return [_scrubbed(v, names) for v in value]
+    if isinstance(value, dict):
+        return {k: _scrubbed(v, names) for k, v in value.items()}
+    return value
+
+
+def redact(report: CallReport, pseudonyms: Pseudonyms) -> dict[str, Any]:
+    """Shareable: numbers masked, the name and the call id replaced, the user id a keyed stand-in,
+    and every free-text field (the item, the question, booking notes, the answer, the evidence,
+    details) with its phone numbers and the call's known names taken out."""
     data = report.model_dump(mode="json")
     data["to"] = _mask_number(report.to)
     data["from_did"] = _mask_number(report.from_did)
     data["first_name"] = "[redacted]"
+    data["user_id"] = pseudonyms.user(report.user_id)
     if report.booking is not None:
         data["booking"]["callback"] = _mask_number(report.booking.callback)
     if report.call_control_id:
@@ -127,5 +145,7 @@ def redact(report: CallReport) -> dict[str, Any]:
         prefix = report.artifact_prefix
         data["artifact_prefix"] = hashed
         data["refs"] = {name: hashed + ref[len(prefix):] if ref.startswith(prefix) else ref for name, ref in report.refs.items()}
+    names = name_words(report.first_name, report.user_id)
+    data = {k: v if k in _NOT_FREE_TEXT or k in ("user_id", "first_name") else _scrubbed(v, names) for k, v in data.items()}
     data["redacted"] = True
     return data

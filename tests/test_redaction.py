@@ -1,0 +1,139 @@
+"""The redacted report and the object keys give away no phone number, no known name and no user id:
+every free-text field is scrubbed (libphonenumber's matcher and the call's names), and the user id
+is an HMAC under a secret kept in the state directory, the same stand-in in the report and the keys."""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import json
+import os
+import stat
+from pathlib import Path
+
+import pytest
+import trio
+
+from calld.ops.redaction import KEY_FILE, Pseudonyms, load_or_create_key, scrub
+from calld.publish.publisher import upload_run
+from calld.publish.store import StoredObject
+from calld.runtime.report import CallReport, redact
+from daemons import daemon_settings, stop
+from tests.stubcall import stub_book
+
+PLANT = "call my cell 212-555-0143 or ask for Nathan Smith, or +44 20 7946 0958, or 555-0199"
+LEAKS = ("212-555-0143", "2125550143", "20 7946 0958", "555-0199", "nathan", "smith")
+USER = "nathan.smith"
+# Typed fields (closed sets the model checks), ids and times: not free text.
+NOT_FREE = {"status", "verdict_source", "job", "run_id", "call_control_id", "artifact_prefix", "refs", "started_at",
+            "timing_ms", "to", "from_did", "callback", "user_id", "first_name", "media"}
+
+
+def planted(value, key=""):
+    """Every free-text leaf of a report with PLANT in it (and one of each list's items, if empty)."""
+    if key in NOT_FREE:
+        return value
+    if isinstance(value, str):
+        return f"{value} {PLANT}"
+    if isinstance(value, dict):
+        return {k: planted(v, k) for k, v in value.items()}
+    if isinstance(value, list):
+        return [planted(v, key) for v in value]
+    return value
+
+
+def leaks(text: str) -> list[str]:
+    return [s for s in LEAKS if s in text.lower()]
+
+
+@pytest.fixture
+async def report(tmp_path, autojump_clock) -> CallReport:
+    run = await stub_book(tmp_path, "book_straight")
+    data = run.report | {"user_id": USER, "item": "a skillet", "question": "stock", "detail": "d", "failure": "f",
+                         "transcript_verdict": "t", "answer_text": "We have it"}
+    data["refused_records"] = [{"call_id": "c1", "status": "booked", "why": "not said"}]
+    data["holds"] = [{"cue": "please hold", "start_ms": 1, "end_ms": 2, "ended": "returned"}]
+    data["booking"]["unanswered_questions"] = ["a question"]
+    data["hangup"] = {k: v if v is not None else "x" for k, v in data["hangup"].items()}
+    assert data["evidence"], "the booking's record cites the business's words"
+    return CallReport.model_validate(planted(data))
+
+
+async def test_every_free_text_field_loses_its_numbers_and_names(report, tmp_path):
+    raw = json.dumps(report.model_dump(mode="json"))
+    assert raw.count(PLANT) >= 12 and leaks(raw)  # planted in each free-text field
+    redacted = redact(report, Pseudonyms.in_state_dir(tmp_path))
+    text = json.dumps(redacted)
+    assert not leaks(text), leaks(text)
+    # what is left still reads: the planted words around the numbers and names
+    scrubbed = "call my cell [number] or ask for [name] [name], or [number], or [number]"
+    assert redacted["booking"]["notes"] == f"{report.booking.notes.split(PLANT)[0]}{scrubbed}"
+    assert redacted["answer_text"] == f"We have it {scrubbed}"
+    assert redacted["status"] == report.status and redacted["duration_ms"] == report.duration_ms
+
+
+async def test_the_user_id_is_keyed_with_the_state_dirs_secret(report, tmp_path):
+    key = load_or_create_key(tmp_path)
+    redacted = redact(report, Pseudonyms.in_state_dir(tmp_path))
+    stand_in = redacted["user_id"]
+    assert stand_in == "user-" + hmac.new(key, USER.encode(), "sha256").hexdigest()[:20].translate(
+        str.maketrans("0123456789abcdef", "ghijklmnopqrstuv"))
+    assert hashlib.sha256(USER.encode()).hexdigest()[:16] not in json.dumps(redacted)  # not the unsalted hash
+    assert redact(report, Pseudonyms.in_state_dir(tmp_path))["user_id"] == stand_in  # stable
+    other = tmp_path / "other"
+    other.mkdir()
+    assert redact(report, Pseudonyms.in_state_dir(other))["user_id"] != stand_in  # nothing to try without the key
+    assert stat.S_IMODE(os.stat(tmp_path / KEY_FILE).st_mode) == 0o600
+
+
+class KeysOnly:
+    """The bucket port, keeping only the keys it was given."""
+
+    def __init__(self) -> None:
+        self.keys: list[str] = []
+
+    def put_file(self, key: str, path: Path, content_type: str, name: str) -> StoredObject:
+        self.keys.append(key)
+        return StoredObject(name, key, "0" * 64, 0, content_type)
+
+    def put_bytes(self, key: str, data: bytes, content_type: str) -> str:
+        self.keys.append(key)
+        return "0" * 64
+
+
+@pytest.mark.parametrize("user", [USER, "2125550143", "nathan-212-555-0143"])
+async def test_object_keys_carry_the_keyed_id_and_no_name_or_number(tmp_path, user, autojump_clock):
+    run = await stub_book(tmp_path, "book_straight")
+    pseudonyms = Pseudonyms.in_state_dir(tmp_path)
+    bucket = KeysOnly()
+
+    class Row:
+        run_id, call_control_id, user_id, created_at = run.result.run_id, run.result.call_control_id, user, "2026-12-01"
+
+    keys, _ = upload_run(bucket, run.settings, Row, run.dir, pseudonyms)
+    assert bucket.keys and all(k.startswith(keys.prefix) for k in bucket.keys)
+    assert keys.prefix.split("/")[1] == pseudonyms.user(user)
+    assert not any(leaks(k.replace("2026-12-01", "")) for k in bucket.keys), bucket.keys
+
+
+async def test_the_key_is_made_at_first_start_and_kept_out_of_the_ledger_and_the_artifacts(tmp_path, nursery, autojump_clock):
+    from calld.daemon.service import Daemon
+
+    settings = daemon_settings(tmp_path)
+    d: Daemon = await nursery.start(Daemon(settings).serve)
+    path = settings.calld_state_dir / KEY_FILE
+    key = path.read_bytes()
+    assert len(key) == 32 and stat.S_IMODE(path.stat().st_mode) == 0o600
+    assert not path.is_relative_to(settings.artifacts_dir)
+    await stop(d)
+    await trio.sleep(1)  # the lock is released as serve() returns
+    ledger = b"".join(p.read_bytes() for p in settings.calld_state_dir.glob("calld.sqlite3*"))
+    assert key not in ledger and key.hex().encode() not in ledger
+    again: Daemon = await nursery.start(Daemon(settings).serve)  # a restart keeps it: the same stand-ins
+    assert path.read_bytes() == key
+    await stop(again)
+
+
+def test_scrub_keeps_ordinary_words_and_numbers():
+    assert scrub("5.0 amp-hour battery, 12 inch, open 9 to 5, $24.99", ["nathan"]) == "5.0 amp-hour battery, 12 inch, open 9 to 5, $24.99"
+    assert scrub("Nathanael asked Nathan", ["nathan"]) == "Nathanael asked [name]"
