@@ -656,3 +656,30 @@ async def test_a_planted_name_and_number_reach_neither_the_redacted_report_nor_a
         assert not [s for s in ("2125550143", "212-555-0143", "nathan") if s in text.lower()], text
     key = (daemon.settings.calld_state_dir / KEY_FILE).read_bytes()
     assert not any(key in p.read_bytes() for p in daemon.settings.artifacts_dir.rglob("*") if p.is_file())
+
+
+# -- a texting flood ----------------------------------------------------------------------------------------
+
+
+async def test_a_texting_flood_gets_one_notice_and_the_daemon_keeps_serving(tmp_path, nursery, autojump_clock):
+    """A stranger's and a linked handle's floods, keywords included: each handle hears at most its
+    limit and one notice, nothing is dialled, and the daemon still answers a call afterwards."""
+    from calld.messaging import replies
+
+    settings = settings_for(tmp_path, messaging_texts_per_hour=4, messaging_unlinked_texts_per_hour=1)
+    d: Daemon = await nursery.start(Daemon(settings).serve)
+    linked, stranger = "+15555550177", "+15555550188"
+    async with ControlClient(settings.calld_socket) as c:
+        await c.provision("alice")
+        await c.messaging_link(linked, "alice", "Nathan")
+        for handle in (linked, stranger):
+            for text in ["HELP", "START", "tell me a joke", "HELP", "START"] * 5:
+                await d.messaging.fake.text(handle, text)
+        await d.messaging.wait_idle()
+        fake = d.messaging.fake
+        assert fake.replies_to(stranger) == [replies.HELP, replies.TOO_MANY_TEXTS]
+        got = fake.replies_to(linked)
+        assert len(got) == 5 and got[-1] == replies.TOO_MANY_TEXTS and got.count(replies.TOO_MANY_TEXTS) == 1
+        assert d._ledger.requests(10) == []
+        assert (await ask(c, ASK))[0] == EXIT_OK
+    await stop(d)

@@ -7,7 +7,8 @@ to the ledger (a redelivery is answered 200 and does nothing more), answer 200 a
 handle the text in a task of the daemon's calls nursery.
 
 Handling, per sender handle one decision at a time:
-  STOP/START/HELP keywords -> unlinked handle (one polite line) -> texts-per-hour flood limit ->
+  STOP -> texts-per-hour flood limit (every reply, START and HELP too; tighter for a handle not
+  linked to a user) -> START/HELP keywords -> unlinked handle (one polite line) ->
   a YES/NO for the pending model-parsed request -> the deterministic parser -> (live: the text
   model, then a confirmation, never a dial) -> the calls-per-hour limit -> the call.
 A follow-up that names no number ("what about Sunday?", "do they have propane?", "call them again"),
@@ -233,6 +234,18 @@ class MessagingPort:
                     await self._send(msg, "stop", replies.STOPPED, override_optout=True)
                 return
             was_out = self.store.opt_in(msg.handle)  # as at Linq: any other message opts them back in
+            link = self.store.link_for(msg.handle)
+            # One limit for every reply (HELP and START included); a stranger's is tighter, since each
+            # reply is a text the user pays for. Past it: one notice, then silence.
+            limit = self.settings.messaging_texts_per_hour if link is not None else self.settings.messaging_unlinked_texts_per_hour
+            if self.store.count_since(msg.handle, now - HOUR_S) > limit:
+                told = self.store.count_since(msg.handle, now - HOUR_S, outcome="flood")
+                self.store.set_outcome(msg.event_id, "flood")
+                if not told:
+                    log.info("text %s from %s: past %d texts in an hour; one notice, then silence",
+                             msg.event_id, _mask(msg.handle), limit)
+                    await self._send(msg, "flood", replies.TOO_MANY_TEXTS)
+                return
             if isinstance(parsed, Keyword) and parsed.word == "start":
                 self.store.set_outcome(msg.event_id, "start")
                 await self._send(msg, "start", replies.STARTED if was_out else replies.HELP)
@@ -241,19 +254,12 @@ class MessagingPort:
                 self.store.set_outcome(msg.event_id, "help")
                 await self._send(msg, "help", replies.HELP)
                 return
-            link = self.store.link_for(msg.handle)
             if link is None:
                 # One polite line, not one per text: a stranger cannot make calld text them at will.
                 told = self.store.count_since(msg.handle, now - HOUR_S, outcome="unlinked")
                 self.store.set_outcome(msg.event_id, "unlinked")
                 if not told:
                     await self._send(msg, "unlinked", replies.UNLINKED)
-                return
-            texts = self.store.count_since(msg.handle, now - HOUR_S)
-            if texts > self.settings.messaging_texts_per_hour:
-                self.store.set_outcome(msg.event_id, "flood")
-                if texts == self.settings.messaging_texts_per_hour + 1:
-                    await self._send(msg, "flood", replies.TOO_MANY_TEXTS)  # said once; later texts get silence
                 return
             if isinstance(parsed, Keyword) and parsed.word == "thanks":  # a courtesy: any offer still stands
                 self.store.set_outcome(msg.event_id, "thanks")
