@@ -20,6 +20,7 @@ from attrs import frozen
 
 from calld.domain.ids import E164, FirstName, RunId, UserId
 from calld.domain.questions import QUESTIONS, QuestionType
+from calld.domain.words import item_problem, notes_problem, time_problem
 
 HANGUP_MARK = "HANGUP_MARK"
 RECORD_TASK_RESULT = "record_task_result"
@@ -253,6 +254,9 @@ def build_plan(
     amd_mode: str = "disabled",
 ) -> CallPlan:
     q = QUESTIONS[question]
+    # The item is said inside the "say exactly" line: only an item-like one (the policy refused the rest).
+    if item is not None and (why := item_problem(item)) is not None:
+        raise ValueError(f"--item {item!r} is not spoken on a call: {why}")
     ask = q.ask_line(item)
     disclosure = disclosure_line(first_name)
     # GPT-Live speaks a "say exactly" commentary literally; the disclosure comes first by construction.
@@ -336,6 +340,9 @@ def build_book_plan(
     amd_mode: str = "disabled",
 ) -> CallPlan:
     """A booking call: the same call as a quick ask, with its own words, tool schema and checks."""
+    # The time is said inside the "say exactly" line and the notes are read back: only checked ones.
+    if (why := time_problem(time)) is not None or (notes is not None and (why := notes_problem(notes)) is not None):
+        raise ValueError(f"--time {time!r} or --notes {notes!r} is not spoken on a call: {why}")
     job = BookJob(party=party, time=time, notes=notes, window_minutes=window_minutes, callback=from_)
     name = first_name
     ask = book_ask_line(party, time)

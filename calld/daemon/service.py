@@ -56,7 +56,9 @@ from calld.numbers import ProvisionError, provision_did
 from calld.publish.publisher import Publisher
 from calld.policy.clock import Clock, wall_clock
 from calld.policy.gate import DialNow, Gate, Queue, Timing
+from calld.policy.refusal import Refused
 from calld.policy.scheduler import Busy, Scheduler, queued_view
+from calld.policy.words import check_request
 from calld.observe.aftercall import after_call
 from calld.observe.painter import Painter
 from calld.observe.metrics import Metrics
@@ -482,6 +484,8 @@ class Daemon:
         self._check_scenario(scenario)
         if scenario is not None and scenario not in SCENARIOS:
             raise ValueError(f"unknown stub scenario {scenario!r}; choose one of {', '.join(sorted(SCENARIOS))}")
+        if (refusal := check_request(request)) is not None:  # words spoken on the call: item-like, or refused
+            raise Refused(refusal)
         plan = prepare(request, self.settings, self._ledger)  # UnknownUser: nothing written yet
         stub = SCENARIOS[scenario or stub_scenario_for(request)]
         async for item in self._admit_and_place("ask", request, plan, scenario, stub, timing or Timing()):
@@ -491,6 +495,8 @@ class Daemon:
         """Book a table: the same path as an ask, with a booking plan."""
         self._check_scenario(scenario)
         stub = book_scenario(scenario)  # ValueError lists the scripted restaurants
+        if (refusal := check_request(request)) is not None:
+            raise Refused(refusal)
         plan = prepare_book(request, self.settings, self._ledger)
         async for item in self._admit_and_place("book", request, plan, scenario, stub, timing or Timing()):
             yield item

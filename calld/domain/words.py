@@ -9,6 +9,7 @@ becomes a single one, so the text cannot close the quotes it is spoken inside.
 
 from __future__ import annotations
 
+import re
 import unicodedata
 
 NAME_MAX = 40
@@ -29,6 +30,8 @@ def name_problem(text: str) -> str | None:
         cat = unicodedata.category(ch)
         if not (cat.startswith(("L", "M")) or ch in _NAME_JOINERS):
             return f"{ch!r} is not a letter, space, hyphen or apostrophe"
+    if (m := _ADDRESSES_THE_MODEL.search(text)) is not None:  # it is said in the disclosure sentence
+        return f"{m.group(0)!r} reads as an instruction to the assistant, not a name"
     return None
 
 
@@ -53,3 +56,58 @@ def plain_text(text: str, *, flag: str, max_length: int) -> str:
     if len(out) > max_length:
         raise ValueError(f"{flag} is {len(out)} characters; keep it to {max_length}")
     return out
+
+
+# -- words the agent speaks: item-like, or not spoken at all ------------------------------------------
+# An item, a booking's notes and its time are said on the call (the item and the time inside the
+# opening line the model is told to say exactly). They are spoken only when they read as what they
+# claim to be: short, with no word that addresses the model (an imperative such as "ignore" or
+# "say", a role such as "you are"), no phone number and no web address.
+ITEM_SPOKEN_MAX = 60
+ITEM_SPOKEN_WORDS = 10
+_ADDRESSES_THE_MODEL = re.compile(
+    r"\b(?:ignor(?:e|es|ed|ing)|disregard\w*|instruct\w*|prompt\w*|pretend\w*|role-?play\w*|jailbreak\w*|"
+    r"override\w*|say|says|saying|speak|speaking|tell|repeat|respond|reply|announce|"
+    r"you\s+are|you'?re|youre|you\s+must|you\s+will|act\s+as|as\s+an?\s+(?:ai|assistant|human|person)|"
+    r"from\s+now\s+on|forget\s+(?:all|everything|your|the|previous|prior)|previous\s+(?:message|text|words)|"
+    r"system\s+(?:prompt|message)|assistant|chatgpt|gpt|openai|llm)\b",
+    re.IGNORECASE,
+)
+_DIGIT_RUN = re.compile(r"\d(?:[\s\-.()]*\d){6,}")
+_URL = re.compile(r"(?:\b[a-z][a-z0-9+.-]*://|\bwww\.|\b[\w-]+\.(?:com|net|org|io|ai|co|us|info|biz|ly|app|dev|me|xyz|gg)\b|@\w)",
+                  re.IGNORECASE)
+
+
+def spoken_problem(text: str, *, max_chars: int = ITEM_SPOKEN_MAX, max_words: int | None = ITEM_SPOKEN_WORDS,
+                   digit_runs: bool = True) -> str | None:
+    """Why `text` may not be spoken on a call as an item (or notes, or a time); None when it may.
+    `digit_runs`: a run of seven digits counts as a phone number (not for a time: 2026-12-04 19:00)."""
+    if (m := _ADDRESSES_THE_MODEL.search(text)) is not None:
+        return f"{m.group(0)!r} reads as an instruction to the assistant"
+    if _URL.search(text):
+        return "it holds a web or e-mail address"
+    import phonenumbers  # here: the domain's other checks need none of its data
+
+    if next(iter(phonenumbers.PhoneNumberMatcher(text, "US")), None) is not None or (digit_runs and _DIGIT_RUN.search(text)):
+        return "it holds a phone number"
+    if len(text) > max_chars:
+        return f"it is {len(text)} characters; at most {max_chars}"
+    if max_words is not None and len(text.split()) > max_words:
+        return f"it is {len(text.split())} words; at most {max_words}"
+    return None
+
+
+NOTES_SPOKEN_MAX = 200
+TIME_SPOKEN_MAX = 80
+
+
+def item_problem(item: str) -> str | None:
+    return spoken_problem(item, max_chars=ITEM_SPOKEN_MAX, max_words=ITEM_SPOKEN_WORDS)
+
+
+def notes_problem(notes: str) -> str | None:
+    return spoken_problem(notes, max_chars=NOTES_SPOKEN_MAX, max_words=None)
+
+
+def time_problem(time: str) -> str | None:
+    return spoken_problem(time, max_chars=TIME_SPOKEN_MAX, max_words=None, digit_runs=False)

@@ -48,6 +48,7 @@ from calld.domain.requests import AskRequest, BookRequest
 from calld.messaging import replies
 from calld.messaging.linq import LinqHttp, LinqSendError, OptedOut, open_linq_client
 from calld.messaging.model import ResponsesTextModel, TextModel, open_openai_client
+from calld.policy.words import check_request
 from calld.messaging.parse import (
     WEEK,
     AskIntent,
@@ -468,12 +469,18 @@ class MessagingPort:
 
 
 def build_request(intent: AskIntent | BookIntent, link: Link, request_id: str) -> AskRequest | BookRequest | str:
-    """The request calld-ctl would send, validated by the same models; a friendly line if it is not valid."""
+    """The request calld-ctl would send, validated by the same models and the words check (an item,
+    notes or a time that is not item-like is never offered or placed); a friendly line if it is not valid."""
     try:
+        req: AskRequest | BookRequest
         if isinstance(intent, AskIntent):
-            return AskRequest(to=intent.to, ask=intent.ask, item=intent.item, name=link.name, user=link.user_id, request_id=request_id)  # type: ignore[arg-type]
-        return BookRequest(to=intent.to, party=intent.party, time=intent.time, notes=intent.notes, name=link.name,
-                           user=link.user_id, request_id=request_id)  # type: ignore[arg-type]
+            req = AskRequest(to=intent.to, ask=intent.ask, item=intent.item, name=link.name, user=link.user_id, request_id=request_id)  # type: ignore[arg-type]
+        else:
+            req = BookRequest(to=intent.to, party=intent.party, time=intent.time, notes=intent.notes, name=link.name,
+                              user=link.user_id, request_id=request_id)  # type: ignore[arg-type]
+        if (refusal := check_request(req)) is not None:
+            return refusal.people or replies.INVALID
+        return req
     except ValidationError as exc:
         fields = {str(e["loc"][0]) for e in exc.errors() if e["loc"]}
         if "to" in fields:

@@ -7,7 +7,7 @@ from typing import Literal
 from attrs import frozen
 
 Rule = Literal[
-    "destination", "calling_window", "opt_out", "rate_limit", "booking_time", "schedule",
+    "destination", "calling_window", "opt_out", "rate_limit", "booking_time", "schedule", "words",
 ]
 
 
