@@ -112,7 +112,8 @@ async def run_stub_call(
         assert handle is not None
         token = url.rsplit("/", 1)[-1]
         auth = headers.get("x-telnyx-streaming-auth-token", "")
-        if not (hmac.compare_digest(token, handle.media_token) and hmac.compare_digest(auth, handle.stream_auth_token)):
+        if not (hmac.compare_digest(token, handle.media_token) and hmac.compare_digest(auth, handle.stream_auth_token)
+                and handle.claim_media()):
             await socket.aclose()
             return
         await handle.attach_media(socket)

@@ -186,6 +186,29 @@ async def test_a_rogue_media_socket_cannot_take_over_a_call_in_flight(daemon, au
     assert results[0]["status"] == "answered"
 
 
+async def test_a_second_media_socket_with_the_right_token_is_refused_logged_and_counted(daemon, caplog, autojump_clock):
+    results: list[dict] = []
+    async with ControlClient(daemon.settings.calld_socket) as client:
+        await client.provision("alice")
+
+        async def the_call() -> None:
+            out = io.StringIO()
+            await run_ask(client, ASK, out=out, err=io.StringIO())
+            results.append(json.loads(out.getvalue()))
+
+        async with trio.open_nursery() as n:
+            n.start_soon(the_call)
+            await trio.sleep(3)  # on the line: the call has its media stream
+            (handle,) = daemon.callbook.handles()
+            host, port = daemon.media_bound.rsplit(":", 1)
+            right = {"x-telnyx-streaming-auth-token": handle.stream_auth_token}
+            assert await media_handshake(host, int(port), handle.media_token, right) == [409]
+        metrics = await client.metrics()
+    assert results[0]["status"] == "answered"  # the call kept its own stream
+    assert f"{handle.plan.run_id} media socket refused: a second connection" in caplog.text
+    assert 'calld_media_sockets_refused_total{reason="second_connection"} 1.0' in metrics
+
+
 # -- the disclosure, and verify's own yardsticks -------------------------------------------------------------
 
 

@@ -8,6 +8,7 @@ import json
 import os
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
+from functools import partial
 from types import SimpleNamespace
 
 import pytest
@@ -30,17 +31,22 @@ class Line:
         self.plan = SimpleNamespace(run_id="run-0142")
         self._talk = talk
         self.attached = 0
+        self.media_claimed = False
+
+    def claim_media(self) -> bool:
+        claimed, self.media_claimed = self.media_claimed, True
+        return not claimed
 
     async def attach_media(self, socket: MessageSocket) -> None:
         self.attached += 1
         await self._talk(socket)
 
 
-async def listen(nursery: trio.Nursery, line: Line) -> tuple[int, trio.Event]:
+async def listen(nursery: trio.Nursery, line: Line, refused=lambda reason: None) -> tuple[int, trio.Event]:
     book = CallBook()
     book._handles[line.plan.run_id] = line  # type: ignore[assignment]
     stop = trio.Event()
-    bound = await nursery.start(serve_media, book, "127.0.0.1:0", stop)
+    bound = await nursery.start(partial(serve_media, book, "127.0.0.1:0", stop, refused=refused))
     return int(bound.rsplit(":", 1)[1]), stop
 
 
@@ -140,6 +146,28 @@ async def test_only_the_calls_own_token_and_header_reach_the_call(nursery, path,
     assert line.attached == (1 if status is None else 0)
 
 
+async def test_a_second_connection_with_the_calls_token_is_refused_logged_and_counted(nursery, caplog):
+    on_call, second_tried = trio.Event(), trio.Event()
+
+    async def talk(socket: MessageSocket) -> None:
+        on_call.set()
+        await second_tried.wait()
+
+    refusals: list[str] = []
+    line = Line(talk)
+    port, _ = await listen(nursery, line, refusals.append)
+    right = {"x-telnyx-streaming-auth-token": AUTH}
+    async with telnyx(port, f"/telnyx/media/{TOKEN}", right):
+        await on_call.wait()
+        assert await status_of(port, f"/telnyx/media/{TOKEN}", right) == 409
+        second_tried.set()
+    assert line.attached == 1 and refusals == ["second_connection"]
+    assert "run-0142 media socket refused: a second connection" in caplog.text
+    assert await status_of(port, f"/telnyx/media/{TOKEN}", right) == 409  # the call had its one socket
+    assert await status_of(port, "/telnyx/media/not-the-token", right) == 403
+    assert refusals == ["second_connection", "second_connection", "unknown_token"]
+
+
 async def test_bad_requests_get_a_clear_answer_and_the_listener_keeps_serving(nursery):
     async def talk(socket: MessageSocket) -> None:
         pass
@@ -216,9 +244,11 @@ async def test_a_failing_call_costs_one_connection_not_the_listener(nursery):
         if calls == 1:
             raise RuntimeError("a bug in the call")
 
-    port, _ = await listen(nursery, Line(talk))
+    line = Line(talk)
+    port, _ = await listen(nursery, line)
     for _ in range(2):
         assert await status_of(port, f"/telnyx/media/{TOKEN}", {"x-telnyx-streaming-auth-token": AUTH}) is None
+        line.media_claimed = False  # the next connection stands for the next call's (one socket per call)
     assert calls == 2
 
 

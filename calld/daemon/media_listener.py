@@ -22,6 +22,7 @@ import json
 from http import HTTPStatus
 import logging
 import time
+from collections.abc import Callable
 from functools import partial
 
 import trio
@@ -41,24 +42,26 @@ MAX_MESSAGE_BYTES = 1 << 20  # a Telnyx media frame is a few KiB; a MiB is plent
 
 
 async def serve_media(book: CallBook, bind: str, stop: trio.Event, serve_token: str = "", *,
+                      refused: Callable[[str], None] = lambda reason: None,
                       task_status: trio.TaskStatus[str] = trio.TASK_STATUS_IGNORED) -> None:
     """Listen on `bind` (HOST:PORT, port 0 picks one) until `stop`; started with 'HOST:PORT' bound.
 
     `GET /telnyx/media/health` answers like the public /health, with `serve_token`: the ingress
-    check proves the proxy's media rule reaches this daemon, as it does for the webhooks."""
+    check proves the proxy's media rule reaches this daemon, as it does for the webhooks.
+    `refused(reason)` is told of each socket refused (the daemon counts them in its metrics)."""
     host, _, port = bind.rpartition(":")
     listeners = await trio.open_tcp_listeners(int(port), host=host.strip("[]"))
     bound_port = listeners[0].socket.getsockname()[1]
     async with trio.open_nursery() as nursery:
-        await nursery.start(trio.serve_listeners, partial(_connection, book, serve_token), listeners)
+        await nursery.start(trio.serve_listeners, partial(_connection, book, serve_token, refused), listeners)
         task_status.started(f"{host}:{bound_port}")
         await stop.wait()
         nursery.cancel_scope.cancel()
 
 
-async def _connection(book: CallBook, serve_token: str, stream: trio.SocketStream) -> None:
+async def _connection(book: CallBook, serve_token: str, refused: Callable[[str], None], stream: trio.SocketStream) -> None:
     try:
-        await _serve(book, serve_token, stream)
+        await _serve(book, serve_token, refused, stream)
     except SocketClosed as exc:
         log.info("media socket ended: %s", exc.reason)
     except Exception:  # a bug here must cost one connection, never the listener (and every call's media)
@@ -67,7 +70,7 @@ async def _connection(book: CallBook, serve_token: str, stream: trio.SocketStrea
         await trio.aclose_forcefully(stream)
 
 
-async def _serve(book: CallBook, serve_token: str, stream: trio.SocketStream) -> None:
+async def _serve(book: CallBook, serve_token: str, refused: Callable[[str], None], stream: trio.SocketStream) -> None:
     protocol = ServerProtocol(max_size=MAX_MESSAGE_BYTES)
     request: Request | None = None
     early = Early()
@@ -91,13 +94,21 @@ async def _serve(book: CallBook, serve_token: str, stream: trio.SocketStream) ->
     handle = book.for_media_token(token)
     if handle is None:  # 403 like a bad auth header: the answer says nothing of which tokens exist
         log.warning("media socket refused: unknown token")
+        refused("unknown_token")
         protocol.send_response(protocol.reject(403, "Unknown stream.\n"))
         await write_pending(stream, protocol)
         return
     auth = request.headers.get("x-telnyx-streaming-auth-token", "")
     if not hmac.compare_digest(auth.encode(), handle.stream_auth_token.encode()):
         log.warning("%s media socket refused: bad or missing x-telnyx-streaming-auth-token", handle.plan.run_id)
+        refused("bad_auth")
         protocol.send_response(protocol.reject(403, "Bad stream auth token.\n"))
+        await write_pending(stream, protocol)
+        return
+    if handle.media_claimed:  # valid token and header, but the call has its media socket already
+        log.warning("%s media socket refused: a second connection while the call has its stream", handle.plan.run_id)
+        refused("second_connection")
+        protocol.send_response(protocol.reject(409, "This stream is already connected.\n"))
         await write_pending(stream, protocol)
         return
     response = protocol.accept(request)
@@ -106,6 +117,8 @@ async def _serve(book: CallBook, serve_token: str, stream: trio.SocketStream) ->
         log.warning("%s media socket refused: %s", handle.plan.run_id, protocol.handshake_exc)
         await write_pending(stream, protocol)
         return
+    claimed = handle.claim_media()  # no checkpoint since media_claimed was read: this socket is the call's
+    assert claimed
     socket = WebSocket(stream, protocol, "telnyx-media", early=early)  # type: ignore[arg-type]
     started = time.monotonic()
     try:

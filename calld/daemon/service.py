@@ -231,7 +231,8 @@ class Daemon:
                 await self._finish_stale_requests()
                 binds = await root.start(partial(serve, public, _hypercorn_config(self.settings.calld_bind), shutdown_trigger=self._stop_servers.wait))
                 self.public_url = binds[0]
-                self.media_bound = await root.start(serve_media, self.callbook, self.settings.media_bind, self._stop_servers, self.serve_token)
+                self.media_bound = await root.start(partial(serve_media, self.callbook, self.settings.media_bind, self._stop_servers,
+                                                          self.serve_token, refused=self.metrics.media_refused))
                 await root.start(partial(serve, control, ctl_cfg, shutdown_trigger=self._stop_servers.wait))
                 if socket_path is not None:
                     os.chmod(socket_path, 0o660)

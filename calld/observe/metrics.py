@@ -61,6 +61,8 @@ class Metrics:
         self.max_calls = Gauge("calld_max_calls", "CALLD_MAX_CALLS: new calls past this are refused.", registry=r)
         self.max_calls.set(max_calls)
         self.refusals = Counter("calld_refusals", "Requests refused before any dial, by rule.", ("rule",), registry=r)
+        self.media_refusals = Counter("calld_media_sockets_refused", "Media WebSocket connections refused, by reason "
+                                      "(unknown_token, bad_auth, second_connection).", ("reason",), registry=r)
         self.tool_refusals = Counter("calld_tool_record_refusals", "Tool records the call refused (the model was told why).",
                                      registry=r)
         self.timeline_failures = Counter("calld_timeline_failures", "Timeline pictures that could not be drawn.", registry=r)
@@ -115,6 +117,9 @@ class Metrics:
 
     def _cpu_per_call_second(self) -> float:
         return (time.process_time() - self._started_cpu) / self._call_seconds if self._call_seconds else 0.0
+
+    def media_refused(self, reason: str) -> None:
+        self.media_refusals.labels(reason=reason).inc()
 
     def refused(self, rule: str) -> None:
         """A request refused before anything was dialled (policy rules call this with their name)."""

@@ -141,6 +141,7 @@ class CallHandle:
         self._events_tx, self._events_rx = trio.open_memory_channel[ev.Event | _Tell](math.inf)
         self._webhooks_tx, self._webhooks_rx = trio.open_memory_channel[Webhook](64)
         self._media_tx, self._media_rx = trio.open_memory_channel[MessageSocket](1)
+        self._media_claimed = False  # a media socket has been taken for this call (claim_media)
         self._seen_webhooks: set[str] = set()
         self._timers: dict[str, _Timer] = {}
         self._nursery: trio.Nursery | None = None
@@ -182,8 +183,21 @@ class CallHandle:
     async def deliver_webhook(self, webhook: Webhook) -> None:
         await self._webhooks_tx.send(webhook)
 
+    @property
+    def media_claimed(self) -> bool:
+        return self._media_claimed
+
+    def claim_media(self) -> bool:
+        """True once: the first media socket to present this call's token and auth header is the
+        call's. Any later one (a second connection, a replay) is refused before it is accepted."""
+        if self._media_claimed:
+            return False
+        self._media_claimed = True
+        return True
+
     async def attach_media(self, socket: MessageSocket) -> None:
-        """Hand over Telnyx's media socket; returns when the call no longer needs it."""
+        """Hand over Telnyx's media socket (claimed first: claim_media); returns when the call no longer needs it."""
+        assert self._media_claimed, "claim_media() first: a call has one media socket"
         await self._media_tx.send(socket)
         await self._media_released.wait()
 
