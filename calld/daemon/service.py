@@ -56,7 +56,7 @@ from calld.numbers import ProvisionError, provision_did
 from calld.publish.publisher import Publisher
 from calld.policy.clock import Clock, wall_clock
 from calld.policy.gate import DialNow, Gate, Queue, Timing
-from calld.policy.refusal import Refused
+from calld.policy.refusal import Refusal, Refused
 from calld.policy.scheduler import Busy, Scheduler, queued_view
 from calld.policy.words import check_request
 from calld.observe.aftercall import after_call
@@ -399,7 +399,7 @@ class Daemon:
         store = MessagingStore(self._ledger)
         install_control(control, lambda: store)
         try:
-            port = build_messaging(self.settings, self._ledger, ask=self.ask, book=self.book)
+            port = build_messaging(self.settings, self._ledger, ask=self.ask, book=self.book, vet=self.vet)
         except MessagingConfigError as exc:
             raise DaemonError(f"texting cannot start: {exc}") from None
         if port is not None:
@@ -503,6 +503,12 @@ class Daemon:
             yield item
 
     # -- policy: the gate, the queue, opt-outs (calld.policy) ------------------------------------------
+
+    def vet(self, request: AskRequest | BookRequest) -> Refusal | None:
+        """The rules that hold whenever a call is placed (its words, the destination, opt-outs, a
+        booking's time): a texted request is checked against them before "Reply YES" is offered."""
+        kind = "book" if isinstance(request, BookRequest) else "ask"
+        return check_request(request) or self.gate.standing(kind, request.to, getattr(request, "time", None), self.clock())
 
     async def _admit_and_place(self, kind: str, request: Any, plan: Any, scenario: str | None, stub: Any,
                                timing: Timing) -> AsyncIterator[dict[str, Any]]:

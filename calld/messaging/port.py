@@ -48,6 +48,7 @@ from calld.domain.requests import AskRequest, BookRequest
 from calld.messaging import replies
 from calld.messaging.linq import LinqHttp, LinqSendError, OptedOut, open_linq_client
 from calld.messaging.model import ResponsesTextModel, TextModel, open_openai_client
+from calld.policy.refusal import Refusal
 from calld.policy.words import check_request
 from calld.messaging.parse import (
     WEEK,
@@ -107,11 +108,13 @@ class MessagingPort:
         use_model: bool = True,
         scenario: str | None = None,
         clock: Callable[[], float] = time.time,
+        vet: Callable[[AskRequest | BookRequest], Refusal | None] = lambda request: None,
     ) -> None:
         self.settings = settings
         self.store = MessagingStore(ledger)
         self._ask = ask
         self._book = book
+        self._vet = vet  # the policy rules that hold at any moment: checked before a "Reply YES" is offered
         self._verifier = WebhookVerifier(secret)
         self._linq_transport = linq_transport
         self._model_transport = model_transport
@@ -368,6 +371,8 @@ class MessagingPort:
                 self.store.set_outcome(msg.event_id, "invalid")
                 await self._send(msg, "invalid", checked)
                 return None
+            if await self._refused_before_offer(msg, checked):
+                return None
             self.store.put_pending(msg.handle, msg.chat_id, msg.message_id, intent, now + self.settings.messaging_confirm_s)
             self.store.set_outcome(msg.event_id, "confirm")
             await self._send(msg, "confirm", replies.confirm(intent))
@@ -386,10 +391,23 @@ class MessagingPort:
             self.store.set_outcome(msg.event_id, "invalid")
             await self._send(msg, "invalid", checked)
             return
+        if await self._refused_before_offer(msg, checked):
+            return
         intent = _with_checked_number(intent, checked)
         self.store.put_pending(msg.handle, msg.chat_id, msg.message_id, intent, now + self.settings.messaging_confirm_s)
         self.store.set_outcome(msg.event_id, "confirm")
         await self._send(msg, "confirm", replies.confirm(intent))
+
+    async def _refused_before_offer(self, msg: InboundText, req: AskRequest | BookRequest) -> bool:
+        """A request the policy would refuse anyway (a premium-rate number, an opt-out, a past time) is
+        refused now, before a "Reply YES" is offered: True when it was (the person has been told)."""
+        refusal = self._vet(req)
+        if refusal is None:
+            return False
+        log.info("text %s: refused before an offer (%s)", msg.event_id, refusal.rule)
+        self.store.set_outcome(msg.event_id, "refused")
+        await self._send(msg, "refused", refusal.people or replies.refused(refusal.message))
+        return True
 
     async def _call(self, msg: InboundText, intent: AskIntent | BookIntent, req: AskRequest | BookRequest,
                     this: _Calling | None = None) -> None:
@@ -551,7 +569,8 @@ def messaging_problems(settings: Settings) -> list[str]:
     return []
 
 
-def build_messaging(settings: Settings, ledger: Ledger, *, ask: PlaceCall, book: PlaceCall) -> MessagingPort | None:
+def build_messaging(settings: Settings, ledger: Ledger, *, ask: PlaceCall, book: PlaceCall,
+                    vet: Callable[[AskRequest | BookRequest], Refusal | None] = lambda request: None) -> MessagingPort | None:
     """The daemon's messaging port: live when both Linq settings are set (None when neither is),
     and in stub mode always, with the fake Linq and the scripted text model behind it."""
     if settings.calld_mode == "live":
@@ -561,13 +580,13 @@ def build_messaging(settings: Settings, ledger: Ledger, *, ask: PlaceCall, book:
         if not settings.linq_webhook_secret.get_secret_value():
             return None
         return MessagingPort(settings, ledger, ask=ask, book=book, secret=settings.linq_webhook_secret.get_secret_value(),
-                             use_model=settings.messaging_model_parse)
+                             use_model=settings.messaging_model_parse, vet=vet)
     from calld.stub.linq import FakeLinq
     from calld.stub.text_model import ScriptedResponses
 
     fake = FakeLinq(settings.linq_webhook_secret.get_secret_value() or None)
     port = MessagingPort(settings, ledger, ask=ask, book=book, secret=fake.secret, linq_transport=fake.transport(),
-                         model_transport=ScriptedResponses().transport(), use_model=settings.messaging_model_parse)
+                         model_transport=ScriptedResponses().transport(), use_model=settings.messaging_model_parse, vet=vet)
     port.fake = fake
     return port
 
