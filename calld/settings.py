@@ -158,6 +158,7 @@ class Settings(BaseSettings):
     publish_secret_access_key: SecretStr = SecretStr("")
     publish_redacted_only: bool = False  # publish call_report.redacted.json and nothing else
     publish_audio: bool = True  # 0: the audio is never uploaded
+    publish_concurrency: int = Field(4, ge=1, le=32)  # runs uploaded at once: one stuck store holds one slot
     publish_retry_initial_s: float = Field(30.0, gt=0, le=3600)
     publish_retry_max_s: float = Field(3600.0, gt=0, le=86400)
 

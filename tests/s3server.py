@@ -131,6 +131,7 @@ class HangingStore:
         self.url = f"http://127.0.0.1:{self._sock.getsockname()[1]}"
         self.released = threading.Event()
         self.accepted = threading.Event()
+        self.connections = 0  # accepted so far
         self._held: list[socket.socket] = []
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._serve, daemon=True)
@@ -144,6 +145,7 @@ class HangingStore:
                 if self.released.is_set():
                     self._drop()
                 continue
+            self.connections += 1
             self.accepted.set()
             self._held.append(conn)
             if self.released.is_set():

@@ -2,9 +2,9 @@
 
 Shape: `submit()` is called once a call's result has gone to the user. It writes one
 'pending' row in the ledger (so a restart still knows what is unpublished) and wakes the
-background task. That task (`run`) publishes one run at a time in a worker thread, so the
-event loop never waits on the network or the disk; a call's result is never changed or
-delayed by it.
+background task. That task (`run`) publishes up to PUBLISH_CONCURRENCY runs at once, each in
+a worker thread, so the event loop never waits on the network or the disk and a hanging store
+holds only its slots; a call's result is never changed or delayed by it.
 
 One attempt: upload every durable file with its SHA-256 (the store checks it), then
 manifest.json (names, keys, checksums, sizes) as the last object, so a manifest means the
@@ -114,6 +114,7 @@ class Publisher:
         self.pseudonyms = pseudonyms or Pseudonyms.in_state_dir(settings.calld_state_dir)
         self._bucket: Bucket | None = None
         self._due: dict[str, float] = {}  # run id -> trio time of its next attempt
+        self._running: set[str] = set()  # run ids with an attempt started or waiting for a slot
         self._wake = trio.Event()
         self.listeners: list[Callable[[PublicationRow], None]] = []  # told after every attempt
 
@@ -142,17 +143,30 @@ class Publisher:
             n.cancel_scope.cancel()
 
     async def _loop(self) -> None:
-        while True:
-            now = trio.current_time()
-            due = sorted((t, r) for r, t in self._due.items() if t <= now)
-            if not due:
-                self._wake = trio.Event()
-                deadline = min(self._due.values(), default=float("inf"))
-                with trio.move_on_at(deadline):
-                    await self._wake.wait()
-                continue
-            for _t, run_id in due:
+        """Start every due run, PUBLISH_CONCURRENCY at a time: a store that hangs holds its slots,
+        never the whole queue."""
+        limiter = trio.CapacityLimiter(self.settings.publish_concurrency)
+        async with trio.open_nursery() as n:
+            while True:
+                now = trio.current_time()
+                waiting = {r: t for r, t in self._due.items() if r not in self._running}
+                due = sorted((t, r) for r, t in waiting.items() if t <= now)
+                if not due:
+                    self._wake = trio.Event()
+                    with trio.move_on_at(min(waiting.values(), default=float("inf"))):
+                        await self._wake.wait()
+                    continue
+                for _t, run_id in due:
+                    self._running.add(run_id)
+                    n.start_soon(self._attempt_in_slot, limiter, run_id)
+
+    async def _attempt_in_slot(self, limiter: trio.CapacityLimiter, run_id: str) -> None:
+        try:
+            async with limiter:
                 await self.attempt(run_id)
+        finally:
+            self._running.discard(run_id)
+            self._wake.set()  # its next try (or none) changes what the loop waits for
 
     async def attempt(self, run_id: str) -> PublicationRow | None:
         """Try one run once; on failure schedule the next try. The ledger row after it."""

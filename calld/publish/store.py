@@ -25,17 +25,22 @@ from botocore.config import Config
 
 from calld.settings import Settings
 
-# Short timeouts: a publish is retried by the background task, a stuck socket must not hold it.
+# Short timeouts: a publish is retried by the background task, a stuck socket must not hold it
+# (an endpoint that accepts and never answers costs one attempt at most 2 x 15 s, and holds one of
+# the publisher's PUBLISH_CONCURRENCY slots, not the queue behind it).
 _CONFIG = Config(
-    connect_timeout=5,
-    read_timeout=30,
-    retries={"max_attempts": 2, "mode": "standard"},
+    connect_timeout=3,
+    read_timeout=15,
+    retries={"total_max_attempts": 2, "mode": "standard"},  # the first try and one retry
     signature_version="s3v4",  # R2 accepts only SigV4, presigned links included
     # Checksums only where we ask for them (SHA-256 on every upload): some S3-compatible stores
     # refuse the CRC32 trailers newer botocore sends by default.
     request_checksum_calculation="when_required",
     response_checksum_validation="when_required",
 )
+
+# `publish check` is interactive: one try each, and a store silent for 5 s is reported as unreachable.
+CHECK_CONFIG = _CONFIG.merge(Config(read_timeout=5, retries={"total_max_attempts": 1, "mode": "standard"}))
 
 _NOT_RETRYABLE = {
     "NoSuchBucket": "the bucket does not exist: create it, or fix PUBLISH_BUCKET",
@@ -111,7 +116,7 @@ class StoredObject:
 class Bucket:
     """One bucket on one store. Blocking; safe to use from several worker threads."""
 
-    def __init__(self, settings: Settings, bucket: str | None = None) -> None:
+    def __init__(self, settings: Settings, bucket: str | None = None, *, config: Config = _CONFIG) -> None:
         self.name = bucket or settings.publish_bucket
         if not self.name:
             raise StoreError("configuring", "NoBucket", "PUBLISH_BUCKET is not set", retryable=False,
@@ -122,7 +127,7 @@ class Bucket:
                  if settings.publish_access_key_id else {})
         # A session per Bucket: boto3's default session is shared module state and not thread-safe.
         self._s3 = boto3.session.Session().client(
-            "s3", endpoint_url=self.endpoint, region_name=settings.publish_region, config=_CONFIG, **creds
+            "s3", endpoint_url=self.endpoint, region_name=settings.publish_region, config=config, **creds
         )
 
     def where(self, key: str = "") -> str:
@@ -193,9 +198,10 @@ class BucketCheck:
 
 
 def check_bucket(settings: Settings) -> BucketCheck:
-    """Write a probe object, read it back, delete it: what publishing needs, proven. Blocking."""
+    """Write a probe object, read it back, delete it: what publishing needs, proven. Blocking, and
+    bounded: a store that never answers fails the step in about 5 s (CHECK_CONFIG)."""
     try:
-        bucket = Bucket(settings)
+        bucket = Bucket(settings, config=CHECK_CONFIG)
     except StoreError as exc:
         return BucketCheck("(no bucket)", (CheckStep("configure", False, f"{exc.message}; {exc.fix}"),))
     prefix = settings.publish_prefix + "/" if settings.publish_prefix else ""
