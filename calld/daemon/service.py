@@ -51,7 +51,7 @@ from calld.ops.health import disk_space, open_ledger
 from calld.ops.private import private_dir
 from calld.ops.redaction import Pseudonyms
 from calld.ops.recovery import find_run_dir, recover_interrupted
-from calld.ops.statedir import PathBefore, StateLock, check_port_free, claim_socket_path, is_loopback, prepare_state_dir
+from calld.ops.statedir import LOCK_NAME, PathBefore, StateLock, check_port_free, claim_socket_path, is_loopback, prepare_state_dir
 from calld.numbers import ProvisionError, provision_did
 from calld.publish.publisher import Publisher
 from calld.policy.clock import Clock, wall_clock
@@ -185,9 +185,16 @@ class Daemon:
                 )
         state_dir = self.settings.calld_state_dir
         before = PathBefore.look(state_dir)
-        new = prepare_state_dir(state_dir)
         lock = StateLock(state_dir, self._control_fd and f"fd {self._control_fd}" or self.settings.calld_socket)
-        lock.acquire()  # refused: another daemon holds the directory, and what is in it is its own
+        try:
+            new = prepare_state_dir(state_dir)
+            lock.acquire()  # refused: another daemon holds the directory, and what is in it is its own
+        except BaseException:
+            if before.names is None:
+                before.restore()  # made here a moment ago
+            else:
+                before.restore_mode()  # a refused start changes nothing: an existing 0755 stays 0755
+            raise
         socket_path: Path | None = None
         socket_dir_made: Path | None = None
         ready = False
@@ -270,8 +277,12 @@ class Daemon:
                 # a new state directory as it was, and no directory made for the socket.
                 if socket_dir_made is not None:
                     shutil.rmtree(socket_dir_made, ignore_errors=True)
+                # A new state directory as it was; an existing one keeps its mode and loses only what
+                # this start made (its lock file stays: see StateLock.release).
                 if new:
                     before.restore()
+                else:
+                    before.restore(keep=frozenset({LOCK_NAME}))
             lock.release()
 
     def _remove_socket(self, path: Path) -> None:

@@ -40,14 +40,15 @@ class PathBefore:
         except OSError:
             return cls(path, None, None)
 
-    def restore(self) -> None:
-        """Remove what was made since: the whole directory if it was not there. Only for a path
-        that held nothing of calld's (a new state directory), so nothing of value can go."""
+    def restore(self, *, keep: frozenset[str] = frozenset()) -> None:
+        """Remove what was made since (but `keep`) and put the mode back: the whole directory if it
+        was not there. For a new state directory, or an existing one whose start this process
+        refused while holding its lock (so everything new in it is this start's own)."""
         if self.names is None:
             shutil.rmtree(self.path, ignore_errors=True)
             return
         try:
-            for name in set(os.listdir(self.path)) - self.names:
+            for name in set(os.listdir(self.path)) - self.names - keep:
                 target = self.path / name
                 if target.is_dir() and not target.is_symlink():
                     shutil.rmtree(target, ignore_errors=True)
@@ -57,6 +58,15 @@ class PathBefore:
                 os.chmod(self.path, self.mode)
         except OSError:
             pass
+
+
+    def restore_mode(self) -> None:
+        """Only the mode back (a start refused before it held the directory: what is in it is not ours)."""
+        if self.mode is not None:
+            try:
+                os.chmod(self.path, self.mode)
+            except OSError:
+                pass
 
 
 def prepare_state_dir(state_dir: Path) -> bool:
