@@ -64,3 +64,22 @@ def real_time(clock: Any) -> Iterator[None]:
         yield
     finally:
         clock.autojump_threshold, clock.rate = 0, 0.0
+
+
+async def texting_daemon(nursery: Any, settings: Settings, handle: str, user: str = "alice", name: str = "Nathan") -> Daemon:
+    """A daemon serving `settings`, with `user` provisioned and the texting `handle` linked to them."""
+    from calld.cli.client import ControlClient
+
+    d: Daemon = await nursery.start(Daemon(settings).serve)
+    async with ControlClient(settings.calld_socket) as c:
+        await c.provision(user)
+        await c.messaging_link(handle, user, name)
+    return d
+
+
+async def say(daemon: Daemon, handle: str, *texts: str) -> list[str]:
+    """Text the daemon from `handle`, one text at a time: every reply that handle has had."""
+    for text in texts:
+        await daemon.messaging.fake.text(handle, text)
+        await daemon.messaging.wait_idle()
+    return daemon.messaging.fake.replies_to(handle)

@@ -7,10 +7,8 @@ from __future__ import annotations
 
 import pytest
 
-from calld.cli.client import ControlClient
-from calld.daemon.service import Daemon
 from calld.messaging import replies
-from daemons import daemon_settings, stop
+from daemons import daemon_settings, say, stop, texting_daemon
 
 ALICE = "+15555550177"
 STRANGER = "+15555550188"
@@ -19,20 +17,9 @@ LIMIT, UNLINKED_LIMIT = 6, 2
 
 @pytest.fixture
 async def daemon(tmp_path, nursery):
-    settings = daemon_settings(tmp_path, messaging_texts_per_hour=LIMIT, messaging_unlinked_texts_per_hour=UNLINKED_LIMIT)
-    d: Daemon = await nursery.start(Daemon(settings).serve)
-    async with ControlClient(settings.calld_socket) as c:
-        await c.provision("alice")
-        await c.messaging_link(ALICE, "alice", "Nathan")
+    d = await texting_daemon(nursery, daemon_settings(tmp_path, messaging_texts_per_hour=LIMIT, messaging_unlinked_texts_per_hour=UNLINKED_LIMIT), ALICE)
     yield d
     await stop(d)
-
-
-async def say(daemon: Daemon, handle: str, *texts: str) -> list[str]:
-    for text in texts:
-        await daemon.messaging.fake.text(handle, text)
-        await daemon.messaging.wait_idle()
-    return daemon.messaging.fake.replies_to(handle)
 
 
 async def test_help_counts_toward_a_linked_handles_limit(daemon, autojump_clock):

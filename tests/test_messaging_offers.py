@@ -5,29 +5,17 @@ from __future__ import annotations
 
 import pytest
 
-from calld.cli.client import ControlClient
-from calld.daemon.service import Daemon
 from calld.messaging import replies
-from daemons import daemon_settings, stop
+from daemons import daemon_settings, say, stop, texting_daemon
 
 ALICE = "+15555550177"
 
 
 @pytest.fixture
 async def daemon(tmp_path, nursery):
-    d: Daemon = await nursery.start(Daemon(daemon_settings(tmp_path)).serve)
-    async with ControlClient(d.settings.calld_socket) as c:
-        await c.provision("alice")
-        await c.messaging_link(ALICE, "alice", "Nathan")
+    d = await texting_daemon(nursery, daemon_settings(tmp_path), ALICE)
     yield d
     await stop(d)
-
-
-async def say(daemon: Daemon, handle: str, *texts: str) -> list[str]:
-    for text in texts:
-        await daemon.messaging.fake.text(handle, text)
-        await daemon.messaging.wait_idle()
-    return daemon.messaging.fake.replies_to(handle)
 
 
 async def test_a_premium_rate_number_from_a_text_is_refused_before_any_offer(daemon, dials, autojump_clock):
