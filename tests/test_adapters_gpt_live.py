@@ -63,7 +63,8 @@ MAPPED = {
     "output_transcript_delta": [OutputTranscript(" Hi, this is an automated assistant", 1200, 3000)],
     "response_event_completed": [ResponseDone("completed")],
     "response_event_record_task_result": [
-        TaskRecorded(RECORD_CALL_ID, "answered", "We open at nine on Saturdays.", None)
+        TaskRecorded(RECORD_CALL_ID, "answered", "We open at nine on Saturdays.", None, quotes=("We open at nine on Saturdays.",),
+                     answer=Hours((DayRange(("saturday",), "09:00", None),)))
     ],
     "response_event_end_call": [EndCallRequested("call_Hn8wB3cY6zJq1FtU", "question answered")],
     "session_closed": [LiveClosed("close_requested")],

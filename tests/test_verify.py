@@ -73,7 +73,10 @@ def test_evidence_supported_fails_when_the_quote_is_not_the_businesss(tmp_path, 
 
 
 def test_evidence_supported_fails_when_the_answer_says_more_than_the_business(tmp_path, monkeypatch):
-    tamper_result(monkeypatch, lambda result, turns: result.update(answer_text="Open until 9 PM every day."))
+    def later(result, turns):
+        result["answer"]["ranges"][0]["closes"] = "21:00"  # the typed answer is what the quotes must hold
+
+    tamper_result(monkeypatch, later)
     report = verify_quick_ask(workspace=tmp_path)
     assert "do not hold the result" in failed(report)["evidence_supported"]
 
