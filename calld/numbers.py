@@ -25,6 +25,7 @@ import trio
 from calld.adapters.telnyx_http import NumberOrder, TelnyxError, TelnyxHttp
 from calld.domain.ids import UserId
 from calld.ledger import DidRow, Ledger
+from calld.ledger_async import AsyncLedger, awaitable
 
 log = logging.getLogger("calld.numbers")
 
@@ -66,7 +67,7 @@ class OrderPending(ProvisionError):
 
 
 async def provision_did(
-    ledger: Ledger,
+    ledger: Ledger | AsyncLedger,
     telnyx: TelnyxHttp,
     user_id: UserId,
     *,
@@ -80,20 +81,21 @@ async def provision_did(
     if not connection_id:
         raise ValueError("no Call Control connection to put the number on: set TELNYX_CONNECTION_ID")
     deadline = trio.current_time() + poll_timeout_s
-    row = ledger.reserve_did(user_id)
+    ledger = awaitable(ledger)
+    row = await ledger.reserve_did(user_id)
     if row.status == "failed":
         log.info("numbers: user %s: last order failed (%s); ordering again", user_id, row.failure)
-        ledger.retry_did(user_id)
+        await ledger.retry_did(user_id)
     holder = secrets.token_hex(8)
     while True:
-        row = ledger.reserve_did(user_id)
+        row = await ledger.reserve_did(user_id)
         if row.status == "active":
             return row
         if row.status == "failed":
             raise OrderFailed(row)
         if row.order_id is not None:
             return await _follow(ledger, telnyx, row, row.order_id, deadline, poll_interval_s, poll_timeout_s)
-        if ledger.claim_order(user_id, holder, lease_s=lease_s):
+        if await ledger.claim_order(user_id, holder, lease_s=lease_s):
             await _order_once(ledger, telnyx, row, holder, connection_id)
             continue  # the row now has an order id, a number, or a failure
         remaining = deadline - trio.current_time()
@@ -102,23 +104,23 @@ async def provision_did(
         await trio.sleep(min(poll_interval_s, remaining))  # someone else is ordering: wait for its id
 
 
-async def _order_once(ledger: Ledger, telnyx: TelnyxHttp, row: DidRow, holder: str, connection_id: str) -> None:
+async def _order_once(ledger: AsyncLedger, telnyx: TelnyxHttp, row: DidRow, holder: str, connection_id: str) -> None:
     """Holding the claim: find this user's order, or place one, and save its id at once."""
     user_id, ref = row.user_id, row.customer_reference
     try:
         order = await _existing_order(telnyx, ref)
         if order is not None:
             log.info("numbers: user %s: found Telnyx order %s by %s", user_id, order.id, ref)
-            ledger.record_order(user_id, order.id)
+            await ledger.record_order(user_id, order.id)
             return
         owned = await telnyx.list_phone_numbers(customer_reference=ref, status="active")
         if owned:
             log.info("numbers: user %s: the account already owns %s for %s", user_id, owned[0].phone_number, ref)
-            ledger.activate_did(user_id, owned[0].phone_number)
+            await ledger.activate_did(user_id, owned[0].phone_number)
             return
         offers = await telnyx.available_numbers("US", ("voice",), limit=_SEARCH_LIMIT)
         if not offers:
-            ledger.fail_did(user_id, "Telnyx offered no US local numbers with voice")
+            await ledger.fail_did(user_id, "Telnyx offered no US local numbers with voice")
             return
         refused: TelnyxError | None = None
         for offer in offers:
@@ -129,16 +131,16 @@ async def _order_once(ledger: Ledger, telnyx: TelnyxHttp, row: DidRow, holder: s
                     refused = exc
                     continue
                 if exc.status is not None and 400 <= exc.status < 500 and exc.status not in (408, 429):
-                    ledger.fail_did(user_id, str(exc))  # a definite refusal: nothing was bought
+                    await ledger.fail_did(user_id, str(exc))  # a definite refusal: nothing was bought
                     return
                 raise  # no answer, or a 5xx: an order may exist; the next run looks it up by ref
             log.info("numbers: user %s: ordered %s (order %s)", user_id, offer.phone_number, order.id)
-            ledger.record_order(user_id, order.id)
+            await ledger.record_order(user_id, order.id)
             return
         assert refused is not None
-        ledger.fail_did(user_id, str(refused))
+        await ledger.fail_did(user_id, str(refused))
     except BaseException:
-        ledger.release_order(user_id, holder)  # a no-op once the order id is saved
+        await ledger.release_order(user_id, holder)  # a no-op once the order id is saved
         raise
 
 
@@ -154,7 +156,7 @@ async def _existing_order(telnyx: TelnyxHttp, ref: str) -> NumberOrder | None:
 
 
 async def _follow(
-    ledger: Ledger,
+    ledger: AsyncLedger,
     telnyx: TelnyxHttp,
     row: DidRow,
     order_id: str,
@@ -168,14 +170,14 @@ async def _follow(
         if order.succeeded:
             number = order.number()
             if number is None:
-                raise OrderFailed(ledger.fail_did(user_id, f"Telnyx order {order.id} succeeded but names no number"))
+                raise OrderFailed(await ledger.fail_did(user_id, f"Telnyx order {order.id} succeeded but names no number"))
             log.info("numbers: user %s: order %s done, number %s", user_id, order.id, number)
-            return ledger.activate_did(user_id, number)
+            return await ledger.activate_did(user_id, number)
         if order.status in _FINISHED_BADLY:
-            raise OrderFailed(ledger.fail_did(user_id, order.failure_reason()))
+            raise OrderFailed(await ledger.fail_did(user_id, order.failure_reason()))
         # pending, or a status Telnyx may add later: keep waiting, never order again
         remaining = deadline - trio.current_time()
         if remaining <= 0:
-            current = ledger.did_row(user_id) or row
+            current = await ledger.did_row(user_id) or row
             raise OrderPending(current, poll_timeout_s)
         await trio.sleep(min(poll_interval_s, remaining))

@@ -143,7 +143,7 @@ TEXTER = "+15555550177"
 
 
 def nothing_written(daemon: Daemon) -> None:
-    assert daemon._ledger.requests(10) == [] and daemon._ledger.schedule_rows(status=None) == []
+    assert daemon._ledger.sync.requests(10) == [] and daemon._ledger.sync.schedule_rows(status=None) == []
     artifacts = daemon.settings.artifacts_dir
     assert not artifacts.exists() or not any(artifacts.iterdir())
 

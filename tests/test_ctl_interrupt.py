@@ -75,5 +75,5 @@ async def test_ctrl_c_on_ask_says_the_call_goes_on_and_how_to_fetch_its_result(t
     assert done.returncode == 0, done.stderr.decode()
     result = json.loads(done.stdout)
     assert result["status"] == "answered" and "9 AM to 5 PM" in result["answer_text"]
-    assert len(daemon._ledger.requests(10)) == 1  # one request, one call: the fetch placed none
+    assert len(daemon._ledger.sync.requests(10)) == 1  # one request, one call: the fetch placed none
     await stop(daemon)

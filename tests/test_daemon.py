@@ -287,8 +287,8 @@ async def test_a_repeated_request_id_dials_once(client, daemon, dials, autojump_
 async def test_the_claim_is_on_disk_before_the_dial_and_the_result_before_it_is_told(client, daemon, dials, autojump_clock,
                                                                                     monkeypatch):
     order: list[str] = []
-    flush = daemon._ledger.flush_to_disk
-    monkeypatch.setattr(daemon._ledger, "flush_to_disk", lambda: (order.append(f"flush after {len(dials)} dials"), flush()))
+    flush = daemon._ledger.sync.flush_to_disk
+    monkeypatch.setattr(daemon._ledger.sync, "flush_to_disk", lambda: (order.append(f"flush after {len(dials)} dials"), flush()))
     out = io.StringIO()
     assert await run_ask(client, {**ASK, "request_id": "durable-1"}, out=out, err=io.StringIO()) == EXIT_OK
     assert order == ["flush after 0 dials", "flush after 1 dials"]
@@ -301,7 +301,7 @@ async def test_under_calld_serve_the_ledgers_fsync_runs_off_the_event_loop(tmp_p
 
     where: list[str] = []
     d: Daemon = await nursery.start(Daemon(daemon_settings(tmp_path / "serve"), disk=off_the_loop).serve)
-    monkeypatch.setattr(d._ledger, "flush_to_disk", lambda: where.append(threading.current_thread().name))
+    monkeypatch.setattr(d._ledger.sync, "flush_to_disk", lambda: where.append(threading.current_thread().name))
     await d._ledger_sync()
     await d.shutdown(drain_s=0)
     assert where and where[0] != threading.main_thread().name
@@ -428,7 +428,7 @@ async def test_past_the_call_limit_a_new_request_is_refused_and_nothing_written(
             async for _ in client.ask({**ASK, "request_id": "cap-3"}):
                 pass
         assert refused.value.status == 503 and "CALLD_MAX_CALLS" in refused.value.message
-        assert daemon._ledger.request("cap-3") is None  # noqa: SLF001 - nothing written
+        assert daemon._ledger.sync.request("cap-3") is None  # noqa: SLF001 - nothing written
         repeat = io.StringIO()  # a repeat of a call on the line still attaches to it
         n.start_soon(partial(run_ask, client, {**ASK, "request_id": "cap-1"}, out=repeat, err=io.StringIO()))
     assert len(dials) == 2

@@ -680,6 +680,6 @@ async def test_a_texting_flood_gets_one_notice_and_the_daemon_keeps_serving(tmp_
         assert fake.replies_to(stranger) == [replies.HELP, replies.TOO_MANY_TEXTS]
         got = fake.replies_to(linked)
         assert len(got) == 5 and got[-1] == replies.TOO_MANY_TEXTS and got.count(replies.TOO_MANY_TEXTS) == 1
-        assert d._ledger.requests(10) == []
+        assert d._ledger.sync.requests(10) == []
         assert (await ask(c, ASK))[0] == EXIT_OK
     await stop(d)

@@ -45,7 +45,7 @@ async def say(daemon: Daemon, handle: str, text: str, **kw) -> list[int]:
 
 
 def requests(daemon: Daemon) -> list:
-    return daemon._ledger.requests(100)
+    return daemon._ledger.sync.requests(100)
 
 
 def dials(daemon: Daemon) -> int:
@@ -118,7 +118,7 @@ async def test_a_webhook_with_a_bad_signature_is_refused_and_changes_nothing(dae
     assert statuses == [401]
     assert daemon.messaging.fake.replies_to(ALICE) == []
     assert requests(daemon) == []
-    assert daemon._ledger._db.execute("SELECT COUNT(*) FROM message_events").fetchone()[0] == 0
+    assert daemon._ledger.sync._db.execute("SELECT COUNT(*) FROM message_events").fetchone()[0] == 0
     await say(daemon, ALICE, "hours +1 555 555 0142")  # and the daemon still serves
     assert len(daemon.messaging.fake.replies_to(ALICE)) == 2
 
@@ -373,7 +373,7 @@ async def test_a_signed_body_that_is_not_a_text_is_refused_or_ignored_and_writes
     other = raw.replace(b'"message.received"', b'"message.read"')
     assert await http_post(fake.webhook_url, other, sign_webhook(fake.secret, other, event_id)) == 200
     await daemon.messaging.wait_idle()
-    assert daemon._ledger._db.execute("SELECT COUNT(*) FROM message_events").fetchone()[0] == 0
+    assert daemon._ledger.sync._db.execute("SELECT COUNT(*) FROM message_events").fetchone()[0] == 0
     assert fake.replies_to(ALICE) == [] and requests(daemon) == []
 
 

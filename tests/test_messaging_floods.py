@@ -35,11 +35,11 @@ async def test_start_counts_toward_a_linked_handles_limit(daemon, autojump_clock
 async def test_the_notice_is_sent_once_when_help_passed_the_limit(daemon, autojump_clock):
     got = await say(daemon, ALICE, *["HELP"] * LIMIT, "tell me a joke", "tell me a joke", "HELP", "hours +1 555 555 0142")
     assert got == [replies.HELP] * LIMIT + [replies.TOO_MANY_TEXTS]
-    assert daemon._ledger.requests(10) == []  # no call past the limit either
+    assert daemon._ledger.sync.requests(10) == []  # no call past the limit either
 
 
 async def test_a_stranger_gets_at_most_the_tighter_limit_then_one_notice(daemon, autojump_clock):
     got = await say(daemon, STRANGER, *["HELP", "START", "hours +1 555 555 0142", "HELP", "START"] * 5)
     assert got == [replies.HELP, replies.HELP, replies.TOO_MANY_TEXTS]
-    assert daemon._ledger.requests(10) == [] and daemon.calls() == []
+    assert daemon._ledger.sync.requests(10) == [] and daemon.calls() == []
 

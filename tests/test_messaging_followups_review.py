@@ -58,7 +58,7 @@ async def text(daemon: Daemon, who: str, words: str, **kw) -> list[str]:
 
 
 def rows(daemon: Daemon) -> list:
-    return daemon._ledger.requests(100)  # newest first
+    return daemon._ledger.sync.requests(100)  # newest first
 
 
 def dialled(daemon: Daemon) -> list[str]:
@@ -177,7 +177,7 @@ async def test_try_again_after_a_failed_call_asks_the_same_thing(daemon, autojum
 async def test_a_follow_up_after_a_refused_request_is_refused_the_same_way(daemon, autojump_clock):
     from calld.policy.clock import wall_clock
 
-    daemon._ledger.add_opt_out("+15555550143", said_at=wall_clock(), quote="Please stop calling us.", user_id="alice",
+    daemon._ledger.sync.add_opt_out("+15555550143", said_at=wall_clock(), quote="Please stop calling us.", user_id="alice",
                                run_id="run_" + "0" * 20)
     first = await text(daemon, ALICE, "hours 555-555-0143")
     assert len(first) == 1 and "asked not to be called" in first[0]

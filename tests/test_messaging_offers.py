@@ -26,7 +26,7 @@ async def test_a_premium_rate_number_from_a_text_is_refused_before_any_offer(dae
     assert "premium-rate" in got[0] and got[0].startswith("I can't place that call")
     got = await say(daemon, ALICE, "YES")
     assert got[-1] == replies.NOTHING_PENDING
-    assert dials == [] and daemon._ledger.requests(10) == []
+    assert dials == [] and daemon._ledger.sync.requests(10) == []
 
 
 async def test_an_allowed_number_from_a_text_is_still_offered(daemon, autojump_clock):

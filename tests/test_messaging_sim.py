@@ -92,7 +92,7 @@ async def test_follow_ups_through_the_simulator_are_about_the_last_call(tmp_path
     assert said[4] == ("calld", "From my call to +1 555-555-0142: on Friday they're open 9 AM to 5 PM.")
     assert said[6] == ("calld", "Calling +1 555-555-0142 now to ask their opening hours. I'll text you what they say.")
     assert said[7][0] == "calld" and said[7][1].startswith('They said: "')
-    rows = daemon._ledger.requests(10)
+    rows = daemon._ledger.sync.requests(10)
     assert len(rows) == 2 and rows[0].params == rows[1].params and rows[0].request_id != rows[1].request_id
     assert not sim.text_model.requests  # a follow-up is read by the parser, never sent to the text model
     await daemon.shutdown(drain_s=0)

@@ -217,7 +217,7 @@ async def test_a_queued_call_is_refused_when_due_if_the_number_opted_out_meanwhi
     async with ControlClient(daemon.settings.calld_socket) as client:
         await client.provision("alice")
         await ask(client, {**ASK, "when_open": True, "request_id": "later-2"})
-        daemon._ledger.add_opt_out(NY, said_at=NIGHT, quote="Stop calling us.", user_id="bob", run_id="run_x")
+        daemon._ledger.sync.add_opt_out(NY, said_at=NIGHT, quote="Stop calling us.", user_id="bob", run_id="run_x")
         await trio.sleep(5 * 3600 + 10)
         assert dials == []
         code, result = await ask(client, {**ASK, "when_open": True, "request_id": "later-2"})
@@ -238,12 +238,12 @@ async def test_a_queued_call_due_while_calld_is_on_the_line_with_the_number_wait
         await ask(client, {**ASK, "when_open": True, "request_id": "later-3"})
         # bob's call to the same number, placed two minutes before, is on the line when alice's comes due
         await trio.sleep(5 * 3600 - 120)
-        daemon._ledger.claim_request("bobs", user_id="bob", kind="ask", params={"to": NY}, run_id=RunId.new())
-        daemon._ledger.log_dial("bobs", number=NY, user_id="bob", at=NIGHT + timedelta(seconds=5 * 3600 - 120))
+        daemon._ledger.sync.claim_request("bobs", user_id="bob", kind="ask", params={"to": NY}, run_id=RunId.new())
+        daemon._ledger.sync.log_dial("bobs", number=NY, user_id="bob", at=NIGHT + timedelta(seconds=5 * 3600 - 120))
         await trio.sleep(130)
         assert dials == []
         assert [r["status"] for r in await client.queue()] == ["queued"]  # waiting, not refused
-        daemon._ledger.finish_request("bobs", refused_result(Refusal("schedule", "done")))  # bob's call ended
+        daemon._ledger.sync.finish_request("bobs", refused_result(Refusal("schedule", "done")))  # bob's call ended
         await trio.sleep(120)
         assert [d["to"] for d in dials] == [NY]
     await daemon.shutdown(drain_s=0)

@@ -46,7 +46,7 @@ async def published_call(tmp_path: Path, s3: S3Server, bucket: str, **settings: 
     before = {p.relative_to(run.dir).as_posix(): p.read_bytes() for p in run.dir.rglob("*") if p.is_file()}
     ledger = Ledger(run.settings.db_path)
     publisher = Publisher(run.settings, ledger)
-    publisher.submit(run.result.run_id, run.result.call_control_id, "tester", run.dir)
+    await publisher.submit(run.result.run_id, run.result.call_control_id, "tester", run.dir)
     row = await publisher.attempt(run.result.run_id)
     return run, publisher, ledger, row, before
 
@@ -115,7 +115,7 @@ async def test_object_keys_carry_no_phone_number_even_when_the_user_id_is_one(tm
     run = await stub_call(tmp_path, "hours", **s3.settings(bucket, artifacts_retention="publish"))
     ledger = Ledger(run.settings.db_path)
     publisher = Publisher(run.settings, ledger)
-    publisher.submit(run.result.run_id, run.result.call_control_id, "15555550142", run.dir)  # a user id that is a number
+    await publisher.submit(run.result.run_id, run.result.call_control_id, "15555550142", run.dir)  # a user id that is a number
     row = await publisher.attempt(run.result.run_id)
     assert row.status == "published"
     keys = [o["Key"] for o in s3.client().list_objects_v2(Bucket=bucket)["Contents"]]
@@ -161,7 +161,7 @@ async def assert_failed_and_kept(tmp_path: Path, s3: S3Server, bucket: str, code
     files_before = sorted(p.relative_to(run.dir).as_posix() for p in run.dir.rglob("*") if p.is_file())
     ledger = Ledger(run.settings.db_path)
     publisher = Publisher(run.settings, ledger)
-    publisher.submit(run.result.run_id, run.result.call_control_id, "tester", run.dir)
+    await publisher.submit(run.result.run_id, run.result.call_control_id, "tester", run.dir)
     row = await publisher.attempt(run.result.run_id)
     assert row.status == "pending" and row.attempts == 1 and row.objects == []
     error = json.loads((run.dir / ERROR_FILE).read_text())
@@ -210,7 +210,7 @@ async def test_the_background_task_retries_with_backoff_until_the_store_is_back(
     async with trio.open_nursery() as n:
         await n.start(publisher.run, stop)
         t0 = trio.current_time()
-        publisher.submit(run.result.run_id, run.result.call_control_id, "tester", run.dir)
+        await publisher.submit(run.result.run_id, run.result.call_control_id, "tester", run.dir)
         t1, first = await receive_within(attempts, 60)
         assert first.status == "pending" and t1 - t0 < 1  # at once
         t2, second = await receive_within(attempts, 60)
@@ -283,8 +283,8 @@ async def test_a_run_directory_removed_before_upload_is_reported_not_retried_soo
     settings = load_settings(calld_state_dir=tmp_path, **s3.settings(bucket, artifacts_retention="publish"))
     ledger = Ledger(settings.db_path)
     publisher = Publisher(settings, ledger)
-    publisher.submit("run_00000000000000000001", None, "tester", settings.artifacts_dir / "gone")
-    publisher.submit("run_00000000000000000001", None, "tester", settings.artifacts_dir / "gone")  # once per run
+    await publisher.submit("run_00000000000000000001", None, "tester", settings.artifacts_dir / "gone")
+    await publisher.submit("run_00000000000000000001", None, "tester", settings.artifacts_dir / "gone")  # once per run
     row = await publisher.attempt("run_00000000000000000001")
     assert row.status == "pending" and row.attempts == 1
     assert row.last_error["code"] == "RunDirMissing" and row.last_error["retryable"] is False

@@ -131,7 +131,7 @@ async def test_injections_are_refused_by_calld_ctl_and_by_a_control_request(daem
                     pass
             assert refused.value.status == 403
         metrics = await c.metrics()
-    assert dials == [] and openers == [] and daemon._ledger.requests(100) == []
+    assert dials == [] and openers == [] and daemon._ledger.sync.requests(100) == []
     assert 'rule="words"' in metrics
 
 
@@ -146,7 +146,7 @@ async def test_injections_by_text_are_answered_i_can_only_ask_about_a_product_na
     for reply in got:  # the rest: not understood, or an offer of only the item-like part ("skillet")
         assert reply in (ITEM_FOR_PEOPLE, replies.NOT_UNDERSTOOD) or (
             "Reply YES" in reply and check_spoken(item=reply.split("have ")[1].split(" in stock")[0]) is None), reply
-    assert dials == [] and openers == [] and daemon._ledger.requests(100) == []
+    assert dials == [] and openers == [] and daemon._ledger.sync.requests(100) == []
 
 
 async def test_an_ordinary_item_still_reaches_the_opening_line(daemon, openers, autojump_clock):

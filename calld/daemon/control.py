@@ -39,20 +39,20 @@ class ControlledDaemon(Protocol):
     def ask(self, request: AskRequest, scenario: str | None = None, timing: Timing | None = None) -> AsyncIterator[dict[str, Any]]: ...
     def book(self, request: BookRequest, scenario: str | None = None, timing: Timing | None = None) -> AsyncIterator[dict[str, Any]]: ...
     def calls(self) -> list[dict[str, Any]]: ...
-    def show(self, ident: str) -> dict[str, Any] | None: ...
-    def request_status(self, request_id: str) -> dict[str, Any] | None: ...
+    async def show(self, ident: str) -> dict[str, Any] | None: ...
+    async def request_status(self, request_id: str) -> dict[str, Any] | None: ...
     async def published_objects(self, ident: str) -> list[dict[str, Any]]: ...
     def tail(self) -> AsyncIterator[dict[str, Any]]: ...
     async def provision(self, user: UserId) -> dict[str, Any]: ...
-    def dids(self) -> list[dict[str, Any]]: ...
-    def queue(self, include_done: bool = False) -> list[dict[str, Any]]: ...
-    def cancel(self, request_id: str) -> dict[str, Any]: ...
-    def opt_outs(self) -> list[dict[str, Any]]: ...
-    def remove_opt_out(self, number: str) -> bool: ...
-    def history(self, **query: Any) -> list[dict[str, Any]]: ...
+    async def dids(self) -> list[dict[str, Any]]: ...
+    async def queue(self, include_done: bool = False) -> list[dict[str, Any]]: ...
+    async def cancel(self, request_id: str) -> dict[str, Any]: ...
+    async def opt_outs(self) -> list[dict[str, Any]]: ...
+    async def remove_opt_out(self, number: str) -> bool: ...
+    async def history(self, **query: Any) -> list[dict[str, Any]]: ...
     def where(self) -> dict[str, Any]: ...
     async def detail(self, ident: str) -> dict[str, Any] | None: ...
-    def call_ident(self, ident: str) -> str: ...
+    async def call_ident(self, ident: str) -> str: ...
     async def timeline(self, ident: str, suffix: str) -> bytes | None: ...
     async def prune(self, older_than_days: float, *, dry_run: bool = False) -> dict[str, Any]: ...
 
@@ -201,7 +201,7 @@ def create_control_app(daemon: ControlledDaemon) -> QuartTrio:
     @app.get("/v1/calls/<ident>")
     async def show(ident: str) -> Response | dict[str, Any]:
         try:
-            found = daemon.show(ident)
+            found = await daemon.show(ident)
         except AmbiguousCall as exc:
             return _error(str(exc), 409)
         if found is None:
@@ -210,7 +210,7 @@ def create_control_app(daemon: ControlledDaemon) -> QuartTrio:
 
     @app.get("/v1/requests/<request_id>")
     async def request_status(request_id: str) -> Response | dict[str, Any]:
-        found = daemon.request_status(request_id)
+        found = await daemon.request_status(request_id)
         if found is None:
             return _error(f"no request {request_id!r} in the ledger", 404)
         return found
@@ -241,18 +241,18 @@ def create_control_app(daemon: ControlledDaemon) -> QuartTrio:
 
     @app.get("/v1/dids")
     async def dids() -> dict[str, Any]:
-        return {"dids": daemon.dids()}
+        return {"dids": await daemon.dids()}
 
     # -- policy: the queue of calls for later, and the opt-out list ------------------------------------
 
     @app.get("/v1/queue")
     async def queue() -> dict[str, Any]:
-        return {"queue": daemon.queue(include_done=request.args.get("all") == "1")}
+        return {"queue": await daemon.queue(include_done=request.args.get("all") == "1")}
 
     @app.delete("/v1/queue/<request_id>")
     async def cancel(request_id: str) -> Response | dict[str, Any]:
         try:
-            return {"cancelled": daemon.cancel(request_id)}
+            return {"cancelled": await daemon.cancel(request_id)}
         except LookupError as exc:
             return _error(str(exc), 404)
         except ValueError as exc:
@@ -260,7 +260,7 @@ def create_control_app(daemon: ControlledDaemon) -> QuartTrio:
 
     @app.get("/v1/optouts")
     async def optouts() -> dict[str, Any]:
-        return {"optouts": daemon.opt_outs()}
+        return {"optouts": await daemon.opt_outs()}
 
     @app.delete("/v1/optouts/<number>")
     async def remove_optout(number: str) -> Response | dict[str, Any]:
@@ -268,7 +268,7 @@ def create_control_app(daemon: ControlledDaemon) -> QuartTrio:
             number = typed_number(number, daemon.region)  # the list holds E.164: "(212) 555-0142" is +12125550142
         except ValueError as exc:
             return _error(str(exc), 400)
-        if not daemon.remove_opt_out(number):
+        if not await daemon.remove_opt_out(number):
             return _error(f"{number} is not on the opt-out list; calld-ctl optout list shows it", 404)
         return {"removed": number}
 
@@ -294,14 +294,14 @@ def create_control_app(daemon: ControlledDaemon) -> QuartTrio:
         except ValueError:
             return _error(f"limit: {args.get('limit')!r} is not a whole number", 400)
         try:
-            rows = daemon.history(user=args.get("user"), status=args.get("status"), since=args.get("since"), limit=limit)
+            rows = await daemon.history(user=args.get("user"), status=args.get("status"), since=args.get("since"), limit=limit)
         except BadQuery as exc:
             return _error(str(exc), 400)
         return {"calls": rows}
 
     @app.get("/v1/calls/<ident>/detail")
     async def detail(ident: str) -> Response | dict[str, Any]:
-        ident = daemon.call_ident(ident)
+        ident = await daemon.call_ident(ident)
         if daemon.callbook.find(ident) is not None:
             return _error(f"call {ident} is still in flight; its artifacts are written when it ends (calld-ctl calls)", 409)
         found = await daemon.detail(ident)
@@ -314,7 +314,7 @@ def create_control_app(daemon: ControlledDaemon) -> QuartTrio:
         kinds = {"svg": "image/svg+xml", "png": "image/png"}
         if suffix not in kinds:
             return _error(f"a timeline is drawn as .svg or .png, not .{suffix}", 400)
-        ident = daemon.call_ident(ident)
+        ident = await daemon.call_ident(ident)
         if daemon.callbook.find(ident) is not None:
             return _error(f"call {ident} is still in flight; its timeline is drawn when it ends", 409)
         try:

@@ -46,7 +46,8 @@ from calld.daemon.progress import phases
 from calld.daemon.public import create_public_app
 from calld.domain.ids import UserId
 from calld.domain.requests import AskRequest, BookRequest
-from calld.ledger import Finished, Fresh, InFlight, Ledger
+from calld.ledger import Finished, Fresh, InFlight, LedgerError
+from calld.ledger_async import AsyncLedger
 from calld.ops.health import disk_space, open_ledger
 from calld.ops.private import private_dir
 from calld.ops.redaction import Pseudonyms
@@ -55,7 +56,7 @@ from calld.ops.statedir import LOCK_NAME, PathBefore, StateLock, check_port_free
 from calld.numbers import ProvisionError, provision_did
 from calld.publish.publisher import Publisher
 from calld.policy.clock import Clock, wall_clock
-from calld.policy.gate import DialNow, Gate, Queue, Timing
+from calld.policy.gate import LONGEST_ON_THE_LINE, Decision, DialNow, Gate, Queue, Timing
 from calld.policy.refusal import Refusal, Refused
 from calld.policy.scheduler import Busy, Scheduler, queued_view
 from calld.policy.words import check_request
@@ -75,6 +76,7 @@ log = logging.getLogger("calld.daemon")
 INGRESS_CHECK_TTL_S = 60.0  # how long a good /health probe stands before the next dial checks again
 RECOVERY_BOUND_S = 60.0  # hanging up calls a crashed daemon left: bounded, so a dead Telnyx cannot wedge start
 UNFINISHED_RETRY_S = 10.0
+ELSEWHERE_POLL_S = 1.0  # a repeat of a request another daemon holds reads the ledger this often for its result
 
 
 def _hypercorn_config(bind: str) -> Config:
@@ -137,7 +139,7 @@ class Daemon:
         self.public_url: str | None = None
         self.media_bound: str | None = None  # HOST:PORT the media listener took (CALLD_MEDIA_BIND, port 0 resolved)
         self._control_fd = control_fd
-        self._ledger: Ledger  # opened by serve(), once the state directory is checked and locked
+        self._ledger: AsyncLedger  # opened by serve(), once the state directory is checked and locked
         self._ledger_sync: GroupSync  # its fsyncs, one for the calls that need one at about the same moment
         self._socket_inode: int | None = None
         self._unfinished: dict[str, dict[str, Any]] = {}
@@ -199,12 +201,12 @@ class Daemon:
         socket_dir_made: Path | None = None
         ready = False
         try:
-            self._ledger = open_ledger(self.settings.db_path, state_dir_is_new=new)
-            self._ledger_sync = GroupSync(lambda: self._ledger.flush_to_disk(), disk=self._disk)
+            self._ledger = AsyncLedger(open_ledger(self.settings.db_path, state_dir_is_new=new))
+            self._ledger_sync = GroupSync(lambda: self._ledger.sync.flush_to_disk(), disk=self._disk)
             # The redaction key: made at first start, beside the ledger (never in it, never published).
             self.pseudonyms = Pseudonyms.in_state_dir(state_dir)
             self.publisher = Publisher(self.settings, self._ledger, self.pseudonyms)
-            self.gate = Gate(self.settings, self._ledger, self.clock)
+            self.gate = Gate(self.settings, self._ledger.sync, self.clock)
             self.scheduler = Scheduler(self._ledger, self.gate, self._dial_scheduled, accepting=lambda: self.accepting)
             self.painter = Painter(cache_dir=state_dir / "cache")
             try:
@@ -269,7 +271,7 @@ class Daemon:
             self.metrics.unwatch_gc()
             self.full_collections.give_back()
             if getattr(self, "_ledger", None) is not None:
-                self._ledger.close()
+                self._ledger.sync.close()
             if socket_path is not None:
                 self._remove_socket(socket_path)
             if not ready:
@@ -312,7 +314,7 @@ class Daemon:
             await trio.sleep(UNFINISHED_RETRY_S)
             for request_id, result in list(self._unfinished.items()):
                 try:
-                    self._ledger.finish_request(request_id, result)
+                    await self._ledger.finish_request(request_id, result)
                 except sqlite3.Error as exc:
                     log.error("request %s: the ledger still cannot store its result: %s", request_id, exc)
                     break
@@ -407,10 +409,10 @@ class Daemon:
         from calld.messaging.port import MessagingConfigError, build_messaging, install_control
         from calld.messaging.store import MessagingStore
 
-        store = MessagingStore(self._ledger)
+        store = MessagingStore(self._ledger.sync)
         install_control(control, lambda: store)
         try:
-            port = build_messaging(self.settings, self._ledger, ask=self.ask, book=self.book, vet=self.vet)
+            port = build_messaging(self.settings, self._ledger.sync, ask=self.ask, book=self.book, vet=self.vet)
         except MessagingConfigError as exc:
             raise DaemonError(f"texting cannot start: {exc}") from None
         if port is not None:
@@ -486,8 +488,8 @@ class Daemon:
             raise DaemonError(f"Telnyx: {exc}") from None
         return {"user": row.user_id, "did": row.did, "status": row.status}
 
-    def dids(self) -> list[dict[str, Any]]:
-        return [{"user": r.user_id, "did": r.did, "status": r.status} for r in self._ledger.rows()]
+    async def dids(self) -> list[dict[str, Any]]:
+        return [{"user": r.user_id, "did": r.did, "status": r.status} for r in await self._ledger.rows()]
 
     async def ask(self, request: AskRequest, scenario: str | None = None, timing: Timing | None = None) -> AsyncIterator[dict[str, Any]]:
         """Place a quick ask, or attach to the same request's call; yields progress dicts, then
@@ -498,7 +500,7 @@ class Daemon:
             raise ValueError(f"unknown stub scenario {scenario!r}; choose one of {', '.join(sorted(SCENARIOS))}")
         if (refusal := check_request(request)) is not None:  # words spoken on the call: item-like, or refused
             raise Refused(refusal)
-        plan = prepare(request, self.settings, self._ledger)  # UnknownUser: nothing written yet
+        plan = await self._ledger.run(lambda ledger: prepare(request, self.settings, ledger))  # UnknownUser: nothing written yet
         stub = SCENARIOS[scenario or stub_scenario_for(request)]
         async for item in self._admit_and_place("ask", request, plan, scenario, stub, timing or Timing()):
             yield item
@@ -509,28 +511,31 @@ class Daemon:
         stub = book_scenario(scenario)  # ValueError lists the scripted restaurants
         if (refusal := check_request(request)) is not None:
             raise Refused(refusal)
-        plan = prepare_book(request, self.settings, self._ledger)
+        plan = await self._ledger.run(lambda ledger: prepare_book(request, self.settings, ledger))
         async for item in self._admit_and_place("book", request, plan, scenario, stub, timing or Timing()):
             yield item
 
     # -- policy: the gate, the queue, opt-outs (calld.policy) ------------------------------------------
 
-    def vet(self, request: AskRequest | BookRequest) -> Refusal | None:
+    async def vet(self, request: AskRequest | BookRequest) -> Refusal | None:
         """The rules that hold whenever a call is placed (its words, the destination, opt-outs, a
         booking's time): a texted request is checked against them before "Reply YES" is offered."""
         kind = "book" if isinstance(request, BookRequest) else "ask"
-        return check_request(request) or self.gate.standing(kind, request.to, getattr(request, "time", None), self.clock())
+        if (refusal := check_request(request)) is not None:
+            return refusal
+        now = self.clock()
+        return await self._ledger.run(lambda ledger: self.gate.on(ledger).standing(kind, request.to, getattr(request, "time", None), now))
 
     async def _admit_and_place(self, kind: str, request: Any, plan: Any, scenario: str | None, stub: Any,
                                timing: Timing) -> AsyncIterator[dict[str, Any]]:
         """Every request passes the gate first; a repeat of a known request id gets its own answer."""
         rid = request.request_id
         params = self._params(request, scenario)
-        known = rid is not None and (self._ledger.request(rid) is not None or self._ledger.scheduled(rid) is not None)
+        known = rid is not None and (await self._ledger.request(rid) is not None or await self._ledger.scheduled(rid) is not None)
         if known:
-            row = self._ledger.scheduled(rid)
+            row = await self._ledger.scheduled(rid)
             if row is not None:  # queued earlier: the same request gets its queue entry (or its result)
-                again, _ = self._ledger.queue_request(rid, user_id=request.user, kind=kind, params=params,  # type: ignore[arg-type]
+                again, _ = await self._ledger.queue_request(rid, user_id=request.user, kind=kind, params=params,  # type: ignore[arg-type]
                                                       due_at=row.due_at, mode=row.mode)  # type: ignore[arg-type]
                 if again is not None:
                     yield {"queued": queued_view(again), "repeat": True}
@@ -538,15 +543,15 @@ class Daemon:
             await self._check_ingress()
         else:
             booking_time = getattr(request, "time", None)
-            decision = self.gate.admit(kind, request.to, request.user, booking_time, timing)
+            decision = await self._admit(kind, request, booking_time, timing)
             if not isinstance(decision, Queue):
                 # Live mode's probe of the public URL may wait: the limits are read again after it, with no
                 # wait from there to the claim, or requests arriving together would all pass them.
                 await self._check_ingress()
-                decision = self.gate.admit(kind, request.to, request.user, booking_time, timing)
+                decision = await self._admit(kind, request, booking_time, timing)
             if isinstance(decision, Queue):
                 rid = rid or f"req_{plan.run_id.removeprefix('run_')}"
-                row, new = self._ledger.queue_request(rid, user_id=request.user, kind=kind, params=params,  # type: ignore[arg-type]
+                row, new = await self._ledger.queue_request(rid, user_id=request.user, kind=kind, params=params,  # type: ignore[arg-type]
                                                       due_at=decision.due_at, mode=decision.mode)
                 assert row is not None
                 log.info("queued request %s for %s until %s", rid, request.to, decision.due_at.isoformat())
@@ -555,6 +560,10 @@ class Daemon:
                 return
         async for item in self._place(kind, request, plan, scenario, stub):
             yield item
+
+    async def _admit(self, kind: str, request: Any, booking_time: str | None, timing: Timing) -> Decision:
+        """The gate's decision, its rules reading the ledger where the ledger is read (calld.ledger_async)."""
+        return await self._ledger.run(lambda ledger: self.gate.on(ledger).admit(kind, request.to, request.user, booking_time, timing))
 
     @staticmethod
     def _params(request: Any, scenario: str | None) -> dict[str, Any]:
@@ -567,18 +576,19 @@ class Daemon:
         if row.kind == "book":
             request: Any = BookRequest(**fields, request_id=row.request_id)
             stub = book_scenario(scenario)
-            plan = prepare_book(request, self.settings, self._ledger)
+            plan = await self._ledger.run(lambda ledger: prepare_book(request, self.settings, ledger))
         else:
             request = AskRequest(**fields, request_id=row.request_id)
             stub = SCENARIOS[scenario or stub_scenario_for(request)]
-            plan = prepare(request, self.settings, self._ledger)
+            plan = await self._ledger.run(lambda ledger: prepare(request, self.settings, ledger))
         if len(self._flights) >= self.settings.calld_max_calls:
             raise Busy()
         await self._check_ingress()
         booking_time = row.params.get("time") if row.kind == "book" else None
-        if not isinstance(self.gate.when_due(row.kind, request.to, request.user, booking_time), DialNow):
+        due = await self._ledger.run(lambda ledger: self.gate.on(ledger).when_due(row.kind, request.to, request.user, booking_time))
+        if not isinstance(due, DialNow):
             raise Busy()  # the probe waited, and another call took the number (or the window) meanwhile: later
-        self._ledger.set_schedule(row.request_id, status="dialled")
+        await self._ledger.set_schedule(row.request_id, status="dialled")
         stream = self._place(row.kind, request, plan, scenario, stub)
         assert self._calls_nursery is not None
 
@@ -588,33 +598,33 @@ class Daemon:
 
         self._calls_nursery.start_soon(follow)
 
-    def queue(self, include_done: bool = False) -> list[dict[str, Any]]:
-        return [queued_view(r) for r in self._ledger.schedule_rows(status=None if include_done else "queued")]
+    async def queue(self, include_done: bool = False) -> list[dict[str, Any]]:
+        return [queued_view(r) for r in await self._ledger.schedule_rows(status=None if include_done else "queued")]
 
-    def cancel(self, request_id: str) -> dict[str, Any]:
+    async def cancel(self, request_id: str) -> dict[str, Any]:
         """Drop a queued request; LookupError when there is none, ValueError when it is past waiting."""
-        row = self._ledger.scheduled(request_id)
+        row = await self._ledger.scheduled(request_id)
         if row is None:
             raise LookupError(f"no queued request {request_id!r}; calld-ctl queue lists them")
-        if not self._ledger.set_schedule(request_id, status="cancelled"):
+        if not await self._ledger.set_schedule(request_id, status="cancelled"):
             raise ValueError(f"request {request_id!r} is {row.status}, no longer waiting; nothing to cancel")
         self.scheduler.wake()
-        return queued_view(self._ledger.scheduled(request_id))  # type: ignore[arg-type]
+        return queued_view(await self._ledger.scheduled(request_id))  # type: ignore[arg-type]
 
-    def opt_outs(self) -> list[dict[str, Any]]:
+    async def opt_outs(self) -> list[dict[str, Any]]:
         return [{"number": r.number, "said_at": r.said_at.isoformat(), "quote": r.quote, "user": r.user_id,
-                 "run_id": r.run_id} for r in self._ledger.opt_outs()]
+                 "run_id": r.run_id} for r in await self._ledger.opt_outs()]
 
-    def remove_opt_out(self, number: str) -> bool:
-        return self._ledger.remove_opt_out(number)
+    async def remove_opt_out(self, number: str) -> bool:
+        return bool(await self._ledger.remove_opt_out(number))
 
-    def _record_opt_out(self, handle: CallHandle) -> None:
+    async def _record_opt_out(self, handle: CallHandle) -> None:
         """After the call: a business that asked not to be called goes on the list (who heard it, when, the quote)."""
         quote = handle.call.opt_out
         if quote is None:
             return
         plan = handle.plan
-        row = self._ledger.add_opt_out(plan.to, said_at=self.clock(), quote=quote, user_id=plan.user_id, run_id=plan.run_id)
+        row = await self._ledger.add_opt_out(plan.to, said_at=self.clock(), quote=quote, user_id=plan.user_id, run_id=plan.run_id)
         log.warning("%s %s asked not to be called again (%r): on the opt-out list since %s",
                     handle.call.call_control_id or plan.run_id, plan.to, quote, row.said_at.isoformat())
 
@@ -629,12 +639,12 @@ class Daemon:
         gate decision): from here to the claim and the dial log's row nothing waits."""
         request_id = request.request_id or f"req_{plan.run_id.removeprefix('run_')}"
         params = self._params(request, scenario)
-        if len(self._flights) >= self.settings.calld_max_calls and self._ledger.request(request_id) is None:
+        if len(self._flights) >= self.settings.calld_max_calls and await self._ledger.request(request_id) is None:
             # A new call past the limit would starve the calls on the line of CPU (audio lost on
             # all of them), so it is refused before anything is written. Repeats are still answered.
             raise AtCapacity(self.settings.calld_max_calls)
         # The dial is keyed on the request, never on an attempt: one request id, one call.
-        claim = self._ledger.claim_request(request_id, user_id=request.user, kind=kind, params=params, run_id=plan.run_id)
+        claim = await self._ledger.claim_request(request_id, user_id=request.user, kind=kind, params=params, run_id=plan.run_id)
         match claim:
             case Finished(result=result):
                 yield {"result": result, "repeat": True}
@@ -642,10 +652,14 @@ class Daemon:
             case InFlight(run_id=run_id):
                 flight = self._flights.get(request_id)
                 if flight is None:
-                    raise DaemonError(f"request {request_id} ({run_id}) is in flight but not in this daemon")
+                    # Placed by another daemon on the shared ledger (or by this one before a restart, and
+                    # being recovered): its result lands in the ledger, and the repeat gets it from there.
+                    async for item in self._result_from_elsewhere(request_id, run_id):
+                        yield item
+                    return
             case Fresh():
                 flight = self._flights[request_id] = _Flight(request_id, plan.run_id)
-                self._ledger.log_dial(request_id, number=request.to, user_id=request.user, at=self.clock())
+                await self._ledger.log_dial(request_id, number=request.to, user_id=request.user, at=self.clock())
                 with trio.CancelScope(shield=True):  # a client gone meanwhile must not leave the claim without its call
                     await self._ledger_sync()  # the claim outlives a power cut before anything is dialled
                 self._start_call(flight, plan, stub)
@@ -653,6 +667,21 @@ class Daemon:
             yield {"progress": item}
         await flight.done.wait()
         yield flight.outcome
+
+    async def _result_from_elsewhere(self, request_id: str, run_id: str) -> AsyncIterator[dict[str, Any]]:
+        """A request on a call this daemon does not hold: wait for its result in the ledger. No call
+        lasts longer than LONGEST_ON_THE_LINE, and a dead owner's calls are finished by lease recovery."""
+        yield {"progress": {"t_ms": 0, "event": "attached", "run_id": run_id, "call_control_id": None,
+                            "phases": [f"request {request_id} is on a call another calld placed: waiting for its result"]}}
+        with trio.move_on_after(LONGEST_ON_THE_LINE.total_seconds()):
+            while True:
+                row = await self._ledger.request(request_id)
+                if row is not None and row.status == "done" and row.result is not None:
+                    yield {"result": row.result, "repeat": True}
+                    return
+                await trio.sleep(ELSEWHERE_POLL_S)
+        raise DaemonError(f"request {request_id} ({run_id}) is still not finished on the daemon that placed it; "
+                          f"ask again later (calld-ctl show {request_id})")
 
     def _start_call(self, flight: _Flight, plan: Any, stub: Any) -> None:
         assert self._calls_nursery is not None
@@ -699,16 +728,16 @@ class Daemon:
                 log.error("%s call task failed: %s", plan.run_id, exc, exc_info=log.isEnabledFor(logging.DEBUG))
             finally:
                 with trio.CancelScope(shield=True):
-                    stored = self._store_result(flight.request_id, plan.run_id, outcome, undialled)
+                    stored = await self._store_result(flight.request_id, plan.run_id, outcome, undialled)
                     await self._ledger_sync()  # what the user is told is on disk first
                     handle = self.callbook.find(plan.run_id)
                     if handle is not None:
-                        self._record_opt_out(handle)
+                        await self._record_opt_out(handle)
                         self.callbook.remove(handle)
                     del self._flights[flight.request_id]
                     flight.finish(outcome or {"error": "the call ended without a result"})
                     if torn_down:
-                        self._publish(handle)  # the result has gone out first; no picture when torn down
+                        await self._publish(handle)  # the result has gone out first; no picture when torn down
                     self._tail_result(plan.run_id, ran[0] if ran else None, stored)
                     drawing = bool(ran and ran[0].finished.is_set())
                     self._after_calls_pending += drawing  # counted before idle is set: a drain waits for it
@@ -725,29 +754,29 @@ class Daemon:
                     self._after_call_step.set()
                     self._after_call_step = trio.Event()
             # After the picture, so timeline.svg is published with the rest and retention cannot race it.
-            self._publish(ran[0] if ran else None)
+            await self._publish(ran[0] if ran else None)
 
         self._calls_nursery.start_soon(call_task)
 
-    def _publish(self, handle: CallHandle | None) -> None:
+    async def _publish(self, handle: CallHandle | None) -> None:
         """Hand a finished call's artifacts to the publisher; a failure here never touches the call."""
         if handle is None or handle.result is None or not self.publisher.enabled:
             return
         try:
-            self.publisher.submit(handle.plan.run_id, handle.call.call_control_id, handle.plan.user_id, handle.rundir.path)
+            await self.publisher.submit(handle.plan.run_id, handle.call.call_control_id, handle.plan.user_id, handle.rundir.path)
         except Exception:
             log.exception("%s could not be queued for publishing", handle.plan.run_id)
 
-    def _store_result(self, request_id: str, run_id: str, outcome: dict[str, Any], undialled: bool) -> dict[str, Any]:
+    async def _store_result(self, request_id: str, run_id: str, outcome: dict[str, Any], undialled: bool) -> dict[str, Any]:
         """The ledger row is finished (or, when nothing was dialled, given back); a ledger that
         cannot write now (a full disk) gets the result later, and the daemon goes on. Returns the result."""
         stored = outcome.get("result") or {"status": "failed", "run_id": run_id, "answer_text": None,
                                            "reason": "internal", "detail": outcome.get("error") or "no result"}
         try:
-            if undialled and self._ledger.forget_request(request_id):
+            if undialled and await self._ledger.forget_request(request_id):
                 return stored
             try:
-                self._ledger.finish_request(request_id, stored)
+                await self._ledger.finish_request(request_id, stored)
             except sqlite3.Error as exc:
                 log.error("request %s: the ledger cannot store its result now (%s); retrying every %.0f s",
                           request_id, exc, UNFINISHED_RETRY_S)
@@ -764,10 +793,18 @@ class Daemon:
                 "run_id": handle.plan.run_id,
                 "call_control_id": handle.call.call_control_id}
         if p["changed"].get("dial") == ["requested", "accepted"] and handle.call.call_control_id is not None:
-            self._ledger.mark_dialled(flight.request_id, handle.call.call_control_id)
+            assert self._calls_nursery is not None
+            self._calls_nursery.start_soon(self._mark_dialled, flight.request_id, handle.call.call_control_id)
         if item["phases"]:
             flight.tell(item)
         self._tell_tails(item)
+
+    async def _mark_dialled(self, request_id: str, call_control_id: str) -> None:
+        """The request's row gets its call's id (a listener cannot wait on the ledger, so a task does)."""
+        try:
+            await self._ledger.mark_dialled(request_id, call_control_id)
+        except LedgerError as exc:  # the call already ended and its result is stored: nothing left to attach
+            log.info("request %s: %s", request_id, exc)
 
     def _tell_tails(self, item: dict[str, Any]) -> None:
         for tail in list(self._tails):
@@ -801,14 +838,14 @@ class Daemon:
         return {"state_dir": str(self.settings.calld_state_dir.absolute()), "ledger": str(self.settings.db_path.absolute()),
                 "artifacts_dir": str(self.settings.artifacts_dir.absolute()), "pid": os.getpid()}
 
-    def history(self, **query: Any) -> list[dict[str, Any]]:
+    async def history(self, **query: Any) -> list[dict[str, Any]]:
         from calld.observe.history import history_rows
 
-        return history_rows(self._ledger, self.settings.artifacts_dir, **query)
+        return await self._ledger.run(lambda ledger: history_rows(ledger, self.settings.artifacts_dir, **query))
 
-    def call_ident(self, ident: str) -> str:
+    async def call_ident(self, ident: str) -> str:
         """A request id names its call's run (what calld-ctl prints to look a request up); other ids stay."""
-        if (row := self._ledger.request(ident)) is not None and row.run_id:
+        if (row := await self._ledger.request(ident)) is not None and row.run_id:
             return str(row.run_id)
         return ident
 
@@ -819,14 +856,14 @@ class Daemon:
 
         if self.callbook.find(ident) is not None:
             return None
-        row = self._ledger.request_for_call(ident)
+        row = await self._ledger.request_for_call(ident)
         found = await trio.to_thread.run_sync(call_detail, self.settings.artifacts_dir, ident, row)
         if found is None:
             return None
         run_id = (found["report"] or {}).get("run_id") or (row.run_id if row is not None else None)
-        if found["request"] is None and run_id and (row := self._ledger.request_for_call(run_id)) is not None:
+        if found["request"] is None and run_id and (row := await self._ledger.request_for_call(run_id)) is not None:
             found["request"] = request_summary(row)
-        if run_id and (pub := self._ledger.publication(str(run_id))) is not None:
+        if run_id and (pub := await self._ledger.publication(str(run_id))) is not None:
             found["publication"] = self.publisher.describe(pub)
         return found
 
@@ -856,7 +893,7 @@ class Daemon:
 
         running = [h.rundir.path for h in self.callbook.handles()]
         # A call waiting to be published keeps its files until the publisher has them.
-        running += [self.settings.artifacts_dir / row.run_dir for row in self._ledger.unpublished()]
+        running += [self.settings.artifacts_dir / row.run_dir for row in await self._ledger.unpublished()]
         done = await trio.to_thread.run_sync(
             partial(prune_artifacts, self.settings.artifacts_dir, older_than_days, running=running, dry_run=dry_run))
         return done.as_dict()
@@ -876,13 +913,13 @@ class Daemon:
             })
         return out
 
-    def show(self, ident: str) -> dict[str, Any] | None:
+    async def show(self, ident: str) -> dict[str, Any] | None:
         """A call by run id, call control id, artifact directory or request id: in flight, its
         report, or (a call a crash cut short) what the ledger and recovery know. Raises
         AmbiguousCall, listing the candidates, when the id names more than one call."""
         if (h := self.callbook.find(ident)) is not None:
             return {"in_flight": True, **next(c for c in self.calls() if c["run_id"] == h.plan.run_id)}
-        if (row := self._ledger.request(ident)) is not None:
+        if (row := await self._ledger.request(ident)) is not None:
             ident = row.run_id
         found = []
         for report in sorted(self.settings.artifacts_dir.glob("*/call_report.json")):
@@ -891,7 +928,7 @@ class Daemon:
             except (OSError, ValueError):
                 continue
             if ident in (data.get("run_id"), data.get("call_control_id"), report.parent.name):
-                if (pub := self._ledger.publication(str(data.get("run_id")))) is not None:
+                if (pub := await self._ledger.publication(str(data.get("run_id")))) is not None:
                     data["publication"] = self.publisher.describe(pub)
                 found.append(data)
         if len(found) > 1:
@@ -899,10 +936,10 @@ class Daemon:
         if found:
             return found[0]
         # Published and deleted locally: the ledger still has the result and the object keys.
-        if (pub := self._ledger.publication(ident)) is not None:
-            return {"run_id": pub.run_id, "call_control_id": pub.call_control_id, "result": self._ledger.result_of_run(pub.run_id),
+        if (pub := await self._ledger.publication(ident)) is not None:
+            return {"run_id": pub.run_id, "call_control_id": pub.call_control_id, "result": await self._ledger.result_of_run(pub.run_id),
                     "publication": self.publisher.describe(pub)}
-        rows = self._ledger.requests_for_call(ident)
+        rows = await self._ledger.requests_for_call(ident)
         if len(rows) > 1:
             raise AmbiguousCall(ident, [f"{r.run_id} ({r.created_at})" for r in rows])
         if rows:
@@ -916,9 +953,9 @@ class Daemon:
                     "note": "no call report: the call was cut short (see recovery.json in its directory)"}
         return None
 
-    def request_status(self, request_id: str) -> dict[str, Any] | None:
+    async def request_status(self, request_id: str) -> dict[str, Any] | None:
         """What calld-ctl reads when its stream broke: the request's status and, once done, its result."""
-        row = self._ledger.request(request_id)
+        row = await self._ledger.request(request_id)
         if row is None:
             return None
         return {"request_id": row.request_id, "run_id": row.run_id, "call_control_id": row.call_control_id,
@@ -926,7 +963,7 @@ class Daemon:
 
     async def published_objects(self, ident: str) -> list[dict[str, Any]]:
         """A published call's objects, each with a short-lived signed link (calld-ctl fetch)."""
-        pub = self._ledger.publication(ident)
+        pub = await self._ledger.publication(ident)
         if pub is None:
             raise LookupError(f"no call {ident!r} was queued for publishing (ARTIFACTS_RETENTION is {self.settings.artifacts_retention})")
         if pub.status != "published":

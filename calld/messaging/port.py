@@ -30,7 +30,7 @@ import hashlib
 import logging
 import re
 import time
-from collections.abc import AsyncIterator, Callable
+from collections.abc import Awaitable, AsyncIterator, Callable
 from contextlib import aclosing, asynccontextmanager
 from datetime import UTC, datetime, timedelta
 from typing import TYPE_CHECKING, Any
@@ -80,6 +80,11 @@ FINAL_SEND_BOUND_S = 30.0  # a result still goes out while the daemon drains, wi
 HOUR_S = 3600.0
 
 PlaceCall = Callable[..., AsyncIterator[dict[str, Any]]]
+Vet = Callable[[AskRequest | BookRequest], Awaitable[Refusal | None]]  # the policy rules that hold at any moment
+
+
+async def _refuses_nothing(request: AskRequest | BookRequest) -> Refusal | None:
+    return None
 
 
 class MessagingConfigError(ValueError):
@@ -108,7 +113,7 @@ class MessagingPort:
         use_model: bool = True,
         scenario: str | None = None,
         clock: Callable[[], float] = time.time,
-        vet: Callable[[AskRequest | BookRequest], Refusal | None] = lambda request: None,
+        vet: Vet = _refuses_nothing,
     ) -> None:
         self.settings = settings
         self.store = MessagingStore(ledger)
@@ -401,7 +406,7 @@ class MessagingPort:
     async def _refused_before_offer(self, msg: InboundText, req: AskRequest | BookRequest) -> bool:
         """A request the policy would refuse anyway (a premium-rate number, an opt-out, a past time) is
         refused now, before a "Reply YES" is offered: True when it was (the person has been told)."""
-        refusal = self._vet(req)
+        refusal = await self._vet(req)
         if refusal is None:
             return False
         log.info("text %s: refused before an offer (%s)", msg.event_id, refusal.rule)
@@ -570,7 +575,7 @@ def messaging_problems(settings: Settings) -> list[str]:
 
 
 def build_messaging(settings: Settings, ledger: Ledger, *, ask: PlaceCall, book: PlaceCall,
-                    vet: Callable[[AskRequest | BookRequest], Refusal | None] = lambda request: None) -> MessagingPort | None:
+                    vet: Vet = _refuses_nothing) -> MessagingPort | None:
     """The daemon's messaging port: live when both Linq settings are set (None when neither is),
     and in stub mode always, with the fake Linq and the scripted text model behind it."""
     if settings.calld_mode == "live":

@@ -22,6 +22,7 @@ from typing import Any
 from calld.domain import results
 from calld.domain.transcript import Turn, add_fragment
 from calld.ledger import Ledger, RequestRow
+from calld.ledger_async import AsyncLedger, awaitable
 from calld.ops.private import write_atomic
 from calld.runtime.rundir import RUN_MARKER, artifact_slug
 
@@ -36,17 +37,18 @@ def hangup_command_id(run_id: str) -> str:
     return f"hangup-{run_id}"
 
 
-async def recover_interrupted(ledger: Ledger, artifacts_dir: Path, hangup: Hangup | None) -> list[dict[str, Any]]:
+async def recover_interrupted(ledger: Ledger | AsyncLedger, artifacts_dir: Path, hangup: Hangup | None) -> list[dict[str, Any]]:
     """Finish every unfinished request; returns what was done for each (for the log and tests).
     `hangup` is None where no carrier call can outlive the daemon (stub mode)."""
+    ledger = awaitable(ledger)
     done = []
     for status in ("placing", "in_flight"):
-        for row in ledger.requests(1000, status=status):  # type: ignore[arg-type]
+        for row in await ledger.requests(1000, status=status):  # type: ignore[arg-type]
             done.append(await _recover(ledger, artifacts_dir, row, hangup))
     return done
 
 
-async def _recover(ledger: Ledger, artifacts_dir: Path, row: RequestRow, hangup: Hangup | None) -> dict[str, Any]:
+async def _recover(ledger: AsyncLedger, artifacts_dir: Path, row: RequestRow, hangup: Hangup | None) -> dict[str, Any]:
     ccid = row.call_control_id
     report: dict[str, Any] = {"request_id": row.request_id, "run_id": row.run_id, "call_control_id": ccid}
     if ccid is None:
@@ -71,7 +73,7 @@ async def _recover(ledger: Ledger, artifacts_dir: Path, row: RequestRow, hangup:
                 write_atomic(run_dir / "result.json", (json.dumps(result, indent=2) + "\n").encode())
         except OSError as exc:
             log.error("%s: could not write the recovery's artifacts: %s", row.run_id, exc)
-    ledger.finish_request(row.request_id, result)
+    await ledger.finish_request(row.request_id, result)
     log.warning("request %s (%s) was in flight when calld stopped: hangup %s; finished %s",
                 row.request_id, ccid or row.run_id, report["hangup"], result["status"])
     return report

@@ -9,6 +9,7 @@ settings). The scheduler asks the same gate again when a queued request comes du
 
 from __future__ import annotations
 
+import copy
 from datetime import datetime, timedelta
 from typing import Literal
 from zoneinfo import ZoneInfo
@@ -61,6 +62,15 @@ class Gate:
         self.ledger = ledger
         self.clock = clock
         self.window = CallWindow.parse(settings.calld_call_window)
+
+    def on(self, ledger: Ledger) -> Gate:
+        """The same rules reading through another handle on the ledger: the worker thread's where the
+        ledger is remote, or one transaction's view where a dial is admitted (calld.ledger_async)."""
+        if ledger is self.ledger:
+            return self
+        bound = copy.copy(self)
+        bound.ledger = ledger
+        return bound
 
     # -- the rules, each with its inputs -----------------------------------------------------------
 

@@ -19,6 +19,7 @@ import trio
 from calld.domain import results
 from calld.domain.ids import RunId
 from calld.ledger import Ledger, ScheduledRow
+from calld.ledger_async import awaitable
 from calld.policy.gate import DialNow, Gate, Queue
 from calld.policy.refusal import Refusal
 
@@ -51,7 +52,7 @@ def refused_result(refusal: Refusal) -> dict[str, Any]:
 
 class Scheduler:
     def __init__(self, ledger: Ledger, gate: Gate, dial: Dial, *, accepting: Callable[[], bool]) -> None:
-        self.ledger = ledger
+        self.ledger = awaitable(ledger)
         self.gate = gate
         self._dial = dial
         self._accepting = accepting
@@ -66,14 +67,14 @@ class Scheduler:
         while True:
             self._wake = trio.Event()
             if self._accepting():
-                for row in self.ledger.schedule_rows(status="queued"):
+                for row in await self.ledger.schedule_rows(status="queued"):
                     if row.due_at > self.gate.clock():
                         break
                     await self._due(row)
             await self._nap()
 
     async def _nap(self) -> None:
-        rows = self.ledger.schedule_rows(status="queued")
+        rows = await self.ledger.schedule_rows(status="queued")
         if not rows:
             await self._wake.wait()  # nothing queued: no timer at all, a new row wakes us
             return
@@ -86,29 +87,29 @@ class Scheduler:
 
     async def _due(self, row: ScheduledRow) -> None:
         booking_time = row.params.get("time") if row.kind == "book" else None
-        decision = self.gate.when_due(row.kind, row.params["to"], row.user_id, booking_time)
+        decision = await self.ledger.run(lambda ledger: self.gate.on(ledger).when_due(row.kind, row.params["to"], row.user_id, booking_time))
         match decision:
             case Refusal() as refusal:
                 log.warning("queued request %s refused when due: %s", row.request_id, refusal.message)
-                self.refuse(row, refusal)
+                await self.refuse(row, refusal)
             case Queue(due_at=due_at):
                 log.info("queued request %s: the window has closed again; waiting until %s", row.request_id, due_at)
-                self.ledger.set_schedule(row.request_id, status="queued", due_at=due_at)
+                await self.ledger.set_schedule(row.request_id, status="queued", due_at=due_at)
             case DialNow():
                 try:
                     await self._dial(row)
                 except Busy:
                     later = self.gate.clock() + timedelta(seconds=BUSY_RETRY_S)
-                    self.ledger.set_schedule(row.request_id, status="queued", due_at=later)
+                    await self.ledger.set_schedule(row.request_id, status="queued", due_at=later)
                 except Exception as exc:  # one bad row must not stop the queue
                     log.exception("queued request %s could not be dialled", row.request_id)
-                    self.refuse(row, Refusal("schedule", f"calld could not place it when due: {exc}"))
+                    await self.refuse(row, Refusal("schedule", f"calld could not place it when due: {exc}"))
 
-    def refuse(self, row: ScheduledRow, refusal: Refusal) -> None:
+    async def refuse(self, row: ScheduledRow, refusal: Refusal) -> None:
         """Nothing is dialled; the request finishes as refused, with the reason, for a repeat to find."""
-        if not self.ledger.set_schedule(row.request_id, status="refused", reason=refusal.message):
+        if not await self.ledger.set_schedule(row.request_id, status="refused", reason=refusal.message):
             return
-        self.ledger.claim_request(row.request_id, user_id=row.user_id, kind=row.kind,  # type: ignore[arg-type]
+        await self.ledger.claim_request(row.request_id, user_id=row.user_id, kind=row.kind,  # type: ignore[arg-type]
                                   params=row.params, run_id=RunId.new())
-        self.ledger.finish_request(row.request_id, refused_result(refusal))
+        await self.ledger.finish_request(row.request_id, refused_result(refusal))
 

@@ -33,6 +33,7 @@ from typing import Any
 import trio
 
 from calld.ledger import Ledger, PublicationRow
+from calld.ledger_async import awaitable
 from calld.ops.redaction import Pseudonyms
 from calld.publish.keys import MANIFEST, CallKeys, content_type, selected
 from calld.publish.store import Bucket, StoredObject, StoreError
@@ -110,7 +111,7 @@ class Publisher:
     def __init__(self, settings: Settings, ledger: Ledger, pseudonyms: Pseudonyms | None = None) -> None:
         self.settings = settings
         self.enabled = settings.artifacts_retention != "keep"
-        self._ledger = ledger
+        self._ledger = awaitable(ledger)
         self.pseudonyms = pseudonyms or Pseudonyms.in_state_dir(settings.calld_state_dir)
         self._bucket: Bucket | None = None
         self._due: dict[str, float] = {}  # run id -> trio time of its next attempt
@@ -120,11 +121,11 @@ class Publisher:
 
     # -- the call side ---------------------------------------------------------------------------
 
-    def submit(self, run_id: str, call_control_id: str | None, user_id: str, run_dir: Path) -> None:
+    async def submit(self, run_id: str, call_control_id: str | None, user_id: str, run_dir: Path) -> None:
         """Queue a finished call (after its result went out). One short ledger write; no waiting."""
         if not self.enabled:
             return
-        self._ledger.enqueue_publication(run_id, call_control_id, user_id, run_dir.name)  # type: ignore[arg-type]
+        await self._ledger.enqueue_publication(run_id, call_control_id, user_id, run_dir.name)  # type: ignore[arg-type]
         self._due[run_id] = -float("inf")
         self._wake.set()
 
@@ -132,7 +133,7 @@ class Publisher:
 
     async def run(self, stop: trio.Event, *, task_status: trio.TaskStatus[None] = trio.TASK_STATUS_IGNORED) -> None:
         """Publish until `stop` is set. An upload in flight then is abandoned and stays pending."""
-        for row in self._ledger.unpublished():  # what an earlier daemon left: due now
+        for row in await self._ledger.unpublished():  # what an earlier daemon left: due now
             self._due.setdefault(row.run_id, -float("inf"))
         if self._due:
             log.info("%d run(s) left unpublished: publishing them now", len(self._due))
@@ -177,7 +178,7 @@ class Publisher:
         return row
 
     async def _attempt(self, run_id: str) -> PublicationRow | None:
-        row = self._ledger.publication(run_id)
+        row = await self._ledger.publication(run_id)
         if row is None or row.status == "published":
             self._due.pop(run_id, None)
             return row
@@ -190,7 +191,7 @@ class Publisher:
         except StoreError as exc:
             return await self._failed(row, run_dir, exc)
         self._due.pop(run_id, None)
-        row = self._ledger.publication_done(
+        row = await self._ledger.publication_done(
             run_id, bucket=bucket.name, key_prefix=keys.prefix, objects=[o.as_dict() for o in stored]
         )
         log.info("%s published %d object(s) to %s", run_id, len(stored), bucket.where(keys.prefix))
@@ -199,7 +200,7 @@ class Publisher:
         except OSError as exc:
             log.error("%s published, but retention %s failed locally: %s", run_id, self.settings.artifacts_retention, exc)
             return row
-        return self._ledger.publication_local(run_id, local)  # type: ignore[arg-type]
+        return await self._ledger.publication_local(run_id, local)  # type: ignore[arg-type]
 
     def _after_publish(self, run_dir: Path) -> str:
         clear_error_file(run_dir)
@@ -233,7 +234,7 @@ class Publisher:
             await trio.to_thread.run_sync(write_error_file, run_dir, record)
         except OSError as write_exc:
             log.error("%s could not write %s: %s", row.run_id, ERROR_FILE, write_exc)
-        row = self._ledger.publication_failed(row.run_id, record)
+        row = await self._ledger.publication_failed(row.run_id, record)
         self._due[row.run_id] = trio.current_time() + delay
         log.warning("%s publish attempt %d failed (%s, %s); next try in %.0f s",
                     row.run_id, attempt, exc, "retryable" if exc.retryable else f"not retryable: {exc.fix}", delay)
