@@ -49,6 +49,7 @@ def plan_inputs(settings: Settings, run_id: RunId | None) -> dict[str, Any]:
         "voice": settings.openai_live_voice,
         "timings": settings.timings(),
         "amd_mode": settings.telnyx_amd_mode,
+        "instance": settings.calld_instance,
     }
 
 

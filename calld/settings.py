@@ -6,7 +6,7 @@ import io
 import os
 import re
 from pathlib import Path
-from urllib.parse import urlsplit
+from urllib.parse import urlsplit, urlunsplit
 from typing import Literal
 
 from pydantic import Field, SecretStr, ValidationError, ValidationInfo, field_validator
@@ -16,7 +16,8 @@ from calld.core.plan import Timings
 from calld.domain.ids import DEFAULT_REGION, region_problem
 from calld.ops.net import loopback_host
 
-UNIX_PATH_MAX = 107  # sun_path is 108 bytes on Linux, its last a NUL
+UNIX_PATH_MAX = 107
+MAX_INSTANCE = 64  # daemons per deployment: one per core, a few hosts' worth  # sun_path is 108 bytes on Linux, its last a NUL
 
 
 class SettingsError(ValueError):
@@ -81,6 +82,9 @@ class Settings(BaseSettings):
     # New calls past this many at once are refused (503), not queued: each call's audio needs CPU in
     # real time on one core. The default comes from bench/load.py on a 2-core machine (see README).
     calld_max_calls: int = Field(50, ge=1, le=1000)
+    # A daemon per core (docs/scaling.md): daemon N hands Telnyx per-call URLs under /d/N/ on the public
+    # origin, and the proxy routes that prefix to its ports. Unset: the one daemon, no prefix.
+    calld_instance: int | None = None
 
     telnyx_api_key: SecretStr = SecretStr("")
     telnyx_api_base: str = "https://api.telnyx.com"
@@ -204,6 +208,17 @@ class Settings(BaseSettings):
     def _region(cls, v: object) -> object:
         return _region(v)
 
+    @field_validator("calld_instance", mode="before")
+    @classmethod
+    def _instance_shape(cls, v: object) -> object:
+        if v is None or (isinstance(v, str) and not v.strip()):
+            return None  # CALLD_INSTANCE= (empty) is the one daemon, as unset is
+        text = str(v).strip()
+        if isinstance(v, bool) or not text.isdigit() or not 1 <= int(text) <= MAX_INSTANCE:
+            raise ValueError(f"is {v!r}: give this daemon's number, 1 to {MAX_INSTANCE} (the N in /d/N/), "
+                             "or leave it unset for a single daemon")
+        return int(text)
+
     @field_validator("telnyx_api_base", "public_base_url", "public_webhook_url", "linq_api_base")
     @classmethod
     def _http_url_shape(cls, v: str, info: ValidationInfo) -> str:
@@ -297,12 +312,34 @@ class Settings(BaseSettings):
             problems.append("CALLD_LIVE_OPT_IN is not 1: live mode dials real numbers and needs it said explicitly")
         return problems
 
+    @property
+    def instance_prefix(self) -> str:
+        """'/d/N' for CALLD_INSTANCE=N, '' for a single daemon."""
+        return "" if self.calld_instance is None else f"/d/{self.calld_instance}"
+
+    def _on_instance(self, url: str, instance: int | None = None) -> str:
+        # The prefix goes right after the origin, whatever path follows: the proxy strips /d/N and
+        # hands the rest to daemon N unchanged, so the daemon serves the paths it always has.
+        prefix = self.instance_prefix if instance is None else f"/d/{instance}"
+        parts = urlsplit(url)
+        return urlunsplit(parts._replace(path=prefix + parts.path))
+
+    def webhook_url(self, instance: int | None = None) -> str:
+        """Where Telnyx posts this daemon's calls' webhooks (or daemon `instance`'s): PUBLIC_WEBHOOK_URL
+        under /d/N/ (empty: not set). Every daemon shares the public origin, so each can name another's."""
+        return self._on_instance(self.public_webhook_url, instance) if self.public_webhook_url else ""
+
+    def health_url(self) -> str:
+        """This daemon's /health through the public side: PUBLIC_BASE_URL under /d/N/."""
+        return self._on_instance(self.public_base_url.rstrip("/") + "/health")
+
     def media_url(self) -> str:
-        """PUBLIC_MEDIA_URL, or wss://host/telnyx/media from PUBLIC_BASE_URL (https -> wss, http -> ws)."""
+        """PUBLIC_MEDIA_URL, or wss://host/telnyx/media from PUBLIC_BASE_URL (https -> wss, http -> ws),
+        under /d/N/."""
         if self.public_media_url:
-            return self.public_media_url
+            return self._on_instance(self.public_media_url)
         scheme, rest = self.public_base_url.rstrip("/").split("://", 1)
-        return f"{'wss' if scheme in ('https', 'wss') else 'ws'}://{rest}/telnyx/media"
+        return self._on_instance(f"{'wss' if scheme in ('https', 'wss') else 'ws'}://{rest}/telnyx/media")
 
     def media_health_url(self) -> str:
         """Where the media listener answers a plain GET through the public side (ws -> http, wss -> https)."""
@@ -319,7 +356,7 @@ class Settings(BaseSettings):
 
 def origin(url: str) -> str:
     """scheme://host[:port] with http(s) and ws(s) folded together, so a tunnel's URLs compare equal."""
-    from urllib.parse import urlsplit
+    from urllib.parse import urlsplit, urlunsplit
 
     parts = urlsplit(url.strip())
     scheme = {"ws": "http", "wss": "https"}.get(parts.scheme, parts.scheme)

@@ -36,6 +36,7 @@ from calld.evidence import cite
 from calld.evidence.cite import Supported
 from calld.core.situations import CLAIMS_HUMAN
 from calld.adapters.telnyx_http import TelnyxHttp, open_client
+from calld.adapters.telnyx_webhook import read_client_state
 from calld.ledger import Ledger
 from calld.numbers import provision_did
 from calld.stub.telnyx_numbers import StubNumbers
@@ -191,8 +192,9 @@ class _Common:
         assert d["stream_codec"] == d["stream_bidirectional_codec"] == "L16", "codec is not L16 both ways"
         assert d["stream_bidirectional_sampling_rate"] == 16000, "sampling rate is not 16000"
         assert d["stream_auth_token"] == "[redacted]", "stream_auth_token is not redacted in the artifact"
-        state = base64.b64decode(d["client_state"]).decode()
-        assert state == report.run_id, f"client_state {state} is not the run id {report.run_id}"
+        state = read_client_state(d["client_state"])
+        assert state is not None and state.run_id == report.run_id, \
+            f"client_state {base64.b64decode(d['client_state']).decode()} does not carry the run id {report.run_id}"
         assert d.get("command_id"), "no command_id"
         return f"from={d['from']} to={d['to']} stream_url={d['stream_url'].split('/')[0]}//... rtp/self L16@16000"
 

@@ -263,7 +263,7 @@ def dial_body(plan: DialPlan, connection_id: str, secrets: DialSecrets) -> dict[
         "stream_bidirectional_sampling_rate": plan.sample_rate,
         "stream_bidirectional_target_legs": plan.target_legs,
         "stream_auth_token": secrets.stream_auth_token,
-        "client_state": encode_client_state(plan.run_id),
+        "client_state": encode_client_state(plan.run_id, plan.instance),
         "command_id": plan.command_id,
         "timeout_secs": plan.timeout_secs,
         "time_limit_secs": plan.time_limit_secs,

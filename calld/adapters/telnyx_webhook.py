@@ -45,23 +45,47 @@ class Webhook:
     call_control_id: CallControlId | None
     run_id: RunId | None
     event: Event | None
+    # The daemon that placed the call (from client_state): a webhook that reaches another daemon is
+    # routed to it, never acted on (calld.daemon.public). None: a lone daemon's call, or no state.
+    instance: int | None = None
 
 
-# -- client_state: our run id travels through Telnyx as base64 -----------------------------------
+# -- client_state: our run id (and the daemon that dialled) travel through Telnyx as base64 -------
+
+INSTANCE_SEPARATOR = "@"  # "run_<hex>@2": run ids are hex after run_, so the separator is unambiguous
 
 
-def encode_client_state(run_id: RunId) -> str:
-    return base64.b64encode(run_id.encode("ascii")).decode("ascii")
+@frozen
+class ClientState:
+    run_id: RunId
+    instance: int | None  # CALLD_INSTANCE of the daemon that placed the call; None: a lone daemon's call
 
 
-def decode_client_state(value: str | None) -> RunId | None:
-    """The run id inside a client_state, or None: other apps' or missing states are not errors."""
+def encode_client_state(run_id: RunId, instance: int | None = None) -> str:
+    # A lone daemon's state stays the bare run id, as it always was: calls placed before an upgrade
+    # are still recognized.
+    text = run_id if instance is None else f"{run_id}{INSTANCE_SEPARATOR}{instance}"
+    return base64.b64encode(text.encode("ascii")).decode("ascii")
+
+
+def read_client_state(value: str | None) -> ClientState | None:
+    """The run id and the dialling daemon inside a client_state, or None: other apps' or missing
+    states are not errors."""
     if not value:
         return None
     try:
-        return RunId(base64.b64decode(value, validate=True).decode("ascii"))
+        run, sep, instance = base64.b64decode(value, validate=True).decode("ascii").partition(INSTANCE_SEPARATOR)
+        if sep and not (instance.isdigit() and instance[0] != "0"):
+            return None
+        return ClientState(RunId(run), int(instance) if sep else None)
     except (binascii.Error, UnicodeDecodeError, ValueError):
         return None
+
+
+def decode_client_state(value: str | None) -> RunId | None:
+    """The run id inside a client_state, or None."""
+    state = read_client_state(value)
+    return state.run_id if state is not None else None
 
 
 # -- wire models ---------------------------------------------------------------------------------
@@ -193,12 +217,14 @@ def parse_webhook(body: bytes) -> Webhook:
         data = _envelope.validate_json(body).data
     except ValidationError as exc:
         raise WebhookError(f"bad Telnyx webhook: {_explain(exc)}") from None
+    state = read_client_state(data.payload.client_state)
     return Webhook(
         event_id=data.id,
         event_type=data.event_type,
         call_control_id=data.payload.call_control_id,
-        run_id=decode_client_state(data.payload.client_state),
+        run_id=state.run_id if state is not None else None,
         event=_to_event(data),
+        instance=state.instance if state is not None else None,
     )
 
 

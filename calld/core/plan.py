@@ -100,6 +100,9 @@ class DialPlan:
     time_limit_secs: int = CALL_TIME_LIMIT_S
     # Telnyx answering machine detection (advice only, see calld.core.reduce): premium, detect or disabled.
     amd_mode: str = "disabled"
+    # CALLD_INSTANCE: the daemon that places the call, carried in client_state so a webhook that
+    # reaches another daemon names its owner (docs/scaling.md). None: the one daemon of a host.
+    instance: int | None = None
 
 
 JobKind = Literal["quick_ask", "book"]
@@ -252,6 +255,7 @@ def build_plan(
     voice: str,
     timings: Timings,
     amd_mode: str = "disabled",
+    instance: int | None = None,
 ) -> CallPlan:
     q = QUESTIONS[question]
     # The item is said inside the "say exactly" line: only an item-like one (the policy refused the rest).
@@ -287,6 +291,7 @@ def build_plan(
         opener=opener, to=to, from_=from_, command_id=command_id, live_model=live_model, instructions=instructions,
         backend_model=backend_model, backend=backend, reasoning_effort=reasoning_effort, voice=voice, timings=timings,
         amd_mode=amd_mode,
+        instance=instance,
     )
 
 
@@ -338,6 +343,7 @@ def build_book_plan(
     voice: str,
     timings: Timings,
     amd_mode: str = "disabled",
+    instance: int | None = None,
 ) -> CallPlan:
     """A booking call: the same call as a quick ask, with its own words, tool schema and checks."""
     # The time is said inside the "say exactly" line and the notes are read back: only checked ones.
@@ -392,6 +398,7 @@ def build_book_plan(
         from_=from_, command_id=command_id, live_model=live_model, instructions=instructions,
         backend_model=backend_model, backend=backend, reasoning_effort=reasoning_effort, voice=voice,
         timings=timings, steer_line=BOOK_STEER_LINE, live_job="book", amd_mode=amd_mode,
+        instance=instance,
     )
 
 
@@ -400,6 +407,7 @@ def _assemble(
     from_: E164, command_id: str, live_model: str, instructions: str, backend_model: str, backend: str,
     reasoning_effort: str, voice: str, timings: Timings, steer_line: str | None = None, live_job: str | None = None,
     amd_mode: str = "disabled",
+    instance: int | None = None,
 ) -> CallPlan:
     """The one place a CallPlan is put together; each job builder supplies only its words."""
     extra_plan: dict[str, Any] = {"steer_line": steer_line} if steer_line is not None else {}
@@ -411,7 +419,8 @@ def _assemble(
         job=job,
         ask_line=ask,
         opener=opener,
-        dial=DialPlan(to=to, from_=from_, run_id=run_id, command_id=command_id, amd_mode=amd_mode),
+        dial=DialPlan(to=to, from_=from_, run_id=run_id, command_id=command_id, amd_mode=amd_mode,
+                      instance=instance),
         live=LivePlan(
             model=live_model,
             instructions=instructions,

@@ -446,9 +446,12 @@ class Daemon:
     async def _probe_ingress(self) -> None:
         probe = self._probe
         assert probe is not None, "the ingress is probed only by a live daemon that is serving"
-        for url, fix in ((self.settings.public_base_url.rstrip("/") + "/health", "check PUBLIC_BASE_URL and the tunnel"),
+        # Through this daemon's own /d/N/ prefix: a proxy rule that sends it to another daemon answers
+        # with that daemon's token, and is refused here before a dial.
+        where = f"/d/{self.settings.calld_instance}/" if self.settings.calld_instance is not None else "/"
+        for url, fix in ((self.settings.health_url(), f"check PUBLIC_BASE_URL and the proxy rule for {where} (to CALLD_BIND)"),
                          (self.settings.media_health_url(),
-                          "check the proxy rule that sends /telnyx/media/ to CALLD_MEDIA_BIND (or PUBLIC_MEDIA_URL)")):
+                          f"check the proxy rule that sends {where}telnyx/media/ to CALLD_MEDIA_BIND (or PUBLIC_MEDIA_URL)")):
             try:
                 resp = await probe.get(url)
                 token = resp.json().get("serve_token") if resp.status_code == 200 else None
@@ -464,7 +467,7 @@ class Daemon:
             telnyx=self._telnyx,
             connect_live=self._live_connect,
             public_media_url=self.settings.media_url(),
-            webhook_url=self.settings.public_webhook_url,
+            webhook_url=self.settings.webhook_url(),
             l16_byte_order=self.settings.telnyx_l16_byte_order,
             disk=self._disk,
         )

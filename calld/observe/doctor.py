@@ -211,7 +211,7 @@ async def check_ingress(ctx: Context) -> Finding:
     s = ctx.settings
     if not s.public_base_url:
         return Finding("public ingress", False, "set PUBLIC_BASE_URL to the https URL that reaches this daemon")
-    return await _same_daemon(ctx, "public ingress", s.public_base_url.rstrip("/") + "/health", s.calld_bind, "/health",
+    return await _same_daemon(ctx, "public ingress", s.health_url(), s.calld_bind, "/health",
                               not_calld="PUBLIC_BASE_URL does not reach calld", ours="the calld")
 
 

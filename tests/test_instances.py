@@ -1,0 +1,98 @@
+"""A daemon per core (CALLD_INSTANCE): the per-call URLs under /d/N/, the instance in client_state,
+and the ingress check through the daemon's own prefix. The proxy itself: tests/test_proxy.py."""
+
+from __future__ import annotations
+
+import io
+import json
+
+import pytest
+
+from calld.adapters.telnyx_webhook import encode_client_state, parse_webhook, read_client_state
+from calld.adapters.fixtures import load_fixture
+from calld.cli.client import ControlClient
+from calld.cli.ctl import run_ask
+from calld.daemon.service import Daemon, DaemonError
+from calld.domain.ids import RunId
+from calld.settings import SettingsError, load_settings
+from tests.daemons import daemon_settings, stop
+from tests.test_live_mode import free_port, keys, live_settings  # noqa: F401 (keys: a fixture)
+
+RUN = RunId("run_5f0c2a9e1b7d4c3a8e6f")
+
+
+@pytest.mark.parametrize("value", ["0", "-1", "two", "1.5", "65", " 07x"])
+def test_a_bad_instance_is_refused_saying_what_to_give(tmp_path, value):
+    with pytest.raises(SettingsError) as bad:
+        load_settings(calld_state_dir=tmp_path, calld_instance=value, _env_file=None)
+    assert "CALLD_INSTANCE" in str(bad.value) and "1 to 64 (the N in /d/N/)" in str(bad.value)
+
+
+def test_an_unset_or_empty_instance_is_the_single_daemon(tmp_path):
+    for given in ({}, {"calld_instance": ""}):
+        s = load_settings(calld_state_dir=tmp_path, public_base_url="https://calld.example.net",
+                          public_webhook_url="https://calld.example.net/telnyx/webhook", _env_file=None, **given)
+        assert s.calld_instance is None and s.instance_prefix == ""
+        assert s.webhook_url() == "https://calld.example.net/telnyx/webhook"
+        assert s.media_url() == "wss://calld.example.net/telnyx/media"
+        assert s.health_url() == "https://calld.example.net/health"
+
+
+def test_daemon_n_hands_out_urls_under_d_n_on_the_public_origin(tmp_path):
+    s = load_settings(calld_state_dir=tmp_path, calld_instance="2", public_base_url="https://calld.example.net/",
+                      public_webhook_url="https://calld.example.net/telnyx/webhook", _env_file=None)
+    assert s.calld_instance == 2
+    assert s.webhook_url() == "https://calld.example.net/d/2/telnyx/webhook"
+    assert s.media_url() == "wss://calld.example.net/d/2/telnyx/media"
+    assert s.health_url() == "https://calld.example.net/d/2/health"
+    assert s.media_health_url() == "https://calld.example.net/d/2/telnyx/media/health"
+    # A media URL of its own (another host, say) gets the prefix too.
+    s = s.model_copy(update={"public_media_url": "wss://media.example.net:8443/telnyx/media"})
+    assert s.media_url() == "wss://media.example.net:8443/d/2/telnyx/media"
+
+
+def test_client_state_carries_the_instance_and_a_lone_daemons_stays_the_bare_run_id():
+    assert read_client_state(encode_client_state(RUN, 3)) is not None
+    state = read_client_state(encode_client_state(RUN, 3))
+    assert state is not None and (state.run_id, state.instance) == (RUN, 3)
+    lone = read_client_state(encode_client_state(RUN))
+    assert lone is not None and (lone.run_id, lone.instance) == (RUN, None)
+    assert encode_client_state(RUN) == load_fixture("telnyx", "webhook_call_initiated")["data"]["payload"]["client_state"]
+    import base64
+
+    for bad in (f"{RUN}@", f"{RUN}@x", f"{RUN}@02", f"{RUN}@-1", "other-app@2"):
+        assert read_client_state(base64.b64encode(bad.encode()).decode()) is None, bad
+
+
+def test_a_webhook_names_the_daemon_that_placed_its_call():
+    body = load_fixture("telnyx", "webhook_call_answered")
+    body["data"]["payload"]["client_state"] = encode_client_state(RUN, 2)
+    hook = parse_webhook(json.dumps(body).encode())
+    assert (hook.run_id, hook.instance) == (RUN, 2)
+
+
+async def test_a_daemon_with_an_instance_dials_with_it_in_client_state(tmp_path, nursery, autojump_clock, dials):
+    d: Daemon = await nursery.start(Daemon(daemon_settings(tmp_path, calld_instance=2)).serve)
+    try:
+        async with ControlClient(d.settings.calld_socket) as c:
+            await c.provision("alice")
+            out = io.StringIO()
+            await run_ask(c, {"to": "+15555550142", "ask": "hours", "name": "Nathan", "user": "alice"}, out=out, err=io.StringIO())
+        assert json.loads(out.getvalue())["status"] == "answered"
+        state = read_client_state(dials[0]["client_state"])
+        assert state is not None and state.instance == 2
+    finally:
+        await stop(d)
+
+
+async def test_the_ingress_check_goes_through_the_daemons_own_prefix(tmp_path, nursery, keys):  # noqa: F811
+    """Daemon 2 probes /d/2/health: its own port, reached without the proxy, does not serve that
+    path, so the check refuses (with the rule to fix) instead of passing on a route that is not daemon 2's."""
+    settings = live_settings(tmp_path, free_port(), keys[1], calld_instance=2)
+    d: Daemon = await nursery.start(Daemon(settings).serve)
+    try:
+        with pytest.raises(DaemonError, match=r"refusing to dial: http://127.0.0.1:\d+/d/2/health answered, but not from this "
+                                              r"daemon; check PUBLIC_BASE_URL and the proxy rule for /d/2/"):
+            await d._check_ingress()
+    finally:
+        await d.shutdown(drain_s=0)
