@@ -96,3 +96,112 @@ async def test_the_ingress_check_goes_through_the_daemons_own_prefix(tmp_path, n
             await d._check_ingress()
     finally:
         await d.shutdown(drain_s=0)
+
+
+# -- a webhook for a call this daemon does not own --------------------------------------------------
+
+
+def _hook(client_state: str | None, event_id: str = "evt-1") -> bytes:
+    body = load_fixture("telnyx", "webhook_call_answered")
+    body["data"]["id"] = event_id
+    body["data"]["payload"]["client_state"] = client_state
+    return json.dumps(body).encode()
+
+
+def _app(instance: int | None, forward=None):
+    from calld.daemon.callbook import CallBook
+    from calld.daemon.public import create_public_app
+
+    return create_public_app(CallBook(), serve_token="t", verify=None, instance=instance, forward=forward)
+
+
+async def _post(app, raw: bytes, **headers: str):
+    client = app.test_client()
+    resp = await client.post("/telnyx/webhook", data=raw, headers={"telnyx-signature-ed25519": "sig", "telnyx-timestamp": "1", **headers})
+    return resp.status_code, await resp.get_json()
+
+
+async def test_a_webhook_for_another_daemons_call_is_forwarded_to_it_byte_for_byte(caplog):
+    sent = []
+
+    async def forward(owner, raw, headers):
+        sent.append((owner, raw, headers))
+        return 200
+
+    raw = _hook(encode_client_state(RUN, 2))
+    status, body = await _post(_app(1, forward), raw)
+    assert (status, body["note"]) == (200, "forwarded to daemon 2")
+    [(owner, forwarded, headers)] = sent
+    assert owner == 2 and forwarded == raw
+    assert {k.lower(): v for k, v in headers.items()}["telnyx-signature-ed25519"] == "sig"  # checked again by the owner
+    assert "belongs to daemon 2: forwarded" in caplog.text
+
+
+async def test_an_owner_that_does_not_answer_gets_the_webhook_again_by_telnyxs_retry(caplog):
+    async def forward(owner, raw, headers):
+        return None
+
+    status, _ = await _post(_app(1, forward), _hook(encode_client_state(RUN, 2)))
+    assert status == 503 and "belongs to daemon 2, which did not take it (unreachable)" in caplog.text
+
+
+async def test_a_forwarded_webhook_that_is_still_not_ours_is_refused_never_forwarded_again(caplog):
+    sent = []
+
+    async def forward(owner, raw, headers):
+        sent.append(owner)
+        return 200
+
+    status, body = await _post(_app(1, forward), _hook(encode_client_state(RUN, 2)), **{"calld-forwarded-by": "3"})
+    assert status == 421 and "daemon 2's" in body["error"] and sent == []
+    assert "forwarded here by daemon 3: the proxy's /d/2/ rule does not reach daemon 2" in caplog.text
+
+
+@pytest.mark.parametrize("state", [None, "!!!", encode_client_state(RUN, 1), encode_client_state(RUN)])
+async def test_a_webhook_with_no_client_state_a_foreign_one_or_an_ended_call_is_logged_and_dropped(caplog, state):
+    """Acknowledged (200): a 4xx would send it to Telnyx's failover URL, where no daemon owns it either."""
+    import logging
+
+    caplog.set_level(logging.INFO, "calld.public")
+    sent = []
+
+    async def forward(owner, raw, headers):
+        sent.append(owner)
+        return 200
+
+    status, body = await _post(_app(1, forward), _hook(state))
+    assert (status, body["note"]) == (200, "unknown call") and sent == []
+    assert "acknowledged, not acted on" in caplog.text
+
+
+async def test_without_a_public_url_a_webhook_for_another_daemons_call_is_refused_naming_it(caplog):
+    status, body = await _post(_app(1, None), _hook(encode_client_state(RUN, 2)))
+    assert status == 200 and "not acted on here" in body["note"]
+    assert "belongs to daemon 2; refused" in caplog.text
+
+
+async def test_forward_webhook_sends_the_body_and_signature_to_the_owners_url_and_marks_the_hop():
+    import httpx
+
+    from calld.daemon.forward import forward_webhook
+
+    seen = []
+
+    def handler(req: httpx.Request) -> httpx.Response:
+        seen.append(req)
+        return httpx.Response(200, json={"ok": True})
+
+    async with httpx.AsyncClient(transport=httpx.MockTransport(handler)) as client:
+        status = await forward_webhook(client, "https://calld.example.net/d/2/telnyx/webhook", b'{"x":1}',
+                                       {"Telnyx-Signature-Ed25519": "sig", "Telnyx-Timestamp": "12", "Cookie": "no"}, 1)
+    assert status == 200
+    [req] = seen
+    assert str(req.url) == "https://calld.example.net/d/2/telnyx/webhook" and req.content == b'{"x":1}'
+    assert req.headers["telnyx-signature-ed25519"] == "sig" and req.headers["telnyx-timestamp"] == "12"
+    assert req.headers["calld-forwarded-by"] == "1" and "cookie" not in req.headers
+
+
+def test_daemon_n_names_daemon_ms_webhook_url_on_the_shared_origin(tmp_path):
+    s = load_settings(calld_state_dir=tmp_path, calld_instance=1, public_base_url="https://calld.example.net",
+                      public_webhook_url="https://calld.example.net/telnyx/webhook", _env_file=None)
+    assert s.webhook_url(2) == "https://calld.example.net/d/2/telnyx/webhook"

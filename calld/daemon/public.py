@@ -8,14 +8,15 @@ answer within about 2 s).
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 
 import trio
 from quart import Response, request
 from quart_trio import QuartTrio
 
-from calld.adapters.telnyx_webhook import WebhookError, parse_webhook
+from calld.adapters.telnyx_webhook import Webhook, WebhookError, parse_webhook
 from calld.daemon.callbook import CallBook
+from calld.daemon.forward import FORWARDED_HEADER
 
 log = logging.getLogger("calld.public")
 
@@ -23,9 +24,45 @@ MAX_WEBHOOK_BYTES = 256 * 1024
 WEBHOOK_ENQUEUE_BOUND_S = 1.0
 
 
-def create_public_app(book: CallBook, *, serve_token: str, verify: Callable[[bytes, dict[str, str]], None] | None) -> QuartTrio:
-    """`verify` checks a webhook's signature and raises on a bad one (None: unsigned, stub only)."""
+# forward(owner, raw body, headers) -> the owner's HTTP status, or None when it was not reached
+Forward = Callable[[int, bytes, dict[str, str]], Awaitable[int | None]]
+
+
+def create_public_app(book: CallBook, *, serve_token: str, verify: Callable[[bytes, dict[str, str]], None] | None,
+                      instance: int | None = None, forward: Forward | None = None) -> QuartTrio:
+    """`verify` checks a webhook's signature and raises on a bad one (None: unsigned, stub only).
+    `instance`: this daemon's CALLD_INSTANCE. `forward` sends a webhook for another daemon's call to
+    that daemon (calld.daemon.forward); None: there is no public URL to send it through."""
     app = QuartTrio("calld.public")
+
+    async def not_ours(webhook: Webhook, raw: bytes) -> tuple[dict[str, object], int]:
+        """A webhook for no call in flight here. It is never acted on: it goes to the daemon its
+        client_state names, or it is acknowledged and dropped with a log line.
+
+        200 for what no daemon can act on (no client_state, another app's, or a call of this daemon's
+        that has ended): Telnyx counts any other answer as a failed delivery and sends it again, then to
+        the failover URL, where it is no more anyone's. 503 when the owner was not reached: Telnyx
+        retries a 5xx (protocols/telnyx.md, webhooks), and the owner may answer next time."""
+        owner = webhook.instance
+        what = f"webhook {webhook.event_type} {webhook.event_id} (call {webhook.call_control_id})"
+        if owner is None or owner == instance:
+            log.info("%s for no call of ours: %s; acknowledged, not acted on", what,
+                     "no calld client_state" if owner is None and webhook.run_id is None else "the call has ended")
+            return {"ok": True, "note": "unknown call"}, 200
+        if (sender := request.headers.get(FORWARDED_HEADER)) is not None:
+            log.error("%s belongs to daemon %d and was forwarded here by daemon %s: the proxy's /d/%d/ rule does not "
+                      "reach daemon %d; refused, not forwarded again", what, owner, sender, owner, owner)
+            return {"error": f"misrouted: this is daemon {instance}, the call is daemon {owner}'s"}, 421
+        if forward is None:
+            log.error("%s belongs to daemon %d; refused: with no PUBLIC_WEBHOOK_URL there is no way to send it on", what, owner)
+            return {"ok": True, "note": f"daemon {owner}'s call; not acted on here"}, 200
+        status = await forward(owner, raw, dict(request.headers))
+        if status is None or status >= 500:
+            log.error("%s belongs to daemon %d, which did not take it (%s); Telnyx will send it again", what, owner,
+                      "unreachable" if status is None else status)
+            return {"error": f"daemon {owner} owns this call and did not answer"}, 503
+        log.warning("%s belongs to daemon %d: forwarded (it answered %d)", what, owner, status)
+        return {"ok": True, "note": f"forwarded to daemon {owner}"}, 200
     app.config["MAX_CONTENT_LENGTH"] = MAX_WEBHOOK_BYTES
 
     @app.get("/health")
@@ -48,8 +85,7 @@ def create_public_app(book: CallBook, *, serve_token: str, verify: Callable[[byt
             return {"error": str(exc)}, 400
         handle = book.for_webhook(webhook)
         if handle is None:
-            log.info("webhook %s %s for no call of ours (%s)", webhook.event_type, webhook.event_id, webhook.call_control_id)
-            return {"ok": True, "note": "unknown call"}, 200
+            return await not_ours(webhook, raw)
         with trio.move_on_after(WEBHOOK_ENQUEUE_BOUND_S) as scope:
             await handle.deliver_webhook(webhook)
         if scope.cancelled_caught:

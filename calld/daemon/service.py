@@ -40,6 +40,7 @@ from calld.daemon.callbook import CallBook
 from calld.daemon.collector import FullCollections
 from calld.daemon.media_listener import serve_media
 from calld.daemon.control import create_control_app
+from calld.daemon.forward import forward_webhook
 from calld.daemon.errors import AmbiguousCall, AtCapacity, DaemonError, Draining
 from calld.daemon.groupsync import GroupSync
 from calld.daemon.progress import phases
@@ -218,7 +219,8 @@ class Daemon:
                     check_port_free(bind, setting)
             if verify is None:
                 verify = self._stub_signer.verifier()
-            public = create_public_app(self.callbook, serve_token=self.serve_token, verify=verify)
+            public = create_public_app(self.callbook, serve_token=self.serve_token, verify=verify,
+                                       instance=self.settings.calld_instance, forward=self._forward if live else None)
             control = create_control_app(self)
             self.messaging = self._attach_messaging(public, control)
             ctl_cfg = _hypercorn_config("")
@@ -460,6 +462,11 @@ class Daemon:
             if token != self.serve_token:
                 raise DaemonError(f"refusing to dial: {url} answered, but not from this daemon; {fix}")
         self._ingress_ok_until = trio.current_time() + INGRESS_CHECK_TTL_S
+
+    async def _forward(self, owner: int, raw: bytes, headers: dict[str, str]) -> int | None:
+        """A webhook for daemon `owner`'s call, sent on through the public origin (calld.daemon.forward)."""
+        assert self._probe is not None, "webhooks are forwarded only by a live daemon that is serving"
+        return await forward_webhook(self._probe, self.settings.webhook_url(owner), raw, headers, self.settings.calld_instance)
 
     def _ports(self) -> CallPorts:
         assert self._telnyx is not None and self._live_connect is not None
