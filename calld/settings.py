@@ -9,7 +9,7 @@ from pathlib import Path
 from urllib.parse import urlsplit, urlunsplit
 from typing import Literal
 
-from pydantic import Field, SecretStr, ValidationError, ValidationInfo, field_validator
+from pydantic import Field, SecretStr, ValidationError, ValidationInfo, field_validator, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from calld.core.plan import Timings
@@ -17,7 +17,14 @@ from calld.domain.ids import DEFAULT_REGION, region_problem
 from calld.ops.net import loopback_host
 
 UNIX_PATH_MAX = 107
-MAX_INSTANCE = 64  # daemons per deployment: one per core, a few hosts' worth  # sun_path is 108 bytes on Linux, its last a NUL
+MAX_INSTANCE = 64  # daemons per deployment: one per core, a few hosts' worth
+DEFAULT_PORT = 8787
+INSTANCE_PORT_STEP = 10  # daemon N's default CALLD_BIND port: 8787, 8797, 8807, ... (its media: the next one)
+
+
+def instance_port(instance: int | None) -> int:
+    """Daemon N's default public port; the proxy config (calld.ops.proxy) uses the same numbers."""
+    return DEFAULT_PORT + INSTANCE_PORT_STEP * ((instance or 1) - 1)  # sun_path is 108 bytes on Linux, its last a NUL
 
 
 class SettingsError(ValueError):
@@ -74,7 +81,7 @@ class Settings(BaseSettings):
     calld_state_dir: Path = Field(default_factory=default_state_dir)
     calld_mode: Literal["stub", "live"] = "stub"
     calld_socket: Path = Field(default_factory=default_socket_path)
-    calld_bind: str = "127.0.0.1:8787"  # the public listener (webhooks, /health); a proxy or tunnel fronts it
+    calld_bind: str = f"127.0.0.1:{DEFAULT_PORT}"  # the public listener (webhooks, /health); a proxy or tunnel fronts it
     # Telnyx's media WebSockets, on a lean listener of their own: the proxy routes /telnyx/media/ here.
     # Empty: CALLD_BIND's host and the next port (port 0 stays 0: any free port).
     calld_media_bind: str = ""
@@ -253,6 +260,14 @@ class Settings(BaseSettings):
         if v and ":" not in v:
             raise ValueError("write it as 'Name: value', e.g. 'OpenAI-Alpha: quicksilver=v3'")
         return v
+
+    @model_validator(mode="after")
+    def _instance_ports(self) -> Settings:
+        # Daemon N with no CALLD_BIND of its own takes its own ports (instance_port), so daemons on one
+        # host need no per-daemon port setting and the proxy config can name them.
+        if self.calld_instance is not None and "calld_bind" not in self.model_fields_set:
+            object.__setattr__(self, "calld_bind", f"127.0.0.1:{instance_port(self.calld_instance)}")  # frozen: set once, here
+        return self
 
     def timings(self) -> Timings:
         return Timings(

@@ -205,3 +205,37 @@ def test_daemon_n_names_daemon_ms_webhook_url_on_the_shared_origin(tmp_path):
     s = load_settings(calld_state_dir=tmp_path, calld_instance=1, public_base_url="https://calld.example.net",
                       public_webhook_url="https://calld.example.net/telnyx/webhook", _env_file=None)
     assert s.webhook_url(2) == "https://calld.example.net/d/2/telnyx/webhook"
+
+
+# -- the proxy's config (nginx itself: tests/test_proxy.py) -----------------------------------------
+
+
+def test_the_shipped_nginx_config_is_proxy_configs_for_two_daemons_at_their_default_ports(capsys):
+    from pathlib import Path
+
+    from calld.cli.ctl import main
+
+    assert main(["proxy-config", "--daemons", "2"]) == 0
+    shipped = (Path(__file__).resolve().parent.parent / "deploy" / "nginx" / "calld.conf").read_text()
+    assert capsys.readouterr().out == shipped
+    for n, port in ((1, 8787), (2, 8797)):
+        assert f"location = /d/{n}/telnyx/webhook {{\n        proxy_pass http://127.0.0.1:{port}/telnyx/webhook;" in shipped
+        assert f"location /d/{n}/telnyx/media/ {{\n        proxy_pass http://127.0.0.1:{port + 1}/telnyx/media/;" in shipped
+    assert "proxy_set_header Upgrade $http_upgrade;" in shipped and "# listen 443 ssl;" in shipped
+
+
+def test_daemon_n_takes_its_own_default_ports_unless_told(tmp_path):
+    assert load_settings(calld_state_dir=tmp_path, calld_instance=2, _env_file=None).calld_bind == "127.0.0.1:8797"
+    assert load_settings(calld_state_dir=tmp_path, calld_instance=2, _env_file=None).media_bind == "127.0.0.1:8798"
+    assert load_settings(calld_state_dir=tmp_path, calld_instance=2, calld_bind="127.0.0.1:9000", _env_file=None).calld_bind == "127.0.0.1:9000"
+    assert load_settings(calld_state_dir=tmp_path, _env_file=None).calld_bind == "127.0.0.1:8787"
+
+
+@pytest.mark.parametrize(("args", "says"), [(["--daemons", "0"], "--daemons 0: give how many daemons"),
+                                            (["--daemons", "2", "--listen", "8080"], "--listen 8080: write it as HOST:PORT")])
+def test_proxy_config_refuses_bad_arguments_saying_what_to_fix(capsys, args, says):
+    from calld.cli.ctl import main
+
+    assert main(["proxy-config", *args]) == 2
+    captured = capsys.readouterr()
+    assert says in captured.err and captured.out == ""

@@ -742,6 +742,11 @@ def build_parser() -> argparse.ArgumentParser:
     backup.add_argument("--state-dir", type=Path, help="calld's state directory (default: the running daemon's, else $CALLD_STATE_DIR)")
     backup.set_defaults(func=_ledger_backup)
 
+    proxy = sub.add_parser("proxy-config", help="print an nginx config for K daemons on this host (deploy/nginx/calld.conf is K=2)")
+    proxy.add_argument("--daemons", type=int, required=True, metavar="K", help="daemons 1..K (CALLD_INSTANCE), at their default ports")
+    proxy.add_argument("--listen", default="127.0.0.1:8080", help="where nginx listens (default 127.0.0.1:8080; TLS: see the config)")
+    proxy.set_defaults(func=_proxy_config)
+
     verify = sub.add_parser("verify", help="run a stub call into a fresh workspace and check its artifacts, or check a finished call's")
     verify.add_argument("job", metavar="ask|book|RUN",
                         help="ask or book: run that job's stub call and check it; else a finished call (its run id or "
@@ -749,6 +754,19 @@ def build_parser() -> argparse.ArgumentParser:
     verify.add_argument("--keep", action="store_true", help="keep the workspace (its path goes to stderr)")
     verify.set_defaults(func=_verify)
     return parser
+
+
+def _proxy_config(args: argparse.Namespace) -> int:
+    from calld.ops.proxy import default_backends, nginx_config
+    from calld.settings import MAX_INSTANCE
+
+    if not 1 <= args.daemons <= MAX_INSTANCE:
+        raise UsageError(f"--daemons {args.daemons}: give how many daemons run on this host, 1 to {MAX_INSTANCE}")
+    host, sep, port = args.listen.rpartition(":")
+    if not sep or not host or not port.isdigit() or not 0 < int(port) < 65536:
+        raise UsageError(f"--listen {args.listen}: write it as HOST:PORT, e.g. 127.0.0.1:8080")
+    sys.stdout.write(nginx_config(default_backends(args.daemons), listen=args.listen))
+    return EXIT_OK
 
 
 def _observe_parsers(sub: Any) -> None:

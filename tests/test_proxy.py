@@ -1,0 +1,264 @@
+"""Two daemons behind a real nginx (Debian's package), dialled by calld-sim through it.
+
+nginx runs as this test's own process (`daemon off;`, its config, pid, logs and temp files in the
+test's directory) on a loopback port; the config is calld-ctl proxy-config's, for the daemons' ports.
+The daemons are real `calld serve` processes in live mode (CALLD_INSTANCE=1 and 2) against one
+simulator, which plays Telnyx (posting each call's webhooks to the webhook_url its dial named and
+opening its media socket at the stream_url) and GPT-Live.
+
+Skipped when nginx is not installed, unless CALLD_TEST_PROXY_REQUIRED=1 (CI sets it): then it fails.
+These run on the wall clock, as the other process-level tests do; each wait has a bound.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+import trio
+
+from calld.cli.client import ControlClient
+from calld.cli.ctl import run_ask
+from calld.ops.proxy import nginx_config
+from tests.daemons import free_port
+
+NGINX = shutil.which("nginx") or next((p for p in ("/usr/sbin/nginx",) if os.access(p, os.X_OK)), None)
+if NGINX is None and os.environ.get("CALLD_TEST_PROXY_REQUIRED") == "1":
+    raise RuntimeError("CALLD_TEST_PROXY_REQUIRED=1 but nginx is not installed: apt-get install nginx")
+pytestmark = [pytest.mark.proxy,
+              pytest.mark.skipif(NGINX is None, reason="nginx is not installed (apt-get install nginx); CI requires it")]
+
+ASK = {"to": "+15555550142", "ask": "hours", "name": "Nathan", "user": "alice"}
+ACCESS_FORMAT = '$request_uri $upstream_addr $status'
+BOUND_S = 60.0
+
+
+def clean_env(**extra: str) -> dict[str, str]:
+    keep = {k: v for k, v in os.environ.items() if k in ("PATH", "HOME", "LANG", "PYTHONPATH", "VIRTUAL_ENV", "MPLCONFIGDIR")}
+    return {**keep, **extra}
+
+
+def wait_for(what: str, ready, proc: subprocess.Popen | None = None, log: Path | None = None) -> None:
+    deadline = time.monotonic() + BOUND_S
+    while not ready():
+        if proc is not None and proc.poll() is not None:
+            raise AssertionError(f"{what} exited ({proc.returncode}): {log.read_text()[-2000:] if log else ''}")
+        if time.monotonic() > deadline:
+            raise AssertionError(f"{what} not ready after {BOUND_S} s: {log.read_text()[-2000:] if log else ''}")
+        time.sleep(0.05)
+
+
+def listening(port: int) -> bool:
+    with socket.socket() as s:
+        return s.connect_ex(("127.0.0.1", port)) == 0
+
+
+def stop(proc: subprocess.Popen) -> None:
+    if proc.poll() is None:
+        proc.send_signal(signal.SIGTERM)
+        try:
+            proc.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+
+
+class Nginx:
+    """nginx as this test's own unprivileged process: everything it writes is under `home`."""
+
+    def __init__(self, home: Path, port: int) -> None:
+        self.home, self.port = home, port
+        home.mkdir(parents=True, exist_ok=True)
+        self.access = home / "access.log"
+        self.proc: subprocess.Popen | None = None
+
+    def start(self, backends: dict[int, tuple[str, str]]) -> None:
+        (self.home / "calld.conf").write_text(nginx_config(backends, listen=f"127.0.0.1:{self.port}"))
+        h = self.home
+        temps = "".join(f"    {kind}_temp_path {h / kind};\n" for kind in ("client_body", "proxy", "fastcgi", "uwsgi", "scgi"))
+        (h / "nginx.conf").write_text(
+            f"daemon off;\nworker_processes 1;\npid {h / 'nginx.pid'};\nerror_log {h / 'error.log'} info;\n"
+            "events { worker_connections 1024; }\n"
+            f"http {{\n    log_format calld '{ACCESS_FORMAT}';\n    access_log {self.access} calld;\n{temps}"
+            f"    include {h / 'calld.conf'};\n}}\n")
+        with (h / "stderr.log").open("w") as err:
+            self.proc = subprocess.Popen([NGINX, "-p", f"{h}/", "-c", str(h / "nginx.conf"), "-e", str(h / "error.log")],
+                                         stdout=subprocess.DEVNULL, stderr=err)
+        wait_for("nginx", lambda: listening(self.port), self.proc, h / "stderr.log")
+
+    def stop(self) -> None:
+        if self.proc is not None:
+            stop(self.proc)  # SIGTERM: nginx's fast shutdown
+
+    def routed(self) -> list[tuple[str, str, str]]:
+        """(path, upstream HOST:PORT, status) of every request nginx passed on."""
+        return [tuple(line.split(" ", 2)) for line in self.access.read_text().splitlines()]  # type: ignore[misc]
+
+
+def ledger_env(tmp_path: Path, n: int) -> dict[str, str]:
+    """Where daemon n keeps its ledger. Until the shared PostgreSQL ledger lands each daemon has its own
+    state directory (and SQLite file); then this returns CALLD_LEDGER_URL as well, and nothing else changes."""
+    return {"CALLD_STATE_DIR": str(tmp_path / f"d{n}" / "state")}
+
+
+@pytest.fixture
+def sim(tmp_path) -> Iterator[dict[str, str]]:
+    proc = subprocess.Popen([sys.executable, "-m", "calld.sim.cli"], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+                            text=True, env=clean_env())
+    try:
+        yield json.loads(proc.stdout.readline())  # type: ignore[union-attr]
+    finally:
+        stop(proc)
+        proc.stdout.close()  # type: ignore[union-attr]
+
+
+@pytest.fixture
+def signer(request):
+    """The key the daemons trust for webhooks: the simulator's, or (a test marked signed_here, which
+    posts webhooks itself) one made here, with its private half."""
+    from calld.adapters.webhook_auth import generate_keypair
+
+    return generate_keypair() if request.node.get_closest_marker("signed_here") else None
+
+
+@pytest.fixture
+def deployment(tmp_path, sim, signer) -> Iterator[dict]:
+    """nginx's port and two live daemons (nginx not started: each test starts it with its own config)."""
+    proxy_port = free_port()
+    base = f"http://127.0.0.1:{proxy_port}"
+    daemons = {}
+    for n in (1, 2):
+        home = tmp_path / f"d{n}"
+        home.mkdir()
+        port, media_port = free_port(), free_port()
+        env = clean_env(CALLD_MODE="live", CALLD_LIVE_OPT_IN="1", CALLD_INSTANCE=str(n), CALLD_SOCKET=str(home / "ctl.sock"),
+                        CALLD_BIND=f"127.0.0.1:{port}", CALLD_MEDIA_BIND=f"127.0.0.1:{media_port}",
+                        TELNYX_API_KEY="KEY-proxy", TELNYX_CONNECTION_ID="proxy-connection", OPENAI_API_KEY="KEY-proxy",
+                        TELNYX_API_BASE=sim["TELNYX_API_BASE"], TELNYX_PUBLIC_KEY=signer[1] if signer else sim["TELNYX_PUBLIC_KEY"],
+                        OPENAI_LIVE_URL=sim["OPENAI_LIVE_URL"],
+                        PUBLIC_BASE_URL=base, PUBLIC_WEBHOOK_URL=f"{base}/telnyx/webhook",  # each daemon adds /d/N/
+                        CALLD_CALLS_PER_NUMBER_PER_DAY="1000", CALLD_CALLS_PER_USER_PER_HOUR="1000",
+                        CALLD_CALLS_PER_NUMBER_AT_ONCE="1000", **ledger_env(tmp_path, n))
+        log = home / "daemon.log"
+        with log.open("w") as log_out:
+            proc = subprocess.Popen([sys.executable, "-m", "calld.cli.daemon", "-v", "serve"], env=env, cwd=home,
+                                    stdout=subprocess.DEVNULL, stderr=log_out)
+        daemons[n] = {"proc": proc, "log": log, "socket": home / "ctl.sock", "http": f"127.0.0.1:{port}",
+                      "media": f"127.0.0.1:{media_port}", "state": Path(env["CALLD_STATE_DIR"])}
+    nginx = Nginx(tmp_path / "nginx", proxy_port)
+    try:
+        for n, d in daemons.items():
+            wait_for(f"daemon {n}", d["socket"].exists, d["proc"], d["log"])
+        yield {"daemons": daemons, "nginx": nginx, "signer": signer}
+    finally:
+        nginx.stop()
+        for d in daemons.values():
+            stop(d["proc"])
+
+
+async def ask_through(daemon: dict, i: int) -> tuple[int, dict | None, str]:
+    async with ControlClient(daemon["socket"], timeout=BOUND_S) as c:
+        out, err = io.StringIO(), io.StringIO()
+        code = await run_ask(c, {**ASK, "request_id": f"req-proxy-{i}"}, out=out, err=err)
+    return code, (json.loads(out.getvalue()) if out.getvalue().strip() else None), err.getvalue()
+
+
+async def provision(daemons: dict) -> None:
+    for d in daemons.values():
+        async with ControlClient(d["socket"], timeout=BOUND_S) as c:
+            await c.provision("alice")
+
+
+@pytest.mark.timeout(300)
+async def test_every_call_through_nginx_is_answered_and_stays_with_the_daemon_that_placed_it(deployment):
+    daemons, nginx = deployment["daemons"], deployment["nginx"]
+    nginx.start({n: (d["http"], d["media"]) for n, d in daemons.items()})
+    await provision(daemons)
+    calls = 4
+    results: dict[int, tuple[int, dict | None, str]] = {}
+
+    async def one(i: int) -> None:
+        results[i] = await ask_through(daemons[1 + i % 2], i)
+
+    with trio.fail_after(240):
+        async with trio.open_nursery() as n:
+            for i in range(calls):
+                n.start_soon(one, i)
+    for i, (code, result, err) in results.items():
+        assert code == 0 and result is not None and result["status"] == "answered", (i, err)
+
+    # Each daemon dialled its own calls with URLs under its own /d/N/ ...
+    for n, d in daemons.items():
+        dials = [json.loads(p.read_text()) for p in (d["state"] / "artifacts").glob("*/dial.json")]
+        assert len(dials) == calls // 2
+        for dial in dials:
+            assert dial["webhook_url"] == f"http://127.0.0.1:{nginx.port}/d/{n}/telnyx/webhook"
+            assert dial["stream_url"].startswith(f"ws://127.0.0.1:{nginx.port}/d/{n}/telnyx/media/")
+    # ... and nginx passed each /d/N/ request to daemon N's ports, and no webhook went anywhere else.
+    routed = nginx.routed()
+    for n, d in daemons.items():
+        hooks = [r for r in routed if r[0] == f"/d/{n}/telnyx/webhook"]
+        media = [r for r in routed if r[0].startswith(f"/d/{n}/telnyx/media/") and not r[0].endswith("/health")]
+        assert hooks and {r[1] for r in hooks} == {d["http"]} and {r[2] for r in hooks} == {"200"}
+        assert len(media) == calls // 2 and {r[1] for r in media} == {d["media"]} and {r[2] for r in media} == {"101"}
+    assert not [r for r in routed if r[0] == "/telnyx/webhook"]
+    for d in daemons.values():
+        assert "belongs to daemon" not in d["log"].read_text()  # no webhook for the other daemon's call reached it
+
+
+@pytest.mark.timeout(300)
+async def test_a_proxy_rule_that_sends_daemon_2s_media_to_daemon_1_is_refused_before_a_dial(deployment):
+    daemons, nginx = deployment["daemons"], deployment["nginx"]
+    swapped = {1: (daemons[1]["http"], daemons[1]["media"]), 2: (daemons[2]["http"], daemons[1]["media"])}
+    nginx.start(swapped)
+    await provision(daemons)
+    from calld.cli.client import ControlError
+
+    with trio.fail_after(120), pytest.raises(ControlError) as refused:
+        await ask_through(daemons[2], 0)
+    assert (f"refusing to dial: http://127.0.0.1:{nginx.port}/d/2/telnyx/media/health answered, but not from this daemon; "
+            "check the proxy rule that sends /d/2/telnyx/media/ to CALLD_MEDIA_BIND") in refused.value.message
+    assert not list((daemons[2]["state"] / "artifacts").glob("*/dial.json"))  # nothing was dialled
+    # Daemon 1's rules are right: its calls go on.
+    with trio.fail_after(120):
+        code, result, err = await ask_through(daemons[1], 1)
+    assert code == 0 and result is not None and result["status"] == "answered", err
+
+
+@pytest.mark.signed_here
+@pytest.mark.timeout(300)
+async def test_a_webhook_at_the_application_url_for_daemon_2s_call_is_forwarded_to_daemon_2(deployment):
+    """Telnyx's fallback URL reaches daemon 1 (the proxy's plain /telnyx/webhook); the call's client_state
+    names daemon 2, so daemon 1 sends it on through /d/2/, and daemon 2 checks its signature itself."""
+    import base64
+
+    import httpx
+
+    from calld.adapters.fixtures import load_fixture
+    from calld.adapters.webhook_auth import sign_webhook
+
+    daemons, nginx = deployment["daemons"], deployment["nginx"]
+    nginx.start({n: (d["http"], d["media"]) for n, d in daemons.items()})
+    body = load_fixture("telnyx", "webhook_call_hangup")
+    body["data"]["id"] = "evt-proxy-forward"
+    body["data"]["payload"]["client_state"] = base64.b64encode(b"run_0123456789abcdef0123@2").decode()
+    raw = json.dumps(body).encode()
+    headers = sign_webhook(raw, deployment["signer"][0], int(time.time()))
+    async with httpx.AsyncClient() as c:
+        resp = await c.post(f"http://127.0.0.1:{nginx.port}/telnyx/webhook", content=raw, headers=headers)
+    assert resp.status_code == 200 and resp.json()["note"] == "forwarded to daemon 2"
+    assert "belongs to daemon 2: forwarded (it answered 200)" in daemons[1]["log"].read_text()
+    assert "evt-proxy-forward" in daemons[2]["log"].read_text()  # daemon 2 took it (and, its call ended, dropped it)
+    routed = nginx.routed()
+    assert ("/telnyx/webhook", daemons[1]["http"], "200") in routed
+    assert ("/d/2/telnyx/webhook", daemons[2]["http"], "200") in routed
