@@ -7,10 +7,10 @@ import os
 import re
 from pathlib import Path
 from urllib.parse import urlsplit, urlunsplit
-from typing import Literal
+from typing import Annotated, Literal
 
 from pydantic import Field, SecretStr, ValidationError, ValidationInfo, field_validator, model_validator
-from pydantic_settings import BaseSettings, SettingsConfigDict
+from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
 from calld.core.plan import Timings
 from calld.domain.ids import DEFAULT_REGION, region_problem
@@ -73,6 +73,20 @@ def _region(v: object) -> object:
 
 
 LEDGER_NAME = "calld.sqlite3"
+SOCKET_SEPARATOR = ","  # calld-ctl's CALLD_SOCKET may list several daemons; a daemon listens on one
+
+
+def _socket_list(v: object) -> tuple[Path, ...]:
+    """CALLD_SOCKET for calld-ctl: one path or several, comma-separated, each checked as one is."""
+    raw = [v] if isinstance(v, Path) else str(v).split(SOCKET_SEPARATOR) if isinstance(v, str) else list(v)  # type: ignore[call-overload]
+    paths = []
+    for part in raw:
+        _path_given(str(part))
+        path = _socket_fits(Path(str(part).strip()))
+        if path in paths:
+            raise ValueError(f"names {path} twice; list each daemon's socket once, separated by '{SOCKET_SEPARATOR}'")
+        paths.append(path)
+    return tuple(paths)
 
 
 class Settings(BaseSettings):
@@ -208,6 +222,9 @@ class Settings(BaseSettings):
     @field_validator("calld_socket")
     @classmethod
     def _socket_fits(cls, v: Path) -> Path:
+        if SOCKET_SEPARATOR in str(v):
+            raise ValueError(f"names several sockets ({v}); a daemon listens on one: give it its own "
+                             "(a list is for calld-ctl, which tries each daemon in turn)")
         return _socket_fits(v)
 
     @field_validator("calld_region", mode="before")
@@ -388,18 +405,20 @@ class ClientSettings(BaseSettings):
     model_config = SettingsConfigDict(extra="ignore", frozen=True)  # the env file: Settings' (load_client_settings)
 
     calld_state_dir: Path = Field(default_factory=default_state_dir)
-    calld_socket: Path = Field(default_factory=default_socket_path)
+    # One daemon's socket, or several separated by commas: calld-ctl asks the first, and places a call
+    # with the next when a daemon is down or at capacity (calld.cli.ctl.on_daemons).
+    calld_socket: Annotated[tuple[Path, ...], NoDecode] = Field(default_factory=lambda: (default_socket_path(),))
     calld_region: str = DEFAULT_REGION  # --to typed without + is read as dialled here, as the daemon reads it
 
-    @field_validator("calld_state_dir", "calld_socket", mode="before")
+    @field_validator("calld_state_dir", mode="before")
     @classmethod
     def _path_given(cls, v: object, info: ValidationInfo) -> object:
         return _path_given(v)
 
-    @field_validator("calld_socket")
+    @field_validator("calld_socket", mode="before")
     @classmethod
-    def _socket_fits(cls, v: Path) -> Path:
-        return _socket_fits(v)
+    def _sockets(cls, v: object) -> tuple[Path, ...]:
+        return _socket_list(v)
 
     @field_validator("calld_region", mode="before")
     @classmethod

@@ -17,7 +17,7 @@ import logging
 import sys
 import traceback
 import uuid
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 from contextlib import aclosing
 from pathlib import Path
 from typing import Any
@@ -194,9 +194,40 @@ async def _stored_result(client: ControlClient, request_id: str, why: str, err: 
     return None
 
 
-async def _with_client(args: argparse.Namespace, fn: Callable[[ControlClient], Awaitable[int]]) -> int:
-    async with ControlClient(args.socket) as client:
-        return await fn(client)
+async def _with_client(args: argparse.Namespace, fn: Callable[[ControlClient], Awaitable[int]], *, places: bool = False) -> int:
+    return await on_daemons(getattr(args, "sockets", None) or (args.socket,), fn, places=places)
+
+
+async def on_daemons(sockets: Sequence[Path], fn: Callable[[ControlClient], Awaitable[int]], *, places: bool = False,
+                     err: Any = None) -> int:
+    """`fn` with the first daemon in `sockets` that takes it (CALLD_SOCKET may list several).
+
+    A daemon that is down (no socket, or nothing listening) is passed over for the next. A request that
+    places a call (`places`: ask, book) also moves on from a daemon that refuses it with 503 (at
+    CALLD_MAX_CALLS, or draining): such a refusal comes before anything is written or dialled, so the
+    same request id (`fn` sends the same body each time) is new to the next daemon, and one that knows
+    it (a shared ledger) attaches to its call or returns its result. Any other answer is the answer.
+    With more than one socket, stderr says which daemon answered and why each before it was passed over."""
+    err = err or sys.stderr
+    for i, path in enumerate(sockets):
+        last = i == len(sockets) - 1
+        try:
+            async with ControlClient(path) as client:
+                code = await fn(client)
+        except DaemonUnreachable:
+            if last:
+                raise
+            print(f"calld-ctl: no daemon answers on {path}; trying {sockets[i + 1]}", file=err, flush=True)
+            continue
+        except ControlError as exc:
+            if last or not places or exc.status != 503:
+                raise
+            print(f"calld-ctl: the daemon on {path} refused ({exc.message}); trying {sockets[i + 1]}", file=err, flush=True)
+            continue
+        if len(sockets) > 1:
+            print(f"calld-ctl: answered by the daemon on {path}", file=err, flush=True)
+        return code
+    raise AssertionError("unreachable: the last socket returns or raises")
 
 
 def _sending(args: argparse.Namespace, body: dict[str, Any]) -> dict[str, Any]:
@@ -212,7 +243,7 @@ def _sending(args: argparse.Namespace, body: dict[str, Any]) -> dict[str, Any]:
 
 async def _ask(args: argparse.Namespace) -> int:
     body = _sending(args, ask_body(args))
-    return await _with_client(args, lambda c: run_ask(c, body))
+    return await _with_client(args, lambda c: run_ask(c, body), places=True)
 
 
 def book_body(args: argparse.Namespace) -> dict[str, Any]:
@@ -225,7 +256,7 @@ def book_body(args: argparse.Namespace) -> dict[str, Any]:
 
 async def _book(args: argparse.Namespace) -> int:
     body = _sending(args, book_body(args))
-    return await _with_client(args, lambda c: run_ask(c, body, book=True))
+    return await _with_client(args, lambda c: run_ask(c, body, book=True), places=True)
 
 
 async def _did_provision(args: argparse.Namespace) -> int:
@@ -668,7 +699,8 @@ def build_parser() -> argparse.ArgumentParser:
         epilog=__doc__.split("\n\n", 1)[1] if __doc__ else None,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    parser.add_argument("--socket", type=Path, default=None, help=f"the daemon's control socket (default: $CALLD_SOCKET or {default_socket_path()})")
+    parser.add_argument("--socket", default=None, help="the daemon's control socket, or several separated by commas (tried in turn; "
+                        f"default: $CALLD_SOCKET or {default_socket_path()})")
     parser.add_argument("-v", "--verbose", action="store_true", help="log details on stderr")
     parser.add_argument("--version", action="version", version=f"calld-ctl {version()}")
     sub = parser.add_subparsers(dest="command", required=True)
@@ -805,7 +837,8 @@ def main(argv: list[str] | None = None) -> int:
             # Only what calld-ctl uses is validated: the socket, the state dir, the region numbers are read in.
             client = load_client_settings(**({"calld_socket": args.socket} if args.socket is not None else {}),
                                           flags={"calld_socket": "--socket"} if args.socket is not None else None)
-            args.socket, args.region = client.calld_socket, client.calld_region
+            args.sockets, args.region = client.calld_socket, client.calld_region
+            args.socket = args.sockets[0]
         if hasattr(args, "func"):
             return args.func(args)
         return trio.run(args.afunc, args)
