@@ -412,3 +412,37 @@ def test_systemd_analyze_verify_is_clean(tmp_path: Path) -> None:
     )
     # verify exits 0 even when it ignores an unparsable line, so its output must be empty too.
     assert (proc.returncode, proc.stdout + proc.stderr) == (0, "")
+
+
+def test_the_template_unit_gives_each_daemon_its_instance_core_state_socket_and_ports() -> None:
+    unit = read_unit(UNITS / "calld@.service")
+    service = unit["Service"]
+    env = dict(v.split("=", 1) for v in service["Environment"])
+    assert env == {"CALLD_INSTANCE": "%i", "CALLD_STATE_DIR": "%S/calld-%i", "CALLD_SOCKET": "%t/calld-%i/ctl.sock"}
+    assert service["CPUAffinity"] == ["%i"]
+    assert service["StateDirectory"] == ["calld-%i"] and service["RuntimeDirectory"] == ["calld-%i"]
+    assert service["EnvironmentFile"] == ["-/etc/calld/calld.env", "-/etc/calld/calld@%i.env"]  # the daemon's own last
+    assert "calld.socket" not in " ".join(unit["Unit"].get("Requires", []) + unit["Unit"]["After"])  # binds its own socket
+    # Everything else (notify, watchdog, the drain's timeouts, the sandbox) is the single unit's.
+    single = read_unit(UNITS / "calld.service")["Service"]
+    per_instance = {"Environment", "CPUAffinity", "StateDirectory", "RuntimeDirectory", "EnvironmentFile", "SyslogIdentifier"}
+    assert {k: v for k, v in service.items() if k not in per_instance} == {k: v for k, v in single.items() if k not in per_instance}
+    # Daemon N's ports, derived from CALLD_INSTANCE alone, are the ones the proxy config names.
+    from calld.ops.proxy import default_backends
+    from calld.settings import load_settings
+
+    for n, (http, media) in default_backends(3).items():
+        s = load_settings(calld_instance=n, _env_file=None)
+        assert (s.calld_bind, s.media_bind) == (http, media)
+
+
+def test_systemd_analyze_verifies_a_template_instance(tmp_path: Path) -> None:
+    analyze = shutil.which("systemd-analyze")
+    if analyze is None:
+        pytest.skip("systemd-analyze is not installed (apt-get install systemd); unit files not verified")
+    service, n = re.subn(r"(?m)^ExecStart=\S+", "ExecStart=/bin/true", (UNITS / "calld@.service").read_text())
+    assert n == 1
+    (tmp_path / "calld@.service").write_text(service)
+    proc = subprocess.run([analyze, "verify", "--man=no", str(tmp_path / "calld@2.service")], check=False,
+                          capture_output=True, text=True, timeout=60, cwd=tmp_path)
+    assert (proc.returncode, proc.stdout + proc.stderr) == (0, "")
