@@ -115,7 +115,12 @@ def readme_commands(text: str) -> list[list[str]]:
         for line in block.splitlines():
             line = line.removeprefix("$ ").strip()
             if re.match(r"uv run calld(-ctl)? ", line):
-                out.append(shlex.split(line, comments=True)[2:])
+                # The command ends where the shell's would: at a pipe, && or ; (a config piped to tee).
+                lexer = shlex.shlex(line, posix=True, punctuation_chars=True)
+                lexer.whitespace_split = True
+                words = list(lexer)
+                ends = [i for i, w in enumerate(words) if w in ("|", "||", "&&", ";", "&", ">", "<")]
+                out.append(words[2:ends[0] if ends else None])
     return out
 
 
