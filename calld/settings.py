@@ -106,6 +106,9 @@ class Settings(BaseSettings):
     # A daemon per core (docs/scaling.md): daemon N hands Telnyx per-call URLs under /d/N/ on the public
     # origin, and the proxy routes that prefix to its ports. Unset: the one daemon, no prefix.
     calld_instance: int | None = None
+    # The ledger on a PostgreSQL server several daemons share: postgresql://USER:PASSWORD@HOST:PORT/DATABASE.
+    # Empty: the SQLite file in the state directory (one daemon, nothing to install).
+    calld_ledger_url: SecretStr = SecretStr("")
 
     telnyx_api_key: SecretStr = SecretStr("")
     telnyx_api_base: str = "https://api.telnyx.com"
@@ -227,6 +230,11 @@ class Settings(BaseSettings):
                              "(a list is for calld-ctl, which tries each daemon in turn)")
         return _socket_fits(v)
 
+    @field_validator("calld_ledger_url")
+    @classmethod
+    def _ledger_url(cls, v: SecretStr) -> SecretStr:
+        return _ledger_url(v)
+
     @field_validator("calld_region", mode="before")
     @classmethod
     def _region(cls, v: object) -> object:
@@ -318,6 +326,11 @@ class Settings(BaseSettings):
     def db_path(self) -> Path:
         return self.calld_state_dir / LEDGER_NAME
 
+    @property
+    def ledger_target(self) -> Path | str:
+        """Where the ledger is: CALLD_LEDGER_URL (PostgreSQL), else the SQLite file in the state dir."""
+        return self.calld_ledger_url.get_secret_value() or self.db_path
+
     def live_problems(self) -> list[str]:
         """Everything that stops live mode, each with what to set; empty when live can run."""
         problems = [
@@ -382,8 +395,25 @@ class Settings(BaseSettings):
         """Values that must never appear in an artifact or a log line."""
         keys = (self.telnyx_api_key.get_secret_value(), self.openai_api_key.get_secret_value(),
                 self.linq_api_key.get_secret_value(), self.linq_webhook_secret.get_secret_value(),
-                self.publish_secret_access_key.get_secret_value())
+                self.publish_secret_access_key.get_secret_value(), ledger_password(self.calld_ledger_url))
         return [s for s in keys if s]
+
+
+def _ledger_url(v: SecretStr) -> SecretStr:
+    from calld.ledger.target import postgres_url_problem
+
+    text = v.get_secret_value().strip()
+    if text and (problem := postgres_url_problem(text)) is not None:
+        raise ValueError(problem)
+    return SecretStr(text)
+
+
+def ledger_password(url: SecretStr) -> str:
+    """The password in CALLD_LEDGER_URL, if any (a secret: never logged)."""
+    from urllib.parse import parse_qsl
+
+    parts = urlsplit(url.get_secret_value())
+    return parts.password or dict(parse_qsl(parts.query)).get("password", "")
 
 
 def origin(url: str) -> str:
@@ -409,6 +439,7 @@ class ClientSettings(BaseSettings):
     # with the next when a daemon is down or at capacity (calld.cli.ctl.on_daemons).
     calld_socket: Annotated[tuple[Path, ...], NoDecode] = Field(default_factory=lambda: (default_socket_path(),))
     calld_region: str = DEFAULT_REGION  # --to typed without + is read as dialled here, as the daemon reads it
+    calld_ledger_url: SecretStr = SecretStr("")  # calld-ctl ledger check|backup on a PostgreSQL ledger
 
     @field_validator("calld_state_dir", mode="before")
     @classmethod
@@ -420,6 +451,11 @@ class ClientSettings(BaseSettings):
     def _sockets(cls, v: object) -> tuple[Path, ...]:
         return _socket_list(v)
 
+    @field_validator("calld_ledger_url")
+    @classmethod
+    def _ledger_url(cls, v: SecretStr) -> SecretStr:
+        return _ledger_url(v)
+
     @field_validator("calld_region", mode="before")
     @classmethod
     def _region(cls, v: object) -> object:
@@ -428,6 +464,11 @@ class ClientSettings(BaseSettings):
     @property
     def db_path(self) -> Path:
         return self.calld_state_dir / LEDGER_NAME
+
+    @property
+    def ledger_target(self) -> Path | str:
+        """Where the ledger is: CALLD_LEDGER_URL (PostgreSQL), else the SQLite file in the state dir."""
+        return self.calld_ledger_url.get_secret_value() or self.db_path
 
 
 def _refused(exc: ValidationError, flags: dict[str, str]) -> SettingsError:
