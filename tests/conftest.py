@@ -4,10 +4,12 @@ in the shell (or a .env in the working directory) must not change what a test ru
 from __future__ import annotations
 
 import os
+from pathlib import Path
 
 import pytest
 
 from calld.settings import Settings
+from tests.pg import ENGINES, pg_empty_url, pg_server, pg_url  # noqa: F401 - fixtures for every test module
 
 _OURS = tuple(name.upper() for name in Settings.model_fields) + ("STATE_DIRECTORY", "RUNTIME_DIRECTORY")
 
@@ -41,3 +43,11 @@ def dials(monkeypatch):
 
     monkeypatch.setattr(StubWorld, "_dial", counting)
     return seen
+
+
+@pytest.fixture(params=ENGINES)
+def ledger_target(request, tmp_path) -> Path | str:
+    """Where a ledger goes, once per engine: a SQLite file, and a fresh PostgreSQL database (marked postgres)."""
+    if request.param == "sqlite":
+        return tmp_path / "state" / "calld.sqlite3"
+    return request.getfixturevalue("pg_url")

@@ -1,4 +1,4 @@
-"""The SQLite ledger: migrations, DID rows, request claims, each race fought by real connections."""
+"""The ledger on both engines (SQLite, and PostgreSQL marked `postgres`): migrations, DID rows, request claims,\neach race fought by real connections."""
 
 from __future__ import annotations
 
@@ -17,6 +17,7 @@ from calld.adapters.fixtures import load_fixture
 from calld.adapters.telnyx_http import DialSecrets, TelnyxHttp
 from calld.core.plan import DialPlan
 from calld.domain.ids import E164, CallControlId, RunId, UserId
+from calld.ledger.engine import one
 from calld.ledger import (
     MIGRATIONS,
     Claim,
@@ -26,6 +27,7 @@ from calld.ledger import (
     InFlight,
     Ledger,
     LedgerError,
+    Target,
     RequestConflict,
     UnknownUser,
     canonical_json,
@@ -42,21 +44,34 @@ def db(tmp_path: Path) -> Path:
 
 
 @pytest.fixture
-def ledger(db: Path) -> Iterator[Ledger]:
+def sqlite_ledger(db: Path) -> Iterator[Ledger]:
     led = Ledger(db)
     yield led
     led.close()
 
 
-def race[T](db: Path, n: int, work: Callable[[Ledger, int], T]) -> list[T]:
-    """Run `work` in n threads at once, each on its own connection to the same file."""
-    Ledger(db).close()  # the schema exists before the race starts
+@pytest.fixture
+def target(ledger_target: Target) -> Target:
+    """The ledger's place: a SQLite file, then a PostgreSQL database (tests/pg.py)."""
+    return ledger_target
+
+
+@pytest.fixture
+def ledger(target: Target) -> Iterator[Ledger]:
+    led = Ledger(target)
+    yield led
+    led.close()
+
+
+def race[T](target: Target, n: int, work: Callable[[Ledger, int], T]) -> list[T]:
+    """Run `work` in n threads at once, each on its own connection to the same ledger."""
+    Ledger(target).close()  # the schema exists before the race starts
     barrier = threading.Barrier(n)
     results: list[Any] = [None] * n
     errors: list[BaseException] = []
 
     def run(i: int) -> None:
-        led = Ledger(db)
+        led = Ledger(target)
         try:
             barrier.wait()
             results[i] = work(led, i)
@@ -75,19 +90,26 @@ def race[T](db: Path, n: int, work: Callable[[Ledger, int], T]) -> list[T]:
     return results
 
 
-def table_counts(db: Path) -> dict[str, int]:
-    con = sqlite3.connect(db)
+def table_counts(target: Target) -> dict[str, int]:
+    led = Ledger(target)
     try:
-        return {t: con.execute(f"SELECT count(*) FROM {t}").fetchone()[0] for t in ("dids", "requests")}
+        counts = led.table_counts()
     finally:
-        con.close()
+        led.close()
+    return {t: counts[t] for t in ("dids", "requests")}
+
+
+def stored(led: Ledger, sql: str) -> Any:
+    """The first column of the first row `sql` reads, as the engine stored it."""
+    row = led._engine.run(lambda tx: one(tx, sql), write=False, idempotent=True)
+    return None if row is None else next(iter(row.values()) if isinstance(row, dict) else iter(row))
 
 
 # -- migrations ------------------------------------------------------------------------------------
 
 
-def test_a_new_ledger_is_at_the_latest_schema_in_wal_mode(ledger: Ledger, db: Path) -> None:
-    assert ledger.schema_version == len(MIGRATIONS) >= 3
+def test_a_new_ledger_is_at_the_latest_schema_in_wal_mode(sqlite_ledger: Ledger, db: Path) -> None:
+    assert sqlite_ledger.schema_version == len(MIGRATIONS) >= 3
     con = sqlite3.connect(db)
     try:
         assert con.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
@@ -97,7 +119,8 @@ def test_a_new_ledger_is_at_the_latest_schema_in_wal_mode(ledger: Ledger, db: Pa
     assert {"dids", "requests"} <= tables
 
 
-def test_commits_skip_the_fsync_and_flush_to_disk_syncs_the_log(ledger: Ledger, db: Path, monkeypatch) -> None:
+def test_commits_skip_the_fsync_and_flush_to_disk_syncs_the_log(sqlite_ledger: Ledger, db: Path, monkeypatch) -> None:
+    ledger = sqlite_ledger
     """synchronous=NORMAL keeps a commit off the disk's fsync; flush_to_disk is the fsync, of the WAL."""
     assert ledger._db.execute("PRAGMA synchronous").fetchone()[0] == 1  # NORMAL
     synced: list[str] = []
@@ -109,14 +132,14 @@ def test_commits_skip_the_fsync_and_flush_to_disk_syncs_the_log(ledger: Ledger, 
     assert synced == [f"{db}-wal"]
 
 
-def test_reopening_is_idempotent_and_keeps_rows(db: Path) -> None:
-    first = Ledger(db)
+def test_reopening_is_idempotent_and_keeps_rows(target: Target) -> None:
+    first = Ledger(target)
     first.provision_stub(ALICE)
     first.claim_request("r1", user_id=ALICE, kind="ask", params=PARAMS, run_id=RunId.new())
     first.close()
     for _ in range(2):
-        again = Ledger(db)
-        assert again.schema_version == len(MIGRATIONS)
+        again = Ledger(target)
+        assert again.schema_version == len(again.migrations)
         assert [r.user_id for r in again.rows()] == [ALICE]
         assert again.request("r1") is not None
         again.close()
@@ -174,21 +197,21 @@ def test_reserve_did_writes_one_ordering_row_and_then_returns_it(ledger: Ledger)
     assert len(ledger.rows()) == 1
 
 
-def test_reserve_did_refuses_an_invalid_user_id(ledger: Ledger, db: Path) -> None:
+def test_reserve_did_refuses_an_invalid_user_id(ledger: Ledger, target: Target) -> None:
     with pytest.raises(ValueError, match="is not a user id"):
         ledger.reserve_did("Bad User!")  # type: ignore[arg-type]
-    assert table_counts(db)["dids"] == 0
+    assert table_counts(target)["dids"] == 0
 
 
-def test_concurrent_reservations_share_one_row(db: Path) -> None:
-    rows = race(db, 8, lambda led, _i: led.reserve_did(ALICE))
+def test_concurrent_reservations_share_one_row(target: Target) -> None:
+    rows = race(target, 8, lambda led, _i: led.reserve_did(ALICE))
     assert len(set(rows)) == 1 and rows[0].status == "ordering"
-    assert table_counts(db)["dids"] == 1
+    assert table_counts(target)["dids"] == 1
 
 
-def test_only_one_holder_may_place_the_order_until_its_lease_runs_out(db: Path) -> None:
+def test_only_one_holder_may_place_the_order_until_its_lease_runs_out(target: Target) -> None:
     now = [1000.0]
-    led = Ledger(db, clock=lambda: now[0])
+    led = Ledger(target, clock=lambda: now[0])
     try:
         led.reserve_did(ALICE)
         assert led.claim_order(ALICE, "a", lease_s=60)
@@ -206,12 +229,12 @@ def test_only_one_holder_may_place_the_order_until_its_lease_runs_out(db: Path) 
         led.close()
 
 
-def test_concurrent_claims_have_exactly_one_winner(db: Path) -> None:
+def test_concurrent_claims_have_exactly_one_winner(target: Target) -> None:
     def work(led: Ledger, i: int) -> bool:
         led.reserve_did(ALICE)
         return led.claim_order(ALICE, f"holder-{i}", lease_s=60)
 
-    assert sorted(race(db, 8, work)) == [False] * 7 + [True]
+    assert sorted(race(target, 8, work)) == [False] * 7 + [True]
 
 
 def test_did_lifecycle_order_activate_fail_retry(ledger: Ledger) -> None:
@@ -291,14 +314,10 @@ def test_a_request_is_claimed_once_then_attached_then_answered_from_the_ledger(l
     assert stored is not None and (stored.status, stored.params, stored.kind) == ("done", PARAMS, "ask")
 
 
-def test_params_are_compared_in_canonical_form(ledger: Ledger, db: Path) -> None:
+def test_params_are_compared_in_canonical_form(ledger: Ledger, target: Target) -> None:
     fresh = claim(ledger, params={"b": 1, "a": [1, 2]})
     assert claim(ledger, params={"a": [1, 2], "b": 1}) == InFlight(fresh.run_id, None)
-    con = sqlite3.connect(db)
-    try:
-        assert con.execute("SELECT params FROM requests").fetchone()[0] == '{"a":[1,2],"b":1}'
-    finally:
-        con.close()
+    assert stored(ledger, "SELECT params FROM requests") == '{"a":[1,2],"b":1}'
     assert canonical_json({"b": 1, "a": "é"}) == '{"a":"é","b":1}'
 
 
@@ -311,7 +330,7 @@ def test_params_are_compared_in_canonical_form(ledger: Ledger, db: Path) -> None
     ],
 )
 def test_a_request_id_reused_for_another_request_is_refused_and_writes_nothing(
-    ledger: Ledger, db: Path, change: dict[str, Any], differs: str
+    ledger: Ledger, target: Target, change: dict[str, Any], differs: str
 ) -> None:
     claim(ledger)
     before = ledger.request("req-1")
@@ -321,25 +340,25 @@ def test_a_request_id_reused_for_another_request_is_refused_and_writes_nothing(
     assert "'req-1' was already used for a different request" in message
     assert "pick a new --request-id" in message and differs in message
     assert ledger.request("req-1") == before
-    assert table_counts(db) == {"dids": 0, "requests": 1}
+    assert table_counts(target) == {"dids": 0, "requests": 1}
 
 
-def test_concurrent_claims_of_one_request_id_give_exactly_one_fresh(db: Path) -> None:
-    claims = race(db, 8, lambda led, _i: claim(led, "req-race"))
+def test_concurrent_claims_of_one_request_id_give_exactly_one_fresh(target: Target) -> None:
+    claims = race(target, 8, lambda led, _i: claim(led, "req-race"))
     fresh = [c for c in claims if isinstance(c, Fresh)]
     assert len(fresh) == 1
     assert all(c == InFlight(fresh[0].run_id, None) for c in claims if not isinstance(c, Fresh))
-    assert table_counts(db)["requests"] == 1
+    assert table_counts(target)["requests"] == 1
 
 
-def test_bad_claims_are_refused_before_writing(ledger: Ledger, db: Path) -> None:
+def test_bad_claims_are_refused_before_writing(ledger: Ledger, target: Target) -> None:
     with pytest.raises(ValueError, match="kind"):
         claim(ledger, kind="sing")
     with pytest.raises(ValueError, match="empty"):
         claim(ledger, "")
     with pytest.raises(TypeError):
         claim(ledger, params={"when": object()})
-    assert table_counts(db)["requests"] == 0
+    assert table_counts(target)["requests"] == 0
 
 
 def test_mark_dialled_will_not_swap_the_call(ledger: Ledger) -> None:
