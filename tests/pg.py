@@ -74,7 +74,9 @@ class Cluster:
                   "-w", "-t", "60", "start")
 
     def restart(self) -> None:
-        self._run(str(self.bin / "pg_ctl"), "-D", str(self.data), "-m", "fast", "-w", "restart")
+        # -l again: without it the server would inherit (and hold open) the pipe _run reads to its end.
+        self._run(str(self.bin / "pg_ctl"), "-D", str(self.data), "-l", str(self.root / "log"), "-m", "fast", "-w",
+                  "restart")
 
     def stop(self) -> None:
         with contextlib.suppress(Exception):

@@ -2,35 +2,43 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import sqlite3
 import threading
 from collections.abc import Callable, Iterator
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
 import httpx
 import pytest
+from attrs import frozen
 
 from calld.adapters.fixtures import load_fixture
 from calld.adapters.telnyx_http import DialSecrets, TelnyxHttp
 from calld.core.plan import DialPlan
 from calld.domain.ids import E164, CallControlId, RunId, UserId
-from calld.ledger.engine import one
+from calld.ledger.engine import PostgresEngine, one
 from calld.ledger import (
     MIGRATIONS,
+    POSTGRES_MIGRATIONS,
     Claim,
+    DialView,
     DidRow,
     Finished,
     Fresh,
     InFlight,
     Ledger,
     LedgerError,
+    LedgerUnavailable,
     Target,
     RequestConflict,
     UnknownUser,
     canonical_json,
+    columns,
+    redact,
 )
 
 ALICE = UserId("alice")
@@ -405,3 +413,253 @@ async def test_a_repeated_request_id_dials_once(ledger: Ledger) -> None:
     assert isinstance(first, Fresh)
     assert second == Finished({"status": "answered", "answer_text": "9 to 5"}, first.run_id)
     assert len(dials) == 1
+
+
+# -- the schema: both engines end with the same tables and columns ----------------------------------
+
+
+@pytest.mark.postgres
+def test_both_engines_end_with_the_same_tables_and_columns(db: Path, pg_url: str) -> None:
+    lite, pg = Ledger(db), Ledger(pg_url)
+    try:
+        assert columns(lite) == columns(pg)
+        assert columns(pg)["requests"] >= {"instance"} and columns(pg)["publications"] >= {"owner"}
+        assert columns(pg)["daemons"] == {"instance", "lease_until", "started_at"}
+        assert (lite.schema_version, pg.schema_version) == (len(MIGRATIONS), len(POSTGRES_MIGRATIONS))
+    finally:
+        lite.close()
+        pg.close()
+
+
+def test_a_version_7_sqlite_ledger_gains_claims_and_keeps_its_schedule(db: Path) -> None:
+    db.parent.mkdir(parents=True)
+    con = sqlite3.connect(db)
+    for sql in MIGRATIONS[:7]:
+        con.executescript(sql)
+    con.execute("INSERT INTO schedule VALUES ('q-1', 'alice', 'ask', '{}', '2026-01-01T09:00:00+00:00', 'at',"
+                " 'queued', NULL, 't', 't')")
+    con.execute("PRAGMA user_version = 7")
+    con.commit()
+    con.close()
+    led = Ledger(db)
+    try:
+        assert led.schema_version == len(MIGRATIONS)
+        assert [r.request_id for r in led.schedule_rows()] == ["q-1"]
+        claimed = led.claim_due(datetime(2026, 1, 1, 10, tzinfo=UTC), instance="d1")
+        assert [(r.request_id, r.status, r.claimed_by) for r in claimed] == [("q-1", "claimed", "d1")]
+    finally:
+        led.close()
+
+
+# -- admit_dial: the claim and the gate's check in one transaction ----------------------------------
+
+NUMBER = "+15555550123"
+NOW = datetime(2026, 3, 2, 15, 0, tzinfo=UTC)
+
+
+@frozen
+class Refused:
+    why: str
+
+
+def limit_to(n: int) -> Callable[[DialView], Refused | None]:
+    """At most n dials to NUMBER in a day, none to an opted-out number: the gate's rules, in miniature."""
+
+    def check(view: DialView) -> Refused | None:
+        if view.opt_out(NUMBER) is not None:
+            return Refused("opted out")
+        if view.dials_to(NUMBER, since=NOW - timedelta(days=1), until=NOW) >= n:
+            return Refused("limit")
+        return None
+
+    return check
+
+
+def admit(led: Ledger, request_id: str, check: Callable[[DialView], Any], **kw: Any) -> Any:
+    args: dict[str, Any] = {"user_id": ALICE, "kind": "ask", "params": PARAMS, "run_id": RunId.new(), "number": NUMBER,
+                            "at": NOW, "check": check}
+    args.update(kw)
+    return led.admit_dial(request_id, **args)
+
+
+def test_admit_dial_writes_the_request_and_its_dial_or_nothing(ledger: Ledger, target: Target) -> None:
+    first = admit(ledger, "r-1", limit_to(1), instance="d1")
+    assert isinstance(first, Fresh)
+    row = ledger.request("r-1")
+    assert row is not None and (row.status, row.instance) == ("placing", "d1")
+    assert ledger.dials_to(NUMBER, since=NOW - timedelta(days=1), until=NOW) == 1
+    # a repeat of the same request is answered as claim_request answers it, without a check
+    assert admit(ledger, "r-1", lambda _v: pytest.fail("checked a repeat")) == InFlight(first.run_id, None)
+    # a new request over the limit: refused, and nothing written
+    assert admit(ledger, "r-2", limit_to(1)) == Refused("limit")
+    assert ledger.request("r-2") is None
+    assert table_counts(target)["requests"] == 1
+    assert ledger.dials_to(NUMBER, since=NOW - timedelta(days=1), until=NOW) == 1
+    with pytest.raises(RequestConflict):
+        admit(ledger, "r-1", limit_to(5), kind="book")
+
+
+def test_admit_dial_reads_the_opt_out_in_its_transaction(ledger: Ledger) -> None:
+    ledger.add_opt_out(NUMBER, said_at=NOW, quote="stop calling", user_id="alice", run_id="run-x")
+    seen: list[Any] = []
+
+    def check(view: DialView) -> Refused | None:
+        seen.append((view.opt_out(NUMBER), view.rows(), view.dials_by(ALICE, since=NOW - timedelta(hours=1), until=NOW),
+                     view.calls_on_line_to(NUMBER, since=NOW - timedelta(hours=1))))
+        return limit_to(5)(view)
+
+    assert admit(ledger, "r-1", check) == Refused("opted out")
+    assert seen[0][0].quote == "stop calling" and seen[0][2:] == (0, 0)
+    assert ledger.request("r-1") is None
+
+
+@pytest.mark.postgres
+def test_two_daemons_admitting_one_number_with_a_limit_of_one_dial_once(pg_url: str) -> None:
+    # Each check waits (up to a second) for the other to have read the count too: without the locks
+    # both read 0 and both dial; with them the second cannot read until the first has committed.
+    both_read = threading.Barrier(2, timeout=1.0)
+
+    def check(view: DialView) -> Refused | None:
+        verdict = limit_to(1)(view)
+        with contextlib.suppress(threading.BrokenBarrierError):
+            both_read.wait()
+        return verdict
+
+    results = race(pg_url, 2, lambda led, i: admit(led, f"r-{i}", check, instance=f"d{i}"))
+    assert sorted(type(r).__name__ for r in results) == ["Fresh", "Refused"]
+    assert table_counts(pg_url)["requests"] == 1
+
+
+def test_many_admitting_at_once_never_pass_the_limit(target: Target) -> None:
+    results = race(target, 6, lambda led, i: admit(led, f"r-{i}", limit_to(2)))
+    assert sum(isinstance(r, Fresh) for r in results) == 2
+    assert table_counts(target)["requests"] == 2
+
+
+# -- daemons: instances, leases, orphans, take-over --------------------------------------------------
+
+
+def test_orphans_are_a_daemons_own_and_those_whose_lease_ran_out(ledger: Ledger) -> None:
+    for rid, owner in (("a", "d1"), ("b", "d2"), ("c", "d3"), ("done", "d2")):
+        claim(ledger, rid, instance=owner)
+    ledger.finish_request("done", {"status": "answered"})
+    ledger.renew_lease("d1", 1000.0)
+    ledger.renew_lease("d2", 1000.0)
+    ledger.renew_lease("d2", 2000.0)  # renewing moves the lease on
+    assert [(d.instance, d.lease_until) for d in ledger.daemons()] == [("d1", 1000.0), ("d2", 2000.0)]
+    # d1 restarting finds its own; d3 never took a lease, so its call is anyone's
+    assert [r.request_id for r in ledger.orphans("d1", now=500.0)] == ["a", "c"]
+    # past d1's lease, d2 finds d1's call too, never its own finished one
+    assert [r.request_id for r in ledger.orphans("d2", now=1500.0)] == ["a", "b", "c"]
+    assert ledger.request("b").instance == "d2"  # type: ignore[union-attr]
+
+
+def test_take_over_is_true_for_exactly_one_taker(target: Target) -> None:
+    led = Ledger(target)
+    try:
+        claim(led, "a", instance="d1")
+    finally:
+        led.close()
+    taken = race(target, 4, lambda led, i: led.take_over("a", from_instance="d1", to_instance=f"t{i}"))
+    assert sorted(taken) == [False, False, False, True]
+    led = Ledger(target)
+    try:
+        row = led.request("a")
+        assert row is not None and row.instance == f"t{taken.index(True)}"
+        led.finish_request("a", {"status": "failed"})
+        assert not led.take_over("a", from_instance=row.instance, to_instance="late")  # finished: nothing to take
+    finally:
+        led.close()
+
+
+# -- the schedule: due rows claimed once ---------------------------------------------------------------
+
+
+def queue(led: Ledger, rid: str, due: datetime) -> None:
+    led.queue_request(rid, user_id=ALICE, kind="ask", params=PARAMS, due_at=due, mode="at")
+
+
+def test_due_rows_are_claimed_once_released_and_reclaimed_after_their_claim_runs_out(target: Target) -> None:
+    wall = [1000.0]
+    led = Ledger(target, clock=lambda: wall[0])
+    try:
+        queue(led, "q-1", NOW - timedelta(minutes=1))
+        queue(led, "q-2", NOW + timedelta(hours=1))
+        first = led.claim_due(NOW, instance="d1", claim_s=60)
+        assert [(r.request_id, r.claimed_by, r.claimed_until) for r in first] == [("q-1", "d1", 1060.0)]
+        assert led.claim_due(NOW, instance="d2") == []  # claimed, and q-2 is not due
+        assert led.release_due("q-1", due_at=NOW + timedelta(minutes=5))
+        assert not led.release_due("q-1")  # only a claimed row goes back
+        assert led.scheduled("q-1").status == "queued"  # type: ignore[union-attr]
+        assert [r.request_id for r in led.claim_due(NOW + timedelta(minutes=5), instance="d2")] == ["q-1"]
+        wall[0] += 400  # d2 died holding it: the claim runs out
+        assert [r.claimed_by for r in led.claim_due(NOW + timedelta(minutes=5), instance="d1")] == ["d1"]
+        assert led.set_schedule("q-1", status="dialled", only_from="claimed")
+        assert led.claim_due(NOW + timedelta(days=1), instance="d1")[0].request_id == "q-2"
+    finally:
+        led.close()
+
+
+def test_two_daemons_polling_at_once_each_get_other_rows(target: Target) -> None:
+    led = Ledger(target)
+    try:
+        for i in range(6):
+            queue(led, f"q-{i}", NOW - timedelta(minutes=i))
+    finally:
+        led.close()
+    got = race(target, 2, lambda led, i: [r.request_id for r in led.claim_due(NOW, instance=f"d{i}", limit=6)])
+    assert sorted(got[0] + got[1]) == [f"q-{i}" for i in range(6)]
+
+
+# -- publications belong to the daemon that wrote the artifacts -------------------------------------
+
+
+def test_unpublished_lists_only_the_owners_runs(ledger: Ledger) -> None:
+    for i, owner in enumerate(("d1", "d2", "d1")):
+        ledger.enqueue_publication(RunId.new(), None, ALICE, f"run-{i}", owner=owner)
+    assert [p.run_dir for p in ledger.unpublished(owner="d1")] == ["run-0", "run-2"]
+    assert [p.run_dir for p in ledger.unpublished(owner="d2")] == ["run-1"]
+    assert [p.run_dir for p in ledger.unpublished()] == ["run-0", "run-1", "run-2"]
+    assert ledger.unpublished(owner="d3") == []
+
+
+# -- PostgreSQL: a server that goes away -------------------------------------------------------------
+
+
+def test_a_bad_ledger_url_is_refused_with_the_password_redacted(monkeypatch) -> None:
+    from calld.settings import SettingsError, load_settings
+
+    monkeypatch.setenv("CALLD_LEDGER_URL", "mysql://calld:hunter2@db/calld")
+    with pytest.raises(SettingsError) as refused:
+        load_settings(_env_file=None)
+    assert "CALLD_LEDGER_URL" in str(refused.value) and "not a PostgreSQL URL" in str(refused.value)
+    assert "hunter2" not in str(refused.value) and "calld:***@db" in str(refused.value)
+    monkeypatch.setenv("CALLD_LEDGER_URL", "postgresql://calld:hunter2@db:5432/calld")
+    settings = load_settings(_env_file=None)
+    assert settings.ledger_target == "postgresql://calld:hunter2@db:5432/calld"
+    assert "hunter2" in settings.secrets() and "hunter2" not in repr(settings)
+    assert redact("postgresql://u:p@h/d?password=q&host=/s") == "postgresql://u:***@h/d?password=***&host=/s"
+
+
+@pytest.mark.postgres
+def test_an_unreachable_server_is_named_without_its_password(tmp_path: Path) -> None:
+    url = f"postgresql://calld:hunter2@/calld?host={tmp_path}&connect_timeout=1"
+    with pytest.raises(LedgerUnavailable) as refused:
+        PostgresEngine(url, connect_timeout_s=1)
+    message = str(refused.value)
+    assert "hunter2" not in message and "calld:***@" in message
+    assert "Check that the server is running" in message
+
+
+@pytest.mark.postgres
+def test_a_restarted_server_costs_a_retry_not_the_write(pg_server: Any, pg_url: str) -> None:
+    if pg_server.cluster is None:
+        pytest.skip("the server is CALLD_TEST_PG_URL's, which this test does not restart")
+    led = Ledger(pg_url)
+    try:
+        claim(led, "before")
+        pg_server.cluster.restart()  # every pooled connection is now dead
+        assert isinstance(claim(led, "after"), Fresh)
+        assert led.request("before") is not None and led.request("after") is not None
+    finally:
+        led.close()

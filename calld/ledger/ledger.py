@@ -143,8 +143,9 @@ class Ledger:
         self.engine = self._engine.name
         self.path: Path | None = self._engine.path if isinstance(self._engine, SqliteEngine) else None
         self._clock = clock  # wall time, for leases only
+        self.migrations = POSTGRES_MIGRATIONS if self.engine == "postgresql" else MIGRATIONS
         try:
-            self._engine.migrate(POSTGRES_MIGRATIONS if self.engine == "postgresql" else MIGRATIONS)
+            self._engine.migrate(self.migrations)
         except BaseException:
             self._engine.close()
             raise
