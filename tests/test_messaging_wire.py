@@ -176,12 +176,12 @@ def test_the_linq_secrets_never_reach_an_artifact():
     assert {"KEY-linq", "whsec_QUJD"} <= set(settings.secrets())
 
 
-def test_the_store_finds_a_handle_s_last_request_and_its_result_within_the_window(tmp_path):
+def test_the_store_finds_a_handle_s_last_request_and_its_result_within_the_window(ledger_target):
     from calld.ledger import Ledger
     from calld.messaging.parse import AskIntent
     from calld.messaging.store import MessagingStore
 
-    ledger = Ledger(tmp_path / "ledger.sqlite3")
+    ledger = Ledger(ledger_target)
     store = MessagingStore(ledger)
     hours, stock = AskIntent("+15555550142", "hours"), AskIntent("+15555550143", "stock", "rope")
     for n, (handle, at) in enumerate((("+15555550177", 100.0), ("+15555550177", 200.0), ("+15555550188", 300.0), ("+15555550177", 400.0))):
