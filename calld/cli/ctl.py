@@ -640,26 +640,66 @@ def _ledger_path(args: argparse.Namespace) -> Path:
     return where.applied(settings).db_path
 
 
-def _ledger_check(args: argparse.Namespace) -> int:
-    from calld.ops.health import ledger_problems
+def _ledger_url(args: argparse.Namespace) -> str | None:
+    """CALLD_LEDGER_URL when the ledger is on PostgreSQL (and no --state-dir asks for a SQLite one)."""
+    from calld.settings import load_client_settings
 
-    path = _ledger_path(args)
-    problems = ledger_problems(path)
+    if getattr(args, "state_dir", None) is not None:
+        return None
+    return load_client_settings().calld_ledger_url.get_secret_value() or None
+
+
+def _ledger_check(args: argparse.Namespace) -> int:
+    from calld.ledger import redact
+
+    if (url := _ledger_url(args)) is not None:
+        from calld.ops.postgres import postgres_problems
+
+        where, problems, kind = redact(url), postgres_problems(url), "PostgreSQL schema check passed"
+    else:
+        from calld.ops.health import ledger_problems
+
+        path = _ledger_path(args)
+        where, problems, kind = str(path), ledger_problems(path), "SQLite integrity check passed"
     if not problems:
-        print(f"ledger {path}: ok (SQLite integrity check passed)")
+        print(f"ledger {where}: ok ({kind})")
         return EXIT_OK
     for problem in problems:
-        print(f"ledger {path}: {problem}")
-    print("restore a backup over it (while calld is stopped), or move the state directory aside", file=sys.stderr)
+        print(f"ledger {where}: {problem}")
+    print("restore a backup over it (while calld is stopped), or move the state directory aside"
+          if url is None else "fix the server or CALLD_LEDGER_URL, or restore a backup (pg_restore)", file=sys.stderr)
     return EXIT_VERIFY_FAILED
 
 
 def _ledger_backup(args: argparse.Namespace) -> int:
+    from calld.ledger import redact
+
+    if (url := _ledger_url(args)) is not None:
+        from calld.ops.postgres import backup_postgres
+
+        size = backup_postgres(url, args.file)
+        print(f"ledger {redact(url)} backed up to {args.file} ({size} bytes, pg_dump custom format; pg_restore reads it)")
+        return EXIT_OK
     from calld.ops.health import backup_ledger
 
     path = _ledger_path(args)
     size = backup_ledger(path, args.file)
     print(f"ledger {path} backed up to {args.file} ({size} bytes, checked)")
+    return EXIT_OK
+
+
+def _ledger_migrate(args: argparse.Namespace) -> int:
+    from calld.ledger import postgres_url_problem, redact
+    from calld.ops.postgres import migrate_ledger
+
+    if (problem := postgres_url_problem(args.to)) is not None:
+        raise UsageError(f"--to: {problem}")
+    source = args.source if args.source is not None else _ledger_path(args)
+    copied = migrate_ledger(source, args.to)
+    print(f"copied the ledger {source} into {redact(args.to)}; rows per table (SQLite -> PostgreSQL):")
+    for c in copied:
+        print(f"  {c.table:<16} {c.source:>8} -> {c.copied}")
+    print("every count matches; set CALLD_LEDGER_URL to it and restart calld")
     return EXIT_OK
 
 
@@ -764,15 +804,22 @@ def build_parser() -> argparse.ArgumentParser:
     check = publish.add_parser("check", help="write, read and delete a probe object in PUBLISH_BUCKET (settings from .env)")
     check.set_defaults(func=_publish_check)
 
-    ledger = sub.add_parser("ledger", help="the ledger file: integrity check and online backup (works with calld running or not)")
+    ledger = sub.add_parser("ledger", help="the ledger (SQLite file or CALLD_LEDGER_URL's PostgreSQL): check, online backup, "
+                            "migrate to PostgreSQL (works with calld running or not)")
     ledger_sub = ledger.add_subparsers(dest="ledger_command", required=True)
-    check = ledger_sub.add_parser("check", help="run SQLite's integrity check on the ledger")
+    check = ledger_sub.add_parser("check", help="SQLite: run its integrity check; PostgreSQL: check the server answers with calld's schema")
     check.add_argument("--state-dir", type=Path, help="calld's state directory (default: the running daemon's, else $CALLD_STATE_DIR)")
     check.set_defaults(func=_ledger_check)
-    backup = ledger_sub.add_parser("backup", help="copy the ledger to FILE (SQLite online backup; safe while calld runs)")
+    backup = ledger_sub.add_parser("backup", help="copy the ledger to FILE (SQLite online backup, or pg_dump; safe while calld runs)")
     backup.add_argument("file", type=Path, help="where the copy goes (must not exist yet)")
     backup.add_argument("--state-dir", type=Path, help="calld's state directory (default: the running daemon's, else $CALLD_STATE_DIR)")
     backup.set_defaults(func=_ledger_backup)
+    migrate = ledger_sub.add_parser("migrate", help="copy a SQLite ledger into an empty PostgreSQL one and compare the row counts")
+    migrate.add_argument("--to", required=True, metavar="URL", help="postgresql://USER:PASSWORD@HOST:PORT/DATABASE (an empty database)")
+    migrate.add_argument("--from", dest="source", type=Path, metavar="PATH",
+                         help="the SQLite ledger file (default: the running daemon's, else $CALLD_STATE_DIR's)")
+    migrate.add_argument("--state-dir", type=Path, help="calld's state directory (default: the running daemon's, else $CALLD_STATE_DIR)")
+    migrate.set_defaults(func=_ledger_migrate)
 
     proxy = sub.add_parser("proxy-config", help="print an nginx config for K daemons on this host (deploy/nginx/calld.conf is K=2)")
     proxy.add_argument("--daemons", type=int, required=True, metavar="K", help="daemons 1..K (CALLD_INSTANCE), at their default ports")

@@ -1,0 +1,91 @@
+"""calld-ctl ledger check, backup and migrate on a PostgreSQL ledger (a real server, tests/pg.py)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from calld.cli.ctl import EXIT_OK, EXIT_USAGE, EXIT_VERIFY_FAILED
+from calld.cli.ctl import main as ctl_main
+from calld.domain.ids import RunId, UserId
+from calld.ledger import TABLES, Ledger
+
+pytestmark = pytest.mark.postgres
+ALICE = UserId("alice")
+
+
+def a_sqlite_ledger(path: Path) -> None:
+    led = Ledger(path)
+    led.provision_stub(ALICE)
+    for i in range(3):
+        led.claim_request(f"req-{i}", user_id=ALICE, kind="ask", params={"to": "+15555550142"}, run_id=RunId.new(),
+                          instance="d1")
+    led.finish_request("req-0", {"status": "answered"})
+    led.put_message_link("+15555550177", "alice", "Sam")
+    led.renew_lease("d1", 1234.5)
+    led.close()
+
+
+def test_check_reads_the_postgres_ledger_named_without_its_password(pg_url, monkeypatch, capsys) -> None:
+    monkeypatch.setenv("CALLD_LEDGER_URL", pg_url)
+    assert ctl_main(["ledger", "check"]) == EXIT_OK
+    assert "ok (PostgreSQL schema check passed)" in capsys.readouterr().out
+
+
+def test_check_of_an_unreachable_server_fails_and_redacts(tmp_path, monkeypatch, capsys) -> None:
+    monkeypatch.setenv("CALLD_LEDGER_URL", f"postgresql://calld:hunter2@/calld?host={tmp_path}")
+    assert ctl_main(["ledger", "check"]) == EXIT_VERIFY_FAILED
+    out = capsys.readouterr()
+    assert "cannot be reached" in out.out and "calld:***@" in out.out
+    assert "hunter2" not in out.out + out.err
+
+
+def test_backup_runs_pg_dump_or_names_it(pg_url, tmp_path, monkeypatch, capsys) -> None:
+    monkeypatch.setenv("CALLD_LEDGER_URL", pg_url)
+    dump = tmp_path / "ledger.dump"
+    assert ctl_main(["ledger", "backup", str(dump)]) == EXIT_OK
+    assert dump.read_bytes().startswith(b"PGDMP") and (dump.stat().st_mode & 0o777) == 0o600
+    assert ctl_main(["ledger", "backup", str(dump)]) == EXIT_USAGE  # never overwrites
+    assert "already exists" in capsys.readouterr().err
+    monkeypatch.setenv("PATH", str(tmp_path))  # no pg_dump here
+    assert ctl_main(["ledger", "backup", str(tmp_path / "other.dump")]) == EXIT_USAGE
+    err = capsys.readouterr().err
+    assert "pg_dump is not installed" in err and "pg_dump --format=custom" in err
+    assert not (tmp_path / "other.dump").exists()
+
+
+def test_migrate_copies_into_an_empty_ledger_and_refuses_a_filled_one(pg_empty_url, tmp_path, capsys) -> None:
+    source = tmp_path / "calld.sqlite3"
+    a_sqlite_ledger(source)
+    assert ctl_main(["ledger", "migrate", "--from", str(source), "--to", pg_empty_url]) == EXIT_OK
+    out = capsys.readouterr().out
+    assert "every count matches" in out
+    assert all(t in out for t in TABLES)
+    assert "requests                3 -> 3" in out
+    pg = Ledger(pg_empty_url)
+    try:
+        assert pg.table_counts() == {**dict.fromkeys(TABLES, 0), "dids": 1, "requests": 3, "message_links": 1, "daemons": 1}
+        assert pg.request("req-0").result == {"status": "answered"}  # type: ignore[union-attr]
+        assert pg.request("req-1").instance == "d1"  # type: ignore[union-attr]
+        assert pg.daemons()[0].lease_until == 1234.5
+        before = pg.table_counts()
+    finally:
+        pg.close()
+    # a second copy would duplicate nothing and overwrite nothing: refused, nothing written
+    assert ctl_main(["ledger", "migrate", "--from", str(source), "--to", pg_empty_url]) == EXIT_USAGE
+    err = capsys.readouterr().err
+    assert "is not empty (dids: 1, requests: 3" in err and "nothing was copied" in err
+    pg = Ledger(pg_empty_url)
+    try:
+        assert pg.table_counts() == before
+    finally:
+        pg.close()
+
+
+def test_migrate_refuses_a_url_that_is_not_postgres(tmp_path, capsys) -> None:
+    source = tmp_path / "calld.sqlite3"
+    a_sqlite_ledger(source)
+    assert ctl_main(["ledger", "migrate", "--from", str(source), "--to", "mysql://u:hunter2@h/d"]) == EXIT_USAGE
+    err = capsys.readouterr().err
+    assert "--to:" in err and "not a PostgreSQL URL" in err and "hunter2" not in err
