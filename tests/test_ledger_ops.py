@@ -89,3 +89,14 @@ def test_migrate_refuses_a_url_that_is_not_postgres(tmp_path, capsys) -> None:
     assert ctl_main(["ledger", "migrate", "--from", str(source), "--to", "mysql://u:hunter2@h/d"]) == EXIT_USAGE
     err = capsys.readouterr().err
     assert "--to:" in err and "not a PostgreSQL URL" in err and "hunter2" not in err
+
+
+async def test_doctor_checks_the_postgres_ledger(pg_url, tmp_path) -> None:
+    from calld.observe.doctor import Context, check_ledger
+    from calld.settings import load_settings
+
+    good = await check_ledger(Context(load_settings(_env_file=None, calld_state_dir=tmp_path, calld_ledger_url=pg_url)))
+    assert good.ok and "answers with calld's schema (PostgreSQL)" in good.detail
+    gone = f"postgresql://calld:hunter2@/calld?host={tmp_path}"
+    bad = await check_ledger(Context(load_settings(_env_file=None, calld_state_dir=tmp_path, calld_ledger_url=gone)))
+    assert not bad.ok and "cannot be reached" in bad.detail and "hunter2" not in bad.detail

@@ -129,6 +129,14 @@ async def _check_state_dir(ctx: Context) -> Finding:
 
 
 async def check_ledger(ctx: Context) -> Finding:
+    if url := ctx.settings.calld_ledger_url.get_secret_value():
+        from calld.ledger import redact
+        from calld.ops.postgres import postgres_problems
+
+        problems = await trio.to_thread.run_sync(postgres_problems, url)  # a connect may take its 5 s timeout
+        if problems:
+            return Finding("ledger", False, f"{redact(url)} {problems[0]}")
+        return Finding("ledger", True, f"{redact(url)} answers with calld's schema (PostgreSQL)")
     db = ctx.settings.db_path
     problem = ledger_problem(db)
     if problem:
