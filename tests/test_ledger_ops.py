@@ -100,3 +100,16 @@ async def test_doctor_checks_the_postgres_ledger(pg_url, tmp_path) -> None:
     gone = f"postgresql://calld:hunter2@/calld?host={tmp_path}"
     bad = await check_ledger(Context(load_settings(_env_file=None, calld_state_dir=tmp_path, calld_ledger_url=gone)))
     assert not bad.ok and "cannot be reached" in bad.detail and "hunter2" not in bad.detail
+
+
+def test_the_daemons_ledger_opener_takes_a_postgres_url(pg_url, tmp_path) -> None:
+    from calld.ledger import LedgerUnavailable
+    from calld.ops.health import open_ledger
+
+    led = open_ledger(pg_url, state_dir_is_new=False)
+    try:
+        assert led.engine == "postgresql" and led.schema_version == len(led.migrations)
+    finally:
+        led.close()
+    with pytest.raises(LedgerUnavailable, match=r"calld:\*\*\*@"):
+        open_ledger(f"postgresql://calld:hunter2@/calld?host={tmp_path}", state_dir_is_new=False)

@@ -35,8 +35,12 @@ def _sidecars(path: Path) -> list[Path]:
     return [path, path.with_name(path.name + "-wal"), path.with_name(path.name + "-shm")]
 
 
-def open_ledger(path: Path, *, state_dir_is_new: bool) -> Ledger:
-    """The ledger, checked. A missing one is created (0600) only in a new state directory."""
+def open_ledger(path: Path | str, *, state_dir_is_new: bool) -> Ledger:
+    """The ledger, checked. A missing SQLite file is created (0600) only in a new state directory.
+    A postgresql:// URL (Settings.ledger_target) opens the shared ledger on its server, migrating it;
+    a server that cannot be reached raises LedgerUnavailable, which names it without its password."""
+    if isinstance(path, str):
+        return Ledger(path)
     if not path.exists():
         if not state_dir_is_new:
             raise LedgerDamaged(path, "is missing, but its state directory already holds calld's data")
