@@ -663,3 +663,14 @@ def test_a_restarted_server_costs_a_retry_not_the_write(pg_server: Any, pg_url: 
         assert led.request("before") is not None and led.request("after") is not None
     finally:
         led.close()
+
+
+def test_history_filters_by_the_calls_status_and_user_on_both_engines(ledger: Ledger) -> None:
+    for rid, user in (("h-0", ALICE), ("h-1", ALICE), ("h-2", UserId("bob"))):
+        claim(ledger, rid, user_id=user)
+    ledger.finish_request("h-0", {"status": "answered"})
+    ledger.finish_request("h-2", {"status": "answered"})
+    assert [r.request_id for r in ledger.history(status="answered")] == ["h-2", "h-0"]
+    assert [r.request_id for r in ledger.history(status="placing")] == ["h-1"]
+    assert [r.request_id for r in ledger.history(user=ALICE, status="answered")] == ["h-0"]
+    assert [r.request_id for r in ledger.history(limit=1)] == ["h-2"]
