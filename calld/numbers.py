@@ -25,7 +25,7 @@ import trio
 from calld.adapters.telnyx_http import NumberOrder, TelnyxError, TelnyxHttp
 from calld.domain.ids import UserId
 from calld.ledger import DidRow, Ledger
-from calld.ledger_async import AsyncLedger, awaitable
+from calld.ledger.awaitable import AsyncLedger, awaitable
 
 log = logging.getLogger("calld.numbers")
 

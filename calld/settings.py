@@ -331,6 +331,12 @@ class Settings(BaseSettings):
         """Where the ledger is: CALLD_LEDGER_URL (PostgreSQL), else the SQLite file in the state dir."""
         return self.calld_ledger_url.get_secret_value() or self.db_path
 
+    @property
+    def instance_name(self) -> str:
+        """The name this daemon's rows carry in a shared ledger (its calls, claims, publications, lease):
+        CALLD_INSTANCE, or '' for the one daemon of a host."""
+        return str(self.calld_instance) if self.calld_instance is not None else ""
+
     def live_problems(self) -> list[str]:
         """Everything that stops live mode, each with what to set; empty when live can run."""
         problems = [

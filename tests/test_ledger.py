@@ -560,16 +560,25 @@ def test_take_over_is_true_for_exactly_one_taker(target: Target) -> None:
         claim(led, "a", instance="d1")
     finally:
         led.close()
-    taken = race(target, 4, lambda led, i: led.take_over("a", from_instance="d1", to_instance=f"t{i}"))
+    taken = race(target, 4, lambda led, i: led.take_over("a", from_instance="d1", to_instance=f"t{i}", now=0.0))
     assert sorted(taken) == [False, False, False, True]
     led = Ledger(target)
     try:
         row = led.request("a")
         assert row is not None and row.instance == f"t{taken.index(True)}"
         led.finish_request("a", {"status": "failed"})
-        assert not led.take_over("a", from_instance=row.instance, to_instance="late")  # finished: nothing to take
+        assert not led.take_over("a", from_instance=row.instance, to_instance="late", now=0.0)  # finished: nothing to take
     finally:
         led.close()
+
+
+def test_a_daemon_whose_lease_still_runs_keeps_its_calls(ledger: Ledger) -> None:
+    claim(ledger, "a", instance="d1")
+    ledger.renew_lease("d1", 1000.0)
+    assert not ledger.take_over("a", from_instance="d1", to_instance="d2", now=999.0)  # d1 is alive: not d2's to settle
+    assert ledger.take_over("a", from_instance="d1", to_instance="d1", now=999.0)  # d1 restarted: its own
+    assert ledger.take_over("a", from_instance="d1", to_instance="d2", now=1001.0)  # its lease ran out: d2's
+    assert not ledger.take_over("a", from_instance="d1", to_instance="d1", now=1001.0)  # d1 came back too late
 
 
 # -- the schedule: due rows claimed once ---------------------------------------------------------------

@@ -209,11 +209,11 @@ async def test_stop_silences_replies_help_explains_start_resumes(daemon, autojum
     assert fake.replies_to(ALICE) == [replies.HELP]
     await say(daemon, ALICE, "STOP")
     assert fake.replies_to(ALICE)[-1] == replies.STOPPED
-    assert daemon.messaging.store.opted_out(ALICE)
+    assert await daemon.messaging.store.opted_out(ALICE)
     await say(daemon, ALICE, "STOP")  # confirmed once only
     assert fake.replies_to(ALICE) == [replies.HELP, replies.STOPPED]
     await say(daemon, ALICE, "START")
-    assert fake.replies_to(ALICE)[-1] == replies.STARTED and not daemon.messaging.store.opted_out(ALICE)
+    assert fake.replies_to(ALICE)[-1] == replies.STARTED and not await daemon.messaging.store.opted_out(ALICE)
 
 
 @pytest.mark.parametrize("stop", ["STOP", "stop"])  # Linq itself opts out only on the exact-case keyword

@@ -27,29 +27,29 @@ def store(ledger: Ledger) -> MessagingStore:
     return MessagingStore(ledger)
 
 
-def test_links_are_written_relinked_listed_and_removed(store: MessagingStore) -> None:
-    first = store.link(HANDLE, "alice", "Sam")
+async def test_links_are_written_relinked_listed_and_removed(store: MessagingStore) -> None:
+    first = await store.link(HANDLE, "alice", "Sam")
     assert (first.handle, first.user_id, first.name) == (HANDLE, "alice", "Sam")
-    store.link(HANDLE, "bob", "Kim")  # re-link: the same handle, now bob's
-    store.link("Sam@Example.com", "alice", "Sam")
-    assert [(k.handle, k.user_id) for k in store.links()] == [("sam@example.com", "alice"), (HANDLE, "bob")]
-    assert isinstance(store.link_for(HANDLE), Link)
-    assert store.unlink(HANDLE) and not store.unlink(HANDLE)
-    assert store.link_for(HANDLE) is None
+    await store.link(HANDLE, "bob", "Kim")  # re-link: the same handle, now bob's
+    await store.link("Sam@Example.com", "alice", "Sam")
+    assert [(k.handle, k.user_id) for k in await store.links()] == [("sam@example.com", "alice"), (HANDLE, "bob")]
+    assert isinstance(await store.link_for(HANDLE), Link)
+    assert await store.unlink(HANDLE) and not await store.unlink(HANDLE)
+    assert await store.link_for(HANDLE) is None
     with pytest.raises(ValueError, match="E.164"):
-        store.link("not a number", "alice", "Sam")
+        await store.link("not a number", "alice", "Sam")
 
 
-def test_an_event_is_claimed_once_and_counted(store: MessagingStore) -> None:
-    assert store.claim_event("evt-1", message_id="m1", handle=HANDLE, chat_id="c", at=100.0)
-    assert not store.claim_event("evt-1", message_id="m1", handle=HANDLE, chat_id="c", at=101.0)  # redelivered
-    store.claim_event("evt-2", message_id="m2", handle=HANDLE, chat_id="c", at=200.0)
-    store.set_outcome("evt-2", "call", "txt_m2")
-    assert store.outcome("evt-1") == "received" and store.outcome("evt-2") == "call"
-    assert store.outcome("evt-9") is None
-    assert store.count_since(HANDLE, 0.0) == 2
-    assert store.count_since(HANDLE, 150.0) == 1
-    assert store.count_since(HANDLE, 0.0, "call") == 1
+async def test_an_event_is_claimed_once_and_counted(store: MessagingStore) -> None:
+    assert await store.claim_event("evt-1", message_id="m1", handle=HANDLE, chat_id="c", at=100.0)
+    assert not await store.claim_event("evt-1", message_id="m1", handle=HANDLE, chat_id="c", at=101.0)  # redelivered
+    await store.claim_event("evt-2", message_id="m2", handle=HANDLE, chat_id="c", at=200.0)
+    await store.set_outcome("evt-2", "call", "txt_m2")
+    assert await store.outcome("evt-1") == "received" and await store.outcome("evt-2") == "call"
+    assert await store.outcome("evt-9") is None
+    assert await store.count_since(HANDLE, 0.0) == 2
+    assert await store.count_since(HANDLE, 150.0) == 1
+    assert await store.count_since(HANDLE, 0.0, "call") == 1
 
 
 def test_one_event_delivered_to_two_daemons_at_once_is_handled_once(ledger_target: Target) -> None:
@@ -61,7 +61,7 @@ def test_one_event_delivered_to_two_daemons_at_once_is_handled_once(ledger_targe
         led = Ledger(ledger_target)
         try:
             barrier.wait()
-            fresh.append(MessagingStore(led).claim_event("evt-x", message_id="m", handle=HANDLE, chat_id="c", at=1.0))
+            fresh.append(led.claim_message_event("evt-x", message_id="m", handle=HANDLE, chat_id="c", at=1.0))
         finally:
             led.close()
 
@@ -73,16 +73,16 @@ def test_one_event_delivered_to_two_daemons_at_once_is_handled_once(ledger_targe
     assert sorted(fresh) == [False, False, False, True]
 
 
-def test_opt_outs_and_pending_confirmations(store: MessagingStore) -> None:
-    assert store.opt_out(HANDLE) and not store.opt_out(HANDLE)
-    assert store.opted_out(HANDLE)
-    assert store.opt_in(HANDLE) and not store.opt_in(HANDLE)
-    assert not store.opted_out(HANDLE)
+async def test_opt_outs_and_pending_confirmations(store: MessagingStore) -> None:
+    assert await store.opt_out(HANDLE) and not await store.opt_out(HANDLE)
+    assert await store.opted_out(HANDLE)
+    assert await store.opt_in(HANDLE) and not await store.opt_in(HANDLE)
+    assert not await store.opted_out(HANDLE)
     ask = AskIntent("+15555550142", "hours")
-    store.put_pending(HANDLE, "c1", "m1", ask, expires_at=500.0)
-    store.put_pending(HANDLE, "c2", "m2", ask, expires_at=600.0)  # one per handle: the newest
-    assert store.take_pending(HANDLE, now=550.0) == Pending(HANDLE, "c2", "m2", ask)
-    assert store.take_pending(HANDLE, now=550.0) is None  # taken
-    store.put_pending(HANDLE, "c3", "m3", ask, expires_at=600.0)
-    assert store.take_pending(HANDLE, now=601.0) is None  # lapsed (and removed)
-    assert store.take_pending(HANDLE, now=0.0) is None
+    await store.put_pending(HANDLE, "c1", "m1", ask, expires_at=500.0)
+    await store.put_pending(HANDLE, "c2", "m2", ask, expires_at=600.0)  # one per handle: the newest
+    assert await store.take_pending(HANDLE, now=550.0) == Pending(HANDLE, "c2", "m2", ask)
+    assert await store.take_pending(HANDLE, now=550.0) is None  # taken
+    await store.put_pending(HANDLE, "c3", "m3", ask, expires_at=600.0)
+    assert await store.take_pending(HANDLE, now=601.0) is None  # lapsed (and removed)
+    assert await store.take_pending(HANDLE, now=0.0) is None

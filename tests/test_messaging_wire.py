@@ -176,7 +176,7 @@ def test_the_linq_secrets_never_reach_an_artifact():
     assert {"KEY-linq", "whsec_QUJD"} <= set(settings.secrets())
 
 
-def test_the_store_finds_a_handle_s_last_request_and_its_result_within_the_window(ledger_target):
+async def test_the_store_finds_a_handle_s_last_request_and_its_result_within_the_window(ledger_target):
     from calld.ledger import Ledger
     from calld.messaging.parse import AskIntent
     from calld.messaging.store import MessagingStore
@@ -185,17 +185,17 @@ def test_the_store_finds_a_handle_s_last_request_and_its_result_within_the_windo
     store = MessagingStore(ledger)
     hours, stock = AskIntent("+15555550142", "hours"), AskIntent("+15555550143", "stock", "rope")
     for n, (handle, at) in enumerate((("+15555550177", 100.0), ("+15555550177", 200.0), ("+15555550188", 300.0), ("+15555550177", 400.0))):
-        store.claim_event(f"evt-{n}", message_id=f"msg-{n}", handle=handle, chat_id="chat", at=at)
-    store.set_outcome("evt-0", "call", "txt_msg-0", intent=hours)
-    store.set_outcome("evt-1", "call", "txt_msg-1", intent=stock)
-    store.set_outcome("evt-2", "call", "txt_msg-2", intent=hours)  # another sender's
-    store.set_outcome("evt-3", "not_understood")  # a text that asked for nothing is no request
-    assert store.last_request("+15555550177", 0.0) == store.last_request("+15555550177", 150.0)
-    last = store.last_request("+15555550177", 0.0)
+        await store.claim_event(f"evt-{n}", message_id=f"msg-{n}", handle=handle, chat_id="chat", at=at)
+    await store.set_outcome("evt-0", "call", "txt_msg-0", intent=hours)
+    await store.set_outcome("evt-1", "call", "txt_msg-1", intent=stock)
+    await store.set_outcome("evt-2", "call", "txt_msg-2", intent=hours)  # another sender's
+    await store.set_outcome("evt-3", "not_understood")  # a text that asked for nothing is no request
+    assert await store.last_request("+15555550177", 0.0) == await store.last_request("+15555550177", 150.0)
+    last = await store.last_request("+15555550177", 0.0)
     assert last is not None and (last.intent, last.request_id, last.at, last.result) == (stock, "txt_msg-1", 200.0, None)
-    assert store.last_request("+15555550177", 201.0) is None  # too long ago
+    assert await store.last_request("+15555550177", 201.0) is None  # too long ago
     ledger.claim_request("txt_msg-1", user_id="alice", kind="ask", params={"to": stock.to}, run_id="run_" + "1" * 20)
     ledger.finish_request("txt_msg-1", {"status": "answered", "answer_text": "Yes."})
-    last = store.last_request("+15555550177", 0.0)
+    last = await store.last_request("+15555550177", 0.0)
     assert last is not None and last.result == {"status": "answered", "answer_text": "Yes."}
     ledger.close()

@@ -21,7 +21,7 @@ from calld.daemon.errors import AmbiguousCall, AtCapacity, DaemonError, Draining
 from calld.domain.ids import UserId, typed_number
 from calld.domain.requests import AskRequest, BookRequest
 from calld.domain.words import control_problem
-from calld.ledger import RequestConflict, UnknownUser
+from calld.ledger import LedgerUnavailable, RequestConflict, UnknownUser
 from calld.observe.metrics import Metrics
 from calld.observe.painter import PictureError
 from calld.policy.gate import Timing
@@ -174,6 +174,8 @@ def create_control_app(daemon: ControlledDaemon) -> QuartTrio:
             return refused("draining", _error(str(exc), 503))
         except AtCapacity as exc:
             return refused("max_calls", _error(str(exc), 503))
+        except LedgerUnavailable as exc:  # nothing can be claimed, so nothing is dialled; calld-ctl exits 6
+            return refused("ledger_unavailable", _error(f"{exc}; nothing was dialled, ask again once the ledger is back", 503))
         except (ValueError, DaemonError) as exc:
             return refused("invalid_request", _error(str(exc), 400))
 

@@ -47,8 +47,8 @@ from calld.daemon.progress import phases
 from calld.daemon.public import create_public_app
 from calld.domain.ids import UserId
 from calld.domain.requests import AskRequest, BookRequest
-from calld.ledger import Finished, Fresh, InFlight, LedgerError
-from calld.ledger_async import AsyncLedger
+from calld.ledger import Finished, Fresh, InFlight, LedgerError, LedgerUnavailable
+from calld.ledger.awaitable import AsyncLedger
 from calld.ops.health import disk_space, open_ledger
 from calld.ops.private import private_dir
 from calld.ops.redaction import Pseudonyms
@@ -77,7 +77,11 @@ log = logging.getLogger("calld.daemon")
 INGRESS_CHECK_TTL_S = 60.0  # how long a good /health probe stands before the next dial checks again
 RECOVERY_BOUND_S = 60.0  # hanging up calls a crashed daemon left: bounded, so a dead Telnyx cannot wedge start
 UNFINISHED_RETRY_S = 10.0
-ELSEWHERE_POLL_S = 1.0  # a repeat of a request another daemon holds reads the ledger this often for its result
+LEDGER_ERRORS = (sqlite3.Error, LedgerUnavailable)  # a ledger that cannot write now: the daemon goes on
+LEASE_S = 30.0  # a daemon's lease in a shared ledger: past it, another daemon settles its unfinished calls
+LEASE_RENEW_S = 10.0  # renewed this often, so a slow ledger round trip never lets a live daemon's lease lapse
+ELSEWHERE_POLL_S = 1.0
+MARK_DIALLED_TRIES = 6  # a repeat of a request another daemon holds reads the ledger this often for its result
 
 
 def _hypercorn_config(bind: str) -> Config:
@@ -202,13 +206,14 @@ class Daemon:
         socket_dir_made: Path | None = None
         ready = False
         try:
-            self._ledger = AsyncLedger(open_ledger(self.settings.db_path, state_dir_is_new=new))
+            self._ledger = AsyncLedger(open_ledger(self.settings.ledger_target, state_dir_is_new=new))
             self._ledger_sync = GroupSync(lambda: self._ledger.sync.flush_to_disk(), disk=self._disk)
             # The redaction key: made at first start, beside the ledger (never in it, never published).
             self.pseudonyms = Pseudonyms.in_state_dir(state_dir)
             self.publisher = Publisher(self.settings, self._ledger, self.pseudonyms)
             self.gate = Gate(self.settings, self._ledger.sync, self.clock)
-            self.scheduler = Scheduler(self._ledger, self.gate, self._dial_scheduled, accepting=lambda: self.accepting)
+            self.scheduler = Scheduler(self._ledger, self.gate, self._dial_scheduled, accepting=lambda: self.accepting,
+                                       instance=self.settings.instance_name)
             self.painter = Painter(cache_dir=state_dir / "cache")
             try:
                 private_dir(self.settings.artifacts_dir)
@@ -239,6 +244,7 @@ class Daemon:
             async with http_cm as http, self._open_probe_client() as probe, trio.open_nursery() as root:
                 self._telnyx = TelnyxHttp(http, connection_id=self._connection_id)
                 self._probe = probe
+                await self._renew_lease()
                 await self._finish_stale_requests()
                 binds = await root.start(partial(serve, public, _hypercorn_config(self.settings.calld_bind), shutdown_trigger=self._stop_servers.wait))
                 self.public_url = binds[0]
@@ -259,6 +265,8 @@ class Daemon:
                                 self.messaging.fake.webhook_url = f"{self.public_url}/linq/webhook"
                         await calls.start(self.scheduler.run)
                         calls.start_soon(self._retry_unfinished)
+                        if self._ledger.sync.engine == "postgresql":  # shared: other daemons may outlive this one
+                            calls.start_soon(self._keep_lease)
                         if self._own_collector:
                             self.full_collections.take_over(trio.current_time())
                         self.metrics.watch_gc()  # from here: the pauses calls can feel
@@ -317,7 +325,7 @@ class Daemon:
             for request_id, result in list(self._unfinished.items()):
                 try:
                     await self._ledger.finish_request(request_id, result)
-                except sqlite3.Error as exc:
+                except LEDGER_ERRORS as exc:
                     log.error("request %s: the ledger still cannot store its result: %s", request_id, exc)
                     break
                 del self._unfinished[request_id]
@@ -411,10 +419,10 @@ class Daemon:
         from calld.messaging.port import MessagingConfigError, build_messaging, install_control
         from calld.messaging.store import MessagingStore
 
-        store = MessagingStore(self._ledger.sync)
+        store = MessagingStore(self._ledger)
         install_control(control, lambda: store)
         try:
-            port = build_messaging(self.settings, self._ledger.sync, ask=self.ask, book=self.book, vet=self.vet)
+            port = build_messaging(self.settings, self._ledger, ask=self.ask, book=self.book, vet=self.vet)
         except MessagingConfigError as exc:
             raise DaemonError(f"texting cannot start: {exc}") from None
         if port is not None:
@@ -479,13 +487,30 @@ class Daemon:
             disk=self._disk,
         )
 
-    async def _finish_stale_requests(self) -> None:
-        """Requests a previous daemon left unfinished: their calls died with it. Hang each up at
-        Telnyx (live), repair its artifacts, finish its result (see calld.ops.recovery)."""
+    async def _finish_stale_requests(self, *, others_only: bool = False) -> None:
+        """Requests a daemon left unfinished: their calls died with it. This daemon's own, when it starts
+        (its lease renewed first, so no other daemon takes them meanwhile), and any daemon's whose lease
+        ran out. Hang each up at Telnyx (live), repair its artifacts, finish its result (calld.ops.recovery)."""
         telnyx = self._telnyx
         hangup = telnyx.hangup if self.settings.calld_mode == "live" and telnyx is not None else None
         with trio.move_on_after(RECOVERY_BOUND_S):
-            await recover_interrupted(self._ledger, self.settings.artifacts_dir, hangup)  # type: ignore[arg-type]
+            await recover_interrupted(self._ledger, self.settings.artifacts_dir, hangup,  # type: ignore[arg-type]
+                                      instance=self.settings.instance_name, now=self.clock().timestamp(),
+                                      others_only=others_only)
+
+    async def _renew_lease(self) -> None:
+        await self._ledger.renew_lease(self.settings.instance_name, self.clock().timestamp() + LEASE_S)
+
+    async def _keep_lease(self) -> None:
+        """While serving: renew this daemon's lease, and settle the calls of any daemon whose lease ran out
+        (killed, and not restarted), once, whichever live daemon takes them first."""
+        while True:
+            await trio.sleep(LEASE_RENEW_S)
+            try:
+                await self._renew_lease()
+                await self._finish_stale_requests(others_only=True)
+            except LEDGER_ERRORS as exc:
+                log.error("the ledger cannot renew this daemon's lease now (%s); trying again in %.0f s", exc, LEASE_RENEW_S)
 
     async def provision(self, user: UserId) -> dict[str, Any]:
         """The user's number: the active one, a resumed order, or (only then) a new order."""
@@ -534,7 +559,7 @@ class Daemon:
         if (refusal := check_request(request)) is not None:
             return refusal
         now = self.clock()
-        return await self._ledger.run(lambda ledger: self.gate.on(ledger).standing(kind, request.to, getattr(request, "time", None), now))
+        return await self._ledger.run(lambda ledger: self.gate.on(ledger, now).standing(kind, request.to, getattr(request, "time", None), now))
 
     async def _admit_and_place(self, kind: str, request: Any, plan: Any, scenario: str | None, stub: Any,
                                timing: Timing) -> AsyncIterator[dict[str, Any]]:
@@ -572,8 +597,9 @@ class Daemon:
             yield item
 
     async def _admit(self, kind: str, request: Any, booking_time: str | None, timing: Timing) -> Decision:
-        """The gate's decision, its rules reading the ledger where the ledger is read (calld.ledger_async)."""
-        return await self._ledger.run(lambda ledger: self.gate.on(ledger).admit(kind, request.to, request.user, booking_time, timing))
+        """The gate's decision, its rules reading the ledger where the ledger is read (calld.ledger.awaitable)."""
+        now = self.clock()
+        return await self._ledger.run(lambda ledger: self.gate.on(ledger, now).admit(kind, request.to, request.user, booking_time, timing))
 
     @staticmethod
     def _params(request: Any, scenario: str | None) -> dict[str, Any]:
@@ -595,10 +621,11 @@ class Daemon:
             raise Busy()
         await self._check_ingress()
         booking_time = row.params.get("time") if row.kind == "book" else None
-        due = await self._ledger.run(lambda ledger: self.gate.on(ledger).when_due(row.kind, request.to, request.user, booking_time))
+        now = self.clock()
+        due = await self._ledger.run(lambda ledger: self.gate.on(ledger, now).when_due(row.kind, request.to, request.user, booking_time))
         if not isinstance(due, DialNow):
             raise Busy()  # the probe waited, and another call took the number (or the window) meanwhile: later
-        await self._ledger.set_schedule(row.request_id, status="dialled")
+        await self._ledger.set_schedule(row.request_id, status="dialled", only_from="claimed")
         stream = self._place(row.kind, request, plan, scenario, stub)
         assert self._calls_nursery is not None
 
@@ -654,8 +681,15 @@ class Daemon:
             # all of them), so it is refused before anything is written. Repeats are still answered.
             raise AtCapacity(self.settings.calld_max_calls)
         # The dial is keyed on the request, never on an attempt: one request id, one call.
-        claim = await self._ledger.claim_request(request_id, user_id=request.user, kind=kind, params=params, run_id=plan.run_id)
+        now = self.clock()
+        # The claim, the opt-out and rate-limit check, and the dial log's row in one ledger transaction:
+        # daemons sharing the ledger cannot both pass a limit, or dial a number that has just opted out.
+        claim = await self._ledger.admit_dial(
+            request_id, user_id=request.user, kind=kind, params=params, run_id=plan.run_id, number=request.to, at=now,
+            instance=self.settings.instance_name, check=lambda view: self.gate.on(view, now).dial_check(request.to, request.user, now))
         match claim:
+            case Refusal() as refusal:
+                raise Refused(refusal)
             case Finished(result=result):
                 yield {"result": result, "repeat": True}
                 return
@@ -669,7 +703,6 @@ class Daemon:
                     return
             case Fresh():
                 flight = self._flights[request_id] = _Flight(request_id, plan.run_id)
-                await self._ledger.log_dial(request_id, number=request.to, user_id=request.user, at=self.clock())
                 with trio.CancelScope(shield=True):  # a client gone meanwhile must not leave the claim without its call
                     await self._ledger_sync()  # the claim outlives a power cut before anything is dialled
                 self._start_call(flight, plan, stub)
@@ -742,7 +775,10 @@ class Daemon:
                     await self._ledger_sync()  # what the user is told is on disk first
                     handle = self.callbook.find(plan.run_id)
                     if handle is not None:
-                        await self._record_opt_out(handle)
+                        try:
+                            await self._record_opt_out(handle)
+                        except LEDGER_ERRORS as exc:
+                            log.error("%s could not record its opt-out in the ledger: %s", plan.run_id, exc)
                         self.callbook.remove(handle)
                     del self._flights[flight.request_id]
                     flight.finish(outcome or {"error": "the call ended without a result"})
@@ -787,13 +823,13 @@ class Daemon:
                 return stored
             try:
                 await self._ledger.finish_request(request_id, stored)
-            except sqlite3.Error as exc:
+            except LEDGER_ERRORS as exc:
                 log.error("request %s: the ledger cannot store its result now (%s); retrying every %.0f s",
                           request_id, exc, UNFINISHED_RETRY_S)
                 self._unfinished[request_id] = stored
                 self._unfinished_added.set()
                 self._log_disk_space()
-        except sqlite3.Error as exc:
+        except LEDGER_ERRORS as exc:
             log.error("request %s: the ledger failed: %s", request_id, exc)
         return stored
 
@@ -811,10 +847,16 @@ class Daemon:
 
     async def _mark_dialled(self, request_id: str, call_control_id: str) -> None:
         """The request's row gets its call's id (a listener cannot wait on the ledger, so a task does)."""
-        try:
-            await self._ledger.mark_dialled(request_id, call_control_id)
-        except LedgerError as exc:  # the call already ended and its result is stored: nothing left to attach
-            log.info("request %s: %s", request_id, exc)
+        for _attempt in range(MARK_DIALLED_TRIES):
+            try:
+                await self._ledger.mark_dialled(request_id, call_control_id)
+                return
+            except LedgerError as exc:  # the call already ended and its result is stored: nothing left to attach
+                log.info("request %s: %s", request_id, exc)
+                return
+            except LedgerUnavailable as exc:  # the row keeps the call's id for recovery: worth a few more tries
+                log.error("request %s: the ledger cannot take its call id %s now (%s)", request_id, call_control_id, exc)
+                await trio.sleep(UNFINISHED_RETRY_S)
 
     def _tell_tails(self, item: dict[str, Any]) -> None:
         for tail in list(self._tails):
@@ -903,7 +945,7 @@ class Daemon:
 
         running = [h.rundir.path for h in self.callbook.handles()]
         # A call waiting to be published keeps its files until the publisher has them.
-        running += [self.settings.artifacts_dir / row.run_dir for row in await self._ledger.unpublished()]
+        running += [self.settings.artifacts_dir / row.run_dir for row in await self._ledger.unpublished(owner=self.settings.instance_name)]
         done = await trio.to_thread.run_sync(
             partial(prune_artifacts, self.settings.artifacts_dir, older_than_days, running=running, dry_run=dry_run))
         return done.as_dict()

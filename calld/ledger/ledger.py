@@ -486,12 +486,15 @@ class Ledger:
         return [_request(r) for r in rows]
 
     @_write_once
-    def take_over(self, tx: Tx, request_id: str, *, from_instance: str, to_instance: str) -> bool:
-        """Move an unfinished request from a daemon to another; True for exactly one taker."""
+    def take_over(self, tx: Tx, request_id: str, *, from_instance: str, to_instance: str, now: float) -> bool:
+        """Take an unfinished request to settle it; True for exactly one taker. A daemon takes its own
+        (it restarted: its lease is renewed first), or another's whose lease ran out before `now`: the
+        lease is read in the same statement, so an owner that came back in time keeps its calls."""
         return tx.execute(
             "UPDATE requests SET instance = ?, updated_at = ? WHERE request_id = ? AND instance = ?"
-            " AND status IN ('placing', 'in_flight')",
-            (to_instance, _now(), request_id, from_instance),
+            " AND status IN ('placing', 'in_flight')"
+            " AND (? = ? OR NOT EXISTS (SELECT 1 FROM daemons WHERE daemons.instance = ? AND daemons.lease_until > ?))",
+            (to_instance, _now(), request_id, from_instance, from_instance, to_instance, from_instance, now),
         ).rowcount == 1
 
     # -- history (calld-ctl history, show) ----------------------------------------------------------

@@ -166,10 +166,10 @@ class MessagingPort:
         raw = await request.get_data(cache=False)
         if len(raw) > MAX_WEBHOOK_BYTES:
             return {"error": "body too large"}, 413
-        status, answer = self.receive(raw, dict(request.headers))
+        status, answer = await self.receive(raw, dict(request.headers))
         return answer, status
 
-    def receive(self, raw: bytes, headers: dict[str, str]) -> tuple[int, dict[str, object]]:
+    async def receive(self, raw: bytes, headers: dict[str, str]) -> tuple[int, dict[str, object]]:
         """One webhook delivery: verify, parse, dedupe, hand off. Returns (HTTP status, body) at once."""
         try:
             self._verifier.verify(raw, headers)
@@ -186,8 +186,8 @@ class MessagingPort:
             return 200, {"ok": True, "note": "ignored"}
         if self._nursery is None:
             return 503, {"error": "messaging is starting"}  # Linq retries 5xx
-        fresh = self.store.claim_event(inbound.event_id, message_id=inbound.message_id, handle=inbound.handle,
-                                       chat_id=inbound.chat_id, at=self._clock())
+        fresh = await self.store.claim_event(inbound.event_id, message_id=inbound.message_id, handle=inbound.handle,
+                                             chat_id=inbound.chat_id, at=self._clock())
         if not fresh:
             log.info("linq webhook %s is a redelivery: nothing more to do", inbound.event_id)
             return 200, {"ok": True, "note": "duplicate"}
@@ -213,7 +213,7 @@ class MessagingPort:
             await self._converse(msg)
         except Exception:  # noqa: BLE001 - one text's bug must not end the daemon; the person still hears back
             log.exception("text %s: handling failed", msg.event_id)
-            self.store.set_outcome(msg.event_id, "error")
+            await self.store.set_outcome(msg.event_id, "error")
             await self._send(msg, "oops", replies.SOMETHING_WRONG)
         finally:
             self._end()
@@ -230,69 +230,69 @@ class MessagingPort:
 
     async def _converse(self, msg: InboundText) -> None:
         if msg.late:
-            self.store.set_outcome(msg.event_id, "late")  # Linq: recovered history, never auto-replied to
+            await self.store.set_outcome(msg.event_id, "late")  # Linq: recovered history, never auto-replied to
             return
         parsed = parse_text(msg.text, self.settings.calld_region)
         now = self._clock()
         async with self._turn(msg.handle):
             if isinstance(parsed, Keyword) and parsed.word == "stop":
-                fresh = self.store.opt_out(msg.handle)
-                self.store.take_pending(msg.handle, now)
-                self.store.set_outcome(msg.event_id, "stop")
+                fresh = await self.store.opt_out(msg.handle)
+                await self.store.take_pending(msg.handle, now)
+                await self.store.set_outcome(msg.event_id, "stop")
                 if fresh:  # one confirmation, past Linq's own block; a repeated STOP hears nothing
                     await self._send(msg, "stop", replies.STOPPED, override_optout=True)
                 return
-            was_out = self.store.opt_in(msg.handle)  # as at Linq: any other message opts them back in
-            link = self.store.link_for(msg.handle)
+            was_out = await self.store.opt_in(msg.handle)  # as at Linq: any other message opts them back in
+            link = await self.store.link_for(msg.handle)
             # One limit for every reply (HELP and START included); a stranger's is tighter, since each
             # reply is a text the user pays for. Past it: one notice, then silence.
             limit = self.settings.messaging_texts_per_hour if link is not None else self.settings.messaging_unlinked_texts_per_hour
-            if self.store.count_since(msg.handle, now - HOUR_S) > limit:
-                told = self.store.count_since(msg.handle, now - HOUR_S, outcome="flood")
-                self.store.set_outcome(msg.event_id, "flood")
+            if await self.store.count_since(msg.handle, now - HOUR_S) > limit:
+                told = await self.store.count_since(msg.handle, now - HOUR_S, outcome="flood")
+                await self.store.set_outcome(msg.event_id, "flood")
                 if not told:
                     log.info("text %s from %s: past %d texts in an hour; one notice, then silence",
                              msg.event_id, _mask(msg.handle), limit)
                     await self._send(msg, "flood", replies.TOO_MANY_TEXTS)
                 return
             if isinstance(parsed, Keyword) and parsed.word == "start":
-                self.store.set_outcome(msg.event_id, "start")
+                await self.store.set_outcome(msg.event_id, "start")
                 await self._send(msg, "start", replies.STARTED if was_out else replies.HELP)
                 return
             if isinstance(parsed, Keyword) and parsed.word == "help":
-                self.store.set_outcome(msg.event_id, "help")
+                await self.store.set_outcome(msg.event_id, "help")
                 await self._send(msg, "help", replies.HELP)
                 return
             if link is None:
                 # One polite line, not one per text: a stranger cannot make calld text them at will.
-                told = self.store.count_since(msg.handle, now - HOUR_S, outcome="unlinked")
-                self.store.set_outcome(msg.event_id, "unlinked")
+                told = await self.store.count_since(msg.handle, now - HOUR_S, outcome="unlinked")
+                await self.store.set_outcome(msg.event_id, "unlinked")
                 if not told:
                     await self._send(msg, "unlinked", replies.UNLINKED)
                 return
             if isinstance(parsed, Keyword) and parsed.word == "thanks":  # a courtesy: any offer still stands
-                self.store.set_outcome(msg.event_id, "thanks")
+                await self.store.set_outcome(msg.event_id, "thanks")
                 await self._send(msg, "thanks", replies.WELCOME)
                 return
-            pending = self.store.take_pending(msg.handle, now)
+            pending = await self.store.take_pending(msg.handle, now)
             source = msg.message_id
             intent: AskIntent | BookIntent
             if isinstance(parsed, Keyword):  # yes or no
                 if pending is None:
-                    self.store.set_outcome(msg.event_id, "no_pending")
+                    await self.store.set_outcome(msg.event_id, "no_pending")
                     await self._send(msg, "pending", replies.NOTHING_PENDING)
                     return
                 if parsed.word == "no":
-                    self.store.set_outcome(msg.event_id, "cancelled")
+                    await self.store.set_outcome(msg.event_id, "cancelled")
                     await self._send(msg, "cancelled", replies.CANCELLED)
                     return
                 intent, source = pending.intent, pending.message_id
             elif isinstance(parsed, Incomplete):
-                self.store.set_outcome(msg.event_id, "incomplete")
+                await self.store.set_outcome(msg.event_id, "incomplete")
                 await self._send(msg, "incomplete", replies.incomplete(parsed))
                 return
             elif isinstance(parsed, Several):
-                self.store.set_outcome(msg.event_id, "several")
+                await self.store.set_outcome(msg.event_id, "several")
                 await self._send(msg, "several", replies.SEVERAL)
                 return
             elif isinstance(parsed, Unrecognized):
@@ -307,20 +307,20 @@ class MessagingPort:
                 intent = parsed
             request_or_error = build_request(intent, link, request_id_for(source))
             if isinstance(request_or_error, str):
-                self.store.set_outcome(msg.event_id, "invalid")
+                await self.store.set_outcome(msg.event_id, "invalid")
                 await self._send(msg, "invalid", request_or_error)
                 return
             asked = _asked(intent)
             if any(c.asked == asked for c in self._calling.get(msg.handle, [])):  # asked again while on: one call
-                self.store.set_outcome(msg.event_id, "already_calling")
+                await self.store.set_outcome(msg.event_id, "already_calling")
                 await self._send(msg, "already", replies.already_calling(intent))
                 return
-            calls = self.store.count_since(msg.handle, now - HOUR_S, outcome="call")
+            calls = await self.store.count_since(msg.handle, now - HOUR_S, outcome="call")
             if calls >= self.settings.messaging_calls_per_hour:
-                self.store.set_outcome(msg.event_id, "rate_limited")
+                await self.store.set_outcome(msg.event_id, "rate_limited")
                 await self._send(msg, "rate", replies.RATE_LIMITED)
                 return
-            self.store.set_outcome(msg.event_id, "call", request_or_error.request_id, intent=intent)
+            await self.store.set_outcome(msg.event_id, "call", request_or_error.request_id, intent=intent)
             calling = self._calling.setdefault(msg.handle, [])
             this = _Calling(asked, overlapped=bool(calling))
             for other in calling:  # calls on at once: each result says which business it is from
@@ -336,9 +336,9 @@ class MessagingPort:
     async def _follow_up(self, msg: InboundText, parsed: FollowUp, link: Link, now: float) -> AskIntent | BookIntent | None:
         """A text that names no number, about the sender's last request: the request it makes of the same
         business, or None when it is answered here (hours from the last result, an offer to call, a hint)."""
-        last = self.store.last_request(msg.handle, now - self.settings.messaging_followup_s)
+        last = await self.store.last_request(msg.handle, now - self.settings.messaging_followup_s)
         if last is None:  # none on record, or too long ago to be what they mean
-            self.store.set_outcome(msg.event_id, "no_last_request")
+            await self.store.set_outcome(msg.event_id, "no_last_request")
             await self._send(msg, "followup", replies.no_last_request(parsed))
             return None
         if parsed.what == "day":
@@ -346,40 +346,40 @@ class MessagingPort:
             if days is None:  # "tomorrow" where the business's day is not known: their hours as a whole
                 parsed = FollowUp("hours")
             elif any(c.asked == _asked(last.intent) for c in self._calling.get(msg.handle, [])):
-                self.store.set_outcome(msg.event_id, "already_calling")
+                await self.store.set_outcome(msg.event_id, "already_calling")
                 await self._send(msg, "already", replies.already_calling(last.intent))
                 return None
             else:
                 text, complete = replies.hours_for_days(last.intent, last.result, days)
                 if not complete:  # "Reply YES and I'll call to ask": the YES goes through every gate
                     offer = AskIntent(last.intent.to, "hours")
-                    self.store.put_pending(msg.handle, msg.chat_id, msg.message_id, offer, now + self.settings.messaging_confirm_s)
-                self.store.set_outcome(msg.event_id, "answered_before" if complete else "confirm")
+                    await self.store.put_pending(msg.handle, msg.chat_id, msg.message_id, offer, now + self.settings.messaging_confirm_s)
+                await self.store.set_outcome(msg.event_id, "answered_before" if complete else "confirm")
                 await self._send(msg, "followup", text)
                 return None
         if parsed.what == "hours" and (said := replies.hours_again(last.intent, last.result)):
-            self.store.set_outcome(msg.event_id, "answered_before")
+            await self.store.set_outcome(msg.event_id, "answered_before")
             await self._send(msg, "followup", said)
             return None
         if parsed.what == "again" and isinstance(last.intent, BookIntent) and (last.result or {}).get("status") == "booked":
-            self.store.set_outcome(msg.event_id, "already_booked")
+            await self.store.set_outcome(msg.event_id, "already_booked")
             await self._send(msg, "followup", replies.already_booked(last.intent, last.result or {}))
             return None
         intent = follow_up(parsed, last.intent)
         if intent is None:
-            self.store.set_outcome(msg.event_id, "incomplete")
+            await self.store.set_outcome(msg.event_id, "incomplete")
             await self._send(msg, "followup", replies.which_item(parsed, last.intent))
             return None
         if isinstance(intent, BookIntent):  # a table booked with details the text never gave in full: said back, then YES
             checked = build_request(intent, link, request_id_for(msg.message_id))
             if isinstance(checked, str):
-                self.store.set_outcome(msg.event_id, "invalid")
+                await self.store.set_outcome(msg.event_id, "invalid")
                 await self._send(msg, "invalid", checked)
                 return None
             if await self._refused_before_offer(msg, checked):
                 return None
-            self.store.put_pending(msg.handle, msg.chat_id, msg.message_id, intent, now + self.settings.messaging_confirm_s)
-            self.store.set_outcome(msg.event_id, "confirm")
+            await self.store.put_pending(msg.handle, msg.chat_id, msg.message_id, intent, now + self.settings.messaging_confirm_s)
+            await self.store.set_outcome(msg.event_id, "confirm")
             await self._send(msg, "confirm", replies.confirm(intent))
             return None
         return intent
@@ -388,19 +388,19 @@ class MessagingPort:
         """A text the parser did not know: the text model reads it, and the person confirms it."""
         intent = await self.model.understand(msg.text) if self.model is not None and msg.text else None
         if intent is None:
-            self.store.set_outcome(msg.event_id, "not_understood")
+            await self.store.set_outcome(msg.event_id, "not_understood")
             await self._send(msg, "unclear", replies.NOT_UNDERSTOOD)
             return
         checked = build_request(intent, link, request_id_for(msg.message_id))
         if isinstance(checked, str):
-            self.store.set_outcome(msg.event_id, "invalid")
+            await self.store.set_outcome(msg.event_id, "invalid")
             await self._send(msg, "invalid", checked)
             return
         if await self._refused_before_offer(msg, checked):
             return
         intent = _with_checked_number(intent, checked)
-        self.store.put_pending(msg.handle, msg.chat_id, msg.message_id, intent, now + self.settings.messaging_confirm_s)
-        self.store.set_outcome(msg.event_id, "confirm")
+        await self.store.put_pending(msg.handle, msg.chat_id, msg.message_id, intent, now + self.settings.messaging_confirm_s)
+        await self.store.set_outcome(msg.event_id, "confirm")
         await self._send(msg, "confirm", replies.confirm(intent))
 
     async def _refused_before_offer(self, msg: InboundText, req: AskRequest | BookRequest) -> bool:
@@ -410,7 +410,7 @@ class MessagingPort:
         if refusal is None:
             return False
         log.info("text %s: refused before an offer (%s)", msg.event_id, refusal.rule)
-        self.store.set_outcome(msg.event_id, "refused")
+        await self.store.set_outcome(msg.event_id, "refused")
         await self._send(msg, "refused", refusal.people or replies.refused(refusal.message))
         return True
 
@@ -477,7 +477,7 @@ class MessagingPort:
 
     async def _send(self, msg: InboundText, slot: str, text: str, *, key: str | None = None, override_optout: bool = False) -> None:
         """One reply into the sender's chat, keyed on what it answers so a retry never repeats it."""
-        if not override_optout and self.store.opted_out(msg.handle):
+        if not override_optout and await self.store.opted_out(msg.handle):
             log.info("text %s: no %s reply, %s opted out", msg.event_id, slot, _mask(msg.handle))
             return
         assert self.linq is not None
@@ -485,7 +485,7 @@ class MessagingPort:
         try:
             await self.linq.send_text(msg.chat_id, text, idem, override_optout=override_optout)
         except OptedOut:
-            self.store.opt_out(msg.handle)
+            await self.store.opt_out(msg.handle)
             log.info("text %s: %s opted out at Linq; reply dropped", msg.event_id, _mask(msg.handle))
         except LinqSendError as exc:
             log.error("text %s: %s reply not sent: %s", msg.event_id, slot, exc)
@@ -626,12 +626,12 @@ def install_control(app: QuartTrio, port_store: Callable[[], MessagingStore]) ->
             return error("handle and user are required", 400)
         name = data.get("name") or data["user"].split(".")[0].split("_")[0].capitalize()
         try:
-            made = port_store().link(data["handle"], data["user"], name)
+            made = await port_store().link(data["handle"], data["user"], name)
         except ValueError as exc:
             hint = "" if data.get("name") else " (give --name: the first name calls are placed on behalf of)"
             return error(f"{exc}{hint if 'first name' in str(exc) else ''}", 400)
         answer = row(made)
-        if not port_store().has_number(made.user_id):
+        if not await port_store().has_number(made.user_id):
             answer["note"] = f"user {made.user_id} has no number yet: run calld-ctl did provision --user {made.user_id}"
         return answer
 
@@ -642,7 +642,7 @@ def install_control(app: QuartTrio, port_store: Callable[[], MessagingStore]) ->
         if not isinstance(data.get("handle"), str):
             return error("handle is required", 400)
         try:
-            gone = port_store().unlink(data["handle"])
+            gone = await port_store().unlink(data["handle"])
         except ValueError as exc:
             return error(str(exc), 400)
         if not gone:
@@ -650,7 +650,7 @@ def install_control(app: QuartTrio, port_store: Callable[[], MessagingStore]) ->
         return {"unlinked": data["handle"]}
 
     async def links() -> dict[str, Any]:
-        return {"links": [row(x) for x in port_store().links()]}
+        return {"links": [row(x) for x in await port_store().links()]}
 
     app.add_url_rule("/v1/messaging/links", "messaging_link", link, methods=["POST"])
     app.add_url_rule("/v1/messaging/unlink", "messaging_unlink", unlink, methods=["POST"])

@@ -26,6 +26,7 @@ from attrs import frozen
 
 from calld.domain.ids import E164, FirstName, UserId
 from calld.ledger import Ledger, MessageLinkRow
+from calld.ledger.awaitable import AsyncLedger, awaitable
 from calld.messaging.parse import AskIntent, BookIntent
 from calld.messaging.wire import normalize_handle
 
@@ -86,77 +87,77 @@ def intent_from_json(text: str) -> AskIntent | BookIntent:
 
 class MessagingStore:
     """Texting's view of the ledger: each method is one ledger transaction (calld.ledger's texting
-    methods), on SQLite or PostgreSQL alike."""
+    methods), on SQLite or PostgreSQL alike, awaited as the daemon awaits the ledger (calld.ledger.awaitable)."""
 
-    def __init__(self, ledger: Ledger) -> None:
-        self._ledger = ledger
+    def __init__(self, ledger: Ledger | AsyncLedger) -> None:
+        self._ledger = awaitable(ledger)
 
     # -- links ------------------------------------------------------------------------------------
 
-    def link(self, handle: str, user_id: str, name: str) -> Link:
+    async def link(self, handle: str, user_id: str, name: str) -> Link:
         """Link (or re-link) a handle to a user; ValueError names what to fix."""
         handle = valid_handle(handle)
         user, first = UserId(user_id), FirstName(name)
-        return _link(self._ledger.put_message_link(handle, user, first))
+        return _link(await self._ledger.put_message_link(handle, user, first))
 
-    def has_number(self, user_id: str) -> bool:
-        row = self._ledger.did_row(UserId(user_id))
+    async def has_number(self, user_id: str) -> bool:
+        row = await self._ledger.did_row(UserId(user_id))
         return row is not None and row.status == "active"
 
-    def unlink(self, handle: str) -> bool:
-        return self._ledger.delete_message_link(valid_handle(handle))
+    async def unlink(self, handle: str) -> bool:
+        return await self._ledger.delete_message_link(valid_handle(handle))
 
-    def link_for(self, handle: str) -> Link | None:
-        row = self._ledger.message_link(normalize_handle(handle))
+    async def link_for(self, handle: str) -> Link | None:
+        row = await self._ledger.message_link(normalize_handle(handle))
         return None if row is None else _link(row)
 
-    def links(self) -> list[Link]:
-        return [_link(r) for r in self._ledger.message_links()]
+    async def links(self) -> list[Link]:
+        return [_link(r) for r in await self._ledger.message_links()]
 
     # -- events -----------------------------------------------------------------------------------
 
-    def claim_event(self, event_id: str, *, message_id: str, handle: str, chat_id: str, at: float) -> bool:
+    async def claim_event(self, event_id: str, *, message_id: str, handle: str, chat_id: str, at: float) -> bool:
         """True the first time an event id is seen (the row is written); False for a redelivery."""
-        return self._ledger.claim_message_event(event_id, message_id=message_id, handle=handle, chat_id=chat_id, at=at)
+        return await self._ledger.claim_message_event(event_id, message_id=message_id, handle=handle, chat_id=chat_id, at=at)
 
-    def set_outcome(self, event_id: str, outcome: str, request_id: str | None = None,
+    async def set_outcome(self, event_id: str, outcome: str, request_id: str | None = None,
                     intent: AskIntent | BookIntent | None = None) -> None:
         """What came of a text; `intent` is the request it went to place (the sender's last request from now on)."""
-        self._ledger.set_message_outcome(event_id, outcome, request_id, intent_json(intent) if intent is not None else None)
+        await self._ledger.set_message_outcome(event_id, outcome, request_id, intent_json(intent) if intent is not None else None)
 
-    def last_request(self, handle: str, since: float) -> LastRequest | None:
+    async def last_request(self, handle: str, since: float) -> LastRequest | None:
         """The handle's newest request texted at or after `since`, with its call's result (None while the
         call is on, or when the request was refused before a call)."""
-        r = self._ledger.last_message_request(handle, since)
+        r = await self._ledger.last_message_request(handle, since)
         return None if r is None else LastRequest(intent_from_json(r.intent), r.request_id, r.received_at, r.result)
 
-    def outcome(self, event_id: str) -> str | None:
-        return self._ledger.message_outcome(event_id)
+    async def outcome(self, event_id: str) -> str | None:
+        return await self._ledger.message_outcome(event_id)
 
-    def count_since(self, handle: str, since: float, outcome: str | None = None) -> int:
-        return self._ledger.count_messages(handle, since, outcome)
+    async def count_since(self, handle: str, since: float, outcome: str | None = None) -> int:
+        return await self._ledger.count_messages(handle, since, outcome)
 
     # -- opt-outs ---------------------------------------------------------------------------------
 
-    def opt_out(self, handle: str) -> bool:
+    async def opt_out(self, handle: str) -> bool:
         """Record an opt-out; True if it is new."""
-        return self._ledger.add_message_opt_out(handle)
+        return await self._ledger.add_message_opt_out(handle)
 
-    def opt_in(self, handle: str) -> bool:
+    async def opt_in(self, handle: str) -> bool:
         """Clear an opt-out; True if there was one."""
-        return self._ledger.remove_message_opt_out(handle)
+        return await self._ledger.remove_message_opt_out(handle)
 
-    def opted_out(self, handle: str) -> bool:
-        return self._ledger.message_opted_out(handle)
+    async def opted_out(self, handle: str) -> bool:
+        return await self._ledger.message_opted_out(handle)
 
     # -- pending confirmations ----------------------------------------------------------------------
 
-    def put_pending(self, handle: str, chat_id: str, message_id: str, intent: AskIntent | BookIntent, expires_at: float) -> None:
-        self._ledger.put_message_pending(handle, chat_id, message_id, intent_json(intent), expires_at)
+    async def put_pending(self, handle: str, chat_id: str, message_id: str, intent: AskIntent | BookIntent, expires_at: float) -> None:
+        await self._ledger.put_message_pending(handle, chat_id, message_id, intent_json(intent), expires_at)
 
-    def take_pending(self, handle: str, now: float) -> Pending | None:
+    async def take_pending(self, handle: str, now: float) -> Pending | None:
         """The handle's pending request, removed; None if there is none or it has lapsed."""
-        r = self._ledger.take_message_pending(handle)
+        r = await self._ledger.take_message_pending(handle)
         if r is None or r.expires_at < now:
             return None
         return Pending(r.handle, r.chat_id, r.message_id, intent_from_json(r.intent))

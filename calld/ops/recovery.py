@@ -22,7 +22,7 @@ from typing import Any
 from calld.domain import results
 from calld.domain.transcript import Turn, add_fragment
 from calld.ledger import Ledger, RequestRow
-from calld.ledger_async import AsyncLedger, awaitable
+from calld.ledger.awaitable import AsyncLedger, awaitable
 from calld.ops.private import write_atomic
 from calld.runtime.rundir import RUN_MARKER, artifact_slug
 
@@ -37,14 +37,33 @@ def hangup_command_id(run_id: str) -> str:
     return f"hangup-{run_id}"
 
 
-async def recover_interrupted(ledger: Ledger | AsyncLedger, artifacts_dir: Path, hangup: Hangup | None) -> list[dict[str, Any]]:
-    """Finish every unfinished request; returns what was done for each (for the log and tests).
-    `hangup` is None where no carrier call can outlive the daemon (stub mode)."""
+async def recover_interrupted(ledger: Ledger | AsyncLedger, artifacts_dir: Path, hangup: Hangup | None, *,
+                              instance: str = "", now: float | None = None, others_only: bool = False) -> list[dict[str, Any]]:
+    """Finish every unfinished request this daemon must settle; returns what was done for each (for the
+    log and tests). `hangup` is None where no carrier call can outlive the daemon (stub mode).
+
+    Those are its own (`instance`: it restarted) and those of a daemon whose lease ran out before `now`
+    (epoch seconds; None: every unfinished request, as one daemon alone on its ledger has it). Each is
+    taken over in the ledger first, in one statement that reads the owner's lease: of two daemons that
+    find the same call, one settles it, and an owner that came back in time keeps its own."""
     ledger = awaitable(ledger)
+    if now is None:
+        rows = [r for status in ("placing", "in_flight") for r in await ledger.requests(1000, status=status)]  # type: ignore[arg-type]
+    else:
+        rows = await ledger.orphans(instance, now)
+    if others_only:  # while serving: this daemon's own unfinished requests are its calls on the line
+        rows = [r for r in rows if r.instance != instance]
     done = []
-    for status in ("placing", "in_flight"):
-        for row in await ledger.requests(1000, status=status):  # type: ignore[arg-type]
-            done.append(await _recover(ledger, artifacts_dir, row, hangup))
+    for row in rows:
+        if now is not None and not await ledger.take_over(row.request_id, from_instance=row.instance,
+                                                          to_instance=instance, now=now):
+            continue  # another daemon took it, or its owner renewed its lease meanwhile
+        report = await _recover(ledger, artifacts_dir, row, hangup)
+        if row.instance != instance:
+            report["taken_over_from"] = row.instance or "(a daemon with no instance name)"
+            log.warning("request %s: its daemon %r let its lease run out; this daemon settled its call",
+                        row.request_id, row.instance)
+        done.append(report)
     return done
 
 

@@ -63,13 +63,13 @@ class Gate:
         self.clock = clock
         self.window = CallWindow.parse(settings.calld_call_window)
 
-    def on(self, ledger: Ledger) -> Gate:
-        """The same rules reading through another handle on the ledger: the worker thread's where the
-        ledger is remote, or one transaction's view where a dial is admitted (calld.ledger_async)."""
-        if ledger is self.ledger:
-            return self
+    def on(self, ledger: Ledger, now: datetime) -> Gate:
+        """The same rules reading through another handle on the ledger (a worker thread's where the
+        ledger is remote, or one transaction's view where a dial is admitted: calld.ledger.awaitable), at
+        `now`, read on the event loop: a worker thread has no trio clock to read."""
         bound = copy.copy(self)
         bound.ledger = ledger
+        bound.clock = lambda: now
         return bound
 
     # -- the rules, each with its inputs -----------------------------------------------------------
@@ -123,6 +123,11 @@ class Gate:
             return None if isinstance(dest, Destination) and dest.fiction else Closed((), None)
         found = check_window(zones, at, self.window)
         return found if isinstance(found, Closed) else None
+
+    def dial_check(self, to: str, user: str, now: datetime) -> Refusal | None:
+        """The rules that other daemons' writes can change, read again in the transaction that writes
+        the dial (Ledger.admit_dial): the opt-out list and the rate limits."""
+        return self.opt_out(to) or self.rates(to, user, now)
 
     # -- the order they run in -----------------------------------------------------------------------
 

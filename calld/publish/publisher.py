@@ -32,8 +32,8 @@ from typing import Any
 
 import trio
 
-from calld.ledger import Ledger, PublicationRow
-from calld.ledger_async import awaitable
+from calld.ledger import Ledger, LedgerUnavailable, PublicationRow
+from calld.ledger.awaitable import awaitable
 from calld.ops.redaction import Pseudonyms
 from calld.publish.keys import MANIFEST, CallKeys, content_type, selected
 from calld.publish.store import Bucket, StoredObject, StoreError
@@ -125,7 +125,8 @@ class Publisher:
         """Queue a finished call (after its result went out). One short ledger write; no waiting."""
         if not self.enabled:
             return
-        await self._ledger.enqueue_publication(run_id, call_control_id, user_id, run_dir.name)  # type: ignore[arg-type]
+        await self._ledger.enqueue_publication(run_id, call_control_id, user_id, run_dir.name,  # type: ignore[arg-type]
+                                               owner=self.settings.instance_name)
         self._due[run_id] = -float("inf")
         self._wake.set()
 
@@ -133,7 +134,8 @@ class Publisher:
 
     async def run(self, stop: trio.Event, *, task_status: trio.TaskStatus[None] = trio.TASK_STATUS_IGNORED) -> None:
         """Publish until `stop` is set. An upload in flight then is abandoned and stays pending."""
-        for row in await self._ledger.unpublished():  # what an earlier daemon left: due now
+        # What this daemon left before a restart: due now. Another daemon's runs are on its disk, not ours.
+        for row in await self._ledger.unpublished(owner=self.settings.instance_name):
             self._due.setdefault(row.run_id, -float("inf"))
         if self._due:
             log.info("%d run(s) left unpublished: publishing them now", len(self._due))
@@ -165,6 +167,9 @@ class Publisher:
         try:
             async with limiter:
                 await self.attempt(run_id)
+        except LedgerUnavailable as exc:  # the row stays pending; try the run again later
+            log.error("%s cannot be published now: %s", run_id, exc)
+            self._due[run_id] = trio.current_time() + self.settings.publish_retry_max_s
         finally:
             self._running.discard(run_id)
             self._wake.set()  # its next try (or none) changes what the loop waits for

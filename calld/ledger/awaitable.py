@@ -27,7 +27,7 @@ THREADS = 4  # a daemon's ledger round trips at once; its pool holds as many con
 class AsyncLedger:
     def __init__(self, ledger: Any, *, threaded: bool | None = None) -> None:
         self.sync = ledger
-        self.threaded = bool(getattr(ledger, "remote", False)) if threaded is None else threaded
+        self.threaded = getattr(ledger, "engine", "sqlite") == "postgresql" if threaded is None else threaded
         self._limiter = trio.CapacityLimiter(THREADS)
 
     async def run(self, fn: Callable[..., T], *args: Any, **kwargs: Any) -> T:

@@ -1,0 +1,179 @@
+"""Two daemons on one PostgreSQL ledger (issue 38): what one daemon writes binds the other.
+
+Each daemon has its own state directory, socket and instance name, and both share a fresh database
+on the tests' PostgreSQL server (tests/pg.py): opt-outs, rate limits, request ids, the schedule and
+the leases of crashed daemons are the ledger's, so no daemon can dial past another's word.
+
+The clock jumps only after 50 ms with every task idle: a ledger round trip runs in a worker thread,
+and the plain autojump clock would take that wait for idleness and fire the calls' timeouts early.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+from functools import partial
+from datetime import UTC, datetime
+
+import pytest
+import trio
+import trio.testing
+
+from calld.cli.client import ControlClient, ControlError
+from calld.cli.ctl import EXIT_FAILED, EXIT_OK, main, run_ask
+from calld.daemon.service import Daemon
+from calld.ledger import Ledger
+from calld.policy.clock import trio_clock
+from daemons import daemon_settings
+from tests.pg import Cluster, _bin_dir
+
+pytestmark = pytest.mark.postgres
+
+NY = "+12125550142"  # fiction exchange 555-01xx: rings no one
+CHI = "+13125550142"
+NOON = datetime(2026, 6, 10, 16, 0, tzinfo=UTC)  # 12:00 in New York: the calling window is open
+ASK = {"to": NY, "ask": "hours", "name": "Nathan", "user": "alice"}
+
+
+@pytest.fixture
+def patient_clock() -> trio.testing.MockClock:
+    return trio.testing.MockClock(autojump_threshold=0.05)
+
+
+async def start(nursery, root, url: str, instance: int, **over) -> Daemon:
+    settings = daemon_settings(root / f"d{instance}", calld_ledger_url=url, calld_instance=instance, **over)
+    return await nursery.start(Daemon(settings, clock=trio_clock(NOON)).serve)
+
+
+async def ask(client: ControlClient, body: dict) -> tuple[int, dict, str]:
+    out, err = io.StringIO(), io.StringIO()
+    code = await run_ask(client, body, out=out, err=err)
+    return code, (json.loads(out.getvalue()) if out.getvalue() else {}), err.getvalue()
+
+
+async def refused(client: ControlClient, body: dict) -> ControlError:
+    with pytest.raises(ControlError) as exc:
+        async for _ in client.ask(body):
+            pass
+    return exc.value
+
+
+async def test_an_opt_out_heard_by_one_daemon_binds_the_other(tmp_path, nursery, pg_url, dials, patient_clock):
+    one = await start(nursery, tmp_path, pg_url, 1)
+    two = await start(nursery, tmp_path, pg_url, 2)
+    one._ledger.sync.add_opt_out(NY, said_at=NOON, quote="Stop calling us.", user_id="bob", run_id="run_x")
+    async with ControlClient(two.settings.calld_socket) as client:
+        await client.provision("alice")
+        err = await refused(client, ASK)
+    assert err.status == 403 and "asked not to be called again" in err.message
+    assert dials == []
+    for d in (one, two):
+        await d.shutdown(drain_s=0)
+
+
+async def test_a_rate_limit_counts_every_daemons_dials(tmp_path, nursery, pg_url, dials, patient_clock):
+    one = await start(nursery, tmp_path, pg_url, 1, calld_calls_per_number_per_day=1)
+    two = await start(nursery, tmp_path, pg_url, 2, calld_calls_per_number_per_day=1)
+    async with ControlClient(one.settings.calld_socket) as c1, ControlClient(two.settings.calld_socket) as c2:
+        await c1.provision("alice")
+        assert (await ask(c1, ASK))[0] == EXIT_OK
+        err = await refused(c2, ASK)  # the other daemon: its own dial log is empty, the shared one is not
+        assert err.status == 403 and "CALLD_CALLS_PER_NUMBER_PER_DAY=1" in err.message
+        assert (await ask(c2, {**ASK, "to": CHI}))[0] == EXIT_OK  # another number is fine
+    assert [d["to"] for d in dials] == [NY, CHI]
+    for d in (one, two):
+        await d.shutdown(drain_s=0)
+
+
+async def test_one_request_id_sent_to_two_daemons_at_once_dials_once(tmp_path, nursery, pg_url, dials, patient_clock):
+    one = await start(nursery, tmp_path, pg_url, 1)
+    two = await start(nursery, tmp_path, pg_url, 2)
+    body = {**ASK, "request_id": "both-1"}
+    answers: dict[int, tuple[int, dict, str]] = {}
+    async with ControlClient(one.settings.calld_socket) as c1, ControlClient(two.settings.calld_socket) as c2:
+        await c1.provision("alice")
+
+        async def send(n: int, client: ControlClient) -> None:
+            answers[n] = await ask(client, body)
+
+        async with trio.open_nursery() as both:
+            both.start_soon(send, 1, c1)
+            both.start_soon(send, 2, c2)
+    assert len(dials) == 1
+    (code1, result1, _), (code2, result2, _) = answers[1], answers[2]
+    assert code1 == code2 == EXIT_OK and result1 == result2  # the one that did not dial waited for the result
+    for d in (one, two):
+        await d.shutdown(drain_s=0)
+
+
+async def test_a_scheduled_call_is_placed_by_exactly_one_of_two_daemons(tmp_path, nursery, pg_url, dials, patient_clock):
+    one = await start(nursery, tmp_path, pg_url, 1)
+    two = await start(nursery, tmp_path, pg_url, 2)
+    async with ControlClient(one.settings.calld_socket) as client:
+        await client.provision("alice")
+        code, queued, _ = await ask(client, {**ASK, "request_id": "later-1", "at": "2026-06-10T13:00-04:00"})
+        assert code == EXIT_OK and queued["status"] == "queued"
+    await trio.sleep(3600 + 120)  # both schedulers come due at once
+    assert len(dials) == 1
+    row = one._ledger.sync.scheduled("later-1")
+    assert row is not None and row.status == "dialled"
+    for d in (one, two):
+        await d.shutdown(drain_s=0)
+
+
+async def test_postgresql_restarted_mid_call_the_call_finishes_and_nothing_is_lost(tmp_path, nursery, pg_server, pg_url,
+                                                                                  dials, patient_clock):
+    if pg_server.cluster is None:
+        pytest.skip("restarting the server needs the tests' own cluster (CALLD_TEST_PG_URL is someone else's)")
+    one = await start(nursery, tmp_path, pg_url, 1)
+    async with ControlClient(one.settings.calld_socket) as client:
+        await client.provision("alice")
+        restarted = trio.Event()
+
+        async def restart_when_dialled() -> None:
+            while not dials:
+                await trio.sleep(0.05)
+            await trio.to_thread.run_sync(pg_server.cluster.restart)
+            restarted.set()
+
+        nursery.start_soon(restart_when_dialled)
+        code, result, _ = await ask(client, {**ASK, "request_id": "through-1"})
+        await restarted.wait()
+        assert code == EXIT_OK and result["status"] == "answered"
+        again, repeat, _ = await ask(client, {**ASK, "request_id": "through-1"})  # answered from the ledger
+    assert again == EXIT_OK and repeat == result and len(dials) == 1
+    row = Ledger(pg_url)
+    try:
+        stored = row.request("through-1")
+        assert stored is not None and stored.status == "done" and stored.result == result
+    finally:
+        row.close()
+    await one.shutdown(drain_s=0)
+
+
+async def test_postgresql_down_at_request_time_is_a_clear_refusal_and_no_dial(tmp_path, nursery, dials, patient_clock, capsys):
+    bin_dir = _bin_dir()
+    if bin_dir is None:
+        pytest.skip("no PostgreSQL binaries for a cluster of this test's own")
+    cluster = Cluster(bin_dir)
+    try:
+        await trio.to_thread.run_sync(cluster.start)
+        url = cluster.url
+        one = await start(nursery, tmp_path, url, 1)
+        async with ControlClient(one.settings.calld_socket) as client:
+            await client.provision("alice")
+            await trio.to_thread.run_sync(cluster.stop)
+            with pytest.raises(ControlError) as exc:
+                async for _ in client.ask({**ASK, "request_id": "down-1"}):
+                    pass
+        assert exc.value.status == 503 and "nothing was dialled" in exc.value.message
+        assert "ledger" in exc.value.message and "\n" not in exc.value.message
+        # calld-ctl itself, as a user runs it: exit 6, the reason on stderr
+        argv = ["--socket", str(one.settings.calld_socket), "ask", "--to", NY, "--ask", "hours", "--name", "Nathan",
+                "--user", "alice", "--request-id", "down-2"]
+        assert await trio.to_thread.run_sync(partial(main, argv)) == EXIT_FAILED
+        assert "nothing was dialled" in capsys.readouterr().err
+        assert dials == []
+        await one.shutdown(drain_s=0)
+    finally:
+        await trio.to_thread.run_sync(cluster.stop)
