@@ -2,6 +2,8 @@
 
     uv run python bench/bridge.py [N ...]            # default 100
     uv run python bench/bridge.py --beside [N ...]   # bridge, calld (bench/load.py), bridge: one window
+    uv run python bench/bridge.py --repeat K [N ...] # bridge, then K times calld and bridge: the median ratio
+    uv run python bench/bridge.py --capacity [START STEP MOST]  # calld alone, N up by STEP until p99 > 20 ms
 
 Same simulator, same pins (the bridge on core 0, the simulator and this driver on core 1), calls
 placed 10 ms apart, and the same CPU accounting as bench/load.py: the process's CPU over the
@@ -17,8 +19,17 @@ between its figure and calld's is calld's own work, not its sockets.
 
 Why it exists: this shared machine's speed moves by half from one hour to the next (see the fixed
 workload both scripts print), so a figure in ms per call-second means something only beside the
-floor measured in the same window. `--beside` runs the three batches back to back and prints the
-ratio. Not a test: it prints figures.
+floor measured in the same window. `--beside` runs the three batches back to back and ends with
+issue 39's figures: calld's CPU per call-second over the bridge's (steady and over whole calls),
+both sides' p99 each way, whether the latency target held (every call answered, nothing lost, p99
+at most 20 ms each way, or twice the bridge's where the bridge's own is over 10 ms, no collection
+over 10 ms), and at N=1 the forwarding p50 and one whole call's CPU on each side. `--repeat K`
+alternates K calld batches with K + 1 bridge batches and judges the median of the K ratios (each
+calld batch against the bridge batches either side of it), so one noisy minute does not decide.
+
+`--capacity` runs calld alone at N = START, START + STEP, ... (default 50, 25, up to 300) and
+stops at the first N whose p99 passes 20 ms either way (or that loses a frame or a call): the N
+before it is this machine's CALLD_MAX_CALLS. Not a test: it prints figures.
 """
 
 from __future__ import annotations
@@ -26,6 +37,7 @@ from __future__ import annotations
 import json
 import os
 import signal
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -237,24 +249,129 @@ def show(r: dict) -> None:
     sys.stdout.flush()
 
 
-async def main(argv: list[str]) -> None:
-    beside = argv[:1] == ["--beside"]
-    sizes = [int(a) for a in argv[beside:]] or [100]
-    for n in sizes:
-        if not beside:
-            show(await run_batch(n))
-            continue
-        first = await run_batch(n)
-        show(first)
+def p99(r: dict) -> tuple[float, float]:
+    """(uplink, downlink) p99 by audio position, in ms."""
+    m = r["metrics"]
+    return m.get("uplink_ms", {}).get("99", float("nan")), m.get("downlink_ms", {}).get("99", float("nan"))
+
+
+def lost(r: dict) -> int:
+    m = r["metrics"]
+    return (m.get("frames_lost_uplink") or 0) + (m.get("frames_lost_downlink") or 0)
+
+
+def pair(bridges: list[dict], calld: dict) -> dict:
+    """One calld batch against the bridge batches either side of it (the same window)."""
+    floor = statistics.fmean(b["steady_ms_per_call_second"] for b in bridges)
+    whole = statistics.fmean(b["ms_per_call_second"] for b in bridges)
+    ups, downs = zip(*(p99(b) for b in bridges), strict=True)
+    return {"steady": (calld["steady_ms_per_call_second"], floor), "whole": (calld["ms_per_call_second"], whole),
+            "calld_p99": p99(calld), "bridge_p99": (statistics.fmean(ups), statistics.fmean(downs)),
+            "calld_cpu_s": calld["daemon_cpu_s"], "bridge_cpu_s": statistics.fmean(b["cpu_s"] for b in bridges),
+            "calld_p50": tuple(calld["metrics"].get(f"{w}_ms", {}).get("50", float("nan")) for w in ("uplink", "downlink")),
+            "ok": calld["completed"] == calld["n"] and lost(calld) == 0,
+            "slow_gcs": sum(slow for _, slow in calld["gc_by_gen"].values()),
+            "speed": (bridges[0]["reference_ms"][0], bridges[-1]["reference_ms"][1])}
+
+
+def targets(n: int, pairs: list[dict]) -> list[str]:
+    """Issue 39's targets, judged on the median of the pairs (each a calld batch between two bridge batches)."""
+    steady = statistics.median(c / b for c, b in (p["steady"] for p in pairs))
+    whole = statistics.median(c / b for c, b in (p["whole"] for p in pairs))
+    up, down = (statistics.median(p["calld_p99"][i] for p in pairs) for i in range(2))
+    b_up, b_down = (statistics.median(p["bridge_p99"][i] for p in pairs) for i in range(2))
+    lines = [
+        f"N={n}: calld against its bare bridge in the same window, median of {len(pairs)}: "
+        f"CPU per call-second x{steady:.2f} steady, x{whole:.2f} over whole calls (target: at most x1.30)",
+        f"N={n}: p99 by audio position, up / down: calld {up:.1f} / {down:.1f} ms, bridge {b_up:.1f} / {b_down:.1f} ms",
+    ]
+    # Target 1: 20 ms each way, or twice the bridge's own p99 where the machine holds even the bridge above 10 ms.
+    bound_up, bound_down = (20.0 if b <= 10 else max(20.0, 2 * b) for b in (b_up, b_down))
+    slow = sum(p["slow_gcs"] for p in pairs)
+    checks = {"every call answered and no frame lost": all(p["ok"] for p in pairs),
+              f"p99 at most {bound_up:.0f} ms up": up <= bound_up, f"p99 at most {bound_down:.0f} ms down": down <= bound_down,
+              f"no collection over 10 ms ({slow} were)": not slow}
+    missed = [what for what, ok in checks.items() if not ok]
+    lines.append(f"N={n}: latency target " + ("held: " + "; ".join(checks) if not missed else "missed: not " + "; not ".join(missed)))
+    if n == 1:
+        p50 = statistics.median(max(p["calld_p50"]) for p in pairs)
+        lines.append(f"N=1: forwarding p50 {p50:.1f} ms the worse way (target: at most 1 ms); one whole call took "
+                     f"{statistics.median(p['calld_cpu_s'] for p in pairs) * 1000:.0f} ms of the daemon's CPU, "
+                     f"{statistics.median(p['bridge_cpu_s'] for p in pairs) * 1000:.0f} ms of the bridge's")
+    before = min(p["speed"][0] for p in pairs), max(p["speed"][1] for p in pairs)
+    lines.append(f"N={n}: this machine's speed: the fixed workload took {before[0]:.0f}-{before[1]:.0f} ms over the run")
+    return lines
+
+
+async def compare(n: int, repeat: int) -> list[str]:
+    """bridge, calld, bridge, ... calld, bridge: `repeat` calld batches, each between two bridge batches."""
+    bridges = [await run_batch(n)]
+    show(bridges[0])
+    pairs = []
+    for _ in range(repeat):
         calld = await load.run_batch(n)
         load.show(calld)
-        second = await run_batch(n)
-        show(second)
-        floor = (first["steady_ms_per_call_second"] + second["steady_ms_per_call_second"]) / 2
-        print(f"N={n}: steady CPU per call-second, calld {calld['steady_ms_per_call_second']:.1f} ms against the bridge's "
-              f"{floor:.1f} ms in the same window (x{calld['steady_ms_per_call_second'] / floor:.2f}); whole calls "
-              f"{calld['ms_per_call_second']:.1f} against {(first['ms_per_call_second'] + second['ms_per_call_second']) / 2:.1f} ms")
+        bridges.append(await run_batch(n))
+        show(bridges[-1])
+        pairs.append(pair(bridges[-2:], calld))
+        steady, whole = pairs[-1]["steady"], pairs[-1]["whole"]
+        print(f"N={n}: steady CPU per call-second, calld {steady[0]:.1f} ms against the bridge's {steady[1]:.1f} ms "
+              f"(x{steady[0] / steady[1]:.2f}); whole calls {whole[0]:.1f} against {whole[1]:.1f} ms (x{whole[0] / whole[1]:.2f})")
         sys.stdout.flush()
+    return targets(n, pairs)
+
+
+async def capacity(start: int, step: int, most: int) -> None:
+    """calld alone at N = start, start + step, ... until its p99 passes 20 ms either way (or a call
+    fails, or a frame is lost): the last N that held is what CALLD_MAX_CALLS may be on this machine."""
+    os.environ.pop("CALLD_MAX_CALLS", None)  # the batch must place every call to find the limit
+    held: tuple[int, float, float] | None = None
+    n = start
+    while n <= most:
+        r = await load.run_batch(n)
+        up, down = p99(r)
+        ok = r["completed"] == n and lost(r) == 0 and max(up, down) <= 20.0
+        before, after = r["reference_ms"]
+        print(f"N={n:4d}: {r['completed']}/{n} answered, {lost(r)} frames lost, p99 {up:.1f} / {down:.1f} ms, "
+              f"{r['core_share'][0] * 100:.0f}% of the core (fixed workload {before:.0f}-{after:.0f} ms): {'held' if ok else 'past it'}")
+        sys.stdout.flush()
+        if not ok:
+            break
+        held = (n, up, down)
+        n += step
+    if held is None:
+        print(f"capacity: even N={start} passed p99 20 ms here; set CALLD_MAX_CALLS below {start} and run again from lower")
+    elif n > most:
+        print(f"capacity: every N up to {held[0]} held p99 20 ms (the sweep's end): CALLD_MAX_CALLS={held[0]} or a larger --capacity sweep")
+    else:
+        print(f"capacity: p99 reaches 20 ms on this machine between N={held[0]} and N={n}: "
+              f"CALLD_MAX_CALLS={held[0]} (p99 {held[1]:.1f} / {held[2]:.1f} ms there)")
+
+
+USAGE = """usage: bench/bridge.py [N ...] | --beside [N ...] | --repeat K [N ...] | --capacity [START STEP MOST]"""
+
+
+async def main(argv: list[str]) -> None:
+    if argv[:1] == ["--capacity"]:
+        start, step, most = (int(a) for a in argv[1:4]) if len(argv) >= 4 else (50, 25, 300)
+        await capacity(start, step, most)
+        return
+    repeat = 0
+    if argv[:1] == ["--beside"]:
+        repeat, argv = 1, argv[1:]
+    elif argv[:1] == ["--repeat"]:
+        if len(argv) < 2 or not argv[1].isdigit() or int(argv[1]) < 1:
+            raise SystemExit(f"--repeat takes how many calld batches to alternate with the bridge's (1 or more)\n{USAGE}")
+        repeat, argv = int(argv[1]), argv[2:]
+    if not all(a.isdigit() and int(a) > 0 for a in argv):
+        raise SystemExit(f"N is a number of calls at once, e.g. 100\n{USAGE}")
+    sizes = [int(a) for a in argv] or [100]
+    if not repeat:
+        for n in sizes:
+            show(await run_batch(n))
+        return
+    summary = [line for n in sizes for line in await compare(n, repeat)]
+    print("\n".join(summary))  # last, so the figures the README asks for are the run's last lines
 
 
 if __name__ == "__main__":

@@ -181,7 +181,7 @@ async def run_batch(n: int, daemons: int = 1) -> dict:
                                        "-m", "calld.cli.daemon", "serve"], env=env, stderr=daemon_log, cwd=home))
         socks.append(home / "ctl.sock")
     try:
-        for _ in range(400):
+        for _ in range(2400):  # 120 s: on this shared machine, under load, a pinned daemon's start-up can take a minute
             if all(s.exists() for s in socks) or any(p.poll() is not None for p in procs):
                 break
             await trio.sleep(0.05)

@@ -3,6 +3,7 @@
     uv run python bench/steady.py [CALLS] [ROUNDS]          # default 50 calls, 400 rounds
     uv run python bench/steady.py --instructions [CALLS]    # under valgrind: instructions, within 2-3% run to run
     uv run python bench/steady.py --floor [CALLS] [ROUNDS]  # a bare bridge in the same harness, then calld
+    uv run python bench/steady.py --instructions --floor [CALLS]  # the bare bridge's instructions alone
 
 CALLS CallHandles in steady conversation (GPT-Live active, nobody on hold), each with its real media
 task, GPT-Live task and loop, over real WebSockets (calld.adapters.websocket) on socketpairs. A
@@ -237,21 +238,22 @@ def _drain(s: socket.socket) -> int:
         return 0
 
 
-def instructions(calls: int) -> None:
+def instructions(calls: int, *, bare: bool = False) -> None:
     counts = []
     for rounds in (100, 300):
         out = subprocess.run(["valgrind", "--tool=callgrind", "--callgrind-out-file=/dev/null", sys.executable, __file__,
-                              str(calls), str(rounds)], capture_output=True, text=True, check=True,
+                              *(["--bare"] if bare else []), str(calls), str(rounds)], capture_output=True, text=True, check=True,
                              env={**os.environ, "PYTHONHASHSEED": "0", "BENCH_STEADY_SEED": "0"})
         counts.append(int(next(line for line in out.stderr.splitlines() if "Collected" in line).split()[-1]))
     per_round = (counts[1] - counts[0]) / (200 * calls)
-    print(f"{calls} calls: {per_round * ROUNDS_PER_CALL_SECOND / 1e6:.2f} million instructions per call-second "
+    print(f"{'bare bridge, ' if bare else ''}{calls} calls: {per_round * ROUNDS_PER_CALL_SECOND / 1e6:.2f} million instructions per call-second "
           f"({per_round / 1000:.1f} thousand a round: a frame up, and a fifth of a delta down), user space only")
 
 
 def main(argv: list[str]) -> None:
     if argv[:1] == ["--instructions"]:
-        instructions(int(argv[1]) if len(argv) > 1 else 20)
+        bare = argv[1:2] == ["--floor"]
+        instructions(int(argv[1 + bare]) if len(argv) > 1 + bare else 20, bare=bare)
         return
     if argv[:1] == ["--floor"]:
         calls = int(argv[1]) if len(argv) > 1 else 100
@@ -266,9 +268,11 @@ def main(argv: list[str]) -> None:
         # RNG), and the run ids are random; seeded, two runs of one commit do the same work.
         trio._core._run._r.seed(int(seed))  # noqa: SLF001
         random.seed(int(seed))
+    bare = argv[:1] == ["--bare"]  # one batch of --floor's bridge, for --instructions --floor
+    argv = argv[bare:]
     calls = int(argv[0]) if argv else 50
     rounds = int(argv[1]) if len(argv) > 1 else 400
-    cpu = trio.run(run, calls, rounds)
+    cpu = trio.run(floor if bare else run, calls, rounds)
     print(f"{calls} calls, {rounds} rounds: {cpu / (calls * rounds / ROUNDS_PER_CALL_SECOND) * 1000:.2f} ms CPU per "
           f"call-second of steady audio ({cpu / (calls * rounds) * 1e6:.1f} us a round)")
 
