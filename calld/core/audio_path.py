@@ -57,11 +57,21 @@ class AudioPath:
 
     def narrowed(self, other: AudioPath) -> AudioPath:
         """Only what both allow: the path while a step's effects are still running."""
-        return AudioPath(self.inbound if self.inbound == other.inbound else "stepped",
-                         self.uplink_loudness or other.uplink_loudness, self.downlink and other.downlink)
+        return _path(self.inbound if self.inbound == other.inbound else "stepped",
+                     self.uplink_loudness or other.uplink_loudness, self.downlink and other.downlink)
 
 
-CLOSED = AudioPath()
+# Every path there can be, built once: the runtime reads the path after every step (and narrows
+# it around every step with effects), and a validated attrs instance each time cost more than the
+# reading itself.
+_PATHS = {(way, loud, down): AudioPath(way, loud, down) for way in INBOUND_WAYS for loud in (False, True) for down in (False, True)}
+
+
+def _path(way: Inbound, uplink_loudness: bool, downlink: bool) -> AudioPath:
+    return _PATHS[way, uplink_loudness, downlink]
+
+
+CLOSED = _path("stepped", False, False)
 
 
 def audio_path(call: Call) -> AudioPath:
@@ -88,4 +98,4 @@ def audio_path(call: Call) -> AudioPath:
         and call.counters.audio_in > 0
     )
     way: Inbound = "forwarded" if uplink else "recorded" if recorded else "held" if held else "stepped"
-    return AudioPath(way, watching, downlink)
+    return _PATHS[way, watching, downlink]
