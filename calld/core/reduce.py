@@ -512,16 +512,20 @@ def _inbound_forwarded(call: Call, event: ev.InboundForwarded) -> _Out:
         return call, []
     effects: list[Effect] = []
     sound = call.line_sound
+    # Frame by frame as _media_audio would, but whether a hold is on is read only where it can
+    # change (at the start, and after a hold began): a stretch is 25 frames, many a second.
+    on_hold = call.on_hold
+    loud, heard = event.loud, len(event.loud)
     for i in range(event.frames):
-        if call.on_hold:  # the rest of the stretch is quiet counted on the hold
+        if on_hold:  # the rest of the stretch is quiet counted on the hold
             hold = call.holds[-1]
             return evolve(call, line_sound=sound, holds=(*call.holds[:-1], evolve(hold, quiet=hold.quiet + event.frames - i))), effects
-        loud = event.loud[i] if i < len(event.loud) else False
-        sound = sound + 1 if loud else 0
+        sound = sound + 1 if i < heard and loud[i] else 0
         if sound >= HOLD_MUSIC_FRAMES:
             call, hold_effects = _start_hold(evolve(call, line_sound=0), "hold music")
             effects += hold_effects
             sound = 0
+            on_hold = call.on_hold
     return evolve(call, line_sound=sound), effects
 
 

@@ -363,9 +363,10 @@ class CallHandle:
         if frames:
             self._inbound_stretch = []
             watching = audio_path(self.call).uplink_loudness  # judged now: what the reducer will do with it
+            pcms = [f.pcm for f in frames]
             out.append(ev.InboundForwarded(
-                frames=len(frames), pcm_bytes=sum(len(f.pcm) for f in frames), first_chunk=frames[0].chunk,
-                last_chunk=frames[-1].chunk, loud=loud_each([f.pcm for f in frames]) if watching else ()))
+                frames=len(frames), pcm_bytes=sum(map(len, pcms)), first_chunk=frames[0].chunk,
+                last_chunk=frames[-1].chunk, loud=loud_each(pcms) if watching else ()))
         recorded = self._recorded_stretch
         if recorded:  # after any forwarded frames: the path only moves from forwarding to recording
             self._recorded_stretch = []
