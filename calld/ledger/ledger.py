@@ -343,12 +343,12 @@ class Ledger:
         id raises RequestConflict and writes nothing.
         """
         user_id, run_id, text = _request_args(request_id, user_id, kind, params, run_id)
-        tx.lock(_request_key(request_id))
+        tx.lock(_request_key(request_id))  # queue_request reads this id before it queues it
+        if _insert_request(tx, request_id, user_id, kind, text, run_id, instance):
+            return Fresh(run_id)
         claim = _existing_claim(tx, request_id, user_id, kind, text, run_id)
-        if claim is not None:
-            return claim
-        _insert_request(tx, request_id, user_id, kind, text, run_id, instance)
-        return Fresh(run_id)
+        assert claim is not None  # the insert met this row
+        return claim
 
     @_write
     def admit_dial[R](
@@ -378,7 +378,8 @@ class Ledger:
         refusal = check(DialView(tx))
         if refusal is not None:
             return refusal
-        _insert_request(tx, request_id, user_id, kind, text, run_id, instance)
+        if not _insert_request(tx, request_id, user_id, kind, text, run_id, instance):
+            raise LedgerError(f"request {request_id!r} was written while its lock was held")  # a bug, never a race
         _log_dial(tx, request_id, number, user_id, at)
         return Fresh(run_id)
 
@@ -888,14 +889,16 @@ def _existing_claim(tx: Tx, request_id: str, user_id: UserId, kind: str, text: s
 
 
 def _insert_request(tx: Tx, request_id: str, user_id: UserId, kind: str, text: str, run_id: RunId,
-                    instance: str) -> None:
+                    instance: str) -> bool:
+    """True when the row is new; False when the request id is taken (a concurrent insert of it waits
+    for the other transaction, then finds it: the key, not a read, decides)."""
     now = _now()
     try:
-        tx.execute(
+        return tx.execute(
             "INSERT INTO requests (request_id, run_id, user_id, kind, params, status, created_at, updated_at, instance)"
-            " VALUES (?, ?, ?, ?, ?, 'placing', ?, ?, ?)",
+            " VALUES (?, ?, ?, ?, ?, 'placing', ?, ?, ?) ON CONFLICT (request_id) DO NOTHING",
             (request_id, run_id, user_id, kind, text, now, now, instance),
-        )
+        ).rowcount == 1
     except IntegrityViolation as exc:  # run_id UNIQUE: a caller reused a run id
         raise LedgerError(f"run id {run_id} already belongs to another request") from exc
 
