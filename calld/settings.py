@@ -106,6 +106,9 @@ class Settings(BaseSettings):
     # A daemon per core (docs/scaling.md): daemon N hands Telnyx per-call URLs under /d/N/ on the public
     # origin, and the proxy routes that prefix to its ports. Unset: the one daemon, no prefix.
     calld_instance: int | None = None
+    # With a shared ledger: past this many seconds without a renewal (renewed every third of it), a
+    # daemon counts as dead, and another settles its unfinished calls (hangs each up once).
+    calld_lease_s: float = Field(30.0, ge=1.0, le=600.0)
     # The ledger on a PostgreSQL server several daemons share: postgresql://USER:PASSWORD@HOST:PORT/DATABASE.
     # Empty: the SQLite file in the state directory (one daemon, nothing to install).
     calld_ledger_url: SecretStr = SecretStr("")

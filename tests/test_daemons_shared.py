@@ -177,3 +177,83 @@ async def test_postgresql_down_at_request_time_is_a_clear_refusal_and_no_dial(tm
         await one.shutdown(drain_s=0)
     finally:
         await trio.to_thread.run_sync(cluster.stop)
+
+
+async def test_a_daemon_killed_mid_call_has_its_call_hung_up_once_by_another_after_its_lease(tmp_path, nursery, pg_url):
+    """kill -9 on a live daemon mid-call; it does not come back in time: the other daemon on the ledger
+    hangs the carrier's call up once its lease has run out, and the killed one, started again later,
+    finds nothing left to do. Wall clock: a subprocess cannot share a mock clock."""
+    import signal
+    import subprocess
+
+    from calld.settings import load_settings
+    from calld.sim.server import Simulator
+    from calld.stub.scenario import SCENARIOS
+    from tests.daemons import free_port
+    from tests.test_faults_process import clean_env, serve_cmd, wait_for
+
+    sim = Simulator(SCENARIOS["hours"])
+    addrs = await nursery.start(sim.serve)
+
+    def live(port: int, media_port: int) -> dict[str, str]:
+        base = f"http://127.0.0.1:{port}"
+        return {
+            "CALLD_MODE": "live", "CALLD_LIVE_OPT_IN": "1", "TELNYX_API_KEY": "KEY-sim", "TELNYX_CONNECTION_ID": "sim-connection",
+            "TELNYX_PUBLIC_KEY": addrs.public_key, "TELNYX_API_BASE": addrs.telnyx_api_base, "OPENAI_API_KEY": "KEY-sim",
+            "OPENAI_LIVE_URL": addrs.live_url, "PUBLIC_BASE_URL": base, "PUBLIC_WEBHOOK_URL": f"{base}/telnyx/webhook",
+            "CALLD_MEDIA_BIND": f"127.0.0.1:{media_port}", "PUBLIC_MEDIA_URL": f"ws://127.0.0.1:{media_port}/telnyx/media",
+            "CALLD_LEDGER_URL": pg_url, "CALLD_LEASE_S": "3",
+        }
+
+    first_dir, second_dir = tmp_path / "one", tmp_path / "two"
+    first_dir.mkdir()
+    port = free_port()
+    first_env = live(port, free_port())
+    proc = subprocess.Popen(serve_cmd(first_dir, "--bind", f"127.0.0.1:{port}"), cwd=first_dir, env=clean_env(**first_env),
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    err = io.StringIO()
+    try:
+        sock = first_dir / "ctl.sock"
+        await wait_for(sock.exists, "the control socket", 60)
+        done = trio.Event()
+        async with ControlClient(sock) as client:
+            await client.provision("alice")
+
+            async def the_call() -> None:
+                await run_ask(client, {**ASK, "to": "+15555550142", "request_id": "killed-shared"}, out=io.StringIO(), err=err)
+                done.set()
+
+            nursery.start_soon(the_call)
+            await wait_for(lambda: "asking" in err.getvalue(), "the call to be under way", 60)
+            proc.send_signal(signal.SIGKILL)
+            proc.wait(timeout=10)
+            await wait_for(done.is_set, "calld-ctl to give up")
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    (ccid, world), = sim.worlds.items()
+    assert world.hangup_requests == []  # the carrier's call outlived its daemon
+
+    second_port = free_port()
+    second = load_settings(**{k.lower(): v for k, v in live(second_port, free_port()).items()}, calld_instance=2,
+                           calld_state_dir=second_dir / "state", calld_socket=second_dir / "ctl.sock",
+                           calld_bind=f"127.0.0.1:{second_port}", _env_file=None)
+    other: Daemon = await nursery.start(Daemon(second).serve)
+    try:
+        await wait_for(lambda: world.hangup_requests == [ccid], "the other daemon to hang the call up after the lease", 60)
+        led = Ledger(pg_url)
+        try:
+            row = led.request("killed-shared")
+            assert row is not None and row.status == "done" and row.result["reason"] == "daemon_restart"
+            assert row.instance == "2"  # taken over, so its own daemon will not settle it again
+        finally:
+            led.close()
+    finally:
+        await other.shutdown(drain_s=0)
+
+    again = load_settings(**{k.lower(): v for k, v in first_env.items()}, calld_state_dir=first_dir / "state",
+                          calld_socket=first_dir / "ctl.sock", calld_bind=f"127.0.0.1:{port}", _env_file=None)
+    back: Daemon = await nursery.start(Daemon(again).serve)
+    await back.shutdown(drain_s=0)
+    assert world.hangup_requests == [ccid]  # once, never again

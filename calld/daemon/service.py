@@ -78,8 +78,6 @@ INGRESS_CHECK_TTL_S = 60.0  # how long a good /health probe stands before the ne
 RECOVERY_BOUND_S = 60.0  # hanging up calls a crashed daemon left: bounded, so a dead Telnyx cannot wedge start
 UNFINISHED_RETRY_S = 10.0
 LEDGER_ERRORS = (sqlite3.Error, LedgerUnavailable)  # a ledger that cannot write now: the daemon goes on
-LEASE_S = 30.0  # a daemon's lease in a shared ledger: past it, another daemon settles its unfinished calls
-LEASE_RENEW_S = 10.0  # renewed this often, so a slow ledger round trip never lets a live daemon's lease lapse
 ELSEWHERE_POLL_S = 1.0
 MARK_DIALLED_TRIES = 6  # a repeat of a request another daemon holds reads the ledger this often for its result
 
@@ -499,18 +497,19 @@ class Daemon:
                                       others_only=others_only)
 
     async def _renew_lease(self) -> None:
-        await self._ledger.renew_lease(self.settings.instance_name, self.clock().timestamp() + LEASE_S)
+        await self._ledger.renew_lease(self.settings.instance_name, self.clock().timestamp() + self.settings.calld_lease_s)
 
     async def _keep_lease(self) -> None:
         """While serving: renew this daemon's lease, and settle the calls of any daemon whose lease ran out
         (killed, and not restarted), once, whichever live daemon takes them first."""
+        every = self.settings.calld_lease_s / 3  # so a slow round trip or two never lets a live daemon's lease lapse
         while True:
-            await trio.sleep(LEASE_RENEW_S)
+            await trio.sleep(every)
             try:
                 await self._renew_lease()
                 await self._finish_stale_requests(others_only=True)
             except LEDGER_ERRORS as exc:
-                log.error("the ledger cannot renew this daemon's lease now (%s); trying again in %.0f s", exc, LEASE_RENEW_S)
+                log.error("the ledger cannot renew this daemon's lease now (%s); trying again in %.0f s", exc, every)
 
     async def provision(self, user: UserId) -> dict[str, Any]:
         """The user's number: the active one, a resumed order, or (only then) a new order."""
