@@ -10,7 +10,10 @@ daemon CPU per call-second and per call-minute, peak RSS and RSS per call, and w
 simulator itself used. Not a test: it prints figures.
 
 BENCH_DAEMONS=2 starts two daemons, each pinned to its own core, and splits the calls between them
-(docs/scaling.md); the simulator then runs unpinned. BENCH_DAEMON_PREFIX runs the daemon under a profiler (e.g. "-m cProfile -o /tmp/daemon.prof" or
+(docs/scaling.md); the simulator then runs unpinned. BENCH_LEDGER=postgresql puts the daemons on one
+PostgreSQL ledger (a throwaway cluster, as the tests start it: tests/pg.py), and BENCH_PROXY=1 puts
+Debian's nginx in front (calld-ctl proxy-config's rules, as tests/test_proxy.py runs it): every call's
+webhooks and media then go through /d/N/ on the proxy, as in a deployment of several daemons. BENCH_DAEMON_PREFIX runs the daemon under a profiler (e.g. "-m cProfile -o /tmp/daemon.prof" or
 "-X importtime"). The daemon logs at INFO, as in service (one line per call event); its log is
 kept in the batch's temporary directory (/tmp/calld-load-N-*/daemon.log).
 
@@ -39,8 +42,9 @@ from pathlib import Path
 
 import trio
 
-from calld.cli.client import ControlClient, ControlError
-from calld.cli.ctl import run_ask
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # the repository: tests.pg, tests.test_proxy
+from calld.cli.client import ControlClient, ControlError  # noqa: E402
+from calld.cli.ctl import run_ask  # noqa: E402
 
 DAEMON_CORE, SIM_CORE = 0, 1
 
@@ -158,6 +162,24 @@ async def run_batch(n: int, daemons: int = 1) -> dict:
                            stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
     addrs = json.loads(sim.stdout.readline())  # type: ignore[union-attr]
     prefix = os.environ.get("BENCH_DAEMON_PREFIX", "").split()  # e.g. "-m cProfile -o /tmp/daemon.prof"
+    cluster, nginx, ledger_url = None, None, None
+    if os.environ.get("BENCH_LEDGER") == "postgresql":
+        from tests.pg import Cluster, _bin_dir, admin, database_url
+
+        bin_dir = _bin_dir()
+        if bin_dir is None:
+            raise SystemExit("BENCH_LEDGER=postgresql: no initdb/pg_ctl (apt-get install postgresql)")
+        cluster = Cluster(bin_dir)
+        cluster.start()
+        admin(cluster.url, "CREATE DATABASE calld_bench")
+        ledger_url = database_url(cluster.url, "calld_bench")
+    proxy_base = None
+    if os.environ.get("BENCH_PROXY") == "1":
+        from tests.test_proxy import Nginx
+
+        nginx = Nginx(work / "nginx", free_port())
+        proxy_base = f"http://127.0.0.1:{nginx.port}"
+    backends: dict[int, tuple[str, str]] = {}
     procs: list[subprocess.Popen] = []
     socks: list[Path] = []
     for d in range(daemons):
@@ -176,10 +198,18 @@ async def run_batch(n: int, daemons: int = 1) -> dict:
                "CALLD_MAX_CALLS": os.environ.get("CALLD_MAX_CALLS", "1000"),
                # N calls to one scripted number: the per-number and per-user limits would refuse all but the first.
                "CALLD_CALLS_PER_NUMBER_PER_DAY": "1000", "CALLD_CALLS_PER_USER_PER_HOUR": "10000", "CALLD_CALLS_PER_NUMBER_AT_ONCE": "1000", **addrs}
+        if ledger_url is not None:
+            env["CALLD_LEDGER_URL"] = ledger_url
+        if proxy_base is not None:  # daemon d+1 behind the proxy: its calls' URLs under /d/N/ there
+            env.pop("PUBLIC_MEDIA_URL")
+            env |= {"CALLD_INSTANCE": str(d + 1), "PUBLIC_BASE_URL": proxy_base, "PUBLIC_WEBHOOK_URL": f"{proxy_base}/telnyx/webhook"}
+            backends[d + 1] = (f"127.0.0.1:{port}", f"127.0.0.1:{media_port}")
         daemon_log = (home / "daemon.log").open("w")
         procs.append(subprocess.Popen([*pinned((DAEMON_CORE + d) % (os.cpu_count() or 1)), sys.executable, *prefix,
                                        "-m", "calld.cli.daemon", "serve"], env=env, stderr=daemon_log, cwd=home))
         socks.append(home / "ctl.sock")
+    if nginx is not None:
+        nginx.start(backends)
     try:
         for _ in range(2400):  # 120 s: on this shared machine, under load, a pinned daemon's start-up can take a minute
             if all(s.exists() for s in socks) or any(p.poll() is not None for p in procs):
@@ -260,6 +290,10 @@ async def run_batch(n: int, daemons: int = 1) -> dict:
         for p in procs:
             p.wait(timeout=120)
         sim.wait(timeout=60)
+        if nginx is not None:
+            nginx.stop()
+        if cluster is not None:
+            cluster.stop()
     durations = []
     for r in results:
         ref = r.get("transcript_ref")
@@ -290,8 +324,11 @@ async def run_batch(n: int, daemons: int = 1) -> dict:
 def show(r: dict) -> None:
     m = r["metrics"]
     up, down = m.get("uplink_ms", {}), m.get("downlink_ms", {})
+    how = ", ".join(w for w, on in (("PostgreSQL ledger", os.environ.get("BENCH_LEDGER") == "postgresql"),
+                                    ("through nginx", os.environ.get("BENCH_PROXY") == "1")) if on)
     print(f"N={r['n']:4d}  completed {r['completed']}/{r['n']} failed {r['failed']} refused {r['refused']} "
-          f"(CALLD_MAX_CALLS)  wall {r['wall_s']:.1f} s" + (f"  across {r['daemons']} daemons" if r["daemons"] > 1 else ""))
+          f"(CALLD_MAX_CALLS)  wall {r['wall_s']:.1f} s" + (f"  across {r['daemons']} daemons" if r["daemons"] > 1 else "")
+          + (f"  ({how})" if how else ""))
     print(f"        frames in {m.get('frames_in')} -> to GPT-Live {m.get('frames_to_live')}; from GPT-Live "
           f"{m.get('frames_from_live')} -> out {m.get('frames_out')}; lost up {m.get('frames_lost_uplink')} down {m.get('frames_lost_downlink')}")
     print(f"        uplink latency p50 {up.get('50', float('nan')):.1f} p99 {up.get('99', float('nan')):.1f} max {up.get('100', float('nan')):.1f} ms; "
@@ -300,6 +337,9 @@ def show(r: dict) -> None:
           f"({r['cpu_s_per_call_minute']:.2f} s per call-minute); peak RSS {r['peak_rss_mib']:.0f} MiB, "
           f"{r['rss_per_call_kib']:.0f} KiB per call; drawing process CPU {r['drawing_cpu_s']:.1f} s; simulator CPU {r['sim_cpu_s']:.1f} s over {r['wall_s']:.1f} s "
           f"({r['sim_cpu_s'] / r['wall_s'] * 100:.0f}% of its core)")
+    if r["daemons"] > 1:  # the calls are split evenly (call i to daemon i mod K): each has 1/K of the call-seconds
+        share = r["daemon_cpu_s"] / r["ms_per_call_second"] * 1000 / r["daemons"] if r["ms_per_call_second"] else float("nan")
+        print("        each daemon: " + ", ".join(f"{c / share * 1000:.1f} ms per call-second" for c in r["daemon_cpus_s"]))
     print(f"        steady state ({STEADY_FROM_S:.0f}-{STEADY_TO_S:.0f} s, every call talking): "
           f"{r['steady_ms_per_call_second']:.1f} ms CPU per call-second")
     user, kernel, others = r["steady_split_ms"]

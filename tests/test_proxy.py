@@ -105,10 +105,9 @@ class Nginx:
         return [tuple(line.split(" ", 2)) for line in self.access.read_text().splitlines()]  # type: ignore[misc]
 
 
-def ledger_env(tmp_path: Path, n: int) -> dict[str, str]:
-    """Where daemon n keeps its ledger. Until the shared PostgreSQL ledger lands each daemon has its own
-    state directory (and SQLite file); then this returns CALLD_LEDGER_URL as well, and nothing else changes."""
-    return {"CALLD_STATE_DIR": str(tmp_path / f"d{n}" / "state")}
+def ledger_env(tmp_path: Path, n: int, ledger_url: str) -> dict[str, str]:
+    """Daemon n's own state directory (artifacts, lock, socket's neighbours), and the ledger both share."""
+    return {"CALLD_STATE_DIR": str(tmp_path / f"d{n}" / "state"), "CALLD_LEDGER_URL": ledger_url}
 
 
 @pytest.fixture
@@ -132,8 +131,9 @@ def signer(request):
 
 
 @pytest.fixture
-def deployment(tmp_path, sim, signer) -> Iterator[dict]:
-    """nginx's port and two live daemons (nginx not started: each test starts it with its own config)."""
+def deployment(tmp_path, sim, signer, pg_url) -> Iterator[dict]:
+    """nginx's port and two live daemons on one PostgreSQL ledger (nginx not started: each test starts it
+    with its own config)."""
     proxy_port = free_port()
     base = f"http://127.0.0.1:{proxy_port}"
     daemons = {}
@@ -148,7 +148,7 @@ def deployment(tmp_path, sim, signer) -> Iterator[dict]:
                         OPENAI_LIVE_URL=sim["OPENAI_LIVE_URL"],
                         PUBLIC_BASE_URL=base, PUBLIC_WEBHOOK_URL=f"{base}/telnyx/webhook",  # each daemon adds /d/N/
                         CALLD_CALLS_PER_NUMBER_PER_DAY="1000", CALLD_CALLS_PER_USER_PER_HOUR="1000",
-                        CALLD_CALLS_PER_NUMBER_AT_ONCE="1000", **ledger_env(tmp_path, n))
+                        CALLD_CALLS_PER_NUMBER_AT_ONCE="1000", **ledger_env(tmp_path, n, pg_url))
         log = home / "daemon.log"
         with log.open("w") as log_out:
             proc = subprocess.Popen([sys.executable, "-m", "calld.cli.daemon", "-v", "serve"], env=env, cwd=home,
