@@ -45,7 +45,7 @@ async def test_a_daemon_that_is_down_is_passed_over_for_the_next(tmp_path, nurse
     err = io.StringIO()
     code, result = await ask_on([d1.settings.calld_socket, d2.settings.calld_socket], err)
     assert code == 0 and result["status"] == "answered"
-    assert d2._ledger.request("req-spread-1") is not None
+    assert d2._ledger.sync.request("req-spread-1") is not None
     text = err.getvalue()
     assert f"no daemon answers on {d1.settings.calld_socket}; trying {d2.settings.calld_socket}" in text
     assert f"answered by the daemon on {d2.settings.calld_socket}" in text
@@ -66,8 +66,8 @@ async def test_a_daemon_at_capacity_passes_the_same_request_id_to_the_next(tmp_p
     err = io.StringIO()
     code, result = await ask_on(sockets, err)
     assert code == 0 and result["status"] == "answered"
-    assert d1._ledger.request("req-spread-1") is None  # refused before anything was written
-    assert d2._ledger.request("req-spread-1") is not None  # the same id, placed by daemon 2
+    assert d1._ledger.sync.request("req-spread-1") is None  # refused before anything was written
+    assert d2._ledger.sync.request("req-spread-1") is not None  # the same id, placed by daemon 2
     assert f"the daemon on {sockets[0]} refused (calld is already on 1 calls, its limit (CALLD_MAX_CALLS)" in err.getvalue()
     assert f"answered by the daemon on {sockets[1]}" in err.getvalue()
     while not first:

@@ -251,7 +251,7 @@ class _OptOutsOnly:
     def __init__(self, *numbers: str) -> None:
         self.listed = set(numbers)
 
-    def remove_opt_out(self, number: str) -> bool:
+    async def remove_opt_out(self, number: str) -> bool:
         if number in self.listed:
             self.listed.remove(number)
             return True

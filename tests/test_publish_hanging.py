@@ -56,7 +56,7 @@ async def test_a_hanging_store_holds_at_most_publish_concurrency_uploads_and_nev
             run_dir = settings.artifacts_dir / f"v3_run{i}"
             run_dir.mkdir()
             (run_dir / "result.json").write_text("{}")
-            publisher.submit(f"run_{i:020d}", None, "alice", run_dir)
+            await publisher.submit(f"run_{i:020d}", None, "alice", run_dir)
         stop = trio.Event()
         with trio.fail_after(20):
             async with trio.open_nursery() as n:
