@@ -183,14 +183,13 @@ async def test_a_daemon_killed_mid_call_has_its_call_hung_up_once_by_another_aft
     """kill -9 on a live daemon mid-call; it does not come back in time: the other daemon on the ledger
     hangs the carrier's call up once its lease has run out, and the killed one, started again later,
     finds nothing left to do. Wall clock: a subprocess cannot share a mock clock."""
-    import signal
     import subprocess
 
     from calld.settings import load_settings
     from calld.sim.server import Simulator
     from calld.stub.scenario import SCENARIOS
     from tests.daemons import free_port
-    from tests.test_faults_process import clean_env, serve_cmd, wait_for
+    from tests.test_faults_process import clean_env, kill_9_mid_call, serve_cmd, wait_for
 
     sim = Simulator(SCENARIOS["hours"])
     addrs = await nursery.start(sim.serve)
@@ -211,27 +210,7 @@ async def test_a_daemon_killed_mid_call_has_its_call_hung_up_once_by_another_aft
     first_env = live(port, free_port())
     proc = subprocess.Popen(serve_cmd(first_dir, "--bind", f"127.0.0.1:{port}"), cwd=first_dir, env=clean_env(**first_env),
                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    err = io.StringIO()
-    try:
-        sock = first_dir / "ctl.sock"
-        await wait_for(sock.exists, "the control socket", 60)
-        done = trio.Event()
-        async with ControlClient(sock) as client:
-            await client.provision("alice")
-
-            async def the_call() -> None:
-                await run_ask(client, {**ASK, "to": "+15555550142", "request_id": "killed-shared"}, out=io.StringIO(), err=err)
-                done.set()
-
-            nursery.start_soon(the_call)
-            await wait_for(lambda: "asking" in err.getvalue(), "the call to be under way", 60)
-            proc.send_signal(signal.SIGKILL)
-            proc.wait(timeout=10)
-            await wait_for(done.is_set, "calld-ctl to give up")
-    finally:
-        if proc.poll() is None:
-            proc.kill()
-            proc.wait()
+    await kill_9_mid_call(proc, first_dir / "ctl.sock", {**ASK, "to": "+15555550142", "request_id": "killed-shared"}, nursery)
     (ccid, world), = sim.worlds.items()
     assert world.hangup_requests == []  # the carrier's call outlived its daemon
 

@@ -130,6 +130,31 @@ async def wait_for(predicate, what: str, bound_s: float = 30.0) -> None:
             await trio.sleep(0.05)
 
 
+async def kill_9_mid_call(proc: subprocess.Popen, sock: Path, body: dict, nursery: trio.Nursery, bound_s: float = 60.0) -> None:
+    """Ask `body` of the live daemon `proc` (its control socket `sock`), and SIGKILL it once the call is
+    under way; returns when calld-ctl has given up. The daemon is dead afterwards, whatever happened."""
+    err = io.StringIO()
+    try:
+        await wait_for(sock.exists, "the control socket", bound_s)
+        done = trio.Event()
+        async with ControlClient(sock) as client:
+            await client.provision("alice")
+
+            async def the_call() -> None:
+                await run_ask(client, body, out=io.StringIO(), err=err)
+                done.set()
+
+            nursery.start_soon(the_call)
+            await wait_for(lambda: "asking" in err.getvalue(), "the call to be under way", bound_s)
+            proc.send_signal(signal.SIGKILL)
+            proc.wait(timeout=10)
+            await wait_for(done.is_set, "calld-ctl to give up")
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+
+
 async def kill_9_after_the_verdict(tmp_path: Path, nursery: trio.Nursery) -> None:
     """A stub call to the request id killed-1, and calld serve killed (SIGKILL) once its verdict was
     accepted, before the goodbye: what is left is the state dir under tmp_path, as a crash leaves it."""
@@ -254,27 +279,7 @@ async def test_kill_9_in_live_mode_hangs_the_call_up_at_the_carrier_once(tmp_pat
     }
     proc = subprocess.Popen(serve_cmd(tmp_path, "--bind", f"127.0.0.1:{port}"), cwd=tmp_path, env=clean_env(**live),
                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    err = io.StringIO()
-    try:
-        sock = tmp_path / "ctl.sock"
-        await wait_for(sock.exists, "the control socket")
-        done = trio.Event()
-        async with ControlClient(sock) as client:
-            await client.provision("alice")
-
-            async def the_call() -> None:
-                await run_ask(client, {**ASK, "request_id": "live-killed"}, out=io.StringIO(), err=err)
-                done.set()
-
-            nursery.start_soon(the_call)
-            await wait_for(lambda: "asking" in err.getvalue(), "the call to be under way")
-            proc.send_signal(signal.SIGKILL)
-            proc.wait(timeout=10)
-            await wait_for(done.is_set, "calld-ctl to give up")
-    finally:
-        if proc.poll() is None:
-            proc.kill()
-            proc.wait()
+    await kill_9_mid_call(proc, tmp_path / "ctl.sock", {**ASK, "request_id": "live-killed"}, nursery)
     (ccid, world), = sim.worlds.items()
     assert world.hangup_requests == []  # nobody hung up: the carrier's call outlived the daemon
 

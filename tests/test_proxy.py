@@ -55,7 +55,7 @@ def wait_for(what: str, ready, proc: subprocess.Popen | None = None, log: Path |
             raise AssertionError(f"{what} exited ({proc.returncode}): {log.read_text()[-2000:] if log else ''}")
         if time.monotonic() > deadline:
             raise AssertionError(f"{what} not ready after {BOUND_S} s: {log.read_text()[-2000:] if log else ''}")
-        time.sleep(0.05)
+        time.sleep(0.05)  # wall-clock ok: a process coming up, polled from outside trio
 
 
 def listening(port: int) -> bool:
