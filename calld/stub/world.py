@@ -165,6 +165,11 @@ class StubWorld:
         self._playout: deque[bytes | tuple[str, str]] = deque()  # the agent's frames and marks, not yet played
         self._playing: bytes | None = None  # the agent's frame on the line this 20 ms
 
+    @property
+    def ended(self) -> bool:
+        """The line has been hung up, by either side (its last frames and webhooks may still follow)."""
+        return self._ended
+
     def _line(self, role: str, text: str) -> tuple[int, list[bytes]]:
         line = len(self.codebook) + 1
         words = text.split()
