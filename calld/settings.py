@@ -38,15 +38,29 @@ def default_state_dir() -> Path:
     return Path(os.environ.get("XDG_STATE_HOME", Path.home() / ".local" / "state")) / "calld"
 
 
+SYSTEMD_RUN = Path("/run")  # where calld.socket and calld@.socket put the control sockets
+
+
 def default_socket_path() -> Path:
     """Where calld-ctl finds the daemon: systemd's socket, the runtime dir, or a per-user temp dir."""
-    if Path("/run/calld-ctl.sock").exists():
-        return Path("/run/calld-ctl.sock")
+    if (SYSTEMD_RUN / "calld-ctl.sock").exists():
+        return SYSTEMD_RUN / "calld-ctl.sock"
     if rd := os.environ.get("RUNTIME_DIRECTORY"):
         return Path(rd.split(":")[0]) / "ctl.sock"
     if xdg := os.environ.get("XDG_RUNTIME_DIR"):
         return Path(xdg) / "calld" / "ctl.sock"
     return Path(f"/tmp/calld-{os.getuid()}") / "ctl.sock"
+
+
+def default_socket_paths() -> tuple[Path, ...]:
+    """calld-ctl's sockets when CALLD_SOCKET is unset: calld.socket's, else every calld@N.socket's in
+    the order of N (a host of several daemons needs no setting), else the one default path."""
+    if not (SYSTEMD_RUN / "calld-ctl.sock").exists():
+        numbered = [(int(m.group(1)), p) for p in SYSTEMD_RUN.glob("calld-*-ctl.sock")
+                    if (m := re.fullmatch(r"calld-([0-9]+)-ctl\.sock", p.name))]
+        if numbered:
+            return tuple(p for _, p in sorted(numbered))
+    return (default_socket_path(),)
 
 
 def _path_given(v: object) -> object:
@@ -446,7 +460,7 @@ class ClientSettings(BaseSettings):
     calld_state_dir: Path = Field(default_factory=default_state_dir)
     # One daemon's socket, or several separated by commas: calld-ctl asks the first, and places a call
     # with the next when a daemon is down or at capacity (calld.cli.ctl.on_daemons).
-    calld_socket: Annotated[tuple[Path, ...], NoDecode] = Field(default_factory=lambda: (default_socket_path(),))
+    calld_socket: Annotated[tuple[Path, ...], NoDecode] = Field(default_factory=default_socket_paths)
     calld_region: str = DEFAULT_REGION  # --to typed without + is read as dialled here, as the daemon reads it
     calld_ledger_url: SecretStr = SecretStr("")  # calld-ctl ledger check|backup on a PostgreSQL ledger
 

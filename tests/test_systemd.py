@@ -418,11 +418,16 @@ def test_the_template_unit_gives_each_daemon_its_instance_core_state_socket_and_
     unit = read_unit(UNITS / "calld@.service")
     service = unit["Service"]
     env = dict(v.split("=", 1) for v in service["Environment"])
-    assert env == {"CALLD_INSTANCE": "%i", "CALLD_STATE_DIR": "%S/calld-%i", "CALLD_SOCKET": "%t/calld-%i/ctl.sock"}
+    assert env == {"CALLD_INSTANCE": "%i", "CALLD_STATE_DIR": "%S/calld-%i", "CALLD_SOCKET": "/run/calld-%i-ctl.sock"}
     assert service["CPUAffinity"] == ["%i"]
     assert service["StateDirectory"] == ["calld-%i"] and service["RuntimeDirectory"] == ["calld-%i"]
     assert service["EnvironmentFile"] == ["-/etc/calld/calld.env", "-/etc/calld/calld@%i.env"]  # the daemon's own last
-    assert "calld.socket" not in " ".join(unit["Unit"].get("Requires", []) + unit["Unit"]["After"])  # binds its own socket
+    # Its control socket is its own calld@N.socket's (group calld-ctl), not the single daemon's.
+    assert unit["Unit"]["Requires"] == ["calld@%i.socket"] and "calld@%i.socket" in unit["Unit"]["After"][0].split()
+    sock = {k: v[-1] for k, v in read_unit(UNITS / "calld@.socket")["Socket"].items()}
+    single_sock = {k: v[-1] for k, v in read_unit(UNITS / "calld.socket")["Socket"].items()}
+    assert sock["ListenStream"] == env["CALLD_SOCKET"] and not sock["ListenStream"].startswith("/run/calld-%i/")
+    assert {k: v for k, v in sock.items() if k != "ListenStream"} == {k: v for k, v in single_sock.items() if k != "ListenStream"}
     # Everything else (notify, watchdog, the drain's timeouts, the sandbox) is the single unit's.
     single = read_unit(UNITS / "calld.service")["Service"]
     per_instance = {"Environment", "CPUAffinity", "StateDirectory", "RuntimeDirectory", "EnvironmentFile", "SyslogIdentifier"}
@@ -443,6 +448,30 @@ def test_systemd_analyze_verifies_a_template_instance(tmp_path: Path) -> None:
     service, n = re.subn(r"(?m)^ExecStart=\S+", "ExecStart=/bin/true", (UNITS / "calld@.service").read_text())
     assert n == 1
     (tmp_path / "calld@.service").write_text(service)
-    proc = subprocess.run([analyze, "verify", "--man=no", str(tmp_path / "calld@2.service")], check=False,
+    shutil.copy(UNITS / "calld@.socket", tmp_path / "calld@.socket")
+    proc = subprocess.run([analyze, "verify", "--man=no", str(tmp_path / "calld@2.socket"), str(tmp_path / "calld@2.service")], check=False,
                           capture_output=True, text=True, timeout=60, cwd=tmp_path)
     assert (proc.returncode, proc.stdout + proc.stderr) == (0, "")
+
+
+def test_calld_ctl_finds_every_daemons_systemd_socket_in_the_order_of_n(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import socket as socketlib
+
+    import calld.settings as settings_mod
+    from calld.settings import load_client_settings
+
+    monkeypatch.setattr(settings_mod, "SYSTEMD_RUN", tmp_path)
+    monkeypatch.delenv("CALLD_SOCKET", raising=False)
+    listening = []
+    for n in (10, 2, 1):  # calld@N.socket's paths; sorted by N, not by name
+        s = socketlib.socket(socketlib.AF_UNIX)
+        s.bind(str(tmp_path / f"calld-{n}-ctl.sock"))
+        listening.append(s)
+    (tmp_path / "calld-x-ctl.sock").touch()  # not a daemon's
+    try:
+        assert load_client_settings(_env_file=None).calld_socket == tuple(tmp_path / f"calld-{n}-ctl.sock" for n in (1, 2, 10))
+        (tmp_path / "calld-ctl.sock").touch()  # the single daemon's socket wins when it is there
+        assert load_client_settings(_env_file=None).calld_socket == (tmp_path / "calld-ctl.sock",)
+    finally:
+        for s in listening:
+            s.close()

@@ -731,7 +731,7 @@ def _verify(args: argparse.Namespace) -> int:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    from calld.settings import default_socket_path
+    from calld.settings import default_socket_paths
 
     parser = argparse.ArgumentParser(
         prog="calld-ctl",
@@ -740,7 +740,7 @@ def build_parser() -> argparse.ArgumentParser:
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("--socket", default=None, help="the daemon's control socket, or several separated by commas (tried in turn; "
-                        f"default: $CALLD_SOCKET or {default_socket_path()})")
+                        f"default: $CALLD_SOCKET or {','.join(map(str, default_socket_paths()))})")
     parser.add_argument("-v", "--verbose", action="store_true", help="log details on stderr")
     parser.add_argument("--version", action="version", version=f"calld-ctl {version()}")
     sub = parser.add_subparsers(dest="command", required=True)
