@@ -136,6 +136,34 @@ async def test_doctor_and_ledger_check_look_at_the_running_daemons_state_dir_and
     assert lines[0] == f"state dir {elsewhere} (CALLD_STATE_DIR; no calld answers on {settings.calld_socket})", lines
 
 
+async def test_doctor_checks_every_daemon_calld_socket_lists(tmp_path, capsys, nursery, autojump_clock):
+    """CALLD_SOCKET=a,b is calld-ctl's list of daemons: doctor checks each, by the state dir it reports."""
+    from calld.daemon.service import Daemon
+    from daemons import daemon_settings, real_time
+
+    one, two = daemon_settings(tmp_path / "one"), daemon_settings(tmp_path / "two")
+    for s in (one, two):
+        await nursery.start(Daemon(s).serve)
+    _env.setenv("CALLD_SOCKET", f"{one.calld_socket},{two.calld_socket}")
+    _env.setenv("CALLD_MODE", "stub")
+    for argv in (["doctor"], ["doctor", "--json"]):
+        capsys.readouterr()
+        with real_time(autojump_clock):
+            code = await trio.to_thread.run_sync(ctl_main, argv)
+        out = capsys.readouterr().out
+        assert code == 0, out
+        if argv[-1] == "--json":
+            found = json.loads(out)
+            assert {f["socket"] for f in found} == {str(one.calld_socket), str(two.calld_socket)} and all(f["ok"] for f in found)
+            continue
+        lines = out.splitlines()
+        assert lines[0] == f"daemon at {one.calld_socket}:" and f"daemon at {two.calld_socket}:" in lines
+        states = [line for line in lines if line.startswith("  [ok] state dir")]
+        assert len(states) == 2
+        for line, s in zip(states, (one, two), strict=True):
+            assert f"{s.calld_state_dir} is writable" in line and f"the calld answering on {s.calld_socket}" in line, line
+
+
 async def test_calld_ctl_checks_only_the_settings_it_uses(tmp_path, capsys, nursery, autojump_clock):
     """CALLD_MAX_CALLS is the daemon's: a bad value of it (in the environment or .env) is no reason for
     calld-ctl history to refuse; a bad value of what calld-ctl uses (CALLD_SOCKET) still is."""

@@ -488,22 +488,34 @@ async def _prune(args: argparse.Namespace) -> int:
 
 
 def _doctor(args: argparse.Namespace) -> int:
-    from calld.observe.doctor import Finding, run_doctor
-    from calld.settings import SettingsError, load_settings
+    from calld.observe.doctor import Finding
+    from calld.settings import SettingsError, load_client_settings, load_settings
 
-    try:
-        settings = load_settings(**({"calld_socket": args.socket} if args.socket_given else {}),
-                                 flags={"calld_socket": "--socket"} if args.socket_given else None)
-    except SettingsError as exc:
-        findings = [Finding("settings", False, str(exc))]
-    else:
-        findings = trio.run(_doctor_where, settings)
+    flags = {"calld_socket": "--socket"} if args.socket_given else None
+    try:  # several daemons' sockets (CALLD_SOCKET=a,b or calld@N.socket's): each daemon is checked in turn
+        sockets: tuple[Any, ...] = load_client_settings(**({"calld_socket": args.socket} if args.socket_given else {}),
+                                                        flags=flags).calld_socket
+    except SettingsError:
+        sockets = (None,)  # the daemon's settings below say what is wrong, in full
+    checked: list[tuple[Any, list[Any]]] = []
+    for sock in sockets:
+        given = {"calld_socket": sock} if sock is not None and (args.socket_given or len(sockets) > 1) else {}
+        try:
+            settings = load_settings(**given, flags=flags)
+        except SettingsError as exc:
+            checked.append((sock, [Finding("settings", False, str(exc))]))
+        else:
+            checked.append((sock, trio.run(_doctor_where, settings)))
+    several = len(checked) > 1
     if args.json:
-        print(json.dumps([f.as_dict() for f in findings]))
+        print(json.dumps([{**({"socket": str(sock)} if several else {}), **f.as_dict()} for sock, found in checked for f in found]))
     else:
-        for f in findings:
-            print(f.line())
-    return EXIT_OK if all(f.ok for f in findings) else EXIT_VERIFY_FAILED
+        for sock, found in checked:
+            if several:
+                print(f"daemon at {sock}:")
+            for f in found:
+                print(("  " if several else "") + f.line())
+    return EXIT_OK if all(f.ok for _, found in checked for f in found) else EXIT_VERIFY_FAILED
 
 
 async def _doctor_where(settings: Any) -> list[Any]:
