@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import io
 import json
+import socket
 from functools import partial
 from datetime import UTC, datetime
 
@@ -21,6 +22,7 @@ import trio.testing
 
 from calld.cli.client import ControlClient, ControlError
 from calld.cli.ctl import EXIT_FAILED, EXIT_OK, main, run_ask
+from calld.daemon.errors import DaemonError
 from calld.daemon.service import Daemon
 from calld.ledger import Ledger
 from calld.policy.clock import trio_clock
@@ -40,9 +42,9 @@ def patient_clock() -> trio.testing.MockClock:
     return trio.testing.MockClock(autojump_threshold=0.05)
 
 
-async def start(nursery, root, url: str, instance: int, **over) -> Daemon:
+async def start(nursery, root, url: str, instance: int, clock=None, **over) -> Daemon:
     settings = daemon_settings(root / f"d{instance}", calld_ledger_url=url, calld_instance=instance, **over)
-    return await nursery.start(Daemon(settings, clock=trio_clock(NOON)).serve)
+    return await nursery.start(Daemon(settings, clock=clock or trio_clock(NOON)).serve)
 
 
 async def ask(client: ControlClient, body: dict) -> tuple[int, dict, str]:
@@ -236,3 +238,30 @@ async def test_a_daemon_killed_mid_call_has_its_call_hung_up_once_by_another_aft
     back: Daemon = await nursery.start(Daemon(again).serve)
     await back.shutdown(drain_s=0)
     assert world.hangup_requests == [ccid]  # once, never again
+
+
+async def test_a_second_daemon_given_the_same_instance_is_refused_until_the_first_ones_lease_runs_out(
+        tmp_path, pg_url, patient_clock):
+    clock = trio_clock(NOON)  # one wall clock for every daemon: leases are compared across them
+
+    async def served(root) -> Daemon:  # started, then shut down; returns once it has stopped
+        async with trio.open_nursery() as inner:
+            daemon = await start(inner, root, pg_url, 2, clock)
+            async with ControlClient(daemon.settings.calld_socket) as client:  # it serves
+                assert (await client.provision("alice"))["user"] == "alice"
+            await daemon.shutdown(drain_s=0)
+        return daemon
+
+    async with trio.open_nursery() as nursery:
+        first = await start(nursery, tmp_path / "a", pg_url, 2, clock)
+        with pytest.raises(DaemonError) as refused_start:  # another host's calld@2, say: it would take the first one's calls
+            await start(nursery, tmp_path / "b", pg_url, 2, clock)
+        message = str(refused_start.value)
+        assert f"CALLD_INSTANCE=2 is held by the daemon at {socket.gethostname()}:{(tmp_path / 'a' / 'd2' / 'state').resolve()}" in message
+        assert "give each daemon its own CALLD_INSTANCE" in message
+        async with ControlClient(first.settings.calld_socket) as client:  # the first serves on, untouched
+            assert (await client.provision("alice"))["user"] == "alice"
+        await first.shutdown(drain_s=0)
+    again = await served(tmp_path / "a")  # the same daemon (host and state dir), restarted: its own instance
+    await trio.sleep(again.settings.calld_lease_s + 1)  # then gone for good: its lease runs out
+    await served(tmp_path / "b")  # a replacement may take the instance now

@@ -424,7 +424,7 @@ def test_both_engines_end_with_the_same_tables_and_columns(db: Path, pg_url: str
     try:
         assert columns(lite) == columns(pg)
         assert columns(pg)["requests"] >= {"instance"} and columns(pg)["publications"] >= {"owner"}
-        assert columns(pg)["daemons"] == {"instance", "lease_until", "started_at"}
+        assert columns(pg)["daemons"] == {"instance", "lease_until", "started_at", "holder"}
         assert (lite.schema_version, pg.schema_version) == (len(MIGRATIONS), len(POSTGRES_MIGRATIONS))
     finally:
         lite.close()
@@ -579,6 +579,20 @@ def test_a_daemon_whose_lease_still_runs_keeps_its_calls(ledger: Ledger) -> None
     assert ledger.take_over("a", from_instance="d1", to_instance="d1", now=999.0)  # d1 restarted: its own
     assert ledger.take_over("a", from_instance="d1", to_instance="d2", now=1001.0)  # its lease ran out: d2's
     assert not ledger.take_over("a", from_instance="d1", to_instance="d1", now=1001.0)  # d1 came back too late
+
+
+def test_an_instance_is_held_by_one_daemon_until_its_lease_runs_out(ledger: Ledger) -> None:
+    a, b = "host-a:/var/lib/calld-2", "host-b:/var/lib/calld-2"
+    assert ledger.renew_lease("2", 1000.0, holder=a, now=970.0).holder == a
+    assert ledger.renew_lease("2", 1030.0, holder=a, now=1000.0).lease_until == 1030.0  # its own, renewed (a restart too)
+    refused = ledger.renew_lease("2", 1040.0, holder=b, now=1010.0)  # a second daemon given CALLD_INSTANCE=2
+    assert (refused.holder, refused.lease_until) == (a, 1030.0)  # changes nothing: a still holds it
+    taken = ledger.renew_lease("2", 1061.0, holder=b, now=1031.0)  # a's lease ran out: a replacement may hold it
+    assert (taken.holder, taken.lease_until) == (b, 1061.0)
+    assert ledger.renew_lease("2", 1070.0, holder=a, now=1040.0).holder == b  # a, back too late, holds nothing
+    # A lease written before holders (ledger version 8, holder '') is anyone's to renew.
+    ledger.renew_lease("3", 1000.0)
+    assert ledger.renew_lease("3", 1010.0, holder=a, now=900.0).holder == a
 
 
 # -- the schedule: due rows claimed once ---------------------------------------------------------------

@@ -20,9 +20,11 @@ import os
 import secrets
 import signal
 import shutil
+import socket
 import sqlite3
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import AbstractAsyncContextManager, nullcontext
+from datetime import UTC, datetime
 from functools import partial
 from pathlib import Path
 from typing import Any
@@ -239,10 +241,10 @@ class Daemon:
                 http_cm = open_client(self.settings.telnyx_api_key.get_secret_value(), base_url=self.settings.telnyx_api_base)
             else:
                 http_cm = open_client("stub-key", transport=self.stub_numbers.transport())
+            await self._renew_lease(starting=True)  # before anything binds: a refused start serves nothing
             async with http_cm as http, self._open_probe_client() as probe, trio.open_nursery() as root:
                 self._telnyx = TelnyxHttp(http, connection_id=self._connection_id)
                 self._probe = probe
-                await self._renew_lease()
                 await self._finish_stale_requests()
                 binds = await root.start(partial(serve, public, _hypercorn_config(self.settings.calld_bind), shutdown_trigger=self._stop_servers.wait))
                 self.public_url = binds[0]
@@ -496,8 +498,26 @@ class Daemon:
                                       instance=self.settings.instance_name, now=self.clock().timestamp(),
                                       others_only=others_only)
 
-    async def _renew_lease(self) -> None:
-        await self._ledger.renew_lease(self.settings.instance_name, self.clock().timestamp() + self.settings.calld_lease_s)
+    async def _renew_lease(self, *, starting: bool = False) -> None:
+        now = self.clock().timestamp()
+        row = await self._ledger.renew_lease(self.settings.instance_name, now + self.settings.calld_lease_s,
+                                             holder=self._lease_holder, now=now)
+        if row.holder == self._lease_holder:
+            return
+        held = (f"CALLD_INSTANCE={self.settings.calld_instance} is held by the daemon at {row.holder}, whose lease runs "
+                f"until {datetime.fromtimestamp(row.lease_until, UTC):%H:%M:%S} UTC")
+        if starting:  # the shared ledger's other daemon: this one would take its calls for its own
+            raise DaemonError(f"{held}: give each daemon its own CALLD_INSTANCE (if that daemon is gone for good, "
+                              "start this one once its lease has run out)")
+        log.error("%s: this daemon's calls are no longer its own; stop it and give it its own CALLD_INSTANCE", held)
+
+    @property
+    def _lease_holder(self) -> str:
+        """Who holds this daemon's instance: its host and state dir, the same across its restarts. Only a
+        shared ledger needs one; a SQLite ledger has one daemon, its state dir locked."""
+        if self._ledger.sync.engine != "postgresql":
+            return ""
+        return f"{socket.gethostname()}:{self.settings.calld_state_dir.resolve()}"
 
     async def _keep_lease(self) -> None:
         """While serving: renew this daemon's lease, and settle the calls of any daemon whose lease ran out

@@ -56,6 +56,8 @@ from calld.ledger.rows import (
     ScheduledRow,
     UnknownRequest,
     UnknownUser,
+    _DAEMON_COLUMNS,
+    _daemon,
     _did,
     _differs,
     _now,
@@ -456,21 +458,25 @@ class Ledger:
     # -- daemons: leases and crash recovery ----------------------------------------------------------
 
     @_write
-    def renew_lease(self, tx: Tx, instance: str, until: float) -> DaemonRow:
-        """This daemon is alive until `until` (epoch seconds); it renews well before then."""
+    def renew_lease(self, tx: Tx, instance: str, until: float, *, holder: str = "", now: float | None = None) -> DaemonRow:
+        """This daemon is alive until `until` (epoch seconds); it renews well before then.
+
+        An instance is held by one daemon (`holder`: its host and state dir, the same across its
+        restarts). Another holder's lease is taken only once it has run out before `now`, so two
+        daemons given one CALLD_INSTANCE cannot both hold it: the row returned names who does."""
         tx.execute(
-            "INSERT INTO daemons (instance, lease_until, started_at) VALUES (?, ?, ?)"
-            " ON CONFLICT (instance) DO UPDATE SET lease_until = excluded.lease_until",
-            (instance, until, _now()),
+            "INSERT INTO daemons (instance, lease_until, started_at, holder) VALUES (?, ?, ?, ?)"
+            " ON CONFLICT (instance) DO UPDATE SET lease_until = excluded.lease_until, holder = excluded.holder"
+            " WHERE daemons.holder = excluded.holder OR daemons.holder = '' OR daemons.lease_until <= ?",
+            (instance, until, _now(), holder, 0.0 if now is None else now),
         )
-        r = one(tx, "SELECT instance, lease_until, started_at FROM daemons WHERE instance = ?", (instance,))
+        r = one(tx, f"SELECT {_DAEMON_COLUMNS} FROM daemons WHERE instance = ?", (instance,))
         assert r is not None
-        return DaemonRow(r["instance"], float(r["lease_until"]), r["started_at"])
+        return _daemon(r)
 
     @_read
     def daemons(self, tx: Tx) -> list[DaemonRow]:
-        rows = all_rows(tx, "SELECT instance, lease_until, started_at FROM daemons ORDER BY instance")
-        return [DaemonRow(r["instance"], float(r["lease_until"]), r["started_at"]) for r in rows]
+        return [_daemon(r) for r in all_rows(tx, f"SELECT {_DAEMON_COLUMNS} FROM daemons ORDER BY instance")]
 
     @_read
     def orphans(self, tx: Tx, instance: str, now: float) -> list[RequestRow]:

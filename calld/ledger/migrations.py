@@ -167,6 +167,11 @@ MIGRATIONS: tuple[str, ...] = (
     CREATE INDEX schedule_by_due ON schedule (status, due_at);
     ALTER TABLE publications ADD COLUMN owner TEXT NOT NULL DEFAULT '';
     """,
+    # 9: which daemon holds an instance's lease (host and state dir), so a second daemon given the
+    # same CALLD_INSTANCE is refused at start instead of taking the first one's calls for its own
+    """
+    ALTER TABLE daemons ADD COLUMN holder TEXT NOT NULL DEFAULT '';
+    """,
 )
 
 POSTGRES_MIGRATIONS: tuple[str, ...] = (
@@ -286,5 +291,9 @@ POSTGRES_MIGRATIONS: tuple[str, ...] = (
     ALTER TABLE schedule ADD COLUMN claimed_by text;
     ALTER TABLE schedule ADD COLUMN claimed_until double precision;
     ALTER TABLE publications ADD COLUMN owner text NOT NULL DEFAULT '';
+    """,
+    # 3: SQLite's 9
+    """
+    ALTER TABLE daemons ADD COLUMN holder text NOT NULL DEFAULT '';
     """,
 )

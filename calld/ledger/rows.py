@@ -225,6 +225,13 @@ class ScheduledRow:
     claimed_until: float | None = None
 
 
+_DAEMON_COLUMNS = "instance, lease_until, started_at, holder"
+
+
+def _daemon(r: Row) -> DaemonRow:
+    return DaemonRow(r["instance"], float(r["lease_until"]), r["started_at"], r["holder"])
+
+
 _OPT_OUT_COLUMNS = "number, said_at, quote, user_id, run_id"
 _SCHEDULE_COLUMNS = "request_id, user_id, kind, params, due_at, mode, status, reason, created_at, claimed_by, claimed_until"
 
@@ -267,6 +274,7 @@ class DaemonRow:
     instance: str
     lease_until: float  # epoch seconds: past it, another daemon may take its unfinished calls over
     started_at: str
+    holder: str = ""  # host:state dir of the daemon that holds this instance ('' before ledger version 9)
 
 
 @frozen
