@@ -94,6 +94,19 @@ def children_cpu_seconds(pid: int) -> float:
     return total
 
 
+def tree_cpu_seconds(pid: int | None) -> float:
+    """CPU of a process and its live descendants (nginx's workers, PostgreSQL's backends)."""
+    if pid is None:
+        return 0.0
+    try:
+        total = cpu_seconds(pid)
+        for children in Path(f"/proc/{pid}/task").glob("*/children"):
+            total += sum(tree_cpu_seconds(int(child)) for child in children.read_text().split())
+    except OSError:  # gone meanwhile
+        return 0.0
+    return total
+
+
 def gc_pauses(exposition: str) -> tuple[float, int, dict[str, tuple[int, int]], float, float]:
     """(the longest collection in seconds, how many there were, by generation how many and how
     many took over 10 ms, all of them together in seconds, and the most CPU one took) from the
@@ -236,6 +249,10 @@ async def run_batch(n: int, daemons: int = 1) -> dict:
         try:
             for c in clients:
                 await c.provision("bench")
+            # What else shares the cores: the proxy and the ledger's server, each with its children.
+            proxy_pid = nginx.proc.pid if nginx is not None and nginx.proc is not None else None
+            pg_pid = int((cluster.data / "postmaster.pid").read_text().split()[0]) if cluster is not None else None
+            others0 = (tree_cpu_seconds(proxy_pid), tree_cpu_seconds(pg_pid))
             cpu0 = [cpu_seconds(p.pid) for p in procs]
             split0 = [cpu_split(p.pid) for p in procs]
             sim_cpu0, rss0 = cpu_seconds(sim.pid), sum(rss_kib(p.pid, "VmRSS") for p in procs)
@@ -292,6 +309,7 @@ async def run_batch(n: int, daemons: int = 1) -> dict:
                     acc[0] += collections
                     acc[1] += slow
             sim_cpu = cpu_seconds(sim.pid) - sim_cpu0
+            proxy_cpu, pg_cpu = (tree_cpu_seconds(proxy_pid) - others0[0], tree_cpu_seconds(pg_pid) - others0[1])
             peak = sum(rss_kib(p.pid, "VmHWM") for p in procs)
         finally:
             for c in clients:
@@ -323,6 +341,7 @@ async def run_batch(n: int, daemons: int = 1) -> dict:
         "n": n, "daemons": daemons, "wall_s": wall, "completed": sum(r.get("status") == "answered" for r in results),
         "failed": sum(r.get("status") not in ("answered", "refused") for r in results),
         "refused": refused, "daemon_cpu_s": cpu, "daemon_cpus_s": cpus, "sim_cpu_s": sim_cpu, "drawing_cpu_s": drawing_cpu,
+        "proxy_cpu_s": proxy_cpu, "pg_cpu_s": pg_cpu,
         "gc_worst_ms": gc_worst_s * 1000, "gc_count": gc_count, "gc_total_ms": gc_total_s * 1000, "gc_by_gen": gc_by_gen,
         "gc_worst_cpu_ms": gc_worst_cpu_s * 1000,
         "ms_per_call_second": cpu / call_seconds * 1000, "steady_ms_per_call_second": steady[0] * 1000 if steady else float("nan"), "cpu_s_per_call_minute": cpu / call_seconds * 60,
@@ -353,6 +372,10 @@ def show(r: dict) -> None:
     if r["daemons"] > 1:  # the calls are split evenly (call i to daemon i mod K): each has 1/K of the call-seconds
         share = r["daemon_cpu_s"] / r["ms_per_call_second"] * 1000 / r["daemons"] if r["ms_per_call_second"] else float("nan")
         print("        each daemon: " + ", ".join(f"{c / share * 1000:.1f} ms per call-second" for c in r["daemon_cpus_s"]))
+    if r["proxy_cpu_s"] or r["pg_cpu_s"]:
+        everything = r["daemon_cpu_s"] + r["sim_cpu_s"] + r["drawing_cpu_s"] + r["proxy_cpu_s"] + r["pg_cpu_s"]
+        print(f"        beside them: nginx CPU {r['proxy_cpu_s']:.1f} s, PostgreSQL CPU {r['pg_cpu_s']:.1f} s; everything together "
+              f"{everything / r['wall_s'] * 100:.0f}% of one core over the wall time, of the {os.cpu_count()} this machine has")
     print(f"        steady state ({STEADY_FROM_S:.0f}-{STEADY_TO_S:.0f} s, every call talking): "
           f"{r['steady_ms_per_call_second']:.1f} ms CPU per call-second")
     user, kernel, others = r["steady_split_ms"]
