@@ -1,6 +1,7 @@
 """The evidence gate over public conversations: how many true records it accepts, and how many wrong ones.
 
     uv run python bench/evidence_eval.py --sgd PATH [--multiwoz PATH] [--backend judge|cite] [--split train] [--limit N]
+                                         [--show-failed-as-booked]
 
 Bookings come from Google's Schema-Guided Dialogue dataset (--sgd: a folder holding its split
 folders, e.g. a checkout of github.com/google-research-datasets/dstc8-schema-guided-dialogue):
@@ -24,7 +25,9 @@ Backends: `judge` is the gate as it was (calld.evidence.judge reads the transcri
 ignores quotes; deleted after 2022086: where it is missing the bench says so in one line and goes on
 with cite; docs/evidence.md gives the command for the before figures); `cite` is the citation
 check (calld.evidence.cite). Nothing of either corpus is
-written anywhere: only figures, and the first refused true records, go to the terminal.
+written anywhere: only figures, and the first refused true records, go to the terminal
+(--show-failed-as-booked also prints each accepted failure recorded as booked, with the business's
+turns from the cited one on, to the terminal only).
 A benchmark, not a test (tests/test_evidence_eval.py keeps it from rotting).
 """
 
@@ -438,6 +441,7 @@ class Tally:
     counts: dict[str, list[int]] = field(factory=dict)
     refusals: list[tuple[str, Sequence[str], str]] = field(factory=list)  # (record, cited words, why)
     shown: int = 5  # refusals kept per kind of true record
+    failed_as_booked: list[Booked] = field(factory=list)  # the failures recorded as booked it accepted
 
     def add(self, line: str, verdict: Verdict, *, record: str | None = None, quotes: Sequence[str] = ()) -> None:
         n = self.counts.setdefault(line, [0, 0])
@@ -466,7 +470,9 @@ def evaluate(backend: Backend, bookings: Bookings, hours: HoursCases | None) -> 
         tally.add("bookings: wrong records accepted", v := backend.booked(r))
         tally.add(f"  {kind}", v)
     for r in bookings.failed_as_booked:
-        tally.add("bookings: failures recorded as booked, accepted", backend.booked(r))
+        tally.add("bookings: failures recorded as booked, accepted", v := backend.booked(r))
+        if v.accepted:
+            tally.failed_as_booked.append(r)
     for d in bookings.declined:
         tally.add("bookings: declines accepted", backend.declined(d))
     for d in bookings.booked_as_declined:
@@ -477,6 +483,16 @@ def evaluate(backend: Backend, bookings: Bookings, hours: HoursCases | None) -> 
         tally.add("hours: wrong one-day records accepted", v := backend.hours(h))
         tally.add(f"  {kind}", v)
     return tally
+
+
+def show_failed_as_booked(name: str, t: Tally) -> None:
+    """Each accepted failure recorded as booked: the record, and every turn from the first cited one on."""
+    print(f"\n{name}: failures recorded as booked, accepted ({len(t.failed_as_booked)})")
+    for r in t.failed_as_booked:
+        first = next((i for i, turn in enumerate(r.turns) if turn.speaker == "business" and turn.text in r.quotes), 0)
+        print(f"  record: booked, {r.party} at {r.time}")
+        for turn in r.turns[first:]:
+            print(f"    {turn.speaker:>8}: {turn.text}")
 
 
 def report(tallies: dict[str, Tally | None]) -> None:
@@ -505,6 +521,8 @@ def main(argv: Sequence[str] | None = None) -> None:
     p.add_argument("--split", default="train", choices=("train", "dev", "test"))
     p.add_argument("--limit", type=int, help="read at most N restaurant dialogues")
     p.add_argument("--backend", choices=("judge", "cite"), help="one backend (default: both, side by side)")
+    p.add_argument("--show-failed-as-booked", action="store_true",
+                   help="print each accepted failure recorded as booked, with its turns (terminal only)")
     args = p.parse_args(argv)
     began = time.monotonic()
     bookings, dialogues = Bookings(), 0
@@ -526,6 +544,10 @@ def main(argv: Sequence[str] | None = None) -> None:
         made.setdefault("cite", cite_backend())
     tallies = {name: (evaluate(b, bookings, hours) if b else None) for name, b in made.items()}
     report(tallies)
+    if args.show_failed_as_booked:
+        for name, t in tallies.items():
+            if t is not None:
+                show_failed_as_booked(name, t)
     print(f"\nelapsed {time.monotonic() - began:.1f} s")
 
 

@@ -148,3 +148,19 @@ def test_without_the_old_judge_the_eval_says_where_it_is_and_goes_on_with_cite(t
 def test_the_dev_and_test_splits_name_the_party_number_of_seats():
     renamed = json.loads(json.dumps(DIALOGUE).replace('"party_size"', '"number_of_seats"'))
     assert ev.booking_records(renamed) == ev.booking_records(DIALOGUE)
+
+
+def test_the_accepted_failures_recorded_as_booked_are_listed_on_request(tmp_path: Path, capsys: pytest.CaptureFixture[str]):
+    # a failure turn with no word of failure in it: the careless booked record is accepted, and listed
+    quiet = json.loads(json.dumps(DIALOGUE))
+    quiet["turns"][3]["utterance"] = "Is there something else I can do?"
+    quiet["turns"][3]["frames"][0]["actions"] = [{"act": "NOTIFY_FAILURE", "slot": "", "values": []}]
+    (tmp_path / "train").mkdir()
+    (tmp_path / "train" / "dialogues_001.json").write_text(json.dumps([quiet]))
+    ev.main(["--sgd", str(tmp_path), "--backend", "cite"])
+    assert "failures recorded as booked, accepted (" not in capsys.readouterr().out
+    ev.main(["--sgd", str(tmp_path), "--backend", "cite", "--show-failed-as-booked"])
+    out = capsys.readouterr().out
+    assert "cite: failures recorded as booked, accepted (1)" in out
+    assert "record: booked, 3 at next Friday at 6:30 pm" in out
+    assert "business: Is there something else I can do?" in out and "business: Just to check:" in out
