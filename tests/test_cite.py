@@ -53,6 +53,9 @@ def ok(j: cite.Judgement) -> bool:
     ("it takes 2 to 3 weeks", []),
     ("open 24/7", []),
     ("21:30", ["9:30 PM"]),
+    ("can we change it to 1 person", []),  # a number before a person, a guest or a child is no time
+    ("at 1 guest per table", []),
+    ("make that to 1 child and 2 adults", []),
 ])
 def test_clock_times_are_read_only_where_said_as_times(said, times):
     assert [str(c.clock) for c in v.clocks(v.normal(said))] == times

@@ -138,7 +138,7 @@ def say_clock(hhmm: str) -> str:
 
 _AMPM = r"(?:\s?(am|pm))?"
 _CUES = r"(?:at|until|till|til|by|around|from|after|before|to|through|thru|between|and|opens?|closes?|open|close|closing|opening|say|is|about)"
-_NOT_A_TIME_AFTER = (r"(?!\s?(?:people|persons|guests|adults|kids|children|days?|weeks?|months?|years?|minutes?|mins?|hours?|"
+_NOT_A_TIME_AFTER = (r"(?!\s?(?:people|persons?|guests?|adults?|kids?|child|children|days?|weeks?|months?|years?|minutes?|mins?|hours?|"
                      r"dollars?|bucks|cents|percent|inch(?:es)?|feet|foot|of|pieces?|bags?|boxes?|units?|items?|in stock|left|"
                      r"seats?|tables?|more|st|nd|rd|th|star|stars|rating)\b)")
 _CLOCK = re.compile(
