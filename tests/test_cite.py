@@ -341,6 +341,10 @@ def test_a_booking_refused_after_its_quote_is_not_booked(later):
     ("Right, I'll put the table down for 8 pm instead.", (2, "Friday 7 PM")),  # another time, about the table
     ("Fine, the booking is moved to Saturday.", (2, "Friday 7 PM")),  # another day, about the booking
     ("So that's the 12th of June then.", (2, "June 11th at 7 PM")),  # another date
+    # another time or day beside the party size, with no booking word: said of the booking all the same
+    ("Two guests, half past eight, then.", (2, "Friday 7 PM")),
+    ("Would 8 pm work for the 2 of you?", (2, "Friday 7 PM")),
+    ("Okay, 2 people on Saturday.", (2, "Friday 7 PM")),
 ])
 def test_the_business_s_last_word_on_a_booking_wins(changed, record):
     first = "Two people, 7 pm, Friday June 11th, noted."

@@ -28,7 +28,8 @@ business's own words that carry the answer) and the answer as typed fields. It i
      - a booking: the business's last word on it wins. After the last words that state the record's
        party, date, day or time (the business's, or a read-back it agreed to), a business sentence
        or an agreed read-back states another party size or date, or, in words about the booking
-       ("table", "book", "reserve", "confirm"), another time or day.
+       ("table", "book", "reserve", "confirm", or a party size: "for 2 people at 6"), another time
+       or day.
 Nothing else is refused: a record the code does not understand is not refused for that. A refusal
 says only what was checked, quoting the business's words where it cites them.
 """
@@ -522,12 +523,18 @@ def check_booked(turns: Sequence[Turn], quotes: Sequence[str], *, party: int, ti
 _ABOUT_THE_BOOKING = re.compile(r"\b(?:table|book\w*|reserv\w*|confirm\w*)\b")
 
 
+def _about_the_booking(n: str) -> bool:
+    """Words about a booking: they name a table, booking or confirming, or a party size ("for 2 people")."""
+    return _ABOUT_THE_BOOKING.search(n) is not None or bool(v.party_sizes(n))
+
+
 def _overruled(turns: Sequence[Turn], found: Sequence[Quote], *, party: int, times: Sequence[v.Clock],
                when: str) -> Unsupported | None:
     """The business's last word on the party, the date, the day and the time wins: after the last
     words that state the record's value (the business's, or a read-back it agreed to), words that
     state another value of the same kind: any other party size or date; another time or day only
-    in words about the booking ("we close at 10" after a table at 7 is no other time)."""
+    in words about the booking, or beside a party size ("we close at 10" after a table at 7 is no
+    other time; "for 2 at 6" is)."""
     readback = set(_readback_turns(turns, found))
     said: list[tuple[str, Unsupported]] = []  # in the order said: (normal words, the refusal they would give)
     for i, turn in enumerate(turns):
@@ -545,7 +552,7 @@ def _overruled(turns: Sequence[Turn], found: Sequence[Quote], *, party: int, tim
     def time_said(n: str) -> tuple[bool, bool]:
         said_clocks = [x.clock for x in v.clocks(n)]
         same = [any(_same(c, x) for x in said_clocks) for c in times]
-        return all(same), bool(said_clocks) and not any(same) and _ABOUT_THE_BOOKING.search(n) is not None
+        return all(same), bool(said_clocks) and not any(same) and _about_the_booking(n)
 
     def date_said(n: str) -> tuple[bool, bool]:
         said_dates = v.dates(n)
@@ -557,7 +564,7 @@ def _overruled(turns: Sequence[Turn], found: Sequence[Quote], *, party: int, tim
 
         def check(n: str) -> tuple[bool, bool]:
             named = v.days_said(n) & kind
-            return bool(named & wanted), bool(named) and not named & wanted and _ABOUT_THE_BOOKING.search(n) is not None
+            return bool(named & wanted), bool(named) and not named & wanted and _about_the_booking(n)
         return check
 
     kinds = [party_said, time_said, *([date_said] if dates else []),
