@@ -329,6 +329,9 @@ def test_a_failure_still_counts_when_the_time_comes_back_for_another_party_or_da
     "I'm sorry, the booking was not made.", "That table isn't available, I'm afraid.", "Sorry, it didn't work.",
     "We don't have any tables left.", "I have not been able to reserve it.", "There was a problem with the booking.",
     "It's impossible tonight, sorry.", "The booking wasn't confirmed.",
+    # a failure word one letter off, as typed or transcribed
+    "Hmm, the reservation was unsucessful.", "Sorry, I coudn't book that.", "Making a reservation was not posible, sorry.",
+    "Sorry, there's no availabilty then.", "That table is unavialable, I'm afraid.",
 ])
 def test_a_booking_refused_after_its_quote_is_not_booked(later):
     turns = call("A table for 2 at 7 pm Friday, is that right?", "Friday at 7 for two, yes.", "Great, thanks.", later)
@@ -359,6 +362,9 @@ def test_the_business_s_last_word_on_a_booking_wins(changed, record):
     "We close at 10, by the way.",  # another time, not about the booking
     "We're closed on Mondays, just so you know.",  # another day, not about the booking
     "Your table for 2 at 7 pm is confirmed.",  # the same facts again
+    # words near a failure word that are words of their own: "possibly" is not "possible", "wouldn't" not "couldn't"
+    "Ha, you could not possibly have picked a better night.",
+    "We wouldn't want to make you wait, so just come straight in.",
 ])
 def test_later_words_that_do_not_change_the_booking_leave_it(later):
     first = "Two people, 7 pm, Friday, noted."

@@ -18,7 +18,8 @@ business's own words that carry the answer) and the answer as typed fields. It i
     or after it:
      - the clause that states the fact denies it ("we don't open at 9");
      - a booking: the business says it could not book ("can't", "unable to", "not possible",
-       "unsuccessful", "fully booked", "no tables", ...) from the first quote on, about the time
+       "unsuccessful", "fully booked", "no tables", ...; a failure word one letter off, "unsucessful",
+       counts as the word) from the first quote on, about the time
        recorded or about no time at all, unless the business states the recorded time again after
        it with no other party or day beside it (a retried booking: the time offered, then booked);
      - a decline: a quoted clause says the booking was made ("your table is booked", "I've made the
@@ -38,9 +39,11 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Sequence
+from functools import lru_cache
 
 from attrs import frozen
 from rapidfuzz import fuzz
+from rapidfuzz.distance import OSA
 
 from calld.core import situations
 from calld.core.answers import Aisle, DayRange, Hours, Stock
@@ -340,6 +343,26 @@ _NOT_BOOKED = re.compile(
     r"(?:don't|doesn't|do not|does not) have (?:a |any )?(?:table|tables|availability)|no can do)\b"
 )
 
+# The words that carry a failure, matched tolerantly: a word one letter off ("unsucessful", "coudn't",
+# "posible", "availabilty": a letter dropped, doubled, changed or two swapped) is read as the word, when it
+# begins with the same two letters and is not the word with an ending of its own ("possibly", "problems").
+_FAILURE_WORDS = ("couldn't", "cannot", "unable", "possible", "impossible", "successful", "unsuccessful", "available",
+                  "unavailable", "availability", "problem", "failed", "tables", "wasn't", "weren't", "didn't")
+_ENDING = re.compile(r"(?:s|y)$")
+
+
+@lru_cache(maxsize=4096)
+def _as_spelled(word: str) -> str:
+    if len(word) < 6 or word in _FAILURE_WORDS:
+        return word
+    return next((w for w in _FAILURE_WORDS if w[:2] == word[:2] and OSA.distance(word, w) <= 1
+                 and not (_ENDING.search(word) and not _ENDING.search(w))), word)
+
+
+def _not_booked(clause: str) -> bool:
+    """The clause says the booking could not be made (_NOT_BOOKED), its failure words read tolerantly."""
+    return _NOT_BOOKED.search(clause) is not None or _NOT_BOOKED.search(" ".join(map(_as_spelled, clause.split()))) is not None
+
 
 def _later_sentences(turns: Sequence[Turn], after: Quote) -> list[Quote]:
     """Business sentences said after `after` (its own turn's later sentences included)."""
@@ -503,11 +526,11 @@ def check_booked(turns: Sequence[Turn], quotes: Sequence[str], *, party: int, ti
         return Unsupported(f"a party of {party} is not in your quotes", _AGAIN)
     said_from_first = [(s, k, clause) for s in _from_first(turns, found) for k, clause in enumerate(v.normal_clauses(s.text))]
     for at, (s, _, clause) in enumerate(said_from_first):
-        if not _NOT_BOOKED.search(clause) and not v.negated(clause):
+        if not _not_booked(clause) and not v.negated(clause):
             continue
         if any(not any(_same(x.clock, c) for c in times) for x in v.clocks(clause)):
             continue  # about another time ("7 is gone, but 8 works")
-        if _NOT_BOOKED.search(clause):
+        if _not_booked(clause):
             if _restated(said_from_first[at + 1:], times, party, t):
                 continue  # retried: the time was offered or confirmed again after the failure
             return _said_after(s) if s != found[0] else Unsupported(f"your quote {s.text!r} says it could not book", _AGAIN)
