@@ -332,6 +332,9 @@ def test_a_failure_still_counts_when_the_time_comes_back_for_another_party_or_da
     # a failure word one letter off, as typed or transcribed
     "Hmm, the reservation was unsucessful.", "Sorry, I coudn't book that.", "Making a reservation was not posible, sorry.",
     "Sorry, there's no availabilty then.", "That table is unavialable, I'm afraid.",
+    # the booking verb left unsaid, or the business (or the time) said to be booked up
+    "I tried, but I couldn't.", "Sorry, we weren't able to.", "Afraid we're all booked tonight.",
+    "Sorry, that time is already booked.",
 ])
 def test_a_booking_refused_after_its_quote_is_not_booked(later):
     turns = call("A table for 2 at 7 pm Friday, is that right?", "Friday at 7 for two, yes.", "Great, thanks.", later)
@@ -365,6 +368,8 @@ def test_the_business_s_last_word_on_a_booking_wins(changed, record):
     # words near a failure word that are words of their own: "possibly" is not "possible", "wouldn't" not "couldn't"
     "Ha, you could not possibly have picked a better night.",
     "We wouldn't want to make you wait, so just come straight in.",
+    # booked said of the caller, or the verb said: no failure
+    "You're all booked, see you then.", "I could not be happier to have you.", "Good, that time is already booked for you.",
 ])
 def test_later_words_that_do_not_change_the_booking_leave_it(later):
     first = "Two people, 7 pm, Friday, noted."

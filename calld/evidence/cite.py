@@ -18,9 +18,9 @@ business's own words that carry the answer) and the answer as typed fields. It i
     or after it:
      - the clause that states the fact denies it ("we don't open at 9");
      - a booking: the business says it could not book ("can't", "unable to", "not possible",
-       "unsuccessful", "fully booked", "no tables", ...; a failure word one letter off, "unsucessful",
-       counts as the word) from the first quote on, about the time
-       recorded or about no time at all, unless the business states the recorded time again after
+       "unsuccessful", "fully booked", "no tables", "we're all booked", "that time is all booked",
+       "sorry, I couldn't", ...; a failure word one letter off, "unsucessful", counts as the word)
+       from the first quote on, about the time recorded or about no time at all, unless the business states the recorded time again after
        it with no other party or day beside it (a retried booking: the time offered, then booked);
      - a decline: a quoted clause says the booking was made ("your table is booked", "I've made the
        reservation", "you're all set") with no failure or negation in it;
@@ -331,6 +331,11 @@ _NOT_BOOKED = re.compile(
     r"not able to|not been able to|won't be able to|wouldn't let me|would not let me)\b(?: \w+){0,3} (?:book|reserve|make|do|fit|seat|accommodate|get|hold|confirm|"
     r"process|complete|place|secure|finali[sz]e|submit)\b"
     r"|\b(?:is|are|was|were|'s|'re) (?:\w+ )?full\b"  # "friday at seven is actually full"
+    r"|\b(?:i|we) (?:could not|couldn't|couldnt|was unable|were unable|wasn't able|weren't able|was not able|were not able)(?: to)?$"
+    # the booking verb left unsaid: "sorry, I couldn't", "we weren't able to"
+    r"|\bwe(?:'re| are| re| were)(?: all| fully| completely)? booked\b(?! for you)"  # the business full: "we're all booked"
+    r"|\b(?:that|this|the) (?:time|slot|hour|date|day|night|evening)(?: is| was|'s)(?: all| fully| completely| already) booked\b"
+    r"(?! for you)"  # "that time is all booked"; never "you're all booked", "your table is booked"
     r"|\b(?:not possible|unsuccessful|not successful|fully booked|booked up|no tables?|no availability|not available|unavailable|"
     r"failed|no longer available|didn't go through|did not go through|won't go through|will not go through|"
     r"no (?:reservations?|bookings?)(?: (?:were|are|is))? available|no available (?:reservations?|bookings?|tables?|times?|slots?)|"
