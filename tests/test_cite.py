@@ -286,6 +286,28 @@ def test_a_party_is_not_any_number_the_business_said():
     assert isinstance(j, cite.Unsupported) and "a party of 3" in j.why
 
 
+@pytest.mark.parametrize("asks, party, time", [
+    ("Confirm a table for 2 people at 11:45 am on March 1st.", 2, "March 1st at 11:45 AM"),
+    ("Okay, so please confirm: 4 people on Saturday at 8:30 pm.", 4, "Saturday 8:30 PM"),
+    ("That's 4 people on Saturday at 8:30 pm, is that right?", 4, "Saturday 8:30 PM"),
+])
+def test_a_booking_cited_only_by_the_business_s_request_to_confirm_is_not_booked(asks, party, time):
+    # The agent's yes is the agent's word: whether the booking was made is in what the business says next.
+    unsaid = call("A table, please.", asks, "Yes, that's fine.", "Will that be all today?")
+    j = cite.check_booked(unsaid, [asks], party=party, time=time)
+    assert isinstance(j, cite.Unsupported) and "only ask to confirm" in j.why
+    made = call("A table, please.", asks, "Yes, that's fine.", "Great, you're all set.")
+    assert ok(cite.check_booked(made, [asks, "Great, you're all set."], party=party, time=time))
+
+
+@pytest.mark.parametrize("said", [
+    "Your table for 4 on Saturday at 8:30 pm is confirmed, anything else?",
+    "Okay, you're all set for 4 on Saturday at 8:30 pm, can you confirm a phone number?",
+])
+def test_a_sentence_that_says_the_booking_was_made_is_no_request_to_confirm(said):
+    assert ok(cite.check_booked(call("A table, please.", said), [said], party=4, time="Saturday 8:30 PM"))
+
+
 def test_a_failure_after_the_quote_refuses_a_booking_at_the_failed_time():
     turns = call("A table for 2 at 1 pm, please.", "I was unable to book that for you. Shall I try 1:30 pm?",
                  "Yes, 1:30 please, for 2?", "Your booking is now confirmed.")

@@ -26,6 +26,8 @@ business's own words that carry the answer) and the answer as typed fields. It i
        reservation", "you're all set") with no failure or negation in it;
      - a correction: a later business sentence with a correction cue ("actually", "wait", "sorry,
        I mean") that states another value of the same kind (a time, a count, a party, an aisle);
+     - a booking cited only by the business's request to confirm it ("confirm 2 people at 7", "4 at 8,
+       is that right?"): the agent's yes is not the business's word that the booking was made;
      - a booking: the business's last word on it wins. After the last words that state the record's
        party, date, day or time (the business's, or a read-back it agreed to), a business sentence
        or an agreed read-back states another party size or date, or, in words about the booking
@@ -529,6 +531,10 @@ def check_booked(turns: Sequence[Turn], quotes: Sequence[str], *, party: int, ti
             return Unsupported(f"the date in {time!r} is not in your quotes", _AGAIN)
     if party not in v.party_sizes(both):
         return Unsupported(f"a party of {party} is not in your quotes", _AGAIN)
+    if all(_asks_to_confirm(q.text) for q in found):
+        return Unsupported(f"your quotes only ask to confirm the booking ({found[-1].text!r}); whether it was made is in "
+                           "what the business said after the agent answered",
+                           "record booked citing the business's words after that answer, or book_declined if it could not book")
     said_from_first = [(s, k, clause) for s in _from_first(turns, found) for k, clause in enumerate(v.normal_clauses(s.text))]
     for at, (s, _, clause) in enumerate(said_from_first):
         if not _not_booked(clause) and not v.negated(clause):
@@ -646,6 +652,23 @@ def _readback_turns(turns: Sequence[Turn], found: Sequence[Quote]) -> list[int]:
         if k >= 0 and turns[k].on_line and "?" in turns[k].text:
             out.append(k)
     return out
+
+
+# A request to confirm states no booking ("confirm 2 people at 11:45 on march 1st", "please confirm the details:
+# ...", "a table for 4 at 8, is that right?", "shall I book 4 at 8?"): the agent's yes to it is the agent's word,
+# and whether the booking was made is in what the business says next. A request: a clause that begins by asking
+# to confirm, or a question whose last clause asks ("..., is that right?"; not "..., anything else?"). A
+# sentence that says the booking was made is never one.
+_CONFIRM_REQUEST = re.compile(r"^(?:(?:ok|okay|so|and|then|now|great|perfect|alright|please|kindly|just|can|could|would|"
+                              r"will|you|me)\s+)*(?:confirm|verify)\b")
+
+
+def _asks_to_confirm(sentence: str) -> bool:
+    clauses = v.normal_clauses(sentence)
+    if not clauses or _MADE.search(v.normal(sentence)):
+        return False
+    return (any(_CONFIRM_REQUEST.match(c) for c in clauses)
+            or (sentence.rstrip().endswith("?") and _ASKED.match(clauses[-1]) is not None))
 
 
 # The booking was made, said of the caller's booking ("your table is booked", "reservation complete",
