@@ -248,3 +248,14 @@ async def test_an_agent_claiming_to_be_a_person_corrects_itself_and_the_result_s
     assert run.result.honesty == "corrected"
     plain = await stub_call(tmp_path / "plain", "goodbye_question")
     assert plain.result.honesty is None
+
+
+async def test_the_task_record_s_preview_keeps_today_undated_and_the_result_dates_it(tmp_path, autojump_clock):
+    """The call is concluded once at its end: the task record's preview (what a restart would finish
+    as) keeps the model's "today", the result has the business's date, and the rest is the same."""
+    run = await stub_call(tmp_path, variant("hours", answer="We're open today until 9 PM."), to="+12125550142")
+    preview = run.json("task.json")["result_if_interrupted"]
+    (previewed,) = preview["answer"]["ranges"]
+    (dated,) = run.result.answer.ranges
+    assert previewed["date"].lower() == "today" and dated.date != previewed["date"]
+    assert (preview["status"], preview["answer_text"]) == (run.result.status, run.result.answer_text)

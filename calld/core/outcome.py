@@ -98,6 +98,14 @@ def conclude(call: Call, *, today: dt.date | None = None) -> Outcome:
     return evolve(_conclude(call, today), opt_out=call.opt_out)
 
 
+def on_date(outcome: Outcome, today: dt.date | None) -> Outcome:
+    """`conclude(call)` as `conclude(call, today=today)` would have it, without concluding again:
+    `today` changes only the answer's relative days, and every answer is dated the same way."""
+    if today is None or outcome.answer is None:
+        return outcome
+    return evolve(outcome, answer=_dated(outcome.answer, today))
+
+
 def _conclude(call: Call, today: dt.date | None) -> Outcome:
     job = call.plan.job
     question = job.question if isinstance(job, QuickAskJob) else None

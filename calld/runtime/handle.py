@@ -62,7 +62,7 @@ from calld.core.effects import (
     SendToolOutput,
 )
 from calld.core.audio_path import CLOSED, AudioPath, audio_path
-from calld.core.outcome import conclude
+from calld.core.outcome import Outcome, conclude, on_date
 from calld.core.plan import BookJob, CallPlan
 from calld.core.reduce import reduce_step
 from calld.core.situations import loud_each
@@ -781,14 +781,15 @@ class CallHandle:
         self._settle_stretches()
         call = self.call
         duration_ms = self._t_ms()
-        outcome = conclude(call, today=business_date(self.plan.to, self._started))
+        undated = conclude(call)  # once: the task record's preview and the result both read it
+        outcome = on_date(undated, business_date(self.plan.to, self._started))
         transcript = {
             "turns": [{"speaker": t.speaker, "text": t.text, "start_ms": t.start_ms, "end_ms": t.end_ms, "on_line": t.on_line}
                       for t in call.transcript],
             "agent_text": "".join(t.text for t in call.transcript if t.speaker == "agent" and t.on_line),
             "business_text": "".join(t.text for t in call.transcript if t.speaker == "business"),
         }
-        task = self._task_record() if call.task is not None else None
+        task = self._task_record(undated) if call.task is not None else None
         no_hangup = self._no_hangup_record()
         refs = await self.ports.disk(partial(self._write_before_result, transcript, task, no_hangup))
         rd = self.rundir
@@ -905,8 +906,9 @@ class CallHandle:
             said = f"the call was never answered ({ended.cause if ended else 'no hangup event'})"
         return {"via": None, "call_control_id": call.call_control_id, "sent": False, "why": why, "detail": said}
 
-    def _task_record(self) -> dict[str, Any]:
-        """task.json: the verdict the call accepted, and the result it would end as if calld died now."""
+    def _task_record(self, concluded: Outcome | None = None) -> dict[str, Any]:
+        """task.json: the verdict the call accepted, and the result it would end as if calld died now.
+        `concluded`: `conclude(self.call)`, when the caller has it already."""
         call = self.call
         task = call.task
         assert task is not None
@@ -920,7 +922,7 @@ class CallHandle:
         # What the call would end as if calld died now: a restart finishes it so (calld.ops.recovery).
         planned = {"transcript.json": self.rundir.ref("transcript.json"), "audio/inbound.wav": self.rundir.ref("audio/inbound.wav")}
         try:
-            record["result_if_interrupted"] = build_result(self.plan, call, conclude(call), planned).model_dump(mode="json")
+            record["result_if_interrupted"] = build_result(self.plan, call, concluded if concluded is not None else conclude(call), planned).model_dump(mode="json")
         except Exception:  # noqa: BLE001 - a preview must never fail the call it describes
             log.exception("%s could not preview the result of the accepted verdict", self.plan.run_id)
         return record
