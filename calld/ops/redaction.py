@@ -32,6 +32,7 @@ NUMBER = "[number]"
 NAME = "[name]"
 
 _HEX_TO_LETTERS = str.maketrans("0123456789abcdef", "ghijklmnopqrstuv")
+_ANY_DIGIT = re.compile(r"\d")  # any Unicode decimal digit, as phonenumbers' own patterns read them
 _DIGIT_RUN = re.compile(r"\+?\d(?:[\s\-.()]*\d){6,}")  # seven digits, separators allowed
 _NAME_PARTS = re.compile(r"[^\W\d_]{2,}")
 
@@ -92,10 +93,11 @@ def name_words(*names: str | None) -> list[str]:
 
 def scrub(text: str, names: Iterable[str] = ()) -> str:
     """`text` with every phone number and every known name replaced."""
-    spans = [(m.start, m.end) for m in phonenumbers.PhoneNumberMatcher(text, "US")]
-    for start, end in reversed(spans):
-        text = text[:start] + NUMBER + text[end:]
-    text = _DIGIT_RUN.sub(NUMBER, text)
+    if _ANY_DIGIT.search(text) is not None:  # no digit, no number: the matcher's patterns all need one
+        spans = [(m.start, m.end) for m in phonenumbers.PhoneNumberMatcher(text, "US")]
+        for start, end in reversed(spans):
+            text = text[:start] + NUMBER + text[end:]
+        text = _DIGIT_RUN.sub(NUMBER, text)
     words = list(names)
     if words:
         text = re.sub(r"\b(?:" + "|".join(map(re.escape, words)) + r")\b", NAME, text, flags=re.IGNORECASE)

@@ -848,8 +848,9 @@ class CallHandle:
             ignored_events=self._ignored,
             refs=refs,
         )
-        files = {"result.json": result.model_dump(mode="json"), "call_report.json": report.model_dump(mode="json"),
-                 "call_report.redacted.json": redact(report, self.pseudonyms)}
+        dumped = report.model_dump(mode="json")
+        files = {"result.json": result.model_dump(mode="json"), "call_report.json": dumped,
+                 "call_report.redacted.json": redact(report, self.pseudonyms, dumped)}
         await self.ports.disk(partial(self._write_result, files))
         self.result = result
         reason = getattr(result, "reason", None)

@@ -127,17 +127,18 @@ def _scrubbed(value: Any, names: list[str]) -> Any:
     return value
 
 
-def redact(report: CallReport, pseudonyms: Pseudonyms) -> dict[str, Any]:
+def redact(report: CallReport, pseudonyms: Pseudonyms, dumped: dict[str, Any] | None = None) -> dict[str, Any]:
     """Shareable: numbers masked, the name and the call id replaced, the user id a keyed stand-in,
     and every free-text field (the item, the question, booking notes, the answer, the evidence,
-    details) with its phone numbers and the call's known names taken out."""
-    data = report.model_dump(mode="json")
+    details) with its phone numbers and the call's known names taken out. `dumped`: the report's
+    `model_dump(mode="json")` when the caller has it (it is not changed)."""
+    data = dict(dumped) if dumped is not None else report.model_dump(mode="json")
     data["to"] = _mask_number(report.to)
     data["from_did"] = _mask_number(report.from_did)
     data["first_name"] = "[redacted]"
     data["user_id"] = pseudonyms.user(report.user_id)
     if report.booking is not None:
-        data["booking"]["callback"] = _mask_number(report.booking.callback)
+        data["booking"] = {**data["booking"], "callback": _mask_number(report.booking.callback)}
     if report.call_control_id:
         hashed = "sha256:" + hashlib.sha256(report.call_control_id.encode()).hexdigest()[:16]
         data["call_control_id"] = hashed
