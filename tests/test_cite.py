@@ -489,7 +489,7 @@ def test_of_two_places_in_a_sentence_the_item_s_is_the_one_beside_it(said):
 
 def test_a_range_of_times_that_closes_the_words_is_times():
     assert [str(c.clock) for c in v.clocks(v.normal("Like I said, nine to five."))] == ["9:00", "5:00"]
-    assert v.clocks(v.normal("it takes 2 to 3 weeks")) == []
+    assert v.clocks(v.normal("it takes 2 to 3 weeks")) == ()
 
 
 def test_a_booking_taken_back_in_the_same_breath_is_refused():

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
+from functools import lru_cache
 
 from attrs import frozen
 from text_to_num import alpha2digit
@@ -39,6 +40,13 @@ _SPACES = re.compile(r"\s+")
 _DOZEN = re.compile(r"\b(?:(half) )?an? dozen\b")
 
 
+# normal, normal_clauses and clocks are pure and each costs tens of microseconds a sentence; a call's
+# verdict reads the same sentences several times (the record's check, the transcript's assessment,
+# the conclusion at the end), so each keeps what it read last. Their results are immutable.
+_MEMO = 4096
+
+
+@lru_cache(maxsize=_MEMO)
 def normal(text: str) -> str:
     """The normal form two wordings are compared in (see the module's header)."""
     t = text.lower().replace("\u2019", "'").replace("\u2018", "'")
@@ -97,9 +105,10 @@ def clauses(normal_text: str) -> list[str]:
     return [c.strip() for c in _CLAUSE_CUT.split(normal_text) if c.strip()]
 
 
-def normal_clauses(sentence: str) -> list[str]:
+@lru_cache(maxsize=_MEMO)
+def normal_clauses(sentence: str) -> tuple[str, ...]:
     """A sentence's clauses, each in the normal form (cut where the words had a comma)."""
-    return [n for part in re.split(r"[,;]", sentence) for n in clauses(normal(part)) if n]
+    return tuple(n for part in re.split(r"[,;]", sentence) for n in clauses(normal(part)) if n)
 
 
 # -- clock times ------------------------------------------------------------------------------------------
@@ -176,7 +185,8 @@ def _clock(hour: int, minute: int, ampm: str | None) -> Clock | None:
     return Clock(hour, minute, True)
 
 
-def clocks(normal_text: str) -> list[ClockAt]:
+@lru_cache(maxsize=_MEMO)
+def clocks(normal_text: str) -> tuple[ClockAt, ...]:
     """Every time said in `normal_text` (in the normal form), in order."""
     found: dict[int, ClockAt] = {}
     for m in _CLOCK.finditer(normal_text):
@@ -213,7 +223,7 @@ def clocks(normal_text: str) -> list[ClockAt]:
                     m.start(1) in found or m.start(4) in found or a or m.group(3) or m.group(6) or _said_as_hours(normal_text, m.start())
                     or not normal_text[m.end():].strip()):  # "like I said, nine to five.": a range that closes the words
                 found[at] = ClockAt(_half_of_day(c, normal_text[end:]), at, end)
-    return [found[k] for k in sorted(found)]
+    return tuple(found[k] for k in sorted(found))
 
 
 _HOURS_CUE = re.compile(r"\b(?:open|opens|opening|close|closes|closing|hours|from|shut|shuts|weekdays?|weekends?|daily|every ?day|"
