@@ -4,7 +4,7 @@ Each daemon has its own state directory, socket and instance name, and both shar
 on the tests' PostgreSQL server (tests/pg.py): opt-outs, rate limits, request ids, the schedule and
 the leases of crashed daemons are the ledger's, so no daemon can dial past another's word.
 
-The clock jumps only after 50 ms with every task idle: a ledger round trip runs in a worker thread,
+The clock jumps only after 10 ms with every task idle: a ledger round trip runs in a worker thread,
 and the plain autojump clock would take that wait for idleness and fire the calls' timeouts early.
 """
 
@@ -39,7 +39,7 @@ ASK = {"to": NY, "ask": "hours", "name": "Nathan", "user": "alice"}
 
 @pytest.fixture
 def patient_clock() -> trio.testing.MockClock:
-    return trio.testing.MockClock(autojump_threshold=0.05)
+    return trio.testing.MockClock(autojump_threshold=0.01)
 
 
 async def start(nursery, root, url: str, instance: int, clock=None, **over) -> Daemon:

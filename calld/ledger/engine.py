@@ -36,10 +36,13 @@ Row = Mapping[str, Any]
 Args = Sequence[Any]
 EngineName = Literal["sqlite", "postgresql"]
 
-# Retries of a dropped PostgreSQL connection: 5 tries over about 2.5 s, enough for a server's
-# fast restart (pg_ctl restart takes well under a second) and short enough that a request
-# waiting on it gets its refusal while its caller still waits.
+# Retries of a dropped PostgreSQL connection: 5 tries, 2.5 s apart in all, each waiting at most
+# ACQUIRE_TIMEOUT_S for the pool to have a connection (it reconnects meanwhile): about 7.5 s, enough
+# for a server's fast restart (pg_ctl restart takes well under a second) and short enough that a
+# request waiting on it gets its refusal while its caller still waits. (The pool's wait is the
+# only one: the daemon never runs more ledger calls at once than the pool has connections.)
 RETRY_DELAYS_S = (0.1, 0.3, 0.7, 1.4)
+ACQUIRE_TIMEOUT_S = 1.0
 
 
 class LedgerUnavailable(OperationalError):
@@ -238,7 +241,7 @@ class PostgresEngine:
     path = None
 
     def __init__(self, url: str, *, pool_size: int = 4, connect_timeout_s: float = 5.0,
-                 retry_delays_s: Sequence[float] = RETRY_DELAYS_S) -> None:
+                 acquire_timeout_s: float = ACQUIRE_TIMEOUT_S, retry_delays_s: Sequence[float] = RETRY_DELAYS_S) -> None:
         import psycopg
         from psycopg.rows import dict_row
         from psycopg_pool import ConnectionPool
@@ -246,7 +249,7 @@ class PostgresEngine:
         self.url = url
         self._retry_delays = tuple(retry_delays_s)
         self._pool: ConnectionPool[Connection[Any]] = ConnectionPool(
-            url, min_size=1, max_size=pool_size, open=False, timeout=connect_timeout_s, name="calld-ledger",
+            url, min_size=1, max_size=pool_size, open=False, timeout=acquire_timeout_s, name="calld-ledger",
             kwargs={"row_factory": dict_row, "connect_timeout": max(1, round(connect_timeout_s)),
                     "application_name": "calld"},
         )
