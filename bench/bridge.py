@@ -190,6 +190,7 @@ async def run_batch(n: int) -> dict:
 
         async def sample_steady() -> None:
             await trio.sleep(load.STEADY_FROM_S)
+            load.profile_steady([proc.pid])
             a, a_split = load.cpu_seconds(proc.pid), load.cpu_split(proc.pid)
             await trio.sleep(load.STEADY_TO_S - load.STEADY_FROM_S)
             call_seconds = n * (load.STEADY_TO_S - load.STEADY_FROM_S)

@@ -16,7 +16,8 @@ the daemons' cores, and a latency it measures while the daemons hold its core is
 PostgreSQL ledger (a throwaway cluster, as the tests start it: tests/pg.py), and BENCH_PROXY=1 puts
 Debian's nginx in front (calld-ctl proxy-config's rules, as tests/test_proxy.py runs it): every call's
 webhooks and media then go through /d/N/ on the proxy, as in a deployment of several daemons. BENCH_DAEMON_PREFIX runs the daemon under a profiler (e.g. "-m cProfile -o /tmp/daemon.prof" or
-"-X importtime"). The daemon logs at INFO, as in service (one line per call event); its log is
+"-X importtime"); BENCH_STEADY_PROFILE starts a profiler on it for the steady window alone
+(`profile_steady`; bench/bridge.py does the same for the bridge). The daemon logs at INFO, as in service (one line per call event); its log is
 kept in the batch's temporary directory (/tmp/calld-load-N-*/daemon.log).
 
 The daemon runs with CALLD_MAX_CALLS=1000 unless the environment sets it, so that the benchmark
@@ -159,6 +160,18 @@ def reference_ms(core: int) -> float:
     return float(out.stdout)
 
 
+def profile_steady(pids: list[int]) -> subprocess.Popen | None:
+    """BENCH_STEADY_PROFILE: a command started, from the simulator's core, when the steady window
+    opens, with {pid} (the first daemon's, or the bridge's) and {seconds} (the window) filled in,
+    e.g. "perf record -F 1999 -g -p {pid} -o /tmp/steady.data -- sleep {seconds}". Only for finding
+    where the window's CPU goes: the profiler shares the simulator's core."""
+    command = os.environ.get("BENCH_STEADY_PROFILE")
+    if not command:
+        return None
+    words = [w.format(pid=pids[0], seconds=round(STEADY_TO_S - STEADY_FROM_S)) for w in command.split()]
+    return subprocess.Popen([*pinned(SIM_CORE), *words], stdout=subprocess.DEVNULL)
+
+
 def pinned(core: int) -> list[str]:
     return ["taskset", "-c", str(core)] if os.cpu_count() and os.cpu_count() > 1 else []
 
@@ -280,6 +293,7 @@ async def run_batch(n: int, daemons: int = 1) -> dict:
                 # The audio path alone: CPU while every call is mid-conversation (set-up and
                 # wind-down fall outside this window), per call-second of that window.
                 await trio.sleep(STEADY_FROM_S)
+                profile_steady([p.pid for p in procs])
                 a = sum(cpu_seconds(p.pid) for p in procs)
                 a_split = [cpu_split(p.pid) for p in procs]
                 await trio.sleep(STEADY_TO_S - STEADY_FROM_S)
