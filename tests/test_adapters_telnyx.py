@@ -275,6 +275,20 @@ def test_only_the_inbound_track_is_passed_on(track: str | None, passed: bool) ->
     assert [type(e) for e in events] == ([MediaAudio] if passed else [])
 
 
+def test_the_steady_read_gives_what_feed_would_and_leaves_the_rest_to_it() -> None:
+    """`audio` is the media task's read of the 50 frames a second: the same PCM and chunk as feed's
+    event, nothing to hear from our own track, and every frame that is not plain media left to feed."""
+    payload = base64.b64decode(load_fixture("telnyx", "media_media")["media"]["payload"])
+    assert InboundMedia("le").audio(frame("media_media")) is None  # before start: the format is unknown
+    media = started("be")
+    assert media.audio(frame("media_media", media__chunk="9")) == (swapped(payload), 9)
+    assert media.audio(frame("media_media", media__track="outbound")) == (b"", 2)
+    assert media.audio(frame("media_mark")) is None
+    assert media.audio(frame("media_media", media__chunk=-1.5)) is None  # not plain: feed explains it
+    with pytest.raises(MediaFrameError, match="not base64"):
+        media.audio(frame("media_media", media__payload="!!"))
+
+
 @pytest.mark.parametrize(
     ("name", "expected"),
     [

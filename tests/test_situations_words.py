@@ -87,6 +87,13 @@ def test_loud_reads_little_endian_samples_and_either_peak():
     assert not s.loud(b"\x7f")
 
 
+@given(st.lists(st.one_of(st.integers(-32768, 32767), st.sampled_from([-32768, -601, -600, 600, 601, 32767])), min_size=1, max_size=330))
+def test_loud_is_a_peak_past_the_threshold_either_way(samples):
+    """The one-reduction reading (unsigned, shifted by the threshold) says what max(abs) would, the
+    extremes included (-32768 has no positive twin in 16 bits)."""
+    assert s.loud(struct.pack(f"<{len(samples)}h", *samples)) == any(abs(x) > s.LOUD_PEAK for x in samples)
+
+
 @given(st.lists(st.one_of(
     st.binary(min_size=0, max_size=9),  # no sample, or odd bytes
     st.lists(st.integers(-32768, 32767), min_size=1, max_size=330).map(lambda xs: struct.pack(f"<{len(xs)}h", *xs)),

@@ -191,13 +191,23 @@ class InboundMedia:
         self.codec: Codec | None = None
         self.run_id: RunId | None = None
 
+    def audio(self, text: str) -> tuple[bytes, int] | None:
+        """(pcm, chunk) of a well-formed media frame once the stream has started, read without
+        building an event: the steady uplink's 50 frames a second, which the runtime forwards
+        and records before the reducer is told of them as a stretch. pcm is b"" for a frame that
+        carries nothing to hear (our own track, an empty payload, speech `auto` holds back).
+        None for every other frame: `feed` reads it. Raises MediaFrameError as `feed` would."""
+        if self.codec is None or (media := _plain_media(text)) is None:
+            return None
+        track, chunk, payload = media
+        if track not in _INBOUND_TRACKS:
+            return b"", chunk
+        return self._decode(self.codec, payload), chunk
+
     def feed(self, text: str) -> list[Event]:
         """Translate one text frame. Raises MediaFrameError for frames that are malformed."""
-        if self.codec is not None and (media := _plain_media(text)) is not None:
-            track, chunk, payload = media
-            if track not in _INBOUND_TRACKS:
-                return []
-            pcm = self._decode(self.codec, payload)
+        if (audio := self.audio(text)) is not None:
+            pcm, chunk = audio
             return [MediaAudio(pcm, chunk)] if pcm else []
         try:
             frame = _frame.validate_json(text)

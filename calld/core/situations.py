@@ -235,7 +235,8 @@ def more_than_courtesy(text: str) -> bool:
 
 LOUD_PEAK = 600  # about -35 dBFS: above a quiet line's hiss, below any speech or music
 _PCM16LE = numpy.dtype("<i2")
-_peak_high, _peak_low = numpy.maximum, numpy.minimum
+_PCM16LE_UNSIGNED = numpy.dtype("<u2")
+_peak_high = numpy.maximum
 
 
 def loud(pcm: bytes) -> bool:
@@ -245,23 +246,24 @@ def loud(pcm: bytes) -> bool:
     bytes take about 1.5 us a frame, where max()/min() over an array took about 14 us."""
     if len(pcm) < 2:
         return False
-    samples = numpy.frombuffer(pcm, _PCM16LE, len(pcm) // 2)
-    return bool(_peak_high.reduce(samples) > LOUD_PEAK or _peak_low.reduce(samples) < -LOUD_PEAK)
+    shifted = numpy.frombuffer(pcm, _PCM16LE_UNSIGNED, len(pcm) // 2) + numpy.uint16(LOUD_PEAK)  # as in loud_each
+    return bool(_peak_high.reduce(shifted) > 2 * LOUD_PEAK)
 
 
 def loud_each(pcms: Sequence[bytes]) -> tuple[bool, ...]:
     """`loud` of each chunk, judged in one pass over them all: a stretch of forwarded frames, 25 at
-    a time while the hold-music watch is on (about 9 us a stretch, where a call apiece took 45)."""
+    a time while the hold-music watch is on (about 5 us a stretch, where a call apiece took 45).
+
+    One reduction, not two: read as unsigned and shifted up by LOUD_PEAK (wrapping), a sample is
+    loud exactly when it lands above 2 * LOUD_PEAK (-600..600 land on 0..1200; -601 wraps to 65535)."""
     if not pcms:
         return ()
     sizes = set(map(len, pcms))  # one pass in C: usually a single size, 640 bytes
     if any(n < 2 or n % 2 for n in sizes):  # a chunk with no sample, or an odd byte: one by one
         return tuple(loud(p) for p in pcms)
-    samples = numpy.frombuffer(b"".join(pcms), _PCM16LE)
-    size = len(pcms[0]) // 2
+    shifted = numpy.frombuffer(b"".join(pcms), _PCM16LE_UNSIGNED) + numpy.uint16(LOUD_PEAK)
     if len(sizes) == 1:  # every frame alike (20 ms each)
-        starts = numpy.arange(0, len(samples), size)
+        peaks = shifted.reshape(len(pcms), -1).max(axis=1)
     else:
-        starts = numpy.cumsum([0, *(len(p) // 2 for p in pcms[:-1])])
-    peaks = (_peak_high.reduceat(samples, starts) > LOUD_PEAK) | (_peak_low.reduceat(samples, starts) < -LOUD_PEAK)
-    return tuple(peaks.tolist())
+        peaks = _peak_high.reduceat(shifted, numpy.cumsum([0, *(len(p) // 2 for p in pcms[:-1])]))
+    return tuple((peaks > 2 * LOUD_PEAK).tolist())

@@ -166,7 +166,10 @@ class CallHandle:
         self._hangup_requested_ms: int | None = None
         self._hangup_result: str | None = None
         self._path: AudioPath = CLOSED  # where steady audio may go without a reducer step
-        self._inbound_stretch: list[ev.MediaAudio] = []  # forwarded to GPT-Live, not yet told
+        # Forwarded to GPT-Live, not yet told: each frame's PCM, and the first and last chunk
+        # numbers (bytes and ints only: 50 frames a second a call, kept out of the collector's walks).
+        self._inbound_stretch: list[bytes] = []
+        self._inbound_chunks = [0, 0]
         self._output_stretch = [0, 0]  # deltas and bytes played to the line, not yet told
         self._recorded_stretch: list[ev.MediaAudio] = []  # only recorded (GPT-Live gone), not yet told
         self._held_stretch: list[ev.MediaAudio] = []  # recorded, for the reducer to hold (GPT-Live not ready)
@@ -359,14 +362,14 @@ class CallHandle:
         if self._held_stretch:  # before GPT-Live was ready: nothing else came since, so it goes first
             out.append(ev.InboundHeld(tuple(self._held_stretch)))
             self._held_stretch = []
-        frames = self._inbound_stretch
-        if frames:
+        pcms = self._inbound_stretch
+        if pcms:
             self._inbound_stretch = []
             watching = audio_path(self.call).uplink_loudness  # judged now: what the reducer will do with it
-            pcms = [f.pcm for f in frames]
+            first, last = self._inbound_chunks
             out.append(ev.InboundForwarded(
-                frames=len(frames), pcm_bytes=sum(map(len, pcms)), first_chunk=frames[0].chunk,
-                last_chunk=frames[-1].chunk, loud=loud_each(pcms) if watching else ()))
+                frames=len(pcms), pcm_bytes=sum(map(len, pcms)), first_chunk=first,
+                last_chunk=last, loud=loud_each(pcms) if watching else ()))
         recorded = self._recorded_stretch
         if recorded:  # after any forwarded frames: the path only moves from forwarding to recording
             self._recorded_stretch = []
@@ -607,6 +610,14 @@ class CallHandle:
                     reason = exc.reason
                     break
                 try:
+                    if self._path.inbound == "forwarded" and not self._inbound_queued and (audio := inbound.audio(text)) is not None:
+                        # The steady uplink, 50 frames a second: _took_steady's first way, with no
+                        # event object and none of its coroutines a frame.
+                        pcm, chunk = audio
+                        if pcm:
+                            self._forward_pcm(pcm, chunk)
+                            await self._send_live_text(gpt_live.input_audio_append_text(pcm))
+                        continue
                     events = inbound.feed(text)
                 except MediaFrameError as exc:
                     # One bad frame is Telnyx's problem, not the call's; a bad start is the call's.
@@ -616,12 +627,6 @@ class CallHandle:
                     log.warning("%s bad media frame dropped: %s", self.plan.run_id, exc)
                     continue
                 for e in events:
-                    if type(e) is ev.MediaAudio and self._path.inbound == "forwarded" and not self._inbound_queued:
-                        # The steady uplink, 50 frames a second: _took_steady's first way, without
-                        # its two coroutines a frame.
-                        self._record_inbound(e, self._inbound_stretch)
-                        await self._send_live_text(gpt_live.input_audio_append_text(e.pcm))
-                        continue
                     if await self._took_steady(e):
                         continue
                     if isinstance(e, ev.MediaStarted):
@@ -660,12 +665,24 @@ class CallHandle:
 
     async def _forward_inbound(self, frame: ev.MediaAudio) -> None:
         """The steady uplink: this frame goes on to GPT-Live now and is told to the reducer later."""
-        self._record_inbound(frame, self._inbound_stretch)
+        self._forward_pcm(frame.pcm, frame.chunk)
         await self._send_live_text(gpt_live.input_audio_append_text(frame.pcm))
 
+    def _forward_pcm(self, pcm: bytes, chunk: int) -> None:
+        """A forwarded frame is recorded now and joins the stretch the reducer is told of later."""
+        stretch = self._inbound_stretch
+        if stretch:
+            self._inbound_chunks[1] = chunk
+        else:
+            self._inbound_chunks = [chunk, chunk]
+        stretch.append(pcm)
+        self.rundir.audio("inbound.wav", pcm)
+        if len(stretch) >= STRETCH_MAX:
+            self._tell_later()
+
     def _record_inbound(self, frame: ev.MediaAudio, stretch: list[ev.MediaAudio]) -> None:
-        """The frame is recorded now and told to the reducer later, with its stretch (forwarded,
-        held for GPT-Live, or only counted once GPT-Live is gone)."""
+        """The frame is recorded now and told to the reducer later, with its stretch (held for
+        GPT-Live, or only counted once GPT-Live is gone)."""
         stretch.append(frame)
         self.rundir.audio("inbound.wav", frame.pcm)
         if len(stretch) >= STRETCH_MAX:
