@@ -4,6 +4,7 @@
     uv run python bench/steady.py --instructions [CALLS]    # under valgrind: instructions, within 2-3% run to run
     uv run python bench/steady.py --floor [CALLS] [ROUNDS]  # a bare bridge in the same harness, then calld
     uv run python bench/steady.py --instructions --floor [CALLS]  # the bare bridge's instructions alone
+    uv run python bench/steady.py --words ...               # any of the above, with the calls' words too
 
 CALLS CallHandles in steady conversation (GPT-Live active, nobody on hold), each with its real media
 task, GPT-Live task and loop, over real WebSockets (calld.adapters.websocket) on socketpairs. A
@@ -67,6 +68,13 @@ from calld.runtime.rundir import RunDir  # noqa: E402
 
 ROUNDS_PER_CALL_SECOND = 50  # 20 ms frames
 DELTA_EVERY = 5  # a 100 ms delta every fifth frame
+# --words: a transcript delta every 17th round, three of the agent's to one of the business's: what
+# bench/load.py's calls send in their steady window (2.3 and 0.7 a call-second), and what makes the
+# loop step (the stretches before the word, the word, the stall failsafe re-armed).
+WORD_EVERY = 17
+AGENT_WORDS = "could you tell me what time the shop opens on a weekday please".split()
+BUSINESS_WORDS = "yes we do take calls about that".split()
+WORDS = False  # set by --words
 
 
 def talking() -> tuple[Call, LivePlan]:
@@ -100,7 +108,7 @@ def stream(s: socket.socket) -> trio.SocketStream:
 
 def wire(rounds: int) -> tuple[bytes, list[bytes], bytes]:
     """What the peers send, framed once: Telnyx's start frame and `rounds` media frames, and one
-    GPT-Live delta."""
+    GPT-Live delta (with --words, `transcript` frames the words)."""
     telnyx_side = ClientProtocol(parse_uri("ws://telnyx/"), state=OPEN)  # Telnyx is the media socket's client
     start = frame_from(telnyx_side, json.dumps({"event": "start", "stream_id": "s-1", "start": {
         "call_control_id": CCID, "media_format": {"encoding": "L16", "sample_rate": 16000, "channels": 1}}}))
@@ -112,16 +120,33 @@ def wire(rounds: int) -> tuple[bytes, list[bytes], bytes]:
     return start, media, delta
 
 
+def transcript(rounds: int) -> dict[int, bytes]:
+    """--words: the round each word comes in, and its GPT-Live transcript delta, framed."""
+    words: dict[int, bytes] = {}
+    server = ServerProtocol(state=OPEN)
+    for n, r in enumerate(range(WORD_EVERY - 1, rounds if WORDS else 0, WORD_EVERY)):
+        business = n % 4 == 3
+        said = BUSINESS_WORDS if business else AGENT_WORDS
+        kind = "input" if business else "output"
+        words[r] = frame_from(server, json.dumps({"type": f"session.{kind}_transcript.delta", "delta": " " + said[n % len(said)],
+                                                  "start_ms": 20 * r, "end_ms": 20 * r + 240}))
+    return words
+
+
 async def rounds_cpu(peers: list[tuple[socket.socket, socket.socket]], media: list[bytes], delta: bytes) -> float:
     """CPU seconds for the peers' rounds: each call a media frame (and every fifth round a delta),
     then each call's GPT-Live append read back (the line's audio is left to gather)."""
     append_bytes = len(gpt_live.input_audio_append_text(FRAME)) + 8  # 16-bit length and mask key
+    words = transcript(len(media))
     cpu0 = time.process_time()
     for r, frame in enumerate(media):
+        word = words.get(r)
         for media_peer, live_peer in peers:
             media_peer.send(frame)
             if r % DELTA_EVERY == 0:
                 live_peer.send(delta)
+            if word is not None:
+                live_peer.send(word)
         for media_peer, live_peer in peers:
             want = append_bytes
             while want > 0:
@@ -208,7 +233,10 @@ async def _bare_uplink(media: socket.socket, live: socket.socket) -> None:
 async def _bare_downlink(live: socket.socket, media: socket.socket) -> None:
     while True:
         await trio.lowlevel.wait_readable(live)
-        pcm = pybase64.b64decode(orjson.loads(_unframe(live.recv(1 << 16)))["delta"])
+        event = orjson.loads(_unframe(live.recv(1 << 16)))
+        if event["type"] != "session.output_audio.delta":
+            continue  # a bridge keeps no transcript
+        pcm = pybase64.b64decode(event["delta"])
         out = {"event": "media", "stream_id": "s-1", "media": {"payload": pybase64.b64encode(pcm).decode()}}
         media.send(_frame(orjson.dumps(out), masked=False))
 
@@ -242,15 +270,20 @@ def instructions(calls: int, *, bare: bool = False) -> None:
     counts = []
     for rounds in (100, 300):
         out = subprocess.run(["valgrind", "--tool=callgrind", "--callgrind-out-file=/dev/null", sys.executable, __file__,
-                              *(["--bare"] if bare else []), str(calls), str(rounds)], capture_output=True, text=True, check=True,
+                              *(["--words"] if WORDS else []), *(["--bare"] if bare else []), str(calls), str(rounds)], capture_output=True, text=True, check=True,
                              env={**os.environ, "PYTHONHASHSEED": "0", "BENCH_STEADY_SEED": "0"})
         counts.append(int(next(line for line in out.stderr.splitlines() if "Collected" in line).split()[-1]))
     per_round = (counts[1] - counts[0]) / (200 * calls)
     print(f"{'bare bridge, ' if bare else ''}{calls} calls: {per_round * ROUNDS_PER_CALL_SECOND / 1e6:.2f} million instructions per call-second "
-          f"({per_round / 1000:.1f} thousand a round: a frame up, and a fifth of a delta down), user space only")
+          f"({per_round / 1000:.1f} thousand a round: a frame up, and a fifth of a delta down"
+          f"{', a word every ' + str(WORD_EVERY) + ' rounds' if WORDS else ''}), user space only")
 
 
 def main(argv: list[str]) -> None:
+    global WORDS
+    if "--words" in argv:
+        WORDS = True
+        argv = [a for a in argv if a != "--words"]
     if argv[:1] == ["--instructions"]:
         bare = argv[1:2] == ["--floor"]
         instructions(int(argv[1 + bare]) if len(argv) > 1 + bare else 20, bare=bare)
