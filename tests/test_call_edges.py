@@ -376,3 +376,41 @@ async def test_a_session_that_sends_little_but_unreadable_events_is_the_model_s_
     # Not calld's own failure (internal): the model's side broke its protocol.
     assert (run.result.status, run.result.reason) == ("failed", "model_lost")
     assert "unreadable events" in run.result.detail
+
+
+_UNREADABLE_MEDIA = ('{"event": "media", "media": {"track": "inbound", "chunk": "5", "payload": "!!!notbase64"}}',
+                     '{"event": "media", "media": {"track": "inbound", "chunk": [], "payload": "AAAA"}}', "{{{")
+
+
+async def test_an_unreadable_media_frame_mid_call_is_dropped_and_the_call_goes_on(autojump_clock, tmp_path, monkeypatch, caplog):
+    """Telnyx frames calld cannot read, while the steady uplink forwards every frame without a
+    reducer step: each is dropped with a warning, and the frames around them still reach GPT-Live."""
+    from calld.stub.world import StubWorld
+
+    stream = StubWorld._stream_media
+
+    class Noisy:
+        def __init__(self, peer):
+            self.peer, self.sent = peer, 0
+
+        def __getattr__(self, name):
+            return getattr(self.peer, name)
+
+        async def send(self, text):
+            self.sent += 1
+            if self.sent % 100 == 0:  # every two seconds of the line, from the first
+                for bad in _UNREADABLE_MEDIA:
+                    await self.peer.send(bad)
+            await self.peer.send(text)
+
+    async def noisy(self, peer):
+        await stream(self, Noisy(peer))
+
+    monkeypatch.setattr(StubWorld, "_stream_media", noisy)
+    with caplog.at_level("WARNING", logger="calld.call"):
+        run = await stub_call(tmp_path, "hours")
+    assert run.result.status == "answered" and "9 AM to 5 PM" in run.result.answer_text
+    dropped = [r.getMessage() for r in caplog.records if "bad media frame dropped" in r.getMessage()]
+    assert len(dropped) >= 2 * len(_UNREADABLE_MEDIA) and any("not base64" in m for m in dropped)
+    sent = run.chunks_to_live()
+    assert sent == list(range(sent[0], sent[-1] + 1))  # every good frame went on, in order, none twice
