@@ -168,7 +168,11 @@ def profile_steady(pids: list[int]) -> subprocess.Popen | None:
     command = os.environ.get("BENCH_STEADY_PROFILE")
     if not command:
         return None
-    words = [w.format(pid=pids[0], seconds=round(STEADY_TO_S - STEADY_FROM_S)) for w in command.split()]
+    try:
+        words = [w.format(pid=pids[0], seconds=round(STEADY_TO_S - STEADY_FROM_S)) for w in command.split()]
+    except (KeyError, IndexError, ValueError) as exc:
+        raise SystemExit(f"BENCH_STEADY_PROFILE: only {{pid}} and {{seconds}} are filled in ({exc!r}); "
+                         "write any other brace as {{ or }}") from None
     return subprocess.Popen([*pinned(SIM_CORE), *words], stdout=subprocess.DEVNULL)
 
 
