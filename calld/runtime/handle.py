@@ -10,8 +10,8 @@ released to whoever attached it. Artifacts are written whatever happened.
 
 The steady audio path (calld.core.audio_path): while the state the reducer left allows it, the
 media task sends inbound frames on to GPT-Live itself and the GPT-Live task plays deltas to the
-line itself, writing the WAVs as they go; each keeps what it forwarded as a stretch, and the loop
-steps the stretches (InboundForwarded, OutputForwarded; InboundHeld before GPT-Live is ready,
+line itself; each keeps what it forwarded as a stretch, and the loop records each stretch in its
+WAV with one write and steps the stretches (InboundForwarded, OutputForwarded; InboundHeld before GPT-Live is ready,
 InboundRecorded once it is gone) before every other event, so the reducer
 sees what happened in order and every count adds up. A frame never overtakes one still queued
 for the reducer, and one task at a time writes the media socket.
@@ -168,9 +168,10 @@ class CallHandle:
         self._path: AudioPath = CLOSED  # where steady audio may go without a reducer step
         # Forwarded to GPT-Live, not yet told: each frame's PCM, and the first and last chunk
         # numbers (bytes and ints only: 50 frames a second a call, kept out of the collector's walks).
+        # A stretch's audio is recorded when it is told, in one write (_take_stretches).
         self._inbound_stretch: list[bytes] = []
         self._inbound_chunks = [0, 0]
-        self._output_stretch = [0, 0]  # deltas and bytes played to the line, not yet told
+        self._output_stretch: list[bytes] = []  # each delta's PCM played to the line, not yet told
         self._recorded_stretch: list[ev.MediaAudio] = []  # only recorded (GPT-Live gone), not yet told
         self._held_stretch: list[ev.MediaAudio] = []  # recorded, for the reducer to hold (GPT-Live not ready)
         self._tell_due = False  # a _TELL is in the channel
@@ -246,7 +247,7 @@ class CallHandle:
     async def _take(self, event: ev.Event | _Tell) -> bool:
         """Step one event, after the forwarded audio before it; True once the call is finished."""
         try:
-            if self._inbound_stretch or self._output_stretch[0] or self._recorded_stretch or self._held_stretch:
+            if self._inbound_stretch or self._output_stretch or self._recorded_stretch or self._held_stretch:
                 for stretch in self._take_stretches():
                     await self._step(stretch)
             if isinstance(event, _Tell):
@@ -357,28 +358,41 @@ class CallHandle:
                 await self._events_tx.send(ev.CallCrashed(f"{effect.kind} failed: {exc}"))
 
     def _take_stretches(self) -> list[ev.Event]:
-        """The forwarded audio not yet told, as events; the stretches start again empty."""
+        """The forwarded audio not yet told, as events; the stretches start again empty.
+
+        Each stretch's audio goes to its WAV here, in one write, before its row: the order of
+        the events is the order the frames came in (a path only moves from holding to forwarding
+        to recording), and no frame told later was recorded earlier."""
         out: list[ev.Event] = []
+        record = self.rundir.audio
         if self._held_stretch:  # before GPT-Live was ready: nothing else came since, so it goes first
-            out.append(ev.InboundHeld(tuple(self._held_stretch)))
+            held = tuple(self._held_stretch)
             self._held_stretch = []
+            record("inbound.wav", b"".join(f.pcm for f in held))
+            out.append(ev.InboundHeld(held))
         pcms = self._inbound_stretch
         if pcms:
             self._inbound_stretch = []
+            joined = b"".join(pcms)
+            record("inbound.wav", joined)
             watching = audio_path(self.call).uplink_loudness  # judged now: what the reducer will do with it
             first, last = self._inbound_chunks
             out.append(ev.InboundForwarded(
-                frames=len(pcms), pcm_bytes=sum(map(len, pcms)), first_chunk=first,
-                last_chunk=last, loud=loud_each(pcms) if watching else ()))
+                frames=len(pcms), pcm_bytes=len(joined), first_chunk=first,
+                last_chunk=last, loud=loud_each(pcms, joined) if watching else ()))
         recorded = self._recorded_stretch
         if recorded:  # after any forwarded frames: the path only moves from forwarding to recording
             self._recorded_stretch = []
-            out.append(ev.InboundRecorded(frames=len(recorded), pcm_bytes=sum(len(f.pcm) for f in recorded),
+            joined = b"".join(f.pcm for f in recorded)
+            record("inbound.wav", joined)
+            out.append(ev.InboundRecorded(frames=len(recorded), pcm_bytes=len(joined),
                                           first_chunk=recorded[0].chunk, last_chunk=recorded[-1].chunk))
-        deltas, size = self._output_stretch
+        deltas = self._output_stretch
         if deltas:
-            self._output_stretch = [0, 0]
-            out.append(ev.OutputForwarded(deltas=deltas, pcm_bytes=size))
+            self._output_stretch = []
+            joined = b"".join(deltas)
+            record("outbound.wav", joined)
+            out.append(ev.OutputForwarded(deltas=len(deltas), pcm_bytes=len(joined)))
         self._tell_due = False
         return out
 
@@ -669,32 +683,28 @@ class CallHandle:
         await self._send_live_text(gpt_live.input_audio_append_text(frame.pcm))
 
     def _forward_pcm(self, pcm: bytes, chunk: int) -> None:
-        """A forwarded frame is recorded now and joins the stretch the reducer is told of later."""
+        """A forwarded frame joins the stretch the reducer is told of (and the WAV gets) later."""
         stretch = self._inbound_stretch
         if stretch:
             self._inbound_chunks[1] = chunk
         else:
             self._inbound_chunks = [chunk, chunk]
         stretch.append(pcm)
-        self.rundir.audio("inbound.wav", pcm)
         if len(stretch) >= STRETCH_MAX:
             self._tell_later()
 
     def _record_inbound(self, frame: ev.MediaAudio, stretch: list[ev.MediaAudio]) -> None:
-        """The frame is recorded now and told to the reducer later, with its stretch (held for
-        GPT-Live, or only counted once GPT-Live is gone)."""
+        """The frame joins a stretch told to the reducer (and recorded) later: held for GPT-Live,
+        or only counted once GPT-Live is gone."""
         stretch.append(frame)
-        self.rundir.audio("inbound.wav", frame.pcm)
         if len(stretch) >= STRETCH_MAX:
             self._tell_later()
 
     async def _forward_output(self, delta: ev.OutputAudio) -> None:
         """The steady downlink: this delta plays on the line now and is told to the reducer later."""
         stretch = self._output_stretch
-        stretch[0] += 1
-        stretch[1] += len(delta.pcm)
-        self.rundir.audio("outbound.wav", delta.pcm)
-        if stretch[0] >= STRETCH_MAX:
+        stretch.append(delta.pcm)
+        if len(stretch) >= STRETCH_MAX:
             self._tell_later()
         if self._media_out is not None:
             await self._send_media(partial(self._media_out.audio, delta.pcm))
