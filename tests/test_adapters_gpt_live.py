@@ -8,6 +8,9 @@ import logging
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from unittest.mock import patch
 
 from calld.adapters import gpt_live
 from calld.adapters.fixtures import FIXTURES_DIR, load_fixture
@@ -484,3 +487,51 @@ def test_the_send_dtmf_schema_pattern_matches_the_parser() -> None:
     tool = gpt_live.session_start(PLAN, "s")["session"]["delegation"]["responses"]["tools"][2]
     assert tool["name"] == "send_dtmf"
     assert tool["parameters"]["properties"]["digits"]["pattern"] == "^[0-9*#A-D]{1,16}$"
+
+
+_TIMES = st.one_of(st.none(), st.integers(-(2**70), 2**70), st.booleans(), st.floats(allow_nan=False), st.text(max_size=3),
+                   st.sampled_from(["12", "1.0", " 7"]))
+
+
+@settings(max_examples=400, deadline=None)
+@given(
+    kind=st.one_of(st.sampled_from(["session.input_transcript.delta", "session.output_transcript.delta", "session.output_audio.delta",
+                                    "session.input_transcript.done"]), st.lists(st.integers(), max_size=1), st.none()),
+    delta=st.one_of(st.text(max_size=12), st.none(), st.integers(), st.lists(st.text(max_size=2), max_size=2)),
+    start=_TIMES, end=_TIMES,
+    drop=st.sets(st.sampled_from(["delta", "start_ms", "end_ms"])),
+    extra=st.booleans(),
+)
+def test_the_quick_read_of_a_word_gives_exactly_what_the_validating_parser_gives(kind, delta, start, end, drop, extra) -> None:
+    """Transcript deltas skip the models when they are plainly well formed: whatever the fields
+    hold, feed's answer (the event, or the message of the error) is the validating parser's."""
+    event = {"type": kind, "delta": delta, "start_ms": start, "end_ms": end, **({"item_id": "i1"} if extra else {})}
+    for key in drop:
+        del event[key]
+    text_ = json.dumps(event)
+
+    def answer(feed):
+        try:
+            return feed(text_)
+        except LiveEventMalformed as exc:
+            return str(exc)
+
+    quick = answer(live().feed)
+    with patch.object(gpt_live, "_plain_transcript_delta", lambda _: None):
+        validated = answer(live().feed)
+    assert quick == validated
+    if type(quick) is list and quick and type(quick[0]) in (InputTranscript, OutputTranscript):
+        assert type(quick[0].start_ms) in (int, type(None)) and type(quick[0].end_ms) in (int, type(None))
+
+
+def test_a_word_is_read_without_the_models(monkeypatch) -> None:
+    """The plain transcript delta (a few a second each way) never reaches the validating parser."""
+    inbound = live()
+    calls = []
+    real = gpt_live._server_event.validate_json
+    monkeypatch.setattr(gpt_live, "_server_event", type("Spy", (), {"validate_json": staticmethod(lambda t: calls.append(t) or real(t))}))
+    assert inbound.feed(text("input_transcript_delta")) == [InputTranscript(" We open at nine on Saturdays", 14200, 16400)]
+    assert inbound.feed(text("output_transcript_delta")) == [OutputTranscript(" Hi, this is an automated assistant", 1200, 3000)]
+    assert calls == []
+    assert inbound.feed('{"type": "session.output_transcript.delta", "delta": "x", "start_ms": "5"}') == [OutputTranscript("x", 5, None)]
+    assert len(calls) == 1  # a time as text: the validating parser reads it

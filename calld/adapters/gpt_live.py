@@ -19,6 +19,7 @@ import binascii
 import logging
 from typing import Annotated, Any, Literal, get_args
 
+import orjson
 import pybase64
 from pydantic import (BaseModel, ConfigDict, Discriminator, Field, StringConstraints, Tag, TypeAdapter, ValidationError,
                       model_validator)
@@ -395,6 +396,8 @@ class LiveInbound:
         """Translate one text frame. Raises LiveProtocolError for malformed or Realtime events."""
         if (delta := _plain_audio_delta(text)) is not None:
             return [OutputAudio(_audio(delta))]
+        if (words := _plain_transcript_delta(text)) is not None:
+            return [words]
         try:
             event = _server_event.validate_json(text)
         except ValidationError as exc:
@@ -436,6 +439,27 @@ def _plain_audio_delta(text: str) -> str | None:
     event = plain_frame(text, "type", "session.output_audio.delta")
     delta = event.get("delta") if event is not None else None
     return delta if isinstance(delta, str) else None
+
+
+_TRANSCRIPT_DELTAS = {"session.input_transcript.delta": InputTranscript, "session.output_transcript.delta": OutputTranscript}
+
+
+def _plain_transcript_delta(text: str) -> InputTranscript | OutputTranscript | None:
+    """A well-formed transcript delta as its event, read without building models: the words come
+    a few times a second each way. Anything that is not plainly one (a time as text, a missing
+    delta) returns None and goes through the validating parser, which accepts or explains it."""
+    if '_transcript.delta"' not in text:
+        return None
+    try:
+        event = orjson.loads(text)
+    except (ValueError, RecursionError):
+        return None
+    if type(event) is not dict or type(name := event.get("type")) is not str or (kind := _TRANSCRIPT_DELTAS.get(name)) is None:
+        return None
+    delta, start, end = event.get("delta"), event.get("start_ms"), event.get("end_ms")
+    if type(delta) is not str or not (start is None or type(start) is int) or not (end is None or type(end) is int):
+        return None
+    return kind(delta, start, end)
 
 
 def _audio(delta: str) -> bytes:
