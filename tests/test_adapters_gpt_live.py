@@ -535,3 +535,16 @@ def test_a_word_is_read_without_the_models(monkeypatch) -> None:
     assert calls == []
     assert inbound.feed('{"type": "session.output_transcript.delta", "delta": "x", "start_ms": "5"}') == [OutputTranscript("x", 5, None)]
     assert len(calls) == 1  # a time as text: the validating parser reads it
+
+
+def test_the_steady_read_of_a_delta_gives_what_feed_would_and_leaves_the_rest_to_it() -> None:
+    """`audio` is the GPT-Live task's read of the output deltas: feed's PCM, and every other event
+    (a word, a started session) left to feed; a delta that is not base64 is refused as feed refuses it."""
+    inbound = live()
+    pcm = bytes(range(256)) * 4
+    delta = json.dumps({"type": "session.output_audio.delta", "delta": base64.b64encode(pcm).decode()})
+    assert inbound.audio(delta) == pcm and inbound.feed(delta) == [OutputAudio(pcm)]
+    assert inbound.audio(text("output_transcript_delta")) is None
+    assert inbound.audio('{"type": "session.output_audio.delta", "delta": 5}') is None  # not plain: feed explains it
+    with pytest.raises(LiveEventMalformed, match="not base64"):
+        inbound.audio('{"type": "session.output_audio.delta", "delta": "!!"}')

@@ -64,9 +64,9 @@ async def test_a_call_that_crashes_mid_conversation_keeps_every_frame_it_counted
     original = CallHandle._forward_output
     played: list[int] = []
 
-    async def forward(self, delta):
-        await original(self, delta)
-        played.append(len(delta.pcm))
+    async def forward(self, pcm):
+        await original(self, pcm)
+        played.append(len(pcm))
         if len(played) == 7:  # played, then a fault: mid-speech, with a stretch, audio rows and PCM pending
             raise RuntimeError("injected fault")
 

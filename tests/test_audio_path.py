@@ -227,3 +227,70 @@ async def test_while_audio_of_a_kind_waits_for_the_reducer_the_path_forwards_non
         assert [type(e) for e in told] == [ev.InboundForwarded if kind == "inbound" else ev.OutputForwarded]
     finally:
         handle.rundir.close()
+
+
+@pytest.mark.parametrize("kind", ["inbound", "output"])
+async def test_the_transport_tasks_quick_reads_forward_nothing_of_a_kind_that_waits_for_the_reducer(kind: str, tmp_path) -> None:
+    """The media task and the GPT-Live task read plain audio without an event (InboundMedia.audio,
+    LiveInbound.audio). While audio of that kind waits in the channel, what comes next waits behind
+    it, as an event; with none waiting it is forwarded, into the stretch."""
+    import base64
+    import json
+    from contextlib import asynccontextmanager
+
+    import trio
+
+    from calld.domain.ids import RunId
+    from calld.runtime.handle import CallHandle, CallPorts
+    from calld.runtime.rundir import RunDir
+    from calld.runtime.sockets import memory_socket_pair
+    from tests.core_helpers import make_plan
+
+    app, peer = memory_socket_pair(kind)
+
+    @asynccontextmanager
+    async def connect():
+        yield app
+
+    ports = CallPorts(telnyx=None, connect_live=connect, public_media_url="wss://calld.test/media", webhook_url=None)  # type: ignore[arg-type]
+    handle = CallHandle(make_plan(), ports, RunDir(tmp_path, RunId.new(), []))
+    handle._path = AudioPath(inbound="forwarded", downlink=True)  # noqa: SLF001
+    payload = base64.b64encode(QUIET).decode()
+    if kind == "inbound":
+        audio = [json.dumps({"event": "media", "media": {"track": "inbound", "chunk": str(n), "payload": payload}}) for n in (1, 2)]
+        first = json.dumps({"event": "start", "stream_id": "s-1", "start": {
+            "call_control_id": "cc-1", "media_format": {"encoding": "L16", "sample_rate": 16000, "channels": 1}}})
+    else:
+        audio = [json.dumps({"type": "session.output_audio.delta", "delta": payload})] * 2
+        first = json.dumps({"type": "session.started", "session": {"id": "sess-1"}})
+    stretch = handle._inbound_stretch if kind == "inbound" else handle._output_stretch  # noqa: SLF001
+    try:
+        async with trio.open_nursery() as nursery:
+            handle._nursery = nursery  # noqa: SLF001
+            if kind == "inbound":
+                nursery.start_soon(handle._media_task)  # noqa: SLF001
+                await handle._media_tx.send(app)  # noqa: SLF001
+            else:
+                nursery.start_soon(handle._live_task, handle.plan.live)  # noqa: SLF001
+            await peer.send(first)
+            await trio.testing.wait_all_tasks_blocked()
+            await peer.send(audio[0])  # nothing of its kind waits: forwarded
+            await trio.testing.wait_all_tasks_blocked()
+            assert len(stretch) == 1
+            if kind == "inbound":
+                handle._inbound_queued = 1  # noqa: SLF001
+            else:
+                handle._output_queued = 1  # noqa: SLF001
+            await peer.send(audio[1])  # one waits: this one queues behind it
+            await trio.testing.wait_all_tasks_blocked()
+            assert len(stretch) == 1
+            queued = []
+            while True:
+                try:
+                    queued.append(handle._events_rx.receive_nowait())  # noqa: SLF001
+                except trio.WouldBlock:
+                    break
+            assert [type(e) for e in queued][-1] is (ev.MediaAudio if kind == "inbound" else ev.OutputAudio)
+            nursery.cancel_scope.cancel()
+    finally:
+        handle.rundir.close()

@@ -343,7 +343,9 @@ _UNREADABLE = ("{{{", "[1, 2, 3]", '{"type": "session.output_audio.delta", "delt
                '{"type": "session.input_transcript.delta"}')
 
 
-async def test_an_unreadable_gpt_live_event_is_dropped_and_the_call_goes_on(autojump_clock, tmp_path, monkeypatch):
+async def test_an_unreadable_gpt_live_event_is_dropped_and_the_call_goes_on(autojump_clock, tmp_path, monkeypatch, caplog):
+    """Before each of the agent's lines (mid-call, where the steady downlink plays deltas without a
+    reducer step), events calld cannot read: each is dropped with a warning, and the call goes on."""
     from calld.stub.world import FakeLive
 
     heard = FakeLive._heard
@@ -355,8 +357,13 @@ async def test_an_unreadable_gpt_live_event_is_dropped_and_the_call_goes_on(auto
         await heard(self, line, index, word)
 
     monkeypatch.setattr(FakeLive, "_heard", noisy)
-    run = await stub_call(tmp_path, "hours")
+    with caplog.at_level("WARNING", logger="calld.call"):
+        run = await stub_call(tmp_path, "hours")
     assert run.result.status == "answered" and "9 AM to 5 PM" in run.result.answer_text
+    dropped = [r.getMessage() for r in caplog.records if "GPT-Live event dropped" in r.getMessage()]
+    lines = len(dropped) // len(_UNREADABLE)
+    assert lines >= 2 and len(dropped) == lines * len(_UNREADABLE)
+    assert sum("delta is not base64" in m for m in dropped) == lines
 
 
 async def test_a_session_that_sends_little_but_unreadable_events_is_the_model_s_failure(autojump_clock, tmp_path,

@@ -392,10 +392,17 @@ class LiveInbound:
     def started(self) -> bool:
         return self._started
 
+    def audio(self, text: str) -> bytes | None:
+        """The PCM of a well-formed output audio delta, read without building an event: the steady
+        downlink, which the runtime plays and records before the reducer is told of it as a
+        stretch. None for every other event: `feed` reads it. Raises LiveEventMalformed as `feed` would."""
+        delta = _plain_audio_delta(text)
+        return None if delta is None else _audio(delta)
+
     def feed(self, text: str) -> list[Event]:
         """Translate one text frame. Raises LiveProtocolError for malformed or Realtime events."""
-        if (delta := _plain_audio_delta(text)) is not None:
-            return [OutputAudio(_audio(delta))]
+        if (pcm := self.audio(text)) is not None:
+            return [OutputAudio(pcm)]
         if (words := _plain_transcript_delta(text)) is not None:
             return [words]
         try:

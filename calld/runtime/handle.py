@@ -672,7 +672,7 @@ class CallHandle:
             self._inbound_queued += 1
         elif type(event) is ev.OutputAudio:
             if self._path.downlink and not self._output_queued:
-                await self._forward_output(event)
+                await self._forward_output(event.pcm)
                 return True
             self._output_queued += 1
         return False
@@ -700,14 +700,14 @@ class CallHandle:
         if len(stretch) >= STRETCH_MAX:
             self._tell_later()
 
-    async def _forward_output(self, delta: ev.OutputAudio) -> None:
+    async def _forward_output(self, pcm: bytes) -> None:
         """The steady downlink: this delta plays on the line now and is told to the reducer later."""
         stretch = self._output_stretch
-        stretch.append(delta.pcm)
+        stretch.append(pcm)
         if len(stretch) >= STRETCH_MAX:
             self._tell_later()
         if self._media_out is not None:
-            await self._send_media(partial(self._media_out.audio, delta.pcm))
+            await self._send_media(partial(self._media_out.audio, pcm))
 
     def _outbound_codec(self, inbound: InboundMedia) -> Any:
         """What the carrier plays is what the dial asked for (stream_bidirectional_codec and rate),
@@ -743,6 +743,11 @@ class CallHandle:
                                 closed_reason = exc.reason
                                 break
                             try:
+                                if self._path.downlink and not self._output_queued and (pcm := inbound.audio(text)) is not None:
+                                    # The steady downlink, 10 deltas a second: _took_steady's way, with
+                                    # no event object and none of its coroutines a delta.
+                                    await self._forward_output(pcm)
+                                    continue
                                 events = inbound.feed(text)
                             except LiveEventMalformed as exc:
                                 # One unreadable event is dropped, as a bad media frame is; a session
