@@ -11,9 +11,9 @@ released to whoever attached it. Artifacts are written whatever happened.
 The steady audio path (calld.core.audio_path): while the state the reducer left allows it, the
 media task sends inbound frames on to GPT-Live itself and the GPT-Live task plays deltas to the
 line itself; each keeps what it forwarded as a stretch, and the loop records each stretch in its
-WAV with one write and steps the stretches (InboundForwarded, OutputForwarded; InboundHeld before GPT-Live is ready,
-InboundRecorded once it is gone) before every other event, so the reducer
-sees what happened in order and every count adds up. A frame never overtakes one still queued
+WAV with one write and steps the stretches (InboundForwarded, OutputForwarded; InboundHeld before
+GPT-Live is ready, InboundRecorded once it is gone) before every other event, so the reducer sees
+what happened in order and every count adds up. A frame never overtakes one still queued
 for the reducer, and one task at a time writes the media socket.
 
 Error handling: an exception in a transport task or an effect does not escape; it

@@ -10,8 +10,8 @@ the PCM of the WAV files wait in memory and are written together, in order, befo
 row that is not audio, once AUDIO_ROWS_BATCH rows or WAV_BATCH_BYTES of one file have
 gathered, and at `close()`. The call's forwarded audio comes here a stretch at a time (at most
 half a second of it, calld.runtime.handle), so a frame is on disk at most about a second after it
-came (what a killed process loses; a call that crashes or ends
-closes its directory and loses nothing), and a write error still surfaces within that time.
+came (what a killed process loses; a call that crashes or ends closes its directory and loses
+nothing), and a write error still surfaces within that time.
 
 Resource handling: `close()` finishes the WAV headers and closes every file; it is
 safe to call twice. Every JSON written is checked against the secrets it was given.
