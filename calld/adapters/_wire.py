@@ -21,16 +21,22 @@ def problem(err: dict[str, Any], where: str) -> str:
     return f"{where}: {what}"
 
 
-def plain_frame(text: str, key: str, value: str) -> dict[str, Any] | None:
-    """The frame as a dict if it is plainly a JSON object whose `key` is `value`, else None.
+def plain_object(text: str, marker: str) -> dict[str, Any] | None:
+    """The frame as a dict if its text holds `marker` and it is plainly a JSON object, else None.
 
-    For the audio frames' hot paths, which read a few fields without building models. None
-    sends the frame to the validating parser, which accepts or explains it.
+    For the hot paths (audio frames, words), which read a few fields without building models.
+    None sends the frame to the validating parser, which accepts or explains it.
     """
-    if f'"{value}"' not in text:
+    if marker not in text:
         return None
     try:
         frame = orjson.loads(text)  # 50 a second each way per call: the C parser
     except (ValueError, RecursionError):
         return None
-    return frame if isinstance(frame, dict) and frame.get(key) == value else None
+    return frame if isinstance(frame, dict) else None
+
+
+def plain_frame(text: str, key: str, value: str) -> dict[str, Any] | None:
+    """The frame as a dict if it is plainly a JSON object whose `key` is `value`, else None."""
+    frame = plain_object(text, f'"{value}"')
+    return frame if frame is not None and frame.get(key) == value else None

@@ -19,12 +19,11 @@ import binascii
 import logging
 from typing import Annotated, Any, Literal, get_args
 
-import orjson
 import pybase64
 from pydantic import (BaseModel, ConfigDict, Discriminator, Field, StringConstraints, Tag, TypeAdapter, ValidationError,
                       model_validator)
 
-from calld.adapters._wire import plain_frame, problem
+from calld.adapters._wire import plain_frame, plain_object, problem
 from calld.core.answers import Aisle, DayRange, Hours, KindStock, Stock
 from calld.core.events import (
     BookingDetails,
@@ -455,13 +454,8 @@ def _plain_transcript_delta(text: str) -> InputTranscript | OutputTranscript | N
     """A well-formed transcript delta as its event, read without building models: the words come
     a few times a second each way. Anything that is not plainly one (a time as text, a missing
     delta) returns None and goes through the validating parser, which accepts or explains it."""
-    if '_transcript.delta"' not in text:
-        return None
-    try:
-        event = orjson.loads(text)
-    except (ValueError, RecursionError):
-        return None
-    if type(event) is not dict or type(name := event.get("type")) is not str or (kind := _TRANSCRIPT_DELTAS.get(name)) is None:
+    event = plain_object(text, '_transcript.delta"')
+    if event is None or type(name := event.get("type")) is not str or (kind := _TRANSCRIPT_DELTAS.get(name)) is None:
         return None
     delta, start, end = event.get("delta"), event.get("start_ms"), event.get("end_ms")
     if type(delta) is not str or not (start is None or type(start) is int) or not (end is None or type(end) is int):
