@@ -6,6 +6,7 @@ it from these, so a new setting every test daemon needs is added once."""
 from __future__ import annotations
 
 import math
+import random
 import socket
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -29,10 +30,35 @@ def daemon_settings(tmp_path: Path, *, open_limits: bool = True, **over: Any) ->
     return load_settings(**(values | over))
 
 
+def _ephemeral_low() -> int:
+    try:
+        return int(Path("/proc/sys/net/ipv4/ip_local_port_range").read_text().split()[0])
+    except (OSError, ValueError, IndexError):
+        return 32768
+
+
+_handed_out: set[int] = set()
+
+
 def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
+    """A loopback port free now and outside the kernel's ephemeral range. A port the kernel picked
+    for bind(0) is an ephemeral one, and an outbound connection made before the daemon binds it (the
+    simulator's webhook, a probe) may take it as its own local port: CI once failed on exactly that,
+    EADDRINUSE. Below the range no connect() ever lands, and no port is handed out twice in a run."""
+    low = _ephemeral_low()
+    rng = random.Random()
+    for _ in range(200):
+        port = rng.randrange(max(1024, low - 12000), low)
+        if port in _handed_out:
+            continue
+        with socket.socket() as s:
+            try:
+                s.bind(("127.0.0.1", port))
+            except OSError:
+                continue
+        _handed_out.add(port)
+        return port
+    raise RuntimeError(f"no free loopback port below the ephemeral range ({low})")
 
 
 def reachable_at(port: int | None = None, media_port: int | None = None) -> dict[str, str]:

@@ -2,7 +2,7 @@
 
 It runs in a child process (in a thread it would share the GIL with a test whose autojump
 clock spins while it waits, and every request would crawl). It speaks the S3 REST API over
-HTTP on 127.0.0.1 with an ephemeral port; calld talks to it
+HTTP on a free loopback port; calld talks to it
 through boto3 exactly as it would to R2 or MinIO. Credentials are enforced: an IAM user
 with an access key is made first, then moto's request authentication is switched on
 through its own HTTP control route, so a wrong key or secret is refused like a real store.
@@ -26,13 +26,9 @@ import boto3
 import pytest
 import trio
 
+from tests.daemons import free_port
+
 REGION = "us-east-1"
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 class MotoProcess:

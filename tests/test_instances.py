@@ -16,7 +16,8 @@ from calld.daemon.service import Daemon, DaemonError
 from calld.domain.ids import RunId
 from calld.settings import SettingsError, load_settings
 from tests.daemons import daemon_settings, stop
-from tests.test_live_mode import free_port, keys, live_settings  # noqa: F401 (keys: a fixture)
+from tests.daemons import free_port
+from tests.test_live_mode import keys, live_settings  # noqa: F401 (keys: a fixture)
 
 RUN = RunId("run_5f0c2a9e1b7d4c3a8e6f")
 

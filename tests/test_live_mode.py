@@ -4,7 +4,6 @@ refusals (signed webhooks, duplicates, unknown calls, media tokens), over real l
 from __future__ import annotations
 
 import json
-import socket
 import time
 
 import httpx
@@ -16,12 +15,7 @@ from calld.adapters.webhook_auth import generate_keypair, sign_webhook
 from calld.adapters.fixtures import load_fixture
 from calld.daemon.service import Daemon, DaemonError
 from calld.settings import SettingsError, load_settings, origin
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
+from tests.daemons import free_port
 
 
 def live_settings(tmp_path, port: int, public_key: str, **over):
