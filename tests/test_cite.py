@@ -426,6 +426,35 @@ def test_a_decline_whose_quote_says_the_booking_was_made_is_refused(said):
 
 
 @pytest.mark.parametrize("said", [
+    # the ways a business says it booked that the decline check missed (bench/evidence_eval.py's line
+    # "successes recorded as declined"), each a sentence it now reads as made
+    "It was successful.", "That one was successful!", "Your seat is booked.", "I've managed to place your reservation.",
+    "I have successful made your reservation.", "Your reservation at Drakes is all lined up.",
+    "Your reservation for the Italian restaurant is confirmed.", "Reserved successfully, the address is 1280 Newell Avenue.",
+    "It's been booked.", "OK, it's booked!", "This worked.", "Your reservation worked.", "A table will be held for you.",
+    "We have recorded your reservation and look forward to seeing you.", "You're set for a reservation for 1.",
+    "You are good to go!", "You got a successful reservation.", "While you do have a table, there is no patio.",
+    "A table has been saved in your name.", "I have your appointment set up.", "The reservation went through fine.",
+    "I have successfully completed your lunch reservations.", "You have successfully booked a table.",
+    # spelled as a hurried transcript or typist spells them
+    "Your reservation was sucessful.", "Reservation succeful.", "Your reservation has been conifrmed.",
+    "I have succesfully reserved a table.",
+])
+def test_a_decline_citing_other_words_of_success_is_refused(said):
+    j = cite.check_book_declined(call("A table for 2 at 7, please.", said), [said], alternative_offered=None)
+    assert isinstance(j, cite.Unsupported) and j.why == f"your quote {said!r} says the booking was made"
+
+
+@pytest.mark.parametrize("said", [
+    "Friday at 7? It's all booked.", "It's booked up tonight, sorry.", "It's booked for the evening.",
+    "Regretfully, your reservation at Taverna was made for 4, not 2.", "The reservation was unsucessful.",
+    "That didn't work, sorry.", "Did it go through on your side?", "Sorry, it's booked.", "Is the reservation successful?",
+])
+def test_a_decline_whose_words_only_look_like_success_stands(said):
+    assert ok(cite.check_book_declined(call("A table for 2 at 7, please.", said), [said], alternative_offered=None))
+
+
+@pytest.mark.parametrize("said", [
     "Sorry, 7 is booked.", "The reservations are booked solid tonight.", "No reservation was made, I'm afraid.",
     "Your booking could not be confirmed.", "Is your table booked already somewhere else?",
     "The table was not reserved, sorry.", "I'm sorry, your booking is not confirmed.",

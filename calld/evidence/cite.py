@@ -23,7 +23,9 @@ business's own words that carry the answer) and the answer as typed fields. It i
        from the first quote on, about the time recorded or about no time at all, unless the business states the recorded time again after
        it with no other party or day beside it (a retried booking: the time offered, then booked);
      - a decline: a quoted clause says the booking was made ("your table is booked", "I've made the
-       reservation", "you're all set") with no failure or negation in it;
+       reservation", "you're all set", "it was successful"; a success word one letter off, "sucessful",
+       counts as the word) with no failure or negation in it, in a sentence with no regret ("sorry,
+       it's booked" is the business's loss of the slot, not a booking);
      - a correction: a later business sentence with a correction cue ("actually", "wait", "sorry,
        I mean") that states another value of the same kind (a time, a count, a party, an aisle);
      - a booking cited only by the business's request to confirm it ("confirm 2 people at 7", "4 at 8,
@@ -672,21 +674,55 @@ def _asks_to_confirm(sentence: str) -> bool:
 
 
 # The booking was made, said of the caller's booking ("your table is booked", "reservation complete",
-# "I've made the reservation", "you're all set"); never of a time or a table alone ("sorry, 7 is booked")
+# "I've made the reservation", "you're all set", "it was successful", "a table will be held for you");
+# never of a time or a table alone ("sorry, 7 is booked"), nor of the business ("we're booked up")
 _MADE = re.compile(
-    r"\b(?:reservations?|booking|table)(?: (?:is|was|are|were|has|have|had|is has))?(?: now| just)?(?: successfully)?(?: been)?(?: successfully| just)? "
+    r"\b(?:reservations?|booking|table|(?:your|the) (?:seats?|appointment))(?: (?:at|for|on)(?: [\w']+){1,3}){0,3}"
+    r"(?: (?:is|was|are|were|has|have|had|is has))?(?: now| just| all)?(?: successfully)?(?: been)?(?: successfully| just)? "
     r"(?:made|booked|reserved|confirmed|placed|complete|completed|done|secured|successful|a success|accepted|"
-    r"scheduled|registered|set|all set)\b(?! (?:solid|up|out|full))"
-    r"|\b(?:reservation|booking) (?:went|has gone) through\b"
-    r"|\bi(?: have|'ve| ve| did)?(?: successfully| now| just| went ahead and)? (?:made|booked|reserved|placed|secured|confirmed|"
-    r"completed|finished|registered|confirm)(?: you| for you)? (?:(?:your|the|a|that|this) (?:table|reservation|booking)|it\b|you in\b)"
-    r"|\bi was(?: successfully)? able to(?: successfully)? (?:book|reserve|make|confirm|complete|place|secure)\b"
-    r"|\byou(?: are|'re| re)(?: now)? (?:all set|booked|confirmed|reserved)\b|\beverything(?:'s| is) all set\b"
-    r"|\b(?:booked|reserved) (?:it )?for you\b|\byou(?: now)? (?:have|got)(?: yourself)? (?:a|your) (?:table|reservation)\b"
+    r"scheduled|registered|set up|set|all set|lined up|good|confirm)\b(?! (?:solid|up|out|full))"
+    r"|\b(?:reservation|booking|it) (?:went|has gone|got) (?:through|though)\b"
+    r"|\b(?:reserved|booked|made|confirmed|placed) successfully\b"
+    r"|\bi(?: have|'ve| ve| did)?(?: successfully| successful| now| just| went ahead and)? (?:made|booked|reserved|placed|place|secured|confirmed|"
+    r"completed|finished|registered|confirm|recorded)(?: you| for you)? (?:(?:your|the|a|that|this|those|these)(?: [\w']+)? (?:table|reservations?|booking)|it\b|you in\b)"
+    r"|\b(?:i|we)(?: have|'ve| ve)? (?:recorded|noted|entered|logged) (?:your|the) (?:table|reservation|booking)\b"
+    r"|\bi(?: was| have| 've|'ve)?(?: successfully)? (?:able|managed) to(?: successfully)? (?:book|reserve|make|confirm|complete|place|secure)\b"
+    r"|\bi was successful in (?:booking|reserving|making|placing|securing)\b"
+    r"|\b(?:it|that|this)(?: one| 1)?(?: was| is|'s| has been|'s been) (?:a success|successful|successfully (?:booked|reserved|made|placed))\b"
+    r"|\bit(?:'s| has| s) been (?:booked|reserved|made|confirmed)\b|\bi(?: have|'ve)? succeeded\b"
+    r"|\byou(?: are|'re| re|r are)(?: now)? (?:all set|set for|set to|good to go|booked|confirmed|reserved)\b|\beverything(?:'s| is) all set\b"
+    r"|\b(?:made|booked|reserved|placed|secured)(?: (?:it|(?:that|the|your|a) (?:table|reservation|booking)))? for you\b"
+    r"|\b(?:will be|is being) held for you\b|\b(?:saved|held|reserved|booked|made) (?:in|under) your name\b|\b(?:the|a|your) table is yours\b"
+    r"|\b(?:it|that|this|(?:your|the) (?:reservation|booking))(?: one| 1)? (?:worked|succeeded)\b"
+    r"|\byou(?: have|'ve| ve)? successfully (?:booked|reserved|made|placed|secured)\b"
+    r"|\bit(?:'s| is| s)(?: now)? booked\b(?! (?:up|solid|out|full|tonight|for (?:the|that|this|tonight)))"
+    r"|\byou(?: now| do)? (?:have|got)(?: yourself)?(?: a| your| the)?(?: successful| confirmed)? (?:table|reservations?|booking)\b(?! (?:available|free|open))"
+    r"|\bi(?: have|'ve)? got (?:that|your|the|a) (?:table|reservation|booking)\b"
 )
+# Success words as a hurried transcript or typist spells them ("sucessful", "conifrmed", "reservtion"): read as
+# the word, by the failure words' rule (_as_spelled), before _MADE looks again.
+_SUCCESS_WORDS = ("successful", "successfully", "confirmed", "reservation", "reserved")
+
+
+@lru_cache(maxsize=4096)
+def _as_success_spelled(word: str) -> str:
+    if len(word) < 6 or word in _SUCCESS_WORDS:
+        return word
+    return next((w for w in _SUCCESS_WORDS if w[:2] == word[:2] and OSA.distance(word, w) <= (2 if len(w) >= 10 else 1)
+                 and not (_ENDING.search(word) and not _ENDING.search(w))), word)
+
+
+def _made(clause: str) -> bool:
+    """The clause says the booking was made (_MADE), its success words read tolerantly."""
+    return _MADE.search(clause) is not None or _MADE.search(" ".join(map(_as_success_spelled, clause.split()))) is not None
+
+
 _AND = re.compile(r"\b(?:and|so|then)\b")  # "your table is booked and they don't serve wine": two statements
 _ASKED = re.compile(r"(?:is|was|are|were|has|have|had|did|do|does|can|could|shall|should|would|will)\b")
 _NONE_MADE = re.compile(r"\bno (?:\w+ )?(?:reservations?|bookings?|tables?)\b")
+# Regret in the sentence that says "made" makes it no plain word of success ("sorry, it's booked", "regretfully,
+# your reservation was made ..."): a decline citing it is not refused for it.
+_REGRET = re.compile(r"\b(?:sorry|unfortunately|regretfully|regret|afraid|apologi[sz]e)\b")
 
 
 def check_book_declined(turns: Sequence[Turn], quotes: Sequence[str], *, alternative_offered: str | None) -> Judgement:
@@ -696,10 +732,12 @@ def check_book_declined(turns: Sequence[Turn], quotes: Sequence[str], *, alterna
     if bad is not None:
         return bad
     for s in found:
+        if _REGRET.search(v.normal(s.text)):
+            continue  # "sorry, it's booked": the regret says whose loss it is
         for clause in (part.strip() for c in v.normal_clauses(s.text) for part in _AND.split(c)):
             if _ASKED.match(clause):
                 continue  # "is your table booked": asked, not said
-            if _MADE.search(clause) and not (_NOT_BOOKED.search(clause) or v.negated(clause) or _NONE_MADE.search(clause)):
+            if _made(clause) and not (_not_booked(clause) or v.negated(clause) or _NONE_MADE.search(clause)):
                 return Unsupported(f"your quote {s.text!r} says the booking was made",
                                    "record booked, with the words that confirm the table, its time and party")
     said = v.normal(" ".join(quotes))
