@@ -80,6 +80,8 @@ def test_days_and_runs_of_days(said, days):
     ("four people", [4]), ("a table for two", [2]), ("party of 6", [6]), ("just the two of us", [2]),
     ("for 7 pm", []), ("a rating of 3.7", []), ("2033 Camden Avenue", []),
     ("a table for 5 pm", []), ("the booking for 12:30", []), ("a booking for 3 at 8", [3]),  # a time after "table for"
+    ("Ok, I have: 2 for dinner at Central Park Bistro", [2]), ("to confirm: 2 for 6:15 pm March 1st", [2]),  # a read-back's count
+    ("open 10:30 for 5 pm", []), ("3 for lunch", [3]),
 ])
 def test_party_sizes_are_numbers_said_with_people(said, party):
     assert v.party_sizes(v.normal(said)) == party
@@ -357,6 +359,8 @@ def test_a_failure_still_counts_when_the_time_comes_back_for_another_party_or_da
     # the booking verb left unsaid, or the business (or the time) said to be booked up
     "I tried, but I couldn't.", "Sorry, we weren't able to.", "Afraid we're all booked tonight.",
     "Sorry, that time is already booked.",
+    # the attempt said not to work
+    "I'm sorry that's not working.", "Hmm, it won't work, sorry.",
 ])
 def test_a_booking_refused_after_its_quote_is_not_booked(later):
     turns = call("A table for 2 at 7 pm Friday, is that right?", "Friday at 7 for two, yes.", "Great, thanks.", later)

@@ -19,7 +19,7 @@ business's own words that carry the answer) and the answer as typed fields. It i
      - the clause that states the fact denies it ("we don't open at 9");
      - a booking: the business says it could not book ("can't", "unable to", "not possible",
        "unsuccessful", "fully booked", "no tables", "we're all booked", "that time is all booked",
-       "sorry, I couldn't", ...; a failure word one letter off, "unsucessful", counts as the word)
+       "sorry, I couldn't", "that's not working", ...; a failure word one letter off, "unsucessful", counts as the word)
        from the first quote on, about the time recorded or about no time at all, unless the business states the recorded time again after
        it with no other party or day beside it (a retried booking: the time offered, then booked);
      - a decline: a quoted clause says the booking was made ("your table is booked", "I've made the
@@ -348,7 +348,7 @@ _NOT_BOOKED = re.compile(
     r"no (?:reservations?|bookings?) (?:for|at) that|"
     r"(?:could not|couldn't|can ?not|can't) be (?:made|completed|processed|confirmed|booked|reserved|placed|done)|"
     r"(?:wasn't|was not|isn't|is not|weren't|were not|has not been|hasn't been) (?:successful|possible|made|done|completed|confirmed)|"
-    r"(?:didn't|did not) work|impossible|not an? (?:table|reservation|booking) available|"
+    r"(?:didn't|did not) work|(?:that|this|it)(?:'s| is| s| was)? not working|(?:that|this|it) (?:isn't|wasn't|won't|will not) work(?:ing)?|impossible|not an? (?:table|reservation|booking) available|"
     r"(?:don't|doesn't|do not|does not) have (?:a |any )?(?:table|tables|availability)|no can do)\b"
 )
 

@@ -354,7 +354,9 @@ _PARTY = re.compile(
     r"\b(?:(?P<n1>\d{1,3}) (?:people|persons|person|guests|adults|diners|of you|of us|in your party|seats|covers|pax)"
     r"|party of (?P<n2>\d{1,3})|(?:table|reservation|booking|seating) for (?P<n3>\d{1,3})" + _NOT_A_PARTY_AFTER +
     r"|for (?P<n4>\d{1,3})" + _NOT_A_PARTY_AFTER +
-    r"|(?:just )?the (?P<n5>\d) of (?:us|you|them)|party size (?:is |of )?(?P<n6>\d{1,3}))\b"
+    r"|(?:just )?the (?P<n5>\d) of (?:us|you|them)|party size (?:is |of )?(?P<n6>\d{1,3})"
+    # a read-back's count before the meal or the time it is for: "ok, I have 2 for dinner", "2 for 6:15 pm"
+    r"|(?<![\d:])(?P<n7>\d{1,3}) for (?:dinner|lunch|breakfast|brunch|supper|\d{1,2}(?::\d\d)? ?[ap]m))\b"
 )
 
 
