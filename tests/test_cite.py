@@ -129,6 +129,16 @@ def test_the_evidence_is_the_whole_sentence_where_the_quote_stands():
     assert [q.text for q in j.quotes] == ["We open at ten, and we close at six."]
 
 
+def test_a_sentence_typed_on_to_the_next_with_no_space_ends_at_its_full_stop():
+    said = "Sorry, that failed.Shall I try for 4 people today at 12:30 pm?"
+    assert [said[a:b] for a, b in v.sentence_spans(said)] == ["Sorry, that failed.", "Shall I try for 4 people today at 12:30 pm?"]
+    hours_said = "We open at 9 a.m. to 5 p.m.Closed Sundays."  # after "p.m." no cut: an abbreviation's stop
+    assert [hours_said[a:b] for a, b in v.sentence_spans(hours_said)] == [hours_said]
+    made = "Reservation was made.Alcohol is not served."  # the second sentence's "not" is not the first's
+    j = cite.check_book_declined(call("A table for 2 at 7, please.", made), [made], alternative_offered=None)
+    assert isinstance(j, cite.Unsupported) and j.why == "your quote 'Reservation was made.' says the booking was made"
+
+
 # -- 2. each fact stands in the quotes ----------------------------------------------------------------------
 
 ORDINARY_HOURS = [

@@ -68,7 +68,9 @@ def tokens(text: str) -> list[str]:
 
 # -- sentences and clauses --------------------------------------------------------------------------------
 
-_SENTENCE_END = re.compile(r"[.?!]+(?=\s|$)")
+# A sentence ends at . ? ! before a space or the end, and at a full stop typed with no space before the next
+# sentence's capital ("the reservation was made.Alcohol is not served"): never inside "a.m." or "U.S.".
+_SENTENCE_END = re.compile(r"[.?!]+(?=\s|$)|(?<=[a-z]{2})[.?!]+(?=[A-Z][a-z])")
 # "a.m." and "St." end no sentence when it goes on in lower case or with a number ("9 a.m. to 5 p.m.")
 _ABBREVIATION = re.compile(r"(?:\b[ap]\.\s?m|\b(?:st|dr|mr|mrs|ms|no|ave|rd|blvd|approx|vs|etc))\.$", re.I)
 
