@@ -454,6 +454,7 @@ def test_demo_cleans_its_temporary_directory_unless_kept(capsys):
     assert daemon_main(["demo", "--fast"]) == 0
     err = capsys.readouterr().err
     assert not _removed_or_kept(err).exists()
+    assert "WARNING" not in err and "ERROR" not in err, err  # a demo that went well says nothing alarming
     assert daemon_main(["demo", "--fast", "--keep"]) == 0
     artifacts = _removed_or_kept(capsys.readouterr().err)
     assert [p.name for p in artifacts.glob("*/timeline.svg")] == ["timeline.svg"]

@@ -335,7 +335,10 @@ class Daemon:
         """Stop taking calls, drain, cancel the rest (they hang up), stop the servers."""
         self.accepting = False
         drain_s = self.settings.shutdown_drain_s if drain_s is None else drain_s
-        log.warning("shutting down: draining %d call(s) for up to %.0f s", len(self.callbook), drain_s)
+        if len(self.callbook):
+            log.warning("shutting down: draining %d call(s) for up to %.0f s", len(self.callbook), drain_s)
+        else:
+            log.info("shutting down: no call in flight")  # a plain exit: nothing for an operator to watch
         with trio.move_on_after(drain_s):
             await self._unless_cut(self._idle.wait)
         # The pictures of calls that ended. Not under the drain's bound: each is bounded on the wall
