@@ -129,6 +129,18 @@ def test_the_evidence_is_the_whole_sentence_where_the_quote_stands():
     assert [q.text for q in j.quotes] == ["We open at ten, and we close at six."]
 
 
+@pytest.mark.parametrize("said", [
+    "Your table for 2 at 7 pm is booked, but outdoor seating isn't available.",
+    "You're all set for 2 at 7 pm. The patio is not available tonight though.",
+    "Okay, 2 people at 7 pm, you're booked. Valet parking is unavailable.",
+])
+def test_another_thing_unavailable_leaves_the_booking_standing(said):
+    turns = call("A table for 2 at 7 pm, please.", said)
+    assert ok(cite.check_booked(turns, [said], party=2, time="7 PM"))
+    j = cite.check_book_declined(turns, [said], alternative_offered=None)  # and the booking was made: no decline
+    assert isinstance(j, cite.Unsupported) and "says the booking was made" in j.why
+
+
 def test_a_sentence_typed_on_to_the_next_with_no_space_ends_at_its_full_stop():
     said = "Sorry, that failed.Shall I try for 4 people today at 12:30 pm?"
     assert [said[a:b] for a, b in v.sentence_spans(said)] == ["Sorry, that failed.", "Shall I try for 4 people today at 12:30 pm?"]
@@ -371,6 +383,9 @@ def test_a_failure_still_counts_when_the_time_comes_back_for_another_party_or_da
     "Sorry, that time is already booked.",
     # the attempt said not to work
     "I'm sorry that's not working.", "Hmm, it won't work, sorry.",
+    # unavailable: the booking's time, day, seats or meal, or nothing at all
+    "Sorry, seating is not available.", "Sorry, that time is not available.", "Friday is unavailable, sorry.",
+    "Unfortunately nothing is available.", "Sorry, 7 pm isn't available.", "Hmm, they aren't available.",
 ])
 def test_a_booking_refused_after_its_quote_is_not_booked(later):
     turns = call("A table for 2 at 7 pm Friday, is that right?", "Friday at 7 for two, yes.", "Great, thanks.", later)

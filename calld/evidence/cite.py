@@ -19,7 +19,8 @@ business's own words that carry the answer) and the answer as typed fields. It i
      - the clause that states the fact denies it ("we don't open at 9");
      - a booking: the business says it could not book ("can't", "unable to", "not possible",
        "unsuccessful", "fully booked", "no tables", "we're all booked", "that time is all booked",
-       "sorry, I couldn't", "that's not working", ...; a failure word one letter off, "unsucessful", counts as the word)
+       "sorry, I couldn't", "that's not working", "nothing is available", ...; a failure word one letter off,
+       "unsucessful", counts as the word; another thing unavailable, "the patio isn't available", is none)
        from the first quote on, about the time recorded or about no time at all, unless the business states the recorded time again after
        it with no other party or day beside it (a retried booking: the time offered, then booked);
      - a decline: a quoted clause says the booking was made ("your table is booked", "I've made the
@@ -348,7 +349,7 @@ _NOT_BOOKED = re.compile(
     r"no (?:reservations?|bookings?) (?:for|at) that|"
     r"(?:could not|couldn't|can ?not|can't) be (?:made|completed|processed|confirmed|booked|reserved|placed|done)|"
     r"(?:wasn't|was not|isn't|is not|weren't|were not|has not been|hasn't been) (?:successful|possible|made|done|completed|confirmed)|"
-    r"(?:didn't|did not) work|(?:that|this|it)(?:'s| is| s| was)? not working|(?:that|this|it) (?:isn't|wasn't|won't|will not) work(?:ing)?|impossible|not an? (?:table|reservation|booking) available|"
+    r"nothing(?: (?:is|was|'s|s))?(?: \w+)? available|(?:didn't|did not) work|(?:that|this|it)(?:'s| is| s| was)? not working|(?:that|this|it) (?:isn't|wasn't|won't|will not) work(?:ing)?|impossible|not an? (?:table|reservation|booking) available|"
     r"(?:don't|doesn't|do not|does not) have (?:a |any )?(?:table|tables|availability)|no can do)\b"
 )
 
@@ -368,8 +369,25 @@ def _as_spelled(word: str) -> str:
                  and not (_ENDING.search(word) and not _ENDING.search(w))), word)
 
 
+# Something else said to be unavailable ("outdoor seating isn't available", "the patio is not available tonight",
+# "valet parking is unavailable"): a clause that begins with its subject, which names nothing of the booking.
+_UNAVAILABLE = re.compile(
+    r"^(?:(?:but|and|also|so|sorry|unfortunately|however|oh|well|just|though) )*(?P<thing>[a-z']+(?: [a-z']+){0,2}?) "
+    r"(?:is|are|was|were|isn't|aren't|wasn't|weren't|s)(?: not)?(?: currently| really| actually| also)? (?:available|unavailable)\b"
+)
+_OF_THE_BOOKING = re.compile(
+    r"\b(?:tables?|book\w*|reserv\w*|confirm\w*|times?|slots?|dates?|days?|hours?|nights?|evening|afternoon|morning|"
+    r"lunch|dinner|brunch|breakfast|tonight|today|tomorrow|space|room|spots?|nothing|none|anything|everything|it|that|this|"
+    r"they|those|these|we|there|i|you|\w*\d\w*|" + "|".join(v.WEEK) + r")\b"
+)
+_BARE_SEATS = frozenset({"seating", "seats", "seat", "a seat", "the seating"})
+
+
 def _not_booked(clause: str) -> bool:
-    """The clause says the booking could not be made (_NOT_BOOKED), its failure words read tolerantly."""
+    """The clause says the booking could not be made (_NOT_BOOKED), its failure words read tolerantly. Another
+    thing unavailable is not the booking ("the patio is not available tonight"); a bare "seating" is."""
+    if (m := _UNAVAILABLE.match(clause)) and not _OF_THE_BOOKING.search(m["thing"]) and m["thing"] not in _BARE_SEATS:
+        clause = clause[m.end():]
     return _NOT_BOOKED.search(clause) is not None or _NOT_BOOKED.search(" ".join(map(_as_spelled, clause.split()))) is not None
 
 
