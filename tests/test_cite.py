@@ -56,6 +56,8 @@ def ok(j: cite.Judgement) -> bool:
     ("can we change it to 1 person", []),  # a number before a person, a guest or a child is no time
     ("at 1 guest per table", []),
     ("make that to 1 child and 2 adults", []),
+    ("the number of people is 2 for the date is today", []),  # a count after "is": no time
+    ("the party size is 4", []), ("closing time is 9", ["9:00"]),
 ])
 def test_clock_times_are_read_only_where_said_as_times(said, times):
     assert [str(c.clock) for c in v.clocks(v.normal(said))] == times
@@ -81,7 +83,8 @@ def test_days_and_runs_of_days(said, days):
     ("for 7 pm", []), ("a rating of 3.7", []), ("2033 Camden Avenue", []),
     ("a table for 5 pm", []), ("the booking for 12:30", []), ("a booking for 3 at 8", [3]),  # a time after "table for"
     ("Ok, I have: 2 for dinner at Central Park Bistro", [2]), ("to confirm: 2 for 6:15 pm March 1st", [2]),  # a read-back's count
-    ("open 10:30 for 5 pm", []), ("3 for lunch", [3]),
+    ("open 10:30 for 5 pm", []), ("3 for lunch", [3]), ("so that is 4 for Friday at 7", [4]),
+    ("Okay. 1 seat on March 11th?", [1]), ("the number of people is 2 for the date is today", [2]),
 ])
 def test_party_sizes_are_numbers_said_with_people(said, party):
     assert v.party_sizes(v.normal(said)) == party

@@ -168,6 +168,9 @@ _RANGE = re.compile(r"(?<![\d:./])\b(\d{1,2})(?: ([0-5]\d))?(?:\s?(am|pm))? (?:t
 _HALF_OF_DAY = re.compile(r"^\s?(?:in the (morning)|in the (afternoon|evening)|at (night)|(tonight))\b")
 
 
+_A_COUNT_IS = re.compile(r"\b(?:people|persons|guests|diners|party|size|count|number)(?: will)? (?:is|be) $")
+
+
 @frozen
 class ClockAt:
     clock: Clock
@@ -215,6 +218,8 @@ def clocks(normal_text: str) -> tuple[ClockAt, ...]:
             c = _clock((int(g["h7"]) - 1) or 12, 45, None)
         else:
             c = _clock(int(g["h8"]), int(g["m8"] or 0), g["a8"])
+            if g["a8"] is None and _A_COUNT_IS.search(normal_text, 0, m.start("h8")):
+                c = None  # "the number of people is 2": a count, not a time
         if c is not None:
             at = m.start("h8") if g["h8"] else m.start()
             found[at] = ClockAt(_half_of_day(c, normal_text[m.end():]), at, m.end())
@@ -353,12 +358,14 @@ def numbers(normal_text: str) -> list[float]:
 
 _NOT_A_PARTY_AFTER = r"(?! ?(?:am|pm|o ?clock|:|\d|minutes?|hours?|days?|weeks?|dollars?|bucks|tonight|tomorrow))"
 _PARTY = re.compile(
-    r"\b(?:(?P<n1>\d{1,3}) (?:people|persons|person|guests|adults|diners|of you|of us|in your party|seats|covers|pax)"
+    r"\b(?:(?P<n1>\d{1,3}) (?:people|persons|person|guests|adults|diners|of you|of us|in your party|seats?|covers|pax)"
     r"|party of (?P<n2>\d{1,3})|(?:table|reservation|booking|seating) for (?P<n3>\d{1,3})" + _NOT_A_PARTY_AFTER +
     r"|for (?P<n4>\d{1,3})" + _NOT_A_PARTY_AFTER +
     r"|(?:just )?the (?P<n5>\d) of (?:us|you|them)|party size (?:is |of )?(?P<n6>\d{1,3})"
     # a read-back's count before the meal or the time it is for: "ok, I have 2 for dinner", "2 for 6:15 pm"
-    r"|(?<![\d:])(?P<n7>\d{1,3}) for (?:dinner|lunch|breakfast|brunch|supper|\d{1,2}(?::\d\d)? ?[ap]m))\b"
+    r"|(?<![\d:])(?P<n7>\d{1,3}) for (?:dinner|lunch|breakfast|brunch|supper|today|tonight|tomorrow|" + "|".join(WEEK) +
+    r"|\d{1,2}(?::\d\d)? ?[ap]m)"
+    r"|number of (?:people|guests|persons|diners) (?:is |will be |of )?(?P<n8>\d{1,3}))\b"
 )
 
 
