@@ -170,6 +170,11 @@ ORDINARY_HOURS = [
     ("We're open 24/7.", hours(r(v.WEEK, None, None, around_the_clock=True))),
     ("On weekends we're open 10 to 4, and weekdays 8 to 6.",
      hours(r(("saturday", "sunday"), "10:00", "16:00"), r(WEEKDAYS, "08:00", "18:00"))),
+    # a list of days cut by a comma goes on into the clause that gives its time
+    # (each record names only the day before the comma: the one the cut left without a time)
+    ("Saturday, Sunday we're open 10 to 4.", hours(r(("saturday",), "10:00", "16:00"))),
+    ("Tuesday to Saturday 10 to 5, while on Sunday, Monday and holidays 12 to 5.", hours(r(("sunday",), "12:00", "17:00"))),
+    ("Saturday, Sunday we're closed.", hours(r(("saturday",), None, None, closed=True))),
 ]
 
 
@@ -187,6 +192,9 @@ WRONG_HOURS = [
     ("We're open till nine tonight.", hours(r((), None, "21:00", date="tomorrow")), "'tomorrow' is not in your quotes"),
     ("We're open late.", hours(r(v.WEEK, None, None, around_the_clock=True)), "around the clock is not in your quotes"),
     ("Located at 2033 Camden Avenue.", hours(r((), None, "20:33")), "'8:33 PM' is not in your quotes"),
+    ("Tuesday to Saturday 10 to 5, while on Sunday, Monday and holidays 12 to 5.", hours(r(("saturday",), "12:00", "17:00")),
+     "only beside other days"),
+    ("Open Saturday, Sunday we're closed.", hours(r(("saturday",), None, None, closed=True)), "only beside other days"),
 ]
 
 

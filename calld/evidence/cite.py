@@ -269,23 +269,38 @@ def _closed_with_days(wanted: frozenset[str], sentences: Sequence[Quote]) -> boo
 _LIST_WORDS = frozenset({"and", "or", "on", "also", "plus"})
 
 
-def _days_alone(clause: str) -> bool:
+def _days_alone(clause: str, words: frozenset[str] = _LIST_WORDS) -> bool:
     """'friday and saturday', 'and on sunday': days and list words, nothing else."""
     found = v.days(clause)
     rest = clause
     for d in reversed(found):
         rest = rest[:d.start] + " " + rest[d.end:]
-    return bool(found) and set(rest.split()) <= _LIST_WORDS
+    return bool(found) and set(rest.split()) <= words
+
+
+_OPENING_WORDS = _LIST_WORDS | {"while", "whereas", "then", "but"}
+
+
+def _starts_with_days(clause: str) -> bool:
+    """'sunday we're open 10 to 4', 'monday and holidays 12 to 5': the clause opens on a day."""
+    found = v.days(clause)
+    return bool(found) and set(clause[:found[0].start].split()) <= _LIST_WORDS
 
 
 def _clauses_with_days(sentence: str) -> list[tuple[str, frozenset[str]]]:
     """The sentence's clauses with the days each is said for: a clause of days alone after one that ends
-    in a day goes on its list ("on tuesday, friday and saturday"); a clause with a time, or "closed", and
+    in a day goes on its list ("on tuesday, friday and saturday"), and so does a clause that opens on a
+    day after a clause of days alone ("saturday, sunday we're open 10 to 4"); a clause with a time, or "closed", and
     no days takes the days of the clause next to it that has days and no time ("monday to saturday, 10
     to 5"); days set apart from a run in the next clause are taken out of it ("every day, except monday")."""
     groups: list[tuple[str, frozenset[str]]] = []
     for clause in v.normal_clauses(sentence):
         if groups and _days_alone(clause) and (last := v.days(groups[-1][0])) and last[-1].end == len(groups[-1][0]):
+            text, days = groups.pop()
+            groups.append((f"{text} {clause}", days | v.days_said(clause)))
+        elif groups and _days_alone(groups[-1][0], _OPENING_WORDS) and _starts_with_days(clause):
+            # the list goes on into the clause that gives its time: "saturday, sunday we're open 10 to 4",
+            # "while on sunday, monday and holidays it opens from 12 to 5"
             text, days = groups.pop()
             groups.append((f"{text} {clause}", days | v.days_said(clause)))
         else:
