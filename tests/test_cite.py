@@ -534,6 +534,38 @@ def test_a_later_correction_refuses_the_first_reading_and_holds_the_second():
     assert ok(cite.check_answer(turns, Q.HOURS, ["actually we close at seven"], hours(r((), None, "19:00"))))
 
 
+@pytest.mark.parametrize("question, said, answer, holds", [
+    (Q.AISLE, "It's in aisle 5. No wait, aisle 6.", Aisle("aisle 6"), True),
+    (Q.AISLE, "It's in aisle 5. No wait, aisle 6.", Aisle("aisle 5"), False),  # corrected inside the quote
+    (Q.AISLE, "Aisle 5, no wait, aisle 6.", Aisle("aisle 5"), False),  # inside one sentence
+    (Q.AISLE, "Sorry, that's aisle 5.", Aisle("aisle 5"), True),  # an apology, not a correction
+    (Q.STOCK, "We've got two, uh, no wait, three.", Stock("in_stock", 2), False),
+    (Q.STOCK, "We've got two, uh, no wait, three.", Stock("in_stock", 3), True),
+    # an opening "sorry" is an apology: the times after it correct nothing
+    (Q.HOURS, "Sorry, we're open 9 to 5 on weekdays and 10 to 2 on Saturdays.", hours(r(WEEKDAYS, "09:00", "17:00")), True),
+    (Q.HOURS, "I'm so sorry but we're open 9 to 5 on weekdays and 10 to 2 on Saturdays.", hours(r(WEEKDAYS, "09:00", "17:00")), True),
+])
+def test_a_correction_inside_the_quotes_holds_the_value_settled_on(question, said, answer, holds):
+    j = cite.check_answer(call("Which one?", said), question, [said], answer)
+    assert ok(j) is holds, j
+    if not holds:
+        assert isinstance(j, cite.Unsupported) and j.why.endswith("the business corrects itself")
+
+
+def test_a_later_correction_of_the_aisle_refuses_the_first():
+    turns = call("Which aisle is the skillet in?", "Aisle 5.", "Thanks!", "Oh wait, sorry, it moved to aisle 9.")
+    j = cite.check_answer(turns, Q.AISLE, ["Aisle 5."], Aisle("aisle 5"))
+    assert isinstance(j, cite.Unsupported) and j.why == "after your quote the business said 'Oh wait, sorry, it moved to aisle 9.'"
+    assert ok(cite.check_answer(turns, Q.AISLE, ["it moved to aisle 9"], Aisle("aisle 9")))
+
+
+def test_a_later_correction_is_read_from_its_cue_on():
+    turns = call("When do you close?", "We close at nine.", "Great.", "Oh, we close at nine on weekdays, wait, at seven on Sundays.")
+    assert ok(cite.check_answer(turns, Q.HOURS, ["We close at nine."], hours(r((), None, "21:00")))) is False
+    turns = call("When do you close?", "We close at seven.", "Great.", "We used to close at nine, actually, at seven, yes.")
+    assert ok(cite.check_answer(turns, Q.HOURS, ["We close at seven."], hours(r((), None, "19:00"))))  # nine is before the cue
+
+
 def test_a_later_word_that_is_no_correction_does_not_refuse():
     turns = call("When do you close?", "We close at nine.", "Great, thank you.", "You're welcome, we open at eight tomorrow too.")
     assert ok(cite.check_answer(turns, Q.HOURS, ["We close at nine"], hours(r((), None, "21:00"))))

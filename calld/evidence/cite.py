@@ -27,8 +27,10 @@ business's own words that carry the answer) and the answer as typed fields. It i
        reservation", "you're all set", "it was successful"; a success word one letter off, "sucessful",
        counts as the word) with no failure or negation in it, in a sentence with no regret ("sorry,
        it's booked" is the business's loss of the slot, not a booking);
-     - a correction: a later business sentence with a correction cue ("actually", "wait", "sorry,
-       I mean") that states another value of the same kind (a time, a count, a party, an aisle);
+     - a correction: a business sentence, quoted or later, whose words after a correction cue
+       ("actually", "wait", "sorry, I mean") state another value of the same kind (a time, a count, a
+       party, an aisle number): "aisle 5, no wait, aisle 6" holds 6; in a quoted sentence an opening
+       "sorry" is an apology;
      - a booking cited only by the business's request to confirm it ("confirm 2 people at 7", "4 at 8,
        is that right?"): the agent's yes is not the business's word that the booking was made;
      - a booking: the business's last word on it wins. After the last words that state the record's
@@ -431,21 +433,58 @@ def _denied(found: Sequence[Quote], hhmm: str) -> str | None:
     return None
 
 
-def _corrected(turns: Sequence[Turn], found: Sequence[Quote], kind: str, kept: set[str]) -> Quote | None:
-    """A later business sentence that corrects a value of this kind to one the record does not hold."""
+_AISLE_NUMBER = re.compile(r"\baisle (\d+)")
+
+
+def _values(kind: str, n: str) -> list[str]:
+    """The values of this kind stated in the normal words `n`, as the record's `kept` holds them."""
+    if kind == "clock":
+        return [_hhmm(c.clock) for c in v.clocks(n)]
+    if kind == "number":
+        return [str(int(x)) for x in v.numbers(n) if x == int(x)]
+    if kind == "party":
+        return [str(p) for p in v.party_sizes(n)]
+    return _AISLE_NUMBER.findall(n)  # "aisle"
+
+
+def _corrected(turns: Sequence[Turn], found: Sequence[Quote], kind: str, kept: set[str]) -> tuple[Quote, bool] | None:
+    """A business sentence, from the first quoted one on, in which the business corrects a value of this kind
+    to one the record does not hold: the words after a correction cue state it ("we close at nine. oh wait,
+    actually seven"; "aisle 5, no wait, aisle 6"). (the sentence, whether it is one of the quotes). In a
+    quoted sentence an opening "sorry" is an apology, not a correction ("sorry, we close at 9", "I'm so sorry
+    but ...")."""
     if not found:
         return None
-    for s in _later_sentences(turns, found[-1]):
+    quoted = {(q.turn, q.start) for q in found}
+    for s in [*found, *_later_sentences(turns, found[-1])]:
         n = v.normal(s.text)
-        if not _CORRECTION.search(n):
+        inside = (s.turn, s.start) in quoted
+        cue = next((m for m in _CORRECTION.finditer(n) if not (inside and m.group() == "sorry" and _opens(n, m.start()))), None)
+        if cue is None:
             continue
-        if kind == "clock" and any(not any(c.clock.means(k) for k in kept) for c in v.clocks(n)):
-            return s
-        if kind == "number" and any(str(int(x)) not in kept for x in v.numbers(n) if x == int(x)):
-            return s
-        if kind == "party" and any(str(p) not in kept for p in v.party_sizes(n)):
-            return s
+        after = n[cue.end():]
+        if kind == "clock":
+            if any(not any(c.clock.means(k) for k in kept) for c in v.clocks(after)):
+                return s, inside
+        elif any(x not in kept for x in _values(kind, after)):
+            return s, inside
     return None
+
+
+_APOLOGY_OPENERS = frozenset({"i'm", "im", "i", "am", "m", "so", "very", "really", "oh", "uh", "um", "well", "ah"})
+
+
+def _opens(n: str, at: int) -> bool:
+    """Does the cue at `at` open the sentence ("sorry, ...", "i'm so sorry but ...")?"""
+    return set(n[:at].split()) <= _APOLOGY_OPENERS
+
+
+def _correction_refusal(at: tuple[Quote, bool]) -> Unsupported:
+    s, inside = at
+    if inside:
+        return Unsupported(f"in your quote {s.text!r} the business corrects itself",
+                           "record the value the business settled on, citing the words that give it")
+    return _said_after(s)
 
 
 _NOT_HAD = re.compile(r"\b(?:out of stock|sold out|none left|out of those|discontinued)\b")
@@ -494,7 +533,7 @@ def check_answer(turns: Sequence[Turn], question: QuestionType, quotes: Sequence
                         return Unsupported(f"your quote {denial!r} denies {v.say_clock(hhmm)}", _AGAIN)
             kept = {h for r in ranges for h in (r.opens, r.closes) if h is not None}
             if (later := _corrected(turns, found, "clock", kept)) is not None:
-                return _said_after(later)
+                return _correction_refusal(later)
             return Supported(found, "the hours stand in the business's words")
         case QuestionType.HOURS, _:
             return Unsupported("an hours answer needs the hours as ranges of days and times",
@@ -511,7 +550,7 @@ def check_answer(turns: Sequence[Turn], question: QuestionType, quotes: Sequence
                     return Unsupported(f"the quantity {k.quantity} of {k.kind!r} is not in your quotes", _AGAIN)
             kept = {str(n) for n in [stock.quantity, *(k.quantity for k in stock.kinds)] if n is not None}
             if kept and (later := _corrected(turns, found, "number", kept)) is not None:
-                return _said_after(later)
+                return _correction_refusal(later)
             return Supported(found, "the stock stands in the business's words")
         case QuestionType.STOCK, _:
             return Unsupported("a stock answer needs the stock field", "record the availability the business gave")
@@ -520,6 +559,9 @@ def check_answer(turns: Sequence[Turn], question: QuestionType, quotes: Sequence
                 return Unsupported(f"the place {location!r} is not in your quotes", _AGAIN)
             if item and not _place_with_item(location, item, found):
                 return Unsupported(f"{location!r} stands in your quotes only beside another item than the {item}", _AGAIN)
+            kept = set(_AISLE_NUMBER.findall(v.normal(location)))
+            if kept and (later := _corrected(turns, found, "aisle", kept)) is not None:
+                return _correction_refusal(later)
             return Supported(found, "the place stands in the business's words")
         case _:
             return Unsupported("an aisle answer needs the aisle field, the place as said",
@@ -583,7 +625,7 @@ def check_booked(turns: Sequence[Turn], quotes: Sequence[str], *, party: int, ti
         if v.clocks(clause):
             return Unsupported(f"your quote {s.text!r} denies {time}", _AGAIN)
     if (later := _corrected(turns, found, "clock", {_hhmm(c) for c in times})) is not None:
-        return _said_after(later)
+        return _correction_refusal(later)
     if (overruled := _overruled(turns, found, party=party, times=times, when=t)) is not None:
         return overruled
     return Supported(found, "the booking stands in the business's words")
