@@ -261,6 +261,24 @@ def test_in_stock_is_refused_when_the_quote_denies_the_item():
     assert isinstance(j, cite.Unsupported) and "do not have the cast iron skillet" in j.why
 
 
+@pytest.mark.parametrize("said, holds", [
+    # having denied plainly, the item left unnamed: in stock is refused
+    ("We don't carry those.", False), ("Nope, we're sold out.", False), ("Sorry, none left.", False),
+    ("We don't have any right now.", False), ("No, we're all out.", False), ("Sorry, out of stock.", False),
+    # words that say they have something, or only look like a denial
+    ("We don't carry those, but we have the nonstick ones.", True), ("Yeah, we've got a bunch.", True), ("Yes, we do.", True),
+    ("Yep, in stock.", True), ("We never run out of those.", True), ("We don't have just one, we have five.", True),
+    ("They're out on the floor, aisle 3.", True), ("Yes we have them, we're never out.", True),
+    ("Don't worry, we've got them.", True), ("It's out on display.", True),
+])
+def test_in_stock_is_refused_when_the_quote_only_says_they_have_none(said, holds):
+    j = cite.check_answer(call("Do you have the cast iron skillet?", said), Q.STOCK, [said], Stock("in_stock", None),
+                          item="cast iron skillet")
+    assert ok(j) is holds, j
+    if not holds:
+        assert isinstance(j, cite.Unsupported) and j.why == f"your quote {said!r} says they do not have it"
+
+
 @pytest.mark.parametrize("said, place, holds", [
     ("That's in aisle 14, next to the grills.", "aisle 14", True),
     ("That's in aisle 14, next to the grills.", "aisle 41", False),

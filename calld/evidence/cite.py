@@ -16,7 +16,8 @@ business's own words that carry the answer) and the answer as typed fields. It i
     ("a table for 4 at 7 on Friday, is that right?" "Yes, you're all set").
  3. Nothing later contradicts it, by a short list of high-precision signs in the quoted sentence
     or after it:
-     - the clause that states the fact denies it ("we don't open at 9");
+     - the clause that states the fact denies it ("we don't open at 9"); in stock, a quoted clause that
+       only denies having ("we don't carry those", "we're sold out") where no quoted clause says they have;
      - a booking: the business says it could not book ("can't", "unable to", "not possible",
        "unsuccessful", "fully booked", "no tables", "we're all booked", "that time is all booked",
        "sorry, I couldn't", "that's not working", "nothing is available", ...; a failure word one letter off,
@@ -505,6 +506,30 @@ def _item_denied(found: Sequence[Quote], item: str) -> str | None:
     return None
 
 
+# "We don't carry those", "we're sold out", "nope, none left": having denied with no other thing named, the
+# item being the one asked about. And a clause that says they have something, which keeps such a denial from
+# deciding ("we don't carry those, but we have the nonstick ones" names another thing the code cannot weigh).
+_NOT_HAD_PLAINLY = re.compile(
+    r"^(?:(?:no|nope|nah|sorry|unfortunately|uh|um|oh|well|but|so|yeah|actually) )*(?:"
+    r"(?:we|i)(?: do| are|'re| re)? ?(?:not|don't|dont|do not|no longer|never|haven't|have not|didn't|don't currently) "
+    r"(?:currently |really |actually |even )?(?:have|carry|stock|sell|got|keep|get) ?(?:any|it|them|those|these|that|this|one|ones|"
+    r"any more|anymore|in stock|of those|of them|right now|at the moment|here| )*"
+    r"|(?:we're|we are|we re|it's|it is|they're|they are|those are|that's|that is)? ?(?:all |completely |currently )?"
+    r"(?:sold out|out of stock|out of those|out of them|out|none left|all gone|gone)(?: right now| at the moment| for now| today)?"
+    r"|none(?: left)?|(?:there are |there's )?(?:none|no more|nothing) (?:left|in stock|here|on the shelf)?"
+    r")$"
+)
+_HAS = re.compile(r"\b(?:(?:we|i)(?:'ve| ve| have| got|'ve got| do have| still have)|in stock|on the shelf|on hand|in the back|available)\b")
+
+
+def _had_denied(found: Sequence[Quote]) -> str | None:
+    """A quoted clause that denies having, plainly, where no quoted clause says they have anything."""
+    clauses = [(s, c) for s in found for c in v.normal_clauses(s.text)]
+    if any(_HAS.search(c) and not v.negated(c) and not _NOT_HAD.search(c) for _, c in clauses):
+        return None
+    return next((s.text for s, c in clauses if _NOT_HAD_PLAINLY.match(c.strip())), None)
+
+
 def _said_after(s: Quote) -> Unsupported:
     return Unsupported(f"after your quote the business said {s.text!r}",
                        "record what the business said last, citing those words")
@@ -541,6 +566,8 @@ def check_answer(turns: Sequence[Turn], question: QuestionType, quotes: Sequence
         case QuestionType.STOCK, Stock() as stock:
             if stock.availability in ("in_stock", "limited") and item and (denial := _item_denied(found, item)) is not None:
                 return Unsupported(f"your quote {denial!r} says they do not have the {item}", _AGAIN)
+            if stock.availability in ("in_stock", "limited") and (denial := _had_denied(found)) is not None:
+                return Unsupported(f"your quote {denial!r} says they do not have it", _AGAIN)
             if stock.quantity is not None and not _number_said(stock.quantity, said):
                 return Unsupported(f"the quantity {stock.quantity} is not in your quotes", _AGAIN)
             for k in stock.kinds:
