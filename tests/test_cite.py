@@ -505,6 +505,7 @@ def test_a_decline_citing_other_words_of_success_is_refused(said):
 
 @pytest.mark.parametrize("said", [
     "Friday at 7? It's all booked.", "It's booked up tonight, sorry.", "It's booked for the evening.",
+    "The reservations are all booked tonight.",
     "Regretfully, your reservation at Taverna was made for 4, not 2.", "The reservation was unsucessful.",
     "That didn't work, sorry.", "Did it go through on your side?", "Sorry, it's booked.", "Is the reservation successful?",
 ])

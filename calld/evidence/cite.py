@@ -780,9 +780,9 @@ def _asks_to_confirm(sentence: str) -> bool:
 # never of a time or a table alone ("sorry, 7 is booked"), nor of the business ("we're booked up")
 _MADE = re.compile(
     r"\b(?:reservations?|booking|table|(?:your|the) (?:seats?|appointment))(?: (?:at|for|on)(?: [\w']+){1,3}){0,3}"
-    r"(?: (?:is|was|are|were|has|have|had|is has))?(?: now| just| all)?(?: successfully)?(?: been)?(?: successfully| just)? "
+    r"(?: (?:is|was|are|were|has|have|had|is has))?(?: now| just)?(?: successfully)?(?: been)?(?: successfully| just)? "
     r"(?:made|booked|reserved|confirmed|placed|complete|completed|done|secured|successful|a success|accepted|"
-    r"scheduled|registered|set up|set|all set|lined up|good|confirm)\b(?! (?:solid|up|out|full))"
+    r"scheduled|registered|set up|set|all set|lined up|all lined up|good|confirm)\b(?! (?:solid|up|out|full))"
     r"|\b(?:reservation|booking|it) (?:went|has gone|got) (?:through|though)\b"
     r"|\b(?:reserved|booked|made|confirmed|placed) successfully\b"
     r"|\bi(?: have|'ve| ve| did)?(?: successfully| successful| now| just| went ahead and)? (?:made|booked|reserved|placed|place|secured|confirmed|"
