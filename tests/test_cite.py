@@ -57,7 +57,7 @@ def ok(j: cite.Judgement) -> bool:
     ("at 1 guest per table", []),
     ("make that to 1 child and 2 adults", []),
     ("the number of people is 2 for the date is today", []),  # a count after "is": no time
-    ("the party size is 4", []), ("closing time is 9", ["9:00"]),
+    ("the party size is 4", []), ("closing time is 9", ["9:00"]), ("The party is 7 sharp.", ["7:00"]),
 ])
 def test_clock_times_are_read_only_where_said_as_times(said, times):
     assert [str(c.clock) for c in v.clocks(v.normal(said))] == times
@@ -83,8 +83,12 @@ def test_days_and_runs_of_days(said, days):
     ("for 7 pm", []), ("a rating of 3.7", []), ("2033 Camden Avenue", []),
     ("a table for 5 pm", []), ("the booking for 12:30", []), ("a booking for 3 at 8", [3]),  # a time after "table for"
     ("Ok, I have: 2 for dinner at Central Park Bistro", [2]), ("to confirm: 2 for 6:15 pm March 1st", [2]),  # a read-back's count
-    ("open 10:30 for 5 pm", []), ("3 for lunch", [3]), ("so that is 4 for Friday at 7", [4]),
-    ("Okay. 1 seat on March 11th?", [1]), ("the number of people is 2 for the date is today", [2]),
+    ("open 10:30 for 5 pm", []), ("3 for lunch", [3]), ("so 4 for Friday at 7", [4]),
+    ("the number of people is 2 for the date is today", [2]),
+    # counts of other things (a review's false readings)
+    ("We open at 11 for lunch.", []), ("We stop seating at 9 for dinner.", []), ("The deposit is 25 for dinner.", []),
+    ("Room 3 for tonight.", []), ("Only 1 seat left at the bar.", []), ("a 6 seat table", []),
+    ("The maximum number of guests is 8.", []),
 ])
 def test_party_sizes_are_numbers_said_with_people(said, party):
     assert v.party_sizes(v.normal(said)) == party
@@ -270,6 +274,9 @@ def test_in_stock_is_refused_when_the_quote_denies_the_item():
     ("Yep, in stock.", True), ("We never run out of those.", True), ("We don't have just one, we have five.", True),
     ("They're out on the floor, aisle 3.", True), ("Yes we have them, we're never out.", True),
     ("Don't worry, we've got them.", True), ("It's out on display.", True),
+    # an echoed question, or the stock elsewhere (a review's false readings)
+    ("Sold out? No no, there's a whole pallet.", True), ("None left? Ha, there's plenty.", True), ("Out of stock? Nope.", True),
+    ("We don't keep those here, but the warehouse has twelve.", True), ("Yes, it's out.", True),
 ])
 def test_in_stock_is_refused_when_the_quote_only_says_they_have_none(said, holds):
     j = cite.check_answer(call("Do you have the cast iron skillet?", said), Q.STOCK, [said], Stock("in_stock", None),
@@ -343,6 +350,7 @@ def test_a_party_is_not_any_number_the_business_said():
     ("Confirm a table for 2 people at 11:45 am on March 1st.", 2, "March 1st at 11:45 AM"),
     ("Okay, so please confirm: 4 people on Saturday at 8:30 pm.", 4, "Saturday 8:30 PM"),
     ("That's 4 people on Saturday at 8:30 pm, is that right?", 4, "Saturday 8:30 PM"),
+    ("Is the table for 2 at 7 pm good?", 2, "7 PM"), ("Shall I book the reservation for 2 at 7 pm?", 2, "7 PM"),
 ])
 def test_a_booking_cited_only_by_the_business_s_request_to_confirm_is_not_booked(asks, party, time):
     # The agent's yes is the agent's word: whether the booking was made is in what the business says next.
@@ -415,6 +423,8 @@ def test_a_failure_still_counts_when_the_time_comes_back_for_another_party_or_da
     # unavailable: the booking's time, day, seats or meal, or nothing at all
     "Sorry, seating is not available.", "Sorry, that time is not available.", "Friday is unavailable, sorry.",
     "Unfortunately nothing is available.", "Sorry, 7 pm isn't available.", "Hmm, they aren't available.",
+    "The restaurant isn't available tonight.", "Christmas Eve is not available.", "The main hall is unavailable, sorry.",
+    "Unfortunately our kitchen is not available tonight.", "Indoor seating is not available.",
 ])
 def test_a_booking_refused_after_its_quote_is_not_booked(later):
     turns = call("A table for 2 at 7 pm Friday, is that right?", "Friday at 7 for two, yes.", "Great, thanks.", later)
@@ -489,11 +499,11 @@ def test_a_decline_whose_quote_says_the_booking_was_made_is_refused(said):
     "It was successful.", "That one was successful!", "Your seat is booked.", "I've managed to place your reservation.",
     "I have successful made your reservation.", "Your reservation at Drakes is all lined up.",
     "Your reservation for the Italian restaurant is confirmed.", "Reserved successfully, the address is 1280 Newell Avenue.",
-    "It's been booked.", "OK, it's booked!", "This worked.", "Your reservation worked.", "A table will be held for you.",
+    "This worked.", "Your reservation worked.", "A table will be held for you.",
     "We have recorded your reservation and look forward to seeing you.", "You're set for a reservation for 1.",
     "You are good to go!", "You got a successful reservation.", "While you do have a table, there is no patio.",
-    "A table has been saved in your name.", "I have your appointment set up.", "The reservation went through fine.",
-    "I have successfully completed your lunch reservations.", "You have successfully booked a table.",
+    "A table has been saved in your name.", "The reservation went through fine.",
+    "You have successfully booked a table.",
     # spelled as a hurried transcript or typist spells them
     "Your reservation was sucessful.", "Reservation succeful.", "Your reservation has been conifrmed.",
     "I have succesfully reserved a table.",
@@ -506,6 +516,14 @@ def test_a_decline_citing_other_words_of_success_is_refused(said):
 @pytest.mark.parametrize("said", [
     "Friday at 7? It's all booked.", "It's booked up tonight, sorry.", "It's booked for the evening.",
     "The reservations are all booked tonight.",
+    # words of success said of another thing, another time or another party (a review's false readings)
+    "Every table for tonight is booked.", "The table on the terrace is reserved for a private party.",
+    "At 7 it's booked, but 8 is open.", "It's been booked by another party.", "I just booked the last table for another party.",
+    "We noted your reservation request, but nothing opened up.", "The table at 8 would be good, 7 is full.",
+    "We need a card number for the booking on Friday to confirm.", "Nothing will be held for you without a card.",
+    "There's nothing booked under your name.", "You're set for the waitlist only.", "It went through to voicemail.",
+    "It worked last time, tonight we're closed.", "That one was successful last week but tonight we're closed.",
+    "We can reserve it for you at 8.", "Nothing at 7, I could reserve the table for you at 8:30.",
     "Regretfully, your reservation at Taverna was made for 4, not 2.", "The reservation was unsucessful.",
     "That didn't work, sorry.", "Did it go through on your side?", "Sorry, it's booked.", "Is the reservation successful?",
 ])

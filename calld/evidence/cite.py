@@ -388,23 +388,26 @@ def _as_spelled(word: str) -> str:
 
 
 # Something else said to be unavailable ("outdoor seating isn't available", "the patio is not available tonight",
-# "valet parking is unavailable"): a clause that begins with its subject, which names nothing of the booking.
+# "valet parking is unavailable"): a clause that begins with its subject, an amenity named in _AMENITY and nothing
+# of the booking. Any other subject may be the booking itself ("the restaurant", "christmas eve", "the main hall").
 _UNAVAILABLE = re.compile(
     r"^(?:(?:but|and|also|so|sorry|unfortunately|however|oh|well|just|though) )*(?P<thing>[a-z']+(?: [a-z']+){0,2}?) "
     r"(?:is|are|was|were|isn't|aren't|wasn't|weren't|s)(?: not)?(?: currently| really| actually| also)? (?:available|unavailable)\b"
 )
+_AMENITY = re.compile(
+    r"\b(?:outdoor|outside|patio|terrace|rooftop|garden|sidewalk|bar|valet|parking|music|wifi|delivery|takeout|"
+    r"view|window|booth|booths|karaoke|tv|dance floor|high chairs?|booster|wine|beer|alcohol|cocktails?)\b"
+)
 _OF_THE_BOOKING = re.compile(
     r"\b(?:tables?|book\w*|reserv\w*|confirm\w*|times?|slots?|dates?|days?|hours?|nights?|evening|afternoon|morning|"
-    r"lunch|dinner|brunch|breakfast|tonight|today|tomorrow|space|room|spots?|nothing|none|anything|everything|it|that|this|"
-    r"they|those|these|we|there|i|you|\w*\d\w*|" + "|".join(v.WEEK) + r")\b"
+    r"lunch|dinner|brunch|breakfast|tonight|today|tomorrow|" + "|".join(v.WEEK) + r")\b"
 )
-_BARE_SEATS = frozenset({"seating", "seats", "seat", "a seat", "the seating"})
 
 
 def _not_booked(clause: str) -> bool:
-    """The clause says the booking could not be made (_NOT_BOOKED), its failure words read tolerantly. Another
-    thing unavailable is not the booking ("the patio is not available tonight"); a bare "seating" is."""
-    if (m := _UNAVAILABLE.match(clause)) and not _OF_THE_BOOKING.search(m["thing"]) and m["thing"] not in _BARE_SEATS:
+    """The clause says the booking could not be made (_NOT_BOOKED), its failure words read tolerantly. An
+    amenity unavailable is not the booking ("the patio is not available tonight"); seating alone is."""
+    if (m := _UNAVAILABLE.match(clause)) and _AMENITY.search(m["thing"]) and not _OF_THE_BOOKING.search(m["thing"]):
         clause = clause[m.end():]
     return _NOT_BOOKED.search(clause) is not None or _NOT_BOOKED.search(" ".join(map(_as_spelled, clause.split()))) is not None
 
@@ -514,17 +517,21 @@ _NOT_HAD_PLAINLY = re.compile(
     r"(?:we|i)(?: do| are|'re| re)? ?(?:not|don't|dont|do not|no longer|never|haven't|have not|didn't|don't currently) "
     r"(?:currently |really |actually |even )?(?:have|carry|stock|sell|got|keep|get) ?(?:any|it|them|those|these|that|this|one|ones|"
     r"any more|anymore|in stock|of those|of them|right now|at the moment|here| )*"
-    r"|(?:we're|we are|we re|it's|it is|they're|they are|those are|that's|that is)? ?(?:all |completely |currently )?"
-    r"(?:sold out|out of stock|out of those|out of them|out|none left|all gone|gone)(?: right now| at the moment| for now| today)?"
-    r"|none(?: left)?|(?:there are |there's )?(?:none|no more|nothing) (?:left|in stock|here|on the shelf)?"
+    r"|(?:we're|we are|we re|it's|it is|they're|they are|those are|that's|that is)? ?(?:completely |currently )?"
+    r"(?:sold out|out of stock|out of those|out of them|all out|none left|all gone)(?: right now| at the moment| for now| today)?"
+    r"|none left|(?:there are |there's )?(?:none|no more|nothing) (?:left|in stock|on the shelf)"
     r")$"
 )
-_HAS = re.compile(r"\b(?:(?:we|i)(?:'ve| ve| have| got|'ve got| do have| still have)|in stock|on the shelf|on hand|in the back|available)\b")
+# Any word that they have something, anywhere ("there's plenty", "the warehouse has twelve"): then a denial does not
+# decide. Broad on purpose: it only ever keeps a record standing.
+_HAS = re.compile(r"\b(?:has|have|got|there's|there is|there are|plenty|lots|tons|bunch|in stock|on the shelf|on hand|"
+                  r"in the back|available|warehouse)\b")
 
 
 def _had_denied(found: Sequence[Quote]) -> str | None:
-    """A quoted clause that denies having, plainly, where no quoted clause says they have anything."""
-    clauses = [(s, c) for s in found for c in v.normal_clauses(s.text)]
+    """A quoted clause that denies having, plainly, where no quoted clause says they have anything. A question
+    is no denial ("sold out? no, there's a whole pallet")."""
+    clauses = [(s, c) for s in found if not s.text.rstrip().endswith("?") for c in v.normal_clauses(s.text)]
     if any(_HAS.search(c) and not v.negated(c) and not _NOT_HAD.search(c) for _, c in clauses):
         return None
     return next((s.text for s, c in clauses if _NOT_HAD_PLAINLY.match(c.strip())), None)
@@ -779,27 +786,29 @@ def _asks_to_confirm(sentence: str) -> bool:
 # "I've made the reservation", "you're all set", "it was successful", "a table will be held for you");
 # never of a time or a table alone ("sorry, 7 is booked"), nor of the business ("we're booked up")
 _MADE = re.compile(
-    r"\b(?:reservations?|booking|table|(?:your|the) (?:seats?|appointment))(?: (?:at|for|on)(?: [\w']+){1,3}){0,3}"
-    r"(?: (?:is|was|are|were|has|have|had|is has))?(?: now| just)?(?: successfully)?(?: been)?(?: successfully| just)? "
+    r"\b(?:reservations?|booking|table)(?: (?:is|was|are|were|has|have|had|is has))?(?: now| just)?(?: successfully)?(?: been)?(?: successfully| just)? "
     r"(?:made|booked|reserved|confirmed|placed|complete|completed|done|secured|successful|a success|accepted|"
-    r"scheduled|registered|set up|set|all set|lined up|all lined up|good|confirm)\b(?! (?:solid|up|out|full))"
-    r"|\b(?:reservation|booking|it) (?:went|has gone|got) (?:through|though)\b"
-    r"|\b(?:reserved|booked|made|confirmed|placed) successfully\b"
-    r"|\bi(?: have|'ve| ve| did)?(?: successfully| successful| now| just| went ahead and)? (?:made|booked|reserved|placed|place|secured|confirmed|"
-    r"completed|finished|registered|confirm|recorded)(?: you| for you)? (?:(?:your|the|a|that|this|those|these)(?: [\w']+)? (?:table|reservations?|booking)|it\b|you in\b)"
-    r"|\b(?:i|we)(?: have|'ve| ve)? (?:recorded|noted|entered|logged) (?:your|the) (?:table|reservation|booking)\b"
+    r"scheduled|registered|set|all set|all lined up)\b(?! (?:solid|up|out|full))"
+    # the caller's own booking, with the words that say which before its verb: "your reservation at drakes is all lined up"
+    r"|\byour (?:reservations?|booking|table|seats?)(?: (?:at|for|on)(?: [\w']+){1,3}){0,3} (?:is|was|are|were|has been|have been)"
+    r"(?: now| just)?(?: successfully)? (?:made|booked|reserved|confirmed|placed|complete|completed|done|secured|successful|"
+    r"a success|set|all set|all lined up)\b(?! (?:solid|up|out|full))"
+    r"|\b(?:reservation|booking) (?:went|has gone|got) (?:through|though)\b|\b(?:reserved|booked|made|confirmed) successfully\b"
+    r"|\bi(?: have|'ve| ve| did)?(?: successfully| successful| now| just| went ahead and)? (?:made|booked|reserved|placed|secured|confirmed|"
+    r"completed|finished|registered|confirm)(?: you| for you)? (?:(?:your|the|a|that|this) (?:table|reservation|booking)|it\b|you in\b)"
+    r"|\b(?:i|we)(?: have|'ve| ve)? recorded (?:your|the) (?:table|reservation|booking)\b(?! request)"
     r"|\bi(?: was| have| 've|'ve)?(?: successfully)? (?:able|managed) to(?: successfully)? (?:book|reserve|make|confirm|complete|place|secure)\b"
-    r"|\bi was successful in (?:booking|reserving|making|placing|securing)\b"
-    r"|\b(?:it|that|this)(?: one| 1)?(?: was| is|'s| has been|'s been) (?:a success|successful|successfully (?:booked|reserved|made|placed))\b"
-    r"|\bit(?:'s| has| s) been (?:booked|reserved|made|confirmed)\b|\bi(?: have|'ve)? succeeded\b"
-    r"|\byou(?: are|'re| re|r are)(?: now)? (?:all set|set for|set to|good to go|booked|confirmed|reserved)\b|\beverything(?:'s| is) all set\b"
-    r"|\b(?:made|booked|reserved|placed|secured)(?: (?:it|(?:that|the|your|a) (?:table|reservation|booking)))? for you\b"
-    r"|\b(?:will be|is being) held for you\b|\b(?:saved|held|reserved|booked|made) (?:in|under) your name\b|\b(?:the|a|your) table is yours\b"
-    r"|\b(?:it|that|this|(?:your|the) (?:reservation|booking))(?: one| 1)? (?:worked|succeeded)\b"
-    r"|\byou(?: have|'ve| ve)? successfully (?:booked|reserved|made|placed|secured)\b"
-    r"|\bit(?:'s| is| s)(?: now)? booked\b(?! (?:up|solid|out|full|tonight|for (?:the|that|this|tonight)))"
-    r"|\byou(?: now| do)? (?:have|got)(?: yourself)?(?: a| your| the)?(?: successful| confirmed)? (?:table|reservations?|booking)\b(?! (?:available|free|open))"
-    r"|\bi(?: have|'ve)? got (?:that|your|the|a) (?:table|reservation|booking)\b"
+    # said of the attempt, as the whole clause: "it was successful", "that one worked" (never "it worked last time")
+    r"|^(?:(?:ok|okay|great|good news|yes|yep|so|and) )*(?:it|that|this)(?: one| 1)?(?: was| is|'s| has been|'s been) "
+    r"(?:a success|successful|successfully (?:booked|reserved|made|placed))$"
+    r"|^(?:(?:ok|okay|great|good news|yes|yep|so|and) )*(?:that|this|(?:your|the) (?:reservation|booking))(?: one| 1)? (?:worked|succeeded)$"
+    r"|\byou(?: are|'re| re)(?: now)? (?:all set|good to go|booked|confirmed|reserved|set for (?:a |your |the )?(?:reservation|table|booking))\b"
+    r"|\beverything(?:'s| is) all set\b|\b(?:booked|reserved) (?:it )?for you\b"
+    r"|\b(?:a|the|your) table (?:will be|is being|has been|is) (?:held|saved|kept) for you\b"
+    r"|\b(?:table|reservation|booking)(?: has been| is| was)? (?:saved|held|reserved|booked|made) (?:in|under) your name\b"
+    r"|\byou(?: have|'ve| ve)? successfully (?:booked|reserved|made|secured)\b"
+    r"|\byou(?: now| do)? (?:have|got)(?: yourself)?(?: a| your)?(?: successful| confirmed)? (?:table|reservations?|booking)\b"
+    r"(?! (?:available|free|open|already))"
 )
 # Success words as a hurried transcript or typist spells them ("sucessful", "conifrmed", "reservtion"): read as
 # the word, by the failure words' rule (_as_spelled), before _MADE looks again.
@@ -810,7 +819,9 @@ _SUCCESS_WORDS = ("successful", "successfully", "confirmed", "reservation", "res
 def _as_success_spelled(word: str) -> str:
     if len(word) < 6 or word in _SUCCESS_WORDS:
         return word
-    return next((w for w in _SUCCESS_WORDS if w[:2] == word[:2] and OSA.distance(word, w) <= (2 if len(w) >= 10 else 1)
+    # never a word that is the start of one ("reserve", "confirm": another tense), nor a plural of another
+    return next((w for w in _SUCCESS_WORDS if w[:2] == word[:2] and not w.startswith(word)
+                 and OSA.distance(word, w) <= (2 if len(w) >= 10 else 1)
                  and not (_ENDING.search(word) and not _ENDING.search(w))), word)
 
 

@@ -168,7 +168,7 @@ _RANGE = re.compile(r"(?<![\d:./])\b(\d{1,2})(?: ([0-5]\d))?(?:\s?(am|pm))? (?:t
 _HALF_OF_DAY = re.compile(r"^\s?(?:in the (morning)|in the (afternoon|evening)|at (night)|(tonight))\b")
 
 
-_A_COUNT_IS = re.compile(r"\b(?:people|persons|guests|diners|party|size|count|number)(?: will)? (?:is|be) $")
+_A_COUNT_IS = re.compile(r"\b(?:people|persons|guests|diners|size|count|number)(?: will)? (?:is|be) $")
 
 
 @frozen
@@ -358,14 +358,16 @@ def numbers(normal_text: str) -> list[float]:
 
 _NOT_A_PARTY_AFTER = r"(?! ?(?:am|pm|o ?clock|:|\d|minutes?|hours?|days?|weeks?|dollars?|bucks|tonight|tomorrow))"
 _PARTY = re.compile(
-    r"\b(?:(?P<n1>\d{1,3}) (?:people|persons|person|guests|adults|diners|of you|of us|in your party|seats?|covers|pax)"
+    r"\b(?:(?P<n1>\d{1,3}) (?:people|persons|person|guests|adults|diners|of you|of us|in your party|seats|covers|pax)"
     r"|party of (?P<n2>\d{1,3})|(?:table|reservation|booking|seating) for (?P<n3>\d{1,3})" + _NOT_A_PARTY_AFTER +
     r"|for (?P<n4>\d{1,3})" + _NOT_A_PARTY_AFTER +
     r"|(?:just )?the (?P<n5>\d) of (?:us|you|them)|party size (?:is |of )?(?P<n6>\d{1,3})"
-    # a read-back's count before the meal or the time it is for: "ok, I have 2 for dinner", "2 for 6:15 pm"
-    r"|(?<![\d:])(?P<n7>\d{1,3}) for (?:dinner|lunch|breakfast|brunch|supper|today|tonight|tomorrow|" + "|".join(WEEK) +
+    # a read-back's count before the meal or the time it is for, where the read-back opens: "ok, I have 2 for
+    # dinner", "to confirm: 2 for 6:15 pm" (never "we open at 11 for lunch", "the deposit is 25 for dinner")
+    r"|(?:^|\b(?:have|confirm|confirming|confirmed|that's|thats|so|ok|okay|sure|yes|got|booked|book|reserved)\s)"
+    r"(?P<n7>\d{1,3}) for (?:dinner|lunch|breakfast|brunch|supper|today|tonight|tomorrow|" + "|".join(WEEK) +
     r"|\d{1,2}(?::\d\d)? ?[ap]m)"
-    r"|number of (?:people|guests|persons|diners) (?:is |will be |of )?(?P<n8>\d{1,3}))\b"
+    r"|(?<!maximum )(?<!minimum )(?<!max )(?<!min )number of (?:people|guests|persons|diners) (?:is |will be |of )?(?P<n8>\d{1,3}))\b"
 )
 
 
