@@ -524,6 +524,7 @@ def test_a_decline_citing_other_words_of_success_is_refused(said):
     "There's nothing booked under your name.", "You're set for the waitlist only.", "It went through to voicemail.",
     "It worked last time, tonight we're closed.", "That one was successful last week but tonight we're closed.",
     "We can reserve it for you at 8.", "Nothing at 7, I could reserve the table for you at 8:30.",
+    "Not at 7, but you have a table available at 8 if you want it.", "Unless you have a reservation already, no.",
     "Regretfully, your reservation at Taverna was made for 4, not 2.", "The reservation was unsucessful.",
     "That didn't work, sorry.", "Did it go through on your side?", "Sorry, it's booked.", "Is the reservation successful?",
 ])
