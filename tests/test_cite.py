@@ -199,6 +199,7 @@ WRONG_HOURS = [
     ("Tuesday to Saturday 10 to 5, while on Sunday, Monday and holidays 12 to 5.", hours(r(("saturday",), "12:00", "17:00")),
      "only beside other days"),
     ("Open Saturday, Sunday we're closed.", hours(r(("saturday",), None, None, closed=True)), "only beside other days"),
+    ("Friday, we're open Sunday 10 to 4.", hours(r(("friday",), "10:00", "16:00")), "only beside other days"),  # no list
 ]
 
 
@@ -525,6 +526,7 @@ def test_a_decline_citing_other_words_of_success_is_refused(said):
     "It worked last time, tonight we're closed.", "That one was successful last week but tonight we're closed.",
     "We can reserve it for you at 8.", "Nothing at 7, I could reserve the table for you at 8:30.",
     "Not at 7, but you have a table available at 8 if you want it.", "Unless you have a reservation already, no.",
+    "The old table was preserved, but we have no room tonight.",  # one letter from "reserved", another word
     "Regretfully, your reservation at Taverna was made for 4, not 2.", "The reservation was unsucessful.",
     "That didn't work, sorry.", "Did it go through on your side?", "Sorry, it's booked.", "Is the reservation successful?",
 ])
@@ -602,6 +604,13 @@ def test_a_later_correction_is_read_from_its_cue_on():
     assert ok(cite.check_answer(turns, Q.HOURS, ["We close at nine."], hours(r((), None, "21:00")))) is False
     turns = call("When do you close?", "We close at seven.", "Great.", "We used to close at nine, actually, at seven, yes.")
     assert ok(cite.check_answer(turns, Q.HOURS, ["We close at seven."], hours(r((), None, "19:00"))))  # nine is before the cue
+
+
+def test_a_later_sorry_is_a_cue_outside_the_quotes():
+    # after the quote, "I'm sorry" goes on to what they meant; only inside a quote is it taken as an apology
+    turns = call("When do you close?", "We close at nine.", "Great.", "I'm sorry, we close at ten on Sundays.")
+    j = cite.check_answer(turns, Q.HOURS, ["We close at nine."], hours(r((), None, "21:00")))
+    assert isinstance(j, cite.Unsupported) and j.why == "after your quote the business said \"I'm sorry, we close at ten on Sundays.\""
 
 
 def test_a_later_word_that_is_no_correction_does_not_refuse():
