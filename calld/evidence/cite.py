@@ -441,14 +441,11 @@ _AISLE_NUMBER = re.compile(r"\baisle (\d+)")
 
 
 def _values(kind: str, n: str) -> list[str]:
-    """The values of this kind stated in the normal words `n`, as the record's `kept` holds them."""
-    if kind == "clock":
-        return [_hhmm(c.clock) for c in v.clocks(n)]
+    """The counts ("number") or aisle numbers ("aisle") stated in the normal words `n`, as `kept` holds them.
+    (Times are compared by what they may mean, in _corrected.)"""
     if kind == "number":
         return [str(int(x)) for x in v.numbers(n) if x == int(x)]
-    if kind == "party":
-        return [str(p) for p in v.party_sizes(n)]
-    return _AISLE_NUMBER.findall(n)  # "aisle"
+    return _AISLE_NUMBER.findall(n)
 
 
 def _corrected(turns: Sequence[Turn], found: Sequence[Quote], kind: str, kept: set[str]) -> tuple[Quote, bool] | None:
