@@ -36,7 +36,7 @@ from operator import attrgetter
 from typing import Any
 
 import trio
-from attrs import asdict, define, frozen
+from attrs import asdict, frozen
 
 from calld.adapters import gpt_live
 from calld.adapters.gpt_live import LiveEventMalformed, LiveInbound, LiveProtocolError
@@ -86,6 +86,10 @@ LIVE_MALFORMED_MAX = 20  # unreadable GPT-Live events a call drops before it giv
 ABANDON_HANGUP_BOUND_S = 5.0  # a hangup sent while the call is being torn down
 _QUIET_KINDS = {"media.audio", "live.output_audio", "live.audio", "live.input_transcript", "live.output_transcript",
                 "media.audio_forwarded", "live.output_audio_forwarded", "media.audio_recorded", "media.audio_held"}
+# Effects whose rows wait in the file's buffer for the next flushed row: the audio's, and the timers'
+# (the stall failsafe is re-armed on every word; a killed process loses at most those rows, as it
+# loses the last second of audio rows).
+_QUIET_EFFECTS = frozenset(_QUIET_KINDS | {"schedule", "cancel"})
 # Audio events and effects: their journal rows and PCM are batched (RunDir.journal_audio, RunDir.audio).
 _AUDIO_KINDS = frozenset({"media.audio", "live.output_audio", "live.audio", "media.audio_forwarded", "live.output_audio_forwarded",
                           "media.audio_recorded", "media.audio_held"})
@@ -106,13 +110,12 @@ def _debug_log() -> bool:
     return log.isEnabledFor(logging.DEBUG)
 
 
-@define
+@frozen
 class _Timer:
-    """One armed timer: its deadline lives in the scope; `stopped` once cancelled or replaced."""
+    """One armed timer: when it is due (on trio's clock) and what it delivers then."""
 
-    scope: trio.CancelScope
+    deadline: float
     event: ev.Event
-    stopped: bool = False
 
 
 @frozen
@@ -144,6 +147,7 @@ class CallHandle:
         self._media_claimed = False  # a media socket has been taken for this call (claim_media)
         self._seen_webhooks: set[str] = set()
         self._timers: dict[str, _Timer] = {}
+        self._timer_scope: trio.CancelScope | None = None  # the timer task's wait, while it runs
         self._nursery: trio.Nursery | None = None
         self._live_socket: MessageSocket | None = None
         self._live_scope: trio.CancelScope | None = None
@@ -350,7 +354,7 @@ class CallHandle:
             if effect.kind in _AUDIO_KINDS:
                 self.rundir.journal_audio(effect_row(self._seq, at, seq, effect))
             else:
-                self.rundir.journal(effect_row(self._seq, at, seq, effect), flush=effect.kind not in _QUIET_KINDS)
+                self.rundir.journal(effect_row(self._seq, at, seq, effect), flush=effect.kind not in _QUIET_EFFECTS)
             try:
                 await self._perform(effect)
             except Exception as exc:  # an effect's failure is the call's, not the daemon's
@@ -478,33 +482,52 @@ class CallHandle:
                 await self._send_dtmf(call_id, digits, command_id)
 
     def _schedule(self, key: str, delay: float, event: ev.Event) -> None:
-        """Arm timer `key` to deliver `event` after `delay`, replacing whatever it was set to.
+        """Arm timer `key` to deliver `event` after `delay`, replacing whatever it was set to (one
+        whose deadline has come but that has not fired yet never fires).
 
-        A timer still waiting is moved to its new deadline, so the stall failsafe re-armed on every
-        fragment of speech costs no task of its own; one whose deadline has come starts afresh."""
-        deadline = trio.current_time() + delay
-        timer = self._timers.get(key)
-        if timer is not None and not timer.scope.cancel_called:
-            timer.event = event
-            timer.scope.deadline = deadline
-            return
-        self._cancel_timer(key)
-        self._timers[key] = timer = _Timer(trio.CancelScope(deadline=deadline), event)
-        assert self._nursery is not None
-        self._nursery.start_soon(self._fire, key, timer)
+        All of a call's timers share one waiting task, whose cancel scope's deadline is the earliest
+        of theirs: the stall failsafe re-armed on every fragment of speech moves a deadline and starts
+        nothing, and a call holds one timer task, not one per armed timer (fewer waiting tasks for the
+        collector to walk). The task ends when no timer is left armed."""
+        self._timers[key] = _Timer(trio.current_time() + delay, event)
+        self._timers_moved()
 
     def _cancel_timer(self, key: str) -> None:
-        if (old := self._timers.pop(key, None)) is not None:
-            old.stopped = True
-            old.scope.cancel()
+        if self._timers.pop(key, None) is not None:
+            self._timers_moved()
 
-    async def _fire(self, key: str, timer: _Timer) -> None:
-        with timer.scope:
-            await trio.sleep_forever()  # until the scope's deadline, however often it moves
-        if not timer.stopped:
-            if self._timers.get(key) is timer:
-                del self._timers[key]
-            self._events_tx.send_nowait(timer.event)  # unbounded: never blocks
+    def _timers_moved(self) -> None:
+        scope = self._timer_scope
+        if scope is None:
+            if self._timers:
+                assert self._nursery is not None
+                self._timer_scope = scope = trio.CancelScope(deadline=self._earliest_timer())
+                self._nursery.start_soon(self._fire, scope)
+        elif self._timers:
+            # Only ever brought forward here. A deadline moved later (the failsafe re-armed by a
+            # word) leaves the wait as it is: the task wakes at the old one, finds nothing due and
+            # waits on, once a stall period instead of trio's deadline bookkeeping on every word.
+            scope.deadline = min(scope.deadline, self._earliest_timer())
+        else:
+            scope.cancel()  # nothing left armed: the task wakes and ends
+
+    def _earliest_timer(self) -> float:
+        return min(t.deadline for t in self._timers.values())
+
+    async def _fire(self, scope: trio.CancelScope) -> None:
+        """The call's timer task: waits until the earliest deadline (however often it moves), then
+        delivers every timer that is due, in deadline order, and waits again while any is armed."""
+        while True:
+            with scope:
+                await trio.sleep_forever()
+            now = trio.current_time()
+            due = sorted((t.deadline, key) for key, t in self._timers.items() if t.deadline <= now)
+            for _, key in due:
+                self._events_tx.send_nowait(self._timers.pop(key).event)  # unbounded: never blocks
+            if not self._timers:
+                self._timer_scope = None
+                return
+            scope = self._timer_scope = trio.CancelScope(deadline=self._earliest_timer())
 
     async def _dial(self, plan: Any) -> None:
         secrets_ = DialSecrets(
