@@ -39,8 +39,15 @@ async def test_ctrl_c_on_ask_says_the_call_goes_on_and_how_to_fetch_its_result(t
         await client.provision("alice")
     argv = ["--socket", str(settings.calld_socket), "ask", "--to", "+15555550142", "--ask", "hours", "--name", "Nathan",
             "--user", "alice"]
-    proc = await trio.lowlevel.open_process(ctl_cmd(*argv), cwd=tmp_path, env=clean_env(), stdout=subprocess.PIPE,
-                                            stderr=subprocess.PIPE)
+    # A shell that starts pytest in the background (`pytest &`) leaves SIGINT ignored, and a child
+    # inherits an ignored signal: the Ctrl-C below would never reach calld-ctl. A handled one is
+    # reset to the default in the child, as at a terminal.
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        proc = await trio.lowlevel.open_process(ctl_cmd(*argv), cwd=tmp_path, env=clean_env(), stdout=subprocess.PIPE,
+                                                stderr=subprocess.PIPE)
+    finally:
+        signal.signal(signal.SIGINT, previous)
     err = b""
     try:
         with trio.fail_after(60):
