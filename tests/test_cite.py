@@ -645,3 +645,88 @@ def test_a_booking_taken_back_in_the_same_breath_is_refused():
     turns = call("A table for 2 on Friday at 7pm, is that right?", said)
     j = cite.check_booked(turns, [said], party=2, time="Friday 7 PM")
     assert isinstance(j, cite.Unsupported) and "Friday at seven is actually full" in j.why
+
+
+# -- a booking needs the business's yes ------------------------------------------------------------------------
+
+_ASK_FOR_TWO = "Could I book a table for two at 7 on Friday?"
+
+
+@pytest.mark.parametrize("said", [
+    "No.", "Nope, sorry.", "Hold on, let me check.", "What name would that be under?", "Sure, what name?",
+    "Let me check with my manager and call you back.", "Okay, let me see.", "It's booked already.", "Seven is booked solid.",
+    "Sure, let me check.", "Yes, one moment.",  # a yes that comes before the answer, not as it
+    # booked said of a time, the house, or someone else; a list, a voicemail: no yes to the caller
+    "At 7 it's booked.", "It's been booked by another party.", "Every table is booked.", "The restaurant is booked.",
+    "I just booked the last table for another party.", "You're set for the waitlist.", "It went through to voicemail.",
+    "Sure, I can put you on the waitlist.", "Nothing will be held for you.",
+])
+def test_the_agents_question_carries_no_booking_without_the_business_saying_yes(said):
+    j = cite.check_booked(call(_ASK_FOR_TWO, said), [said], party=2, time="Friday 7 PM")
+    assert isinstance(j, cite.Unsupported) and j.why.startswith("your quotes do not say the booking was made"), j
+
+
+@pytest.mark.parametrize("said", [
+    "You're all set.", "Sure thing, see you Friday at seven!", "Got you down for two at seven on Friday.",
+    "Perfect, that's booked.", "Yep, no problem.", "Sure, that works.", "Yes, reserved.", "We'll see you then.",
+    "Done, you're on the books.", "Alright, you're booked for two at 7 on Friday.",
+    "We've got you booked and we don't have a patio.",  # the denial is another statement's
+    "It's been booked, anything else?", "I have confirmed those reservations for you.", "It went through.",
+])
+def test_a_plain_yes_to_the_agents_question_books_it(said):
+    j = cite.check_booked(call(_ASK_FOR_TWO, said), [said], party=2, time="Friday 7 PM")
+    assert ok(j), j
+
+
+@pytest.mark.parametrize("said, why", [
+    ("Sure, two at 8, you're all set.", "your quotes give 8:00, not 7:00 PM"),
+    ("Two at seven on Saturday, you're all set.", "your quotes give Saturday, not Friday"),
+])
+def test_the_business_giving_another_time_or_day_than_was_asked_is_what_was_booked(said, why):
+    j = cite.check_booked(call(_ASK_FOR_TWO, said), [said], party=2, time="Friday 7 PM")
+    assert isinstance(j, cite.Unsupported) and j.why == why
+
+
+# -- in stock needs the business's words that they have it ------------------------------------------------------
+
+
+@pytest.mark.parametrize("said", [
+    "We have none.", "We've got zero.", "We're out, sorry.", "We're fresh out.", "We ran out yesterday.", "Not in stock.",
+    "Not anymore.", "Afraid not.", "Nope.", "Out of stock till next week.", "We stopped carrying those.",
+    "Those are on backorder.", "Let me check.", "We're all out, but we'll have forty on Friday.",
+    "We had two but they sold this morning.",
+])
+def test_in_stock_is_refused_when_no_quoted_word_says_they_have_it(said):
+    j = cite.check_answer(call("Do you have propane tanks?", said), Q.STOCK, [said], Stock("in_stock", None), item="propane tanks")
+    assert isinstance(j, cite.Unsupported) and j.why == f"your quotes do not say they have it ({said!r})", j
+
+
+@pytest.mark.parametrize("said", [
+    "Yes, we do.", "Should be some in the back.", "They're in aisle 12.", "Let me check... yep, got three left.",
+    "Sure do, about a dozen.", "Yeah, they're right by the register.", "There's a couple left.", "Plenty.",
+    "We sure do.", "Got 'em.", "We do, they're by the front door.", "We never run out of those.",
+])
+def test_in_stock_stands_on_a_yes_a_having_or_a_place(said):
+    j = cite.check_answer(call("Do you have propane tanks?", said), Q.STOCK, [said], Stock("in_stock", None), item="propane tanks")
+    assert ok(j), j
+
+
+def test_a_no_to_an_echoed_sold_out_says_they_have_it():
+    said = "Sold out? No, not at all."
+    j = cite.check_answer(call("Are you sold out of propane tanks?", said), Q.STOCK, [said], Stock("in_stock", None))
+    assert ok(j), j
+    assert not ok(cite.check_answer(call("Do you have any?", "Not at all."), Q.STOCK, ["Not at all."], Stock("in_stock", None)))
+
+
+@pytest.mark.parametrize("said, place, holds", [
+    ("It's not in aisle five anymore, they moved it to nine.", "aisle 5", False),
+    ("It's not in aisle five anymore, they moved it to aisle nine.", "aisle 9", True),
+    ("It's in aisle 5, not aisle 6.", "aisle 5", True),
+    ("Aisle 5, I don't think it moved.", "aisle 5", True),
+    ("Not the end of aisle 5, the middle of aisle 5.", "aisle 5", True),  # denied in one clause, said in another
+])
+def test_a_place_said_only_to_be_denied_is_not_where_it_is(said, place, holds):
+    j = cite.check_answer(call("Which aisle are the hammers in?", said), Q.AISLE, [said], Aisle(place))
+    assert ok(j) is holds, j
+    if not holds:
+        assert j.why == f"your quote {said!r} says it is not {place!r}"

@@ -151,8 +151,10 @@ def test_the_dev_and_test_splits_name_the_party_number_of_seats():
 
 
 def test_the_accepted_failures_recorded_as_booked_are_listed_on_request(tmp_path: Path, capsys: pytest.CaptureFixture[str]):
-    # a failure turn with no word of failure in it: the careless booked record is accepted, and listed
+    # a failure turn with no word of failure in it, after a yes to the request: the careless booked record is
+    # accepted, and listed
     quiet = json.loads(json.dumps(DIALOGUE))
+    quiet["turns"][1]["utterance"] = "Sure, three guests at Blue Heron on next Friday at 6:30 pm works."
     quiet["turns"][3]["utterance"] = "Is there something else I can do?"
     quiet["turns"][3]["frames"][0]["actions"] = [{"act": "NOTIFY_FAILURE", "slot": "", "values": []}]
     (tmp_path / "train").mkdir()
@@ -163,4 +165,4 @@ def test_the_accepted_failures_recorded_as_booked_are_listed_on_request(tmp_path
     out = capsys.readouterr().out
     assert "cite: failures recorded as booked, accepted (1)" in out
     assert "record: booked, 3 at next Friday at 6:30 pm" in out
-    assert "business: Is there something else I can do?" in out and "business: Just to check:" in out
+    assert "business: Is there something else I can do?" in out and "business: Sure, three guests" in out

@@ -342,6 +342,15 @@ def _place_with_item(location: str, item: str, found: Sequence[Quote]) -> bool:
     return True
 
 
+def _place_denied(location: str, found: Sequence[Quote]) -> str | None:
+    """The quoted sentence where the place stands, when every clause that names it denies it ("it's not in
+    aisle 5 anymore, they moved it to 9")."""
+    named = [(s, c) for s in found for c in v.normal_clauses(s.text) if _place_said(location, c)]
+    if named and all(v.negated(c) for _, c in named):
+        return named[0][0].text
+    return None
+
+
 def _number_said(n: int, said: str) -> bool:
     return float(n) in v.numbers(said)
 
@@ -525,6 +534,37 @@ _HAS = re.compile(r"\b(?:has|have|got|there's|there is|there are|plenty|lots|ton
                   r"in the back|available|warehouse)\b")
 
 
+# What makes a clause say they have it, beyond _HAS: a plain yes ("yes, we do", "yep"), a place it is in ("aisle 3",
+# "on display", "out on the floor"), some left ("3 left", "a few left"), or never running out. What keeps a clause
+# from saying so: none of it ("we have none", "we've got zero"), or only later ("we'll have forty on Friday").
+_YES_HAVE = re.compile(r"^(?:(?:oh|well|so|and|ok|okay) )*(?:yes|yeah|yep|yup|sure|definitely|absolutely|of course|"
+                       r"we do|we sure do|sure do|we certainly do|i do|it is|they are)\b")
+_HAVE_PLACE = re.compile(r"\b(?:aisle \w+|on display|on the (?:floor|shelf|shelves|rack|wall)|out front|in the back|"
+                         r"(?:\d+|a few|some|a couple|several|plenty) left)\b")
+_NEVER_OUT = re.compile(r"\bnever (?:run |runs |ran )?out\b")
+_NONE_OF_IT = re.compile(r"\b(?:none|no more|zero|0|nothing|not any|no \w+ left)\b")
+_ONLY_LATER = re.compile(r"\b(?:will|'ll|ll|gonna|going to|expect\w*|next (?:week|month)|tomorrow|on order|backorder\w*|restock\w*)\b")
+
+
+def _had_said(found: Sequence[Quote]) -> bool:
+    """Some quoted words say they have it: a clause of having, a yes, a place it is in; or a "no" to an
+    echoed denial ("out of stock? nope"). A question says nothing itself."""
+    asked_if_out = False
+    for s in found:
+        question = s.text.rstrip().endswith("?")
+        for c in v.normal_clauses(s.text):
+            if question:
+                asked_if_out = asked_if_out or _NOT_HAD.search(c) is not None or c.startswith(("out", "sold", "none"))
+                continue
+            if asked_if_out and re.match(r"(?:no|nope|nah|not at all)\b", c) or _NEVER_OUT.search(c):
+                return True
+            if _NONE_OF_IT.search(c) or _ONLY_LATER.search(c) or _NOT_HAD.search(c):
+                continue
+            if _HAVE_PLACE.search(c) or ((_HAS.search(c) or _YES_HAVE.match(c)) and not v.negated(c)):
+                return True
+    return False
+
+
 def _had_denied(found: Sequence[Quote]) -> str | None:
     """A quoted clause that denies having, plainly, where no quoted clause says they have anything. A question
     is no denial ("sold out? no, there's a whole pallet")."""
@@ -572,6 +612,9 @@ def check_answer(turns: Sequence[Turn], question: QuestionType, quotes: Sequence
                 return Unsupported(f"your quote {denial!r} says they do not have the {item}", _AGAIN)
             if stock.availability in ("in_stock", "limited") and (denial := _had_denied(found)) is not None:
                 return Unsupported(f"your quote {denial!r} says they do not have it", _AGAIN)
+            if stock.availability in ("in_stock", "limited") and not _had_said(found):
+                return Unsupported(f"your quotes do not say they have it ({found[-1].text!r})",
+                                   "record in_stock citing the business's words that say they have it, or out_of_stock if they do not")
             if stock.quantity is not None and not _number_said(stock.quantity, said):
                 return Unsupported(f"the quantity {stock.quantity} is not in your quotes", _AGAIN)
             for k in stock.kinds:
@@ -588,6 +631,8 @@ def check_answer(turns: Sequence[Turn], question: QuestionType, quotes: Sequence
         case QuestionType.AISLE, Aisle(location=location):
             if not _place_said(location, said):
                 return Unsupported(f"the place {location!r} is not in your quotes", _AGAIN)
+            if (denial := _place_denied(location, found)) is not None:
+                return Unsupported(f"your quote {denial!r} says it is not {location!r}", _AGAIN)
             if item and not _place_with_item(location, item, found):
                 return Unsupported(f"{location!r} stands in your quotes only beside another item than the {item}", _AGAIN)
             kept = set(_AISLE_NUMBER.findall(v.normal(location)))
@@ -659,7 +704,80 @@ def check_booked(turns: Sequence[Turn], quotes: Sequence[str], *, party: int, ti
         return _correction_refusal(later)
     if (overruled := _overruled(turns, found, party=party, times=times, when=t)) is not None:
         return overruled
+    if not any(_affirms_booking(q.text) for q in found):
+        # The agent's question can carry the party and the time; only the business can say yes to it.
+        return Unsupported(f"your quotes do not say the booking was made ({found[-1].text!r})",
+                           "record booked citing the business's words that confirm the table, or book_declined if it could not book")
+    if (other := _other_value_stated(said, times, t)) is not None:
+        return other
     return Supported(found, "the booking stands in the business's words")
+
+
+# A person's plain yes to the caller's booking ("sure, see you then", "got you down for 7", "perfect, that
+# works"): with _MADE, what says the table was given. Never a question ("sure, what name?") nor a wait
+# ("ok, let me check"): those come before the answer, not as it.
+_AFFIRMED = re.compile(
+    r"^(?:(?:oh|well|so|and|ok|okay|alright|all right|great|perfect) )*(?:yes|yeah|yep|yup|sure|certainly|absolutely|definitely|"
+    r"of course|perfect|great|wonderful|excellent|lovely|done|no problem|you got it|will do|sounds good|that works|works|noted|"
+    r"booked|reserved|confirmed|all booked|all set|got it|all done)"
+    r"(?: (?:thing|thanks|thank you|for you|then|no problem|that works|we can do that|we have that|we have you|done))*$"
+    r"|\b(?:see you|got you down|have you down|put you down|(?:put|pencil(?:led)?|squeeze|fit|book|booked|reserved|got) you in\b|"
+    r"(?:booked|reserved) you\b|you(?:'re| re| are) (?:in|on the books|booked in|down)\b|on the books\b|that works\b|"
+    r"works (?:for us|fine|great)\b|we can do (?:that|it)\b|we(?:'ll| will) have (?:a|the|your) table\b|we(?:'ve| have) got you\b)"
+)
+# Said to the caller, of the caller's booking, in any order of words: "I have confirmed those reservations for
+# you", "you should be all set", "you are hereby reserved", "we've booked you for 8". Never of a time or of the
+# business ("7 is booked solid", "we're all booked", "it's booked already").
+_CONFIRMED_TO_YOU = re.compile(
+    r"\b(?:you(?:'re| re| are)?|i(?:'ve| ve| have)?|we(?:'ve| ve| have)|your (?:table|reservations?|booking|seats?))\b"
+    r"(?: [\w':]+){0,8} (?:confirmed|booked|reserved|all set|set|secured|scheduled|good to go|taken care of)\b(?! (?:solid|up|out|full))"
+    r"|\byou got it\b|\bi got you\b(?! (?:on|a|the|another))"
+    # the booking as done, said in the perfect ("it's been booked", "it is done", "it went through") or of the attempt
+    r"|\b(?:it|that|this|everything)(?:'s| s| is| has| was)?(?: all)?(?: been)? (?:booked|reserved|confirmed|made|done|set up|"
+    r"taken care of|finali[sz]ed)\b(?! (?:solid|up|out|full|already|by))(?<!\bit booked)(?<!\bit's booked)(?<!\bit s booked)"
+    r"(?<!\bit is booked)(?<!\bthat's booked)(?<!\bthat is booked)"
+    r"|\b(?:it|that|your (?:reservation|booking|request))(?: has| have)? (?:went|gone|go) through\b(?! to)"
+    r"|\b(?:i|we)(?: was| were|'ve been| have been)? (?:successful|succeeded|able to (?:book|reserve|get))\b"
+    r"|\b(?:reservation|booking|appointment)(?: has| have| was| is)?(?: been)?(?: successfully)? "
+    r"(?:booked|made|set up|taken care of|taken place|complete|completed|successful|confirm|confirmed|reserved)\b(?! (?:solid|up|out|full))"
+    r"|\bi(?: have|'ve| ve|'ve got| got)? (?:your|that|the|a) (?:reservation|booking|table|appointment)(?: set up| for you| booked)\b"
+    r"|\b(?:set|booked|reserved) (?:it )?(?:up )?for you\b|\byou have it set up\b|\b(?:procedure|process) is complete\b"
+    r"|\b(?:that|the|this)(?: time)? works\b"
+)
+# Words about someone else's table, a list or a machine: no yes to the caller ("you're set for the waitlist",
+# "I just booked the last table for another party", "it went through to voicemail").
+_NOT_YOURS = re.compile(r"\b(?:another|other|someone else|somebody else|wait ?list|waiting list|voicemail|"
+                        r"(?:every|all(?: the| our)?|any|no) (?:tables?|reservations?|bookings?))\b")
+_NOT_AN_ANSWER_YET = re.compile(r"\b(?:let me|hold on|hang on|(?:one|1) (?:moment|second|sec|minute)|just a (?:moment|second|sec|minute)|"
+                                r"call you back|check (?:with|on|for)|i'll (?:check|ask|see))\b")
+
+
+def _affirms_booking(sentence: str) -> bool:
+    """The business's sentence says the booking was made, or says yes to it."""
+    clauses = v.normal_clauses(sentence)
+
+    def confirmed(c: str) -> bool:
+        # each statement of the clause on its own: "your reservation is confirmed and they don't serve alcohol"
+        return not _NOT_YOURS.search(c) and (_made(c) or any(
+            _CONFIRMED_TO_YOU.search(part) is not None and not v.negated(part) for part in _AND.split(c)))
+
+    if any(confirmed(c) for c in clauses):
+        return True  # "you're all set for 7, anything else?" says so, question and all
+    if sentence.rstrip().endswith("?") or any(_NOT_AN_ANSWER_YET.search(c) or _NOT_YOURS.search(c) for c in clauses):
+        return False  # a yes to a wait, or to a place on the list ("sure, I can put you on the waitlist")
+    return any(_AFFIRMED.search(c) is not None and not v.negated(c) for c in clauses)
+
+
+def _other_value_stated(said: str, times: Sequence[v.Clock], when: str) -> Unsupported | None:
+    """The business's own quoted words (`said`, normal) name a time, or a day, and none is the record's: what
+    the agent asked for is not what was given ("sure, two at eight, you're all set" after "two at 7?")."""
+    stated = [x.clock for x in v.clocks(said)]
+    if times and stated and not any(_same(c, x) for c in times for x in stated):
+        return Unsupported(f"your quotes give {stated[-1]}, not {times[0]}", _AGAIN)
+    wanted, named = v.days_said(when), v.days_said(said)
+    if wanted and named and not wanted & named:
+        return Unsupported(f"your quotes give {sorted(named)[0].capitalize()}, not {sorted(wanted)[0].capitalize()}", _AGAIN)
+    return None
 
 
 _ABOUT_THE_BOOKING = re.compile(r"\b(?:table|book\w*|reserv\w*|confirm\w*)\b")
