@@ -736,7 +736,7 @@ _CONFIRMED_TO_YOU = re.compile(
     r"|\b(?:it|that|this|everything)(?:'s| s| is| has| was)?(?: all)?(?: been)? (?:booked|reserved|confirmed|made|done|set up|"
     r"taken care of|finali[sz]ed)\b(?! (?:solid|up|out|full|already|by))(?<!\bit booked)(?<!\bit's booked)(?<!\bit s booked)"
     r"(?<!\bit is booked)(?<!\bthat's booked)(?<!\bthat is booked)"
-    r"|\b(?:it|that|your (?:reservation|booking|request))(?: has| have)? (?:went|gone|go) through\b(?! to)"
+    r"|\b(?:it|that|your (?:reservation|booking|request))(?: has| have)? (?:went|gone|go) through\b"
     r"|\b(?:i|we)(?: was| were|'ve been| have been)? (?:successful|succeeded|able to (?:book|reserve|get))\b"
     r"|\b(?:reservation|booking|appointment)(?: has| have| was| is)?(?: been)?(?: successfully)? "
     r"(?:booked|made|set up|taken care of|taken place|complete|completed|successful|confirm|confirmed|reserved)\b(?! (?:solid|up|out|full))"
