@@ -730,3 +730,16 @@ def test_a_place_said_only_to_be_denied_is_not_where_it_is(said, place, holds):
     assert ok(j) is holds, j
     if not holds:
         assert j.why == f"your quote {said!r} says it is not {place!r}"
+
+
+@pytest.mark.parametrize("said, place, holds", [
+    ("Hammers are in aisle three, the paint's in aisle twelve.", "aisle 12", False),  # the comma cuts the clauses
+    ("Hammers are in aisle three, the paint's in aisle twelve.", "aisle 3", True),
+    ("Screws are aisle 15. Bolts are aisle 16.", "aisle 16", False),  # the item's own sentence places it
+    ("Screws are aisle 15. Bolts are aisle 16.", "aisle 15", True),
+    ("Screws? Aisle 15.", "aisle 15", True),  # the item named without a place: the place said stands
+])
+def test_the_items_place_is_the_one_said_beside_it(said, place, holds):
+    j = cite.check_answer(call("Where are the screws? And hammers?", said), Q.AISLE, [said], Aisle(place),
+                          item="screws" if "crew" in said else "hammers")
+    assert ok(j) is holds, j

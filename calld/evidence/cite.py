@@ -329,17 +329,16 @@ def _place_said(location: str, said: str) -> bool:
 
 
 def _place_with_item(location: str, item: str, found: Sequence[Quote]) -> bool:
-    """Where a quoted sentence names the item in one of its clauses and places in others ("the paint is in
-    aisle 3 and the claw hammers are in aisle 12"), the place is the one in the item's clause."""
+    """Where the quotes name the item beside a place in one clause and other places in others ("the paint is
+    in aisle 3 and the claw hammers are in aisle 12"; "Screws are aisle 15. Bolts are aisle 16."), the place
+    is the one beside the item. Clauses are cut where the words had a comma, and at and, but, while."""
     wanted = {_stem(w) for w in _content(v.normal(item).split())}
-    for s in found:
-        parts = [p.strip() for p in re.split(r",|;|\band\b|\bbut\b|\bwhile\b", v.normal(s.text)) if p.strip()]
-        with_item = [p for p in parts if wanted and wanted <= {_stem(w) for w in p.split()}]
-        if with_item and any(_place_said(location, p) for p in parts) and not any(_place_said(location, p) for p in with_item):
-            named_elsewhere = [p for p in with_item if re.search(r"\baisle \w+", p)]
-            if named_elsewhere:
-                return False
-    return True
+    if not wanted:
+        return True
+    parts = [p.strip() for s in found for c in v.normal_clauses(s.text)
+             for p in re.split(r"\band\b|\bbut\b|\bwhile\b", c) if p.strip()]
+    placed = [p for p in parts if wanted <= {_stem(w) for w in p.split()} and re.search(r"\baisle \w+", p)]
+    return not placed or any(_place_said(location, p) for p in placed)
 
 
 def _place_denied(location: str, found: Sequence[Quote]) -> str | None:
