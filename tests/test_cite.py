@@ -743,3 +743,25 @@ def test_the_items_place_is_the_one_said_beside_it(said, place, holds):
     j = cite.check_answer(call("Where are the screws? And hammers?", said), Q.AISLE, [said], Aisle(place),
                           item="screws" if "crew" in said else "hammers")
     assert ok(j) is holds, j
+
+
+@pytest.mark.parametrize("said, place, holds", [
+    ("Aisle twelve, no, thirteen.", "aisle 12", False),
+    ("Aisle twelve, no, thirteen.", "aisle 13", True),
+    ("Aisle twelve, actually thirteen.", "aisle 12", False),  # the number right after the cue
+    ("Aisle nine. Sorry, aisle ten.", "aisle 9", False),  # an aisle after an opening sorry is checked like any
+    ("Sorry for the wait, it's aisle ten.", "aisle 10", True),
+    ("Aisle 4, no big deal.", "aisle 4", True),  # "no" before no number corrects nothing
+])
+def test_an_aisle_corrected_with_a_bare_no_or_a_bare_number(said, place, holds):
+    j = cite.check_answer(call("Which aisle?", said), Q.AISLE, [said], Aisle(place))
+    assert ok(j) is holds, j
+
+
+def test_a_count_corrected_with_a_bare_no():
+    said = "We have two, no, three."
+    assert not ok(cite.check_answer(call("How many?", said), Q.STOCK, [said], Stock("in_stock", 2)))
+    assert ok(cite.check_answer(call("How many?", said), Q.STOCK, [said], Stock("in_stock", 3)))
+    # a "no" after words, not after a value, is no correction: the count said after it stands
+    said = "Twelve in stock. No, two of them are on hold, so ten."
+    assert ok(cite.check_answer(call("How many?", said), Q.STOCK, [said], Stock("in_stock", 10)))

@@ -356,7 +356,9 @@ def _number_said(n: int, said: str) -> bool:
 
 # -- 3. nothing later contradicts it -----------------------------------------------------------------------
 
-_CORRECTION = re.compile(r"\b(?:actually|wait|sorry|correction|i mean|my mistake|my bad|oops|scratch that|let me correct|rather)\b")
+_CORRECTION = re.compile(r"\b(?:actually|wait|sorry|correction|i mean|my mistake|my bad|oops|scratch that|let me correct|rather)\b"
+                         # a bare "no" between a value and the next: "aisle 12, no, 13"; "we've got 2, no, 3"
+                         r"|(?<=\d )no\b(?= (?:it's |its |it is |aisle |at )?\d)")
 _NOT_BOOKED = re.compile(
     r"\b(?:can ?not|can't|cant|couldn't|couldnt|could not|unable to|wasn't able to|were not able to|weren't able to|"
     r"not able to|not been able to|won't be able to|wouldn't let me|would not let me)\b(?: \w+){0,3} (?:book|reserve|make|do|fit|seat|accommodate|get|hold|confirm|"
@@ -468,7 +470,10 @@ def _corrected(turns: Sequence[Turn], found: Sequence[Quote], kind: str, kept: s
     for s in [*found, *_later_sentences(turns, found[-1])]:
         n = v.normal(s.text)
         inside = (s.turn, s.start) in quoted
-        cue = next((m for m in _CORRECTION.finditer(n) if not (inside and m.group() == "sorry" and _opens(n, m.start()))), None)
+        # An opening "sorry" in a quoted sentence is an apology where times are said ("sorry, we close at 9"); an
+        # aisle or a count after it is checked like any ("Aisle 9. Sorry, aisle 10.").
+        cue = next((m for m in _CORRECTION.finditer(n)
+                    if not (kind == "clock" and inside and m.group() == "sorry" and _opens(n, m.start()))), None)
         if cue is None:
             continue
         after = n[cue.end():]
@@ -477,6 +482,8 @@ def _corrected(turns: Sequence[Turn], found: Sequence[Quote], kind: str, kept: s
                 return s, inside
         elif any(x not in kept for x in _values(kind, after)):
             return s, inside
+        elif kind == "aisle" and (bare := re.match(r" ?(?:it's |its |it is |in |at )?(\d+)\b", after)) and bare.group(1) not in kept:
+            return s, inside  # the number right after the cue is the aisle it corrects to: "aisle 12, actually 13"
     return None
 
 
