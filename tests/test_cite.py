@@ -765,3 +765,18 @@ def test_a_count_corrected_with_a_bare_no():
     # a "no" after words, not after a value, is no correction: the count said after it stands
     said = "Twelve in stock. No, two of them are on hold, so ten."
     assert ok(cite.check_answer(call("How many?", said), Q.STOCK, [said], Stock("in_stock", 10)))
+
+
+@pytest.mark.parametrize("said, holds", [
+    ("Okay, we'll see you at seven!", False), ("Got you down for two at seven.", False),
+    ("I'll put you in for two at seven.", False), ("No problem, reserved.", False), ("Great, you're on the books.", False),
+    ("You're in for seven.", False), ("Your table's booked for seven.", False), ("But I've booked you for eight instead.", False),
+    # a refusal that opens like a yes, or a booking someone else holds: the decline stands
+    ("Sure, but we're fully booked at seven.", True), ("Seven is booked, sorry, we'll see you another time.", True),
+    ("I can put you down for the waitlist.", True),
+])
+def test_a_decline_cannot_cite_a_booking_made_in_a_persons_words(said, holds):
+    j = cite.check_book_declined(call("Could I book a table for two at 7?", said), [said], alternative_offered=None)
+    assert ok(j) is holds, j
+    if not holds:
+        assert j.why == f"your quote {said!r} says the booking was made"

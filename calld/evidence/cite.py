@@ -959,6 +959,17 @@ _NONE_MADE = re.compile(r"\bno (?:\w+ )?(?:reservations?|bookings?|tables?)\b")
 _REGRET = re.compile(r"\b(?:sorry|unfortunately|regretfully|regret|afraid|apologi[sz]e)\b")
 
 
+# A booking made, as a person on the phone says so to the caller ("we'll see you at 7", "got you down for two",
+# "I'll put you in for 8", "you're on the books", "your table's booked", a bare "reserved."): what a decline
+# cannot cite. Narrower than a yes (_AFFIRMED): "sure" or "that works" can open a refusal.
+_MADE_FOR_YOU = re.compile(
+    r"\b(?:see you (?:at|then|on|tonight|tomorrow|soon|\d)|got you down|have you down|put you (?:in|down)|pencil(?:led)? you in|"
+    r"(?:booked|reserved) you\b|you(?:'re| re| are) (?:on the books|in for|booked|all set|confirmed|good to go)|on the books|"
+    r"table(?:'s| s) (?:booked|reserved|confirmed|all set))\b"
+    r"|^(?:booked|reserved|confirmed|all booked|all set)$"
+)
+
+
 def check_book_declined(turns: Sequence[Turn], quotes: Sequence[str], *, alternative_offered: str | None) -> Judgement:
     """No booking: the quotes were said, they do not say the booking was made, and another time
     offered, if recorded, stands in the quotes."""
@@ -971,7 +982,8 @@ def check_book_declined(turns: Sequence[Turn], quotes: Sequence[str], *, alterna
         for clause in (part.strip() for c in v.normal_clauses(s.text) for part in _AND.split(c)):
             if _ASKED.match(clause):
                 continue  # "is your table booked": asked, not said
-            if _made(clause) and not (_not_booked(clause) or v.negated(clause) or _NONE_MADE.search(clause)):
+            if ((_made(clause) or _MADE_FOR_YOU.search(clause)) and not _NOT_YOURS.search(clause)
+                    and not (_not_booked(clause) or v.negated(clause) or _NONE_MADE.search(clause))):
                 return Unsupported(f"your quote {s.text!r} says the booking was made",
                                    "record booked, with the words that confirm the table, its time and party")
     said = v.normal(" ".join(quotes))
