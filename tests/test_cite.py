@@ -780,3 +780,17 @@ def test_a_decline_cannot_cite_a_booking_made_in_a_persons_words(said, holds):
     assert ok(j) is holds, j
     if not holds:
         assert j.why == f"your quote {said!r} says the booking was made"
+
+
+@pytest.mark.parametrize("said, answer, holds", [
+    # a day set apart takes none of the sentence's other hours
+    ("Every day but Monday, eleven to ten.", hours(r(("monday",), "11:00", "22:00")), False),
+    ("Every day but Monday, eleven to ten.", hours(r(("tuesday", "sunday"), "11:00", "22:00")), True),
+    ("We close at nine, except Fridays, when we close at eleven.", hours(r(("friday",), None, "21:00")), False),
+    ("We close at nine, except Fridays, when we close at eleven.", hours(r(("friday",), None, "23:00")), True),
+    ("Open nine to five, except Saturday ten to two.", hours(r(("saturday",), "09:00", "17:00")), False),
+    ("Open nine to five, except Saturday ten to two.", hours(r(("saturday",), "10:00", "14:00")), True),
+])
+def test_a_day_set_apart_has_only_the_hours_said_for_it(said, answer, holds):
+    j = cite.check_answer(call("What are your hours?", said), Q.HOURS, [said], answer)
+    assert ok(j) is holds, j

@@ -239,8 +239,8 @@ def _time_with_days(hhmm: str, wanted: frozenset[str], sentences: Sequence[Quote
         n = v.normal(s.text)
         if _clock_in(n, hhmm) is None:
             continue
-        if not (v.days_said(n) - wanted - {"today", "tomorrow"}):
-            return True
+        if not (v.days_said(n) - wanted - {"today", "tomorrow"}) and not wanted & _set_apart_days(s.text):
+            return True  # a sentence naming no other days, unless it names these only to set them apart
         timed = [(text, days) for text, days in _clauses_with_days(s.text) if v.clocks(text)]
         stands = []
         for day in wanted:
@@ -308,15 +308,36 @@ def _clauses_with_days(sentence: str) -> list[tuple[str, frozenset[str]]]:
             groups.append((f"{text} {clause}", days | v.days_said(clause)))
         else:
             groups.append((clause, v.days_said(clause)))
-    out = []
+    runs = []  # each clause's own days, a run's days set apart in the next clause taken out of it
     for i, (text, days) in enumerate(groups):
         if len(days) > 1 and i + 1 < len(groups) and _SET_APART.match(groups[i + 1][0]) and (apart := v.days(groups[i + 1][0])):
             days = days - apart[0].days
+        runs.append((text, days))
+    out = []
+    for i, (text, days) in enumerate(runs):
         if not days and (v.clocks(text) or _CLOSED.search(text)):
-            beside = [groups[k] for k in (i - 1, i + 1) if 0 <= k < len(groups)]
+            beside = []
+            for k in (i - 1, i + 1):
+                if not 0 <= k < len(runs):
+                    continue
+                if not _SET_APART.match(runs[k][0]):
+                    beside.append(runs[k])
+                elif k == i - 1 and _FOR_THOSE.match(text):
+                    beside.append(runs[k])  # "except fridays, when we close at 11": the days set apart
+                elif k == i - 1 and k > 0:
+                    beside.append(runs[k - 1])  # "every day but monday, 11 to 10": the run, without them
             days = next((d for t, d in beside if d and not v.clocks(t)), days)
         out.append((text, days))
     return out
+
+
+# A clause that gives the days set apart just before it their own hours: "except fridays, when we close at 11"
+_FOR_THOSE = re.compile(r"(?:when|where|then|on (?:those|that|which)(?: days?)?|on them)\b")
+
+
+def _set_apart_days(sentence: str) -> frozenset[str]:
+    """The days a sentence sets apart ("except fridays", "but monday", "except saturday 10 to 2")."""
+    return frozenset().union(*(days for text, days in _clauses_with_days(sentence) if _SET_APART.match(text)))
 
 
 _SET_APART = re.compile(r"(?:except|but|other than|apart from|besides|excluding)\b")
