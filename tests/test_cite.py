@@ -794,3 +794,13 @@ def test_a_decline_cannot_cite_a_booking_made_in_a_persons_words(said, holds):
 def test_a_day_set_apart_has_only_the_hours_said_for_it(said, answer, holds):
     j = cite.check_answer(call("What are your hours?", said), Q.HOURS, [said], answer)
     assert ok(j) is holds, j
+
+
+@pytest.mark.parametrize("said, days", [
+    ("We're open until ten on weeknights.", WEEKDAYS), ("We're open M through F, nine to five.", WEEKDAYS),
+    ("We're open seven days, nine to nine.", (*WEEKDAYS, "saturday", "sunday")),
+    ("Open every night till ten.", (*WEEKDAYS, "saturday", "sunday")),
+    ("It takes seven days to ship.", ()),  # seven days, not the week
+])
+def test_more_ways_to_say_a_run_of_days(said, days):
+    assert v.days_said(v.normal(said)) == frozenset(days)

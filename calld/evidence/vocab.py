@@ -271,8 +271,10 @@ _SHORT = {"mon": "monday", "tue": "tuesday", "wed": "wednesday", "thu": "thursda
 _RUN_DAY = r"(?:" + "|".join(sorted([*_DAY_NAME, *_SHORT], key=len, reverse=True)) + r")"
 _DAYS = re.compile(
     r"\b(?:(?P<from>" + _RUN_DAY + r") (?:through|thru|to|till|til|until|and through) (?P<to>" + _RUN_DAY + r")"
-    r"|(?P<one>" + _ONE_DAY + r")|(?P<weekdays>weekdays?|work ?days|during the week)|(?P<weekends>weekends?)"
-    r"|(?P<all>every ?day|daily|7 days a week|all week|each day|every day of the week)"
+    r"|(?P<one>" + _ONE_DAY + r")|(?P<weekdays>weekdays?|weeknights?|work ?days|during the week|m(?: through| thru| to) f)"
+    r"|(?P<weekends>weekends?)"
+    r"|(?P<all>every ?day|daily|7 days a week|(?<=open )7 days|all week|each day|every day of the week|every night|nightly|"
+    r"7 nights a week|every day and night)"
     r"|(?P<rel>today|tonight|tomorrow))\b"
 )
 _SET_APART = re.compile(r"^\s?(?:except|but|other than|apart from|besides|excluding)(?: for)?(?: on)? ")
