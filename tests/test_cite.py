@@ -804,3 +804,43 @@ def test_a_day_set_apart_has_only_the_hours_said_for_it(said, answer, holds):
 ])
 def test_more_ways_to_say_a_run_of_days(said, days):
     assert v.days_said(v.normal(said)) == frozenset(days)
+
+
+# -- the second review's sentences ----------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("said, holds", [
+    # a yes with more words is a yes to those words
+    ("Sure, you can book that on our website.", False), ("Yes, we do take reservations, but only by email.", False),
+    ("Yes, we're open Friday at 8.", False), ("No problem, just walk in.", False),
+    ("That works, but you'll have to book it online.", False),
+    # a yes with only the booking's facts, or a confirmation in any words, is one
+    ("Perfect, I'll see you at 7.", True), ("Sure, I'll see you then.", True), ("Sure, two people, Friday at seven, see you then.", True),
+    ("It is booked.", True), ("The table for 2 has been booked.", True),
+    ("Sure, let me put you down for 2 at 7, see you then.", True),  # "let me" before the booking, not a wait
+])
+def test_a_bare_yes_books_only_as_the_whole_sentence(said, holds):
+    j = cite.check_booked(call(_ASK_FOR_TWO, said), [said], party=2, time="Friday 7 PM")
+    assert ok(j) is holds, j
+
+
+def test_a_decline_cannot_cite_its_booking_in_another_room():
+    said = "You're all set for the other room at 7."
+    j = cite.check_book_declined(call(_ASK_FOR_TWO, said), [said], alternative_offered=None)
+    assert isinstance(j, cite.Unsupported) and j.why == f"your quote {said!r} says the booking was made"
+
+
+@pytest.mark.parametrize("said, holds", [
+    ("Yes, we're out.", False), ("They are out right now.", False), ("It is currently unavailable.", False),
+    ("Sure, I can check the back.", False), ("I have no idea.", False), ("We used to have them.", False),
+    ("We've got more coming in on Thursday.", False), ("Usually in aisle 7 but the shelf is empty.", False),
+    ("We've got the 2.0 amp-hour battery in stock.", True),  # "2.0" is no zero
+])
+def test_in_stock_needs_a_having_said_now_and_not_taken_back(said, holds):
+    j = cite.check_answer(call("Do you have the battery?", said), Q.STOCK, [said], Stock("in_stock", None), item="battery")
+    assert ok(j) is holds, j
+
+
+def test_an_opening_sorry_before_a_count_is_an_apology():
+    said = "Sorry, we only have two left of the twenty we got in."
+    assert ok(cite.check_answer(call("How many do you have?", said), Q.STOCK, [said], Stock("limited", 2)))

@@ -154,7 +154,7 @@ def test_the_accepted_failures_recorded_as_booked_are_listed_on_request(tmp_path
     # a failure turn with no word of failure in it, after a yes to the request: the careless booked record is
     # accepted, and listed
     quiet = json.loads(json.dumps(DIALOGUE))
-    quiet["turns"][1]["utterance"] = "Sure, three guests at Blue Heron on next Friday at 6:30 pm works."
+    quiet["turns"][1]["utterance"] = "Sure, three guests next Friday at 6:30 pm, that works."
     quiet["turns"][3]["utterance"] = "Is there something else I can do?"
     quiet["turns"][3]["frames"][0]["actions"] = [{"act": "NOTIFY_FAILURE", "slot": "", "values": []}]
     (tmp_path / "train").mkdir()

@@ -494,7 +494,7 @@ def _corrected(turns: Sequence[Turn], found: Sequence[Quote], kind: str, kept: s
         # An opening "sorry" in a quoted sentence is an apology where times are said ("sorry, we close at 9"); an
         # aisle or a count after it is checked like any ("Aisle 9. Sorry, aisle 10.").
         cue = next((m for m in _CORRECTION.finditer(n)
-                    if not (kind == "clock" and inside and m.group() == "sorry" and _opens(n, m.start()))), None)
+                    if not (kind != "aisle" and inside and m.group() == "sorry" and _opens(n, m.start()))), None)
         if cue is None:
             continue
         after = n[cue.end():]
@@ -565,12 +565,17 @@ _HAS = re.compile(r"\b(?:has|have|got|there's|there is|there are|plenty|lots|ton
 # "on display", "out on the floor"), some left ("3 left", "a few left"), or never running out. What keeps a clause
 # from saying so: none of it ("we have none", "we've got zero"), or only later ("we'll have forty on Friday").
 _YES_HAVE = re.compile(r"^(?:(?:oh|well|so|and|ok|okay) )*(?:yes|yeah|yep|yup|sure|definitely|absolutely|of course|"
-                       r"we do|we sure do|sure do|we certainly do|i do|it is|they are)\b")
+                       r"we do|we sure do|sure do|we certainly do|i do)\b")
 _HAVE_PLACE = re.compile(r"\b(?:aisle \w+|on display|on the (?:floor|shelf|shelves|rack|wall)|out front|in the back|"
                          r"(?:\d+|a few|some|a couple|several|plenty) left)\b")
 _NEVER_OUT = re.compile(r"\bnever (?:run |runs |ran )?out\b")
-_NONE_OF_IT = re.compile(r"\b(?:none|no more|zero|0|nothing|not any|no \w+ left)\b")
-_ONLY_LATER = re.compile(r"\b(?:will|'ll|ll|gonna|going to|expect\w*|next (?:week|month)|tomorrow|on order|backorder\w*|restock\w*)\b")
+_NONE_OF_IT = re.compile(r"\b(?:none|no more|zero|nothing|not any|no \w+ left|no idea|not sure|don't know)\b|(?<![\d.])0(?![\d.])")
+_ONLY_LATER = re.compile(r"\b(?:will|'ll|ll|gonna|going to|expect\w*|next (?:week|month)|tomorrow|on order|backorder\w*|restock\w*|"
+                         r"used to|coming in|by the weekend|by next)\b")
+# A sentence that also says they are out, or that someone will check, gives no yes of having ("yes, we're out";
+# "sure, I can check the back"; "usually in aisle 7 but the shelf is empty").
+_OUT_NOW = re.compile(r"\b(?:(?:we're|we are|they're|they are) (?:all |fresh |completely |currently )?out\b(?! (?:on|front|back|there))|"
+                      r"unavailable|empty|sold out|ran out|out of stock)\b")
 
 
 def _had_said(found: Sequence[Quote]) -> bool:
@@ -579,7 +584,10 @@ def _had_said(found: Sequence[Quote]) -> bool:
     asked_if_out = False
     for s in found:
         question = s.text.rstrip().endswith("?")
-        for c in v.normal_clauses(s.text):
+        clauses = v.normal_clauses(s.text)
+        if not question and any((_OUT_NOW.search(c) and not _NEVER_OUT.search(c)) or _NOT_AN_ANSWER_YET.search(c) for c in clauses):
+            continue
+        for c in clauses:
             if question:
                 asked_if_out = asked_if_out or _NOT_HAD.search(c) is not None or c.startswith(("out", "sold", "none"))
                 continue
@@ -746,7 +754,8 @@ def check_booked(turns: Sequence[Turn], quotes: Sequence[str], *, party: int, ti
 _AFFIRMED = re.compile(
     r"^(?:(?:oh|well|so|and|ok|okay|alright|all right|great|perfect) )*(?:yes|yeah|yep|yup|sure|certainly|absolutely|definitely|"
     r"of course|perfect|great|wonderful|excellent|lovely|done|no problem|you got it|will do|sounds good|that works|works|noted|"
-    r"booked|reserved|confirmed|all booked|all set|got it|all done)"
+    r"(?:that|the|this)(?: time)? works|"
+    r"booked|reserved|confirmed|all booked|all set|got it|all done|that's fine|fine|(?:that|it)(?:'s| is) (?:booked|reserved|confirmed|done))"
     r"(?: (?:thing|thanks|thank you|for you|then|no problem|that works|we can do that|we have that|we have you|done))*$"
     r"|\b(?:see you|got you down|have you down|put you down|(?:put|pencil(?:led)?|squeeze|fit|book|booked|reserved|got) you in\b|"
     r"(?:booked|reserved) you\b|you(?:'re| re| are) (?:in|on the books|booked in|down)\b|on the books\b|that works\b|"
@@ -760,7 +769,7 @@ _CONFIRMED_TO_YOU = re.compile(
     r"(?: [\w':]+){0,8} (?:confirmed|booked|reserved|all set|set|secured|scheduled|good to go|taken care of)\b(?! (?:solid|up|out|full))"
     r"|\byou got it\b|\bi got you\b(?! (?:on|a|the|another))"
     # the booking as done, said in the perfect ("it's been booked", "it is done", "it went through") or of the attempt
-    r"|\b(?:it|that|this|everything)(?:'s| s| is| has| was)?(?: all)?(?: been)? (?:booked|reserved|confirmed|made|done|set up|"
+    r"|\b(?:it|that|this|everything)(?:'s| s| is| has| was)?(?: all)?(?: been)? (?:booked|reserved|confirmed|made|done|set up|all set|"
     r"taken care of|finali[sz]ed)\b(?! (?:solid|up|out|full|already|by))(?<!\bit booked)(?<!\bit's booked)(?<!\bit s booked)"
     r"(?<!\bit is booked)(?<!\bthat's booked)(?<!\bthat is booked)"
     r"|\b(?:it|that|your (?:reservation|booking|request))(?: has| have)? (?:went|gone|go) through\b"
@@ -769,14 +778,14 @@ _CONFIRMED_TO_YOU = re.compile(
     r"(?:booked|made|set up|taken care of|taken place|complete|completed|successful|confirm|confirmed|reserved)\b(?! (?:solid|up|out|full))"
     r"|\bi(?: have|'ve| ve|'ve got| got)? (?:your|that|the|a) (?:reservation|booking|table|appointment)(?: set up| for you| booked)\b"
     r"|\b(?:set|booked|reserved) (?:it )?(?:up )?for you\b|\byou have it set up\b|\b(?:procedure|process) is complete\b"
-    r"|\b(?:that|the|this)(?: time)? works\b"
+    r"|\b(?:the|your) table(?: for \d+)? has been (?:booked|reserved)\b(?! by)"
 )
 # Words about someone else's table, a list or a machine: no yes to the caller ("you're set for the waitlist",
 # "I just booked the last table for another party", "it went through to voicemail").
 _NOT_YOURS = re.compile(r"\b(?:another|other|someone else|somebody else|wait ?list|waiting list|voicemail|"
                         r"(?:every|all(?: the| our)?|any|no) (?:tables?|reservations?|bookings?))\b")
-_NOT_AN_ANSWER_YET = re.compile(r"\b(?:let me|hold on|hang on|(?:one|1) (?:moment|second|sec|minute)|just a (?:moment|second|sec|minute)|"
-                                r"call you back|check (?:with|on|for)|i'll (?:check|ask|see))\b")
+_NOT_AN_ANSWER_YET = re.compile(r"\b(?:let me (?:check|see|ask|look|find)|hold on|hang on|(?:one|1) (?:moment|second|sec|minute)|just a (?:moment|second|sec|minute)|"
+                                r"call you back|check (?:with|on|for)|i'll (?:check|ask|see if|see what|see whether)|i can (?:check|ask|look))\b")
 
 
 def _affirms_booking(sentence: str) -> bool:
@@ -792,7 +801,19 @@ def _affirms_booking(sentence: str) -> bool:
         return True  # "you're all set for 7, anything else?" says so, question and all
     if sentence.rstrip().endswith("?") or any(_NOT_AN_ANSWER_YET.search(c) or _NOT_YOURS.search(c) for c in clauses):
         return False  # a yes to a wait, or to a place on the list ("sure, I can put you on the waitlist")
-    return any(_AFFIRMED.search(c) is not None and not v.negated(c) for c in clauses)
+    # A bare yes counts only as the whole sentence ("sure, that works"; "yep, no problem"): a yes with more
+    # words is a yes to those ("yes, we're open Friday at 8", "no problem, just walk in").
+    yes = [c for c in clauses if _AFFIRMED.search(c) is not None and not v.negated(c)]
+    return bool(yes) and all(c in yes or _facts_only(c) for c in clauses)
+
+
+_FACT_WORDS = frozenset({"a", "the", "table", "party", "for", "at", "on", "of", "and", "am", "pm", "people", "person", "persons",
+                         "guests", "guest", "this", "next", "evening", "night", "tonight", "today", "tomorrow", "so", "that's", "thats"})
+
+
+def _facts_only(clause: str) -> bool:
+    """A clause that only says the booking's facts back ("four people", "Saturday at 8:30"): no word of its own."""
+    return all(w in _FACT_WORDS or w.rstrip("s") in v.WEEK or w.replace(":", "").isdigit() for w in clause.split())
 
 
 def _other_value_stated(said: str, times: Sequence[v.Clock], when: str) -> Unsupported | None:
@@ -1003,7 +1024,7 @@ def check_book_declined(turns: Sequence[Turn], quotes: Sequence[str], *, alterna
         for clause in (part.strip() for c in v.normal_clauses(s.text) for part in _AND.split(c)):
             if _ASKED.match(clause):
                 continue  # "is your table booked": asked, not said
-            if ((_made(clause) or _MADE_FOR_YOU.search(clause)) and not _NOT_YOURS.search(clause)
+            if ((_made(clause) or (_MADE_FOR_YOU.search(clause) and not _NOT_YOURS.search(clause)))
                     and not (_not_booked(clause) or v.negated(clause) or _NONE_MADE.search(clause))):
                 return Unsupported(f"your quote {s.text!r} says the booking was made",
                                    "record booked, with the words that confirm the table, its time and party")
