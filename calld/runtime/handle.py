@@ -486,8 +486,8 @@ class CallHandle:
         whose deadline has come but that has not fired yet never fires).
 
         All of a call's timers share one waiting task, whose cancel scope's deadline is the earliest
-        of theirs: the stall failsafe re-armed on every fragment of speech moves a deadline and starts
-        nothing, and a call holds one timer task, not one per armed timer (fewer waiting tasks for the
+        of theirs (brought forward at once, moved later lazily: see _timers_moved): the stall failsafe
+        re-armed on every fragment of speech starts nothing, and a call holds one timer task, not one per armed timer (fewer waiting tasks for the
         collector to walk). The task ends when no timer is left armed."""
         self._timers[key] = _Timer(trio.current_time() + delay, event)
         self._timers_moved()
