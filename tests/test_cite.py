@@ -844,3 +844,86 @@ def test_in_stock_needs_a_having_said_now_and_not_taken_back(said, holds):
 def test_an_opening_sorry_before_a_count_is_an_apology():
     said = "Sorry, we only have two left of the twenty we got in."
     assert ok(cite.check_answer(call("How many do you have?", said), Q.STOCK, [said], Stock("limited", 2)))
+
+
+# -- the third review's sentences -----------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("said, holds", [
+    ("We'll see you Friday.", False), ("Great, see you Saturday!", False), ("See you this Friday then.", False),
+    ("We can't see you Friday, we're full.", True),  # denied
+])
+def test_a_decline_cannot_cite_see_you_on_a_day(said, holds):
+    j = cite.check_book_declined(call(_ASK_FOR_TWO, said), [said], alternative_offered=None)
+    assert ok(j) is holds, j
+
+
+@pytest.mark.parametrize("said, holds", [
+    ("No, but they have them at the hardware store down the road.", False),
+    ("Our other location has them.", False), ("You'd find them elsewhere, we've got them at the shop across the street.", False),
+    ("We've got them over at the garden center.", True),  # a place in this store
+    ("We have them, and so does the store down the road.", True),  # their own having, in its own clause
+])
+def test_in_stock_is_refused_when_only_another_store_has_it(said, holds):
+    j = cite.check_answer(call("Do you have cast iron skillets?", said), Q.STOCK, [said], Stock("in_stock", None),
+                          item="cast iron skillets")
+    assert ok(j) is holds, j
+
+
+@pytest.mark.parametrize("place, holds", [("aisle 12", False), ("aisle 13", True)])
+def test_make_that_corrects_an_aisle(place, holds):
+    said = "Aisle twelve, no, make that thirteen."
+    assert ok(cite.check_answer(call("Which aisle?", said), Q.AISLE, [said], Aisle(place))) is holds
+
+
+@pytest.mark.parametrize("said, answer, holds", [
+    # "and" between two times each with its own days cuts the clauses
+    ("We open at 9 on weekdays and 10 on Saturday.", hours(r(("saturday",), "09:00", None)), False),
+    ("We open at 9 on weekdays and 10 on Saturday.", hours(r(WEEKDAYS, "09:00", None), r(("saturday",), "10:00", None)), True),
+    ("Open 9 to 5 weekdays and 10 to 2 on Saturday.", hours(r(("saturday",), "09:00", "17:00")), False),
+    ("Open 9 to 5 weekdays and 10 to 2 on Saturday.", hours(r(("saturday",), "10:00", "14:00")), True),
+    ("We're open 9 to 5 Monday through Friday and Saturday.", hours(r(("saturday",), "09:00", "17:00")), True),
+    # today and tomorrow are days of their own for a range dated by them
+    ("Today we're open until 5, tomorrow until 9.", hours(r((), None, "21:00", date="today")), False),
+    ("Today we're open until 5, tomorrow until 9.", hours(r((), None, "17:00", date="today")), True),
+    ("Today we're open until 5, tomorrow until 9.", hours(r((), None, "21:00", date="tomorrow")), True),
+    ("We're open till 9 tonight and 10 to 6 tomorrow.", hours(r((), None, "18:00", date="today")), False),
+    ("We're open till 9 tonight and 10 to 6 tomorrow.", hours(r((), None, "21:00", date="tonight")), True),
+    ("Until nine.", hours(r((), None, "21:00", date="today")), False),  # no "today" said at all
+])
+def test_hours_are_read_per_clause_at_and_and_per_relative_day(said, answer, holds):
+    j = cite.check_answer(call("What are your hours today?", said), Q.HOURS, [said], answer)
+    assert ok(j) is holds, j
+
+
+@pytest.mark.parametrize("ask, said, answer, holds", [
+    ("What time do you open?", "Ten.", r((), "10:00", None), True),
+    ("When do you close tonight?", "Around six.", r((), None, "18:00"), True),
+    ("What time do you open?", "Ten.", r((), "09:00", None), False),  # the number said is the time, no other
+    ("Do you have the skillet?", "Ten.", r((), "10:00", None), False),  # a number answering no time question
+    ("When do you close?", "We have 6 left.", r((), None, "18:00"), False),  # a number among other words
+])
+def test_a_bare_number_answering_a_time_question_is_that_time(ask, said, answer, holds):
+    j = cite.check_answer(call(ask, said), Q.HOURS, [said], hours(answer))
+    assert ok(j) is holds, j
+
+
+@pytest.mark.parametrize("said, place, holds", [
+    ("It used to be aisle five, it's aisle eight now.", "aisle 5", False),  # a place it was
+    ("It used to be aisle five, it's aisle eight now.", "aisle 8", True),
+    ("They were in aisle 5 but we moved them to aisle 8.", "aisle 5", False),
+    ("They were in aisle 5 but we moved them to aisle 8.", "aisle 8", True),
+    ("Aisle 5, we moved them to 9.", "aisle 5", False),
+    ("Aisle 5, we just moved them there from aisle 3.", "aisle 5", True),  # moved from: where it was
+    ("Aisle 5, we moved them there last week.", "aisle 5", True),
+])
+def test_an_aisle_moved_or_past_is_not_where_it_is(said, place, holds):
+    j = cite.check_answer(call("Which aisle are the hammers in?", said), Q.AISLE, [said], Aisle(place))
+    assert ok(j) is holds, j
+
+
+def test_an_aisle_moved_in_a_later_sentence_refuses_the_first():
+    t = call("Which aisle are the hammers in?", "They were in aisle 5. We moved them to aisle 8 last week.")
+    j = cite.check_answer(t, Q.AISLE, ["They were in aisle 5."], Aisle("aisle 5"))
+    assert isinstance(j, cite.Unsupported) and j.why == "after your quote the business said 'We moved them to aisle 8 last week.'"
+    assert ok(cite.check_answer(t, Q.AISLE, ["We moved them to aisle 8 last week."], Aisle("aisle 8")))

@@ -144,8 +144,15 @@ def test_the_whole_answer_is_read_a_later_correction_included():
 
 
 def test_typed_hours_are_read_only_where_the_words_read_one_way():
+    found = assess.find_answers(after_ask("We're open weekdays and Saturdays from 9 to 5 and 10 to 2."), Q.HOURS)
+    assert found and assess.read_answer(Q.HOURS, found) == TextOnly()  # two runs of days, two ranges, one clause
+
+
+def test_each_time_with_its_own_days_is_read_across_and():
     found = assess.find_answers(after_ask("We're open 9 to 5 on weekdays and 10 to 2 on Saturdays and Sundays."), Q.HOURS)
-    assert found and assess.read_answer(Q.HOURS, found) == TextOnly()  # two runs of days in one sentence
+    assert assess.read_answer(Q.HOURS, found) == Hours((
+        DayRange(("monday", "tuesday", "wednesday", "thursday", "friday"), "09:00", "17:00"),
+        DayRange(("saturday", "sunday"), "10:00", "14:00")))
 
 
 def test_voicemail_needs_a_recorded_greeting_or_the_carrier():

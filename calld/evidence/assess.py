@@ -130,13 +130,20 @@ def read_hours(text: str) -> list[DayRange]:
     days: tuple[str, ...] | None = None  # days said in a clause of their own, waiting for times
     times: str | None = None  # a clause of times said before its days
     named = bool(v.days_said(v.normal(text)) - {"today", "tomorrow"})
+    ends_in_day = False  # the last clause was timed and ended on its days: a clause of days alone goes on its list
     for clause in v.normal_clauses(text):
+        if ends_in_day and ranges and _DAYS_ALONE.match(clause) and (more := v.days_said(clause) - {"today", "tomorrow"}):
+            last = ranges[-1]
+            ranges[-1] = attrs.evolve(last, days=tuple(d for d in v.WEEK if d in last.days or d in more))
+            continue  # "10 to 2 on saturdays, and sundays"
+        found_days = v.days(clause)
+        ends_in_day = bool(found_days) and found_days[-1].end == len(clause) and bool(v.clocks(clause))
         runs = [d for d in v.days(clause) if not d.days & {"today", "tomorrow"}]
         own = tuple(d for d in v.WEEK if any(d in r.days for r in runs))
         when = "today" if "today" in v.days_said(clause) else "tomorrow" if "tomorrow" in v.days_said(clause) else None
         timed = bool(v.clocks(clause)) or _ALWAYS.search(clause) is not None
         if len(runs) > 1 or len(v.clocks(clause)) > 2:
-            return []  # two readings in one clause ("9 to 5 on weekdays and 10 to 2 on Saturdays"): the words answer
+            return []  # two readings in one clause ("weekdays and saturdays from 9 to 5 and 10 to 2"): the words answer
         if timed and (own or when):
             ranges.append(_range(clause, own, when))
         elif timed and days is not None:
@@ -159,6 +166,7 @@ def read_hours(text: str) -> list[DayRange]:
 
 
 _ALWAYS = re.compile(r"\b24 ?/ ?7\b|\baround the clock\b|\b24 hours\b")
+_DAYS_ALONE = re.compile(r"^(?:(?:and|or|on|also|plus) )*(?:" + "|".join(v.WEEK) + r")s?(?: (?:and|or) (?:" + "|".join(v.WEEK) + r")s?)*$")
 _CLOSED = re.compile(r"\b(?:closed|shut)\b")
 
 

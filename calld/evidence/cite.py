@@ -11,13 +11,16 @@ business's own words that carry the answer) and the answer as typed fields. It i
     set apart, "every day but monday", are named too). A time, or "closed", given for days stands in
     a clause that names those days (a clause with a time and no days takes the days of the clause
     beside it: "monday to saturday, 10 to 5"; a day named in several, the one naming fewest days:
-    "9 to 6 daily, sunday 11 to 5"), or in a sentence that names no other days. A booking's day,
+    "9 to 6 daily, sunday 11 to 5"), or in a sentence that names no other days; clauses are cut at
+    commas, and at an "and" between two numbers each with its own days ("9 on weekdays and 10 on
+    saturday"). A range dated today or tomorrow (and naming no days) takes those as its days. A booking's day,
     time and party may also stand in the agent's read-back that the quoted business turn answers
     ("a table for 4 at 7 on Friday, is that right?" "Yes, you're all set").
  3. Nothing later contradicts it, by a short list of high-precision signs in the quoted sentence
     or after it:
      - the clause that states the fact denies it ("we don't open at 9"); in stock, a quoted clause that
-       only denies having ("we don't carry those", "we're sold out") where no quoted clause says they have;
+       only denies having ("we don't carry those", "we're sold out") where no quoted clause says they have
+       (another store's having is none: "they have them at the store down the road");
      - a booking: the business says it could not book ("can't", "unable to", "not possible",
        "unsuccessful", "fully booked", "no tables", "we're all booked", "that time is all booked",
        "sorry, I couldn't", "that's not working", "nothing is available", ...; a failure word one letter off,
@@ -207,6 +210,17 @@ _AROUND_THE_CLOCK = re.compile(r"\b(?:24 ?/ ?7|24 7|24 hours|around the clock|ro
 _EVERY_DAY = re.compile(r"\b24 ?/ ?7\b|\b24 7\b")  # "24/7" names every day of the week
 
 
+# A bare number said in answer to the agent's question about a time is that time ("What time do you open?" "Ten.").
+_BARE_TIME = re.compile(r"^(?:(?:about|around|at|maybe|probably|usually|it's|its|we open at|we close at) )*\d{1,2}(?: \d{2})?"
+                        r"(?: (?:am|pm|o'?clock|oclock))?(?: (?:in the (?:morning|afternoon|evening)|at night|tonight|sharp))?$")
+_ASKS_TIME = re.compile(r"\b(?:what time|when|how late|how early|(?:till|until) what)\b")
+
+
+def _bare_time_answer(turns: Sequence[Turn], q: Quote) -> bool:
+    asked = q.turn > 0 and turns[q.turn - 1].speaker == "agent" and _ASKS_TIME.search(v.normal(turns[q.turn - 1].text))
+    return bool(asked) and _BARE_TIME.match(v.normal(q.text)) is not None
+
+
 def _check_range(r: DayRange, said: str, sentences: Sequence[Quote]) -> str | None:
     """Why this range is not in the quotes (`said`: their normal form), or None."""
     if r.around_the_clock and not _AROUND_THE_CLOCK.search(said):
@@ -228,18 +242,26 @@ def _check_range(r: DayRange, said: str, sentences: Sequence[Quote]) -> str | No
         if r.days and not _time_with_days(hhmm, frozenset(r.days), sentences):
             return (f"{v.say_clock(hhmm)!r} stands in your quotes only beside other days than "
                     f"{_days_phrase(r.days)}: quote the words that give it for those days")
+        if not r.days and (day := _RELATIVE.get(v.normal(r.date or ""))) and not _time_with_days(hhmm, frozenset({day}), sentences, also=frozenset()):
+            return (f"{v.say_clock(hhmm)!r} stands in your quotes only beside another day than {r.date}: "
+                    "quote the words that give it for that day")
     return None
 
 
-def _time_with_days(hhmm: str, wanted: frozenset[str], sentences: Sequence[Quote]) -> bool:
-    """The time stands in a clause that names some of `wanted`, or in a sentence naming no other days.
-    A day named in several clauses with times takes the clause that names the fewest days ("9 to 6
-    every day, and sunday 11 to 5": Sunday's hours are 11 to 5)."""
+# A range's date that names a day of the quotes' own: its time must stand beside it ("today until 5, tomorrow until 9").
+_RELATIVE = {"today": "today", "tonight": "today", "tomorrow": "tomorrow"}
+
+
+def _time_with_days(hhmm: str, wanted: frozenset[str], sentences: Sequence[Quote],
+                    also: frozenset[str] = frozenset({"today", "tomorrow"})) -> bool:
+    """The time stands in a clause that names some of `wanted`, or in a sentence naming no other days
+    (`also`: days that do not count as other ones). A day named in several clauses with times takes the
+    clause that names the fewest days ("9 to 6 every day, and sunday 11 to 5": Sunday's hours are 11 to 5)."""
     for s in sentences:
         n = v.normal(s.text)
         if _clock_in(n, hhmm) is None:
             continue
-        if not (v.days_said(n) - wanted - {"today", "tomorrow"}) and not wanted & _set_apart_days(s.text):
+        if not (v.days_said(n) - wanted - also) and not wanted & _set_apart_days(s.text):
             return True  # a sentence naming no other days, unless it names these only to set them apart
         timed = [(text, days) for text, days in _clauses_with_days(s.text) if v.clocks(text)]
         stands = []
@@ -366,9 +388,12 @@ def _place_denied(location: str, found: Sequence[Quote]) -> str | None:
     """The quoted sentence where the place stands, when every clause that names it denies it ("it's not in
     aisle 5 anymore, they moved it to 9")."""
     named = [(s, c) for s in found for c in v.normal_clauses(s.text) if _place_said(location, c)]
-    if named and all(v.negated(c) for _, c in named):
+    if named and all(v.negated(c) or _BEFORE.search(c) for _, c in named):
         return named[0][0].text
     return None
+
+
+_BEFORE = re.compile(r"\b(?:used to|formerly|previously|no longer)\b")  # "it used to be in aisle 5": a place it was
 
 
 def _number_said(n: int, said: str) -> bool:
@@ -377,7 +402,8 @@ def _number_said(n: int, said: str) -> bool:
 
 # -- 3. nothing later contradicts it -----------------------------------------------------------------------
 
-_CORRECTION = re.compile(r"\b(?:actually|wait|sorry|correction|i mean|my mistake|my bad|oops|scratch that|let me correct|rather)\b"
+_CORRECTION = re.compile(r"\b(?:actually|wait|sorry|correction|i mean|my mistake|my bad|oops|scratch that|let me correct|rather|"
+                         r"make that)\b"
                          # a bare "no" between a value and the next: "aisle 12, no, 13"; "we've got 2, no, 3"
                          r"|(?<=\d )no\b(?= (?:it's |its |it is |aisle |at )?\d)")
 _NOT_BOOKED = re.compile(
@@ -493,21 +519,25 @@ def _corrected(turns: Sequence[Turn], found: Sequence[Quote], kind: str, kept: s
         inside = (s.turn, s.start) in quoted
         # An opening "sorry" in a quoted sentence is an apology where times are said ("sorry, we close at 9"); an
         # aisle or a count after it is checked like any ("Aisle 9. Sorry, aisle 10.").
-        cue = next((m for m in _CORRECTION.finditer(n)
+        cue = next((m for m in (_MOVED_TO if kind == "aisle" else _CORRECTION).finditer(n)
                     if not (kind != "aisle" and inside and m.group() == "sorry" and _opens(n, m.start()))), None)
         if cue is None:
             continue
         after = n[cue.end():]
+        if kind == "aisle":
+            after = re.sub(r"\bfrom (?:aisle )?\d+", "", after)  # "moved here from aisle 3": where it was, not where it is
         if kind == "clock":
             if any(not any(c.clock.means(k) for k in kept) for c in v.clocks(after)):
                 return s, inside
         elif any(x not in kept for x in _values(kind, after)):
             return s, inside
-        elif kind == "aisle" and (bare := re.match(r" ?(?:it's |its |it is |in |at )?(\d+)\b", after)) and bare.group(1) not in kept:
+        elif kind == "aisle" and (bare := re.match(r" ?(?:it's |its |it is |in |at |(?:\w+ )?(?:to|into) )?(\d+)\b", after)) and bare.group(1) not in kept:
             return s, inside  # the number right after the cue is the aisle it corrects to: "aisle 12, actually 13"
     return None
 
 
+# An aisle is also corrected by moving what is in it: "they were in aisle 5, we moved them to 8".
+_MOVED_TO = re.compile(_CORRECTION.pattern + r"|\b(?:moved|relocated|switched)\b")
 _APOLOGY_OPENERS = frozenset({"i'm", "im", "i", "am", "m", "so", "very", "really", "oh", "uh", "um", "well", "ah"})
 
 
@@ -578,6 +608,13 @@ _OUT_NOW = re.compile(r"\b(?:(?:we're|we are|they're|they are) (?:all |fresh |co
                       r"unavailable|empty|sold out|ran out|out of stock)\b")
 
 
+# Having somewhere else: another store has it, not this one ("they have them at the hardware store down the
+# road", "our other location carries those", "try the shop across the street").
+# Never words that can name a place in this store ("over at the garden center", "around the corner from aisle 5").
+_ELSEWHERE = re.compile(r"\b(?:(?:down|up|across|over) the (?:road|street)|next door|other (?:store|shop|location|branch)s?|"
+                        r"another (?:store|shop|location|branch)|elsewhere|somewhere else)\b")
+
+
 def _had_said(found: Sequence[Quote]) -> bool:
     """Some quoted words say they have it: a clause of having, a yes, a place it is in; or a "no" to an
     echoed denial ("out of stock? nope"). A question says nothing itself."""
@@ -593,7 +630,7 @@ def _had_said(found: Sequence[Quote]) -> bool:
                 continue
             if asked_if_out and re.match(r"(?:no|nope|nah|not at all)\b", c) or _NEVER_OUT.search(c):
                 return True
-            if _NONE_OF_IT.search(c) or _ONLY_LATER.search(c) or _NOT_HAD.search(c):
+            if _NONE_OF_IT.search(c) or _ONLY_LATER.search(c) or _NOT_HAD.search(c) or _ELSEWHERE.search(c):
                 continue
             if _HAVE_PLACE.search(c) or ((_HAS.search(c) or _YES_HAVE.match(c)) and not v.negated(c)):
                 return True
@@ -629,8 +666,9 @@ def check_answer(turns: Sequence[Turn], question: QuestionType, quotes: Sequence
     said = v.normal(" ".join(quotes))
     match question, answer:
         case QuestionType.HOURS, Hours(ranges=ranges) if ranges:
+            timed = " ".join([said, *(f"at {v.normal(q.text)}" for q in found if _bare_time_answer(turns, q))])
             for r in ranges:
-                if (why := _check_range(r, said, found)) is not None:
+                if (why := _check_range(r, timed, found)) is not None:
                     return Unsupported(why, _AGAIN)
                 for hhmm in (r.opens, r.closes):
                     if hhmm is not None and not r.closed and (denial := _denied(found, hhmm)) is not None:
@@ -1005,7 +1043,7 @@ _REGRET = re.compile(r"\b(?:sorry|unfortunately|regretfully|regret|afraid|apolog
 # "I'll put you in for 8", "you're on the books", "your table's booked", a bare "reserved."): what a decline
 # cannot cite. Narrower than a yes (_AFFIRMED): "sure" or "that works" can open a refusal.
 _MADE_FOR_YOU = re.compile(
-    r"\b(?:see you (?:at|then|on|tonight|tomorrow|soon|\d)|got you down|have you down|put you (?:in|down)|pencil(?:led)? you in|"
+    r"\b(?:see you (?:at|then|on|this|next|tonight|tomorrow|soon|\d|(?:mon|tues|wednes|thurs|fri|satur|sun)days?\b)|got you down|have you down|put you (?:in|down)|pencil(?:led)? you in|"
     r"(?:booked|reserved) you\b|you(?:'re| re| are) (?:on the books|in for|booked|all set|confirmed|good to go)|on the books|"
     r"table(?:'s| s) (?:booked|reserved|confirmed|all set))\b"
     r"|^(?:booked|reserved|confirmed|all booked|all set)$"

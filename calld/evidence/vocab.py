@@ -104,7 +104,21 @@ _CLAUSE_CUT = re.compile(
 
 def clauses(normal_text: str) -> list[str]:
     """The clauses of a sentence, in the normal form (commas kept by `normal_clauses`)."""
-    return [c.strip() for c in _CLAUSE_CUT.split(normal_text) if c.strip()]
+    return [part for c in _CLAUSE_CUT.split(normal_text) if c.strip() for part in _cut_at_and(c.strip())]
+
+
+_AND = re.compile(r" (?=and )")
+
+
+def _cut_at_and(clause: str) -> list[str]:
+    """'we open at 9 on weekdays and 10 on saturday': two clauses, each a number with its own days. Cut at an
+    "and" only where the words on both sides of it each hold a number and a day; anything else stays whole."""
+    out = [clause]
+    for m in reversed(list(_AND.finditer(clause))):
+        head, tail = out[0][:m.start()], out[0][m.end():]
+        if all(re.search(r"\d", part) and _DAYS.search(part) for part in (head, tail)):
+            out[0:1] = [head, tail]
+    return out
 
 
 @lru_cache(maxsize=_MEMO)
