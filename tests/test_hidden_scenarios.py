@@ -113,6 +113,19 @@ async def test_the_item_sold_out_beside_something_else_in_stock(tmp_path, autoju
     assert run.result.answer.availability == "out_of_stock"
 
 
+@pytest.mark.parametrize("records", [(ModelRecord("answered", "they have them at the hardware store down the road",
+                                                 fields={"stock": {"availability": "in_stock", "quantity": None, "kinds": []}}),
+                                      ModelRecord("answered", "No, but they have them at the hardware store down the road.", delay_s=1.0)),
+                                     ()], ids=["in_stock_then_out", "read"])
+async def test_another_store_having_it_is_out_of_stock_here(tmp_path, autojump_clock, records):
+    scenario = variant("stock", answer="No, but they have them at the hardware store down the road.", model_records=records)
+    run = await stub_call(tmp_path, scenario, ask=QuestionType.STOCK, item="cast iron skillet")
+    refused = [o["why"] for o in refused_outputs(run)]
+    assert refused == (["your quotes do not say they have it ('No, but they have them at the hardware store down the road.')"]
+                       if records else [])
+    assert (run.result.status, run.result.answer.availability) == ("answered", "out_of_stock")
+
+
 async def test_a_hold_then_two_left_is_not_the_model_s_twelve(tmp_path, autojump_clock):
     twelve = {"stock": {"availability": "in_stock", "quantity": 12, "kinds": []}}
     scenario = variant("stock", hold_line="Let me go check in the back.", hold_s=40.0, answer="Okay, yes, we have two left.",

@@ -52,7 +52,8 @@ def hours(heard: str) -> list[dict[str, Any]]:
 
 
 _OUT = re.compile(r"\b(?:out of stock|sold out|don't have|do not have|dont have|none left|we're out|we are out|not in stock|"
-                  r"don't carry|do not carry|dont carry|no longer)\b")
+                  r"don't carry|do not carry|dont carry|no longer)\b"
+                  r"|^(?:no|nope|nah)\b(?! problem| worries)")  # "no, but the store down the road has them"
 _LIMITED = re.compile(r"\b(?:only|last|just a few|few left|limited|[1-5] left)\b")
 _COUNT = re.compile(r"\b(\d+) (?:of (?:those|them|each)|left|in stock|on the shelf|units|bags|boxes)\b")
 
