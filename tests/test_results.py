@@ -12,6 +12,8 @@ from calld.domain.questions import QuestionType as Q
 from calld.domain.transcript import Span, Turn
 from calld.evidence import assess, cite
 
+WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday")
+
 ASKED = Turn("agent", "Hi, this is an automated assistant calling on behalf of Nathan. What are your opening hours?")
 
 
@@ -159,3 +161,21 @@ def test_voicemail_needs_a_recorded_greeting_or_the_carrier():
     assert isinstance(assess.voicemail(after_ask("Please leave a message after the tone."), None), cite.Supported)
     assert isinstance(assess.voicemail(after_ask("Hi, how can I help?"), "machine"), cite.Supported)
     assert isinstance(assess.voicemail(after_ask("Hi, how can I help?"), None), cite.Unsupported)
+
+
+@pytest.mark.parametrize("said, ranges", [
+    # a clause cut at "and" with no verb of its own gives the last one's kind of time
+    ("We close at 5 on weekdays and 3 on Saturdays.",
+     [DayRange(WEEKDAYS, None, "17:00"), DayRange(("saturday",), None, "15:00")]),
+    ("We open at 9 on weekdays and 10 on Saturday.", [DayRange(WEEKDAYS, "09:00", None), DayRange(("saturday",), "10:00", None)]),
+    ("We're open until 10 tonight and 9 tomorrow.",
+     [DayRange((), None, "22:00", date="today"), DayRange((), None, "21:00", date="tomorrow")]),
+    # a clause of days alone after a range that ends on its days goes on its list
+    ("Closed Monday, and Tuesday.", [DayRange(("monday", "tuesday"), None, None, closed=True)]),
+    # days alone, then more days alone, then their times
+    ("Monday, and Tuesday, 9 to 5.", [DayRange(("monday", "tuesday"), "09:00", "17:00")]),
+    ("Open 9 to 5 weekdays, 10 to 2 Saturday, and Sunday.",
+     [DayRange(WEEKDAYS, "09:00", "17:00"), DayRange(("saturday", "sunday"), "10:00", "14:00")]),
+])
+def test_hours_read_clause_by_clause(said, ranges):
+    assert assess.read_hours(said) == ranges

@@ -119,6 +119,7 @@ def _hhmm(c: v.Clock, *, opening: bool) -> str:
 
 
 _CLOSING = re.compile(r"\b(?:close|closes|closing|until|till|til|shut|shuts)\b")
+_OPENING = re.compile(r"\b(?:open|opens|opening|from)\b")
 
 
 def read_hours(text: str) -> list[DayRange]:
@@ -130,22 +131,30 @@ def read_hours(text: str) -> list[DayRange]:
     days: tuple[str, ...] | None = None  # days said in a clause of their own, waiting for times
     times: str | None = None  # a clause of times said before its days
     named = bool(v.days_said(v.normal(text)) - {"today", "tomorrow"})
-    ends_in_day = False  # the last clause was timed and ended on its days: a clause of days alone goes on its list
+    ends_in_day = False  # the last clause gave a range and ended on its days: a clause of days alone goes on its list
+    last_closing: bool | None = None  # whether the last clause's one time was a closing one
     for clause in v.normal_clauses(text):
-        if ends_in_day and ranges and _DAYS_ALONE.match(clause) and (more := v.days_said(clause) - {"today", "tomorrow"}):
-            last = ranges[-1]
+        if ends_in_day and _DAYS_ALONE.match(clause):
+            last, more = ranges[-1], v.days_said(clause)
             ranges[-1] = attrs.evolve(last, days=tuple(d for d in v.WEEK if d in last.days or d in more))
-            continue  # "10 to 2 on saturdays, and sundays"
-        found_days = v.days(clause)
-        ends_in_day = bool(found_days) and found_days[-1].end == len(clause) and bool(v.clocks(clause))
+            continue  # "10 to 2 on saturdays, and sundays"; "closed monday, and tuesday"
+        given = len(ranges)
+        said_times = v.clocks(clause)
+        # "we close at 5 on weekdays and 3 on saturdays": a clause cut at "and" with no verb of its own gives the
+        # last one's kind of time
+        head = clause[:said_times[0].start] if said_times else ""
+        inherits = clause.startswith("and ") and not (_CLOSING.search(head) or _OPENING.search(head))
+        closing_before = last_closing if inherits else None
+        if len(said_times) == 1:
+            last_closing = closing_before if closing_before is not None else _CLOSING.search(head) is not None
         runs = [d for d in v.days(clause) if not d.days & {"today", "tomorrow"}]
         own = tuple(d for d in v.WEEK if any(d in r.days for r in runs))
         when = "today" if "today" in v.days_said(clause) else "tomorrow" if "tomorrow" in v.days_said(clause) else None
-        timed = bool(v.clocks(clause)) or _ALWAYS.search(clause) is not None
-        if len(runs) > 1 or len(v.clocks(clause)) > 2:
+        timed = bool(said_times) or _ALWAYS.search(clause) is not None
+        if len(runs) > 1 or len(said_times) > 2:
             return []  # two readings in one clause ("weekdays and saturdays from 9 to 5 and 10 to 2"): the words answer
         if timed and (own or when):
-            ranges.append(_range(clause, own, when))
+            ranges.append(_range(clause, own, when, closing_before))
         elif timed and days is not None:
             ranges.append(_range(clause, days, None))
             days = None
@@ -157,7 +166,9 @@ def read_hours(text: str) -> list[DayRange]:
         elif own and _CLOSED.search(clause):
             ranges.append(DayRange(own, None, None, closed=True))
         elif own:
-            days = own
+            days = tuple(d for d in v.WEEK if d in own or d in (days or ()))  # "monday, and tuesday, 9 to 5"
+        found_days = v.days(clause)
+        ends_in_day = len(ranges) > given and bool(found_days) and found_days[-1].end == len(clause)
     if times is not None:
         if named:
             return []  # times whose days cannot be told apart: the words alone answer
@@ -170,13 +181,15 @@ _DAYS_ALONE = re.compile(r"^(?:(?:and|or|on|also|plus) )*(?:" + "|".join(v.WEEK)
 _CLOSED = re.compile(r"\b(?:closed|shut)\b")
 
 
-def _range(clause: str, days: tuple[str, ...], when: str | None) -> DayRange:
+def _range(clause: str, days: tuple[str, ...], when: str | None, closing: bool | None = None) -> DayRange:
+    """`closing`: whether a clause's one time closes, when the clause does not say (it goes on the last one's)."""
     times = v.clocks(clause)
     if not times:
         return DayRange(days or v.WEEK, None, None, around_the_clock=True, date=when)
     if len(times) >= 2:
         return DayRange(days, _hhmm(times[0].clock, opening=True), _hhmm(times[1].clock, opening=False), date=when)
-    closing = _CLOSING.search(clause[: times[0].start]) is not None
+    if closing is None:
+        closing = _CLOSING.search(clause[: times[0].start]) is not None
     at = _hhmm(times[0].clock, opening=not closing)
     return DayRange(days, None if closing else at, at if closing else None, date=when)
 

@@ -210,19 +210,37 @@ _AROUND_THE_CLOCK = re.compile(r"\b(?:24 ?/ ?7|24 7|24 hours|around the clock|ro
 _EVERY_DAY = re.compile(r"\b24 ?/ ?7\b|\b24 7\b")  # "24/7" names every day of the week
 
 
-# A bare number said in answer to the agent's question about a time is that time ("What time do you open?" "Ten.").
-_BARE_TIME = re.compile(r"^(?:(?:about|around|at|maybe|probably|usually|it's|its|we open at|we close at) )*\d{1,2}(?: \d{2})?"
-                        r"(?: (?:am|pm|o'?clock|oclock))?(?: (?:in the (?:morning|afternoon|evening)|at night|tonight|sharp))?$")
-_ASKS_TIME = re.compile(r"\b(?:what time|when|how late|how early|(?:till|until) what)\b")
+# A bare number said in answer to the agent's question about a time is that time, of the kind asked ("What time
+# do you open?" "Ten."; "How late are you open?" "Nine, usually."); and a clock corrected with "make that" is the
+# number after it ("we close at nine, make it ten").
+_BARE_TIME = re.compile(r"^(?:(?:about|around|at|maybe|probably|usually|normally|it's|its|oh|yeah|yes|yep|so|well|we open at|"
+                        r"we close at) )*(?P<at>\d{1,2}(?: \d{2})?(?: (?:am|pm|o'?clock|oclock))?"
+                        r"(?: (?:in the (?:morning|afternoon|evening)|at night|tonight|sharp))?)(?: (?:usually|or so|i think|normally|probably))?$")
+_ASKS_TIME = re.compile(r"\b(?:(?:what time|when) (?:do|does|are|is|will|would)\b[^?]*?\b(?:open|opens|close|closes|opening|closing|shut)\b|"
+                        r"how late|how early|(?:till|until) what|closing time|opening time)")
+_ASKS_CLOSING = re.compile(r"\b(?:close|closes|closing|shut|how late|till what|until what)\b")
+_MAKE_THAT = re.compile(r"\bmake (?:that|it) (\d{1,2}(?: [0-5]\d)?(?: am| pm)?)\b")
 
 
-def _bare_time_answer(turns: Sequence[Turn], q: Quote) -> bool:
-    asked = q.turn > 0 and turns[q.turn - 1].speaker == "agent" and _ASKS_TIME.search(v.normal(turns[q.turn - 1].text))
-    return bool(asked) and _BARE_TIME.match(v.normal(q.text)) is not None
+def _times_said_bare(turns: Sequence[Turn], found: Sequence[Quote]) -> dict[str, str]:
+    """Times the quotes give in words the clock reading does not take alone, as "at ..." text, by the range's field
+    they can stand for ("opens", "closes")."""
+    out: dict[str, list[str]] = {"opens": [], "closes": []}
+    for q in found:
+        n = v.normal(q.text)
+        asked = next((v.normal(t.text) for t in reversed(turns[:q.turn]) if t.speaker == "agent"), "")  # the question before it
+        if _ASKS_TIME.search(asked) and (bare := _BARE_TIME.match(n)):
+            out["closes" if _ASKS_CLOSING.search(asked) else "opens"].append(f"at {bare['at']}")
+        if v.clocks(n):
+            for m in _MAKE_THAT.finditer(n):
+                for field in out:
+                    out[field].append(f"at {m.group(1)}")
+    return {field: " ".join(texts) for field, texts in out.items()}
 
 
-def _check_range(r: DayRange, said: str, sentences: Sequence[Quote]) -> str | None:
-    """Why this range is not in the quotes (`said`: their normal form), or None."""
+def _check_range(r: DayRange, said: str, sentences: Sequence[Quote], bare: dict[str, str] | None = None) -> str | None:
+    """Why this range is not in the quotes (`said`: their normal form), or None. `bare`: times said in words the
+    clock reading takes only in context (_times_said_bare), by field."""
     if r.around_the_clock and not _AROUND_THE_CLOCK.search(said):
         return "open around the clock is not in your quotes"
     named = v.days_named(said) | (v.ALL_WEEK if _EVERY_DAY.search(said) else frozenset())
@@ -234,26 +252,61 @@ def _check_range(r: DayRange, said: str, sentences: Sequence[Quote]) -> str | No
     if r.closed and r.days and not _closed_with_days(frozenset(r.days), sentences):
         return (f"closed stands in your quotes only beside other days than {_days_phrase(r.days)}: "
                 "quote the words that say it is closed on those days")
-    for hhmm in (r.opens, r.closes):
+    for field, hhmm in (("opens", r.opens), ("closes", r.closes)):
         if hhmm is None:
             continue
         if _clock_in(said, hhmm) is None:
+            if bare and _clock_in(bare[field], hhmm) is not None:
+                continue  # "Ten.", "nine tonight", "Saturday? Ten.": a bare answer names no day but its own
             return f"{v.say_clock(hhmm)!r} is not in your quotes"
-        if r.days and not _time_with_days(hhmm, frozenset(r.days), sentences):
+        if r.days and not _time_with_days(hhmm, frozenset(r.days), sentences, field=field):
             return (f"{v.say_clock(hhmm)!r} stands in your quotes only beside other days than "
                     f"{_days_phrase(r.days)}: quote the words that give it for those days")
-        if not r.days and (day := _RELATIVE.get(v.normal(r.date or ""))) and not _time_with_days(hhmm, frozenset({day}), sentences, also=frozenset()):
+        if (not r.days and (day := _RELATIVE.get(v.normal(r.date or ""))) and not _same_both_days(sentences)
+                and not _time_with_days(hhmm, frozenset({day}), sentences, also=frozenset(), field=field)):
             return (f"{v.say_clock(hhmm)!r} stands in your quotes only beside another day than {r.date}: "
                     "quote the words that give it for that day")
     return None
 
 
-# A range's date that names a day of the quotes' own: its time must stand beside it ("today until 5, tomorrow until 9").
+# A range's date that names a day of the quotes' own: its time must stand beside it ("today until 5, tomorrow until 9"),
+# unless the words give both days the same hours ("till 5 today, and tomorrow too", "tomorrow's the same").
 _RELATIVE = {"today": "today", "tonight": "today", "tomorrow": "tomorrow"}
+_SAME_HOURS = re.compile(r"\b(?:too|as well|the same|same as|both days)\b")
+
+
+def _same_both_days(sentences: Sequence[Quote]) -> bool:
+    return any(_SAME_HOURS.search(v.normal(s.text)) for s in sentences)
+
+
+_CLOSES_BEFORE = re.compile(r"\b(?:close|closes|closing|until|till|til|shut|shuts)\b")
+_OPENS_BEFORE = re.compile(r"\b(?:open|opens|opening|from)\b")
+
+
+def _fields_said(clauses: Sequence[str]) -> list[frozenset[str]]:
+    """Which of a range's times each timed clause gives: both for two times; for one, the kind the words before it
+    say ("close at 5", "open at 9", "until 10"), the last clause's for a clause cut at "and" that says none ("and 3
+    on weekends"), else either."""
+    out: list[frozenset[str]] = []
+    for clause in clauses:
+        times = v.clocks(clause)
+        head = clause[:times[0].start] if times else clause
+        if len(times) >= 2:
+            said = frozenset({"opens", "closes"})
+        elif _CLOSES_BEFORE.search(head):
+            said = frozenset({"closes"})
+        elif _OPENS_BEFORE.search(head):
+            said = frozenset({"opens"})
+        elif clause.startswith("and ") and out:
+            said = out[-1]
+        else:
+            said = frozenset({"opens", "closes"})
+        out.append(said)
+    return out
 
 
 def _time_with_days(hhmm: str, wanted: frozenset[str], sentences: Sequence[Quote],
-                    also: frozenset[str] = frozenset({"today", "tomorrow"})) -> bool:
+                    also: frozenset[str] = frozenset({"today", "tomorrow"}), field: str | None = None) -> bool:
     """The time stands in a clause that names some of `wanted`, or in a sentence naming no other days
     (`also`: days that do not count as other ones). A day named in several clauses with times takes the
     clause that names the fewest days ("9 to 6 every day, and sunday 11 to 5": Sunday's hours are 11 to 5)."""
@@ -264,6 +317,8 @@ def _time_with_days(hhmm: str, wanted: frozenset[str], sentences: Sequence[Quote
         if not (v.days_said(n) - wanted - also) and not wanted & _set_apart_days(s.text):
             return True  # a sentence naming no other days, unless it names these only to set them apart
         timed = [(text, days) for text, days in _clauses_with_days(s.text) if v.clocks(text)]
+        if field is not None:  # "open at 9 every day and close at 5 on weekdays": weekdays open at 9 all the same
+            timed = [(text, days) for (text, days), said in zip(timed, _fields_said([t for t, _ in timed])) if field in said]
         stands = []
         for day in wanted:
             beside = [(text, days) for text, days in timed if day in days]
@@ -388,12 +443,20 @@ def _place_denied(location: str, found: Sequence[Quote]) -> str | None:
     """The quoted sentence where the place stands, when every clause that names it denies it ("it's not in
     aisle 5 anymore, they moved it to 9")."""
     named = [(s, c) for s in found for c in v.normal_clauses(s.text) if _place_said(location, c)]
-    if named and all(v.negated(c) or _BEFORE.search(c) for _, c in named):
+    if named and all(v.negated(c) or _was_there(location, c) for _, c in named):
         return named[0][0].text
     return None
 
 
-_BEFORE = re.compile(r"\b(?:used to|formerly|previously|no longer)\b")  # "it used to be in aisle 5": a place it was
+_BEFORE = re.compile(r"\b(?:used to|formerly|previously)\b")
+
+
+def _was_there(location: str, clause: str) -> bool:
+    """'it used to be aisle five': a place it was, said after the word that puts it in the past, with no "now"
+    between (not "aisle 12, which used to be the paint aisle"; not "they used to be by the door and now they're in 5")."""
+    past = _BEFORE.search(clause)
+    place = re.search(r"\b" + re.escape(v.normal(location)) + r"\b", clause)
+    return past is not None and place is not None and past.start() < place.start() and "now" not in clause[past.end():place.start()].split()
 
 
 def _number_said(n: int, said: str) -> bool:
@@ -403,7 +466,7 @@ def _number_said(n: int, said: str) -> bool:
 # -- 3. nothing later contradicts it -----------------------------------------------------------------------
 
 _CORRECTION = re.compile(r"\b(?:actually|wait|sorry|correction|i mean|my mistake|my bad|oops|scratch that|let me correct|rather|"
-                         r"make that)\b"
+                         r"make (?:that|it)(?= (?:aisle |at )?\d))\b"
                          # a bare "no" between a value and the next: "aisle 12, no, 13"; "we've got 2, no, 3"
                          r"|(?<=\d )no\b(?= (?:it's |its |it is |aisle |at )?\d)")
 _NOT_BOOKED = re.compile(
@@ -486,10 +549,13 @@ def _from_first(turns: Sequence[Turn], found: Sequence[Quote]) -> list[Quote]:
 
 
 def _denied(found: Sequence[Quote], hhmm: str) -> str | None:
-    """The clause that states the time and denies it ("we don't open at 9")."""
+    """The clause that states the time and denies it ("we don't open at 9"), or a clause cut from it at "and" that
+    gives another time with no verb of its own ("we don't open at 9 on saturdays and 10 on sundays")."""
     for s in found:
+        denied = False
         for clause in v.normal_clauses(s.text):
-            if _clock_in(clause, hhmm) is not None and v.negated(clause):
+            denied = v.negated(clause) or (denied and re.match(r"and (?:on |at |from )?\d", clause) is not None)
+            if _clock_in(clause, hhmm) is not None and denied:
                 return s.text
     return None
 
@@ -505,7 +571,8 @@ def _values(kind: str, n: str) -> list[str]:
     return _AISLE_NUMBER.findall(n)
 
 
-def _corrected(turns: Sequence[Turn], found: Sequence[Quote], kind: str, kept: set[str]) -> tuple[Quote, bool] | None:
+def _corrected(turns: Sequence[Turn], found: Sequence[Quote], kind: str, kept: set[str],
+               item: str | None = None) -> tuple[Quote, bool] | None:
     """A business sentence, from the first quoted one on, in which the business corrects a value of this kind
     to one the record does not hold: the words after a correction cue state it ("we close at nine. oh wait,
     actually seven"; "aisle 5, no wait, aisle 6"). (the sentence, whether it is one of the quotes). In a
@@ -520,12 +587,20 @@ def _corrected(turns: Sequence[Turn], found: Sequence[Quote], kind: str, kept: s
         # An opening "sorry" in a quoted sentence is an apology where times are said ("sorry, we close at 9"); an
         # aisle or a count after it is checked like any ("Aisle 9. Sorry, aisle 10.").
         cue = next((m for m in (_MOVED_TO if kind == "aisle" else _CORRECTION).finditer(n)
-                    if not (kind != "aisle" and inside and m.group() == "sorry" and _opens(n, m.start()))), None)
+                    if not (kind != "aisle" and inside and m.group() == "sorry" and _opens(n, m.start()))
+                    and not (_MOVED.fullmatch(m.group()) and not _moves_the_item(n, m, item))), None)
         if cue is None:
             continue
         after = n[cue.end():]
         if kind == "aisle":
             after = re.sub(r"\bfrom (?:aisle )?\d+", "", after)  # "moved here from aisle 3": where it was, not where it is
+        if cue.group().startswith("make") or _MOVED.fullmatch(cue.group()):
+            # "make that three, someone just bought one", "moved them to aisle 5, and the nails are in 6": these
+            # cues give one value, the first after them
+            first = re.match(r"(?:\s?[^\d\s]+){0,6}?\s?(\d+(?: \d\d)?(?: am| pm)?)\b", after)
+            if first is None:
+                continue
+            after = {"clock": "at ", "aisle": "aisle "}.get(kind, "") + first.group(1)
         if kind == "clock":
             if any(not any(c.clock.means(k) for k in kept) for c in v.clocks(after)):
                 return s, inside
@@ -536,8 +611,24 @@ def _corrected(turns: Sequence[Turn], found: Sequence[Quote], kind: str, kept: s
     return None
 
 
-# An aisle is also corrected by moving what is in it: "they were in aisle 5, we moved them to 8".
-_MOVED_TO = re.compile(_CORRECTION.pattern + r"|\b(?:moved|relocated|switched)\b")
+# An aisle is also corrected by moving what is in it: "they were in aisle 5, we moved them to 8" (_moves_the_item).
+_MOVED = re.compile(r"moved|relocated|switched|shifted")
+_MOVED_TO = re.compile(_CORRECTION.pattern + r"|\b(?:" + _MOVED.pattern + r")\b")
+_NOT_MOVED_YET = re.compile(r"\b(?:will|'ll|get|gets|getting|going to|gonna|supposed to|since|be|been|to be|might|may)(?: \w+)?$")
+_MOVED_WORDS = frozenset("them it those these that they everything all of em the over to into in aisle here there down up "
+                         "back now just".split())
+_ANOTHER_TOPIC = re.compile(r"\b(?:if you need|if you're looking for|if you are looking for|as for|also)\b")
+
+
+def _moves_the_item(n: str, cue: re.Match[str], item: str | None) -> bool:
+    """'moved' corrects the aisle only when it is said of the item, or of them or it, already done: not "they're
+    supposed to get moved", "since we moved in 2019", "we moved the paint to aisle 6", "if you need paint, we moved
+    that to 12"."""
+    if _NOT_MOVED_YET.search(n[:cue.start()].rstrip()) or _ANOTHER_TOPIC.search(n):
+        return False
+    before_number = re.match(r"[^\d]*", n[cue.end():]).group().split()
+    named = {_stem(w) for w in _content(v.normal(item or "").split())}
+    return all(w in _MOVED_WORDS or _stem(w) in named for w in before_number)
 _APOLOGY_OPENERS = frozenset({"i'm", "im", "i", "am", "m", "so", "very", "really", "oh", "uh", "um", "well", "ah"})
 
 
@@ -610,9 +701,14 @@ _OUT_NOW = re.compile(r"\b(?:(?:we're|we are|they're|they are) (?:all |fresh |co
 
 # Having somewhere else: another store has it, not this one ("they have them at the hardware store down the
 # road", "our other location carries those", "try the shop across the street").
-# Never words that can name a place in this store ("over at the garden center", "around the corner from aisle 5").
-_ELSEWHERE = re.compile(r"\b(?:(?:down|up|across|over) the (?:road|street)|next door|other (?:store|shop|location|branch)s?|"
-                        r"another (?:store|shop|location|branch)|elsewhere|somewhere else)\b")
+# Never words that can name a place in this store ("over at the garden center", "around the corner from aisle 5",
+# "the other store room"). Only the part of a clause that holds them is set aside: "we have them and so does the
+# store next door" still says they have them.
+_ELSEWHERE = re.compile(r"\b(?:(?:down|up|across|over) the (?:road|street)|next door|(?:other|sister) (?:store|shop|location|branch)s?\b(?! room)|"
+                        r"another (?:(?:one|1) of our )?(?:store|shop|location|branch)s?\b(?! room)|elsewhere|somewhere else|"
+                        r"(?:the|a) (?:[\w']+ ){0,2}(?:store|shop)s? (?:around|over|on|in|down|up|across)\b|try (?:our|the) [\w']+|"
+                        r"(?<!this )(?<!our )location\b)")
+_ELSEWHERE_CUT = re.compile(r"\b(?:and|but|unlike|just like|while|whereas)\b")
 
 
 def _had_said(found: Sequence[Quote]) -> bool:
@@ -630,7 +726,9 @@ def _had_said(found: Sequence[Quote]) -> bool:
                 continue
             if asked_if_out and re.match(r"(?:no|nope|nah|not at all)\b", c) or _NEVER_OUT.search(c):
                 return True
-            if _NONE_OF_IT.search(c) or _ONLY_LATER.search(c) or _NOT_HAD.search(c) or _ELSEWHERE.search(c):
+            if _ELSEWHERE.search(c):
+                c = " ".join(part for part in _ELSEWHERE_CUT.split(c) if not _ELSEWHERE.search(part))
+            if _NONE_OF_IT.search(c) or _ONLY_LATER.search(c) or _NOT_HAD.search(c):
                 continue
             if _HAVE_PLACE.search(c) or ((_HAS.search(c) or _YES_HAVE.match(c)) and not v.negated(c)):
                 return True
@@ -666,9 +764,9 @@ def check_answer(turns: Sequence[Turn], question: QuestionType, quotes: Sequence
     said = v.normal(" ".join(quotes))
     match question, answer:
         case QuestionType.HOURS, Hours(ranges=ranges) if ranges:
-            timed = " ".join([said, *(f"at {v.normal(q.text)}" for q in found if _bare_time_answer(turns, q))])
+            bare = _times_said_bare(turns, found)
             for r in ranges:
-                if (why := _check_range(r, timed, found)) is not None:
+                if (why := _check_range(r, said, found, bare)) is not None:
                     return Unsupported(why, _AGAIN)
                 for hhmm in (r.opens, r.closes):
                     if hhmm is not None and not r.closed and (denial := _denied(found, hhmm)) is not None:
@@ -709,7 +807,7 @@ def check_answer(turns: Sequence[Turn], question: QuestionType, quotes: Sequence
             if item and not _place_with_item(location, item, found):
                 return Unsupported(f"{location!r} stands in your quotes only beside another item than the {item}", _AGAIN)
             kept = set(_AISLE_NUMBER.findall(v.normal(location)))
-            if kept and (later := _corrected(turns, found, "aisle", kept)) is not None:
+            if kept and (later := _corrected(turns, found, "aisle", kept, item)) is not None:
                 return _correction_refusal(later)
             return Supported(found, "the place stands in the business's words")
         case _:
@@ -1043,11 +1141,25 @@ _REGRET = re.compile(r"\b(?:sorry|unfortunately|regretfully|regret|afraid|apolog
 # "I'll put you in for 8", "you're on the books", "your table's booked", a bare "reserved."): what a decline
 # cannot cite. Narrower than a yes (_AFFIRMED): "sure" or "that works" can open a refusal.
 _MADE_FOR_YOU = re.compile(
-    r"\b(?:see you (?:at|then|on|this|next|tonight|tomorrow|soon|\d|(?:mon|tues|wednes|thurs|fri|satur|sun)days?\b)|got you down|have you down|put you (?:in|down)|pencil(?:led)? you in|"
+    r"\b(?:see you (?:at|then|on|tonight|tomorrow|soon|\d)|got you down|have you down|put you (?:in|down)|pencil(?:led)? you in|"
     r"(?:booked|reserved) you\b|you(?:'re| re| are) (?:on the books|in for|booked|all set|confirmed|good to go)|on the books|"
     r"table(?:'s| s) (?:booked|reserved|confirmed|all set))\b"
     r"|^(?:booked|reserved|confirmed|all booked|all set)$"
 )
+
+
+# "We'll see you Friday", "see ya this Saturday", "looking forward to seeing you Fri": a booking made, but only
+# in a sentence that says nothing else of the booking: not a hope or an offer ("we'd love to see you Saturday
+# instead", "we could see you Sunday"), not a walk-in ("just come in and we'll see you Friday"), not a failure ("we're full Friday, see you next time").
+_SEE_YOU_ON = re.compile(r"\b(?:see|seeing) (?:you|ya|y'?all|y all)(?: guys| all| both| two)? (?:(?:this|next|on) )?"
+                         r"(?:(?:mon|tues|wednes|thurs|fri|satur|sun)day|fri|sat|sun|weekend)\b")
+_NOT_A_BOOKING_YET = re.compile(r"\b(?:hope|hoping|love|could|can|maybe|if|would|instead|walk ins?|(?:first|1st) come|come (?:in|by|on in)|stop by|drop (?:by|in)|swing by)\b|'d\b")
+
+
+def _seen_on_a_day(sentence: str) -> bool:
+    n = v.normal(sentence)
+    return (_SEE_YOU_ON.search(n) is not None and _NOT_A_BOOKING_YET.search(n) is None and not v.negated(n)
+            and not _not_booked(n))
 
 
 def check_book_declined(turns: Sequence[Turn], quotes: Sequence[str], *, alternative_offered: str | None) -> Judgement:
@@ -1059,6 +1171,9 @@ def check_book_declined(turns: Sequence[Turn], quotes: Sequence[str], *, alterna
     for s in found:
         if _REGRET.search(v.normal(s.text)):
             continue  # "sorry, it's booked": the regret says whose loss it is
+        if _seen_on_a_day(s.text):
+            return Unsupported(f"your quote {s.text!r} says the booking was made",
+                               "record booked, with the words that confirm the table, its time and party")
         for clause in (part.strip() for c in v.normal_clauses(s.text) for part in _AND.split(c)):
             if _ASKED.match(clause):
                 continue  # "is your table booked": asked, not said
