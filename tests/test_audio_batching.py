@@ -33,15 +33,33 @@ def test_audio_rows_are_on_disk_in_order_before_the_next_row_that_is_not_audio(t
 
 
 def test_a_long_stretch_of_audio_reaches_the_disk_without_waiting_for_another_row(tmp_path):
-    """On hold for minutes, no other row comes: the batch is written when it is full."""
+    """On hold for minutes, no other row comes: each batch is written when it is full."""
     rd = RunDir(tmp_path, RunId.new(), [])
     for n in range(AUDIO_ROWS_BATCH):
         rd.journal_audio(_row(n))
-        rd.audio("inbound.wav", b"\x01\x00" * 320)
     assert _lines(rd) == [_row(n) for n in range(AUDIO_ROWS_BATCH)]
+    for _ in range(WAV_BATCH_BYTES // 640 + 1):
+        rd.audio("inbound.wav", b"\x01\x00" * 320)
     written = (rd.path / "audio" / "inbound.wav").stat().st_size - 44
     assert written >= WAV_BATCH_BYTES and written % 640 == 0
     rd.close()
+
+
+def test_wav_pcm_waits_for_its_batch_not_for_the_journal(tmp_path):
+    """A row that is not audio (a word, a webhook) writes the rows before it, not the PCM: the WAVs
+    are written a batch at a time, one write for about two seconds of a direction."""
+    rd = RunDir(tmp_path, RunId.new(), [])
+    wav = rd.path / "audio" / "inbound.wav"
+    rd.audio("inbound.wav", b"\x01\x00" * 320)
+    rd.journal_audio(_row(1))
+    rd.journal(_row(2, "live.input_transcript"))
+    assert _lines(rd) == [_row(1), _row(2, "live.input_transcript")]
+    assert not wav.exists() or wav.stat().st_size <= 44  # nothing of the PCM yet
+    rd.audio("inbound.wav", b"\x02\x00" * (WAV_BATCH_BYTES // 2))
+    assert wav.stat().st_size - 44 == 640 + WAV_BATCH_BYTES  # the batch, whole and in order, in one go
+    rd.close()
+    with wave.open(str(wav)) as w:
+        assert w.readframes(w.getnframes()) == b"\x01\x00" * 320 + b"\x02\x00" * (WAV_BATCH_BYTES // 2)
 
 
 def test_close_writes_every_pending_row_and_sample(tmp_path):

@@ -34,9 +34,3 @@ def plain_object(text: str, marker: str) -> dict[str, Any] | None:
     except (ValueError, RecursionError):
         return None
     return frame if isinstance(frame, dict) else None
-
-
-def plain_frame(text: str, key: str, value: str) -> dict[str, Any] | None:
-    """The frame as a dict if it is plainly a JSON object whose `key` is `value`, else None."""
-    frame = plain_object(text, f'"{value}"')
-    return frame if frame is not None and frame.get(key) == value else None

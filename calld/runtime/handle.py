@@ -634,6 +634,7 @@ class CallHandle:
                 await self._events_tx.send(webhook.event)
 
     async def _media_task(self) -> None:
+        append_audio = gpt_live.input_audio_append_text
         socket = await self._media_rx.receive()
         inbound = InboundMedia(byte_order=self.ports.l16_byte_order)  # type: ignore[arg-type]
         self._inbound = inbound
@@ -648,12 +649,24 @@ class CallHandle:
                     break
                 try:
                     if self._path.inbound == "forwarded" and not self._inbound_queued and (audio := inbound.audio(text)) is not None:
-                        # The steady uplink, 50 frames a second: _took_steady's first way, with no
-                        # event object and none of its coroutines a frame.
+                        # The steady uplink, 50 frames a second: _took_steady's first way (_forward_pcm
+                        # and _send_live_text, written out here), with no event object and no coroutine
+                        # of calld's own a frame: what a bare bridge does, and the stretch's append.
                         pcm, chunk = audio
                         if pcm:
-                            self._forward_pcm(pcm, chunk)
-                            await self._send_live_text(gpt_live.input_audio_append_text(pcm))
+                            stretch = self._inbound_stretch
+                            if stretch:
+                                self._inbound_chunks[1] = chunk
+                            else:
+                                self._inbound_chunks = [chunk, chunk]
+                            stretch.append(pcm)
+                            if len(stretch) >= STRETCH_MAX:
+                                self._tell_later()
+                            if (live := self._live_socket) is not None:
+                                try:
+                                    await live.send(append_audio(pcm))
+                                except SocketClosed as exc:
+                                    log.warning("%s GPT-Live send failed: %s", self.plan.run_id, exc.reason)
                         continue
                     events = inbound.feed(text)
                 except MediaFrameError as exc:

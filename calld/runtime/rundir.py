@@ -5,13 +5,16 @@ answers), renamed to `<slug(call_control_id)>` once it is. Writes are small and
 synchronous: a JSON file at the edges of the call, a journal line per event, and
 PCM appended to two WAV files.
 
-Audio is batched: the audio rows of the journal (`journal_audio`, 50 a second each way) and
-the PCM of the WAV files wait in memory and are written together, in order, before the next
-row that is not audio, once AUDIO_ROWS_BATCH rows or WAV_BATCH_BYTES of one file have
-gathered, and at `close()`. The call's forwarded audio comes here a stretch at a time (at most
-half a second of it, calld.runtime.handle), so a frame is on disk at most about a second after it
-came (what a killed process loses; a call that crashes or ends closes its directory and loses
-nothing), and a write error still surfaces within that time.
+Audio is batched. The audio rows of the journal (`journal_audio`, a few a second each way) wait
+in memory and are written, in order, before the next row that is not audio, or once
+AUDIO_ROWS_BATCH have gathered. The PCM of each WAV file waits until WAV_BATCH_BYTES of it have
+gathered (about two seconds of one direction), and is written then in one write: a file's PCM
+does not wait for the journal, and the journal does not wait for it (the rows count what was
+heard; the WAV holds it). Both are written at `close()`. So a killed process loses at most about
+two seconds of each WAV and the last rows (recovery repairs the headers; a call that crashes or
+ends closes its directory and loses nothing), and a write error surfaces within that time. Fewer,
+larger writes: at 100 calls, one write a call-second in place of about ten (each a system call
+on the loop's core; docs/performance.md, the thirteenth session).
 
 Resource handling: `close()` finishes the WAV headers and closes every file; it is
 safe to call twice. Every JSON written is checked against the secrets it was given.
@@ -39,7 +42,7 @@ log = logging.getLogger("calld.call")
 
 SAMPLE_RATE = 16000
 AUDIO_ROWS_BATCH = 50  # about 250 ms of audio rows (an inbound frame and its forward: two rows a 20 ms frame)
-WAV_BATCH_BYTES = 8192  # 256 ms of 16 kHz PCM16: no more than the file's own buffer held before
+WAV_BATCH_BYTES = 65536  # 2.05 s of 16 kHz PCM16 a write
 RUN_MARKER = "run.json"  # names the run, so a restart finds an interrupted call's directory
 
 
@@ -107,13 +110,12 @@ class RunDir:
         self.path = target
 
     def journal(self, line: str, *, flush: bool = True) -> None:
-        """A row that is not audio: the audio before it goes first, then it, flushed to the OS."""
+        """A row that is not audio: the audio rows before it go first, then it (to the OS when `flush`)."""
         if self.write_error is not None:
             return  # the journal stops at the first failed write: no gaps that look whole
         rows = self._audio_rows
         rows.append(line)
         self._write_rows(flush=flush)
-        self.flush_audio()
 
     def journal_audio(self, line: str) -> None:
         """An audio row: kept with the others until the next row that is not audio (or the batch is full)."""
@@ -134,7 +136,7 @@ class RunDir:
             self._failed("events.jsonl", exc)
 
     def audio(self, name: str, pcm: bytes) -> None:
-        """PCM for a WAV file: kept until WAV_BATCH_BYTES have gathered or the next row that is not audio."""
+        """PCM for a WAV file: kept until WAV_BATCH_BYTES have gathered (or `close`), then written at once."""
         pending = self._pcm.get(name)
         if pending is None:
             pending = self._pcm[name] = bytearray()
@@ -162,7 +164,7 @@ class RunDir:
                 w.setframerate(SAMPLE_RATE)
                 self._wavs[name] = w
             w.writeframesraw(pending)
-            if flush:  # a full batch goes to the OS at once; smaller writes gather in the file's buffer
+            if flush:  # a full batch goes to the OS at once
                 self._wav_files[name].flush()
         except OSError as exc:
             self._failed(f"audio/{name}", exc)
