@@ -531,7 +531,13 @@ def test_a_decline_citing_other_words_of_success_is_refused(said):
     "That didn't work, sorry.", "Did it go through on your side?", "Sorry, it's booked.", "Is the reservation successful?",
 ])
 def test_a_decline_whose_words_only_look_like_success_stands(said):
-    assert ok(cite.check_book_declined(call("A table for 2 at 7, please.", said), [said], alternative_offered=None))
+    assert not _read_as_made(said)
+
+
+def _read_as_made(said: str) -> bool:
+    """A decline citing `said` is refused for saying the booking was made (not for any other reason)."""
+    j = cite.check_book_declined(call("A table for 2 at 7, please.", said), [said], alternative_offered=None)
+    return not ok(j) and "says the booking was made" in j.why
 
 
 @pytest.mark.parametrize("said", [
@@ -540,7 +546,7 @@ def test_a_decline_whose_words_only_look_like_success_stands(said):
     "The table was not reserved, sorry.", "I'm sorry, your booking is not confirmed.",
 ])
 def test_a_decline_that_speaks_of_bookings_without_saying_one_was_made_stands(said):
-    assert ok(cite.check_book_declined(call("A table for 2 at 7, please.", said), [said], alternative_offered=None))
+    assert not _read_as_made(said)
 
 
 def test_a_declined_booking_s_alternative_stands_in_the_quotes():
@@ -871,8 +877,11 @@ def test_an_opening_sorry_before_a_count_is_an_apology():
     ("Nothing is available Friday, see you Saturday.", True),  # a failure in the sentence: no plain word of a booking
 ])
 def test_a_decline_cannot_cite_see_you_on_a_day(said, holds):
+    """`holds`: the words are not read as a booking made (a decline citing them may still be refused
+    for saying no no: test_a_decline_needs_the_business_s_no)."""
     j = cite.check_book_declined(call(_ASK_FOR_TWO, said), [said], alternative_offered=None)
-    assert ok(j) is holds, j
+    made = not ok(j) and "says the booking was made" in j.why
+    assert made is not holds, j
 
 
 @pytest.mark.parametrize("said, stock, holds", [
@@ -1041,3 +1050,43 @@ def test_a_bare_number_answers_the_agents_last_question():
     # a day named beside the bare answer: the answer is that day's
     said = "Saturday? Ten."
     assert ok(cite.check_answer(call("What time do you open on Saturday?", said), Q.HOURS, [said], hours(r(("saturday",), "10:00", None))))
+
+
+@pytest.mark.parametrize("said, holds", [
+    # a decline is told in many ways: any word of no will do
+    ("Sorry, we're fully booked tonight.", True), ("No, we don't take reservations, it's walk-in only.", True),
+    ("We're closed on Fridays.", True), ("I don't have anything at 7, the earliest is 9:30.", True),
+    ("We can't do 7. Would 8 work?", True), ("Nope, sorry.", True), ("We'd need a credit card to hold it.", True),
+    ("We only take reservations for parties of six or more.", True), ("Seven is taken, but I could do eight.", True),
+    ("Unfortunately that's not going to work.", True), ("We're slammed tonight.", True),
+    ("You'd have to book that online.", True), ("The kitchen closes at 6.", True), ("It's first come, first served.", True),
+    ("Friday at 7? It's all booked.", True), ("Every table for tonight is booked.", True),
+    ("It's booked for the evening.", True), ("The reservations are booked solid tonight.", True),
+    ("It's been booked by another party.", True), ("The table on the terrace is reserved for a private party.", True),
+    ("I can put you on the waitlist.", True), ("Call us back tomorrow and we'll see.", True),
+    ("Sorry, no tables.", True), ("At 7 it's booked, but 8 is open.", True),
+    ("We have a private party in tonight.", True), ("Eight is open, if that helps.", True),
+    # words that say nothing against the table: a careless decline (SGD success turns among them)
+    ("Done.", False), ("It's been booked.", False), ("Their phone number is 707-585-7505.", False),
+    ("I have your appointment set up.", False), ("You got it.", False), ("It is done.", False),
+    ("They serve Italian and are located at 3085 Jefferson Street.", False),
+    # a no of an amenity is no no of the table
+    ("They do not have live music.", False), ("Sorry, no live music that I can see.", False),
+    ("No, there is no live music.", False), ("They don't offer liquor but the address is 500 Hartz Avenue.", False),
+    ("The price range is moderate, and they do not have live music.", False),
+    # a regret after a booking made does not make it a decline
+    ("Your booking has been made without errors, but unfortunately they do not have live music.", False),
+    ("Great, I went ahead and made that reservation for you, and unfortunately, they do not have live music.", False),
+    ("Your booking has been made, but unfortunately we close at 9.", False),
+])
+def test_a_decline_needs_the_business_s_no(said, holds):
+    """A decline's outcome is a fact like a booking's: its quotes hold the business's no."""
+    j = cite.check_book_declined(call(_ASK_FOR_TWO, said), [said], alternative_offered=None)
+    assert ok(j) is holds, j
+
+
+def test_a_decline_with_its_offered_time_in_the_quotes_needs_no_other_no():
+    said = "We could do 8:30."
+    turns = call(_ASK_FOR_TWO, said)
+    assert ok(cite.check_book_declined(turns, [said], alternative_offered="8:30 pm"))
+    assert not ok(cite.check_book_declined(turns, [said], alternative_offered=None))

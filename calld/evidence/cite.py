@@ -516,7 +516,7 @@ _UNAVAILABLE = re.compile(
 )
 _AMENITY = re.compile(
     r"\b(?:outdoor|outside|patio|terrace|rooftop|garden|sidewalk|bar|valet|parking|music|wifi|delivery|takeout|"
-    r"view|window|booth|booths|karaoke|tv|dance floor|high chairs?|booster|wine|beer|alcohol|cocktails?)\b"
+    r"view|window|booth|booths|karaoke|tv|dance floor|high chairs?|booster|wine|beer|alcohol|liquor|tunes|cocktails?)\b"
 )
 _OF_THE_BOOKING = re.compile(
     r"\b(?:tables?|book\w*|reserv\w*|confirm\w*|times?|slots?|dates?|days?|hours?|nights?|evening|afternoon|morning|"
@@ -1169,21 +1169,65 @@ def check_book_declined(turns: Sequence[Turn], quotes: Sequence[str], *, alterna
     if bad is not None:
         return bad
     for s in found:
-        if _REGRET.search(v.normal(s.text)):
-            continue  # "sorry, it's booked": the regret says whose loss it is
-        if _seen_on_a_day(s.text):
+        if _seen_on_a_day(s.text) and not _REGRET.search(v.normal(s.text)):
             return Unsupported(f"your quote {s.text!r} says the booking was made",
                                "record booked, with the words that confirm the table, its time and party")
+        regretted = False
         for clause in (part.strip() for c in v.normal_clauses(s.text) for part in _AND.split(c)):
-            if _ASKED.match(clause):
+            # "sorry, it's booked": a regret says whose loss the words after it are; said after a booking
+            # made ("your booking has been made, but unfortunately there's no live music") it is not that.
+            regretted = regretted or _REGRET.search(clause) is not None
+            if regretted or _ASKED.match(clause):
                 continue  # "is your table booked": asked, not said
             if ((_made(clause) or (_MADE_FOR_YOU.search(clause) and not _NOT_YOURS.search(clause)))
                     and not (_not_booked(clause) or v.negated(clause) or _NONE_MADE.search(clause))):
                 return Unsupported(f"your quote {s.text!r} says the booking was made",
                                    "record booked, with the words that confirm the table, its time and party")
     said = v.normal(" ".join(quotes))
+    offered = False
     if alternative_offered:
         for c in v.clocks(v.normal(alternative_offered)):
             if not any(_same(c.clock, x.clock) for x in v.clocks(said)):
                 return Unsupported(f"the time offered, {str(c.clock)!r}, is not in your quotes", _AGAIN)
+            offered = True
+    if not offered and not any(_says_no(s.text) for s in found):
+        return Unsupported(f"your quotes do not say the table cannot be had ({' | '.join(s.text for s in found)!r})",
+                           "record declined with the business's words that say no (full, closed, no reservations, "
+                           "a time they cannot do), or booked with the words that confirm the table")
     return Supported(found, "the business's words say it could not book")
+
+
+# A decline's outcome is a fact like a booking's: its quotes must hold the business's no. Any word of one
+# will do, since a decline is told in more ways than a list holds ("we're full", "walk-ins only", "we're
+# closed Fridays", "the earliest I have is 9", "we'd need a card to hold it", "nope, sorry"): what this
+# refuses is a decline cited by words that say nothing against the table ("Done.", "It's been booked.",
+# "Their phone number is 707-585-7505").
+_NO_WORDS = re.compile(
+    r"\b(?:no|nope|nah|not|never|nothing|none|nobody|sorry|unfortunately|afraid|regret|regretfully|apologi[sz]e|"
+    r"closed|close|closes|closing|shut|full|packed|slammed|(?:is|are|'s|'re|been|already) taken|gone|only|walk ?ins?|walk in|(?:first|1st) come|"
+    r"earliest|latest|next available|first available|soonest|instead|how about|what about|would \w+ work|"
+    r"need|needs|require|requires|required|must|have to|has to|deposit|card|"
+    r"wait ?list|call back|call us back|check back|try again|online|website|app|opentable|resy|policy|"
+    # taken by others: "it's all booked", "booked solid", "reserved for a private party", "every table"
+    r"(?:all|fully|completely|totally|already) (?:booked|reserved)|booked (?:solid|up|out)|"
+    r"(?:booked|reserved) (?:for|by) (?:a|an|another|other|someone|somebody|private|the evening|the night|tonight|that)|"
+    r"(?:another|other|private) party|last table|every table|all (?:the|our) tables|"
+    r"(?:is|are|'s) (?:open|free|available)|(?:at|for) \d+(?: \d\d)?(?: am| pm)? (?:it's|its|it is|is) (?:booked|reserved))\b")
+
+
+_REGRET_ALONE = re.compile(r"(?:(?:oh|so|well|i'm|im|i am|we're|we are|very|really|but) )*(?:sorry|unfortunately|regretfully|afraid|no|nope|nah)")
+
+
+def _says_no(sentence: str) -> bool:
+    """Some clause of the sentence says no, and not only of an amenity ("they don't have live music",
+    "sorry, no liquor"): a regret or a no said alone goes with the clause after it ("no, there's no live
+    music"), and counts alone only at the sentence's end ("Nope, sorry.")."""
+    clauses = [part.strip() for c in v.normal_clauses(sentence) for part in _AND.split(c) if part.strip()]
+    for i, clause in enumerate(clauses):
+        if _REGRET_ALONE.fullmatch(clause) and i + 1 < len(clauses):
+            clause = f"{clause} {clauses[i + 1]}"
+        if _AMENITY.search(clause) and not _OF_THE_BOOKING.search(clause):
+            continue
+        if _NO_WORDS.search(clause) or v.negated(clause) or _not_booked(clause):
+            return True
+    return False
