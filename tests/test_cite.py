@@ -1090,3 +1090,32 @@ def test_a_decline_with_its_offered_time_in_the_quotes_needs_no_other_no():
     turns = call(_ASK_FOR_TWO, said)
     assert ok(cite.check_book_declined(turns, [said], alternative_offered="8:30 pm"))
     assert not ok(cite.check_book_declined(turns, [said], alternative_offered=None))
+
+
+_SKILLETS = "Do you have cast iron skillets in stock?"
+
+
+@pytest.mark.parametrize("said, holds", [
+    # out of stock, in the ways a shop says it
+    ("We're all out, sorry.", True), ("Nope.", True), ("We don't carry those.", True),
+    ("Not right now, we get a truck Tuesday.", True), ("The last one sold this morning.", True),
+    ("Fresh out.", True), ("We ran out yesterday.", True), ("We'll have more next week.", True),
+    ("Those are discontinued.", True), ("The hardware store down the road might have them.", True),
+    # words that say nothing of being out: a careless record
+    ("Yes, we have three of those on the shelf.", False), ("They're in aisle 5.", False),
+    ("Let me check.", False), ("We have plenty.", False), ("Sure thing.", False),
+])
+def test_an_out_of_stock_record_needs_words_that_say_they_are_out(said, holds):
+    j = cite.check_answer(call(_SKILLETS, said), Q.STOCK, [said], Stock(availability="out_of_stock", quantity=None),
+                          item="cast iron skillet")
+    assert ok(j) is holds, j
+
+
+@pytest.mark.parametrize("said, holds", [
+    ("I'm not sure, I'd have to check the back.", True), ("No idea, sorry.", True), ("Maybe, I can't tell from here.", True),
+    ("Yes, we have three of those on the shelf.", False), ("We've got plenty.", False),
+])
+def test_an_unknown_stock_record_cannot_cite_a_plain_yes(said, holds):
+    j = cite.check_answer(call(_SKILLETS, said), Q.STOCK, [said], Stock(availability="unknown", quantity=None),
+                          item="cast iron skillet")
+    assert ok(j) is holds, j

@@ -735,6 +735,24 @@ def _had_said(found: Sequence[Quote]) -> bool:
     return False
 
 
+# Words of not having, any of which will do for an out-of-stock record (a sentence said with no other
+# cue, "Yes, we have three of those", is no way to say they are out): a denial, a none, out or sold,
+# only later, only elsewhere.
+_OUT_WORDS = re.compile(r"\b(?:no|nope|nah|not|none|nothing|zero|out|sold|gone|last one|discontinued|empty|unavailable|"
+                        r"backorder\w*|on order|restock\w*|used to|elsewhere|somewhere else|another store|other store)\b")
+_UNSURE = re.compile(r"\b(?:not sure|unsure|no idea|don't know|dont know|do not know|can't tell|cannot tell|can't check|"
+                     r"check|look|find out|maybe|might|may|probably|think|guess|supposed to|should)\b")
+
+
+def _out_said(found: Sequence[Quote]) -> bool:
+    """Some quoted words say they do not have it now (_OUT_WORDS, a denial, a having only later or elsewhere)."""
+    for s in found:
+        n = v.normal(s.text)
+        if _OUT_WORDS.search(n) or v.negated(n) or _ONLY_LATER.search(n) or _ELSEWHERE.search(n) or _OUT_NOW.search(n):
+            return True
+    return False
+
+
 def _had_denied(found: Sequence[Quote]) -> str | None:
     """A quoted clause that denies having, plainly, where no quoted clause says they have anything. A question
     is no denial ("sold out? no, there's a whole pallet")."""
@@ -786,6 +804,12 @@ def check_answer(turns: Sequence[Turn], question: QuestionType, quotes: Sequence
             if stock.availability in ("in_stock", "limited") and not _had_said(found):
                 return Unsupported(f"your quotes do not say they have it ({found[-1].text!r})",
                                    "record in_stock citing the business's words that say they have it, or out_of_stock if they do not")
+            if stock.availability == "out_of_stock" and not _out_said(found):
+                return Unsupported(f"your quotes do not say they are out ({found[-1].text!r})",
+                                   "record out_of_stock citing the business's words that say they do not have it, or in_stock if they do")
+            if stock.availability == "unknown" and _had_said(found) and not _UNSURE.search(said):
+                return Unsupported(f"your quotes say they have it ({found[-1].text!r})",
+                                   "record in_stock citing those words, or unknown citing the words that say they could not tell")
             if stock.quantity is not None and not _number_said(stock.quantity, said):
                 return Unsupported(f"the quantity {stock.quantity} is not in your quotes", _AGAIN)
             for k in stock.kinds:
