@@ -1119,3 +1119,99 @@ def test_an_unknown_stock_record_cannot_cite_a_plain_yes(said, holds):
     j = cite.check_answer(call(_SKILLETS, said), Q.STOCK, [said], Stock(availability="unknown", quantity=None),
                           item="cast iron skillet")
     assert ok(j) is holds, j
+
+
+# -- a review's sentences (a helper session wrote them as a host or a clerk says them) -----------------------
+
+@pytest.mark.parametrize("said", [
+    # a kind no is no refusal
+    "No worries, table for two at seven Friday is all set.", "Great, that's booked for two at seven, no deposit needed.",
+    "Alright, reservation's in for seven on Friday, nothing else needed.", "No problem, see you then.",
+    "Not a problem at all, see you then.", "Yep, no deposit needed, see you then.",
+    # "you're all booked" is said to the caller
+    "Perfect, two at seven Friday, you're all booked.", "You're all booked for Friday at seven.",
+    # an apology for something else, long before the booking
+    "Sorry, hold on, okay, I've booked you a table for two at seven.", "I'm sorry to keep you holding, we'll see you Friday at seven.",
+    # a no of the menu or the payment is no no of the table
+    "Heads up, we only take cash.", "We don't do gluten free, but yeah, seven works.",
+    "We don't have a kids menu but two at seven is fine.",
+])
+def test_a_decline_cannot_cite_a_booking_beside_a_kind_or_other_no(said):
+    assert not ok(cite.check_book_declined(call(_ASK_FOR_TWO, said), [said], alternative_offered=None))
+
+
+@pytest.mark.parametrize("said", [
+    "Ah man, I wish I could, but seven's spoken for.", "Everything's spoken for this Friday.", "We got nothin' at seven, hon.",
+    "Friday? Oof. We're at capacity.", "I'm all outta tables for Friday.", "We're out of tables Friday.",
+    "Honestly there's zero room at seven.", "We're maxed out Friday.", "Friday we got a wedding, the whole place is rented out.",
+    "We stopped taking bookings for Friday.", "We're doing a buyout Friday night.", "That night's a private event.",
+    "Fraid we're all filled up.", "We're fully committed Friday.", "Two at seven, that's a negative.",
+])
+def test_a_decline_in_a_host_s_words_stands(said):
+    assert ok(cite.check_book_declined(call(_ASK_FOR_TWO, said), [said], alternative_offered=None))
+
+
+@pytest.mark.parametrize("said, holds", [
+    ("Oh yeah, no shortage of those, we got like twenty.", False), ("Not a problem, they're right there in aisle four.", False),
+    ("Yeah we've never run out of those.", False), ("Nope, we aren't out, we got a bunch.", False),
+    ("Sold out? No no, we have a whole stack.", False), ("We just restocked this morning.", False),
+    ("We have tons, they're just not on the shelf, they're in the back.", False),
+    ("Shelf's bare, hon.", True), ("We're fresh outta those.", True), ("We had a couple but they went fast.", True),
+    ("Ugh, back-ordered till June.", True), ("We stopped carrying cast iron.", True), ("We only carry the nonstick ones.", True),
+    ("We're waiting on a shipment.", True), ("The truck comes Thursday, we can hold one for you then.", True),
+    ("The last of em went Saturday.", True), ("They're all spoken for, a guy bought the whole lot.", True),
+])
+def test_an_out_of_stock_record_in_a_clerk_s_words(said, holds):
+    j = cite.check_answer(call(_SKILLETS, said), Q.STOCK, [said], Stock(availability="out_of_stock", quantity=None),
+                          item="cast iron skillet")
+    assert ok(j) is holds, j
+
+
+@pytest.mark.parametrize("said, holds", [
+    ("Computer says we have two, but I dunno if that's right.", True),
+    ("System shows three on hand, but honestly they walk off, can't promise.", True),
+    ("The website has them listed, I can't vouch for the floor though.", True), ("The system shows two on hand.", True),
+    ("May I put one aside? We have three.", False), ("We have loads, they're probably the best seller.", False),
+    ("We have them, you should come grab one before they're gone.", False), ("Look, we have them, aisle six, top shelf.", False),
+])
+def test_an_unknown_stock_record_hedged_in_a_clerk_s_words(said, holds):
+    j = cite.check_answer(call(_SKILLETS, said), Q.STOCK, [said], Stock(availability="unknown", quantity=None),
+                          item="cast iron skillet")
+    assert ok(j) is holds, j
+
+
+@pytest.mark.parametrize("said, holds", [
+    ("We used to open at 9, now it's 10.", False), ("We used to open at nine.", False),
+    ("Until last month we opened at nine.", False), ("Back in the summer we opened at 9.", False),
+    ("We used to open at 10 but now we open at 9.", True), ("We open at nine, we used to open at ten.", True),
+    ("We used to open later and now we open at 9.", True),  # "now" between: the time is today's
+])
+def test_an_opening_time_said_of_the_past_is_refused(said, holds):
+    j = cite.check_answer(call("What time do you open?", said), Q.HOURS, [said],
+                          Hours(ranges=(DayRange(days=(), opens="09:00", closes=None),)))
+    assert ok(j) is holds, j
+
+
+@pytest.mark.parametrize("said, location, holds", [
+    ("Aisle 5? No, it's seven.", "aisle 5", False), ("Aisle five? Nah.", "aisle 5", False),
+    ("Aisle 5? Uh, no, I think it's 8.", "aisle 5", False),
+    ("Aisle five? Yeah.", "aisle 5", True), ("Aisle 5? No no, aisle 7.", "aisle 7", True),
+])
+def test_an_aisle_asked_back_and_answered_no_is_refused(said, location, holds):
+    j = cite.check_answer(call("Which aisle are the cast iron skillets in?", said), Q.AISLE, [said], Aisle(location=location),
+                          item="cast iron skillet")
+    assert ok(j) is holds, j
+
+
+@pytest.mark.parametrize("said", [
+    "We close at ten, see you then.",  # "see you then" across the cut at "then"
+    "Sorry about the noise, hold on, okay, your reservation is confirmed.",  # a regret long before the booking
+    "Your table's booked. Sorry for the wait!",  # a cue word and a regret, but no correction that says no
+])
+def test_a_decline_cannot_cite_a_booking_across_a_cut_or_after_a_passing_regret(said):
+    assert _read_as_made(said)
+
+
+def test_a_booking_taken_back_by_a_correction_that_says_no_is_a_decline():
+    said = "Yes, that's right, you're all booked. Oh, wait, sorry, I was looking at Saturday. Friday at seven is actually full."
+    assert ok(cite.check_book_declined(call(_ASK_FOR_TWO, said), [said], alternative_offered=None))

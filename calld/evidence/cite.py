@@ -439,13 +439,21 @@ def _place_with_item(location: str, item: str, found: Sequence[Quote]) -> bool:
     return not placed or any(_place_said(location, p) for p in placed)
 
 
-def _place_denied(location: str, found: Sequence[Quote]) -> str | None:
+def _place_denied(location: str, found: Sequence[Quote], turns: Sequence[Turn]) -> str | None:
     """The quoted sentence where the place stands, when every clause that names it denies it ("it's not in
-    aisle 5 anymore, they moved it to 9")."""
+    aisle 5 anymore, they moved it to 9"), or asks it back to answer no ("Aisle 5? No, it's seven.")."""
     named = [(s, c) for s in found for c in v.normal_clauses(s.text) if _place_said(location, c)]
-    if named and all(v.negated(c) or _was_there(location, c) for _, c in named):
+    if named and all(v.negated(c) or _was_there(location, c) or _asked_back_no(s, turns) for s, c in named):
         return named[0][0].text
     return None
+
+
+_ANSWERED_NO = re.compile(r"\s*(?:(?:uh|um|oh|well|hmm)[,.]? )*(?:no|nope|nah|not)\b", re.IGNORECASE)
+
+
+def _asked_back_no(s: Quote, turns: Sequence[Turn]) -> bool:
+    """The sentence echoes a question ("Aisle 5?") and the business's next words answer it no."""
+    return s.text.rstrip().endswith("?") and _ANSWERED_NO.match(turns[s.turn].text[s.end:]) is not None
 
 
 _BEFORE = re.compile(r"\b(?:used to|formerly|previously)\b")
@@ -516,7 +524,8 @@ _UNAVAILABLE = re.compile(
 )
 _AMENITY = re.compile(
     r"\b(?:outdoor|outside|patio|terrace|rooftop|garden|sidewalk|bar|valet|parking|music|wifi|delivery|takeout|"
-    r"view|window|booth|booths|karaoke|tv|dance floor|high chairs?|booster|wine|beer|alcohol|liquor|tunes|cocktails?)\b"
+    r"view|window|booth|booths|karaoke|tv|dance floor|high chairs?|booster|wine|beer|alcohol|liquor|tunes|cocktails?|"
+    r"menu|kids menu|gluten|vegan|vegetarian|cash|checks?|amex|dress code)\b"
 )
 _OF_THE_BOOKING = re.compile(
     r"\b(?:tables?|book\w*|reserv\w*|confirm\w*|times?|slots?|dates?|days?|hours?|nights?|evening|afternoon|morning|"
@@ -550,14 +559,24 @@ def _from_first(turns: Sequence[Turn], found: Sequence[Quote]) -> list[Quote]:
 
 def _denied(found: Sequence[Quote], hhmm: str) -> str | None:
     """The clause that states the time and denies it ("we don't open at 9"), or a clause cut from it at "and" that
-    gives another time with no verb of its own ("we don't open at 9 on saturdays and 10 on sundays")."""
+    gives another time with no verb of its own ("we don't open at 9 on saturdays and 10 on sundays"), or says it
+    was the time once ("we used to open at 9", "until last month we opened at nine")."""
     for s in found:
         denied = False
         for clause in v.normal_clauses(s.text):
             denied = v.negated(clause) or (denied and re.match(r"and (?:on |at |from )?\d", clause) is not None)
-            if _clock_in(clause, hhmm) is not None and denied:
+            if (at := _clock_in(clause, hhmm)) is not None and (denied or _said_of_the_past(clause, at.start)):
                 return s.text
     return None
+
+
+_THE_PAST = re.compile(r"\b(?:used to|formerly|previously|until (?:last|recently)|back in|we were)\b")
+
+
+def _said_of_the_past(clause: str, at: int) -> bool:
+    """A word of the past before the time, with no "now" between ("we used to open at 9")."""
+    past = _THE_PAST.search(clause[:at])
+    return past is not None and "now" not in clause[past.end():at].split()
 
 
 _AISLE_NUMBER = re.compile(r"\baisle (\d+)")
@@ -691,7 +710,8 @@ _HAVE_PLACE = re.compile(r"\b(?:aisle \w+|on display|on the (?:floor|shelf|shelv
                          r"(?:\d+|a few|some|a couple|several|plenty) left)\b")
 _NEVER_OUT = re.compile(r"\bnever (?:run |runs |ran )?out\b")
 _NONE_OF_IT = re.compile(r"\b(?:none|no more|zero|nothing|not any|no \w+ left|no idea|not sure|don't know)\b|(?<![\d.])0(?![\d.])")
-_ONLY_LATER = re.compile(r"\b(?:will|'ll|ll|gonna|going to|expect\w*|next (?:week|month)|tomorrow|on order|backorder\w*|restock\w*|"
+_ONLY_LATER = re.compile(r"\b(?:will|'ll|ll|gonna|going to|expect\w*|next (?:week|month)|tomorrow|on order|back ?order\w*|"
+                         r"restock(?:ing|s)?|"
                          r"used to|coming in|by the weekend|by next)\b")
 # A sentence that also says they are out, or that someone will check, gives no yes of having ("yes, we're out";
 # "sure, I can check the back"; "usually in aisle 7 but the shelf is empty").
@@ -738,10 +758,15 @@ def _had_said(found: Sequence[Quote]) -> bool:
 # Words of not having, any of which will do for an out-of-stock record (a sentence said with no other
 # cue, "Yes, we have three of those", is no way to say they are out): a denial, a none, out or sold,
 # only later, only elsewhere.
-_OUT_WORDS = re.compile(r"\b(?:no|nope|nah|not|none|nothing|zero|out|sold|gone|last one|discontinued|empty|unavailable|"
-                        r"backorder\w*|on order|restock\w*|used to|elsewhere|somewhere else|another store|other store)\b")
-_UNSURE = re.compile(r"\b(?:not sure|unsure|no idea|don't know|dont know|do not know|can't tell|cannot tell|can't check|"
-                     r"check|look|find out|maybe|might|may|probably|think|guess|supposed to|should)\b")
+_OUT_WORDS = re.compile(r"\b(?:no|nope|nah|not|none|nothing|zero|out|outta|sold|gone|went fast|last one|the last of|discontinued|"
+                        r"empty|bare|unavailable|back ?order\w*|on order|restocking|waiting on|shipment|truck|"
+                        r"stopped (?:carrying|selling|stocking)|only (?:carry|have|stock|sell|got)|spoken for|used to|elsewhere|somewhere else|another store|"
+                        r"other store)\b")
+# Words that hedge what the clerk says of having it: an unknown record may cite them beside a yes.
+_UNSURE = re.compile(r"\b(?:not sure|unsure|no idea|no clue|don't know|dont know|do not know|dunno|not certain|can't tell|"
+                     r"cannot tell|can't check|can't promise|cannot promise|can't vouch|can't say|"
+                     r"(?:computer|system|website|inventory|screen|it) (?:says|shows|has|lists)|"
+                     r"(?:should|might|may|probably) (?:have|be|still)|i think|i guess|maybe|supposed to)\b")
 
 
 def _out_said(found: Sequence[Quote]) -> bool:
@@ -804,7 +829,7 @@ def check_answer(turns: Sequence[Turn], question: QuestionType, quotes: Sequence
             if stock.availability in ("in_stock", "limited") and not _had_said(found):
                 return Unsupported(f"your quotes do not say they have it ({found[-1].text!r})",
                                    "record in_stock citing the business's words that say they have it, or out_of_stock if they do not")
-            if stock.availability == "out_of_stock" and not _out_said(found):
+            if stock.availability == "out_of_stock" and (not _out_said(found) or _had_said(found)):
                 return Unsupported(f"your quotes do not say they are out ({found[-1].text!r})",
                                    "record out_of_stock citing the business's words that say they do not have it, or in_stock if they do")
             if stock.availability == "unknown" and _had_said(found) and not _UNSURE.search(said):
@@ -826,7 +851,7 @@ def check_answer(turns: Sequence[Turn], question: QuestionType, quotes: Sequence
         case QuestionType.AISLE, Aisle(location=location):
             if not _place_said(location, said):
                 return Unsupported(f"the place {location!r} is not in your quotes", _AGAIN)
-            if (denial := _place_denied(location, found)) is not None:
+            if (denial := _place_denied(location, found, turns)) is not None:
                 return Unsupported(f"your quote {denial!r} says it is not {location!r}", _AGAIN)
             if item and not _place_with_item(location, item, found):
                 return Unsupported(f"{location!r} stands in your quotes only beside another item than the {item}", _AGAIN)
@@ -1166,7 +1191,7 @@ _REGRET = re.compile(r"\b(?:sorry|unfortunately|regretfully|regret|afraid|apolog
 # cannot cite. Narrower than a yes (_AFFIRMED): "sure" or "that works" can open a refusal.
 _MADE_FOR_YOU = re.compile(
     r"\b(?:see you (?:at|then|on|tonight|tomorrow|soon|\d)|got you down|have you down|put you (?:in|down)|pencil(?:led)? you in|"
-    r"(?:booked|reserved) you\b|you(?:'re| re| are) (?:on the books|in for|booked|all set|confirmed|good to go)|on the books|"
+    r"(?:booked|reserved) you\b|you(?:'re| re| are) (?:on the books|in for|booked|all booked|all set|confirmed|good to go)|on the books|"
     r"table(?:'s| s) (?:booked|reserved|confirmed|all set))\b"
     r"|^(?:booked|reserved|confirmed|all booked|all set)$"
 )
@@ -1192,16 +1217,29 @@ def check_book_declined(turns: Sequence[Turn], quotes: Sequence[str], *, alterna
     found, bad = _located(turns, quotes)
     if bad is not None:
         return bad
-    for s in found:
-        if _seen_on_a_day(s.text) and not _REGRET.search(v.normal(s.text)):
+    # A booking taken back by a later correction that says no ("you're all booked. Oh, wait, sorry, I was looking at
+    # Saturday. Friday at seven is actually full."): the words before the correction are not the last word.
+    taken_back = max((i for i, s in enumerate(found) if _CORRECTION.search(n := v.normal(s.text))
+                      and _says_no(_CORRECTION.sub(" ", _REGRET.sub(" ", n)))), default=-1)
+    for i, s in enumerate(found):
+        if i < taken_back:
+            continue
+        if _seen_on_a_day(s.text) and not any(_SEE_YOU_ON.search(c) and _REGRET.search(c) for c in v.normal_clauses(s.text)):
             return Unsupported(f"your quote {s.text!r} says the booking was made",
                                "record booked, with the words that confirm the table, its time and party")
-        regretted = False
-        for clause in (part.strip() for c in v.normal_clauses(s.text) for part in _AND.split(c)):
-            # "sorry, it's booked": a regret says whose loss the words after it are; said after a booking
-            # made ("your booking has been made, but unfortunately there's no live music") it is not that.
-            regretted = regretted or _REGRET.search(clause) is not None
-            if regretted or _ASKED.match(clause):
+        whole = v.normal_clauses(s.text)
+        # "see you then", "you're all booked and ready": words of a booking made that the cut at "then" or "and" splits
+        if any(_MADE_FOR_YOU.search(c) and not (_NOT_YOURS.search(c) or _REGRET.search(c) or _not_booked(c)
+                                                 or v.negated(c) or _NONE_MADE.search(c)) for c in whole):
+            return Unsupported(f"your quote {s.text!r} says the booking was made",
+                               "record booked, with the words that confirm the table, its time and party")
+        spared = 0  # clauses a regret still spares
+        for clause in (part.strip() for c in whole for part in _AND.split(c)):
+            # "sorry, it's booked": a regret says whose loss its own words and the next are; said after a booking
+            # made ("your booking has been made, but unfortunately there's no live music"), or long before it
+            # ("sorry, hold on, okay, I've booked you a table"), it is not that.
+            spared = 2 if _REGRET.search(clause) else max(spared - 1, 0)
+            if spared or _ASKED.match(clause):
                 continue  # "is your table booked": asked, not said
             if ((_made(clause) or (_MADE_FOR_YOU.search(clause) and not _NOT_YOURS.search(clause)))
                     and not (_not_booked(clause) or v.negated(clause) or _NONE_MADE.search(clause))):
@@ -1227,16 +1265,20 @@ def check_book_declined(turns: Sequence[Turn], quotes: Sequence[str], *, alterna
 # refuses is a decline cited by words that say nothing against the table ("Done.", "It's been booked.",
 # "Their phone number is 707-585-7505").
 _NO_WORDS = re.compile(
-    r"\b(?:no|nope|nah|not|never|nothing|none|nobody|sorry|unfortunately|afraid|regret|regretfully|apologi[sz]e|"
-    r"closed|close|closes|closing|shut|full|packed|slammed|(?:is|are|'s|'re|been|already) taken|gone|only|walk ?ins?|walk in|(?:first|1st) come|"
-    r"earliest|latest|next available|first available|soonest|instead|how about|what about|would \w+ work|"
-    r"need|needs|require|requires|required|must|have to|has to|deposit|card|"
-    r"wait ?list|call back|call us back|check back|try again|online|website|app|opentable|resy|policy|"
+    r"\b(?:no|nope|nah|not|never|nothing|nothin|none|nobody|zero|0 (?:room|tables?|seats?|space)|negative|sorry|unfortunately|afraid|fraid|regret|"
+    r"regretfully|apologi[sz]e|closed|close|closes|closing|shut|full|packed|slammed|maxed|capacity|filled up|"
+    r"fully committed|spoken for|(?:is|are|'s|'re|been|already) taken|gone|only|outta|out of (?:tables|room|seats|space)|"
+    r"walk ?ins?|walk in|(?:first|1st) come|earliest|latest|next available|first available|soonest|instead|how about|"
+    r"what about|would \w+ work|deposit|credit card|card|prepay\w*|wait ?list|call back|call us back|check back|"
+    r"try again|online|website|app|opentable|resy|policy|stopped taking|buy ?out|rented out|private (?:event|function)|"
     # taken by others: "it's all booked", "booked solid", "reserved for a private party", "every table"
     r"(?:all|fully|completely|totally|already) (?:booked|reserved)|booked (?:solid|up|out)|"
     r"(?:booked|reserved) (?:for|by) (?:a|an|another|other|someone|somebody|private|the evening|the night|tonight|that)|"
     r"(?:another|other|private) party|last table|every table|all (?:the|our) tables|"
     r"(?:is|are|'s) (?:open|free|available)|(?:at|for) \d+(?: \d\d)?(?: am| pm)? (?:it's|its|it is|is) (?:booked|reserved))\b")
+# A no said only to be kind is no refusal: "no problem", "no worries", "no deposit needed", "nothing else".
+_POLITE_NO = re.compile(r"\b(?:no (?:problem|problemo|worries|worry|trouble|rush|charge|need|deposit(?: needed| required)?)|"
+                        r"not a problem|nothing else(?: needed)?|no no)\b")
 
 
 _REGRET_ALONE = re.compile(r"(?:(?:oh|so|well|i'm|im|i am|we're|we are|very|really|but) )*(?:sorry|unfortunately|regretfully|afraid|no|nope|nah)")
@@ -1252,6 +1294,7 @@ def _says_no(sentence: str) -> bool:
             clause = f"{clause} {clauses[i + 1]}"
         if _AMENITY.search(clause) and not _OF_THE_BOOKING.search(clause):
             continue
+        clause = _POLITE_NO.sub(" ", clause)
         if _NO_WORDS.search(clause) or v.negated(clause) or _not_booked(clause):
             return True
     return False
