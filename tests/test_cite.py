@@ -1215,3 +1215,13 @@ def test_a_decline_cannot_cite_a_booking_across_a_cut_or_after_a_passing_regret(
 def test_a_booking_taken_back_by_a_correction_that_says_no_is_a_decline():
     said = "Yes, that's right, you're all booked. Oh, wait, sorry, I was looking at Saturday. Friday at seven is actually full."
     assert ok(cite.check_book_declined(call(_ASK_FOR_TWO, said), [said], alternative_offered=None))
+
+
+@pytest.mark.parametrize("said, holds", [
+    ("OK, it's booked!", True), ("Yes, it's booked for two at 7 on Friday.", True), ("The table is yours.", True),
+    ("Okay.", False), ("Yes, it's booked solid Friday.", False), ("Yes, we're open Friday at 8.", False),
+])
+def test_a_yes_with_a_filler_or_the_booking_s_facts_beside_it_books(said, holds):
+    turns = call(_ASK_FOR_TWO, "Sure, for two at 7 on Friday?", "Yes please.", said)
+    j = cite.check_booked(turns, ["Sure, for two at 7 on Friday?", said], party=2, time="Friday at 7 pm")
+    assert ok(j) is holds, j

@@ -944,7 +944,7 @@ _AFFIRMED = re.compile(
     r"(?: (?:thing|thanks|thank you|for you|then|no problem|that works|we can do that|we have that|we have you|done))*$"
     r"|\b(?:see you|got you down|have you down|put you down|(?:put|pencil(?:led)?|squeeze|fit|book|booked|reserved|got) you in\b|"
     r"(?:booked|reserved) you\b|you(?:'re| re| are) (?:in|on the books|booked in|down)\b|on the books\b|that works\b|"
-    r"works (?:for us|fine|great)\b|we can do (?:that|it)\b|we(?:'ll| will) have (?:a|the|your) table\b|we(?:'ve| have) got you\b)"
+    r"works (?:for us|fine|great)\b|we can do (?:that|it)\b|(?:the|that|this|your) table(?:'s| is) yours\b|we(?:'ll| will) have (?:a|the|your) table\b|we(?:'ve| have) got you\b)"
 )
 # Said to the caller, of the caller's booking, in any order of words: "I have confirmed those reservations for
 # you", "you should be all set", "you are hereby reserved", "we've booked you for 8". Never of a time or of the
@@ -988,8 +988,18 @@ def _affirms_booking(sentence: str) -> bool:
         return False  # a yes to a wait, or to a place on the list ("sure, I can put you on the waitlist")
     # A bare yes counts only as the whole sentence ("sure, that works"; "yep, no problem"): a yes with more
     # words is a yes to those ("yes, we're open Friday at 8", "no problem, just walk in").
-    yes = [c for c in clauses if _AFFIRMED.search(c) is not None and not v.negated(c)]
-    return bool(yes) and all(c in yes or _facts_only(c) for c in clauses)
+    yes = [c for c in clauses if (_AFFIRMED.search(c) is not None or _yes_with_facts(c)) and not v.negated(c)]
+    return bool(yes) and all(c in yes or _facts_only(c) or _FILLER.fullmatch(c) for c in clauses)
+
+
+_FILLER = re.compile(r"(?:(?:ok|okay|alright|all right|great|perfect|so|well|oh|and|yes|yeah|yep|sure) ?)+")
+
+
+def _yes_with_facts(clause: str) -> bool:
+    """A bare yes with the booking's facts after it, in one clause: "yes, it's booked for two at 7 on Friday"."""
+    words = clause.split()
+    return any(_AFFIRMED.fullmatch(" ".join(words[:k])) is not None and _facts_only(" ".join(words[k:]))
+               for k in range(1, len(words)))
 
 
 _FACT_WORDS = frozenset({"a", "the", "table", "party", "for", "at", "on", "of", "and", "am", "pm", "people", "person", "persons",
