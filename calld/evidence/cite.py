@@ -773,7 +773,7 @@ def _out_said(found: Sequence[Quote]) -> bool:
     """Some quoted words say they do not have it now (_OUT_WORDS, a denial, a having only later or elsewhere)."""
     for s in found:
         n = v.normal(s.text)
-        if _OUT_WORDS.search(n) or v.negated(n) or _ONLY_LATER.search(n) or _ELSEWHERE.search(n) or _OUT_NOW.search(n):
+        if _OUT_WORDS.search(n) or v.negated(n) or _ONLY_LATER.search(n) or _ELSEWHERE.search(n):
             return True
     return False
 
