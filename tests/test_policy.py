@@ -260,6 +260,22 @@ def test_times_that_do_not_parse_say_what_is_missing(said, why):
         resolve(said, zones_for(NY), NOW)
 
 
+@pytest.mark.parametrize(("said", "every_fix"), [
+    ("2 at 7", ("names no day", "morning or evening", "say which day, and am or pm")),  # one refusal, not two in turn
+    ("soon", ("names no day and no time of day", "say both")),
+    ("Friday 25pm", ("'25pm' in 'Friday 25pm' is not a time of day",)),  # not "names no time of day": it names one no clock shows
+    ("tomorrow 7:75pm", ("'7:75pm'", "is not a time of day")),
+    ("Saturday 24:30", ("'24:30'", "is not a time of day")),
+    ("next Fryday 7pm", ("names no day ('Fryday': Friday?)",)),
+    ("tommorow at 8pm", ("'tommorow': Tomorrow?",)),
+])
+def test_an_unreadable_time_names_every_fix_at_once(said, every_fix):
+    with pytest.raises(WhenError) as refused:
+        resolve(said, zones_for(NY), NOW)
+    for fix in every_fix:
+        assert fix in str(refused.value)
+
+
 # -- words as data -----------------------------------------------------------------------------------
 
 

@@ -4,6 +4,9 @@ Used for a booking's `--time` ("Friday 7pm", "tomorrow 19:30", "December 4 at 8p
 "2026-12-04 19:00") and for `--at` (the same, or ISO 8601 with an offset). A weekday
 means the next one still ahead; a month and day without a year means the next one.
 A clock time that could be morning or evening ("at 7") is refused rather than guessed.
+A refusal names everything missing at once (a day, a time of day, am or pm), a clock
+time that cannot be ("25pm", "7:75") as such, and a word one typo away from a day's
+name ("Fryday") with the name it resembles, so one correction is enough.
 
 Words that name a day already gone are read as that day, never as a later one, so the
 caller can refuse a past time as past: a year given with the date ("January 1 1999 7pm",
@@ -16,6 +19,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from datetime import UTC, date, datetime, time, timedelta
+from difflib import get_close_matches
 from zoneinfo import ZoneInfo
 
 from calld.domain.times import _WEEKDAYS, _clock, _day
@@ -32,6 +36,10 @@ _DAYS_BACK = re.compile(r"\b(?:(the\s+)?day\s+before\s+yesterday|yesterday|last\
 _AGO = re.compile(rf"\b(\d{{1,3}}|{'|'.join(_COUNTS)})\s+(day|week)s?\s+ago\b", re.IGNORECASE)
 _LAST_WEEKDAY = re.compile(r"\blast\s+(mon|tue|wed|thu|fri|sat|sun)[a-z]*\b", re.IGNORECASE)
 _EXAMPLE = 'e.g. "Friday 7pm", "tomorrow 19:30" or "2026-12-04 19:00"'
+_CLOCK_MERIDIEM = re.compile(r"\b(\d{1,2})(?:[:.](\d{2}))?\s*(?:a\.?\s?m\.?|p\.?\s?m\.?)(?![a-z])", re.IGNORECASE)
+_CLOCK_COLON = re.compile(r"\b(\d{1,2}):(\d{2})\b")
+_DAY_NAMES = (*_WEEKDAYS, "today", "tonight", "tomorrow", "january", "february", "march", "april", "june", "july",
+              "august", "september", "october", "november", "december")
 
 
 class WhenError(ValueError):
@@ -75,6 +83,41 @@ def _day_gone(text: str, today: date) -> date | None:
     return None
 
 
+def _impossible_clock(text: str) -> str | None:
+    """A clock time as written in `text` that no clock shows ("25pm", "13pm", "7:75pm", "24:30"); None without one."""
+    for m in _CLOCK_MERIDIEM.finditer(text):
+        if not (1 <= int(m.group(1)) <= 12 and int(m.group(2) or 0) < 60):
+            return m.group(0).strip()
+    for m in _CLOCK_COLON.finditer(text):
+        if int(m.group(1)) > 23 or int(m.group(2)) > 59:
+            return m.group(0)
+    return None
+
+
+def _near_day_names(text: str) -> str:
+    """' ("Fryday": Friday?)' for each word one typo away from a day or month name; "" for none."""
+    hints = []
+    for word in re.findall(r"[a-z]{4,}", text, re.IGNORECASE):
+        if word.lower() not in _DAY_NAMES and (close := get_close_matches(word.lower(), _DAY_NAMES, n=1, cutoff=0.75)):
+            hints.append(f"{word!r}: {close[0].capitalize()}?")
+    return f" ({'; '.join(hints)})" if hints else ""
+
+
+def _refuse_unreadable(text: str, readings: tuple[int, ...], has_day: bool) -> None:
+    """Raise one WhenError naming everything `text` lacks (day, time of day, am or pm); return if nothing."""
+    if (impossible := _impossible_clock(text)) is not None and not readings:
+        raise WhenError(f"{impossible!r} in {text!r} is not a time of day; say one, {_EXAMPLE}")
+    no_day = "" if has_day else f"names no day{_near_day_names(text)}"
+    if not readings:
+        raise WhenError(f"{text!r} {no_day + ' and ' if no_day else 'names '}no time of day; say "
+                        f"{'both' if no_day else 'one'}, {_EXAMPLE}")
+    if len(readings) > 1:
+        raise WhenError(f"{text!r} {no_day + ', and its time ' if no_day else ''}could be morning or evening; say "
+                        f"{'which day, and ' if no_day else ''}am or pm, {_EXAMPLE}")
+    if no_day:
+        raise WhenError(f"{text!r} {no_day}; say which, {_EXAMPLE}")
+
+
 def resolve_local(text: str, now_local: datetime) -> datetime:
     """The naive local date and time `text` names, seen from `now_local`; WhenError says what is missing."""
     if _ISO_LOCAL.fullmatch(text.strip()):  # ISO 8601 without an offset: a 24-hour clock, nothing to guess
@@ -83,19 +126,17 @@ def resolve_local(text: str, now_local: datetime) -> datetime:
         except ValueError:
             raise WhenError(f"{text.strip()!r} is not a date and time on the calendar") from None
     readings = _clock(text)
-    if not readings:
-        raise WhenError(f"{text!r} names no time of day; say one, {_EXAMPLE}")
-    if len(readings) > 1:
-        raise WhenError(f"{text!r} could be morning or evening; say am or pm, {_EXAMPLE}")
-    clock = time(readings[0] // 60, readings[0] % 60)
     today = now_local.date()
-    if (named := _named_date(text, today)) is not None:
-        return datetime.combine(named, clock)
-    if (gone := _day_gone(text, today)) is not None:
-        return datetime.combine(gone, clock)
+    named = _named_date(text, today)
+    gone = _day_gone(text, today) if named is None else None
     day = _day(text)
-    if day is None:
-        raise WhenError(f"{text!r} names no day; say which, {_EXAMPLE}")
+    _refuse_unreadable(text, readings, has_day=named is not None or gone is not None or day is not None)
+    clock = time(readings[0] // 60, readings[0] % 60)
+    if named is not None:
+        return datetime.combine(named, clock)
+    if gone is not None:
+        return datetime.combine(gone, clock)
+    assert day is not None  # _refuse_unreadable refused a text with no day
     if day >= 100:  # today / tonight / tomorrow
         return datetime.combine(today + timedelta(days=day - 100), clock)
     ahead = (day - today.weekday()) % 7
