@@ -159,11 +159,18 @@ async def test_show_prints_a_summary_the_transcript_the_report_and_the_picture(c
         await ctl(daemon, capsys, "show", result["run_id"], "--timeline", str(tmp_path / "taken.png"))
 
 
-async def test_show_of_an_unknown_call_says_so(client, daemon, autojump_clock):
-    with pytest.raises(ControlError, match="no call with run id or call_control_id 'run_nope'"):
-        await client.detail("run_nope")
-    with pytest.raises(ControlError, match="no finished call"):
+async def test_show_of_an_unknown_call_says_so(client, daemon, capsys, autojump_clock):
+    # Every id show takes is named, and where the right one is found.
+    every_id = "request id, run id or call_control_id 'run_nope'; calld-ctl history lists the calls with their ids"
+    for look_up in (client.detail, client.show):
+        with pytest.raises(ControlError) as missing:
+            await look_up("run_nope")
+        assert missing.value.message == f"no call with {every_id}"
+    with pytest.raises(ControlError) as missing:
         await client.timeline("run_nope", "png")
+    assert missing.value.message == f"no finished call with {every_id}"
+    with pytest.raises(ControlError, match="no call with request id, run id or call_control_id 'lunch-1'; calld-ctl history"):
+        await ctl(daemon, capsys, "show", "lunch-1")  # a request id as the user chose it: said back as typed
     with pytest.raises(ControlError, match=r"\.svg or \.png"):
         await client.timeline("run_nope", "gif")
     too_long = "x" * 5000  # no file can have such a name: still just no such call

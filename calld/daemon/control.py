@@ -119,6 +119,12 @@ def _error(message: str, status: int) -> Response:
     return Response(json.dumps({"error": message}), status=status, content_type="application/json")
 
 
+def _no_call(ident: str, finished: str = "") -> Response:
+    """404 for an id that names no call: every kind of id `show` takes, and where to find the right one."""
+    return _error(f"no {finished}call with request id, run id or call_control_id {ident!r}; "
+                  "calld-ctl history lists the calls with their ids", 404)
+
+
 async def _json_body(model: type[BaseModel], context: dict[str, Any] | None = None) -> BaseModel | Response:
     raw = await request.get_data(cache=False)
     if len(raw) > MAX_CONTROL_BYTES:
@@ -207,7 +213,7 @@ def create_control_app(daemon: ControlledDaemon) -> QuartTrio:
         except AmbiguousCall as exc:
             return _error(str(exc), 409)
         if found is None:
-            return _error(f"no call with run id, call_control_id or request id {ident!r}", 404)
+            return _no_call(ident)
         return found
 
     @app.get("/v1/requests/<request_id>")
@@ -301,22 +307,22 @@ def create_control_app(daemon: ControlledDaemon) -> QuartTrio:
             return _error(str(exc), 400)
         return {"calls": rows}
 
-    @app.get("/v1/calls/<ident>/detail")
-    async def detail(ident: str) -> Response | dict[str, Any]:
-        ident = await daemon.call_ident(ident)
+    @app.get("/v1/calls/<asked>/detail")
+    async def detail(asked: str) -> Response | dict[str, Any]:
+        ident = await daemon.call_ident(asked)
         if daemon.callbook.find(ident) is not None:
             return _error(f"call {ident} is still in flight; its artifacts are written when it ends (calld-ctl calls)", 409)
         found = await daemon.detail(ident)
         if found is None:
-            return _error(f"no call with run id or call_control_id {ident!r}", 404)
+            return _no_call(asked)
         return found
 
-    @app.get("/v1/calls/<ident>/timeline.<suffix>")
-    async def timeline(ident: str, suffix: str) -> Response:
+    @app.get("/v1/calls/<asked>/timeline.<suffix>")
+    async def timeline(asked: str, suffix: str) -> Response:
         kinds = {"svg": "image/svg+xml", "png": "image/png"}
         if suffix not in kinds:
             return _error(f"a timeline is drawn as .svg or .png, not .{suffix}", 400)
-        ident = await daemon.call_ident(ident)
+        ident = await daemon.call_ident(asked)
         if daemon.callbook.find(ident) is not None:
             return _error(f"call {ident} is still in flight; its timeline is drawn when it ends", 409)
         try:
@@ -324,7 +330,7 @@ def create_control_app(daemon: ControlledDaemon) -> QuartTrio:
         except PictureError as exc:
             return _error(f"the timeline of {ident} could not be drawn: {exc}", 500)
         if picture is None:
-            return _error(f"no finished call with run id or call_control_id {ident!r}", 404)
+            return _no_call(asked, finished="finished ")
         return Response(picture, status=200, content_type=kinds[suffix])
 
     @app.post("/v1/prune")
