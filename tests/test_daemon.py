@@ -225,6 +225,26 @@ async def test_unknown_user_says_how_to_fix_it_and_writes_nothing(client, daemon
     assert not daemon.settings.artifacts_dir.exists() or not list(daemon.settings.artifacts_dir.iterdir())
 
 
+async def test_ask_or_book_with_no_user_given_says_which_user_it_was_and_how_to_name_yours(client, daemon, capsys,
+                                                                                           autojump_clock):
+    from calld.cli.ctl import build_parser
+
+    sock = str(daemon.settings.calld_socket)
+    for verb, flags in (("ask", ["--ask", "hours"]), ("book", ["--party", "2", "--time", "tomorrow 7pm"])):
+        args = build_parser().parse_args(["--socket", sock, verb, "--to", "+15555550142", "--name", "Nathan", *flags])
+        with pytest.raises(ControlError) as refused:
+            await args.afunc(args)
+        assert refused.value.message == ("no --user given, so calld calls as user 'default': user 'default' has no Telnyx "
+                                         "number yet; run: calld-ctl did provision --user default; or give --user with a "
+                                         "user `calld-ctl did list` shows")
+        args = build_parser().parse_args(["--socket", sock, verb, "--to", "+15555550142", "--name", "Nathan", *flags,
+                                          "--user", "bob"])
+        with pytest.raises(ControlError) as refused:  # a --user given is the one meant: no word about the default
+            await args.afunc(args)
+        assert "--user" not in refused.value.message.replace("--user bob", "")
+    assert not daemon.settings.artifacts_dir.exists() or not list(daemon.settings.artifacts_dir.iterdir())
+
+
 async def test_did_provision_is_idempotent(client, autojump_clock):
     again = await client.provision("alice")
     rows = await client.dids()

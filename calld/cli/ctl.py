@@ -241,9 +241,19 @@ def _sending(args: argparse.Namespace, body: dict[str, Any]) -> dict[str, Any]:
     return body
 
 
+async def _placing(args: argparse.Namespace, body: dict[str, Any], *, book: bool) -> int:
+    """Place `body`; a refusal for the user that no --user chose says so, since that user is rarely the one meant."""
+    try:
+        return await _with_client(args, lambda c: run_ask(c, body, book=book), places=True)
+    except ControlError as exc:
+        if exc.status == 404 and args.user is None:  # ask and book's one 404: the user has no number
+            raise ControlError(exc.status, f"no --user given, so calld calls as user 'default': {exc.message}; "
+                                           "or give --user with a user `calld-ctl did list` shows") from None
+        raise
+
+
 async def _ask(args: argparse.Namespace) -> int:
-    body = _sending(args, ask_body(args))
-    return await _with_client(args, lambda c: run_ask(c, body), places=True)
+    return await _placing(args, _sending(args, ask_body(args)), book=False)
 
 
 def book_body(args: argparse.Namespace) -> dict[str, Any]:
@@ -255,8 +265,7 @@ def book_body(args: argparse.Namespace) -> dict[str, Any]:
 
 
 async def _book(args: argparse.Namespace) -> int:
-    body = _sending(args, book_body(args))
-    return await _with_client(args, lambda c: run_ask(c, body, book=True), places=True)
+    return await _placing(args, _sending(args, book_body(args)), book=True)
 
 
 async def _did_provision(args: argparse.Namespace) -> int:
@@ -762,7 +771,7 @@ def build_parser() -> argparse.ArgumentParser:
     ask.add_argument("--ask", required=True, choices=[q.value for q in QuestionType], help="what to ask")
     ask.add_argument("--item", help="what to ask about (stock and aisle)")
     ask.add_argument("--name", required=True, help="the first name the agent calls on behalf of")
-    ask.add_argument("--user", default="default", help="whose Telnyx number to call from (default: default)")
+    ask.add_argument("--user", help="whose Telnyx number to call from (default: the user named 'default')")
     ask.add_argument("--request-id", help="an id that makes the request idempotent")
     ask.add_argument("--scenario", help="stub mode: which scripted business answers (e.g. decline, late_answer)")
     ask.set_defaults(afunc=_ask)
@@ -774,7 +783,7 @@ def build_parser() -> argparse.ArgumentParser:
     book.add_argument("--time", required=True, help='when, as you would say it (e.g. "Friday 7pm")')
     book.add_argument("--notes", help='constraints to pass on (e.g. "outdoor if possible")')
     book.add_argument("--window", help="minutes either side of --time you would also accept (default 0)")
-    book.add_argument("--user", default="default", help="whose Telnyx number to call from (default: default)")
+    book.add_argument("--user", help="whose Telnyx number to call from (default: the user named 'default')")
     book.add_argument("--request-id", help="an id that makes the request idempotent")
     book.add_argument("--scenario", help="stub mode: which scripted restaurant answers")
     book.set_defaults(afunc=_book)
