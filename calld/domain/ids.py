@@ -78,14 +78,19 @@ def typed_number(value: object, region: str = DEFAULT_REGION) -> E164:
     import phonenumbers
     from phonenumbers import ValidationResult
 
-    if not isinstance(value, str) or value.strip().startswith("+") or not _TYPED.fullmatch(value.strip()):
-        return E164(value)  # E.164, or not a number: its own rules and message
-    text = value.strip()
     example = phonenumbers.example_number(region)
     ways = (f"as dialled in {region}"
             + (f", e.g. {phonenumbers.format_number(example, phonenumbers.PhoneNumberFormat.NATIONAL)}," if example else "")
             + " or in E.164, e.g. +14155550123")
     hint = f"give it {ways}"
+    if isinstance(value, str) and (letters := list(dict.fromkeys(re.findall(r"[A-Za-z]", value)))):
+        # An O for a 0, an extension, a vanity number ("1-800-FLOWERS"): say which letters, not "not E.164".
+        shown = value.strip() if len(value.strip()) <= 40 else value.strip()[:37] + "..."
+        raise ValueError(f"{shown!r} has {'a letter' if len(letters) == 1 else 'letters'} ({', '.join(letters)}), and calld "
+                         f"dials digits only: give the number in digits, {ways}")
+    if not isinstance(value, str) or value.strip().startswith("+") or not _TYPED.fullmatch(value.strip()):
+        return E164(value)  # E.164, or not a number: its own rules and message
+    text = value.strip()
     try:
         number = phonenumbers.parse(text, region)
     except phonenumbers.NumberParseException:
