@@ -245,6 +245,16 @@ async def test_ask_or_book_with_no_user_given_says_which_user_it_was_and_how_to_
     assert not daemon.settings.artifacts_dir.exists() or not list(daemon.settings.artifacts_dir.iterdir())
 
 
+async def test_the_ready_line_names_every_address_the_daemon_took(tmp_path, nursery, caplog, autojump_clock):
+    # --bind takes two ports (the media listener the next one): a newcomer choosing free ports sees both.
+    caplog.set_level("INFO", logger="calld.daemon")
+    d: Daemon = await nursery.start(Daemon(daemon_settings(tmp_path)).serve)
+    ready = [r.getMessage() for r in caplog.records if r.getMessage().startswith("ready:")]
+    assert ready == [f"ready: public {d.public_url}, media ws://{d.media_bound}, control unix:{d.settings.calld_socket}, "
+                     f"mode stub"]
+    await stop(d)
+
+
 async def test_did_provision_is_idempotent(client, autojump_clock):
     again = await client.provision("alice")
     rows = await client.dids()

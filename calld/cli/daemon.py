@@ -121,7 +121,8 @@ def build_parser() -> argparse.ArgumentParser:
     serve = sub.add_parser("serve", help="run the daemon (systemd runs this)")
     serve.add_argument("--socket", type=_given_path, help="control socket path (default: $CALLD_SOCKET)")
     serve.add_argument("--state-dir", type=_given_path, help="ledger and artifacts (default: $CALLD_STATE_DIR)")
-    serve.add_argument("--bind", help="public HOST:PORT for Telnyx (default: $CALLD_BIND or 127.0.0.1:8787)")
+    serve.add_argument("--bind", help="public HOST:PORT for Telnyx (default: $CALLD_BIND or 127.0.0.1:8787); the media "
+                       "listener takes the next port, unless CALLD_MEDIA_BIND names one")
     serve.set_defaults(afunc=_serve)
     demo = sub.add_parser("demo", help="one complete stub call through a private daemon, then stop")
     demo.add_argument("--ask", choices=["hours", "stock", "aisle"], default="hours")

@@ -270,7 +270,8 @@ class Daemon:
                         if self._own_collector:
                             self.full_collections.take_over(trio.current_time())
                         self.metrics.watch_gc()  # from here: the pauses calls can feel
-                        log.info("ready: public %s, control %s, mode %s", self.public_url, ctl_cfg.bind[0], self.settings.calld_mode)
+                        log.info("ready: public %s, media ws://%s, control %s, mode %s", self.public_url, self.media_bound,
+                                 ctl_cfg.bind[0], self.settings.calld_mode)
                         ready = True
                         task_status.started(self)
                         await self._stop_servers.wait()
