@@ -135,6 +135,22 @@ def test_every_readme_command_names_real_subcommands_and_flags(capsys):
             pytest.fail(f"the README's `{shlex.join(argv)}` does not parse: {capsys.readouterr().err.strip()} (exit {exc.code})")
 
 
+def test_every_flag_and_argument_of_every_subcommand_says_in_its_help_what_it_is():
+    import argparse
+
+    def unexplained(parser: argparse.ArgumentParser, path: str) -> list[str]:
+        found = []
+        for action in parser._actions:
+            if isinstance(action, argparse._SubParsersAction):
+                for name, sub in action.choices.items():
+                    found += unexplained(sub, f"{path} {name}")
+            elif not isinstance(action, argparse._HelpAction | argparse._VersionAction) and not action.help:
+                found.append(f"{path} {'/'.join(action.option_strings) or action.dest}")
+        return found
+
+    assert unexplained(daemon.build_parser(), "calld") + unexplained(ctl.build_parser(), "calld-ctl") == []
+
+
 def wait_for_socket(path: Path, proc: subprocess.Popen, bound_s: float) -> None:
     """Until the daemon accepts on its control socket, at most `bound_s` seconds."""
     deadline = time.monotonic() + bound_s

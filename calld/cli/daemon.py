@@ -125,7 +125,7 @@ def build_parser() -> argparse.ArgumentParser:
                        "listener takes the next port, unless CALLD_MEDIA_BIND names one")
     serve.set_defaults(afunc=_serve)
     demo = sub.add_parser("demo", help="one complete stub call through a private daemon, then stop")
-    demo.add_argument("--ask", choices=["hours", "stock", "aisle"], default="hours")
+    demo.add_argument("--ask", choices=["hours", "stock", "aisle"], default="hours", help="what the demo asks (default: hours)")
     demo.add_argument("--fast", action="store_true", help="run on a virtual clock: the same call, no waiting")
     demo.add_argument("--text", action="append", metavar="TEXT",
                       help='ask by text message instead (e.g. "hours +15555550142"); repeat for a conversation (e.g. --text YES)')

@@ -21,7 +21,7 @@ def add_messaging_commands(sub: Any, with_client: WithClient, table: Callable[[l
     link.add_argument("--user", required=True, help="the calld user whose number calls are placed from")
     link.add_argument("--handle", required=True, help="the sender: a phone number in E.164 (+14155550100) or an Apple ID email")
     link.add_argument("--name", help="the first name calls are placed on behalf of (default: the user id, capitalized)")
-    link.add_argument("--json", action="store_true")
+    link.add_argument("--json", action="store_true", help="the link as JSON")
 
     async def do_link(args: argparse.Namespace) -> int:
         async def go(c: ControlClient) -> int:
@@ -36,7 +36,7 @@ def add_messaging_commands(sub: Any, with_client: WithClient, table: Callable[[l
     link.set_defaults(afunc=do_link)
 
     unlink = verbs.add_parser("unlink", help="stop a handle from asking (its texts get one polite line)")
-    unlink.add_argument("--handle", required=True)
+    unlink.add_argument("--handle", required=True, help="the sender to unlink, as it was linked")
 
     async def do_unlink(args: argparse.Namespace) -> int:
         async def go(c: ControlClient) -> int:
@@ -49,7 +49,7 @@ def add_messaging_commands(sub: Any, with_client: WithClient, table: Callable[[l
     unlink.set_defaults(afunc=do_unlink)
 
     lst = verbs.add_parser("list", help="every linked handle")
-    lst.add_argument("--json", action="store_true")
+    lst.add_argument("--json", action="store_true", help="the links as JSON instead of a table")
 
     async def do_list(args: argparse.Namespace) -> int:
         async def go(c: ControlClient) -> int:
