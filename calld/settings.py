@@ -7,7 +7,7 @@ import os
 import re
 from pathlib import Path
 from urllib.parse import urlsplit, urlunsplit
-from typing import Annotated, Literal
+from typing import Annotated, Any, Literal
 
 from pydantic import Field, SecretStr, ValidationError, ValidationInfo, field_validator, model_validator
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
@@ -494,11 +494,27 @@ class ClientSettings(BaseSettings):
         return self.calld_ledger_url.get_secret_value() or self.db_path
 
 
+_NOT_A = {"int_parsing": "is not a whole number", "int_from_float": "is not a whole number", "float_parsing": "is not a number",
+          "bool_parsing": "is not true or false (1 or 0, true or false, yes or no, on or off)"}
+
+
+def _said(error: Any) -> str:
+    """One setting's problem, with the value given when it is a number or a switch (never a key's text)."""
+    given = error.get("input")
+    shown = isinstance(given, str | int | float) and len(str(given)) <= 20
+    if shown and error["type"] in _NOT_A:
+        return f"{given!r} {_NOT_A[error['type']]}"
+    said = error["msg"].removeprefix("Value error, ")
+    if shown and error["type"] in ("greater_than", "greater_than_equal", "less_than", "less_than_equal"):
+        return f"{said}, got {given}"
+    return said
+
+
 def _refused(exc: ValidationError, flags: dict[str, str]) -> SettingsError:
     def where(loc: tuple[object, ...]) -> str:
         field = ".".join(map(str, loc))
         return flags.get(field) or field.upper()
-    lines = [f"  {where(e['loc'])}: {e['msg'].removeprefix('Value error, ')}" for e in exc.errors()]
+    lines = [f"  {where(e['loc'])}: {_said(e)}" for e in exc.errors()]
     source = "on the command line, in .env or the environment" if flags else "in .env or the environment"
     return SettingsError(f"calld's settings are not valid; fix these {source}:\n" + "\n".join(lines))
 

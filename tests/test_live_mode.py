@@ -90,6 +90,22 @@ def test_a_socket_path_too_long_for_the_kernel_is_a_settings_error_named_as_it_w
     assert list(tmp_path.iterdir()) == []  # nothing made: no state directory, no socket directory
 
 
+def test_a_setting_that_is_no_number_or_switch_says_what_was_given(tmp_path, monkeypatch):
+    for name, value in (("CALLD_MAX_CALLS", "abc"), ("SHUTDOWN_DRAIN_S", "half"), ("CALLD_LIVE_OPT_IN", "maybe"),
+                        ("CALLD_CALLS_PER_NUMBER_PER_DAY", "0")):
+        monkeypatch.setenv(name, value)
+    monkeypatch.setenv("TELNYX_API_KEY", "KEY-not-to-be-printed")
+    monkeypatch.setenv("CALLD_MODE", "nonsense")
+    with pytest.raises(SettingsError) as bad:
+        load_settings(calld_state_dir=tmp_path, _env_file=None)
+    lines = str(bad.value).splitlines()[1:]
+    assert "  CALLD_MAX_CALLS: 'abc' is not a whole number" in lines
+    assert "  SHUTDOWN_DRAIN_S: 'half' is not a number" in lines
+    assert "  CALLD_LIVE_OPT_IN: 'maybe' is not true or false (1 or 0, true or false, yes or no, on or off)" in lines
+    assert "  CALLD_CALLS_PER_NUMBER_PER_DAY: Input should be greater than or equal to 1, got 0" in lines
+    assert "KEY-not-to-be-printed" not in str(bad.value)
+
+
 def test_bad_media_settings_say_what_to_fix(tmp_path):
     with pytest.raises(SettingsError) as bad:
         load_settings(calld_state_dir=tmp_path, calld_media_bind="8788", public_media_url="https://x.example/m", _env_file=None)
