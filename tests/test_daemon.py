@@ -304,6 +304,19 @@ def test_ctl_exit_codes(tmp_path, capsys):
     assert usage.value.code == EXIT_USAGE
 
 
+def test_socket_and_verbose_may_follow_the_command_as_calld_serve_takes_them(tmp_path, capsys, monkeypatch):
+    monkeypatch.setenv("CALLD_SOCKET", str(tmp_path / "from-env.sock"))
+    sock = str(tmp_path / "given.sock")
+    for argv in (["calls", "--socket", sock], ["did", "list", "-v", "--socket", sock], ["did", "--socket", sock, "list"],
+                 ["ask", "--to", "+15555550142", "--ask", "hours", "--name", "Nathan", "--user", "alice", "--socket", sock]):
+        assert ctl_main(argv) == EXIT_UNREACHABLE, argv
+        assert f"no calld is listening on {sock}." in capsys.readouterr().err  # the socket given, not CALLD_SOCKET
+    assert ctl_main(["--socket", sock, "calls"]) == EXIT_UNREACHABLE  # before the command, as before
+    assert f"no calld is listening on {sock}." in capsys.readouterr().err
+    assert ctl_main(["calls"]) == EXIT_UNREACHABLE  # given nowhere: CALLD_SOCKET
+    assert "from-env.sock" in capsys.readouterr().err
+
+
 async def test_a_repeated_request_id_dials_once(client, daemon, dials, autojump_clock):
     body = {**ASK, "request_id": "order-42"}
     out = io.StringIO()

@@ -853,7 +853,21 @@ def build_parser() -> argparse.ArgumentParser:
                              "call id, or its artifacts folder): every check that applies to it, live calls included")
     verify.add_argument("--keep", action="store_true", help="keep the workspace (its path goes to stderr)")
     verify.set_defaults(func=_verify)
+    _take_common_flags_after_the_command(parser)
     return parser
+
+
+def _take_common_flags_after_the_command(parser: argparse.ArgumentParser) -> None:
+    """--socket and -v may also follow the subcommand (`calld-ctl ask ... --socket S`), as `calld serve
+    --socket S` takes them: argparse would otherwise refuse them there. SUPPRESS keeps a value given
+    before the subcommand when none is given after it."""
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            for sub in action.choices.values():
+                sub.add_argument("--socket", default=argparse.SUPPRESS,
+                                 help="the daemon's control socket(s), comma-separated (default: $CALLD_SOCKET)")
+                sub.add_argument("-v", "--verbose", action="store_true", default=argparse.SUPPRESS, help="log details on stderr")
+                _take_common_flags_after_the_command(sub)
 
 
 def _proxy_config(args: argparse.Namespace) -> int:
