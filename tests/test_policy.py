@@ -392,3 +392,14 @@ def test_an_area_code_that_rings_in_two_zones_is_read_in_both():
     # 08:30 in Tallahassee is 07:30 in Pensacola: not yet; 09:00 / 08:00 is inside in both.
     assert isinstance(check_window(zones_for(pensacola), utc(2026, 6, 10, 12, 30), WINDOW), Closed)
     assert isinstance(check_window(zones_for(pensacola), utc(2026, 6, 10, 13, 0), WINDOW), Open)
+
+
+def test_limit_refusals_count_in_words_people_read():
+    from calld.policy.limits import check_number_busy, check_number_rate, check_user_rate
+
+    one = (check_number_rate(NY, 1, 1), check_number_busy(NY, 1, 1), check_user_rate("alice", 1, 1))
+    many = (check_number_rate(NY, 3, 2), check_number_busy(NY, 2, 2), check_user_rate("alice", 10, 10))
+    for refusal, counted in zip(one + many, ("1 time ", "1 call;", "1 call ", "3 times ", "2 calls;", "10 calls "), strict=True):
+        assert refusal is not None and counted in refusal.message
+        assert "(s)" not in refusal.message + (refusal.people or "")
+

@@ -130,7 +130,7 @@ async def test_rate_limits_per_number_and_per_user(tmp_path, nursery, dials, aut
         assert (await ask(client, ASK))[0] == EXIT_OK
         assert (await ask(client, {**ASK, "user": "bob"}))[0] == EXIT_OK  # across users
         err = await refused(client, ASK)
-        assert "2 time(s) in the last 24 hours" in err.message and "CALLD_CALLS_PER_NUMBER_PER_DAY=2" in err.message
+        assert "2 times in the last 24 hours" in err.message and "CALLD_CALLS_PER_NUMBER_PER_DAY=2" in err.message
         # Another number is fine for alice, until her hourly limit.
         assert (await ask(client, {**ASK, "to": "+13125550142"}))[0] == EXIT_OK
         assert (await ask(client, {**ASK, "to": "+14155550142"}))[0] == EXIT_OK
