@@ -317,6 +317,17 @@ def test_socket_and_verbose_may_follow_the_command_as_calld_serve_takes_them(tmp
     assert "from-env.sock" in capsys.readouterr().err
 
 
+def test_a_user_id_typed_with_capitals_suggests_the_lowercase_one_and_takes_neither(tmp_path, capsys):
+    sock = str(tmp_path / "nobody.sock")  # refused before any daemon is asked
+    for argv in (["did", "provision", "--user", "Alice"], ["ask", "--to", "+15555550142", "--ask", "hours", "--name", "N",
+                                                          "--user", "Alice"]):
+        assert ctl_main(["--socket", sock, *argv]) == EXIT_USAGE
+        assert capsys.readouterr().err.rstrip().endswith("is not a user id (lowercase letters, digits, '.', '_' or '-', "
+                                                          "starting with a letter or digit, at most 64); did you mean 'alice'?")
+    assert ctl_main(["--socket", sock, "did", "provision", "--user", "Bad User!"]) == EXIT_USAGE
+    assert "did you mean" not in capsys.readouterr().err  # no valid id is near: no guess
+
+
 async def test_a_repeated_request_id_dials_once(client, daemon, dials, autojump_clock):
     body = {**ASK, "request_id": "order-42"}
     out = io.StringIO()

@@ -29,12 +29,19 @@ class Brand(str):
         text = cls._normalize(value)
         if not cls._pattern.fullmatch(text):
             shown = value if len(value) <= 40 else value[:37] + "..."
-            raise ValueError(f"{shown!r} is not {cls._what}{cls._hint}")
+            near = cls._near(text)
+            maybe = f"; did you mean {near!r}?" if near is not None and cls._pattern.fullmatch(near) else ""
+            raise ValueError(f"{shown!r} is not {cls._what}{cls._hint}{maybe}")
         return super().__new__(cls, text)
 
     @classmethod
     def _normalize(cls, value: str) -> str:
         return value
+
+    @classmethod
+    def _near(cls, text: str) -> str | None:
+        """A valid value the text was likely meant as, said back as a suggestion (never taken silently)."""
+        return None
 
     @classmethod
     def __get_pydantic_core_schema__(cls, _source: Any, _handler: Any) -> core_schema.CoreSchema:
@@ -121,6 +128,10 @@ class UserId(Brand):
     _pattern = re.compile(r"[a-z0-9][a-z0-9_.-]{0,63}")
     _what = "a user id"
     _hint = " (lowercase letters, digits, '.', '_' or '-', starting with a letter or digit, at most 64)"
+
+    @classmethod
+    def _near(cls, text: str) -> str | None:
+        return text.strip().lower()  # "Alice" is one user with "alice" only if the operator says so
 
 
 class FirstName(Brand):
