@@ -46,6 +46,13 @@ async def test_weekdays_and_closed_weekends_in_one_breath(tmp_path, autojump_clo
     assert closed.closed and set(closed.days) == {"saturday", "sunday"}
 
 
+async def test_every_day_but_one_is_not_read_as_every_day(tmp_path, autojump_clock):
+    run = await stub_call(tmp_path, variant("hours", answer="Every day but Sunday, nine to nine."))
+    assert (run.result.status, run.result.verdict_source) == ("answered", "tool")
+    (r,) = run.result.answer.ranges
+    assert (r.opens, r.closes, "sunday" in r.days, len(r.days)) == ("09:00", "21:00", False, 6)
+
+
 async def test_a_refusal_then_a_hangup_with_no_record_is_declined_in_their_words(tmp_path, autojump_clock):
     """No record, and the app reads no refusal into the words: the business hung up after the request, and
     the user is given what it said."""

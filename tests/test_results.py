@@ -176,6 +176,12 @@ def test_voicemail_needs_a_recorded_greeting_or_the_carrier():
     ("Monday, and Tuesday, 9 to 5.", [DayRange(("monday", "tuesday"), "09:00", "17:00")]),
     ("Open 9 to 5 weekdays, 10 to 2 Saturday, and Sunday.",
      [DayRange(WEEKDAYS, "09:00", "17:00"), DayRange(("saturday", "sunday"), "10:00", "14:00")]),
+    # an exception cut off by a comma or a clause word still takes its days away
+    ("Open every day except Sunday from 9 to 9.", [DayRange(WEEKDAYS + ("saturday",), "09:00", "21:00")]),
+    ("We're here 10 to 6, every day but Tuesdays.",
+     [DayRange(("monday", "wednesday", "thursday", "friday", "saturday", "sunday"), "10:00", "18:00")]),
+    ("Monday through Saturday 9 to 6, but Sunday we're closed.",
+     [DayRange(WEEKDAYS + ("saturday",), "09:00", "18:00"), DayRange(("sunday",), None, None, closed=True)]),
 ])
 def test_hours_read_clause_by_clause(said, ranges):
     assert assess.read_hours(said) == ranges

@@ -133,7 +133,7 @@ def read_hours(text: str) -> list[DayRange]:
     named = bool(v.days_said(v.normal(text)) - {"today", "tomorrow"})
     ends_in_day = False  # the last clause gave a range and ended on its days: a clause of days alone goes on its list
     last_closing: bool | None = None  # whether the last clause's one time was a closing one
-    for clause in v.normal_clauses(text):
+    for clause in _exceptions_joined(v.normal_clauses(text)):
         if ends_in_day and _DAYS_ALONE.match(clause):
             last, more = ranges[-1], v.days_said(clause)
             ranges[-1] = attrs.evolve(last, days=tuple(d for d in v.WEEK if d in last.days or d in more))
@@ -177,6 +177,20 @@ def read_hours(text: str) -> list[DayRange]:
 
 
 _ALWAYS = re.compile(r"\b24 ?/ ?7\b|\baround the clock\b|\b24 hours\b")
+_EXCEPT = re.compile(r"^(?:but|except)\b")
+
+
+def _exceptions_joined(clauses: Sequence[str]) -> list[str]:
+    """The clauses, with an exception cut off at its comma put back on the days it takes from ("every day,
+    but sunday"; "open every day except sunday from 9 to 9"): read alone, "but sunday" would add Sunday.
+    Joined only where the vocabulary then reads one run of days, so "9 to 6, but sunday we're closed" stays two."""
+    out: list[str] = []
+    for clause in clauses:
+        if out and _EXCEPT.match(clause) and len(v.days(joined := f"{out[-1]} {clause}")) == 1:
+            out[-1] = joined
+        else:
+            out.append(clause)
+    return out
 _DAYS_ALONE = re.compile(r"^(?:(?:and|or|on|also|plus) )*(?:" + "|".join(v.WEEK) + r")s?(?: (?:and|or) (?:" + "|".join(v.WEEK) + r")s?)*$")
 _CLOSED = re.compile(r"\b(?:closed|shut)\b")
 
