@@ -53,6 +53,17 @@ async def test_every_day_but_one_is_not_read_as_every_day(tmp_path, autojump_clo
     assert (r.opens, r.closes, "sunday" in r.days, len(r.days)) == ("09:00", "21:00", False, 6)
 
 
+@pytest.mark.parametrize("model_verdict", ["answered", "none"])
+async def test_open_24_hours_is_answered_around_the_clock(tmp_path, autojump_clock, model_verdict):
+    """Read by the stand-in (its record must pass the check: it names no day) or, with no record, by the app."""
+    run = await stub_call(tmp_path, variant("hours", greeting="Quick Stop Pharmacy.", answer="We're open 24 hours.",
+                                            model_verdict=model_verdict))
+    assert run.result.status == "answered"
+    assert run.result.verdict_source == ("tool" if model_verdict == "answered" else "transcript")
+    (r,) = run.result.answer.ranges
+    assert (r.around_the_clock, r.opens, r.closes) == (True, None, None)
+
+
 async def test_a_refusal_then_a_hangup_with_no_record_is_declined_in_their_words(tmp_path, autojump_clock):
     """No record, and the app reads no refusal into the words: the business hung up after the request, and
     the user is given what it said."""

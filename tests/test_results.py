@@ -185,3 +185,11 @@ def test_voicemail_needs_a_recorded_greeting_or_the_carrier():
 ])
 def test_hours_read_clause_by_clause(said, ranges):
     assert assess.read_hours(said) == ranges
+
+
+def test_open_24_hours_states_hours_on_no_day_in_particular():
+    found = assess.find_answers(after_ask("Oh, we're open 24 hours."), Q.HOURS)
+    assert assess.read_answer(Q.HOURS, found) == Hours((DayRange((), None, None, around_the_clock=True),))
+    assert not assess.find_answers(after_ask("We'll get back to you within 24 hours."), Q.HOURS)
+    # 24/7 names every day itself
+    assert assess.read_hours("We're open 24/7.") == [DayRange(WEEKDAYS + ("saturday", "sunday"), None, None, around_the_clock=True)]

@@ -1,7 +1,7 @@
 """The transcript assessment: what the business's words state when no record was accepted. Pure.
 
 It reads with the citation check's vocabulary (calld.evidence.vocab) and never guesses:
- - hours: a business sentence that states a time (or "24/7") with a word of opening hours ("open",
+ - hours: a business sentence that states a time (or "24/7", "24 hours") with a word of opening hours ("open",
    "close", "until", "from", a day), or a range of times ("nine to five"), not asked back ("until nine? who is this?") and not a phone
    menu's prompt, states them; a recording's greeting counts too, as a recorded line states hours;
  - aisle: a sentence after the ask that names an aisle by its number or letter ("aisle 14");
@@ -60,8 +60,10 @@ def ask_said(ask_line: str, turns: Sequence[Turn]) -> bool:
     return bool(asked) and len(asked & spoken) >= 0.8 * len(asked)
 
 
+# Open at every hour: "24 hours" only beside "open" ("we'll call back within 24 hours" states no hours).
+_ALWAYS_SAID = re.compile(r"\b24 ?/ ?7\b|\baround the clock\b|^(?=.*\bopen\b).*\b24 hours\b")
 _HOURS_WORDS = re.compile(r"\b(?:open|opens|opening|close|closes|closing|closed|hours|until|till|til|from|shut|shuts|"
-                          r"24 ?/ ?7|24 hours|around the clock)\b")
+                          r"24 ?/ ?7|around the clock)\b")
 _AISLE = re.compile(r"\baisle (?:\d+|[a-z])\b")
 
 
@@ -71,7 +73,7 @@ def _states(s: Sentence, question: QuestionType) -> bool:
     n = v.normal(s.text)
     if question is QuestionType.HOURS:
         times = v.clocks(n)
-        return bool(times or re.search(r"\b24 ?/ ?7\b|\baround the clock\b", n)) and bool(
+        return bool(times or _ALWAYS_SAID.search(n)) and bool(
             _HOURS_WORDS.search(n) or v.days_said(n) or len(times) >= 2)  # "nine to five" is hours said
     if question is QuestionType.AISLE:
         return s.after_ask and _AISLE.search(n) is not None
@@ -177,6 +179,7 @@ def read_hours(text: str) -> list[DayRange]:
 
 
 _ALWAYS = re.compile(r"\b24 ?/ ?7\b|\baround the clock\b|\b24 hours\b")
+_EVERY_DAY = re.compile(r"\b24 ?/ ?7\b")
 _EXCEPT = re.compile(r"^(?:but|except)\b")
 
 
@@ -199,7 +202,8 @@ def _range(clause: str, days: tuple[str, ...], when: str | None, closing: bool |
     """`closing`: whether a clause's one time closes, when the clause does not say (it goes on the last one's)."""
     times = v.clocks(clause)
     if not times:
-        return DayRange(days or v.WEEK, None, None, around_the_clock=True, date=when)
+        # "24/7" names every day; "open 24 hours" or "around the clock" alone names none
+        return DayRange(days or (v.WEEK if _EVERY_DAY.search(clause) else ()), None, None, around_the_clock=True, date=when)
     if len(times) >= 2:
         return DayRange(days, _hhmm(times[0].clock, opening=True), _hhmm(times[1].clock, opening=False), date=when)
     if closing is None:
