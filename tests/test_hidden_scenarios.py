@@ -131,6 +131,21 @@ async def test_the_item_sold_out_beside_something_else_in_stock(tmp_path, autoju
     assert run.result.answer.availability == "out_of_stock"
 
 
+@pytest.mark.parametrize("answer, availability", [
+    ("That one's on back order, we should get more in next week.", "out_of_stock"),
+    ("Oh, sorry, we sold the last one this morning.", "out_of_stock"),
+    ("We've got none at the moment.", "out_of_stock"),
+    ("Not right now, but a shipment is due Thursday.", "out_of_stock"),
+    ("We ran out over the weekend.", "out_of_stock"),
+    ("We have a few, maybe three or four.", "limited"),
+])
+async def test_stock_said_in_everyday_words_is_read_and_stands(tmp_path, autojump_clock, answer, availability):
+    run = await stub_call(tmp_path, variant("stock", answer=answer), ask=QuestionType.STOCK, item="cast iron skillet")
+    assert not refused_outputs(run)
+    assert (run.result.status, run.result.verdict_source, run.result.answer_text) == ("answered", "tool", answer)
+    assert run.result.answer.availability == availability
+
+
 @pytest.mark.parametrize("records", [(ModelRecord("answered", "they have them at the hardware store down the road",
                                                  fields={"stock": {"availability": "in_stock", "quantity": None, "kinds": []}}),
                                       ModelRecord("answered", "No, but they have them at the hardware store down the road.", delay_s=1.0)),

@@ -51,10 +51,13 @@ def hours(heard: str) -> list[dict[str, Any]]:
              "around_the_clock": r.around_the_clock, "date": r.date} for r in ranges]
 
 
-_OUT = re.compile(r"\b(?:out of stock|sold out|don't have|do not have|dont have|none left|we're out|we are out|not in stock|"
-                  r"don't carry|do not carry|dont carry|no longer)\b"
-                  r"|^(?:no|nope|nah)\b(?! problem| worries)")  # "no, but the store down the road has them"
-_LIMITED = re.compile(r"\b(?:only|last|just a few|few left|limited|[1-5] left)\b")
+# Ways of saying they do not have it now: out, none or zero, sold the last, on back order, not now.
+_OUT = re.compile(r"\b(?:out of stock|sold out|all out|out of (?:those|them|it)|(?:we're|we are) (?:all |completely |totally )?out|"
+                  r"ran out|run out|on back ?order|backordered|sold (?:the|our) last|none|0 (?:left|in stock|of (?:those|them))|"
+                  r"have 0|no more|not (?:in stock|right now|at the moment|currently|today)|discontinued|"
+                  r"don't have|do not have|dont have|don't carry|do not carry|dont carry|no longer)\b"
+                  r"|^(?:no|nope|nah|not)\b(?! problem| worries)")  # "no, but the store down the road has them"
+_LIMITED = re.compile(r"\b(?:only|last|just a few|a few|a couple|few left|not many|running low|low on|limited|[1-5] left)\b")
 _COUNT = re.compile(r"\b(\d+) (?:of (?:those|them|each)|left|in stock|on the shelf|units|bags|boxes)\b")
 
 
