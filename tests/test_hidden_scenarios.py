@@ -239,3 +239,45 @@ async def test_a_confirmation_for_another_party_size_is_not_the_users_booking(tm
         "other_party", "Sure, we can do that. Any special requests?",
         "Yes, that's right, a table for four at seven on Friday. You're all booked."))
     assert not (run.result.status == "booked" and run.result.confirmed_party == 2)
+
+
+def _one_line(name: str, line: str) -> Scenario:
+    """A restaurant that answers the request with one line and says nothing more."""
+    return Scenario(name, greeting=_RESTAURANT, booking=BookingScript(states=(("ask", (Reply(line, when=r"book a table"),)),)))
+
+
+@pytest.mark.parametrize("line, reason", [
+    ("Oh, I'm sorry, Friday night we're completely full.", "fully_booked"),
+    ("We're booked solid all weekend, I'm afraid.", "fully_booked"),
+    ("Sorry, we don't take reservations, it's walk-ins only.", "refused"),
+])
+async def test_no_table_in_other_words_is_declined_in_their_words(tmp_path, autojump_clock, line, reason):
+    run = await stub_book(tmp_path, _one_line("no_table", line))
+    assert (run.result.status, run.result.reason, run.result.verdict_source) == ("declined", reason, "tool")
+    assert run.result.model_dump(mode="json")["detail"] == line
+
+
+@pytest.mark.parametrize("first, readback", [
+    ("Sure thing. Anything special we should know?", "Perfect, we'll see you Friday at seven."),
+    ("Sure. Any special requests?", "That's correct, two people Friday at seven. See you then."),
+])
+async def test_a_yes_to_the_read_back_in_other_words_books(tmp_path, autojump_clock, first, readback):
+    run = await stub_book(tmp_path, _restaurant("yes_in_words", first, readback))
+    assert (run.result.status, run.result.confirmed_party, run.result.confirmed_time) == ("booked", 2, "Friday 7pm")
+    assert run.result.confirmation_text == readback
+
+
+@pytest.mark.parametrize("offer, booked_at", [
+    ("Seven's gone, I could do eight o'clock on Friday. Would that work?", "Friday 8pm"),
+    ("Seven is taken, but I have 7:15 on Friday. Does that work?", "Friday 7:15pm"),
+    ("We could do half past eight on Friday, would that work?", "Friday 8:30pm"),
+])
+async def test_another_time_offered_in_words_is_booked_at_that_time(tmp_path, autojump_clock, offer, booked_at):
+    script = BookingScript(states=(
+        ("ask", (Reply(offer, when=r"book a table", then="offer"),)),
+        ("offer", (Reply("Great. Any special requests?", when=r"\bworks\b", then="requests"),)),
+        ("requests", (Reply("Lovely, that's all noted.", then="readback"),)),
+        ("readback", (Reply("Yes, that's right. See you Friday.", when=r"is that right", then="booked"),)),
+    ))
+    run = await stub_book(tmp_path, Scenario("offer_in_words", greeting=_RESTAURANT, booking=script), window=90)
+    assert (run.result.status, run.result.confirmed_time) == ("booked", booked_at)

@@ -17,7 +17,8 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING, Any, Protocol
 
-from calld.domain.times import clock_phrase, day_phrase, minutes_between
+from calld.domain.times import day_phrase, minutes_between
+from calld.evidence import vocab as v
 from calld.stub.scenario import BrainStyle
 
 if TYPE_CHECKING:
@@ -29,11 +30,18 @@ _ASKS = {
     "callback": re.compile(r"\b(number|phone|reach you|call you back|contact)\b", re.I),
     "party": re.compile(r"\bhow many\b|\bparty of\b", re.I),
     "time": re.compile(r"\bwhat time\b|\bwhen\b|\bwhich day\b", re.I),
-    "requests": re.compile(r"\bspecial requests?\b|\bany requests\b|\banything else\b|\bpreferences?\b", re.I),
+    "requests": re.compile(r"\bspecial requests?\b|\bany requests\b|\banything (?:else|special)\b|\bpreferences?\b", re.I),
 }
-_FULL = re.compile(r"fully booked|no tables?|booked up|no availability|we're full", re.I)
+# No table: full in any words ("Friday night we're completely full", "booked solid"), or no bookings taken at all.
+_FULL = re.compile(r"fully booked|no tables?|booked (?:up|solid)|no availability|nothing (?:available|open|left)|"
+                   r"\bfull\b(?! name| address)", re.I)
+_REFUSES = re.compile(r"(?:don't|do not|doesn't|not) (?:take|taking|accept|do) (?:reservations|bookings)|walk-?ins? only|"
+                      r"no reservations|\b(?:can't|cannot|unable to) (?:book|take|do|seat|fit)\b", re.I)
 _NEEDS = re.compile(r"\bwithout\b", re.I)  # "we can't hold it without a card": it ends on a missing detail
-_CONFIRMS = re.compile(r"that's right|you're (all )?booked|all set|confirmed", re.I)
+# A yes to the read-back, in the ways hosts say it; a no or a correction first is none ("no, that's not right").
+_CONFIRMS = re.compile(r"that's (?:right|correct)|that is (?:right|correct)|\bcorrect\b|you're (?:all )?(?:booked|set)|all set|"
+                       r"confirmed|see you|\b(?:yes|yep|yeah|perfect|great|sounds good)\b|got (?:you|it) down", re.I)
+_NOT_CONFIRMED = re.compile(r"^\W*(?:no|nope|not|actually|wait)\b|\bnot (?:right|correct)\b|\bwrong\b", re.I)
 _ABOUT_THE_OFFER = re.compile(r"would that work|does that work|is that ok", re.I)
 
 
@@ -66,6 +74,18 @@ def _record(status: str, **fields: Any) -> dict[str, Any]:
     return args
 
 
+def _written(clock: v.Clock, near: str) -> str:
+    """A clock time as a booking writes it ("8pm", "7:15pm"); one said without am/pm takes the reading
+    nearest the first time in `near` (the time asked for)."""
+    hour = clock.hour
+    if clock.either:
+        asked = v.clocks(v.normal(near))
+        target = asked[0].clock.hour * 60 + asked[0].clock.minute if asked and not asked[0].clock.either else 19 * 60
+        hour = min((clock.hour % 12, clock.hour % 12 + 12), key=lambda h: abs(h * 60 + clock.minute - target))
+    minute = f":{clock.minute:02d}" if clock.minute else ""
+    return f"{hour % 12 or 12}{minute}{'am' if hour < 12 else 'pm'}"
+
+
 class BookBrain:
     def __init__(self, voice: Voice, request: dict[str, Any], style: BrainStyle, closing_line: str) -> None:
         self.voice = voice
@@ -91,19 +111,19 @@ class BookBrain:
         self.last_line = line.strip()
         if self.stage == "done":
             return
-        if self.stage == "readback" and _CONFIRMS.search(line):
+        if self.stage == "readback" and _CONFIRMS.search(line) and not _NOT_CONFIRMED.search(line):
             self._book(line)
             return
         offered = self._offer_in(line)
         if offered is not None:
             self._answer_offer(line, offered)
             return
-        if _FULL.search(line) or (_NEEDS.search(line) and self.unanswered):
+        if _FULL.search(line) or _REFUSES.search(line) or (_NEEDS.search(line) and self.unanswered):
             self.stage = "done"
+            code = "fully_booked" if _FULL.search(line) else "refused" if _REFUSES.search(line) else "details_missing"
             self.voice.say(
                 "I understand. Thank you for checking.",
-                then=lambda: self._async_record(_record("declined", reason=line.strip(), quotes=[line.strip()],
-                                                        reason_code="fully_booked" if _FULL.search(line) else "details_missing"),
+                then=lambda: self._async_record(_record("declined", reason=line.strip(), quotes=[line.strip()], reason_code=code),
                                                 "declined"),
             )
             return
@@ -115,12 +135,16 @@ class BookBrain:
             self.voice.record(_record("in_progress", unanswered_questions=list(self.unanswered)), "details")
 
     def _offer_in(self, line: str) -> str | None:
-        """Another time the business offers: a clock time in its words that is not the agreed one."""
-        clock = clock_phrase(line)
-        if clock is None or minutes_between(self.agreed_time, line) in (0, None):
-            return None
+        """Another time the business offers: the first clock time in its words ("7:15", "eight o'clock", "half
+        past 8") that is not the agreed one, written with am or pm ("Friday 7:15pm"): said without, it is
+        the half of the day nearest the time asked for."""
         day = day_phrase(line) or day_phrase(self.time)
-        return f"{day} {clock}" if day else clock
+        for said in v.clocks(v.normal(line)):
+            clock = _written(said.clock, self.time)
+            offered = f"{day} {clock}" if day else clock
+            if minutes_between(self.agreed_time, offered) not in (0, None):
+                return offered
+        return None
 
     def _answer_offer(self, line: str, offered: str) -> None:
         minutes = minutes_between(self.time, offered)
