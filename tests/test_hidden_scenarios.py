@@ -138,6 +138,7 @@ async def test_the_item_sold_out_beside_something_else_in_stock(tmp_path, autoju
     ("Not right now, but a shipment is due Thursday.", "out_of_stock"),
     ("We ran out over the weekend.", "out_of_stock"),
     ("We have a few, maybe three or four.", "limited"),
+    ("We only sell those online now, not in the store.", "out_of_stock"),
 ])
 async def test_stock_said_in_everyday_words_is_read_and_stands(tmp_path, autojump_clock, answer, availability):
     run = await stub_call(tmp_path, variant("stock", answer=answer), ask=QuestionType.STOCK, item="cast iron skillet")
@@ -190,6 +191,13 @@ async def test_we_dont_carry_it_is_what_the_user_is_told(tmp_path, autojump_cloc
                           ask=QuestionType.AISLE, item="WD-40")
     assert run.result.status in ("answered", "declined")
     assert "don't carry WD-40" in told(run, "aisle", "WD-40")
+
+
+async def test_an_item_that_moved_is_where_it_is_now(tmp_path, autojump_clock):
+    run = await stub_call(tmp_path, variant("aisle", answer="It used to be in aisle 5 but we moved it to aisle 9."),
+                          ask=QuestionType.AISLE, item="caulk")
+    assert not refused_outputs(run)
+    assert (run.result.status, run.result.verdict_source, run.result.answer.location) == ("answered", "tool", "aisle 9")
 
 
 @pytest.mark.parametrize("answer", ["The paint is in aisle 3 and the claw hammers are in aisle 12.",

@@ -41,6 +41,7 @@ _NEEDS = re.compile(r"\bwithout\b", re.I)  # "we can't hold it without a card": 
 # A yes to the read-back, in the ways hosts say it; a no or a correction first is none ("no, that's not right").
 _CONFIRMS = re.compile(r"that's (?:right|correct)|that is (?:right|correct)|\bcorrect\b|you're (?:all )?(?:booked|set)|all set|"
                        r"confirmed|see you|\b(?:yes|yep|yeah|perfect|great|sounds good)\b|got (?:you|it) down", re.I)
+_HOUR_MINUTES = re.compile(r"\b(\d{1,2}) ([1-5][05])\b")  # "6 30", "7 15" in the normal form
 _NOT_CONFIRMED = re.compile(r"^\W*(?:no|nope|not|actually|wait)\b|\bnot (?:right|correct)\b|\bwrong\b", re.I)
 _ABOUT_THE_OFFER = re.compile(r"would that work|does that work|is that ok", re.I)
 
@@ -139,8 +140,11 @@ class BookBrain:
         past 8") that is not the agreed one, written with am or pm ("Friday 7:15pm"): said without, it is
         the half of the day nearest the time asked for."""
         day = day_phrase(line) or day_phrase(self.time)
-        for said in v.clocks(v.normal(line)):
-            clock = _written(said.clock, self.time)
+        words = v.normal(line)
+        # "six thirty" with no time word before it is no clock to the vocabulary; to a host it is one
+        paired = [v.Clock(int(h), int(m), True) for h, m in _HOUR_MINUTES.findall(words) if 1 <= int(h) <= 12 and int(m) < 60]
+        for clock_said in [c.clock for c in v.clocks(words)] + paired:
+            clock = _written(clock_said, self.time)
             offered = f"{day} {clock}" if day else clock
             if minutes_between(self.agreed_time, offered) not in (0, None):
                 return offered

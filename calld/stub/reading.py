@@ -33,7 +33,8 @@ def fields(question: QuestionType, heard: str) -> dict[str, Any]:
     out: dict[str, Any] = {"hours": None, "stock": None, "aisle": None}
     match question:
         case QuestionType.HOURS:
-            out["hours"] = {"ranges": hours(heard)}
+            # no hours it can read ("by appointment only"): no ranges at all, as the wire allows none empty
+            out["hours"] = {"ranges": ranges} if (ranges := hours(heard)) else None
         case QuestionType.STOCK:
             out["stock"] = stock(heard)
         case QuestionType.AISLE:
@@ -55,7 +56,8 @@ def hours(heard: str) -> list[dict[str, Any]]:
 _OUT = re.compile(r"\b(?:out of stock|sold out|all out|out of (?:those|them|it)|(?:we're|we are) (?:all |completely |totally )?out|"
                   r"ran out|run out|on back ?order|backordered|sold (?:the|our) last|none|0 (?:left|in stock|of (?:those|them))|"
                   r"have 0|no more|not (?:in stock|right now|at the moment|currently|today)|discontinued|"
-                  r"don't have|do not have|dont have|don't carry|do not carry|dont carry|no longer)\b"
+                  r"don't have|do not have|dont have|don't carry|do not carry|dont carry|no longer|online only|"
+                  r"only (?:sell|have|carry) (?:those|them|it|that) online|not in (?:the )?store)\b"
                   r"|^(?:no|nope|nah|not)\b(?! problem| worries)")  # "no, but the store down the road has them"
 _LIMITED = re.compile(r"\b(?:only|last|just a few|a few|a couple|few left|not many|running low|low on|limited|[1-5] left)\b")
 _COUNT = re.compile(r"\b(\d+) (?:of (?:those|them|each)|left|in stock|on the shelf|units|bags|boxes)\b")
@@ -75,6 +77,12 @@ _PLACE = re.compile(r"\b(?:aisle \w+|[\w-]+ (?:department|section|counter|wall)|
                     re.I)
 
 
+_MOVED = re.compile(r"\b(?:moved|used to|anymore|no longer)\b", re.I)
+
+
 def aisle(heard: str) -> str:
-    m = _PLACE.search(heard)
-    return m.group() if m else heard.strip().rstrip(".")
+    """The place named; where the words say it moved ("it used to be in aisle 5, now it's in 9"), the last one."""
+    places = list(_PLACE.finditer(heard))
+    if not places:
+        return heard.strip().rstrip(".")
+    return (places[-1] if _MOVED.search(heard) else places[0]).group()

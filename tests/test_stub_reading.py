@@ -1,0 +1,49 @@
+"""The stub world's stand-in model: how it reads what a business said into a record's fields and a
+booking's offered time. Whole calls that use these readings are in tests/test_hidden_scenarios.py."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from calld.domain.questions import QuestionType
+from calld.stub import reading
+from calld.stub.brain import BookBrain
+
+
+def test_hours_it_cannot_read_are_no_hours_not_an_empty_list():
+    """An empty list of ranges is refused at the wire (invalid arguments); no hours field is a record the
+    citation check can judge."""
+    assert reading.fields(QuestionType.HOURS, "We work by appointment only, there aren't set hours.")["hours"] is None
+    assert reading.fields(QuestionType.HOURS, "We open at 8.")["hours"] == {"ranges": [
+        {"days": [], "opens": "08:00", "closes": None, "closed": False, "around_the_clock": False, "date": None}]}
+
+
+@pytest.mark.parametrize("said, place", [
+    ("It used to be in aisle 5 but we moved it to aisle 9.", "aisle 9"),
+    ("That's in aisle 14, next to the grills.", "aisle 14"),
+    ("Aisle 3, not aisle 4 like the sign says.", "Aisle 3"),
+])
+def test_the_place_it_reads_is_where_the_item_is_now(said, place):
+    assert reading.aisle(said) == place
+
+
+class _Silent:
+    def say(self, text: str, then: Any = None) -> None: ...
+
+    def record(self, arguments: dict[str, Any], purpose: str, delay: float = 0.3) -> None: ...
+
+    async def end_call(self) -> None: ...
+
+
+@pytest.mark.parametrize("line, offered", [
+    ("Seven is full, but I can do six thirty on Friday. Would that work?", "Friday 6:30pm"),
+    ("Seven's gone, I could do eight o'clock on Friday.", "Friday 8pm"),
+    ("We're full at seven, but I could do 7:30pm on Friday.", "Friday 7:30pm"),
+    ("Yep, table for two at seven on Friday, you're all set.", None),
+])
+def test_an_offered_time_is_read_in_words_and_written_with_am_or_pm(line, offered):
+    brain = BookBrain(_Silent(), {"name": "Nathan", "party": 2, "time": "Friday 7pm", "window_minutes": 60,
+                                  "callback_number": "+15555550110"}, "careful", "Goodbye!")
+    assert brain._offer_in(line) == offered
