@@ -412,7 +412,9 @@ for _style in ("careless", "careless_lying"):
 
 
 def load_scenario(path: Path) -> Scenario:
-    """A scenario from a JSON file: {"name": ..., any Scenario field: value}. Unknown keys are refused."""
+    """A scenario from a JSON file: {"name": ..., any Scenario field: value}. What is wrong with a file is
+    refused with every field to fix named: unknown keys (with the nearest known one), wrong types, a value
+    that is none of a field's choices, a negative duration, a booking reply that could never be said."""
     import json
 
     from cattrs import Converter, transform_error
@@ -422,8 +424,70 @@ def load_scenario(path: Path) -> Scenario:
         data = json.loads(path.read_text())
     except (OSError, ValueError) as exc:
         raise ValueError(f"{path}: cannot read a JSON scenario: {exc}") from None
+    if not isinstance(data, dict):
+        raise ValueError(f'{path}: a scenario is a JSON object of Scenario fields ({{"name": ..., "greeting": ...}}), '
+                         f"not a {type(data).__name__}")
     converter = Converter(forbid_extra_keys=True)
     try:
-        return converter.structure(data, Scenario)
+        scenario = converter.structure(data, Scenario)
     except ClassValidationError as exc:
-        raise ValueError(f"{path}: " + "; ".join(transform_error(exc))) from None
+        raise ValueError(f"{path}: " + "; ".join(_where(line) for line in transform_error(exc, format_exception=_problem))) from None
+    if problems := _problems(scenario):
+        raise ValueError(f"{path}: " + "; ".join(problems))
+    return scenario
+
+
+def _where(line: str) -> str:
+    """cattrs's "what @ $.a.b" as "a.b: what" (a problem of the whole object has no field before it)."""
+    what, _, at = line.rpartition(" @ ")
+    field_path = at.removeprefix("$").removeprefix(".")
+    return f"{field_path}: {what}" if field_path else what
+
+
+def _problem(exc: BaseException, cls: type | None) -> str:
+    """One problem in words a person fixing the file can act on."""
+    import difflib
+    import typing
+
+    import attrs
+    from cattrs.errors import ForbiddenExtraKeysError
+
+    if isinstance(exc, ForbiddenExtraKeysError):
+        known = list(attrs.fields_dict(exc.cl)) if attrs.has(exc.cl) else []
+        out = []
+        for key in sorted(exc.extra_fields):
+            near = difflib.get_close_matches(key, known, n=1)
+            out.append(f"unknown key {key!r}" + (f" (did you mean {near[0]!r}?)" if near else ""))
+        return ", ".join(out)
+    if typing.get_origin(cls) is Literal:
+        choices = ", ".join(str(c) for c in typing.get_args(cls))
+        given = str(exc).split(" not in literal")[0]
+        return f"{given!r} is not one of: {choices}"
+    if isinstance(exc, KeyError):
+        return "required, and missing"
+    if isinstance(exc, (ValueError, TypeError)) and cls is not None:
+        names = {float: "a number", int: "a whole number", str: "a string", bool: "true or false"}
+        return f"expected {names.get(cls, getattr(cls, '__name__', repr(cls)))}"
+    return str(exc)
+
+
+def _problems(s: Scenario) -> list[str]:
+    """What structuring cannot see: negative durations, and a booking reply that could never be said."""
+    import attrs
+
+    out = [f"{f.name}: {getattr(s, f.name)} is negative (seconds are 0 or more)" for f in attrs.fields(Scenario)
+           if f.name.endswith("_s") and getattr(s, f.name) < 0]
+    if s.booking is not None:
+        names = [name for name, _ in s.booking.states]
+        if s.booking.start not in names:
+            out.append(f"booking.start: {s.booking.start!r} is not one of its states ({', '.join(names)})")
+        for i, (name, replies) in enumerate(s.booking.states):
+            for j, reply in enumerate(replies):
+                where = f"booking.states[{i}] ({name!r}) reply {j}"
+                try:
+                    re.compile(reply.when)
+                except re.error as exc:
+                    out.append(f"{where}: when {reply.when!r} is not a regular expression ({exc})")
+                if reply.then != "done" and reply.then not in names:
+                    out.append(f"{where}: then {reply.then!r} is no state ({', '.join(names)}, or done)")
+    return out

@@ -1,0 +1,56 @@
+"""A scenario as a JSON file (calld-sim --scenario-file, tests): what loads, and what is refused with
+the field to fix named."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from calld.stub.scenario import BOOK_SCENARIOS, SCENARIOS, _problems, load_scenario
+from tests.stubcall import stub_book
+
+
+def _file(tmp_path, data) -> object:
+    path = tmp_path / "business.json"
+    path.write_text(data if isinstance(data, str) else json.dumps(data))
+    return path
+
+
+@pytest.mark.parametrize("data, says", [
+    ({"name": "x", "anwser": "We open at 9."}, "unknown key 'anwser' (did you mean 'answer'?)"),
+    ({"greeting": "Hello?"}, "name: required, and missing"),
+    ({"name": "x", "ring_s": "soon"}, "ring_s: expected a number"),
+    ({"name": "x", "far_party_hangup": "sometimes"}, "far_party_hangup: 'sometimes' is not one of: never, mid_ask, after_ask, after_answer"),
+    ({"name": "x", "model_records": [{"status": "answered", "after": "hello"}]},
+     "model_records[0].after: 'hello' is not one of: greeting, answer"),
+    ({"name": "x", "hold_s": -5}, "hold_s: -5.0 is negative"),
+    (["name", "x"], "a scenario is a JSON object of Scenario fields"),
+    ('{"name": "x",}', "cannot read a JSON scenario"),
+    ({"name": "x", "booking": {"states": [["ask", [{"sayy": "Sure."}]]]}},
+     "booking.states[0][1][0]: unknown key 'sayy' (did you mean 'say'?)"),
+    ({"name": "x", "booking": {"states": [["ask", [{"say": "Sure.", "when": "(book"}]]]}},
+     "booking.states[0] ('ask') reply 0: when '(book' is not a regular expression"),
+    ({"name": "x", "booking": {"states": [["ask", [{"say": "Sure.", "then": "requsts"}]], ["requests", [{"say": "Noted."}]]]}},
+     "booking.states[0] ('ask') reply 0: then 'requsts' is no state (ask, requests, or done)"),
+])
+def test_a_bad_scenario_file_is_refused_naming_what_to_fix(tmp_path, data, says):
+    path = _file(tmp_path, data)
+    with pytest.raises(ValueError) as refused:
+        load_scenario(path)
+    assert str(refused.value).startswith(f"{path}: ") and says in str(refused.value)
+
+
+def test_every_named_scenario_would_load_from_a_file():
+    assert [s.name for s in (*SCENARIOS.values(), *BOOK_SCENARIOS.values()) if _problems(s)] == []
+
+
+async def test_a_restaurant_written_as_json_takes_a_booking(tmp_path, autojump_clock):
+    scenario = load_scenario(_file(tmp_path, {
+        "name": "json_restaurant", "greeting": "Luigi's, good evening.",
+        "booking": {"states": [
+            ["ask", [{"say": "Of course. Any special requests?", "when": "book a table", "then": "requests"}]],
+            ["requests", [{"say": "Noted.", "then": "readback"}]],
+            ["readback", [{"say": "Yes, that's right. See you Friday.", "when": "is that right", "then": "done"}]]]}}))
+    run = await stub_book(tmp_path, scenario)
+    assert (run.result.status, run.result.confirmed_party, run.result.confirmed_time) == ("booked", 2, "Friday 7pm")
