@@ -25,6 +25,7 @@ def _file(tmp_path, data) -> object:
     ({"name": "x", "model_records": [{"status": "answered", "after": "hello"}]},
      "model_records[0].after: 'hello' is not one of: greeting, answer"),
     ({"name": "x", "hold_s": -5}, "hold_s: -5.0 is negative"),
+    ({"name": "x", "screener": "false"}, "screener: expected true or false"),
     (["name", "x"], "a scenario is a JSON object of Scenario fields"),
     ('{"name": "x",}', "cannot read a JSON scenario"),
     ({"name": "x", "booking": {"states": [["ask", [{"sayy": "Sure."}]]]}},

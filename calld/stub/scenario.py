@@ -428,6 +428,7 @@ def load_scenario(path: Path) -> Scenario:
         raise ValueError(f'{path}: a scenario is a JSON object of Scenario fields ({{"name": ..., "greeting": ...}}), '
                          f"not a {type(data).__name__}")
     converter = Converter(forbid_extra_keys=True)
+    converter.register_structure_hook(bool, _strict_bool)
     try:
         scenario = converter.structure(data, Scenario)
     except ClassValidationError as exc:
@@ -435,6 +436,13 @@ def load_scenario(path: Path) -> Scenario:
     if problems := _problems(scenario):
         raise ValueError(f"{path}: " + "; ".join(problems))
     return scenario
+
+
+def _strict_bool(value: Any, _type: type) -> bool:
+    """JSON's true or false only: bool("false") is True, so a quoted word would flip a switch."""
+    if not isinstance(value, bool):
+        raise ValueError(f"{value!r} is not true or false")
+    return value
 
 
 def _where(line: str) -> str:
