@@ -13,9 +13,18 @@ business's own words that carry the answer) and the answer as typed fields. It i
     beside it: "monday to saturday, 10 to 5"; a day named in several, the one naming fewest days:
     "9 to 6 daily, sunday 11 to 5"), or in a sentence that names no other days; clauses are cut at
     commas, and at an "and" between two numbers each with its own days ("9 on weekdays and 10 on
-    saturday"). A range dated today or tomorrow (and naming no days) takes those as its days. A booking's day,
+    saturday"), and before a day said right after a number in a clause that opens on a day ("today til 5 tomorrow
+    til 8"). A clause for "the rest of the week" or "other days" gives no hours of the days the sentence names. A
+    time given for another part of the place as its subject ("the deli closes at 3") is not the business's where
+    the quotes give the place's own time of that kind ("but the store's open till 9"), unless the agent asked about
+    that part. A range dated today or tomorrow (and naming no days) takes those as its days. A booking's day,
     time and party may also stand in the agent's read-back that the quoted business turn answers
-    ("a table for 4 at 7 on Friday, is that right?" "Yes, you're all set").
+    ("a table for 4 at 7 on Friday, is that right?" "Yes, you're all set"). A day the business names only to
+    refuse it ("Friday's no good, but Saturday at 7, you're all set") is not the booking's day.
+    Stock is read sentence by sentence, each in the parts its words turn at ("but", an answer after a wait): the last
+    part that says anything is what the sentence says ("the box is empty but I found two in the back" has them; "we
+    normally have those but we're out" does not); a hedge ("there might be some") says nothing, and another kind
+    after a denial ("but we have the enameled ones") is not the item.
  3. Nothing later contradicts it, by a short list of high-precision signs in the quoted sentence
     or after it:
      - the clause that states the fact denies it ("we don't open at 9"); in stock, a quoted clause that
@@ -27,6 +36,8 @@ business's own words that carry the answer) and the answer as typed fields. It i
        "unsucessful", counts as the word; another thing unavailable, "the patio isn't available", is none)
        from the first quote on, about the time recorded or about no time at all, unless the business states the recorded time again after
        it with no other party or day beside it (a retried booking: the time offered, then booked);
+     - a decline: a quoted clause names the time or day the agent asked for, and no other, and says it is
+       fine ("we're closed Mondays, but Friday at seven is fine", "Friday at seven works");
      - a decline: a quoted clause says the booking was made ("your table is booked", "I've made the
        reservation", "you're all set", "it was successful"; a success word one letter off, "sucessful",
        counts as the word) with no failure or negation in it, in a sentence with no regret ("sorry,
@@ -34,7 +45,10 @@ business's own words that carry the answer) and the answer as typed fields. It i
      - a correction: a business sentence, quoted or later, whose words after a correction cue
        ("actually", "wait", "sorry, I mean") state another value of the same kind (a time, a count, a
        party, an aisle number): "aisle 5, no wait, aisle 6" holds 6; in a quoted sentence an opening
-       "sorry" is an apology;
+       "sorry" is an apology; an aisle is also corrected by moving what is in it, or by "now" ("they moved
+       them, it's aisle 8 now", "that was before the remodel, now they're in 8");
+     - an aisle named only where it was: denied, used to be, moved from ("we moved them from 5"), said as
+       "aisle 5" or as the bare number;
      - a booking cited only by the business's request to confirm it ("confirm 2 people at 7", "4 at 8,
        is that right?"): the agent's yes is not the business's word that the booking was made;
      - a booking: the business's last word on it wins. After the last words that state the record's
@@ -238,9 +252,10 @@ def _times_said_bare(turns: Sequence[Turn], found: Sequence[Quote]) -> dict[str,
     return {field: " ".join(texts) for field, texts in out.items()}
 
 
-def _check_range(r: DayRange, said: str, sentences: Sequence[Quote], bare: dict[str, str] | None = None) -> str | None:
+def _check_range(r: DayRange, said: str, sentences: Sequence[Quote], bare: dict[str, str] | None = None,
+                 asked: str = "") -> str | None:
     """Why this range is not in the quotes (`said`: their normal form), or None. `bare`: times said in words the
-    clock reading takes only in context (_times_said_bare), by field."""
+    clock reading takes only in context (_times_said_bare), by field; `asked`: the agent's words before the quotes."""
     if r.around_the_clock and not _AROUND_THE_CLOCK.search(said):
         return "open around the clock is not in your quotes"
     named = v.days_named(said) | (v.ALL_WEEK if _EVERY_DAY.search(said) else frozenset())
@@ -259,6 +274,9 @@ def _check_range(r: DayRange, said: str, sentences: Sequence[Quote], bare: dict[
             if bare and _clock_in(bare[field], hhmm) is not None:
                 continue  # "Ten.", "nine tonight", "Saturday? Ten.": a bare answer names no day but its own
             return f"{v.say_clock(hhmm)!r} is not in your quotes"
+        if r.date is None and (part := _another_parts(hhmm, field, sentences, asked)) is not None:
+            return (f"{v.say_clock(hhmm)!r} stands in your quotes as the {part}'s hours, not the business's: "
+                    "quote the words that give the business's own")
         if r.days and not _time_with_days(hhmm, frozenset(r.days), sentences, field=field):
             return (f"{v.say_clock(hhmm)!r} stands in your quotes only beside other days than "
                     f"{_days_phrase(r.days)}: quote the words that give it for those days")
@@ -305,6 +323,10 @@ def _fields_said(clauses: Sequence[str]) -> list[frozenset[str]]:
     return out
 
 
+# "the rest of the week", "other days": a clause for the days the sentence does not name
+_OTHER_DAYS = re.compile(r"\b(?:(?:all |the |every )?other days?|the rest of the (?:week|time)|rest of the week|otherwise)\b")
+
+
 def _time_with_days(hhmm: str, wanted: frozenset[str], sentences: Sequence[Quote],
                     also: frozenset[str] = frozenset({"today", "tomorrow"}), field: str | None = None) -> bool:
     """The time stands in a clause that names some of `wanted`, or in a sentence naming no other days
@@ -314,6 +336,9 @@ def _time_with_days(hhmm: str, wanted: frozenset[str], sentences: Sequence[Quote
         n = v.normal(s.text)
         if _clock_in(n, hhmm) is None:
             continue
+        holding = [c for c in v.normal_clauses(s.text) if _clock_in(c, hhmm) is not None]
+        if v.days_said(n) & wanted and holding and all(_OTHER_DAYS.search(c) for c in holding):
+            continue  # "closed mondays, open 11 to 10 the rest of the week": no monday 11 to 10
         if not (v.days_said(n) - wanted - also) and not wanted & _set_apart_days(s.text):
             return True  # a sentence naming no other days, unless it names these only to set them apart
         timed = [(text, days) for text, days in _clauses_with_days(s.text) if v.clocks(text)]
@@ -331,6 +356,58 @@ def _time_with_days(hhmm: str, wanted: frozenset[str], sentences: Sequence[Quote
 
 
 _CLOSED = re.compile(r"\b(?:closed|shut|not open|don't open|do not open)\b")
+
+
+# Another part of the place, named as the subject of its own opening or closing ("the deli closes at 3", "kitchen
+# closes at 9", "our bakery counter opens at 6", "the bar stays open till 1"): its hours are not the business's
+# where the same words give the business's own ("... but the store's open till 9", "we're here till 9").
+_PART_SUBJECT = re.compile(
+    r"^(?:(?:but|and|so|well|oh|though|yeah|also|then|now|just|like) )*(?:the |our |your )?(?P<part>[a-z']+(?: [a-z']+)?) "
+    r"(?:is |are |s |stays? |will be |'ll be )?(?:open|opens|opening|close|closes|closing|shut|shuts)\b")
+_THE_PLACE = frozenset("we we're i i'm us you store store's shop shop's restaurant restaurant's place place's business "
+                       "location building it it's its everything everyone hours doors door front main whole rest they "
+                       "they're office".split())
+_NOT_A_PART = frozenset("and but so well oh though yeah yes also then now just like usually normally generally typically always "
+                        "only still sometimes we'll don't doesn't won't will do does to we'd i'd and we usually that this "
+                        "which who when where what if or".split())
+
+
+def _part_named(clause: str) -> str | None:
+    """The part of the place a clause gives the hours of, when it names one as its subject ("the deli closes at 3")."""
+    m = _PART_SUBJECT.match(clause)
+    if m is None:
+        return None
+    words = m["part"].split()
+    if any(w in _THE_PLACE or w in _NOT_A_PART or v.days_said(w) or len(w) < 3 for w in words):
+        return None
+    return " ".join(words)
+
+
+def _subject_pieces(clause: str) -> list[str]:
+    """A clause cut where a new subject starts after a time ("the store closes at 9 and the pharmacy closes at 7", "the
+    cafe opens at 7 we open at 9"): pieces with no time of their own stay with the one before."""
+    pieces: list[str] = []
+    for piece in re.split(r" (?=(?:and )?(?:the|our|we|we're|we are)\b)", clause):
+        if pieces and (not v.clocks(piece) or not v.clocks(pieces[-1])):
+            pieces[-1] = f"{pieces[-1]} {piece}"
+        else:
+            pieces.append(piece)
+    return pieces
+
+
+def _another_parts(hhmm: str, field: str, found: Sequence[Quote], asked: str) -> str | None:
+    """The part whose hours the time is, where the quotes give the same kind of time (opening, closing) for the place
+    itself too, and the agent did not ask about that part."""
+    timed = [piece for s in found for c in v.normal_clauses(s.text) for piece in _subject_pieces(c) if v.clocks(piece)]
+    fields = _fields_said(timed)
+    holding = [(c, f) for c, f in zip(timed, fields) if _clock_in(c, hhmm) is not None and field in f]
+    parts = [_part_named(c) for c, _ in holding]
+    if not holding or not all(parts):
+        return None
+    if not any(field in f and _part_named(c) is None for c, f in zip(timed, fields)):
+        return None  # no time of the place's own beside it
+    part = parts[0]
+    return None if part is None or all(w in asked.split() for w in part.split()) else part
 
 
 def _closed_with_days(wanted: frozenset[str], sentences: Sequence[Quote]) -> bool:
@@ -435,17 +512,32 @@ def _place_with_item(location: str, item: str, found: Sequence[Quote]) -> bool:
         return True
     parts = [p.strip() for s in found for c in v.normal_clauses(s.text)
              for p in re.split(r"\band\b|\bbut\b|\bwhile\b", c) if p.strip()]
-    placed = [p for p in parts if wanted <= {_stem(w) for w in p.split()} and re.search(r"\baisle \w+", p)]
-    return not placed or any(_place_said(location, p) for p in placed)
+    # a place beside the item: an aisle, or a bare number where an aisle goes ("and extension cords are in 10")
+    placed = [p for p in parts if wanted <= {_stem(w) for w in p.split()}
+              and re.search(r"\baisle \w+|\b(?:in|at|is|are|'s|'re) \d+\b", p)]
+    return not placed or any(_place_said(location, p) or _aisle_named(location, p) for p in placed)
+
+
+def _aisle_named(location: str, clause: str) -> re.Match[str] | None:
+    """Where the clause names the location's aisle number, as "aisle 5" or as a bare 5 ("they used to be in 5")."""
+    number = _AISLE_NUMBER.search(v.normal(location))
+    return re.search(rf"\b(?:aisle )?{number.group(1)}\b", clause) if number else None
 
 
 def _place_denied(location: str, found: Sequence[Quote], turns: Sequence[Turn]) -> str | None:
     """The quoted sentence where the place stands, when every clause that names it denies it ("it's not in
     aisle 5 anymore, they moved it to 9"), or asks it back to answer no ("Aisle 5? No, it's seven.")."""
-    named = [(s, c) for s in found for c in v.normal_clauses(s.text) if _place_said(location, c)]
-    if named and all(v.negated(c) or _was_there(location, c) or _asked_back_no(s, turns) for s, c in named):
+    named = [(s, c) for s in found for c in v.normal_clauses(s.text) if _place_said(location, c) or _aisle_named(location, c)]
+    if named and all(v.negated(c) or _was_there(location, c) or _asked_back_no(s, turns) or _moved_from(location, c)
+                     for s, c in named):
         return named[0][0].text
     return None
+
+
+def _moved_from(location: str, clause: str) -> bool:
+    """'we moved them from 5 last week': the aisle it was moved from."""
+    number = _AISLE_NUMBER.search(v.normal(location))
+    return number is not None and re.search(rf"\bfrom (?:aisle )?{number.group(1)}\b", clause) is not None
 
 
 _ANSWERED_NO = re.compile(r"\s*(?:(?:uh|um|oh|well|hmm)[,.]? )*(?:no|nope|nah|not)\b", re.IGNORECASE)
@@ -463,7 +555,7 @@ def _was_there(location: str, clause: str) -> bool:
     """'it used to be aisle five': a place it was, said after the word that puts it in the past, with no "now"
     between (not "aisle 12, which used to be the paint aisle"; not "they used to be by the door and now they're in 5")."""
     past = _BEFORE.search(clause)
-    place = re.search(r"\b" + re.escape(v.normal(location)) + r"\b", clause)
+    place = re.search(r"\b" + re.escape(v.normal(location)) + r"\b", clause) or _aisle_named(location, clause)
     return past is not None and place is not None and past.start() < place.start() and "now" not in clause[past.end():place.start()].split()
 
 
@@ -631,11 +723,11 @@ def _corrected(turns: Sequence[Turn], found: Sequence[Quote], kind: str, kept: s
 
 
 # An aisle is also corrected by moving what is in it: "they were in aisle 5, we moved them to 8" (_moves_the_item).
-_MOVED = re.compile(r"moved|relocated|switched|shifted")
+_MOVED = re.compile(r"moved|relocated|switched|shifted|(?<!right )now")  # "that was before the remodel, now they're in 8"
 _MOVED_TO = re.compile(_CORRECTION.pattern + r"|\b(?:" + _MOVED.pattern + r")\b")
-_NOT_MOVED_YET = re.compile(r"\b(?:will|'ll|get|gets|getting|going to|gonna|supposed to|since|be|been|to be|might|may)(?: \w+)?$")
+_NOT_MOVED_YET = re.compile(r"\b(?:will|'ll|get|gets|getting|going to|gonna|supposed to|since|be|to be|might|may)(?: \w+)?$")
 _MOVED_WORDS = frozenset("them it those these that they everything all of em the over to into in aisle here there down up "
-                         "back now just".split())
+                         "back now just it's its is they're are things stuff around".split())
 _ANOTHER_TOPIC = re.compile(r"\b(?:if you need|if you're looking for|if you are looking for|as for|also)\b")
 
 
@@ -706,7 +798,8 @@ _HAS = re.compile(r"\b(?:has|have|got|there's|there is|there are|plenty|lots|ton
 # from saying so: none of it ("we have none", "we've got zero"), or only later ("we'll have forty on Friday").
 _YES_HAVE = re.compile(r"^(?:(?:oh|well|so|and|ok|okay) )*(?:yes|yeah|yep|yup|sure|definitely|absolutely|of course|"
                        r"we do|we sure do|sure do|we certainly do|i do)\b")
-_HAVE_PLACE = re.compile(r"\b(?:aisle \w+|on display|on the (?:floor|shelf|shelves|rack|wall)|out front|in the back|"
+_HAVE_PLACE = re.compile(r"\b(?:aisle \w+|on display|on the (?:floor|shelf|shelves|rack|wall)|out front|in the back|from the back|"
+                         r"in (?:the )?(?:stock ?room|storeroom|back ?room)|"
                          r"(?:\d+|a few|some|a couple|several|plenty) left)\b")
 _NEVER_OUT = re.compile(r"\bnever (?:run |runs |ran )?out\b")
 _NONE_OF_IT = re.compile(r"\b(?:none|no more|zero|nothing|not any|no \w+ left|no idea|not sure|don't know)\b|(?<![\d.])0(?![\d.])")
@@ -716,7 +809,8 @@ _ONLY_LATER = re.compile(r"\b(?:will|'ll|ll|gonna|going to|expect\w*|next (?:wee
 # A sentence that also says they are out, or that someone will check, gives no yes of having ("yes, we're out";
 # "sure, I can check the back"; "usually in aisle 7 but the shelf is empty").
 _OUT_NOW = re.compile(r"\b(?:(?:we're|we are|they're|they are) (?:all |fresh |completely |currently )?out\b(?! (?:on|front|back|there))|"
-                      r"unavailable|empty|sold out|ran out|out of stock)\b")
+                      r"unavailable|empty|sold out|ran out|out of stock|(?:someone|somebody|a customer|a guy|a lady) (?:just )?bought (?:them|em|it|those|the last|all|the rest|every))\b"
+                      r"|^(?:(?:well|oh|uh|so) )*(?:we )?had\b")  # "well, had two, someone just bought them"
 
 
 # Having somewhere else: another store has it, not this one ("they have them at the hardware store down the
@@ -731,34 +825,87 @@ _ELSEWHERE = re.compile(r"\b(?:(?:down|up|across|over) the (?:road|street)|next 
 _ELSEWHERE_CUT = re.compile(r"\b(?:and|but|unlike|just like|while|whereas)\b")
 
 
+# A sentence's words turn at "but" ("the box is empty but I found two more in the back"), and after a wait that the
+# answer follows ("let me see, yes, we have twelve"): each part is read on its own, and the last that says anything
+# is what the sentence says.
+_TURNS = re.compile(r"^(?:but|however|though|although|still)\b")
+_ANSWER_AFTER_WAIT = re.compile(r"^(?:(?:ok|okay|alright|so|and|oh) )*(?:yes|yeah|yep|yup|ok|okay|alright|sure|found|here)\b")
+# A hedge says nothing either way ("there might be some in the back"); another kind than the one denied is not the
+# item ("we don't have those, but we have the enameled ones").
+_MAYBE = re.compile(r"\b(?:might|maybe|possibly|perhaps|could be|may be|may have)\b")
+_OTHER_KIND = re.compile(r"\b(?:the|some|these|those) (?:[\w']+ ){1,2}(?:ones|1)\b|\b(?:other|different|another) "
+                         r"(?:kinds?|types?|brands?|sizes?|models?|ones?|colou?rs?|styles?)\b|\binstead\b")
+
+
+def _turns_of(sentence: str) -> list[list[str]]:
+    """The sentence's clauses, in the parts its words turn at (_TURNS, an answer after a wait)."""
+    parts: list[list[str]] = [[]]
+    for c in v.normal_clauses(sentence):
+        wait = _NOT_AN_ANSWER_YET.search(c)
+        rest = c[wait.end():].strip() if wait else ""
+        if parts[-1] and (_TURNS.match(c) or (any(_NOT_AN_ANSWER_YET.search(p) for p in parts[-1]) and _ANSWER_AFTER_WAIT.match(c))):
+            parts.append([])
+        if wait and rest and _ANSWER_AFTER_WAIT.match(rest):
+            parts[-1].append(c[:wait.end()])
+            parts.append([rest])  # "let me see yes we have twelve": a transcript with no commas
+            continue
+        parts[-1].append(c)
+    return [p for p in parts if p]
+
+
 def _had_said(found: Sequence[Quote]) -> bool:
-    """Some quoted words say they have it: a clause of having, a yes, a place it is in; or a "no" to an
-    echoed denial ("out of stock? nope"). A question says nothing itself."""
+    return _stock_said(found)[0]
+
+
+def _stock_said(found: Sequence[Quote]) -> tuple[bool, str]:
+    """Whether some quoted words say they have it: a clause of having, a yes, a place it is in; or a "no" to an
+    echoed denial ("out of stock? nope"). A question says nothing itself. Each sentence says what the last of
+    its parts (_turns_of) that says anything says: a part that is out, waits or denies says no. A later sentence
+    that says they are out now takes back an earlier having ("We have two. Well, had two, someone just bought
+    them."); a later plain denial does not ("We have them. None in red though."). With it, the words from the
+    last part that says they have it on (where a hedge must stand to hedge it)."""
     asked_if_out = False
+    had_it, tail = False, ""
     for s in found:
         question = s.text.rstrip().endswith("?")
-        clauses = v.normal_clauses(s.text)
-        if not question and any((_OUT_NOW.search(c) and not _NEVER_OUT.search(c)) or _NOT_AN_ANSWER_YET.search(c) for c in clauses):
-            continue
-        for c in clauses:
+        said: bool | None = None
+        out_now = False
+        for k, part in enumerate(parts := _turns_of(s.text)):
             if question:
-                asked_if_out = asked_if_out or _NOT_HAD.search(c) is not None or c.startswith(("out", "sold", "none"))
+                asked_if_out = asked_if_out or any(_NOT_HAD.search(c) or c.startswith(("out", "sold", "none")) for c in part)
                 continue
-            if asked_if_out and re.match(r"(?:no|nope|nah|not at all)\b", c) or _NEVER_OUT.search(c):
-                return True
-            if _ELSEWHERE.search(c):
-                c = " ".join(part for part in _ELSEWHERE_CUT.split(c) if not _ELSEWHERE.search(part))
-            if _NONE_OF_IT.search(c) or _ONLY_LATER.search(c) or _NOT_HAD.search(c):
+            if any((_OUT_NOW.search(c) and not _NEVER_OUT.search(c)) or _NOT_AN_ANSWER_YET.search(c) for c in part):
+                said, out_now = False, out_now or any(_OUT_NOW.search(c) and not _NEVER_OUT.search(c) for c in part)
                 continue
-            if _HAVE_PLACE.search(c) or ((_HAS.search(c) or _YES_HAVE.match(c)) and not v.negated(c)):
-                return True
-    return False
+            had = denied = False
+            for c in part:
+                if asked_if_out and re.match(r"(?:no|nope|nah|not at all)\b", c) or _NEVER_OUT.search(c):
+                    return True, " ".join(c for p in parts[k:] for c in p)
+                if _ELSEWHERE.search(c):
+                    c = " ".join(piece for piece in _ELSEWHERE_CUT.split(c) if not _ELSEWHERE.search(piece))
+                if _NONE_OF_IT.search(c) or _ONLY_LATER.search(c) or _NOT_HAD.search(c) or v.negated(c):
+                    denied = denied or bool(_NONE_OF_IT.search(c) or _NOT_HAD.search(c) or v.negated(c))
+                    continue
+                if _MAYBE.search(c):
+                    continue
+                if _HAVE_PLACE.search(c) or _HAS.search(c) or _YES_HAVE.match(c):
+                    had = had or not (said is False and _OTHER_KIND.search(c))
+            if had:
+                said, tail = True, " ".join(c for p in parts[k:] for c in p)
+            elif denied:
+                said = False
+        if said:
+            had_it = True
+        elif said is False and out_now:
+            had_it = False
+    return had_it, tail
 
 
 # Words of not having, any of which will do for an out-of-stock record (a sentence said with no other
 # cue, "Yes, we have three of those", is no way to say they are out): a denial, a none, out or sold,
 # only later, only elsewhere.
-_OUT_WORDS = re.compile(r"\b(?:no|nope|nah|not|none|nothing|zero|out|outta|sold|gone|went fast|last one|the last of|discontinued|"
+_OUT_WORDS = re.compile(r"\b(?:no|nope|nah|not|none|nothing|zero|out|outta|sold|gone|went fast|last one|last 1|the last of|discontinued|"
+                        r"had|bought|"
                         r"empty|bare|unavailable|back ?order\w*|on order|restocking|waiting on|shipment|truck|"
                         r"stopped (?:carrying|selling|stocking)|only (?:carry|have|stock|sell|got)|spoken for|used to|elsewhere|somewhere else|another store|"
                         r"other store)\b")
@@ -772,10 +919,15 @@ _UNSURE = re.compile(r"\b(?:not sure|unsure|no idea|no clue|don't know|dont know
 def _out_said(found: Sequence[Quote]) -> bool:
     """Some quoted words say they do not have it now (_OUT_WORDS, a denial, a having only later or elsewhere)."""
     for s in found:
-        n = v.normal(s.text)
-        if _OUT_WORDS.search(n) or v.negated(n) or _ONLY_LATER.search(n) or _ELSEWHERE.search(n):
-            return True
+        for n in v.normal_clauses(s.text):
+            if _NOT_KNOWN.search(n):
+                continue  # "I really don't know" says nothing of being out
+            if _OUT_WORDS.search(n) or v.negated(n) or _ONLY_LATER.search(n) or _ELSEWHERE.search(n):
+                return True
     return False
+
+
+_NOT_KNOWN = re.compile(r"\b(?:don't know|dont know|do not know|not sure|no idea|no clue|dunno|unsure|not certain|can't tell|cannot tell)\b")
 
 
 def _had_denied(found: Sequence[Quote]) -> str | None:
@@ -808,8 +960,9 @@ def check_answer(turns: Sequence[Turn], question: QuestionType, quotes: Sequence
     match question, answer:
         case QuestionType.HOURS, Hours(ranges=ranges) if ranges:
             bare = _times_said_bare(turns, found)
+            asked = " ".join(v.normal(t.text) for t in turns[:found[0].turn] if t.speaker == "agent")
             for r in ranges:
-                if (why := _check_range(r, said, found, bare)) is not None:
+                if (why := _check_range(r, said, found, bare, asked)) is not None:
                     return Unsupported(why, _AGAIN)
                 for hhmm in (r.opens, r.closes):
                     if hhmm is not None and not r.closed and (denial := _denied(found, hhmm)) is not None:
@@ -832,7 +985,7 @@ def check_answer(turns: Sequence[Turn], question: QuestionType, quotes: Sequence
             if stock.availability == "out_of_stock" and (not _out_said(found) or _had_said(found)):
                 return Unsupported(f"your quotes do not say they are out ({found[-1].text!r})",
                                    "record out_of_stock citing the business's words that say they do not have it, or in_stock if they do")
-            if stock.availability == "unknown" and _had_said(found) and not _UNSURE.search(said):
+            if stock.availability == "unknown" and (had := _stock_said(found))[0] and not _UNSURE.search(had[1]):
                 return Unsupported(f"your quotes say they have it ({found[-1].text!r})",
                                    "record in_stock citing those words, or unknown citing the words that say they could not tell")
             if stock.quantity is not None and not _number_said(stock.quantity, said):
@@ -912,8 +1065,8 @@ def check_booked(turns: Sequence[Turn], quotes: Sequence[str], *, party: int, ti
     for at, (s, _, clause) in enumerate(said_from_first):
         if not _not_booked(clause) and not v.negated(clause):
             continue
-        if any(not any(_same(x.clock, c) for c in times) for x in v.clocks(clause)):
-            continue  # about another time ("7 is gone, but 8 works")
+        if any(not any(_same(x, c) for c in times) for x in _clocks_of(clause)):
+            continue  # about another time ("7 is gone, but 8 works", "7:30 instead, 7 was full")
         if _not_booked(clause):
             if _restated(said_from_first[at + 1:], times, party, t):
                 continue  # retried: the time was offered or confirmed again after the failure
@@ -940,10 +1093,11 @@ _AFFIRMED = re.compile(
     r"^(?:(?:oh|well|so|and|ok|okay|alright|all right|great|perfect) )*(?:yes|yeah|yep|yup|sure|certainly|absolutely|definitely|"
     r"of course|perfect|great|wonderful|excellent|lovely|done|no problem|you got it|will do|sounds good|that works|works|noted|"
     r"(?:that|the|this)(?: time)? works|"
-    r"booked|reserved|confirmed|all booked|all set|got it|all done|that's fine|fine|(?:that|it)(?:'s| is) (?:booked|reserved|confirmed|done))"
+    r"booked|reserved|confirmed|all booked|all set|got it|all done|that's fine|fine|(?:that|it)(?:'s| is) (?:booked|reserved|confirmed|done)|"
+    r"is (?:booked|reserved|confirmed|done|ok|okay|fine))"  # said with no subject, as a speaker of another language may
     r"(?: (?:thing|thanks|thank you|for you|then|no problem|that works|we can do that|we have that|we have you|done))*$"
     r"|\b(?:see you|got you down|have you down|put you down|(?:put|pencil(?:led)?|squeeze|fit|book|booked|reserved|got) you in\b|"
-    r"(?:booked|reserved) you\b|you(?:'re| re| are) (?:in|on the books|booked in|down)\b|on the books\b|that works\b|"
+    r"(?:booked|reserved) you\b|you(?:'re| re| are) (?:in|on the books|booked in|down|good for)\b|on the books\b|that works\b|"
     r"works (?:for us|fine|great)\b|we can do (?:that|it)\b|(?:the|that|this|your) table(?:'s| is) yours\b|we(?:'ll| will) have (?:a|the|your) table\b|we(?:'ve| have) got you\b)"
 )
 # Said to the caller, of the caller's booking, in any order of words: "I have confirmed those reservations for
@@ -953,6 +1107,8 @@ _CONFIRMED_TO_YOU = re.compile(
     r"\b(?:you(?:'re| re| are)?|i(?:'ve| ve| have)?|we(?:'ve| ve| have)|your (?:table|reservations?|booking|seats?))\b"
     r"(?: [\w':]+){0,8} (?:confirmed|booked|reserved|all set|set|secured|scheduled|good to go|taken care of)\b(?! (?:solid|up|out|full))"
     r"|\byou got it\b|\bi got you\b(?! (?:on|a|the|another))"
+    r"|\b(?:i|we)(?:'ve| ve| have)? (?:put|pencil(?:l?ed)|got|squeezed|fit) you (?:in|down)\b"  # "I've put you in for 7:30 instead"
+    r"|^(?:(?:sure|sure thing|ok|okay|alright|great|yes|yeah|yep) )*got you (?:down )?for\b"  # "sure thing, got you for two at 7:15"
     # the booking as done, said in the perfect ("it's been booked", "it is done", "it went through") or of the attempt
     r"|\b(?:it|that|this|everything)(?:'s| s| is| has| was)?(?: all)?(?: been)? (?:booked|reserved|confirmed|made|done|set up|all set|"
     r"taken care of|finali[sz]ed)\b(?! (?:solid|up|out|full|already|by))(?<!\bit booked)(?<!\bit's booked)(?<!\bit s booked)"
@@ -970,7 +1126,8 @@ _CONFIRMED_TO_YOU = re.compile(
 _NOT_YOURS = re.compile(r"\b(?:another|other|someone else|somebody else|wait ?list|waiting list|voicemail|"
                         r"(?:every|all(?: the| our)?|any|no) (?:tables?|reservations?|bookings?))\b")
 _NOT_AN_ANSWER_YET = re.compile(r"\b(?:let me (?:check|see|ask|look|find)|hold on|hang on|(?:one|1) (?:moment|second|sec|minute)|just a (?:moment|second|sec|minute)|"
-                                r"call you back|check (?:with|on|for)|i'll (?:check|ask|see if|see what|see whether)|i can (?:check|ask|look))\b")
+                                r"call you back|check (?:with|on|for)|i'll (?:check|ask|see if|see what|see whether)|i can (?:check|ask|look)|"
+                                r"(?:have|need|had) to (?:check|ask|look|see|go (?:look|check)))\b")  # "I'd have to ask my manager"
 
 
 def _affirms_booking(sentence: str) -> bool:
@@ -992,7 +1149,9 @@ def _affirms_booking(sentence: str) -> bool:
     return bool(yes) and all(c in yes or _facts_only(c) or _FILLER.fullmatch(c) for c in clauses)
 
 
-_FILLER = re.compile(r"(?:(?:ok|okay|alright|all right|great|perfect|so|well|oh|and|yes|yeah|yep|sure) ?)+")
+# beside a yes, words that say nothing more: "ok cool", "yes ma'am" (a term of address)
+_FILLER = re.compile(r"(?:(?:ok|okay|alright|all right|great|perfect|so|well|oh|and|yes|yeah|yep|sure|cool|right|"
+                     r"ma am|maam|sir|hon|honey|dear|buddy|my friend) ?)+")
 
 
 def _yes_with_facts(clause: str) -> bool:
@@ -1003,6 +1162,7 @@ def _yes_with_facts(clause: str) -> bool:
 
 
 _FACT_WORDS = frozenset({"a", "the", "table", "party", "for", "at", "on", "of", "and", "am", "pm", "people", "person", "persons",
+                         "reservation", "booking", "o'clock", "oclock",
                          "guests", "guest", "this", "next", "evening", "night", "tonight", "today", "tomorrow", "so", "that's", "thats"})
 
 
@@ -1017,10 +1177,20 @@ def _other_value_stated(said: str, times: Sequence[v.Clock], when: str) -> Unsup
     stated = [x.clock for x in v.clocks(said)]
     if times and stated and not any(_same(c, x) for c in times for x in stated):
         return Unsupported(f"your quotes give {stated[-1]}, not {times[0]}", _AGAIN)
-    wanted, named = v.days_said(when), v.days_said(said)
+    wanted = v.days_said(when)
+    # a day named only to refuse it is not given ("Friday's no good, but Saturday at seven, you're all set")
+    named = frozenset().union(*(v.days_said(c) for c in v.normal_clauses(said) if not _refuses(c))) or v.days_said(said)
     if wanted and named and not wanted & named:
         return Unsupported(f"your quotes give {sorted(named)[0].capitalize()}, not {sorted(wanted)[0].capitalize()}", _AGAIN)
     return None
+
+
+_REFUSED = re.compile(r"\b(?:no good|full|packed|slammed|booked (?:solid|up|out)|all booked|closed|shut|no room|nothing|taken)\b")
+
+
+def _refuses(clause: str) -> bool:
+    """The clause says no to what it names ("we're closed fridays", "friday's no good", "we can't do 7")."""
+    return v.negated(clause) or _not_booked(clause) or _REFUSED.search(clause) is not None
 
 
 _ABOUT_THE_BOOKING = re.compile(r"\b(?:table|book\w*|reserv\w*|confirm\w*)\b")
@@ -1095,6 +1265,17 @@ def _restated(after: Sequence[tuple[Quote, int, str]], times: Sequence[v.Clock],
             continue
         return True
     return False
+
+
+_HOUR_AS_SUBJECT = re.compile(r"^(?:(?:but|and|so|oh|well|sorry|though) )*(\d{1,2})(?: ([0-5]\d))? (?:is|was|s|'s|are|were)\b")
+
+
+def _clocks_of(clause: str) -> list[v.Clock]:
+    """The times a clause says, a bare hour as its subject among them ("7 was full", "seven's taken")."""
+    out = [x.clock for x in v.clocks(clause)]
+    if not out and (m := _HOUR_AS_SUBJECT.match(clause)) and 1 <= int(m.group(1)) <= 12:
+        out.append(v.Clock(int(m.group(1)), int(m.group(2) or 0), True))
+    return out
 
 
 def _hhmm(c: v.Clock) -> str:
@@ -1202,8 +1383,8 @@ _REGRET = re.compile(r"\b(?:sorry|unfortunately|regretfully|regret|afraid|apolog
 _MADE_FOR_YOU = re.compile(
     r"\b(?:see you (?:at|then|on|tonight|tomorrow|soon|\d)|got you down|have you down|put you (?:in|down)|pencil(?:led)? you in|"
     r"(?:booked|reserved) you\b|you(?:'re| re| are) (?:on the books|in for|booked|all booked|all set|confirmed|good to go)|on the books|"
-    r"table(?:'s| s) (?:booked|reserved|confirmed|all set))\b"
-    r"|^(?:booked|reserved|confirmed|all booked|all set)$"
+    r"table(?:'s| s) (?:booked|reserved|confirmed|all set)|(?:is|'s| s) all yours)\b"
+    r"|^(?:booked|reserved|confirmed|all booked|all set)$|\byou(?:'re| re| are) in$"  # "sure, you're in."
 )
 
 
@@ -1255,6 +1436,9 @@ def check_book_declined(turns: Sequence[Turn], quotes: Sequence[str], *, alterna
                     and not (_not_booked(clause) or v.negated(clause) or _NONE_MADE.search(clause))):
                 return Unsupported(f"your quote {s.text!r} says the booking was made",
                                    "record booked, with the words that confirm the table, its time and party")
+    if (yes := _yes_to_the_asked(turns, found)) is not None:
+        return Unsupported(f"your quote {yes.text!r} says the time asked for can be had",
+                           "record booked, with the words that confirm the table, its time and party")
     said = v.normal(" ".join(quotes))
     offered = False
     if alternative_offered:
@@ -1267,6 +1451,36 @@ def check_book_declined(turns: Sequence[Turn], quotes: Sequence[str], *, alterna
                            "record declined with the business's words that say no (full, closed, no reservations, "
                            "a time they cannot do), or booked with the words that confirm the table")
     return Supported(found, "the business's words say it could not book")
+
+
+# The time or day the agent asked for, said to be fine ("We're closed Mondays, but Friday at seven is fine", "Friday at
+# seven works", "Friday at seven is no problem"): a no about something else beside it does not make the booking a decline.
+_SLOT_OK = re.compile(r"\b(?:is|'s|s|are)(?: totally| still| absolutely)? (?:fine|good|great|ok|okay|perfect|doable|open|free|available|"
+                      r"no problem|not a problem)\b|\bworks\b|\b(?:we|i) can (?:do|take|seat|fit)\b")
+
+
+def _yes_to_the_asked(turns: Sequence[Turn], found: Sequence[Quote]) -> Quote | None:
+    """A quoted sentence with a clause that names the time or day the agent last asked for, no other, and says it is
+    fine. Only a statement: "Friday at seven is fine?" asks."""
+    asked = next((v.normal(t.text) for t in reversed(turns[:found[0].turn]) if t.speaker == "agent"
+                  and (v.clocks(v.normal(t.text)) or v.days_said(v.normal(t.text)))), None) if found else None
+    if asked is None:
+        return None
+    asked_times, asked_days = [x.clock for x in v.clocks(asked)], v.days_said(asked)
+    for s in found:
+        if s.text.rstrip().endswith("?"):
+            continue
+        for clause in v.normal_clauses(s.text):
+            if not _SLOT_OK.search(clause) or _refuses(_POLITE_NO.sub(" ", clause)) or _REGRET.search(clause):
+                continue
+            times, days = _clocks_of(clause), v.days_said(clause)
+            if not times and not days:
+                continue
+            if not times and {int(n) % 12 for n in v.numbers(clause) if n <= 24} - {a.hour % 12 for a in asked_times}:
+                continue  # a bare number beside the day may be another hour ("but nine on Friday is fine")
+            if all(any(_same(x, a) for a in asked_times) for x in times) and days <= asked_days and not v.dates(clause):
+                return s
+    return None
 
 
 # A decline's outcome is a fact like a booking's: its quotes must hold the business's no. Any word of one

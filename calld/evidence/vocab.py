@@ -3,11 +3,13 @@
 It knows numbers, clock times, days and party sizes, and nothing else about English:
  - text is compared in a normal form (`normal`): lower case, plain quotes, "a.m." as "am", hyphens
    as spaces, number words as digits (text2num's `alpha2digit`: "seven thirty" is "7 30", "two
-   hundred" is "200"), fillers and punctuation dropped, so "Nine to five, um, Monday-Friday." and
+   hundred" is "200"), fillers and punctuation dropped, a transcript's contractions without their
+   apostrophe ("youre", "thats", "dont") as written with it, so "Nine to five, um, Monday-Friday." and
    "9 to 5 monday friday" read alike;
  - a clock is "7:30", "7 pm", "7.30 pm", "7 30" or "7" after a time word ("at", "until", "from ... to"),
-   "noon", "midnight", "half past 7", "7 o'clock"; without am/pm it stands for both halves of the day
-   ("9" is 9:00 or 21:00), with it for one. A bare number is never a clock on its own: "2033 Camden
+   "noon", "midnight", "half past 7", "7 o'clock", "10 past 5", "10 to 5" after a word that takes one
+   time ("we close at 10 to 5" is 4:50; "open 10 to 5" is a range), "now it's 10"; without am/pm it
+   stands for both halves of the day ("9" is 9:00 or 21:00), with it for one. A bare number is never a clock on its own: "2033 Camden
    Avenue" and "a rating of 3.7" state no time;
  - days are weekday names (singular or plural), runs ("monday through friday", "mon - fri"),
    "weekdays", "weekends", "every day" / "daily" / "7 days a week", less the days set apart after it
@@ -37,6 +39,11 @@ _DIGIT_RANGE = re.compile(r"(?<=\d)\s?[-\u2013\u2014]\s?(?=\d)")
 _DAY_RANGE = re.compile(r"(?<=[a-z])\s?[-\u2013\u2014]\s?(?=(?:mon|tue|wed|thu|fri|sat|sun)[a-z]*\b)")
 _PUNCT = re.compile(r"(?<!\d)[.:](?!\d)|[^\w\s:./']|(?<=\d)\.(?!\d)|(?<!\w)'|'(?!\w)")
 _SPACES = re.compile(r"\s+")
+# Contractions a transcript writes without the apostrophe ("youre all set", "thats two"), as written with it; only
+# those that are no other word ("were", "well", "its", "id", "ill", "lets" are left as they are)
+_BARE_CONTRACTION = re.compile(
+    r"\b(you|they|we)re\b(?<!\bwere)|\b(that|what|there|here)s\b|\b(i|you|we|they)(ve|ll)\b(?<!\bwell)(?<!\bill)|\bim\b"
+    r"|\b(do|does|did|ca|is|are|was|were|could|would|should|have|has|had|wo)nt\b")
 _DOZEN = re.compile(r"\b(?:(half) )?an? dozen\b")
 
 
@@ -53,12 +60,23 @@ def normal(text: str) -> str:
     t = _DIGIT_RANGE.sub(" to ", t)
     t = _DAY_RANGE.sub(" to ", t)
     t = _HYPHEN.sub(" ", t)
+    t = _BARE_CONTRACTION.sub(_with_apostrophe, t)
     t = _MERIDIEM.sub(lambda m: f" {m.group(1)}m ", t)
     t = _DOZEN.sub(lambda m: "6" if m.group(1) else "12", t)
     t = alpha2digit(t, "en", threshold=0)
     t = _PUNCT.sub(" ", t)
     t = _FILLERS.sub(" ", t)
     return _SPACES.sub(" ", t).strip()
+
+
+def _with_apostrophe(m: re.Match[str]) -> str:
+    w = m.group()
+    if w == "im":
+        return "i'm"
+    if w.endswith("nt"):
+        return f"{w[:-2]}n't"
+    cut = 1 if w.endswith("s") else 2  # that's; you're, i've, we'll
+    return f"{w[:-cut]}'{w[-cut:]}"
 
 
 def tokens(text: str) -> list[str]:
@@ -104,7 +122,24 @@ _CLAUSE_CUT = re.compile(
 
 def clauses(normal_text: str) -> list[str]:
     """The clauses of a sentence, in the normal form (commas kept by `normal_clauses`)."""
-    return [part for c in _CLAUSE_CUT.split(normal_text) if c.strip() for part in _cut_at_and(c.strip())]
+    return [part for c in _CLAUSE_CUT.split(normal_text) if c.strip() for cut in _cut_at_and(c.strip())
+            for part in _cut_at_next_day(cut)]
+
+
+def _cut_at_next_day(clause: str) -> list[str]:
+    """'today til 5 tomorrow til 8', 'monday to friday 9 to 6 saturday 10 to 2' (a transcript with no commas): two
+    clauses, each day with its own numbers. Cut before a day said right after a number, where the words before it
+    name a day too and the words after it hold a number ("9 to 5 monday to friday" stays whole)."""
+    found = days(clause)
+    if len(found) < 2:
+        return [clause]
+    out, start = [], 0
+    for d in found[1:]:
+        head, tail = clause[start:d.start].strip(), clause[d.start:]
+        if re.search(r"(?:\d|\bam|\bpm|noon|midnight)$", head) and days(head) and re.search(r"\d", tail):
+            out.append(head)
+            start = d.start
+    return [*out, clause[start:].strip()]
 
 
 _AND = re.compile(r" (?=and )")
@@ -162,7 +197,9 @@ def say_clock(hhmm: str) -> str:
 
 
 _AMPM = r"(?:\s?(am|pm))?"
-_CUES = r"(?:at|until|till|til|by|around|from|after|before|to|through|thru|between|and|opens?|closes?|open|close|closing|opening|say|is|about)"
+_CUES = (r"(?:at|until|till|til|by|around|from|after|before|to|through|thru|between|and|opens?|closes?|open|close|closing|opening|say|is|about|"
+         # a time said as what it is now: "we used to open at 9, now it's 10", "it's 9 now"
+         r"now (?:it's|its|it is)|(?:it's|its|it is)(?= \d{1,2}(?: [0-5]\d)?(?: am| pm)? now\b))")
 _NOT_A_TIME_AFTER = (r"(?!\s?(?:people|persons?|guests?|adults?|kids?|child|children|days?|weeks?|months?|years?|minutes?|mins?|hours?|"
                      r"dollars?|bucks|cents|percent|inch(?:es)?|feet|foot|of|pieces?|bags?|boxes?|units?|items?|in stock|left|"
                      r"seats?|tables?|more|st|nd|rd|th|star|stars|rating)\b)")
@@ -173,7 +210,13 @@ _CLOCK = re.compile(
     r"|(?P<h3>\d{1,2})\s?(?P<a3>am|pm)"
     r"|(?P<h4>\d{1,2}) o ?'?clock"
     r"|half past (?P<h5>\d{1,2})|quarter past (?P<h6>\d{1,2})|quarter to (?P<h7>\d{1,2})"
-    r"|\b" + _CUES + r" (?P<h8>\d{1,2})(?![:./]?\d|/)(?: (?P<m8>[0-5]\d))?" + _AMPM.replace("(am|pm)", "(?P<a8>am|pm)") + _NOT_A_TIME_AFTER +
+    r"|(?P<hn>\d{1,2}) (?:to|till|til|until|through) (?=noon\b|midnight\b)"  # "eight to noon": a range's other end
+    # minutes past or to the hour: "ten past five" is 5:10; "we close at ten to five" is 4:50, but only after a word
+    # that takes one time ("at", "until", "by"), since "open ten to five" and "from ten to five" are ranges
+    r"|(?P<mp>5|10|20|25) (?:past|after) (?P<hp>\d{1,2})(?![:./]?\d)"
+    r"|\b(?:(?<!open )(?<!opens )(?<!opening )at|until|till|til|by|before|around|about) (?P<mt>5|10|20|25) to (?P<ht>\d{1,2})"
+    r"(?![:./]?\d)(?!\s?(?:am|pm)? (?:to|till|til|until)\b)"
+    r"|\b" + _CUES + r" (?P<h8>\d{1,2})(?![:./]?\d|/| (?:past|after) \d)(?: (?P<m8>[0-5]\d))?" + _AMPM.replace("(am|pm)", "(?P<a8>am|pm)") + _NOT_A_TIME_AFTER +
     r")\b"
 )
 # "9 to 5", "9 - 5", "from 9 till 5": the other end of a range with a clock is a clock too
@@ -230,17 +273,25 @@ def clocks(normal_text: str) -> tuple[ClockAt, ...]:
             c = _clock(int(g["h6"]), 15, None)
         elif g["h7"]:
             c = _clock((int(g["h7"]) - 1) or 12, 45, None)
+        elif g["hn"]:
+            c = _clock(int(g["hn"]), 0, None)
+        elif g["hp"]:
+            c = _clock(int(g["hp"]), int(g["mp"]), None)
+        elif g["ht"]:
+            c = _clock((int(g["ht"]) - 1) or 12, 60 - int(g["mt"]), None)
         else:
             c = _clock(int(g["h8"]), int(g["m8"] or 0), g["a8"])
             if g["a8"] is None and _A_COUNT_IS.search(normal_text, 0, m.start("h8")):
                 c = None  # "the number of people is 2": a count, not a time
         if c is not None:
-            at = m.start("h8") if g["h8"] else m.start()
-            found[at] = ClockAt(_half_of_day(c, normal_text[m.end():]), at, m.end())
+            at = m.start("h8") if g["h8"] else m.start("mt") if g["mt"] else m.start()
+            end = m.end("hn") if g["hn"] else m.end()
+            found[at] = ClockAt(_half_of_day(c, normal_text[end:]), at, end)
+    taken = [(c.start, c.end) for c in found.values()]  # "ten to five" read as 4:50 holds no range
     for m in _RANGE.finditer(normal_text):
         for h, mi, a, at, end in ((m.group(1), m.group(2), m.group(3), m.start(1), m.start(4) - 1),
                                   (m.group(4), m.group(5), m.group(6), m.start(4), m.end())):
-            if at not in found and (c := _clock(int(h), int(mi or 0), a)) is not None and (
+            if at not in found and not any(a0 < at < b0 for a0, b0 in taken) and (c := _clock(int(h), int(mi or 0), a)) is not None and (
                     m.start(1) in found or m.start(4) in found or a or m.group(3) or m.group(6) or _said_as_hours(normal_text, m.start())
                     or not normal_text[m.end():].strip()):  # "like I said, nine to five.": a range that closes the words
                 found[at] = ClockAt(_half_of_day(c, normal_text[end:]), at, end)
@@ -376,7 +427,8 @@ _NOT_A_PARTY_AFTER = r"(?! ?(?:am|pm|o ?clock|:|\d|minutes?|hours?|days?|weeks?|
 _PARTY = re.compile(
     r"\b(?:(?P<n1>\d{1,3}) (?:people|persons|person|guests|adults|diners|of you|of us|in your party|seats|covers|pax)"
     r"|party of (?P<n2>\d{1,3})|(?:table|reservation|booking|seating) for (?P<n3>\d{1,3})" + _NOT_A_PARTY_AFTER +
-    r"|for (?P<n4>\d{1,3})" + _NOT_A_PARTY_AFTER +
+    # "got you down for 7", "you're in for 7", "good for 7": the time the caller is down for ("all set for 2 at 7" is a party)
+    r"|(?<!down )(?<!\bin )(?<!good )for (?P<n4>\d{1,3})" + _NOT_A_PARTY_AFTER +
     r"|(?:just )?the (?P<n5>\d) of (?:us|you|them)|party size (?:is |of )?(?P<n6>\d{1,3})"
     # a read-back's count before the meal or the time it is for, where the read-back opens: "ok, I have 2 for
     # dinner", "to confirm: 2 for 6:15 pm" (never "we open at 11 for lunch", "the deposit is 25 for dinner")
