@@ -1458,3 +1458,12 @@ def test_a_booking_said_short(said, when, holds):
 ])
 def test_a_decline_cannot_cite_a_yes_to_the_day_asked_for(said, holds):
     assert ok(cite.check_book_declined(call(_ASK_FOR_TWO, said), [said], alternative_offered=None)) is holds
+
+
+@pytest.mark.parametrize("said, offered, holds", [
+    ("Seven's no good, eight works.", "8 PM", True), ("Seven's no good, eight works.", "9 PM", False),
+    ("I can't do seven, but nine on Friday is fine.", "9 PM", True), ("I can't do seven, but nine on Friday is fine.", "8 PM", False),
+    ("We're full, we have a table for 8 at 9.", "8 PM", False),  # a party of 8 is no time offered
+])
+def test_a_decline_s_offered_time_said_as_a_bare_hour(said, offered, holds):
+    assert ok(cite.check_book_declined(call(_ASK_FOR_TWO, said), [said], alternative_offered=offered)) is holds

@@ -1267,11 +1267,13 @@ def _restated(after: Sequence[tuple[Quote, int, str]], times: Sequence[v.Clock],
     return False
 
 
-_HOUR_AS_SUBJECT = re.compile(r"^(?:(?:but|and|so|oh|well|sorry|though) )*(\d{1,2})(?: ([0-5]\d))? (?:is|was|s|'s|are|were)\b")
+_HOUR_AS_SUBJECT = re.compile(r"^(?:(?:but|and|so|oh|well|sorry|though) )*(\d{1,2})(?: ([0-5]\d))?(?: on \w+| tonight| tomorrow)? "
+                              r"(?:is|was|s|'s|are|were|works|work|would work)\b")
 
 
 def _clocks_of(clause: str) -> list[v.Clock]:
-    """The times a clause says, a bare hour as its subject among them ("7 was full", "seven's taken")."""
+    """The times a clause says, a bare hour as its subject among them ("7 was full", "seven's taken", "eight works",
+    "nine on friday is fine")."""
     out = [x.clock for x in v.clocks(clause)]
     if not out and (m := _HOUR_AS_SUBJECT.match(clause)) and 1 <= int(m.group(1)) <= 12:
         out.append(v.Clock(int(m.group(1)), int(m.group(2) or 0), True))
@@ -1442,8 +1444,9 @@ def check_book_declined(turns: Sequence[Turn], quotes: Sequence[str], *, alterna
     said = v.normal(" ".join(quotes))
     offered = False
     if alternative_offered:
+        stated = [x for q in quotes for clause in v.normal_clauses(q) for x in _clocks_of(clause)]
         for c in v.clocks(v.normal(alternative_offered)):
-            if not any(_same(c.clock, x.clock) for x in v.clocks(said)):
+            if not any(_same(c.clock, x) for x in stated):
                 return Unsupported(f"the time offered, {str(c.clock)!r}, is not in your quotes", _AGAIN)
             offered = True
     if not offered and not any(_says_no(s.text) for s in found):
