@@ -64,6 +64,15 @@ async def test_open_24_hours_is_answered_around_the_clock(tmp_path, autojump_clo
     assert (r.around_the_clock, r.opens, r.closes) == (True, None, None)
 
 
+@pytest.mark.parametrize("model_verdict", ["answered", "none"])
+async def test_an_opening_and_a_closing_said_apart_are_one_range(tmp_path, autojump_clock, model_verdict):
+    """Read by the stand-in for its record, or by the app with no record: both read the same words."""
+    run = await stub_call(tmp_path, variant("hours", answer="We open at 9, and close at 5.", model_verdict=model_verdict))
+    assert run.result.status == "answered"
+    (r,) = run.result.answer.ranges
+    assert (r.opens, r.closes) == ("09:00", "17:00")
+
+
 async def test_a_refusal_then_a_hangup_with_no_record_is_declined_in_their_words(tmp_path, autojump_clock):
     """No record, and the app reads no refusal into the words: the business hung up after the request, and
     the user is given what it said."""

@@ -182,6 +182,18 @@ def test_voicemail_needs_a_recorded_greeting_or_the_carrier():
      [DayRange(("monday", "wednesday", "thursday", "friday", "saturday", "sunday"), "10:00", "18:00")]),
     ("Monday through Saturday 9 to 6, but Sunday we're closed.",
      [DayRange(WEEKDAYS + ("saturday",), "09:00", "18:00"), DayRange(("sunday",), None, None, closed=True)]),
+    # an opening and a closing in clauses of their own are one range, whichever comes first
+    ("We open at 9, and close at 5.", [DayRange((), "09:00", "17:00")]),
+    ("From nine, until five.", [DayRange((), "09:00", "17:00")]),
+    ("We close at 6, and open at 10.", [DayRange((), "10:00", "18:00")]),
+    ("We open at 9 on weekdays, and close at 5.", [DayRange(WEEKDAYS, "09:00", "17:00")]),
+    # closed on a day said by its date
+    ("We're closed today for the holiday, but tomorrow we're open 9 to 5.",
+     [DayRange((), None, None, closed=True, date="today"), DayRange((), "09:00", "17:00", date="tomorrow")]),
+    # two sets of times for no days, or times whose days cannot be told: the words alone answer
+    ("We're open for lunch 11:30 to 2:30, and for dinner 5 to 10.", []),
+    ("In the winter we close at 5, and in the summer at 8.", []),
+    ("We close at 5, but on Fridays we close at 4.", []),
 ])
 def test_hours_read_clause_by_clause(said, ranges):
     assert assess.read_hours(said) == ranges

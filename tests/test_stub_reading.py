@@ -20,6 +20,17 @@ def test_hours_it_cannot_read_are_no_hours_not_an_empty_list():
         {"days": [], "opens": "08:00", "closes": None, "closed": False, "around_the_clock": False, "date": None}]}
 
 
+@pytest.mark.parametrize("said, ranges", [
+    ("In the winter we close at 5, and in the summer at 8.", [{"opens": None, "closes": "17:00"}]),
+    ("We're open for lunch 11:30 to 2:30, and for dinner 5 to 10.", [{"opens": "11:30", "closes": "14:30"}]),
+])
+def test_hours_too_ambiguous_to_type_are_the_first_clause_s_own(said, ranges):
+    """Where the words give two sets of times for no day, the stand-in records the first as said (an opening
+    stays an opening, a closing a closing), for no day in particular; the answer text keeps the rest."""
+    assert [{k: r[k] for k in ("opens", "closes")} for r in reading.hours(said)] == ranges
+    assert all(r["days"] == [] for r in reading.hours(said))
+
+
 @pytest.mark.parametrize("said, place", [
     ("It used to be in aisle 5 but we moved it to aisle 9.", "aisle 9"),
     ("That's in aisle 14, next to the grills.", "aisle 14"),

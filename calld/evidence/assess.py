@@ -127,11 +127,14 @@ _OPENING = re.compile(r"\b(?:open|opens|opening|from)\b")
 def read_hours(text: str) -> list[DayRange]:
     """The ranges a sentence gives, clause by clause: a clause with times and no days takes the days of
     the clause next to it that has days and no times ("Monday through Saturday, 8 to 8, and Sunday 10
-    to 4"). Empty when a clause holds two runs of days or two ranges of times, or a clause with times is
-    left without days while the sentence names days: then the words alone are the answer."""
+    to 4"); an opening and a closing said in clauses of their own are one range ("we open at 9, and close
+    at 5"). Empty when a clause holds two runs of days or two ranges of times, when clauses give two sets
+    of times for no day ("lunch 11:30 to 2:30, and dinner 5 to 10"), or a clause with times is left without
+    days while the sentence names days: then the words alone are the answer."""
     ranges: list[DayRange] = []
     days: tuple[str, ...] | None = None  # days said in a clause of their own, waiting for times
     times: str | None = None  # a clause of times said before its days
+    times_closing: bool | None = None  # whether that clause's one time closes (None: it holds a range)
     named = bool(v.days_said(v.normal(text)) - {"today", "tomorrow"})
     ends_in_day = False  # the last clause gave a range and ended on its days: a clause of days alone goes on its list
     last_closing: bool | None = None  # whether the last clause's one time was a closing one
@@ -153,6 +156,7 @@ def read_hours(text: str) -> list[DayRange]:
         own = tuple(d for d in v.WEEK if any(d in r.days for r in runs))
         when = "today" if "today" in v.days_said(clause) else "tomorrow" if "tomorrow" in v.days_said(clause) else None
         timed = bool(said_times) or _ALWAYS.search(clause) is not None
+        one_closing = bool(last_closing) if len(said_times) == 1 else None  # the kind of a clause's one time
         if len(runs) > 1 or len(said_times) > 2:
             return []  # two readings in one clause ("weekdays and saturdays from 9 to 5 and 10 to 2"): the words answer
         if timed and (own or when):
@@ -160,13 +164,21 @@ def read_hours(text: str) -> list[DayRange]:
         elif timed and days is not None:
             ranges.append(_range(clause, days, None))
             days = None
+        elif one_closing is not None and (filled := _filled(ranges, given, one_closing, said_times[0].clock)) is not None:
+            ranges[-1] = filled  # "we open at 9 on weekdays, and close at 5"
+        elif timed and times is not None:
+            if one_closing is None or times_closing is None or times_closing == one_closing:
+                return []  # two sets of times and no days ("lunch 11:30 to 2:30, and dinner 5 to 10"): the words answer
+            # "we open at 9, and close at 5": the opening's clause first, so the range reads in order
+            times = f"{clause} {times}" if times_closing else f"{times} {clause}"
+            times_closing = None
         elif timed:
-            times = clause
+            times, times_closing = clause, one_closing
         elif own and times is not None:
             ranges.append(_range(times, own, None))
             times = None
-        elif own and _CLOSED.search(clause):
-            ranges.append(DayRange(own, None, None, closed=True))
+        elif (own or when) and _CLOSED.search(clause):
+            ranges.append(DayRange(own, None, None, closed=True, date=when))  # "closed mondays"; "closed today"
         elif own:
             days = tuple(d for d in v.WEEK if d in own or d in (days or ()))  # "monday, and tuesday, 9 to 5"
         found_days = v.days(clause)
@@ -179,6 +191,20 @@ def read_hours(text: str) -> list[DayRange]:
 
 
 _ALWAYS = re.compile(r"\b24 ?/ ?7\b|\baround the clock\b|\b24 hours\b")
+
+
+def _filled(ranges: list[DayRange], given: int, closing: bool, clock: v.Clock) -> DayRange | None:
+    """The range the clause before gave, with the one time it lacked: a clause of one time and no days
+    that goes on it ("we open at 9 on weekdays, and close at 5"). None when it does not fit so."""
+    if given == 0 or len(ranges) != given:
+        return None
+    last = ranges[-1]
+    if last.closed or last.around_the_clock or (last.closes if closing else last.opens) is not None:
+        return None
+    if (last.opens if closing else last.closes) is None:
+        return None
+    at = _hhmm(clock, opening=not closing)
+    return attrs.evolve(last, closes=at) if closing else attrs.evolve(last, opens=at)
 _EVERY_DAY = re.compile(r"\b24 ?/ ?7\b")
 _EXCEPT = re.compile(r"^(?:but|except)\b")
 
@@ -186,10 +212,13 @@ _EXCEPT = re.compile(r"^(?:but|except)\b")
 def _exceptions_joined(clauses: Sequence[str]) -> list[str]:
     """The clauses, with an exception cut off at its comma put back on the days it takes from ("every day,
     but sunday"; "open every day except sunday from 9 to 9"): read alone, "but sunday" would add Sunday.
-    Joined only where the vocabulary then reads one run of days, so "9 to 6, but sunday we're closed" stays two."""
+    Joined only where the vocabulary then reads one run with fewer days than the clause before it, so "9 to 6, but
+    sunday we're closed" and "we close at 5, but on fridays at 4" stay two."""
     out: list[str] = []
     for clause in clauses:
-        if out and _EXCEPT.match(clause) and len(v.days(joined := f"{out[-1]} {clause}")) == 1:
+        before = v.days(out[-1]) if out else []
+        after = v.days(joined := f"{out[-1]} {clause}") if out and _EXCEPT.match(clause) and len(before) == 1 else []
+        if len(after) == 1 and after[0].days < before[0].days:
             out[-1] = joined
         else:
             out.append(clause)

@@ -44,10 +44,12 @@ def fields(question: QuestionType, heard: str) -> dict[str, Any]:
 
 def hours(heard: str) -> list[dict[str, Any]]:
     """Ranges of days with times, sentence by sentence, read as the transcript assessment reads them;
-    where that finds the words ambiguous, the first times said, for no day in particular."""
+    where that finds the words ambiguous, the first clause's own reading, for no day in particular
+    ("in winter we close at 5, and in summer at 8": closing at 5)."""
     ranges = [r for a, b in v.sentence_spans(heard) for r in read_hours(heard[a:b])]
-    if not ranges and (times := v.clocks(v.normal(heard))):
-        ranges = [DayRange((), f"{times[0].clock.hour % 24:02d}:{times[0].clock.minute:02d}", None)]
+    if not ranges:
+        first = next((rs for clause in v.normal_clauses(heard) if (rs := read_hours(clause))), [])
+        ranges = [DayRange((), r.opens, r.closes, r.closed, r.date, r.around_the_clock) for r in first[:1]]
     return [{"days": list(r.days), "opens": r.opens, "closes": r.closes, "closed": r.closed,
              "around_the_clock": r.around_the_clock, "date": r.date} for r in ranges]
 
