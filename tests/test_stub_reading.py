@@ -35,6 +35,8 @@ def test_hours_too_ambiguous_to_type_are_the_first_clause_s_own(said, ranges):
     ("It used to be in aisle 5 but we moved it to aisle 9.", "aisle 9"),
     ("That's in aisle 14, next to the grills.", "aisle 14"),
     ("Aisle 3, not aisle 4 like the sign says.", "Aisle 3"),
+    ("It's on the endcap at the end of aisle 4.", "endcap at the end of aisle 4"),
+    ("Check the plumbing department, near aisle 2.", "plumbing department"),
 ])
 def test_the_place_it_reads_is_where_the_item_is_now(said, place):
     assert reading.aisle(said) == place

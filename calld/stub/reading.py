@@ -83,8 +83,13 @@ _MOVED = re.compile(r"\b(?:moved|used to|anymore|no longer)\b", re.I)
 
 
 def aisle(heard: str) -> str:
-    """The place named; where the words say it moved ("it used to be in aisle 5, now it's in 9"), the last one."""
+    """The place named, with the places that narrow it in the same clause ("the endcap at the end of aisle
+    4"); where the words say it moved ("it used to be in aisle 5, now it's in 9"), the last one."""
     places = list(_PLACE.finditer(heard))
     if not places:
         return heard.strip().rstrip(".")
-    return (places[-1] if _MOVED.search(heard) else places[0]).group()
+    if _MOVED.search(heard):
+        return places[-1].group()
+    first = places[0]
+    same_clause = [m for m in places if not re.search(r"[,.;!?]| and | but | or ", heard[first.end():m.start()])]
+    return heard[first.start():same_clause[-1].end()]
