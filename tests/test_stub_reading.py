@@ -60,3 +60,23 @@ def test_an_offered_time_is_read_in_words_and_written_with_am_or_pm(line, offere
     brain = BookBrain(_Silent(), {"name": "Nathan", "party": 2, "time": "Friday 7pm", "window_minutes": 60,
                                   "callback_number": "+15555550110"}, "careful", "Goodbye!")
     assert brain._offer_in(line) == offered
+
+
+class _Saying(_Silent):
+    def __init__(self) -> None:
+        self.then: list[Any] = []
+
+    def say(self, text: str, then: Any = None) -> None:
+        self.then.append(then)
+
+
+async def test_no_booking_without_a_detail_it_could_not_give_is_a_missing_detail_not_a_refusal():
+    records: list[dict[str, Any]] = []
+    voice = _Saying()
+    voice.record = lambda arguments, purpose, delay=0.3: records.append(arguments)  # type: ignore[method-assign]
+    brain = BookBrain(voice, {"name": "Nathan", "party": 2, "time": "Friday 7pm", "window_minutes": 0,
+                              "callback_number": "+15555550110"}, "careful", "Goodbye!")
+    brain.heard_business("We take a card for a deposit. Which card will you use?")
+    brain.heard_business("Then I'm sorry, we can't book it without a deposit.")
+    await voice.then[-1]()
+    assert (records[-1]["status"], records[-1]["reason_code"]) == ("declined", "details_missing")

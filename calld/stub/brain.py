@@ -121,7 +121,9 @@ class BookBrain:
             return
         if _FULL.search(line) or _REFUSES.search(line) or (_NEEDS.search(line) and self.unanswered):
             self.stage = "done"
-            code = "fully_booked" if _FULL.search(line) else "refused" if _REFUSES.search(line) else "details_missing"
+            # "we can't book it without a deposit", after a question the request does not answer: a missing detail
+            needs = bool(_NEEDS.search(line) and self.unanswered)
+            code = "fully_booked" if _FULL.search(line) else "details_missing" if needs else "refused"
             self.voice.say(
                 "I understand. Thank you for checking.",
                 then=lambda: self._async_record(_record("declined", reason=line.strip(), quotes=[line.strip()], reason_code=code),
