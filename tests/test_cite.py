@@ -1467,3 +1467,40 @@ def test_a_decline_cannot_cite_a_yes_to_the_day_asked_for(said, holds):
 ])
 def test_a_decline_s_offered_time_said_as_a_bare_hour(said, offered, holds):
     assert ok(cite.check_book_declined(call(_ASK_FOR_TWO, said), [said], alternative_offered=offered)) is holds
+
+
+# -- a day the sentence names without the time; zero; a read-back agreed to -------------------------------------
+
+
+@pytest.mark.parametrize("said", [
+    "We're open Monday through Saturday, 9 to 9, and closed Sunday.",
+    "Monday to Saturday 9 to 9, closed on Sundays.",
+    "Every day but Sunday, 9 to 9.",
+    "Every day except Sunday, 9 to 9.",
+    "We're open 9 to 9 every day but Sunday.",
+])
+def test_a_time_is_not_given_to_a_day_the_sentence_names_without_it(said):
+    turns = call("What are your opening hours?", said)
+    week = (*WEEKDAYS, "saturday", "sunday")
+    assert not ok(cite.check_answer(turns, Q.HOURS, [said], hours(r(week, "09:00", "21:00"))))
+    assert ok(cite.check_answer(turns, Q.HOURS, [said], hours(r(week[:6], "09:00", "21:00"))))
+
+
+@pytest.mark.parametrize("said", ["We have zero in stock.", "We have 0 left, sorry.", "Zero, sorry."])
+def test_zero_of_them_is_out_of_stock(said):
+    turns = call("Is the cast iron skillet in stock?", said)
+    assert ok(cite.check_answer(turns, Q.STOCK, [said], Stock("out_of_stock", None, ()), item="cast iron skillet"))
+
+
+@pytest.mark.parametrize("said", ["Yes, that's right, see you Friday.", "That's right, see you then.", "Correct, see you then.",
+                                  "That's correct."])
+def test_a_read_back_agreed_to_is_a_booking_made(said):
+    turns = call("A table for 2 on Friday at 7pm, is that right?", said)
+    assert ok(cite.check_booked(turns, [said], party=2, time="Friday 7pm"))
+    assert not ok(cite.check_book_declined(turns, [said], alternative_offered=None))
+
+
+def test_a_read_back_agreed_to_and_then_refused_is_no_booking():
+    said = "That's right, but we're full that night."
+    turns = call("A table for 2 on Friday at 7pm, is that right?", said)
+    assert not ok(cite.check_booked(turns, [said], party=2, time="Friday 7pm"))

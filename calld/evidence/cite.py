@@ -11,7 +11,8 @@ business's own words that carry the answer) and the answer as typed fields. It i
     set apart, "every day but monday", are named too). A time, or "closed", given for days stands in
     a clause that names those days (a clause with a time and no days takes the days of the clause
     beside it: "monday to saturday, 10 to 5"; a day named in several, the one naming fewest days:
-    "9 to 6 daily, sunday 11 to 5"), or in a sentence that names no other days; clauses are cut at
+    "9 to 6 daily, sunday 11 to 5"), or in a sentence that names no other days; never for a day the sentence
+    names without that time ("monday to saturday 9 to 9, closed sunday" gives Sunday no 9 to 9); clauses are cut at
     commas, and at an "and" between two numbers each with its own days ("9 on weekdays and 10 on
     saturday"), and before a day said right after a number in a clause that opens on a day ("today til 5 tomorrow
     til 8"). A clause for "the rest of the week" or "other days" gives no hours of the days the sentence names. A
@@ -339,19 +340,25 @@ def _time_with_days(hhmm: str, wanted: frozenset[str], sentences: Sequence[Quote
         holding = [c for c in v.normal_clauses(s.text) if _clock_in(c, hhmm) is not None]
         if v.days_said(n) & wanted and holding and all(_OTHER_DAYS.search(c) for c in holding):
             continue  # "closed mondays, open 11 to 10 the rest of the week": no monday 11 to 10
-        if not (v.days_said(n) - wanted - also) and not wanted & _set_apart_days(s.text):
-            return True  # a sentence naming no other days, unless it names these only to set them apart
+        alone = not (v.days_said(n) - wanted - also) and not wanted & _set_apart_days(s.text)
         timed = [(text, days) for text, days in _clauses_with_days(s.text) if v.clocks(text)]
         if field is not None:  # "open at 9 every day and close at 5 on weekdays": weekdays open at 9 all the same
             timed = [(text, days) for (text, days), said in zip(timed, _fields_said([t for t, _ in timed])) if field in said]
         stands = []
+        spoken_of = v.days_said(n) | _set_apart_days(s.text)
         for day in wanted:
             beside = [(text, days) for text, days in timed if day in days]
             if beside:
                 fewest = min(len(days) for _, days in beside)
                 stands.append(any(_clock_in(text, hhmm) is not None for text, days in beside if len(days) == fewest))
+            elif day in spoken_of:
+                # a day the sentence names with no time of its own ("monday to saturday 9 to 9, closed sunday", "every
+                # day but sunday, 9 to 9"): the time is not that day's
+                stands.append(False)
         if stands and all(stands):
             return True
+        if alone and all(stands):
+            return True  # a sentence naming no other days, unless it names these only to set them apart or without the time
     return False
 
 
@@ -908,7 +915,8 @@ _OUT_WORDS = re.compile(r"\b(?:no|nope|nah|not|none|nothing|zero|out|outta|sold|
                         r"had|bought|"
                         r"empty|bare|unavailable|back ?order\w*|on order|restocking|waiting on|shipment|truck|"
                         r"stopped (?:carrying|selling|stocking)|only (?:carry|have|stock|sell|got)|spoken for|used to|elsewhere|somewhere else|another store|"
-                        r"other store)\b")
+                        r"other store)\b"
+                        r"|(?<![\w.:])0(?![\w.:])")  # "zero" in the normal form ("we have zero in stock" is "we have 0 in stock")
 # Words that hedge what the clerk says of having it: an unknown record may cite them beside a yes.
 _UNSURE = re.compile(r"\b(?:not sure|unsure|no idea|no clue|don't know|dont know|do not know|dunno|not certain|can't tell|"
                      r"cannot tell|can't check|can't promise|cannot promise|can't vouch|can't say|"
@@ -1093,7 +1101,7 @@ _AFFIRMED = re.compile(
     r"^(?:(?:oh|well|so|and|ok|okay|alright|all right|great|perfect) )*(?:yes|yeah|yep|yup|sure|certainly|absolutely|definitely|"
     r"of course|perfect|great|wonderful|excellent|lovely|done|no problem|you got it|will do|sounds good|that works|works|noted|"
     r"(?:that|the|this)(?: time)? works|"
-    r"booked|reserved|confirmed|all booked|all set|got it|all done|that's fine|fine|(?:that|it)(?:'s| is) (?:booked|reserved|confirmed|done)|"
+    r"booked|reserved|confirmed|all booked|all set|got it|all done|that's fine|fine|(?:that's|that is|thats) (?:right|correct)|correct|exactly|(?:that|it)(?:'s| is) (?:booked|reserved|confirmed|done)|"
     r"is (?:booked|reserved|confirmed|done|ok|okay|fine))"  # said with no subject, as a speaker of another language may
     r"(?: (?:thing|thanks|thank you|for you|then|no problem|that works|we can do that|we have that|we have you|done))*$"
     r"|\b(?:see you|got you down|have you down|put you down|(?:put|pencil(?:led)?|squeeze|fit|book|booked|reserved|got) you in\b|"
