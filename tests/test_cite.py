@@ -1504,3 +1504,14 @@ def test_a_read_back_agreed_to_and_then_refused_is_no_booking():
     said = "That's right, but we're full that night."
     turns = call("A table for 2 on Friday at 7pm, is that right?", said)
     assert not ok(cite.check_booked(turns, [said], party=2, time="Friday 7pm"))
+
+
+@pytest.mark.parametrize("said, wrong, right", [
+    ("In the winter we close at 5, and in the summer at 8.", r((), "08:00", None), r((), None, "20:00")),
+    ("We're open until 9 tonight.", r((), "09:00", None), r((), None, "21:00")),
+    ("We open at 10.", r((), None, "22:00"), r((), "10:00", None)),
+])
+def test_a_time_said_as_a_closing_is_no_opening(said, wrong, right):
+    turns = call("What are your opening hours?", said)
+    assert not ok(cite.check_answer(turns, Q.HOURS, [said], hours(wrong)))
+    assert ok(cite.check_answer(turns, Q.HOURS, [said], hours(right)))

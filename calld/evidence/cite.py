@@ -12,7 +12,8 @@ business's own words that carry the answer) and the answer as typed fields. It i
     a clause that names those days (a clause with a time and no days takes the days of the clause
     beside it: "monday to saturday, 10 to 5"; a day named in several, the one naming fewest days:
     "9 to 6 daily, sunday 11 to 5"), or in a sentence that names no other days; never for a day the sentence
-    names without that time ("monday to saturday 9 to 9, closed sunday" gives Sunday no 9 to 9); clauses are cut at
+    names without that time ("monday to saturday 9 to 9, closed sunday" gives Sunday no 9 to 9); a time
+    said only as a closing ("we close at 5, and in the summer at 8") is no opening, and the other way round; clauses are cut at
     commas, and at an "and" between two numbers each with its own days ("9 on weekdays and 10 on
     saturday"), and before a day said right after a number in a clause that opens on a day ("today til 5 tomorrow
     til 8"). A clause for "the rest of the week" or "other days" gives no hours of the days the sentence names. A
@@ -275,6 +276,9 @@ def _check_range(r: DayRange, said: str, sentences: Sequence[Quote], bare: dict[
             if bare and _clock_in(bare[field], hhmm) is not None:
                 continue  # "Ten.", "nine tonight", "Saturday? Ten.": a bare answer names no day but its own
             return f"{v.say_clock(hhmm)!r} is not in your quotes"
+        if not r.days and not _said_as(hhmm, field, sentences):
+            other = "closing" if field == "opens" else "opening"
+            return f"{v.say_clock(hhmm)!r} stands in your quotes as a {other} time, not as the {field[:-1]}ing time"
         if r.date is None and (part := _another_parts(hhmm, field, sentences, asked)) is not None:
             return (f"{v.say_clock(hhmm)!r} stands in your quotes as the {part}'s hours, not the business's: "
                     "quote the words that give the business's own")
@@ -300,6 +304,16 @@ def _same_both_days(sentences: Sequence[Quote]) -> bool:
 
 _CLOSES_BEFORE = re.compile(r"\b(?:close|closes|closing|until|till|til|shut|shuts)\b")
 _OPENS_BEFORE = re.compile(r"\b(?:open|opens|opening|from)\b")
+
+
+def _said_as(hhmm: str, field: str, sentences: Sequence[Quote]) -> bool:
+    """The time stands in a quoted clause that may give it as `field` ("in the winter we close at 5, and in the
+    summer at 8" gives 8 as a closing time only)."""
+    for s in sentences:
+        timed = [c for c in v.normal_clauses(s.text) if v.clocks(c)]
+        if any(_clock_in(c, hhmm) is not None and field in said for c, said in zip(timed, _fields_said(timed))):
+            return True
+    return False
 
 
 def _fields_said(clauses: Sequence[str]) -> list[frozenset[str]]:
