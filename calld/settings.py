@@ -230,8 +230,10 @@ class Settings(BaseSettings):
         if not v and info.field_name == "calld_media_bind":
             return v
         host, sep, port = v.rpartition(":")
-        if not sep or not host or not port.isdigit() or not 0 <= int(port) < 65536:
+        if not sep or not host or not port.isdigit():
             raise ValueError("write it as HOST:PORT, e.g. 127.0.0.1:8787")
+        if int(port) >= 65536:
+            raise ValueError(f"port {port} is out of range: a port is 0 to 65535 (0: any free one), e.g. 127.0.0.1:8787")
         return v
 
     @field_validator("calld_state_dir", "calld_socket", mode="before")

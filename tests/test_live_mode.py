@@ -252,3 +252,14 @@ async def test_media_socket_with_an_unknown_token_is_refused(live_daemon):
     finally:
         await trio.aclose_forcefully(stream)
     assert statuses == [403]
+
+
+def test_a_port_out_of_range_is_named_as_such(tmp_path, monkeypatch):
+    monkeypatch.setenv("CALLD_BIND", "127.0.0.1:99999")
+    with pytest.raises(SettingsError) as bad:
+        load_settings(calld_state_dir=tmp_path, _env_file=None)
+    assert "port 99999 is out of range: a port is 0 to 65535" in str(bad.value)
+    monkeypatch.setenv("CALLD_BIND", "localhost8787")
+    with pytest.raises(SettingsError) as bad:
+        load_settings(calld_state_dir=tmp_path, _env_file=None)
+    assert "write it as HOST:PORT" in str(bad.value)
