@@ -268,6 +268,8 @@ def test_times_that_do_not_parse_say_what_is_missing(said, why):
     ("Saturday 24:30", ("'24:30'", "is not a time of day")),
     ("next Fryday 7pm", ("names no day ('Fryday': Friday?)",)),
     ("tommorow at 8pm", ("'tommorow': Tomorrow?",)),
+    ("Friday 7", ("is 7 a time? say 7am or 7pm",)),  # not "names no time of day": an hour with no "at"
+    ("tomorrow 10", ("is 10 a time? say 10am or 10pm",)),
 ])
 def test_an_unreadable_time_names_every_fix_at_once(said, every_fix):
     with pytest.raises(WhenError) as refused:

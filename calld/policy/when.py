@@ -35,6 +35,9 @@ _COUNTS = {"a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5
 _DAYS_BACK = re.compile(r"\b(?:(the\s+)?day\s+before\s+yesterday|yesterday|last\s+night)\b", re.IGNORECASE)
 _AGO = re.compile(rf"\b(\d{{1,3}}|{'|'.join(_COUNTS)})\s+(day|week)s?\s+ago\b", re.IGNORECASE)
 _LAST_WEEKDAY = re.compile(r"\blast\s+(mon|tue|wed|thu|fri|sat|sun)[a-z]*\b", re.IGNORECASE)
+# An hour said right after a day with nothing to make it a clock: "Friday 7", "tomorrow 8" (not "December 4": a date)
+_BARE_HOUR = re.compile(r"\b(?:mon|tue|wed|thu|fri|sat|sun)[a-z]*\.?\s+(1[0-2]|[1-9])(?![\d:./]|\s*(?:st|nd|rd|th)\b)"
+                        r"|\b(?:today|tonight|tomorrow)\s+(1[0-2]|[1-9])(?![\d:./]|\s*(?:st|nd|rd|th)\b)", re.IGNORECASE)
 _EXAMPLE = 'e.g. "Friday 7pm", "tomorrow 19:30" or "2026-12-04 19:00"'
 _CLOCK_MERIDIEM = re.compile(r"\b(\d{1,2})(?:[:.](\d{2}))?\s*(?:a\.?\s?m\.?|p\.?\s?m\.?)(?![a-z])", re.IGNORECASE)
 _CLOCK_COLON = re.compile(r"\b(\d{1,2}):(\d{2})\b")
@@ -108,6 +111,9 @@ def _refuse_unreadable(text: str, readings: tuple[int, ...], has_day: bool) -> N
     if (impossible := _impossible_clock(text)) is not None and not readings:
         raise WhenError(f"{impossible!r} in {text!r} is not a time of day; say one, {_EXAMPLE}")
     no_day = "" if has_day else f"names no day{_near_day_names(text)}"
+    if not readings and (bare := _BARE_HOUR.search(text)) is not None:
+        hour = bare.group(1) or bare.group(2)  # "Friday 7": an hour with no "at", am or pm is still meant as one
+        raise WhenError(f"{text!r}{' ' + no_day + ', and' if no_day else ''}: is {hour} a time? say {hour}am or {hour}pm, {_EXAMPLE}")
     if not readings:
         raise WhenError(f"{text!r} {no_day + ' and ' if no_day else 'names '}no time of day; say "
                         f"{'both' if no_day else 'one'}, {_EXAMPLE}")
