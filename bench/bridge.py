@@ -70,6 +70,7 @@ class Bridge:
         self.http = httpx.AsyncClient(base_url=telnyx_api_base, timeout=30)
         self.live_url = live_url
         self.media_url = ""  # the listener's, once it is up
+        self.dialled: dict[str, float] = {}  # call_control_id -> when its dial was sent
         self.session = gpt_live.session_start(talking()[1], "evt_1")
         self.opener = plan().opener
 
@@ -78,10 +79,16 @@ class Bridge:
                 "stream_url": f"{self.media_url}/c{i}", "stream_auth_token": f"c{i}", "stream_track": "inbound_track",
                 "stream_codec": "L16", "stream_bidirectional_mode": "rtp", "stream_bidirectional_codec": "L16",
                 "stream_bidirectional_sampling_rate": 16000}
-        (await self.http.post("/v2/calls", json=body)).raise_for_status()
+        dialled = time.monotonic()
+        resp = await self.http.post("/v2/calls", json=body)
+        resp.raise_for_status()
+        # A call's seconds run from its dial, as calld's do (its report's duration runs from the
+        # ask, ring included): CPU per call-second means the same on both sides.
+        self.dialled[resp.json()["data"]["call_control_id"]] = dialled
 
     async def media(self, line: WsSocket) -> None:
-        """One call, from the simulator's media socket opening to it closing."""
+        """One call, from its dial (or, if the start frame names no call it dialled, the media socket's
+        opening) to the media socket closing."""
         started = time.monotonic()
         ccid, status = "", "failed"
         try:
@@ -89,6 +96,7 @@ class Bridge:
                 frame = orjson.loads(await line.receive())
                 if frame.get("event") == "start":
                     ccid = frame["start"]["call_control_id"]
+                    started = self.dialled.pop(ccid, started)
             live = await ws_connect(self.live_url, {"authorization": "Bearer KEY-bench"}, "gpt-live")
             played = trio.Event()
             try:
@@ -223,7 +231,7 @@ async def run_batch(n: int) -> dict:
     call_seconds = sum(r["duration_s"] for r in results) or float("nan")
     return {
         "n": n, "wall_s": wall, "completed": sum(r["status"] == "answered" for r in results), "failed": n - sum(r["status"] == "answered" for r in results),
-        "cpu_s": cpu, "ms_per_call_second": cpu / call_seconds * 1000, "steady_ms_per_call_second": steady[0] * 1000 if steady else float("nan"),
+        "cpu_s": cpu, "call_seconds": call_seconds, "ms_per_call_second": cpu / call_seconds * 1000, "steady_ms_per_call_second": steady[0] * 1000 if steady else float("nan"),
         "steady_split_ms": tuple(x * 1000 for x in split) if split else (float("nan"),) * 2,
         "core_share": cpu / wall, "loop_core_share": loop_cpu / wall, "sim_cpu_s": sim_cpu,
         "metrics": json.loads(metrics_file.read_text()) if metrics_file.exists() else {},
@@ -241,7 +249,8 @@ def show(r: dict) -> None:
           f"{m.get('frames_from_live')} -> out {m.get('frames_out')}; lost up {m.get('frames_lost_uplink')} down {m.get('frames_lost_downlink')}")
     print(f"        uplink latency p50 {up.get('50', float('nan')):.1f} p99 {up.get('99', float('nan')):.1f} max {up.get('100', float('nan')):.1f} ms; "
           f"downlink p50 {down.get('50', float('nan')):.1f} p99 {down.get('99', float('nan')):.1f} max {down.get('100', float('nan')):.1f} ms")
-    print(f"        bridge CPU {r['cpu_s']:.1f} s = {r['ms_per_call_second']:.1f} ms per call-second; simulator CPU {r['sim_cpu_s']:.1f} s "
+    print(f"        bridge CPU {r['cpu_s']:.1f} s over {r['call_seconds']:.0f} call-seconds (each call's from its dial) = "
+          f"{r['ms_per_call_second']:.1f} ms per call-second; simulator CPU {r['sim_cpu_s']:.1f} s "
           f"({r['sim_cpu_s'] / r['wall_s'] * 100:.0f}% of its core)")
     print(f"        steady state ({load.STEADY_FROM_S:.0f}-{load.STEADY_TO_S:.0f} s, every call talking): "
           f"{r['steady_ms_per_call_second']:.1f} ms CPU per call-second (main thread user {user:.1f}, kernel {kernel:.1f})")

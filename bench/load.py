@@ -362,7 +362,7 @@ async def run_batch(n: int, daemons: int = 1) -> dict:
         "proxy_cpu_s": proxy_cpu, "pg_cpu_s": pg_cpu,
         "gc_worst_ms": gc_worst_s * 1000, "gc_count": gc_count, "gc_total_ms": gc_total_s * 1000, "gc_by_gen": gc_by_gen,
         "gc_worst_cpu_ms": gc_worst_cpu_s * 1000,
-        "ms_per_call_second": cpu / call_seconds * 1000, "steady_ms_per_call_second": steady[0] * 1000 if steady else float("nan"), "cpu_s_per_call_minute": cpu / call_seconds * 60,
+        "call_seconds": call_seconds, "ms_per_call_second": cpu / call_seconds * 1000, "steady_ms_per_call_second": steady[0] * 1000 if steady else float("nan"), "cpu_s_per_call_minute": cpu / call_seconds * 60,
         "core_share": [c / wall for c in cpus], "loop_core_share": [c / wall for c in loop_cpus],
         "steady_split_ms": tuple(x * 1000 for x in steady_split[0]) if steady_split else (float("nan"),) * 3,
         "peak_rss_mib": peak / 1024,
@@ -383,7 +383,8 @@ def show(r: dict) -> None:
           f"{m.get('frames_from_live')} -> out {m.get('frames_out')}; lost up {m.get('frames_lost_uplink')} down {m.get('frames_lost_downlink')}")
     print(f"        uplink latency p50 {up.get('50', float('nan')):.1f} p99 {up.get('99', float('nan')):.1f} max {up.get('100', float('nan')):.1f} ms; "
           f"downlink p50 {down.get('50', float('nan')):.1f} p99 {down.get('99', float('nan')):.1f} max {down.get('100', float('nan')):.1f} ms")
-    print(f"        daemon CPU {r['daemon_cpu_s']:.1f} s = {r['ms_per_call_second']:.1f} ms per call-second "
+    print(f"        daemon CPU {r['daemon_cpu_s']:.1f} s over {r['call_seconds']:.0f} call-seconds (each call's from its ask) = "
+          f"{r['ms_per_call_second']:.1f} ms per call-second "
           f"({r['cpu_s_per_call_minute']:.2f} s per call-minute); peak RSS {r['peak_rss_mib']:.0f} MiB, "
           f"{r['rss_per_call_kib']:.0f} KiB per call; drawing process CPU {r['drawing_cpu_s']:.1f} s; simulator CPU {r['sim_cpu_s']:.1f} s over {r['wall_s']:.1f} s "
           f"({r['sim_cpu_s'] / r['wall_s'] * 100:.0f}% of its core)")
