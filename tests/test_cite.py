@@ -1515,3 +1515,22 @@ def test_a_time_said_as_a_closing_is_no_opening(said, wrong, right):
     turns = call("What are your opening hours?", said)
     assert not ok(cite.check_answer(turns, Q.HOURS, [said], hours(wrong)))
     assert ok(cite.check_answer(turns, Q.HOURS, [said], hours(right)))
+
+
+# -- the misses the fourth review left open ----------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("said, declined, booked", [
+    # the caller's table named by its party before the verb is a booking made, once no regret stands beside it
+    ("Sorry about that, we're all good, table for two at seven is reserved.", False, True),
+    ("Table for two at seven is reserved.", False, True),
+    ("Your booking for 2 on Friday at 7 has been confirmed.", False, True),
+    # with a regret beside it, or without the party, it may be the slot taken: left to the decline
+    ("Sorry, the table for two at seven is reserved.", True, False),
+    ("The table at seven is reserved.", True, False),
+    ("Sorry, the table for two at seven is already reserved.", True, False),
+])
+def test_a_table_named_by_its_party_as_reserved_is_a_booking_made(said, declined, booked):
+    turns = call(_ASK_FOR_TWO, said)
+    assert ok(cite.check_book_declined(turns, [said], alternative_offered=None)) is declined
+    assert ok(cite.check_booked(turns, [said], party=2, time="Friday 7 PM")) is booked

@@ -1163,6 +1163,9 @@ def _affirms_booking(sentence: str) -> bool:
 
     if any(confirmed(c) for c in clauses):
         return True  # "you're all set for 7, anything else?" says so, question and all
+    if any(_PARTY_RESERVED.search(c) and not _NOT_YOURS.search(c) and not any(_REGRET.search(x) for x in clauses[max(k - 1, 0):k + 1])
+           for k, c in enumerate(clauses)):
+        return True  # "we're all good, table for two at seven is reserved"; not after "sorry"
     if sentence.rstrip().endswith("?") or any(_NOT_AN_ANSWER_YET.search(c) or _NOT_YOURS.search(c) for c in clauses):
         return False  # a yes to a wait, or to a place on the list ("sure, I can put you on the waitlist")
     # A bare yes counts only as the whole sentence ("sure, that works"; "yep, no problem"): a yes with more
@@ -1393,6 +1396,16 @@ def _made(clause: str) -> bool:
     return _MADE.search(clause) is not None or _MADE.search(" ".join(map(_as_success_spelled, clause.split()))) is not None
 
 
+# The caller's table named by its party, and its time or day, before the verb: "table for two at seven is reserved",
+# "your booking for 4 on friday is confirmed". The party names whose table it is; a bare "the table at 7 is reserved"
+# may be the slot taken, and stays unread. A regret in its clause or the one before ("sorry, the table for two at
+# seven is reserved") may say the same of another's table: _affirms_booking and the decline's spare leave it then.
+_FACT_WORD = r"(?:\d{1,2}(?::\d\d)?|am|pm|at|on|for|this|next|tonight|tomorrow|today|people|persons|guests|o'?clock|" + "|".join(v.WEEK) + ")"
+_PARTY_RESERVED = re.compile(
+    r"\b(?:table|reservation|booking) for \d{1,3}(?: " + _FACT_WORD + r"){0,6} (?:is|has been|'s|s)(?: now| all)? "
+    r"(?:reserved|booked|confirmed|set)\b(?! (?:solid|up|out|full|by|for|already))")
+
+
 _AND = re.compile(r"\b(?:and|so|then)\b")  # "your table is booked and they don't serve wine": two statements
 _ASKED = re.compile(r"(?:is|was|are|were|has|have|had|did|do|does|can|could|shall|should|would|will)\b")
 _NONE_MADE = re.compile(r"\bno (?:\w+ )?(?:reservations?|bookings?|tables?)\b")
@@ -1456,7 +1469,7 @@ def check_book_declined(turns: Sequence[Turn], quotes: Sequence[str], *, alterna
             spared = 2 if _REGRET.search(clause) else max(spared - 1, 0)
             if spared or _ASKED.match(clause):
                 continue  # "is your table booked": asked, not said
-            if ((_made(clause) or (_MADE_FOR_YOU.search(clause) and not _NOT_YOURS.search(clause)))
+            if ((_made(clause) or _PARTY_RESERVED.search(clause) or (_MADE_FOR_YOU.search(clause) and not _NOT_YOURS.search(clause)))
                     and not (_not_booked(clause) or v.negated(clause) or _NONE_MADE.search(clause))):
                 return Unsupported(f"your quote {s.text!r} says the booking was made",
                                    "record booked, with the words that confirm the table, its time and party")
