@@ -1534,3 +1534,24 @@ def test_a_table_named_by_its_party_as_reserved_is_a_booking_made(said, declined
     turns = call(_ASK_FOR_TWO, said)
     assert ok(cite.check_book_declined(turns, [said], alternative_offered=None)) is declined
     assert ok(cite.check_booked(turns, [said], party=2, time="Friday 7 PM")) is booked
+
+
+@pytest.mark.parametrize("said, when, holds", [
+    # "half past" with no hour is past the hour said before it; the hour said gone is no booking at it
+    ("Seven is gone, I put you in for half past.", "Friday 7 PM", False),
+    ("Seven is gone, I put you in for half past.", "Friday 7:30 PM", True),
+    ("Sure, half past works, you're all set.", "Friday 7:30 PM", True),  # of the hour the agent asked for
+    ("Sure, half past works, you're all set.", "Friday 7 PM", False),
+    ("That slot's gone, sorry.", "Friday 7 PM", False),
+    ("The manager is gone for the day, but you're all set, two at seven.", "Friday 7 PM", True),  # another thing gone
+])
+def test_half_past_with_no_hour_is_past_the_hour_said(said, when, holds):
+    assert ok(cite.check_booked(call(_ASK_FOR_TWO, said), [said], party=2, time=when)) is holds
+
+
+@pytest.mark.parametrize("said, offered, holds", [
+    ("Seven's full, but I could do half past.", "7:30 PM", True),
+    ("Seven's full, but I could do half past.", "8:30 PM", False),
+])
+def test_a_decline_s_offered_half_past_is_of_the_hour_said(said, offered, holds):
+    assert ok(cite.check_book_declined(call(_ASK_FOR_TWO, said), [said], alternative_offered=offered)) is holds

@@ -595,6 +595,8 @@ _NOT_BOOKED = re.compile(
     r"not able to|not been able to|won't be able to|wouldn't let me|would not let me)\b(?: \w+){0,3} (?:book|reserve|make|do|fit|seat|accommodate|get|hold|confirm|"
     r"process|complete|place|secure|finali[sz]e|submit)\b"
     r"|\b(?:is|are|was|were|'s|'re) (?:\w+ )?full\b"  # "friday at seven is actually full"
+    # an hour or a slot gone ("seven is gone", "that slot's gone"); never "it's gone through", nor another thing gone
+    r"|\b(?:\d{1,2}(?: [0-5]\d)?|slot|time|table|spot|that)(?:'s| s| is| was| are| were)(?: all| already)? gone\b(?! through)"
     r"|\b(?:i|we) (?:could not|couldn't|couldnt|was unable|were unable|wasn't able|weren't able|was not able|were not able)(?: to)?$"
     # the booking verb left unsaid: "sorry, I couldn't", "we weren't able to"
     r"|\bwe(?:'re| are| re| were)(?: all| fully| completely)? booked\b(?! for you)"  # the business full: "we're all booked"
@@ -1061,8 +1063,8 @@ def check_booked(turns: Sequence[Turn], quotes: Sequence[str], *, party: int, ti
     found, bad = _located(turns, quotes)
     if bad is not None:
         return bad
-    said = v.normal(" ".join(quotes))
     readback = _readbacks(turns, found)
+    said = _hour_filled(v.normal(" ".join(quotes)), [x.clock for x in v.clocks(readback)])
     both = f"{said} {readback}"
     t = v.normal(time)
     times = [c.clock for c in v.clocks(t)]
@@ -1305,6 +1307,21 @@ def _clocks_of(clause: str) -> list[v.Clock]:
     return out
 
 
+# "half past", "quarter past", "quarter to" with no hour after them are of the hour said last before them ("seven is
+# gone, I put you in for half past" is 7:30), or else of the hour the agent asked for.
+_NO_HOUR = re.compile(r"\b(?:half|quarter) (?:past|after)\b(?! \d)|\bquarter (?:to|till|til)\b(?! \d)")
+
+
+def _hour_filled(n: str, before: Sequence[v.Clock] = ()) -> str:
+    """The normal words `n` with the hour written after each "half past" that has none (_NO_HOUR): the last time
+    said before it in `n` (a bare hour as a clause's subject counts: "seven is gone"), else the last of `before`."""
+    for m in reversed(list(_NO_HOUR.finditer(n))):
+        said = [x for clause in v.clauses(n[:m.start()]) for x in _clocks_of(clause)] or list(before)
+        if said:
+            n = f"{n[:m.end()]} {(said[-1].hour % 12) or 12}{n[m.end():]}"
+    return n
+
+
 def _hhmm(c: v.Clock) -> str:
     return f"{c.hour:02d}:{c.minute:02d}"
 
@@ -1479,7 +1496,10 @@ def check_book_declined(turns: Sequence[Turn], quotes: Sequence[str], *, alterna
     said = v.normal(" ".join(quotes))
     offered = False
     if alternative_offered:
-        stated = [x for q in quotes for clause in v.normal_clauses(q) for x in _clocks_of(clause)]
+        asked = [x.clock for t in turns[:found[0].turn] if t.speaker == "agent" for x in v.clocks(v.normal(t.text))][-1:]
+        stated: list[v.Clock] = []
+        for clause in (c for q in quotes for c in v.normal_clauses(q)):
+            stated.extend(_clocks_of(_hour_filled(clause, stated or asked)))  # "seven's full, but half past works"
         for c in v.clocks(v.normal(alternative_offered)):
             if not any(_same(c.clock, x) for x in stated):
                 return Unsupported(f"the time offered, {str(c.clock)!r}, is not in your quotes", _AGAIN)
