@@ -1555,3 +1555,16 @@ def test_half_past_with_no_hour_is_past_the_hour_said(said, when, holds):
 ])
 def test_a_decline_s_offered_half_past_is_of_the_hour_said(said, offered, holds):
     assert ok(cite.check_book_declined(call(_ASK_FOR_TWO, said), [said], alternative_offered=offered)) is holds
+
+
+@pytest.mark.parametrize("offered, holds", [("8:30 PM", True), (None, True), ("8 PM", False), ("9:30 PM", False)])
+def test_a_time_said_with_its_s_is_a_time_offered(offered, holds):
+    """"eight thirty's open": a number word keeps its "'s" no longer, and the hour it is the subject of is offered."""
+    said = "Nothing at seven but eight thirty's open."
+    turns = call(_ASK_FOR_TWO, said)
+    assert ok(cite.check_book_declined(turns, [said], alternative_offered=offered)) is holds
+    assert not ok(cite.check_booked(turns, [said], party=2, time="Friday 7 PM"))  # an alternative offered is no booking
+
+
+def test_a_number_word_with_its_s_reads_as_the_number():
+    assert v.normal("Eight thirty's open, seven's taken.") == "8 30's open 7's taken"

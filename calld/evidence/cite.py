@@ -1295,15 +1295,15 @@ def _restated(after: Sequence[tuple[Quote, int, str]], times: Sequence[v.Clock],
 
 
 _HOUR_AS_SUBJECT = re.compile(r"^(?:(?:but|and|so|oh|well|sorry|though) )*(\d{1,2})(?: ([0-5]\d))?(?: on \w+| tonight| tomorrow)? "
-                              r"(?:is|was|s|'s|are|were|works|work|would work)\b")
+                              r"(?:is|was|s|'s|are|were|works|work|would work)\b|^(?:(?:but|and|so|oh|well|sorry|though) )*(\d{1,2})(?: ([0-5]\d))?'s\b")
 
 
 def _clocks_of(clause: str) -> list[v.Clock]:
     """The times a clause says, a bare hour as its subject among them ("7 was full", "seven's taken", "eight works",
     "nine on friday is fine")."""
     out = [x.clock for x in v.clocks(clause)]
-    if not out and (m := _HOUR_AS_SUBJECT.match(clause)) and 1 <= int(m.group(1)) <= 12:
-        out.append(v.Clock(int(m.group(1)), int(m.group(2) or 0), True))
+    if not out and (m := _HOUR_AS_SUBJECT.match(clause)) and 1 <= int(hour := m.group(1) or m.group(3)) <= 12:
+        out.append(v.Clock(int(hour), int(m.group(2) or m.group(4) or 0), True))
     return out
 
 
