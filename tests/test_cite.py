@@ -1568,3 +1568,16 @@ def test_a_time_said_with_its_s_is_a_time_offered(offered, holds):
 
 def test_a_number_word_with_its_s_reads_as_the_number():
     assert v.normal("Eight thirty's open, seven's taken.") == "8 30's open 7's taken"
+
+
+@pytest.mark.parametrize("said, place, holds", [
+    # an aisle's number said bare where a place goes is the aisle; the item's is the one beside it
+    ("Screws are in 14, nails are in 15.", "aisle 14", True),
+    ("Screws are in 14, nails are in 15.", "aisle 15", False),
+    ("Screws are in 14, nails are in 15.", "aisle 16", False),
+    ("They're in 14.", "aisle 14", True),
+    ("I'll be back in 14 minutes.", "aisle 14", False),  # an amount, not a place
+])
+def test_an_aisle_said_as_a_bare_number(said, place, holds):
+    j = cite.check_answer(call("Which aisle are the screws in?", said), Q.AISLE, [said], Aisle(place), item="screws")
+    assert ok(j) is holds, j

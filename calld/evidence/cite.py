@@ -539,6 +539,15 @@ def _place_with_item(location: str, item: str, found: Sequence[Quote]) -> bool:
     return not placed or any(_place_said(location, p) or _aisle_named(location, p) for p in placed)
 
 
+def _aisle_said_bare(location: str, said: str) -> bool:
+    """An aisle's number said bare where a place goes, in answer to which aisle ("screws are in 14", "try 9"); never a
+    time or an amount ("at 5 pm", "in 10 minutes"). Which item it is beside is _place_with_item's to check."""
+    number = re.fullmatch(r"aisle (\d+)", v.normal(location))
+    return number is not None and re.search(
+        rf"\b(?:in|at|is|are|'s|'re|try|number) {number.group(1)}\b(?! ?(?:am|pm|o ?'?clock|:|minutes?|mins?|hours?|days?|"
+        r"weeks?|dollars?|bucks|percent|inch(?:es)?|feet|foot|pieces?|left|more|in stock)\b)", said) is not None
+
+
 def _aisle_named(location: str, clause: str) -> re.Match[str] | None:
     """Where the clause names the location's aisle number, as "aisle 5" or as a bare 5 ("they used to be in 5")."""
     number = _AISLE_NUMBER.search(v.normal(location))
@@ -1026,7 +1035,7 @@ def check_answer(turns: Sequence[Turn], question: QuestionType, quotes: Sequence
         case QuestionType.STOCK, _:
             return Unsupported("a stock answer needs the stock field", "record the availability the business gave")
         case QuestionType.AISLE, Aisle(location=location):
-            if not _place_said(location, said):
+            if not _place_said(location, said) and not _aisle_said_bare(location, said):
                 return Unsupported(f"the place {location!r} is not in your quotes", _AGAIN)
             if (denial := _place_denied(location, found, turns)) is not None:
                 return Unsupported(f"your quote {denial!r} says it is not {location!r}", _AGAIN)
