@@ -1581,3 +1581,18 @@ def test_a_number_word_with_its_s_reads_as_the_number():
 def test_an_aisle_said_as_a_bare_number(said, place, holds):
     j = cite.check_answer(call("Which aisle are the screws in?", said), Q.AISLE, [said], Aisle(place), item="screws")
     assert ok(j) is holds, j
+
+
+@pytest.mark.parametrize("said, answer, holds", [
+    # a day set apart for its closing keeps the run's opening, and the other way round; its own time stays its own
+    ("It's 8 to 8 on weekdays, but on Friday we stay open till ten.", r(("friday",), "08:00", "22:00"), True),
+    ("It's 8 to 8 on weekdays, but on Friday we stay open till ten.", r(("friday",), "08:00", "20:00"), False),
+    ("It's 8 to 8 on weekdays, but on Friday we stay open till ten.", r(WEEKDAYS[:4], "08:00", "20:00"), True),
+    ("Our hours are ten till six, except Wednesday when we close at noon.", r(("wednesday",), "10:00", "12:00"), True),
+    ("Our hours are ten till six, except Wednesday when we close at noon.", r(("wednesday",), "10:00", "18:00"), False),
+    ("Nine to five weekdays, but on Saturday we open at eleven.", r(("saturday",), "11:00", "17:00"), False),  # not in the run
+    ("Monday to Friday, 9 to 5, Saturday we close at 2.", r(("saturday",), "09:00", "14:00"), False),  # 9 is the weekdays'
+])
+def test_a_day_set_apart_for_one_time_keeps_the_run_s_other(said, answer, holds):
+    j = cite.check_answer(call("What are your hours?", said), Q.HOURS, [said], hours(answer))
+    assert ok(j) is holds, j

@@ -355,7 +355,7 @@ def _time_with_days(hhmm: str, wanted: frozenset[str], sentences: Sequence[Quote
         if v.days_said(n) & wanted and holding and all(_OTHER_DAYS.search(c) for c in holding):
             continue  # "closed mondays, open 11 to 10 the rest of the week": no monday 11 to 10
         alone = not (v.days_said(n) - wanted - also) and not wanted & _set_apart_days(s.text)
-        timed = [(text, days) for text, days in _clauses_with_days(s.text) if v.clocks(text)]
+        all_timed = timed = [(text, days) for text, days in _clauses_with_days(s.text) if v.clocks(text)]
         if field is not None:  # "open at 9 every day and close at 5 on weekdays": weekdays open at 9 all the same
             timed = [(text, days) for (text, days), said in zip(timed, _fields_said([t for t, _ in timed])) if field in said]
         stands = []
@@ -365,6 +365,13 @@ def _time_with_days(hhmm: str, wanted: frozenset[str], sentences: Sequence[Quote
             if beside:
                 fewest = min(len(days) for _, days in beside)
                 stands.append(any(_clock_in(text, hhmm) is not None for text, days in beside if len(days) == fewest))
+            elif field is not None and any(day in days for _, days in all_timed):
+                # a day set apart for its other time only keeps the run's time of this kind ("8 to 8 on weekdays, but on
+                # friday we stay open till 10": friday opens at 8): a clause not set apart that names the day itself,
+                # or that names no days and is said for none
+                run = [text for text, days in timed if not _SET_APART.match(text)
+                       and (day in v.days_said(text) or not (v.days_said(text) or days))]
+                stands.append(any(_clock_in(text, hhmm) is not None for text in run))
             elif day in spoken_of:
                 # a day the sentence names with no time of its own ("monday to saturday 9 to 9, closed sunday", "every
                 # day but sunday, 9 to 9"): the time is not that day's
