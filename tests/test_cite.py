@@ -1596,3 +1596,27 @@ def test_an_aisle_said_as_a_bare_number(said, place, holds):
 def test_a_day_set_apart_for_one_time_keeps_the_run_s_other(said, answer, holds):
     j = cite.check_answer(call("What are your hours?", said), Q.HOURS, [said], hours(answer))
     assert ok(j) is holds, j
+
+
+@pytest.mark.parametrize("said, answer, holds", [
+    # a meal names its half of the day; two windows are not one span
+    ("We do lunch 11:30 to 2:30 and dinner 5 to 10.", r((), "05:00", "22:00"), False),
+    ("We do lunch 11:30 to 2:30 and dinner 5 to 10.", r((), "11:30", "22:00"), False),
+    ("We do lunch 11:30 to 2:30 and dinner 5 to 10.", r((), "17:00", "22:00"), True),
+    ("We do lunch 11:30 to 2:30 and dinner 5 to 10.", r((), "11:30", "14:30"), True),
+    ("We do lunch 11:30 to 2:30 and dinner 5 to 10.", r((), "23:30", "14:30"), False),
+    ("Dinner is served from 5 until 11.", r((), "05:00", "23:00"), False),
+    ("Dinner is served from 5 until 11.", r((), "17:00", "23:00"), True),
+    ("5 to 10 for dinner.", r((), "17:00", "22:00"), True),
+    ("Breakfast from 7, and we close at 3.", r((), "07:00", "15:00"), True),  # the close is not breakfast's
+    ("We open at 9, lunch is 12 to 2, and we close at 6.", r((), "09:00", "18:00"), True),  # a time on its own: no window
+])
+def test_a_meal_s_hours_are_of_its_half_of_the_day_and_windows_stay_apart(said, answer, holds):
+    j = cite.check_answer(call("What are your hours?", said), Q.HOURS, [said], hours(answer))
+    assert ok(j) is holds, j
+
+
+def test_two_windows_of_the_same_day_are_accepted_as_two_ranges():
+    said = "We do lunch 11:30 to 2:30 and dinner 5 to 10."
+    answer = Hours((r((), "11:30", "14:30"), r((), "17:00", "22:00")))
+    assert ok(cite.check_answer(call("What are your hours?", said), Q.HOURS, [said], answer))

@@ -269,6 +269,9 @@ def _check_range(r: DayRange, said: str, sentences: Sequence[Quote], bare: dict[
     if r.closed and r.days and not _closed_with_days(frozenset(r.days), sentences):
         return (f"closed stands in your quotes only beside other days than {_days_phrase(r.days)}: "
                 "quote the words that say it is closed on those days")
+    if r.opens is not None and r.closes is not None and (apart := _windows_apart(r.opens, r.closes, sentences)) is not None:
+        return (f"{v.say_clock(r.opens)!r} and {v.say_clock(r.closes)!r} stand in your quotes in different ranges "
+                f"({apart}): record each range as said")
     for field, hhmm in (("opens", r.opens), ("closes", r.closes)):
         if hhmm is None:
             continue
@@ -290,6 +293,34 @@ def _check_range(r: DayRange, said: str, sentences: Sequence[Quote], bare: dict[
             return (f"{v.say_clock(hhmm)!r} stands in your quotes only beside another day than {r.date}: "
                     "quote the words that give it for that day")
     return None
+
+
+# a range as said, from its first time's words to its second's: "11:30 to 2:30", "5 till 10", "noon to 9"
+_RANGE_JOIN = re.compile(r"(?:noon|midnight|[\d: ]+(?: ?[ap]m)?)\s*(?:o'?clock\s*)?(?:to|till|til|until|through|thru)\s*")
+
+
+def _windows_apart(opens: str, closes: str, sentences: Sequence[Quote]) -> str | None:
+    """Where the quotes give the opening only as the start of one range said ("lunch 11:30 to 2:30") and the closing
+    only as the end of another ("dinner 5 to 10"), the two ranges as said: one span from one to the other is not what
+    was said (the business is shut between). None where either time also stands on its own, or in one range."""
+    windows, alone = [], []
+    for s in sentences:
+        for clause in v.normal_clauses(s.text):
+            times = v.clocks(clause)
+            paired: set[int] = set()
+            for k in range(len(times) - 1):
+                a, b = times[k], times[k + 1]
+                if k not in paired and _RANGE_JOIN.fullmatch(clause, a.start, b.start):
+                    windows.append((a.clock, b.clock))
+                    paired |= {k, k + 1}
+            alone.extend(t.clock for k, t in enumerate(times) if k not in paired)
+    if any(c.means(opens) or c.means(closes) for c in alone):
+        return None
+    starts = [w for w in windows if w[0].means(opens)]
+    ends = [w for w in windows if w[1].means(closes)]
+    if not starts or not ends or any(w in ends for w in starts):
+        return None
+    return ", ".join(f"{a} to {b}" for a, b in dict.fromkeys([*starts, *ends]))
 
 
 # A range's date that names a day of the quotes' own: its time must stand beside it ("today until 5, tomorrow until 9"),

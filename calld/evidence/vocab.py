@@ -299,7 +299,31 @@ def clocks(normal_text: str) -> tuple[ClockAt, ...]:
                     m.start(1) in found or m.start(4) in found or a or m.group(3) or m.group(6) or _said_as_hours(normal_text, m.start())
                     or not normal_text[m.end():].strip()):  # "like I said, nine to five.": a range that closes the words
                 found[at] = ClockAt(_half_of_day(c, normal_text[end:]), at, end)
-    return tuple(found[k] for k in sorted(found))
+    return tuple(_of_the_meal(found[k], normal_text) for k in sorted(found))
+
+
+# A meal names its half of the day for the times said with it ("dinner 5 to 10" is 5 PM to 10 PM, "lunch 11:30 to
+# 2:30" 11:30 AM to 2:30 PM, "5 to 10 for dinner"): only where the words between them only join the two, never across
+# other words ("breakfast from 7, and we close at 3" leaves 3 as said); after the times, only with "for" ("we open
+# at 9, lunch is 12 to 2": 9 is no lunch time).
+_MEAL = re.compile(r"\b(breakfast|brunch|lunch|dinner|supper)\b")
+_MEAL_TO_CLOCK = re.compile(r"(?:\s*(?:is|s|'s|service|served|hours|from|runs|goes|starts?|begins?|ends?|at|to|till|til|until|"
+                            r"through|and|we do|we serve|time|\d{1,2}(?::\d\d| [0-5]\d)?(?: ?[ap]m)?))*\s*")
+_CLOCK_TO_MEAL = re.compile(r"(?:\s*(?:to|till|til|until|through|and|\d{1,2}(?::\d\d| [0-5]\d)?(?: ?[ap]m)?))*\s*for\s*")
+
+
+def _of_the_meal(c: ClockAt, normal_text: str) -> ClockAt:
+    if not c.clock.either or c.clock.hour == 12:
+        return c
+    before = [m for m in _MEAL.finditer(normal_text, 0, c.start) if _MEAL_TO_CLOCK.fullmatch(normal_text, m.end(), c.start)]
+    after = _MEAL.search(normal_text, c.end)
+    meal = before[-1].group(1) if before else (
+        after.group(1) if after and _CLOCK_TO_MEAL.fullmatch(normal_text, c.end, after.start()) else None)
+    if meal is None:
+        return c
+    h = c.clock.hour
+    morning = {"breakfast": True, "brunch": h >= 8, "lunch": h >= 10}.get(meal, False)  # dinner, supper: evening
+    return ClockAt(Clock(h if morning else h + 12, c.clock.minute, False), c.start, c.end)
 
 
 _HOURS_CUE = re.compile(r"\b(?:open|opens|opening|close|closes|closing|hours|from|shut|shuts|weekdays?|weekends?|daily|every ?day|"
