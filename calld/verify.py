@@ -31,7 +31,7 @@ from calld.domain.questions import QUESTIONS, QuestionType
 from calld.domain.requests import AskRequest, BookRequest
 from calld.domain.results import BookResult, QuickAskResult
 from calld.domain.transcript import Turn
-from calld.core.answers import Aisle, DayRange, Hours, KindStock, Stock
+from calld.core.answers import Aisle, DayRange, Hours, KindStock, NoSetHours, Stock
 from calld.evidence import cite
 from calld.evidence.cite import Supported
 from calld.core.situations import CLAIMS_HUMAN
@@ -110,9 +110,11 @@ def _continued(rows: list[dict[str, Any]], record: dict[str, Any]) -> int:
 _ISO_DATE = re.compile(r"\d{4}-\d{2}-\d{2}")
 
 
-def typed_answer(answer: dict[str, Any]) -> Hours | Stock | Aisle | None:
+def typed_answer(answer: dict[str, Any]) -> Hours | NoSetHours | Stock | Aisle | None:
     """A result's typed answer (result.json) as the citation check reads it."""
     match answer.get("kind"):
+        case "no_set_hours":
+            return NoSetHours()
         case "hours":
             # a date the app resolved ("today" -> 2026-12-02) is the app's, not words to find in the quotes
             return Hours(tuple(DayRange(tuple(r["days"]), r.get("opens"), r.get("closes"), r.get("closed", False),

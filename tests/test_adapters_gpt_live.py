@@ -28,7 +28,7 @@ from calld.core.events import (
     TaskRecorded,
     ToolCallRejected,
 )
-from calld.core.answers import Aisle, DayRange, Hours, KindStock, Stock
+from calld.core.answers import Aisle, DayRange, Hours, KindStock, NoSetHours, Stock
 from calld.core.plan import LivePlan
 
 RECORD_CALL_ID = "call_Qm4pX7rT2vLs9KdE"
@@ -385,6 +385,8 @@ def test_a_record_cites_quotes_and_gives_typed_fields() -> None:
     assert event.answer == Stock("some_kinds", None, (KindStock("12-inch", "in_stock", 3), KindStock("10-inch", "out_of_stock", None)))
     [event] = live().feed(item_done(arguments=json.dumps(HOURS_ARGS | {"hours": None, "aisle": {"location": "aisle 14"}})))
     assert event.answer == Aisle("aisle 14")
+    [event] = live().feed(item_done(arguments=json.dumps(HOURS_ARGS | {"hours": {"ranges": [], "no_set_hours": True}})))
+    assert event.answer == NoSetHours()  # "by appointment only": no ranges, by the answer's own shape
 
 
 @pytest.mark.parametrize(("change", "says"), [
@@ -392,7 +394,9 @@ def test_a_record_cites_quotes_and_gives_typed_fields() -> None:
                             "date": None}]}}, "hours.ranges.0.opens"),
     ({"hours": {"ranges": [{"days": ["monday"], "opens": "09:00", "closes": None, "closed": True, "around_the_clock": False,
                             "date": None}]}}, "closed or open around the clock has no opens"),
-    ({"hours": {"ranges": []}}, "hours.ranges"),
+    ({"hours": {"ranges": []}}, "hours need at least one range, or no_set_hours"),
+    ({"hours": {"ranges": [{"days": [], "opens": "09:00", "closes": None, "closed": False, "around_the_clock": False,
+                            "date": None}], "no_set_hours": True}}, "no_set_hours has no ranges"),
     ({"stock": {"availability": "in_stock", "quantity": None, "kinds": [{"kind": "x", "availability": "in_stock", "quantity": None}]}},
      "only some_kinds names kinds"),
     ({"aisle": {"location": "aisle 3"}}, "one of hours, stock or aisle"),
@@ -419,6 +423,7 @@ def test_tool_schemas_match_what_the_parser_accepts() -> None:
         assert params["properties"][name]["anyOf"][1] == {"type": "null"}
     ranges = params["properties"]["hours"]["anyOf"][0]["properties"]["ranges"]["items"]
     assert ranges["required"] == ["days", "opens", "closes", "closed", "around_the_clock", "date"]
+    assert params["properties"]["hours"]["anyOf"][0]["properties"]["no_set_hours"]["type"] == "boolean"
     assert end["parameters"] == {
         "type": "object",
         "properties": {

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import pytest
 
-from calld.core.answers import Aisle, DayRange, Hours, KindStock, Stock
+from calld.core.answers import Aisle, DayRange, Hours, KindStock, NoSetHours, Stock
 from calld.domain.questions import QuestionType as Q
 from calld.domain.transcript import Turn
 from calld.evidence import cite
@@ -1620,3 +1620,26 @@ def test_two_windows_of_the_same_day_are_accepted_as_two_ranges():
     said = "We do lunch 11:30 to 2:30 and dinner 5 to 10."
     answer = Hours((r((), "11:30", "14:30"), r((), "17:00", "22:00")))
     assert ok(cite.check_answer(call("What are your hours?", said), Q.HOURS, [said], answer))
+
+
+@pytest.mark.parametrize("said, holds", [
+    # no set hours stands only where the quotes say so, and state no hours
+    ("By appointment only, there aren't set hours.", True),
+    ("We work by appointment only.", True),
+    ("We don't really have set hours, it varies, so call ahead.", True),
+    ("Our hours vary week to week.", True),
+    ("We're open nine to five.", False),
+    ("By appointment only on Sundays, otherwise nine to five.", False),  # hours given beside it
+    ("You don't need an appointment, just come in.", False),
+    ("We're not appointment only.", False),
+    ("Are we appointment only?", False),  # asked back
+    ("Hello, Smith Tailoring.", False),
+])
+def test_no_set_hours_stands_only_where_the_quotes_say_so(said, holds):
+    j = cite.check_answer(call("What are your opening hours?", said), Q.HOURS, [said], NoSetHours())
+    assert ok(j) is holds, j
+
+
+def test_no_set_hours_is_refused_when_the_business_then_gives_hours():
+    turns = call("What are your opening hours?", "By appointment only.", "Okay, thank you.", "Oh wait, actually we're open 9 to 5 on Saturdays.")
+    assert not ok(cite.check_answer(turns, Q.HOURS, ["By appointment only."], NoSetHours()))

@@ -73,6 +73,15 @@ async def test_an_opening_and_a_closing_said_apart_are_one_range(tmp_path, autoj
     assert (r.opens, r.closes) == ("09:00", "17:00")
 
 
+async def test_by_appointment_only_is_answered_as_no_set_hours(tmp_path, autojump_clock):
+    """No hours to give is an answer: the stand-in records no set hours, the check finds it in their words, and the
+    user is told so in words (not failed/internal, which would blame calld)."""
+    run = await stub_call(tmp_path, variant("hours", greeting="Smith Tailoring.",
+                                            answer="By appointment only, there aren't set hours."))
+    assert (run.result.status, run.result.verdict_source, run.result.answer.kind) == ("answered", "tool", "no_set_hours")
+    assert told(run).startswith("They don't keep set hours. They said: \"By appointment only, there aren't set hours.\"")
+
+
 async def test_a_refusal_then_a_hangup_with_no_record_is_declined_in_their_words(tmp_path, autojump_clock):
     """No record, and the app reads no refusal into the words: the business hung up after the request, and
     the user is given what it said."""

@@ -430,6 +430,17 @@ def test_a_day_the_last_call_did_not_give_is_said_so_and_offered_as_a_call():
     assert replies.hours_for_days(HOURS, None, ("sunday",))[1] is False  # the call never gave a result
 
 
+def test_no_set_hours_is_told_as_such_for_any_day_and_asked_again():
+    none = {**TYPED, "evidence": [{"quote": "By appointment only, there aren't set hours.", "turn": 2}],
+            "answer": {"kind": "no_set_hours"}}
+    assert replies.outcome(none, HOURS) == "They don't keep set hours. They said: \"By appointment only, there aren't set hours.\""
+    text, complete = replies.hours_for_days(HOURS, none, ("saturday",))
+    assert complete and text == ("When I called +1 415-555-0142, they said they don't keep set hours, so I can't say for "
+                                 "Saturday. They said: \"By appointment only, there aren't set hours.\"")
+    assert replies.hours_again(HOURS, none) == ("When I called +1 415-555-0142 about their hours: They said: \"By appointment "
+                                                "only, there aren't set hours.\" Text \"call them again\" to ask afresh.")
+
+
 def test_hours_asked_again_with_no_day_repeat_what_they_said():
     said = replies.hours_again(HOURS, TYPED)
     assert said == ('When I called +1 415-555-0142 about their hours: They said: "Weekdays nine to five, Saturday ten '

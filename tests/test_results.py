@@ -60,6 +60,20 @@ def test_the_summary_names_each_kind_and_its_stock():
     assert typed_answer(answer) == "stock: some kinds: 10-inch out of stock; 12-inch in stock, 3"
 
 
+def test_no_set_hours_is_an_hours_answer_of_its_own_that_holds_no_ranges():
+    """"By appointment only": its own form of the hours answer, which no range can be added to."""
+    from pydantic import TypeAdapter, ValidationError
+
+    from calld.domain.results import NoSetHoursAnswer, TypedAnswer
+    from calld.observe.summary import typed_answer
+
+    answer = TypeAdapter(TypedAnswer).validate_python({"kind": "no_set_hours"})
+    assert isinstance(answer, NoSetHoursAnswer)
+    with pytest.raises(ValidationError):
+        TypeAdapter(TypedAnswer).validate_python({"kind": "no_set_hours", "ranges": [{"days": ["monday"], "opens": "09:00"}]})
+    assert typed_answer(answer.model_dump(mode="json")) == "hours: no set hours (by appointment, or as it varies)"
+
+
 def test_the_published_result_schema_is_current():
     from pathlib import Path
 

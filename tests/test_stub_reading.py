@@ -14,10 +14,13 @@ from calld.stub.brain import BookBrain
 
 def test_hours_it_cannot_read_are_no_hours_not_an_empty_list():
     """An empty list of ranges is refused at the wire (invalid arguments); no hours field is a record the
-    citation check can judge."""
-    assert reading.fields(QuestionType.HOURS, "We work by appointment only, there aren't set hours.")["hours"] is None
+    citation check can judge. Words of no set hours are recorded as such, with no ranges."""
+    assert reading.fields(QuestionType.HOURS, "Hello, how can I help?")["hours"] is None
+    assert reading.fields(QuestionType.HOURS, "We work by appointment only, there aren't set hours.")["hours"] == {
+        "ranges": [], "no_set_hours": True}
     assert reading.fields(QuestionType.HOURS, "We open at 8.")["hours"] == {"ranges": [
-        {"days": [], "opens": "08:00", "closes": None, "closed": False, "around_the_clock": False, "date": None}]}
+        {"days": [], "opens": "08:00", "closes": None, "closed": False, "around_the_clock": False, "date": None}],
+        "no_set_hours": False}
 
 
 @pytest.mark.parametrize("said, ranges", [

@@ -25,7 +25,7 @@ from pydantic import (BaseModel, ConfigDict, Discriminator, Field, StringConstra
                       model_validator)
 
 from calld.adapters._wire import plain_object, problem
-from calld.core.answers import Aisle, DayRange, Hours, KindStock, Stock
+from calld.core.answers import Aisle, DayRange, Hours, KindStock, NoSetHours, Stock
 from calld.core.events import (
     BookingDetails,
     DTMF_KEYS,
@@ -216,7 +216,19 @@ class _Range(_Strict):
 
 
 class _Hours(_Strict):
-    ranges: Annotated[list[_Range], Field(min_length=1)]
+    ranges: list[_Range]
+    no_set_hours: bool = False  # absent in records written before it: hours as ranges
+
+    @model_validator(mode="after")
+    def _ranges_or_none(self) -> _Hours:
+        if self.no_set_hours and self.ranges:
+            raise ValueError("no_set_hours has no ranges: give either the ranges or no_set_hours, not both")
+        if not self.no_set_hours and not self.ranges:
+            raise ValueError("hours need at least one range, or no_set_hours true when the business keeps no set hours")
+        return self
+
+    def typed(self) -> Hours | NoSetHours:
+        return NoSetHours() if self.no_set_hours else Hours(tuple(r.typed() for r in self.ranges))
 
 
 class _Kind(_Strict):
@@ -272,9 +284,9 @@ class _TaskResultArgs(_Strict):
             raise ValueError("status 'declined' needs reason: refused or unknown")
         return self
 
-    def typed(self) -> Hours | Stock | Aisle | None:
+    def typed(self) -> Hours | NoSetHours | Stock | Aisle | None:
         if self.hours is not None:
-            return Hours(tuple(r.typed() for r in self.hours.ranges))
+            return self.hours.typed()
         if self.stock is not None:
             st = self.stock
             return Stock(st.availability, st.quantity, tuple(KindStock(k.kind, k.availability, k.quantity) for k in st.kinds))
@@ -561,7 +573,10 @@ _HOURS_FIELD = _nullable_object({
         "around_the_clock": {"type": "boolean", "description": "The business said it is open 24 hours on these days."},
         "date": {"type": ["string", "null"], "description": "'today', 'tomorrow' or a date, when the business said one; else null."},
     })},
-}, "An hours answer as ranges; null for any other question.")
+    "no_set_hours": {"type": "boolean", "description": (
+        "true only when the business said it keeps no set hours (by appointment only, no set hours, they vary, call "
+        "ahead); ranges is then empty. Otherwise false.")},
+}, "An hours answer as ranges, or no_set_hours; null for any other question.")
 _STOCK_FIELD = _nullable_object({
     "availability": {"type": "string", "enum": ["in_stock", "out_of_stock", "limited", "some_kinds", "unknown"]},
     "quantity": _nullable("integer", "How many, only when the business said an exact number; else null."),

@@ -3,7 +3,8 @@
 The model fills them (record_task_result); the citation check (calld.evidence.cite) accepts them
 only when every time, day, number and place in them stands in the business's quoted words. Once
 accepted they are the result's typed answer as they are: the app never reads English into them.
-Contradictory shapes (times on a closed day, kinds without some_kinds) are refused at the wire.
+Contradictory shapes (times on a closed day, kinds without some_kinds, ranges beside no set hours) are refused at
+the wire.
 """
 
 from __future__ import annotations
@@ -24,6 +25,15 @@ class DayRange:
 @frozen
 class Hours:
     ranges: tuple[DayRange, ...]
+
+
+@frozen
+class NoSetHours:
+    """The business said it keeps no set hours ("by appointment only", "there aren't set hours", "it varies, call
+    ahead"): an hours answer of its own, with no ranges, so no value can hold both hours and none."""
+
+
+HoursReading = Hours | NoSetHours  # the hours answer: ranges of days and times, or no set hours
 
 
 @frozen
@@ -50,4 +60,4 @@ class TextOnly:
     """No typed reading: the words are the answer (answer_text holds them)."""
 
 
-Answer = Hours | Stock | Aisle | TextOnly
+Answer = Hours | NoSetHours | Stock | Aisle | TextOnly

@@ -11,7 +11,7 @@ from typing import ClassVar, Literal
 
 from attrs import field, frozen
 
-from calld.core.answers import Aisle, Hours, Stock
+from calld.core.answers import Aisle, Hours, NoSetHours, Stock
 from calld.domain.ids import CallControlId, StreamId
 
 
@@ -284,7 +284,7 @@ class TaskRecorded:
     notes: str | None = None
     booking: BookingDetails | None = None
     quotes: tuple[str, ...] = ()
-    answer: Hours | Stock | Aisle | None = None
+    answer: Hours | NoSetHours | Stock | Aisle | None = None
     reason: str | None = None
 
 

@@ -280,7 +280,8 @@ def build_plan(
     backend = (
         f"Call {RECORD_TASK_RESULT} as soon as the business has answered the question "
         "(status answered, answer_text in their own words, and the typed field for the question: hours as ranges "
-        "of days and 24-hour times, stock, or aisle; the other two null), refused or could not answer (status "
+        "of days and 24-hour times, or no_set_hours when they say they keep none (by appointment only, it varies), "
+        "stock, or aisle; the other two null), refused or could not answer (status "
         "declined, reason refused or unknown), "
         "or the call reached voicemail (status voicemail). Use status unclear only to note that the question "
         f"must be asked again. Record a final status once. {EVIDENCE_RULE}After the closing line, call {END_CALL}. "

@@ -85,6 +85,12 @@ class HoursAnswer(_Frozen):
     ranges: tuple[DayHours, ...] = ()  # empty: the words gave times but no days the app could read
 
 
+class NoSetHoursAnswer(_Frozen):
+    """The business keeps no set hours ("by appointment only", "it varies, call ahead"): no ranges, by its shape."""
+
+    kind: Literal["no_set_hours"] = "no_set_hours"
+
+
 Availability = Literal["in_stock", "out_of_stock", "limited"]
 
 
@@ -135,7 +141,7 @@ class TextAnswer(_Frozen):
     kind: Literal["text"] = "text"
 
 
-TypedAnswer = Annotated[HoursAnswer | StockAnswer | AisleAnswer | TextAnswer, Field(discriminator="kind")]
+TypedAnswer = Annotated[HoursAnswer | NoSetHoursAnswer | StockAnswer | AisleAnswer | TextAnswer, Field(discriminator="kind")]
 
 
 class _Result(BaseModel):

@@ -73,7 +73,7 @@ from rapidfuzz import fuzz
 from rapidfuzz.distance import OSA
 
 from calld.core import situations
-from calld.core.answers import Aisle, DayRange, Hours, Stock
+from calld.core.answers import Aisle, DayRange, Hours, NoSetHours, Stock
 from calld.domain.questions import QuestionType
 from calld.domain.transcript import Turn
 from calld.evidence import vocab as v
@@ -1019,7 +1019,7 @@ def _said_after(s: Quote) -> Unsupported:
 
 
 def check_answer(turns: Sequence[Turn], question: QuestionType, quotes: Sequence[str],
-                 answer: Hours | Stock | Aisle | None, *, item: str | None = None) -> Judgement:
+                 answer: Hours | NoSetHours | Stock | Aisle | None, *, item: str | None = None) -> Judgement:
     """An answered quick ask: its quotes and its typed answer (`item`: what a stock question asks about)."""
     found, bad = _located(turns, quotes)
     if bad is not None:
@@ -1042,8 +1042,19 @@ def check_answer(turns: Sequence[Turn], question: QuestionType, quotes: Sequence
             if (later := _corrected(turns, found, "clock", kept)) is not None:
                 return _correction_refusal(later)
             return Supported(found, "the hours stand in the business's words")
+        case QuestionType.HOURS, NoSetHours():
+            if (c := v.clocks(said)) or _AROUND_THE_CLOCK.search(said):
+                return Unsupported(f"your quotes state {'a time (' + str(c[0].clock) + ')' if c else 'open around the clock'}: "
+                                   "the business gave hours", "record the hours they give, as ranges, with the words that give them")
+            if not any(no_set_hours_said(q.text) for q in found):
+                return Unsupported(f"your quotes do not say there are no set hours ({found[-1].text!r})",
+                                   "record no_set_hours citing the words that say so (by appointment only, no set hours, "
+                                   "they vary, call ahead), or the hours they give as ranges")
+            if (later := _corrected(turns, found, "clock", set())) is not None:
+                return _correction_refusal(later)
+            return Supported(found, "no set hours stands in the business's words")
         case QuestionType.HOURS, _:
-            return Unsupported("an hours answer needs the hours as ranges of days and times",
+            return Unsupported("an hours answer needs the hours as ranges of days and times, or no_set_hours",
                                "record the hours the business gave, as ranges, with the words that give them")
         case QuestionType.STOCK, Stock() as stock:
             if stock.availability in ("in_stock", "limited") and item and (denial := _item_denied(found, item)) is not None:
@@ -1086,6 +1097,23 @@ def check_answer(turns: Sequence[Turn], question: QuestionType, quotes: Sequence
         case _:
             return Unsupported("an aisle answer needs the aisle field, the place as said",
                                "record the place the business named, with the words that name it")
+
+
+# No set hours, in the words that say so: "by appointment only", "there aren't set hours", "our hours vary", "call
+# ahead". The first list is said plainly (a clause that denies it, "you don't need an appointment", "we're not
+# appointment only", says the other thing); the second holds its own negation.
+_NO_SET_HOURS = re.compile(r"\b(?:(?:by|with an?) appointments?|appointments? only|(?:our |the )?hours (?:vary|change|differ)|"
+                           r"(?:it|that|they|schedule) (?:varies|vary|changes|depends)|varies|call (?:ahead|first|before you come))\b")
+_NO_SET_HOURS_DENIED = re.compile(
+    r"\b(?:no|aren't(?: any)?|are not(?: any)?|isn't(?: a)?|is not(?: a)?|don't have(?: any)?|do not have(?: any)?|don't keep(?: any)?|"
+    r"have no|without) (?:set|regular|fixed|normal|posted|standard|official|real) (?:hours|schedule|times|opening hours)\b")
+
+
+def no_set_hours_said(sentence: str) -> bool:
+    """A statement (no question) with a clause that says the business keeps no set hours."""
+    if sentence.rstrip().endswith("?"):
+        return False
+    return any(_NO_SET_HOURS_DENIED.search(c) or (_NO_SET_HOURS.search(c) and not v.negated(c)) for c in v.normal_clauses(sentence))
 
 
 def check_declined(turns: Sequence[Turn], question: QuestionType, quotes: Sequence[str], reason: str) -> Judgement:

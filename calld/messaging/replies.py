@@ -193,6 +193,8 @@ def outcome(result: dict[str, Any], intent: AskIntent | BookIntent) -> str:
         # A recorded greeting or information line is not a person: say so (it may be out of date).
         heard = "Their recorded message says" if result.get("verdict_source") == "greeting" else "They said"
         said = f"{heard}: \"{quote}\"" if quote else f"I reached {who}, but I couldn't make out a clear answer. You might try again."
+        if _no_set_hours(result):
+            said = f"They don't keep set hours. {said}"
         return said + asked_not
     if status == "booked":
         party = result.get("confirmed_party") if isinstance(result.get("confirmed_party"), int) else None
@@ -278,6 +280,12 @@ def _typed_hours(result: dict[str, Any] | None) -> list[dict[str, Any]] | None:
     return [r for r in ranges if isinstance(r, dict)] if isinstance(ranges, list) else []
 
 
+def _no_set_hours(result: dict[str, Any] | None) -> bool:
+    """An answered hours call whose answer is that they keep no set hours ("by appointment only")."""
+    answer = result.get("answer") if isinstance(result, dict) and result.get("status") == "answered" else None
+    return isinstance(answer, dict) and answer.get("kind") == "no_set_hours"
+
+
 def hours_on(result: dict[str, Any] | None, day: Weekday) -> str | None:
     """What the last call's typed hours say about `day` ("open 9 AM to 5 PM", "closed"); None if nothing.
     Where more than one reading names the day, a weekly one wins over one for a single date, and a later
@@ -298,6 +306,10 @@ def hours_for_days(last: AskIntent | BookIntent, result: dict[str, Any] | None, 
     """A follow-up about opening hours on `days`, answered from the last call where it said: the text, and
     whether every day was known (if not, the text offers to call and ask)."""
     who = spoken_number(last.to)
+    if _no_set_hours(result):  # no day has hours of its own: say so, with their words
+        quote = _quote(result or {}, "answer_text")
+        heard = f" They said: \"{quote}\"" if quote else ""
+        return f"When I called {who}, they said they don't keep set hours, so I can't say for {_listed([d.capitalize() for d in days])}.{heard}", True
     known = {day: hours_on(result, day) for day in days}
     said = [f"on {day.capitalize()} they're {words}" for day, words in known.items() if words]
     unknown = [day.capitalize() for day, words in known.items() if not words]
@@ -318,7 +330,7 @@ def hours_for_days(last: AskIntent | BookIntent, result: dict[str, Any] | None, 
 
 def hours_again(last: AskIntent | BookIntent, result: dict[str, Any] | None) -> str | None:
     """Their hours asked again, no day named, after a call that answered them: what they said then."""
-    if _typed_hours(result) is None or not isinstance(last, AskIntent) or last.ask != "hours":
+    if (_typed_hours(result) is None and not _no_set_hours(result)) or not isinstance(last, AskIntent) or last.ask != "hours":
         return None
     assert result is not None
     quote = _quote(result, "answer_text")

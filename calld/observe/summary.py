@@ -88,10 +88,12 @@ def _day_span(days: list[str]) -> str:
 
 
 def typed_answer(answer: Any) -> str:
-    """The typed answer in a line: hours as day ranges, stock as availability, aisle as a place."""
+    """The typed answer in a line: hours as day ranges (or no set hours), stock as availability, aisle as a place."""
     if not isinstance(answer, dict):
         return json.dumps(answer, ensure_ascii=False)
     kind = answer.get("kind")
+    if kind == "no_set_hours":
+        return "hours: no set hours (by appointment, or as it varies)"
     if kind == "hours" and not answer.get("ranges"):
         return "hours: none the app could read as days and times (the answer above is the business's)"
     if kind == "hours":

@@ -38,8 +38,11 @@ def evidence(quotes: tuple[Quote, ...]) -> tuple[results.Evidence, ...]:
     return tuple(results.Evidence(quote=q.text, turn=q.turn, start_ms=q.start_ms, end_ms=q.end_ms) for q in quotes)
 
 
-def typed_answer(answer: answers.Answer | None) -> results.HoursAnswer | results.StockAnswer | results.AisleAnswer | results.TextAnswer:
+def typed_answer(answer: answers.Answer | None) -> (results.HoursAnswer | results.NoSetHoursAnswer | results.StockAnswer
+                                                   | results.AisleAnswer | results.TextAnswer):
     match answer:
+        case answers.NoSetHours():
+            return results.NoSetHoursAnswer()
         case answers.Hours(ranges=ranges):
             return results.HoursAnswer(ranges=tuple(
                 results.DayHours(days=r.days, opens=r.opens, closes=r.closes, closed=r.closed,

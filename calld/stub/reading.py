@@ -2,7 +2,8 @@
 
 The live model reads the business's words into typed fields (hours as ranges, stock, the aisle) and
 cites them. The stub world's stand-in does the same, crudely, for the lines its scenarios say. For
-hours it borrows the transcript assessment's reading (calld.evidence.assess.read_hours); whether its
+hours it borrows the transcript assessment's reading (calld.evidence.assess.read_hours), and the citation
+check's words of no set hours ("by appointment only") where that reads no hours; whether its
 fields hold is still the citation check's to decide (calld.evidence.cite, which reads nothing into
 the words), and scenarios that script a wrong record give their fields outright
 (calld.stub.scenario.ModelRecord.fields).
@@ -17,6 +18,7 @@ from calld.core.answers import DayRange
 from calld.domain.questions import QuestionType
 from calld.evidence import vocab as v
 from calld.evidence.assess import read_hours
+from calld.evidence.cite import no_set_hours_said
 
 
 def question_of(instructions: str) -> QuestionType:
@@ -33,8 +35,12 @@ def fields(question: QuestionType, heard: str) -> dict[str, Any]:
     out: dict[str, Any] = {"hours": None, "stock": None, "aisle": None}
     match question:
         case QuestionType.HOURS:
-            # no hours it can read ("by appointment only"): no ranges at all, as the wire allows none empty
-            out["hours"] = {"ranges": ranges} if (ranges := hours(heard)) else None
+            if ranges := hours(heard):
+                out["hours"] = {"ranges": ranges, "no_set_hours": False}
+            elif no_set_hours_said(heard):  # "by appointment only, there aren't set hours"
+                out["hours"] = {"ranges": [], "no_set_hours": True}
+            else:  # no hours it can read: no hours field, a record the citation check can judge
+                out["hours"] = None
         case QuestionType.STOCK:
             out["stock"] = stock(heard)
         case QuestionType.AISLE:
