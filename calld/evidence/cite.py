@@ -16,12 +16,18 @@ business's own words that carry the answer) and the answer as typed fields. It i
     said only as a closing ("we close at 5, and in the summer at 8") is no opening, and the other way round; clauses are cut at
     commas, and at an "and" between two numbers each with its own days ("9 on weekdays and 10 on
     saturday"), and before a day said right after a number in a clause that opens on a day ("today til 5 tomorrow
-    til 8"). A clause for "the rest of the week" or "other days" gives no hours of the days the sentence names. A
+    til 8"). A day set apart for one of its times keeps the run's other ("8 to 8 on weekdays, but on friday we stay
+    open till 10": friday opens at 8). An opening and a closing said only as the ends of two different ranges are
+    no one span ("lunch 11:30 to 2:30 and dinner 5 to 10" is no 11:30 to 10). No set hours stands only in a quoted
+    statement that says so ("by appointment only", "there aren't set hours") where no quoted words state a time.
+    A clause for "the rest of the week" or "other days" gives no hours of the days the sentence names. A
     time given for another part of the place as its subject ("the deli closes at 3") is not the business's where
     the quotes give the place's own time of that kind ("but the store's open till 9"), unless the agent asked about
     that part. A range dated today or tomorrow (and naming no days) takes those as its days. A booking's day,
     time and party may also stand in the agent's read-back that the quoted business turn answers
-    ("a table for 4 at 7 on Friday, is that right?" "Yes, you're all set"). A day the business names only to
+    ("a table for 4 at 7 on Friday, is that right?" "Yes, you're all set"); "half past" with no hour is of the hour
+    said before it ("seven is gone, I put you in for half past" is 7:30). An aisle's number said bare where a place
+    goes ("screws are in 14") stands for the aisle. A day the business names only to
     refuse it ("Friday's no good, but Saturday at 7, you're all set") is not the booking's day.
     Stock is read sentence by sentence, each in the parts its words turn at ("but", an answer after a wait): the last
     part that says anything is what the sentence says ("the box is empty but I found two in the back" has them; "we

@@ -4,12 +4,14 @@ It knows numbers, clock times, days and party sizes, and nothing else about Engl
  - text is compared in a normal form (`normal`): lower case, plain quotes, "a.m." as "am", hyphens
    as spaces, number words as digits (text2num's `alpha2digit`: "seven thirty" is "7 30", "two
    hundred" is "200"), fillers and punctuation dropped, a transcript's contractions without their
-   apostrophe ("youre", "thats", "dont") as written with it, so "Nine to five, um, Monday-Friday." and
+   apostrophe ("youre", "thats", "dont") as written with it, a number word's "'s" kept on its digits ("eight
+   thirty's" is "8 30's"), so "Nine to five, um, Monday-Friday." and
    "9 to 5 monday friday" read alike;
  - a clock is "7:30", "7 pm", "7.30 pm", "7 30" or "7" after a time word ("at", "until", "from ... to"),
    "noon", "midnight", "half past 7", "7 o'clock", "10 past 5", "10 to 5" after a word that takes one
    time ("we close at 10 to 5" is 4:50; "open 10 to 5" is a range), "now it's 10"; without am/pm it
-   stands for both halves of the day ("9" is 9:00 or 21:00), with it for one. A bare number is never a clock on its own: "2033 Camden
+   stands for both halves of the day ("9" is 9:00 or 21:00), with it for one, and a meal said with it for the meal's
+   ("dinner 5 to 10" is 17:00 to 22:00). A bare number is never a clock on its own: "2033 Camden
    Avenue" and "a rating of 3.7" state no time;
  - days are weekday names (singular or plural), runs ("monday through friday", "mon - fri"),
    "weekdays", "weekends", "every day" / "daily" / "7 days a week", less the days set apart after it
