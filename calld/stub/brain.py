@@ -27,7 +27,8 @@ if TYPE_CHECKING:
 _SENTENCES = re.compile(r"[^.?!]+[.?!]?")
 _ASKS = {
     "name": re.compile(r"\bname\b", re.I),
-    "callback": re.compile(r"\b(number|phone|reach you|call you back|contact)\b", re.I),
+    # a number to reach them on; a card's number is no callback ("can you give me a card number?")
+    "callback": re.compile(r"\b(?<!card )(?<!credit card )(number|phone|reach you|call you back|contact)\b", re.I),
     "party": re.compile(r"\bhow many\b|\bparty of\b", re.I),
     "time": re.compile(r"\bwhat time\b|\bwhen\b|\bwhich day\b", re.I),
     "requests": re.compile(r"\bspecial requests?\b|\bany requests\b|\banything (?:else|special)\b|\bpreferences?\b", re.I),
@@ -35,13 +36,22 @@ _ASKS = {
 # No table: full in any words ("Friday night we're completely full", "booked solid"), or no bookings taken at all.
 _FULL = re.compile(r"fully booked|no tables?|booked (?:up|solid)|no availability|nothing (?:available|open|left)|"
                    r"\bfull\b(?! name| address)", re.I)
+# No table to be had at all, in a host's words: no bookings taken (or none for a party this size: "we only take
+# reservations for six or more, for two it's just walk in"), closed that night ("closed for a private function"),
+# no tables at all ("we're takeaway only").
 _REFUSES = re.compile(r"(?:don't|do not|doesn't|not) (?:take|taking|accept|do) (?:reservations|bookings)|walk-?ins? only|"
-                      r"no reservations|\b(?:can't|cannot|unable to) (?:book|take|do|seat|fit)\b", re.I)
+                      r"no reservations|\b(?:can't|cannot|unable to) (?:book|take|do|seat|fit)\b|"
+                      r"first come,? first serv(?:ed|e)|\bjust walk[- ]?in\b|only take (?:reservations|bookings) for (?:parties|groups|tables)|"
+                      r"\bclosed (?:for|that night|tonight|on)\b|private (?:function|event|party|hire)|\bbuy-?out\b|"
+                      r"(?:takeaway|takeout|take-out|delivery) only|no tables here", re.I)
 _NEEDS = re.compile(r"\bwithout\b", re.I)  # "we can't hold it without a card": it ends on a missing detail
 # A yes to the read-back, in the ways hosts say it; a no or a correction first is none ("no, that's not right").
 _CONFIRMS = re.compile(r"that's (?:right|correct)|that is (?:right|correct)|\bcorrect\b|you're (?:all )?(?:booked|set)|all set|"
                        r"confirmed|see you|\b(?:yes|yep|yeah|perfect|great|sounds good)\b|got (?:you|it) down", re.I)
 _HOUR_MINUTES = re.compile(r"\b(\d{1,2}) ([1-5][05])\b")  # "6 30", "7 15" in the normal form
+# The business's own words that the table is made, said before the read-back ("Lovely, that's you booked in."):
+# a model cites them with the yes to the read-back.
+_BOOKED_SAID = re.compile(r"\b(?:booked in|you're (?:all )?(?:booked|set)|youre (?:all )?(?:booked|set)|all set|you're in|got you down)\b", re.I)
 _NOT_CONFIRMED = re.compile(r"^\W*(?:no|nope|not|actually|wait)\b|\bnot (?:right|correct)\b|\bwrong\b", re.I)
 _ABOUT_THE_OFFER = re.compile(r"would that work|does that work|is that ok", re.I)
 
@@ -105,6 +115,7 @@ class BookBrain:
         self.unanswered: list[str] = []
         self.purpose: dict[str, str] = {}  # call_id -> what that record was for
         self.last_line = ""  # the business's last whole line
+        self.booked_said: list[str] = []  # the business's words that it booked, before the read-back
 
     # -- what the business said -------------------------------------------------------------------
 
@@ -112,6 +123,8 @@ class BookBrain:
         self.last_line = line.strip()
         if self.stage == "done":
             return
+        if self.stage == "asking" and _BOOKED_SAID.search(line) and not _NOT_CONFIRMED.search(line):
+            self.booked_said.append(line.strip())
         if self.stage == "readback" and _CONFIRMS.search(line) and not _NOT_CONFIRMED.search(line):
             self._book(line)
             return
@@ -123,7 +136,8 @@ class BookBrain:
             self.stage = "done"
             # "we can't book it without a deposit", after a question the request does not answer: a missing detail
             needs = bool(_NEEDS.search(line) and self.unanswered)
-            code = "fully_booked" if _FULL.search(line) else "details_missing" if needs else "refused"
+            # "we're takeaway only, no tables here" is a refusal, not a full house: the refusal words come first
+            code = "details_missing" if needs else "refused" if _REFUSES.search(line) else "fully_booked" if _FULL.search(line) else "refused"
             self.voice.say(
                 "I understand. Thank you for checking.",
                 then=lambda: self._async_record(_record("declined", reason=line.strip(), quotes=[line.strip()], reason_code=code),
@@ -215,7 +229,7 @@ class BookBrain:
             confirmed_constraints=self.notes,
             minutes_from_requested=minutes,
             unanswered_questions=self.unanswered,
-            quotes=[q for q in (self.offer_line, line.strip()) if q],
+            quotes=list(dict.fromkeys(q for q in (self.offer_line, *self.booked_said, line.strip()) if q)),
         )
         self.voice.record(args, "booked")
 
@@ -254,6 +268,11 @@ class BookBrain:
                 "so please don't hold the table. Thank you anyway.",
                 then=lambda: self._async_record(args, "declined"),
             )
+        elif purpose == "declined" and not recorded:
+            # The app refused the decline too: nothing more to record that it would take. Say goodbye and
+            # hang up, as a model does, and leave the outcome to the app (it did not go quiet mid-call).
+            self.stage = "done"
+            self.voice.say(self.closing_line, then=self.voice.end_call)
         elif purpose == "booked" and not recorded:
             # The app did not accept the booking from the business's words (it was taken back, or the
             # business confirmed something else): nothing is booked, in the business's last words.
