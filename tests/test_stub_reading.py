@@ -144,3 +144,35 @@ async def test_a_refused_decline_ends_the_call_instead_of_going_quiet():
     brain.continued("call_record_1", {"recorded": False, "why": "the time offered, '8:30 PM', is not in your quotes"})
     assert brain.stage == "done"
     assert voice.then[-1] == voice.end_call
+
+
+@pytest.mark.parametrize("said, availability, quantity", [
+    ("Sourdough's all gone for today, sorry, we bake more tomorrow at six.", "out_of_stock", None),
+    ("We should be getting some in Thursday.", "out_of_stock", None),
+    ("We've got two sourdough loaves left.", "limited", 2),
+    ("yeah we got two sets of those for the oh eight civic", "in_stock", 2),
+    ("Yep, we have one copy, it's in the fiction section.", "in_stock", 1),
+    ("There might be some in the back, I'd have to check, can you call back later?", "unknown", None),
+    ("So the computer says we have one, but I can't find it on the shelf, so I really couldn't tell you.", "unknown", None),
+])
+def test_stock_in_a_clerk_s_words(said, availability, quantity):
+    """Each was read as in stock with no count: gone and only coming are out, a count beside its noun is
+    the count, a hedge is unknown."""
+    got = reading.stock(said)
+    assert (got["availability"], got["quantity"]) == (availability, quantity)
+
+
+def test_one_kind_had_and_not_the_other_is_some_kinds():
+    """'We've got the ten inch, not the twelve.' was in stock, whichever size was asked about."""
+    assert reading.stock("We've got the ten inch, not the twelve.") == {"availability": "some_kinds", "quantity": None, "kinds": [
+        {"kind": "10 inch", "availability": "in_stock", "quantity": None},
+        {"kind": "12 inch", "availability": "out_of_stock", "quantity": None}]}
+
+
+@pytest.mark.parametrize("said, place", [
+    ("Aisle five, no sorry, six, they moved it.", "Aisle six"),
+    ("It's in aisle 12, actually 13.", "aisle 13"),
+])
+def test_an_aisle_taken_back_for_another_number_is_the_other(said, place):
+    """'Aisle five, no sorry, six' was read as aisle five (the only place named with the word aisle)."""
+    assert reading.aisle(said) == place

@@ -65,18 +65,45 @@ _OUT = re.compile(r"\b(?:out of stock|sold out|all out|out of (?:those|them|it)|
                   r"ran out|run out|on back ?order|backordered|sold (?:the|our) last|none|0 (?:left|in stock|of (?:those|them))|"
                   r"have 0|no more|not (?:in stock|right now|at the moment|currently|today)|discontinued|"
                   r"don't have|do not have|dont have|don't carry|do not carry|dont carry|no longer|online only|"
-                  r"only (?:sell|have|carry) (?:those|them|it|that) online|not in (?:the )?store)\b"
+                  r"only (?:sell|have|carry) (?:those|them|it|that) online|not in (?:the )?store|"
+                  # gone for now, or only coming: "all gone for today", "we should be getting some in Thursday"
+                  r"all gone|(?:should be|will be|we'll be|be) getting (?:some|more|them|it|those) in|order (?:it|them|one) in)\b"
                   r"|^(?:no|nope|nah|not)\b(?! problem| worries)")  # "no, but the store down the road has them"
-_LIMITED = re.compile(r"\b(?:only|last|just a few|a few|a couple|few left|not many|running low|low on|limited|[1-5] left)\b")
-_COUNT = re.compile(r"\b(\d+) (?:of (?:those|them|each)|left|in stock|on the shelf|units|bags|boxes)\b")
+_LIMITED = re.compile(r"\b(?:only|last|just a few|a few|a couple|few left|not many|running low|low on|limited|[1-5] (?:\w+ ){0,2}left)\b")
+# a count: "6 of those", "2 sourdough loaves left", "2 sets of those", "we have 1 copy"
+_COUNT = re.compile(r"\b(\d+) (?:of (?:those|them|each)|(?:\w+ ){0,2}left|in stock|on the shelf|units|bags|boxes|sets|copies|copy)\b"
+                    r"|\b(?:got|have|has) (?:about |around )?(\d+)\b(?! (?:am|pm|o'clock|inch|in\b))")
+# not knowing, in words: it might be there, the computer says so but nobody can find it, they'd have to check
+_UNSURE = re.compile(r"\b(?:might be|may be|not sure|couldn't tell you|can't tell you|don't know|dunno|(?:i'd|i would|we'd) have to check|"
+                     r"can't find (?:it|them|any))\b")
+
+
+# one kind had, another not: "we've got the 10 inch, not the 12"
+_ONE_NOT_THE_OTHER = re.compile(r"\b(?:got|have) the ([\w-]+(?: [\w-]+)?),? (?:but )?not the ([\w-]+(?: [\w-]+)?)\b")
+
+
+def _kinds(said: str) -> list[dict[str, Any]] | None:
+    """Kinds had and not had, in the normal form: the first kind in stock and the second out."""
+    m = _ONE_NOT_THE_OTHER.search(said)
+    if m is None:
+        return None
+    had, not_had = m.group(1), m.group(2)
+    if re.fullmatch(r"\d+", not_had) and (unit := re.fullmatch(r"\d+ (\w+)", had)):
+        not_had = f"{not_had} {unit.group(1)}"  # "the 10 inch, not the 12": the 12 inch
+    return [{"kind": had, "availability": "in_stock", "quantity": None},
+            {"kind": not_had, "availability": "out_of_stock", "quantity": None}]
 
 
 def stock(heard: str) -> dict[str, Any]:
     said = v.normal(heard)
     if _OUT.search(said):
         return {"availability": "out_of_stock", "quantity": None, "kinds": []}
+    if _UNSURE.search(said):
+        return {"availability": "unknown", "quantity": None, "kinds": []}
+    if (kinds := _kinds(said)) is not None:
+        return {"availability": "some_kinds", "quantity": None, "kinds": kinds}
     count = _COUNT.search(said)
-    quantity = int(count.group(1)) if count else None
+    quantity = int(count.group(1) or count.group(2)) if count else None
     availability = "limited" if _LIMITED.search(said) else "in_stock"
     return {"availability": availability, "quantity": quantity, "kinds": []}
 
@@ -88,9 +115,16 @@ _PLACE = re.compile(r"\b(?:aisle \w+|[\w-]+ (?:department|section|counter|wall)|
 _MOVED = re.compile(r"\b(?:moved|used to|anymore|no longer)\b", re.I)
 
 
+_NUMBER = r"\d+|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|thirteen|fourteen|fifteen|sixteen|seventeen|eighteen|nineteen|twenty"
+# an aisle said, then taken back for another number: "Aisle five, no sorry, six", "aisle 12, actually 13"
+_CORRECTED = re.compile(rf"\b(aisle) (?:{_NUMBER})\b[,.]? (?:(?:no|sorry|wait|actually|oops)[,.]? )+(?:it's |its |aisle )?({_NUMBER})\b", re.I)
+
+
 def aisle(heard: str) -> str:
     """The place named, with the places that narrow it in the same clause ("the endcap at the end of aisle
     4"); where the words say it moved ("it used to be in aisle 5, now it's in 9"), the last one."""
+    if (fixed := _CORRECTED.search(heard)) is not None:
+        return f"{fixed.group(1)} {fixed.group(2)}"
     places = list(_PLACE.finditer(heard))
     if not places:
         return heard.strip().rstrip(".")
