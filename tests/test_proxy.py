@@ -101,8 +101,14 @@ class Nginx:
             stop(self.proc)  # SIGTERM: nginx's fast shutdown
 
     def routed(self) -> list[tuple[str, str, str]]:
-        """(path, upstream HOST:PORT, status) of every request nginx passed on."""
-        return [tuple(line.split(" ", 2)) for line in self.access.read_text().splitlines()]  # type: ignore[misc]
+        """(path, upstream HOST:PORT, status) of every request nginx passed on (upstreams tried in turn:
+        "HOST:PORT, HOST:PORT")."""
+        found = []
+        for line in self.access.read_text().splitlines():
+            path, rest = line.split(" ", 1)
+            upstream, status = rest.rsplit(" ", 1)
+            found.append((path, upstream, status))
+        return found
 
 
 def ledger_env(tmp_path: Path, n: int, ledger_url: str) -> dict[str, str]:
@@ -131,7 +137,16 @@ def signer(request):
 
 
 @pytest.fixture
-def deployment(tmp_path, sim, signer, pg_url) -> Iterator[dict]:
+def texting(request, sim) -> dict[str, str]:
+    """Texting settings for the daemons (a test marked texting): Linq and the text model are the simulator's."""
+    if not request.node.get_closest_marker("texting"):
+        return {}
+    return {"LINQ_API_KEY": "KEY-linq-proxy", "LINQ_API_BASE": sim["LINQ_API_BASE"],
+            "LINQ_WEBHOOK_SECRET": sim["LINQ_WEBHOOK_SECRET"], "OPENAI_API_BASE": sim["OPENAI_API_BASE"]}
+
+
+@pytest.fixture
+def deployment(tmp_path, sim, signer, pg_url, texting) -> Iterator[dict]:
     """nginx's port and two live daemons on one PostgreSQL ledger (nginx not started: each test starts it
     with its own config)."""
     proxy_port = free_port()
@@ -148,7 +163,7 @@ def deployment(tmp_path, sim, signer, pg_url) -> Iterator[dict]:
                         OPENAI_LIVE_URL=sim["OPENAI_LIVE_URL"],
                         PUBLIC_BASE_URL=base, PUBLIC_WEBHOOK_URL=f"{base}/telnyx/webhook",  # each daemon adds /d/N/
                         CALLD_CALLS_PER_NUMBER_PER_DAY="1000", CALLD_CALLS_PER_USER_PER_HOUR="1000",
-                        CALLD_CALLS_PER_NUMBER_AT_ONCE="1000", **ledger_env(tmp_path, n, pg_url))
+                        CALLD_CALLS_PER_NUMBER_AT_ONCE="1000", **ledger_env(tmp_path, n, pg_url), **texting)
         log = home / "daemon.log"
         with log.open("w") as log_out:
             proc = subprocess.Popen([sys.executable, "-m", "calld.cli.daemon", "-v", "serve"], env=env, cwd=home,
@@ -159,7 +174,7 @@ def deployment(tmp_path, sim, signer, pg_url) -> Iterator[dict]:
     try:
         for n, d in daemons.items():
             wait_for(f"daemon {n}", d["socket"].exists, d["proc"], d["log"])
-        yield {"daemons": daemons, "nginx": nginx, "signer": signer}
+        yield {"daemons": daemons, "nginx": nginx, "signer": signer, "sim": sim}
     finally:
         nginx.stop()
         for d in daemons.values():
@@ -266,3 +281,46 @@ async def test_a_webhook_at_the_application_url_for_daemon_2s_call_is_forwarded_
         while not want <= set(nginx.routed()):
             await trio.sleep(0.05)
     assert want <= set(nginx.routed()), nginx.routed()
+
+
+@pytest.mark.texting
+@pytest.mark.timeout(300)
+async def test_a_text_through_nginx_reaches_a_daemon_and_the_next_one_when_the_first_is_down(deployment):
+    """Linq posts every text to {PUBLIC_BASE_URL}/linq/webhook?version=...: the proxy hands it to the first
+    daemon that is up (query kept, so the signature and the version reach calld), and calld answers it."""
+    import httpx
+
+    daemons, nginx, sim = deployment["daemons"], deployment["nginx"], deployment["sim"]
+    nginx.start({n: (d["http"], d["media"]) for n, d in daemons.items()})
+    hook = f"http://127.0.0.1:{nginx.port}/linq/webhook?version=2026-02-03"
+
+    async def text(sender: str) -> list[int]:
+        async with httpx.AsyncClient(timeout=BOUND_S) as c:
+            resp = await c.post(f"{sim['TELNYX_API_BASE']}/sim/linq/text", json={"from": sender, "text": "help", "url": hook})
+            return resp.json()["statuses"]
+
+    async def answered(sender: str) -> bool:
+        async with httpx.AsyncClient(timeout=BOUND_S) as c:
+            lines = (await c.get(f"{sim['TELNYX_API_BASE']}/sim/linq/conversation")).json()
+        return any(line["who"] == "calld" and line["handle"] == sender for line in lines)
+
+    async def until_answered(sender: str) -> None:
+        with trio.move_on_after(BOUND_S):
+            while not await answered(sender):
+                await trio.sleep(0.05)
+        assert await answered(sender), f"no reply to {sender}"
+
+    assert await text("+15555550177") == [200]
+    await until_answered("+15555550177")
+    assert "text " in daemons[1]["log"].read_text() and "text " not in daemons[2]["log"].read_text()
+    stop(daemons[1]["proc"])  # the first daemon is down: the next one takes the texts
+    assert await text("+15555550178") == [200]
+    await until_answered("+15555550178")
+    assert "text " in daemons[2]["log"].read_text()
+    with trio.move_on_after(BOUND_S):
+        while len([r for r in nginx.routed() if r[0].startswith("/linq/webhook")]) < 2:
+            await trio.sleep(0.05)
+    texts = [r for r in nginx.routed() if r[0].startswith("/linq/webhook")]
+    assert [r[0] for r in texts] == ["/linq/webhook?version=2026-02-03"] * 2
+    assert texts[0][1] == daemons[1]["http"] and texts[1][1].split(", ")[-1] == daemons[2]["http"], texts
+    assert [r[2] for r in texts] == ["200", "200"]

@@ -3,8 +3,11 @@
 Daemon N (CALLD_INSTANCE=N) hands Telnyx per-call URLs under /d/N/ on the public origin. Each rule
 here strips /d/N and hands the rest to daemon N's port, so a daemon serves the paths it always has
 (/telnyx/webhook, /health, /telnyx/media/<token>) and one daemon's routes are the same with or
-without a proxy. Only the paths Telnyx and the ingress check use are routed; the control API is
-on a Unix socket and never behind the proxy.
+without a proxy. The routes no call names (Telnyx's application-level webhook and Linq's texting
+webhook, /linq/webhook) go to whichever daemon is up: the first, else the next (a refused connection
+is tried on the next daemon; nothing was sent, so nothing is taken twice). Only the paths Telnyx,
+Linq and the ingress check use are routed; the control API is on a Unix socket and never behind the
+proxy.
 
 `calld-ctl proxy-config --daemons K` prints the config for the default ports (settings.instance_port);
 deploy/nginx/calld.conf is its output for two daemons.
@@ -30,6 +33,11 @@ map $http_upgrade $calld_connection_upgrade {{
     default upgrade;
     ''      close;
 }}
+
+# Any daemon takes the webhooks that name no daemon (Telnyx's fallback, Linq's texts): the first that
+# is up. A connection refused is tried on the next; a request once sent is never sent twice.
+upstream calld_any {{
+{servers}}}
 """
 
 TLS = """
@@ -75,13 +83,18 @@ def nginx_config(backends: Mapping[int, tuple[str, str]], listen: str = "127.0.0
     if not backends:
         raise ValueError("give at least one daemon")
     first = min(backends)
-    parts = [HEADER.format(k=len(backends)), "\nserver {\n", f"    listen {listen};\n",
+    servers = "".join(f"    server {backends[n][0]}{'' if n == first else ' backup'};\n" for n in sorted(backends))
+    parts = [HEADER.format(k=len(backends), servers=servers), "\nserver {\n", f"    listen {listen};\n",
              "    client_max_body_size 256k;  # a webhook is at most 256 KiB (calld.daemon.public)\n", TLS,
              "\n    # Telnyx's application-level webhook URL (the Call Control app's, PUBLIC_WEBHOOK_URL itself): a call's\n"
              "    # webhooks come here only when its own /d/N/ URL was not used. Any daemon takes it; one that does\n"
-             "    # not own the call sends it on to the daemon its client_state names.\n",
-             f"    location = /telnyx/webhook {{\n        proxy_pass http://{backends[first][0]}/telnyx/webhook;\n"
-             "        proxy_set_header Host $host;\n    }\n"]
+             "    # not own the call sends it on to the daemon its client_state names.\n"
+             "    location = /telnyx/webhook {\n        proxy_pass http://calld_any;\n"
+             "        proxy_set_header Host $host;\n    }\n"
+             "\n    # Texting: Linq's message.received webhook ({PUBLIC_BASE_URL}/linq/webhook?version=...), query kept.\n"
+             "    # Any daemon takes a text: the ledger dedupes a redelivery, whichever daemon it reaches.\n"
+             "    location = /linq/webhook {\n        proxy_pass http://calld_any;\n"
+             "        proxy_set_header Host $host;\n        proxy_set_header X-Forwarded-For $proxy_add_x_forwarded_for;\n    }\n"]
     for n in sorted(backends):
         http, media = backends[n]
         parts.append(DAEMON.format(n=n, http=http, media=media))
