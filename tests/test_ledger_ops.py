@@ -113,3 +113,20 @@ def test_the_daemons_ledger_opener_takes_a_postgres_url(pg_url, tmp_path) -> Non
         led.close()
     with pytest.raises(LedgerUnavailable, match=r"calld:\*\*\*@"):
         open_ledger(f"postgresql://calld:hunter2@/calld?host={tmp_path}", state_dir_is_new=False)
+
+
+def test_migrate_names_a_url_with_no_host_as_given_slashes_and_all(pg_empty_url, tmp_path, capsys) -> None:
+    """postgresql:///DB?host=SOCKET (the local server's socket, as the README's loop writes it) is printed as
+    written, never as postgresql:/DB (which libpq would not read), and its password is masked."""
+    from urllib.parse import parse_qsl, urlencode, urlsplit
+
+    parts = urlsplit(pg_empty_url)
+    user = parts.netloc.rpartition("@")[0]
+    query = urlencode([*parse_qsl(parts.query), ("user", user), ("password", "pw-Zq8v3LkT")])
+    url = f"postgresql://{parts.path}?{query}"
+    assert url.startswith("postgresql:///calld_test_")
+    source = tmp_path / "calld.sqlite3"
+    a_sqlite_ledger(source)
+    assert ctl_main(["ledger", "migrate", "--from", str(source), "--to", url]) == EXIT_OK
+    out = capsys.readouterr().out
+    assert f"into postgresql://{parts.path}?host=" in out and "password=***" in out and "pw-Zq8v3LkT" not in out, out

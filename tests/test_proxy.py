@@ -145,8 +145,21 @@ def texting(request, sim) -> dict[str, str]:
             "LINQ_WEBHOOK_SECRET": sim["LINQ_WEBHOOK_SECRET"], "OPENAI_API_BASE": sim["OPENAI_API_BASE"]}
 
 
+LEDGER_PASSWORD = "pw-Zq8v3LkT"  # the test cluster trusts every local connection: a password is taken, and must stay hidden
+
+
 @pytest.fixture
-def deployment(tmp_path, sim, signer, pg_url, texting) -> Iterator[dict]:
+def ledger_url(request, pg_url) -> str:
+    """The daemons' CALLD_LEDGER_URL: the test database, with a password in it for a test marked ledger_password."""
+    if not request.node.get_closest_marker("ledger_password"):
+        return pg_url
+    scheme, rest = pg_url.split("://", 1)
+    user, _, after = rest.partition("@")
+    return f"{scheme}://{user}:{LEDGER_PASSWORD}@{after}"
+
+
+@pytest.fixture
+def deployment(tmp_path, sim, signer, ledger_url, texting) -> Iterator[dict]:
     """nginx's port and two live daemons on one PostgreSQL ledger (nginx not started: each test starts it
     with its own config)."""
     proxy_port = free_port()
@@ -163,7 +176,7 @@ def deployment(tmp_path, sim, signer, pg_url, texting) -> Iterator[dict]:
                         OPENAI_LIVE_URL=sim["OPENAI_LIVE_URL"],
                         PUBLIC_BASE_URL=base, PUBLIC_WEBHOOK_URL=f"{base}/telnyx/webhook",  # each daemon adds /d/N/
                         CALLD_CALLS_PER_NUMBER_PER_DAY="1000", CALLD_CALLS_PER_USER_PER_HOUR="1000",
-                        CALLD_CALLS_PER_NUMBER_AT_ONCE="1000", **ledger_env(tmp_path, n, pg_url), **texting)
+                        CALLD_CALLS_PER_NUMBER_AT_ONCE="1000", **ledger_env(tmp_path, n, ledger_url), **texting)
         log = home / "daemon.log"
         with log.open("w") as log_out:
             proc = subprocess.Popen([sys.executable, "-m", "calld.cli.daemon", "-v", "serve"], env=env, cwd=home,
@@ -174,7 +187,8 @@ def deployment(tmp_path, sim, signer, pg_url, texting) -> Iterator[dict]:
     try:
         for n, d in daemons.items():
             wait_for(f"daemon {n}", d["socket"].exists, d["proc"], d["log"])
-        yield {"daemons": daemons, "nginx": nginx, "signer": signer, "sim": sim}
+        yield {"daemons": daemons, "nginx": nginx, "signer": signer, "sim": sim, "ledger_url": ledger_url, "base": base,
+               "env": env}
     finally:
         nginx.stop()
         for d in daemons.values():
@@ -324,3 +338,56 @@ async def test_a_text_through_nginx_reaches_a_daemon_and_the_next_one_when_the_f
     assert [r[0] for r in texts] == ["/linq/webhook?version=2026-02-03"] * 2
     assert texts[0][1] == daemons[1]["http"] and texts[1][1].split(", ")[-1] == daemons[2]["http"], texts
     assert [r[2] for r in texts] == ["200", "200"]
+
+
+def calld_ctl(*argv: str, **env: str) -> tuple[int, str, str]:
+    done = subprocess.run([sys.executable, "-m", "calld.cli.ctl", *argv], env=clean_env(**env), capture_output=True,
+                          text=True, timeout=BOUND_S, check=False)
+    return done.returncode, done.stdout, done.stderr
+
+
+@pytest.mark.ledger_password
+@pytest.mark.timeout(300)
+def test_doctor_and_ledger_check_see_each_daemon_as_the_proxy_serves_it_and_the_ledger_it_uses(deployment, tmp_path):
+    """The README's loop: CALLD_INSTANCE, the ports, the state dir and CALLD_LEDGER_URL are set on each `serve`
+    only; calld-ctl's shell has the shared settings (.env: keys, PUBLIC_BASE_URL). doctor and ledger check ask
+    each daemon where its ledger is and how the proxy reaches it, and check that."""
+    from calld.ledger import redact
+
+    daemons, nginx = deployment["daemons"], deployment["nginx"]
+    nginx.start({n: (d["http"], d["media"]) for n, d in daemons.items()})
+    shared = {k: v for k, v in deployment["env"].items()
+              if k.startswith(("TELNYX_", "OPENAI_", "PUBLIC_")) or k in ("CALLD_MODE", "CALLD_LIVE_OPT_IN")}
+    shell = {**shared, "CALLD_STATE_DIR": str(tmp_path / "nobody")}  # as a shell whose CALLD_STATE_DIR names no daemon's
+    sockets = ",".join(str(d["socket"]) for d in daemons.values())
+    url, shown = deployment["ledger_url"], redact(deployment["ledger_url"])
+    assert LEDGER_PASSWORD in url and LEDGER_PASSWORD not in shown and ":***@" in shown
+
+    code, out, err = calld_ctl("doctor", CALLD_SOCKET=sockets, **shell)
+    assert LEDGER_PASSWORD not in out + err
+    sections = out.split("daemon at ")[1:]
+    assert len(sections) == 2, out
+    for (n, d), section in zip(daemons.items(), sections, strict=True):
+        lines = {line.strip().split(":", 1)[0]: line.strip() for line in section.splitlines()[1:]}
+        assert lines["[ok] public ingress"].startswith(
+            f"[ok] public ingress: http://127.0.0.1:{nginx.port}/d/{n}/health reaches the calld on {d['http']}"), out
+        assert lines["[ok] media ingress"].startswith(
+            f"[ok] media ingress: http://127.0.0.1:{nginx.port}/d/{n}/telnyx/media/health reaches the media listener on {d['media']}"), out
+        # The daemon's PostgreSQL ledger needs its password, which this shell does not have: doctor says what to set.
+        assert lines["[FIX] ledger"].startswith(f"[FIX] ledger: the ledger {shown} (the ledger of the calld answering on {d['socket']}"), out
+        assert "set CALLD_LEDGER_URL here to the daemon's, password included" in lines["[FIX] ledger"]
+    code, out, err = calld_ctl("ledger", "check", CALLD_SOCKET=sockets, **shell)
+    assert code == 2 and "needs its password" in err and LEDGER_PASSWORD not in out + err, (out, err)
+
+    # With the password (CALLD_LEDGER_URL in calld-ctl's shell too), both check the daemons' ledger itself.
+    code, out, err = calld_ctl("doctor", CALLD_SOCKET=sockets, CALLD_LEDGER_URL=url, **shell)
+    assert LEDGER_PASSWORD not in out + err
+    for d in daemons.values():
+        assert (f"[ok] ledger: {shown} answers with calld's schema (PostgreSQL) (checked: the ledger of the calld answering on "
+                f"{d['socket']}") in out, out
+    assert "not created yet" not in out and "ingress" not in "".join(line for line in out.splitlines() if "[FIX]" in line), out
+    code, out, err = calld_ctl("ledger", "check", CALLD_SOCKET=sockets, CALLD_LEDGER_URL=url, **shell)
+    assert code == 0, (out, err)
+    assert out.splitlines() == [f"ledger {shown} (the ledger of the calld answering on {daemons[1]['socket']} "
+                                f"(pid {daemons[1]['proc'].pid}))", f"ledger {shown}: ok (PostgreSQL schema check passed)"]
+    assert LEDGER_PASSWORD not in out + err

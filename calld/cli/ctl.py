@@ -529,11 +529,22 @@ def _doctor(args: argparse.Namespace) -> int:
 
 async def _doctor_where(settings: Any) -> list[Any]:
     """The doctor looks at the running daemon's state dir (asked over its socket), else the settings'."""
-    from calld.cli.where import ask_daemon, choose
+    from pydantic import SecretStr
+
+    from calld.cli.where import ask_daemon, choose, choose_ledger
+    from calld.ledger import is_postgres
     from calld.observe.doctor import run_doctor
 
-    where = choose(settings, settings.calld_socket, None, await ask_daemon(settings.calld_socket))
-    return await run_doctor(where.applied(settings), state_why=where.why)
+    daemon = await ask_daemon(settings.calld_socket)
+    where = choose(settings, settings.calld_socket, None, daemon)
+    ledger = choose_ledger(settings, settings.calld_socket, None, daemon)
+    checked = where.applied(settings)
+    if daemon is not None:  # the daemon's ledger, whatever this shell's CALLD_LEDGER_URL says
+        url = str(ledger.target) if is_postgres(ledger.target) else ""
+        checked = checked.model_copy(update={"calld_ledger_url": SecretStr(url)})
+    return await run_doctor(checked, state_why=where.why, daemon=daemon,
+                            ledger_why=ledger.why if daemon is not None else None,
+                            ledger_unreachable=ledger.missing_password() if ledger.target is None else None)
 
 
 def _interrupted(args: argparse.Namespace, argv: list[str]) -> None:
@@ -649,38 +660,59 @@ def _add_policy_commands(sub: Any, ask: argparse.ArgumentParser, book: argparse.
 
 
 def _ledger_path(args: argparse.Namespace) -> Path:
-    """The ledger of the running daemon (asked over its socket), else of --state-dir or the settings;
-    which one and why is printed first."""
-    from calld.cli.where import ask_daemon, choose
+    """The SQLite ledger of the running daemon (asked over its socket), else of --state-dir or the
+    settings; which state dir and why is printed first."""
+    settings, socket, daemon = _ledger_context(args)
+    return _state_dir_ledger(args, settings, socket, daemon)
+
+
+def _ledger_context(args: argparse.Namespace) -> tuple[Any, Path, dict[str, Any] | None]:
+    from calld.cli.where import ask_daemon
     from calld.settings import load_client_settings
 
     settings = load_client_settings(**({"calld_state_dir": args.state_dir} if args.state_dir is not None else {}))
     socket = args.socket or settings.calld_socket
-    where = choose(settings, socket, args.state_dir, trio.run(ask_daemon, socket))
+    return settings, socket, trio.run(ask_daemon, socket)
+
+
+def _state_dir_ledger(args: argparse.Namespace, settings: Any, socket: Path, daemon: dict[str, Any] | None) -> Path:
+    from calld.cli.where import choose
+
+    where = choose(settings, socket, args.state_dir, daemon)
     print(f"state dir {where.path} ({where.why})")
     return where.applied(settings).db_path
 
 
-def _ledger_url(args: argparse.Namespace) -> str | None:
-    """CALLD_LEDGER_URL when the ledger is on PostgreSQL (and no --state-dir asks for a SQLite one)."""
-    from calld.settings import load_client_settings
+def _ledger_choice(args: argparse.Namespace) -> Path | str:
+    """The ledger to check or back up: --state-dir's SQLite file, else the one the running daemon uses
+    (asked over its socket; a PostgreSQL one reached with this CALLD_LEDGER_URL when it names the same
+    ledger), else CALLD_LEDGER_URL or the state dir's file. Which one and why is printed first."""
+    from calld.cli.where import choose_ledger
+    from calld.ledger import is_postgres
 
-    if getattr(args, "state_dir", None) is not None:
-        return None
-    return load_client_settings().calld_ledger_url.get_secret_value() or None
+    settings, socket, daemon = _ledger_context(args)
+    choice = choose_ledger(settings, socket, args.state_dir, daemon)
+    if not is_postgres(choice.target) and choice.target is not None:
+        return _state_dir_ledger(args, settings, socket, daemon)  # a SQLite file: its state dir's line, and why
+    print(f"ledger {choice.shown} ({choice.why})")
+    if choice.target is None:
+        raise UsageError(choice.missing_password())
+    return choice.target
 
 
 def _ledger_check(args: argparse.Namespace) -> int:
-    from calld.ledger import redact
+    from calld.ledger import is_postgres, redact
 
-    if (url := _ledger_url(args)) is not None:
+    target = _ledger_choice(args)
+    if is_postgres(target):
         from calld.ops.postgres import postgres_problems
 
+        url = str(target)
         where, problems, kind = redact(url), postgres_problems(url), "PostgreSQL schema check passed"
     else:
         from calld.ops.health import ledger_problems
 
-        path = _ledger_path(args)
+        path = Path(target)
         where, problems, kind = str(path), ledger_problems(path), "SQLite integrity check passed"
     if not problems:
         print(f"ledger {where}: ok ({kind})")
@@ -688,22 +720,24 @@ def _ledger_check(args: argparse.Namespace) -> int:
     for problem in problems:
         print(f"ledger {where}: {problem}")
     print("restore a backup over it (while calld is stopped), or move the state directory aside"
-          if url is None else "fix the server or CALLD_LEDGER_URL, or restore a backup (pg_restore)", file=sys.stderr)
+          if not is_postgres(target) else "fix the server or CALLD_LEDGER_URL, or restore a backup (pg_restore)", file=sys.stderr)
     return EXIT_VERIFY_FAILED
 
 
 def _ledger_backup(args: argparse.Namespace) -> int:
-    from calld.ledger import redact
+    from calld.ledger import is_postgres, redact
 
-    if (url := _ledger_url(args)) is not None:
+    target = _ledger_choice(args)
+    if is_postgres(target):
         from calld.ops.postgres import backup_postgres
 
+        url = str(target)
         size = backup_postgres(url, args.file)
         print(f"ledger {redact(url)} backed up to {args.file} ({size} bytes, pg_dump custom format; pg_restore reads it)")
         return EXIT_OK
     from calld.ops.health import backup_ledger
 
-    path = _ledger_path(args)
+    path = Path(target)
     size = backup_ledger(path, args.file)
     print(f"ledger {path} backed up to {args.file} ({size} bytes, checked)")
     return EXIT_OK

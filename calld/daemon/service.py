@@ -909,9 +909,21 @@ class Daemon:
         return self.settings.calld_region
 
     def where(self) -> dict[str, Any]:
-        """Where this daemon keeps its state: what `calld-ctl doctor` and `ledger check` look at."""
-        return {"state_dir": str(self.settings.calld_state_dir.absolute()), "ledger": str(self.settings.db_path.absolute()),
-                "artifacts_dir": str(self.settings.artifacts_dir.absolute()), "pid": os.getpid()}
+        """Where this daemon keeps its state, and how it is reached: what `calld-ctl doctor` and `ledger
+        check` look at (the ledger it uses, a PostgreSQL URL without its password; its routes as the
+        proxy serves them, under /d/N/, and the ports behind them)."""
+        from calld.ledger import redact
+
+        s = self.settings
+        url = s.calld_ledger_url.get_secret_value()
+        return {"state_dir": str(s.calld_state_dir.absolute()),
+                "ledger": redact(url) if url else str(s.db_path.absolute()), "ledger_engine": "postgresql" if url else "sqlite",
+                "artifacts_dir": str(s.artifacts_dir.absolute()), "pid": os.getpid(), "mode": s.calld_mode,
+                "instance": s.calld_instance,
+                "bind": self.public_url.split("://", 1)[-1] if self.public_url else s.calld_bind,  # port 0 resolved
+                "media_bind": self.media_bound or s.media_bind,
+                "health_url": s.health_url() if s.public_base_url else "",
+                "media_health_url": s.media_health_url() if s.public_base_url or s.public_media_url else ""}
 
     async def history(self, **query: Any) -> list[dict[str, Any]]:
         from calld.observe.history import history_rows

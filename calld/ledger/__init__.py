@@ -47,14 +47,14 @@ from calld.ledger.rows import (
     canonical_json,
     customer_reference,
 )
-from calld.ledger.target import postgres_url_problem, redact
+from calld.ledger.target import is_postgres, postgres_url_problem, redact
 
 __all__ = [
     "MIGRATIONS", "POSTGRES_MIGRATIONS", "TABLES", "Claim", "DaemonRow", "DialView", "DidRow", "DidStatus",
     "Finished", "Fresh", "InFlight", "IntegrityViolation", "LastRequestRow", "Ledger", "LedgerError",
     "LedgerUnavailable", "MessageLinkRow", "OptOutRow", "PendingRow", "PublicationRow", "RequestConflict",
     "RequestKind", "RequestRow", "RequestStatus", "ScheduledRow", "Target", "Tx", "UnknownRequest", "UnknownUser",
-    "canonical_json", "columns", "customer_reference", "open_ledger", "postgres_url_problem", "redact",
+    "canonical_json", "columns", "customer_reference", "is_postgres", "open_ledger", "postgres_url_problem", "redact",
     "_DID_COLUMNS", "_KINDS", "_OPT_OUT_COLUMNS", "_PUBLICATION_COLUMNS", "_REQUEST_COLUMNS", "_SCHEDULE_COLUMNS",
     "_STUB_POOL", "_did", "_differs", "_now", "_opt_out", "_publication", "_request", "_same", "_scheduled", "_utc",
 ]

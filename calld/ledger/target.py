@@ -39,7 +39,11 @@ def redact(url: str) -> str:
     if query:
         pairs = parse_qsl(query, keep_blank_values=True)
         query = urlencode([(k, "***" if k.lower() == "password" else v) for k, v in pairs], safe="*/")
-    return urlunsplit((parts.scheme, netloc, parts.path, query, parts.fragment))
+    # urlunsplit drops an empty authority's // for schemes it does not know (postgresql:///calld would
+    # print as postgresql:/calld, which libpq does not read): keep what the URL had.
+    slashes = "//" if netloc or url[len(parts.scheme) + 1:].startswith("//") else ""
+    rest = urlunsplit(("", "", parts.path, query, parts.fragment))
+    return f"{parts.scheme}:{slashes}{netloc}{rest}" if parts.scheme else f"{slashes}{netloc}{rest}"
 
 
 def is_postgres(target: Path | str) -> bool:

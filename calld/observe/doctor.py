@@ -13,8 +13,9 @@ import shutil
 import sqlite3
 import stat
 import tempfile
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Mapping
 from pathlib import Path
+from typing import Any
 
 import httpx
 import trio
@@ -44,6 +45,9 @@ class Context:
     settings: Settings
     transport: httpx.AsyncBaseTransport | None = None  # tests put a MockTransport here
     state_why: str | None = None  # why this state dir (calld.cli.where): the running daemon's, or the settings'
+    ledger_why: str | None = None  # why this ledger: the running daemon's, or the settings'
+    ledger_unreachable: str | None = None  # the daemon's ledger hides a password calld-ctl lacks: what to set
+    daemon: Mapping[str, Any] | None = None  # the running daemon's /v1/where: its routes as the proxy serves them
 
 
 Check = Callable[[Context], Awaitable[Finding]]
@@ -129,6 +133,13 @@ async def _check_state_dir(ctx: Context) -> Finding:
 
 
 async def check_ledger(ctx: Context) -> Finding:
+    if ctx.ledger_unreachable is not None:
+        return Finding("ledger", False, ctx.ledger_unreachable)
+    found = await _check_ledger(ctx)
+    return found if ctx.ledger_why is None else Finding(found.name, found.ok, f"{found.detail} (checked: {ctx.ledger_why})")
+
+
+async def _check_ledger(ctx: Context) -> Finding:
     if url := ctx.settings.calld_ledger_url.get_secret_value():
         from calld.ledger import redact
         from calld.ops.postgres import postgres_problems
@@ -215,22 +226,34 @@ async def check_gpt_live(ctx: Context) -> Finding:
     return Finding("GPT-Live", True, f"{origin} reachable; {s.openai_live_model} is available to this key")
 
 
+def _route(ctx: Context, url_key: str, bind_key: str, url: Callable[[], str], bind: str) -> tuple[str, str]:
+    """(public URL, local HOST:PORT) of one route: as the running daemon serves it (behind the proxy,
+    under its /d/N/, on its own ports), else as these settings would."""
+    daemon = ctx.daemon or {}
+    if daemon.get(url_key) and daemon.get(bind_key):
+        return str(daemon[url_key]), str(daemon[bind_key])
+    return url(), bind
+
+
 async def check_ingress(ctx: Context) -> Finding:
     s = ctx.settings
-    if not s.public_base_url:
+    if not s.public_base_url and not (ctx.daemon or {}).get("health_url"):
         return Finding("public ingress", False, "set PUBLIC_BASE_URL to the https URL that reaches this daemon")
-    return await _same_daemon(ctx, "public ingress", s.health_url(), s.calld_bind, "/health",
-                              not_calld="PUBLIC_BASE_URL does not reach calld", ours="the calld")
+    url, bind = _route(ctx, "health_url", "bind", s.health_url, s.calld_bind)
+    return await _same_daemon(ctx, "public ingress", url, bind, "/health",
+                              not_calld=f"{url} does not reach calld: check PUBLIC_BASE_URL and the proxy", ours="the calld")
 
 
 async def check_media_ingress(ctx: Context) -> Finding:
     """The media socket's way in: the proxy's /telnyx/media/ rule (or PUBLIC_MEDIA_URL) must reach
     this daemon's media listener, which answers /telnyx/media/health with the same token."""
     s = ctx.settings
-    if not s.public_base_url and not s.public_media_url:
+    if not s.public_base_url and not s.public_media_url and not (ctx.daemon or {}).get("media_health_url"):
         return Finding("media ingress", False, "set PUBLIC_BASE_URL (or PUBLIC_MEDIA_URL) to where Telnyx reaches the media socket")
-    return await _same_daemon(ctx, "media ingress", s.media_health_url(), s.media_bind, "/telnyx/media/health",
-                              not_calld=f"route /telnyx/media/ (with the WebSocket upgrade) to CALLD_MEDIA_BIND ({s.media_bind})",
+    url, bind = _route(ctx, "media_health_url", "media_bind", s.media_health_url, s.media_bind)
+    prefix = url.split("://", 1)[-1].partition("/")[2].removesuffix("health")
+    return await _same_daemon(ctx, "media ingress", url, bind, "/telnyx/media/health",
+                              not_calld=f"route /{prefix} (with the WebSocket upgrade) to CALLD_MEDIA_BIND ({bind})",
                               ours="the media listener")
 
 
@@ -278,8 +301,9 @@ PUBLISH_CHECKS: list[Check] = [check_bucket]  # when ARTIFACTS_RETENTION is not 
 
 
 async def run_doctor(settings: Settings, *, transport: httpx.AsyncBaseTransport | None = None,
-                     state_why: str | None = None) -> list[Finding]:
-    ctx = Context(settings, transport, state_why)
+                     state_why: str | None = None, ledger_why: str | None = None, ledger_unreachable: str | None = None,
+                     daemon: Mapping[str, Any] | None = None) -> list[Finding]:
+    ctx = Context(settings, transport, state_why, ledger_why, ledger_unreachable, daemon)
     findings = [Finding("settings", True, f"valid; mode {settings.calld_mode}, state in {settings.calld_state_dir}")]
     if settings.calld_mode == "live" and (problems := settings.live_problems()):
         findings.append(Finding("live settings", False, "; ".join(problems)))
