@@ -87,10 +87,12 @@ async def run_stub_call(
     on_handle: Callable[[CallHandle], None] | None = None,
     signer: StubSigner | None = None,
     disk: DiskWork = inline,
+    pseudonyms: Pseudonyms | None = None,
 ) -> StubRun:
     """Run one call against the stub world. `on_handle` sees the handle before it runs (the daemon
     registers it in its CallBook and listens to its progress there). The world signs its webhooks
-    with `signer` and calld verifies them with its public key, as the public route does."""
+    with `signer` and calld verifies them with its public key, as the public route does. The redacted
+    report names the user under `pseudonyms` (the daemon's), else under the state dir's key."""
     if isinstance(scenario, str):
         scenario = SCENARIOS[scenario]
     signer = signer or StubSigner()
@@ -131,7 +133,7 @@ async def run_stub_call(
                 l16_byte_order=settings.telnyx_l16_byte_order,
                 disk=disk,
             )
-            handle = CallHandle(plan, ports, rundir, pseudonyms=Pseudonyms.in_state_dir(settings.calld_state_dir))
+            handle = CallHandle(plan, ports, rundir, pseudonyms=pseudonyms or Pseudonyms.in_state_dir(settings.calld_state_dir))
             if on_handle is not None:
                 on_handle(handle)
             result = await handle.run()
@@ -145,10 +147,11 @@ async def run_live_call(
     ports: CallPorts,
     *,
     on_handle: Callable[[CallHandle], None] | None = None,
+    pseudonyms: Pseudonyms | None = None,
 ) -> results.CallResult:
     """Run one call on real transports: the daemon's routes feed it webhooks and the media socket."""
     rundir = RunDir(settings.artifacts_dir, plan.run_id, settings.secrets())
-    handle = CallHandle(plan, ports, rundir, pseudonyms=Pseudonyms.in_state_dir(settings.calld_state_dir))
+    handle = CallHandle(plan, ports, rundir, pseudonyms=pseudonyms or Pseudonyms.in_state_dir(settings.calld_state_dir))
     if on_handle is not None:
         on_handle(handle)
     return await handle.run()

@@ -126,6 +126,10 @@ class Settings(BaseSettings):
     # The ledger on a PostgreSQL server several daemons share: postgresql://USER:PASSWORD@HOST:PORT/DATABASE.
     # Empty: the SQLite file in the state directory (one daemon, nothing to install).
     calld_ledger_url: SecretStr = SecretStr("")
+    # The key of users' stand-ins in redacted reports and published object keys (calld.ops.redaction):
+    # 64 hex digits (32 bytes). Empty: on a shared ledger, the one kept in the ledger (made by the first
+    # daemon); else redaction.key in the state directory. Give every daemon on one ledger the same.
+    calld_redaction_key: SecretStr = SecretStr("")
 
     telnyx_api_key: SecretStr = SecretStr("")
     telnyx_api_base: str = "https://api.telnyx.com"
@@ -253,6 +257,14 @@ class Settings(BaseSettings):
     @classmethod
     def _ledger_url(cls, v: SecretStr) -> SecretStr:
         return _ledger_url(v)
+
+    @field_validator("calld_redaction_key")
+    @classmethod
+    def _redaction_key(cls, v: SecretStr) -> SecretStr:
+        text = v.get_secret_value().strip()
+        if text and (len(text) != 64 or any(c not in "0123456789abcdefABCDEF" for c in text)):
+            raise ValueError("write it as 64 hex digits (32 random bytes), e.g. the output of: openssl rand -hex 32")
+        return SecretStr(text.lower())
 
     @field_validator("calld_region", mode="before")
     @classmethod
@@ -420,7 +432,8 @@ class Settings(BaseSettings):
         """Values that must never appear in an artifact or a log line."""
         keys = (self.telnyx_api_key.get_secret_value(), self.openai_api_key.get_secret_value(),
                 self.linq_api_key.get_secret_value(), self.linq_webhook_secret.get_secret_value(),
-                self.publish_secret_access_key.get_secret_value(), ledger_password(self.calld_ledger_url))
+                self.publish_secret_access_key.get_secret_value(), ledger_password(self.calld_ledger_url),
+                self.calld_redaction_key.get_secret_value())
         return [s for s in keys if s]
 
 

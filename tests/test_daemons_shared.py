@@ -265,3 +265,71 @@ async def test_a_second_daemon_given_the_same_instance_is_refused_until_the_firs
     again = await served(tmp_path / "a")  # the same daemon (host and state dir), restarted: its own instance
     await trio.sleep(again.settings.calld_lease_s + 1)  # then gone for good: its lease runs out
     await served(tmp_path / "b")  # a replacement may take the instance now
+
+
+async def test_daemons_on_one_ledger_give_one_user_one_stand_in(tmp_path, nursery, pg_url, dials, patient_clock, caplog):
+    """The redaction key is the shared ledger's: daemon 1 brings the key it had (readable by others, so it is
+    made 0600), daemon 2 reads it, and a call on each names alice by one stand-in in its redacted report."""
+    import os
+    import secrets
+    import stat
+    from pathlib import Path
+
+    from calld.ops.redaction import KEY_FILE, Pseudonyms
+
+    before = secrets.token_bytes(32)
+    state1 = tmp_path / "d1" / "state"
+    state1.mkdir(parents=True, mode=0o700)
+    (state1 / KEY_FILE).write_bytes(before)
+    os.chmod(state1 / KEY_FILE, 0o644)
+    one = await start(nursery, tmp_path, pg_url, 1)
+    two = await start(nursery, tmp_path, pg_url, 2)
+    stand_in = Pseudonyms(before).user("alice")
+    assert one.pseudonyms.user("alice") == two.pseudonyms.user("alice") == stand_in
+    assert stat.S_IMODE((state1 / KEY_FILE).stat().st_mode) == 0o600 and "made 0600" in caplog.text
+    assert not (two.settings.calld_state_dir / KEY_FILE).exists()  # kept in the ledger, not beside it
+    reported = []
+    async with ControlClient(one.settings.calld_socket) as c1, ControlClient(two.settings.calld_socket) as c2:
+        await c1.provision("alice")
+        for d, client in ((one, c1), (two, c2)):
+            code, result, err = await ask(client, ASK)
+            assert code == EXIT_OK, err
+            run_dir = d.settings.artifacts_dir / result["transcript_ref"].split("/")[0]
+            reported.append(json.loads((run_dir / "call_report.redacted.json").read_text())["user_id"])
+    assert reported == [stand_in, stand_in] and len(dials) == 2
+    # A daemon given CALLD_REDACTION_KEY uses it (every daemon given the same, they agree as well).
+    given = secrets.token_bytes(32)
+    three = await start(nursery, tmp_path, pg_url, 3, calld_redaction_key=given.hex())
+    assert three.pseudonyms.user("alice") == Pseudonyms(given).user("alice") != stand_in
+    assert not Path(three.settings.calld_state_dir / KEY_FILE).exists()
+    for d in (one, two, three):
+        await d.shutdown(drain_s=0)
+
+
+def test_the_shared_key_is_made_once_when_daemons_ask_at_the_same_moment(pg_url) -> None:
+    """Eight daemons starting at once on a new ledger, each with a key of its own to offer: one key wins,
+    every daemon reads it, and the ledger holds one."""
+    import secrets
+    import threading
+
+    ledgers = [Ledger(pg_url) for _ in range(8)]
+    offered = [secrets.token_hex(32) for _ in ledgers]
+    got: list[str] = [""] * len(ledgers)
+    barrier = threading.Barrier(len(ledgers))
+
+    def take(i: int) -> None:
+        barrier.wait()
+        got[i] = ledgers[i].shared_key("redaction", offered[i])
+
+    threads = [threading.Thread(target=take, args=(i,)) for i in range(len(ledgers))]
+    try:
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join(timeout=60)
+        assert len(set(got)) == 1 and got[0] in offered
+        assert ledgers[0].table_counts()["shared_keys"] == 1
+        assert ledgers[0].shared_key("redaction", secrets.token_hex(32)) == got[0]  # made once, kept
+    finally:
+        for led in ledgers:
+            led.close()

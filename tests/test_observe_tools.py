@@ -73,6 +73,18 @@ def test_doctor_says_how_to_make_the_state_dir_private(tmp_path, capsys):
     assert f"chmod 0700 {state}" in line and f"chmod 0600 {state / 'calld.sqlite3'}" in line
 
 
+def test_doctor_does_not_call_a_redaction_key_others_can_read_private(tmp_path, capsys):
+    from calld.ops.redaction import KEY_FILE
+
+    state = private_state(tmp_path)
+    (state / KEY_FILE).write_bytes(b"k" * 32)
+    os.chmod(state / KEY_FILE, 0o644)
+    code, lines = doctor(tmp_path, capsys)
+    assert code == 1
+    (line,) = [entry for entry in lines if entry.startswith("[FIX] state dir")]
+    assert f"chmod 0600 {state / KEY_FILE}" in line and "the key that hides user ids" in line and "private" not in line
+
+
 def test_doctor_finds_a_damaged_ledger(tmp_path, capsys):
     state = private_state(tmp_path)
     (state / "calld.sqlite3").write_bytes(b"SQLite format 3\x00" + b"\x07" * 5000)

@@ -149,3 +149,32 @@ def test_scrub_reads_numbers_in_any_digits_and_leaves_text_without_digits_to_the
     assert scrub("call FLOWERS-NOW, ask for Nathan", ["nathan"]) == f"call FLOWERS-NOW, ask for {NAME}"
     assert scrub("ring ２１２ ５５５ ０１４２ today") == f"ring {NUMBER} today"
     assert scrub("or (212) 555-0142, Nathan", ["nathan"]) == f"or {NUMBER}, {NAME}"
+
+
+def test_a_key_file_others_can_read_is_made_private_or_refused(tmp_path, monkeypatch, caplog) -> None:
+    from calld.ops import redaction
+    from calld.ops.errors import OperationalError
+
+    key = load_or_create_key(tmp_path)
+    path = tmp_path / KEY_FILE
+    os.chmod(path, 0o640)
+    assert load_or_create_key(tmp_path) == key and stat.S_IMODE(path.stat().st_mode) == 0o600
+    assert "was 0640 (group or others could read it): made 0600" in caplog.text
+    os.chmod(path, 0o604)
+
+    def refused(fd: int, mode: int) -> None:
+        raise PermissionError(1, "Operation not permitted")
+
+    monkeypatch.setattr(redaction.os, "fchmod", refused)  # a file of another owner's
+    with pytest.raises(OperationalError, match=rf"{path} is 0604 \(group or others can read it\) and cannot be made 0600"):
+        load_or_create_key(tmp_path)
+
+
+def test_a_redaction_key_setting_is_64_hex_digits_and_a_secret() -> None:
+    from calld.settings import SettingsError, load_settings
+
+    given = "ab" * 32
+    settings = load_settings(_env_file=None, calld_redaction_key=given.upper())
+    assert settings.calld_redaction_key.get_secret_value() == given and given in settings.secrets()
+    with pytest.raises(SettingsError, match="CALLD_REDACTION_KEY: write it as 64 hex digits"):
+        load_settings(_env_file=None, calld_redaction_key="hunter2")

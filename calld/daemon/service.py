@@ -53,7 +53,7 @@ from calld.ledger import Finished, Fresh, InFlight, LedgerError, LedgerUnavailab
 from calld.ledger.awaitable import AsyncLedger
 from calld.ops.health import disk_space, open_ledger
 from calld.ops.private import private_dir
-from calld.ops.redaction import Pseudonyms
+from calld.ops.redaction import daemon_pseudonyms
 from calld.ops.recovery import find_run_dir, recover_interrupted
 from calld.ops.statedir import LOCK_NAME, PathBefore, StateLock, check_port_free, claim_socket_path, is_loopback, prepare_state_dir
 from calld.numbers import ProvisionError, provision_did
@@ -208,8 +208,9 @@ class Daemon:
         try:
             self._ledger = AsyncLedger(open_ledger(self.settings.ledger_target, state_dir_is_new=new))
             self._ledger_sync = GroupSync(lambda: self._ledger.sync.flush_to_disk(), disk=self._disk)
-            # The redaction key: made at first start, beside the ledger (never in it, never published).
-            self.pseudonyms = Pseudonyms.in_state_dir(state_dir)
+            # The redaction key: CALLD_REDACTION_KEY, or the shared ledger's (one stand-in per user on every
+            # daemon), or made at first start beside the SQLite ledger; never published.
+            self.pseudonyms = daemon_pseudonyms(self.settings, self._ledger.sync)
             self.publisher = Publisher(self.settings, self._ledger, self.pseudonyms)
             self.gate = Gate(self.settings, self._ledger.sync, self.clock)
             self.scheduler = Scheduler(self._ledger, self.gate, self._dial_scheduled, accepting=lambda: self.accepting,
@@ -770,10 +771,10 @@ class Daemon:
             drawing = False
             try:
                 if self.settings.calld_mode == "live":
-                    result = await run_live_call(plan, self.settings, self._ports(), on_handle=on_handle)
+                    result = await run_live_call(plan, self.settings, self._ports(), on_handle=on_handle, pseudonyms=self.pseudonyms)
                 else:
                     run = await run_stub_call(plan, self.settings, stub, on_handle=on_handle, signer=self._stub_signer,
-                                              disk=self._disk)
+                                              disk=self._disk, pseudonyms=self.pseudonyms)
                     result = run.result
                 outcome["result"] = result.model_dump(mode="json")
                 torn_down = False

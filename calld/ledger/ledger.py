@@ -75,7 +75,7 @@ from calld.ledger.target import is_postgres
 # Every table, in the order a copy fills them (calld-ctl ledger migrate) and counts are shown.
 TABLES = (
     "dids", "requests", "dial_log", "opt_outs", "schedule", "publications", "daemons",
-    "message_links", "message_events", "message_optouts", "message_pending",
+    "message_links", "message_events", "message_optouts", "message_pending", "shared_keys",
 )
 
 # The status of a finished request's call, read from its stored result (history's filter).
@@ -473,6 +473,16 @@ class Ledger:
         r = one(tx, f"SELECT {_DAEMON_COLUMNS} FROM daemons WHERE instance = ?", (instance,))
         assert r is not None
         return _daemon(r)
+
+    @_write
+    def shared_key(self, tx: Tx, name: str, candidate: str) -> str:
+        """The ledger's key `name`, made `candidate` if it has none: the first daemon to ask sets it,
+        once (a daemon asking at the same moment waits on the row and reads the first one's)."""
+        tx.execute("INSERT INTO shared_keys (name, value, created_at) VALUES (?, ?, ?) ON CONFLICT (name) DO NOTHING",
+                   (name, candidate, _now()))
+        r = one(tx, "SELECT value FROM shared_keys WHERE name = ?", (name,))
+        assert r is not None
+        return str(r["value"])
 
     @_read
     def daemons(self, tx: Tx) -> list[DaemonRow]:

@@ -172,6 +172,15 @@ MIGRATIONS: tuple[str, ...] = (
     """
     ALTER TABLE daemons ADD COLUMN holder TEXT NOT NULL DEFAULT '';
     """,
+    # 10: keys every daemon on one ledger must share (the redaction key, calld.ops.redaction), made
+    # once by whichever daemon starts first
+    """
+    CREATE TABLE shared_keys (
+        name TEXT PRIMARY KEY,
+        value TEXT NOT NULL,
+        created_at TEXT NOT NULL
+    );
+    """,
 )
 
 POSTGRES_MIGRATIONS: tuple[str, ...] = (
@@ -295,5 +304,13 @@ POSTGRES_MIGRATIONS: tuple[str, ...] = (
     # 3: SQLite's 9
     """
     ALTER TABLE daemons ADD COLUMN holder text NOT NULL DEFAULT '';
+    """,
+    # 4: SQLite's 10
+    """
+    CREATE TABLE shared_keys (
+        name text PRIMARY KEY,
+        value text NOT NULL,
+        created_at text NOT NULL
+    );
     """,
 )

@@ -91,7 +91,9 @@ def disk_problem(path: Path, min_free: int = MIN_FREE_BYTES) -> tuple[str | None
 
 
 def privacy_problems(paths: list[Path]) -> list[str]:
-    """What group or others can read of calld's private files (state dir, ledger), with the fix."""
+    """What group or others can read of calld's private files (state dir, ledger, redaction key), with the fix."""
+    from calld.ops.redaction import KEY_FILE
+
     problems = []
     for path in paths:
         try:
@@ -100,7 +102,8 @@ def privacy_problems(paths: list[Path]) -> list[str]:
             continue
         if mode & 0o077:
             want = 0o700 if path.is_dir() else 0o600
-            problems.append(f"{path} is {mode:04o} (group or others can read call records); chmod {want:04o} {path}")
+            what = "the key that hides user ids" if path.name == KEY_FILE else "call records"
+            problems.append(f"{path} is {mode:04o} (group or others can read {what}); chmod {want:04o} {path}")
     return problems
 
 
@@ -126,7 +129,9 @@ async def _check_state_dir(ctx: Context) -> Finding:
             pass
     except OSError as exc:
         return Finding("state dir", False, f"{state} is not writable ({exc.strerror}); set CALLD_STATE_DIR or fix its owner")
-    problems = privacy_problems([state, ctx.settings.artifacts_dir, ctx.settings.db_path])
+    from calld.ops.redaction import KEY_FILE
+
+    problems = privacy_problems([state, ctx.settings.artifacts_dir, ctx.settings.db_path, state / KEY_FILE])
     if problems:
         return Finding("state dir", False, "; ".join(problems))
     return Finding("state dir", True, f"{state} is writable and private")

@@ -1,11 +1,17 @@
 """What shareable copies must not give away: user ids (a keyed stand-in) and, in free text, phone
 numbers and the call's known names.
 
-User ids: an HMAC-SHA256 of the id under a secret kept in the state directory (`redaction.key`,
-32 random bytes, 0600, made at first start). Without the secret no one can try every phone
-number or every likely id to undo it; with it the stand-in is stable, so one user's calls still
-sort together. The secret lives beside the ledger, never in it, and never in the artifacts
-directory, so it is never published.
+User ids: an HMAC-SHA256 of the id under a secret of 32 random bytes. Without the secret no one can
+try every phone number or every likely id to undo it; with it the stand-in is stable, so one user's
+calls still sort together. It is never in the artifacts directory, so it is never published. Where
+it is kept (`daemon_pseudonyms`):
+- CALLD_REDACTION_KEY, when set (every daemon given the same);
+- else, on a ledger several daemons share (PostgreSQL), in the ledger: the first daemon to start
+  makes it (its own redaction.key from before, if it had one, so its stand-ins stay), the others read
+  it, so one user has one stand-in on every daemon;
+- else in the state directory beside the SQLite ledger (`redaction.key`, 0600, made at first start).
+A key file that group or others may read is made 0600 at start (logged), or refused when calld
+cannot change it.
 
 Free text: phone numbers as libphonenumber's matcher finds them (any country, US as the default
 region), any other run of seven digits or more, and each known name as a whole word.
@@ -14,11 +20,14 @@ region), any other run of seven digits or more, and each known name as a whole w
 from __future__ import annotations
 
 import hmac
+import logging
 import os
+import stat
 import re
 import secrets
 from collections.abc import Iterable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import phonenumbers
 from attrs import field, frozen
@@ -26,8 +35,15 @@ from attrs import field, frozen
 from calld.ops.errors import OperationalError
 from calld.ops.private import open_private
 
+if TYPE_CHECKING:
+    from calld.ledger import Ledger
+    from calld.settings import Settings
+
+log = logging.getLogger("calld.redaction")
+
 KEY_FILE = "redaction.key"
 KEY_BYTES = 32
+SHARED_KEY_NAME = "redaction"  # its row in the ledger's shared_keys
 NUMBER = "[number]"
 NAME = "[name]"
 
@@ -73,16 +89,55 @@ def load_or_create_key(state_dir: Path) -> bytes:
             raise OperationalError(f"cannot create the redaction key {path}: {exc.strerror}; make {state_dir} writable") from None
         finally:
             tmp.unlink(missing_ok=True)
-    try:
-        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC)
-        with os.fdopen(fd, "rb") as f:
-            key = f.read(KEY_BYTES + 1)
-    except OSError as exc:
-        raise OperationalError(f"cannot read the redaction key {path}: {exc.strerror}") from None
+    key = _read_key(path)
     if len(key) != KEY_BYTES:
         raise OperationalError(f"the redaction key {path} is damaged ({len(key)} bytes, not {KEY_BYTES}); "
                                "move it away and start calld again to make a new one (published keys will change)")
     return key
+
+
+def _read_key(path: Path) -> bytes:
+    """The key file's bytes; a file group or others may read is made 0600 first (or refused)."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC)
+        with os.fdopen(fd, "rb") as f:
+            mode = stat.S_IMODE(os.fstat(f.fileno()).st_mode)
+            if mode & 0o077:
+                try:
+                    os.fchmod(f.fileno(), 0o600)
+                except OSError as exc:
+                    raise OperationalError(
+                        f"the redaction key {path} is {mode:04o} (group or others can read it) and cannot be made 0600 "
+                        f"({exc.strerror}); chmod 0600 {path}, or move it away for a new key") from None
+                log.warning("the redaction key %s was %04o (group or others could read it): made 0600", path, mode)
+            return f.read(KEY_BYTES + 1)
+    except OSError as exc:
+        raise OperationalError(f"cannot read the redaction key {path}: {exc.strerror}") from None
+
+
+def daemon_pseudonyms(settings: Settings, ledger: Ledger) -> Pseudonyms:
+    """The daemon's stand-ins: under CALLD_REDACTION_KEY, else the shared ledger's key (made once, by the
+    first daemon to ask), else the state directory's redaction.key (see the module's docstring)."""
+    if given := settings.calld_redaction_key.get_secret_value():
+        return Pseudonyms(bytes.fromhex(given))
+    state_dir = settings.calld_state_dir
+    if ledger.engine != "postgresql":
+        return Pseudonyms.in_state_dir(state_dir)
+    path = state_dir / KEY_FILE
+    own = _read_key(path) if path.exists() else None
+    candidate = own if own is not None and len(own) == KEY_BYTES else secrets.token_bytes(KEY_BYTES)
+    try:
+        key = bytes.fromhex(ledger.shared_key(SHARED_KEY_NAME, candidate.hex()))
+    except ValueError:
+        key = b""
+    if len(key) != KEY_BYTES:
+        raise OperationalError(f"the redaction key in the ledger {ledger.describe()} is damaged (not {KEY_BYTES} bytes "
+                               "in hex); set CALLD_REDACTION_KEY, or delete its row (shared_keys, name 'redaction') "
+                               "for a new one (published keys will change)")
+    if own is not None and own != key:
+        log.warning("redaction key: the shared ledger's; %s (this daemon's from before) is no longer used, so its "
+                    "users' stand-ins change", path)
+    return Pseudonyms(key)
 
 
 def name_words(*names: str | None) -> list[str]:
