@@ -130,3 +130,26 @@ def test_migrate_names_a_url_with_no_host_as_given_slashes_and_all(pg_empty_url,
     assert ctl_main(["ledger", "migrate", "--from", str(source), "--to", url]) == EXIT_OK
     out = capsys.readouterr().out
     assert f"into postgresql://{parts.path}?host=" in out and "password=***" in out and "pw-Zq8v3LkT" not in out, out
+
+
+def test_migrate_brings_the_redaction_key_so_users_keep_their_stand_ins(pg_empty_url, tmp_path, capsys) -> None:
+    """The one daemon's redaction.key goes into the shared ledger with its rows: daemons on new state dirs
+    there name each user as the old daemon did (its published object keys do not change)."""
+    import secrets
+
+    from calld.ops.redaction import KEY_FILE, Pseudonyms, daemon_pseudonyms
+    from calld.settings import load_settings
+
+    source = tmp_path / "calld.sqlite3"
+    a_sqlite_ledger(source)
+    key = secrets.token_bytes(32)
+    (tmp_path / KEY_FILE).write_bytes(key)
+    assert ctl_main(["ledger", "migrate", "--from", str(source), "--to", pg_empty_url]) == EXIT_OK
+    assert f"the redaction key {tmp_path / KEY_FILE} came along" in capsys.readouterr().out
+    pg = Ledger(pg_empty_url)
+    try:
+        fresh = load_settings(_env_file=None, calld_state_dir=tmp_path / "new", calld_ledger_url=pg_empty_url)
+        assert daemon_pseudonyms(fresh, pg).user("alice") == Pseudonyms(key).user("alice")
+        assert not (tmp_path / "new" / KEY_FILE).exists()
+    finally:
+        pg.close()

@@ -754,6 +754,17 @@ def _ledger_migrate(args: argparse.Namespace) -> int:
     print(f"copied the ledger {source} into {redact(args.to)}; rows per table (SQLite -> PostgreSQL):")
     for c in copied:
         print(f"  {c.table:<16} {c.source:>8} -> {c.copied}")
+    from calld.ledger import Ledger
+    from calld.ops.redaction import KEY_FILE, existing_key, share_key
+
+    if (key := existing_key(source.parent)) is not None:  # users keep their stand-ins on every daemon
+        target = Ledger(args.to)
+        try:
+            kept = share_key(target, key) == key
+        finally:
+            target.close()
+        print(f"the redaction key {source.parent / KEY_FILE} " + ("came along: every daemon on the ledger uses it" if kept else
+              "did not come along: the ledger has a key of its own (a daemon started on it); users' stand-ins change"))
     print("every count matches; set CALLD_LEDGER_URL to it and restart calld")
     return EXIT_OK
 

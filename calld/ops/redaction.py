@@ -124,8 +124,25 @@ def daemon_pseudonyms(settings: Settings, ledger: Ledger) -> Pseudonyms:
     if ledger.engine != "postgresql":
         return Pseudonyms.in_state_dir(state_dir)
     path = state_dir / KEY_FILE
-    own = _read_key(path) if path.exists() else None
-    candidate = own if own is not None and len(own) == KEY_BYTES else secrets.token_bytes(KEY_BYTES)
+    own = existing_key(state_dir)
+    key = share_key(ledger, own or secrets.token_bytes(KEY_BYTES))
+    if own is not None and own != key:
+        log.warning("redaction key: the shared ledger's; %s (this daemon's from before) is no longer used, so its "
+                    "users' stand-ins change", path)
+    return Pseudonyms(key)
+
+
+def existing_key(state_dir: Path) -> bytes | None:
+    """The state directory's redaction key if it has a whole one (made private first), else None."""
+    path = state_dir / KEY_FILE
+    if not path.exists():
+        return None
+    key = _read_key(path)
+    return key if len(key) == KEY_BYTES else None
+
+
+def share_key(ledger: Ledger, candidate: bytes) -> bytes:
+    """The shared ledger's redaction key, made `candidate` if it has none yet (once, whoever asks first)."""
     try:
         key = bytes.fromhex(ledger.shared_key(SHARED_KEY_NAME, candidate.hex()))
     except ValueError:
@@ -134,10 +151,7 @@ def daemon_pseudonyms(settings: Settings, ledger: Ledger) -> Pseudonyms:
         raise OperationalError(f"the redaction key in the ledger {ledger.describe()} is damaged (not {KEY_BYTES} bytes "
                                "in hex); set CALLD_REDACTION_KEY, or delete its row (shared_keys, name 'redaction') "
                                "for a new one (published keys will change)")
-    if own is not None and own != key:
-        log.warning("redaction key: the shared ledger's; %s (this daemon's from before) is no longer used, so its "
-                    "users' stand-ins change", path)
-    return Pseudonyms(key)
+    return key
 
 
 def name_words(*names: str | None) -> list[str]:
