@@ -626,3 +626,25 @@ def test_show_tells_an_answer_the_business_gave_before_asking_not_to_be_called_a
     assert any(line.split()[:1] == ["opt-out"] and "don't call this number again" in line for line in lines), lines
     declined = {"status": "declined", "reason": "opt_out", "run_id": "run_1", "opt_out": "Take us off your list."}
     assert not any(line.startswith("  opt-out") for line in show_text({"result": declined, "report": None}).splitlines())
+
+
+def test_ledger_choice_follows_the_daemon_and_never_needs_a_password_it_was_not_given(tmp_path):
+    """The daemon names its PostgreSQL ledger with the password masked: calld-ctl uses its own CALLD_LEDGER_URL
+    when that is the same ledger, the daemon's URL as shown when it has no password (the README's
+    postgresql:///calld), and says what to set otherwise; a daemon on SQLite is checked there whatever the shell says."""
+    from calld.cli.where import choose_ledger
+    from calld.settings import load_client_settings
+
+    sock = tmp_path / "ctl.sock"
+    bare = load_client_settings(_env_file=None, calld_state_dir=tmp_path / "here")
+    mine = load_client_settings(_env_file=None, calld_state_dir=tmp_path / "here", calld_ledger_url="postgresql://calld:pw@db/calld")
+    on_pg = {"state_dir": str(tmp_path / "d1"), "pid": 7, "ledger_engine": "postgresql"}
+    assert choose_ledger(bare, sock, None, {**on_pg, "ledger": "postgresql:///calld"}).target == "postgresql:///calld"
+    masked = {**on_pg, "ledger": "postgresql://calld:***@db/calld"}
+    assert choose_ledger(mine, sock, None, masked).target == "postgresql://calld:pw@db/calld"
+    missing = choose_ledger(bare, sock, None, masked)
+    assert missing.target is None and "set CALLD_LEDGER_URL here to the daemon's" in missing.missing_password()
+    on_sqlite = {"state_dir": str(tmp_path / "d1"), "pid": 7, "ledger_engine": "sqlite", "ledger": str(tmp_path / "d1" / "calld.sqlite3")}
+    chosen = choose_ledger(mine, sock, None, on_sqlite)
+    assert chosen.target == tmp_path / "d1" / "calld.sqlite3" and "which that daemon does not use" in chosen.why
+    assert choose_ledger(mine, sock, None, None).target == "postgresql://calld:pw@db/calld"  # no daemon: the shell's
