@@ -22,6 +22,7 @@ import subprocess
 import sys
 import time
 from collections.abc import Iterator
+from functools import partial
 from pathlib import Path
 
 import pytest
@@ -324,6 +325,13 @@ async def test_a_text_through_nginx_reaches_a_daemon_and_the_next_one_when_the_f
                 await trio.sleep(0.05)
         assert await answered(sender), f"no reply to {sender}"
 
+    # doctor (the shell with the shared settings, texting's included) finds each daemon's texting route through nginx.
+    shared = {k: v for k, v in deployment["env"].items()
+              if k.startswith(("TELNYX_", "OPENAI_", "PUBLIC_", "LINQ_")) or k in ("CALLD_MODE", "CALLD_LIVE_OPT_IN")}
+    sockets = ",".join(str(d["socket"]) for d in daemons.values())
+    _, out, _ = await trio.to_thread.run_sync(partial(calld_ctl, "doctor", CALLD_SOCKET=sockets, **shared))
+    assert out.count(f"[ok] texting ingress: http://127.0.0.1:{nginx.port}/linq/webhook reaches a calld") == 2, out
+
     assert await text("+15555550177") == [200]
     await until_answered("+15555550177")
     assert "text " in daemons[1]["log"].read_text() and "text " not in daemons[2]["log"].read_text()
@@ -332,9 +340,9 @@ async def test_a_text_through_nginx_reaches_a_daemon_and_the_next_one_when_the_f
     await until_answered("+15555550178")
     assert "text " in daemons[2]["log"].read_text()
     with trio.move_on_after(BOUND_S):
-        while len([r for r in nginx.routed() if r[0].startswith("/linq/webhook")]) < 2:
+        while len([r for r in nginx.routed() if r[0].startswith("/linq/webhook?")]) < 2:
             await trio.sleep(0.05)
-    texts = [r for r in nginx.routed() if r[0].startswith("/linq/webhook")]
+    texts = [r for r in nginx.routed() if r[0].startswith("/linq/webhook?")]  # Linq's; doctor's probes have no query
     assert [r[0] for r in texts] == ["/linq/webhook?version=2026-02-03"] * 2
     assert texts[0][1] == daemons[1]["http"] and texts[1][1].split(", ")[-1] == daemons[2]["http"], texts
     assert [r[2] for r in texts] == ["200", "200"]

@@ -924,7 +924,9 @@ class Daemon:
                 "bind": self.public_url.split("://", 1)[-1] if self.public_url else s.calld_bind,  # port 0 resolved
                 "media_bind": self.media_bound or s.media_bind,
                 "health_url": s.health_url() if s.public_base_url else "",
-                "media_health_url": s.media_health_url() if s.public_base_url or s.public_media_url else ""}
+                "media_health_url": s.media_health_url() if s.public_base_url or s.public_media_url else "",
+                # Linq posts every text here (no /d/N/: any daemon takes a text), when texting is on
+                "texting_url": f"{s.public_base_url.rstrip('/')}/linq/webhook" if self.messaging is not None and s.public_base_url else ""}
 
     async def history(self, **query: Any) -> list[dict[str, Any]]:
         from calld.observe.history import history_rows

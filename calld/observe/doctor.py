@@ -1,7 +1,8 @@
 """`calld-ctl doctor`: is this configuration ready to run (and, in live mode, to dial)?
 
 Each check returns a Finding: ok with what it saw, or what to fix. Checks are plain async
-functions in lists: LOCAL_CHECKS always run, LIVE_CHECKS only when CALLD_MODE=live,
+functions in lists: LOCAL_CHECKS always run, LIVE_CHECKS only when CALLD_MODE=live (and the texting
+ingress when texting is on),
 PUBLISH_CHECKS only when publishing is on. A new check is appended to its list. The pieces a daemon may reuse
 (`ledger_problem`, `disk_problem`, `privacy_problems`) are small functions of a path.
 """
@@ -283,6 +284,32 @@ async def _same_daemon(ctx: Context, name: str, url: str, bind: str, path: str, 
     return Finding(name, True, f"{url} reaches {ours} on {bind}")
 
 
+async def check_texting_ingress(ctx: Context) -> Finding:
+    """Texting is on: Linq's webhook URL must reach a calld. An unsigned POST is what calld refuses with
+    401 and a signature error (nothing is taken); a proxy with no rule for it answers otherwise."""
+    url = (ctx.daemon or {}).get("texting_url") or f"{ctx.settings.public_base_url.rstrip('/')}/linq/webhook"
+    try:
+        async with httpx.AsyncClient(transport=ctx.transport, timeout=PROBE_TIMEOUT_S) as http:
+            resp = await http.post(url, content=b"{}", headers={"content-type": "application/json"})
+    except httpx.HTTPError as exc:
+        return Finding("texting ingress", False, f"{url} unreachable ({type(exc).__name__}); start the tunnel or proxy")
+    try:
+        said = resp.json().get("error", "") if resp.status_code == 401 else ""
+    except (ValueError, AttributeError):
+        said = ""
+    if not str(said).startswith("signature"):
+        return Finding("texting ingress", False, f"{url} answered HTTP {resp.status_code}, not calld's texting webhook; route "
+                                                 "/linq/webhook to the daemons (calld-ctl proxy-config prints the rule)")
+    return Finding("texting ingress", True, f"{url} reaches a calld (it refuses an unsigned text, as it should)")
+
+
+def _texting(ctx: Context) -> bool:
+    if ctx.daemon is not None and "texting_url" in ctx.daemon:
+        return bool(ctx.daemon["texting_url"])
+    s = ctx.settings
+    return bool(s.public_base_url and s.linq_api_key.get_secret_value() and s.linq_webhook_secret.get_secret_value())
+
+
 def _token(resp: httpx.Response) -> str | None:
     try:
         return resp.json().get("serve_token") if resp.status_code == 200 else None
@@ -313,6 +340,8 @@ async def run_doctor(settings: Settings, *, transport: httpx.AsyncBaseTransport 
     if settings.calld_mode == "live" and (problems := settings.live_problems()):
         findings.append(Finding("live settings", False, "; ".join(problems)))
     checks = LOCAL_CHECKS + (LIVE_CHECKS if settings.calld_mode == "live" else [])
+    if settings.calld_mode == "live" and _texting(ctx):
+        checks = checks + [check_texting_ingress]
     if settings.artifacts_retention != "keep":
         checks = checks + PUBLISH_CHECKS
     for check in checks:
