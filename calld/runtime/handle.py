@@ -544,6 +544,8 @@ class CallHandle:
         # The directory is renamed before anything else of the call's is written (GPT-Live opens,
         # and the media starts, only once the call is answered): no write in a worker thread can
         # be under way in the old one.
+        # Neither raises: the call exists at the carrier now, whatever happens to its files, and the
+        # reducer must learn its id or nothing could hang it up (a failed write fails it, hung up once).
         self.rundir.adopt(dialled.call_control_id)
         await self._write_json("dial.json", dialled.request)
         await self._events_tx.send(ev.DialAccepted(dialled.call_control_id))
@@ -576,8 +578,18 @@ class CallHandle:
         await self._write_json("hangup.json", record)
 
     async def _write_json(self, name: str, data: Any) -> str:
-        """One of the run's JSON files, written where the ports say (calld.runtime.disk)."""
-        return await self.ports.disk(partial(self.rundir.write_json, name, data))
+        """One of the run's JSON files, written where the ports say (calld.runtime.disk). Never
+        raises: a failure is the run directory's write_error, which fails the call (hung up once)."""
+        return await self._on_disk(partial(self.rundir.write_json, name, data), name, self.rundir.ref(name))
+
+    async def _on_disk(self, fn: Callable[[], Any], what: str, otherwise: Any) -> Any:
+        """`fn` run by the ports' disk; if that fails (RunDir's own writes never raise, the trip
+        to the worker thread may), the failure is recorded as a write error and `otherwise` returned."""
+        try:
+            return await self.ports.disk(fn)
+        except Exception as exc:  # noqa: BLE001 - a live call must still be hung up: see the module's note
+            self.rundir.failed(what, exc)
+            return otherwise
 
     def _live_event_id(self) -> str:
         self._live_event_n += 1
@@ -852,7 +864,9 @@ class CallHandle:
         }
         task = self._task_record(undated) if call.task is not None else None
         no_hangup = self._no_hangup_record()
-        refs = await self.ports.disk(partial(self._write_before_result, transcript, task, no_hangup))
+        refs = await self._on_disk(partial(self._write_before_result, transcript, task, no_hangup), "the call's last files", None)
+        if refs is None:  # what is there is referenced, nothing more
+            refs = await self._on_disk(self._refs_present, "the call's last files", {})
         rd = self.rundir
         ccid = call.call_control_id
         if rd.write_error is None:
@@ -912,7 +926,7 @@ class CallHandle:
         dumped = report.model_dump(mode="json")
         files = {"result.json": result.model_dump(mode="json"), "call_report.json": dumped,
                  "call_report.redacted.json": redact(report, self.pseudonyms, dumped)}
-        await self.ports.disk(partial(self._write_result, files))
+        await self._on_disk(partial(self._write_result, files), "result.json", None)
         self.result = result
         reason = getattr(result, "reason", None)
         log.info("%s finished: %s via %s", ccid or self.plan.run_id, result.status + (f"/{reason}" if reason else ""),
@@ -939,14 +953,28 @@ class CallHandle:
         rd.close()
         refs["audio/inbound.wav"] = rd.ref("audio/inbound.wav")
         refs["audio/outbound.wav"] = rd.ref("audio/outbound.wav")
-        if rd.write_error is not None:  # only what is really there is referenced, and the gap is marked
-            refs = {name: ref for name, ref in refs.items() if (rd.path / name).is_file()}
-            rd.write_json("incomplete.json", {
-                "error": str(rd.write_error),
-                "note": "a write failed during this call: events.jsonl and the audio stop at that point; "
-                        "the call was failed and hung up",
-            })
+        return self._marked(refs)
+
+    def _marked(self, refs: dict[str, str]) -> dict[str, str]:
+        """(Disk work.) After a write error, only what is really there is referenced, and the gap is marked."""
+        rd = self.rundir
+        if rd.write_error is None:
+            return refs
+        refs = {name: ref for name, ref in refs.items() if (rd.path / name).is_file()}
+        rd.write_json("incomplete.json", {
+            "error": str(rd.write_error),
+            "note": "a write failed during this call: events.jsonl and the audio stop at that point; "
+                    "the call was failed and hung up",
+        })
         return refs
+
+    def _refs_present(self) -> dict[str, str]:
+        """(Disk work.) After the trip that writes the last files failed itself: the files that are there, closed."""
+        rd = self.rundir
+        rd.close()
+        names = ("dial.json", "session_start.json", "hangup.json", "events.jsonl", "transcript.json", "task.json",
+                 "audio/inbound.wav", "audio/outbound.wav")
+        return self._marked({name: rd.ref(name) for name in names})
 
     def _write_result(self, files: dict[str, Any]) -> None:
         """(Disk work, run by the ports' `disk`.) result.json, then the reports that name it."""

@@ -17,12 +17,15 @@ larger writes: at 100 calls, one write a call-second in place of about ten (each
 on the loop's core; docs/performance.md, the thirteenth session).
 
 Resource handling: `close()` finishes the WAV headers and closes every file; it is
-safe to call twice. Every JSON written is checked against the secrets it was given.
+safe to call twice. Every JSON written is scanned for the secrets it was given, and a secret
+found is redacted in the file (never a reason to leave a file unwritten: see `write_json`).
 
-Write errors (a full disk, an I/O error) never raise out of a write: the first one is kept in
-`write_error` and the call that owns this directory fails on it (the handle checks after each
-step), while the daemon goes on. JSON files are written whole or not at all (temp + rename);
-every directory is 0700 and every file 0600.
+Errors never raise out of a write or a rename (a full disk, an I/O error, JSON that cannot be
+made): the first one is kept in `write_error` and the call that owns this directory fails on it
+(the handle checks after each step: the call is hung up once and its result says what failed),
+while the daemon goes on. A call is live while its files are written; an exception here would
+leave it without an owner and its line open (issue 51). JSON files are written whole or not at
+all (temp + rename); every directory is 0700 and every file 0600.
 """
 
 from __future__ import annotations
@@ -52,8 +55,14 @@ def artifact_slug(value: str) -> str:
     return "_" + slug if slug.startswith(".") else slug
 
 
-class SecretLeak(RuntimeError):
-    pass
+REDACTED = "[redacted]"
+# A secret shorter than this is not looked for. The scan matches a configured value whole, wherever
+# it stands in a file; a value of a few characters stands in ordinary text by chance (a one-letter
+# key matched every dial.json, whose write was then refused and its live call stranded), and
+# redacting it would garble the proof for nothing. The keys calld is given are far longer (API keys,
+# signing secrets: 20 characters and more); 8 characters is where an accidental match in a few
+# kilobytes of JSON becomes negligible, and below it there is hardly a secret left to keep.
+SECRET_MIN_CHARS = 8
 
 
 # The standard library's pretty printer is pure Python (its C encoder serves only indent=None):
@@ -70,6 +79,25 @@ def pretty_json(data: Any) -> str:
         return json.dumps(data, indent=2, ensure_ascii=False, default=str)
 
 
+def _escaped(secret: str) -> str:
+    """How `secret` stands inside a JSON string."""
+    return json.dumps(secret, ensure_ascii=False)[1:-1]
+
+
+def _scrub(value: Any, secrets: list[str]) -> Any:
+    """`value` (decoded JSON) with each secret replaced by REDACTED in every string and key."""
+    if isinstance(value, str):
+        for s in secrets:
+            if s in value:
+                value = value.replace(s, REDACTED)
+        return value
+    if isinstance(value, list):
+        return [_scrub(v, secrets) for v in value]
+    if isinstance(value, dict):
+        return {_scrub(k, secrets): _scrub(v, secrets) for k, v in value.items()}
+    return value
+
+
 class RunDir:
     def __init__(self, artifacts_dir: Path, run_id: str, secrets: list[str]) -> None:
         self.root = artifacts_dir
@@ -77,17 +105,20 @@ class RunDir:
         private_dir(artifacts_dir)
         private_dir(self.path)
         private_dir(self.path / "audio")
-        self._secrets = [s for s in secrets if s]
+        # Longest first: a secret that holds a shorter one is redacted whole, not around it.
+        self._secrets = sorted({s for s in secrets if len(s) >= SECRET_MIN_CHARS}, key=len, reverse=True)
+        self.redacted: list[str] = []  # the files a secret was found (and redacted) in
         write_atomic(self.path / RUN_MARKER, json.dumps({"run_id": run_id}).encode())
         self._journal = open_private(self.path / "events.jsonl", "a", encoding="utf-8")
         self._audio_rows: list[str] = []  # journal rows of audio not yet written (see journal_audio)
         self._wavs: dict[str, wave.Wave_write] = {}
         self._wav_files: dict[str, IO[bytes]] = {}
         self._pcm: dict[str, bytearray] = {}  # PCM not yet written, per WAV file
-        self.write_error: OSError | None = None
+        self.write_error: Exception | None = None
         self.closed = False
 
-    def _failed(self, what: str, exc: OSError) -> None:
+    def failed(self, what: str, exc: Exception) -> None:
+        """A write (or a rename, or the making of a file's text) failed: the first such is kept."""
         if self.write_error is None:
             self.write_error = exc
             log.error("%s: writing %s failed: %s", self.path.name, what, exc)
@@ -106,7 +137,11 @@ class RunDir:
         while target.exists():  # a reused id must never overwrite an earlier run's proof
             n += 1
             target = self.root / f"{artifact_slug(ident)}.{n}"
-        self.path.rename(target)
+        try:
+            self.path.rename(target)
+        except OSError as exc:  # the files stay where they are, under the run's id, and the call fails on it
+            self.failed(f"the move to {target.name}", exc)
+            return
         self.path = target
 
     def journal(self, line: str, *, flush: bool = True) -> None:
@@ -132,8 +167,8 @@ class RunDir:
             self._journal.write("\n".join(rows) + "\n")
             if flush:
                 self._journal.flush()
-        except OSError as exc:
-            self._failed("events.jsonl", exc)
+        except (OSError, ValueError) as exc:  # ValueError: a row after close(), which must not raise either
+            self.failed("events.jsonl", exc)
 
     def audio(self, name: str, pcm: bytes) -> None:
         """PCM for a WAV file: kept until WAV_BATCH_BYTES have gathered (or `close`), then written at once."""
@@ -166,21 +201,34 @@ class RunDir:
             w.writeframesraw(pending)
             if flush:  # a full batch goes to the OS at once
                 self._wav_files[name].flush()
-        except OSError as exc:
-            self._failed(f"audio/{name}", exc)
+        except (OSError, ValueError) as exc:
+            self.failed(f"audio/{name}", exc)
         pending.clear()
 
     def write_json(self, name: str, data: Any) -> str:
-        """The file's ref. A failed write leaves no file (and sets write_error)."""
-        text = pretty_json(data)
-        for s in self._secrets:
-            if s in text:
-                raise SecretLeak(f"refusing to write {name}: it contains a secret")
+        """The file's ref. A failed write leaves no file (and sets write_error); never raises.
+
+        A configured secret found in the text is replaced by REDACTED and the file written: the
+        call it belongs to is live, and refusing the file would fail the call over a value that
+        is simply left out (the log says which file, never the value)."""
         try:
+            text = pretty_json(data)
+            if self._secrets and any(s in text or _escaped(s) in text for s in self._secrets):
+                text = self._redact(name, text)
             write_atomic(self.path / name, (text + "\n").encode("utf-8"))
-        except OSError as exc:
-            self._failed(name, exc)
+        except Exception as exc:  # noqa: BLE001 - see the module's note: the call fails on it, never strands
+            self.failed(name, exc)
         return self.ref(name)
+
+    def _redact(self, name: str, text: str) -> str:
+        """`text` with every secret replaced, inside the JSON's strings (where a value stands
+        decoded, so one that JSON escapes is found too); the text is whole JSON after it."""
+        text = pretty_json(_scrub(json.loads(text), self._secrets))
+        for s in self._secrets:  # a secret spread over JSON's own syntax: no one string holds it
+            text = text.replace(s, REDACTED).replace(_escaped(s), REDACTED)
+        self.redacted.append(name)
+        log.warning("%s: a configured secret was found in %s and redacted there", self.path.name, name)
+        return text
 
     def close(self) -> None:
         if self.closed:
@@ -195,13 +243,13 @@ class RunDir:
             try:
                 w.close()
             except OSError as exc:
-                self._failed(f"audio/{name}", exc)
+                self.failed(f"audio/{name}", exc)
         for f in self._wav_files.values():
             try:
                 f.close()
             except OSError as exc:
-                self._failed("audio", exc)
+                self.failed("audio", exc)
         try:
             self._journal.close()
         except OSError as exc:
-            self._failed("events.jsonl", exc)
+            self.failed("events.jsonl", exc)
