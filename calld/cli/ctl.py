@@ -7,6 +7,7 @@ Exit codes (stable; scripts may rely on them):
   7  no daemon is listening      8  the daemon went away mid-call: look the request up later
 130  Ctrl-C: calld-ctl stopped; an ask or book it sent goes on in the daemon (the line on stderr
      names its request id and the command that fetches its result)
+141  stdout was closed before all was written (`calld-ctl history | head -1`): nothing on stderr
 """
 
 from __future__ import annotations
@@ -14,6 +15,9 @@ from __future__ import annotations
 import argparse
 import json
 import logging
+import os
+import select
+import signal
 import sys
 import traceback
 import uuid
@@ -40,6 +44,11 @@ EXIT_VOICEMAIL = 5
 EXIT_FAILED = 6
 EXIT_UNREACHABLE = 7
 EXIT_LOST = 8
+# A reader that leaves early (`| head -1`) ends calld-ctl quietly with 128 + SIGPIPE, what the shell
+# reports for any filter whose reader left (cat, ls: they die of the signal; Python ignores it and
+# gets EPIPE instead), so a `set -o pipefail` script treats calld-ctl as it treats them. Not 0: the
+# output was cut short, and a script must not take it for whole. Not 6: that says a call failed.
+EXIT_PIPE_CLOSED = 128 + signal.SIGPIPE
 
 STATUS_EXIT = EXIT_CODES  # the exit code follows the result's status (calld.domain.status)
 
@@ -949,6 +958,44 @@ def _observe_parsers(sub: Any) -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
+    try:
+        code = _main(argv)
+        sys.stdout.flush()  # the end of the output is written here, where a closed pipe is caught
+        return code
+    except BaseException as exc:
+        if not _stdout_closed(exc):
+            raise
+        return _quiet_on_closed_stdout()
+
+
+def _stdout_closed(exc: BaseException) -> bool:
+    """`exc` is a broken pipe (alone, or all of a group) and stdout's reader is gone: the EPIPE was
+    stdout's, not a socket's (a daemon that went away stays the error it is)."""
+    if isinstance(exc, BaseExceptionGroup):
+        matched, rest = exc.split(BrokenPipeError)
+        if matched is None or rest is not None:
+            return False
+    elif not isinstance(exc, BrokenPipeError):
+        return False
+    try:
+        poll = select.poll()
+        poll.register(sys.stdout.fileno(), select.POLLOUT)
+        return any(events & (select.POLLERR | select.POLLHUP) for _, events in poll.poll(0))
+    except (OSError, ValueError, AttributeError):  # no file descriptor (a test's StringIO): not a pipe's end
+        return False
+
+
+def _quiet_on_closed_stdout() -> int:
+    # What is still buffered goes nowhere: Python flushes stdout at exit, which would fail again and
+    # print "Exception ignored ... BrokenPipeError" (the recipe in the docs of Python's signal module).
+    try:
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+    except (OSError, ValueError):
+        pass
+    return EXIT_PIPE_CLOSED
+
+
+def _main(argv: list[str] | None) -> int:
     argv = sys.argv[1:] if argv is None else list(argv)
     args = build_parser().parse_args(argv)
     logging.basicConfig(
@@ -988,6 +1035,8 @@ def main(argv: list[str] | None = None) -> int:
     except Exception as exc:  # noqa: BLE001 - never a traceback for the user; -v shows it
         from calld.ops.errors import OperationalError
 
+        if _stdout_closed(exc):
+            raise  # main ends it quietly
         if isinstance(exc, OperationalError):
             _err(str(exc))
             return EXIT_USAGE
