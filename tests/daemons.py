@@ -71,13 +71,16 @@ def reachable_at(port: int | None = None, media_port: int | None = None) -> dict
 
 
 async def stop(daemon: Daemon) -> None:
-    """A fixture's teardown: shut down without a drain unless the test already did.
+    """A fixture's teardown: wait for the pictures, then shut down without a drain, unless the test
+    already shut the daemon down.
 
-    The shutdown waits for the pictures, which the drawing process draws on the wall clock in the
-    idle class: a virtual clock that jumped at once would poll a core flat out meanwhile, and with
-    the other core busy the drawing would never get one (fifty pictures, each to its 120 s bound)."""
+    The pictures are drawn by the drawing process on the wall clock, in the idle class (a shutdown
+    without a drain would drop them): a virtual clock that jumped at once would poll a core flat out
+    meanwhile, and with the other core busy the drawing would never get one (fifty pictures, each
+    to its 120 s bound)."""
     if daemon.accepting:
         unhurried_clock()
+        await daemon.pictures_drawn()
         await daemon.shutdown(drain_s=0)
 
 

@@ -32,7 +32,7 @@ async def _serve(args: argparse.Namespace) -> int:
     settings = load_settings(**credentials, **overrides, flags={k: _FLAGS[k] for k in overrides}, strict_env_file=True)
     control = fds.get("control")
     daemon = Daemon(settings, control_fd=control.detach() if control is not None else None, own_collector=True,
-                    disk=off_the_loop)
+                    disk=off_the_loop, warm_up_drawing=True)
     with Notifier() as notifier:
         async with trio.open_nursery() as n:
             await n.start(daemon.serve)
@@ -98,6 +98,7 @@ async def _demo_in(workdir: Path, args: argparse.Namespace) -> int:
                 body["item"] = "cast iron skillet"
             code = await run_ask(client, body)
         unhurried_clock()
+        await daemon.pictures_drawn()  # a tour shows its picture: the shutdown's bound would drop one not drawn
         await daemon.shutdown(drain_s=5)
     if args.keep:
         print(f"artifacts: {settings.artifacts_dir}", file=sys.stderr)

@@ -6,9 +6,10 @@ A call's failure ends that call with a failed result and its artifacts; the daem
 and every other call carry on.
 
 Shutdown (`shutdown()`, or SIGTERM via `watch_signals`): stop taking calls, let calls
-in flight finish their clean hangup until `shutdown_drain_s`, then cancel what
-remains (each CallHandle hangs up and writes its artifacts while being cancelled),
-then stop the servers. A second signal cuts the drain short.
+in flight finish their clean hangup and the pictures of ended calls be drawn, both within
+`shutdown_drain_s`, then cancel what remains (each CallHandle hangs up and writes its
+artifacts while being cancelled; a picture not drawn is dropped, for `calld-ctl show
+--timeline` to draw), then stop the servers. A second signal cuts the drain short.
 """
 
 from __future__ import annotations
@@ -129,8 +130,12 @@ class _Flight:
 
 class Daemon:
     def __init__(self, settings: Settings, *, control_fd: int | None = None, clock: Clock | None = None,
-                 own_collector: bool = False, disk: DiskWork = inline) -> None:
+                 own_collector: bool = False, disk: DiskWork = inline, warm_up_drawing: bool = False) -> None:
         self.settings = settings
+        # `calld serve` starts its drawing process at once when matplotlib's font cache is still to
+        # be built (Painter.warm_up); a daemon inside a test starts it at its first picture, as the
+        # tests share one cache (and a process started meanwhile would move a virtual clock on).
+        self._warm_up_drawing = warm_up_drawing
         # `calld serve` owns its process, and so the garbage collector's full walks (calld.daemon.collector);
         # a daemon inside a test shares pytest's process and leaves the collector as it is.
         self._own_collector = own_collector
@@ -271,6 +276,8 @@ class Daemon:
                         if self._own_collector:
                             self.full_collections.take_over(trio.current_time())
                         self.metrics.watch_gc()  # from here: the pauses calls can feel
+                        if self._warm_up_drawing:  # matplotlib's font cache: built at first start, beside the calls
+                            calls.start_soon(self.painter.warm_up)
                         log.info("ready: public %s, media ws://%s, control %s, mode %s", self.public_url, self.media_bound,
                                  ctl_cfg.bind[0], self.settings.calld_mode)
                         ready = True
@@ -334,18 +341,28 @@ class Daemon:
                 log.warning("request %s: its result is stored now", request_id)
 
     async def shutdown(self, drain_s: float | None = None) -> None:
-        """Stop taking calls, drain, cancel the rest (they hang up), stop the servers."""
+        """Stop taking calls; drain the calls, then the pictures of calls that ended, both within
+        `drain_s`; cancel the rest (calls hang up, pictures are dropped); stop the servers."""
         self.accepting = False
         drain_s = self.settings.shutdown_drain_s if drain_s is None else drain_s
+        deadline = trio.current_time() + drain_s
         if len(self.callbook):
             log.warning("shutting down: draining %d call(s) for up to %.0f s", len(self.callbook), drain_s)
         else:
             log.info("shutting down: no call in flight")  # a plain exit: nothing for an operator to watch
-        with trio.move_on_after(drain_s):
+        with trio.move_on_at(deadline):
             await self._unless_cut(self._idle.wait)
-        # The pictures of calls that ended. Not under the drain's bound: each is bounded on the wall
-        # clock by the drawing process itself (a virtual clock would cut them short at once).
-        await self._unless_cut(self._pictures_drawn)
+        # The pictures of calls that ended get what is left of the same bound: drawing (or the font
+        # cache matplotlib builds before its first picture) must not hold a stop past it, where
+        # systemd's SIGKILL waits. A picture not drawn by then is no loss: `calld-ctl show ID
+        # --timeline` draws it from the artifacts. (Callers that want every picture, a demo or a
+        # test, wait for `pictures_drawn()` before they shut down.)
+        with trio.move_on_at(deadline):
+            await self._unless_cut(self.pictures_drawn)
+        if self._after_calls_pending:
+            log.warning("drain over: %d call picture(s) not drawn; `calld-ctl show ID --timeline` draws one",
+                        self._after_calls_pending)
+        await self.painter.aclose(kill=True)  # what it is drawing is dropped; the calls still to end draw nothing
         if len(self.callbook):
             log.error("drain over: cancelling %d call(s); each hangs up and writes its artifacts", len(self.callbook))
             for handle in self.callbook.handles():
@@ -371,7 +388,8 @@ class Daemon:
             await wait()
             n.cancel_scope.cancel()
 
-    async def _pictures_drawn(self) -> None:
+    async def pictures_drawn(self) -> None:
+        """Wait until the pictures of the calls that ended are drawn (or have failed)."""
         while self._after_calls_pending:
             await self._after_call_step.wait()
 

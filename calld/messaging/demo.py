@@ -50,6 +50,7 @@ async def run_text_demo(args: argparse.Namespace, workdir: Path | None = None) -
         from calld.observe.painter import unhurried_clock
 
         unhurried_clock()
+        await daemon.pictures_drawn()  # a tour shows its picture: the shutdown's bound would drop one not drawn
         await daemon.shutdown(drain_s=5)
     if getattr(args, "keep", True):
         print(f"artifacts: {settings.artifacts_dir}", file=sys.stderr)

@@ -106,9 +106,33 @@ class Painter:
                 raise PictureError(str(reply["error"]), _figures(reply, run_dir))
             return reply
 
-    async def aclose(self) -> None:
+    async def aclose(self, *, kill: bool = False) -> None:
+        """No more pictures. `kill`: at once, a picture (or the start-up) under way dropped; else the
+        child is let finish what it is drawing, for a few seconds."""
         self._closed = True
-        await self._stop(kill=False)
+        await self._stop(kill=kill)
+
+    def font_cache_missing(self) -> bool:
+        """matplotlib has no font cache where the child will look: its first start builds one (seconds
+        to minutes, by how many fonts the machine has)."""
+        where = os.environ.get("MPLCONFIGDIR") or self._cache_dir
+        return where is not None and not any(Path(where).glob("fontlist-v*.json"))
+
+    async def warm_up(self) -> bool:
+        """Start the child now if matplotlib's font cache is still to be built (the child imports
+        matplotlib, which builds it, before it reads a request): at the daemon's first start, in
+        the idle class beside it, not before the first picture, which a shutdown may not wait for.
+        True when a child was started."""
+        if not self.font_cache_missing():
+            return False
+        async with self._lock:
+            try:
+                await self._started()
+            except OSError as exc:
+                log.warning("the drawing process could not start: %s", exc)
+                return False
+        log.info("matplotlib's font cache is being built by the drawing process")
+        return True
 
     async def _started(self) -> trio.Process:
         if self._closed:
