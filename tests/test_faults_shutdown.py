@@ -83,3 +83,37 @@ async def test_the_font_cache_is_built_from_the_first_start_not_the_first_pictur
     await trio.sleep(0.5)
     assert d.painter._proc is None
     await stop(d)
+
+
+async def test_a_call_torn_down_as_its_dial_is_written_is_still_hung_up(tmp_path, autojump_clock):
+    """The shutdown's cancel lands while dial.json is on its way to the disk (a trip to a worker
+    thread under `calld serve`): the dial has answered, the loop never heard. The call exists at the
+    carrier, so it is hung up once as it is torn down, and its result is failed."""
+    from functools import partial
+
+    from calld.calls import prepare, run_stub_call
+    from calld.domain.ids import E164, FirstName, UserId
+    from calld.domain.questions import QuestionType
+    from calld.domain.requests import AskRequest
+    from calld.ledger import Ledger
+    from calld.settings import load_settings
+
+    settings = load_settings(calld_state_dir=tmp_path)
+    ledger = Ledger(settings.db_path)
+    ledger.provision_stub(UserId("tester"))
+    plan = prepare(AskRequest(to=E164("+15555550142"), ask=QuestionType.HOURS, name=FirstName("Nathan"),
+                              user=UserId("tester")), settings, ledger)
+    ledger.close()
+    handles = []
+
+    async def torn_down_while_writing(fn):
+        if isinstance(fn, partial) and fn.args[:1] == ("dial.json",):
+            handles[0]._nursery.cancel_scope.cancel()  # the shutdown's cancel, as the file is written
+            await trio.sleep(0)  # the trip's checkpoint: where the cancel is felt
+        return fn()
+
+    with trio.fail_after(900):
+        run = await run_stub_call(plan, settings, "hours", on_handle=handles.append, disk=torn_down_while_writing)
+    ccid = handles[0].call.call_control_id
+    assert ccid is not None and run.world.hangup_requests == [ccid]
+    assert run.result.status == "failed" and run.result.call_control_id == ccid

@@ -66,7 +66,7 @@ from calld.core.outcome import Outcome, conclude, on_date
 from calld.core.plan import BookJob, CallPlan
 from calld.core.reduce import reduce_step
 from calld.core.situations import loud_each
-from calld.core.state import TRACKS, Call, DialRejected, HangupDone, TelnyxEnded
+from calld.core.state import TRACKS, Call, DialRejected, DialSent, HangupDone, TelnyxEnded
 from calld.adapters.codecs import codec_for
 from calld.domain import results
 from calld.ops.recovery import hangup_command_id
@@ -158,6 +158,7 @@ class CallHandle:
         self._media_released = trio.Event()
         self._seq = 0
         self._crashed = False
+        self._dialled: str | None = None  # the call_control_id the dial returned, the moment it did
         self._write_failure_told = False
         self.abandon_reason = "the call was torn down before it finished"
         self._ignored = 0
@@ -284,15 +285,21 @@ class CallHandle:
         """The call is being torn down unfinished (daemon shutdown, or a second crash): hang up
         now, through the reducer, without waiting for anything else. Bounded; never raises."""
         try:
-            step = reduce_step(self.call, ev.CallCrashed(reason))
-            self.call = step.call
-            seq = self._next_seq()
-            self.rundir.journal(event_row(seq, self._t_ms(), ev.CallCrashed(reason), {}, step.ignored))
-            for effect in step.effects:
-                if isinstance(effect, Hangup):
-                    self.rundir.journal(effect_row(self._next_seq(), self._t_ms(), seq, effect))
-                    with trio.move_on_after(ABANDON_HANGUP_BOUND_S):
-                        await self._hangup(effect.via)
+            events: list[ev.Event] = [ev.CallCrashed(reason)]
+            if isinstance(self.call.dial, DialSent) and self._dialled is not None:
+                # Torn down between the dial's answer and the loop's hearing of it (its file was being
+                # written): the call exists at the carrier, so the reducer learns its id first.
+                events.insert(0, ev.DialAccepted(self._dialled))
+            for event in events:
+                step = reduce_step(self.call, event)
+                self.call = step.call
+                seq = self._next_seq()
+                self.rundir.journal(event_row(seq, self._t_ms(), event, {}, step.ignored))
+                for effect in step.effects:
+                    if isinstance(effect, Hangup):
+                        self.rundir.journal(effect_row(self._next_seq(), self._t_ms(), seq, effect))
+                        with trio.move_on_after(ABANDON_HANGUP_BOUND_S):
+                            await self._hangup(effect.via)
         except Exception:
             log.exception("%s could not hang up while abandoning the call", self.plan.run_id)
 
@@ -545,7 +552,9 @@ class CallHandle:
         # and the media starts, only once the call is answered): no write in a worker thread can
         # be under way in the old one.
         # Neither raises: the call exists at the carrier now, whatever happens to its files, and the
-        # reducer must learn its id or nothing could hang it up (a failed write fails it, hung up once).
+        # reducer must learn its id or nothing could hang it up (a failed write fails it, hung up once;
+        # a call torn down meanwhile is hung up by _abandon, which reads _dialled).
+        self._dialled = dialled.call_control_id
         self.rundir.adopt(dialled.call_control_id)
         await self._write_json("dial.json", dialled.request)
         await self._events_tx.send(ev.DialAccepted(dialled.call_control_id))
