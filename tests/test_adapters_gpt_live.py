@@ -411,8 +411,8 @@ def test_tool_schemas_match_what_the_parser_accepts() -> None:
     record, end, _dtmf = gpt_live.session_start(PLAN, "s")["session"]["delegation"]["responses"]["tools"]
     params = record["parameters"]
     assert params["type"] == "object" and params["additionalProperties"] is False
-    assert params["required"] == ["status", "quotes", "answer_text", "notes", "reason", "hours", "stock", "aisle"] == list(
-        params["properties"])
+    assert params["required"] == ["status", "quotes", "answer_text", "notes", "reason", "hours", "stock", "aisle",
+                                  "outcome_quote", "opt_out_quote"] == list(params["properties"])
     assert params["properties"]["status"]["enum"] == ["answered", "declined", "voicemail", "unclear"]
     assert params["properties"]["answer_text"]["type"] == params["properties"]["notes"]["type"] == ["string", "null"]
     assert params["properties"]["quotes"]["type"] == "array"
@@ -422,7 +422,8 @@ def test_tool_schemas_match_what_the_parser_accepts() -> None:
         assert obj["required"] == list(obj["properties"]) and obj["additionalProperties"] is False
         assert params["properties"][name]["anyOf"][1] == {"type": "null"}
     ranges = params["properties"]["hours"]["anyOf"][0]["properties"]["ranges"]["items"]
-    assert ranges["required"] == ["days", "opens", "closes", "closed", "around_the_clock", "date"]
+    assert ranges["required"] == ["days", "opens", "closes", "closed", "around_the_clock", "date", "days_quote", "times_quote",
+                                  "context_quote", "readback"]
     assert params["properties"]["hours"]["anyOf"][0]["properties"]["no_set_hours"]["type"] == "boolean"
     assert end["parameters"] == {
         "type": "object",

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import binascii
 import logging
+from collections.abc import Mapping
 from typing import Annotated, Any, Literal, get_args
 
 import orjson
@@ -25,7 +26,7 @@ from pydantic import (BaseModel, ConfigDict, Discriminator, Field, StringConstra
                       model_validator)
 
 from calld.adapters._wire import plain_object, problem
-from calld.core.answers import Aisle, DayRange, Hours, KindStock, NoSetHours, Stock
+from calld.core.answers import Aisle, Cited, DayRange, Fact, Hours, KindStock, NoSetHours, Stock
 from calld.core.events import (
     BookingDetails,
     DTMF_KEYS,
@@ -199,6 +200,10 @@ class _Range(_Strict):
     closed: bool
     around_the_clock: bool
     date: str | None
+    days_quote: str | None = None
+    times_quote: str | None = None
+    context_quote: str | None = None
+    readback: bool = False
 
     @model_validator(mode="after")
     def _one_reading(self) -> _Range:
@@ -214,10 +219,21 @@ class _Range(_Strict):
         return DayRange(tuple(dict.fromkeys(self.days)), self.opens, self.closes, self.closed, self.date or None,
                         self.around_the_clock)
 
+    def facts(self) -> list[Fact]:
+        said, back = self.times_quote, self.readback
+        out = [Fact("days", ",".join(dict.fromkeys(self.days)), self.days_quote, back)] if self.days else []
+        if self.date:
+            out.append(Fact("date", self.date, self.days_quote, back))
+        if self.closed or self.around_the_clock:
+            return [*out, Fact("closed" if self.closed else "always", "", said, back)]
+        out += [Fact("clock", t, said, back, self.context_quote) for t in (self.opens, self.closes) if t]
+        return out + [Fact("yes", "", q) for q in dict.fromkeys((said, self.days_quote)) if q]
+
 
 class _Hours(_Strict):
     ranges: list[_Range]
     no_set_hours: bool = False  # absent in records written before it: hours as ranges
+    no_set_hours_quote: str | None = None
 
     @model_validator(mode="after")
     def _ranges_or_none(self) -> _Hours:
@@ -230,17 +246,30 @@ class _Hours(_Strict):
     def typed(self) -> Hours | NoSetHours:
         return NoSetHours() if self.no_set_hours else Hours(tuple(r.typed() for r in self.ranges))
 
+    def facts(self) -> list[Fact]:
+        if self.no_set_hours:
+            return [Fact("no_set_hours", "", self.no_set_hours_quote)]
+        return [f for r in self.ranges for f in r.facts()]
+
 
 class _Kind(_Strict):
     kind: Said
     availability: Literal["in_stock", "out_of_stock", "limited"]
     quantity: Annotated[int, Field(ge=0)] | None
+    quote: str | None = None
+
+    def facts(self) -> list[Fact]:
+        out = [Fact("kind", self.kind, self.quote),
+               Fact("no" if self.availability == "out_of_stock" else "yes", "", self.quote, topic="stock")]
+        return out + ([Fact("count", str(self.quantity), self.quote)] if self.quantity is not None else [])
 
 
 class _Stock(_Strict):
     availability: Literal["in_stock", "out_of_stock", "limited", "some_kinds", "unknown"]
     quantity: Annotated[int, Field(ge=0)] | None
     kinds: list[_Kind]
+    quote: str | None = None
+    readback: bool = False
 
     @model_validator(mode="after")
     def _kinds_only_when_some(self) -> _Stock:
@@ -251,9 +280,24 @@ class _Stock(_Strict):
             raise ValueError("some_kinds needs a kind in stock and a kind out of stock")
         return self
 
+    def facts(self) -> list[Fact]:
+        if self.availability == "some_kinds":
+            return [f for k in self.kinds for f in k.facts()]
+        if self.availability == "unknown":
+            return [Fact("no", "", self.quote, item=True)] if self.quote else []
+        said = "no" if self.availability == "out_of_stock" else "yes"
+        out = [Fact(said, "", self.quote, self.readback, item=True, topic="stock")]
+        return out + ([Fact("count", str(self.quantity), self.quote, self.readback)] if self.quantity is not None else [])
+
 
 class _Aisle(_Strict):
     location: Said
+    quote: str | None = None
+    readback: bool = False
+
+    def facts(self) -> list[Fact]:
+        return [Fact("place", self.location, self.quote, self.readback, item=True)] + (
+            [Fact("yes", "", self.quote)] if self.quote else [])
 
 
 class _TaskResultArgs(_Strict):
@@ -265,6 +309,8 @@ class _TaskResultArgs(_Strict):
     hours: _Hours | None = None
     stock: _Stock | None = None
     aisle: _Aisle | None = None
+    outcome_quote: str | None = None
+    opt_out_quote: str | None = None
 
     @model_validator(mode="before")
     @classmethod
@@ -294,6 +340,14 @@ class _TaskResultArgs(_Strict):
             return Aisle(self.aisle.location)
         return None
 
+    def cited(self) -> Cited:
+        """The record's facts, each with the words the model points at (calld.evidence.check reads them)."""
+        answer = self.hours or self.stock or self.aisle
+        facts = tuple(answer.facts()) if self.status == "answered" and answer is not None else ()
+        said = self.outcome_quote
+        outcome = Fact("no", "", said) if self.status == "declined" else Fact("yes", "", said) if said else None
+        return Cited(self.status, facts, outcome, self.opt_out_quote)
+
 
 class _BookResultArgs(BaseModel):
     """A booking's record_task_result. Which fields a status needs is checked here, at the boundary;
@@ -312,6 +366,14 @@ class _BookResultArgs(BaseModel):
     reason_code: Literal["fully_booked", "no_slot_in_window", "details_missing", "refused"] | None = None
     unanswered_questions: list[str] = []
     quotes: list[str] = []
+    outcome_quote: str | None = None
+    opt_out_quote: str | None = None
+    party_quote: str | None = None
+    time_quote: str | None = None
+    date_quote: str | None = None
+    party_readback: bool = False
+    time_readback: bool = False
+    date_readback: bool = False
 
     @model_validator(mode="before")
     @classmethod
@@ -342,6 +404,18 @@ class _BookResultArgs(BaseModel):
         if self.status == "declined" and self.reason_code is None:
             raise ValueError("status 'declined' needs reason_code")
         return self
+
+    def cited(self) -> Cited:
+        """The booking's facts, each with the words the model points at (calld.evidence.check reads them):
+        the clock time and any date words of confirmed_time, the party, the outcome."""
+        if self.status != "booked":
+            outcome = Fact("no", "", self.outcome_quote, topic="booking") if self.status == "declined" else None
+            return Cited(self.status, (), outcome, self.opt_out_quote)
+        facts = [Fact("count", str(self.confirmed_party), self.party_quote, self.party_readback),
+                 Fact("clock", self.confirmed_time or "", self.time_quote, self.time_readback),
+                 Fact("date", self.confirmed_time or "", self.date_quote, self.date_readback)]
+        facts += [Fact("yes", "", q, topic="booking") for q in dict.fromkeys((self.party_quote, self.time_quote, self.date_quote)) if q]
+        return Cited(self.status, tuple(facts), Fact("yes", "", self.outcome_quote, topic="booking"), self.opt_out_quote)
 
     def details(self) -> BookingDetails:
         return BookingDetails(
@@ -498,19 +572,12 @@ def _tool_call(inner: _Inner, job: JobKind = "quick_ask") -> list[Event]:
     if not item.call_id or not item.name:
         raise LiveEventMalformed("bad GPT-Live event: completed function_call item has no call_id or name")
     call_id, name = item.call_id, item.name
-    if name == RECORD_TASK_RESULT and job == "book":
-        try:
-            booking = _BookResultArgs.model_validate_json(item.arguments or "")
-        except ValidationError as exc:
-            return [ToolCallRejected(call_id, name, f"invalid arguments: {_explain(exc, tagged=False)}")]
-        return [TaskRecorded(call_id, booking.status, None, None, booking.details(), quotes=_quotes(booking.quotes))]
     if name == RECORD_TASK_RESULT:
         try:
-            args = _TaskResultArgs.model_validate_json(item.arguments or "")
+            record = read_record(item.arguments or "", job)
         except ValidationError as exc:
             return [ToolCallRejected(call_id, name, f"invalid arguments: {_explain(exc, tagged=False)}")]
-        return [TaskRecorded(call_id, args.status, args.answer_text, args.notes, quotes=_quotes(args.quotes),
-                             answer=args.typed(), reason=args.reason)]
+        return [recorded(call_id, record, item.arguments or "")]
     if name == END_CALL:
         # Honour a hang-up request even with garbled arguments: the reason is only a note.
         try:
@@ -528,6 +595,27 @@ def _tool_call(inner: _Inner, job: JobKind = "quick_ask") -> list[Event]:
     return [ToolCallRejected(
         call_id, name, f"unknown tool (the tools are {RECORD_TASK_RESULT}, {SEND_DTMF} and {END_CALL})"
     )]
+
+
+RecordArgs = _TaskResultArgs | _BookResultArgs
+
+
+def read_record(arguments: str | Mapping[str, Any], job: JobKind = "quick_ask") -> RecordArgs:
+    """A record_task_result's arguments (the JSON as sent, or its object) read by the job's schema; raises
+    ValidationError on a shape the schema or the domain refuses."""
+    model = _BookResultArgs if job == "book" else _TaskResultArgs
+    if isinstance(arguments, (str, bytes)):
+        return model.model_validate_json(arguments)
+    return model.model_validate(arguments)
+
+
+def recorded(call_id: str, record: RecordArgs, arguments: str) -> TaskRecorded:
+    """The domain event of a valid record; `arguments` keeps the JSON as sent, for the evidence check."""
+    if isinstance(record, _BookResultArgs):
+        return TaskRecorded(call_id, record.status, None, None, record.details(), quotes=_quotes(record.quotes),
+                            arguments=arguments)
+    return TaskRecorded(call_id, record.status, record.answer_text, record.notes, quotes=_quotes(record.quotes),
+                        answer=record.typed(), reason=record.reason, arguments=arguments)
 
 
 def _quotes(quotes: list[str]) -> tuple[str, ...]:
@@ -561,6 +649,15 @@ _QUOTES = {
         "never your own words. Every time, day, number and place you record must stand in them."
     ),
 }
+_QUOTE = ("The business's exact words, within one of its sentences, that state {}; null when {}. Never your "
+          "own words.")
+_OUTCOME_QUOTE = _nullable_text(_QUOTE.format(
+    "the outcome (the answer, the yes or the no, 'we don't know', 'it's booked', 'we're full')",
+    "not said; needed for a decline and for a fact marked readback"))
+_OPT_OUT_QUOTE = _nullable_text(_QUOTE.format("that they do not want to be called again", "they did not say so"))
+_READBACK = {"type": "boolean", "description": (
+    "true when this fact stands in your own question just before the business's outcome_quote, which answers it "
+    "('a table for two at 7?' / 'Sure, no problem.'); its quote is then null. Else false.")}
 _WEEKDAYS = ["monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"]
 _HHMM = {"type": ["string", "null"], "pattern": "^([01][0-9]|2[0-3]):[0-5][0-9]$", "description": "24-hour HH:MM, or null"}
 _HOURS_FIELD = _nullable_object({
@@ -572,7 +669,14 @@ _HOURS_FIELD = _nullable_object({
         "closed": {"type": "boolean", "description": "The business said it is closed on these days."},
         "around_the_clock": {"type": "boolean", "description": "The business said it is open 24 hours on these days."},
         "date": {"type": ["string", "null"], "description": "'today', 'tomorrow' or a date, when the business said one; else null."},
+        "days_quote": _nullable_text(_QUOTE.format("these days or this date", "it named none")),
+        "times_quote": _nullable_text(_QUOTE.format(
+            "the opening and closing (or closed, or open 24 hours)", "read back")),
+        "context_quote": _nullable_text(
+            "Only when times_quote is a bare 'half past' or 'ten': the business's words its hour comes from; else null."),
+        "readback": _READBACK,
     })},
+    "no_set_hours_quote": _nullable_text(_QUOTE.format("that it keeps no set hours", "no_set_hours is false")),
     "no_set_hours": {"type": "boolean", "description": (
         "true only when the business said it keeps no set hours (by appointment only, no set hours, they vary, call "
         "ahead); ranges is then empty. Otherwise false.")},
@@ -584,10 +688,15 @@ _STOCK_FIELD = _nullable_object({
         "kind": {"type": "string", "description": "The kind, named as the business named it."},
         "availability": {"type": "string", "enum": ["in_stock", "out_of_stock", "limited"]},
         "quantity": _nullable("integer", "How many of this kind, only when said exactly."),
+        "quote": _nullable_text(_QUOTE.format("this kind's name and whether they have it", "not said")),
     })},
+    "quote": _nullable_text(_QUOTE.format("whether they have it (the count stands in it)", "read back or unknown")),
+    "readback": _READBACK,
 }, "A stock answer; null for any other question.")
 _AISLE_FIELD = _nullable_object({
     "location": {"type": "string", "description": "The place as the business said it: 'aisle 14', 'garden department'."},
+    "quote": _nullable_text(_QUOTE.format("the place", "read back")),
+    "readback": _READBACK,
 }, "An aisle answer; null for any other question.")
 
 
@@ -622,6 +731,14 @@ def _book_record_tool() -> dict[str, Any]:
             ),
         },
         "quotes": _QUOTES,
+        "outcome_quote": _OUTCOME_QUOTE,
+        "opt_out_quote": _OPT_OUT_QUOTE,
+        "party_quote": _nullable_text(_QUOTE.format("the party size", "read back or not booked")),
+        "time_quote": _nullable_text(_QUOTE.format("the time", "read back or not booked")),
+        "date_quote": _nullable_text(_QUOTE.format("the day or date", "read back, not said or not booked")),
+        "party_readback": _READBACK,
+        "time_readback": _READBACK,
+        "date_readback": _READBACK,
         "unanswered_questions": {
             "type": "array",
             "items": {"type": "string"},
@@ -702,8 +819,11 @@ def _quick_ask_tools() -> list[dict[str, Any]]:
                     "hours": _HOURS_FIELD,
                     "stock": _STOCK_FIELD,
                     "aisle": _AISLE_FIELD,
+                    "outcome_quote": _OUTCOME_QUOTE,
+                    "opt_out_quote": _OPT_OUT_QUOTE,
                 },
-                "required": ["status", "quotes", "answer_text", "notes", "reason", "hours", "stock", "aisle"],
+                "required": ["status", "quotes", "answer_text", "notes", "reason", "hours", "stock", "aisle",
+                             "outcome_quote", "opt_out_quote"],
                 "additionalProperties": False,
             },
             "strict": True,

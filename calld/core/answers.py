@@ -61,3 +61,37 @@ class TextOnly:
 
 
 Answer = Hours | NoSetHours | Stock | Aisle | TextOnly
+
+
+# -- what a record points at: each fact with the words that state it ------------------------------------
+
+
+@frozen
+class Fact:
+    """One typed fact of a record and the business's words the model points at for it.
+
+    `kind` says how its value stands in `quote`: a clock time (`clock`, HH:MM), weekdays (`days`, comma
+    separated), a date (`date`: weekdays, today/tomorrow, a month and day), a number (`count`), a place or a
+    kind by its words (`place`, `kind`), a word of one list (`closed`, `always`, `no_set_hours`), or the outcome
+    itself (`yes`, `no`: something is, or is not). `readback`: the value stands in the agent's question that the
+    record's outcome quote answers, not in `quote`. `context`: the quote a bare "half past" takes its hour from.
+    `item`: the words (or the question they answer) must name the item asked about. `topic`: `stock` or `booking`,
+    where a yes or a no is read against that topic's word list too."""
+
+    kind: str
+    value: str
+    quote: str | None
+    readback: bool = False
+    context: str | None = None
+    item: bool = False
+    topic: str = ""
+
+
+@frozen
+class Cited:
+    """A terminal record as the checker sees it: its status, its facts, the words of its outcome, an opt-out."""
+
+    status: str
+    facts: tuple[Fact, ...]
+    outcome: Fact | None
+    opt_out_quote: str | None = None

@@ -286,6 +286,7 @@ class TaskRecorded:
     quotes: tuple[str, ...] = ()
     answer: Hours | NoSetHours | Stock | Aisle | None = None
     reason: str | None = None
+    arguments: str = field(default="", eq=False)  # the tool call's arguments, the JSON as the model sent it (calld.evidence.check reads it)
 
 
 @frozen
