@@ -83,20 +83,11 @@ from calld.core.answers import Aisle, DayRange, Hours, NoSetHours, Stock
 from calld.domain.questions import QuestionType
 from calld.domain.transcript import Turn
 from calld.evidence import vocab as v
+from calld.evidence.check import Quote
 
 QUOTE_SCORE = 90  # rapidfuzz partial_ratio: above it, a quote differs from the words by transcription only
 
 
-@frozen
-class Quote:
-    """Business words a record cites: turn index, character range, the words, where heard."""
-
-    turn: int
-    start: int
-    end: int
-    text: str
-    start_ms: int | None
-    end_ms: int | None
 
 
 @frozen

@@ -1,0 +1,596 @@
+"""The evidence check: do the business's own words hold a record? It checks tokens, never meaning.
+
+The model reads the call and points at the words that carry each fact (a quote per fact, and the words of
+the outcome); this file only checks that those words were said by the business and that each typed value
+stands in them. Which number is the party and which the time is the model's reading. The rules, all of them:
+
+ 1. Said. Every quote stands, as one run of tokens, in one business turn heard before the record, compared in
+    lower case, without punctuation or FILLERS, number words as digits ("nine" is "9", "seven thirty" is
+    "7 30"). Agent speech never counts. A fact with no quote that is not read back is refused.
+ 2. Read back. A fact marked readback stands in the agent's turn just before the business turn that holds
+    the record's outcome_quote (which is then needed), instead of in a quote of its own.
+ 3. Statements. A quote's sentence is not a question nor a phone menu's prompt; only a booking's fact may
+    stand in the business's own question (it read the details back) when the outcome_quote comes after it.
+ 4. Clock times. Each time reads as a clock time in its own quote: "7:30", "7.30", "7 30", a number before
+    am/pm or o'clock or after a word of CLOCK_CUES, "noon", "midnight", "half past 7", or the quote's one
+    number ("Ten."); am/pm, where said, agrees. A range's opening and closing stand in its one times_quote;
+    a bare "half past" takes its hour from the range's context_quote.
+ 5. Own words. Each day, date, count, party size, place or kind stands in its own quote: a count as a number
+    that is no part of a clock time, days by name, by a run ("Monday to Friday") or by DAY_GROUPS, a place or
+    kind by its words (PLACE_WORDS aside). A day said after a word of SET_APART is not among them.
+ 6. The item. A stock or aisle fact names the item asked about: its words stand in the fact's quote, or in
+    the agent's question just before it, and no number of another size of it is said in between.
+ 7. Word lists. A closed day's quote holds a word of CLOSED; open around the clock, of ALWAYS; no set hours,
+    of NO_SET_HOURS.
+ 8. Yes. The quote of what is (hours, a place, in stock, booked, a party or time) holds no word of NOT (nor a
+    word ending in n't) nor of PAST; of stock, none of OUT; of a booking, none of FAILURE.
+ 9. No. The quote of what is not (a decline, out of stock, not known) holds a word of NOT (or ending in n't),
+    or for stock of OUT, or for a booking of FAILURE.
+10. Failure after booked. A booked record is refused when the business says a word of FAILURE after its
+    outcome_quote and does not say the booked time again after that.
+11. Corrections. Business words after a fact's quote holding a word of CORRECTIONS and another value of the
+    fact's kind (another clock time; another number of one or two digits; another day, for a date) refuse
+    the record, unless they name a day the fact is not for.
+12. Voicemail. A voicemail record stands on a recorded greeting in the business's words, or on the
+    carrier's answering-machine detection.
+
+Word lists are named constants of at most fifteen entries each. The one public entry point is check_record.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
+
+from attrs import frozen
+from pydantic import ValidationError
+from text_to_num import text2num
+
+from calld.adapters import gpt_live
+from calld.core import situations
+from calld.core.answers import Cited, Fact
+from calld.core.plan import BookJob, QuickAskJob
+from calld.domain.transcript import Turn
+
+FILLERS = ("um", "uh", "er", "erm", "ah", "oh", "hmm", "mm", "well", "like", "so", "basically", "no problem",
+           "no worries")
+CLOCK_CUES = frozenset({"at", "until", "till", "til", "from", "to", "by", "around", "about", "before", "after",
+                        "open", "opens", "close", "closes"})
+WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
+MONTHS = ("january", "february", "march", "april", "may", "june", "july", "august", "september", "october",
+          "november", "december")
+DAY_GROUPS = {"weekdays": WEEKDAYS[:5], "weekday": WEEKDAYS[:5], "weekends": WEEKDAYS[5:], "weekend": WEEKDAYS[5:],
+              "daily": WEEKDAYS, "everyday": WEEKDAYS, "every day": WEEKDAYS, "7 days": WEEKDAYS, "24/7": WEEKDAYS,
+              "all week": WEEKDAYS, "each day": WEEKDAYS}
+RUNS = frozenset({"to", "through", "thru", "till", "until"})
+SET_APART = frozenset({"except", "but", "besides", "excluding", "apart", "other", "not", "closed"})
+PLACE_WORDS = frozenset({"the", "a", "an", "in", "on", "at", "of", "aisle", "department", "dept", "section", "area"})
+CLOSED = ("closed", "shut", "not open", "don't open", "do not open", "day off", "off")
+ALWAYS = ("24 hours", "24/7", "24 7", "around the clock", "round the clock", "never close", "never closes",
+          "all night", "all day and all night", "open all day and night")
+NO_SET_HOURS = ("appointment", "appointments", "no set", "vary", "varies", "depends", "call ahead", "not set",
+                "no fixed", "whenever", "irregular", "flexible")
+NOT = frozenset({"no", "not", "never", "none", "nothing", "nope", "nah", "nobody", "cannot", "unable", "neither",
+                 "nor", "without"})
+OUT = frozenset({"out", "sold", "gone", "zero", "discontinued", "unavailable", "empty", "backordered"})
+FAILURE = frozenset({"unable", "couldn't", "cannot", "can't", "failed", "fail", "unsuccessful", "unfortunately",
+                     "impossible", "unavailable", "full", "problem", "error"})
+PAST = ("used to", "formerly", "previously", "anymore", "no longer", "last year")
+CORRECTIONS = frozenset({"actually", "sorry", "wait", "correction", "mean", "rather", "instead", "oops", "scratch",
+                         "make", "change", "changed", "no"})
+
+
+@frozen
+class Quote:
+    """Business words a record cites: turn index, character range, the words, where heard."""
+
+    turn: int
+    start: int
+    end: int
+    text: str
+    start_ms: int | None
+    end_ms: int | None
+
+
+@frozen
+class Accepted:
+    quotes: tuple[Quote, ...]  # the business sentences the record's quotes stand in: the result's evidence
+    reason: str | None = None  # declined: the reason code
+    opt_out: Quote | None = None  # where the business said the record's opt_out_quote
+
+
+@frozen
+class Refused:
+    rule: int
+    why: str  # said to the model, and journaled
+    next: str  # what the model should do instead
+    opt_out: Quote | None = None
+
+    @property
+    def text(self) -> str:
+        return f"rule {self.rule}: {self.why}; {self.next}"
+
+
+Verdict = Accepted | Refused
+_AGAIN = "point each fact at the business's own words that state it, verbatim, and record again"
+
+
+# -- tokens ------------------------------------------------------------------------------------------------
+
+_TOKEN = re.compile(r"\d{1,2}[:.]\d{2}(?!\d)|\d+/\d+|\d+(?:st|nd|rd|th)?|[ap]\.\s?m\b\.?|[a-z]+(?:'[a-z]+)*")
+
+
+@frozen
+class Tok:
+    word: str
+    start: int
+    end: int
+
+
+def tokens(text: str) -> list[Tok]:
+    """The words of `text`, normalised, with their character places; fillers dropped."""
+    raw = [Tok(_normal(m.group()), m.start(), m.end()) for m in _TOKEN.finditer(text.lower().replace("\u2019", "'"))]
+    out: list[Tok] = []
+    i = 0
+    while i < len(raw):
+        for n in (3, 2, 1):  # "twenty five" before "twenty"; "seven thirty" stays two numbers
+            group = raw[i:i + n]
+            if len(group) == n and all(t.word.isalpha() for t in group) and (value := _number(group)) is not None:
+                out.append(Tok(value, group[0].start, group[-1].end))
+                i += n
+                break
+        else:
+            out.append(raw[i])
+            i += 1
+    return _unfilled(out)
+
+
+def _unfilled(toks: list[Tok]) -> list[Tok]:
+    """Tokens without FILLERS (a filler of two words goes as a whole)."""
+    out: list[Tok] = []
+    i = 0
+    while i < len(toks):
+        two = " ".join(t.word for t in toks[i:i + 2])
+        if two in FILLERS:
+            i += 2
+        elif toks[i].word in FILLERS:
+            i += 1
+        else:
+            out.append(toks[i])
+            i += 1
+    return out
+
+
+def _normal(word: str) -> str:
+    if word[0] in "ap" and "." in word:
+        return word[0] + "m"
+    if (m := re.fullmatch(r"(\d{1,2})[:.](\d{2})", word)) is not None:
+        return f"{int(m[1])}:{m[2]}"
+    return re.sub(r"(?<=\d)(?:st|nd|rd|th)$", "", word).replace("o'clock", "oclock")
+
+
+def _number(group: Sequence[Tok]) -> str | None:
+    try:
+        return str(text2num(" ".join(t.word for t in group), "en"))
+    except ValueError:
+        return None
+
+
+def _words(toks: Sequence[Tok]) -> list[str]:
+    return [t.word for t in toks]
+
+
+def _has(words: Sequence[str], phrases: Iterable[str]) -> bool:
+    joined = f" {' '.join(words)} "
+    return any(f" {p} " in joined for p in phrases)
+
+
+def _negated(words: Sequence[str]) -> bool:
+    return any(w in NOT or w.endswith("n't") for w in words)
+
+
+# -- clock times, days, numbers ------------------------------------------------------------------------------
+
+
+@frozen
+class Clock:
+    hour: int | None  # None: a bare "half past", its hour said elsewhere
+    minute: int
+    meridiem: str | None
+    at: frozenset[int]  # the token indices it reads
+
+
+def clocks(words: Sequence[str]) -> list[Clock]:
+    out: list[Clock] = []
+    n = len(words)
+    i = 0
+    while i < n:
+        w, nxt = words[i], words[i + 1] if i + 1 < n else ""
+        hour: int | None = None
+        minute, used = 0, [i]
+        if w in ("noon", "midnight"):
+            out.append(Clock(12 if w == "noon" else 0, 0, "pm" if w == "noon" else "am", frozenset(used)))
+            i += 1
+            continue
+        if w in ("half", "quarter") and nxt in ("past", "after", "to", "till", "til"):
+            minute = 30 if w == "half" else 45 if nxt in ("to", "till", "til") else 15
+            used.append(i + 1)
+            if i + 2 < n and words[i + 2].isdigit() and 0 < int(words[i + 2]) <= 12:
+                hour = int(words[i + 2]) - (1 if minute == 45 else 0) or 12
+                used.append(i + 2)
+            elif minute == 45:
+                i += 2
+                continue
+        elif ":" in w and w.replace(":", "").isdigit():
+            hour, minute = (int(x) for x in w.split(":"))
+        elif w.isdigit() and int(w) <= 24:
+            two_digits = nxt.isdigit() and len(nxt) == 2 and int(nxt) < 60
+            if two_digits and int(w) <= 12:
+                hour, minute = int(w), int(nxt)
+                used.append(i + 1)
+            elif (nxt in ("am", "pm", "oclock") or (i > 0 and words[i - 1] in CLOCK_CUES) or n == 1
+                  or (nxt in RUNS and i + 2 < n and words[i + 2].isdigit())):
+                hour = int(w)
+            else:
+                i += 1
+                continue
+        else:
+            i += 1
+            continue
+        end = max(used) + 1
+        meridiem = words[end] if end < n and words[end] in ("am", "pm") else None
+        used += [end] if meridiem or (end < n and words[end] == "oclock") else []
+        out.append(Clock(hour, minute, meridiem, frozenset(used)))
+        i = max(used) + 1
+    return out
+
+
+def _hhmm(value: str) -> tuple[int, int] | None:
+    """The clock time of a typed value ("19:30", "Friday at 7:30 pm")."""
+    found = clocks(_words(tokens(value)))
+    if not found or found[0].hour is None:
+        return None
+    c = found[0]
+    hour = c.hour % 12 + (12 if c.meridiem == "pm" else 0) if c.meridiem else c.hour
+    return hour % 24, c.minute
+
+
+def _reads_as(c: Clock, hour: int, minute: int, context: Sequence[Clock] = ()) -> bool:
+    if c.minute != minute:
+        return False
+    if c.hour is None:
+        return any(k.hour is not None and _reads_as(Clock(k.hour, minute, c.meridiem or k.meridiem, c.at), hour, minute)
+                   for k in context)
+    if c.meridiem == "pm":
+        return hour == c.hour % 12 + 12
+    if c.meridiem == "am":
+        return hour == c.hour % 12
+    if c.hour > 12 or c.hour == 0:
+        return hour == c.hour % 24
+    return hour % 12 == c.hour % 12
+
+
+def _counts(words: Sequence[str]) -> set[str]:
+    """The numbers said that are no part of a clock time."""
+    taken = {i for c in clocks(words) for i in c.at}
+    return {w for i, w in enumerate(words) if w.isdigit() and i not in taken}
+
+
+def _weekday(word: str) -> str | None:
+    for d in WEEKDAYS:
+        if word in (d, d + "s") or (len(word.rstrip("s")) >= 3 and d.startswith(word.rstrip("s"))):
+            return d
+    return None
+
+
+def days_in(words: Sequence[str], rest: Sequence[str] = ()) -> set[str]:
+    """The weekdays the words name: by name, by a run, by a group; less those set apart in them or in the
+    rest of their sentence."""
+    named: set[str] = set()
+    apart: set[str] = set()
+    setting_apart = False
+    for i, w in enumerate(words):
+        setting_apart = setting_apart or w in SET_APART
+        pair = " ".join(words[i:i + 2])
+        group = DAY_GROUPS.get(pair) or DAY_GROUPS.get(w)
+        if group and not setting_apart:
+            named.update(group)
+        if (d := _weekday(w)) is None:
+            continue
+        run = [d]
+        if i + 2 < len(words) and words[i + 1] in RUNS and (e := _weekday(words[i + 2])) is not None:
+            a, b = WEEKDAYS.index(d), WEEKDAYS.index(e)
+            run = [WEEKDAYS[k % 7] for k in range(a, b + 1 if b >= a else b + 8)]
+        (apart if setting_apart else named).update(run)
+    return named - apart - (WEEKDAYS_SET - days_in(["every", "day", "except", *rest]) if rest else set())
+
+
+WEEKDAYS_SET = frozenset(WEEKDAYS)
+
+
+def _date_words(value: str) -> list[str]:
+    """The day and date words of a typed value ("Friday at 7", "March 5th", "tonight"): what must be said."""
+    words = _words(tokens(value))
+    out = ["today" if w == "tonight" else w for w in words if w in ("today", "tonight", "tomorrow")]
+    out += [d for w in words if (d := _weekday(w)) is not None]
+    for i, w in enumerate(words):
+        if w in MONTHS:
+            out.append(w)
+            near = [x for x in words[max(0, i - 2):i + 2] if x.isdigit() and int(x) <= 31]
+            out += near[:1]
+    return out
+
+
+def _date_stands(value: str, words: Sequence[str]) -> bool:
+    said = {"today" if w == "tonight" else w for w in words} | days_in(words)
+    return all(w in said for w in _date_words(value))
+
+
+# -- where quotes were said ----------------------------------------------------------------------------------
+
+_SENTENCE_END = re.compile(r"(?<![ap]\.m)(?<!\b[ap])[.!?]+(?=\s|$)")
+
+
+@frozen
+class Found:
+    """A quote located: its turn, its tokens' span in the turn's tokens, its sentence."""
+
+    turn: int
+    first: int
+    last: int  # exclusive, in the turn's tokens
+    words: tuple[str, ...]
+    sentence: Quote
+    question: bool
+
+
+def _sentence(turns: Sequence[Turn], turn: int, start: int, end: int) -> tuple[Quote, bool]:
+    text = turns[turn].text
+    a = max((m.end() for m in _SENTENCE_END.finditer(text, 0, start)), default=0)
+    m = _SENTENCE_END.search(text, end)
+    b = m.end() if m else len(text)
+    while a < b and text[a].isspace():
+        a += 1
+    start_ms, end_ms = turns[turn].place(a, b)
+    return Quote(turn, a, b, text[a:b].strip(), start_ms, end_ms), bool(m and "?" in m.group())
+
+
+def locate(turns: Sequence[Turn], quote: str | None, speaker: str = "business") -> Found | None:
+    """The last place the quote's tokens were said, as one run, in a turn of `speaker`."""
+    want = _words(tokens(quote or ""))
+    if not want:
+        return None
+    for t in range(len(turns) - 1, -1, -1):
+        if turns[t].speaker != speaker:
+            continue
+        toks = tokens(turns[t].text)
+        words = _words(toks)
+        for k in range(len(words) - len(want), -1, -1):
+            if words[k:k + len(want)] == want:
+                sentence, asked = _sentence(turns, t, toks[k].start, toks[k + len(want) - 1].end)
+                return Found(t, k, k + len(want), tuple(want), sentence, asked)
+    return None
+
+
+def _said_after(turns: Sequence[Turn], at: Found) -> list[list[str]]:
+    """The business's words after a located quote, sentence by sentence (the rest of its sentence first)."""
+    out: list[list[str]] = []
+    for t in range(at.turn, len(turns)):
+        if turns[t].speaker != "business":
+            continue
+        text = turns[t].text
+        begin = tokens(text)[at.last - 1].end if t == at.turn else 0
+        pieces = _SENTENCE_END.split(text[begin:])
+        out += [w for p in pieces if (w := _words(tokens(p)))]
+    return out
+
+
+def _rest_of_sentence(turns: Sequence[Turn], at: Found) -> list[str]:
+    text = turns[at.turn].text
+    return _words(tokens(text[tokens(text)[at.last - 1].end:at.sentence.end]))
+
+
+def _asked_before(turns: Sequence[Turn], turn: int) -> int | None:
+    """The agent's turn just before a business turn (its question), if the agent spoke before it."""
+    return next((t for t in range(turn - 1, -1, -1) if turns[t].speaker == "agent" and turns[t].text.strip()), None)
+
+
+# -- the checks -------------------------------------------------------------------------------------------------
+
+
+def _stands(fact: Fact, words: Sequence[str], context: Sequence[str] = (), rest: Sequence[str] = ()) -> str | None:
+    """Rules 4, 5 and 7: why the fact's value does not stand in these words (`rest`: the rest of their
+    sentence, where a day may be set apart), or None."""
+    kind, value = fact.kind, fact.value
+    if kind == "clock":
+        hhmm = _hhmm(value)
+        if hhmm is None:
+            return f"{value!r} is not a clock time"
+        if not any(_reads_as(c, *hhmm, clocks(context)) for c in clocks(words)):
+            return f"{hhmm[0]:02d}:{hhmm[1]:02d} does not read as a clock time in {' '.join(words)!r}"
+    elif kind == "count" and value not in _counts(words):
+        return f"the number {value} is not said there apart from a clock time"
+    elif kind == "days" and (missing := [d for d in value.split(",") if d not in days_in(words, rest)]):
+        return f"{', '.join(missing)} {'is' if len(missing) == 1 else 'are'} not named there"
+    elif kind == "date" and not _date_stands(value, words):
+        return f"the day or date of {value!r} is not said there"
+    elif kind in ("place", "kind"):
+        want = [w for w in _words(tokens(value)) if w not in PLACE_WORDS]
+        missing = [w for w in want if w not in words and not (w.isdigit() and w in _counts(words))]
+        if missing or not want:
+            return f"{value!r} is not said there"
+    elif kind in ("closed", "always", "no_set_hours"):
+        lists = {"closed": CLOSED, "always": ALWAYS, "no_set_hours": NO_SET_HOURS}
+        if not _has(words, lists[kind]):
+            return f"no word of {kind.replace('_', ' ')} ({', '.join(lists[kind][:4])}...) is said there"
+    return None
+
+
+def _sign(fact: Fact, words: Sequence[str]) -> str | None:
+    """Rules 8 and 9: a yes holds no word of no; a no holds one."""
+    extra = OUT if fact.topic == "stock" else FAILURE if fact.topic == "booking" else frozenset()
+    if fact.kind == "yes" and (_negated(words) or _has(words, PAST) or any(w in extra for w in words)):
+        return "it says no, or says it of the past"
+    if fact.kind == "no" and not (_negated(words) or any(w in extra for w in words)):
+        return "it holds no word of a no"
+    return None
+
+
+def _names_item(item: str, words: Sequence[str]) -> bool:
+    want = [w for w in _words(tokens(item)) if w not in PLACE_WORDS]
+    stems = {w.rstrip("s") for w in words}
+    numbers = [w for w in want if w.isdigit()]
+    return all(n in words for n in numbers) and any(w.rstrip("s") in stems for w in want if not w.isdigit())
+
+
+def _another_size(item: str, words: Sequence[str]) -> bool:
+    want = {w.rstrip("s") for w in _words(tokens(item))}
+    return any(w.isdigit() and w not in want and i + 1 < len(words) and words[i + 1].rstrip("s") in want
+               for i, w in enumerate(words))
+
+
+def _item_named(item: str | None, turns: Sequence[Turn], at: Found | None, asked: int | None) -> bool:
+    """Rule 6: the item stands in the fact's words, or in the agent's question just before them."""
+    if not item:
+        return True
+    if at is not None and _names_item(item, at.words) and not _another_size(item, at.words):
+        return True
+    if asked is None or not _names_item(item, _words(tokens(turns[asked].text))):
+        return False
+    end = at.turn if at is not None else len(turns) - 1
+    between = [w for t in range(asked + 1, end + 1) if turns[t].speaker == "business"
+               for w in _words(tokens(turns[t].text))[: (at.last if at is not None and t == at.turn else None)]]
+    return not _another_size(item, between)
+
+
+def _corrected(fact: Fact, turns: Sequence[Turn], at: Found) -> str | None:
+    """Rule 11: a later sentence with a word of correction and another value of the fact's kind."""
+    for words in _said_after(turns, at):
+        if not CORRECTIONS & set(words):
+            continue
+        days = days_in(words)
+        if fact.kind == "clock" and (hhmm := _hhmm(fact.value)) is not None:
+            other = [c for c in clocks(words) if c.hour is not None and not _reads_as(c, *hhmm)]
+            if other and not (days and not days & set(_date_words(fact.value) or WEEKDAYS)):
+                return " ".join(words)
+        elif fact.kind in ("count", "place"):
+            mine = {w for w in _words(tokens(fact.value)) if w.isdigit()}
+            if mine and any(len(w) <= 2 and w not in mine for w in _counts(words)):
+                return " ".join(words)
+        elif fact.kind == "date" and (mine := {w for w in _date_words(fact.value) if w in WEEKDAYS}) and days - mine:
+            return " ".join(words)
+    return None
+
+
+def _failed_after(fact: Fact, booked: Fact, turns: Sequence[Turn], at: Found) -> str | None:
+    """Rule 10: a failure word after the booked outcome, the booked time not said again after it."""
+    hhmm = _hhmm(booked.value)
+    failed: str | None = None
+    for words in _said_after(turns, at):
+        if failed is not None and hhmm is not None and any(_reads_as(c, *hhmm) for c in clocks(words)):
+            failed = None
+        if FAILURE & set(words):
+            failed = " ".join(words)
+    return failed
+
+
+def check_record(arguments: str | Mapping[str, Any], request: QuickAskJob | BookJob, turns: Sequence[Turn],
+                 *, machine: str | None = None) -> Verdict:
+    """The one public entry point: a record_task_result's arguments exactly as the model sent them (the JSON,
+    or its object), the call's request, and the transcript so far -> Accepted (with the business's sentences
+    that hold it) or Refused (the rule it broke, what was checked, what to do instead)."""
+    job = "book" if isinstance(request, BookJob) else "quick_ask"
+    try:
+        args = gpt_live.read_record(arguments, job)
+    except ValidationError as exc:
+        return Refused(0, f"invalid arguments: {exc.errors()[0]['msg']}", "send arguments the tool's schema allows")
+    cited = args.cited()
+    opt_out = at.sentence if (at := locate(turns, cited.opt_out_quote)) is not None else None
+    verdict = _check(cited, request, turns, machine)
+    if isinstance(verdict, Refused):
+        return Refused(verdict.rule, verdict.why, verdict.next, opt_out)
+    reason = (getattr(args, "reason_code", None) or getattr(args, "reason", None) or "refused") \
+        if cited.status == "declined" else None
+    return Accepted(verdict.quotes, reason, opt_out)
+
+
+def _check(cited: Cited, request: QuickAskJob | BookJob, turns: Sequence[Turn], machine: str | None) -> Verdict:
+    if cited.status == "voicemail":
+        heard = [s.sentence for t, turn in enumerate(turns) if turn.speaker == "business"
+                 for s in [_whole(turns, t)] if situations.recording(turn.text) is not None]
+        if heard or machine == "machine":
+            return Accepted(tuple(heard[:3]))
+        return Refused(12, "nothing the business said is a recorded greeting",
+                       "if a person is on the line, talk to them; record voicemail only for a recorded greeting")
+    if cited.status not in ("answered", "declined", "booked"):
+        return Accepted(())
+    item = request.item if isinstance(request, QuickAskJob) else None
+    evidence: list[Quote] = []
+    outcome = cited.outcome
+    at_outcome = locate(turns, outcome.quote) if outcome is not None else None
+    needs_outcome = cited.status in ("declined", "booked") or any(f.readback for f in cited.facts)
+    if needs_outcome and (outcome is None or not outcome.quote):
+        return Refused(1, "the record has no outcome_quote", "give the business's words that say the outcome")
+    if outcome is not None and outcome.quote:
+        if at_outcome is None:
+            return _unsaid(turns, outcome.quote)
+        if at_outcome.question or situations.menu_prompt(at_outcome.sentence.text) is not None:
+            return Refused(3, f"your outcome_quote {outcome.quote!r} is a question or a phone menu's prompt",
+                           "quote the business's answer, not a question")
+        if (why := _sign(outcome, at_outcome.words)) is not None:
+            return Refused(9 if outcome.kind == "no" else 8, f"your outcome_quote {outcome.quote!r}: {why}", _AGAIN)
+        evidence.append(at_outcome.sentence)
+    asked = _asked_before(turns, at_outcome.turn) if at_outcome is not None else None
+    for fact in cited.facts:
+        if fact.kind == "date" and not _date_words(fact.value):
+            continue  # a booked time with no day or date words: nothing to check
+        if fact.readback and fact.kind not in ("yes", "no"):
+            if asked is None or (why := _stands(fact, _words(tokens(turns[asked].text)))) is not None:
+                return Refused(2, f"read back: {why or 'the agent asked nothing before the outcome_quote'}", _AGAIN)
+            if fact.item and not _item_named(item, turns, None, asked):
+                return Refused(6, f"the question before your outcome_quote does not name {item!r}", _AGAIN)
+            continue
+        if fact.readback:
+            continue
+        if not fact.quote:
+            return Refused(1, f"the {fact.kind} fact {fact.value!r} has no quote and is not read back", _AGAIN)
+        at = locate(turns, fact.quote)
+        if at is None:
+            return _unsaid(turns, fact.quote)
+        may_ask = cited.status == "booked" and at_outcome is not None and (at.turn, at.first) < (at_outcome.turn, at_outcome.first)
+        if (at.question and not may_ask) or situations.menu_prompt(at.sentence.text) is not None:
+            return Refused(3, f"your quote {fact.quote!r} is a question or a phone menu's prompt",
+                           "quote the business's statement")
+        context = _words(tokens(fact.context or "")) if locate(turns, fact.context) is not None else []
+        rest = _rest_of_sentence(turns, at) if fact.kind == "days" else []
+        if (why := _stands(fact, at.words, context, rest)) is not None:
+            rule = 4 if fact.kind == "clock" else 7 if fact.kind in ("closed", "always", "no_set_hours") else 5
+            return Refused(rule, f"{why} (your quote {fact.quote!r})", _AGAIN)
+        if (why := _sign(fact, at.words)) is not None:
+            return Refused(9 if fact.kind == "no" else 8, f"your quote {fact.quote!r}: {why}", _AGAIN)
+        if fact.item and not _item_named(item, turns, at, _asked_before(turns, at.turn)):
+            return Refused(6, f"your quote {fact.quote!r} does not name {item!r}, nor answers a question that does",
+                           "quote the words that name the item, or record what they said of it as unknown")
+        if (later := _corrected(fact, turns, at)) is not None:
+            return Refused(11, f"after your quote {fact.quote!r} the business said {later!r}",
+                           "record what the business said last")
+        evidence.append(at.sentence)
+    if cited.status == "booked" and at_outcome is not None and outcome is not None:
+        clock = next((f for f in cited.facts if f.kind == "clock"), outcome)
+        if (failed := _failed_after(outcome, clock, turns, at_outcome)) is not None:
+            return Refused(10, f"after your outcome_quote the business said {failed!r}",
+                           "the booking was not made: record declined, or ask them to confirm it")
+    return Accepted(tuple(dict.fromkeys(evidence)))
+
+
+def _whole(turns: Sequence[Turn], t: int) -> Found:
+    text = turns[t].text
+    start_ms, end_ms = turns[t].place(0, len(text))
+    return Found(t, 0, 0, (), Quote(t, 0, len(text), text, start_ms, end_ms), False)
+
+
+def _unsaid(turns: Sequence[Turn], quote: str) -> Refused:
+    agent = locate(turns, quote, "agent") is not None
+    why = f"your quote {quote!r} is not in what the business said" + (
+        " (those are the agent's words, not the business's)" if agent else "")
+    return Refused(1, why, _AGAIN)
