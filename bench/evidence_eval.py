@@ -63,6 +63,7 @@ class Booked:
     time: str  # "March 9th at 6:40 pm": the system's date and time slot values, as it wrote them
     requested_party: int  # the user's first ask (the job), for the old judge
     requested_time: str
+    facts: dict[str, Any] = {}  # the per-fact quotes and readbacks a model would send (record_arguments)
 
 
 @frozen
@@ -71,6 +72,7 @@ class Declined:
     quotes: tuple[str, ...]
     alternative_offered: str | None
     party: int
+    outcome_quote: str | None = None
 
 
 @define
@@ -157,6 +159,85 @@ def _acts(turn: dict[str, Any]) -> list[tuple[str, str, list[str]]]:
             for f in turn["frames"] if f["service"].startswith("Restaurants") for a in f["actions"]]
 
 
+_SENTENCE = re.compile(r"[^.!?]+(?:[.!?]+(?=\s|$|[A-Z])|$)")
+_NUMBER_WORDS = ("zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven", "twelve")
+
+
+def _sentences(words: str) -> list[tuple[int, int, str]]:
+    """A system turn cut into sentences (at . ! ? before a space), as a model would quote one."""
+    return [(m.start(), m.end(), m.group().strip()) for m in _SENTENCE.finditer(words) if m.group().strip()]
+
+
+def _sentence_at(words: str, start: int) -> str:
+    """The clause (of its sentence, cut at , ; and 'but') a model would quote for the words at `start`."""
+    return next((m.group().strip() for m in _CLAUSE.finditer(words) if m.start() <= start < m.end() + 1), words)
+
+
+def _value_at(turn: dict[str, Any], slot: str, value: str) -> int | None:
+    """Where a slot's value is said in a turn: its span, else the value (or, for a party, its number word)."""
+    for frame in turn["frames"]:
+        for span in frame.get("slots", []):
+            if span["slot"] in (slot, "number_of_seats" if slot == "party_size" else slot):
+                return int(span["start"])
+    low = turn["utterance"].lower()
+    forms = [value.lower()] + ([_NUMBER_WORDS[int(value)]] if slot == "party_size" and value.isdigit()
+                               and int(value) < len(_NUMBER_WORDS) else [])
+    for form in forms:
+        if (m := re.search(rf"(?<![\w:.]){re.escape(form)}(?![\w:])", low)) is not None:
+            return m.start()
+    return None
+
+
+def _fact_quotes(sgd_turns: Sequence[dict[str, Any]], said: dict[str, tuple[str, int]], outcome_turn: int) -> dict[str, Any]:
+    """The per-fact quotes a model would send: each fact's sentence in the system turn that said it; a fact
+    that turn does not say, read back from the user's turn just before the outcome (readback), else null."""
+    out: dict[str, Any] = {}
+    for slot, name in (("party_size", "party"), ("time", "time"), ("date", "date")):
+        quote, readback = None, False
+        if slot in said:
+            value, at = said[slot]
+            if (start := _value_at(sgd_turns[at], slot, value)) is not None:
+                quote = _sentence_at(sgd_turns[at]["utterance"], start)
+            elif outcome_turn > 0 and _value_at(sgd_turns[outcome_turn - 1], slot, value) is not None:
+                readback = True
+        out[f"{name}_quote"], out[f"{name}_readback"] = quote, readback
+    return out
+
+
+# The simulated model's reading of which words say the outcome (its labels, as the hours labels are the
+# bench's): the first clause holding one of these, else the turn's first sentence.
+_BOOKED_READ = re.compile(r"booked|reserved|confirmed|made|successful|all set|success|done|complete|secured|set up", re.I)
+_FAILED_READ = re.compile(r"unable|couldn't|could not|fail|not able|wasn't able|can't|cannot|unsuccessful|not possible|"
+                          r"full|not go through|unavailable|no table|not available|no reservations|don.t have|aren.t any|all booked|"
+                          r"booked up", re.I)
+_CLAUSE = re.compile(r"[^.!?,;]+?(?=\s+but\s|[.!?,;]|$)")
+
+
+def _outcome_words(words: str, read: re.Pattern[str], *, sentence: bool = False) -> str:
+    """The words a model would quote for the outcome: the clause (or the sentence) that says it."""
+    pieces = [text for _, _, text in _sentences(words)] if sentence else [
+        m.group().strip() for m in _CLAUSE.finditer(words) if m.group().strip()]
+    return next((c for c in pieces if read.search(c)), _first_sentence(words))
+
+
+def _first_sentence(words: str) -> str:
+    return next((text for _, _, text in _sentences(words)), words)
+
+
+def record_arguments(r: Booked | Declined) -> dict[str, Any]:
+    """The record_task_result arguments a model would send for a simulated record (the booking schema)."""
+    base: dict[str, Any] = {"confirmation_text": None, "confirmed_party": None, "confirmed_time": None,
+                            "confirmed_constraints": None, "minutes_from_requested": None, "alternative_offered": None,
+                            "reason": None, "reason_code": None, "quotes": list(r.quotes), "unanswered_questions": [],
+                            "opt_out_quote": None, "party_quote": None, "time_quote": None, "date_quote": None,
+                            "party_readback": False, "time_readback": False, "date_readback": False}
+    if isinstance(r, Declined):
+        return base | {"status": "declined", "reason": "They could not book it.", "reason_code": "fully_booked",
+                       "alternative_offered": r.alternative_offered, "outcome_quote": r.outcome_quote}
+    return base | {"status": "booked", "confirmation_text": r.quotes[-1], "confirmed_party": r.party,
+                   "confirmed_time": r.time, "minutes_from_requested": 0} | r.facts
+
+
 def booking_records(dialogue: dict[str, Any]) -> Bookings:
     """The records a model would make in one SGD dialogue (see the module's docstring)."""
     out = Bookings()
@@ -164,7 +245,9 @@ def booking_records(dialogue: dict[str, Any]) -> Bookings:
     said: dict[str, tuple[str, int]] = {}  # slot -> (value, the system turn that last said it)
     asked: dict[str, str] = {}  # slot -> the user's first value
     failed = succeeded = False
+    sgd_turns: list[dict[str, Any]] = []
     for turn in dialogue["turns"]:
+        sgd_turns.append(turn)
         system = turn["speaker"] == "SYSTEM"
         words: str = turn["utterance"]
         turns.append(Turn("business" if system else "agent", words))
@@ -182,12 +265,16 @@ def booking_records(dialogue: dict[str, Any]) -> Bookings:
             requested_party = int(asked.get("party_size", str(party)))  # unasked: the system's default
             requested_time = _when(asked.get("date", date), asked.get("time", clock))
             cited = tuple(turns[i].text for i in sorted({i for _, i in said.values()}))  # the turns that said the facts
-            confirmed = Booked(tuple(turns), cited, party, _when(date, clock), requested_party, requested_time)
+            # a careless booked record after a failure: the facts' quotes, and its outcome, from the confirmation
+            careless = _fact_quotes(sgd_turns, said, len(turns) - 1) | {
+                "outcome_quote": _sentences(turns[max(i for _, i in said.values())].text)[-1][2]}
+            confirmed = Booked(tuple(turns), cited, party, _when(date, clock), requested_party, requested_time, careless)
             if "NOTIFY_SUCCESS" in names and not succeeded:
                 succeeded = True
-                true = evolve(confirmed, quotes=(*cited, words))
+                facts = _fact_quotes(sgd_turns, said, len(turns) - 1) | {"outcome_quote": _outcome_words(words, _BOOKED_READ)}
+                true = evolve(confirmed, quotes=(*cited, words), facts=facts)
                 out.true.append(("after a failure" if failed else "no failure before", true))
-                out.booked_as_declined.append(Declined(tuple(turns), (words,), None, party))
+                out.booked_as_declined.append(Declined(tuple(turns), (words,), None, party, _outcome_words(words, _BOOKED_READ)))
                 if (later := _later(clock)) is not None:
                     out.wrong.append(("time +1 h", evolve(true, time=_when(date, later))))
                 out.wrong.append(("party +1", evolve(true, party=party + 1)))
@@ -198,7 +285,7 @@ def booking_records(dialogue: dict[str, Any]) -> Bookings:
                 out.failed_as_booked.append(confirmed)
                 offered = {slot: values[0] for act, slot, values in acts if act == "OFFER" and values}
                 alternative = _when(offered.get("date"), offered["time"]) if "time" in offered else None
-                out.declined.append(Declined(tuple(turns), (words,), alternative, party))
+                out.declined.append(Declined(tuple(turns), (words,), alternative, party, _outcome_words(words, _FAILED_READ)))
         for act, slot, values in acts:  # after the records: a failure's offer is not what failed
             if act in ("CONFIRM", "OFFER") and slot in _SLOTS and values:
                 said[slot] = (values[0], len(turns) - 1)
@@ -431,6 +518,31 @@ def cite_backend() -> Backend | None:
     )
 
 
+def check_backend() -> Backend | None:
+    """The token check, through its one public entry point (calld.evidence.check_record), with the per-fact
+    quotes a model would send."""
+    try:
+        evidence = importlib.import_module("calld.evidence")
+        plan = importlib.import_module("calld.core.plan")
+    except ModuleNotFoundError:
+        return None
+    if not hasattr(evidence, "check_record"):
+        return None
+
+    def job(party: int) -> Any:
+        return plan.BookJob(party=party, time="", notes=None, window_minutes=0, callback="+15555550100")
+
+    def verdict(judged: Any) -> Verdict:
+        return Verdict(isinstance(judged, evidence.Accepted), getattr(judged, "why", ""))
+
+    return Backend(
+        "check",
+        lambda r: verdict(evidence.check_record(record_arguments(r), job(r.party), r.turns)),
+        lambda r: verdict(evidence.check_record(record_arguments(r), job(r.party), r.turns)),
+        lambda r: Verdict(False, "hours records are not simulated with per-fact quotes"),
+    )
+
+
 # -- counting and printing -------------------------------------------------------------------------------
 
 
@@ -520,7 +632,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     p.add_argument("--multiwoz", type=Path, help="MultiWOZ checkout, or its db/attraction_db.json")
     p.add_argument("--split", default="train", choices=("train", "dev", "test"))
     p.add_argument("--limit", type=int, help="read at most N restaurant dialogues")
-    p.add_argument("--backend", choices=("judge", "cite"), help="one backend (default: both, side by side)")
+    p.add_argument("--backend", choices=("judge", "cite", "check"), help="one backend (default: all, side by side)")
     p.add_argument("--show-failed-as-booked", action="store_true",
                    help="print each accepted failure recorded as booked, with its turns (terminal only)")
     args = p.parse_args(argv)
@@ -536,7 +648,7 @@ def main(argv: Sequence[str] | None = None) -> None:
           f"{len(bookings.failed_as_booked)} with a failure")
     if hours:
         print(f"MultiWOZ attractions: {hours.sentences} distinct hours sentences, {hours.labelled} labelled by the rules")
-    made = {name: make() for name, make in (("judge", judge_backend), ("cite", cite_backend))
+    made = {name: make() for name, make in (("judge", judge_backend), ("cite", cite_backend), ("check", check_backend))
             if args.backend in (None, name)}
     if "judge" in made and made["judge"] is None:
         print(JUDGE_MISSING)  # and go on with the citation check

@@ -9,14 +9,15 @@ stands in them. Which number is the party and which the time is the model's read
     "7 30"). Agent speech never counts. A fact with no quote that is not read back is refused.
  2. Read back. A fact marked readback stands in the agent's turn just before the business turn that holds
     the record's outcome_quote (which is then needed), instead of in a quote of its own.
- 3. Statements. A quote's sentence is not a question nor a phone menu's prompt; only a booking's fact may
-    stand in the business's own question (it read the details back) when the outcome_quote comes after it.
+ 3. Statements. A quote's clause is not a question, it holds no word of ASKS ("please confirm"), and its sentence
+    is no phone menu's prompt; only a booking's fact may stand in the business's own question (it read the
+    details back) when the outcome_quote comes after it.
  4. Clock times. Each time reads as a clock time in its own quote: "7:30", "7.30", "7 30", a number before
     am/pm or o'clock or after a word of CLOCK_CUES, "noon", "midnight", "half past 7", or the quote's one
     number ("Ten."); am/pm, where said, agrees. A range's opening and closing stand in its one times_quote;
     a bare "half past" takes its hour from the range's context_quote.
  5. Own words. Each day, date, count, party size, place or kind stands in its own quote: a count as a number
-    that is no part of a clock time, days by name, by a run ("Monday to Friday") or by DAY_GROUPS, a place or
+    that is no part of a clock time nor of a date, days by name, by a run ("Monday to Friday") or by DAY_GROUPS, a place or
     kind by its words (PLACE_WORDS aside). A day said after a word of SET_APART is not among them.
  6. The item. A stock or aisle fact names the item asked about: its words stand in the fact's quote, or in
     the agent's question just before it, and no number of another size of it is said in between.
@@ -26,11 +27,11 @@ stands in them. Which number is the party and which the time is the model's read
     word ending in n't) nor of PAST; of stock, none of OUT; of a booking, none of FAILURE.
  9. No. The quote of what is not (a decline, out of stock, not known) holds a word of NOT (or ending in n't),
     or for stock of OUT, or for a booking of FAILURE.
-10. Failure after booked. A booked record is refused when the business says a word of FAILURE after its
-    outcome_quote and does not say the booked time again after that.
-11. Corrections. Business words after a fact's quote holding a word of CORRECTIONS and another value of the
-    fact's kind (another clock time; another number of one or two digits; another day, for a date) refuse
-    the record, unless they name a day the fact is not for.
+10. Failure after booked. A booked record is refused when the business says a word of FAILURE, or of NOT
+    beside a word of BOOKING, after its outcome_quote and does not say the booked time again after that.
+11. Corrections. Business words after a fact's quote holding another value of the fact's kind (another clock
+    time; another number of one or two digits; another day, for a date) refuse the record when they hold a
+    word of CORRECTIONS, or always for a booking's time and date; unless they name a day the fact is not for.
 12. Voicemail. A voicemail record stands on a recorded greeting in the business's words, or on the
     carrier's answering-machine detection.
 
@@ -55,8 +56,8 @@ from calld.domain.transcript import Turn
 
 FILLERS = ("um", "uh", "er", "erm", "ah", "oh", "hmm", "mm", "well", "like", "so", "basically", "no problem",
            "no worries")
-CLOCK_CUES = frozenset({"at", "until", "till", "til", "from", "to", "by", "around", "about", "before", "after",
-                        "open", "opens", "close", "closes"})
+CLOCK_CUES = frozenset({"at", "until", "till", "til", "from", "by", "around", "about", "before", "after", "open",
+                        "opens", "close", "closes"})
 WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
 MONTHS = ("january", "february", "march", "april", "may", "june", "july", "august", "september", "october",
           "november", "december")
@@ -72,10 +73,13 @@ ALWAYS = ("24 hours", "24/7", "24 7", "around the clock", "round the clock", "ne
 NO_SET_HOURS = ("appointment", "appointments", "no set", "vary", "varies", "depends", "call ahead", "not set",
                 "no fixed", "whenever", "irregular", "flexible")
 NOT = frozenset({"no", "not", "never", "none", "nothing", "nope", "nah", "nobody", "cannot", "unable", "neither",
-                 "nor", "without"})
-OUT = frozenset({"out", "sold", "gone", "zero", "discontinued", "unavailable", "empty", "backordered"})
-FAILURE = frozenset({"unable", "couldn't", "cannot", "can't", "failed", "fail", "unsuccessful", "unfortunately",
-                     "impossible", "unavailable", "full", "problem", "error"})
+                 "nor"})
+OUT = ("out", "sold", "gone", "zero", "discontinued", "unavailable", "empty", "backordered")
+FAILURE = ("unable", "couldn't", "could not", "can't", "cannot", "not able", "wasn't able", "failed", "unsuccessful",
+           "not successful", "impossible", "unavailable", "full", "fully", "problem")
+BOOKING = ("table", "reservation", "booking", "book", "booked", "reserve", "reserved", "seat", "spot", "available",
+           "availability", "slot", "opening", "space", "room")  # matched with or without a plural s
+ASKS = ("confirm", "verify", "double check")
 PAST = ("used to", "formerly", "previously", "anymore", "no longer", "last year")
 CORRECTIONS = frozenset({"actually", "sorry", "wait", "correction", "mean", "rather", "instead", "oops", "scratch",
                          "make", "change", "changed", "no"})
@@ -230,7 +234,8 @@ def clocks(words: Sequence[str]) -> list[Clock]:
                 hour, minute = int(w), int(nxt)
                 used.append(i + 1)
             elif (nxt in ("am", "pm", "oclock") or (i > 0 and words[i - 1] in CLOCK_CUES) or n == 1
-                  or (nxt in RUNS and i + 2 < n and words[i + 2].isdigit())):
+                  or (nxt in RUNS and i + 2 < n and words[i + 2].isdigit())  # "9 to 5"
+                  or (i > 1 and words[i - 1] in RUNS and bool(out) and max(out[-1].at) == i - 2)):
                 hour = int(w)
             else:
                 i += 1
@@ -272,8 +277,9 @@ def _reads_as(c: Clock, hour: int, minute: int, context: Sequence[Clock] = ()) -
 
 
 def _counts(words: Sequence[str]) -> set[str]:
-    """The numbers said that are no part of a clock time."""
+    """The numbers said that are no part of a clock time nor a date's day ("March 3rd", "3rd of March")."""
     taken = {i for c in clocks(words) for i in c.at}
+    taken |= {j for i, w in enumerate(words) if w in MONTHS for j in (i - 1, i + 1, i - 2 if words[i - 1:i] == ["of"] else i)}
     return {w for i, w in enumerate(words) if w.isdigit() and i not in taken}
 
 
@@ -310,26 +316,30 @@ WEEKDAYS_SET = frozenset(WEEKDAYS)
 
 
 def _date_words(value: str) -> list[str]:
-    """The day and date words of a typed value ("Friday at 7", "March 5th", "tonight"): what must be said."""
+    """The day and date words of a typed value ("Friday at 7", "March 5th", "tonight"): what must be said.
+    A month goes with its day's number, as one phrase ("march 5")."""
     words = _words(tokens(value))
     out = ["today" if w == "tonight" else w for w in words if w in ("today", "tonight", "tomorrow")]
     out += [d for w in words if (d := _weekday(w)) is not None]
     for i, w in enumerate(words):
         if w in MONTHS:
-            out.append(w)
-            near = [x for x in words[max(0, i - 2):i + 2] if x.isdigit() and int(x) <= 31]
-            out += near[:1]
+            near = (*words[i + 1:i + 2], *words[i - 1:i], *(words[i - 2:i - 1] if words[i - 1:i] == ["of"] else ()))
+            day = next((x for x in near if x.isdigit()), None)
+            out.append(f"{w} {day}" if day else w)
     return out
 
 
 def _date_stands(value: str, words: Sequence[str]) -> bool:
     said = {"today" if w == "tonight" else w for w in words} | days_in(words)
+    said |= {f"{m} {d}" for i, m in enumerate(words) if m in MONTHS  # "march 5", "5 march", "5th of march"
+             for d in (*words[i + 1:i + 2], *words[i - 1:i], *(words[i - 2:i - 1] if words[i - 1:i] == ["of"] else ()))}
     return all(w in said for w in _date_words(value))
 
 
 # -- where quotes were said ----------------------------------------------------------------------------------
 
-_SENTENCE_END = re.compile(r"(?<![ap]\.m)(?<!\b[ap])[.!?]+(?=\s|$)")
+_CLAUSE_END = re.compile(r"[,;?]|(?<![ap]\.m)(?<!\b[ap])[.!](?=\s|$|[A-Z])")
+_SENTENCE_END = re.compile(r"(?<![ap]\.m)(?<!\b[ap])[.!?]+(?=\s|$|[A-Z])")
 
 
 @frozen
@@ -352,7 +362,8 @@ def _sentence(turns: Sequence[Turn], turn: int, start: int, end: int) -> tuple[Q
     while a < b and text[a].isspace():
         a += 1
     start_ms, end_ms = turns[turn].place(a, b)
-    return Quote(turn, a, b, text[a:b].strip(), start_ms, end_ms), bool(m and "?" in m.group())
+    clause_end = _CLAUSE_END.search(text, end)  # a question is the clause the quote ends in: "sure, 2 at 7?"
+    return Quote(turn, a, b, text[a:b].strip(), start_ms, end_ms), bool(clause_end and clause_end.group() == "?")
 
 
 def locate(turns: Sequence[Turn], quote: str | None, speaker: str = "business") -> Found | None:
@@ -428,10 +439,10 @@ def _stands(fact: Fact, words: Sequence[str], context: Sequence[str] = (), rest:
 
 def _sign(fact: Fact, words: Sequence[str]) -> str | None:
     """Rules 8 and 9: a yes holds no word of no; a no holds one."""
-    extra = OUT if fact.topic == "stock" else FAILURE if fact.topic == "booking" else frozenset()
-    if fact.kind == "yes" and (_negated(words) or _has(words, PAST) or any(w in extra for w in words)):
+    extra = OUT if fact.topic == "stock" else FAILURE if fact.topic == "booking" else ()
+    if fact.kind == "yes" and (_negated(words) or _has(words, PAST) or _has(words, extra)):
         return "it says no, or says it of the past"
-    if fact.kind == "no" and not (_negated(words) or any(w in extra for w in words)):
+    if fact.kind == "no" and not (_negated(words) or _has(words, extra)):
         return "it holds no word of a no"
     return None
 
@@ -463,10 +474,11 @@ def _item_named(item: str | None, turns: Sequence[Turn], at: Found | None, asked
     return not _another_size(item, between)
 
 
-def _corrected(fact: Fact, turns: Sequence[Turn], at: Found) -> str | None:
-    """Rule 11: a later sentence with a word of correction and another value of the fact's kind."""
+def _corrected(fact: Fact, turns: Sequence[Turn], at: Found, booking: bool) -> str | None:
+    """Rule 11: a later sentence with another value of the fact's kind, and a word of correction (none needed
+    for a booking's time or date: another one said later is not the booking recorded)."""
     for words in _said_after(turns, at):
-        if not CORRECTIONS & set(words):
+        if not (booking and fact.kind in ("clock", "date")) and not CORRECTIONS & set(words):
             continue
         days = days_in(words)
         if fact.kind == "clock" and (hhmm := _hhmm(fact.value)) is not None:
@@ -489,7 +501,7 @@ def _failed_after(fact: Fact, booked: Fact, turns: Sequence[Turn], at: Found) ->
     for words in _said_after(turns, at):
         if failed is not None and hhmm is not None and any(_reads_as(c, *hhmm) for c in clocks(words)):
             failed = None
-        if FAILURE & set(words):
+        if _has(words, FAILURE) or (_negated(words) and _has([w.removesuffix("s") for w in words], BOOKING)):
             failed = " ".join(words)
     return failed
 
@@ -534,7 +546,7 @@ def _check(cited: Cited, request: QuickAskJob | BookJob, turns: Sequence[Turn], 
     if outcome is not None and outcome.quote:
         if at_outcome is None:
             return _unsaid(turns, outcome.quote)
-        if at_outcome.question or situations.menu_prompt(at_outcome.sentence.text) is not None:
+        if at_outcome.question or _has(at_outcome.words, ASKS) or situations.menu_prompt(at_outcome.sentence.text):
             return Refused(3, f"your outcome_quote {outcome.quote!r} is a question or a phone menu's prompt",
                            "quote the business's answer, not a question")
         if (why := _sign(outcome, at_outcome.words)) is not None:
@@ -558,7 +570,7 @@ def _check(cited: Cited, request: QuickAskJob | BookJob, turns: Sequence[Turn], 
         if at is None:
             return _unsaid(turns, fact.quote)
         may_ask = cited.status == "booked" and at_outcome is not None and (at.turn, at.first) < (at_outcome.turn, at_outcome.first)
-        if (at.question and not may_ask) or situations.menu_prompt(at.sentence.text) is not None:
+        if ((at.question or _has(at.words, ASKS)) and not may_ask) or situations.menu_prompt(at.sentence.text):
             return Refused(3, f"your quote {fact.quote!r} is a question or a phone menu's prompt",
                            "quote the business's statement")
         context = _words(tokens(fact.context or "")) if locate(turns, fact.context) is not None else []
@@ -571,7 +583,7 @@ def _check(cited: Cited, request: QuickAskJob | BookJob, turns: Sequence[Turn], 
         if fact.item and not _item_named(item, turns, at, _asked_before(turns, at.turn)):
             return Refused(6, f"your quote {fact.quote!r} does not name {item!r}, nor answers a question that does",
                            "quote the words that name the item, or record what they said of it as unknown")
-        if (later := _corrected(fact, turns, at)) is not None:
+        if (later := _corrected(fact, turns, at, isinstance(request, BookJob))) is not None:
             return Refused(11, f"after your quote {fact.quote!r} the business said {later!r}",
                            "record what the business said last")
         evidence.append(at.sentence)
