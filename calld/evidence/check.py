@@ -9,8 +9,8 @@ stands in them. Which number is the party and which the time is the model's read
     "7 30"). Agent speech never counts. A fact with no quote that is not read back is refused.
  2. Read back. A fact marked readback stands in the agent's turn just before the business turn that holds
     the record's outcome_quote (which is then needed), instead of in a quote of its own.
- 3. Statements. A quote's clause is not a question, it holds no word of ASKS ("please confirm"), and its sentence
-    is no phone menu's prompt; only a booking's fact may stand in the business's own question (it read the
+ 3. Statements. A quote's clause is not a question, nor its sentence a phone menu's prompt, and a yes holds no
+    word of ASKS ("please confirm"); only a booking's fact may stand in the business's own question (it read the
     details back) when the outcome_quote comes after it.
  4. Clock times. Each time reads as a clock time in its own quote: "7:30", "7.30", "7 30", a number before
     am/pm or o'clock or after a word of CLOCK_CUES, "noon", "midnight", "half past 7", or the quote's one
@@ -75,7 +75,7 @@ NO_SET_HOURS = ("appointment", "appointments", "no set", "vary", "varies", "depe
 NOT = frozenset({"no", "not", "never", "none", "nothing", "nope", "nah", "nobody", "cannot", "unable", "neither",
                  "nor"})
 OUT = ("out", "sold", "gone", "zero", "discontinued", "unavailable", "empty", "backordered")
-FAILURE = ("unable", "couldn't", "could not", "can't", "cannot", "not able", "wasn't able", "failed", "unsuccessful",
+FAILURE = ("unable", "couldn't", "could not", "can't", "cannot", "not able", "fail", "failed", "unsuccessful",
            "not successful", "impossible", "unavailable", "full", "fully", "problem")
 BOOKING = ("table", "reservation", "booking", "book", "booked", "reserve", "reserved", "seat", "spot", "available",
            "availability", "slot", "opening", "space", "room")  # matched with or without a plural s
@@ -546,7 +546,8 @@ def _check(cited: Cited, request: QuickAskJob | BookJob, turns: Sequence[Turn], 
     if outcome is not None and outcome.quote:
         if at_outcome is None:
             return _unsaid(turns, outcome.quote)
-        if at_outcome.question or _has(at_outcome.words, ASKS) or situations.menu_prompt(at_outcome.sentence.text):
+        asks = outcome.kind == "yes" and _has(at_outcome.words, ASKS)  # "please confirm" is no yes
+        if at_outcome.question or asks or situations.menu_prompt(at_outcome.sentence.text):
             return Refused(3, f"your outcome_quote {outcome.quote!r} is a question or a phone menu's prompt",
                            "quote the business's answer, not a question")
         if (why := _sign(outcome, at_outcome.words)) is not None:
@@ -570,7 +571,7 @@ def _check(cited: Cited, request: QuickAskJob | BookJob, turns: Sequence[Turn], 
         if at is None:
             return _unsaid(turns, fact.quote)
         may_ask = cited.status == "booked" and at_outcome is not None and (at.turn, at.first) < (at_outcome.turn, at_outcome.first)
-        if ((at.question or _has(at.words, ASKS)) and not may_ask) or situations.menu_prompt(at.sentence.text):
+        if (at.question and not may_ask) or situations.menu_prompt(at.sentence.text):
             return Refused(3, f"your quote {fact.quote!r} is a question or a phone menu's prompt",
                            "quote the business's statement")
         context = _words(tokens(fact.context or "")) if locate(turns, fact.context) is not None else []
