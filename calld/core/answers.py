@@ -70,7 +70,8 @@ Answer = Hours | NoSetHours | Stock | Aisle | TextOnly
 class Fact:
     """One typed fact of a record and the business's words the model points at for it.
 
-    `kind` says how its value stands in `quote`: a clock time (`clock`, HH:MM), weekdays (`days`, comma
+    `kind` says how its value stands in `quote`: a clock time (`clock`, HH:MM), an opening and a closing
+    (`range`, HH:MM-HH:MM: two readings of the one quote), weekdays (`days`, comma
     separated), a date (`date`: weekdays, today/tomorrow, a month and day), a number (`count`), a place or a
     kind by its words (`place`, `kind`), a word of one list (`closed`, `always`, `no_set_hours`), or the outcome
     itself (`yes`, `no`: something is, or is not). `readback`: the value stands in the agent's question that the

@@ -9,8 +9,8 @@ stands in them. Which number is the party and which the time is the model's read
     "7 30"). Agent speech never counts. A fact with no quote that is not read back is refused.
  2. Read back. A fact marked readback stands in the agent's turn just before the business turn that holds
     the record's outcome_quote (which is then needed), instead of in a quote of its own.
- 3. Statements. A quote's clause is not a question, nor its sentence a phone menu's prompt, and a yes holds no
-    word of ASKS ("please confirm"); only a booking's fact may stand in the business's own question (it read the
+ 3. Statements. A quote's clause is not a question, nor its sentence a phone menu's prompt; an outcome's yes
+    is in no question at all and holds no word of ASKS ("please confirm"); only a booking's fact may stand in the business's own question (it read the
     details back) when the outcome_quote comes after it.
  4. Clock times. Each time reads as a clock time in its own quote: "7:30", "7.30", "7 30", a number before
     am/pm or o'clock or after a word of CLOCK_CUES, "noon", "midnight", "half past 7", or the quote's one
@@ -74,7 +74,7 @@ NO_SET_HOURS = ("appointment", "appointments", "no set", "vary", "varies", "depe
                 "no fixed", "whenever", "irregular", "flexible")
 NOT = frozenset({"no", "not", "never", "none", "nothing", "nope", "nah", "nobody", "cannot", "unable", "neither",
                  "nor"})
-OUT = ("out", "sold", "gone", "zero", "discontinued", "unavailable", "empty", "backordered")
+OUT = ("out", "sold", "gone", "0", "discontinued", "unavailable", "empty", "backordered")
 FAILURE = ("unable", "couldn't", "could not", "can't", "cannot", "not able", "fail", "failed", "unsuccessful",
            "not successful", "impossible", "unavailable", "full", "fully", "problem")
 BOOKING = ("table", "reservation", "booking", "book", "booked", "reserve", "reserved", "seat", "spot", "available",
@@ -351,10 +351,11 @@ class Found:
     last: int  # exclusive, in the turn's tokens
     words: tuple[str, ...]
     sentence: Quote
-    question: bool
+    question: bool  # the clause it ends in is a question
+    in_question: bool = False  # its sentence is
 
 
-def _sentence(turns: Sequence[Turn], turn: int, start: int, end: int) -> tuple[Quote, bool]:
+def _sentence(turns: Sequence[Turn], turn: int, start: int, end: int) -> tuple[Quote, bool, bool]:
     text = turns[turn].text
     a = max((m.end() for m in _SENTENCE_END.finditer(text, 0, start)), default=0)
     m = _SENTENCE_END.search(text, end)
@@ -362,8 +363,9 @@ def _sentence(turns: Sequence[Turn], turn: int, start: int, end: int) -> tuple[Q
     while a < b and text[a].isspace():
         a += 1
     start_ms, end_ms = turns[turn].place(a, b)
-    clause_end = _CLAUSE_END.search(text, end)  # a question is the clause the quote ends in: "sure, 2 at 7?"
-    return Quote(turn, a, b, text[a:b].strip(), start_ms, end_ms), bool(clause_end and clause_end.group() == "?")
+    clause_end = _CLAUSE_END.search(text, end)  # the clause the quote ends in: "sorry, we're full, shall I try 8?"
+    return Quote(turn, a, b, text[a:b].strip(), start_ms, end_ms), bool(clause_end and clause_end.group() == "?"), \
+        bool(m and "?" in m.group())
 
 
 def locate(turns: Sequence[Turn], quote: str | None, speaker: str = "business") -> Found | None:
@@ -378,8 +380,8 @@ def locate(turns: Sequence[Turn], quote: str | None, speaker: str = "business") 
         words = _words(toks)
         for k in range(len(words) - len(want), -1, -1):
             if words[k:k + len(want)] == want:
-                sentence, asked = _sentence(turns, t, toks[k].start, toks[k + len(want) - 1].end)
-                return Found(t, k, k + len(want), tuple(want), sentence, asked)
+                sentence, asked, in_question = _sentence(turns, t, toks[k].start, toks[k + len(want) - 1].end)
+                return Found(t, k, k + len(want), tuple(want), sentence, asked, in_question)
     return None
 
 
@@ -413,7 +415,13 @@ def _stands(fact: Fact, words: Sequence[str], context: Sequence[str] = (), rest:
     """Rules 4, 5 and 7: why the fact's value does not stand in these words (`rest`: the rest of their
     sentence, where a day may be set apart), or None."""
     kind, value = fact.kind, fact.value
-    if kind == "clock":
+    if kind == "range":
+        ends = [_hhmm(v) for v in value.split("-")]
+        said = clocks(words)
+        if None in ends or not any(_reads_as(a, *ends[0], clocks(context)) and _reads_as(b, *ends[1], clocks(context))  # type: ignore[misc]
+                                   for a in said for b in said if a is not b):
+            return f"{value.replace('-', ' to ')} does not read as two clock times in {' '.join(words)!r}"
+    elif kind == "clock":
         hhmm = _hhmm(value)
         if hhmm is None:
             return f"{value!r} is not a clock time"
@@ -455,9 +463,11 @@ def _names_item(item: str, words: Sequence[str]) -> bool:
 
 
 def _another_size(item: str, words: Sequence[str]) -> bool:
-    want = {w.rstrip("s") for w in _words(tokens(item))}
-    return any(w.isdigit() and w not in want and i + 1 < len(words) and words[i + 1].rstrip("s") in want
-               for i, w in enumerate(words))
+    """The item has a size ("12 inch skillet") and the words give another number of that unit ("the 10 inch")."""
+    mine = _words(tokens(item))
+    sizes = {(n, u.rstrip("s")) for n, u in zip(mine, mine[1:]) if n.isdigit()}
+    return any(w.isdigit() and (w, words[i + 1].rstrip("s")) not in sizes and words[i + 1].rstrip("s") in {u for _, u in sizes}
+               for i, w in enumerate(words[:-1]))
 
 
 def _item_named(item: str | None, turns: Sequence[Turn], at: Found | None, asked: int | None) -> bool:
@@ -481,8 +491,11 @@ def _corrected(fact: Fact, turns: Sequence[Turn], at: Found, booking: bool) -> s
         if not (booking and fact.kind in ("clock", "date")) and not CORRECTIONS & set(words):
             continue
         days = days_in(words)
-        if fact.kind == "clock" and (hhmm := _hhmm(fact.value)) is not None:
-            other = [c for c in clocks(words) if c.hour is not None and not _reads_as(c, *hhmm)]
+        mine = [t for v in fact.value.split("-") if (t := _hhmm(v)) is not None] if fact.kind in ("clock", "range") else []
+        if mine:
+            said = [c for c in clocks(words) if c.hour is not None]  # and a bare hour: "sorry, 8"
+            said += [Clock(int(w), 0, None, frozenset()) for w in _counts(words) if int(w) <= 12 and CORRECTIONS & set(words)]
+            other = [c for c in said if not any(_reads_as(c, *t) for t in mine)]
             if other and not (days and not days & set(_date_words(fact.value) or WEEKDAYS)):
                 return " ".join(words)
         elif fact.kind in ("count", "place"):
@@ -547,7 +560,8 @@ def _check(cited: Cited, request: QuickAskJob | BookJob, turns: Sequence[Turn], 
         if at_outcome is None:
             return _unsaid(turns, outcome.quote)
         asks = outcome.kind == "yes" and _has(at_outcome.words, ASKS)  # "please confirm" is no yes
-        if at_outcome.question or asks or situations.menu_prompt(at_outcome.sentence.text):
+        asked_back = at_outcome.in_question if outcome.kind == "yes" else at_outcome.question
+        if asked_back or asks or situations.menu_prompt(at_outcome.sentence.text):
             return Refused(3, f"your outcome_quote {outcome.quote!r} is a question or a phone menu's prompt",
                            "quote the business's answer, not a question")
         if (why := _sign(outcome, at_outcome.words)) is not None:
@@ -577,7 +591,7 @@ def _check(cited: Cited, request: QuickAskJob | BookJob, turns: Sequence[Turn], 
         context = _words(tokens(fact.context or "")) if locate(turns, fact.context) is not None else []
         rest = _rest_of_sentence(turns, at) if fact.kind == "days" else []
         if (why := _stands(fact, at.words, context, rest)) is not None:
-            rule = 4 if fact.kind == "clock" else 7 if fact.kind in ("closed", "always", "no_set_hours") else 5
+            rule = 4 if fact.kind in ("clock", "range") else 7 if fact.kind in ("closed", "always", "no_set_hours") else 5
             return Refused(rule, f"{why} (your quote {fact.quote!r})", _AGAIN)
         if (why := _sign(fact, at.words)) is not None:
             return Refused(9 if fact.kind == "no" else 8, f"your quote {fact.quote!r}: {why}", _AGAIN)

@@ -1,0 +1,350 @@
+"""The evidence check (calld.evidence.check_record), by properties over records built from a small grammar of
+our own, and by each rule that has a word list (only there, phrasings)."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from calld.core.plan import BookJob, QuickAskJob
+from calld.domain.ids import E164
+from calld.domain.questions import QuestionType
+from calld.domain.transcript import Turn
+from calld.evidence import Accepted, Refused, check_record
+from calld.evidence import check as c
+
+BOOK = BookJob(2, "Friday 7pm", None, 60, E164("+15555550123"))
+HOURS = QuickAskJob(QuestionType.HOURS, None)
+STOCK = QuickAskJob(QuestionType.STOCK, "cast iron skillet")
+AISLE = QuickAskJob(QuestionType.AISLE, "garden hose")
+DAYS = ("Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday")
+WORDS = ("one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven", "twelve")
+
+
+def booked(party: int, time: str, **quotes: Any) -> dict[str, Any]:
+    return {"status": "booked", "confirmation_text": "booked", "confirmed_party": party, "confirmed_time": time,
+            "confirmed_constraints": None, "minutes_from_requested": 0, "alternative_offered": None, "reason": None,
+            "reason_code": None, "quotes": [], "unanswered_questions": [], "opt_out_quote": None, "outcome_quote": None,
+            "party_quote": None, "time_quote": None, "date_quote": None, "party_readback": False,
+            "time_readback": False, "date_readback": False} | quotes
+
+
+def declined(outcome: str | None) -> dict[str, Any]:
+    return booked(0, "") | {"status": "declined", "confirmed_party": None, "confirmed_time": None,
+                            "reason": "full", "reason_code": "fully_booked", "outcome_quote": outcome}
+
+
+def answered(**answer: Any) -> dict[str, Any]:
+    return {"status": "answered", "quotes": [], "answer_text": "the answer", "notes": None, "reason": None,
+            "hours": None, "stock": None, "aisle": None, "outcome_quote": None, "opt_out_quote": None} | answer
+
+
+def hours(*ranges: dict[str, Any]) -> dict[str, Any]:
+    return answered(hours={"ranges": [{"days": [], "opens": None, "closes": None, "closed": False,
+                                       "around_the_clock": False, "date": None, "days_quote": None, "times_quote": None,
+                                       "context_quote": None, "readback": False} | r for r in ranges],
+                           "no_set_hours": False, "no_set_hours_quote": None})
+
+
+def stock(availability: str, quote: str | None, quantity: int | None = None, **more: Any) -> dict[str, Any]:
+    return answered(stock={"availability": availability, "quantity": quantity, "kinds": [], "quote": quote,
+                           "readback": False} | more)
+
+
+def aisle(location: str, quote: str | None, readback: bool = False, outcome: str | None = None) -> dict[str, Any]:
+    return answered(aisle={"location": location, "quote": quote, "readback": readback}, outcome_quote=outcome)
+
+
+def call(*lines: str) -> tuple[Turn, ...]:
+    """Turns alternating agent, business, agent...: the agent asks first."""
+    return tuple(Turn("agent" if i % 2 == 0 else "business", text) for i, text in enumerate(lines))
+
+
+def hhmm(hour: int, minute: int) -> str:
+    return f"{hour + 12:02d}:{minute:02d}"
+
+
+# -- a grammar of confirmations: subjects, verbs, details in any order -------------------------------------------
+
+OUTCOMES = ("you're all set", "that's booked", "it's confirmed", "we've got you down", "done, see you then",
+            "your table is reserved", "I've put you in the book")
+
+
+@st.composite
+def confirmations(draw: st.DrawFn) -> tuple[dict[str, Any], tuple[Turn, ...]]:
+    party = draw(st.integers(1, 12))
+    hour, minute = draw(st.integers(1, 11)), draw(st.sampled_from((0, 15, 30, 45)))
+    day = draw(st.sampled_from(DAYS))
+    in_words = draw(st.booleans())
+    # a number word said straight after a time in words would be one number ("one thirty one people"): no grammar
+    # of ours says it so
+    phrases = ("for {}", "a table for {}", "party of {}") + (() if in_words else ("{} people", "{} guests"))
+    party_phrase = draw(st.sampled_from(phrases))
+    party_said = party_phrase.format(WORDS[party - 1] if in_words else party)
+    if minute == 0:
+        clock = draw(st.sampled_from((f"at {hour} pm", f"at {hour}:00 pm", f"at {WORDS[hour - 1]} pm", f"{hour} o'clock pm")))
+    else:
+        clock = draw(st.sampled_from((f"at {hour}:{minute:02d} pm", f"at {hour}.{minute:02d} pm",
+                                      f"at {WORDS[hour - 1]} {dict(((15, 'fifteen'), (30, 'thirty'), (45, 'forty-five')))[minute]}")))
+    day_said = draw(st.sampled_from((f"on {day}", f"this {day}", day)))
+    details = draw(st.permutations((party_said, clock, day_said)))
+    outcome = draw(st.sampled_from(OUTCOMES))
+    first = draw(st.booleans())
+    sentence = f"{outcome}, {' '.join(details)}." if first else f"{' '.join(details)}, {outcome}."
+    turns = call("Hi, I'd like to book a table, please.", "Sure.", "Thank you.", sentence[0].upper() + sentence[1:])
+    args = booked(party, f"{day} at {hour}:{minute:02d} pm", outcome_quote=outcome, party_quote=party_said,
+                  time_quote=clock, date_quote=day_said)
+    return args, turns
+
+
+REFUSALS = ("we're fully booked", "sorry, we can't do that", "there are no tables left", "we're unable to take that",
+            "no, nothing at that time", "I couldn't book it")
+
+
+@given(confirmations())
+@settings(max_examples=150, deadline=None)
+def test_confirmations_of_the_grammar_are_accepted_with_their_per_fact_quotes(case: Any) -> None:
+    args, turns = case
+    assert isinstance(check_record(json.dumps(args), BOOK, turns), Accepted), (args, turns)
+
+
+@given(st.sampled_from(REFUSALS), st.sampled_from(("Sorry, ", "", "Oh, ")), st.sampled_from(("", " tonight", " on Friday")))
+def test_refusals_of_the_grammar_are_accepted_as_declines(no: str, before: str, after: str) -> None:
+    turns = call("Could I book a table for two?", f"{before}{no}{after}.")
+    assert isinstance(check_record(declined(no), BOOK, turns), Accepted)
+    assert isinstance(check_record(booked(2, "Friday at 7 pm", outcome_quote=no, party_readback=True,
+                                          time_readback=True), BOOK, turns), Refused)
+
+
+@given(confirmations(), st.integers(1, 5), st.sampled_from(("party", "time", "minute", "day")))
+@settings(max_examples=150, deadline=None)
+def test_changing_any_fact_of_an_accepted_record_refuses_it(case: Any, by: int, which: str) -> None:
+    args, turns = case
+    party, time = args["confirmed_party"], args["confirmed_time"]
+    day, _, clock = time.split(" ", 2)
+    hour, minute = (int(x) for x in clock.removesuffix(" pm").split(":"))
+    if which == "party":
+        args = args | {"confirmed_party": party + by}
+    elif which == "time":
+        args = args | {"confirmed_time": f"{day} at {(hour + by - 1) % 11 + 1}:{minute:02d} pm"}
+    elif which == "minute":
+        args = args | {"confirmed_time": f"{day} at {hour}:{(minute + 15 * (by % 3 + 1)) % 60:02d} pm"}
+    else:
+        args = args | {"confirmed_time": f"{DAYS[(DAYS.index(day) + by) % 7]} at {hour}:{minute:02d} pm"}
+    assert isinstance(check_record(args, BOOK, turns), Refused), (args, turns)
+
+
+NEUTRAL = ("Our parking is around the back.", "Ask for Sam when you get here.", "The patio has heaters.",
+           "We have a new dessert menu.", "Thanks for calling the Blue Heron.")
+
+
+@given(confirmations(), st.sampled_from(NEUTRAL), st.booleans(), st.booleans())
+@settings(max_examples=150, deadline=None)
+def test_a_sentence_stating_nothing_of_the_record_changes_no_verdict(case: Any, neutral: str, same_turn: bool,
+                                                                    wrong: bool) -> None:
+    args, turns = case
+    if wrong:
+        args = args | {"confirmed_party": args["confirmed_party"] + 1}
+    before = isinstance(check_record(args, BOOK, turns), Accepted)
+    more = (*turns[:-1], Turn("business", f"{turns[-1].text} {neutral}")) if same_turn else (
+        *turns, Turn("agent", "Great."), Turn("business", neutral))
+    assert isinstance(check_record(args, BOOK, more), Accepted) == before == (not wrong)
+
+
+@given(confirmations(), st.sampled_from(("outcome_quote", "party_quote", "time_quote", "date_quote")),
+       st.text(alphabet="abcdefghij ", min_size=3, max_size=30).filter(str.strip))
+@settings(max_examples=100, deadline=None)
+def test_a_quote_the_business_never_said_or_the_agents_words_are_refused(case: Any, field: str, noise: str) -> None:
+    args, turns = case
+    unsaid = check_record(args | {field: f"{args[field]} {noise} zq"}, BOOK, turns)
+    assert isinstance(unsaid, Refused) and unsaid.rule == 1
+    agent = (*turns[:-1], Turn("agent", turns[-1].text), Turn("business", "Mm-hm."))
+    theirs = check_record(args, BOOK, agent)
+    assert isinstance(theirs, Refused) and theirs.rule == 1 and "agent's words" in theirs.why
+
+
+@given(st.integers(6, 11), st.integers(1, 5), st.integers(0, 6), st.integers(1, 4), st.sampled_from(("field", "day", "close")))
+@settings(max_examples=100, deadline=None)
+def test_hours_changed_in_any_fact_are_refused(opens: int, closes: int, first: int, length: int, change: str) -> None:
+    run = DAYS[first:first + length + 1] if first + length < 7 else DAYS[first:]
+    days = f"{run[0]} through {run[-1]}" if len(run) > 1 else run[0]
+    said = f"{WORDS[opens - 1]} to {WORDS[closes - 1]}"
+    turns = call("What are your hours?", f"We're open {said}, {days}.")
+    r = {"days": [d.lower() for d in run], "opens": f"{opens:02d}:00", "closes": hhmm(closes, 0), "days_quote": days,
+         "times_quote": said}
+    assert isinstance(check_record(hours(r), HOURS, turns), Accepted)
+    other = DAYS[(DAYS.index(run[-1]) + 1) % 7].lower() if len(run) < 7 else None
+    if change == "day" and other:
+        r = r | {"days": [*r["days"], other]}
+    else:
+        r = r | {"closes": hhmm(closes % 11 + 1, 0)} if change == "close" else r | {"opens": f"{opens % 11 + 1:02d}:00"}
+    assert isinstance(check_record(hours(r), HOURS, turns), Refused)
+
+
+@given(st.integers(2, 40), st.integers(1, 9))
+def test_a_count_or_an_aisle_changed_is_refused(n: int, by: int) -> None:
+    turns = call("Do you have the cast iron skillet?", f"Yes, we have {n} cast iron skillets left.")
+    quote = f"we have {n} cast iron skillets left"
+    assert isinstance(check_record(stock("limited", quote, n), STOCK, turns), Accepted)
+    assert isinstance(check_record(stock("limited", quote, n + by), STOCK, turns), Refused)
+    turns = call("Which aisle is the garden hose in?", f"That's in aisle {n}.")
+    assert isinstance(check_record(aisle(f"aisle {n}", f"aisle {n}"), AISLE, turns), Accepted)
+    assert isinstance(check_record(aisle(f"aisle {n + by}", f"aisle {n}"), AISLE, turns), Refused)
+
+
+# -- rules, each by what it refuses --------------------------------------------------------------------------
+
+
+def test_rule_2_a_fact_read_back_stands_in_the_agents_question_just_before_the_outcome() -> None:
+    turns = call("Could I get a table for three at 8 tonight?", "Sure, no problem.")
+    args = booked(3, "tonight at 8 pm", outcome_quote="Sure, no problem.", party_readback=True, time_readback=True,
+                  date_readback=True)
+    assert isinstance(check_record(args, BOOK, turns), Accepted)
+    assert check_record(args | {"confirmed_party": 4}, BOOK, turns).rule == 2  # type: ignore[union-attr]
+    later = (*turns, Turn("agent", "And a high chair?"), Turn("business", "Yes."))
+    assert check_record(args | {"outcome_quote": "Yes."}, BOOK, later).rule == 2  # type: ignore[union-attr]
+
+
+def test_rule_3_a_question_or_a_request_to_confirm_is_no_outcome() -> None:
+    for said in ("Two at 7 on Friday, is that right?", "Two at 7 on Friday?", "Please confirm two at 7 on Friday."):
+        turns = call("A table for two at 7 on Friday?", said)
+        got = check_record(booked(2, "Friday at 7 pm", outcome_quote=said.removesuffix(", is that right?"),
+                                  party_readback=True, time_readback=True, date_readback=True), BOOK, turns)
+        assert isinstance(got, Refused) and got.rule == 3, said
+    turns = call("A table for two at 7 on Friday?", "Two at 7 on Friday?", "Yes.", "Done, see you then.")
+    args = booked(2, "Friday at 7 pm", outcome_quote="Done", party_quote="Two at 7 on Friday",
+                  time_quote="Two at 7 on Friday", date_quote="Two at 7 on Friday")
+    assert isinstance(check_record(args, BOOK, turns), Accepted)  # the business read it back, then booked it
+    assert check_record(answered(hours=None, outcome_quote="Two at 7 on Friday"), HOURS, turns).rule == 3  # type: ignore[union-attr]
+
+
+def test_rule_4_a_time_reads_as_a_clock_time_in_its_own_quote() -> None:
+    turns = call("A table for 2?", "Your reservation for Friday at 6.45 pm for 6 people has been made.")
+    args = booked(6, "Friday at 6:45 pm", outcome_quote="has been made", party_quote="for 6 people",
+                  time_quote="Friday at 6.45 pm", date_quote="Friday")
+    assert isinstance(check_record(args, BOOK, turns), Accepted)
+    # the number of the time is not a party, the party's is not a time
+    assert check_record(args | {"confirmed_party": 7, "party_quote": "at 6.45 pm for 6 people"}, BOOK, turns).rule == 5  # type: ignore[union-attr]
+    assert check_record(args | {"confirmed_time": "Friday at 6 pm", "time_quote": "for 6 people"}, BOOK, turns).rule == 4  # type: ignore[union-attr]
+    bare = call("A table for 3?", "Three at eight thirty, you're booked.")
+    assert isinstance(check_record(booked(3, "20:30", outcome_quote="you're booked", party_quote="Three at eight thirty",
+                                          time_quote="Three at eight thirty"), BOOK, bare), Accepted)
+
+
+def test_rule_4_a_bare_half_past_takes_its_hour_from_its_context_quote() -> None:
+    turns = call("When do you close on Saturday?", "On Saturday we close at six.", "At six?", "Well, half past.")
+    r = {"days": ["saturday"], "closes": "18:30", "days_quote": "On Saturday", "times_quote": "half past"}
+    assert isinstance(check_record(hours(r | {"context_quote": "we close at six"}), HOURS, turns), Accepted)
+    assert isinstance(check_record(hours(r), HOURS, turns), Refused)
+
+
+def test_rule_5_a_day_set_apart_is_not_among_the_days() -> None:
+    turns = call("What are your hours?", "We're open nine to five every day except Sunday.")
+    r = {"opens": "09:00", "closes": "17:00", "days_quote": "every day except Sunday", "times_quote": "nine to five"}
+    assert isinstance(check_record(hours(r | {"days": ["monday", "saturday"]}), HOURS, turns), Accepted)
+    for apart in c.SET_APART - {"other", "apart", "closed", "not"}:
+        said = call("Hours?", f"Nine to five, Monday to Saturday {apart} Wednesday.")
+        q = {"opens": "09:00", "closes": "17:00", "days_quote": "Monday to Saturday", "times_quote": "Nine to five"}
+        assert isinstance(check_record(hours(q | {"days": ["wednesday"]}), HOURS, said), Refused), apart
+
+
+def test_rule_5_a_place_stands_in_its_words() -> None:
+    turns = call("Where's the garden hose?", "The garden hoses are in plumbing.")
+    assert isinstance(check_record(aisle("plumbing department", "The garden hoses are in plumbing"), AISLE, turns), Accepted)
+    assert isinstance(check_record(aisle("lumber department", "The garden hoses are in plumbing"), AISLE, turns), Refused)
+
+
+def test_rule_6_stock_names_the_item_or_answers_the_question_that_does() -> None:
+    asked = "Do you have the 12 inch cast iron skillet?"
+    job = QuickAskJob(QuestionType.STOCK, "12 inch cast iron skillet")
+    assert isinstance(check_record(stock("limited", "probably three or four left"), job,
+                                   call(asked, "Yep, probably three or four left.")), Accepted)
+    got = check_record(stock("limited", "we have 3", 3), job, call(asked, "Hmm, the 10 inch, we have 3."))
+    assert isinstance(got, Refused) and got.rule == 6
+    got = check_record(stock("in_stock", "we have plenty"), job, call("Hi there.", "Hello, we have plenty."))
+    assert isinstance(got, Refused) and got.rule == 6
+
+
+def test_rule_7_closed_around_the_clock_and_no_set_hours_need_their_words() -> None:
+    for words, field in ((c.CLOSED, "closed"), (c.ALWAYS, "around_the_clock")):
+        for w in words:
+            turns = call("Hours on Sunday?", f"On Sunday we're {w}.")
+            r = {"days": ["sunday"], "days_quote": "On Sunday", "times_quote": f"we're {w}", field: True}
+            assert isinstance(check_record(hours(r), HOURS, turns), Accepted), w
+        turns = call("Hours on Sunday?", "On Sunday we're around.")
+        r = {"days": ["sunday"], "days_quote": "On Sunday", "times_quote": "we're around", field: True}
+        assert check_record(hours(r), HOURS, turns).rule == 7  # type: ignore[union-attr]
+    for w in c.NO_SET_HOURS:
+        args = answered(hours={"ranges": [], "no_set_hours": True, "no_set_hours_quote": f"it's {w}"})
+        assert isinstance(check_record(args, HOURS, call("Hours?", f"Oh, it's {w}.")), Accepted), w
+    args = answered(hours={"ranges": [], "no_set_hours": True, "no_set_hours_quote": "it's open"})
+    assert check_record(args, HOURS, call("Hours?", "Oh, it's open.")).rule == 7  # type: ignore[union-attr]
+
+
+def test_rules_8_and_9_a_yes_holds_no_no_and_a_no_holds_one() -> None:
+    asked = "Do you have the cast iron skillet?"
+    for no in [*c.NOT, "don't", *c.OUT]:
+        said = f"we have {no} cast iron skillets"
+        assert check_record(stock("in_stock", said), STOCK, call(asked, said)).rule == 8, no  # type: ignore[union-attr]
+        assert isinstance(check_record(stock("out_of_stock", said), STOCK, call(asked, said)), Accepted), no
+    assert check_record(stock("out_of_stock", "we have cast iron skillets"), STOCK,  # type: ignore[union-attr]
+                        call(asked, "we have cast iron skillets")).rule == 9
+    for past in c.PAST:
+        said = f"the skillets {past} be in aisle 4"
+        assert check_record(aisle("aisle 4", said), QuickAskJob(QuestionType.AISLE, "skillet"),  # type: ignore[union-attr]
+                            call("Where are skillets?", said)).rule == 8, past
+    for failure in c.FAILURE:
+        said = f"we're {failure} for that"
+        assert isinstance(check_record(declined(said), BOOK, call("Table for 2?", said)), Accepted), failure
+        assert check_record(booked(2, "7 pm", outcome_quote=said, party_readback=True, time_readback=True),  # type: ignore[union-attr]
+                            BOOK, call("Table for 2 at 7?", said)).rule == 8, failure
+    assert check_record(declined("see you then"), BOOK, call("Table for 2?", "see you then")).rule == 9  # type: ignore[union-attr]
+
+
+def test_rule_10_a_failure_after_the_booked_outcome_refuses_it_unless_the_time_is_said_again() -> None:
+    args = booked(2, "Friday at 7 pm", outcome_quote="you're booked", party_quote="2 at 7 on Friday",
+                  time_quote="2 at 7 on Friday", date_quote="2 at 7 on Friday")
+    ok = call("A table please.", "2 at 7 on Friday, you're booked.")
+    assert isinstance(check_record(args, BOOK, ok), Accepted)
+    for after in ("Oh sorry, that failed.", "Hmm, I couldn't book it after all.", "Sorry, there's no table at all."):
+        got = check_record(args, BOOK, (*ok, Turn("agent", "Thanks."), Turn("business", after)))
+        assert isinstance(got, Refused) and got.rule == 10, after
+    again = (*ok, Turn("agent", "Thanks."), Turn("business", "Sorry, the system failed. Ok, it is in, at 7 on Friday."))
+    assert isinstance(check_record(args, BOOK, again), Accepted)
+
+
+def test_rule_11_a_later_correction_refuses_the_earlier_value() -> None:
+    turns = call("Which aisle is the garden hose in?", "Aisle five, no sorry, six.")
+    assert check_record(aisle("aisle 5", "Aisle five"), AISLE, turns).rule == 11  # type: ignore[union-attr]
+    assert isinstance(check_record(aisle("aisle 6", "six"), AISLE, turns), Accepted)
+    for word in c.CORRECTIONS:
+        said = call("What time do you close?", f"We close at 9. {word.capitalize()}, 8.")
+        r = {"closes": "21:00", "times_quote": "We close at 9"}
+        assert check_record(hours(r), HOURS, said).rule == 11, word  # type: ignore[union-attr]
+    other_day = call("What time do you close?", "We close at 9 on weekdays. Sorry, on Sunday at 6.")
+    r = {"days": ["monday"], "closes": "21:00", "times_quote": "We close at 9", "days_quote": "on weekdays"}
+    assert isinstance(check_record(hours(r), HOURS, other_day), Accepted)
+
+
+def test_rule_12_voicemail_needs_a_recorded_greeting_or_the_carriers_detection() -> None:
+    args = answered(status="voicemail", answer_text=None)
+    assert isinstance(check_record(args, HOURS, call("Hi.", "Please leave a message after the tone.")), Accepted)
+    assert check_record(args, HOURS, call("Hi.", "Hello, Joe's.")).rule == 12  # type: ignore[union-attr]
+    assert isinstance(check_record(args, HOURS, call("Hi.", "Hello, Joe's."), machine="machine"), Accepted)
+
+
+def test_the_entry_point_takes_the_json_as_sent_and_refuses_what_the_schema_refuses() -> None:
+    got = check_record('{"status": "booked"}', BOOK, call("Hi.", "Hello."))
+    assert isinstance(got, Refused) and got.rule == 0 and got.text.startswith("rule 0: invalid arguments")
+    said = call("Hi.", "Please don't call this number again. We're full.")
+    got = check_record(declined("We're full") | {"opt_out_quote": "don't call this number again"}, BOOK, said)
+    assert isinstance(got, Accepted) and got.opt_out is not None and got.reason == "fully_booked"
+
+
+def test_word_lists_are_short() -> None:
+    lists = [c.FILLERS, c.CLOCK_CUES, c.DAY_GROUPS, c.RUNS, c.SET_APART, c.PLACE_WORDS, c.CLOSED, c.ALWAYS,
+             c.NO_SET_HOURS, c.NOT, c.OUT, c.FAILURE, c.BOOKING, c.ASKS, c.PAST, c.CORRECTIONS]
+    assert all(len(x) <= 15 for x in lists)
