@@ -226,10 +226,11 @@ class _Range(_Strict):
             out.append(Fact("date", self.date, self.days_quote, back))
         if self.closed or self.around_the_clock:
             return [*out, Fact("closed" if self.closed else "always", "", said, back)]
+        days = tuple(self.days)
         if self.opens and self.closes:  # two readings of one quote: "9 to 5" is no 9 to 9
-            out.append(Fact("range", f"{self.opens}-{self.closes}", said, back, self.context_quote))
+            out.append(Fact("range", f"{self.opens}-{self.closes}", said, back, self.context_quote, days=days))
         else:
-            out += [Fact("clock", t, said, back, self.context_quote) for t in (self.opens, self.closes) if t]
+            out += [Fact("clock", t, said, back, self.context_quote, days=days) for t in (self.opens, self.closes) if t]
         return out + [Fact("yes", "", q) for q in dict.fromkeys((said, self.days_quote)) if q]
 
 

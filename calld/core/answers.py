@@ -77,7 +77,7 @@ class Fact:
     itself (`yes`, `no`: something is, or is not). `readback`: the value stands in the agent's question that the
     record's outcome quote answers, not in `quote`. `context`: the quote a bare "half past" takes its hour from.
     `item`: the words (or the question they answer) must name the item asked about. `topic`: `stock` or `booking`,
-    where a yes or a no is read against that topic's word list too."""
+    where a yes or a no is read against that topic's word list too. `days`: the weekdays a time is for."""
 
     kind: str
     value: str
@@ -86,6 +86,7 @@ class Fact:
     context: str | None = None
     item: bool = False
     topic: str = ""
+    days: tuple[str, ...] = ()  # a time's days (an hours range's), so words about other days are not about it
 
 
 @frozen

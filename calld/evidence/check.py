@@ -496,7 +496,8 @@ def _corrected(fact: Fact, turns: Sequence[Turn], at: Found, booking: bool) -> s
             said = [c for c in clocks(words) if c.hour is not None]  # and a bare hour: "sorry, 8"
             said += [Clock(int(w), 0, None, frozenset()) for w in _counts(words) if int(w) <= 12 and CORRECTIONS & set(words)]
             other = [c for c in said if not any(_reads_as(c, *t) for t in mine)]
-            if other and not (days and not days & set(_date_words(fact.value) or WEEKDAYS)):
+            its_days = set(fact.days) | {w for w in _date_words(fact.value) if w in WEEKDAYS}
+            if other and not (days and its_days and not days & its_days):
                 return " ".join(words)
         elif fact.kind in ("count", "place"):
             mine = {w for w in _words(tokens(fact.value)) if w.isdigit()}
