@@ -79,7 +79,8 @@ FAILURE = ("unable", "couldn't", "could not", "can't", "cannot", "not able", "fa
            "not successful", "impossible", "unavailable", "full", "fully", "problem")
 BOOKING = ("table", "reservation", "booking", "book", "booked", "reserve", "reserved", "seat", "spot", "available",
            "availability", "slot", "opening", "space", "room")  # matched with or without a plural s
-ASKS = ("confirm", "verify", "double check")
+ASKS = ("please confirm", "can you confirm", "could you confirm", "just to confirm", "confirm the", "confirm your",
+        "confirm that you", "confirm me", "please verify", "verify the", "confirm booking", "confirm to")
 PAST = ("used to", "formerly", "previously", "anymore", "no longer", "last year")
 CORRECTIONS = frozenset({"actually", "sorry", "wait", "correction", "mean", "rather", "instead", "oops", "scratch",
                          "make", "change", "changed", "no"})
@@ -560,7 +561,8 @@ def _check(cited: Cited, request: QuickAskJob | BookJob, turns: Sequence[Turn], 
     if outcome is not None and outcome.quote:
         if at_outcome is None:
             return _unsaid(turns, outcome.quote)
-        asks = outcome.kind == "yes" and _has(at_outcome.words, ASKS)  # "please confirm" is no yes
+        # "please confirm..." (or a quote that starts by asking it) is no yes
+        asks = outcome.kind == "yes" and (_has(at_outcome.words, ASKS) or at_outcome.words[0] in ("confirm", "verify"))
         asked_back = at_outcome.in_question if outcome.kind == "yes" else at_outcome.question
         if asked_back or asks or situations.menu_prompt(at_outcome.sentence.text):
             return Refused(3, f"your outcome_quote {outcome.quote!r} is a question or a phone menu's prompt",
