@@ -166,3 +166,21 @@ def test_the_accepted_failures_recorded_as_booked_are_listed_on_request(tmp_path
     assert "cite: failures recorded as booked, accepted (1)" in out
     assert "record: booked, 3 at next Friday at 6:30 pm" in out
     assert "business: Is there something else I can do?" in out and "business: Sure, three guests" in out
+
+
+def test_the_check_backend_sends_the_per_fact_quotes_a_model_would():
+    got = ev.booking_records(DIALOGUE)
+    ((_, true),) = got.true
+    args = ev.record_arguments(true)
+    # each fact's clause in the turn that said it; the outcome's clause in the success turn
+    assert args["party_quote"] == args["date_quote"] == "Just to check: three guests at Blue Heron on next Friday at 6:30 pm"
+    assert args["time_quote"] == "Would 7:45 pm suit you instead"
+    assert args["outcome_quote"] == "Done"
+    check = ev.check_backend()
+    assert check is not None and check.booked(true).accepted
+    assert [check.booked(r).accepted for _, r in got.wrong] == [False, False, False]
+    (careless,) = got.failed_as_booked
+    assert not check.booked(careless).accepted
+    (declined,) = got.declined
+    assert ev.record_arguments(declined)["outcome_quote"] == "I couldn't get that table"
+    assert check.declined(declined).accepted
