@@ -375,3 +375,12 @@ def test_the_reducer_takes_or_refuses_a_per_fact_record_by_the_entry_point() -> 
     assert isinstance(out, SendToolOutput) and json.loads(out.output)["recorded"] is True
     assert run.call.task is not None and run.call.verdict is not None
     assert [q.text for q in run.call.verdict.quotes] == ["We're open nine to five, Monday to Saturday."]
+
+
+def test_an_answer_pointing_at_no_words_is_refused_and_a_read_back_stock_answers_a_question_naming_the_item() -> None:
+    turns = call("Do you have the cast iron skillet?", "Yes, we do.")
+    assert check_record(answered(), STOCK, turns).rule == 1  # type: ignore[union-attr]
+    assert isinstance(check_record(answered(outcome_quote="Yes, we do"), STOCK, turns), Accepted)
+    back = stock("in_stock", None, readback=True) | {"outcome_quote": "Yes, we do"}
+    assert isinstance(check_record(back, STOCK, turns), Accepted)
+    assert check_record(back, STOCK, call("Do you have the dutch oven?", "Yes, we do.")).rule == 6  # type: ignore[union-attr]

@@ -578,6 +578,9 @@ def _check(cited: Cited, request: QuickAskJob | BookJob, turns: Sequence[Turn], 
     outcome = cited.outcome
     at_outcome = locate(turns, outcome.quote) if outcome is not None else None
     needs_outcome = cited.status in ("declined", "booked") or any(f.readback for f in cited.facts)
+    if cited.status == "answered" and not cited.facts and (outcome is None or not outcome.quote):
+        return Refused(1, "the answer points at none of the business's words",
+                       "give the typed answer with a quote for each fact, or the outcome_quote")
     if needs_outcome and (outcome is None or not outcome.quote):
         return Refused(1, "the record has no outcome_quote", "give the business's words that say the outcome")
     if outcome is not None and outcome.quote:
@@ -603,6 +606,8 @@ def _check(cited: Cited, request: QuickAskJob | BookJob, turns: Sequence[Turn], 
                 return Refused(6, f"the question before your outcome_quote does not name {item!r}", _AGAIN)
             continue
         if fact.readback:
+            if fact.item and not _item_named(item, turns, None, asked):
+                return Refused(6, f"the question before your outcome_quote does not name {item!r}", _AGAIN)
             continue
         if not fact.quote:
             return Refused(1, f"the {fact.kind} fact {fact.value!r} has no quote and is not read back", _AGAIN)
