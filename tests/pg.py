@@ -60,6 +60,10 @@ class Cluster:
         self.user = self.owner or pwd.getpwuid(os.geteuid()).pw_name
         self.url = f"postgresql://{quote(self.user)}@/postgres?host={quote(str(self.sock), safe='')}"
 
+    @property
+    def _options(self) -> str:
+        return f"-c listen_addresses='' -k {self.sock} -c fsync=off -c synchronous_commit=off -c full_page_writes=off"
+
     def _run(self, *args: str) -> None:
         done = subprocess.run([*_as_owner(self.owner), *args], capture_output=True, text=True, timeout=120, check=False)
         if done.returncode:
@@ -69,14 +73,21 @@ class Cluster:
         self._run(str(self.bin / "initdb"), "-D", str(self.data), "--auth=trust", "-U", self.user, "-E", "UTF8",
                   "--no-locale", "--no-sync")
         # No TCP; fsync off: a test cluster is thrown away, so durability would only cost time.
-        options = f"-c listen_addresses='' -k {self.sock} -c fsync=off -c synchronous_commit=off -c full_page_writes=off"
-        self._run(str(self.bin / "pg_ctl"), "-D", str(self.data), "-o", options, "-l", str(self.root / "log"),
+        self._run(str(self.bin / "pg_ctl"), "-D", str(self.data), "-o", self._options, "-l", str(self.root / "log"),
                   "-w", "-t", "60", "start")
 
     def restart(self) -> None:
         # -l again: without it the server would inherit (and hold open) the pipe _run reads to its end.
         self._run(str(self.bin / "pg_ctl"), "-D", str(self.data), "-l", str(self.root / "log"), "-m", "fast", "-w",
                   "restart")
+
+    def halt(self) -> None:
+        """The server stops (an outage made by the test); its data stays for `resume`. A fast stop: an
+        immediate one would lose the last commits (this cluster commits asynchronously)."""
+        self._run(str(self.bin / "pg_ctl"), "-D", str(self.data), "-m", "fast", "-w", "stop")
+
+    def resume(self) -> None:
+        self._run(str(self.bin / "pg_ctl"), "-D", str(self.data), "-o", self._options, "-l", str(self.root / "log"), "-w", "-t", "60", "start")
 
     def stop(self) -> None:
         with contextlib.suppress(Exception):

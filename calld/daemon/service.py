@@ -50,16 +50,17 @@ from calld.daemon.progress import phases
 from calld.daemon.public import create_public_app
 from calld.domain.ids import UserId
 from calld.domain.requests import AskRequest, BookRequest
-from calld.ledger import Finished, Fresh, InFlight, LedgerError, LedgerUnavailable
+from calld.ledger import Finished, Fresh, InFlight, LedgerError, LedgerUnavailable, UnknownRequest
 from calld.ledger.awaitable import AsyncLedger
 from calld.ops.health import disk_space, open_ledger
-from calld.ops.private import private_dir
+from calld.ops.private import private_dir, write_atomic
 from calld.ops.redaction import daemon_pseudonyms
 from calld.ops.recovery import find_run_dir, recover_interrupted
 from calld.ops.statedir import LOCK_NAME, PathBefore, StateLock, check_port_free, claim_socket_path, is_loopback, prepare_state_dir
 from calld.numbers import ProvisionError, provision_did
 from calld.publish.publisher import Publisher
 from calld.policy.clock import Clock, wall_clock
+from calld.policy.optout import OptOut
 from calld.policy.gate import LONGEST_ON_THE_LINE, Decision, DialNow, Gate, Queue, Timing
 from calld.policy.refusal import Refusal, Refused
 from calld.policy.scheduler import Busy, Scheduler, queued_view
@@ -79,9 +80,10 @@ log = logging.getLogger("calld.daemon")
 
 INGRESS_CHECK_TTL_S = 60.0  # how long a good /health probe stands before the next dial checks again
 RECOVERY_BOUND_S = 60.0  # hanging up calls a crashed daemon left: bounded, so a dead Telnyx cannot wedge start
-UNFINISHED_RETRY_S = 10.0
+UNFINISHED_RETRY_S = 2.0  # results and opt-outs the ledger could not take: tried again this often
 LEDGER_ERRORS = (sqlite3.Error, LedgerUnavailable)  # a ledger that cannot write now: the daemon goes on
 ELSEWHERE_POLL_S = 1.0
+HELD_OPT_OUTS = "opt-outs-held.json"  # in the state directory: opt-outs the ledger has not taken yet
 MARK_DIALLED_TRIES = 6  # a repeat of a request another daemon holds reads the ledger this often for its result
 
 
@@ -218,6 +220,7 @@ class Daemon:
             self.pseudonyms = daemon_pseudonyms(self.settings, self._ledger.sync)
             self.publisher = Publisher(self.settings, self._ledger, self.pseudonyms)
             self.gate = Gate(self.settings, self._ledger.sync, self.clock)
+            self._load_held_opt_outs()
             self.scheduler = Scheduler(self._ledger, self.gate, self._dial_scheduled, accepting=lambda: self.accepting,
                                        instance=self.settings.instance_name)
             self.painter = Painter(cache_dir=state_dir / "cache")
@@ -327,16 +330,21 @@ class Daemon:
 
         Idle (nothing unfinished) it waits without a timer: a daemon with no work has no wakeups."""
         while True:
-            if not self._unfinished:
+            if not self._unfinished and not self.gate.held_opt_outs:
                 await self._unfinished_added.wait()
                 self._unfinished_added = trio.Event()
             await trio.sleep(UNFINISHED_RETRY_S)
+            for entry in list(self.gate.held_opt_outs.values()):
+                if not await self._store_opt_out(entry):
+                    break
             for request_id, result in list(self._unfinished.items()):
                 try:
                     await self._ledger.finish_request(request_id, result)
                 except LEDGER_ERRORS as exc:
                     log.error("request %s: the ledger still cannot store its result: %s", request_id, exc)
                     break
+                except UnknownRequest:  # its row is gone (a ledger restored from before the call): nothing to finish
+                    log.error("request %s: the ledger no longer has it; its result stays in its run directory only", request_id)
                 del self._unfinished[request_id]
                 log.warning("request %s: its result is stored now", request_id)
 
@@ -698,14 +706,71 @@ class Daemon:
         return bool(await self._ledger.remove_opt_out(number))
 
     async def _record_opt_out(self, handle: CallHandle) -> None:
-        """After the call: a business that asked not to be called goes on the list (who heard it, when, the quote)."""
+        """After the call: a business that asked not to be called goes on the list (who heard it, when, the quote).
+
+        Kept like a result: written on this daemon's disk first (and refused here from that moment), then
+        stored in the ledger, where every daemon reads it; a ledger that cannot take it now gets it from
+        `_retry_unfinished` as soon as it answers, and the file carries it across a restart meanwhile."""
         quote = handle.call.opt_out
         if quote is None:
             return
         plan = handle.plan
-        row = await self._ledger.add_opt_out(plan.to, said_at=self.clock(), quote=quote, user_id=plan.user_id, run_id=plan.run_id)
-        log.warning("%s %s asked not to be called again (%r): on the opt-out list since %s",
-                    handle.call.call_control_id or plan.run_id, plan.to, quote, row.said_at.isoformat())
+        entry = OptOut(plan.to, self.clock(), quote, plan.user_id, plan.run_id)
+        self.gate.held_opt_outs[plan.to] = entry
+        self._save_held_opt_outs()
+        log.warning("%s %s asked not to be called again (%r): refused by this daemon from now",
+                    handle.call.call_control_id or plan.run_id, plan.to, quote)
+        if not await self._store_opt_out(entry):
+            self._unfinished_added.set()
+
+    async def _store_opt_out(self, entry: OptOut) -> bool:
+        """One held opt-out into the ledger; True once it is there (and no longer held here)."""
+        try:
+            row = await self._ledger.add_opt_out(entry.number, said_at=entry.said_at, quote=entry.quote,
+                                                 user_id=entry.user_id, run_id=entry.run_id)
+        except LEDGER_ERRORS as exc:
+            log.error("%s: the ledger cannot take the opt-out of %s now (%s); this daemon refuses the number "
+                      "meanwhile and stores it as soon as the ledger answers", entry.run_id, entry.number, exc)
+            return False
+        if self.gate.held_opt_outs.get(entry.number) == entry:
+            del self.gate.held_opt_outs[entry.number]
+            self._save_held_opt_outs()
+        log.warning("%s is on the ledger's opt-out list since %s (heard on %s)", entry.number, row.said_at.isoformat(),
+                    entry.run_id)
+        return True
+
+    @property
+    def _held_opt_outs_path(self) -> Path:
+        return self.settings.calld_state_dir / HELD_OPT_OUTS
+
+    def _save_held_opt_outs(self) -> None:
+        """The opt-outs the ledger has not taken yet, on disk (or the file gone when there are none)."""
+        held = [{"number": e.number, "said_at": e.said_at.isoformat(), "quote": e.quote, "user_id": e.user_id,
+                 "run_id": e.run_id} for e in self.gate.held_opt_outs.values()]
+        try:
+            if held:
+                write_atomic(self._held_opt_outs_path, (json.dumps(held, indent=2) + "\n").encode())
+            else:
+                self._held_opt_outs_path.unlink(missing_ok=True)
+        except OSError as exc:  # the ledger is the record that matters; this file only bridges an outage
+            log.error("could not write %s: %s", self._held_opt_outs_path, exc)
+
+    def _load_held_opt_outs(self) -> None:
+        """At start: opt-outs heard before a restart that the ledger had not taken yet."""
+        try:
+            held = json.loads(self._held_opt_outs_path.read_text())
+        except FileNotFoundError:
+            return
+        except (OSError, ValueError) as exc:
+            log.error("%s cannot be read (%s); the opt-outs in it may not be in the ledger", self._held_opt_outs_path, exc)
+            return
+        for e in held:
+            self.gate.held_opt_outs[e["number"]] = OptOut(e["number"], datetime.fromisoformat(e["said_at"]), e["quote"],
+                                                          e["user_id"], e["run_id"])
+        if self.gate.held_opt_outs:
+            log.warning("%d opt-out(s) heard before the restart are not in the ledger yet: refused here, stored when it answers",
+                        len(self.gate.held_opt_outs))
+            self._unfinished_added.set()
 
     def _check_scenario(self, scenario: str | None) -> None:
         if not self.accepting:
@@ -817,10 +882,7 @@ class Daemon:
                     await self._ledger_sync()  # what the user is told is on disk first
                     handle = self.callbook.find(plan.run_id)
                     if handle is not None:
-                        try:
-                            await self._record_opt_out(handle)
-                        except LEDGER_ERRORS as exc:
-                            log.error("%s could not record its opt-out in the ledger: %s", plan.run_id, exc)
+                        await self._record_opt_out(handle)
                         self.callbook.remove(handle)
                     del self._flights[flight.request_id]
                     flight.finish(outcome or {"error": "the call ended without a result"})

@@ -62,6 +62,9 @@ class Gate:
         self.ledger = ledger
         self.clock = clock
         self.window = CallWindow.parse(settings.calld_call_window)
+        # Opt-outs this daemon heard but the ledger has not taken yet (it was unreachable): refused
+        # here until they land, when every daemon reads them from the ledger. Shared by every `on()`.
+        self.held_opt_outs: dict[str, OptOut] = {}
 
     def on(self, ledger: Ledger, now: datetime) -> Gate:
         """The same rules reading through another handle on the ledger (a worker thread's where the
@@ -81,7 +84,7 @@ class Gate:
     def opt_out(self, to: str) -> Refusal | None:
         row = self.ledger.opt_out(to)
         entry = None if row is None else OptOut(row.number, row.said_at, row.quote, row.user_id, row.run_id)
-        return check_opt_out(to, entry)
+        return check_opt_out(to, entry or self.held_opt_outs.get(to))
 
     def booking_time(self, to: str, text: str, now: datetime) -> Refusal | None:
         """A booking's --time: it parses, in the restaurant's zone, lies ahead and within the horizon."""

