@@ -154,3 +154,75 @@ async def test_an_opt_out_heard_while_the_ledger_is_down_is_refused_at_once_and_
     assert len(dials) == 1  # the number was dialled once, by the call that heard the opt-out
     for d in (one, two):
         await d.shutdown(drain_s=0)
+
+
+def ledger_rows(url: str, sql: str, args: tuple = ()) -> list[dict[str, Any]]:
+    import psycopg
+    from psycopg.rows import dict_row
+
+    with psycopg.connect(url, row_factory=dict_row) as conn:
+        return list(conn.execute(sql, args))
+
+
+async def test_after_an_outage_longer_than_a_lease_no_daemon_takes_a_live_daemons_calls(
+        tmp_path, nursery, cluster, ledger_url, patient_clock):
+    """Both daemons are cut off for longer than a lease (30 s on the trio clock, 20 s on the wall); daemon 2's
+    lease row is then held by a lock, so daemon 1 reconnects first and finds daemon 2's lease run out.
+    It must not take daemon 2's call: daemon 2 renews once the lock goes, and keeps its call."""
+    import psycopg
+
+    from calld.domain.ids import RunId
+
+    one = await start(nursery, tmp_path, ledger_url, 1)
+    two = await start(nursery, tmp_path, ledger_url, 2)
+    lease_s = one.settings.calld_lease_s
+    # Daemon 2's call on the line, as its own placing left it in the ledger.
+    seed = Ledger(ledger_url)
+    try:
+        seed.claim_request("theirs-1", user_id="alice", kind="ask", params={"to": NY}, run_id=RunId("run_" + "7" * 20),
+                           instance="2")
+        seed.mark_dialled("theirs-1", "v3:theirs-1")
+    finally:
+        seed.close()
+    await trio.sleep(lease_s)  # both have held their leases a while: daemon 1 may judge others now
+
+    outage_began = time.monotonic()
+    await trio.to_thread.run_sync(cluster.halt)
+    await trio.sleep(lease_s * 1.5)  # every lease in the ledger has run out on the clock meanwhile
+    patient_clock.autojump_threshold = math.inf  # the trio clock stands still from here to the lock
+    await wall_sleep(max(0.0, 20 - (time.monotonic() - outage_began)))  # and the outage lasts 20 s on the wall
+    await no_ledger_round_trip(one, two)
+    await trio.to_thread.run_sync(cluster.resume)
+    back = time.monotonic()
+    blocker = await trio.to_thread.run_sync(lambda: psycopg.connect(ledger_url))
+    await trio.to_thread.run_sync(blocker.execute, "SELECT * FROM daemons WHERE instance = '2' FOR UPDATE")
+    patient_clock.autojump_threshold = 0.01
+    try:
+        while not ledger_rows(ledger_url, "SELECT 1 FROM daemons WHERE instance = '1' AND lease_until > %s",
+                              (one.clock().timestamp(),)):
+            await trio.sleep(0.1)
+        reconnected_s = time.monotonic() - back
+        assert reconnected_s < 5, f"daemon 1 renewed its lease {reconnected_s:.1f} s after the server was back"
+        await trio.sleep(lease_s / 2)  # daemon 1 serves on, daemon 2 cannot renew: its lease has run out
+        [row] = ledger_rows(ledger_url, "SELECT status, instance, result FROM requests WHERE request_id = 'theirs-1'")
+        assert row == {"status": "in_flight", "instance": "2", "result": None}
+    finally:
+        await trio.to_thread.run_sync(blocker.rollback)
+        await trio.to_thread.run_sync(blocker.close)
+    await trio.sleep(lease_s * 3)  # daemon 2 has renewed: its call stays its own
+    [row] = ledger_rows(ledger_url, "SELECT status, instance, result FROM requests WHERE request_id = 'theirs-1'")
+    assert row == {"status": "in_flight", "instance": "2", "result": None}
+    leases = ledger_rows(ledger_url, "SELECT instance, lease_until FROM daemons ORDER BY instance")
+    assert [r["instance"] for r in leases] == ["1", "2"]
+    assert all(r["lease_until"] > one.clock().timestamp() for r in leases)
+    # A daemon that really is gone is still settled, once its lease has run out with the ledger up.
+    two_dir = two.settings.calld_state_dir
+    await two.shutdown(drain_s=0)
+    assert two_dir.exists()
+    for _ in range(200):
+        [row] = ledger_rows(ledger_url, "SELECT status, instance FROM requests WHERE request_id = 'theirs-1'")
+        if row["status"] == "done":
+            break
+        await trio.sleep(1)
+    assert row == {"status": "done", "instance": "1"}
+    await one.shutdown(drain_s=0)

@@ -83,6 +83,7 @@ RECOVERY_BOUND_S = 60.0  # hanging up calls a crashed daemon left: bounded, so a
 UNFINISHED_RETRY_S = 2.0  # results and opt-outs the ledger could not take: tried again this often
 LEDGER_ERRORS = (sqlite3.Error, LedgerUnavailable)  # a ledger that cannot write now: the daemon goes on
 ELSEWHERE_POLL_S = 1.0
+LEASE_RETRY_S = 1.0  # a lease renewal that failed is tried again this soon
 HELD_OPT_OUTS = "opt-outs-held.json"  # in the state directory: opt-outs the ledger has not taken yet
 MARK_DIALLED_TRIES = 6  # a repeat of a request another daemon holds reads the ledger this often for its result
 
@@ -156,6 +157,9 @@ class Daemon:
         self._socket_inode: int | None = None
         self._unfinished: dict[str, dict[str, Any]] = {}
         self._unfinished_added = trio.Event()
+        # This daemon's own lease (a shared ledger): when it was last renewed, and since when without a gap.
+        self._lease_renewed_at = -math.inf
+        self._lease_held_since = math.inf
         self._stub_signer = StubSigner()  # stub mode: the webhooks the stub world sends are signed too
         self._calls_nursery: trio.Nursery | None = None
         self._stop_servers = trio.Event()
@@ -254,7 +258,7 @@ class Daemon:
             async with http_cm as http, self._open_probe_client() as probe, trio.open_nursery() as root:
                 self._telnyx = TelnyxHttp(http, connection_id=self._connection_id)
                 self._probe = probe
-                await self._finish_stale_requests()
+                await self._finish_stale_requests(own_only=self._ledger.sync.engine == "postgresql")
                 binds = await root.start(partial(serve, public, _hypercorn_config(self.settings.calld_bind), shutdown_trigger=self._stop_servers.wait))
                 self.public_url = binds[0]
                 self.media_bound = await root.start(partial(serve_media, self.callbook, self.settings.media_bind, self._stop_servers,
@@ -518,7 +522,7 @@ class Daemon:
             disk=self._disk,
         )
 
-    async def _finish_stale_requests(self, *, others_only: bool = False) -> None:
+    async def _finish_stale_requests(self, *, others_only: bool = False, own_only: bool = False) -> None:
         """Requests a daemon left unfinished: their calls died with it. This daemon's own, when it starts
         (its lease renewed first, so no other daemon takes them meanwhile), and any daemon's whose lease
         ran out. Hang each up at Telnyx (live), repair its artifacts, finish its result (calld.ops.recovery)."""
@@ -527,12 +531,26 @@ class Daemon:
         with trio.move_on_after(RECOVERY_BOUND_S):
             await recover_interrupted(self._ledger, self.settings.artifacts_dir, hangup,  # type: ignore[arg-type]
                                       instance=self.settings.instance_name, now=self.clock().timestamp(),
-                                      others_only=others_only)
+                                      others_only=others_only, own_only=own_only)
 
     async def _renew_lease(self, *, starting: bool = False) -> None:
         now = self.clock().timestamp()
-        row = await self._ledger.renew_lease(self.settings.instance_name, now + self.settings.calld_lease_s,
-                                             holder=self._lease_holder, now=now)
+        try:
+            row = await self._ledger.renew_lease(self.settings.instance_name, now + self.settings.calld_lease_s,
+                                                 holder=self._lease_holder, now=now)
+        except LEDGER_ERRORS:
+            self._lease_held_since = math.inf  # cut off: whatever this daemon saw of others' leases is stale
+            raise
+        renewed, lease_s = trio.current_time(), self.settings.calld_lease_s
+        if renewed - self._lease_renewed_at > lease_s / 2:
+            # A gap in this daemon's own renewals (an outage, a stall): the others' renewals stopped with
+            # it, so their leases ran out on a clock nobody could renew against. Judged again only once
+            # this lease has held a whole lease period since, in which every live daemon renews its own.
+            self._lease_held_since = renewed
+            if self._lease_renewed_at > -math.inf:
+                log.warning("the ledger answers again after %.1f s; no other daemon's calls are judged for %.0f s, "
+                            "while every live daemon renews its lease", renewed - self._lease_renewed_at, lease_s)
+        self._lease_renewed_at = renewed
         if row.holder == self._lease_holder:
             return
         held = (f"CALLD_INSTANCE={self.settings.calld_instance} is held by the daemon at {row.holder}, whose lease runs "
@@ -550,17 +568,30 @@ class Daemon:
             return ""
         return f"{socket.gethostname()}:{self.settings.calld_state_dir.resolve()}"
 
+    @property
+    def _may_judge_others(self) -> bool:
+        """Another daemon's lease may be judged (and its calls taken) only once this daemon's own lease
+        has been renewed without a gap for a whole lease period: a live daemon renews within that time
+        after any outage, so a lease still run out then is a daemon gone, not a clock that stopped."""
+        return trio.current_time() - self._lease_held_since >= self.settings.calld_lease_s
+
     async def _keep_lease(self) -> None:
         """While serving: renew this daemon's lease, and settle the calls of any daemon whose lease ran out
-        (killed, and not restarted), once, whichever live daemon takes them first."""
+        (killed, and not restarted), once, whichever live daemon takes them first. A renewal that failed is
+        tried again within a second (LEASE_RETRY_S), so a daemon proves it is alive as soon as the ledger
+        is back, well before any other may judge it."""
         every = self.settings.calld_lease_s / 3  # so a slow round trip or two never lets a live daemon's lease lapse
+        wait = every
         while True:
-            await trio.sleep(every)
+            await trio.sleep(wait)
             try:
                 await self._renew_lease()
-                await self._finish_stale_requests(others_only=True)
+                wait = every
+                if self._may_judge_others:
+                    await self._finish_stale_requests(others_only=True)
             except LEDGER_ERRORS as exc:
-                log.error("the ledger cannot renew this daemon's lease now (%s); trying again in %.0f s", exc, every)
+                wait = min(every, LEASE_RETRY_S)
+                log.error("the ledger cannot renew this daemon's lease now (%s); trying again in %.0f s", exc, wait)
 
     async def provision(self, user: UserId) -> dict[str, Any]:
         """The user's number: the active one, a resumed order, or (only then) a new order."""

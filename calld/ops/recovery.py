@@ -38,7 +38,8 @@ def hangup_command_id(run_id: str) -> str:
 
 
 async def recover_interrupted(ledger: Ledger | AsyncLedger, artifacts_dir: Path, hangup: Hangup | None, *,
-                              instance: str = "", now: float | None = None, others_only: bool = False) -> list[dict[str, Any]]:
+                              instance: str = "", now: float | None = None, others_only: bool = False,
+                              own_only: bool = False) -> list[dict[str, Any]]:
     """Finish every unfinished request this daemon must settle; returns what was done for each (for the
     log and tests). `hangup` is None where no carrier call can outlive the daemon (stub mode).
 
@@ -53,6 +54,8 @@ async def recover_interrupted(ledger: Ledger | AsyncLedger, artifacts_dir: Path,
         rows = await ledger.orphans(instance, now)
     if others_only:  # while serving: this daemon's own unfinished requests are its calls on the line
         rows = [r for r in rows if r.instance != instance]
+    if own_only:  # starting: another daemon's lease is judged only once this one's has held (Daemon._may_judge_others)
+        rows = [r for r in rows if r.instance == instance]
     done = []
     for row in rows:
         if now is not None and not await ledger.take_over(row.request_id, from_instance=row.instance,
