@@ -226,3 +226,91 @@ async def test_after_an_outage_longer_than_a_lease_no_daemon_takes_a_live_daemon
         await trio.sleep(1)
     assert row == {"status": "done", "instance": "1"}
     await one.shutdown(drain_s=0)
+
+
+STALL_CALL_ID = """
+CREATE FUNCTION calld_test_stall() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN PERFORM pg_sleep(600); RETURN NEW; END $$;
+CREATE TRIGGER stall_call_id BEFORE UPDATE ON requests FOR EACH ROW
+  WHEN (OLD.call_control_id IS NULL AND NEW.call_control_id IS NOT NULL) EXECUTE FUNCTION calld_test_stall();
+"""
+
+
+async def test_a_crash_while_the_ledger_stalls_on_the_calls_id_still_hangs_the_call_up_on_restart(tmp_path, nursery, pg_url):
+    """The carrier accepts the dial; the ledger's write of the call's id stalls (a trigger sleeps in it); the
+    daemon is killed (SIGKILL) meanwhile. Started again, it finds the call's id in the run directory, hangs
+    the carrier's call up once, and stores the id with the result. Wall clock: a subprocess."""
+    import signal
+    import subprocess
+
+    import psycopg
+
+    from calld.settings import load_settings
+    from calld.sim.server import Simulator
+    from calld.stub.scenario import SCENARIOS
+    from tests.daemons import free_port
+    from tests.test_faults_process import clean_env, serve_cmd, wait_for
+
+    sim = Simulator(SCENARIOS["hours"])
+    addrs = await nursery.start(sim.serve)
+    port, media_port = free_port(), free_port()
+    base = f"http://127.0.0.1:{port}"
+    env = {
+        "CALLD_MODE": "live", "CALLD_LIVE_OPT_IN": "1", "TELNYX_API_KEY": "KEY-sim", "TELNYX_CONNECTION_ID": "sim-connection",
+        "TELNYX_PUBLIC_KEY": addrs.public_key, "TELNYX_API_BASE": addrs.telnyx_api_base, "OPENAI_API_KEY": "KEY-sim",
+        "OPENAI_LIVE_URL": addrs.live_url, "PUBLIC_BASE_URL": base, "PUBLIC_WEBHOOK_URL": f"{base}/telnyx/webhook",
+        "CALLD_MEDIA_BIND": f"127.0.0.1:{media_port}", "PUBLIC_MEDIA_URL": f"ws://127.0.0.1:{media_port}/telnyx/media",
+        "CALLD_LEDGER_URL": pg_url,
+    }
+    with psycopg.connect(pg_url, autocommit=True) as conn:
+        conn.execute(STALL_CALL_ID)
+    proc = subprocess.Popen(serve_cmd(tmp_path, "--bind", f"127.0.0.1:{port}"), cwd=tmp_path, env=clean_env(**env),
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        await wait_for((tmp_path / "ctl.sock").exists, "the control socket", 60)
+        async with ControlClient(tmp_path / "ctl.sock") as client:
+            await client.provision("alice")
+
+            gave_up = trio.Event()
+
+            async def the_call() -> None:
+                await run_ask(client, {**ASK, "to": "+15555550142", "request_id": "stalled-1"}, out=io.StringIO(),
+                              err=io.StringIO())
+                gave_up.set()
+
+            nursery.start_soon(the_call)
+
+            def stalled() -> bool:
+                return bool(ledger_rows(pg_url, "SELECT 1 FROM pg_stat_activity WHERE wait_event = 'PgSleep'"))
+
+            await wait_for(stalled, "the ledger's write of the call's id to stall", 60)
+            proc.send_signal(signal.SIGKILL)
+            proc.wait(timeout=10)
+            await wait_for(gave_up.is_set, "calld-ctl to give up")
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    (ccid, world), = sim.worlds.items()
+    assert world.hangup_requests == []  # the carrier's call outlived its daemon
+    with psycopg.connect(pg_url, autocommit=True) as conn:  # the stalled write ends with its client
+        conn.execute("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE wait_event = 'PgSleep'")
+        conn.execute("DROP TRIGGER stall_call_id ON requests")
+    [row] = ledger_rows(pg_url, "SELECT status, call_control_id FROM requests WHERE request_id = 'stalled-1'")
+    assert row == {"status": "placing", "call_control_id": None}  # the ledger never took the call's id
+
+    again = load_settings(**{k.lower(): v for k, v in env.items()}, calld_state_dir=tmp_path / "state",
+                          calld_socket=tmp_path / "ctl.sock", calld_bind=f"127.0.0.1:{port}", _env_file=None)
+    back: Daemon = await nursery.start(Daemon(again).serve)
+    try:
+        await wait_for(lambda: world.hangup_requests == [ccid], "the restarted daemon to hang the call up", 60)
+    finally:
+        await back.shutdown(drain_s=0)
+    [row] = ledger_rows(pg_url, "SELECT status, call_control_id, result FROM requests WHERE request_id = 'stalled-1'")
+    result = json.loads(row["result"])
+    assert row["status"] == "done" and row["call_control_id"] == ccid
+    assert result["reason"] == "daemon_restart" and result["call_control_id"] == ccid
+    assert "it was hung up on restart" in result["detail"]
+    [recovery] = (tmp_path / "state").glob("**/recovery.json")
+    report = json.loads(recovery.read_text())
+    assert report["call_control_id"] == ccid and "the ledger never took it" in report["call_control_id_from"]
+    assert world.hangup_requests == [ccid]  # once

@@ -84,8 +84,10 @@ UNFINISHED_RETRY_S = 2.0  # results and opt-outs the ledger could not take: trie
 LEDGER_ERRORS = (sqlite3.Error, LedgerUnavailable)  # a ledger that cannot write now: the daemon goes on
 ELSEWHERE_POLL_S = 1.0
 LEASE_RETRY_S = 1.0  # a lease renewal that failed is tried again this soon
+# A gap this long (as a share of the lease) between this daemon's own renewals means it was cut off: another
+# daemon's lease can run out only in an outage of two thirds of a lease or more (it renews every third).
+LEASE_GAP = 0.6
 HELD_OPT_OUTS = "opt-outs-held.json"  # in the state directory: opt-outs the ledger has not taken yet
-MARK_DIALLED_TRIES = 6  # a repeat of a request another daemon holds reads the ledger this often for its result
 
 
 def _hypercorn_config(bind: str) -> Config:
@@ -542,7 +544,7 @@ class Daemon:
             self._lease_held_since = math.inf  # cut off: whatever this daemon saw of others' leases is stale
             raise
         renewed, lease_s = trio.current_time(), self.settings.calld_lease_s
-        if renewed - self._lease_renewed_at > lease_s / 2:
+        if renewed - self._lease_renewed_at > lease_s * LEASE_GAP:
             # A gap in this daemon's own renewals (an outage, a stall): the others' renewals stopped with
             # it, so their leases ran out on a clock nobody could renew against. Judged again only once
             # this lease has held a whole lease period since, in which every live daemon renews its own.
@@ -981,16 +983,24 @@ class Daemon:
         self._tell_tails(item)
 
     async def _mark_dialled(self, request_id: str, call_control_id: str) -> None:
-        """The request's row gets its call's id (a listener cannot wait on the ledger, so a task does)."""
-        for _attempt in range(MARK_DIALLED_TRIES):
+        """The request's row gets its call's id (a listener cannot wait on the ledger, so a task does). Tried
+        until the ledger takes it: the row keeps the id for recovery and for every other daemon (the call's
+        run directory has it meanwhile, and its result carries it into the row if the call ends first)."""
+        told = False
+        while True:
             try:
                 await self._ledger.mark_dialled(request_id, call_control_id)
+                if told:
+                    log.warning("request %s: the ledger has its call id %s now", request_id, call_control_id)
                 return
-            except LedgerError as exc:  # the call already ended and its result is stored: nothing left to attach
+            except (LedgerError, UnknownRequest) as exc:  # the call already ended and its result is stored
                 log.info("request %s: %s", request_id, exc)
                 return
-            except LedgerUnavailable as exc:  # the row keeps the call's id for recovery: worth a few more tries
-                log.error("request %s: the ledger cannot take its call id %s now (%s)", request_id, call_control_id, exc)
+            except LEDGER_ERRORS as exc:
+                if not told:
+                    log.error("request %s: the ledger cannot take its call id %s now (%s); trying every %.0f s",
+                              request_id, call_control_id, exc, UNFINISHED_RETRY_S)
+                    told = True
                 await trio.sleep(UNFINISHED_RETRY_S)
 
     def _tell_tails(self, item: dict[str, Any]) -> None:

@@ -405,14 +405,17 @@ class Ledger:
 
     @_write
     def finish_request(self, tx: Tx, request_id: str, result: dict[str, Any]) -> RequestRow:
-        """Store the result, once. A second finish keeps the first result and returns the row."""
+        """Store the result, once. A second finish keeps the first result and returns the row. The call's
+        id comes with it where the row has none yet (mark_dialled could not write it while the call was on)."""
         text = canonical_json(result)
         row = _must_request(tx, request_id, lock=True)
         if row.status == "done":
             return row
+        ccid = result.get("call_control_id")
         tx.execute(
-            "UPDATE requests SET status = 'done', result = ?, updated_at = ? WHERE request_id = ?",
-            (text, _now(), request_id),
+            "UPDATE requests SET status = 'done', result = ?, call_control_id = COALESCE(call_control_id, ?),"
+            " updated_at = ? WHERE request_id = ?",
+            (text, ccid if isinstance(ccid, str) and ccid else None, _now(), request_id),
         )
         return _must_request(tx, request_id)
 

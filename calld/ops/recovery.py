@@ -71,8 +71,14 @@ async def recover_interrupted(ledger: Ledger | AsyncLedger, artifacts_dir: Path,
 
 
 async def _recover(ledger: AsyncLedger, artifacts_dir: Path, row: RequestRow, hangup: Hangup | None) -> dict[str, Any]:
-    ccid = row.call_control_id
+    run_dir = find_run_dir(artifacts_dir, row.run_id, row.call_control_id)
+    # The ledger takes the call's id after the carrier gave it; a crash while that write stalled leaves
+    # the row without it, but the run directory has it (run.json and dial.json, written at the dial).
+    ccid = row.call_control_id or (dialled_call(run_dir) if run_dir is not None else None)
     report: dict[str, Any] = {"request_id": row.request_id, "run_id": row.run_id, "call_control_id": ccid}
+    if ccid is not None and row.call_control_id is None:
+        report["call_control_id_from"] = f"{run_dir.name if run_dir else '?'}: the ledger never took it"
+    hung_up = False
     if ccid is None:
         report["hangup"] = "no call control id: the dial never returned one"
     elif hangup is None:
@@ -80,13 +86,13 @@ async def _recover(ledger: AsyncLedger, artifacts_dir: Path, row: RequestRow, ha
     else:
         try:
             report["hangup"] = await hangup(ccid, hangup_command_id(row.run_id))
+            hung_up = True
         except Exception as exc:  # noqa: BLE001 - the row is finished whatever Telnyx says
             report["hangup"] = f"error: {exc}"
             log.error("%s could not be hung up after the restart: %s", ccid, exc)
-    run_dir = find_run_dir(artifacts_dir, row.run_id, ccid)
     report["artifacts"] = run_dir.name if run_dir else None
     report["wav_repaired"] = [p.name for p in sorted(run_dir.glob("audio/*.wav")) if repair_wav(p)] if run_dir else []
-    result = _result(row, run_dir)
+    result = _result(row, run_dir, ccid, _what_became_of_it(ccid, hangup is None, hung_up, report["hangup"]))
     report["status"] = result["status"]
     if run_dir is not None:
         try:
@@ -101,23 +107,52 @@ async def _recover(ledger: AsyncLedger, artifacts_dir: Path, row: RequestRow, ha
     return report
 
 
+def _what_became_of_it(ccid: str | None, stub: bool, hung_up: bool, said: str) -> str:
+    if ccid is None:
+        return "calld stopped before the carrier named this call; there was no call to hang up"
+    if stub:
+        return "calld stopped while this call was in flight; a stub call ends with its daemon"
+    if hung_up:
+        return "calld stopped while this call was in flight; it was hung up on restart"
+    return f"calld stopped while this call was in flight; hanging it up on restart failed ({said})"
+
+
+def dialled_call(run_dir: Path) -> str | None:
+    """The call control id the carrier gave this run's dial, as the run directory has it (run.json,
+    rewritten at the dial, or dial.json); None when the dial never returned one."""
+    for name in (RUN_MARKER, "dial.json"):
+        try:
+            ccid = json.loads((run_dir / name).read_text()).get("call_control_id")
+        except (OSError, ValueError, AttributeError):
+            continue
+        if isinstance(ccid, str) and ccid:
+            return ccid
+    return None
+
+
 def find_run_dir(artifacts_dir: Path, run_id: str, ccid: str | None) -> Path | None:
     names = [f".pending-{run_id}"]
     if ccid:
         names.append(artifact_slug(ccid))
         names += sorted(p.name for p in artifacts_dir.glob(f"{artifact_slug(ccid)}.*"))
     for name in names:
-        marker = artifacts_dir / name / RUN_MARKER
-        try:
-            if json.loads(marker.read_text()).get("run_id") == run_id:
+        if _is_run(artifacts_dir / name, run_id):
+            return artifacts_dir / name
+    if ccid is None:  # dialled, and the ledger never took the call's id: the directory bears it, so look at every one
+        for marker in sorted(artifacts_dir.glob(f"*/{RUN_MARKER}")):
+            if _is_run(marker.parent, run_id):
                 return marker.parent
-        except (OSError, ValueError):
-            continue
     return None
 
 
-def _result(row: RequestRow, run_dir: Path | None) -> dict[str, Any]:
-    ccid = row.call_control_id
+def _is_run(run_dir: Path, run_id: str) -> bool:
+    try:
+        return json.loads((run_dir / RUN_MARKER).read_text()).get("run_id") == run_id
+    except (OSError, ValueError, AttributeError):
+        return False
+
+
+def _result(row: RequestRow, run_dir: Path | None, ccid: str | None, detail: str) -> dict[str, Any]:
     refs: dict[str, str | None] = {"transcript_ref": None, "audio_ref": None}
     if run_dir is not None:
         if _write_transcript(run_dir):
@@ -129,10 +164,7 @@ def _result(row: RequestRow, run_dir: Path | None) -> dict[str, Any]:
         accepted = _accepted(task)
         if accepted is not None:
             return accepted
-    failed = results.Failed(
-        run_id=row.run_id, call_control_id=ccid, reason="daemon_restart",
-        detail="calld stopped while this call was in flight; it was hung up on restart", **refs,
-    )
+    failed = results.Failed(run_id=row.run_id, call_control_id=ccid, reason="daemon_restart", detail=detail, **refs)
     return failed.model_dump(mode="json")
 
 

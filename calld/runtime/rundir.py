@@ -108,6 +108,7 @@ class RunDir:
         # Longest first: a secret that holds a shorter one is redacted whole, not around it.
         self._secrets = sorted({s for s in secrets if len(s) >= SECRET_MIN_CHARS}, key=len, reverse=True)
         self.redacted: list[str] = []  # the files a secret was found (and redacted) in
+        self._run_id = run_id
         write_atomic(self.path / RUN_MARKER, json.dumps({"run_id": run_id}).encode())
         self._journal = open_private(self.path / "events.jsonl", "a", encoding="utf-8")
         self._audio_rows: list[str] = []  # journal rows of audio not yet written (see journal_audio)
@@ -130,8 +131,15 @@ class RunDir:
     def ref(self, name: str) -> str:
         return f"{self.prefix}/{name}"
 
-    def adopt(self, ident: str) -> None:
-        """Move to the directory named after the call (or the run, if the call never was)."""
+    def adopt(self, ident: str, *, call_control_id: str | None = None) -> None:
+        """Move to the directory named after the call (or the run, if the call never was). A dialled call's
+        id goes into run.json first: a crash before the ledger has it still leaves it to recovery."""
+        if call_control_id is not None:
+            try:
+                write_atomic(self.path / RUN_MARKER,
+                             json.dumps({"run_id": self._run_id, "call_control_id": call_control_id}).encode())
+            except OSError as exc:
+                self.failed(RUN_MARKER, exc)
         target = self.root / artifact_slug(ident)
         n = 1
         while target.exists():  # a reused id must never overwrite an earlier run's proof
