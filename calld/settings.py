@@ -190,6 +190,10 @@ class Settings(BaseSettings):
     hangup_confirm_s: float = Field(5.0, gt=0, le=60)
     stall_s: float = Field(20.0, gt=0, le=300)
     max_call_s: float = Field(300.0, gt=0, le=3600)
+    # The carrier accepted the dial: call.answered, the call's end or its media must come within RING_TIMEOUT_S
+    # (the carrier stops ringing at 30 s and says so), and once answered, its media within MEDIA_START_S.
+    ring_timeout_s: float = Field(45.0, gt=0, le=600)
+    media_start_s: float = Field(5.0, gt=0, le=60)
     # On hold ("let me check", "please hold", hold music): how long to wait instead of STALL_S.
     hold_max_s: float = Field(120.0, gt=0, le=1800)
     # Phone menus: presses in a row that reach no person and no answer before the call ends ivr_unnavigable.
@@ -336,6 +340,8 @@ class Settings(BaseSettings):
             hangup_confirm_s=self.hangup_confirm_s,
             stall_s=self.stall_s,
             max_call_s=self.max_call_s,
+            ring_timeout_s=self.ring_timeout_s,
+            media_start_s=self.media_start_s,
             hold_max_s=self.hold_max_s,
             dtmf_max_presses=self.dtmf_max_presses,
         )

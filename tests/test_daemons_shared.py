@@ -21,7 +21,7 @@ import trio
 import trio.testing
 
 from calld.cli.client import ControlClient, ControlError
-from calld.cli.ctl import EXIT_FAILED, EXIT_OK, main, run_ask
+from calld.cli.ctl import EXIT_OK, EXIT_UNAVAILABLE, main, run_ask
 from calld.daemon.errors import DaemonError
 from calld.daemon.service import Daemon
 from calld.ledger import Ledger
@@ -170,10 +170,10 @@ async def test_postgresql_down_at_request_time_is_a_clear_refusal_and_no_dial(tm
                     pass
         assert exc.value.status == 503 and "nothing was dialled" in exc.value.message
         assert "ledger" in exc.value.message and "\n" not in exc.value.message
-        # calld-ctl itself, as a user runs it: exit 6, the reason on stderr
+        # calld-ctl itself, as a user runs it: exit 9 (refused for now; 6 is a failed call), the reason on stderr
         argv = ["--socket", str(one.settings.calld_socket), "ask", "--to", NY, "--ask", "hours", "--name", "Nathan",
                 "--user", "alice", "--request-id", "down-2"]
-        assert await trio.to_thread.run_sync(partial(main, argv)) == EXIT_FAILED
+        assert await trio.to_thread.run_sync(partial(main, argv)) == EXIT_UNAVAILABLE
         assert "nothing was dialled" in capsys.readouterr().err
         assert dials == []
         await one.shutdown(drain_s=0)

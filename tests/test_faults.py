@@ -795,3 +795,32 @@ async def test_a_run_directory_that_cannot_be_renamed_still_hangs_up_once(tmp_pa
     _finished_once(d, hangups, "no-rename", result)
     run_dir = next(p for p in d.settings.artifacts_dir.iterdir() if (p / "run.json").exists())
     assert run_dir.name.startswith(".pending-") and (run_dir / "incomplete.json").is_file()
+
+
+# -- a call whose webhooks or media never reach calld (a dead proxy, issue 55) -----------------------------
+
+
+async def _silent(self, *args, **kwargs) -> None:
+    """A carrier that accepted the dial and then tells calld nothing (its webhooks go to a dead proxy)."""
+
+
+@pytest.mark.parametrize(
+    ("what_is_lost", "reason", "bound_s"),
+    [("_telnyx_script", "no_call_events", 45.0), ("_media", "no_media", 5.0)],
+    ids=["webhooks_and_media", "media_only"],
+)
+async def test_a_call_whose_webhooks_or_media_never_come_ends_on_its_stage_timer_with_one_hangup(
+        what_is_lost, reason, bound_s, client, daemon, hangups, monkeypatch, autojump_clock):
+    monkeypatch.setattr(StubWorld, what_is_lost, _silent)
+    began = trio.current_time()
+    code, result, _ = await ask(client, {**ASK, "request_id": f"lost-{reason}"})
+    took = trio.current_time() - began
+    assert result["status"] == "failed" and result["reason"] == reason, result
+    assert code == 6
+    assert bound_s <= took < bound_s + 10, took  # its stage's bound, not MAX_CALL_S (300 s)
+    assert list(hangups.values()) == [1]  # hung up once
+    report = next(p for p in daemon.settings.artifacts_dir.glob("*/call_report.json")
+                  if json.loads(p.read_text())["run_id"] == result["run_id"])
+    data = json.loads(report.read_text())
+    assert data["hangup"]["via"] == "failure" and data["reason"] == reason
+    assert ledger_row(daemon, f"lost-{reason}").result == result

@@ -138,6 +138,7 @@ async def test_a_second_sigterm_cuts_the_drain_short(daemon, autojump_clock):
     results, took = await calls_then_sigterm(daemon, second_after_s=1.0)
     assert [r["status"] for r in results] == ["failed"] * 3
     assert all("shut down" in r["detail"] for r in results)
+    assert [r["reason"] for r in results] == ["shutdown"] * 3  # a reason of its own, not calld's failure (internal)
     assert took < 3  # not the calls' natural end (about 12 s later)
 
 

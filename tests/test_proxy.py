@@ -160,9 +160,10 @@ def ledger_url(request, pg_url) -> str:
 
 
 @pytest.fixture
-def deployment(tmp_path, sim, signer, ledger_url, texting) -> Iterator[dict]:
+def deployment(request, tmp_path, sim, signer, ledger_url, texting) -> Iterator[dict]:
     """nginx's port and two live daemons on one PostgreSQL ledger (nginx not started: each test starts it
-    with its own config)."""
+    with its own config). A test marked daemon_env(NAME=value) gives both daemons those settings too."""
+    extra = marker.kwargs if (marker := request.node.get_closest_marker("daemon_env")) else {}
     proxy_port = free_port()
     base = f"http://127.0.0.1:{proxy_port}"
     daemons = {}
@@ -177,7 +178,7 @@ def deployment(tmp_path, sim, signer, ledger_url, texting) -> Iterator[dict]:
                         OPENAI_LIVE_URL=sim["OPENAI_LIVE_URL"],
                         PUBLIC_BASE_URL=base, PUBLIC_WEBHOOK_URL=f"{base}/telnyx/webhook",  # each daemon adds /d/N/
                         CALLD_CALLS_PER_NUMBER_PER_DAY="1000", CALLD_CALLS_PER_USER_PER_HOUR="1000",
-                        CALLD_CALLS_PER_NUMBER_AT_ONCE="1000", **ledger_env(tmp_path, n, ledger_url), **texting)
+                        CALLD_CALLS_PER_NUMBER_AT_ONCE="1000", **ledger_env(tmp_path, n, ledger_url), **texting, **extra)
         log = home / "daemon.log"
         with log.open("w") as log_out:
             proc = subprocess.Popen([sys.executable, "-m", "calld.cli.daemon", "-v", "serve"], env=env, cwd=home,
@@ -399,3 +400,39 @@ def test_doctor_and_ledger_check_see_each_daemon_as_the_proxy_serves_it_and_the_
     assert out.splitlines() == [f"ledger {shown} (the ledger of the calld answering on {daemons[1]['socket']} "
                                 f"(pid {daemons[1]['proc'].pid}))", f"ledger {shown}: ok (PostgreSQL schema check passed)"]
     assert LEDGER_PASSWORD not in out + err
+
+
+@pytest.mark.daemon_env(RING_TIMEOUT_S="8")
+@pytest.mark.timeout(300)
+async def test_a_call_dialled_into_a_dead_proxy_ends_at_its_ring_timeout_with_one_hangup(deployment, pg_url):
+    """The proxy dies after the ingress check passed (it stands for a minute): the next ask is dialled, and
+    neither its webhooks nor its media can reach the daemon. The call ends at RING_TIMEOUT_S, failed
+    no_call_events, hung up once at the carrier, not silent until MAX_CALL_S."""
+    from calld.ledger import Ledger
+
+    daemons, nginx = deployment["daemons"], deployment["nginx"]
+    nginx.start({n: (d["http"], d["media"]) for n, d in daemons.items()})
+    await provision(daemons)
+    with trio.fail_after(120):
+        code, result, err = await ask_through(daemons[1], 0)
+    assert code == 0 and result is not None and result["status"] == "answered", err
+    nginx.stop()
+    began = time.monotonic()
+    with trio.fail_after(120):
+        code, result, err = await ask_through(daemons[1], 1)
+    took = time.monotonic() - began
+    assert result is not None and (result["status"], result["reason"]) == ("failed", "no_call_events"), err
+    assert 8 <= took < 40, took
+    run_dir = next(p.parent for p in (daemons[1]["state"] / "artifacts").glob("*/result.json")
+                   if json.loads(p.read_text())["run_id"] == result["run_id"])
+    hangup = json.loads((run_dir / "hangup.json").read_text())
+    assert hangup["via"] == "failure" and hangup["sent"] is True and not str(hangup["telnyx"]).startswith("error")
+    hangups = [json.loads(line) for line in (run_dir / "events.jsonl").read_text().splitlines()
+               if '"hangup"' in line and json.loads(line).get("effect", {}).get("kind") == "hangup"]
+    assert len(hangups) == 1  # one hangup sent
+    ledger = Ledger(pg_url)
+    try:
+        row = ledger.request("req-proxy-1")
+        assert row is not None and row.status == "done" and row.result["reason"] == "no_call_events"
+    finally:
+        ledger.close()

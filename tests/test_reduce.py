@@ -223,7 +223,10 @@ def test_all_orders_reach_the_same_call():
     for order in ORDERS:
         run = Run(call)
         run.feed(ev.Begin(), *order)
-        results.append((run.call, sorted(e.kind for e in run.effects)))
+        # The stage timers (ring, media_wait) are armed and cancelled by which stage each order passes
+        # through; every other effect, and the call, are the same whatever the order.
+        staged = [e for e in run.effects if getattr(e, "key", None) not in ("ring", "media_wait")]
+        results.append((run.call, sorted(e.kind for e in staged)))
     first = results[0]
     assert all(r == first for r in results)
     assert first[1] == sorted(["dial", "schedule", "live.open"])
@@ -986,3 +989,41 @@ def test_an_honest_agent_is_never_corrected():
     run = drive((*LIVE, ASKED, ev.InputTranscript("Are you a robot?")))
     run.feed(ev.OutputTranscript("I'm an automated assistant calling on behalf of Nathan."))
     assert run.call.honesty_claim is None and not any("not a person" in c.text for c in run.of(AppendCommentary))
+
+
+# -- each stage of a call is bounded (issue 55) --------------------------------------------------------
+
+
+def test_a_dial_accepted_and_then_nothing_ends_on_the_ring_timer_with_one_hangup():
+    run = Run(new_call(Timings(ring_timeout_s=45.0)))
+    run.feed(ev.Begin(), ev.DialAccepted(CCID))
+    assert run.timers["ring"] == ev.RingElapsed()
+    assert [e.delay_s for e in run.of(Schedule) if e.key == "ring"] == [45.0]
+    effects = run.feed(ev.RingElapsed())
+    assert [e for e in effects if isinstance(e, Hangup)] == [Hangup("failure")]
+    assert run.call.failure.reason == "no_call_events" and "no webhook at all" in run.call.failure.detail
+    assert "ring" not in run.timers and "call_cap" not in run.timers
+    again = run.step(ev.RingElapsed(), strict=False)  # a second firing (a stale timer) does nothing
+    assert not again.effects and again.ignored
+
+
+@pytest.mark.parametrize("proof", [ev.CallAnswered(CCID), MEDIA[1]], ids=["answered", "media"])
+def test_the_ring_timer_stops_at_the_answer_or_at_media(proof):
+    run = Run(new_call())
+    run.feed(ev.Begin(), ev.DialAccepted(CCID), ev.CallInitiated(CCID), proof)
+    assert "ring" not in run.timers
+
+
+def test_answered_without_media_ends_on_the_media_timer_with_one_hangup():
+    run = Run(new_call(Timings(media_start_s=5.0)))
+    run.feed(ev.Begin(), ev.DialAccepted(CCID), ev.CallAnswered(CCID), ev.MediaConnected())
+    assert run.timers.get("media_wait") == ev.MediaWaitElapsed() and "ring" not in run.timers
+    effects = run.feed(ev.MediaWaitElapsed())
+    assert [e for e in effects if isinstance(e, Hangup)] == [Hangup("failure")]
+    assert run.call.failure.reason == "no_media" and "no start frame" in run.call.failure.detail
+
+
+def test_media_that_starts_in_time_cancels_the_media_timer():
+    run = Run(new_call())
+    run.feed(ev.Begin(), ev.DialAccepted(CCID), ev.CallAnswered(CCID), *MEDIA)
+    assert "media_wait" not in run.timers and "ring" not in run.timers

@@ -49,6 +49,7 @@ EXIT_LOST = 8
 # gets EPIPE instead), so a `set -o pipefail` script treats calld-ctl as it treats them. Not 0: the
 # output was cut short, and a script must not take it for whole. Not 6: that says a call failed.
 EXIT_PIPE_CLOSED = 128 + signal.SIGPIPE
+EXIT_UNAVAILABLE = 9  # refused for now, nothing dialled (503: at capacity, draining, the ledger unreachable): ask again
 
 STATUS_EXIT = EXIT_CODES  # the exit code follows the result's status (calld.domain.status)
 
@@ -1024,6 +1025,8 @@ def _main(argv: list[str] | None) -> int:
         return EXIT_UNREACHABLE
     except ControlError as exc:
         _err(exc.message)
+        if exc.status == 503:  # not a failed call: none was placed
+            return EXIT_UNAVAILABLE
         return EXIT_USAGE if exc.status < 500 else EXIT_FAILED
     except StreamBroken as exc:
         _err(f"{exc}; the daemon may have stopped. Check it, then retry")

@@ -381,6 +381,20 @@ class CallCapElapsed:
     kind: ClassVar[str] = "timer.call_cap"
 
 
+@frozen
+class RingElapsed:
+    """The dial was accepted RING_TIMEOUT_S ago and neither call.answered, nor the call's end, nor its media came."""
+
+    kind: ClassVar[str] = "timer.ring"
+
+
+@frozen
+class MediaWaitElapsed:
+    """The call was answered MEDIA_START_S ago and its media stream has not started."""
+
+    kind: ClassVar[str] = "timer.media_wait"
+
+
 # -- the runtime's own failures ---------------------------------------------------------------
 
 
@@ -392,6 +406,15 @@ class CallCrashed:
     error: str
 
 
+@frozen
+class CallCut:
+    """The daemon is stopping and the call's drain is over (SHUTDOWN_DRAIN_S ran out, or a second SIGTERM
+    cut it): the call ends now, as failed with a reason of its own (shutdown), not as calld's own fault."""
+
+    kind: ClassVar[str] = "call.cut"
+    detail: str
+
+
 TimerEvent = (
     StallElapsed
     | FarewellElapsed
@@ -401,6 +424,8 @@ TimerEvent = (
     | HangupConfirmTimedOut
     | MediaLostElapsed
     | CallCapElapsed
+    | RingElapsed
+    | MediaWaitElapsed
 )
 
 Event = (
@@ -438,4 +463,5 @@ Event = (
     | LiveClosed
     | TimerEvent
     | CallCrashed
+    | CallCut
 )

@@ -115,7 +115,10 @@ def _conclude(call: Call, today: dt.date | None) -> Outcome:
         detail = call.failure.detail if call.failure else f"the dial was refused: {call.dial.reason}"
         return Outcome("failed", call.failure.reason if call.failure else "internal", detail, None, "none", seen)
     ended = call.telnyx if isinstance(call.telnyx, TelnyxEnded) else None
-    if ended is not None and not ended.was_answered and not call.transcript:
+    # A call calld hung up on a failure of its own while it rang ends as that failure: the carrier's
+    # hangup event is only the echo of calld's hangup.
+    ours = call.failure is not None and isinstance(call.hangup, HangupDone) and call.hangup.via == "failure"
+    if ended is not None and not ended.was_answered and not call.transcript and not ours:
         status, reason = ending_for(ended.cause, ended.sip_cause)
         sip = f", SIP {ended.sip_cause}" if ended.sip_cause else ""
         return Outcome(status, reason, f"Telnyx: {ended.cause}{sip}", None, "none", seen)

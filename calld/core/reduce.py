@@ -155,7 +155,7 @@ HOLD_MUSIC_FRAMES = 200  # 4 s of unbroken sound and no words: hold music
 _RECORDED: tuple[Via, ...] = ("voicemail", "information_line")
 _OWN_GOODBYES: tuple[Via, ...] = ("tool", "answer_heard")  # the agent's goodbye after an answer, not an apology
 
-_LIVE_TIMERS = ("stall", "farewell", "close", "drain", "trail", "call_cap", "media_lost")
+_LIVE_TIMERS = ("stall", "farewell", "close", "drain", "trail", "call_cap", "media_lost", "ring", "media_wait")
 
 
 @frozen
@@ -349,7 +349,20 @@ def _dial_accepted(call: Call, event: ev.DialAccepted) -> _Out:
         case HangupDone():
             return call, []
         case _:
-            return call, [Schedule("call_cap", call.plan.timings.max_call_s, ev.CallCapElapsed())]
+            return call, [Schedule("call_cap", call.plan.timings.max_call_s, ev.CallCapElapsed()), *_stage_timer(call)]
+
+
+def _stage_timer(call: Call) -> list[Effect]:
+    """The bound on the stage the call is in once the dial is accepted: ringing (until call.answered, its end
+    or its media) or, answered, waiting for the media stream. A call whose webhooks or media cannot reach
+    calld (a dead proxy) ends on it, with one hangup, not at MAX_CALL_S."""
+    t = call.plan.timings
+    waiting_media = isinstance(call.media, MediaIdle | MediaOpen)
+    if isinstance(call.telnyx, TelnyxIdle | TelnyxInitiated) and waiting_media:
+        return [Schedule("ring", t.ring_timeout_s, ev.RingElapsed())]
+    if isinstance(call.telnyx, TelnyxAnswered) and waiting_media:
+        return [Schedule("media_wait", t.media_start_s, ev.MediaWaitElapsed())]
+    return []
 
 
 @_on(ev.DialFailed)
@@ -376,7 +389,12 @@ def _initiated(call: Call, event: ev.CallInitiated) -> _Out:
 def _answered(call: Call, event: ev.CallAnswered) -> _Out:
     if not isinstance(call.telnyx, TelnyxIdle | TelnyxInitiated):
         return _ignore(call, event, "telnyx")
-    return evolve(call, telnyx=TelnyxAnswered()), []
+    call = evolve(call, telnyx=TelnyxAnswered())
+    if not isinstance(call.dial, Dialed) or not isinstance(call.media, MediaIdle | MediaOpen):
+        return call, []  # no stage timer was armed (the dial not yet accepted), or the media already proved the answer
+    if not isinstance(call.hangup, HangupNone):
+        return call, [Cancel("ring")]
+    return call, [Cancel("ring"), *_stage_timer(call)]
 
 
 @_on(ev.CallHungUp)
@@ -451,7 +469,10 @@ def _media_connected(call: Call, event: ev.MediaConnected) -> _Out:
 def _media_started(call: Call, event: ev.MediaStarted) -> _Out:
     if not isinstance(call.media, MediaIdle | MediaOpen):
         return _ignore(call, event, "media")
-    return evolve(call, media=MediaStreaming(event.stream_id, event.encoding, event.sample_rate)), []
+    armed = []  # the stage timer the dial armed, if it did: ringing, or answered and waiting for this
+    if isinstance(call.dial, Dialed):
+        armed = [Cancel("media_wait" if isinstance(call.telnyx, TelnyxAnswered) else "ring")]
+    return evolve(call, media=MediaStreaming(event.stream_id, event.encoding, event.sample_rate)), armed
 
 
 def _hold(held: HeldAudio, chunk: int, pcm: bytes, cap: int) -> tuple[HeldAudio, int]:
@@ -1288,6 +1309,32 @@ def _call_cap(call: Call, event: ev.CallCapElapsed) -> _Out:
     call, effects = _abort_live(call)
     call, hangup = _request_hangup(call, "time_limit")
     return call, _cancel_timers(*_LIVE_TIMERS) + effects + hangup
+
+
+@_on(ev.RingElapsed)
+def _ring_elapsed(call: Call, event: ev.RingElapsed) -> _Out:
+    if not isinstance(call.telnyx, TelnyxIdle | TelnyxInitiated) or not isinstance(call.media, MediaIdle | MediaOpen):
+        return _ignore(call, event, "telnyx")
+    heard = "only call.initiated" if isinstance(call.telnyx, TelnyxInitiated) else "no webhook at all"
+    return _fail(call, "no_call_events",
+                 f"the carrier accepted the dial {call.plan.timings.ring_timeout_s:.0f} s ago and calld has had {heard} since "
+                 "(no call.answered, no hangup, no media): its webhooks are not reaching this daemon (check the proxy "
+                 "and PUBLIC_BASE_URL)")
+
+
+@_on(ev.MediaWaitElapsed)
+def _media_wait_elapsed(call: Call, event: ev.MediaWaitElapsed) -> _Out:
+    if not isinstance(call.telnyx, TelnyxAnswered) or not isinstance(call.media, MediaIdle | MediaOpen):
+        return _ignore(call, event, "media")
+    opened = "its socket opened but sent no start frame" if isinstance(call.media, MediaOpen) else "no media socket came"
+    return _fail(call, "no_media",
+                 f"the call was answered {call.plan.timings.media_start_s:.0f} s ago and its media stream never started "
+                 f"({opened}): check the proxy rule for /telnyx/media/ and PUBLIC_MEDIA_URL")
+
+
+@_on(ev.CallCut)
+def _cut(call: Call, event: ev.CallCut) -> _Out:
+    return _fail(call, "shutdown", event.detail)
 
 
 @_on(ev.CallCrashed)

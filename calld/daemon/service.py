@@ -381,6 +381,7 @@ class Daemon:
             log.error("drain over: cancelling %d call(s); each hangs up and writes its artifacts", len(self.callbook))
             for handle in self.callbook.handles():
                 handle.abandon_reason = "calld shut down before the call finished"
+                handle.abandon_is_shutdown = True
             if self._calls_nursery is not None:
                 self._calls_nursery.cancel_scope.cancel()
             with trio.move_on_after(15):

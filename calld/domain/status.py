@@ -12,7 +12,8 @@ declined    refused, unknown, hung_up, fully_booked, no_slot_in_window, details_
 no_answer   ring_timeout, busy, rejected, silent_line, went_silent
 voicemail   -
 failed      wrong_number, number_unreachable, ivr_unnavigable, hold_timeout, media_lost,
-            model_unavailable, model_lost, time_limit, internal, daemon_restart
+            no_call_events, no_media, model_unavailable, model_lost, time_limit, internal, daemon_restart,
+            shutdown
 refused     a policy rule's code (destination, calling window, opt-out, rate limit, words)
 """
 
@@ -46,11 +47,14 @@ FailedReason = Literal[
     "ivr_unnavigable",  # a phone menu that never reached a person or the answer
     "hold_timeout",  # held past HOLD_MAX_S
     "media_lost",  # the audio stream died
+    "no_call_events",  # the dial was accepted, then nothing: no answer, no hangup, no media within RING_TIMEOUT_S
+    "no_media",  # answered, but the media stream never started within MEDIA_START_S
     "model_unavailable",  # GPT-Live refused or could not start the session
     "model_lost",  # GPT-Live went away mid-call
     "time_limit",  # the whole-call cap
     "internal",  # calld's own failure (a write error, a crash, the agent silent when it owed a reply)
     "daemon_restart",  # the daemon died with the call in flight
+    "shutdown",  # the daemon was stopped and the call's drain ran out (or a second SIGTERM cut it)
 ]
 
 VerdictSource = Literal[

@@ -161,6 +161,7 @@ class CallHandle:
         self._dialled: str | None = None  # the call_control_id the dial returned, the moment it did
         self._write_failure_told = False
         self.abandon_reason = "the call was torn down before it finished"
+        self.abandon_is_shutdown = False  # the daemon cut the call at the end of its drain: reason shutdown
         self._ignored = 0
         self._media_format: tuple[str, int] | None = None
         self._t0 = 0.0
@@ -285,7 +286,7 @@ class CallHandle:
         """The call is being torn down unfinished (daemon shutdown, or a second crash): hang up
         now, through the reducer, without waiting for anything else. Bounded; never raises."""
         try:
-            events: list[ev.Event] = [ev.CallCrashed(reason)]
+            events: list[ev.Event] = [ev.CallCut(reason) if self.abandon_is_shutdown else ev.CallCrashed(reason)]
             if isinstance(self.call.dial, DialSent) and self._dialled is not None:
                 # Torn down between the dial's answer and the loop's hearing of it (its file was being
                 # written): the call exists at the carrier, so the reducer learns its id first.
