@@ -824,3 +824,39 @@ async def test_a_call_whose_webhooks_or_media_never_come_ends_on_its_stage_timer
     data = json.loads(report.read_text())
     assert data["hangup"]["via"] == "failure" and data["reason"] == reason
     assert ledger_row(daemon, f"lost-{reason}").result == result
+
+
+async def test_a_daemon_whose_disk_is_full_refuses_before_writing_and_calld_ctl_asks_the_next(tmp_path, nursery, monkeypatch,
+                                                                                            autojump_clock):
+    """Daemon 1's disk is full: it refuses the ask (503) before anything is written or dialled, and calld-ctl,
+    given both sockets, asks daemon 2, which places the call (issue 55)."""
+    from functools import partial
+
+    import calld.daemon.service as service
+    from calld.cli import ctl
+    from calld.ops.health import DiskSpace, disk_space
+
+    full_dir = tmp_path / "full"
+    monkeypatch.setattr(service, "disk_space", lambda path: DiskSpace(str(path), 300_000, 10_000_000_000)
+                        if str(path).startswith(str(full_dir)) else disk_space(path))
+    one: Daemon = await nursery.start(Daemon(settings_for(full_dir)).serve)
+    two: Daemon = await nursery.start(Daemon(settings_for(tmp_path / "room")).serve)
+    for d in (one, two):
+        async with ControlClient(d.settings.calld_socket) as c:
+            await c.provision("alice")
+    with pytest.raises(ControlError) as refused:
+        async with ControlClient(one.settings.calld_socket) as c:
+            async for _ in c.ask({**ASK, "request_id": "full-disk-1"}):
+                pass
+    assert refused.value.status == 503 and "disk is full" in refused.value.message
+    assert one._ledger.sync.request("full-disk-1") is None  # nothing written
+    with real_time(autojump_clock):
+        code = await trio.to_thread.run_sync(partial(ctl.main, [
+            "--socket", f"{one.settings.calld_socket},{two.settings.calld_socket}", "ask", "--to", ASK["to"], "--ask", "hours",
+            "--name", "Nathan", "--user", "alice", "--request-id", "full-disk-2"]))
+    assert code == EXIT_OK
+    assert one._ledger.sync.request("full-disk-2") is None
+    row = two._ledger.sync.request("full-disk-2")
+    assert row is not None and row.status == "done" and row.result["status"] == "answered"
+    for d in (one, two):
+        await stop(d)

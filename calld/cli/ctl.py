@@ -214,7 +214,7 @@ async def on_daemons(sockets: Sequence[Path], fn: Callable[[ControlClient], Awai
 
     A daemon that is down (no socket, or nothing listening) is passed over for the next. A request that
     places a call (`places`: ask, book) also moves on from a daemon that refuses it with 503 (at
-    CALLD_MAX_CALLS, or draining): such a refusal comes before anything is written or dialled, so the
+    CALLD_MAX_CALLS, draining, its disk full, its ledger unreachable): such a refusal comes before anything is written or dialled, so the
     same request id (`fn` sends the same body each time) is new to the next daemon, and one that knows
     it (a shared ledger) attaches to its call or returns its result. Any other answer is the answer.
     With more than one socket, stderr says which daemon answered and why each before it was passed over."""

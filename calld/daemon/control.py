@@ -17,7 +17,7 @@ from quart import Response, request
 from quart_trio import QuartTrio
 
 from calld.daemon.callbook import CallBook
-from calld.daemon.errors import AmbiguousCall, AtCapacity, DaemonError, Draining
+from calld.daemon.errors import AmbiguousCall, AtCapacity, DaemonError, DiskFull, Draining
 from calld.domain.ids import UserId, typed_number
 from calld.domain.requests import AskRequest, BookRequest
 from calld.domain.words import control_problem
@@ -180,7 +180,9 @@ def create_control_app(daemon: ControlledDaemon) -> QuartTrio:
             return refused("draining", _error(str(exc), 503))
         except AtCapacity as exc:
             return refused("max_calls", _error(str(exc), 503))
-        except LedgerUnavailable as exc:  # nothing can be claimed, so nothing is dialled; calld-ctl exits 6
+        except DiskFull as exc:  # 503: calld-ctl asks the next daemon, whose disk may have room
+            return refused("disk_full", _error(str(exc), 503))
+        except LedgerUnavailable as exc:  # nothing can be claimed, so nothing is dialled; calld-ctl exits 9
             return refused("ledger_unavailable", _error(f"{exc}; nothing was dialled, ask again once the ledger is back", 503))
         except (ValueError, DaemonError) as exc:
             return refused("invalid_request", _error(str(exc), 400))

@@ -22,6 +22,14 @@ class AtCapacity(RuntimeError):
         )
 
 
+class DiskFull(RuntimeError):
+    def __init__(self, space: str) -> None:
+        super().__init__(
+            f"calld's disk is full ({space}): a call could not write its artifacts, so nothing was placed. "
+            "Free space there (calld-ctl prune), or ask another daemon."
+        )
+
+
 class AmbiguousCall(LookupError):
     def __init__(self, ident: str, candidates: list[str]) -> None:
         super().__init__(f"{ident!r} names {len(candidates)} calls: {', '.join(candidates)}; show one by its run id")

@@ -44,7 +44,7 @@ from calld.daemon.collector import FullCollections
 from calld.daemon.media_listener import serve_media
 from calld.daemon.control import create_control_app
 from calld.daemon.forward import forward_webhook
-from calld.daemon.errors import AmbiguousCall, AtCapacity, DaemonError, Draining
+from calld.daemon.errors import AmbiguousCall, AtCapacity, DaemonError, DiskFull, Draining
 from calld.daemon.groupsync import GroupSync
 from calld.daemon.progress import phases
 from calld.daemon.public import create_public_app
@@ -83,6 +83,7 @@ RECOVERY_BOUND_S = 60.0  # hanging up calls a crashed daemon left: bounded, so a
 UNFINISHED_RETRY_S = 2.0  # results and opt-outs the ledger could not take: tried again this often
 LEDGER_ERRORS = (sqlite3.Error, LedgerUnavailable)  # a ledger that cannot write now: the daemon goes on
 ELSEWHERE_POLL_S = 1.0
+DISK_FULL_BYTES = 2 * 1024 * 1024  # a minute of a call's audio: with less free, a new call is refused (503)
 LEASE_RETRY_S = 1.0  # a lease renewal that failed is tried again this soon
 # A gap this long (as a share of the lease) between this daemon's own renewals means it was cut off: another
 # daemon's lease can run out only in an outage of two thirds of a lease or more (it renews every third).
@@ -322,6 +323,14 @@ class Daemon:
                 path.unlink()
         except OSError:
             pass
+
+    def _disk_full(self) -> str | None:
+        """What the artifacts' disk has, when it has less than a call needs (DISK_FULL_BYTES); else None."""
+        try:
+            space = disk_space(self.settings.artifacts_dir)
+        except OSError:
+            return None
+        return space.describe() if space.free_bytes < DISK_FULL_BYTES else None
 
     def _log_disk_space(self) -> None:
         try:
@@ -817,10 +826,16 @@ class Daemon:
         gate decision): from here to the claim and the dial log's row nothing waits."""
         request_id = request.request_id or f"req_{plan.run_id.removeprefix('run_')}"
         params = self._params(request, scenario)
-        if len(self._flights) >= self.settings.calld_max_calls and await self._ledger.request(request_id) is None:
-            # A new call past the limit would starve the calls on the line of CPU (audio lost on
-            # all of them), so it is refused before anything is written. Repeats are still answered.
-            raise AtCapacity(self.settings.calld_max_calls)
+        full = len(self._flights) >= self.settings.calld_max_calls
+        space = self._disk_full()
+        if (full or space is not None) and await self._ledger.request(request_id) is None:
+            if full:
+                # A new call past the limit would starve the calls on the line of CPU (audio lost on
+                # all of them), so it is refused before anything is written. Repeats are still answered.
+                raise AtCapacity(self.settings.calld_max_calls)
+            # A call that cannot write its artifacts would fail after its dial: refused before anything is
+            # written (503), so calld-ctl asks the next daemon, whose disk may have room.
+            raise DiskFull(space)  # type: ignore[arg-type]
         # The dial is keyed on the request, never on an attempt: one request id, one call.
         now = self.clock()
         # The claim, the opt-out and rate-limit check, and the dial log's row in one ledger transaction:
