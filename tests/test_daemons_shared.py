@@ -225,6 +225,8 @@ async def test_a_daemon_killed_mid_call_has_its_call_hung_up_once_by_another_aft
         await wait_for(lambda: world.hangup_requests == [ccid], "the other daemon to hang the call up after the lease", 60)
         led = Ledger(pg_url)
         try:
+            # The hangup goes out first, then the result is stored.
+            await wait_for(lambda: led.request("killed-shared").status == "done", "the settled call's result", 30)
             row = led.request("killed-shared")
             assert row is not None and row.status == "done" and row.result["reason"] == "daemon_restart"
             assert row.instance == "2"  # taken over, so its own daemon will not settle it again
@@ -238,6 +240,12 @@ async def test_a_daemon_killed_mid_call_has_its_call_hung_up_once_by_another_aft
     back: Daemon = await nursery.start(Daemon(again).serve)
     await back.shutdown(drain_s=0)
     assert world.hangup_requests == [ccid]  # once, never again
+    # Its run directory, which only it can reach, is finished now: the ledger's result, who settled it,
+    # the WAV headers repaired (issue 55).
+    [run_dir] = [p.parent for p in (first_dir / "state" / "artifacts").glob("*/run.json")]
+    assert json.loads((run_dir / "result.json").read_text())["reason"] == "daemon_restart"
+    recovery = json.loads((run_dir / "recovery.json").read_text())
+    assert recovery["settled_by"] == "2" and recovery["call_control_id"] == ccid
 
 
 async def test_a_second_daemon_given_the_same_instance_is_refused_until_the_first_ones_lease_runs_out(

@@ -55,7 +55,7 @@ from calld.ledger.awaitable import AsyncLedger
 from calld.ops.health import disk_space, open_ledger
 from calld.ops.private import private_dir, write_atomic
 from calld.ops.redaction import daemon_pseudonyms
-from calld.ops.recovery import find_run_dir, recover_interrupted
+from calld.ops.recovery import find_run_dir, finish_taken_over, recover_interrupted
 from calld.ops.statedir import LOCK_NAME, PathBefore, StateLock, check_port_free, claim_socket_path, is_loopback, prepare_state_dir
 from calld.numbers import ProvisionError, provision_did
 from calld.publish.publisher import Publisher
@@ -262,6 +262,9 @@ class Daemon:
                 self._telnyx = TelnyxHttp(http, connection_id=self._connection_id)
                 self._probe = probe
                 await self._finish_stale_requests(own_only=self._ledger.sync.engine == "postgresql")
+                if self._ledger.sync.engine == "postgresql":  # another daemon may have settled calls of this one's
+                    with trio.move_on_after(RECOVERY_BOUND_S):
+                        await finish_taken_over(self._ledger, self.settings.artifacts_dir)
                 binds = await root.start(partial(serve, public, _hypercorn_config(self.settings.calld_bind), shutdown_trigger=self._stop_servers.wait))
                 self.public_url = binds[0]
                 self.media_bound = await root.start(partial(serve_media, self.callbook, self.settings.media_bind, self._stop_servers,

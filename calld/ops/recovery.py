@@ -107,6 +107,40 @@ async def _recover(ledger: AsyncLedger, artifacts_dir: Path, row: RequestRow, ha
     return report
 
 
+async def finish_taken_over(ledger: Ledger | AsyncLedger, artifacts_dir: Path) -> list[str]:
+    """At start: this daemon's run directories whose call another daemon settled while it was down (the
+    ledger has the result, the directory does not). Each is finished as recovery would have: WAV headers
+    repaired, result.json the ledger's result, recovery.json saying who settled it. Returns their names."""
+    ledger = awaitable(ledger)
+    done = []
+    for marker in sorted(artifacts_dir.glob(f"*/{RUN_MARKER}")):
+        run_dir = marker.parent
+        if (run_dir / "result.json").exists():
+            continue
+        try:
+            run_id = json.loads(marker.read_text()).get("run_id")
+        except (OSError, ValueError, AttributeError):
+            continue
+        row = await ledger.request_for_call(run_id) if isinstance(run_id, str) else None
+        if row is None or row.status != "done" or row.result is None or row.run_id != run_id:
+            continue  # not finished yet (its own recovery does that), or not a call the ledger knows
+        report = {"request_id": row.request_id, "run_id": run_id, "call_control_id": row.call_control_id,
+                  "settled_by": row.instance or "(a daemon with no instance name)",
+                  "hangup": "by the daemon that settled it while this one was down",
+                  "artifacts": run_dir.name, "status": row.result.get("status"),
+                  "wav_repaired": [p.name for p in sorted(run_dir.glob("audio/*.wav")) if repair_wav(p)]}
+        try:
+            write_atomic(run_dir / "recovery.json", (json.dumps(report, indent=2) + "\n").encode())
+            write_atomic(run_dir / "result.json", (json.dumps(row.result, indent=2) + "\n").encode())
+        except OSError as exc:
+            log.error("%s: could not finish the run directory another daemon's recovery left: %s", run_id, exc)
+            continue
+        log.warning("request %s (%s): settled by daemon %r while this one was down; its run directory is finished",
+                    row.request_id, run_id, row.instance)
+        done.append(run_dir.name)
+    return done
+
+
 def _what_became_of_it(ccid: str | None, stub: bool, hung_up: bool, said: str) -> str:
     if ccid is None:
         return "calld stopped before the carrier named this call; there was no call to hang up"
