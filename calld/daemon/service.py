@@ -261,7 +261,7 @@ class Daemon:
             async with http_cm as http, self._open_probe_client() as probe, trio.open_nursery() as root:
                 self._telnyx = TelnyxHttp(http, connection_id=self._connection_id)
                 self._probe = probe
-                await self._finish_stale_requests(own_only=self._ledger.sync.engine == "postgresql")
+                await self._finish_stale_requests()
                 if self._ledger.sync.engine == "postgresql":  # another daemon may have settled calls of this one's
                     with trio.move_on_after(RECOVERY_BOUND_S):
                         await finish_taken_over(self._ledger, self.settings.artifacts_dir)
@@ -537,7 +537,7 @@ class Daemon:
             disk=self._disk,
         )
 
-    async def _finish_stale_requests(self, *, others_only: bool = False, own_only: bool = False) -> None:
+    async def _finish_stale_requests(self, *, others_only: bool = False) -> None:
         """Requests a daemon left unfinished: their calls died with it. This daemon's own, when it starts
         (its lease renewed first, so no other daemon takes them meanwhile), and any daemon's whose lease
         ran out. Hang each up at Telnyx (live), repair its artifacts, finish its result (calld.ops.recovery)."""
@@ -546,7 +546,9 @@ class Daemon:
         with trio.move_on_after(RECOVERY_BOUND_S):
             await recover_interrupted(self._ledger, self.settings.artifacts_dir, hangup,  # type: ignore[arg-type]
                                       instance=self.settings.instance_name, now=self.clock().timestamp(),
-                                      others_only=others_only, own_only=own_only)
+                                      others_only=others_only,
+                                      # starting on a shared ledger: others' leases are judged later (_may_judge_others)
+                                      own_only=not others_only and self._ledger.sync.engine == "postgresql")
 
     async def _renew_lease(self, *, starting: bool = False) -> None:
         now = self.clock().timestamp()
