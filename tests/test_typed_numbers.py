@@ -68,6 +68,22 @@ def test_what_is_not_a_whole_number_says_what_to_give(typed, why):
     assert "+14155550123" in str(exc.value)
 
 
+@pytest.mark.parametrize(("typed", "region", "why"), [("911", "US", "is an emergency number in US"),
+                                                      ("9-1-1", "CA", "is an emergency number in CA"),
+                                                      ("999", "GB", "is an emergency number in GB"),
+                                                      ("411", "US", "is an N11 service code")])
+def test_a_short_code_says_what_it_is_not_that_it_is_too_short(typed, region, why):
+    with pytest.raises(ValueError, match=re.escape(why)) as exc:
+        typed_number(typed, region)
+    assert "too short" not in str(exc.value)
+
+
+def test_ctl_to_911_is_refused_as_an_emergency_number(capsys):
+    args = ctl.build_parser().parse_args(["ask", "--to", "911", "--ask", "hours", "--name", "Nathan"])
+    with pytest.raises(ctl.UsageError, match=r"--to: '911' is an emergency number"):
+        ctl.ask_body(args)
+
+
 async def test_ctl_socket_and_text_dial_the_same_e164_and_ctl_echoes_it(tmp_path, nursery, dials, autojump_clock, capsys):
     settings = daemon_settings(tmp_path)
     daemon: Daemon = await nursery.start(Daemon(settings).serve)

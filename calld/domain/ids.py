@@ -72,6 +72,12 @@ class E164(Brand):
 
 
 DEFAULT_REGION = "US"  # CALLD_REGION: where a number typed without + is dialled from
+def _nanp_regions() -> frozenset[str]:
+    import phonenumbers
+
+    return frozenset(phonenumbers.COUNTRY_CODE_TO_REGION_CODE[1])
+
+
 _TYPED = re.compile(r"[0-9\s\-().]+")  # a national number as people type it: ASCII digits and separators
 
 
@@ -98,6 +104,14 @@ def typed_number(value: object, region: str = DEFAULT_REGION) -> E164:
     if not isinstance(value, str) or value.strip().startswith("+") or not _TYPED.fullmatch(value.strip()):
         return E164(value)  # E.164, or not a number: its own rules and message
     text = value.strip()
+    digits = re.sub(r"\D", "", text)
+    # A short code is never a business: say what it is, not that it is too short for a number.
+    if phonenumbers.is_emergency_number(digits, region):
+        raise ValueError(f"{text!r} is an emergency number in {region}; calld never calls emergency services "
+                         "(call it yourself if you need help)")
+    if len(digits) == 3 and digits[0] in "23456789" and digits[1:] == "11" and region in _nanp_regions():
+        raise ValueError(f"{text!r} is an N11 service code (like 411 or 311), not a business's number; calld never "
+                         f"calls those: give the business's whole number, {ways}")
     try:
         number = phonenumbers.parse(text, region)
     except phonenumbers.NumberParseException:
