@@ -30,6 +30,7 @@ from pathlib import Path
 import pytest
 
 from calld.cli import ctl, daemon
+from calld.sim import cli as sim_cli
 
 ROOT = Path(__file__).resolve().parent.parent
 README = (ROOT / "README.md").read_text(encoding="utf-8")
@@ -109,12 +110,12 @@ def test_the_matcher_reads_the_readme_as_meant():
 
 
 def readme_commands(text: str) -> list[list[str]]:
-    """Every `uv run calld ...` and `uv run calld-ctl ...` line in the README's fenced blocks, as argv."""
+    """Every `uv run calld ...`, `calld-ctl ...` and `calld-sim ...` line in the README's fenced blocks, as argv."""
     out = []
     for block in FENCE.findall(text):
         for line in block.splitlines():
             line = line.removeprefix("$ ").strip()
-            if re.match(r"uv run calld(-ctl)? ", line):
+            if re.match(r"uv run calld(-ctl|-sim)? ", line):
                 # The command ends where the shell's would: at a pipe, && or ; (a config piped to tee).
                 lexer = shlex.shlex(line, posix=True, punctuation_chars=True)
                 lexer.whitespace_split = True
@@ -125,7 +126,7 @@ def readme_commands(text: str) -> list[list[str]]:
 
 
 def test_every_readme_command_names_real_subcommands_and_flags(capsys):
-    parsers = {"calld": daemon.build_parser(), "calld-ctl": ctl.build_parser()}
+    parsers = {"calld": daemon.build_parser(), "calld-ctl": ctl.build_parser(), "calld-sim": sim_cli.build_parser()}
     commands = readme_commands(README)
     assert len(commands) > 20
     for argv in commands:
@@ -148,7 +149,8 @@ def test_every_flag_and_argument_of_every_subcommand_says_in_its_help_what_it_is
                 found.append(f"{path} {'/'.join(action.option_strings) or action.dest}")
         return found
 
-    assert unexplained(daemon.build_parser(), "calld") + unexplained(ctl.build_parser(), "calld-ctl") == []
+    assert (unexplained(daemon.build_parser(), "calld") + unexplained(ctl.build_parser(), "calld-ctl")
+            + unexplained(sim_cli.build_parser(), "calld-sim")) == []
 
 
 def wait_for_socket(path: Path, proc: subprocess.Popen, bound_s: float) -> None:

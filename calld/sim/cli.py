@@ -71,15 +71,23 @@ async def _main(args: argparse.Namespace) -> int:
     return 0
 
 
-def main(argv: list[str] | None = None) -> int:
+def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="calld-sim", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--scenario", default="hours", choices=sorted(SCENARIOS))
+    parser.add_argument("--scenario", default="hours", choices=sorted(SCENARIOS), metavar="NAME",
+                        help="the scripted business every call reaches (default: hours; calld/stub/scenario.py lists them)")
     parser.add_argument("--scenario-file", help="a scenario as JSON (overrides --scenario)")
-    parser.add_argument("--host", default="127.0.0.1")
-    parser.add_argument("--telnyx-port", type=int, default=0)
-    parser.add_argument("--live-port", type=int, default=0)
+    parser.add_argument("--host", default="127.0.0.1", help="the address both listeners bind (default: 127.0.0.1, this machine only)")
+    parser.add_argument("--telnyx-port", type=int, default=0,
+                        help="the port of the Telnyx REST API, its webhooks' signer and the Linq and OpenAI text stand-ins "
+                             "(TELNYX_API_BASE; default 0: any free port, printed)")
+    parser.add_argument("--live-port", type=int, default=0,
+                        help="the port of the GPT-Live WebSocket (OPENAI_LIVE_URL; default 0: any free port, printed)")
     parser.add_argument("--metrics-out", help="write audio metrics (JSON) here on exit")
-    args = parser.parse_args(argv)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
     try:
         return trio.run(_main, args)
     except (ValueError, OSError) as exc:
