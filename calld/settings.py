@@ -5,6 +5,7 @@ from __future__ import annotations
 import io
 import os
 import re
+from collections.abc import Mapping
 from pathlib import Path
 from urllib.parse import urlsplit, urlunsplit
 from typing import Annotated, Any, Literal
@@ -354,6 +355,21 @@ class Settings(BaseSettings):
         host, _, port = self.calld_bind.rpartition(":")
         n = int(port)
         return f"{host}:{0 if n == 0 else n + 1 if n < 65535 else n - 1}"
+
+    def bind_origin(self, setting: str, flags: Mapping[str, str]) -> tuple[str, str]:
+        """(what the operator typed that chose this listener's address, what to change to move it), for
+        CALLD_BIND or CALLD_MEDIA_BIND; `flags`: the command-line option each setting came from."""
+        bind_flag = flags.get("calld_bind")
+        if setting == "CALLD_MEDIA_BIND":
+            if self.calld_media_bind:
+                return f"CALLD_MEDIA_BIND={self.calld_media_bind}", "CALLD_MEDIA_BIND"
+            after = f"{bind_flag} {self.calld_bind}" if bind_flag else f"CALLD_BIND={self.calld_bind}"
+            return f"{self.media_bind}: the port after {after}", f"{bind_flag or 'CALLD_BIND'}, or set CALLD_MEDIA_BIND"
+        if bind_flag:
+            return f"{bind_flag} {self.calld_bind}", bind_flag
+        if self.calld_instance is not None and "calld_bind" not in self.model_fields_set:
+            return f"{self.calld_bind}: CALLD_INSTANCE={self.calld_instance}'s default", "CALLD_BIND or CALLD_INSTANCE"
+        return f"CALLD_BIND={self.calld_bind}", "CALLD_BIND"
 
     @property
     def artifacts_dir(self) -> Path:

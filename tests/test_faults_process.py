@@ -11,6 +11,7 @@ from __future__ import annotations
 import io
 import json
 import os
+import shutil
 import signal
 import socket
 import subprocess
@@ -62,7 +63,12 @@ def test_port_in_use_is_one_line_naming_the_port_and_the_setting(tmp_path):
         holder.listen()
         port = holder.getsockname()[1]
         line = one_line(start_up(tmp_path, "--bind", f"127.0.0.1:{port}"))
-        assert f"port {port}" in line and "CALLD_BIND" in line
+        # what the operator typed, and what to change: the flag, not a setting they never set
+        assert f"port {port}" in line and f"(--bind 127.0.0.1:{port})" in line and "choose another --bind" in line, line
+        assert "CALLD_BIND" not in line, line
+        line = one_line(start_up(tmp_path, env=clean_env(CALLD_BIND=f"127.0.0.1:{port}")))
+        assert f"(CALLD_BIND=127.0.0.1:{port})" in line and "choose another CALLD_BIND" in line, line
+        shutil.rmtree(tmp_path / "state", ignore_errors=True)
         assert not (tmp_path / "state").exists()  # the start failed: it made no state directory after all
         # One that was there and empty is left as it was found, its mode too; one with a ledger keeps it.
         (tmp_path / "state").mkdir(mode=0o755)
@@ -80,7 +86,23 @@ def test_media_port_in_use_is_one_line_naming_its_setting(tmp_path):
         holder.listen()
         port = holder.getsockname()[1]
         line = one_line(start_up(tmp_path, "--bind", "127.0.0.1:0", env=clean_env(CALLD_MEDIA_BIND=f"127.0.0.1:{port}")))
-    assert f"port {port}" in line and "CALLD_MEDIA_BIND" in line
+    assert f"port {port}" in line and f"(CALLD_MEDIA_BIND=127.0.0.1:{port})" in line
+    with socket.socket() as holder:  # no CALLD_MEDIA_BIND: the port after --bind's, and both ways to move it
+        port = next(p for p in iter(free_port, None) if port_free(p - 1))
+        holder.bind(("127.0.0.1", port))
+        holder.listen()
+        line = one_line(start_up(tmp_path, "--bind", f"127.0.0.1:{port - 1}"))
+    assert f"port {port}" in line and f"the port after --bind 127.0.0.1:{port - 1}" in line, line
+    assert "choose another --bind, or set CALLD_MEDIA_BIND" in line, line
+
+
+def port_free(port: int) -> bool:
+    with socket.socket() as probe:
+        try:
+            probe.bind(("127.0.0.1", port))
+        except OSError:
+            return False
+    return True
 
 
 def test_missing_live_settings_are_listed_on_one_line(tmp_path):

@@ -29,10 +29,11 @@ async def _serve(args: argparse.Namespace) -> int:
     credentials = {k.lower(): v for k, v in load_credentials().items()}
     overrides = _overrides(args)
     # A line of .env python-dotenv cannot parse stops the start: its setting would silently not be set.
-    settings = load_settings(**credentials, **overrides, flags={k: _FLAGS[k] for k in overrides}, strict_env_file=True)
+    flags = {k: _FLAGS[k] for k in overrides}
+    settings = load_settings(**credentials, **overrides, flags=flags, strict_env_file=True)
     control = fds.get("control")
     daemon = Daemon(settings, control_fd=control.detach() if control is not None else None, own_collector=True,
-                    disk=off_the_loop, warm_up_drawing=True)
+                    disk=off_the_loop, warm_up_drawing=True, flags=flags)
     with Notifier() as notifier:
         async with trio.open_nursery() as n:
             await n.start(daemon.serve)

@@ -23,7 +23,7 @@ import signal
 import shutil
 import socket
 import sqlite3
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
 from contextlib import AbstractAsyncContextManager, nullcontext
 from datetime import UTC, datetime
 from functools import partial
@@ -136,8 +136,10 @@ class _Flight:
 
 class Daemon:
     def __init__(self, settings: Settings, *, control_fd: int | None = None, clock: Clock | None = None,
-                 own_collector: bool = False, disk: DiskWork = inline, warm_up_drawing: bool = False) -> None:
+                 own_collector: bool = False, disk: DiskWork = inline, warm_up_drawing: bool = False,
+                 flags: Mapping[str, str] | None = None) -> None:
         self.settings = settings
+        self._flags = dict(flags or {})  # the command-line option each setting came from (`--bind`), for start-up errors
         # `calld serve` starts its drawing process at once when matplotlib's font cache is still to
         # be built (Painter.warm_up); a daemon inside a test starts it at its first picture, as the
         # tests share one cache (and a process started meanwhile would move a virtual clock on).
@@ -237,7 +239,8 @@ class Daemon:
                 raise DaemonError(f"the artifacts directory {self.settings.artifacts_dir} cannot be used: {exc.strerror}") from None
             for setting, bind in (("CALLD_BIND", self.settings.calld_bind), ("CALLD_MEDIA_BIND", self.settings.media_bind)):
                 if not bind.endswith(":0"):
-                    check_port_free(bind, setting)
+                    given, fix = self.settings.bind_origin(setting, self._flags)
+                    check_port_free(bind, setting, given=given, fix=fix)
             if verify is None:
                 verify = self._stub_signer.verifier()
             public = create_public_app(self.callbook, serve_token=self.serve_token, verify=verify,

@@ -175,8 +175,12 @@ def claim_socket_path(path: Path) -> Path | None:
     raise OperationalError(f"the control socket {path} is in use: another calld is already serving it; stop it first or use another --socket")
 
 
-def check_port_free(bind: str, setting: str = "CALLD_BIND") -> None:
-    """Fail with one line naming the port and the setting, before hypercorn tries (and raises a group)."""
+def check_port_free(bind: str, setting: str = "CALLD_BIND", *, given: str | None = None, fix: str | None = None) -> None:
+    """Fail with one line naming the port and what the operator typed (`given`, e.g. "--bind 127.0.0.1:8787";
+    default "SETTING=bind") and what to change (`fix`, default the setting), before hypercorn tries (and
+    raises a group)."""
+    given = given or f"{setting}={bind}"
+    fix = fix or setting
     host, _, port = bind.rpartition(":")
     host = host.strip("[]")
     family = socket.AF_INET6 if ":" in host else socket.AF_INET
@@ -186,8 +190,8 @@ def check_port_free(bind: str, setting: str = "CALLD_BIND") -> None:
         probe.bind((host, int(port)))
     except OSError as exc:
         if exc.errno == errno.EADDRINUSE:
-            raise OperationalError(f"port {port} on {host} is already in use ({setting}={bind}); stop whatever holds it or choose another {setting}") from None
-        raise OperationalError(f"cannot listen on {bind} ({setting}): {exc.strerror}") from None
+            raise OperationalError(f"port {port} on {host} is already in use ({given}); stop whatever holds it or choose another {fix}") from None
+        raise OperationalError(f"cannot listen on {bind} ({given}): {exc.strerror}") from None
     finally:
         probe.close()
 
