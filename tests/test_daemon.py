@@ -317,6 +317,19 @@ def test_socket_and_verbose_may_follow_the_command_as_calld_serve_takes_them(tmp
     assert "from-env.sock" in capsys.readouterr().err
 
 
+def test_the_common_flags_after_a_command_come_from_a_parent_parser_not_argparse_internals(tmp_path, capsys):
+    import inspect
+
+    from calld.cli import ctl
+
+    source = inspect.getsource(ctl)
+    assert "._actions" not in source and "_SubParsersAction" not in source  # private to argparse: may change
+    sock = str(tmp_path / "given.sock")
+    for argv in (["messaging", "list", "--socket", sock], ["optout", "list", "-v", "--socket", sock]):
+        assert ctl_main(argv) == EXIT_UNREACHABLE, argv  # the commands other modules add take them too
+        assert f"no calld is listening on {sock}." in capsys.readouterr().err
+
+
 def test_a_user_id_typed_with_capitals_suggests_the_lowercase_one_and_takes_neither(tmp_path, capsys):
     sock = str(tmp_path / "nobody.sock")  # refused before any daemon is asked
     for argv in (["did", "provision", "--user", "Alice"], ["ask", "--to", "+15555550142", "--ask", "hours", "--name", "N",

@@ -809,7 +809,7 @@ def _verify(args: argparse.Namespace) -> int:
 def build_parser() -> argparse.ArgumentParser:
     from calld.settings import default_socket_paths
 
-    parser = argparse.ArgumentParser(
+    parser = _CtlParser(
         prog="calld-ctl",
         description="Talk to calld.",
         epilog=__doc__.split("\n\n", 1)[1] if __doc__ else None,
@@ -908,21 +908,31 @@ def build_parser() -> argparse.ArgumentParser:
                              "call id, or its artifacts folder): every check that applies to it, live calls included")
     verify.add_argument("--keep", action="store_true", help="keep the workspace (its path goes to stderr)")
     verify.set_defaults(func=_verify)
-    _take_common_flags_after_the_command(parser)
     return parser
 
 
-def _take_common_flags_after_the_command(parser: argparse.ArgumentParser) -> None:
-    """--socket and -v may also follow the subcommand (`calld-ctl ask ... --socket S`), as `calld serve
-    --socket S` takes them: argparse would otherwise refuse them there. SUPPRESS keeps a value given
-    before the subcommand when none is given after it."""
-    for action in parser._actions:
-        if isinstance(action, argparse._SubParsersAction):
-            for sub in action.choices.values():
-                sub.add_argument("--socket", default=argparse.SUPPRESS,
-                                 help="the daemon's control socket(s), comma-separated (default: $CALLD_SOCKET)")
-                sub.add_argument("-v", "--verbose", action="store_true", default=argparse.SUPPRESS, help="log details on stderr")
-                _take_common_flags_after_the_command(sub)
+def _common_flags() -> argparse.ArgumentParser:
+    """--socket and -v, which may also follow the subcommand (`calld-ctl ask ... --socket S`), as `calld serve
+    --socket S` takes them: every subcommand parser, at any depth, has this parser as a parent. SUPPRESS keeps
+    a value given before the subcommand when none is given after it."""
+    common = argparse.ArgumentParser(add_help=False)
+    common.add_argument("--socket", default=argparse.SUPPRESS, help="the daemon's control socket(s), comma-separated (default: $CALLD_SOCKET)")
+    common.add_argument("-v", "--verbose", action="store_true", default=argparse.SUPPRESS, help="log details on stderr")
+    return common
+
+
+class _CtlParser(argparse.ArgumentParser):
+    """An ArgumentParser whose subcommands (and theirs: argparse makes them of this class) take the common flags."""
+
+    def add_subparsers(self, **kwargs: Any) -> Any:
+        action = super().add_subparsers(**kwargs)
+        add_parser = action.add_parser
+
+        def add_with_common_flags(name: str, **kw: Any) -> argparse.ArgumentParser:
+            return add_parser(name, parents=[*kw.pop("parents", ()), _common_flags()], **kw)
+
+        action.add_parser = add_with_common_flags
+        return action
 
 
 def _proxy_config(args: argparse.Namespace) -> int:
