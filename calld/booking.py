@@ -18,7 +18,7 @@ from calld.domain.requests import BookRequest
 from calld.ledger import Ledger
 from calld.runtime.handle import CallHandle
 from calld.settings import Settings
-from calld.stub.scenario import BOOK_SCENARIOS, Scenario
+from calld.stub.scenario import BOOK_SCENARIOS, Scenario, unknown_scenario
 
 DEFAULT_BOOK_SCENARIO = "book_straight"
 
@@ -48,7 +48,7 @@ def book_scenario(name: str | None) -> Scenario:
     try:
         return BOOK_SCENARIOS[name]
     except KeyError:
-        raise ValueError(f"unknown booking scenario {name!r}; choose one of {', '.join(sorted(BOOK_SCENARIOS))}") from None
+        raise ValueError(unknown_scenario(name, booking=True)) from None
 
 
 async def run_stub_book(

@@ -282,7 +282,7 @@ async def test_run_stub_book_refuses_a_quick_ask_plan_and_unknown_restaurants(tm
     settings = load_settings(calld_state_dir=tmp_path)
     with pytest.raises(ValueError, match="needs a booking plan"):
         await run_stub_book(make_plan(), settings)
-    with pytest.raises(ValueError, match="unknown booking scenario 'hours'; choose one of book_"):
+    with pytest.raises(ValueError, match=r"unknown booking scenario 'hours' \('hours' is a quick ask's: use it with calld-ctl ask\); choose one of book_"):
         await run_stub_book(make_book_plan(), settings, "hours")
     assert book_scenario(None).name == "book_straight"
 

@@ -204,7 +204,7 @@ async def test_a_malformed_request_is_refused_and_the_next_served(client, daemon
     status, body = await client.raw("POST", "/v1/ask", json.dumps({**ASK, "to": "555-0142"}).encode())
     assert status == 400 and "E.164" in body["error"]
     status, body = await client.raw("POST", "/v1/ask", json.dumps({**ASK, "ask": "stock"}).encode())
-    assert status == 400 and "--item" in body["error"]
+    assert status == 400 and body["error"] == "`ask` stock needs `item` (say what to ask about)"  # JSON fields, not flags
     status, body = await client.raw("POST", "/v1/ask", json.dumps({**ASK, "ask": "weather"}).encode())
     assert status == 400 and "ask" in body["error"]
     status, body = await client.raw("POST", "/v1/ask", json.dumps({**ASK, "notes": "x" * 20000}).encode())

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import io
 import json
+import re
 from datetime import UTC, datetime, timedelta
 
 import pytest
@@ -104,6 +105,32 @@ async def test_ctl_prints_one_line_and_exits_2_for_a_refusal(tmp_path, nursery, 
         code = EXIT_USAGE if exc.status < 500 else 6
         line = exc.message
     assert code == EXIT_USAGE and "\n" not in line and "America/New_York" in line
+    nothing_written(daemon)
+    await daemon.shutdown(drain_s=0)
+
+
+async def test_api_errors_name_the_json_field_and_calld_ctl_names_its_flag(tmp_path, nursery, dials, autojump_clock):
+    daemon = await start(nursery, tmp_path, NOON)
+    book = {"to": NY, "name": "Nathan", "party": 2, "user": "alice"}
+    async with ControlClient(daemon.settings.calld_socket) as client:
+        await client.provision("alice")
+        for path, body, http, field, said in (
+                ("book", {**book, "time": "banana"}, 403, "time", "`time`: 'banana' names no day and no time of day"),
+                ("book", {**book, "time": "Friday 7pm", "party": "two"}, 400, "party", "`party` must be a whole number"),
+                ("ask", {**ASK, "scenario": "declin"}, 400, "scenario", "`scenario`: unknown stub scenario 'declin'; did you mean 'decline'?"),
+                ("book", {**book, "time": "Friday 7pm", "scenario": "book_ful"}, 400, "scenario",
+                 "`scenario`: unknown booking scenario 'book_ful'; did you mean 'book_full'"),
+                ("ask", {**ASK, "at": "tomorrow 9am", "when_open": True}, 400, "when_open", "give `when_open` or `at`, not both")):
+            status, answer = await client.raw("POST", f"/v1/{path}", json.dumps(body).encode())
+            assert (status, answer.get("field")) == (http, field), answer
+            assert answer["error"].startswith(said) and " --" not in answer["error"], answer  # the API speaks JSON
+            with pytest.raises(ControlError) as exc:  # calld-ctl's client: the same words, each field as its flag
+                async for _ in (client.ask(body) if path == "ask" else client.book(body)):
+                    pass
+            as_flags = re.sub(r"`(\w+)`", lambda m: "--" + m.group(1).replace("_", "-"), answer["error"])
+            assert exc.value.message == as_flags, exc.value.message
+            assert "`" not in exc.value.message and exc.value.field == field
+    assert dials == []
     nothing_written(daemon)
     await daemon.shutdown(drain_s=0)
 

@@ -15,6 +15,8 @@ from urllib.parse import quote
 
 import httpx
 
+from calld.domain.fields import for_ctl
+
 
 class DaemonUnreachable(ConnectionError):
     def __init__(self, path: Path) -> None:
@@ -36,12 +38,15 @@ class StreamBroken(ConnectionError):
 
 
 class ControlError(RuntimeError):
-    """The daemon refused the request; `message` is its own words."""
+    """The daemon refused the request; `message` is its own words, each request field it names (`party`)
+    said as calld-ctl's flag (--party); `field` the first such field, if any."""
 
-    def __init__(self, status: int, message: str) -> None:
+    def __init__(self, status: int, message: str, field: str | None = None) -> None:
+        message = for_ctl(message)
         super().__init__(message)
         self.status = status
         self.message = message
+        self.field = field
 
 
 class ControlClient:
@@ -215,5 +220,7 @@ def _decode(resp: httpx.Response) -> Any:
         # HTML redirect or page); the page itself says nothing a user can act on.
         data = {"error": f"HTTP {resp.status_code}: the daemon has no such route ({resp.request.url.path})"}
     if resp.status_code >= 300:
-        raise ControlError(resp.status_code, data.get("error", str(data)) if isinstance(data, dict) else str(data))
+        if isinstance(data, dict):
+            raise ControlError(resp.status_code, str(data.get("error", data)), data.get("field"))
+        raise ControlError(resp.status_code, str(data))
     return data

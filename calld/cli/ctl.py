@@ -118,15 +118,15 @@ class UsageError(ValueError):
     pass
 
 
-_FLAG = {"to": "--to", "ask": "--ask", "name": "--name", "item": "--item", "user": "--user", "request_id": "--request-id",
-         "party": "--party", "time": "--time", "notes": "--notes", "window": "--window"}
 
 
 def _explain(exc: ValidationError) -> str:
+    from calld.domain.fields import FLAGS
+
     out = []
     for e in exc.errors():
         loc = [str(p) for p in e["loc"]]
-        flag = _FLAG.get(loc[0], loc[0]) if loc else "input"
+        flag = FLAGS.get(loc[0], loc[0]) if loc else "input"
         msg = e["msg"].removeprefix("Value error, ")
         out.append(f"{flag}: {msg}" if loc and not msg.startswith(flag) else msg)  # the rule may name its flag itself
     return "; ".join(out)

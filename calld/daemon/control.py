@@ -18,6 +18,7 @@ from quart_trio import QuartTrio
 
 from calld.daemon.callbook import CallBook
 from calld.daemon.errors import AmbiguousCall, AtCapacity, DaemonError, DiskFull, Draining
+from calld.domain.fields import FLAGS, field_named, for_api
 from calld.domain.ids import UserId, typed_number
 from calld.domain.requests import AskRequest, BookRequest
 from calld.domain.words import control_problem
@@ -107,16 +108,26 @@ class _PruneBody(BaseModel):
 
 
 def _explain(exc: ValidationError) -> str:
+    """One part per problem, led by what to fix: a request's field as its flag (which _error names as the
+    field), so a rule that names its flag itself ("--party must be ...") is not led by it twice."""
     parts = []
     for e in exc.errors():
-        where = ".".join(str(p) for p in e["loc"]) or "body"
+        where = ".".join(str(p) for p in e["loc"])
+        flag = FLAGS.get(where, where)
         msg = e["msg"].removeprefix("Value error, ")
-        parts.append(f"{where}: {msg}")
+        if e["type"] == "extra_forbidden":
+            msg = "is not a field of this request"
+        led = msg.startswith(flag) or not e["loc"]  # a rule of the whole request says what it is about
+        parts.append(msg if led else f"{flag}: {msg}")
     return "; ".join(parts)
 
 
-def _error(message: str, status: int) -> Response:
-    return Response(json.dumps({"error": message}), status=status, content_type="application/json")
+def _error(message: str, http_status: int, **more: Any) -> Response:
+    """An error body: the message naming each request field as the JSON field (`party`), and the first
+    one it names as "field" (calld-ctl's client turns them back into its flags: calld.domain.fields)."""
+    text = for_api(message)
+    body = {"error": text, **({"field": field} if (field := field_named(text)) else {}), **more}
+    return Response(json.dumps(body), status=http_status, content_type="application/json")
 
 
 def _no_call(ident: str, finished: str = "") -> Response:
@@ -169,9 +180,8 @@ def create_control_app(daemon: ControlledDaemon) -> QuartTrio:
             first = await anext(stream)  # validation and the ledger lookup happen before the first item
         except Refused as exc:  # the policy said no: nothing written, nothing dialled
             refusal = exc.refusal
-            return refused(refusal.rule, Response(json.dumps({"error": refusal.message, "status": "refused",
-                                                              "reason": refusal.rule, "detail": refusal.message}),
-                                                  status=403, content_type="application/json"))
+            return refused(refusal.rule, _error(refusal.message, 403, status="refused", reason=refusal.rule,
+                                                detail=for_api(refusal.message)))
         except UnknownUser as exc:
             return refused("unknown_user", _error(str(exc), 404))
         except RequestConflict as exc:

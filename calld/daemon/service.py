@@ -71,7 +71,7 @@ from calld.observe.metrics import Metrics
 from calld.runtime.disk import DiskWork, inline
 from calld.runtime.handle import CallHandle, CallPorts
 from calld.settings import Settings
-from calld.stub.scenario import SCENARIOS
+from calld.stub.scenario import SCENARIOS, unknown_scenario
 from calld.stub.signing import StubSigner, webhook_verifier
 from calld.stub.telnyx_numbers import StubNumbers
 
@@ -633,7 +633,7 @@ class Daemon:
         is written when the request is bad or the policy refuses it (Refused)."""
         self._check_scenario(scenario)
         if scenario is not None and scenario not in SCENARIOS:
-            raise ValueError(f"unknown stub scenario {scenario!r}; choose one of {', '.join(sorted(SCENARIOS))}")
+            raise ValueError(f"--scenario: {unknown_scenario(scenario, booking=False)}")
         if (refusal := check_request(request)) is not None:  # words spoken on the call: item-like, or refused
             raise Refused(refusal)
         plan = await self._ledger.run(lambda ledger: prepare(request, self.settings, ledger))  # UnknownUser: nothing written yet
@@ -644,7 +644,10 @@ class Daemon:
     async def book(self, request: BookRequest, scenario: str | None = None, timing: Timing | None = None) -> AsyncIterator[dict[str, Any]]:
         """Book a table: the same path as an ask, with a booking plan."""
         self._check_scenario(scenario)
-        stub = book_scenario(scenario)  # ValueError lists the scripted restaurants
+        try:
+            stub = book_scenario(scenario)
+        except ValueError as exc:  # the nearest scripted restaurants' names
+            raise ValueError(f"--scenario: {exc}") from None
         if (refusal := check_request(request)) is not None:
             raise Refused(refusal)
         plan = await self._ledger.run(lambda ledger: prepare_book(request, self.settings, ledger))

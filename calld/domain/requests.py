@@ -8,6 +8,7 @@ from typing import Annotated, Self
 from pydantic import (BaseModel, BeforeValidator, ConfigDict, StringConstraints, ValidationError, ValidationInfo, field_validator,
                       model_validator)
 
+from calld.domain.fields import FLAGS
 from calld.domain.ids import DEFAULT_REGION, E164, FirstName, UserId, typed_number
 from calld.domain.questions import QUESTIONS, QuestionType
 from calld.domain.words import control_problem, plain_text
@@ -156,10 +157,6 @@ class BookRequest(BaseModel):
         return n
 
 
-BOOK_FLAGS = {
-    "to": "--to", "name": "--name", "party": "--party", "time": "--time", "notes": "--notes",
-    "window": "--window", "user": "--user", "request_id": "--request-id",
-}
 
 
 def explain_book_errors(exc: ValidationError) -> str:
@@ -167,7 +164,7 @@ def explain_book_errors(exc: ValidationError) -> str:
     parts = []
     for err in exc.errors(include_url=False):
         loc = [str(p) for p in err["loc"]]
-        flag = BOOK_FLAGS.get(loc[0], loc[0]) if loc else "input"
+        flag = FLAGS.get(loc[0], loc[0]) if loc else "input"
         msg = err["msg"].removeprefix("Value error, ")
         if err["type"] == "missing":
             msg = "is required"

@@ -411,6 +411,23 @@ for _style in ("careless", "careless_lying"):
         BOOK_SCENARIOS[_s.name] = _s
 
 
+def unknown_scenario(name: str, *, booking: bool) -> str:
+    """What to say for a --scenario that names no scripted business of this kind: the nearest names (a
+    typo), the other kind's if it is one of those, and where they are all listed."""
+    import difflib
+
+    mine, theirs = (BOOK_SCENARIOS, SCENARIOS) if booking else (SCENARIOS, BOOK_SCENARIOS)
+    kind = "booking scenario" if booking else "stub scenario"
+    other = f" ({name!r} is a {'quick ask' if booking else 'booking'}'s: use it with calld-ctl {'ask' if booking else 'book'})" \
+        if name in theirs else ""
+    near = difflib.get_close_matches(name, list(mine), n=3, cutoff=0.6)
+    every = (f"choose one of {', '.join(sorted(mine))}" if len(mine) <= 15
+             else f"calld/stub/scenario.py lists all {len(mine)}, e.g. hours, stock, decline")
+    if near:
+        return f"unknown {kind} {name!r}{other}; did you mean {' or '.join(repr(n) for n in near)}? ({every})"
+    return f"unknown {kind} {name!r}{other}; {every}"
+
+
 def load_scenario(path: Path) -> Scenario:
     """A scenario from a JSON file: {"name": ..., any Scenario field: value}. What is wrong with a file is
     refused with every field to fix named: unknown keys (with the nearest known one), wrong types, a value
