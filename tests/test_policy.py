@@ -236,7 +236,8 @@ NOW = utc(2026, 6, 10, 15, 0)  # Wednesday 11:00 in New York
         ("tomorrow 19:30", utc(2026, 6, 11, 23, 30)),
         ("December 4 at 8pm", utc(2026, 12, 5, 1, 0)),
         ("2026-12-04 19:00", utc(2026, 12, 5, 0, 0)),
-        ("Wednesday 9am", utc(2026, 6, 17, 13, 0)),  # this Wednesday's 9am is past: next week's
+        ("next Wednesday 9am", utc(2026, 6, 17, 13, 0)),  # said on a Wednesday: a week on, never today
+        ("Wednesday 7pm", utc(2026, 6, 10, 23, 0)),  # said on a Wednesday morning: today's, still ahead
         ("2026-06-11T10:00-04:00", utc(2026, 6, 11, 14, 0)),
         # ISO 8601 without an offset is the target's local time, like "2026-12-04 19:00".
         ("2026-12-04T19:00", utc(2026, 12, 5, 0, 0)),
@@ -246,6 +247,39 @@ NOW = utc(2026, 6, 10, 15, 0)  # Wednesday 11:00 in New York
 )
 def test_times_are_read_in_the_targets_zone(said, expected):
     assert resolve(said, zones_for(NY), NOW) == (expected,)
+
+
+def test_a_weekday_said_on_that_day_after_its_time_is_asked_about_never_moved_a_week():
+    # Wednesday 11:00 in New York: this Wednesday's 9am is gone, and next week's may not be what was meant.
+    with pytest.raises(WhenError) as asked:
+        resolve("Wednesday 9am", zones_for(NY), NOW)
+    assert str(asked.value) == ("'Wednesday 9am' names today, Wed 10 Jun, and 9am has passed there (it is 11:00); for "
+                                "Wed 17 Jun say 'next Wednesday 9am' or give the date, e.g. 'June 17 9am'")
+    assert resolve("June 17 9am", zones_for(NY), NOW) == (utc(2026, 6, 17, 13, 0),)  # as the question says
+
+
+@pytest.fixture
+def gate(tmp_path):
+    from calld.ledger import Ledger
+    from calld.policy.gate import Gate
+    from calld.settings import load_settings
+
+    settings = load_settings(calld_state_dir=tmp_path / "state", _env_file=None)
+    settings.calld_state_dir.mkdir(parents=True)
+    ledger = Ledger(settings.db_path)
+    yield Gate(settings, ledger, lambda: NOW)
+    ledger.close()
+
+
+@pytest.mark.parametrize(("said", "meant"), [("Monday 3am", "3pm"), ("tomorrow 12:30am", "12:30pm"), ("Friday at midnight", "noon"),
+                                             ("Thursday 05:59", "5:59pm")])
+def test_a_booking_in_the_small_hours_is_asked_about(gate, said, meant):
+    refusal = gate.booking_time(NY, said, NOW)
+    assert refusal is not None and refusal.rule == "booking_time" and f"in the small hours: did you mean {meant}?" in refusal.message
+    assert "to insist, write a date and a 24-hour time" in refusal.message
+    for insisted in ("2026-06-15 03:00", "2026-06-15T03:00", "June 15 03:00"):
+        assert gate.booking_time(NY, insisted, NOW) is None, insisted
+    assert gate.booking_time(NY, "Monday 6am", NOW) is None  # from 6 am on: said as meant
 
 
 def test_the_same_words_mean_another_instant_in_another_zone():

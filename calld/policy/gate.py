@@ -23,7 +23,7 @@ from calld.policy.destination import Destination, check_destination, parse_desti
 from calld.policy.limits import check_number_busy, check_number_rate, check_user_rate
 from calld.policy.optout import OptOut, check_opt_out
 from calld.policy.refusal import Refusal, Refused
-from calld.policy.when import WhenError, resolve
+from calld.policy.when import WhenError, resolve, small_hours
 from calld.policy.window import CallWindow, Closed, check_window, zones_for
 from calld.settings import Settings
 
@@ -86,10 +86,18 @@ class Gate:
         entry = None if row is None else OptOut(row.number, row.said_at, row.quote, row.user_id, row.run_id)
         return check_opt_out(to, entry or self.held_opt_outs.get(to))
 
-    def booking_time(self, to: str, text: str, now: datetime) -> Refusal | None:
-        """A booking's --time: it parses, in the restaurant's zone, lies ahead and within the horizon."""
+    def table_time(self, to: str, text: str, now: datetime) -> datetime:
+        """The booking's --time as calld reads it: an aware time in the restaurant's (first) zone, UTC for a
+        number with none. WhenError when it does not parse; the booking_time rule has checked it does."""
+        zones = zones_for(to)
+        return min(resolve(text, zones, now)).astimezone(ZoneInfo(zones[0]) if zones else ZoneInfo("UTC"))
+
+    def booking_time(self, to: str, text: str, now: datetime, resolved: datetime | None = None) -> Refusal | None:
+        """A booking's --time: it parses, in the restaurant's zone, lies ahead and within the horizon, and is
+        not in the small hours unless written so as to insist. `resolved`: the time it was read as when the
+        request was queued (checked again when due: "tomorrow" must not move a day meanwhile)."""
         try:
-            instants = resolve(text, zones_for(to), now)
+            instants = (resolved,) if resolved is not None else resolve(text, zones_for(to), now)
         except WhenError as exc:
             return Refusal("booking_time", f"--time: {exc}", people=f"I couldn't tell when you'd like the table: {exc}.")
         horizon = self.settings.calld_booking_horizon_days
@@ -102,6 +110,8 @@ class Gate:
                 f"--time {text!r} is more than {horizon} days ahead (CALLD_BOOKING_HORIZON_DAYS); book nearer the day",
                 people=f"That time ({text}) is more than {horizon} days ahead; please ask again nearer the day.",
             )
+        if resolved is None and (question := small_hours(text, self.table_time(to, text, now).replace(tzinfo=None))):
+            return Refusal("booking_time", f"--time: {question}", people=f"Just checking before I call: {question}")
         return None
 
     def rates(self, to: str, user: str, now: datetime) -> Refusal | None:
@@ -134,11 +144,12 @@ class Gate:
 
     # -- the order they run in -----------------------------------------------------------------------
 
-    def standing(self, kind: str, to: str, booking_time: str | None, now: datetime) -> Refusal | None:
+    def standing(self, kind: str, to: str, booking_time: str | None, now: datetime,
+                 resolved: datetime | None = None) -> Refusal | None:
         """The rules that hold whenever the call is placed."""
         refusal = self.destination(to) or self.opt_out(to)
         if refusal is None and kind == "book" and booking_time is not None:
-            refusal = self.booking_time(to, booking_time, now)
+            refusal = self.booking_time(to, booking_time, now, resolved)
         return refusal
 
     def admit(self, kind: str, to: str, user: str, booking_time: str | None, timing: Timing) -> Decision:
@@ -208,10 +219,12 @@ class Gate:
             raise Refused(Refusal("calling_window", f"--at {text!r} is outside the calling window: at that time, {closed.describe(self.window)}"))
         return Queue(due, "at")
 
-    def when_due(self, kind: str, to: str, user: str, booking_time: str | None) -> Decision | Refusal:
-        """A queued request has come due: dial, wait for the window again, or refuse it."""
+    def when_due(self, kind: str, to: str, user: str, booking_time: str | None,
+                 resolved: datetime | None = None) -> Decision | Refusal:
+        """A queued request has come due: dial, wait for the window again, or refuse it. `resolved`: the
+        booking's time as read when it was queued (None for rows queued before it was kept)."""
         now = self.clock()
-        if (refusal := self.standing(kind, to, booking_time, now)) is not None:
+        if (refusal := self.standing(kind, to, booking_time, now, resolved)) is not None:
             return refusal
         closed = self.closed(to, now)
         if closed is not None:

@@ -38,6 +38,7 @@ _LAST_WEEKDAY = re.compile(r"\blast\s+(mon|tue|wed|thu|fri|sat|sun)[a-z]*\b", re
 # An hour said right after a day with nothing to make it a clock: "Friday 7", "tomorrow 8" (not "December 4": a date)
 _BARE_HOUR = re.compile(r"\b(?:mon|tue|wed|thu|fri|sat|sun)[a-z]*\.?\s+(1[0-2]|[1-9])(?![\d:./]|\s*(?:st|nd|rd|th)\b)"
                         r"|\b(?:today|tonight|tomorrow)\s+(1[0-2]|[1-9])(?![\d:./]|\s*(?:st|nd|rd|th)\b)", re.IGNORECASE)
+_NEXT = re.compile(r"\bnext\s+(?:mon|tue|wed|thu|fri|sat|sun)", re.IGNORECASE)
 _EXAMPLE = 'e.g. "Friday 7pm", "tomorrow 19:30" or "2026-12-04 19:00"'
 _CLOCK_MERIDIEM = re.compile(r"\b(\d{1,2})(?:[:.](\d{2}))?\s*(?:a\.?\s?m\.?|p\.?\s?m\.?)(?![a-z])", re.IGNORECASE)
 _CLOCK_COLON = re.compile(r"\b(\d{1,2}):(\d{2})\b")
@@ -132,6 +133,8 @@ def resolve_local(text: str, now_local: datetime) -> datetime:
         except ValueError:
             raise WhenError(f"{text.strip()!r} is not a date and time on the calendar") from None
     readings = _clock(text)
+    if len(readings) == 2 and (m := _CLOCK_COLON.search(text)) and m.group(1).startswith("0") and not _CLOCK_MERIDIEM.search(text):
+        readings = readings[:1]  # "03:00", "07:30": a leading zero is the 24-hour clock's
     today = now_local.date()
     named = _named_date(text, today)
     gone = _day_gone(text, today) if named is None else None
@@ -146,10 +149,55 @@ def resolve_local(text: str, now_local: datetime) -> datetime:
     if day >= 100:  # today / tonight / tomorrow
         return datetime.combine(today + timedelta(days=day - 100), clock)
     ahead = (day - today.weekday()) % 7
+    if ahead == 0 and _NEXT.search(text):
+        ahead = 7  # "next Friday" said on a Friday: a week on, never today
     when = datetime.combine(today + timedelta(days=ahead), clock)
     if when <= now_local.replace(tzinfo=None):
-        when += timedelta(days=7)  # "Friday" said on a Friday evening means next week's
+        # "Friday 7pm" said on a Friday at 22:12: today's is gone, and next week's may not be what was
+        # meant (a slip of the day, or of am/pm). Asked about, never moved a week silently.
+        later = when + timedelta(days=7)
+        raise WhenError(f"{text!r} names today, {day_label(when)}, and {clock_label(clock)} has passed there "
+                        f"(it is {now_local:%H:%M}); for {day_label(later)} say 'next {weekday_name(day)} "
+                        f"{clock_label(clock)}' or give the date, e.g. '{later:%B} {later.day} {clock_label(clock)}'")
     return when
+
+
+def clock_label(clock: time) -> str:
+    """7pm, 7:30pm, noon, midnight: a clock time as people say it."""
+    if clock.minute == 0 and clock.hour in (0, 12):
+        return "midnight" if clock.hour == 0 else "noon"
+    hour = clock.hour % 12 or 12
+    return f"{hour}{f':{clock.minute:02d}' if clock.minute else ''}{'am' if clock.hour < 12 else 'pm'}"
+
+
+def day_label(when: date | datetime) -> str:
+    """Fri 11 Dec: a day as people write it."""
+    return f"{when:%a} {when.day} {when:%b}"
+
+
+def when_label(when: datetime) -> str:
+    """Fri 11 Dec 7pm: a booking's resolved day and time, as history and show print it."""
+    return f"{day_label(when)} {clock_label(when.time())}"
+
+
+SMALL_HOURS_END = 6  # a booking before 6 am is asked about: "3am" is far more often a slip for 3pm
+
+
+def small_hours(text: str, local: datetime) -> str | None:
+    """The question to ask when `text` resolved to a time between midnight and 6 am (`local`), or None:
+    none when it is later, or when a date and a 24-hour time were written ("2026-12-07 03:00"), the
+    way to insist."""
+    if local.hour >= SMALL_HOURS_END:
+        return None
+    if _ISO_LOCAL.fullmatch(text.strip()):
+        return None  # "2026-12-07T03:00": a date and a 24-hour time
+    written_24h = _CLOCK_COLON.search(text) is not None and _CLOCK_MERIDIEM.search(text) is None
+    dated = _ISO_DATE.search(text) is not None or _MONTH_DAY.search(text) is not None or _DAY_MONTH.search(text) is not None
+    if written_24h and dated:
+        return None
+    meant = clock_label((local + timedelta(hours=12)).time())
+    return (f"{text!r} is {clock_label(local.time())} on {day_label(local)}, in the small hours: did you mean {meant}? "
+            f"(to insist, write a date and a 24-hour time, e.g. '{local:%Y-%m-%d %H:%M}')")
 
 
 def resolve(text: str, zones: Sequence[str], now: datetime) -> tuple[datetime, ...]:
