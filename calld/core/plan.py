@@ -155,6 +155,9 @@ class BookJob:
     notes: str | None
     window_minutes: int
     callback: E164
+    # `time` as calld read it in the restaurant's zone (ISO 8601 with its offset), when the daemon did:
+    # the result names the day it was booked for. The business hears the user's own words.
+    when: str | None = None
 
     @property
     def label(self) -> str:

@@ -153,6 +153,10 @@ class _Result(BaseModel):
     opt_out: NonEmpty | None = None
     # The agent claimed to be a person or denied being automated, and was made to correct itself at once.
     honesty: Literal["corrected"] | None = None
+    # A booking's --time as calld read it in the restaurant's zone: ISO 8601 with the offset, and in words
+    # ("Fri 11 Dec 7pm"). None for a quick ask.
+    booking_at: NonEmpty | None = None
+    booking_for: NonEmpty | None = None
 
 
 class _Completed(_Result):

@@ -12,6 +12,7 @@ the model's own count.
 from __future__ import annotations
 
 import re
+from datetime import date, datetime, time
 
 _DAY = 24 * 60
 _WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
@@ -94,3 +95,21 @@ def day_phrase(text: str) -> str | None:
     """The day `text` names ("Friday", "tomorrow"), as written there; None without one."""
     m = _WEEKDAY.search(text) or _RELATIVE.search(text)
     return m.group(0) if m else None
+
+
+def clock_label(clock: time) -> str:
+    """7pm, 7:30pm, noon, midnight: a clock time as people say it."""
+    if clock.minute == 0 and clock.hour in (0, 12):
+        return "midnight" if clock.hour == 0 else "noon"
+    hour = clock.hour % 12 or 12
+    return f"{hour}{f':{clock.minute:02d}' if clock.minute else ''}{'am' if clock.hour < 12 else 'pm'}"
+
+
+def day_label(when: date | datetime) -> str:
+    """Fri 11 Dec: a day as people write it."""
+    return f"{when:%a} {when.day} {when:%b}"
+
+
+def when_label(when: datetime) -> str:
+    """Fri 11 Dec 7pm: a booking's resolved day and time, as history and show print it."""
+    return f"{day_label(when)} {clock_label(when.time())}"

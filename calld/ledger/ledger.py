@@ -337,6 +337,7 @@ class Ledger:
         params: dict[str, Any],
         run_id: RunId,
         instance: str = "",
+        booking_at: str | None = None,
     ) -> Claim:
         """Write the request before anything is dialled, or say what already happened to it.
 
@@ -346,7 +347,7 @@ class Ledger:
         """
         user_id, run_id, text = _request_args(request_id, user_id, kind, params, run_id)
         tx.lock(_request_key(request_id))  # queue_request reads this id before it queues it
-        if _insert_request(tx, request_id, user_id, kind, text, run_id, instance):
+        if _insert_request(tx, request_id, user_id, kind, text, run_id, instance, booking_at):
             return Fresh(run_id)
         claim = _existing_claim(tx, request_id, user_id, kind, text, run_id)
         assert claim is not None  # the insert met this row
@@ -366,6 +367,7 @@ class Ledger:
         at: datetime,
         instance: str = "",
         check: Callable[[DialView], R | None],
+        booking_at: str | None = None,
     ) -> Claim | R:
         """claim_request and the gate's verdict in one transaction: for a new request, `check` reads
         the opt-outs and every daemon's dial log through a DialView; None admits the dial (the request
@@ -380,7 +382,7 @@ class Ledger:
         refusal = check(DialView(tx))
         if refusal is not None:
             return refusal
-        if not _insert_request(tx, request_id, user_id, kind, text, run_id, instance):
+        if not _insert_request(tx, request_id, user_id, kind, text, run_id, instance, booking_at):
             raise LedgerError(f"request {request_id!r} was written while its lock was held")  # a bug, never a race
         _log_dial(tx, request_id, number, user_id, at)
         return Fresh(run_id)
@@ -667,7 +669,7 @@ class Ledger:
     @_write_once
     def queue_request(
         self, tx: Tx, request_id: str, *, user_id: UserId, kind: RequestKind, params: dict[str, Any],
-        due_at: datetime, mode: Literal["when_open", "at"],
+        due_at: datetime, mode: Literal["when_open", "at"], booking_at: str | None = None,
     ) -> tuple[ScheduledRow | None, bool]:
         """Queue a request for later: (its row, True) when new; a repeat of the same request gets
         (the row it has, False), or (None, False) when it was already placed; another request under
@@ -681,9 +683,9 @@ class Ledger:
             return None, False
         now = _now()
         added = tx.execute(
-            "INSERT INTO schedule (request_id, user_id, kind, params, due_at, mode, status, created_at, updated_at)"
-            " VALUES (?, ?, ?, ?, ?, ?, 'queued', ?, ?) ON CONFLICT (request_id) DO NOTHING",
-            (request_id, user_id, kind, text, _utc(due_at), mode, now, now),
+            "INSERT INTO schedule (request_id, user_id, kind, params, due_at, mode, status, created_at, updated_at, booking_at)"
+            " VALUES (?, ?, ?, ?, ?, ?, 'queued', ?, ?, ?) ON CONFLICT (request_id) DO NOTHING",
+            (request_id, user_id, kind, text, _utc(due_at), mode, now, now, booking_at),
         ).rowcount
         row = _must_scheduled(tx, request_id)
         if not added:
@@ -908,15 +910,15 @@ def _existing_claim(tx: Tx, request_id: str, user_id: UserId, kind: str, text: s
 
 
 def _insert_request(tx: Tx, request_id: str, user_id: UserId, kind: str, text: str, run_id: RunId,
-                    instance: str) -> bool:
+                    instance: str, booking_at: str | None = None) -> bool:
     """True when the row is new; False when the request id is taken (a concurrent insert of it waits
     for the other transaction, then finds it: the key, not a read, decides)."""
     now = _now()
     try:
         return tx.execute(
-            "INSERT INTO requests (request_id, run_id, user_id, kind, params, status, created_at, updated_at, instance)"
-            " VALUES (?, ?, ?, ?, ?, 'placing', ?, ?, ?) ON CONFLICT (request_id) DO NOTHING",
-            (request_id, run_id, user_id, kind, text, now, now, instance),
+            "INSERT INTO requests (request_id, run_id, user_id, kind, params, status, created_at, updated_at, instance, booking_at)"
+            " VALUES (?, ?, ?, ?, ?, 'placing', ?, ?, ?, ?) ON CONFLICT (request_id) DO NOTHING",
+            (request_id, run_id, user_id, kind, text, now, now, instance, booking_at),
         ).rowcount == 1
     except IntegrityViolation as exc:  # run_id UNIQUE: a caller reused a run id
         raise LedgerError(f"run id {run_id} already belongs to another request") from exc

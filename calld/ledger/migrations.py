@@ -181,6 +181,13 @@ MIGRATIONS: tuple[str, ...] = (
         created_at TEXT NOT NULL
     );
     """,
+    # 11: a booking's --time as calld read it, in the restaurant's zone (ISO 8601 with its offset), kept
+    # when the request is placed or queued: history and show name the day ("Fri 11 Dec 7pm"), and a
+    # queued "tomorrow" stays the day it meant. NULL for asks, and for rows written before.
+    """
+    ALTER TABLE requests ADD COLUMN booking_at TEXT;
+    ALTER TABLE schedule ADD COLUMN booking_at TEXT;
+    """,
 )
 
 POSTGRES_MIGRATIONS: tuple[str, ...] = (
@@ -312,5 +319,10 @@ POSTGRES_MIGRATIONS: tuple[str, ...] = (
         value text NOT NULL,
         created_at text NOT NULL
     );
+    """,
+    # 5: SQLite's 11
+    """
+    ALTER TABLE requests ADD COLUMN booking_at text;
+    ALTER TABLE schedule ADD COLUMN booking_at text;
     """,
 )

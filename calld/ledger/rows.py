@@ -110,6 +110,9 @@ class RequestRow:
     created_at: str
     updated_at: str
     instance: str = ""  # the daemon that owns it (CALLD_INSTANCE; '' for the one daemon of a host)
+    # A booking's --time as calld read it: ISO 8601 in the restaurant's zone, with its offset (None: an
+    # ask, or a row from before ledger version 10)
+    booking_at: str | None = None
 
 
 def canonical_json(value: dict[str, Any]) -> str:
@@ -124,7 +127,8 @@ def _now() -> str:
 
 _DID_COLUMNS = "user_id, did, status, order_id, customer_reference, failure"
 _REQUEST_COLUMNS = (
-    "request_id, run_id, user_id, kind, params, status, call_control_id, result, created_at, updated_at, instance"
+    "request_id, run_id, user_id, kind, params, status, call_control_id, result, created_at, updated_at, instance,"
+    " booking_at"
 )
 
 
@@ -152,6 +156,7 @@ def _request(r: Row) -> RequestRow:
         created_at=r["created_at"],
         updated_at=r["updated_at"],
         instance=r["instance"],
+        booking_at=r["booking_at"],
     )
 
 
@@ -223,6 +228,7 @@ class ScheduledRow:
     created_at: str
     claimed_by: str | None = None  # status 'claimed': the daemon placing it, until claimed_until (epoch s)
     claimed_until: float | None = None
+    booking_at: str | None = None  # as RequestRow's: the booking's time as read when it was queued
 
 
 _DAEMON_COLUMNS = "instance, lease_until, started_at, holder"
@@ -233,7 +239,8 @@ def _daemon(r: Row) -> DaemonRow:
 
 
 _OPT_OUT_COLUMNS = "number, said_at, quote, user_id, run_id"
-_SCHEDULE_COLUMNS = "request_id, user_id, kind, params, due_at, mode, status, reason, created_at, claimed_by, claimed_until"
+_SCHEDULE_COLUMNS = ("request_id, user_id, kind, params, due_at, mode, status, reason, created_at, claimed_by, claimed_until,"
+                     " booking_at")
 
 
 def _utc(at: datetime) -> str:
@@ -250,7 +257,7 @@ def _scheduled(r: Row) -> ScheduledRow:
     return ScheduledRow(
         request_id=r["request_id"], user_id=UserId(r["user_id"]), kind=r["kind"], params=json.loads(r["params"]),
         due_at=datetime.fromisoformat(r["due_at"]), mode=r["mode"], status=r["status"], reason=r["reason"],
-        created_at=r["created_at"], claimed_by=r["claimed_by"], claimed_until=r["claimed_until"],
+        created_at=r["created_at"], claimed_by=r["claimed_by"], claimed_until=r["claimed_until"], booking_at=r["booking_at"],
     )
 
 

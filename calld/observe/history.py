@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from calld.ledger import Ledger, RequestRow
+from calld.domain.times import when_label
 from calld.observe.artifacts import find_run
 from calld.observe.summary import booked_line, why_words
 from calld.observe.timeline import TIMELINE_NAME
@@ -57,10 +58,20 @@ def check_status(status: str) -> str:
     return status
 
 
+def booking_label(booking_at: str | None) -> str | None:
+    """A booking's time as calld read it ("Fri 11 Dec 7pm"), from the ledger's ISO 8601; None without one."""
+    if not booking_at:
+        return None
+    try:
+        return when_label(datetime.fromisoformat(booking_at))
+    except ValueError:
+        return None
+
+
 def _what(row: RequestRow) -> str:
     p = row.params
-    if row.kind == "book":
-        return f"book {p.get('party', '?')} at {p.get('time', '?')}"
+    if row.kind == "book":  # the day calld read --time as; a row from before it was kept: the words as typed
+        return f"book {p.get('party', '?')} at {booking_label(row.booking_at) or p.get('time', '?')}"
     return " ".join(str(x) for x in (p.get("ask"), p.get("item")) if x)
 
 
@@ -185,4 +196,4 @@ def call_detail(artifacts_dir: Path, ident: str, row: RequestRow | None) -> dict
 
 def request_summary(row: RequestRow) -> dict[str, Any]:
     return {"request_id": row.request_id, "kind": row.kind, "params": row.params, "created_at": row.created_at,
-            "user": row.user_id}
+            "user": row.user_id, "booking_at": row.booking_at, "booking_for": booking_label(row.booking_at)}

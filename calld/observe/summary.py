@@ -140,6 +140,7 @@ def show_text(detail: dict[str, Any], *, transcript: bool = False) -> str:
     who = report.get("first_name") or params.get("name")
     row("asked", f"{asked} to {to}" + (f" from {report['from_did']}" if report.get("from_did") else "")
         + (f" for {who}" if who else "") + f" (user {report.get('user_id') or request.get('user')})")
+    row("table at", result.get("booking_for") or request.get("booking_for"))  # the day calld read --time as
     row("when", (report.get("started_at") or request.get("created_at") or "?")
         + (f", {_s(report.get('duration_ms'))}" if report else ""))
     row("status", status_line(result))

@@ -22,7 +22,7 @@ from datetime import UTC, date, datetime, time, timedelta
 from difflib import get_close_matches
 from zoneinfo import ZoneInfo
 
-from calld.domain.times import _WEEKDAYS, _clock, _day
+from calld.domain.times import _WEEKDAYS, _clock, _day, clock_label, day_label
 
 _ISO_DATE = re.compile(r"\b(\d{4})-(\d{2})-(\d{2})\b")
 _ISO_LOCAL = re.compile(r"\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(?::\d{2})?", re.IGNORECASE)
@@ -160,24 +160,6 @@ def resolve_local(text: str, now_local: datetime) -> datetime:
                         f"(it is {now_local:%H:%M}); for {day_label(later)} say 'next {weekday_name(day)} "
                         f"{clock_label(clock)}' or give the date, e.g. '{later:%B} {later.day} {clock_label(clock)}'")
     return when
-
-
-def clock_label(clock: time) -> str:
-    """7pm, 7:30pm, noon, midnight: a clock time as people say it."""
-    if clock.minute == 0 and clock.hour in (0, 12):
-        return "midnight" if clock.hour == 0 else "noon"
-    hour = clock.hour % 12 or 12
-    return f"{hour}{f':{clock.minute:02d}' if clock.minute else ''}{'am' if clock.hour < 12 else 'pm'}"
-
-
-def day_label(when: date | datetime) -> str:
-    """Fri 11 Dec: a day as people write it."""
-    return f"{when:%a} {when.day} {when:%b}"
-
-
-def when_label(when: datetime) -> str:
-    """Fri 11 Dec 7pm: a booking's resolved day and time, as history and show print it."""
-    return f"{day_label(when)} {clock_label(when.time())}"
 
 
 SMALL_HOURS_END = 6  # a booking before 6 am is asked about: "3am" is far more often a slip for 3pm

@@ -20,6 +20,7 @@ from calld.core.state import Call
 from calld.domain import results
 from calld.core import answers
 from calld.evidence.cite import Quote
+from calld.domain.times import when_label
 from calld.policy.window import zones_for
 
 log = logging.getLogger("calld.call")
@@ -74,6 +75,8 @@ def build_result(plan: CallPlan, call: Call, outcome: Outcome, refs: dict[str, s
     completed = outcome.status in ("answered", "booked", "declined", "voicemail")
     common: dict[str, Any] = {"run_id": plan.run_id, "call_control_id": ccid, "opt_out": _quoted(outcome.opt_out),
                               "honesty": "corrected" if call.honesty_claim is not None else None}
+    if isinstance(job, BookJob) and job.when is not None:
+        common |= {"booking_at": job.when, "booking_for": when_label(dt.datetime.fromisoformat(job.when))}
     if completed and ccid is not None:
         common |= {"transcript_ref": refs["transcript.json"], "audio_ref": refs["audio/inbound.wav"],
                    "verdict_source": outcome.verdict_source, "evidence": evidence(outcome.evidence)}
