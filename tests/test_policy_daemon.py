@@ -178,6 +178,20 @@ async def test_rate_limits_per_number_and_per_user(tmp_path, nursery, dials, aut
 # -- calls scheduled for later -----------------------------------------------------------------------
 
 
+async def test_when_open_inside_the_window_says_it_dials_now(tmp_path, nursery, dials, autojump_clock):
+    daemon = await start(nursery, tmp_path, NOON)
+    async with ControlClient(daemon.settings.calld_socket) as client:
+        await client.provision("alice")
+        out, err = io.StringIO(), io.StringIO()
+        code = await run_ask(client, {**ASK, "when_open": True}, out=out, err=err)
+        assert code == EXIT_OK and json.loads(out.getvalue())["status"] == "answered"  # a result, not a queue entry
+        said = err.getvalue().splitlines()[0]
+        assert said.startswith("calld-ctl: --when-open: the calling window is open at the number now, so calld dials now"), said
+        assert await client.queue(include_done=True) == []
+    assert len(dials) == 1
+    await daemon.shutdown(drain_s=0)
+
+
 async def test_when_open_queues_and_dials_at_eight_local(tmp_path, nursery, dials, autojump_clock):
     daemon = await start(nursery, tmp_path, NIGHT)
     async with ControlClient(daemon.settings.calld_socket) as client:

@@ -31,6 +31,7 @@ import trio
 from pydantic import ValidationError
 
 from calld.cli.client import ControlClient, ControlError, DaemonUnreachable, StreamBroken
+from calld.domain.fields import for_ctl
 from calld.domain.questions import QuestionType
 from calld.domain.status import EXIT_CODES
 from calld.settings import SettingsError
@@ -160,6 +161,8 @@ async def run_ask(client: ControlClient, body: dict[str, Any], *, out: Any = Non
                     result = item["result"]
                 elif "queued" in item:
                     queued = item["queued"]  # the stream ends here: nothing is dialled yet
+                elif "note" in item:  # the daemon's word on how it took the request (--when-open, window open)
+                    print(f"calld-ctl: {for_ctl(item['note'])}", file=err, flush=True)
                 elif "error" in item:
                     broken = item["error"]  # the daemon's last line; the stream ends after it
     except StreamBroken as exc:

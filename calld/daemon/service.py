@@ -30,6 +30,7 @@ from functools import partial
 from pathlib import Path
 from typing import Any
 
+import attrs
 import httpx
 import trio
 from hypercorn.config import Config
@@ -39,6 +40,8 @@ from calld.adapters.telnyx_http import TelnyxError, TelnyxHttp, open_client
 from calld.adapters.webhook_auth import load_public_key
 from calld.booking import book_scenario, prepare_book
 from calld.calls import prepare, run_live_call, run_stub_call, stub_scenario_for
+from calld.core.plan import BookJob
+from calld.domain.fields import for_api
 from calld.daemon.callbook import CallBook
 from calld.daemon.collector import FullCollections
 from calld.daemon.media_listener import serve_media
@@ -688,15 +691,21 @@ class Daemon:
                 # wait from there to the claim, or requests arriving together would all pass them.
                 await self._check_ingress()
                 decision = await self._admit(kind, request, booking_time, timing)
+            booking_at = self.gate.table_time(request.to, booking_time, self.clock()).isoformat() if booking_time else None
             if isinstance(decision, Queue):
                 rid = rid or f"req_{plan.run_id.removeprefix('run_')}"
                 row, new = await self._ledger.queue_request(rid, user_id=request.user, kind=kind, params=params,  # type: ignore[arg-type]
-                                                      due_at=decision.due_at, mode=decision.mode)
+                                                      due_at=decision.due_at, mode=decision.mode, booking_at=booking_at)
                 assert row is not None
                 log.info("queued request %s for %s until %s", rid, request.to, decision.due_at.isoformat())
                 self.scheduler.wake()
                 yield {"queued": queued_view(row), "repeat": not new}
                 return
+            # --when-open inside the window dials now: said, so nobody waits for a queue entry
+            note = WHEN_OPEN_DIALS_NOW if timing.when_open else None
+            async for item in self._place(kind, request, plan, scenario, stub, booking_at, note=note):
+                yield item
+            return
         async for item in self._place(kind, request, plan, scenario, stub):
             yield item
 
@@ -726,11 +735,13 @@ class Daemon:
         await self._check_ingress()
         booking_time = row.params.get("time") if row.kind == "book" else None
         now = self.clock()
-        due = await self._ledger.run(lambda ledger: self.gate.on(ledger, now).when_due(row.kind, request.to, request.user, booking_time))
+        resolved = datetime.fromisoformat(row.booking_at) if row.booking_at else None  # as read when queued
+        due = await self._ledger.run(lambda ledger: self.gate.on(ledger, now).when_due(row.kind, request.to, request.user, booking_time,
+                                                                                       resolved))
         if not isinstance(due, DialNow):
             raise Busy()  # the probe waited, and another call took the number (or the window) meanwhile: later
         await self._ledger.set_schedule(row.request_id, status="dialled", only_from="claimed")
-        stream = self._place(row.kind, request, plan, scenario, stub)
+        stream = self._place(row.kind, request, plan, scenario, stub, row.booking_at)
         assert self._calls_nursery is not None
 
         async def follow() -> None:
@@ -832,10 +843,14 @@ class Daemon:
         if scenario is not None and self.settings.calld_mode == "live":
             raise ValueError("--scenario picks a scripted business: it exists only in stub mode")
 
-    async def _place(self, kind: str, request: Any, plan: Any, scenario: str | None, stub: Any) -> AsyncIterator[dict[str, Any]]:
+    async def _place(self, kind: str, request: Any, plan: Any, scenario: str | None, stub: Any,
+                     booking_at: str | None = None, *, note: str | None = None) -> AsyncIterator[dict[str, Any]]:
         """Claim the request and start its call. The caller has checked the ingress (awaiting nothing after its
-        gate decision): from here to the claim and the dial log's row nothing waits."""
+        gate decision): from here to the claim and the dial log's row nothing waits. `booking_at`: a booking's
+        time as the gate read it, kept in the ledger and named in the result."""
         request_id = request.request_id or f"req_{plan.run_id.removeprefix('run_')}"
+        if booking_at is not None and isinstance(plan.job, BookJob):
+            plan = attrs.evolve(plan, job=attrs.evolve(plan.job, when=booking_at))
         params = self._params(request, scenario)
         full = len(self._flights) >= self.settings.calld_max_calls
         space = self._disk_full()
@@ -853,7 +868,8 @@ class Daemon:
         # daemons sharing the ledger cannot both pass a limit, or dial a number that has just opted out.
         claim = await self._ledger.admit_dial(
             request_id, user_id=request.user, kind=kind, params=params, run_id=plan.run_id, number=request.to, at=now,
-            instance=self.settings.instance_name, check=lambda view: self.gate.on(view, now).dial_check(request.to, request.user, now))
+            instance=self.settings.instance_name, check=lambda view: self.gate.on(view, now).dial_check(request.to, request.user, now),
+            booking_at=booking_at)
         match claim:
             case Refusal() as refusal:
                 raise Refused(refusal)
@@ -873,6 +889,8 @@ class Daemon:
                 with trio.CancelScope(shield=True):  # a client gone meanwhile must not leave the claim without its call
                     await self._ledger_sync()  # the claim outlives a power cut before anything is dialled
                 self._start_call(flight, plan, stub)
+                if note is not None:  # after the claim: a refusal before it is still a clean 403, not a broken stream
+                    yield {"note": for_api(note)}
         async for item in flight.watch():
             yield {"progress": item}
         await flight.done.wait()
@@ -1223,6 +1241,10 @@ class Daemon:
                 yield item
         finally:
             self._tails.discard(tx)
+
+
+WHEN_OPEN_DIALS_NOW = ("--when-open: the calling window is open at the number now, so calld dials now "
+                       "(--when-open queues a call only while the window is closed)")
 
 
 def socket_path_of(settings: Settings) -> Path:
