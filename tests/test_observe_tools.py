@@ -271,6 +271,20 @@ async def test_doctor_in_live_mode_checks_telnyx_gpt_live_and_the_ingress(tmp_pa
     assert "route /telnyx/media/" in found["media ingress"].detail and "CALLD_MEDIA_BIND (127.0.0.1:8788)" in found["media ingress"].detail
 
 
+async def test_doctor_against_calld_sim_does_not_call_its_426_something_to_fix(tmp_path, nursery):
+    from functools import partial
+
+    from calld.observe.doctor import Context, check_gpt_live
+    from calld.sim.server import Simulator
+    from calld.stub.scenario import SCENARIOS
+
+    addrs = await nursery.start(partial(Simulator(SCENARIOS["hours"]).serve))  # its real listener, on loopback
+    settings = load_settings(calld_state_dir=tmp_path / "state", calld_socket=tmp_path / "ctl.sock",
+                             **{**LIVE, "openai_live_url": addrs.live_url})
+    found = await check_gpt_live(Context(settings))
+    assert found.ok and "HTTP 426" in found.detail and "calld-sim" in found.detail, found.line()
+
+
 async def test_doctor_in_stub_mode_does_not_probe_live_services(tmp_path):
     private_state(tmp_path)
     settings = load_settings(calld_state_dir=tmp_path / "state", calld_socket=tmp_path / "ctl.sock")

@@ -223,6 +223,11 @@ async def check_gpt_live(ctx: Context) -> Finding:
         return Finding("GPT-Live", False, f"{origin} unreachable ({type(exc).__name__}); check the network or OPENAI_LIVE_URL")
     if resp.status_code in (401, 403):
         return Finding("GPT-Live", False, f"{origin} refused OPENAI_API_KEY (HTTP {resp.status_code}); set a valid key")
+    if resp.status_code == 426:
+        # Upgrade Required: a WebSocket-only listener (calld-sim's GPT-Live stand-in), not OpenAI's API. It lists
+        # no models, and there is nothing to fix: the call itself opens the WebSocket.
+        return Finding("GPT-Live", True, f"{origin} takes only WebSocket sessions (HTTP 426 for /v1/models): a stand-in "
+                                         f"such as calld-sim, not OpenAI's API, so {s.openai_live_model} is not checked there")
     if resp.status_code != 200:
         return Finding("GPT-Live", False, f"{origin}/v1/models answered HTTP {resp.status_code}; try again later")
     models = {m.get("id") for m in (resp.json() or {}).get("data") or [] if isinstance(m, dict)}
