@@ -90,6 +90,11 @@ async def test_publish_and_delete_then_show_and_fetch(tmp_path, s3, nursery, aut
         assert {"result.json", "call_report.json", "audio/inbound.wav", "manifest.json"} <= set(pub["objects"])
         assert "timeline.svg" in pub["objects"]  # drawn before the call is handed to the publisher
         assert (await client.show(result["call_control_id"]))["publication"] == pub  # by call id too
+        # fetch takes the request id calld-ctl printed as well as the run id
+        rid = next(r["request_id"] for r in await client.history() if r["run_id"] == result["run_id"])
+        assert len(await client.published_objects(rid)) == len(await client.published_objects(result["run_id"])) > 0
+        with pytest.raises(ControlError, match="no call with request id, run id or call_control_id 'nope'"):
+            await client.published_objects("nope")
         # fetch: every object back, checked against its recorded SHA-256
         dest = tmp_path / "back"
         out = io.StringIO()

@@ -875,8 +875,9 @@ def build_parser() -> argparse.ArgumentParser:
     add_messaging_commands(sub, _with_client, _table)
     _add_policy_commands(sub, ask, book)
 
-    fetch = sub.add_parser("fetch", help="download a published call's artifacts into DIR, a new or empty folder (by run id or call_control_id)")
-    fetch.add_argument("ident", help="run id or call_control_id of a published call")
+    fetch = sub.add_parser("fetch", help="download a published call's artifacts into DIR, a new or empty folder "
+                           "(by request id, run id or call_control_id)")
+    fetch.add_argument("ident", help="request id, run id or call_control_id of a published call")
     fetch.add_argument("dir", type=Path, help="where the files go: a new or empty folder")
     fetch.set_defaults(afunc=_fetch)
     publish = sub.add_parser("publish", help="the artifact bucket").add_subparsers(dest="publish_command", required=True)

@@ -1219,9 +1219,10 @@ class Daemon:
 
     async def published_objects(self, ident: str) -> list[dict[str, Any]]:
         """A published call's objects, each with a short-lived signed link (calld-ctl fetch)."""
-        pub = await self._ledger.publication(ident)
+        pub = await self._ledger.publication(await self.call_ident(ident))  # a request id names its call's run
         if pub is None:
-            raise LookupError(f"no call {ident!r} was queued for publishing (ARTIFACTS_RETENTION is {self.settings.artifacts_retention})")
+            raise LookupError(f"no call with request id, run id or call_control_id {ident!r} was queued for publishing "
+                              f"(ARTIFACTS_RETENTION is {self.settings.artifacts_retention}); calld-ctl history lists the ids")
         if pub.status != "published":
             why = f"; last error: {pub.last_error.get('code')}: {pub.last_error.get('fix')}" if pub.last_error else ""
             raise LookupError(f"{pub.run_id} is not published yet (attempts: {pub.attempts}{why}); "
