@@ -60,8 +60,9 @@ def documented_exit(command: str) -> int:
 
 
 # What may differ from run to run in a shown line: times into the call and durations (12.2s, 33.0 s,
-# 9.6- 12.8), dates and clock times, and column padding.
-VARYING = [(re.compile(r"\d{4}-\d{2}-\d{2}"), "DATE"), (re.compile(r"\d{2}:\d{2}:\d{2}"), "TIME"),
+# 9.6- 12.8), dates ("Thu 3 Dec" too) and clock times, and column padding.
+VARYING = [(re.compile(r"\b(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun) \d{1,2} (?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec)\b"), "DAY"),
+           (re.compile(r"\d{4}-\d{2}-\d{2}"), "DATE"), (re.compile(r"\d{2}:\d{2}:\d{2}"), "TIME"),
            (re.compile(r"\d+\.\d+"), "N.N"), (re.compile(r"\s+"), " ")]
 
 
