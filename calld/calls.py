@@ -25,6 +25,7 @@ from calld.domain.ids import RunId
 from calld.domain.requests import AskRequest
 from calld.ledger import Ledger
 from calld.ops.redaction import Pseudonyms
+from calld.runtime.behind import Behind
 from calld.runtime.disk import DiskWork, inline
 from calld.runtime.handle import CallHandle, CallPorts
 from calld.runtime.rundir import RunDir
@@ -88,6 +89,7 @@ async def run_stub_call(
     signer: StubSigner | None = None,
     disk: DiskWork = inline,
     pseudonyms: Pseudonyms | None = None,
+    behind: Behind | None = None,
 ) -> StubRun:
     """Run one call against the stub world. `on_handle` sees the handle before it runs (the daemon
     registers it in its CallBook and listens to its progress there). The world signs its webhooks
@@ -132,6 +134,7 @@ async def run_stub_call(
                 webhook_url=STUB_WEBHOOK_URL,
                 l16_byte_order=settings.telnyx_l16_byte_order,
                 disk=disk,
+                behind=behind or Behind(),  # the daemon's queue of finishing work, shared by its calls
             )
             handle = CallHandle(plan, ports, rundir, pseudonyms=pseudonyms or Pseudonyms.in_state_dir(settings.calld_state_dir))
             if on_handle is not None:

@@ -71,6 +71,7 @@ from calld.policy.words import check_request
 from calld.observe.aftercall import after_call
 from calld.observe.painter import Painter
 from calld.observe.metrics import Metrics
+from calld.runtime.behind import Behind
 from calld.runtime.disk import DiskWork, inline
 from calld.runtime.handle import CallHandle, CallPorts
 from calld.settings import Settings
@@ -154,6 +155,9 @@ class Daemon:
         # `calld serve` writes the ledger's fsync and each call's JSON files in a worker thread off
         # the loop's core; a daemon inside a test writes them inline (calld.runtime.disk says why).
         self._disk = disk
+        # What follows each call's hangup (its files, result, ledger row, picture) waits its turn behind
+        # the live calls' frames, one call at a time (calld.runtime.behind).
+        self.behind = Behind()
         self.callbook = CallBook()
         self.serve_token = secrets.token_urlsafe(24)
         self.accepting = True
@@ -384,6 +388,9 @@ class Daemon:
             log.info("shutting down: no call in flight")  # a plain exit: nothing for an operator to watch
         with trio.move_on_at(deadline):
             await self._unless_cut(self._idle.wait)
+        # The drain is over: no call is left to yield to but those about to be torn down, so what is
+        # queued behind them (finishing calls, results, pictures' turns) goes at once (calld.runtime.behind).
+        self.behind.hurry()
         # The pictures of calls that ended get what is left of the same bound: drawing (or the font
         # cache matplotlib builds before its first picture) must not hold a stop past it, where
         # systemd's SIGKILL waits. A picture not drawn by then is no loss: `calld-ctl show ID
@@ -541,6 +548,7 @@ class Daemon:
             webhook_url=self.settings.webhook_url(),
             l16_byte_order=self.settings.telnyx_l16_byte_order,
             disk=self._disk,
+            behind=self.behind,
         )
 
     async def _finish_stale_requests(self, *, others_only: bool = False) -> None:
@@ -935,7 +943,7 @@ class Daemon:
                     result = await run_live_call(plan, self.settings, self._ports(), on_handle=on_handle, pseudonyms=self.pseudonyms)
                 else:
                     run = await run_stub_call(plan, self.settings, stub, on_handle=on_handle, signer=self._stub_signer,
-                                              disk=self._disk, pseudonyms=self.pseudonyms)
+                                              disk=self._disk, pseudonyms=self.pseudonyms, behind=self.behind)
                     result = run.result
                 outcome["result"] = result.model_dump(mode="json")
                 torn_down = False
@@ -956,7 +964,9 @@ class Daemon:
                 log.error("%s call task failed: %s", plan.run_id, exc, exc_info=log.isEnabledFor(logging.DEBUG))
             finally:
                 with trio.CancelScope(shield=True):
-                    stored = await self._store_result(flight.request_id, plan.run_id, outcome, undialled)
+                    async with self.behind.job() as step:  # the ledger's row, behind the live frames too
+                        await step()
+                        stored = await self._store_result(flight.request_id, plan.run_id, outcome, undialled)
                     await self._ledger_sync()  # what the user is told is on disk first
                     handle = self.callbook.find(plan.run_id)
                     if handle is not None:
@@ -975,6 +985,8 @@ class Daemon:
                         self._idle.set()
             if drawing:
                 try:
+                    async with self.behind.job() as step:  # its turn, then the turn goes on: the child draws
+                        await step()
                     await after_call(ran[0].rundir.path, self.metrics, self.painter)  # the result is already out
                     self._after_calls_done += 1
                 finally:

@@ -36,7 +36,7 @@ from operator import attrgetter
 from typing import Any
 
 import trio
-from attrs import asdict, frozen
+from attrs import asdict, field, frozen
 
 from calld.adapters import gpt_live
 from calld.adapters.gpt_live import LiveEventMalformed, LiveInbound, LiveProtocolError
@@ -70,6 +70,7 @@ from calld.core.state import TRACKS, Call, DialRejected, DialSent, HangupDone, T
 from calld.adapters.codecs import codec_for
 from calld.domain import results
 from calld.ops.recovery import hangup_command_id
+from calld.runtime.behind import Behind, Step
 from calld.runtime.disk import DiskWork, inline
 from calld.runtime.journal import effect_row, event_row
 from calld.ops.redaction import Pseudonyms
@@ -126,6 +127,8 @@ class CallPorts:
     webhook_url: str | None
     l16_byte_order: str = "le"
     disk: DiskWork = inline  # where the call's JSON files are written (calld.runtime.disk)
+    # The daemon's queue of finishing work, shared by its calls (calld.runtime.behind); alone, a call has its own.
+    behind: Behind = field(factory=Behind)
 
 
 class CallHandle:
@@ -346,9 +349,11 @@ class CallHandle:
         self._path = self._path.narrowed(path)  # audio waits behind what this step sends
         try:
             if accepted:
-                # Written the moment the verdict is accepted, before anything it causes: a crash
-                # after this keeps it (recovery reads it).
-                await self._write_json("task.json", self._task_record())
+                # Written as soon as the verdict is accepted, behind the live frames (its preview
+                # concludes the call: a couple of ms), at the latest within the queue's bound: a
+                # crash after that keeps it (recovery reads it).
+                assert self._nursery is not None
+                self._nursery.start_soon(self._write_task_record, after)
             await self._perform_all(step.effects, seq, t_ms)
         finally:
             self._path = path
@@ -857,15 +862,34 @@ class CallHandle:
             for effect in step.effects:
                 self.rundir.journal(effect_row(self._next_seq(), self._t_ms(), seq, effect), flush=False)
 
+    async def _write_task_record(self, call: Call) -> None:
+        """task.json for the verdict just accepted, queued behind live frames (calld.runtime.behind)."""
+        async with self.ports.behind.job() as step:
+            await step()
+            if self.call.finished:
+                return  # the call's end is queued behind this and writes task.json itself
+            undated = conclude(call)
+            await step()
+            record = self._task_record(undated, call=call)
+            await step()
+            await self._write_json("task.json", record)
+
     async def _finish(self) -> None:
-        """The call's last files and its result. What they say is worked out here, on the loop (in
-        parts, so no other call's audio waits for all of it at once); the files are written where
-        the ports say (under calld serve: a worker thread off the loop's core), in two trips: the
-        result can only be built once the files before it are known to be whole."""
+        """The call's last files and its result, queued behind live frames (calld.runtime.behind)."""
+        async with self.ports.behind.job() as step:
+            await self._finish_in_steps(step)
+
+    async def _finish_in_steps(self, step: Step) -> None:
+        """What the files say is worked out here, on the loop, in steps of a millisecond or two with
+        the live calls' frames before each; the files are written where the ports say (under calld
+        serve: a worker thread off the loop's core), in two trips: the result can only be built once
+        the files before it are known to be whole."""
+        await step()
         self._settle_stretches()
         call = self.call
-        duration_ms = self._t_ms()
+        duration_ms = self._t_ms()  # the call's length is its hangup's, not the queue's
         undated = conclude(call)  # once: the task record's preview and the result both read it
+        await step()
         outcome = on_date(undated, business_date(self.plan.to, self._started))
         transcript = {
             "turns": [{"speaker": t.speaker, "text": t.text, "start_ms": t.start_ms, "end_ms": t.end_ms, "on_line": t.on_line}
@@ -875,9 +899,11 @@ class CallHandle:
         }
         task = self._task_record(undated) if call.task is not None else None
         no_hangup = self._no_hangup_record()
+        await step()
         refs = await self._on_disk(partial(self._write_before_result, transcript, task, no_hangup), "the call's last files", None)
         if refs is None:  # what is there is referenced, nothing more
             refs = await self._on_disk(self._refs_present, "the call's last files", {})
+        await step()
         rd = self.rundir
         ccid = call.call_control_id
         if rd.write_error is None:
@@ -890,7 +916,7 @@ class CallHandle:
         refs["result.json"] = rd.ref("result.json")
         refs["call_report.json"] = rd.ref("call_report.json")
         refs["call_report.redacted.json"] = rd.ref("call_report.redacted.json")
-        await trio.lowlevel.checkpoint()  # the result, then the report: each half a millisecond or so
+        await step()  # the result, then the report: each half a millisecond or so
         ended = call.telnyx if isinstance(call.telnyx, TelnyxEnded) else None
         hangup = call.hangup
         report = CallReport(
@@ -934,9 +960,12 @@ class CallHandle:
             ignored_events=self._ignored,
             refs=refs,
         )
+        await step()
         dumped = report.model_dump(mode="json")
+        await step()
         files = {"result.json": result.model_dump(mode="json"), "call_report.json": dumped,
                  "call_report.redacted.json": redact(report, self.pseudonyms, dumped)}
+        await step()
         await self._on_disk(partial(self._write_result, files), "result.json", None)
         self.result = result
         reason = getattr(result, "reason", None)
@@ -1007,10 +1036,11 @@ class CallHandle:
             said = f"the call was never answered ({ended.cause if ended else 'no hangup event'})"
         return {"via": None, "call_control_id": call.call_control_id, "sent": False, "why": why, "detail": said}
 
-    def _task_record(self, concluded: Outcome | None = None) -> dict[str, Any]:
+    def _task_record(self, concluded: Outcome | None = None, *, call: Call | None = None) -> dict[str, Any]:
         """task.json: the verdict the call accepted, and the result it would end as if calld died now.
-        `concluded`: `conclude(self.call)`, when the caller has it already."""
-        call = self.call
+        `concluded`: `conclude(call)`, when the caller has it already; `call`: the call as it was when
+        the verdict was accepted (default: as it is now)."""
+        call = self.call if call is None else call
         task = call.task
         assert task is not None
         record: dict[str, Any] = {"tool": "record_task_result", "call_id": task.call_id, "status": task.status,
