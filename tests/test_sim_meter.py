@@ -17,6 +17,7 @@ def test_latency_is_measured_by_position_and_the_worst_of_each_second_is_kept() 
     assert round(s["uplink_ms"][50]) == 10
     assert {k: round(v) for k, v in s["uplink_worst_by_second_ms"].items()} == {0: 10, 1: 1460}
     assert s["downlink_worst_by_second_ms"] == {}
+    assert {k: round(v) for k, v in s["uplink_p99_by_second_ms"].items()} == {0: 10, 1: 1460}  # and each second's p99
 
 
 def test_every_20_ms_position_counts_once_however_the_audio_is_cut() -> None:

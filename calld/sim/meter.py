@@ -95,6 +95,14 @@ def worst_by_second(timed: list[tuple[float, float]], t0: float) -> dict[int, fl
     return dict(sorted(worst.items()))
 
 
+def p99_by_second(timed: list[tuple[float, float]], t0: float) -> dict[int, float]:
+    """The 99th percentile of the latency (ms) among the audio received in each second since `t0`."""
+    by: dict[int, list[float]] = {}
+    for t, lat in timed:
+        by.setdefault(int(t - t0), []).append(lat)
+    return {sec: percentile(lats, 99) * 1000 for sec, lats in sorted(by.items())}
+
+
 def summarize(meters: list[CallMeter], late_by_tenth: dict[int, float] | None = None) -> dict[str, Any]:
     """The batch's figures; `late_by_tenth` is the simulator's own timer lateness (calld.sim.ticks)."""
     timed_up = [x for m in meters for x in m.uplink.timed_latencies(skip_bytes=m.hold_bytes)]
@@ -118,6 +126,8 @@ def summarize(meters: list[CallMeter], late_by_tenth: dict[int, float] | None = 
         # Seconds since the first call's first frame -> the worst latency heard in that second.
         "uplink_worst_by_second_ms": worst_by_second(timed_up, t0),
         "downlink_worst_by_second_ms": worst_by_second(timed_down, t0),
+        "uplink_p99_by_second_ms": p99_by_second(timed_up, t0),
+        "downlink_p99_by_second_ms": p99_by_second(timed_down, t0),
         # ... and how late the simulator's own timer fired in that second (its loop was busy).
         "sim_late_worst_by_second_ms": worst_by_second([(tenth / 10, late) for tenth, late in (late_by_tenth or {}).items()
                                                         if tenth / 10 >= t0], t0),
