@@ -1,6 +1,7 @@
 """Load benchmark: N concurrent paced calls through one daemon in live mode against calld-sim.
 
     uv run python bench/load.py [N ...]            # default: 100
+    uv run python bench/load.py --poisson [N ...]  # the N calls arrive at random over a minute instead
 
 For each N: a fresh simulator (fake Telnyx + fake GPT-Live, real-time 20 ms frames both ways)
 pinned to core 1 with this load generator, and a fresh daemon pinned to core 0. Prints calls
@@ -23,6 +24,14 @@ kept in the batch's temporary directory (/tmp/calld-load-N-*/daemon.log).
 The daemon runs with CALLD_MAX_CALLS=1000 unless the environment sets it, so that the benchmark
 finds where one core gives out; with the daemon's own default (50), calls past it are counted as
 refused (nothing placed).
+
+By default a batch's calls are placed 10 ms apart, so they start, talk and end together: every call's
+end falls in the same second and a half. `--poisson` places them as calls come to a real deployment,
+at random moments over POISSON_S (60 s): a Poisson process of N calls in that minute (each call's
+moment uniform over it), seeded by BENCH_SEED (default 54) so that calld and the bridge
+(bench/bridge.py --poisson) get the same moments. Its batches print no steady-state figure (the
+calls are never all talking at once); everything else is as for a batch. Both print the p99 and the
+worst latency of each second beside the whole run's.
 
 Each batch also prints how fast the daemon's core ran a fixed workload (stdlib JSON and base64 over
 a media frame, the shape of the audio path's work, unchanged whatever calld becomes) just before and
@@ -59,6 +68,21 @@ def free_port() -> int:
 
 
 STEADY_FROM_S, STEADY_TO_S = 5.0, 11.0  # every call is talking then: the window of the steady-state figure
+CALL_GAP_S = 0.01  # a batch's calls arrive 10 ms apart, not in one instant
+POISSON_S = 60.0  # --poisson: the calls arrive at random over this long
+
+
+def arrival_gaps(n: int, poisson: bool) -> list[float]:
+    """The wait before each call: CALL_GAP_S in a batch; with `poisson`, the gaps of a Poisson process
+    that brings n calls within POISSON_S (given that count, its moments are n uniform draws over the
+    window, sorted), seeded by BENCH_SEED: the same moments for calld and the bridge."""
+    if not poisson:
+        return [CALL_GAP_S] * n
+    import random
+
+    rng = random.Random(int(os.environ.get("BENCH_SEED", "54")) * 1000 + n)
+    moments = sorted(rng.uniform(0, POISSON_S) for _ in range(n))
+    return [b - a for a, b in zip([0.0, *moments], moments, strict=False)]
 
 
 def _times(stat: Path) -> tuple[float, float]:
@@ -191,7 +215,7 @@ def sim_ahead(daemons: int) -> list[str]:
     return ["nice", "-n", "-10"]
 
 
-async def run_batch(n: int, daemons: int = 1) -> dict:
+async def run_batch(n: int, daemons: int = 1, *, poisson: bool = False) -> dict:
     work = Path(tempfile.mkdtemp(prefix=f"calld-load-{n}-"))
     reference_before = reference_ms(DAEMON_CORE)
     metrics_file = work / "sim-metrics.json"
@@ -296,6 +320,8 @@ async def run_batch(n: int, daemons: int = 1) -> dict:
             async def sample_steady() -> None:
                 # The audio path alone: CPU while every call is mid-conversation (set-up and
                 # wind-down fall outside this window), per call-second of that window.
+                if poisson:
+                    return  # the calls are never all talking at once: there is no steady window
                 await trio.sleep(STEADY_FROM_S)
                 profile_steady([p.pid for p in procs])
                 a = sum(cpu_seconds(p.pid) for p in procs)
@@ -310,9 +336,9 @@ async def run_batch(n: int, daemons: int = 1) -> dict:
             t0 = time.monotonic()
             async with trio.open_nursery() as nursery:
                 nursery.start_soon(sample_steady)
-                for i in range(n):
+                for i, gap in enumerate(arrival_gaps(n, poisson)):
                     nursery.start_soon(one, i)
-                    await trio.sleep(0.01)  # calls arrive 10 ms apart, not in one instant
+                    await trio.sleep(gap)
             wall = time.monotonic() - t0
             cpus = [cpu_seconds(p.pid) - c0 for p, c0 in zip(procs, cpu0, strict=True)]
             loop_cpus = [sum(cpu_split(p.pid)[:2]) - sum(s0[:2]) for p, s0 in zip(procs, split0, strict=True)]
@@ -356,7 +382,7 @@ async def run_batch(n: int, daemons: int = 1) -> dict:
     m = json.loads(metrics_file.read_text()) if metrics_file.exists() else {}
     refused = sum(r.get("status") == "refused" for r in results)
     return {
-        "n": n, "daemons": daemons, "wall_s": wall, "completed": sum(r.get("status") == "answered" for r in results),
+        "n": n, "poisson": poisson, "daemons": daemons, "wall_s": wall, "completed": sum(r.get("status") == "answered" for r in results),
         "failed": sum(r.get("status") not in ("answered", "refused") for r in results),
         "refused": refused, "daemon_cpu_s": cpu, "daemon_cpus_s": cpus, "sim_cpu_s": sim_cpu, "drawing_cpu_s": drawing_cpu,
         "proxy_cpu_s": proxy_cpu, "pg_cpu_s": pg_cpu,
@@ -371,6 +397,15 @@ async def run_batch(n: int, daemons: int = 1) -> dict:
     }
 
 
+def by_second(m: dict) -> None:
+    """Each second's p99 and worst latency, both ways (seconds since the first call's first frame)."""
+    for way in ("uplink", "downlink"):
+        p99s = m.get(f"{way}_p99_by_second_ms") or {}
+        print(f"        {way} p99 per second (s: ms): " + " ".join(f"{s}:{v:.0f}" for s, v in p99s.items()))
+        worst = m.get(f"{way}_worst_by_second_ms") or {}
+        print(f"        {way} worst per second (s: ms): " + " ".join(f"{s}:{v:.0f}" for s, v in worst.items()))
+
+
 def show(r: dict) -> None:
     m = r["metrics"]
     up, down = m.get("uplink_ms", {}), m.get("downlink_ms", {})
@@ -378,6 +413,7 @@ def show(r: dict) -> None:
                                     ("through nginx", os.environ.get("BENCH_PROXY") == "1")) if on)
     print(f"N={r['n']:4d}  completed {r['completed']}/{r['n']} failed {r['failed']} refused {r['refused']} "
           f"(CALLD_MAX_CALLS)  wall {r['wall_s']:.1f} s" + (f"  across {r['daemons']} daemons" if r["daemons"] > 1 else "")
+          + (f"  arriving at random over {POISSON_S:.0f} s" if r.get("poisson") else "  as a batch")
           + (f"  ({how})" if how else ""))
     print(f"        frames in {m.get('frames_in')} -> to GPT-Live {m.get('frames_to_live')}; from GPT-Live "
           f"{m.get('frames_from_live')} -> out {m.get('frames_out')}; lost up {m.get('frames_lost_uplink')} down {m.get('frames_lost_downlink')}")
@@ -410,9 +446,7 @@ def show(r: dict) -> None:
     # A pause is wall time; the collector's own work is the loop thread's CPU in it. A long pause
     # whose CPU was short is the machine taking the core away, not the heap's size.
     print(f"        the most CPU one collection took: {r['gc_worst_cpu_ms']:.1f} ms (the longest pause above is wall time)")
-    for way in ("uplink", "downlink"):
-        worst = m.get(f"{way}_worst_by_second_ms") or {}
-        print(f"        {way} worst per second (s: ms): " + " ".join(f"{s}:{v:.0f}" for s, v in worst.items()))
+    by_second(m)
     late = m.get("sim_late_worst_by_second_ms") or {}
     print("        simulator's own timer, latest per second (s: ms; its loop was busy, and a latency it measured "
           "then includes this): " + " ".join(f"{s}:{v:.0f}" for s, v in late.items()))
@@ -422,11 +456,15 @@ def show(r: dict) -> None:
     sys.stdout.flush()
 
 
-async def main(sizes: list[int]) -> None:
+async def main(argv: list[str]) -> None:
+    poisson = "--poisson" in argv
+    sizes = [a for a in argv if a != "--poisson"]
+    if not all(a.isdigit() and int(a) > 0 for a in sizes):
+        raise SystemExit("usage: bench/load.py [--poisson] [N ...]  (N: a number of calls, e.g. 100)")
     daemons = int(os.environ.get("BENCH_DAEMONS", "1"))
-    for n in sizes:
-        show(await run_batch(n, daemons))
+    for n in [int(a) for a in sizes] or [100]:
+        show(await run_batch(n, daemons, poisson=poisson))
 
 
 if __name__ == "__main__":
-    trio.run(main, [int(a) for a in sys.argv[1:]] or [100])
+    trio.run(main, sys.argv[1:])

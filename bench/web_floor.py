@@ -87,8 +87,9 @@ def serve(port_out: int, socket_path: str) -> None:
     trio.run(main)
 
 
-def main(argv: list[str]) -> None:
-    requests = int(argv[0]) if argv else 2000
+def measure(requests: int = 2000) -> dict[str, float]:
+    """The server's CPU in seconds a request, an ask, and a stub call's webhooks and ask together;
+    printed as main prints them. bench/bridge.py --beside calls this in its own run."""
     pin = ["taskset", "-c", "0"] if (os.cpu_count() or 1) > 1 else []
     read_port, write_port = os.pipe()
     socket_path = Path(tempfile.mkdtemp(prefix="calld-web-floor-")) / "ctl.sock"
@@ -134,11 +135,18 @@ def main(argv: list[str]) -> None:
         server.kill()  # the server waits on its listeners; the figures are in
         server.wait(timeout=10)
     per_request, per_ask = cpu / requests, ask_cpu / asks
+    call = WEBHOOKS_A_CALL * per_request + per_ask
     print(f"{requests} requests over one keep-alive connection: the server's CPU {per_request * 1e6:.0f} us a request "
           f"({wall / requests * 1e6:.0f} us of wall time each, the client's included)")
     print(f"{asks} asks over the Unix socket, each streaming {ASK_LINES} lines: the server's CPU {per_ask * 1e6:.0f} us an ask")
-    print(f"a stub call's {WEBHOOKS_A_CALL} webhooks and one ask: {(WEBHOOKS_A_CALL * per_request + per_ask) * 1e3:.1f} ms of "
+    print(f"a stub call's {WEBHOOKS_A_CALL} webhooks and one ask: {call * 1e3:.1f} ms of "
           "the server's CPU before calld's own code runs")
+    sys.stdout.flush()
+    return {"request_s": per_request, "ask_s": per_ask, "call_s": call}
+
+
+def main(argv: list[str]) -> None:
+    measure(int(argv[0]) if argv else 2000)
 
 
 if __name__ == "__main__":
