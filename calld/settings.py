@@ -20,6 +20,9 @@ from calld.ops.net import loopback_host
 UNIX_PATH_MAX = 107
 MAX_INSTANCE = 64  # daemons per deployment: one per core, a few hosts' worth
 DEFAULT_PORT = 8787
+# CALLD_MAX_CALLS' default: set from the load figures in docs/performance.md ("Why the daemon takes at
+# most 50 calls"), which name the run behind it; a new run that moves it changes this line and that section.
+DEFAULT_MAX_CALLS = 50
 INSTANCE_PORT_STEP = 10  # daemon N's default CALLD_BIND port: 8787, 8797, 8807, ... (its media: the next one)
 
 
@@ -116,8 +119,8 @@ class Settings(BaseSettings):
     calld_media_bind: str = ""
     shutdown_drain_s: float = Field(30.0, ge=0, le=600)  # SIGTERM: how long calls get to hang up cleanly
     # New calls past this many at once are refused (503), not queued: each call's audio needs CPU in
-    # real time on one core. The default comes from bench/load.py on a 2-core machine (see README).
-    calld_max_calls: int = Field(50, ge=1, le=1000)
+    # real time on one core. The default comes from bench/load.py on a 2-core machine (DEFAULT_MAX_CALLS).
+    calld_max_calls: int = Field(DEFAULT_MAX_CALLS, ge=1, le=1000)
     # A daemon per core (docs/scaling.md): daemon N hands Telnyx per-call URLs under /d/N/ on the public
     # origin, and the proxy routes that prefix to its ports. Unset: the one daemon, no prefix.
     calld_instance: int | None = None

@@ -174,3 +174,13 @@ async def test_a_daemon_stopped_with_finishing_work_queued_writes_every_result(t
         assert all(row is not None and row.status == "done" for row in rows), rows
     finally:
         ledger.close()
+
+
+def test_the_call_limit_the_figures_set_is_the_default_and_the_one_documented():
+    from pathlib import Path
+
+    from calld.settings import DEFAULT_MAX_CALLS
+
+    assert load_settings(_env_file=None).calld_max_calls == DEFAULT_MAX_CALLS
+    doc = (Path(__file__).parent.parent / "docs" / "performance.md").read_text()
+    assert f"`CALLD_MAX_CALLS` calls ({DEFAULT_MAX_CALLS})" in doc  # the figure docs/performance.md gives for it
