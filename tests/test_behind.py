@@ -106,7 +106,7 @@ async def test_a_calls_end_is_done_in_steps_while_another_call_streams(tmp_path,
     at_steps: list[tuple[str, int, bool]] = []  # the other call's media state, its queued events, idle or not
     original = CallHandle._finish_in_steps
 
-    async def finish_in_steps(self, step):
+    async def finish_in_steps(self, step, duration_ms):
         async def watched() -> None:
             idle_before = behind.steps_when_idle
             await step()
@@ -114,7 +114,7 @@ async def test_a_calls_end_is_done_in_steps_while_another_call_streams(tmp_path,
             at_steps.append((other.call.media.kind, other._events_rx.statistics().current_buffer_used,
                              behind.steps_when_idle > idle_before))
 
-        await original(self, watched if self.plan.first_name == "Ada" else step)
+        await original(self, watched if self.plan.first_name == "Ada" else step, duration_ms)
 
     monkeypatch.setattr(CallHandle, "_finish_in_steps", finish_in_steps)
     results = {}

@@ -349,11 +349,9 @@ class CallHandle:
         self._path = self._path.narrowed(path)  # audio waits behind what this step sends
         try:
             if accepted:
-                # Written as soon as the verdict is accepted, behind the live frames (its preview
-                # concludes the call: a couple of ms), at the latest within the queue's bound: a
-                # crash after that keeps it (recovery reads it).
-                assert self._nursery is not None
-                self._nursery.start_soon(self._write_task_record, after)
+                # Written the moment the verdict is accepted, before anything it causes: a crash
+                # after this keeps it (recovery reads it).
+                await self._write_json("task.json", self._task_record())
             await self._perform_all(step.effects, seq, t_ms)
         finally:
             self._path = path
@@ -862,24 +860,13 @@ class CallHandle:
             for effect in step.effects:
                 self.rundir.journal(effect_row(self._next_seq(), self._t_ms(), seq, effect), flush=False)
 
-    async def _write_task_record(self, call: Call) -> None:
-        """task.json for the verdict just accepted, queued behind live frames (calld.runtime.behind)."""
-        async with self.ports.behind.job() as step:
-            await step()
-            if self.call.finished:
-                return  # the call's end is queued behind this and writes task.json itself
-            undated = conclude(call)
-            await step()
-            record = self._task_record(undated, call=call)
-            await step()
-            await self._write_json("task.json", record)
-
     async def _finish(self) -> None:
         """The call's last files and its result, queued behind live frames (calld.runtime.behind)."""
+        duration_ms = self._t_ms()  # the call's length ends at its end, not when its turn comes
         async with self.ports.behind.job() as step:
-            await self._finish_in_steps(step)
+            await self._finish_in_steps(step, duration_ms)
 
-    async def _finish_in_steps(self, step: Step) -> None:
+    async def _finish_in_steps(self, step: Step, duration_ms: int) -> None:
         """What the files say is worked out here, on the loop, in steps of a millisecond or two with
         the live calls' frames before each; the files are written where the ports say (under calld
         serve: a worker thread off the loop's core), in two trips: the result can only be built once
@@ -887,7 +874,6 @@ class CallHandle:
         await step()
         self._settle_stretches()
         call = self.call
-        duration_ms = self._t_ms()  # the call's length is its hangup's, not the queue's
         undated = conclude(call)  # once: the task record's preview and the result both read it
         await step()
         outcome = on_date(undated, business_date(self.plan.to, self._started))
@@ -1036,11 +1022,10 @@ class CallHandle:
             said = f"the call was never answered ({ended.cause if ended else 'no hangup event'})"
         return {"via": None, "call_control_id": call.call_control_id, "sent": False, "why": why, "detail": said}
 
-    def _task_record(self, concluded: Outcome | None = None, *, call: Call | None = None) -> dict[str, Any]:
+    def _task_record(self, concluded: Outcome | None = None) -> dict[str, Any]:
         """task.json: the verdict the call accepted, and the result it would end as if calld died now.
-        `concluded`: `conclude(call)`, when the caller has it already; `call`: the call as it was when
-        the verdict was accepted (default: as it is now)."""
-        call = self.call if call is None else call
+        `concluded`: `conclude(self.call)`, when the caller has it already."""
+        call = self.call
         task = call.task
         assert task is not None
         record: dict[str, Any] = {"tool": "record_task_result", "call_id": task.call_id, "status": task.status,
