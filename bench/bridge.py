@@ -312,7 +312,8 @@ def targets(n: int, pairs: list[dict], floor: dict[str, float], poisson: bool = 
     b_up, b_down = (statistics.median(p["bridge_p99"][i] for p in pairs) for i in range(2))
     lines = [
         f"N={n}{how}: calld against its bare bridge in the same window, median of {len(pairs)}: "
-        f"CPU per call-second x{steady:.2f} steady, x{whole:.2f} over whole calls (target: at most x1.30)",
+        f"CPU per call-second " + ("(no steady window: the calls arrive at random) " if poisson else f"x{steady:.2f} steady, ")
+        + f"x{whole:.2f} over whole calls (target: at most x1.30)",
         f"N={n}: the web stack's floor in this run: {floor['request_s'] * 1e6:.0f} us a webhook, {floor['ask_s'] * 1e6:.0f} us an ask, "
         f"{floor['call_s'] * 1e3:.1f} ms a call, {floor_ms:.2f} ms a call-second; whole calls over bridge + floor: x{with_floor:.2f} "
         "(target: at most x1.30)",
