@@ -400,11 +400,27 @@ def test_a_record_cites_quotes_and_gives_typed_fields() -> None:
     ({"stock": {"availability": "in_stock", "quantity": None, "kinds": [{"kind": "x", "availability": "in_stock", "quantity": None}]}},
      "only some_kinds names kinds"),
     ({"aisle": {"location": "aisle 3"}}, "one of hours, stock or aisle"),
-    ({"status": "declined", "reason": None}, "needs reason"),
 ])
 def test_contradictory_typed_fields_are_refused_at_the_wire(change: dict[str, Any], says: str) -> None:
     [event] = live().feed(item_done(arguments=json.dumps(HOURS_ARGS | change)))
     assert isinstance(event, ToolCallRejected) and says in event.error, event
+
+
+def test_a_decline_whose_reason_was_not_said_is_taken_as_the_schema_allows() -> None:
+    """The published schema lets reason be null on a decline: the record was refused as invalid arguments,
+    and the call ended failed/internal. Null is "not said"."""
+    [event] = live().feed(item_done(arguments=json.dumps(HOURS_ARGS | {"status": "declined", "reason": None})))
+    assert isinstance(event, TaskRecorded) and (event.status, event.reason) == ("declined", None)
+
+
+def test_an_opt_out_quote_is_read_from_a_record_and_from_one_that_is_refused() -> None:
+    said = "Don't bother us again."
+    [event] = live().feed(item_done(arguments=json.dumps(HOURS_ARGS | {"opt_out_quote": f"  {said} "})))
+    assert isinstance(event, TaskRecorded) and event.opt_out == said
+    [event] = live().feed(item_done(arguments=json.dumps(HOURS_ARGS | {"opt_out_quote": said, "status": "maybe"})))
+    assert isinstance(event, ToolCallRejected) and event.opt_out == said
+    [event] = live().feed(item_done(arguments=json.dumps(HOURS_ARGS | {"opt_out_quote": " "})))
+    assert event.opt_out is None
 
 
 def test_tool_schemas_match_what_the_parser_accepts() -> None:
@@ -413,6 +429,7 @@ def test_tool_schemas_match_what_the_parser_accepts() -> None:
     assert params["type"] == "object" and params["additionalProperties"] is False
     assert params["required"] == ["status", "quotes", "answer_text", "notes", "reason", "hours", "stock", "aisle",
                                   "outcome_quote", "opt_out_quote"] == list(params["properties"])
+    assert params["properties"]["opt_out_quote"]["type"] == ["string", "null"]
     assert params["properties"]["status"]["enum"] == ["answered", "declined", "voicemail", "unclear"]
     assert params["properties"]["answer_text"]["type"] == params["properties"]["notes"]["type"] == ["string", "null"]
     assert params["properties"]["quotes"]["type"] == "array"

@@ -10,6 +10,7 @@ import json
 from typing import Any
 
 import pytest
+from attrs import evolve
 from pydantic import TypeAdapter, ValidationError
 
 from calld.adapters import gpt_live
@@ -253,8 +254,6 @@ def test_a_quick_ask_session_refuses_a_booking_record_and_vice_versa():
         ({"status": "booked", "confirmed_party": 2, "confirmed_time": "7pm"}, "needs confirmation_text"),
         ({"status": "booked", "confirmation_text": "ok"}, "needs confirmed_party, confirmed_time"),
         ({"status": "booked", "confirmation_text": "ok", "confirmed_party": 0, "confirmed_time": "7pm"}, "at least 1"),
-        ({"status": "declined", "reason": None}, "needs the business's reason"),
-        ({"status": "declined", "reason": "   "}, "needs the business's reason"),
         ({"status": "maybe"}, "status"),
         ({"status": "in_progress", "unanswered_questions": "allergies?"}, "unanswered_questions"),
     ],
@@ -263,6 +262,19 @@ def test_bad_booking_records_are_rejected_with_a_reason(arguments, error):
     [event] = book_live().feed(record_item(arguments))
     assert isinstance(event, ev.ToolCallRejected)
     assert event.error.startswith("invalid arguments: ") and error in event.error
+
+
+def test_a_decline_whose_reason_was_not_said_is_taken_as_the_schema_allows():
+    """reason and reason_code are nullable in the published schema: a decline without them was refused as
+    invalid arguments (and the call ended failed/internal). Null is "not said"; the outcome's code is refused."""
+    [event] = book_live().feed(record_item({"status": "declined", "reason": None, "reason_code": None,
+                                            "quotes": ["We're full."], "opt_out_quote": "Don't call here again."}))
+    assert isinstance(event, ev.TaskRecorded) and event.status == "declined"
+    assert (event.booking.reason, event.booking.reason_code, event.opt_out) == (None, None, "Don't call here again.")
+    run = book_call(offers=(ev.OutputTranscript("Could I book a table for 2 on Friday at 7pm?"), ev.InputTranscript("Sorry, we're full.")))
+    run.feed(evolve(event, quotes=("Sorry, we're full.",)))
+    outcome = conclude(run.call)
+    assert (outcome.status, outcome.reason) == ("declined", "refused")
 
 
 def test_only_a_booked_record_carries_a_confirmation():

@@ -330,9 +330,7 @@ class _TaskResultArgs(_Strict):
             raise ValueError("status 'answered' needs a non-empty answer_text")
         if self.status == "answered" and sum(x is not None for x in (self.hours, self.stock, self.aisle)) > 1:
             raise ValueError("an answer gives one of hours, stock or aisle: the one the question asks")
-        if self.status == "declined" and self.reason is None:
-            raise ValueError("status 'declined' needs reason: refused or unknown")
-        return self
+        return self  # a declined record's null reason is "not said": the schema allows it, so the app takes it
 
     def typed(self) -> Hours | NoSetHours | Stock | Aisle | None:
         if self.hours is not None:
@@ -403,10 +401,7 @@ class _BookResultArgs(BaseModel):
                 raise ValueError(f"status 'booked' needs {', '.join(missing)}")
             if self.confirmed_party is not None and self.confirmed_party < 1:
                 raise ValueError("confirmed_party must be at least 1")
-        if self.status == "declined" and not self.reason:
-            raise ValueError("status 'declined' needs the business's reason")
-        if self.status == "declined" and self.reason_code is None:
-            raise ValueError("status 'declined' needs reason_code")
+        # A decline's null reason and reason_code are "not said": the schema allows them, so the app takes them.
         return self
 
     def cited(self) -> Cited:
@@ -580,7 +575,8 @@ def _tool_call(inner: _Inner, job: JobKind = "quick_ask") -> list[Event]:
         try:
             record = read_record(item.arguments or "", job)
         except ValidationError as exc:
-            return [ToolCallRejected(call_id, name, f"invalid arguments: {_explain(exc, tagged=False)}")]
+            return [ToolCallRejected(call_id, name, f"invalid arguments: {_explain(exc, tagged=False)}",
+                                     opt_out=_opt_out_quote(item.arguments))]
         return [recorded(call_id, record, item.arguments or "")]
     if name == END_CALL:
         # Honour a hang-up request even with garbled arguments: the reason is only a note.
@@ -617,9 +613,23 @@ def recorded(call_id: str, record: RecordArgs, arguments: str) -> TaskRecorded:
     """The domain event of a valid record; `arguments` keeps the JSON as sent, for the evidence check."""
     if isinstance(record, _BookResultArgs):
         return TaskRecorded(call_id, record.status, None, None, record.details(), quotes=_quotes(record.quotes),
-                            arguments=arguments)
+                            arguments=arguments, opt_out=_said(record.opt_out_quote))
     return TaskRecorded(call_id, record.status, record.answer_text, record.notes, quotes=_quotes(record.quotes),
-                        answer=record.typed(), reason=record.reason, arguments=arguments)
+                        answer=record.typed(), reason=record.reason, arguments=arguments, opt_out=_said(record.opt_out_quote))
+
+
+def _said(quote: str | None) -> str | None:
+    return (quote.strip() or None) if quote is not None else None
+
+
+def _opt_out_quote(arguments: str | None) -> str | None:
+    """A refused record's opt_out_quote, read as leniently as JSON allows: an opt-out is never lost
+    because another field of its record was wrong."""
+    try:
+        quote = orjson.loads(arguments or "").get("opt_out_quote")
+    except (ValueError, AttributeError):
+        return None
+    return _said(quote) if isinstance(quote, str) else None
 
 
 def _quotes(quotes: list[str]) -> tuple[str, ...]:
@@ -726,12 +736,13 @@ def _book_record_tool() -> dict[str, Any]:
             "integer", "Minutes from the requested time to the confirmed one (0: the same; negative: earlier)."
         ),
         "alternative_offered": _nullable_text("Another day or time the business offered, or null."),
-        "reason": _nullable_text("Why the business cannot book, in its words; needed when declined."),
+        "reason": _nullable_text("Why the business cannot book, in its words, when declined; null when they did not say."),
         "reason_code": {
             "type": ["string", "null"], "enum": ["fully_booked", "no_slot_in_window", "details_missing", "refused", None],
             "description": (
                 "declined only: fully_booked (no table), no_slot_in_window (only another time, outside the window), "
-                "details_missing (they need something the request does not give), refused; else null."
+                "details_missing (they need something the request does not give), refused; null when they did not say, "
+                "or for any other status."
             ),
         },
         "quotes": _QUOTES,
@@ -819,7 +830,8 @@ def _quick_ask_tools() -> list[dict[str, Any]]:
                     "answer_text": _nullable_text("The answer as the business put it; null unless status is answered."),
                     "notes": _nullable_text("Anything else the person should know, or null."),
                     "reason": {"type": ["string", "null"], "enum": ["refused", "unknown", None],
-                               "description": "declined only: refused (would not say) or unknown (did not know); else null."},
+                               "description": "declined only: refused (would not say) or unknown (did not know); null when "
+                                              "they did not say which, or for any other status."},
                     "hours": _HOURS_FIELD,
                     "stock": _STOCK_FIELD,
                     "aisle": _AISLE_FIELD,

@@ -275,6 +275,8 @@ class TaskRecorded:
     A quick ask's record carries answer_text, notes and its typed `answer` (hours, stock or aisle);
     a booking's carries `booking`. Both cite the business: `quotes` are its words, verbatim, that
     carry the outcome (calld.evidence.cite checks them). `reason` is a declined quick ask's code.
+    `opt_out` is the business's words asking not to be called again, as the model quoted them: it binds
+    whether or not the record itself holds (calld.policy.optout checks the business said them).
     """
 
     kind: ClassVar[str] = "tool.record_task_result"
@@ -287,6 +289,7 @@ class TaskRecorded:
     answer: Hours | NoSetHours | Stock | Aisle | None = None
     reason: str | None = None
     arguments: str = field(default="", eq=False)  # the tool call's arguments, the JSON as the model sent it (calld.evidence.check reads it)
+    opt_out: str | None = None
 
 
 @frozen
@@ -326,6 +329,7 @@ class ToolCallRejected:
     call_id: str
     name: str
     error: str
+    opt_out: str | None = None  # a refused record's opt_out_quote, still read: an opt-out is never lost
 
 
 @frozen

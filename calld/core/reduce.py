@@ -142,7 +142,7 @@ from calld.domain.transcript import Speaker, Turn, add_fragment, last_to_speak, 
 from calld.evidence import assess, check, cite
 from calld.evidence.cite import Quote
 from calld.evidence.vocab import sentence_spans
-from calld.policy.optout import detect_opt_out
+from calld.policy.optout import detect_opt_out, said_by_business
 
 BYTES_PER_SECOND = 16000 * 2  # 16 kHz mono PCM16: the only audio the core sees
 BYTES_PER_MS = BYTES_PER_SECOND // 1000
@@ -987,7 +987,23 @@ def _refuse_booking(call: Call, job: BookJob, d: ev.BookingDetails) -> tuple[str
 def _task_recorded(call: Call, event: ev.TaskRecorded) -> _Out:
     if event.call_id in call.tool_call_ids:
         return _Ignore(f"duplicate function call {event.call_id}")
-    call = _seen_tool(call, event.call_id, RECORD_TASK_RESULT)
+    return _model_opt_out(*_record(_seen_tool(call, event.call_id, RECORD_TASK_RESULT), event), event.opt_out)
+
+
+def _model_opt_out(call: Call, effects: list[Effect], quote: str | None) -> tuple[Call, list[Effect]]:
+    """The model's opt_out_quote binds like the app's own word list, whether or not its record held, once
+    the business is found to have said those words (agent words or invented ones bind nothing). With no
+    verdict in, the agent apologises and says goodbye, as it does for the word list's opt-out."""
+    said = " ".join(t.text for t in call.transcript if t.speaker == "business")
+    if quote is None or call.opt_out is not None or not said_by_business(quote, said):
+        return call, effects
+    call, more = _opted_out(call, quote)
+    return call, [*effects, *more]
+
+
+def _record(call: Call, event: ev.TaskRecorded) -> tuple[Call, list[Effect]]:
+    """A record_task_result, judged: accepted (a verdict, the goodbye), a progress note, or refused back
+    to the model with the rule it broke (the conversation goes on)."""
     # On a recording the agent is silent, but a record is still judged (a voicemail one is expected).
     recording = isinstance(call.hangup, HangupFarewell) and call.hangup.via in _RECORDED
     talking = isinstance(call.hangup, HangupNone) or recording
@@ -1206,7 +1222,7 @@ def _tool_rejected(call: Call, event: ev.ToolCallRejected) -> _Out:
     effects: list[Effect] = [SendToolOutput(event.call_id, _tool_output(ok=False, error=event.error))]
     if isinstance(call.hangup, HangupNone):
         call = _continue(call)
-    return call, effects
+    return _model_opt_out(call, effects, event.opt_out)
 
 
 @_on(ev.LiveClosed)

@@ -1,8 +1,9 @@
 """Opt-outs: a business that asks not to be called again is not called again.
 
-`detect_opt_out` judges the business's own words (a transcript turn), never the model's
-tool arguments: it is deterministic and pure, and the reducer calls it on every business
-turn. `check_opt_out` refuses a request to a number on the list, naming when it was said.
+`detect_opt_out` judges the business's own words (a transcript turn): it is deterministic and
+pure, and the reducer calls it on every business turn. The model may also report an opt-out with
+its quote (record_task_result's opt_out_quote); `said_by_business` checks the business said those
+words, and either path binds. `check_opt_out` refuses a request to a number on the list, naming when it was said.
 """
 
 from __future__ import annotations
@@ -58,6 +59,16 @@ def _asks_not_to_call_again(sentence: str) -> bool:
 
 
 _asks_not_to_call_again_finished = lru_cache(maxsize=4096)(_asks_not_to_call_again)
+
+
+_WORD = re.compile(r"[a-z0-9]+(?:'[a-z]+)?")
+
+
+def said_by_business(quote: str, business_text: str) -> bool:
+    """The model's opt-out quote is the business's words: its words stand in order, one after another, in
+    what the business said (case, punctuation and spacing aside)."""
+    words, said = _WORD.findall(quote.lower()), " ".join(_WORD.findall(business_text.lower()))
+    return bool(words) and f" {' '.join(words)} " in f" {said} "
 
 
 @frozen
