@@ -274,7 +274,12 @@ def test_a_decline_whose_reason_was_not_said_is_taken_as_the_schema_allows():
     run = book_call(offers=(ev.OutputTranscript("Could I book a table for 2 on Friday at 7pm?"), ev.InputTranscript("Sorry, we're full.")))
     run.feed(evolve(event, quotes=("Sorry, we're full.",)))
     outcome = conclude(run.call)
-    assert (outcome.status, outcome.reason) == ("declined", "refused")
+    assert (outcome.status, outcome.reason, outcome.detail) == ("declined", "refused", "Sorry, we're full.")
+    from calld.runtime.verdict import build_result
+
+    refs = {"transcript.json": "x/transcript.json", "audio/inbound.wav": "x/audio/inbound.wav"}
+    result = build_result(run.call.plan, run.call, outcome, refs)
+    assert (result.status, result.reason, result.detail) == ("declined", "refused", "Sorry, we're full.")  # not failed/internal
 
 
 def test_only_a_booked_record_carries_a_confirmation():

@@ -10,7 +10,8 @@ import pytest
 from calld.domain.questions import QuestionType
 from calld.messaging.parse import AskIntent
 from calld.messaging.replies import outcome
-from calld.stub.scenario import BookingScript, ModelRecord, Reply, Scenario
+from calld.stub.scenario import (WEEK, BookingScript, ModelRecord, Reply, Scenario, hours_range, aisle_field, hours_field,
+                                 stock_field)
 from tests.stubcall import stub_book, stub_call, variant
 
 
@@ -29,7 +30,9 @@ def refused_outputs(run) -> list[dict]:
 
 async def test_a_hold_then_a_transfer_then_someone_new_answers(tmp_path, autojump_clock):
     scenario = variant("hours", hold_line="Let me transfer you to the front desk.", hold_s=30.0,
-                       answer="Front desk, this is Maria. We're open Monday to Saturday, eight to eight.")
+                       answer="Front desk, this is Maria. We're open Monday to Saturday, eight to eight.",
+                       model_records=(ModelRecord("answered", fields=hours_field(hours_range(
+                           WEEK[:6], "08:00", "20:00", days_quote="Monday to Saturday", times_quote="eight to eight"))),))
     run = await stub_call(tmp_path, scenario)
     assert (run.result.status, run.result.verdict_source) == ("answered", "tool")
     (hold,) = run.report["holds"]
@@ -39,7 +42,10 @@ async def test_a_hold_then_a_transfer_then_someone_new_answers(tmp_path, autojum
 
 
 async def test_weekdays_and_closed_weekends_in_one_breath(tmp_path, autojump_clock):
-    run = await stub_call(tmp_path, variant("hours", answer="Nine to five weekdays, closed weekends."))
+    run = await stub_call(tmp_path, variant("hours", answer="Nine to five weekdays, closed weekends.", model_records=(
+        ModelRecord("answered", fields=hours_field(
+            hours_range(WEEK[:5], "09:00", "17:00", days_quote="weekdays", times_quote="Nine to five"),
+            hours_range(WEEK[5:], None, None, closed=True, days_quote="weekends", times_quote="closed"))),)))
     assert run.result.status == "answered"
     open_days, closed = run.result.answer.ranges
     assert (open_days.opens, open_days.closes, open_days.days[0], open_days.days[-1]) == ("09:00", "17:00", "monday", "friday")
@@ -47,7 +53,9 @@ async def test_weekdays_and_closed_weekends_in_one_breath(tmp_path, autojump_clo
 
 
 async def test_every_day_but_one_is_not_read_as_every_day(tmp_path, autojump_clock):
-    run = await stub_call(tmp_path, variant("hours", answer="Every day but Sunday, nine to nine."))
+    run = await stub_call(tmp_path, variant("hours", answer="Every day but Sunday, nine to nine.", model_records=(
+        ModelRecord("answered", fields=hours_field(
+            hours_range(WEEK[:6], "09:00", "21:00", days_quote="Every day but Sunday", times_quote="nine to nine"))),)))
     assert (run.result.status, run.result.verdict_source) == ("answered", "tool")
     (r,) = run.result.answer.ranges
     assert (r.opens, r.closes, "sunday" in r.days, len(r.days)) == ("09:00", "21:00", False, 6)
@@ -55,9 +63,10 @@ async def test_every_day_but_one_is_not_read_as_every_day(tmp_path, autojump_clo
 
 @pytest.mark.parametrize("model_verdict", ["answered", "none"])
 async def test_open_24_hours_is_answered_around_the_clock(tmp_path, autojump_clock, model_verdict):
-    """Read by the stand-in (its record must pass the check: it names no day) or, with no record, by the app."""
+    """Scripted for the stand-in (its record must pass the check: it names no day) or, with no record, read by the app."""
+    records = (ModelRecord("answered", fields=hours_field(hours_range((), None, None, around_the_clock=True, times_quote="open 24 hours"))),)
     run = await stub_call(tmp_path, variant("hours", greeting="Quick Stop Pharmacy.", answer="We're open 24 hours.",
-                                            model_verdict=model_verdict))
+                                            model_verdict=model_verdict, model_records=records if model_verdict == "answered" else ()))
     assert run.result.status == "answered"
     assert run.result.verdict_source == ("tool" if model_verdict == "answered" else "transcript")
     (r,) = run.result.answer.ranges
@@ -66,8 +75,10 @@ async def test_open_24_hours_is_answered_around_the_clock(tmp_path, autojump_clo
 
 @pytest.mark.parametrize("model_verdict", ["answered", "none"])
 async def test_an_opening_and_a_closing_said_apart_are_one_range(tmp_path, autojump_clock, model_verdict):
-    """Read by the stand-in for its record, or by the app with no record: both read the same words."""
-    run = await stub_call(tmp_path, variant("hours", answer="We open at 9, and close at 5.", model_verdict=model_verdict))
+    """Scripted for the stand-in's record, or read by the app with no record: both come to the same range."""
+    records = (ModelRecord("answered", fields=hours_field(hours_range((), "09:00", "17:00", times_quote="We open at 9, and close at 5"))),)
+    run = await stub_call(tmp_path, variant("hours", answer="We open at 9, and close at 5.", model_verdict=model_verdict,
+                                            model_records=records if model_verdict == "answered" else ()))
     assert run.result.status == "answered"
     (r,) = run.result.answer.ranges
     assert (r.opens, r.closes) == ("09:00", "17:00")
@@ -77,7 +88,9 @@ async def test_by_appointment_only_is_answered_as_no_set_hours(tmp_path, autojum
     """No hours to give is an answer: the stand-in records no set hours, the check finds it in their words, and the
     user is told so in words (not failed/internal, which would blame calld)."""
     run = await stub_call(tmp_path, variant("hours", greeting="Smith Tailoring.",
-                                            answer="By appointment only, there aren't set hours."))
+                                            answer="By appointment only, there aren't set hours.", model_records=(
+        ModelRecord("answered", fields={"hours": {"ranges": [], "no_set_hours": True,
+                                                  "no_set_hours_quote": "By appointment only, there aren't set hours"}}),)))
     assert (run.result.status, run.result.verdict_source, run.result.answer.kind) == ("answered", "tool", "no_set_hours")
     assert told(run).startswith("They don't keep set hours. They said: \"By appointment only, there aren't set hours.\"")
 
@@ -128,7 +141,10 @@ async def test_a_correction_talked_over_the_goodbye_is_what_the_user_is_told(tmp
 async def test_a_two_language_menu_that_plays_the_hours_after_a_press(tmp_path, autojump_clock):
     hours = "Our store hours are Monday through Saturday, 8 AM to 8 PM, and Sunday 10 AM to 4 PM."
     scenario = variant("menu", menu="Thanks for calling Joe's Hardware. Para espanol, oprima dos. For store hours, press 1. "
-                       "For the operator, press 0.", menu_routes={"1": hours}, model_dtmf="1")
+                       "For the operator, press 0.", menu_routes={"1": hours}, model_dtmf="1", model_records=(
+                           ModelRecord("answered", fields=hours_field(
+                               hours_range(WEEK[:6], "08:00", "20:00", days_quote="Monday through Saturday", times_quote="8 AM to 8 PM"),
+                               hours_range(("sunday",), "10:00", "16:00", days_quote="Sunday", times_quote="10 AM to 4 PM"))),))
     run = await stub_call(tmp_path, scenario)
     assert run.result.status == "answered"
     days = {d for r in run.result.answer.ranges for d in r.days}
@@ -140,26 +156,34 @@ async def test_a_two_language_menu_that_plays_the_hours_after_a_press(tmp_path, 
 _LIDS = "We've got the lids for those in stock, but the cast iron skillets themselves are sold out."
 
 
-@pytest.mark.parametrize("records", [(ModelRecord("answered", "Yes, they are in stock."),),
-                                     (ModelRecord("answered", "The skillets are sold out."),)], ids=["wrong_record", "right_record"])
+_SOLD_OUT = ModelRecord("answered", "The skillets are sold out.", delay_s=1.0,
+                        fields=stock_field("out_of_stock", quote="the cast iron skillets themselves are sold out"))
+
+
+@pytest.mark.parametrize("records", [(ModelRecord("answered", "Yes, they are in stock.",
+                                                  fields=stock_field("in_stock", quote="We've got the lids for those in stock")),
+                                      _SOLD_OUT),
+                                     (_SOLD_OUT,)], ids=["wrong_record", "right_record"])
 async def test_the_item_sold_out_beside_something_else_in_stock(tmp_path, autojump_clock, records):
     run = await stub_call(tmp_path, variant("stock", answer=_LIDS, model_records=records), ask=QuestionType.STOCK,
                           item="cast iron skillet")
-    assert run.result.status == "answered"
+    assert len(refused_outputs(run)) == len(records) - 1  # the lids' stock is not the skillets'
+    assert (run.result.status, run.result.verdict_source) == ("answered", "tool")
     assert run.result.answer.availability == "out_of_stock"
 
 
-@pytest.mark.parametrize("answer, availability", [
-    ("That one's on back order, we should get more in next week.", "out_of_stock"),
-    ("Oh, sorry, we sold the last one this morning.", "out_of_stock"),
-    ("We've got none at the moment.", "out_of_stock"),
-    ("Not right now, but a shipment is due Thursday.", "out_of_stock"),
-    ("We ran out over the weekend.", "out_of_stock"),
-    ("We have a few, maybe three or four.", "limited"),
-    ("We only sell those online now, not in the store.", "out_of_stock"),
+@pytest.mark.parametrize("answer, availability, quote", [
+    ("That one's on back order, we should get more in next week.", "out_of_stock", "That one's on back order"),
+    ("Oh, sorry, we sold the last one this morning.", "out_of_stock", "we sold the last one this morning"),
+    ("We've got none at the moment.", "out_of_stock", "We've got none at the moment"),
+    ("Not right now, but a shipment is due Thursday.", "out_of_stock", "Not right now"),
+    ("We ran out over the weekend.", "out_of_stock", "We ran out over the weekend"),
+    ("We have a few, maybe three or four.", "limited", "We have a few"),
+    ("We only sell those online now, not in the store.", "out_of_stock", "We only sell those online now, not in the store"),
 ])
-async def test_stock_said_in_everyday_words_is_read_and_stands(tmp_path, autojump_clock, answer, availability):
-    run = await stub_call(tmp_path, variant("stock", answer=answer), ask=QuestionType.STOCK, item="cast iron skillet")
+async def test_stock_said_in_everyday_words_as_a_model_reads_it_stands(tmp_path, autojump_clock, answer, availability, quote):
+    scenario = variant("stock", answer=answer, model_records=(ModelRecord("answered", fields=stock_field(availability, quote=quote)),))
+    run = await stub_call(tmp_path, scenario, ask=QuestionType.STOCK, item="cast iron skillet")
     assert not refused_outputs(run)
     assert (run.result.status, run.result.verdict_source, run.result.answer_text) == ("answered", "tool", answer)
     assert run.result.answer.availability == availability
@@ -167,14 +191,16 @@ async def test_stock_said_in_everyday_words_is_read_and_stands(tmp_path, autojum
 
 @pytest.mark.parametrize("records", [(ModelRecord("answered", "they have them at the hardware store down the road",
                                                  fields={"stock": {"availability": "in_stock", "quantity": None, "kinds": []}}),
-                                      ModelRecord("answered", "No, but they have them at the hardware store down the road.", delay_s=1.0)),
-                                     ()], ids=["in_stock_then_out", "read"])
+                                      ModelRecord("answered", "No, but they have them at the hardware store down the road.", delay_s=1.0,
+                                                  fields=stock_field("out_of_stock", quote="No"))),
+                                     (ModelRecord("answered", fields=stock_field("out_of_stock", quote="No")),)],
+                         ids=["in_stock_then_out", "out"])
 async def test_another_store_having_it_is_out_of_stock_here(tmp_path, autojump_clock, records):
     scenario = variant("stock", answer="No, but they have them at the hardware store down the road.", model_records=records)
     run = await stub_call(tmp_path, scenario, ask=QuestionType.STOCK, item="cast iron skillet")
     refused = [o["why"] for o in refused_outputs(run)]
     assert refused == (["your quotes do not say they have it ('No, but they have them at the hardware store down the road.')"]
-                       if records else [])
+                       if len(records) == 2 else [])
     assert (run.result.status, run.result.answer.availability) == ("answered", "out_of_stock")
 
 
@@ -182,7 +208,8 @@ async def test_a_hold_then_two_left_is_not_the_model_s_twelve(tmp_path, autojump
     twelve = {"stock": {"availability": "in_stock", "quantity": 12, "kinds": []}}
     scenario = variant("stock", hold_line="Let me go check in the back.", hold_s=40.0, answer="Okay, yes, we have two left.",
                        model_records=(ModelRecord("answered", "Yes, 12 in stock.", fields=twelve),
-                                      ModelRecord("answered", "Two left.", delay_s=1.0)))
+                                      ModelRecord("answered", "Two left.", delay_s=1.0,
+                                                  fields=stock_field("limited", 2, quote="we have two left"))))
     run = await stub_call(tmp_path, scenario, ask=QuestionType.STOCK, item="cast iron skillet")
     assert [o["why"] for o in refused_outputs(run)] == ["the quantity 12 is not in your quotes"]
     assert (run.result.status, run.result.verdict_source) == ("answered", "tool")
@@ -212,8 +239,8 @@ async def test_we_dont_carry_it_is_what_the_user_is_told(tmp_path, autojump_cloc
 
 
 async def test_an_item_that_moved_is_where_it_is_now(tmp_path, autojump_clock):
-    run = await stub_call(tmp_path, variant("aisle", answer="It used to be in aisle 5 but we moved it to aisle 9."),
-                          ask=QuestionType.AISLE, item="caulk")
+    run = await stub_call(tmp_path, variant("aisle", answer="It used to be in aisle 5 but we moved it to aisle 9.", model_records=(
+        ModelRecord("answered", fields=aisle_field("aisle 9", quote="we moved it to aisle 9")),)), ask=QuestionType.AISLE, item="caulk")
     assert not refused_outputs(run)
     assert (run.result.status, run.result.verdict_source, run.result.answer.location) == ("answered", "tool", "aisle 9")
 
@@ -293,14 +320,14 @@ async def test_a_yes_to_the_read_back_in_other_words_books(tmp_path, autojump_cl
     assert run.result.confirmation_text == readback
 
 
-@pytest.mark.parametrize("offer, booked_at", [
+@pytest.mark.parametrize("offer, booked_at", [  # the offer as the model writes it is the scenario's (Reply.offer)
     ("Seven's gone, I could do eight o'clock on Friday. Would that work?", "Friday 8pm"),
     ("Seven is taken, but I have 7:15 on Friday. Does that work?", "Friday 7:15pm"),
     ("We could do half past eight on Friday, would that work?", "Friday 8:30pm"),
 ])
 async def test_another_time_offered_in_words_is_booked_at_that_time(tmp_path, autojump_clock, offer, booked_at):
     script = BookingScript(states=(
-        ("ask", (Reply(offer, when=r"book a table", then="offer"),)),
+        ("ask", (Reply(offer, when=r"book a table", then="offer", offer=booked_at),)),
         ("offer", (Reply("Great. Any special requests?", when=r"\bworks\b", then="requests"),)),
         ("requests", (Reply("Lovely, that's all noted.", then="readback"),)),
         ("readback", (Reply("Yes, that's right. See you Friday.", when=r"is that right", then="booked"),)),

@@ -57,3 +57,12 @@ def test_the_messaging_port_sits_below_the_daemon():
     assert not wrong
     assert "calld.messaging.port" in imports(PACKAGE / "daemon" / "service.py")
     assert "calld.daemon.errors" in imports(PACKAGE / "messaging" / "port.py")
+
+
+def test_the_stub_model_is_a_script_not_a_second_reader():
+    """The stub's records are written in its scenarios: nothing in calld/stub reads the business's words with the
+    app's checker, so a stub call can show the model and the checker disagreeing (issue 52, item 5)."""
+    stub = sorted((PACKAGE / "stub").glob("*.py"))
+    assert any(p.name == "world.py" for p in stub) and any(p.name == "brain.py" for p in stub)
+    wrong = {f"{path.name}: {m}" for path in stub for m in imports(path) if _under(m, ("calld.evidence",))}
+    assert not wrong

@@ -15,7 +15,7 @@ import pytest
 
 from calld.domain.questions import QuestionType
 from calld.runtime.rundir import artifact_slug
-from calld.stub.scenario import SCENARIOS, ModelRecord
+from calld.stub.scenario import SCENARIOS, ModelRecord, hours_range, hours_field
 from tests.stubcall import stub_call, variant
 from tests.test_sim_e2e import live_call
 
@@ -161,12 +161,16 @@ async def test_the_evidence_offsets_are_where_the_words_are_in_the_recording(tmp
     assert turns[e.turn]["start_ms"] <= e.start_ms < e.end_ms <= turns[e.turn]["end_ms"]
 
 
+_TODAY = variant("hours", answer="We're open today until 9 PM.", model_records=(ModelRecord("answered", fields=hours_field(
+    hours_range((), None, "21:00", days_quote="today", times_quote="until 9 PM", date="today"))),))
+
+
 async def test_today_in_an_answer_is_the_businesss_date(tmp_path, autojump_clock):
     """A stub call to a New York number: "today" in the typed answer is that day's date in New York."""
     import datetime as dt
     from zoneinfo import ZoneInfo
 
-    run = await stub_call(tmp_path, variant("hours", answer="We're open today until 9 PM."), to="+12125550142")
+    run = await stub_call(tmp_path, _TODAY, to="+12125550142")
     (hours,) = run.result.answer.ranges
     started = dt.datetime.fromisoformat(run.report["started_at"])
     assert hours.closes == "21:00"
@@ -253,7 +257,7 @@ async def test_an_agent_claiming_to_be_a_person_corrects_itself_and_the_result_s
 async def test_the_task_record_s_preview_keeps_today_undated_and_the_result_dates_it(tmp_path, autojump_clock):
     """The call is concluded once at its end: the task record's preview (what a restart would finish
     as) keeps the model's "today", the result has the business's date, and the rest is the same."""
-    run = await stub_call(tmp_path, variant("hours", answer="We're open today until 9 PM."), to="+12125550142")
+    run = await stub_call(tmp_path, _TODAY, to="+12125550142")
     preview = run.json("task.json")["result_if_interrupted"]
     (previewed,) = preview["answer"]["ranges"]
     (dated,) = run.result.answer.ranges

@@ -293,6 +293,25 @@ async def test_a_queued_call_due_while_calld_is_on_the_line_with_the_number_wait
 # -- opt-outs ----------------------------------------------------------------------------------------
 
 
+async def test_an_opt_out_the_model_reports_in_words_no_list_knows_binds_too(tmp_path, nursery, dials, autojump_clock):
+    """The app's word list hears nothing in "We'd rather you lost this number"; the model's opt_out_quote does,
+    and it binds the same way: the number goes on the list and is not dialled again."""
+    from calld.policy.optout import detect_opt_out
+    from calld.stub.scenario import SCENARIOS
+
+    assert detect_opt_out(SCENARIOS["opt_out_in_words"].answer) is None
+    daemon = await start(nursery, tmp_path, NOON)
+    async with ControlClient(daemon.settings.calld_socket) as client:
+        await client.provision("alice")
+        code, result = await ask(client, {**ASK, "scenario": "opt_out_in_words"})
+        assert code == EXIT_DECLINED and result["status"] == "declined"
+        assert result["opt_out"] == "We'd rather you lost this number"
+        [entry] = await client.opt_outs()
+        assert entry["number"] == NY and entry["quote"] == "We'd rather you lost this number"
+        err = await refused(client, {**ASK, "when_open": True})
+        assert "asked not to be called again on 2026-06-10" in err.message
+
+
 async def test_a_business_that_says_stop_calling_is_never_called_again(tmp_path, nursery, dials, autojump_clock):
     daemon = await start(nursery, tmp_path, NOON)
     async with ControlClient(daemon.settings.calld_socket) as client:

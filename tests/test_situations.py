@@ -13,6 +13,7 @@ from attrs import evolve
 from calld.core.outcome import conclude, ending_for
 from calld.core.state import ConvTalking, HangupDone, TelnyxAnswered, Turn
 from calld.domain.questions import QuestionType
+from calld.stub.scenario import WEEK, ModelRecord, hours_range, hours_field, stock_field
 from tests.core_helpers import new_call
 from tests.stubcall import stub_call, variant
 
@@ -158,7 +159,9 @@ async def test_hold_music_is_a_hold(autojump_clock, tmp_path, scenario, cue):
 async def test_a_transfer_is_waited_for_like_a_hold(autojump_clock, tmp_path):
     run = await stub_call(tmp_path, variant("stock", hold_line="That'd be the kitchen department, let me transfer you.",
                                             hold_s=45.0, answer="Kitchen department, Mike speaking. Yes, we have the "
-                                            "cast iron skillets in stock."), ask=QuestionType.STOCK, item="cast iron skillet")
+                                            "cast iron skillets in stock.", model_records=(ModelRecord("answered", fields=stock_field(
+                                                "in_stock", quote="Yes, we have the cast iron skillets in stock")),)),
+                          ask=QuestionType.STOCK, item="cast iron skillet")
     assert run.result.status == "answered" and run.result.verdict_source == "tool"
     (hold,) = run.report["holds"]
     assert hold["cue"] == "transfer you" and hold["ended"] == "returned"
@@ -445,7 +448,9 @@ async def test_farewell_max_s_bounds_a_goodbye_whose_stream_stalls(autojump_cloc
 
 async def test_a_person_who_mentions_the_menu_is_not_a_phone_menu(autojump_clock, tmp_path):
     run = await stub_call(tmp_path, variant("hours", greeting="Hi, Luigi's, how can I help?",
-                                            answer="We're open 11 AM to 10 PM every day, and our full menu is on our website."))
+                                            answer="We're open 11 AM to 10 PM every day, and our full menu is on our website.",
+                                            model_records=(ModelRecord("answered", fields=hours_field(hours_range(
+                                                WEEK, "11:00", "22:00", days_quote="every day", times_quote="11 AM to 10 PM"))),)))
     assert run.report["hangup"]["via"] == "tool" and run.result.verdict_source == "tool"
     assert "Goodbye" in " ".join(run.world.heard_on_line)  # a person is told goodbye, not hung up on
 

@@ -1,5 +1,6 @@
-"""The stub world's stand-in model: how it reads what a business said into a record's fields and a
-booking's offered time. Whole calls that use these readings are in tests/test_hidden_scenarios.py."""
+"""The stub world's stand-in model is a script: its records and the times it hears offered are written in the
+scenarios (calld.stub.scenario), never read from the business's words. The booking brain's own cues (a host's
+no, a question the request does not answer) are tested here; whole calls are in tests/test_hidden_scenarios.py."""
 
 from __future__ import annotations
 
@@ -7,42 +8,8 @@ from typing import Any
 
 import pytest
 
-from calld.domain.questions import QuestionType
-from calld.stub import reading
 from calld.stub.brain import BookBrain
-
-
-def test_hours_it_cannot_read_are_no_hours_not_an_empty_list():
-    """An empty list of ranges is refused at the wire (invalid arguments); no hours field is a record the
-    citation check can judge. Words of no set hours are recorded as such, with no ranges."""
-    assert reading.fields(QuestionType.HOURS, "Hello, how can I help?")["hours"] is None
-    assert reading.fields(QuestionType.HOURS, "We work by appointment only, there aren't set hours.")["hours"] == {
-        "ranges": [], "no_set_hours": True}
-    assert reading.fields(QuestionType.HOURS, "We open at 8.")["hours"] == {"ranges": [
-        {"days": [], "opens": "08:00", "closes": None, "closed": False, "around_the_clock": False, "date": None}],
-        "no_set_hours": False}
-
-
-@pytest.mark.parametrize("said, ranges", [
-    ("In the winter we close at 5, and in the summer at 8.", [{"opens": None, "closes": "17:00"}]),
-    ("We're open for lunch 11:30 to 2:30, and for dinner 5 to 10.", [{"opens": "11:30", "closes": "14:30"}]),
-])
-def test_hours_too_ambiguous_to_type_are_the_first_clause_s_own(said, ranges):
-    """Where the words give two sets of times for no day, the stand-in records the first as said (an opening
-    stays an opening, a closing a closing), for no day in particular; the answer text keeps the rest."""
-    assert [{k: r[k] for k in ("opens", "closes")} for r in reading.hours(said)] == ranges
-    assert all(r["days"] == [] for r in reading.hours(said))
-
-
-@pytest.mark.parametrize("said, place", [
-    ("It used to be in aisle 5 but we moved it to aisle 9.", "aisle 9"),
-    ("That's in aisle 14, next to the grills.", "aisle 14"),
-    ("Aisle 3, not aisle 4 like the sign says.", "Aisle 3"),
-    ("It's on the endcap at the end of aisle 4.", "endcap at the end of aisle 4"),
-    ("Check the plumbing department, near aisle 2.", "plumbing department"),
-])
-def test_the_place_it_reads_is_where_the_item_is_now(said, place):
-    assert reading.aisle(said) == place
+from calld.stub.scenario import Reply
 
 
 class _Silent:
@@ -53,16 +20,14 @@ class _Silent:
     async def end_call(self) -> None: ...
 
 
-@pytest.mark.parametrize("line, offered", [
-    ("Seven is full, but I can do six thirty on Friday. Would that work?", "Friday 6:30pm"),
-    ("Seven's gone, I could do eight o'clock on Friday.", "Friday 8pm"),
-    ("We're full at seven, but I could do 7:30pm on Friday.", "Friday 7:30pm"),
-    ("Yep, table for two at seven on Friday, you're all set.", None),
-])
-def test_an_offered_time_is_read_in_words_and_written_with_am_or_pm(line, offered):
+@pytest.mark.parametrize("offer, offered", [("Friday 6:30pm", "Friday 6:30pm"), ("Friday 7pm", None), (None, None)])
+def test_an_offered_time_is_the_scenario_s_not_read_from_the_words(offer, offered):
+    """The words say nothing to the brain about times: the reply's `offer` does (the agreed time is no offer)."""
     brain = BookBrain(_Silent(), {"name": "Nathan", "party": 2, "time": "Friday 7pm", "window_minutes": 60,
                                   "callback_number": "+15555550110"}, "careful", "Goodbye!")
-    assert brain._offer_in(line) == offered
+    line = "Seven is full, but I can do six thirty on Friday. Would that work?"
+    assert brain._offer_in(Reply(line, offer=offer)) == offered
+    assert brain._offer_in(None) is None
 
 
 class _Saying(_Silent):
@@ -146,33 +111,20 @@ async def test_a_refused_decline_ends_the_call_instead_of_going_quiet():
     assert voice.then[-1] == voice.end_call
 
 
-@pytest.mark.parametrize("said, availability, quantity", [
-    ("Sourdough's all gone for today, sorry, we bake more tomorrow at six.", "out_of_stock", None),
-    ("We should be getting some in Thursday.", "out_of_stock", None),
-    ("We've got two sourdough loaves left.", "limited", 2),
-    ("yeah we got two sets of those for the oh eight civic", "in_stock", 2),
-    ("Yep, we have one copy, it's in the fiction section.", "in_stock", 1),
-    ("There might be some in the back, I'd have to check, can you call back later?", "unknown", None),
-    ("So the computer says we have one, but I can't find it on the shelf, so I really couldn't tell you.", "unknown", None),
-])
-def test_stock_in_a_clerk_s_words(said, availability, quantity):
-    """Each was read as in stock with no count: gone and only coming are out, a count beside its noun is
-    the count, a hedge is unknown."""
-    got = reading.stock(said)
-    assert (got["availability"], got["quantity"]) == (availability, quantity)
-
-
-def test_one_kind_had_and_not_the_other_is_some_kinds():
-    """'We've got the ten inch, not the twelve.' was in stock, whichever size was asked about."""
-    assert reading.stock("We've got the ten inch, not the twelve.") == {"availability": "some_kinds", "quantity": None, "kinds": [
-        {"kind": "10 inch", "availability": "in_stock", "quantity": None},
-        {"kind": "12 inch", "availability": "out_of_stock", "quantity": None}]}
-
-
-@pytest.mark.parametrize("said, place", [
-    ("Aisle five, no sorry, six, they moved it.", "Aisle six"),
-    ("It's in aisle 12, actually 13.", "aisle 13"),
-])
-def test_an_aisle_taken_back_for_another_number_is_the_other(said, place):
-    """'Aisle five, no sorry, six' was read as aisle five (the only place named with the word aisle)."""
-    assert reading.aisle(said) == place
+def test_a_booked_record_carries_the_fact_quotes_its_script_gives():
+    """By default a yes to the read-back books with each fact a read-back and the yes as the outcome's words; a
+    reply that states the facts itself scripts the words for each (schema52's party_quote, time_quote, ...)."""
+    records: list[dict[str, Any]] = []
+    brain = _booking_brain(records, _Saying())
+    brain.stage = "readback"
+    brain.heard_business("Yes, that's right.", Reply("Yes, that's right."))
+    assert {k: records[-1][k] for k in ("outcome_quote", "party_readback", "time_readback", "date_readback", "party_quote")} == {
+        "outcome_quote": "Yes, that's right.", "party_readback": True, "time_readback": True, "date_readback": True,
+        "party_quote": None}
+    said = "Yep, two at seven Friday, you're all set."
+    facts = {"party_quote": "two", "time_quote": "at seven", "date_quote": "Friday", "outcome_quote": "you're all set",
+             "party_readback": False, "time_readback": False, "date_readback": False}
+    brain.stage = "readback"
+    brain.heard_business(said, Reply(said, record=facts))
+    assert {k: records[-1][k] for k in facts} == facts
+    assert (records[-1]["status"], records[-1]["confirmed_party"], records[-1]["confirmed_time"]) == ("booked", 2, "Friday 7pm")

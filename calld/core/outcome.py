@@ -149,13 +149,16 @@ def _conclude(call: Call, today: dt.date | None) -> Outcome:
         return Outcome("no_answer", "hung_up_early", "the business picked up, then hung up before the question was asked", None, "none", seen)
     if via == "stall" and (menu := _stuck_at_menu(call)) is not None:
         return Outcome("failed", "ivr_unnavigable", f'the call never got past the phone menu ("{menu}")', None, "none", seen)
-    if via == "stall" and _ask_heard(call) and _business_owed_the_word(call):
+    # A record was made (and refused): the request was out, whatever words the agent put it in.
+    requested = _ask_heard(call) or bool(call.refused_records)
+    if via == "stall" and requested and _business_owed_the_word(call):
         return Outcome("no_answer", "went_silent", "the business heard the request, then said nothing more", None, "none", seen)
     what = "a booking or a refusal" if isinstance(job, BookJob) else "an answer"
-    if via in ("tool", "answer_heard") and _ask_heard(call) and _said_after_ask(call):
-        # The model ended the call (or the app heard an answer) but no record was accepted and the
-        # words settle nothing the assessment can read: that is the business's answer unconfirmed,
-        # not calld's failure.
+    if (via in ("tool", "answer_heard") or call.refused_records) and _said_after_ask(call):
+        # The model ended the call (or the app heard an answer, or refused every record) and the words settle
+        # nothing the assessment can read: that is the business's answer unconfirmed, in its last words, not
+        # calld's failure. The business's words count from the agent's first (a live model words the request
+        # its own way, so no token count of the app's ask line decides it).
         return _unconfirmed(call, seen)
     if via == "stall" and isinstance(call.conversation, ConvTalking) and call.conversation.quiet_after == "business":
         said = " ".join(next(t.text for t in reversed(call.transcript) if t.speaker == "business" and t.text.strip()).split())
@@ -220,7 +223,9 @@ def _accepted(call: Call, today: dt.date | None, seen: str | None) -> Outcome:
     job = call.plan.job
     corrected = isinstance(call.conversation, ConvConcluded) and call.conversation.corrected
     if task.booking is not None:
-        detail = task.booking.reason if task.status == "declined" else None
+        # A decline's reason not said (null): the business's own words that the record cites say it instead.
+        said = " ".join(q.text for q in verdict.quotes) or "the business did not say why"
+        detail = (task.booking.reason or said) if task.status == "declined" else None
         return Outcome(task.status, verdict.reason, detail, None, "tool", seen, task.booking, verdict.quotes,  # type: ignore[arg-type]
                        corrected=corrected)
     answer: Answer | None = None
@@ -281,4 +286,9 @@ def _assess(call: Call, today: dt.date | None, seen: str | None) -> Outcome | No
     if asked and far_party and call.failure is None:
         return Outcome("declined", "hung_up", "the business hung up after hearing the request", None, "transcript", seen,
                        evidence=assess.candidates(turns))
+    if far_party and call.failure is None and (last := assess.candidates(turns)):
+        # The business answered the agent in words (however the agent put the request: a live model words it
+        # its own way, "we're full" may come before the ask is out) and hung up: what it said is its answer.
+        return Outcome("declined", "hung_up", "the business answered the agent, then hung up before any answer was recorded",
+                       None, "transcript", seen, evidence=last)
     return None

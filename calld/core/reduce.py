@@ -1217,6 +1217,8 @@ def _tool_rejected(call: Call, event: ev.ToolCallRejected) -> _Out:
     if event.call_id in call.tool_call_ids:
         return _Ignore(f"duplicate function call {event.call_id}")
     call = _seen_tool(call, event.call_id, event.name)
+    if event.name == RECORD_TASK_RESULT:  # kept with the records the gate refused: the model was told the rule it broke
+        call = evolve(call, refused_records=(*call.refused_records, RefusedRecord(event.call_id, "invalid", event.error)))
     if not _live_is_open(call):
         return call, []
     effects: list[Effect] = [SendToolOutput(event.call_id, _tool_output(ok=False, error=event.error))]

@@ -10,6 +10,13 @@ asks something the request does not answer, then booked or declined) and end_cal
 It supplies words and tool calls, never a verdict: whether a booking stands is the
 app's to decide, and a careless brain (see `BrainStyle`) books an out-of-window
 offer precisely so that tests see the app refuse it.
+
+It is a script, not a second reader: another time offered, and the fields its records carry
+beyond its own (per-fact quotes, a reason), come from the scenario's reply
+(`calld.stub.scenario.Reply.offer` and `.record`); it never reads the business's words with the
+app's checker (nothing here imports calld.evidence), so a stub call can show the model and the
+checker disagreeing. Its own cues (a host's no, a yes to the read-back, a question) stay here,
+as a backend's prompt would.
 """
 
 from __future__ import annotations
@@ -17,9 +24,8 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING, Any, Protocol
 
-from calld.domain.times import day_phrase, minutes_between
-from calld.evidence import vocab as v
-from calld.stub.scenario import BrainStyle
+from calld.domain.times import minutes_between
+from calld.stub.scenario import BrainStyle, Reply
 
 if TYPE_CHECKING:
     from collections.abc import Awaitable, Callable
@@ -48,7 +54,6 @@ _NEEDS = re.compile(r"\bwithout\b", re.I)  # "we can't hold it without a card": 
 # A yes to the read-back, in the ways hosts say it; a no or a correction first is none ("no, that's not right").
 _CONFIRMS = re.compile(r"that's (?:right|correct)|that is (?:right|correct)|\bcorrect\b|you're (?:all )?(?:booked|set)|all set|"
                        r"confirmed|see you|\b(?:yes|yep|yeah|perfect|great|sounds good)\b|got (?:you|it) down", re.I)
-_HOUR_MINUTES = re.compile(r"\b(\d{1,2}) ([1-5][05])\b")  # "6 30", "7 15" in the normal form
 # The business's own words that the table is made, said before the read-back ("Lovely, that's you booked in."):
 # a model cites them with the yes to the read-back.
 _BOOKED_SAID = re.compile(r"\b(?:booked in|you're (?:all )?(?:booked|set)|youre (?:all )?(?:booked|set)|all set|you're in|got you down)\b", re.I)
@@ -80,21 +85,18 @@ def _record(status: str, **fields: Any) -> dict[str, Any]:
         "reason_code": None,
         "quotes": [],
         "unanswered_questions": [],
+        # the words for each fact (/work/notes/schema52.md), null unless the script gives them
+        "outcome_quote": None,
+        "opt_out_quote": None,
+        "party_quote": None,
+        "time_quote": None,
+        "date_quote": None,
+        "party_readback": False,
+        "time_readback": False,
+        "date_readback": False,
     }
     args.update(fields)
     return args
-
-
-def _written(clock: v.Clock, near: str) -> str:
-    """A clock time as a booking writes it ("8pm", "7:15pm"); one said without am/pm takes the reading
-    nearest the first time in `near` (the time asked for)."""
-    hour = clock.hour
-    if clock.either:
-        asked = v.clocks(v.normal(near))
-        target = asked[0].clock.hour * 60 + asked[0].clock.minute if asked and not asked[0].clock.either else 19 * 60
-        hour = min((clock.hour % 12, clock.hour % 12 + 12), key=lambda h: abs(h * 60 + clock.minute - target))
-    minute = f":{clock.minute:02d}" if clock.minute else ""
-    return f"{hour % 12 or 12}{minute}{'am' if hour < 12 else 'pm'}"
 
 
 class BookBrain:
@@ -116,10 +118,13 @@ class BookBrain:
         self.purpose: dict[str, str] = {}  # call_id -> what that record was for
         self.last_line = ""  # the business's last whole line
         self.booked_said: list[str] = []  # the business's words that it booked, before the read-back
+        self.reply: Reply | None = None  # the script of the business line heard last
 
     # -- what the business said -------------------------------------------------------------------
 
-    def heard_business(self, line: str) -> None:
+    def heard_business(self, line: str, reply: Reply | None = None) -> None:
+        """A whole business line, with the script of what the model makes of it (None: nothing beyond its cues)."""
+        self.reply = reply
         self.last_line = line.strip()
         if self.stage == "done":
             return
@@ -128,7 +133,7 @@ class BookBrain:
         if self.stage == "readback" and _CONFIRMS.search(line) and not _NOT_CONFIRMED.search(line):
             self._book(line)
             return
-        offered = self._offer_in(line)
+        offered = self._offer_in(reply)
         if offered is not None:
             self._answer_offer(line, offered)
             return
@@ -138,11 +143,9 @@ class BookBrain:
             needs = bool(_NEEDS.search(line) and self.unanswered)
             # "we're takeaway only, no tables here" is a refusal, not a full house: the refusal words come first
             code = "details_missing" if needs else "refused" if _REFUSES.search(line) else "fully_booked" if _FULL.search(line) else "refused"
-            self.voice.say(
-                "I understand. Thank you for checking.",
-                then=lambda: self._async_record(_record("declined", reason=line.strip(), quotes=[line.strip()], reason_code=code),
-                                                "declined"),
-            )
+            args = self._scripted(_record("declined", reason=line.strip(), quotes=[line.strip()], reason_code=code,
+                                          outcome_quote=line.strip()))
+            self.voice.say("I understand. Thank you for checking.", then=lambda: self._async_record(args, "declined"))
             return
         questions = [s.strip() for s in _SENTENCES.findall(line) if s.strip().endswith("?")]
         self._answer_questions(questions)
@@ -151,20 +154,16 @@ class BookBrain:
             # with the continued response, once the app has answered the record.
             self.voice.record(_record("in_progress", unanswered_questions=list(self.unanswered)), "details")
 
-    def _offer_in(self, line: str) -> str | None:
-        """Another time the business offers: the first clock time in its words ("7:15", "eight o'clock", "half
-        past 8") that is not the agreed one, written with am or pm ("Friday 7:15pm"): said without, it is
-        the half of the day nearest the time asked for."""
-        day = day_phrase(line) or day_phrase(self.time)
-        words = v.normal(line)
-        # "six thirty" with no time word before it is no clock to the vocabulary; to a host it is one
-        paired = [v.Clock(int(h), int(m), True) for h, m in _HOUR_MINUTES.findall(words) if 1 <= int(h) <= 12 and int(m) < 60]
-        for clock_said in [c.clock for c in v.clocks(words)] + paired:
-            clock = _written(clock_said, self.time)
-            offered = f"{day} {clock}" if day else clock
-            if minutes_between(self.agreed_time, offered) not in (0, None):
-                return offered
-        return None
+    def _offer_in(self, reply: Reply | None) -> str | None:
+        """Another time the business offers, as the scenario scripts it (`Reply.offer`), unless it is the agreed one."""
+        offered = reply.offer if reply is not None else None
+        if offered is None or minutes_between(self.agreed_time, offered) in (0, None):
+            return None
+        return offered
+
+    def _scripted(self, args: dict[str, Any]) -> dict[str, Any]:
+        """A record's arguments with the fields the script gives for the line just heard."""
+        return args | (self.reply.record if self.reply is not None else {})
 
     def _answer_offer(self, line: str, offered: str) -> None:
         minutes = minutes_between(self.time, offered)
@@ -177,8 +176,8 @@ class BookBrain:
             return
         self.stage = "done"
         reason = next((s.strip() for s in _SENTENCES.findall(line) if _FULL.search(s)), line.strip())
-        args = _record("declined", reason=reason, alternative_offered=offered, unanswered_questions=self.unanswered,
-                       quotes=[line.strip()], reason_code="no_slot_in_window")
+        args = self._scripted(_record("declined", reason=reason, alternative_offered=offered, unanswered_questions=self.unanswered,
+                                      quotes=[line.strip()], reason_code="no_slot_in_window", outcome_quote=line.strip()))
         self.voice.say(
             f"Thank you, but {offered} doesn't work for {self.name}, so I'll leave it for now.",
             then=lambda: self._async_record(args, "declined"),
@@ -230,8 +229,10 @@ class BookBrain:
             minutes_from_requested=minutes,
             unanswered_questions=self.unanswered,
             quotes=list(dict.fromkeys(q for q in (self.offer_line, *self.booked_said, line.strip()) if q)),
+            # a yes to the read-back: each fact stands in the agent's question that the yes answers
+            outcome_quote=line.strip(), party_readback=True, time_readback=True, date_readback=True,
         )
-        self.voice.record(args, "booked")
+        self.voice.record(self._scripted(args), "booked")
 
     async def _async_record(self, args: dict[str, Any], purpose: str) -> None:
         self.voice.record(args, purpose)
@@ -278,6 +279,6 @@ class BookBrain:
             # business confirmed something else): nothing is booked, in the business's last words.
             self.stage = "done"
             args = _record("declined", reason=self.last_line or "the booking was not confirmed", quotes=[self.last_line],
-                           reason_code="refused", unanswered_questions=self.unanswered)
+                           reason_code="refused", unanswered_questions=self.unanswered, outcome_quote=self.last_line or None)
             self.voice.say("I'm sorry, it sounds like that won't work, so please don't hold anything. Thank you anyway.",
                            then=lambda: self._async_record(args, "declined"))

@@ -27,11 +27,21 @@ BrainStyle = Literal["careful", "careless", "careless_lying"]
 
 @frozen
 class Reply:
-    """Say `say` once the agent's words since the business last spoke match `when`; go to `then`."""
+    """Say `say` once the agent's words since the business last spoke match `when`; go to `then`.
+    With `hangup`, the business hangs up once it has said it.
+
+    What the fake model makes of the line is script too, never a reading of its words: `offer` is another
+    time the business offers, as the model writes it ("Friday 7:30pm"); `record` holds fields the model's
+    record made on hearing this line carries (per-fact quotes such as party_quote, time_quote, date_quote,
+    outcome_quote, their readback flags, reason, opt_out_quote), over the brain's own.
+    """
 
     say: str
     when: str = "."
     then: str = "done"
+    hangup: bool = False
+    offer: str | None = None
+    record: dict[str, Any] = field(factory=dict, hash=False)
 
     def matches(self, heard: str) -> bool:
         return re.search(self.when, heard, re.IGNORECASE | re.DOTALL) is not None
@@ -39,12 +49,18 @@ class Reply:
 
 @frozen
 class ModelRecord:
-    """One record_task_result the fake backend makes, right or wrong: the model's mistakes are data.
+    """One record_task_result the fake backend makes, right or wrong: the model's records are data.
+
+    The stub model is a script, not a second reader: everything it records is written here, in the
+    scenario, and nothing in calld.stub reads the business's words with the app's checker. So a stub
+    call can show the model and the checker disagreeing, as live calls do.
 
     It is sent once the line named by `after` has been heard whole ("greeting": the business's
-    first line, "answer": its answer). `answer_text` "{heard}" stands for the words of that line,
-    and so does a quote "{heard}". `fields` are the typed fields it records (hours, stock, aisle),
-    right or wrong; None: the fake model's own reading of the line (calld.stub.reading).
+    first line, "answer": its answer). "{heard}" in `answer_text`, a quote or `outcome_quote` stands for
+    the words of that line. `fields` are the typed fields it records (hours, stock, aisle), with their
+    per-fact quotes (/work/notes/schema52.md: hours.ranges[i].days_quote and times_quote, stock.quote,
+    aisle.quote, ...), right or wrong; None: no typed fields (all three null). `reason` is a decline's
+    code (None: not said); `opt_out_quote` the business's words asking not to be called again.
     `deliveries` > 1 sends the same call_id again (a duplicate delivery); `same_response` puts it
     in one backend response with the record before it.
     """
@@ -57,16 +73,44 @@ class ModelRecord:
     same_response: bool = False
     quotes: tuple[str, ...] = ("{heard}",)
     fields: dict[str, Any] | None = field(default=None, hash=False)
-    reason: str = "refused"  # a declined record's reason code
+    reason: str | None = "refused"  # a declined record's reason code
+    outcome_quote: str | None = "{heard}"
+    opt_out_quote: str | None = None
 
 
 WEEK = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
 
 
-def _hours(days: tuple[str, ...], opens: str | None, closes: str | None) -> dict[str, Any]:
+def hours_range(days: tuple[str, ...], opens: str | None, closes: str | None, *, days_quote: str | None = None,
+           times_quote: str | None = None, closed: bool = False, around_the_clock: bool = False,
+           date: str | None = None) -> dict[str, Any]:
+    """One hours range as a record gives it, with the words the model points at for its days and its times."""
+    return {"days": list(days), "opens": opens, "closes": closes, "closed": closed, "around_the_clock": around_the_clock,
+            "date": date, "days_quote": days_quote, "times_quote": times_quote, "context_quote": None, "readback": False}
+
+
+def _hours(days: tuple[str, ...], opens: str | None, closes: str | None, *, days_quote: str | None = None,
+           times_quote: str | None = None) -> dict[str, Any]:
     """A record's typed hours field, for one range (a scripted model's fields, right or wrong)."""
-    return {"hours": {"ranges": [{"days": list(days), "opens": opens, "closes": closes, "closed": False,
-                                  "around_the_clock": False, "date": None}]}}
+    return hours_field(hours_range(days, opens, closes, days_quote=days_quote, times_quote=times_quote))
+
+
+def hours_field(*ranges: dict[str, Any]) -> dict[str, Any]:
+    return {"hours": {"ranges": list(ranges), "no_set_hours": False, "no_set_hours_quote": None}}
+
+
+def stock_field(availability: str, quantity: int | None = None, quote: str | None = None,
+                kinds: tuple[dict[str, Any], ...] = ()) -> dict[str, Any]:
+    return {"stock": {"availability": availability, "quantity": quantity, "kinds": list(kinds), "quote": quote, "readback": False}}
+
+
+def aisle_field(location: str, quote: str | None = None) -> dict[str, Any]:
+    return {"aisle": {"location": location, "quote": quote, "readback": False}}
+
+
+# The business every scenario is unless it says otherwise, and what the model records of its answer.
+DEFAULT_ANSWER = "We're open Monday through Friday, 9 AM to 5 PM."
+WEEKDAYS_9_TO_5 = _hours(WEEK[:5], "09:00", "17:00", days_quote="Monday through Friday", times_quote="9 AM to 5 PM")
 
 
 @frozen
@@ -82,7 +126,7 @@ class BookingScript:
 class Scenario:
     name: str
     greeting: str = "Hello, Joe's Hardware, how can I help you?"
-    answer: str = "We're open Monday through Friday, 9 AM to 5 PM."
+    answer: str = DEFAULT_ANSWER
     # What the fake backend records once it has heard the answer ("none": it never records).
     model_verdict: ModelVerdict = "answered"
     closing_line: str = "Thank you so much for your help. Goodbye!"
@@ -110,7 +154,8 @@ class Scenario:
     goodbye_record: ModelRecord | None = None
     booking: BookingScript | None = None  # a restaurant taking a booking, instead of answering one question
     brain: BrainStyle = "careful"  # how the fake backend treats the window (booking only)
-    # The fake backend's records, when scripted; empty: it records `model_verdict` after the answer.
+    # The fake backend's records, when scripted; empty: it records `model_verdict` after the answer (see
+    # `answer_records`): the default answer's record as scripted, any other answer with no typed fields.
     model_records: tuple[ModelRecord, ...] = ()
     # The carrier ends the call before anyone answers, with this Telnyx hangup_cause and SIP code
     # (user_busy/486, call_rejected/603, timeout/487, not_found/404, ...): after ring_s, no call.answered.
@@ -148,6 +193,16 @@ class Scenario:
     media_rate: int = 16000
     carrier_byte_order: Literal["le", "be"] = "le"
 
+    def answer_records(self) -> tuple[ModelRecord, ...]:
+        """What the fake backend records: the scripted records; else `model_verdict` once the answer is heard,
+        with the typed fields scripted for the default answer, and none for any other (the stub reads
+        nothing: a scenario that wants an answer typed scripts it in model_records)."""
+        if self.model_records or self.model_verdict == "none":
+            return self.model_records
+        if self.model_verdict == "answered" and self.answer == DEFAULT_ANSWER:
+            return (ModelRecord("answered", fields=WEEKDAYS_9_TO_5),)
+        return (ModelRecord(self.model_verdict),)
+
 
 _MENU = "Thank you for calling Joe's Hardware. For store hours, press 1. For the operator, press 0."
 
@@ -159,11 +214,13 @@ SCENARIOS: dict[str, Scenario] = {
             "stock",
             greeting="Good afternoon, Copperline Kitchen Supply.",
             answer="Yes, we have three of those on the shelf right now.",
+            model_records=(ModelRecord("answered", fields=stock_field("in_stock", 3, "we have three of those on the shelf")),),
         ),
         Scenario(
             "aisle",
             greeting="Hi there, Valley Home Center.",
             answer="That's in aisle 14, next to the grills.",
+            model_records=(ModelRecord("answered", fields=aisle_field("aisle 14", "That's in aisle 14")),),
         ),
         Scenario(
             "decline",
@@ -180,7 +237,8 @@ SCENARIOS: dict[str, Scenario] = {
         Scenario("far_party_unrecorded", far_party_hangup="after_answer", model_verdict="none"),
         # Hears the whole request, says nothing, hangs up.
         Scenario("far_party_after_ask", far_party_hangup="after_ask", silent_after_greeting=True, model_verdict="none"),
-        Scenario("dont_know", answer="Honestly, I don't know, I just started here.", model_verdict="declined"),
+        Scenario("dont_know", answer="Honestly, I don't know, I just started here.",
+                 model_records=(ModelRecord("declined", None, reason="unknown", outcome_quote="I don't know"),)),
         Scenario("stall", silent_after_greeting=True, model_verdict="none"),
         Scenario("duplicates", duplicate_webhooks=True),
         Scenario("reordered", reorder_webhooks=True, duplicate_webhooks=True),
@@ -189,6 +247,13 @@ SCENARIOS: dict[str, Scenario] = {
             "opt_out",
             answer="Please stop calling us, and take this number off your list.",
             model_verdict="answered",
+        ),
+        # It asks in words no list of the app's knows; the model reports the opt-out with its quote, and that binds.
+        Scenario(
+            "opt_out_in_words",
+            answer="We'd rather you lost this number, to be honest. We don't do phone enquiries.",
+            model_records=(ModelRecord("declined", None, reason=None, outcome_quote="We don't do phone enquiries",
+                                       opt_out_quote="We'd rather you lost this number"),),
         ),
         # Not reached: the carrier's answer instead of a business (see calld.core.outcome.ending_for).
         Scenario("busy", not_answered="user_busy", not_answered_sip="486", ring_s=0.5),
@@ -241,7 +306,7 @@ SCENARIOS: dict[str, Scenario] = {
         # It records an answer while the business has only said hello, citing the hello; then the real one.
         Scenario("model_early", model_records=(
             ModelRecord("answered", "They are open 9 AM to 5 PM.", after="greeting", fields=_hours((), "09:00", "17:00")),
-            ModelRecord("answered"))),
+            ModelRecord("answered", fields=WEEKDAYS_9_TO_5))),
         # It hears "9 AM to 5 PM" and records "until 9 PM", citing what it heard; it never records again.
         Scenario("model_hallucinates", model_records=(
             ModelRecord("answered", "They are open until 9 PM.", fields=_hours((), None, "21:00")),)),
@@ -254,38 +319,45 @@ SCENARIOS: dict[str, Scenario] = {
         Scenario("model_misquotes", model_records=(
             ModelRecord("answered", "Open every day until midnight.", quotes=("We're open every day until midnight.",),
                         fields=_hours(WEEK, None, "00:00")),
-            ModelRecord("answered", delay_s=1.0))),
+            ModelRecord("answered", delay_s=1.0, fields=WEEKDAYS_9_TO_5))),
         # It cites the agent's own question; then the business's answer.
         Scenario("model_quotes_itself", model_records=(
             ModelRecord("answered", "9 to 5 on weekdays.", quotes=("What are your opening hours?",),
                         fields=_hours(WEEK[:5], "09:00", "17:00")),
-            ModelRecord("answered", delay_s=1.0))),
+            ModelRecord("answered", delay_s=1.0, fields=WEEKDAYS_9_TO_5))),
         # It cites the days but gives times its quote does not hold; then the whole answer.
         Scenario("model_fact_unquoted", model_records=(
             ModelRecord("answered", "Monday through Friday, 8 to 5.", quotes=("Monday through Friday",),
-                        fields=_hours(WEEK[:5], "09:00", "17:00")),
-            ModelRecord("answered", delay_s=1.0))),
+                        fields=_hours(WEEK[:5], "09:00", "17:00", days_quote="Monday through Friday", times_quote="9 to 5")),
+            ModelRecord("answered", delay_s=1.0, fields=WEEKDAYS_9_TO_5))),
         # It gives Saturday the weekdays' hours; then each its own.
         Scenario("model_wrong_day", answer="We're open 9 to 5 on weekdays, and 10 to 2 on Saturdays.", model_records=(
-            ModelRecord("answered", "Saturday 9 to 5.", fields=_hours(("saturday",), "09:00", "17:00")),
-            ModelRecord("answered", delay_s=1.0))),
+            ModelRecord("answered", "Saturday 9 to 5.", fields=_hours(("saturday",), "09:00", "17:00", days_quote="Saturdays",
+                                                                      times_quote="9 to 5")),
+            ModelRecord("answered", delay_s=1.0, fields=hours_field(
+                hours_range(WEEK[:5], "09:00", "17:00", days_quote="on weekdays", times_quote="9 to 5"),
+                hours_range(("saturday",), "10:00", "14:00", days_quote="on Saturdays", times_quote="10 to 2"))))),
         # It cites an opening time the business denies in the same breath; then the right one.
         Scenario("model_denied", answer="We don't open at nine anymore, we open at ten now, until six.", model_records=(
-            ModelRecord("answered", "Open at 9.", fields=_hours((), "09:00", None)),
-            ModelRecord("answered", "Open 10 to 6.", delay_s=1.0, fields=_hours((), "10:00", "18:00")))),
+            ModelRecord("answered", "Open at 9.", fields=_hours((), "09:00", None, times_quote="open at nine")),
+            ModelRecord("answered", "Open 10 to 6.", delay_s=1.0, fields=_hours((), "10:00", "18:00",
+                                                                                times_quote="we open at ten now, until six")))),
         # The business corrects itself over the goodbye; the model records again, citing the correction,
         # and that record takes the first one's place.
         Scenario("model_corrected", answer="We're open Monday through Friday, 9 AM to 9 PM.",
+                 model_records=(ModelRecord("answered", fields=_hours(WEEK[:5], "09:00", "21:00", days_quote="Monday through Friday",
+                                                                      times_quote="9 AM to 9 PM")),),
                  goodbye_talk="Oh wait, sorry, on weekdays we actually close at seven.",
                  goodbye_reply="Thank you, seven it is.",
                  goodbye_record=ModelRecord("answered", "Weekdays 9 AM to 7 PM.",
                                             quotes=("We're open Monday through Friday, 9 AM", "on weekdays we actually close at seven"),
-                                            fields=_hours(WEEK[:5], "09:00", "19:00"))),
+                                            fields=_hours(WEEK[:5], "09:00", "19:00", days_quote="on weekdays",
+                                                          times_quote="we actually close at seven"))),
         # Two records in one backend response that disagree: the first that holds wins.
         Scenario("model_conflicts", model_records=(
-            ModelRecord("answered"), ModelRecord("declined", None, same_response=True))),
+            ModelRecord("answered", fields=WEEKDAYS_9_TO_5), ModelRecord("declined", None, same_response=True))),
         # The same function call delivered twice.
-        Scenario("model_duplicates", model_records=(ModelRecord("answered", deliveries=2),)),
+        Scenario("model_duplicates", model_records=(ModelRecord("answered", deliveries=2, fields=WEEKDAYS_9_TO_5),)),
         # The business answers and stays on the line; the model never records anything.
         Scenario("model_silent", model_verdict="none"),
         # A recorded greeting that gives only hours; the model takes it for an answer about stock.
@@ -293,7 +365,7 @@ SCENARIOS: dict[str, Scenario] = {
             "model_from_recording",
             greeting="You've reached Copperline Kitchen Supply. Our hours are 9 AM to 5 PM. Please leave a message after the tone.",
             silent_after_greeting=True,
-            model_records=(ModelRecord("answered", "Yes, it is in stock.", after="greeting"),
+            model_records=(ModelRecord("answered", "Yes, it is in stock.", after="greeting", fields=stock_field("in_stock")),
                            ModelRecord("voicemail", None, after="greeting", delay_s=2.0)),
         ),
     )
@@ -359,6 +431,7 @@ BOOK_SCENARIOS: dict[str, Scenario] = {
                 "We're full at seven, but I could do 7:30pm on Friday. Would that work?",
                 when=_ASKS_TO_BOOK,
                 then="offer",
+                offer="Friday 7:30pm",
             ),
             _COUNTER,
         ),
@@ -369,6 +442,7 @@ BOOK_SCENARIOS: dict[str, Scenario] = {
                 "I'm sorry, we're fully booked at seven. The earliest I could do is 9:30pm on Friday. Would that work?",
                 when=_ASKS_TO_BOOK,
                 then="offer",
+                offer="Friday 9:30pm",
             ),
             _COUNTER,
         ),
@@ -379,6 +453,7 @@ BOOK_SCENARIOS: dict[str, Scenario] = {
                 "I'm sorry, we're fully booked at seven. The only table I have is at 5pm on Friday. Would that work?",
                 when=_ASKS_TO_BOOK,
                 then="offer",
+                offer="Friday 5pm",
             ),
             _COUNTER,
         ),

@@ -41,9 +41,7 @@ from calld.runtime.sockets import (
     memory_socket_pair,
 )
 from calld.stub.brain import BookBrain
-from calld.domain.questions import QuestionType
-from calld.stub import reading
-from calld.stub.scenario import Scenario
+from calld.stub.scenario import ModelRecord, Reply, Scenario
 from calld.stub.carrier import LineFormat
 from calld.stub.speech import FRAME_BYTES, FRAMES_PER_WORD, MUSIC, SILENCE, Listener, line_frames, read_frame
 
@@ -161,6 +159,7 @@ class StubWorld:
         self._plays_audio = True
         self._booking_state = scenario.booking.start if scenario.booking is not None else ""
         self._heard_mark = 0  # heard_on_line[_heard_mark:] is what the agent said since the business spoke
+        self.replies: dict[int, Reply] = {}  # the booking script's reply each business line said
         self._agent_voice_t = 0.0  # when the line last played a frame of the agent's speech
         self._playout: deque[bytes | tuple[str, str]] = deque()  # the agent's frames and marks, not yet played
         self._playing: bytes | None = None  # the agent's frame on the line this 20 ms
@@ -506,15 +505,18 @@ class StubWorld:
             if reply.matches(heard):
                 self._heard_mark = len(self.heard_on_line)
                 self._booking_state = reply.then
-                self._nursery.start_soon(self._business_says, reply.say)
+                self._nursery.start_soon(self._business_says, reply)
                 return
 
-    async def _business_says(self, text: str) -> None:
+    async def _business_says(self, reply: Reply) -> None:
         """A person waits for a pause: the reply starts once the agent has been quiet a moment."""
         while trio.current_time() < (pause_over := self._agent_voice_t + self.scenario.answer_delay_s):
             await trio.sleep_until(pause_over)
-        _, frames = self._line("business", text)
+        line, frames = self._line("business", reply.say)
+        self.replies[line] = reply  # the script of what the fake model makes of it
         self._business_queue.extend(frames)
+        if reply.hangup:  # and puts the phone down once it has said it
+            self._nursery.start_soon(self._far_party_hangup, len(frames) * 0.02 + 0.3)
 
     async def _await_pause(self) -> None:
         """A person waits for the agent to stop talking before speaking."""
@@ -580,7 +582,6 @@ class FakeLive:
         self.brain: BookBrain | None = None  # a booking session's script (from the request in session.start)
         self.first_name = ""  # from the user's words in session.start
         self.recorded: dict[str, Any] | None = None  # the quick ask's record, as it was sent
-        self.question = QuestionType.HOURS  # the quick ask's question, from the instructions
         self.outputs: list[tuple[str, dict[str, Any]]] = []  # tool outputs since the last response.create
         self.timeline_ms = 0  # the session timeline: it advances with the audio appended
 
@@ -603,7 +604,6 @@ class FakeLive:
                 return
             request = parse_booking_request(first["session"].get("instructions", ""))
             self.first_name = _first_name(first["session"].get("instructions", ""))
-            self.question = reading.question_of(first["session"].get("instructions", ""))
             if request is not None:
                 scenario = self.world.scenario
                 self.brain = BookBrain(self, request, scenario.brain, scenario.closing_line)
@@ -751,33 +751,30 @@ class FakeLive:
             raise SocketClosed("the stub dropped the GPT-Live socket")
         if self.brain is not None:
             if index == len(self.world.codebook[line]) - 1 and self.world.roles.get(line) == "business":
-                self.brain.heard_business(" ".join(self.heard[line]))
+                self.brain.heard_business(" ".join(self.heard[line]), self.world.replies.get(line))
             return
         role = self.world.roles.get(line)
         if role == "goodbye":
             self._talked_over(index == len(self.world.codebook[line]) - 1)
             return
-        if index == len(self.world.codebook[line]) - 1 and self.world.scenario.model_records:
+        if index == len(self.world.codebook[line]) - 1:
             self._scripted_records(role, " ".join(self.heard[line]))
-            return
-        if index == len(self.world.codebook[line]) - 1 and role == "answer":
-            verdict = self.world.scenario.model_verdict
-            if verdict != "none":
-                heard = " ".join(self.heard[line])
-                args = self._quick_record(verdict, heard, heard if verdict == "answered" else None, [heard])
-                self.recorded = args
-                self.world._nursery.start_soon(self._function_call_later, 0.3, "record_task_result", args)
 
-    def _quick_record(self, status: str, heard: str, text: str | None, quotes: list[str],
-                      fields: dict[str, Any] | None = None, reason: str | None = None) -> dict[str, Any]:
-        """A quick ask's record_task_result, every argument the strict schema requires: the quotes and,
-        for an answer, the typed fields (scripted, or the fake model's own reading of what it heard)."""
-        typed = {"hours": None, "stock": None, "aisle": None}
-        if status == "answered":
-            typed |= fields if fields is not None else reading.fields(self.question, heard)
-        if reason is None or status != "declined":
-            reason = ("unknown" if re.search(r"\bdon'?t know\b|\bnot sure\b", heard, re.I) else "refused") if status == "declined" else None
-        return {"status": status, "quotes": quotes, "answer_text": text, "notes": None, "reason": reason, **typed}
+    @staticmethod
+    def _quick_record(record: ModelRecord, heard: str) -> dict[str, Any]:
+        """A quick ask's record_task_result as the scenario scripts it, "{heard}" filled in with the line heard,
+        and every argument the strict schema requires (null unless scripted)."""
+        def filled(text: str | None) -> str | None:
+            return text.replace("{heard}", heard) if text is not None else None
+
+        answered = record.status == "answered"
+        typed: dict[str, Any] = {"hours": None, "stock": None, "aisle": None}
+        if answered and record.fields is not None:
+            typed |= record.fields
+        return {"status": record.status, "quotes": [filled(q) for q in record.quotes],
+                "answer_text": filled(record.answer_text) if answered else None, "notes": None,
+                "reason": record.reason if record.status == "declined" else None,
+                "outcome_quote": filled(record.outcome_quote), "opt_out_quote": filled(record.opt_out_quote), **typed}
 
     def _talked_over(self, heard_whole: bool) -> None:
         """The business talks during our goodbye. A scripted reply means it asked something: stop the
@@ -792,20 +789,17 @@ class FakeLive:
         if heard_whole and self.recorded is not None:
             args = self.recorded
             if (again := self.world.scenario.goodbye_record) is not None:
-                talk = self.world.scenario.goodbye_talk
-                args = self._quick_record(again.status, talk, again.answer_text, [q.replace("{heard}", talk) for q in again.quotes],
-                                          again.fields, again.reason)
+                args = self._quick_record(again, self.world.scenario.goodbye_talk)
             self.say(reply.replace("{name}", self.first_name),
                      then=lambda: self._function_call_later(0.3, "record_task_result", args))
 
     def _scripted_records(self, role: str | None, heard: str) -> None:
         """The scenario's records due once a `role` line was heard whole, grouped into backend responses."""
-        due = [r for r in self.world.scenario.model_records if r.after == role]
+        due = [r for r in self.world.scenario.answer_records() if r.after == role]
         responses: list[list[tuple[float, int, tuple[str, dict[str, Any], str]]]] = []
         for record in due:
-            text = record.answer_text.replace("{heard}", heard) if record.answer_text is not None else None
-            quotes = [q.replace("{heard}", heard) for q in record.quotes]
-            args = self._quick_record(record.status, heard, text, quotes, record.fields, record.reason)
+            args = self._quick_record(record, heard)
+            self.recorded = self.recorded or args  # what it records again when asked over its goodbye
             call = (record.delay_s, record.deliveries, ("record_task_result", args, self._next_call_id("record_task_result")))
             if record.same_response and responses:
                 responses[-1].append(call)
