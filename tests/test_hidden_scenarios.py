@@ -249,7 +249,7 @@ async def test_an_item_that_moved_is_where_it_is_now(tmp_path, autojump_clock):
                                     "Aisle 3 for the paint and aisle 12 for the claw hammers."])
 async def test_the_aisle_of_another_thing_in_the_same_sentence_is_refused(tmp_path, autojump_clock, answer):
     scenario = variant("aisle", answer=answer, model_records=(
-        ModelRecord("answered", "Aisle 3.", fields={"aisle": {"location": "aisle 3"}}),))
+        ModelRecord("answered", "Aisle 3.", fields=aisle_field("aisle 3", quote=answer.split(" and ")[0])),))
     run = await stub_call(tmp_path, scenario, ask=QuestionType.AISLE, item="claw hammer")
     assert [o["why"] for o in refused_outputs(run)] == ["'aisle 3' stands in your quotes only beside another item than the claw hammer"]
     assert (run.result.status, run.result.verdict_source) == ("answered", "transcript")

@@ -117,7 +117,7 @@ def test_a_booked_record_carries_the_fact_quotes_its_script_gives():
     records: list[dict[str, Any]] = []
     brain = _booking_brain(records, _Saying())
     brain.stage = "readback"
-    brain.heard_business("Yes, that's right.", Reply("Yes, that's right."))
+    brain.heard_business("Yes, that's right. See you then.", Reply("Yes, that's right. See you then."))
     assert {k: records[-1][k] for k in ("outcome_quote", "party_readback", "time_readback", "date_readback", "party_quote")} == {
         "outcome_quote": "Yes, that's right.", "party_readback": True, "time_readback": True, "date_readback": True,
         "party_quote": None}

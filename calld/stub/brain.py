@@ -71,6 +71,12 @@ class Voice(Protocol):
     async def end_call(self) -> None: ...
 
 
+def _first_sentence(line: str) -> str:
+    """A quote is words within one sentence: unless the script gives the outcome's words, the line's first
+    sentence is (the yes to the read-back, the "sorry, we're full"), cut by its punctuation alone."""
+    return next((s.strip() for s in _SENTENCES.findall(line) if s.strip()), line.strip())
+
+
 def _record(status: str, **fields: Any) -> dict[str, Any]:
     """Every argument the strict schema requires, null unless given."""
     args: dict[str, Any] = {
@@ -144,7 +150,7 @@ class BookBrain:
             # "we're takeaway only, no tables here" is a refusal, not a full house: the refusal words come first
             code = "details_missing" if needs else "refused" if _REFUSES.search(line) else "fully_booked" if _FULL.search(line) else "refused"
             args = self._scripted(_record("declined", reason=line.strip(), quotes=[line.strip()], reason_code=code,
-                                          outcome_quote=line.strip()))
+                                          outcome_quote=_first_sentence(line)))
             self.voice.say("I understand. Thank you for checking.", then=lambda: self._async_record(args, "declined"))
             return
         questions = [s.strip() for s in _SENTENCES.findall(line) if s.strip().endswith("?")]
@@ -177,7 +183,7 @@ class BookBrain:
         self.stage = "done"
         reason = next((s.strip() for s in _SENTENCES.findall(line) if _FULL.search(s)), line.strip())
         args = self._scripted(_record("declined", reason=reason, alternative_offered=offered, unanswered_questions=self.unanswered,
-                                      quotes=[line.strip()], reason_code="no_slot_in_window", outcome_quote=line.strip()))
+                                      quotes=[line.strip()], reason_code="no_slot_in_window", outcome_quote=_first_sentence(line)))
         self.voice.say(
             f"Thank you, but {offered} doesn't work for {self.name}, so I'll leave it for now.",
             then=lambda: self._async_record(args, "declined"),
@@ -230,7 +236,7 @@ class BookBrain:
             unanswered_questions=self.unanswered,
             quotes=list(dict.fromkeys(q for q in (self.offer_line, *self.booked_said, line.strip()) if q)),
             # a yes to the read-back: each fact stands in the agent's question that the yes answers
-            outcome_quote=line.strip(), party_readback=True, time_readback=True, date_readback=True,
+            outcome_quote=_first_sentence(line), party_readback=True, time_readback=True, date_readback=True,
         )
         self.voice.record(self._scripted(args), "booked")
 
@@ -279,6 +285,6 @@ class BookBrain:
             # business confirmed something else): nothing is booked, in the business's last words.
             self.stage = "done"
             args = _record("declined", reason=self.last_line or "the booking was not confirmed", quotes=[self.last_line],
-                           reason_code="refused", unanswered_questions=self.unanswered, outcome_quote=self.last_line or None)
+                           reason_code="refused", unanswered_questions=self.unanswered, outcome_quote=_first_sentence(self.last_line) or None)
             self.voice.say("I'm sorry, it sounds like that won't work, so please don't hold anything. Thank you anyway.",
                            then=lambda: self._async_record(args, "declined"))

@@ -305,11 +305,12 @@ SCENARIOS: dict[str, Scenario] = {
         # -- a model that gets it wrong: the app, not the model, decides what the user is told --
         # It records an answer while the business has only said hello, citing the hello; then the real one.
         Scenario("model_early", model_records=(
-            ModelRecord("answered", "They are open 9 AM to 5 PM.", after="greeting", fields=_hours((), "09:00", "17:00")),
+            ModelRecord("answered", "They are open 9 AM to 5 PM.", after="greeting",
+                        fields=_hours((), "09:00", "17:00", times_quote="9 AM to 5 PM")),
             ModelRecord("answered", fields=WEEKDAYS_9_TO_5))),
         # It hears "9 AM to 5 PM" and records "until 9 PM", citing what it heard; it never records again.
         Scenario("model_hallucinates", model_records=(
-            ModelRecord("answered", "They are open until 9 PM.", fields=_hours((), None, "21:00")),)),
+            ModelRecord("answered", "They are open until 9 PM.", fields=_hours((), None, "21:00", times_quote="9 AM to 5 PM")),)),
         # The business refuses and the model calls it an answer, with no hours; then it declines.
         Scenario("model_mislabels_refusal", answer="Sorry, we can't give that out over the phone.", model_records=(
             ModelRecord("answered", "They won't say.", fields={"hours": None}), ModelRecord("declined", None, delay_s=1.0))),
@@ -318,12 +319,14 @@ SCENARIOS: dict[str, Scenario] = {
         # It cites words the business never said; then what it did say.
         Scenario("model_misquotes", model_records=(
             ModelRecord("answered", "Open every day until midnight.", quotes=("We're open every day until midnight.",),
-                        fields=_hours(WEEK, None, "00:00")),
+                        fields=_hours(WEEK, None, "00:00", days_quote="every day", times_quote="until midnight")),
             ModelRecord("answered", delay_s=1.0, fields=WEEKDAYS_9_TO_5))),
         # It cites the agent's own question; then the business's answer.
         Scenario("model_quotes_itself", model_records=(
             ModelRecord("answered", "9 to 5 on weekdays.", quotes=("What are your opening hours?",),
-                        fields=_hours(WEEK[:5], "09:00", "17:00")),
+                        outcome_quote="What are your opening hours?",
+                        fields=_hours(WEEK[:5], "09:00", "17:00", days_quote="What are your opening hours?",
+                                      times_quote="What are your opening hours?")),
             ModelRecord("answered", delay_s=1.0, fields=WEEKDAYS_9_TO_5))),
         # It cites the days but gives times its quote does not hold; then the whole answer.
         Scenario("model_fact_unquoted", model_records=(
