@@ -35,7 +35,7 @@ async def test_the_redacted_report_gives_away_no_name_number_or_call_id(autojump
     ccid = report["call_control_id"]
     for secret in (ccid, artifact_slug(ccid), report["first_name"], report["to"], report["from_did"]):
         assert secret not in text, f"{secret!r} is in the redacted report"
-    assert redacted["first_name"] == "[redacted]"
+    assert set(redacted["first_name"]) == {"chars", "hmac"} and redacted["first_name"]["chars"] == len(report["first_name"])
     assert redacted["call_control_id"].startswith("sha256:") and redacted["artifact_prefix"] == redacted["call_control_id"]
     assert all(ref.startswith(redacted["artifact_prefix"] + "/") for ref in redacted["refs"].values())
     assert set(redacted["refs"]) == set(report["refs"])

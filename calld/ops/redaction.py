@@ -13,8 +13,13 @@ it is kept (`daemon_pseudonyms`):
 A key file that group or others may read is made 0600 at start (logged), or refused when calld
 cannot change it.
 
-Free text: phone numbers as libphonenumber's matcher finds them (any country, US as the default
-region), any other run of seven digits or more, and each known name as a whole word.
+Free text the user wrote (an item, booking notes and time, a first name) cannot be scrubbed
+reliably ("for Margaret Thornton's birthday", a number spelled out in words): a shareable copy keeps
+only its length and a keyed hash (`Pseudonyms.text`), enough to tell two calls asked the same thing.
+
+Other free text (the business's words, details): phone numbers as libphonenumber's matcher finds
+them (any country, US as the default region), any other run of seven digits or more, and each
+known name as a whole word.
 """
 
 from __future__ import annotations
@@ -72,6 +77,12 @@ class Pseudonyms:
         """`user-` and 20 letters (80 bits): no digits, so the stand-in never reads as a number."""
         digest = hmac.new(self.key, user_id.encode(), "sha256").hexdigest()[:20]
         return "user-" + digest.translate(_HEX_TO_LETTERS)
+
+    def text(self, value: str) -> dict[str, int | str]:
+        """What a shareable copy keeps of free text the user wrote: its length and a keyed hash (its own
+        domain, so it never equals a user stand-in); without the key no guess at the words can be checked."""
+        digest = hmac.new(self.key, b"free-text\0" + value.encode(), "sha256").hexdigest()[:32]
+        return {"chars": len(value), "hmac": "hmac-sha256:" + digest}
 
 
 def load_or_create_key(state_dir: Path) -> bytes:

@@ -127,15 +127,21 @@ def _scrubbed(value: Any, names: list[str]) -> Any:
     return value
 
 
+# Free text the user wrote: dropped from the shareable copy (its length and a keyed hash stay), since
+# no scrubbing can find every name or number in it. The booking's own fields are listed in redact.
+_USER_WRITTEN = ("first_name", "item")
+_USER_WRITTEN_BOOKING = ("notes", "time")
+
+
 def redact(report: CallReport, pseudonyms: Pseudonyms, dumped: dict[str, Any] | None = None) -> dict[str, Any]:
-    """Shareable: numbers masked, the name and the call id replaced, the user id a keyed stand-in,
-    and every free-text field (the item, the question, booking notes, the answer, the evidence,
-    details) with its phone numbers and the call's known names taken out. `dumped`: the report's
-    `model_dump(mode="json")` when the caller has it (it is not changed)."""
+    """Shareable: numbers masked, the call id replaced, the user id a keyed stand-in, every free-text
+    field the user wrote (the first name, the item, booking notes and time) dropped for its length and
+    a keyed hash, and every other free-text field (the answer, the evidence, details) with its phone
+    numbers and the call's known names taken out. `dumped`: the report's `model_dump(mode="json")`
+    when the caller has it (it is not changed)."""
     data = dict(dumped) if dumped is not None else report.model_dump(mode="json")
     data["to"] = _mask_number(report.to)
     data["from_did"] = _mask_number(report.from_did)
-    data["first_name"] = "[redacted]"
     data["user_id"] = pseudonyms.user(report.user_id)
     if report.booking is not None:
         data["booking"] = {**data["booking"], "callback": _mask_number(report.booking.callback)}
@@ -147,6 +153,13 @@ def redact(report: CallReport, pseudonyms: Pseudonyms, dumped: dict[str, Any] | 
         data["artifact_prefix"] = hashed
         data["refs"] = {name: hashed + ref[len(prefix):] if ref.startswith(prefix) else ref for name, ref in report.refs.items()}
     names = name_words(report.first_name, report.user_id)
-    data = {k: v if k in _NOT_FREE_TEXT or k in ("user_id", "first_name") else _scrubbed(v, names) for k, v in data.items()}
+    data = {k: v if k in _NOT_FREE_TEXT or k in ("user_id", *_USER_WRITTEN) else _scrubbed(v, names) for k, v in data.items()}
+    # After the scrub, from the report itself: the hash is of the words as written, and never scrubbed.
+    for key in _USER_WRITTEN:
+        if isinstance(value := getattr(report, key), str):
+            data[key] = pseudonyms.text(value)
+    if report.booking is not None:
+        data["booking"] = {**data["booking"], **{key: pseudonyms.text(value) for key in _USER_WRITTEN_BOOKING
+                                                 if isinstance(value := getattr(report.booking, key), str)}}
     data["redacted"] = True
     return data
