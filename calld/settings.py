@@ -172,6 +172,9 @@ class Settings(BaseSettings):
     messaging_calls_per_hour: int = Field(5, ge=1, le=100)  # calls one handle may ask for by text
     messaging_texts_per_hour: int = Field(30, ge=1, le=1000)  # past this, one notice, then silence
     messaging_unlinked_texts_per_hour: int = Field(3, ge=1, le=100)  # the same, for a handle linked to no user
+    # Replies in an hour to every handle linked to no user, together (HELP, START, the one polite line):
+    # forty strangers texting HELP get this many replies, not forty; 0 never answers a stranger.
+    messaging_unlinked_replies_per_hour: int = Field(10, ge=0, le=1000)
     messaging_confirm_s: float = Field(600.0, gt=0, le=86400)  # how long a "Reply YES" stands
     messaging_typing_refresh_s: float = Field(60.0, gt=0, le=85)  # Linq shows the indicator ~85 s
     messaging_followup_s: float = Field(86400.0, gt=0, le=30 * 86400)  # a follow-up refers to a request this recent

@@ -43,3 +43,54 @@ async def test_a_stranger_gets_at_most_the_tighter_limit_then_one_notice(daemon,
     assert got == [replies.HELP, replies.HELP, replies.TOO_MANY_TEXTS]
     assert daemon._ledger.sync.requests(10) == [] and daemon.calls() == []
 
+
+
+# -- strangers together, and numbers calld would not dial -------------------------------------------------------
+
+
+async def test_forty_strangers_texting_help_share_one_hours_replies_then_silence(tmp_path, nursery, autojump_clock, monkeypatch):
+    """MESSAGING_UNLINKED_REPLIES_PER_HOUR (10 by default) bounds the replies to all unlinked handles
+    together: forty strangers with one HELP each get ten; a linked handle is not held back by them;
+    an hour later there is room again."""
+    settings = daemon_settings(tmp_path)
+    assert settings.messaging_unlinked_replies_per_hour == 10
+    d = await texting_daemon(nursery, settings, ALICE)
+    clock = [1_000_000.0]
+    monkeypatch.setattr(d.messaging, "_clock", lambda: clock[0])
+    fake = d.messaging.fake
+    strangers = [f"+1555555{n:04d}" for n in range(100, 140)]  # forty fiction numbers, none linked
+    for handle in strangers:
+        await say(d, handle, "HELP")
+    assert [len(fake.replies_to(h)) for h in strangers] == [1] * 10 + [0] * 30
+    assert await say(d, strangers[-1], "START", "hours +1 555 555 0142") == []  # the hour's replies are spent
+    assert await say(d, ALICE, "HELP") == [replies.HELP]  # linked handles have limits of their own
+    clock[0] += 3600 + 1
+    assert await say(d, strangers[-1], "HELP") == [replies.HELP]
+    assert d._ledger.sync.requests(10) == []
+    await stop(d)
+
+
+async def test_no_stranger_is_answered_when_the_limit_is_zero(tmp_path, nursery, autojump_clock):
+    d = await texting_daemon(nursery, daemon_settings(tmp_path, messaging_unlinked_replies_per_hour=0), ALICE)
+    assert await say(d, STRANGER, "HELP", "START", "hours +1 555 555 0142") == []
+    assert await say(d, ALICE, "HELP") == [replies.HELP]
+    await stop(d)
+
+
+@pytest.mark.parametrize("handle", ["+19005550123", "+442079460958", "+12125551212"])  # premium rate, outside +1, 555-1212
+async def test_a_number_calld_would_not_dial_is_never_texted(tmp_path, nursery, autojump_clock, handle):
+    """Whatever it texts, linked to a user or not: no reply, no STOP confirmation, no call; and the
+    operator cannot link it (the refusal says why)."""
+    from calld.cli.client import ControlClient, ControlError
+
+    d = await texting_daemon(nursery, daemon_settings(tmp_path), ALICE)
+    assert await say(d, handle, "HELP", "START", "hours +1 555 555 0142", "yes", "STOP", "HELP") == []
+    async with ControlClient(d.settings.calld_socket) as c:
+        with pytest.raises(ControlError) as refused:
+            await c.messaging_link(handle, "alice", "Nathan")
+    assert "never texts a number it would not dial" in str(refused.value) and handle in str(refused.value)
+    assert "--handle" in str(refused.value)
+    d._ledger.sync.put_message_link(handle, "alice", "Nathan")  # linked behind the API's back: still never texted
+    assert await say(d, handle, "hours +1 555 555 0142", "HELP") == []
+    assert d._ledger.sync.requests(10) == [] and d.calls() == []
+    await stop(d)

@@ -86,3 +86,37 @@ async def test_opt_outs_and_pending_confirmations(store: MessagingStore) -> None
     await store.put_pending(HANDLE, "c3", "m3", ask, expires_at=600.0)
     assert await store.take_pending(HANDLE, now=601.0) is None  # lapsed (and removed)
     assert await store.take_pending(HANDLE, now=0.0) is None
+
+
+def test_replies_to_strangers_are_bounded_across_handles_and_daemons(ledger_target: Target) -> None:
+    """MESSAGING_UNLINKED_REPLIES_PER_HOUR is one ledger transaction: eight strangers' texts handled at
+    once by as many daemons get exactly the limit's replies; the rest are recorded as quiet."""
+    from calld.messaging.store import STRANGER_REPLIED, UNLINKED_QUIET
+
+    Ledger(ledger_target).close()
+    setup = Ledger(ledger_target)
+    for n in range(8):
+        setup.claim_message_event(f"evt-{n}", message_id=f"m{n}", handle=f"+1555555{n + 100:04d}", chat_id="c", at=100.0)
+    setup.claim_message_event("evt-old", message_id="m-old", handle="+15555550190", chat_id="c", at=1.0)
+    setup.set_message_outcome("evt-old", "unlinked_help")  # before the hour: not counted
+    barrier = threading.Barrier(8)
+    room: list[bool] = []
+
+    def reply(n: int) -> None:
+        led = Ledger(ledger_target)
+        try:
+            barrier.wait()
+            room.append(led.claim_stranger_reply(f"evt-{n}", "unlinked_help", replied=STRANGER_REPLIED, since=50.0,
+                                                 limit=3, quiet=UNLINKED_QUIET))
+        finally:
+            led.close()
+
+    threads = [threading.Thread(target=reply, args=(n,)) for n in range(8)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert sorted(room) == [False] * 5 + [True] * 3
+    outcomes = sorted(setup.message_outcome(f"evt-{n}") for n in range(8))
+    assert outcomes == ["unlinked_help"] * 3 + [UNLINKED_QUIET] * 5
+    setup.close()

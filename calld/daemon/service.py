@@ -483,9 +483,9 @@ class Daemon:
         from calld.messaging.store import MessagingStore
 
         store = MessagingStore(self._ledger)
-        install_control(control, lambda: store)
+        install_control(control, lambda: store, reach=self.reach)
         try:
-            port = build_messaging(self.settings, self._ledger, ask=self.ask, book=self.book, vet=self.vet)
+            port = build_messaging(self.settings, self._ledger, ask=self.ask, book=self.book, vet=self.vet, reach=self.reach)
         except MessagingConfigError as exc:
             raise DaemonError(f"texting cannot start: {exc}") from None
         if port is not None:
@@ -675,6 +675,11 @@ class Daemon:
             return refusal
         now = self.clock()
         return await self._ledger.run(lambda ledger: self.gate.on(ledger, now).standing(kind, request.to, getattr(request, "time", None), now))
+
+    async def reach(self, number: str) -> Refusal | None:
+        """Why calld would not dial `number` (the gate's destination rules, calld's own numbers included);
+        texting never sends to such a number."""
+        return await self._ledger.run(lambda ledger: self.gate.on(ledger, self.clock()).destination(number))
 
     async def _admit_and_place(self, kind: str, request: Any, plan: Any, scenario: str | None, stub: Any,
                                timing: Timing) -> AsyncIterator[dict[str, Any]]:

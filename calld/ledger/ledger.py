@@ -834,6 +834,20 @@ class Ledger:
         return count(tx, sql, args)
 
     @_write_once
+    def claim_stranger_reply(self, tx: Tx, event_id: str, outcome: str, *, replied: tuple[str, ...], since: float,
+                             limit: int, quiet: str) -> bool:
+        """One reply to a sender linked to no user, within `limit` such replies since `since` across every
+        handle (events whose outcome is one of `replied`): True and the event's outcome set to `outcome`
+        when there is room, else False and `quiet`. One lock, so two daemons cannot both take the last."""
+        tx.lock("calld:messaging:stranger-replies")
+        marks = ", ".join("?" for _ in replied)
+        used = count(tx, f"SELECT count(*) AS n FROM message_events WHERE received_at >= ? AND outcome IN ({marks})",
+                     (since, *replied))
+        room = used < limit
+        tx.execute("UPDATE message_events SET outcome = ? WHERE event_id = ?", (outcome if room else quiet, event_id))
+        return room
+
+    @_write_once
     def add_message_opt_out(self, tx: Tx, handle: str) -> bool:
         return tx.execute("INSERT INTO message_optouts (handle, at) VALUES (?, ?) ON CONFLICT (handle) DO NOTHING",
                           (handle, _now())).rowcount > 0

@@ -48,6 +48,7 @@ from calld.domain.requests import AskRequest, BookRequest
 from calld.messaging import replies
 from calld.messaging.linq import LinqHttp, LinqSendError, OptedOut, open_linq_client
 from calld.messaging.model import ResponsesTextModel, TextModel, open_openai_client
+from calld.policy.destination import check_destination
 from calld.policy.refusal import Refusal
 from calld.policy.words import check_request
 from calld.messaging.parse import (
@@ -64,7 +65,7 @@ from calld.messaging.parse import (
     follow_up,
     parse_text,
 )
-from calld.messaging.store import Link, MessagingStore
+from calld.messaging.store import UNLINKED_QUIET, Link, MessagingStore, valid_handle
 from calld.messaging.wire import InboundText, LinqSignatureError, LinqWireError, WebhookVerifier, parse_webhook
 from calld.policy.window import zones_for
 
@@ -85,6 +86,16 @@ Vet = Callable[[AskRequest | BookRequest], Awaitable[Refusal | None]]  # the pol
 
 async def _refuses_nothing(request: AskRequest | BookRequest) -> Refusal | None:
     return None
+
+
+Reach = Callable[[str], Awaitable[Refusal | None]]  # why calld would not dial a number; None when it would
+
+
+def _destination_rules(settings: Settings) -> Reach:
+    """The dial policy's destination rules without calld's own numbers (the daemon passes its gate's)."""
+    async def reach(number: str) -> Refusal | None:
+        return check_destination(number, own_numbers=(), allow_non_nanp=settings.calld_allow_non_nanp)
+    return reach
 
 
 class MessagingConfigError(ValueError):
@@ -114,12 +125,15 @@ class MessagingPort:
         scenario: str | None = None,
         clock: Callable[[], float] = time.time,
         vet: Vet = _refuses_nothing,
+        reach: Reach | None = None,
     ) -> None:
         self.settings = settings
         self.store = MessagingStore(ledger)
         self._ask = ask
         self._book = book
         self._vet = vet  # the policy rules that hold at any moment: checked before a "Reply YES" is offered
+        # Why calld would not dial a number (calld.policy.destination): such a sender is never texted.
+        self._reach = reach or _destination_rules(settings)
         self._verifier = WebhookVerifier(secret)
         self._linq_transport = linq_transport
         self._model_transport = model_transport
@@ -235,6 +249,15 @@ class MessagingPort:
         parsed = parse_text(msg.text, self.settings.calld_region)
         now = self._clock()
         async with self._turn(msg.handle):
+            if (unreachable := await self._unreachable(msg.handle)) is not None:
+                # A number calld would refuse to dial (premium rate, outside +1, ...) is never texted,
+                # whoever it is and whatever it says: recorded, and nothing more.
+                log.info("text %s from %s: never answered, calld would not dial it (%s)", msg.event_id, _mask(msg.handle),
+                         unreachable.message)
+                if isinstance(parsed, Keyword) and parsed.word == "stop":
+                    await self.store.opt_out(msg.handle)
+                await self.store.set_outcome(msg.event_id, "undialable")
+                return
             if isinstance(parsed, Keyword) and parsed.word == "stop":
                 fresh = await self.store.opt_out(msg.handle)
                 await self.store.take_pending(msg.handle, now)
@@ -248,27 +271,27 @@ class MessagingPort:
             # reply is a text the user pays for. Past it: one notice, then silence.
             limit = self.settings.messaging_texts_per_hour if link is not None else self.settings.messaging_unlinked_texts_per_hour
             if await self.store.count_since(msg.handle, now - HOUR_S) > limit:
-                told = await self.store.count_since(msg.handle, now - HOUR_S, outcome="flood")
-                await self.store.set_outcome(msg.event_id, "flood")
-                if not told:
-                    log.info("text %s from %s: past %d texts in an hour; one notice, then silence",
-                             msg.event_id, _mask(msg.handle), limit)
-                    await self._send(msg, "flood", replies.TOO_MANY_TEXTS)
+                flood = "flood" if link is not None else "unlinked_flood"
+                told = await self.store.count_since(msg.handle, now - HOUR_S, outcome=flood)
+                if told:
+                    await self.store.set_outcome(msg.event_id, "flood" if link is not None else UNLINKED_QUIET)
+                    return
+                log.info("text %s from %s: past %d texts in an hour; one notice, then silence",
+                         msg.event_id, _mask(msg.handle), limit)
+                await self._reply(msg, link, flood, "flood", replies.TOO_MANY_TEXTS, now)
                 return
             if isinstance(parsed, Keyword) and parsed.word == "start":
-                await self.store.set_outcome(msg.event_id, "start")
-                await self._send(msg, "start", replies.STARTED if was_out else replies.HELP)
+                await self._reply(msg, link, "start", "start", replies.STARTED if was_out else replies.HELP, now)
                 return
             if isinstance(parsed, Keyword) and parsed.word == "help":
-                await self.store.set_outcome(msg.event_id, "help")
-                await self._send(msg, "help", replies.HELP)
+                await self._reply(msg, link, "help", "help", replies.HELP, now)
                 return
             if link is None:
                 # One polite line, not one per text: a stranger cannot make calld text them at will.
-                told = await self.store.count_since(msg.handle, now - HOUR_S, outcome="unlinked")
-                await self.store.set_outcome(msg.event_id, "unlinked")
-                if not told:
-                    await self._send(msg, "unlinked", replies.UNLINKED)
+                if await self.store.count_since(msg.handle, now - HOUR_S, outcome="unlinked"):
+                    await self.store.set_outcome(msg.event_id, UNLINKED_QUIET)
+                else:
+                    await self._reply(msg, link, "unlinked", "unlinked", replies.UNLINKED, now)
                 return
             if isinstance(parsed, Keyword) and parsed.word == "thanks":  # a courtesy: any offer still stands
                 await self.store.set_outcome(msg.event_id, "thanks")
@@ -332,6 +355,22 @@ class MessagingPort:
             calling.remove(this)
             if not calling:
                 del self._calling[msg.handle]
+
+    async def _reply(self, msg: InboundText, link: Link | None, outcome: str, slot: str, text: str, now: float) -> None:
+        """A keyword's or a notice's reply. To a handle linked to no user, only while the hour's replies
+        to all such handles together stay within MESSAGING_UNLINKED_REPLIES_PER_HOUR (its outcome is
+        then `unlinked_<outcome>`): forty strangers texting HELP do not get forty texts."""
+        if link is not None:
+            await self.store.set_outcome(msg.event_id, outcome)
+            await self._send(msg, slot, text)
+            return
+        stranger = outcome if outcome.startswith("unlinked") else f"unlinked_{outcome}"
+        limit = self.settings.messaging_unlinked_replies_per_hour
+        if await self.store.claim_stranger_reply(msg.event_id, stranger, since=now - HOUR_S, limit=limit):
+            await self._send(msg, slot, text)
+        else:
+            log.info("text %s from %s: no %s reply, %d replies to unlinked senders in the last hour already",
+                     msg.event_id, _mask(msg.handle), slot, limit)
 
     async def _follow_up(self, msg: InboundText, parsed: FollowUp, link: Link, now: float) -> AskIntent | BookIntent | None:
         """A text that names no number, about the sender's last request: the request it makes of the same
@@ -475,8 +514,19 @@ class MessagingPort:
             await self.linq.start_typing(chat_id)
             await trio.sleep(self.settings.messaging_typing_refresh_s)
 
+    async def _unreachable(self, handle: str) -> Refusal | None:
+        """Why calld would not dial `handle` (and so never texts it); None when it would, or when the
+        handle is an email address (iMessage), which is not a number at all."""
+        if "@" in handle:
+            return None
+        return await self._reach(handle)
+
     async def _send(self, msg: InboundText, slot: str, text: str, *, key: str | None = None, override_optout: bool = False) -> None:
         """One reply into the sender's chat, keyed on what it answers so a retry never repeats it."""
+        if (unreachable := await self._unreachable(msg.handle)) is not None:
+            log.warning("text %s: no %s reply, calld would not dial %s (%s)", msg.event_id, slot, _mask(msg.handle),
+                        unreachable.rule)
+            return
         if not override_optout and await self.store.opted_out(msg.handle):
             log.info("text %s: no %s reply, %s opted out", msg.event_id, slot, _mask(msg.handle))
             return
@@ -575,7 +625,7 @@ def messaging_problems(settings: Settings) -> list[str]:
 
 
 def build_messaging(settings: Settings, ledger: Ledger, *, ask: PlaceCall, book: PlaceCall,
-                    vet: Vet = _refuses_nothing) -> MessagingPort | None:
+                    vet: Vet = _refuses_nothing, reach: Reach | None = None) -> MessagingPort | None:
     """The daemon's messaging port: live when both Linq settings are set (None when neither is),
     and in stub mode always, with the fake Linq and the scripted text model behind it."""
     if settings.calld_mode == "live":
@@ -585,19 +635,21 @@ def build_messaging(settings: Settings, ledger: Ledger, *, ask: PlaceCall, book:
         if not settings.linq_webhook_secret.get_secret_value():
             return None
         return MessagingPort(settings, ledger, ask=ask, book=book, secret=settings.linq_webhook_secret.get_secret_value(),
-                             use_model=settings.messaging_model_parse, vet=vet)
+                             use_model=settings.messaging_model_parse, vet=vet, reach=reach)
     from calld.stub.linq import FakeLinq
     from calld.stub.text_model import ScriptedResponses
 
     fake = FakeLinq(settings.linq_webhook_secret.get_secret_value() or None)
     port = MessagingPort(settings, ledger, ask=ask, book=book, secret=fake.secret, linq_transport=fake.transport(),
-                         model_transport=ScriptedResponses().transport(), use_model=settings.messaging_model_parse, vet=vet)
+                         model_transport=ScriptedResponses().transport(), use_model=settings.messaging_model_parse, vet=vet,
+                         reach=reach)
     port.fake = fake
     return port
 
 
-def install_control(app: QuartTrio, port_store: Callable[[], MessagingStore]) -> None:
-    """calld-ctl messaging link|unlink|list on the control API."""
+def install_control(app: QuartTrio, port_store: Callable[[], MessagingStore], *, reach: Reach | None = None) -> None:
+    """calld-ctl messaging link|unlink|list on the control API. A handle that is a number calld would
+    not dial (`reach`, the gate's destination rules) is not linked: calld never texts it."""
     import json
 
     def error(message: str, status: int) -> Response:
@@ -626,6 +678,10 @@ def install_control(app: QuartTrio, port_store: Callable[[], MessagingStore]) ->
             return error("handle and user are required", 400)
         name = data.get("name") or data["user"].split(".")[0].split("_")[0].capitalize()
         try:
+            handle = valid_handle(data["handle"])
+            if reach is not None and "@" not in handle and (refusal := await reach(handle)) is not None:
+                return error(f"--handle {handle}: calld never texts a number it would not dial: {refusal.message}; "
+                             "nothing was linked", 400)
             made = await port_store().link(data["handle"], data["user"], name)
         except ValueError as exc:
             hint = "" if data.get("name") else " (give --name: the first name calls are placed on behalf of)"

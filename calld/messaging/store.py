@@ -30,6 +30,11 @@ from calld.ledger.awaitable import AsyncLedger, awaitable
 from calld.messaging.parse import AskIntent, BookIntent
 from calld.messaging.wire import normalize_handle
 
+# Outcomes of texts from handles linked to no user: those that got a reply (they count toward
+# MESSAGING_UNLINKED_REPLIES_PER_HOUR), and the one that got none.
+STRANGER_REPLIED = ("unlinked", "unlinked_help", "unlinked_start", "unlinked_flood")
+UNLINKED_QUIET = "unlinked_quiet"
+
 _EMAIL = re.compile(r"[^@\s]+@[^@\s]+\.[^@\s]+")
 
 
@@ -136,6 +141,12 @@ class MessagingStore:
 
     async def count_since(self, handle: str, since: float, outcome: str | None = None) -> int:
         return await self._ledger.count_messages(handle, since, outcome)
+
+    async def claim_stranger_reply(self, event_id: str, outcome: str, *, since: float, limit: int) -> bool:
+        """Room for one more reply to a handle linked to no user (`limit` since `since`, across all of
+        them): True with the event's outcome set to `outcome`, else False with it set to UNLINKED_QUIET."""
+        return await self._ledger.claim_stranger_reply(event_id, outcome, replied=STRANGER_REPLIED, since=since,
+                                                       limit=limit, quiet=UNLINKED_QUIET)
 
     # -- opt-outs ---------------------------------------------------------------------------------
 
