@@ -94,6 +94,12 @@ def confirm(intent: AskIntent | BookIntent) -> str:
     return f"Call {spoken_number(intent.to)} and {what_we_do(intent)}? Reply YES to call, or NO to skip."
 
 
+def confirm_part(intent: AskIntent | BookIntent) -> str:
+    """An offer of only the part of a request that reads as what it claims to be (the rest is not said)."""
+    only = "a product's name" if isinstance(intent, AskIntent) else "a few words about the table"
+    return f"I can only pass on {only}, so I left out the rest. {confirm(intent)}"
+
+
 CANCELLED = "OK, I won't call."
 WELCOME = "You're welcome! Text me whenever you'd like me to call somewhere."
 NOTHING_PENDING = f"There's nothing waiting for a yes or no. Text me a request, e.g. \"{EXAMPLE}\", or HELP."
