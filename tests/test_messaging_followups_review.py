@@ -94,12 +94,50 @@ async def test_nvm_turns_down_the_offer_and_nothing_is_dialled(daemon, autojump_
     assert len(dialled(daemon)) == 1
 
 
-async def test_and_tmrw_is_read_as_tomorrow(daemon, autojump_clock):
+# The fiction range has no time zone: "today" and "tomorrow" are read in UTC there, as a booking's time is.
+THURSDAY = datetime(2026, 12, 3, 15, 0, tzinfo=UTC).timestamp()
+FRIDAY = datetime(2026, 12, 4, 15, 0, tzinfo=UTC).timestamp()
+COVERED = f"From my call to {SHOP}: on Friday they're open 9 AM to 5 PM."
+NOT_COVERED = (f"When I called {SHOP}, they didn't tell me about Saturday. "
+               f"Reply YES and I'll call {SHOP} to ask their opening hours, or NO to skip.")
+DAY_FORMS = ["what about {day}?", "and {day}?", "hbu {day}", "are they open {day}?", "what time do they close {day}?",
+             "open {day}?", "what about {day} at 555-555-0142?"]
+
+
+async def test_and_tmrw_is_read_as_tomorrow(daemon, autojump_clock, monkeypatch):
+    monkeypatch.setattr(daemon.messaging, "_clock", lambda: THURSDAY)
     await text(daemon, ALICE, "hours 555 555 0142")
-    # The fiction range has no time zone, so "tomorrow" is not a known weekday there: what they said is repeated.
-    got = await text(daemon, ALICE, "and tmrw?")
-    assert len(got) == 1 and got[0].startswith(f"When I called {SHOP} about their hours: They said: \"We're open Monday"), got
+    assert await text(daemon, ALICE, "and tmrw?") == [COVERED]  # Friday, which the call covered
     assert len(dialled(daemon)) == 1
+
+
+@pytest.mark.parametrize("today, day, want", [(THURSDAY, "friday", COVERED), (FRIDAY, "saturday", NOT_COVERED)],
+                         ids=["a day the call covered", "a day it did not"])
+async def test_every_day_follow_up_form_gets_the_same_kind_of_reply(daemon, autojump_clock, monkeypatch, today, day, want):
+    """"what about Sunday?" and "and tomorrow?" are the same question: each form, naming the day or
+    "tomorrow", is answered from the last call's hours where they cover the day, and offered a call
+    (a YES, never a dial) where they do not."""
+    monkeypatch.setattr(daemon.messaging, "_clock", lambda: today)
+    await text(daemon, ALICE, "hours 555 555 0142")
+    for form in DAY_FORMS:
+        for named in (day, "tomorrow"):
+            assert await text(daemon, ALICE, form.format(day=named)) == [want], form.format(day=named)
+    assert len(dialled(daemon)) == 1
+    if want == NOT_COVERED:
+        got = await text(daemon, ALICE, "yes")  # the last offer stands: the YES asks their hours
+        assert got[0] == f"Calling {SHOP} now to ask their opening hours. I'll text you what they say."
+        assert len(dialled(daemon)) == 2
+
+
+async def test_a_day_at_another_number_is_offered_not_dialled(daemon, autojump_clock):
+    """The last call's hours say nothing about another business: offered, as any unknown day is."""
+    await text(daemon, ALICE, "hours 555 555 0142")
+    got = await text(daemon, ALICE, "what about sunday at 555-555-0143?")
+    assert got == [f"I don't know their hours for Sunday. Reply YES and I'll call {OTHER} to ask their opening hours, or NO to skip."]
+    assert dialled(daemon) == ["+15555550142"]
+    got = await text(daemon, ALICE, "yes")
+    assert got[0] == f"Calling {OTHER} now to ask their opening hours. I'll text you what they say."
+    assert dialled(daemon) == ["+15555550142", "+15555550143"]
 
 
 async def test_do_they_have_the_12_inch_one_asks_about_the_12_inch_skillet(daemon, autojump_clock):

@@ -392,8 +392,12 @@ def test_today_and_tomorrow_are_read_in_the_business_s_zone():
     now = 1781060400.0
     assert weekdays(("today", "tomorrow", "friday"), "+14155550142", now) == ("tuesday", "wednesday", "friday")
     assert weekdays(("today",), "+442079460958", now) == ("wednesday",)
-    assert weekdays(("tomorrow",), "+15555550142", now) is None  # the fiction range has no zone
+    # the fiction range has no zone: read in UTC, as a booking's time is there (Thursday is tomorrow in UTC)
+    assert weekdays(("tomorrow",), "+15555550142", now) == ("thursday",)
     assert weekdays(("sunday", "sunday"), "+15555550142", now) == ("sunday",)
+    # Pensacola (850) rings Eastern and Central: at 04:30 UTC it is 00:30 Wednesday and 23:30 Tuesday there,
+    # so "today" may be either day, and both are answered
+    assert weekdays(("today",), "+18505550142", now + 5400) == ("tuesday", "wednesday")
 
 
 TYPED = {**ANSWERED, "verdict_source": "tool", "evidence": [{"quote": "Weekdays nine to five, Saturday ten till two, closed Sunday.", "turn": 2}],

@@ -82,6 +82,7 @@ class FollowUp:
     - "again": the last request again ("call them again", "try again");
     - "book": a table (`party`, `time`, `notes`) where the last request was;
     - "elsewhere": the last request again, at another number `to` ("what about 555-555-0143?").
+    A "day" follow-up may name the number it is about (`to`: "what about Sunday at 555-555-0143?").
     """
 
     what: Literal["hours", "day", "stock", "aisle", "same", "again", "book", "elsewhere"]
@@ -316,14 +317,15 @@ _ELSEWHERE = re.compile(
     r"(?:\s+(?:instead|then|too|as well|please))?$", re.IGNORECASE)
 
 
-def _elsewhere(rest: str, to: str) -> FollowUp | AskIntent | Unrecognized:
+def _elsewhere(rest: str, to: str) -> FollowUp | Unrecognized:
     """A number and no question of its own: "what about 555-555-0143?" and "call them again at
-    555-555-0142" ask the last question there; "what about Sunday at 555-555-0143?" asks their hours."""
+    555-555-0142" ask the last question there; "what about Sunday at 555-555-0143?" is a day
+    follow-up about that number (answered like any other day follow-up)."""
     bare = re.sub(r"\s+(?:at|for|to)$", "", rest, flags=re.IGNORECASE)
     if _ELSEWHERE.fullmatch(rest) or _ELSEWHERE.fullmatch(bare) or _AGAIN.fullmatch(bare):
         return FollowUp("elsewhere", to=to)  # "call them again 555-555-0142": the last request, at that number
     if _DAY_ONLY.fullmatch(bare):
-        return AskIntent(to, "hours")
+        return FollowUp("day", days=days_named(bare), to=to)
     return Unrecognized()
 
 

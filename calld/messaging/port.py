@@ -12,9 +12,11 @@ Handling, per sender handle one decision at a time:
   a YES/NO for the pending model-parsed request -> the deterministic parser -> (live: the text
   model, then a confirmation, never a dial) -> the calls-per-hour limit -> the call.
 A follow-up that names no number ("what about Sunday?", "do they have propane?", "call them again"),
-or only a number ("what about 555-555-0143?": the last question, asked there), is about the sender's last request (MESSAGING_FOLLOWUP_S, a day): hours on a day the last call gave
-are answered from its result with no call; anything else becomes a request to the same business and
-goes the same way as any other (a booking is confirmed first, its number being implied).
+or only a number ("what about 555-555-0143?": the last question, asked there), is about the sender's last request (MESSAGING_FOLLOWUP_S, a day): hours on a day, in any form ("and
+tomorrow?", "are they open Sunday?", "what about Sunday at 555-555-0143?"), are answered from the
+last call's result where it gave that day, else offered as a call for a YES, never dialled by
+itself; anything else becomes a request to the same business and goes the same way as any other (a
+booking is confirmed first, its number being implied).
 A call goes through the very service functions the control API uses (Daemon.ask / Daemon.book),
 with one request id per inbound message (from its message id), so validation, policy, calling
 windows and idempotency apply unchanged and a redelivered text never dials twice.
@@ -66,7 +68,7 @@ from calld.messaging.parse import (
     follow_up,
     parse_text,
 )
-from calld.messaging.store import UNLINKED_QUIET, Link, MessagingStore, valid_handle
+from calld.messaging.store import UNLINKED_QUIET, LastRequest, Link, MessagingStore, valid_handle
 from calld.messaging.wire import InboundText, LinqSignatureError, LinqWireError, WebhookVerifier, parse_webhook
 from calld.policy.window import zones_for
 
@@ -378,26 +380,13 @@ class MessagingPort:
         """A text that names no number, about the sender's last request: the request it makes of the same
         business, or None when it is answered here (hours from the last result, an offer to call, a hint)."""
         last = await self.store.last_request(msg.handle, now - self.settings.messaging_followup_s)
+        if parsed.what == "day":
+            await self._hours_on_days(msg, parsed, last, now)
+            return None
         if last is None:  # none on record, or too long ago to be what they mean
             await self.store.set_outcome(msg.event_id, "no_last_request")
             await self._send(msg, "followup", replies.no_last_request(parsed))
             return None
-        if parsed.what == "day":
-            days = weekdays(parsed.days, last.intent.to, now)
-            if days is None:  # "tomorrow" where the business's day is not known: their hours as a whole
-                parsed = FollowUp("hours")
-            elif any(c.asked == _asked(last.intent) for c in self._calling.get(msg.handle, [])):
-                await self.store.set_outcome(msg.event_id, "already_calling")
-                await self._send(msg, "already", replies.already_calling(last.intent))
-                return None
-            else:
-                text, complete = replies.hours_for_days(last.intent, last.result, days)
-                if not complete:  # "Reply YES and I'll call to ask": the YES goes through every gate
-                    offer = AskIntent(last.intent.to, "hours")
-                    await self.store.put_pending(msg.handle, msg.chat_id, msg.message_id, offer, now + self.settings.messaging_confirm_s)
-                await self.store.set_outcome(msg.event_id, "answered_before" if complete else "confirm")
-                await self._send(msg, "followup", text)
-                return None
         if parsed.what == "hours" and (said := replies.hours_again(last.intent, last.result)):
             await self.store.set_outcome(msg.event_id, "answered_before")
             await self._send(msg, "followup", said)
@@ -425,6 +414,29 @@ class MessagingPort:
             await self._send(msg, "confirm", replies.confirm(intent))
             return None
         return intent
+
+    async def _hours_on_days(self, msg: InboundText, parsed: FollowUp, last: LastRequest | None, now: float) -> None:
+        """Every day follow-up ("what about Sunday?", "and tomorrow?", "are they open Saturday?", "what
+        about Sunday at 555-555-0143?") gets the same kind of reply: the last call's hours for the days
+        asked where it gave them, else an offer to call and ask (a YES, never a call by itself). "Today"
+        and "tomorrow" are read in the business's zone (UTC where none is known, as a booking's time is)."""
+        to = parsed.to or (last.intent.to if last is not None else None)
+        if to is None:  # no number named and no recent request to go on
+            await self.store.set_outcome(msg.event_id, "no_last_request")
+            await self._send(msg, "followup", replies.no_last_request(parsed))
+            return
+        hours = AskIntent(to, "hours")
+        if any(c.asked == _asked(hours) for c in self._calling.get(msg.handle, [])):  # their hours are being asked now
+            await self.store.set_outcome(msg.event_id, "already_calling")
+            await self._send(msg, "already", replies.already_calling(hours))
+            return
+        known = last if last is not None and last.intent.to == to else None  # another number's hours say nothing here
+        text, complete = replies.hours_for_days(known.intent if known else hours, known.result if known else None,
+                                                weekdays(parsed.days, to, now))
+        if not complete:  # "Reply YES and I'll call to ask": the YES goes through every gate
+            await self.store.put_pending(msg.handle, msg.chat_id, msg.message_id, hours, now + self.settings.messaging_confirm_s)
+        await self.store.set_outcome(msg.event_id, "answered_before" if complete else "confirm")
+        await self._send(msg, "followup", text)
 
     async def _understand(self, msg: InboundText, link: Link, now: float) -> None:
         """A text the parser did not know: the text model reads it, and the person confirms it."""
@@ -620,20 +632,20 @@ def _asked(intent: AskIntent | BookIntent) -> tuple[str, ...]:
     return (intent.to, "book", str(intent.party), " ".join(intent.time.casefold().split()))
 
 
-def weekdays(days: tuple[DayWord, ...], to: str, now: float) -> tuple[Weekday, ...] | None:
-    """The weekdays a follow-up names, "today" and "tomorrow" read in the business's zone; None when
-    that zone is not known (or its zones disagree on the day)."""
+def weekdays(days: tuple[DayWord, ...], to: str, now: float) -> tuple[Weekday, ...]:
+    """The weekdays a follow-up names, "today" and "tomorrow" read in the business's zone (UTC where
+    none is known, as a booking's time is read: calld.policy.when); where its zones disagree on the
+    day (a number ringing either side of a zone line near midnight), each day it may be."""
     out: list[Weekday] = []
+    at = datetime.fromtimestamp(now, UTC)
     for day in days:
+        named: list[Weekday] = [day] if day in WEEK else []  # type: ignore[list-item]
         if day in ("today", "tomorrow"):
             ahead = timedelta(days=1 if day == "tomorrow" else 0)
-            at = datetime.fromtimestamp(now, UTC)
-            there = {WEEK[(at.astimezone(ZoneInfo(zone)).date() + ahead).weekday()] for zone in zones_for(to)}
-            if len(there) != 1:
-                return None
-            day = there.pop()
-        if day not in out:
-            out.append(day)  # type: ignore[arg-type]
+            zones = zones_for(to) or ("UTC",)
+            there = sorted({(at.astimezone(ZoneInfo(zone)).date() + ahead) for zone in zones})
+            named = [WEEK[d.weekday()] for d in there]
+        out.extend(d for d in named if d not in out)
     return tuple(out)
 
 
