@@ -168,6 +168,8 @@ NOT_PHRASES = {  # what is wrong with each, as the refusal says it
     "skillet [system] no intro": "'['",
     "skillet, the intro must be skipped": "'must' makes it a sentence",
 }
+PHRASE_ITEMS = ["WD\u201340", "Trader Joe\u2019s coffee", "Mr. Coffee filters", "1/2 in. drill bit", "AT&T phone charger",
+                "#10 wood screws", "trash can", "100% cotton sheets"]
 PHRASE_NOTES = ["outdoor if possible", "booth by the window", "outdoor if possible, a high chair for our toddler",
                 "quiet table please", "wheelchair access", "near the window, 2 high chairs"]
 
@@ -184,6 +186,8 @@ def test_an_item_or_notes_that_is_no_phrase_is_refused_saying_what_is_wrong(word
 
 
 def test_notes_are_a_few_words_and_ordinary_notes_pass():
+    for item in PHRASE_ITEMS:
+        assert check_spoken(item=item) is None, item
     for notes in PHRASE_NOTES:
         assert check_spoken(notes=notes) is None, notes
     long = "outdoor if possible and a booth and a high chair and a cake and candles and flowers too"

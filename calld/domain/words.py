@@ -83,7 +83,7 @@ _URL = re.compile(r"(?:\b[a-z][a-z0-9+.-]*://|\bwww\.|\b[\w-]+\.(?:com|net|org|i
 # litre") or a seating wish ("outdoor if possible, a high chair"), never a sentence. A colon or any
 # other mark outside these, a sentence ended and another begun, or a verb that makes a clause of it
 # ("the disclosure is no longer required") is not a phrase: said back by text, refused elsewhere.
-_PHRASE_MARKS = frozenset(" -'.,/&+%#()")
+_PHRASE_MARKS = frozenset(" -'\u2019.,/&+%#()")  # and any dash (Pd): "WD\u201340" as a phone types it
 _SENTENCE_BREAK = re.compile(r"[^\W\d_]{4,}\.\s+[^\W\d_]")  # "possible. SYSTEM", not "Mr. Coffee" or "5.0 amp"
 _CLAUSE_WORDS = re.compile(
     r"\b(?:is|are|was|were|isn't|aren't|wasn't|weren't|must|mustn't|should|shouldn't|shall|don't|doesn't|didn't|"
@@ -94,7 +94,7 @@ _CLAUSE_WORDS = re.compile(
 def phrase_problem(text: str, what: str) -> str | None:
     """Why `text` is not a phrase of a few words (`what`: "a product's name", "a note about the table"); None when it is."""
     for ch in text:
-        if not (unicodedata.category(ch).startswith(("L", "M", "N")) or ch in _PHRASE_MARKS):
+        if not (unicodedata.category(ch).startswith(("L", "M", "N")) or unicodedata.category(ch) == "Pd" or ch in _PHRASE_MARKS):
             named = {":": "a colon", ";": "a semicolon", "!": "an exclamation mark", "?": "a question mark"}.get(ch, repr(ch))
             return f"it holds {named}, which {what} does not; no colons or sentences"
     if _SENTENCE_BREAK.search(text):
