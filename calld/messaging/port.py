@@ -255,8 +255,8 @@ class MessagingPort:
             if (unreachable := await self._unreachable(msg.handle)) is not None:
                 # A number calld would refuse to dial (premium rate, outside +1, ...) is never texted,
                 # whoever it is and whatever it says: recorded, and nothing more.
-                log.info("text %s from %s: never answered, calld would not dial it (%s)", msg.event_id, _mask(msg.handle),
-                         unreachable.message)
+                log.info("text %s from %s: never answered, calld would not dial it (rule %s)", msg.event_id,
+                         _mask(msg.handle), unreachable.rule)
                 if isinstance(parsed, Keyword) and parsed.word == "stop":
                     await self.store.opt_out(msg.handle)
                 await self.store.set_outcome(msg.event_id, "undialable")
