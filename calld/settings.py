@@ -117,6 +117,9 @@ class Settings(BaseSettings):
     # Telnyx's media WebSockets, on a lean listener of their own: the proxy routes /telnyx/media/ here.
     # Empty: CALLD_BIND's host and the next port (port 0 stays 0: any free port).
     calld_media_bind: str = ""
+    # The web view of calls (calld.ui): off unless set; a listener of its own, never the public one.
+    # A bare PORT is 127.0.0.1:PORT. `calld-ctl ui` prints a link to it.
+    calld_ui_bind: str = ""
     shutdown_drain_s: float = Field(30.0, ge=0, le=600)  # SIGTERM: how long calls get to hang up cleanly
     # New calls past this many at once are refused (503), not queued: each call's audio needs CPU in
     # real time on one core. The default comes from bench/load.py on a 2-core machine (DEFAULT_MAX_CALLS).
@@ -249,6 +252,19 @@ class Settings(BaseSettings):
             raise ValueError("write it as HOST:PORT, e.g. 127.0.0.1:8787")
         if int(port) >= 65536:
             raise ValueError(f"port {port} is out of range: a port is 0 to 65535 (0: any free one), e.g. 127.0.0.1:8787")
+        return v
+
+    @field_validator("calld_ui_bind")
+    @classmethod
+    def _ui_bind_shape(cls, v: str) -> str:
+        v = v.strip()
+        if not v:
+            return v
+        if v.isdigit():
+            v = f"127.0.0.1:{v}"
+        host, sep, port = v.rpartition(":")
+        if not sep or not host or not port.isdigit() or int(port) >= 65536:
+            raise ValueError("write it as HOST:PORT or a port alone for loopback, e.g. 127.0.0.1:8790 or 8790")
         return v
 
     @field_validator("calld_state_dir", "calld_socket", mode="before")

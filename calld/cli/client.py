@@ -154,6 +154,10 @@ class ControlClient:
         """The running daemon's state dir, ledger and artifacts dir (absolute paths), and its pid."""
         return await self._request("GET", "/v1/where")
 
+    async def ui_link(self) -> str:
+        """A link to the daemon's web view carrying a fresh short-lived token."""
+        return str((await self._request("POST", "/v1/ui/link"))["url"])
+
     async def history(self, **query: Any) -> list[dict[str, Any]]:
         params = {k: str(v) for k, v in query.items() if v is not None}
         try:

@@ -482,6 +482,20 @@ async def _history(args: argparse.Namespace) -> int:
     return await _with_client(args, go)
 
 
+async def _ui(args: argparse.Namespace) -> int:
+    async def go(c: ControlClient) -> int:
+        url = await c.ui_link()
+        print(url)
+        if args.open:
+            import webbrowser
+
+            if not webbrowser.open(url):
+                print("no browser could be started here; open the link above (it is good for 5 minutes, once)", file=sys.stderr)
+        return EXIT_OK
+
+    return await _with_client(args, go)
+
+
 async def _metrics(args: argparse.Namespace) -> int:
     async def go(c: ControlClient) -> int:
         print(await c.metrics(), end="")
@@ -960,6 +974,9 @@ def _observe_parsers(sub: Any) -> None:
     history.add_argument("--limit", type=int, default=20, help="at most this many (default 20)")
     history.add_argument("--json", action="store_true", help="the calls as JSON instead of a table")
     history.set_defaults(afunc=_history)
+    ui = sub.add_parser("ui", help="a link to the web view of calls (CALLD_UI_BIND), good for 5 minutes, once")
+    ui.add_argument("--open", action="store_true", help="also open it in a browser on this machine")
+    ui.set_defaults(afunc=_ui)
     metrics = sub.add_parser("metrics", help="the daemon's Prometheus metrics (GET /metrics on the control socket)")
     metrics.set_defaults(afunc=_metrics)
     prune = sub.add_parser("prune", help="remove finished calls' artifacts older than DAYS (the ledger keeps results)")

@@ -78,6 +78,7 @@ from calld.settings import Settings
 from calld.stub.scenario import SCENARIOS, unknown_scenario
 from calld.stub.signing import StubSigner, webhook_verifier
 from calld.stub.telnyx_numbers import StubNumbers
+from calld.ui.access import Access
 
 log = logging.getLogger("calld.daemon")
 
@@ -163,6 +164,8 @@ class Daemon:
         self.accepting = True
         self.public_url: str | None = None
         self.media_bound: str | None = None  # HOST:PORT the media listener took (CALLD_MEDIA_BIND, port 0 resolved)
+        self.ui_url: str | None = None  # the web view's listener (CALLD_UI_BIND), when on
+        self.ui_access = Access()  # its link tokens and sessions (in memory: a restart forgets them)
         self._control_fd = control_fd
         self._ledger: AsyncLedger  # opened by serve(), once the state directory is checked and locked
         self._ledger_sync: GroupSync  # its fsyncs, one for the calls that need one at about the same moment
@@ -207,8 +210,9 @@ class Daemon:
         OperationalError whose one line says what to fix, before anything is served."""
         live = self.settings.calld_mode == "live"
         verify = self._live_preflight() if live else None
-        for setting, bind in (("CALLD_BIND", self.settings.calld_bind), ("CALLD_MEDIA_BIND", self.settings.media_bind)):
-            if not live and not is_loopback(bind):
+        for setting, bind in (("CALLD_BIND", self.settings.calld_bind), ("CALLD_MEDIA_BIND", self.settings.media_bind),
+                              ("CALLD_UI_BIND", self.settings.calld_ui_bind)):
+            if bind and not live and not is_loopback(bind):
                 raise DaemonError(
                     f"stub mode serves only on loopback, not {bind} ({setting}): "
                     "its scripted calls are for this machine; use 127.0.0.1:PORT"
@@ -244,9 +248,11 @@ class Daemon:
                 private_dir(self.settings.artifacts_dir)
             except OSError as exc:
                 raise DaemonError(f"the artifacts directory {self.settings.artifacts_dir} cannot be used: {exc.strerror}") from None
-            for setting, bind in (("CALLD_BIND", self.settings.calld_bind), ("CALLD_MEDIA_BIND", self.settings.media_bind)):
-                if not bind.endswith(":0"):
-                    given, fix = self.settings.bind_origin(setting, self._flags)
+            for setting, bind in (("CALLD_BIND", self.settings.calld_bind), ("CALLD_MEDIA_BIND", self.settings.media_bind),
+                                  ("CALLD_UI_BIND", self.settings.calld_ui_bind)):
+                if bind and not bind.endswith(":0"):
+                    given, fix = (self.settings.bind_origin(setting, self._flags) if setting != "CALLD_UI_BIND"
+                                  else (f"CALLD_UI_BIND={bind}", "CALLD_UI_BIND"))
                     check_port_free(bind, setting, given=given, fix=fix)
             if verify is None:
                 verify = self._stub_signer.verifier()
@@ -280,6 +286,14 @@ class Daemon:
                 self.media_bound = await root.start(partial(serve_media, self.callbook, self.settings.media_bind, self._stop_servers,
                                                           self.serve_token, refused=self.metrics.media_refused))
                 await root.start(partial(serve, control, ctl_cfg, shutdown_trigger=self._stop_servers.wait))
+                if self.settings.calld_ui_bind:  # the web view: its own app on its own listener (calld.ui)
+                    from calld.ui.app import create_ui_app
+
+                    ui_binds = await root.start(partial(serve, create_ui_app(self, self.ui_access),
+                                                        _hypercorn_config(self.settings.calld_ui_bind),
+                                                        shutdown_trigger=self._stop_servers.wait))
+                    self.ui_url = ui_binds[0]
+                    log.info("web view on %s (calld-ctl ui prints a link)", self.ui_url)
                 if socket_path is not None:
                     os.chmod(socket_path, 0o660)
                     self._socket_inode = os.lstat(socket_path).st_ino
@@ -1115,6 +1129,56 @@ class Daemon:
         from calld.observe.history import history_rows
 
         return await self._ledger.run(lambda ledger: history_rows(ledger, self.settings.artifacts_dir, **query))
+
+    async def ui_history(self, *, user: str | None, status: str | None, since: str | None, until: str | None,
+                         offset: int, limit: int) -> list[dict[str, Any]]:
+        """A page of the web view's calls list: `history`'s rows, a day's span and an offset."""
+        from calld.domain.ids import UserId
+        from calld.observe.history import BadQuery, history_row
+
+        try:
+            who = UserId(user) if user is not None else None
+        except ValueError as exc:
+            raise BadQuery(f"user: {exc}") from None
+        artifacts = self.settings.artifacts_dir
+        rows = await self._ledger.history(user=who, status=status, since=since, until=until, limit=limit, offset=offset)
+        return await trio.to_thread.run_sync(lambda: [history_row(r, artifacts) for r in rows])
+
+    def ui_live(self, ident: str) -> dict[str, Any] | None:
+        """A call on the line now, as `calls` lists it; None once it has ended (or was never here)."""
+        if (h := self.callbook.find(ident)) is None:
+            return None
+        return next((c for c in self.calls() if c["run_id"] == h.plan.run_id), None)
+
+    def ui_run_dir(self, ident: str) -> Path | None:
+        """A finished call's artifact directory (None while it is on the line)."""
+        from calld.observe.artifacts import find_run
+
+        if self.callbook.find(ident) is not None:
+            return None
+        return find_run(self.settings.artifacts_dir, ident)
+
+    async def ui_timeline(self, ident: str) -> bytes | None:
+        """A finished call's picture: its timeline.svg, or (not drawn yet) drawn now into a temporary
+        file, so the web view writes nothing into the call's directory."""
+        run_dir = self.ui_run_dir(ident)
+        if run_dir is None:
+            return None
+        from calld.observe.timeline import TIMELINE_NAME
+
+        if (run_dir / TIMELINE_NAME).is_file():
+            return await trio.to_thread.run_sync((run_dir / TIMELINE_NAME).read_bytes)
+        import tempfile
+
+        with tempfile.TemporaryDirectory(prefix="calld-ui-") as tmp:
+            out = await self.painter.draw(run_dir, Path(tmp) / TIMELINE_NAME)
+            return out.read_bytes()
+
+    def ui_link(self) -> str:
+        """A link to the web view with a fresh one-use token (calld-ctl ui)."""
+        if self.ui_url is None:
+            raise DaemonError("the web view is off: set CALLD_UI_BIND (e.g. 127.0.0.1:8790) and restart calld")
+        return f"{self.ui_url}/?token={self.ui_access.issue()}"
 
     async def call_ident(self, ident: str) -> str:
         """A request id names its call's run (what calld-ctl prints to look a request up); other ids stay."""

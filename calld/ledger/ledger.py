@@ -523,11 +523,14 @@ class Ledger:
 
     @_read
     def history(self, tx: Tx, *, user: UserId | None = None, status: str | None = None, since: str | None = None,
-                limit: int = 50) -> list[RequestRow]:
+                limit: int = 50, until: str | None = None, offset: int = 0) -> list[RequestRow]:
         """Requests newest first. `status` is the call's (answered, failed, ...) once it is done, else the
-        request's own (placing, in_flight); `since` an ISO 8601 UTC time the request was made at or after."""
+        request's own (placing, in_flight); `since` an ISO 8601 UTC time the request was made at or after,
+        `until` one it was made before; `offset` rows skipped (the web view's pages)."""
         if limit < 1:
             raise ValueError("limit must be at least 1")
+        if offset < 0:
+            raise ValueError("offset must be at least 0")
         clauses, args = [], []
         if user is not None:
             clauses.append("user_id = ?")
@@ -538,11 +541,14 @@ class Ledger:
         if since is not None:
             clauses.append("created_at >= ?")
             args.append(since)
+        if until is not None:
+            clauses.append("created_at < ?")
+            args.append(until)
         where = f"WHERE {' AND '.join(clauses)}" if clauses else ""
         rows = all_rows(
             tx,
-            f"SELECT {_REQUEST_COLUMNS} FROM requests {where} ORDER BY created_at DESC, request_id DESC LIMIT ?",
-            (*args, limit),
+            f"SELECT {_REQUEST_COLUMNS} FROM requests {where} ORDER BY created_at DESC, request_id DESC LIMIT ? OFFSET ?",
+            (*args, limit, offset),
         )
         return [_request(r) for r in rows]
 

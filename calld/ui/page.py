@@ -1,0 +1,306 @@
+"""What the web view shows, as plain data for the templates. Pure: no IO, no web framework.
+
+A call's page is built from what `show` reads (calld.observe.history.call_detail): the result,
+the report and the transcript. The facts of the typed answer are listed each with the quotes of
+the accepted record that say it; a quote is tied to a fact when the fact's time, day, number or
+place stands in the quote's words (read with calld.evidence.vocab, as the citation check reads
+them), and a fact no quote names in those terms is tied to every quote (the quotes were accepted
+as a whole). This is a reading aid, never a second check: the verdict is the result's.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from calld.evidence import vocab as v
+from calld.observe.summary import booked_line, status_line, why_words
+
+WEEK = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
+SHORT = {d: d[:3].capitalize() for d in WEEK}
+ARTIFACT_LINKS = ("result.json", "call_report.json", "events.jsonl", "transcript.json", "task.json", "hangup.json")
+
+
+@dataclass(frozen=True)
+class Quote:
+    n: int  # 1-based, as the page numbers them
+    text: str
+    turn: int
+    start_ms: int | None
+    end_ms: int | None
+    facts: tuple[int, ...] = ()  # indexes into the page's facts
+
+    @property
+    def at_s(self) -> str:
+        return "" if self.start_ms is None else f"{self.start_ms / 1000:.2f}"
+
+
+@dataclass(frozen=True)
+class Fact:
+    label: str
+    value: str
+    quotes: tuple[int, ...]  # the quotes' numbers (1-based)
+
+
+@dataclass(frozen=True)
+class Piece:
+    text: str
+    quote: Quote | None = None
+
+
+@dataclass(frozen=True)
+class Turn:
+    speaker: str
+    start_ms: int | None
+    end_ms: int | None
+    pieces: tuple[Piece, ...]
+
+    @property
+    def at(self) -> str:
+        return "" if self.start_ms is None else f"{self.start_ms / 1000:.1f} s"
+
+
+@dataclass(frozen=True)
+class HoursRow:
+    days: str
+    hours: str
+    quotes: tuple[int, ...]
+
+
+@dataclass
+class CallPage:
+    ident: str
+    result: dict[str, Any]
+    report: dict[str, Any]
+    status: str
+    status_words: str
+    why: str | None
+    answer_line: str | None
+    facts: list[Fact]
+    hours: list[HoursRow]
+    quotes: list[Quote]
+    turns: list[Turn]
+    corrected: bool
+    honesty: str
+    refused: list[dict[str, str]]
+    hangup: dict[str, Any] | None
+    hangup_words: str
+    files: list[str]
+    publication: dict[str, Any] | None
+    request: dict[str, Any] | None
+    pruned: bool
+    has_audio: bool
+    has_outbound: bool
+    has_timeline: bool
+    meta: list[tuple[str, str]] = field(default_factory=list)
+
+
+def days_words(days: list[str] | tuple[str, ...]) -> str:
+    """Monday..Friday as 'Mon–Fri', a scattered set as 'Mon, Wed, Sat'."""
+    idx = sorted(WEEK.index(d) for d in days if d in WEEK)
+    if not idx:
+        return "(no days)"
+    if len(idx) == 7:
+        return "Every day"
+    if len(idx) >= 3 and idx == list(range(idx[0], idx[-1] + 1)):
+        return f"{SHORT[WEEK[idx[0]]]}\u2013{SHORT[WEEK[idx[-1]]]}"
+    return ", ".join(SHORT[WEEK[i]] for i in idx)
+
+
+def _hours_words(r: dict[str, Any]) -> str:
+    if r.get("closed"):
+        return "closed"
+    if r.get("around_the_clock"):
+        return "open 24 hours"
+    opens = v.say_clock(r["opens"]) if r.get("opens") else "?"
+    closes = v.say_clock(r["closes"]) if r.get("closes") else "?"
+    return f"{opens} \u2013 {closes}"
+
+
+def _said(quote: str) -> str:
+    return v.normal(quote)
+
+
+def _quotes_with_clock(quotes: list[Quote], *hhmm: str | None) -> tuple[int, ...]:
+    wanted = [h for h in hhmm if h]
+    return tuple(q.n for q in quotes if any(c.clock.means(h) for c in v.clocks(_said(q.text)) for h in wanted))
+
+
+def _quotes_with_days(quotes: list[Quote], days: set[str]) -> tuple[int, ...]:
+    return tuple(q.n for q in quotes if v.days_said(_said(q.text)) & days)
+
+
+def _quotes_with_number(quotes: list[Quote], n: float | None) -> tuple[int, ...]:
+    if n is None:
+        return ()
+    return tuple(q.n for q in quotes if float(n) in v.numbers(_said(q.text)))
+
+
+def _all(quotes: list[Quote]) -> tuple[int, ...]:
+    return tuple(q.n for q in quotes)
+
+
+def _or_all(found: tuple[int, ...], quotes: list[Quote]) -> tuple[int, ...]:
+    return found or _all(quotes)
+
+
+def facts_of(result: dict[str, Any], quotes: list[Quote]) -> tuple[list[Fact], list[HoursRow]]:
+    """The typed answer's facts, each with the quotes that say it; hours also as table rows."""
+    facts: list[Fact] = []
+    hours: list[HoursRow] = []
+    status = result.get("status")
+    answer = result.get("answer") or {}
+    kind = answer.get("kind")
+    if kind == "hours":
+        for r in answer.get("ranges") or []:
+            days = set(r.get("days") or [])
+            tied = tuple(sorted(set(_quotes_with_clock(quotes, r.get("opens"), r.get("closes")))
+                                | set(_quotes_with_days(quotes, days))))
+            if r.get("closed") or r.get("around_the_clock"):
+                tied = tuple(sorted(set(tied) | set(_quotes_with_days(quotes, days))))
+            row = HoursRow(days_words(r.get("days") or []) + (f" ({r['date']})" if r.get("date") else ""),
+                           _hours_words(r), _or_all(tied, quotes))
+            hours.append(row)
+            facts.append(Fact(row.days, row.hours, row.quotes))
+    elif kind == "no_set_hours":
+        facts.append(Fact("Hours", "no set hours", _all(quotes)))
+    elif kind == "stock":
+        avail = str(answer.get("availability", "?")).replace("_", " ")
+        facts.append(Fact("Stock", avail, _or_all(_quotes_with_number(quotes, answer.get("quantity")), quotes)
+                          if answer.get("quantity") is not None else _all(quotes)))
+        if answer.get("quantity") is not None:
+            facts.append(Fact("Quantity", str(answer["quantity"]), _or_all(_quotes_with_number(quotes, answer["quantity"]), quotes)))
+        for k in answer.get("kinds") or []:
+            name = str(k.get("kind", "?"))
+            tied = tuple(q.n for q in quotes if set(v.tokens(name)) & set(v.tokens(q.text)))
+            value = str(k.get("availability", "?")).replace("_", " ")
+            if k.get("quantity") is not None:
+                value += f" ({k['quantity']})"
+            facts.append(Fact(f"Kind: {name}", value, _or_all(tied, quotes)))
+    elif kind == "aisle":
+        location = str(answer.get("location", "?"))
+        numbers = v.numbers(_said(location))
+        tied = tuple(q.n for q in quotes if (numbers and set(numbers) & set(v.numbers(_said(q.text))))
+                     or _said(location) in _said(q.text))
+        facts.append(Fact("Where", location, _or_all(tied, quotes)))
+    if status == "booked":
+        party = result.get("confirmed_party")
+        when = str(result.get("confirmed_time") or "?")
+        clocks = [f"{c.clock.hour:02d}:{c.clock.minute:02d}" for c in v.clocks(_said(when))]
+        days = set(v.days_said(_said(when)))
+        facts.append(Fact("Party", str(party), _or_all(_quotes_with_number(quotes, party), quotes)))
+        when_tied = tuple(sorted(set(_quotes_with_clock(quotes, *clocks)) | set(_quotes_with_days(quotes, days))))
+        facts.append(Fact("Time", when, _or_all(when_tied, quotes)))
+        if result.get("confirmed_constraints"):
+            facts.append(Fact("Noted", str(result["confirmed_constraints"]), _all(quotes)))
+    if status == "declined" and quotes:
+        facts.append(Fact("Declined", str(result.get("reason") or "declined"), _all(quotes)))
+    if not facts and quotes:
+        facts.append(Fact("Answer", str(result.get("answer_text") or result.get("confirmation_text") or status), _all(quotes)))
+    return facts, hours
+
+
+def _pieces(text: str, marks: list[Quote]) -> tuple[Piece, ...]:
+    """A turn's text cut around the quotes said in it (case and spacing forgiven); a quote that
+    cannot be found word for word marks the whole turn."""
+    spans: list[tuple[int, int, Quote]] = []
+    low = text.lower()
+    for q in marks:
+        needle = " ".join(q.text.split()).lower()
+        at = low.find(needle)
+        if at < 0:
+            spans = [(0, len(text), q)]
+            break
+        if not any(a < at + len(needle) and at < b for a, b, _ in spans):
+            spans.append((at, at + len(needle), q))
+    spans.sort(key=lambda s: s[0])
+    out: list[Piece] = []
+    pos = 0
+    for a, b, q in spans:
+        if a > pos:
+            out.append(Piece(text[pos:a]))
+        out.append(Piece(text[a:b], q))
+        pos = b
+    if pos < len(text):
+        out.append(Piece(text[pos:]))
+    return tuple(out)
+
+
+def _refused(report: dict[str, Any]) -> list[dict[str, str]]:
+    return [{"status": str(r.get("status", "?")), "why": str(r.get("why", "")), "call_id": str(r.get("call_id", ""))}
+            for r in report.get("refused_records") or []]
+
+
+def _hangup_words(hangup: dict[str, Any] | None) -> str:
+    if not hangup:
+        return "no hangup recorded"
+    via = {"tool": "after the goodbye played on the line (its mark echoed)",
+           "drain_timeout": "when no echo of the last audio came in time (the goodbye may be cut)"}.get(
+        str(hangup.get("via")), f"via {hangup.get('via')}")
+    who = hangup.get("source")
+    cause = hangup.get("cause")
+    words = f"Hung up {via}"
+    if cause:
+        words += f"; the carrier says {cause}" + (f" from the {who}" if who else "")
+    if hangup.get("confirmed") is False:
+        words += "; the carrier never confirmed it"
+    return words
+
+
+def call_page(ident: str, detail: dict[str, Any]) -> CallPage:
+    """The call page's data from what `show` reads (calld.observe.history.call_detail)."""
+    result = detail.get("result") or {}
+    report = detail.get("report") or {}
+    transcript = detail.get("transcript") or {}
+    quotes = [Quote(i + 1, str(e.get("quote", "")), int(e.get("turn", -1)), e.get("start_ms"), e.get("end_ms"))
+              for i, e in enumerate(result.get("evidence") or report.get("evidence") or [])]
+    facts, hours = facts_of(result, quotes)
+    by_quote: dict[int, list[int]] = {}
+    for fi, f in enumerate(facts):
+        for n in f.quotes:
+            by_quote.setdefault(n, []).append(fi)
+    quotes = [Quote(q.n, q.text, q.turn, q.start_ms, q.end_ms, tuple(by_quote.get(q.n, ()))) for q in quotes]
+    turns = []
+    for i, t in enumerate(transcript.get("turns") or []):
+        text = str(t.get("text", "")).strip()
+        marks = [q for q in quotes if q.turn == i] if t.get("speaker") == "business" else []
+        turns.append(Turn(str(t.get("speaker", "?")), t.get("start_ms"), t.get("end_ms"), _pieces(text, marks)))
+    files = detail.get("files") or {}
+    status = str(result.get("status") or report.get("status") or "?")
+    honesty = ("The agent said it was a person, or denied being automated, and was made to correct itself at once."
+               if result.get("honesty") == "corrected" else
+               "The agent said it was an automated assistant and never claimed to be a person.")
+    meta = [(k, str(val)) for k, val in (
+        ("Run", result.get("run_id") or report.get("run_id")),
+        ("Call control id", result.get("call_control_id") or report.get("call_control_id")),
+        ("User", report.get("user_id") or (detail.get("request") or {}).get("user")),
+        ("To", report.get("to")),
+        ("From", report.get("from_did")),
+        ("Asked", _asked(report, detail.get("request"))),
+        ("Started", report.get("started_at")),
+        ("Duration", f"{report['duration_ms'] / 1000:.1f} s" if isinstance(report.get("duration_ms"), int) else None),
+        ("Verdict from", result.get("verdict_source")),
+        ("Opt-out", result.get("opt_out")),
+    ) if val]
+    return CallPage(
+        ident=ident, result=result, report=report, status=status, status_words=status_line(result) if result else status,
+        why=why_words(result) if result else None,
+        answer_line=booked_line(result) or result.get("answer_text") or result.get("confirmation_text"),
+        facts=facts, hours=hours, quotes=quotes, turns=turns, corrected=bool(result.get("corrected")),
+        honesty=honesty, refused=_refused(report), hangup=report.get("hangup"), hangup_words=_hangup_words(report.get("hangup")),
+        files=[n for n in ARTIFACT_LINKS if n in files], publication=detail.get("publication"), request=detail.get("request"),
+        pruned=bool(detail.get("pruned")), has_audio="audio/inbound.wav" in files, has_outbound="audio/outbound.wav" in files,
+        has_timeline=bool(report) and not detail.get("pruned"), meta=meta,
+    )
+
+
+def _asked(report: dict[str, Any], request: dict[str, Any] | None) -> str | None:
+    if report.get("booking"):
+        b = report["booking"]
+        return f"book a table for {b.get('party')} at {b.get('time')}"
+    if report.get("question"):
+        return " ".join(str(x) for x in (report.get("question"), report.get("item")) if x)
+    if request:
+        p = request.get("params") or {}
+        return " ".join(str(x) for x in (p.get("ask"), p.get("item")) if x) or None
+    return None
