@@ -1144,6 +1144,16 @@ class Daemon:
         rows = await self._ledger.history(user=who, status=status, since=since, until=until, limit=limit, offset=offset)
         return await trio.to_thread.run_sync(lambda: [history_row(r, artifacts) for r in rows])
 
+    async def ui_ident(self, asked: str) -> str:
+        """The id a web page names its call by: the run id while on the line, then its call_control_id,
+        whose directory is found by name (a run id alone would read every call's report to find it)."""
+        row = await self._ledger.request(asked) or await self._ledger.request_for_call(asked)
+        if row is None:
+            return asked
+        if self.callbook.find(str(row.run_id)) is not None or not row.call_control_id:
+            return str(row.run_id)
+        return str(row.call_control_id)
+
     def ui_live(self, ident: str) -> dict[str, Any] | None:
         """A call on the line now, as `calls` lists it; None once it has ended (or was never here)."""
         if (h := self.callbook.find(ident)) is None:

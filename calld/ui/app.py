@@ -40,7 +40,7 @@ class UiSource(Protocol):
                          offset: int, limit: int) -> list[dict[str, Any]]: ...
     def ui_live(self, ident: str) -> dict[str, Any] | None: ...
     async def detail(self, ident: str) -> dict[str, Any] | None: ...
-    async def call_ident(self, ident: str) -> str: ...
+    async def ui_ident(self, asked: str) -> str: ...
     def ui_run_dir(self, ident: str) -> Path | None: ...
     async def ui_timeline(self, ident: str) -> bytes | None: ...
 
@@ -138,7 +138,7 @@ def create_ui_app(source: UiSource, access: Access) -> QuartTrio:
 
     @app.get("/call/<asked>")
     async def call(asked: str) -> Response | str:
-        ident = await source.call_ident(asked)
+        ident = await source.ui_ident(asked)
         live = source.ui_live(ident)
         if live is not None:
             return await render_template("live.html", call=live, ident=ident, poll_ms=LIVE_POLL_MS)
@@ -149,7 +149,7 @@ def create_ui_app(source: UiSource, access: Access) -> QuartTrio:
 
     @app.get("/call/<asked>/live.json")
     async def live(asked: str) -> dict[str, Any]:
-        ident = await source.call_ident(asked)
+        ident = await source.ui_ident(asked)
         found = source.ui_live(ident)
         return {"live": found is not None, "call": found}
 
@@ -157,7 +157,7 @@ def create_ui_app(source: UiSource, access: Access) -> QuartTrio:
     async def audio(asked: str, which: str) -> Response:
         if which not in ("inbound", "outbound"):
             return refuse("The recordings are inbound.wav (the business) and outbound.wav (the agent).", 404)
-        run_dir = source.ui_run_dir(await source.call_ident(asked))
+        run_dir = source.ui_run_dir(await source.ui_ident(asked))
         path = run_dir / "audio" / f"{which}.wav" if run_dir else None
         if path is None or not path.is_file():
             return refuse(f"No recording for {asked!r}.", 404)
@@ -169,7 +169,7 @@ def create_ui_app(source: UiSource, access: Access) -> QuartTrio:
     @app.get("/call/<asked>/timeline.svg")
     async def timeline(asked: str) -> Response:
         try:
-            picture = await source.ui_timeline(await source.call_ident(asked))
+            picture = await source.ui_timeline(await source.ui_ident(asked))
         except Exception as exc:  # the drawing process failed: the page stands without its picture
             return refuse(f"The timeline could not be drawn: {exc}", 500)
         if picture is None:
@@ -180,7 +180,7 @@ def create_ui_app(source: UiSource, access: Access) -> QuartTrio:
     async def raw(asked: str, name: str) -> Response:
         if name not in (*ARTIFACT_LINKS, "timeline.svg"):
             return refuse(f"{name!r} is not one of the call's files shown here.", 404)
-        run_dir = source.ui_run_dir(await source.call_ident(asked))
+        run_dir = source.ui_run_dir(await source.ui_ident(asked))
         path = run_dir / name if run_dir else None
         if path is None or not path.is_file():
             return refuse(f"No {name} for {asked!r}.", 404)

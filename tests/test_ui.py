@@ -1,0 +1,397 @@
+"""The web view (calld.ui, issue 53) over HTTP: its own listener, the token link and the session cookie,
+read-only routes, the strict CSP, the calls list's filters and pages, the call page's parts, escaping,
+and the audio's Range answers. A real daemon on the autojump clock, stub calls, httpx as the browser.
+(tests/test_ui_browser.py drives headless Chromium.)"""
+
+from __future__ import annotations
+
+import io
+import json
+import shutil
+import sqlite3
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+import trio
+
+from calld.cli.client import ControlClient, ControlError
+from calld.cli.ctl import EXIT_OK, build_parser, run_ask
+from calld.daemon.service import Daemon
+from calld.settings import SettingsError, load_settings
+from calld.ui.access import Access
+from daemons import daemon_settings, stop
+
+ASK = {"to": "+15555550142", "ask": "hours", "name": "Nathan", "user": "alice"}
+HOSTILE = '<script>document.title="pwned"</script><img src=x onerror="document.title=1"><b>bold</b> & "quotes"'
+
+
+@pytest.fixture
+async def daemon(tmp_path, nursery):
+    d: Daemon = await nursery.start(Daemon(daemon_settings(tmp_path, calld_ui_bind="127.0.0.1:0")).serve)
+    yield d
+    await stop(d)
+
+
+@pytest.fixture
+async def client(daemon):
+    async with ControlClient(daemon.settings.calld_socket) as c:
+        await c.provision("alice")
+        await c.provision("bob")
+        yield c
+
+
+@pytest.fixture
+async def web(daemon):
+    # No timeout of httpx's own: on the autojump clock it would leap past while a worker thread reads files.
+    async with httpx.AsyncClient(base_url=daemon.ui_url, timeout=None) as h:
+        yield h
+
+
+async def ask(client: ControlClient, **over: Any) -> dict[str, Any]:
+    out = io.StringIO()
+    await run_ask(client, {**ASK, **over}, out=out, err=io.StringIO())
+    return json.loads(out.getvalue())
+
+
+async def login(web: httpx.AsyncClient, daemon: Daemon) -> httpx.Response:
+    r = await web.get(daemon.ui_link())
+    assert r.status_code == 303 and r.headers["location"] == "/"
+    return r
+
+
+def hostile_call(artifacts: Path, source: Path, name: str = "v3_hostile-call") -> Path:
+    """A finished call's files with the business's and the agent's words replaced by markup."""
+    d = artifacts / name
+    shutil.copytree(source, d)
+    t = json.loads((d / "transcript.json").read_text())
+    for turn in t["turns"]:
+        turn["text"] = f"{turn['text']} {HOSTILE}"
+    (d / "transcript.json").write_text(json.dumps(t))
+    for f in ("result.json", "call_report.json"):
+        data = json.loads((d / f).read_text())
+        data["call_control_id"] = name.replace("_", ":", 1)
+        data["answer_text"] = HOSTILE
+        for e in data.get("evidence") or []:
+            e["quote"] = HOSTILE
+        (d / f).write_text(json.dumps(data))
+    return d
+
+
+# -- 1. its own listener, the link and the session -----------------------------------------------------
+
+
+async def test_the_web_view_is_off_unless_set(tmp_path, nursery):
+    d: Daemon = await nursery.start(Daemon(daemon_settings(tmp_path)).serve)
+    try:
+        assert d.ui_url is None
+        async with ControlClient(d.settings.calld_socket) as c:
+            with pytest.raises(ControlError, match="CALLD_UI_BIND"):
+                await c.ui_link()
+    finally:
+        await stop(d)
+
+
+def test_ui_bind_setting_takes_a_port_for_loopback_and_refuses_garbage(tmp_path):
+    assert load_settings(calld_state_dir=tmp_path, calld_ui_bind="8790", _env_file=None).calld_ui_bind == "127.0.0.1:8790"
+    assert load_settings(calld_state_dir=tmp_path, _env_file=None).calld_ui_bind == ""
+    with pytest.raises(SettingsError, match="HOST:PORT"):
+        load_settings(calld_state_dir=tmp_path, calld_ui_bind="localhost", _env_file=None)
+
+
+async def test_stub_mode_serves_the_web_view_only_on_loopback(tmp_path):
+    from calld.daemon.errors import DaemonError
+
+    with pytest.raises(DaemonError, match="CALLD_UI_BIND"):
+        await Daemon(daemon_settings(tmp_path, calld_ui_bind="0.0.0.0:0")).serve()
+
+
+async def test_every_route_is_refused_without_a_session(client, daemon, web):
+    done = await ask(client)
+    ccid = done["call_control_id"]
+    routes = ["/", "/?status=answered", f"/call/{done['run_id']}", f"/call/{ccid}", f"/call/{ccid}/live.json",
+              f"/call/{ccid}/audio/inbound.wav", f"/call/{ccid}/raw/result.json", f"/call/{ccid}/timeline.svg",
+              "/static/ui.js", "/static/ui.css", "/nothing-here"]
+    for path in routes:
+        r = await web.get(path)
+        assert r.status_code == 403, path
+        assert "calld-ctl ui" in r.text and done["run_id"] not in r.text
+        r = await web.get(path, headers={"Cookie": "calld_ui=made-up"})
+        assert r.status_code == 403, path
+    await login(web, daemon)
+    for path in routes[:-1]:
+        assert (await web.get(path)).status_code == 200, path
+
+
+async def test_the_link_trades_its_token_once_for_an_httponly_strict_cookie(daemon, web):
+    link = daemon.ui_link()
+    r = await web.get(link)
+    cookie = r.headers["set-cookie"]
+    assert "HttpOnly" in cookie and "SameSite=Strict" in cookie and "Path=/" in cookie
+    assert (await web.get("/")).status_code == 200
+    async with httpx.AsyncClient(base_url=daemon.ui_url, timeout=None) as other:
+        again = await other.get(link)  # the same link, a second time: spent
+        assert again.status_code == 403 and "expired or was already used" in again.text
+        assert (await other.get("/")).status_code == 403
+        wrong = await other.get("/?token=not-a-token")
+        assert wrong.status_code == 403 and "set-cookie" not in wrong.headers
+
+
+def test_a_link_expires_and_so_does_a_session():
+    now = [100.0]
+    access = Access(link_s=300, session_s=3600, clock=lambda: now[0])
+    late = access.issue()
+    now[0] += 301
+    assert access.open_session(late) is None
+    fresh = access.issue()
+    session = access.open_session(fresh)
+    assert session is not None and access.allows(session)
+    assert access.open_session(fresh) is None  # once
+    now[0] += 3599
+    assert access.allows(session)
+    now[0] += 2
+    assert not access.allows(session) and not access.allows(None) and not access.allows("")
+
+
+async def test_an_expired_link_is_refused_by_the_daemon(daemon, web):
+    link = daemon.ui_link()
+    daemon.ui_access.link_s = 0  # what a link five minutes old meets
+    stale = daemon.ui_link()
+    assert (await web.get(stale)).status_code == 403
+    assert (await web.get(link)).status_code == 303  # issued before: still good
+
+
+async def test_the_public_and_media_listeners_serve_no_page(client, daemon, web):
+    done = await ask(client)
+    await login(web, daemon)
+    session = web.cookies.get("calld_ui")
+    media = f"http://{daemon.media_bound}"
+    for base in (daemon.public_url, media):
+        async with httpx.AsyncClient(base_url=base, cookies={"calld_ui": session}, timeout=None) as other:
+            for path in ("/", f"/call/{done['run_id']}", f"/call/{done['call_control_id']}/audio/inbound.wav",
+                         "/static/ui.js", f"/?token={daemon.ui_link()}"):
+                try:
+                    r = await other.get(path)
+                except httpx.HTTPError:
+                    continue  # the media listener speaks WebSocket only
+                assert r.status_code in (400, 403, 404, 405, 426), (base, path, r.status_code)
+                assert "calld" not in r.headers.get("content-type", "") and "<html" not in r.text.lower()
+
+
+async def test_ctl_ui_prints_a_link_that_opens_the_list(client, daemon, web, capsys):
+    args = build_parser().parse_args(["--socket", str(daemon.settings.calld_socket), "ui"])
+    capsys.readouterr()
+    assert await args.afunc(args) == EXIT_OK
+    url = capsys.readouterr().out.strip()
+    assert url.startswith(f"{daemon.ui_url}/?token=")
+    assert (await web.get(url)).status_code == 303
+    assert "<table" in (await web.get("/")).text
+
+
+# -- 1. nothing writes --------------------------------------------------------------------------------
+
+
+def _tree(root: Path) -> dict[str, tuple[int, int]]:
+    return {str(p): (p.stat().st_size, p.stat().st_mtime_ns) for p in sorted(root.rglob("*")) if p.is_file()}
+
+
+async def test_no_route_takes_a_write_and_browsing_changes_no_file(client, daemon, web):
+    done = await ask(client)
+    await daemon.after_calls(1)
+    await login(web, daemon)
+    state = daemon.settings.calld_state_dir
+    ledger = daemon.settings.db_path
+    before = _tree(state / "artifacts")
+    rows = sqlite3.connect(ledger).execute("SELECT count(*), max(updated_at) FROM requests").fetchone()
+    ccid = done["call_control_id"]
+    paths = ["/", f"/call/{done['run_id']}", f"/call/{ccid}/audio/inbound.wav", f"/call/{ccid}/raw/result.json",
+             f"/call/{ccid}/timeline.svg", f"/call/{ccid}/live.json", "/static/ui.js"]
+    for path in paths:
+        assert (await web.get(path)).status_code == 200
+        for method in ("POST", "PUT", "DELETE", "PATCH"):
+            r = await web.request(method, path, content=b"{}")
+            assert r.status_code == 405, (method, path)
+    assert _tree(state / "artifacts") == before
+    assert sqlite3.connect(ledger).execute("SELECT count(*), max(updated_at) FROM requests").fetchone() == rows
+
+
+async def test_every_response_carries_the_strict_policy(client, daemon, web):
+    done = await ask(client)
+    refused = await web.get("/")
+    await login(web, daemon)
+    for r in (refused, await web.get("/"), await web.get(f"/call/{done['run_id']}"), await web.get("/static/ui.js"),
+              await web.get(f"/call/{done['call_control_id']}/raw/result.json")):
+        csp = r.headers["content-security-policy"]
+        assert "default-src 'none'" in csp and "script-src 'self'" in csp and "unsafe-inline" not in csp
+        assert "frame-ancestors 'none'" in csp
+        assert r.headers["x-content-type-options"] == "nosniff" and r.headers["referrer-policy"] == "no-referrer"
+    page = (await web.get(f"/call/{done['run_id']}")).text
+    assert '<script src="/static/ui.js"' in page
+    assert "<script>" not in page and " on" + "click=" not in page and "style=" not in page
+
+
+# -- 2. the calls list --------------------------------------------------------------------------------
+
+
+def _rows(html: str) -> list[str]:
+    body = html.split("<tbody>", 1)[1].split("</tbody>", 1)[0]
+    return [r for r in body.split("<tr")[1:]]
+
+
+async def test_the_list_shows_history_newest_first_with_filters(client, daemon, web):
+    first = await ask(client)
+    second = await ask(client, scenario="decline")
+    third = await ask(client, user="bob", ask="stock", item="cast iron skillet")
+    await login(web, daemon)
+    rows = _rows((await web.get("/")).text)
+    assert [third["run_id"] in rows[0], second["run_id"] in rows[1], first["run_id"] in rows[2]] == [True] * 3
+    assert "bob" in rows[0] and "stock cast iron skillet" in rows[0] and "+15555550142" in rows[0]
+    assert "answered" in rows[2] and "Weekdays" not in rows[1]
+    assert any(":" in cell for cell in rows[2].split('class="num">')[1:])  # the duration, m:ss
+    only_bob = _rows((await web.get("/?user=bob")).text)
+    assert len(only_bob) == 1 and third["run_id"] in only_bob[0]
+    declined = _rows((await web.get("/?status=declined")).text)
+    assert len(declined) == 1 and second["run_id"] in declined[0]
+    today = third["run_id"] and (await web.get("/")).text.split('<td><a href="/call/', 1)[1].split(">", 1)[1][:10]
+    assert len(_rows((await web.get(f"/?day={today}")).text)) == 3
+    assert "No calls match" in (await web.get("/?day=2001-01-01")).text
+    bad = await web.get("/?day=yesterday-ish")
+    assert bad.status_code == 400 and "2026-12-05" in bad.text
+    assert (await web.get("/?status=great")).status_code == 400
+    assert (await web.get("/?user=" + "x" * 300)).status_code == 400
+    assert (await web.get("/?page=0")).status_code == 400
+
+
+async def test_the_list_pages_by_fifty(client, daemon, web, monkeypatch):
+    import calld.ui.app as ui_app
+
+    monkeypatch.setattr(ui_app, "PER_PAGE", 2)
+    runs = [(await ask(client))["run_id"] for _ in range(5)]
+    await login(web, daemon)
+    seen = []
+    for page in (1, 2, 3):
+        html = (await web.get(f"/?page={page}")).text
+        seen += sorted((r for r in runs if r in html), key=html.index)
+        assert ('rel="next"' in html) == (page < 3) and ('rel="prev"' in html) == (page > 1)
+    assert seen == runs[::-1], (seen, runs)
+    # A page's links keep the filters.
+    filtered = (await web.get("/?status=answered&page=2")).text
+    assert 'href="/?status=answered&amp;page=3"' in filtered and 'href="/?status=answered&amp;page=1"' in filtered
+
+
+async def test_a_call_on_the_line_is_marked_live_and_its_page_follows_it(client, daemon, web, autojump_clock):
+    await login(web, daemon)
+    async with trio.open_nursery() as n:
+        out = io.StringIO()
+        n.start_soon(lambda: run_ask(client, {**ASK, "scenario": "hold"}, out=out, err=io.StringIO()))
+        while not daemon.callbook.handles():
+            await trio.sleep(0.1)
+        run_id = daemon.callbook.handles()[0].plan.run_id
+        await trio.sleep(5)
+        row = _rows((await web.get("/")).text)[0]
+        assert run_id in row and "live" in row
+        page = await web.get(f"/call/{run_id}")
+        assert 'id="live-badge"' in page.text and 'data-live-url=' in page.text
+        assert (await web.get(f"/call/{run_id}/live.json")).json()["live"] is True
+    done = json.loads(out.getvalue())
+    assert (await web.get(f"/call/{run_id}/live.json")).json() == {"live": False, "call": None}
+    page = (await web.get(f"/call/{run_id}")).text
+    assert 'id="live-badge"' not in page and 'id="verdict"' in page and done["status"] in page
+    assert "badge live" not in _rows((await web.get("/")).text)[0]
+
+
+# -- 3. the call page ---------------------------------------------------------------------------------
+
+
+async def test_the_call_page_ties_each_quote_to_its_fact(client, daemon, web):
+    done = await ask(client, scenario="model_corrected")
+    await login(web, daemon)
+    html = (await web.get(f"/call/{done['run_id']}")).text
+    # The hours as a table, each row naming the quotes that say it.
+    hours = html.split('id="hours"', 1)[1].split("</table>", 1)[0]
+    assert "Mon\u2013Fri" in hours and "9:00 AM \u2013 7:00 PM" in hours and 'data-quote="2"' in hours
+    # Each quote of the accepted record: a seek button at its offset, marked in its own turn.
+    for n, e in enumerate(done["evidence"], 1):
+        assert f'data-seek="{e["start_ms"] / 1000:.2f}" data-quote="{n}"' in html
+        assert f'<mark class="quote" data-quote="{n}" data-seek="{e["start_ms"] / 1000:.2f}"' in html
+    assert "supports: Mon\u2013Fri" in html
+    assert "Corrected:</strong> yes" in html and "never claimed to be a person" in html
+    assert 'id="player"' in html and "/audio/inbound.wav" in html and "/timeline.svg" in html
+    assert "mark echoed" in html and "normal_clearing" in html
+    for name in ("result.json", "call_report.json", "events.jsonl"):
+        assert f"/raw/{name}\">{name}</a>" in html
+
+
+async def test_the_call_page_lists_refused_records_with_the_rule_each_broke(client, daemon, web):
+    done = await ask(client, scenario="model_misquotes")
+    await login(web, daemon)
+    report = (await web.get(f"/call/{done['call_control_id']}/raw/call_report.json")).json()
+    assert report["refused_records"], "this scenario's model records a quote nobody said first"
+    html = (await web.get(f"/call/{done['run_id']}")).text
+    section = html.split('id="refused"', 1)[1].split("</section>", 1)[0]
+    from markupsafe import escape
+
+    for r in report["refused_records"]:
+        assert str(escape(r["why"])) in section
+
+
+async def test_a_booking_shows_its_party_and_time(client, daemon, web):
+    out = io.StringIO()
+    await run_ask(client, {"to": "+15555550143", "name": "Nathan", "party": 2, "time": "Friday 7pm", "user": "alice"}, book=True,
+                   out=out, err=io.StringIO())
+    done = json.loads(out.getvalue())
+    await login(web, daemon)
+    facts = (await web.get(f"/call/{done['run_id']}")).text.split('id="facts"', 1)[1].split("</dl>", 1)[0]
+    assert "<dt>Party</dt>" in facts and ">2 " in facts and "<dt>Time</dt>" in facts and "Friday 7pm" in facts
+
+
+async def test_what_the_business_and_the_user_said_is_escaped(client, daemon, web):
+    done = await ask(client)
+    await login(web, daemon)
+    art = daemon.settings.artifacts_dir
+    hostile_call(art, art / done["transcript_ref"].split("/")[0])
+    r = await web.get("/call/v3_hostile-call")
+    assert r.status_code == 200
+    assert "<script>document" not in r.text and "<img src=x" not in r.text and "<b>bold</b>" not in r.text
+    assert "&lt;script&gt;document.title=" in r.text and "&lt;b&gt;bold&lt;/b&gt; &amp; " in r.text
+
+
+async def test_the_recording_answers_range_requests(client, daemon, web):
+    done = await ask(client)
+    await login(web, daemon)
+    wav = (daemon.settings.artifacts_dir / done["audio_ref"]).read_bytes()
+    path = f"/call/{done['call_control_id']}/audio/inbound.wav"
+    whole = await web.get(path)
+    assert whole.status_code == 200 and whole.content == wav and whole.headers["accept-ranges"] == "bytes"
+    part = await web.get(path, headers={"Range": "bytes=1000-1999"})
+    assert part.status_code == 206 and part.content == wav[1000:2000]
+    assert part.headers["content-range"] == f"bytes 1000-1999/{len(wav)}"
+    tail = await web.get(path, headers={"Range": f"bytes={len(wav) - 10}-"})
+    assert tail.status_code == 206 and tail.content == wav[-10:]
+    assert (await web.get(path, headers={"Range": f"bytes={len(wav) + 10}-"})).status_code == 416
+    assert (await web.get(f"/call/{done['call_control_id']}/audio/../result.json")).status_code == 404
+    assert (await web.get(f"/call/{done['call_control_id']}/raw/run.json")).status_code == 404
+
+
+# -- the ledger's pages -------------------------------------------------------------------------------
+
+
+def test_ledger_history_takes_a_day_and_an_offset(tmp_path):
+    from calld.domain.ids import RunId, UserId
+    from calld.ledger import Ledger
+
+    ledger = Ledger(tmp_path / "l.db")
+    try:
+        ledger.provision_stub(UserId("alice"))
+        for i in range(5):
+            ledger.claim_request(f"r{i}", user_id=UserId("alice"), kind="ask", params={"i": i}, run_id=RunId(f"run_{i:020d}"))
+        with sqlite3.connect(tmp_path / "l.db") as db:
+            for i in range(5):
+                db.execute("UPDATE requests SET created_at = ? WHERE request_id = ?", (f"2026-12-0{i + 1}T10:00:00.000000+00:00", f"r{i}"))
+        ids = [r.request_id for r in ledger.history(limit=2, offset=1)]
+        assert ids == ["r3", "r2"]
+        day = [r.request_id for r in ledger.history(since="2026-12-02T00:00:00.000000+00:00", until="2026-12-03T00:00:00.000000+00:00")]
+        assert day == ["r1"]
+    finally:
+        ledger.close()
