@@ -315,7 +315,7 @@ async def test_the_call_page_ties_each_quote_to_its_fact(client, daemon, web):
     for n, e in enumerate(done["evidence"], 1):
         assert f'data-seek="{e["start_ms"] / 1000:.2f}" data-quote="{n}"' in html
         assert f'<mark class="quote" data-quote="{n}" data-seek="{e["start_ms"] / 1000:.2f}"' in html
-    assert "supports: Mon\u2013Fri" in html
+    assert "supports: Mon\u2013Fri 9:00 AM \u2013 7:00 PM" in html
     assert "Corrected:</strong> yes" in html and "never claimed to be a person" in html
     assert 'id="player"' in html and "/audio/inbound.wav" in html and "/timeline.svg" in html
     assert "mark echoed" in html and "normal_clearing" in html
@@ -395,3 +395,47 @@ def test_ledger_history_takes_a_day_and_an_offset(tmp_path):
         assert day == ["r1"]
     finally:
         ledger.close()
+
+
+# -- the page's data, pure ------------------------------------------------------------------------------
+
+
+def _detail(result: dict[str, Any], turns: list[tuple[str, str]]) -> dict[str, Any]:
+    return {"result": result, "report": {"hangup": None}, "files": {},
+            "transcript": {"turns": [{"speaker": s, "text": t, "start_ms": i * 1000, "end_ms": i * 1000 + 900}
+                                     for i, (s, t) in enumerate(turns)]}}
+
+
+def test_facts_are_tied_to_the_quotes_that_say_them():
+    from calld.ui.page import call_page
+
+    turns = [("business", "Hello, hardware."), ("agent", "Which aisle are the screws in?"),
+             ("business", "Screws are in aisle 14. Nails are in 15.")]
+    p = call_page("x", _detail({"status": "answered", "answer": {"kind": "aisle", "location": "aisle 14"},
+                                "evidence": [{"quote": "Hello, hardware.", "turn": 0, "start_ms": 0},
+                                             {"quote": "Screws are in aisle 14.", "turn": 2, "start_ms": 2100}]}, turns))
+    assert [(f.label, f.value, f.quotes) for f in p.facts] == [("Where", "aisle 14", (2,))]
+    assert p.quotes[0].facts == () and p.quotes[1].facts == (0,)
+    marked = [piece for piece in p.turns[2].pieces if piece.quote]
+    assert [m.text for m in marked] == ["Screws are in aisle 14."] and p.turns[2].pieces[-1].text == " Nails are in 15."
+    stock = call_page("x", _detail({"status": "answered", "answer": {"kind": "stock", "availability": "in_stock", "quantity": 3},
+                                    "evidence": [{"quote": "Let me look.", "turn": 0}, {"quote": "We have 3 left.", "turn": 0}]},
+                                   [("business", "Let me look. We have 3 left.")]))
+    assert ("Quantity", "3", (2,)) in [(f.label, f.value, f.quotes) for f in stock.facts]
+
+
+def test_the_honesty_line_says_what_the_call_shows():
+    from calld.ui.page import call_page
+
+    spoke = [("business", "Hi."), ("agent", "Hi, this is an automated assistant calling on behalf of Nathan.")]
+    assert "never claimed to be a person" in call_page("x", _detail({"status": "failed"}, spoke)).honesty
+    assert "correct itself" in call_page("x", _detail({"status": "failed", "honesty": "corrected"}, spoke)).honesty
+    assert call_page("x", _detail({"status": "no_answer"}, [])).honesty == "The agent never spoke on this call."
+
+
+def test_days_in_words():
+    from calld.ui.page import days_words
+
+    assert days_words(["monday", "tuesday", "wednesday", "thursday", "friday"]) == "Mon\u2013Fri"
+    assert days_words(["saturday", "monday"]) == "Mon, Sat"
+    assert days_words(list(("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"))) == "Every day"

@@ -267,9 +267,12 @@ def call_page(ident: str, detail: dict[str, Any]) -> CallPage:
         turns.append(Turn(str(t.get("speaker", "?")), t.get("start_ms"), t.get("end_ms"), _pieces(text, marks)))
     files = detail.get("files") or {}
     status = str(result.get("status") or report.get("status") or "?")
-    honesty = ("The agent said it was a person, or denied being automated, and was made to correct itself at once."
-               if result.get("honesty") == "corrected" else
-               "The agent said it was an automated assistant and never claimed to be a person.")
+    if result.get("honesty") == "corrected":
+        honesty = "The agent said it was a person, or denied being automated, and was made to correct itself at once."
+    elif any(t.speaker == "agent" for t in turns):
+        honesty = "The agent said it was an automated assistant and never claimed to be a person."
+    else:
+        honesty = "The agent never spoke on this call."
     meta = [(k, str(val)) for k, val in (
         ("Run", result.get("run_id") or report.get("run_id")),
         ("Call control id", result.get("call_control_id") or report.get("call_control_id")),
