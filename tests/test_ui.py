@@ -103,8 +103,10 @@ def test_ui_bind_setting_takes_a_port_for_loopback_and_refuses_garbage(tmp_path)
 async def test_stub_mode_serves_the_web_view_only_on_loopback(tmp_path):
     from calld.daemon.errors import DaemonError
 
-    with pytest.raises(DaemonError, match="CALLD_UI_BIND"):
-        await Daemon(daemon_settings(tmp_path, calld_ui_bind="0.0.0.0:0")).serve()
+    async with trio.open_nursery() as n:
+        with pytest.raises(DaemonError, match="CALLD_UI_BIND"):
+            d = await n.start(Daemon(daemon_settings(tmp_path, calld_ui_bind="0.0.0.0:0")).serve)
+            await d.shutdown(drain_s=0)  # reached only if the bind was taken
 
 
 async def test_every_route_is_refused_without_a_session(client, daemon, web):
