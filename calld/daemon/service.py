@@ -288,8 +288,9 @@ class Daemon:
                 await root.start(partial(serve, control, ctl_cfg, shutdown_trigger=self._stop_servers.wait))
                 if self.settings.calld_ui_bind:  # the web view: its own app on its own listener (calld.ui)
                     from calld.ui.app import create_ui_app
+                    from calld.ui.source import DaemonPages
 
-                    ui_binds = await root.start(partial(serve, create_ui_app(self, self.ui_access),
+                    ui_binds = await root.start(partial(serve, create_ui_app(DaemonPages(self), self.ui_access),
                                                         _hypercorn_config(self.settings.calld_ui_bind),
                                                         shutdown_trigger=self._stop_servers.wait))
                     self.ui_url = ui_binds[0]
@@ -1130,59 +1131,10 @@ class Daemon:
 
         return await self._ledger.run(lambda ledger: history_rows(ledger, self.settings.artifacts_dir, **query))
 
-    async def ui_history(self, *, user: str | None, status: str | None, since: str | None, until: str | None,
-                         offset: int, limit: int) -> list[dict[str, Any]]:
-        """A page of the web view's calls list: `history`'s rows, a day's span and an offset."""
-        from calld.domain.ids import UserId
-        from calld.observe.history import BadQuery, history_row
-
-        try:
-            who = UserId(user) if user is not None else None
-        except ValueError as exc:
-            raise BadQuery(f"user: {exc}") from None
-        artifacts = self.settings.artifacts_dir
-        rows = await self._ledger.history(user=who, status=status, since=since, until=until, limit=limit, offset=offset)
-        return await trio.to_thread.run_sync(lambda: [history_row(r, artifacts) for r in rows])
-
-    async def ui_ident(self, asked: str) -> str:
-        """The id a web page names its call by: the run id while on the line, then its call_control_id,
-        whose directory is found by name (a run id alone would read every call's report to find it)."""
-        row = await self._ledger.request(asked) or await self._ledger.request_for_call(asked)
-        if row is None:
-            return asked
-        if self.callbook.find(str(row.run_id)) is not None or not row.call_control_id:
-            return str(row.run_id)
-        return str(row.call_control_id)
-
-    def ui_live(self, ident: str) -> dict[str, Any] | None:
-        """A call on the line now, as `calls` lists it; None once it has ended (or was never here)."""
-        if (h := self.callbook.find(ident)) is None:
-            return None
-        return next((c for c in self.calls() if c["run_id"] == h.plan.run_id), None)
-
-    def ui_run_dir(self, ident: str) -> Path | None:
-        """A finished call's artifact directory (None while it is on the line)."""
-        from calld.observe.artifacts import find_run
-
-        if self.callbook.find(ident) is not None:
-            return None
-        return find_run(self.settings.artifacts_dir, ident)
-
-    async def ui_timeline(self, ident: str) -> bytes | None:
-        """A finished call's picture: its timeline.svg, or (not drawn yet) drawn now into a temporary
-        file, so the web view writes nothing into the call's directory."""
-        run_dir = self.ui_run_dir(ident)
-        if run_dir is None:
-            return None
-        from calld.observe.timeline import TIMELINE_NAME
-
-        if (run_dir / TIMELINE_NAME).is_file():
-            return await trio.to_thread.run_sync((run_dir / TIMELINE_NAME).read_bytes)
-        import tempfile
-
-        with tempfile.TemporaryDirectory(prefix="calld-ui-") as tmp:
-            out = await self.painter.draw(run_dir, Path(tmp) / TIMELINE_NAME)
-            return out.read_bytes()
+    @property
+    def ledger(self) -> AsyncLedger:
+        """The ledger, for readers beside the daemon (the web view's pages)."""
+        return self._ledger
 
     def ui_link(self) -> str:
         """A link to the web view with a fresh one-use token (calld-ctl ui)."""

@@ -34,15 +34,15 @@ LINK_SPENT = "This link has expired or was already used: run `calld-ctl ui` for 
 
 
 class UiSource(Protocol):
-    """What the pages read. calld.daemon.service.Daemon is one; this module never imports it."""
+    """What the pages read (calld.ui.source.DaemonPages reads a running daemon)."""
 
-    async def ui_history(self, *, user: str | None, status: str | None, since: str | None, until: str | None,
+    async def calls_page(self, *, user: str | None, status: str | None, since: str | None, until: str | None,
                          offset: int, limit: int) -> list[dict[str, Any]]: ...
-    def ui_live(self, ident: str) -> dict[str, Any] | None: ...
+    async def ident(self, asked: str) -> str: ...
+    def live(self, ident: str) -> dict[str, Any] | None: ...
     async def detail(self, ident: str) -> dict[str, Any] | None: ...
-    async def ui_ident(self, asked: str) -> str: ...
-    def ui_run_dir(self, ident: str) -> Path | None: ...
-    async def ui_timeline(self, ident: str) -> bytes | None: ...
+    def run_dir(self, ident: str) -> Path | None: ...
+    async def timeline(self, ident: str) -> bytes | None: ...
 
 
 def _day_bounds(text: str) -> tuple[str, str]:
@@ -117,14 +117,14 @@ def create_ui_app(source: UiSource, access: Access) -> QuartTrio:
                 check_status(status)
             since, until = _day_bounds(day) if day else (None, None)
             began = time.perf_counter()
-            rows = await source.ui_history(user=user, status=status, since=since, until=until,
+            rows = await source.calls_page(user=user, status=status, since=since, until=until,
                                            offset=(page - 1) * PER_PAGE, limit=PER_PAGE + 1)
         except BadQuery as exc:
             return refuse(f"Cannot list calls: {exc}", 400)
         more = len(rows) > PER_PAGE
         rows = rows[:PER_PAGE]
         for r in rows:
-            r["live"] = r["status"] in ("placing", "in_flight") and source.ui_live(str(r["run_id"])) is not None
+            r["live"] = r["status"] in ("placing", "in_flight") and source.live(str(r["run_id"])) is not None
             r["duration"] = _duration(r.get("duration_ms"))
             r["when_short"] = str(r["when"])[:19].replace("T", " ")
         query = {k: val for k, val in (("status", status), ("user", user), ("day", day)) if val}
@@ -138,8 +138,8 @@ def create_ui_app(source: UiSource, access: Access) -> QuartTrio:
 
     @app.get("/call/<asked>")
     async def call(asked: str) -> Response | str:
-        ident = await source.ui_ident(asked)
-        live = source.ui_live(ident)
+        ident = await source.ident(asked)
+        live = source.live(ident)
         if live is not None:
             return await render_template("live.html", call=live, ident=ident, poll_ms=LIVE_POLL_MS)
         found = await source.detail(ident)
@@ -149,15 +149,15 @@ def create_ui_app(source: UiSource, access: Access) -> QuartTrio:
 
     @app.get("/call/<asked>/live.json")
     async def live(asked: str) -> dict[str, Any]:
-        ident = await source.ui_ident(asked)
-        found = source.ui_live(ident)
+        ident = await source.ident(asked)
+        found = source.live(ident)
         return {"live": found is not None, "call": found}
 
     @app.get("/call/<asked>/audio/<which>.wav")
     async def audio(asked: str, which: str) -> Response:
         if which not in ("inbound", "outbound"):
             return refuse("The recordings are inbound.wav (the business) and outbound.wav (the agent).", 404)
-        run_dir = source.ui_run_dir(await source.ui_ident(asked))
+        run_dir = source.run_dir(await source.ident(asked))
         path = run_dir / "audio" / f"{which}.wav" if run_dir else None
         if path is None or not path.is_file():
             return refuse(f"No recording for {asked!r}.", 404)
@@ -169,7 +169,7 @@ def create_ui_app(source: UiSource, access: Access) -> QuartTrio:
     @app.get("/call/<asked>/timeline.svg")
     async def timeline(asked: str) -> Response:
         try:
-            picture = await source.ui_timeline(await source.ui_ident(asked))
+            picture = await source.timeline(await source.ident(asked))
         except Exception as exc:  # the drawing process failed: the page stands without its picture
             return refuse(f"The timeline could not be drawn: {exc}", 500)
         if picture is None:
@@ -180,7 +180,7 @@ def create_ui_app(source: UiSource, access: Access) -> QuartTrio:
     async def raw(asked: str, name: str) -> Response:
         if name not in (*ARTIFACT_LINKS, "timeline.svg"):
             return refuse(f"{name!r} is not one of the call's files shown here.", 404)
-        run_dir = source.ui_run_dir(await source.ui_ident(asked))
+        run_dir = source.run_dir(await source.ident(asked))
         path = run_dir / name if run_dir else None
         if path is None or not path.is_file():
             return refuse(f"No {name} for {asked!r}.", 404)
