@@ -191,6 +191,17 @@ async def test_ctl_ui_prints_a_link_that_opens_the_list(client, daemon, web, cap
     assert "<table" in (await web.get("/")).text
 
 
+async def test_ctl_ui_open_hands_the_link_to_a_browser(daemon, capsys, monkeypatch):
+    import webbrowser
+
+    opened: list[str] = []
+    monkeypatch.setattr(webbrowser, "open", lambda url: opened.append(url) or True)
+    args = build_parser().parse_args(["--socket", str(daemon.settings.calld_socket), "ui", "--open"])
+    capsys.readouterr()
+    assert await args.afunc(args) == EXIT_OK
+    assert opened == [capsys.readouterr().out.strip()] and opened[0].startswith(f"{daemon.ui_url}/?token=")
+
+
 # -- 1. nothing writes --------------------------------------------------------------------------------
 
 
