@@ -210,3 +210,8 @@ def test_the_walkthrough_runs_as_written(tmp_path):
         stop(proc)
         log.close()
     assert proc.returncode == 0, (tmp_path / "serve.log").read_text()
+
+
+def test_the_readme_stays_a_newcomer_s_page_under_300_lines():
+    """Figures and reference go to docs/ (docs/operations.md, docs/performance.md); the README stays short."""
+    assert len(README.splitlines()) < 300, f"README.md has {len(README.splitlines())} lines: move reference to docs/"
