@@ -732,6 +732,7 @@ EVENT_STRATEGIES: dict[type, st.SearchStrategy[Any]] = {
     ev.ToolCallRejected: st.builds(ev.ToolCallRejected, CALL_IDS, SHORT, SHORT),
     ev.LiveClosed: st.builds(ev.LiveClosed, SHORT),
     ev.CallCrashed: st.builds(ev.CallCrashed, SHORT),
+    ev.CallCut: st.builds(ev.CallCut, SHORT),
     **{timer: st.just(timer()) for timer in ch.TIMER_EVENTS},
 }
 ANY_EVENT = st.one_of(*EVENT_STRATEGIES.values())

@@ -559,7 +559,7 @@ class CallHandle:
         # reducer must learn its id or nothing could hang it up (a failed write fails it, hung up once;
         # a call torn down meanwhile is hung up by _abandon, which reads _dialled).
         self._dialled = dialled.call_control_id
-        self.rundir.adopt(dialled.call_control_id, call_control_id=dialled.call_control_id)
+        await self.ports.disk(partial(self.rundir.adopt, dialled.call_control_id, call_control_id=dialled.call_control_id))
         # What was sent, and the id the carrier answered with (recovery reads it if the ledger never took it).
         await self._write_json("dial.json", {**dialled.request, "call_control_id": dialled.call_control_id})
         await self._events_tx.send(ev.DialAccepted(dialled.call_control_id))
