@@ -209,14 +209,18 @@ def _fact_quotes(sgd_turns: Sequence[dict[str, Any]], said: dict[str, tuple[str,
 _BOOKED_READ = re.compile(r"booked|reserved|confirmed|made|successful|all set|success|done|complete|secured|set up", re.I)
 _FAILED_READ = re.compile(r"unable|couldn't|could not|fail|not able|wasn't able|can't|cannot|unsuccessful|not possible|"
                           r"full|not go through|unavailable|no table|not available|no reservations|don.t have|aren.t any|all booked|"
-                          r"booked up", re.I)
+                          r"booked up|n't (?:available|successful|go through|have)|not have|wasn't able|nothing (?:for|available|left)|"
+                          r"no can do", re.I)
 _CLAUSE = re.compile(r"[^.!?,;]+?(?=\s+but\s|[.!?,;]|$)")
+# An outcome's clause is cut at "and" too: a careful model quotes "your reservation is confirmed", not the
+# "and they do not serve alcohol" said in the same breath.
+_OUTCOME_CLAUSE = re.compile(r"[^.!?,;]+?(?=\s+(?:but|and)\s|[.!?,;]|$)")
 
 
 def _outcome_words(words: str, read: re.Pattern[str], *, sentence: bool = False) -> str:
     """The words a model would quote for the outcome: the clause (or the sentence) that says it."""
     pieces = [text for _, _, text in _sentences(words)] if sentence else [
-        m.group().strip() for m in _CLAUSE.finditer(words) if m.group().strip()]
+        m.group().strip() for m in _OUTCOME_CLAUSE.finditer(words) if m.group().strip()]
     return next((c for c in pieces if read.search(c)), _first_sentence(words))
 
 

@@ -184,3 +184,15 @@ def test_the_check_backend_sends_the_per_fact_quotes_a_model_would():
     (declined,) = got.declined
     assert ev.record_arguments(declined)["outcome_quote"] == "I couldn't get that table"
     assert check.declined(declined).accepted
+
+
+@pytest.mark.parametrize("words, read, quote", [
+    # the outcome's own clause, not what is said beside it after "and"
+    ("Your table is booked and they don't take cards.", "booked", "Your table is booked"),
+    # a failure said with n't or "nothing for", after a clause of other news
+    ("They are on Elm Road. That slot wasn't available. Shall I try 8 pm?", "failed", "That slot wasn't available"),
+    ("The price is fair. But they have nothing for that hour.", "failed", "But they have nothing for that hour"),
+    ("Sorry, the place does not have 6 pm free, how about 7 pm?", "failed", "the place does not have 6 pm free"),
+])
+def test_the_simulated_model_quotes_the_clause_that_says_the_outcome(words: str, read: str, quote: str):
+    assert ev._outcome_words(words, ev._BOOKED_READ if read == "booked" else ev._FAILED_READ) == quote
