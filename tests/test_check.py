@@ -346,7 +346,7 @@ def test_the_entry_point_takes_the_json_as_sent_and_refuses_what_the_schema_refu
 
 def test_word_lists_are_short() -> None:
     lists = [c.FILLERS, c.CLOCK_CUES, c.DAY_GROUPS, c.RUNS, c.SET_APART, c.PLACE_WORDS, c.CLOSED, c.ALWAYS,
-             c.NO_SET_HOURS, c.NOT, c.OUT, c.FAILURE, c.BOOKING, c.ASKS, c.PAST, c.CORRECTIONS]
+             c.NO_SET_HOURS, c.NOT, c.OUT, c.FAILURE, c.BOOKING, c.ASKS, c.PAST, c.CORRECTIONS, c.STREETS, c.OPEN_CLOSE]
     assert all(len(x) <= 15 for x in lists)
 
 
@@ -357,3 +357,24 @@ def test_an_answer_pointing_at_no_words_is_refused_and_a_read_back_stock_answers
     back = stock("in_stock", None, readback=True) | {"outcome_quote": "Yes, we do"}
     assert isinstance(check_record(back, STOCK, turns), Accepted)
     assert check_record(back, STOCK, call("Do you have the dutch oven?", "Yes, we do.")).rule == 6  # type: ignore[union-attr]
+
+
+def test_rule_4_a_number_that_begins_an_address_is_no_time_nor_count() -> None:
+    ok = call("A table for 3 at 11:15 today?", "Your table for 3 today at 11:15 am is booked. We're at 5 Elm Parkway.")
+    args = booked(3, "today at 11:15 am", outcome_quote="is booked", party_quote="Your table for 3 today at 11:15 am",
+                  time_quote="Your table for 3 today at 11:15 am", date_quote="Your table for 3 today at 11:15 am")
+    assert isinstance(check_record(args, BOOK, ok), Accepted)
+    # an address is no count either: a party of 5 does not stand in it
+    assert check_record(args | {"confirmed_party": 5, "party_quote": "We're at 5 Elm Parkway"}, BOOK, ok).rule == 5  # type: ignore[union-attr]
+    # a time said before other words is still a time ("at 5 on Elm Street")
+    late = (*ok, Turn("agent", "Great."), Turn("business", "Sorry, make that at 5 on Elm Street."))
+    assert check_record(args, BOOK, late).rule == 11  # type: ignore[union-attr]
+
+
+def test_rule_8_not_open_or_close_until_a_time_is_the_time_not_a_no() -> None:
+    for said in ("We don't close until 9", "we do not open until 9 am"):
+        r = {"closes": "21:00"} if "close" in said else {"opens": "09:00"}
+        got = check_record(hours(r | {"times_quote": said}), HOURS, call("What are your hours?", said + "."))
+        assert isinstance(got, Accepted), said
+    assert check_record(hours({"closes": "21:00", "times_quote": "we don't close at 9"}), HOURS,  # type: ignore[union-attr]
+                        call("What are your hours?", "No, we don't close at 9.")).rule == 8

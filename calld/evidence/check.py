@@ -14,7 +14,8 @@ stands in them. Which number is the party and which the time is the model's read
     details back) when the outcome_quote comes after it.
  4. Clock times. Each time reads as a clock time in its own quote: "7:30", "7.30", "7 30", a number before
     am/pm or o'clock or after a word of CLOCK_CUES, "noon", "midnight", "half past 7", or the quote's one
-    number ("Ten."); am/pm, where said, agrees. A range's opening and closing stand in its one times_quote;
+    number ("Ten."); am/pm, where said, agrees. A number that begins an address (only names between it and a
+    word of STREETS) is no clock time and no count. A range's opening and closing stand in its one times_quote;
     a bare "half past" takes its hour from the range's context_quote.
  5. Own words. Each day, date, count, party size, place or kind stands in its own quote: a count as a number
     that is no part of a clock time nor of a date, days by name, by a run ("Monday to Friday") or by DAY_GROUPS, a place or
@@ -24,7 +25,8 @@ stands in them. Which number is the party and which the time is the model's read
  7. Word lists. A closed day's quote holds a word of CLOSED; open around the clock, of ALWAYS; no set hours,
     of NO_SET_HOURS.
  8. Yes. The quote of what is (hours, a place, in stock, booked, a party or time) holds no word of NOT (nor a
-    word ending in n't) nor of PAST; of stock, none of OUT; of a booking, none of FAILURE.
+    word ending in n't; not one before a word of OPEN_CLOSE and "until") nor of PAST; of stock, none of OUT; of a
+    booking, none of FAILURE.
  9. No. The quote of what is not (a decline, out of stock, not known) holds a word of NOT (or ending in n't),
     or for stock of OUT, or for a booking of FAILURE.
 10. Failure after booked. A booked record is refused when the business says a word of FAILURE, or of NOT
@@ -82,6 +84,9 @@ BOOKING = ("table", "reservation", "booking", "book", "booked", "reserve", "rese
 ASKS = ("please confirm", "can you confirm", "could you confirm", "just to confirm", "confirm the", "confirm your",
         "confirm that you", "confirm me", "please verify", "verify the", "confirm booking", "confirm to")
 PAST = ("used to", "formerly", "previously", "anymore", "no longer", "last year")
+STREETS = ("street", "st", "avenue", "ave", "road", "rd", "boulevard", "blvd", "parkway", "drive", "lane", "way",
+           "court", "circle", "highway")  # a number before one (names between) is an address: no time, no count
+OPEN_CLOSE = ("open", "opens", "close", "closes")  # "not <one> until 9" is the time it opens or closes, not a no
 CORRECTIONS = frozenset({"actually", "sorry", "wait", "correction", "mean", "rather", "instead", "oops", "scratch",
                          "make", "change", "changed", "no"})
 
@@ -192,7 +197,26 @@ def _has(words: Sequence[str], phrases: Iterable[str]) -> bool:
 
 
 def _negated(words: Sequence[str]) -> bool:
-    return any(w in NOT or w.endswith("n't") for w in words)
+    """A word of NOT (or ending in n't), but for "not open until 9", "don't close till 5": a time, not a no."""
+    return any((w in NOT or w.endswith("n't")) and not (words[i + 1:i + 2] and words[i + 1] in OPEN_CLOSE
+                                                        and words[i + 2:i + 3] and words[i + 2] in ("until", "till", "til"))
+               for i, w in enumerate(words))
+
+
+def _addresses(words: Sequence[str]) -> set[int]:
+    """The indices of numbers that begin an address: a number, then only names, then a word of STREETS
+    ("5 Padre Parkway", "12 Elm St")."""
+    out: set[int] = set()
+    for i, w in enumerate(words):
+        if not w.isdigit():
+            continue
+        for j in range(i + 1, min(i + 4, len(words))):
+            if words[j] in STREETS:
+                out.add(i)
+                break
+            if not words[j].isalpha() or words[j] in _NOT_A_NAME:
+                break
+    return out
 
 
 # -- clock times, days, numbers ------------------------------------------------------------------------------
@@ -209,9 +233,13 @@ class Clock:
 def clocks(words: Sequence[str]) -> list[Clock]:
     out: list[Clock] = []
     n = len(words)
+    address = _addresses(words)
     i = 0
     while i < n:
         w, nxt = words[i], words[i + 1] if i + 1 < n else ""
+        if i in address:
+            i += 1
+            continue
         hour: int | None = None
         minute, used = 0, [i]
         if w in ("noon", "midnight"):
@@ -279,7 +307,7 @@ def _reads_as(c: Clock, hour: int, minute: int, context: Sequence[Clock] = ()) -
 
 def _counts(words: Sequence[str]) -> set[str]:
     """The numbers said that are no part of a clock time nor a date's day ("March 3rd", "3rd of March")."""
-    taken = {i for c in clocks(words) for i in c.at}
+    taken = {i for c in clocks(words) for i in c.at} | _addresses(words)
     taken |= {j for i, w in enumerate(words) if w in MONTHS for j in (i - 1, i + 1, i - 2 if words[i - 1:i] == ["of"] else i)}
     return {w for i, w in enumerate(words) if w.isdigit() and i not in taken}
 
@@ -314,6 +342,9 @@ def days_in(words: Sequence[str], rest: Sequence[str] = ()) -> set[str]:
 
 
 WEEKDAYS_SET = frozenset(WEEKDAYS)
+# words that end the names of an address: a time's or a party's words ("at 5 on Main Street" is a time)
+_NOT_A_NAME = CLOCK_CUES | RUNS | WEEKDAYS_SET | {"am", "pm", "oclock", "on", "in", "for", "and", "today", "tonight",
+                                                 "tomorrow", "people", "guests"}
 
 
 def _date_words(value: str) -> list[str]:
