@@ -378,3 +378,10 @@ def test_rule_8_not_open_or_close_until_a_time_is_the_time_not_a_no() -> None:
         assert isinstance(got, Accepted), said
     assert check_record(hours({"closes": "21:00", "times_quote": "we don't close at 9"}), HOURS,  # type: ignore[union-attr]
                         call("What are your hours?", "No, we don't close at 9.")).rule == 8
+
+
+def test_rule_3_a_question_joined_by_and_is_a_clause_of_its_own() -> None:
+    said = "Sorry, I couldn't get you a table and can I help with anything else?"
+    assert isinstance(check_record(declined("I couldn't get you a table"), BOOK, call("Table for 2?", said)), Accepted)
+    asked = "Sorry, I couldn't get you a table at 7 pm?"
+    assert check_record(declined("I couldn't get you a table at 7 pm"), BOOK, call("Table for 2?", asked)).rule == 3  # type: ignore[union-attr]

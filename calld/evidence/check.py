@@ -10,8 +10,9 @@ stands in them. Which number is the party and which the time is the model's read
  2. Read back. A fact marked readback stands in the agent's turn just before the business turn that holds
     the record's outcome_quote (which is then needed), instead of in a quote of its own.
  3. Statements. A quote's clause is not a question, nor its sentence a phone menu's prompt; an outcome's yes
-    is in no question at all and holds no word of ASKS ("please confirm"); only a booking's fact may stand in the business's own question (it read the
-    details back) when the outcome_quote comes after it.
+    is in no question at all and holds no word of ASKS ("please confirm"); only a booking's fact may stand in the
+    business's own question (it read the details back) when the outcome_quote comes after it. A clause ends at
+    , ; ? . ! and before "and" with an asking verb and a person ("..., and can I help you?").
  4. Clock times. Each time reads as a clock time in its own quote: "7:30", "7.30", "7 30", a number before
     am/pm or o'clock or after a word of CLOCK_CUES, "noon", "midnight", "half past 7", or the quote's one
     number ("Ten."); am/pm, where said, agrees. A number that begins an address (only names between it and a
@@ -370,7 +371,9 @@ def _date_stands(value: str, words: Sequence[str]) -> bool:
 
 # -- where quotes were said ----------------------------------------------------------------------------------
 
-_CLAUSE_END = re.compile(r"[,;?]|(?<![ap]\.m)(?<!\b[ap])[.!](?=\s|$|[A-Z])")
+# A clause also ends where "and" starts a question of its own ("I couldn't book it and can I help with anything?")
+_CLAUSE_END = re.compile(r"[,;?]|(?<![ap]\.m)(?<!\b[ap])[.!](?=\s|$|[A-Z])"
+                         r"|\s(?=(?i:and\s+(?:can|could|would|shall|should|will|do|may)\s+(?:i|you|we)\b))")
 _SENTENCE_END = re.compile(r"(?<![ap]\.m)(?<!\b[ap])[.!?]+(?=\s|$|[A-Z])")
 
 
