@@ -385,3 +385,12 @@ def test_rule_3_a_question_joined_by_and_is_a_clause_of_its_own() -> None:
     assert isinstance(check_record(declined("I couldn't get you a table"), BOOK, call("Table for 2?", said)), Accepted)
     asked = "Sorry, I couldn't get you a table at 7 pm?"
     assert check_record(declined("I couldn't get you a table at 7 pm"), BOOK, call("Table for 2?", asked)).rule == 3  # type: ignore[union-attr]
+
+
+def test_rule_4_a_booked_time_of_no_clock_words_stands_by_its_words() -> None:
+    said = call("A table for 2 on Friday?", "On Friday I can give you the early sitting, you're booked.")
+    args = booked(2, "Friday, the early sitting", outcome_quote="you're booked", party_readback=True,
+                  time_quote="I can give you the early sitting", date_quote="On Friday")
+    assert isinstance(check_record(args, BOOK, said), Accepted)
+    assert check_record(args | {"confirmed_time": "Friday, the late sitting"}, BOOK, said).rule == 4  # type: ignore[union-attr]
+    assert check_record(args | {"confirmed_time": "Friday"}, BOOK, said).rule == 4  # type: ignore[union-attr]

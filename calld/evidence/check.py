@@ -17,7 +17,8 @@ stands in them. Which number is the party and which the time is the model's read
     am/pm or o'clock or after a word of CLOCK_CUES, "noon", "midnight", "half past 7", or the quote's one
     number ("Ten."); am/pm, where said, agrees. A number that begins an address (only names between it and a
     word of STREETS) is no clock time and no count. A range's opening and closing stand in its one times_quote;
-    a bare "half past" takes its hour from the range's context_quote.
+    a bare "half past" takes its hour from the range's context_quote. A booked time of no clock words ("the
+    early sitting") stands by its words, as a place does.
  5. Own words. Each day, date, count, party size, place or kind stands in its own quote: a count as a number
     that is no part of a clock time nor of a date, days by name, by a run ("Monday to Friday") or by DAY_GROUPS, a place or
     kind by its words (PLACE_WORDS aside). A day said after a word of SET_APART is not among them.
@@ -458,8 +459,10 @@ def _stands(fact: Fact, words: Sequence[str], context: Sequence[str] = (), rest:
             return f"{value.replace('-', ' to ')} does not read as two clock times in {' '.join(words)!r}"
     elif kind == "clock":
         hhmm = _hhmm(value)
-        if hhmm is None:
-            return f"{value!r} is not a clock time"
+        if hhmm is None:  # a time said in no clock words ("the early sitting") stands by its words, as a place does
+            want = [w for w in _words(tokens(value)) if w not in PLACE_WORDS and w not in _date_words(value)]
+            missing = [w for w in want if w not in words]
+            return f"{value!r} is not a clock time, nor said there" if missing or not want else None
         if not any(_reads_as(c, *hhmm, clocks(context)) for c in clocks(words)):
             return f"{hhmm[0]:02d}:{hhmm[1]:02d} does not read as a clock time in {' '.join(words)!r}"
     elif kind == "count" and value not in _counts(words):
