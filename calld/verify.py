@@ -25,14 +25,14 @@ from pydantic import TypeAdapter, ValidationError
 from calld.booking import prepare_book, run_stub_book
 from calld.calls import prepare, run_stub_call
 from calld.core.events import TERMINAL_TASK_STATUSES
-from calld.core.plan import book_ask_line
+from calld.core.plan import BookJob, QuickAskJob, book_ask_line
 from calld.domain.ids import E164, FirstName, UserId
 from calld.domain.questions import QUESTIONS, QuestionType
 from calld.domain.requests import AskRequest, BookRequest
 from calld.domain.results import BookResult, QuickAskResult
 from calld.domain.transcript import Turn
 from calld.core.answers import Aisle, DayRange, Hours, KindStock, NoSetHours, Stock
-from calld.evidence import cite
+from calld.evidence import check, cite
 from calld.evidence.cite import Supported
 from calld.core.situations import CLAIMS_HUMAN
 from calld.adapters.telnyx_http import TelnyxHttp, open_client
@@ -238,12 +238,24 @@ class _Common:
             assert e["quote"] in turn["text"], f"{e['quote']!r} is not in business turn {e['turn']}"
             if e["start_ms"] is not None and turn["start_ms"] is not None:
                 assert turn["start_ms"] <= e["start_ms"] <= e["end_ms"] <= turn["end_ms"], f"{e} lies outside its turn"
-        verdict = judged(turns, result)
+        verdict = self._per_fact(turns, result) or judged(turns, result)
         assert isinstance(verdict, Supported), f"the business's words do not hold the result: {verdict.why}"
         said = {q.text for q in verdict.quotes}
         assert said & {e["quote"] for e in quotes}, "the quotes that hold the facts are not the result's evidence"
         first = quotes[0]
         return f"{first['quote']!r} (business turn {first['turn']}, {first['start_ms']}-{first['end_ms']} ms) holds it"
+
+    def _per_fact(self, turns: tuple[Turn, ...], result: dict[str, Any]) -> Supported | cite.Unsupported | None:
+        """The accepted record checked again through the one entry point, on its arguments as the model sent
+        them (journaled in events.jsonl); None for a record of the older shape (no per-fact quotes)."""
+        records = [r["event"] for r in _find(self.ev.rows(), _event("tool.record_task_result"))
+                   if r["event"].get("status") == result["status"] and check.cites_per_fact(r["event"].get("arguments", ""))]
+        if not records:
+            return None
+        report = self.report()
+        job: QuickAskJob | BookJob = BookJob(result.get("confirmed_party") or 1, "", None, 0, E164(report.to)) \
+            if report.job == "book" else QuickAskJob(QuestionType(report.question), report.item)
+        return check.as_judgement(check.check_record(records[-1]["arguments"], job, turns))  # type: ignore[no-any-return]
 
     def clean_hangup(self) -> str:
         report = self.report()

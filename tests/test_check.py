@@ -350,6 +350,33 @@ def test_word_lists_are_short() -> None:
     assert all(len(x) <= 15 for x in lists)
 
 
+# -- the reducer checks a record through the entry point, on the arguments as sent -------------------------------
+
+
+def _recorded(call_id: str, args: dict[str, Any]) -> Any:
+    from calld.adapters import gpt_live
+
+    raw = json.dumps(args)
+    return gpt_live.recorded(call_id, gpt_live.read_record(raw, "quick_ask"), raw)
+
+
+def test_the_reducer_takes_or_refuses_a_per_fact_record_by_the_entry_point() -> None:
+    from calld.core import events as ev
+    from calld.core.effects import SendToolOutput
+    from tests.core_helpers import HEARD, drive
+
+    r = {"days": ["monday", "saturday"], "opens": "09:00", "closes": "17:00", "days_quote": "Monday to Saturday",
+         "times_quote": "nine to five"}
+    run = drive(HEARD)
+    (out, *_) = run.feed(_recorded("fc_1", hours(r | {"closes": "18:00"})))
+    assert isinstance(out, SendToolOutput) and "rule 4" in out.output and run.call.task is None
+    run.feed(ev.ResponseDone("completed"))
+    (out, *_) = run.feed(_recorded("fc_2", hours(r)))
+    assert isinstance(out, SendToolOutput) and json.loads(out.output)["recorded"] is True
+    assert run.call.task is not None and run.call.verdict is not None
+    assert [q.text for q in run.call.verdict.quotes] == ["We're open nine to five, Monday to Saturday."]
+
+
 def test_an_answer_pointing_at_no_words_is_refused_and_a_read_back_stock_answers_a_question_naming_the_item() -> None:
     turns = call("Do you have the cast iron skillet?", "Yes, we do.")
     assert check_record(answered(), STOCK, turns).rule == 1  # type: ignore[union-attr]

@@ -36,7 +36,7 @@ from calld.core.state import Call, ConvTalking, DialRejected, HangupDone, Telnyx
 from calld.domain.status import Status, VerdictSource
 from calld.core.answers import Answer, Hours, TextOnly
 from calld.core.state import ConvConcluded
-from calld.evidence import assess, cite
+from calld.evidence import assess, check, cite
 from calld.evidence.cite import Quote
 from calld.evidence.vocab import sentence_spans
 
@@ -232,7 +232,9 @@ def _accepted(call: Call, today: dt.date | None, seen: str | None) -> Outcome:
     if task.status == "answered" and isinstance(job, QuickAskJob):
         # Checked again on the whole call: a correction said after it ("on Fridays we actually close at 4")
         # that no later record cited makes it stale, and the business's own words decide instead.
-        if isinstance(cite.check_answer(call.transcript, job.question, task.quotes, task.answer, item=job.item), cite.Unsupported):
+        again = check.as_judgement(check.check_record(task.arguments, job, call.transcript)) if check.cites_per_fact(
+            task.arguments) else cite.check_answer(call.transcript, job.question, task.quotes, task.answer, item=job.item)
+        if isinstance(again, cite.Unsupported):
             if (found := assess.find_answers(call.transcript, job.question)):
                 return _heard(job, found, "transcript", seen, today)
             return _unconfirmed(call, seen)

@@ -139,7 +139,7 @@ from calld.domain.questions import QuestionType
 from calld.domain.status import FailedReason
 from calld.domain.times import minutes_between
 from calld.domain.transcript import Speaker, Turn, add_fragment, last_to_speak, latest_turn
-from calld.evidence import assess, cite
+from calld.evidence import assess, check, cite
 from calld.evidence.cite import Quote
 from calld.evidence.vocab import sentence_spans
 from calld.policy.optout import detect_opt_out, said_by_business
@@ -1116,6 +1116,8 @@ def _recorded_again(call: Call, event: ev.TaskRecorded) -> tuple[Call, list[Effe
 def _judge(call: Call, event: ev.TaskRecorded) -> cite.Judgement:
     """The evidence gate: the record's quotes are the business's words so far, and they hold its facts."""
     turns, job = call.transcript, call.plan.job
+    if check.cites_per_fact(event.arguments):  # the one entry point, on the arguments as the model sent them
+        return check.as_judgement(check.check_record(event.arguments, job, turns, machine=call.machine))
     if event.status == "voicemail":
         return assess.voicemail(turns, call.machine)
     if isinstance(job, BookJob):
