@@ -35,12 +35,14 @@ from calld.core.answers import Aisle, DayRange, Hours, KindStock, NoSetHours, St
 from calld.evidence import check, cite
 from calld.evidence.cite import Supported
 from calld.core.situations import CLAIMS_HUMAN
+from calld.adapters.gpt_live import read_record
 from calld.adapters.telnyx_http import TelnyxHttp, open_client
 from calld.adapters.telnyx_webhook import read_client_state
 from calld.ledger import Ledger
 from calld.numbers import provision_did
 from calld.stub.telnyx_numbers import StubNumbers
 from calld.runtime.report import CallReport
+from calld.runtime.verdict import typed_answer as result_answer
 from calld.settings import Settings, load_settings
 from calld.stub.scenario import BOOK_SCENARIOS, SCENARIOS
 
@@ -255,7 +257,10 @@ class _Common:
         report = self.report()
         job: QuickAskJob | BookJob = BookJob(result.get("confirmed_party") or 1, "", None, 0, E164(report.to)) \
             if report.job == "book" else QuickAskJob(QuestionType(report.question), report.item)
-        return check.as_judgement(check.check_record(records[-1]["arguments"], job, turns))  # type: ignore[no-any-return]
+        arguments = records[-1]["arguments"]
+        if (differs := _differs_from_record(arguments, report.job, result)) is not None:
+            return cite.Unsupported(differs, "the result must be the accepted record's facts")
+        return check.as_judgement(check.check_record(arguments, job, turns))  # type: ignore[no-any-return]
 
     def clean_hangup(self) -> str:
         report = self.report()
@@ -653,3 +658,30 @@ def verify_finished(run_dir: Path) -> VerifyReport:
         _check("evidence_supported", evidence_supported),
     )
     return VerifyReport(checks, run_dir)
+
+def _undated(answer: Any) -> Any:
+    """A typed answer's JSON without the dates a result resolves ('today' becomes a date on the call's day)."""
+    if isinstance(answer, dict) and isinstance(answer.get("ranges"), list):
+        return {**answer, "ranges": [{k: v for k, v in r.items() if k != "date"} for r in answer["ranges"]]}
+    return answer
+
+
+def _differs_from_record(arguments: str, job: str, result: dict[str, Any]) -> str | None:
+    """Why the result's facts are not the accepted record's, or None: the check holds the record's facts to
+    the business's words, so a result that says anything else (edited, or built wrongly) holds nothing."""
+    try:
+        record = read_record(arguments, "book" if job == "book" else "quick_ask")
+    except ValidationError as exc:
+        return f"the accepted record no longer reads: {exc.error_count()} errors"
+    if job == "book":
+        details = record.details()  # type: ignore[union-attr]
+        for name in ("confirmed_party", "confirmed_time"):
+            if result.get(name) is not None and result.get(name) != getattr(details, name):
+                return f"the result's {name} {result.get(name)!r} is not the record's {getattr(details, name)!r}"
+        return None
+    if result.get("status") != "answered" or "answer" not in result:
+        return None
+    recorded = _undated(result_answer(record.typed()).model_dump(mode="json"))  # type: ignore[union-attr]
+    if _undated(result["answer"]) != recorded:
+        return f"the result's typed answer {result['answer']} is not the accepted record's {recorded}"
+    return None
