@@ -38,7 +38,7 @@ from calld.core.answers import Answer, Hours, TextOnly
 from calld.core.state import ConvConcluded
 from calld.evidence import assess, check, cite
 from calld.evidence.cite import Quote
-from calld.evidence.vocab import sentence_spans
+from calld.evidence.check import sentence_spans
 
 
 @frozen
@@ -213,7 +213,7 @@ def _from_recording(call: Call, today: dt.date | None, seen: str | None) -> Outc
     if call.task is not None and call.verdict is not None and call.task.status == "voicemail":
         return _accepted(call, today, seen)
     heard = assess.voicemail(call.transcript, call.machine)
-    quotes = heard.quotes if isinstance(heard, cite.Supported) else ()
+    quotes = heard.quotes if isinstance(heard, check.Accepted) else ()
     return Outcome("voicemail", None, f"a recorded greeting ({call.recording})", None, "greeting", seen, evidence=quotes)
 
 

@@ -141,7 +141,7 @@ from calld.domain.times import minutes_between
 from calld.domain.transcript import Speaker, Turn, add_fragment, last_to_speak, latest_turn
 from calld.evidence import assess, check, cite
 from calld.evidence.cite import Quote
-from calld.evidence.vocab import sentence_spans
+from calld.evidence.check import sentence_spans
 from calld.policy.optout import detect_opt_out, said_by_business
 
 BYTES_PER_SECOND = 16000 * 2  # 16 kHz mono PCM16: the only audio the core sees
@@ -1119,7 +1119,7 @@ def _judge(call: Call, event: ev.TaskRecorded) -> cite.Judgement:
     if check.cites_per_fact(event.arguments):  # the one entry point, on the arguments as the model sent them
         return check.as_judgement(check.check_record(event.arguments, job, turns, machine=call.machine))
     if event.status == "voicemail":
-        return assess.voicemail(turns, call.machine)
+        return check.as_judgement(assess.voicemail(turns, call.machine))
     if isinstance(job, BookJob):
         d = event.booking or ev.BookingDetails()
         if event.status == "booked":

@@ -1,20 +1,18 @@
 """The transcript assessment: what the business's words state when no record was accepted. Pure.
 
-It reads with the citation check's vocabulary (calld.evidence.vocab) and never guesses:
- - hours: a business sentence that states a time (or "24/7", "24 hours") with a word of opening hours ("open",
-   "close", "until", "from", a day), or a range of times ("nine to five"), not asked back ("until nine? who is this?") and not a phone
-   menu's prompt, states them; a recording's greeting counts too, as a recorded line states hours;
- - aisle: a sentence after the ask that names an aisle by its number or letter ("aisle 14");
- - stock: nothing the vocabulary can read states stock, so the words are kept as candidates and the
-   answer is left unconfirmed.
-The typed answer of hours it states is read only where it is unambiguous: a sentence with one run of
-days (or none) and one time, or one range of times; the rest keep their words (a text answer).
-Agent speech is never evidence: only `ask_said` reads it, to know the request was made.
+It reads the tokens of calld.evidence.check (its clock times, days and word lists) and never guesses:
+ - hours: a business sentence, not a question nor a phone menu's prompt, with a clock time or a word of
+   ALWAYS ("open 24 hours" only beside "open") and a word of HOURS_WORDS, a day, or two clock times;
+ - aisle: a sentence after the ask with "aisle" and its number or letter;
+ - stock: never: the words are kept as candidates and the answer is left unconfirmed.
+The typed hours are read only where tokens settle them: each sentence one range of days (or none) with
+two clock times whose half of the day is said (am/pm, noon, a 24-hour clock), or a word of ALWAYS, or of
+CLOSED for its days; otherwise the words alone are the answer. Agent speech is never evidence: only
+`ask_said` reads it, to know the request was made.
 """
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 
 import attrs
@@ -24,8 +22,11 @@ from calld.core import situations
 from calld.core.answers import Aisle, Answer, DayRange, Hours, TextOnly
 from calld.domain.questions import QuestionType
 from calld.domain.transcript import Turn
-from calld.evidence import vocab as v
-from calld.evidence.cite import Quote, Supported, Unsupported
+from calld.evidence.check import (ALWAYS, CLOSED, WEEKDAYS, Accepted, Clock, Quote, Refused, Verdict, clocks, days_in,
+                                  sentence_spans, tokens)
+
+HOURS_WORDS = frozenset({"open", "opens", "opening", "close", "closes", "closing", "closed", "hours", "until", "till",
+                         "til", "from", "shut", "shuts"})
 
 
 @frozen
@@ -44,7 +45,7 @@ def business_sentences(turns: Sequence[Turn]) -> list[Sentence]:
         if turn.speaker == "agent":
             asked = asked or (turn.on_line and bool(turn.text.strip()))
             continue
-        out.extend(Sentence(i, a, b, turn.text[a:b], asked) for a, b in v.sentence_spans(turn.text))
+        out.extend(Sentence(i, a, b, turn.text[a:b], asked) for a, b in sentence_spans(turn.text))
     return out
 
 
@@ -53,31 +54,48 @@ def quote(turns: Sequence[Turn], s: Sentence) -> Quote:
     return Quote(s.turn, s.start, s.end, s.text, start_ms, end_ms)
 
 
+def _words(text: str) -> list[str]:
+    return [t.word for t in tokens(text)]
+
+
 def ask_said(ask_line: str, turns: Sequence[Turn]) -> bool:
     """Did the agent get the whole request out on the line? Most of the ask's words are in its played speech."""
-    asked = set(v.tokens(ask_line))
-    spoken = set(v.tokens(" ".join(t.text for t in turns if t.speaker == "agent" and t.on_line)))
+    asked = set(_words(ask_line))
+    spoken = set(_words(" ".join(t.text for t in turns if t.speaker == "agent" and t.on_line)))
     return bool(asked) and len(asked & spoken) >= 0.8 * len(asked)
 
 
-# Open at every hour: "24 hours" only beside "open" ("we'll call back within 24 hours" states no hours).
-_ALWAYS_SAID = re.compile(r"\b24 ?/ ?7\b|\baround the clock\b|^(?=.*\bopen\b).*\b24 hours\b")
-_HOURS_WORDS = re.compile(r"\b(?:open|opens|opening|close|closes|closing|closed|hours|until|till|til|from|shut|shuts|"
-                          r"24 ?/ ?7|around the clock)\b")
-_AISLE = re.compile(r"\baisle (?:\d+|[a-z])\b")
+def _phrase(words: Sequence[str], phrases: Sequence[str]) -> bool:
+    joined = f" {' '.join(words)} "
+    return any(f" {p} " in joined for p in phrases)
+
+
+def _always(words: Sequence[str]) -> bool:
+    """A word of ALWAYS; "24 hours" only beside "open" ("we'll call back within 24 hours" states no hours)."""
+    return _phrase(words, [p for p in ALWAYS if p != "24 hours"]) or ("24 hours" in " ".join(words) and "open" in words)
+
+
+def _times(words: Sequence[str]) -> list[Clock]:
+    """The clock times said with their hour ("open 24 hours" is no clock time of 24:00)."""
+    return [c for c in clocks(words) if c.hour is not None
+            and not any(words[i] == "24" and words[i + 1:i + 2] == ["hours"] for i in c.at)]
+
+
+def _aisle(words: Sequence[str]) -> str | None:
+    """The first "aisle N" (or "aisle B") the words say."""
+    return next((f"aisle {b}" for a, b in zip(words, words[1:]) if a == "aisle" and (b.isdigit() or len(b) == 1)), None)
 
 
 def _states(s: Sentence, question: QuestionType) -> bool:
     if s.text.rstrip().endswith("?") or situations.menu_prompt(s.text) is not None:
         return False
-    n = v.normal(s.text)
+    words = _words(s.text)
     if question is QuestionType.HOURS:
-        times = v.clocks(n)
-        return bool(times or _ALWAYS_SAID.search(n)) and bool(
-            _HOURS_WORDS.search(n) or v.days_said(n) or len(times) >= 2)  # "nine to five" is hours said
+        times = _times(words)
+        return bool(times or _always(words)) and bool(HOURS_WORDS & set(words) or days_in(words) or len(times) >= 2)
     if question is QuestionType.AISLE:
-        return s.after_ask and _AISLE.search(n) is not None
-    return False  # stock: no word of the vocabulary states it
+        return s.after_ask and _aisle(words) is not None
+    return False  # stock: the words alone state nothing of it
 
 
 def find_answers(turns: Sequence[Turn], question: QuestionType) -> tuple[Quote, ...]:
@@ -98,186 +116,63 @@ def candidates(turns: Sequence[Turn], limit: int = 3) -> tuple[Quote, ...]:
     return tuple(quote(turns, s) for s in business_sentences(turns) if s.after_ask and s.text.strip())[-limit:]
 
 
-def voicemail(turns: Sequence[Turn], machine: str | None) -> Supported | Unsupported:
-    """A recorded greeting in the business's words, or the carrier's machine detection."""
+def voicemail(turns: Sequence[Turn], machine: str | None) -> Verdict:
+    """A recorded greeting in the business's words, or the carrier's machine detection (check's rule 12)."""
     hits = [s for s in business_sentences(turns) if situations.recording(s.text) is not None]
-    if hits:
-        return Supported(tuple(quote(turns, s) for s in hits[:3]), "a recorded greeting")
-    if machine == "machine":
-        return Supported((), "the carrier detected an answering machine")
-    return Unsupported("nothing the business said is a recorded greeting",
-                       "if a person is on the line, talk to them; record voicemail only for a recorded greeting")
+    if hits or machine == "machine":
+        return Accepted(tuple(quote(turns, s) for s in hits[:3]))
+    return Refused(12, "nothing the business said is a recorded greeting",
+                   "if a person is on the line, talk to them; record voicemail only for a recorded greeting")
 
 
-# -- the typed answer of words stated ----------------------------------------------------------------------
+# -- the typed answer, where the tokens settle it ------------------------------------------------------------
 
 
-def _hhmm(c: v.Clock, *, opening: bool) -> str:
-    """A time said without am/pm, as the business day suggests: opening 5-11 is morning, else afternoon."""
-    hour = c.hour
-    if c.either and c.hour != 12:
-        hour = c.hour if (opening and 5 <= c.hour <= 11) else c.hour + 12
-    return f"{hour % 24:02d}:{c.minute:02d}"
+def _hhmm(c: Clock) -> str | None:
+    """A clock time whose half of the day is said (am/pm, noon, midnight, 0 or 13-23); else None."""
+    assert c.hour is not None
+    if c.meridiem is not None:
+        return f"{c.hour % 12 + (12 if c.meridiem == 'pm' else 0):02d}:{c.minute:02d}"
+    return f"{c.hour % 24:02d}:{c.minute:02d}" if c.hour == 0 or c.hour > 12 else None
 
 
-_CLOSING = re.compile(r"\b(?:close|closes|closing|until|till|til|shut|shuts)\b")
-_OPENING = re.compile(r"\b(?:open|opens|opening|from)\b")
-
-
-def read_hours(text: str) -> list[DayRange]:
-    """The ranges a sentence gives, clause by clause: a clause with times and no days takes the days of
-    the clause next to it that has days and no times ("Monday through Saturday, 8 to 8, and Sunday 10
-    to 4"); an opening and a closing said in clauses of their own are one range ("we open at 9, and close
-    at 5"). Empty when a clause holds two runs of days or two ranges of times, when clauses give two sets
-    of times for no day ("lunch 11:30 to 2:30, and dinner 5 to 10"), or a clause with times is left without
-    days while the sentence names days: then the words alone are the answer."""
-    ranges: list[DayRange] = []
-    days: tuple[str, ...] | None = None  # days said in a clause of their own, waiting for times
-    times: str | None = None  # a clause of times said before its days
-    times_closing: bool | None = None  # whether that clause's one time closes (None: it holds a range)
-    named = bool(v.days_said(v.normal(text)) - {"today", "tomorrow"})
-    ends_in_day = False  # the last clause gave a range and ended on its days: a clause of days alone goes on its list
-    last_closing: bool | None = None  # whether the last clause's one time was a closing one
-    for clause in _exceptions_joined(v.normal_clauses(text)):
-        if ends_in_day and _DAYS_ALONE.match(clause):
-            last, more = ranges[-1], v.days_said(clause)
-            ranges[-1] = attrs.evolve(last, days=tuple(d for d in v.WEEK if d in last.days or d in more))
-            continue  # "10 to 2 on saturdays, and sundays"; "closed monday, and tuesday"
-        given = len(ranges)
-        said_times = v.clocks(clause)
-        # "we close at 5 on weekdays and 3 on saturdays": a clause cut at "and" with no verb of its own gives the
-        # last one's kind of time
-        head = clause[:said_times[0].start] if said_times else ""
-        inherits = clause.startswith("and ") and not (_CLOSING.search(head) or _OPENING.search(head))
-        closing_before = last_closing if inherits else None
-        if len(said_times) == 1:
-            last_closing = closing_before if closing_before is not None else _CLOSING.search(head) is not None
-        runs = [d for d in v.days(clause) if not d.days & {"today", "tomorrow"}]
-        own = tuple(d for d in v.WEEK if any(d in r.days for r in runs))
-        when = "today" if "today" in v.days_said(clause) else "tomorrow" if "tomorrow" in v.days_said(clause) else None
-        timed = bool(said_times) or _ALWAYS.search(clause) is not None
-        one_closing = bool(last_closing) if len(said_times) == 1 else None  # the kind of a clause's one time
-        if len(runs) > 1 or len(said_times) > 2:
-            return []  # two readings in one clause ("weekdays and saturdays from 9 to 5 and 10 to 2"): the words answer
-        if timed and (own or when):
-            ranges.append(_range(clause, own, when, closing_before))
-        elif timed and days is not None:
-            ranges.append(_range(clause, days, None))
-            days = None
-        elif one_closing is not None and (filled := _filled(ranges, given, one_closing, said_times[0].clock)) is not None:
-            ranges[-1] = filled  # "we open at 9 on weekdays, and close at 5"
-        elif timed and times is not None:
-            if one_closing is None or times_closing is None or times_closing == one_closing:
-                return []  # two sets of times and no days ("lunch 11:30 to 2:30, and dinner 5 to 10"): the words answer
-            # "we open at 9, and close at 5": the opening's clause first, so the range reads in order
-            times = f"{clause} {times}" if times_closing else f"{times} {clause}"
-            times_closing = None
-        elif timed:
-            times, times_closing = clause, one_closing
-        elif own and times is not None:
-            ranges.append(_range(times, own, None))
-            times = None
-        elif (own or when) and _CLOSED.search(clause):
-            ranges.append(DayRange(own, None, None, closed=True, date=when))  # "closed mondays"; "closed today"
-        elif own:
-            days = tuple(d for d in v.WEEK if d in own or d in (days or ()))  # "monday, and tuesday, 9 to 5"
-        found_days = v.days(clause)
-        ends_in_day = len(ranges) > given and bool(found_days) and found_days[-1].end == len(clause)
-    if times is not None:
-        if named:
-            return []  # times whose days cannot be told apart: the words alone answer
-        ranges.append(_range(times, (), None))
-    return ranges
-
-
-_ALWAYS = re.compile(r"\b24 ?/ ?7\b|\baround the clock\b|\b24 hours\b")
-
-
-def _filled(ranges: list[DayRange], given: int, closing: bool, clock: v.Clock) -> DayRange | None:
-    """The range the clause before gave, with the one time it lacked: a clause of one time and no days
-    that goes on it ("we open at 9 on weekdays, and close at 5"). None when it does not fit so."""
-    if given == 0 or len(ranges) != given:
+def read_hours(text: str) -> DayRange | None:
+    """The one range a sentence gives, or None when its tokens do not settle one."""
+    words = _words(text)
+    days = tuple(d for d in WEEKDAYS if d in days_in(words))
+    date = "today" if {"today", "tonight"} & set(words) else "tomorrow" if "tomorrow" in words else None
+    times = _times(words)
+    if date and days:
         return None
-    last = ranges[-1]
-    if last.closed or last.around_the_clock or (last.closes if closing else last.opens) is not None:
+    if _always(words) and not times:
+        return DayRange(days, None, None, around_the_clock=True, date=date)
+    if not times and _phrase(words, CLOSED):  # the closed days: the ones named, "closed" not setting them apart
+        shut = tuple(d for d in WEEKDAYS if d in days_in([w for w in words if w != "closed"]))
+        return DayRange(shut, None, None, closed=True, date=date) if shut or date else None
+    if len(times) != 2 or None in (ends := (_hhmm(times[0]), _hhmm(times[1]))):
         return None
-    if (last.opens if closing else last.closes) is None:
-        return None
-    at = _hhmm(clock, opening=not closing)
-    return attrs.evolve(last, closes=at) if closing else attrs.evolve(last, opens=at)
-_EVERY_DAY = re.compile(r"\b24 ?/ ?7\b")
-_EXCEPT = re.compile(r"^(?:but|except)\b")
-
-
-def _exceptions_joined(clauses: Sequence[str]) -> list[str]:
-    """The clauses, with an exception cut off at its comma put back on the days it takes from ("every day,
-    but sunday"; "open every day except sunday from 9 to 9"): read alone, "but sunday" would add Sunday.
-    Joined only where the vocabulary then reads one run with fewer days than the clause before it, so "9 to 6, but
-    sunday we're closed" and "we close at 5, but on fridays at 4" stay two."""
-    out: list[str] = []
-    for clause in clauses:
-        before = v.days(out[-1]) if out else []
-        after = v.days(joined := f"{out[-1]} {clause}") if out and _EXCEPT.match(clause) and len(before) == 1 else []
-        if len(after) == 1 and after[0].days < before[0].days:
-            out[-1] = joined
-        else:
-            out.append(clause)
-    return out
-_DAYS_ALONE = re.compile(r"^(?:(?:and|or|on|also|plus) )*(?:" + "|".join(v.WEEK) + r")s?(?: (?:and|or) (?:" + "|".join(v.WEEK) + r")s?)*$")
-_CLOSED = re.compile(r"\b(?:closed|shut)\b")
-
-
-def _range(clause: str, days: tuple[str, ...], when: str | None, closing: bool | None = None) -> DayRange:
-    """`closing`: whether a clause's one time closes, when the clause does not say (it goes on the last one's)."""
-    times = v.clocks(clause)
-    if not times:
-        # "24/7" names every day; "open 24 hours" or "around the clock" alone names none
-        return DayRange(days or (v.WEEK if _EVERY_DAY.search(clause) else ()), None, None, around_the_clock=True, date=when)
-    if len(times) >= 2:
-        return DayRange(days, _hhmm(times[0].clock, opening=True), _hhmm(times[1].clock, opening=False), date=when)
-    if closing is None:
-        closing = _CLOSING.search(clause[: times[0].start]) is not None
-    at = _hhmm(times[0].clock, opening=not closing)
-    return DayRange(days, None if closing else at, at if closing else None, date=when)
+    return DayRange(days, ends[0], ends[1], date=date)
 
 
 def _last_word_per_day(ranges: Sequence[DayRange]) -> tuple[DayRange, ...]:
-    """A later range for a day replaces what an earlier one said of it, and keeps the end it did not
-    say ("9 to 5 weekdays. Actually on Fridays we close at 4": Friday 9 to 4)."""
+    """A later range for a day replaces what an earlier one said of it."""
     out: list[DayRange] = []
     for new in ranges:
-        for k, old in enumerate(out):
-            shared = tuple(d for d in old.days if d in new.days)
-            if not shared or old.date != new.date:
-                continue
-            out[k] = attrs.evolve(old, days=tuple(d for d in old.days if d not in shared))
-            if not (new.closed or new.around_the_clock or old.closed or old.around_the_clock):
-                new = attrs.evolve(new, opens=new.opens or old.opens, closes=new.closes or old.closes)
+        out = [attrs.evolve(old, days=tuple(d for d in old.days if d not in new.days))
+               if old.date == new.date and set(old.days) & set(new.days) else old for old in out]
+        out = [r for r in out if r.days or r.date or not new.days]
         out.append(new)
-    return tuple(r for r in out if r.days or r.date or not (r.opens is None and r.closes is None and not r.around_the_clock))
+    return tuple(out)
 
 
 def read_answer(question: QuestionType, found: Sequence[Quote], item: str | None = None) -> Answer:
     """The typed answer of sentences that state it, where each reads one way; else their words alone."""
-    if question is QuestionType.HOURS:
+    if question is QuestionType.HOURS and found:
         ranges = [read_hours(q.text) for q in found]
-        if ranges and all(ranges):
-            return Hours(_last_word_per_day([r for rs in ranges for r in rs]))
+        if all(r is not None for r in ranges):
+            return Hours(_last_word_per_day([r for r in ranges if r is not None]))
     if question is QuestionType.AISLE:
-        places = [p for q in found if (p := _place_of(q.text, item)) is not None]
-        if places and len(set(places)) == 1:
-            return Aisle(places[0])
+        places = {p for q in found if (p := _aisle(_words(q.text))) is not None}
+        if len(places) == 1:
+            return Aisle(places.pop())
     return TextOnly()
-
-
-def _place_of(sentence: str, item: str | None) -> str | None:
-    """The one aisle a sentence names, or of several, the one in the clause that names the item."""
-    n = v.normal(sentence)
-    places = [m.group() for m in _AISLE.finditer(n)]
-    if len(set(places)) <= 1:
-        return places[0] if places else None
-    wanted = {w.rstrip("s") for w in v.tokens(item or "") if len(w) > 2}
-    for clause in re.split(r",|;|\band\b|\bbut\b", n):
-        if wanted and wanted <= {w.rstrip("s") for w in clause.split()} and (m := _AISLE.search(clause)):
-            return m.group()
-    return None

@@ -379,6 +379,22 @@ _CLAUSE_END = re.compile(r"[,;?]|(?<![ap]\.m)(?<!\b[ap])[.!](?=\s|$|[A-Z])"
 _SENTENCE_END = re.compile(r"(?<![ap]\.m)(?<!\b[ap])[.!?]+(?=\s|$|[A-Z])")
 
 
+def sentence_spans(text: str) -> list[tuple[int, int]]:
+    """(start, end) of each sentence of `text` (cut where _SENTENCE_END cuts), whitespace trimmed."""
+    out: list[tuple[int, int]] = []
+    start = 0
+    for end in [*(m.end() for m in _SENTENCE_END.finditer(text)), len(text)]:
+        a, b = start, end
+        start = end
+        while a < b and text[a].isspace():
+            a += 1
+        while b > a and text[b - 1].isspace():
+            b -= 1
+        if b > a:
+            out.append((a, b))
+    return out
+
+
 @frozen
 class Found:
     """A quote located: its turn, its tokens' span in the turn's tokens, its sentence."""
