@@ -136,8 +136,12 @@ def _hhmm(c: Clock) -> str | None:
     return f"{c.hour % 24:02d}:{c.minute:02d}" if c.hour == 0 or c.hour > 12 else None
 
 
-def read_hours(text: str) -> DayRange | None:
-    """The one range a sentence gives, or None when its tokens do not settle one."""
+def read_hours(text: str) -> list[DayRange]:
+    """The one range a sentence gives, or none when its tokens do not settle one."""
+    return [r] if (r := _one_range(text)) is not None else []
+
+
+def _one_range(text: str) -> DayRange | None:
     words = _words(text)
     days = tuple(d for d in WEEKDAYS if d in days_in(words))
     date = "today" if {"today", "tonight"} & set(words) else "tomorrow" if "tomorrow" in words else None
@@ -168,7 +172,7 @@ def _last_word_per_day(ranges: Sequence[DayRange]) -> tuple[DayRange, ...]:
 def read_answer(question: QuestionType, found: Sequence[Quote], item: str | None = None) -> Answer:
     """The typed answer of sentences that state it, where each reads one way; else their words alone."""
     if question is QuestionType.HOURS and found:
-        ranges = [read_hours(q.text) for q in found]
+        ranges = [_one_range(q.text) for q in found]
         if all(r is not None for r in ranges):
             return Hours(_last_word_per_day([r for r in ranges if r is not None]))
     if question is QuestionType.AISLE:
