@@ -10,6 +10,7 @@ fails loudly instead of testing the wrong state.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterable
 
 from attrs import define, field
@@ -152,9 +153,19 @@ ANSWERED = (*DIALED, ev.CallInitiated(CCID), ev.CallAnswered(CCID))
 MEDIA = (ev.MediaConnected(), ev.MediaStarted(STREAM, CCID, "L16", 16000))
 STARTING = (*ANSWERED, *MEDIA)  # OpenLive sent, session.started not yet
 LIVE = (*STARTING, ev.LiveStarted(SESSION))
+# The record as the model sends it (per-fact quotes: calld.evidence.check_record reads these arguments).
+TASK_ARGUMENTS = {
+    "status": "answered", "quotes": ["We're open nine to five, Monday to Saturday."],
+    "answer_text": "Nine to five, Monday to Saturday.", "notes": None, "reason": None, "stock": None, "aisle": None,
+    "outcome_quote": None, "opt_out_quote": None,
+    "hours": {"no_set_hours": False, "no_set_hours_quote": None, "ranges": [
+        {"days": ["monday", "tuesday", "wednesday", "thursday", "friday", "saturday"], "opens": "09:00", "closes": "17:00",
+         "closed": False, "around_the_clock": False, "date": None, "days_quote": "Monday to Saturday",
+         "times_quote": "nine to five", "context_quote": None, "readback": False}]}}
 TASK = ev.TaskRecorded("fc_task", "answered", "Nine to five, Monday to Saturday.",
                        quotes=("We're open nine to five, Monday to Saturday.",),
-                       answer=Hours((DayRange(("monday", "tuesday", "wednesday", "thursday", "friday", "saturday"), "09:00", "17:00"),)))
+                       answer=Hours((DayRange(("monday", "tuesday", "wednesday", "thursday", "friday", "saturday"), "09:00", "17:00"),)),
+                       arguments=json.dumps(TASK_ARGUMENTS))
 ASKED = ev.OutputTranscript("What are your opening hours?")
 ANSWER = ev.InputTranscript("We're open nine to five, Monday to Saturday.")
 RESPONSE_DONE = ev.ResponseDone("completed")

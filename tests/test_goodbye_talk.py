@@ -190,7 +190,8 @@ def test_a_record_during_the_goodbye_is_answered_and_followed_by_one_response_cr
     """A second record while the goodbye plays: its output says a result is in, and once the response
     ends exactly one response.create follows, so the model is never left without its turn."""
     run = drive((*FAREWELL,))
-    step = run.step(ev.TaskRecorded("fc_late", "answered", TASK.answer_text, quotes=TASK.quotes, answer=TASK.answer))
+    step = run.step(ev.TaskRecorded("fc_late", "answered", TASK.answer_text, quotes=TASK.quotes, answer=TASK.answer,
+                                    arguments=TASK.arguments))
     (out,) = [e for e in step.effects if isinstance(e, SendToolOutput)]
     assert json.loads(out.output)["recorded"] is False and run.call.continue_due
     done = run.step(RESPONSE_DONE)

@@ -86,6 +86,7 @@ from tests.core_helpers import (
     STARTING,
     STREAM,
     TASK,
+    TASK_ARGUMENTS,
     TRAILING,
     Run,
     drive,
@@ -510,7 +511,10 @@ def test_non_terminal_task_asks_again_and_keeps_talking():
     assert run.of(Hangup) == []
     # A terminal verdict afterwards still starts the farewell.
     run.feed(ASKED, ev.InputTranscript("Sorry, we can't give that out."),
-             ev.TaskRecorded("fc_2", "declined", None, quotes=("we can't give that out",), reason="refused"))
+             ev.TaskRecorded("fc_2", "declined", None, quotes=("we can't give that out",), reason="refused",
+                             arguments=json.dumps(TASK_ARGUMENTS | {
+                                 "status": "declined", "quotes": ["we can't give that out"], "answer_text": None,
+                                 "reason": "refused", "hours": None, "outcome_quote": "we can't give that out"})))
     assert isinstance(run.call.hangup, HangupFarewell) and run.call.hangup.via == "tool"
     assert run.call.task.call_id == "fc_2"
     assert run.call.tools == ("record_task_result", "record_task_result")
