@@ -24,7 +24,8 @@ the small rules below (the labels); sentences the rules cannot read (seasons, ev
 Backends: `judge` is the gate as it was (calld.evidence.judge reads the transcript itself and
 ignores quotes; deleted after 2022086: where it is missing the bench says so in one line and goes on
 with cite; docs/evidence.md gives the command for the before figures); `cite` is the citation
-check (calld.evidence.cite). Nothing of either corpus is
+check (calld.evidence.cite, deleted in issue 52: where it is missing the bench says so); `check` is
+the token check through its one entry point (calld.evidence.check_record). Nothing of either corpus is
 written anywhere: only figures, and the first refused true records, go to the terminal
 (--show-failed-as-booked also prints each accepted failure recorded as booked, with the business's
 turns from the cited one on, to the terminal only).
@@ -655,9 +656,9 @@ def main(argv: Sequence[str] | None = None) -> None:
     made = {name: make() for name, make in (("judge", judge_backend), ("cite", cite_backend), ("check", check_backend))
             if args.backend in (None, name)}
     if "judge" in made and made["judge"] is None:
-        print(JUDGE_MISSING)  # and go on with the citation check
+        print(JUDGE_MISSING)  # and go on with the token check
         del made["judge"]
-        made.setdefault("cite", cite_backend())
+        made.setdefault("check", check_backend())
     tallies = {name: (evaluate(b, bookings, hours) if b else None) for name, b in made.items()}
     report(tallies)
     if args.show_failed_as_booked:

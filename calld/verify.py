@@ -31,9 +31,7 @@ from calld.domain.questions import QUESTIONS, QuestionType
 from calld.domain.requests import AskRequest, BookRequest
 from calld.domain.results import BookResult, QuickAskResult
 from calld.domain.transcript import Turn
-from calld.core.answers import Aisle, DayRange, Hours, KindStock, NoSetHours, Stock
-from calld.evidence import check, cite
-from calld.evidence.cite import Supported
+from calld.evidence import check
 from calld.core.situations import CLAIMS_HUMAN
 from calld.adapters.gpt_live import read_record
 from calld.adapters.telnyx_http import TelnyxHttp, open_client
@@ -107,27 +105,6 @@ def _continued(rows: list[dict[str, Any]], record: dict[str, Any]) -> int:
                and r["effect"]["kind"] == "live.response_create"]
     assert not between, "response.create went out before the backend's response had ended"
     return creates[0]["seq"]
-
-
-_ISO_DATE = re.compile(r"\d{4}-\d{2}-\d{2}")
-
-
-def typed_answer(answer: dict[str, Any]) -> Hours | NoSetHours | Stock | Aisle | None:
-    """A result's typed answer (result.json) as the citation check reads it."""
-    match answer.get("kind"):
-        case "no_set_hours":
-            return NoSetHours()
-        case "hours":
-            # a date the app resolved ("today" -> 2026-12-02) is the app's, not words to find in the quotes
-            return Hours(tuple(DayRange(tuple(r["days"]), r.get("opens"), r.get("closes"), r.get("closed", False),
-                                        None if _ISO_DATE.fullmatch(r.get("date") or "") else r.get("date"),
-                                        r.get("around_the_clock", False)) for r in answer["ranges"]))
-        case "stock":
-            return Stock(answer["availability"], answer.get("quantity"),
-                         tuple(KindStock(k["kind"], k["availability"], k.get("quantity")) for k in answer.get("kinds", ())))
-        case "aisle":
-            return Aisle(answer["location"])
-    return None
 
 
 def _find(rows: list[dict[str, Any]], pred: Callable[[dict[str, Any]], bool]) -> list[dict[str, Any]]:
@@ -227,7 +204,7 @@ class _Common:
                 raise AssertionError(f"agent turn {i} claims to be human: {m.group(0)!r} in {turn['text']!r}")
         return f"{len(agent)} agent turns, none claims to be a person or denies being automated"
 
-    def evidence_supported(self, judged: Callable[[tuple[Turn, ...], dict[str, Any]], Any]) -> str:
+    def evidence_supported(self) -> str:
         """Each quote is the business's words, where the result says; together they hold the answer's facts."""
         result = self.ev.json("result.json")
         t = self.ev.json("transcript.json")
@@ -240,18 +217,19 @@ class _Common:
             assert e["quote"] in turn["text"], f"{e['quote']!r} is not in business turn {e['turn']}"
             if e["start_ms"] is not None and turn["start_ms"] is not None:
                 assert turn["start_ms"] <= e["start_ms"] <= e["end_ms"] <= turn["end_ms"], f"{e} lies outside its turn"
-        verdict = self._per_fact(turns, result) or judged(turns, result)
-        assert isinstance(verdict, Supported), f"the business's words do not hold the result: {verdict.why}"
+        verdict = self._per_fact(turns, result)
+        assert verdict is not None, "no record_task_result with the result's status is journaled with its arguments"
+        assert isinstance(verdict, check.Accepted), f"the business's words do not hold the result: {verdict.why}"
         said = {q.text for q in verdict.quotes}
         assert said & {e["quote"] for e in quotes}, "the quotes that hold the facts are not the result's evidence"
         first = quotes[0]
         return f"{first['quote']!r} (business turn {first['turn']}, {first['start_ms']}-{first['end_ms']} ms) holds it"
 
-    def _per_fact(self, turns: tuple[Turn, ...], result: dict[str, Any]) -> Supported | cite.Unsupported | None:
+    def _per_fact(self, turns: tuple[Turn, ...], result: dict[str, Any]) -> check.Verdict | None:
         """The accepted record checked again through the one entry point, on its arguments as the model sent
-        them (journaled in events.jsonl); None for a record of the older shape (no per-fact quotes)."""
+        them (journaled in events.jsonl); None when no such record was journaled."""
         records = [r["event"] for r in _find(self.ev.rows(), _event("tool.record_task_result"))
-                   if r["event"].get("status") == result["status"] and check.cites_per_fact(r["event"].get("arguments", ""))]
+                   if r["event"].get("status") == result["status"] and r["event"].get("arguments")]
         if not records:
             return None
         report = self.report()
@@ -259,8 +237,8 @@ class _Common:
             if report.job == "book" else QuickAskJob(QuestionType(report.question), report.item)
         arguments = records[-1]["arguments"]
         if (differs := _differs_from_record(arguments, report.job, result)) is not None:
-            return cite.Unsupported(differs, "the result must be the accepted record's facts")
-        return check.as_judgement(check.check_record(arguments, job, turns))  # type: ignore[no-any-return]
+            return check.Refused(0, differs, "the result must be the accepted record's facts")
+        return check.check_record(arguments, job, turns)
 
     def clean_hangup(self) -> str:
         report = self.report()
@@ -381,8 +359,7 @@ def run_checks(inp: VerifyInput, settings: Settings, ledger: Ledger, run_dir: Pa
         return common.session_delegation()[0]
 
     def evidence_supported() -> str:
-        return common.evidence_supported(lambda turns, r: cite.check_answer(
-            turns, inp.ask, [e["quote"] for e in r["evidence"]], typed_answer(r["answer"]), item=inp.item))
+        return common.evidence_supported()
 
     def tool_loop() -> str:
         rec = _find(ev.rows(), _event("tool.record_task_result"))
@@ -536,8 +513,7 @@ def run_book_checks(inp: BookVerifyInput, settings: Settings, ledger: Ledger, ru
         return evidence + ", booking record_task_result"
 
     def evidence_supported() -> str:
-        return common.evidence_supported(lambda turns, r: cite.check_booked(
-            turns, [e["quote"] for e in r["evidence"]], party=r["confirmed_party"], time=r["confirmed_time"]))
+        return common.evidence_supported()
 
     def tool_loop() -> str:
         rows = ev.rows()
@@ -643,12 +619,7 @@ def verify_finished(run_dir: Path) -> VerifyReport:
             return f"not applicable: {res['status']} from {res.get('verdict_source')}"
         common = _Common(ev, None, None, user=UserId(r.user_id), to=E164(r.to), greeting="",  # type: ignore[arg-type]
                          verdicts=(), result=_RESULT)
-        if r.job == "book":
-            return common.evidence_supported(lambda turns, x: cite.check_booked(
-                turns, [e["quote"] for e in x["evidence"]], party=x["confirmed_party"], time=x["confirmed_time"]))
-        question = QuestionType(r.question)
-        return common.evidence_supported(lambda turns, x: cite.check_answer(
-            turns, question, [e["quote"] for e in x["evidence"]], typed_answer(x["answer"]), item=r.item))
+        return common.evidence_supported()
 
     checks = (
         _check("result_artifact", result_artifact),

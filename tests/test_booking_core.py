@@ -56,11 +56,26 @@ def book_call(offers: tuple[ev.Event, ...] = OFFERS, **plan: Any) -> Run:
     return run
 
 
+def _arguments(details: ev.BookingDetails, status: str, quotes: tuple[str, ...], **facts: Any) -> str:
+    """The record's JSON as a model sends it (the booking schema, per-fact quotes): what check_record reads."""
+    return json.dumps({
+        "status": status, "confirmation_text": details.confirmation_text, "confirmed_party": details.party,
+        "confirmed_time": details.time, "confirmed_constraints": details.constraints,
+        "minutes_from_requested": details.minutes_from_requested, "alternative_offered": details.alternative_offered,
+        "reason": details.reason, "reason_code": details.reason_code, "quotes": list(quotes),
+        "unanswered_questions": list(details.unanswered_questions), "opt_out_quote": None, "outcome_quote": None,
+        "party_quote": None, "time_quote": None, "date_quote": None, "party_readback": False, "time_readback": False,
+        "date_readback": False} | facts)
+
+
 def booked(call_id: str = "fc_b", *, time: str = "Friday 7:30pm", minutes: int | None = 30, party: int = 2,
            constraints: str | None = "outdoor table", quotes: tuple[str, ...] = OFFERED, **more: Any) -> ev.TaskRecorded:
+    """Booked: the time and day in the first quote, the party read back, the outcome "you're all booked"."""
     details = B(confirmation_text="You're booked.", party=party, time=time, constraints=constraints,
                 minutes_from_requested=minutes, **more)
-    return ev.TaskRecorded(call_id, "booked", None, None, details, quotes=quotes)
+    said = quotes[0].rstrip(".")
+    return ev.TaskRecorded(call_id, "booked", None, None, details, quotes=quotes, arguments=_arguments(
+        details, "booked", quotes, outcome_quote="you're all booked", time_quote=said, date_quote=said, party_readback=True))
 
 
 def note(call_id: str = "fc_n", *questions: str) -> ev.TaskRecorded:
@@ -69,8 +84,9 @@ def note(call_id: str = "fc_n", *questions: str) -> ev.TaskRecorded:
 
 def declined(call_id: str = "fc_d", alternative: str | None = "Friday 9:30pm",
              quotes: tuple[str, ...] = ("We're fully booked at seven.", "I could do 7:30pm or 9:30pm on Friday.")) -> ev.TaskRecorded:
-    return ev.TaskRecorded(call_id, "declined", None, None, B(reason="Full at seven.", alternative_offered=alternative,
-                                                             reason_code="no_slot_in_window"), quotes=quotes)
+    details = B(reason="Full at seven.", alternative_offered=alternative, reason_code="no_slot_in_window")
+    return ev.TaskRecorded(call_id, "declined", None, None, details, quotes=quotes,
+                           arguments=_arguments(details, "declined", quotes, outcome_quote=quotes[0].rstrip(".")))
 
 
 def respond(run: Run, event: ev.Event) -> list[Any]:
@@ -268,7 +284,8 @@ def test_a_decline_whose_reason_was_not_said_is_taken_as_the_schema_allows():
     """reason and reason_code are nullable in the published schema: a decline without them was refused as
     invalid arguments (and the call ended failed/internal). Null is "not said"; the outcome's code is refused."""
     [event] = book_live().feed(record_item({"status": "declined", "reason": None, "reason_code": None,
-                                            "quotes": ["We're full."], "opt_out_quote": "Don't call here again."}))
+                                            "quotes": ["We're full."], "opt_out_quote": "Don't call here again.",
+                                            "outcome_quote": "we're full"}))
     assert isinstance(event, ev.TaskRecorded) and event.status == "declined"
     assert (event.booking.reason, event.booking.reason_code, event.opt_out) == (None, None, "Don't call here again.")
     run = book_call(offers=(ev.OutputTranscript("Could I book a table for 2 on Friday at 7pm?"), ev.InputTranscript("Sorry, we're full.")))
@@ -339,7 +356,7 @@ def test_window_zero_accepts_only_the_time_asked_for():
     assert output(book_call(AS_ASKED, window=0).feed(booked(time="Friday 7pm", minutes=0, quotes=CONFIRMED_AS_ASKED))[0])["recorded"] is True
     # Where seven was full and the business confirmed another time, 7pm is not in the words it confirmed.
     refused = output(book_call(window=0).feed(booked(time="Friday 7pm", minutes=0))[0])
-    assert refused["recorded"] is False and refused["why"] == "'7:00 PM' is not in your quotes"
+    assert refused["recorded"] is False and refused["why"].startswith("rule 4: 19:00 does not read as a clock time")
 
 
 SITTINGS = (
@@ -356,7 +373,7 @@ def test_when_the_words_name_no_clock_time_the_model_count_decides():
     out = output(book_call(SITTINGS, window=30).feed(booked(time="the late sitting", minutes=90, quotes=SAID))[0])
     assert out["recorded"] is False and "90 minutes later" in out["why"]
     out = output(book_call(window=30).feed(booked(time="the early sitting", minutes=20))[0])
-    assert out["recorded"] is False and out["why"] == "'the early sitting' is not in your quotes"
+    assert out["recorded"] is False and out["why"].startswith("rule 4: 'the early sitting' is not a clock time")
     out = output(book_call(SITTINGS, window=30).feed(booked(time="the early sitting", minutes=None, quotes=SAID))[0])
     assert out["recorded"] is False and "minutes_from_requested" in out["next"]
 
@@ -407,19 +424,19 @@ def test_a_booking_without_a_record_fails_without_a_transcript_fallback():
 
 
 def test_a_restaurant_that_books_only_larger_parties_is_declined_by_the_model_s_record_not_by_the_app_s_reading():
-    """Without a record the app never reads a decline's meaning from the words ("parties of six or more"):
+    """Without a record the app never reads a decline's meaning from the words ("parties under six"):
     the business hung up after the request, and that is what the user is told. The model's own
     declined record, citing those words, is accepted in the call."""
     said = (ev.OutputTranscript("I'd like to book a table for 2 on Friday at 7pm."),
-            ev.InputTranscript("Sorry, we only take reservations for parties of six or more."))
+            ev.InputTranscript("Sorry, we don't take reservations for parties under six."))
     run = book_call(said, party=2)
     run.feed(ev.CallHungUp(run.call.call_control_id, "normal_clearing", "callee"))
     outcome = conclude(run.call)
     assert (outcome.status, outcome.reason, outcome.verdict_source) == ("declined", "hung_up", "transcript")
     run = book_call(said, party=2)
-    record = declined(alternative=None, quotes=("we only take reservations for parties of six or more",))
+    record = declined(alternative=None, quotes=("we don't take reservations for parties under six",))
     assert output(respond(run, record)[0])["recorded"] is True
-    assert run.call.verdict.quotes[0].text == "Sorry, we only take reservations for parties of six or more."
+    assert run.call.verdict.quotes[0].text == "Sorry, we don't take reservations for parties under six."
 
 
 # -- the result --------------------------------------------------------------------------------------

@@ -103,21 +103,14 @@ def test_hours_labels(sentence: str, labels: dict[str, Any] | None):
 def test_the_eval_counts_each_kind_of_record(tmp_path: Path, capsys: pytest.CaptureFixture[str]):
     (tmp_path / "train").mkdir()
     (tmp_path / "train" / "dialogues_001.json").write_text(json.dumps([DIALOGUE, {**DIALOGUE, "services": ["Hotels_1"]}]))
-    (tmp_path / "attraction_db.json").write_text(json.dumps([
-        {"openhours": "we open from 8 a.m. to 4 p.m. monday to wednesday, and it is closed on thursday"},
-        {"openhours": "?"}, {"openhours": "open from june to august"}]))
-    backend = ev.cite_backend()
+    backend = ev.check_backend()
     assert backend is not None
-    tally = ev.evaluate(backend, ev.booking_records(DIALOGUE),
-                        ev.hours_records(ev.multiwoz_hours(tmp_path / "attraction_db.json")))
+    tally = ev.evaluate(backend, ev.booking_records(DIALOGUE), None)
     assert tally.counts == {  # [accepted, records]
         "bookings: true booked records accepted": [1, 1], "  after a failure": [1, 1],
         "bookings: wrong records accepted": [0, 3], "  time +1 h": [0, 1], "  party +1": [0, 1], "  another date": [0, 1],
         "bookings: failures recorded as booked, accepted": [0, 1], "bookings: declines accepted": [1, 1],
         "bookings: successes recorded as declined, accepted": [0, 1],
-        "hours: true one-day records accepted": [4, 4],
-        "hours: wrong one-day records accepted": [0, 7],  # 3 later closings, 4 days swapped
-        "  closes +1 h": [0, 3], "  another day": [0, 4],
     }
     assert tally.refusals == []
     kept = ev.Tally(shown=1)  # the first refusals of true records are kept, with what was checked
@@ -125,14 +118,17 @@ def test_the_eval_counts_each_kind_of_record(tmp_path: Path, capsys: pytest.Capt
         kept.add("a line", ev.Verdict(False, why), record="booked, 3 at 7:45 pm", quotes=("words",))
     kept.add("a line", ev.Verdict(True, "fine"), record="booked, 3 at 7:45 pm")
     assert kept.counts == {"a line": [1, 3]} and kept.refusals == [("booked, 3 at 7:45 pm", ("words",), "first")]
-    ev.main(["--sgd", str(tmp_path), "--multiwoz", str(tmp_path), "--backend", "cite"])
+    (tmp_path / "attraction_db.json").write_text(json.dumps([
+        {"openhours": "we open from 8 a.m. to 4 p.m. monday to wednesday, and it is closed on thursday"},
+        {"openhours": "?"}, {"openhours": "open from june to august"}]))
+    ev.main(["--sgd", str(tmp_path), "--multiwoz", str(tmp_path), "--backend", "check"])
     out = capsys.readouterr().out
     assert "1 restaurant dialogues, 1 bookings, 1 with a failure" in out
     assert "2 distinct hours sentences, 1 labelled" in out
     assert "bookings: declines accepted" in out and "1/1 (100.0%)" in out and "elapsed" in out
 
 
-def test_without_the_old_judge_the_eval_says_where_it_is_and_goes_on_with_cite(tmp_path: Path,
+def test_without_the_old_judge_the_eval_says_where_it_is_and_goes_on_with_check(tmp_path: Path,
                                                                                  capsys: pytest.CaptureFixture[str]):
     (tmp_path / "train").mkdir()
     (tmp_path / "train" / "dialogues_001.json").write_text(json.dumps([DIALOGUE]))
@@ -140,9 +136,10 @@ def test_without_the_old_judge_the_eval_says_where_it_is_and_goes_on_with_cite(t
     out = capsys.readouterr().out
     assert ev.judge_backend() is None  # deleted after 2022086
     assert out.count("judge: not in this checkout;") == 1 and "git worktree add /tmp/before 2022086" in out
-    assert "cite" in out.splitlines()[2] and "bookings: declines accepted" in out
+    assert "check" in out.splitlines()[2] and "bookings: declines accepted" in out
+    assert ev.cite_backend() is None  # the citation check is deleted (issue 52)
     ev.main(["--sgd", str(tmp_path)])
-    assert "cite" in capsys.readouterr().out
+    assert "check" in capsys.readouterr().out
 
 
 def test_the_dev_and_test_splits_name_the_party_number_of_seats():
@@ -159,11 +156,11 @@ def test_the_accepted_failures_recorded_as_booked_are_listed_on_request(tmp_path
     quiet["turns"][3]["frames"][0]["actions"] = [{"act": "NOTIFY_FAILURE", "slot": "", "values": []}]
     (tmp_path / "train").mkdir()
     (tmp_path / "train" / "dialogues_001.json").write_text(json.dumps([quiet]))
-    ev.main(["--sgd", str(tmp_path), "--backend", "cite"])
+    ev.main(["--sgd", str(tmp_path), "--backend", "check"])
     assert "failures recorded as booked, accepted (" not in capsys.readouterr().out
-    ev.main(["--sgd", str(tmp_path), "--backend", "cite", "--show-failed-as-booked"])
+    ev.main(["--sgd", str(tmp_path), "--backend", "check", "--show-failed-as-booked"])
     out = capsys.readouterr().out
-    assert "cite: failures recorded as booked, accepted (1)" in out
+    assert "check: failures recorded as booked, accepted (1)" in out
     assert "record: booked, 3 at next Friday at 6:30 pm" in out
     assert "business: Is there something else I can do?" in out and "business: Sure, three guests" in out
 

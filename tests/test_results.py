@@ -8,9 +8,10 @@ import datetime as dt
 import pytest
 
 from calld.core.answers import Aisle, DayRange, Hours, TextOnly
+from calld.core.plan import QuickAskJob
 from calld.domain.questions import QuestionType as Q
 from calld.domain.transcript import Span, Turn
-from calld.evidence import assess, check, cite
+from calld.evidence import assess, check
 
 WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday")
 
@@ -108,8 +109,13 @@ def test_both_jobs_tell_the_agent_to_answer_are_you_a_robot_truthfully():
 def test_a_quote_is_placed_by_the_fragments_it_touches():
     turn = Turn("business", "Hello. We open at nine.", (Span(0, 1000, 1400), Span(6, 1500, 2200), Span(15, 2200, 2900)))
     t = (Turn("agent", "What are your hours?"), turn)
-    j = cite.check_answer(t, Q.HOURS, ["We open at nine"], Hours((DayRange((), "09:00", None),)))
-    assert isinstance(j, cite.Supported)
+    args = {"status": "answered", "quotes": [], "answer_text": "We open at nine.", "notes": None, "reason": None,
+            "stock": None, "aisle": None, "outcome_quote": None, "opt_out_quote": None,
+            "hours": {"no_set_hours": False, "no_set_hours_quote": None, "ranges": [
+                {"days": [], "opens": "09:00", "closes": None, "closed": False, "around_the_clock": False, "date": None,
+                 "days_quote": None, "times_quote": "We open at nine", "context_quote": None, "readback": False}]}}
+    j = check.check_record(args, QuickAskJob(Q.HOURS, None), t)
+    assert isinstance(j, check.Accepted)
     (q,) = j.quotes
     assert (q.text, q.start_ms, q.end_ms) == ("We open at nine.", 1500, 2900)
 

@@ -1,6 +1,6 @@
 """The typed answer a record carries: the model's reading of the business's words, as fields.
 
-The model fills them (record_task_result); the citation check (calld.evidence.cite) accepts them
+The model fills them (record_task_result); the evidence check (calld.evidence.check_record) accepts them
 only when every time, day, number and place in them stands in the business's quoted words. Once
 accepted they are the result's typed answer as they are: the app never reads English into them.
 Contradictory shapes (times on a closed day, kinds without some_kinds, ranges beside no set hours) are refused at

@@ -273,8 +273,8 @@ class TaskRecorded:
     """The backend called record_task_result with valid arguments.
 
     A quick ask's record carries answer_text, notes and its typed `answer` (hours, stock or aisle);
-    a booking's carries `booking`. Both cite the business: `quotes` are its words, verbatim, that
-    carry the outcome (calld.evidence.cite checks them). `reason` is a declined quick ask's code.
+    a booking's carries `booking`. `arguments` is the JSON as the model sent it, per-fact quotes and all:
+    calld.evidence.check_record checks that. `reason` is a declined quick ask's code.
     `opt_out` is the business's words asking not to be called again, as the model quoted them: it binds
     whether or not the record itself holds (calld.policy.optout checks the business said them).
     """

@@ -11,7 +11,7 @@ The order of precedence, first match wins:
     call: then the transcript's reading, correction included).
  4. The transcript assessment (calld.evidence.assess): with no accepted record (far-party hangup,
     no tool at all, the model or the media lost, a stall), the app reads the business's words with
-    the citation check's vocabulary: a stated answer -> answered (`transcript`); the business hung
+    the evidence check's tokens: a stated answer -> answered (`transcript`); the business hung
     up after hearing the ask -> declined/hung_up. When the model ended the call, or the app heard
     something it could not confirm, the call ends declined/unconfirmed with the business's last
     words as evidence: never failed/internal, which is calld's own. A booking is never booked from
@@ -36,9 +36,8 @@ from calld.core.state import Call, ConvTalking, DialRejected, HangupDone, Telnyx
 from calld.domain.status import Status, VerdictSource
 from calld.core.answers import Answer, Hours, TextOnly
 from calld.core.state import ConvConcluded
-from calld.evidence import assess, check, cite
-from calld.evidence.cite import Quote
-from calld.evidence.check import sentence_spans
+from calld.evidence import assess, check
+from calld.evidence.check import Quote, sentence_spans
 
 
 @frozen
@@ -232,9 +231,8 @@ def _accepted(call: Call, today: dt.date | None, seen: str | None) -> Outcome:
     if task.status == "answered" and isinstance(job, QuickAskJob):
         # Checked again on the whole call: a correction said after it ("on Fridays we actually close at 4")
         # that no later record cited makes it stale, and the business's own words decide instead.
-        again = check.as_judgement(check.check_record(task.arguments, job, call.transcript)) if check.cites_per_fact(
-            task.arguments) else cite.check_answer(call.transcript, job.question, task.quotes, task.answer, item=job.item)
-        if isinstance(again, cite.Unsupported):
+        again = check.check_record(task.arguments, job, call.transcript)
+        if isinstance(again, check.Refused):
             if (found := assess.find_answers(call.transcript, job.question)):
                 return _heard(job, found, "transcript", seen, today)
             return _unconfirmed(call, seen)

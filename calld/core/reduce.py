@@ -22,9 +22,9 @@ Theory of the edges:
  - Tools: every function call gets its output at once; exactly one response.create follows
    when the backend's response that carried them ends (ResponseDone), after the last output,
    so the agent keeps talking after a progress note or a refused record.
- - The evidence gate: a terminal record is accepted only when it cites the business (calld.evidence.cite:
-   each quote said by the business, each fact of its typed answer in the quotes, nothing after
-   contradicting it; agent speech never counts). A record that fails is refused back to the model
+ - The evidence gate: a terminal record is accepted only when calld.evidence.check_record accepts its
+   arguments as the model sent them (each fact's quote said by the business and its value standing in it;
+   agent speech never counts). A record that fails is refused back to the model
    with what was checked, starts nothing, and is kept in refused_records. The first accepted record
    stands, unless a later one holds and cites business words said after it (the business corrected
    itself): that one takes its place. Any other later record is answered "already recorded"; every
@@ -139,8 +139,8 @@ from calld.domain.questions import QuestionType
 from calld.domain.status import FailedReason
 from calld.domain.times import minutes_between
 from calld.domain.transcript import Speaker, Turn, add_fragment, last_to_speak, latest_turn
-from calld.evidence import assess, check, cite
-from calld.evidence.cite import Quote
+from calld.evidence import assess, check
+from calld.evidence.check import Quote
 from calld.evidence.check import sentence_spans
 from calld.policy.optout import detect_opt_out, said_by_business
 
@@ -1038,8 +1038,8 @@ def _record(call: Call, event: ev.TaskRecorded) -> tuple[Call, list[Effect]]:
         return _refuse_record(call, event, "a recorded greeting cannot say what is in stock now",
                               "record voicemail: no person is on the line")
     judged = _judge(call, event)
-    if isinstance(judged, cite.Unsupported):
-        return _refuse_record(call, event, judged.why, judged.next)
+    if isinstance(judged, check.Refused):
+        return _refuse_record(call, event, f"rule {judged.rule}: {judged.why}", judged.next)
     t = call.plan.timings
     verdict = Verdict(judged.quotes, judged.reason)
     if recording:  # no goodbye to a machine: the recording's farewell timer or beep ends the call
@@ -1071,7 +1071,7 @@ def _correcting(call: Call, event: ev.TaskRecorded) -> tuple[ev.TaskRecorded, Ve
             return None
         event = evolve(event, booking=evolve(event.booking, minutes_from_requested=checked))
     judged = _judge(call, event)
-    if isinstance(judged, cite.Supported) and _cites_later(judged.quotes, concluded.verdict.quotes):
+    if isinstance(judged, check.Accepted) and _cites_later(judged.quotes, concluded.verdict.quotes):
         return event, Verdict(judged.quotes, judged.reason)
     return None
 
@@ -1113,22 +1113,9 @@ def _recorded_again(call: Call, event: ev.TaskRecorded) -> tuple[Call, list[Effe
     ]
 
 
-def _judge(call: Call, event: ev.TaskRecorded) -> cite.Judgement:
-    """The evidence gate: the record's quotes are the business's words so far, and they hold its facts."""
-    turns, job = call.transcript, call.plan.job
-    if check.cites_per_fact(event.arguments):  # the one entry point, on the arguments as the model sent them
-        return check.as_judgement(check.check_record(event.arguments, job, turns, machine=call.machine))
-    if event.status == "voicemail":
-        return check.as_judgement(assess.voicemail(turns, call.machine))
-    if isinstance(job, BookJob):
-        d = event.booking or ev.BookingDetails()
-        if event.status == "booked":
-            return cite.check_booked(turns, event.quotes, party=d.party or job.party, time=d.time or "")
-        declined = cite.check_book_declined(turns, event.quotes, alternative_offered=d.alternative_offered)
-        return evolve(declined, reason=d.reason_code or "refused") if isinstance(declined, cite.Supported) else declined
-    if event.status == "declined":
-        return cite.check_declined(turns, job.question, event.quotes, event.reason or "refused")
-    return cite.check_answer(turns, job.question, event.quotes, event.answer, item=job.item)
+def _judge(call: Call, event: ev.TaskRecorded) -> check.Verdict:
+    """The evidence gate: the one entry point, on the record's arguments exactly as the model sent them."""
+    return check.check_record(event.arguments, call.plan.job, call.transcript, machine=call.machine)
 
 
 def _refuse_record(call: Call, event: ev.TaskRecorded, why: str, instead: str) -> _Out:

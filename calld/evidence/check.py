@@ -44,7 +44,6 @@ Word lists are named constants of at most fifteen entries each. The one public e
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
@@ -593,27 +592,6 @@ def check_record(arguments: str | Mapping[str, Any], request: QuickAskJob | Book
     reason = (getattr(args, "reason_code", None) or getattr(args, "reason", None) or "refused") \
         if cited.status == "declined" else None
     return Accepted(verdict.quotes, reason, opt_out)
-
-
-def cites_per_fact(arguments: str | Mapping[str, Any]) -> bool:
-    """Whether a record's arguments are of the per-fact schema (they carry outcome_quote, which the strict
-    schema requires). Transitional: records of the older shape (the stub's, until its scripted records send
-    per-fact quotes: issue 52 item 5) are still read by calld.evidence.cite."""
-    if isinstance(arguments, Mapping):
-        return "outcome_quote" in arguments
-    try:
-        return "outcome_quote" in json.loads(arguments or "{}")
-    except ValueError:
-        return False
-
-
-def as_judgement(verdict: Verdict) -> Any:
-    """The verdict in the older shape the reducer and verify still take (cite.Supported / cite.Unsupported)."""
-    from calld.evidence import cite  # transitional, as cites_per_fact
-
-    if isinstance(verdict, Accepted):
-        return cite.Supported(verdict.quotes, "the business's words hold each fact", verdict.reason)
-    return cite.Unsupported(f"rule {verdict.rule}: {verdict.why}", verdict.next)
 
 
 def _check(cited: Cited, request: QuickAskJob | BookJob, turns: Sequence[Turn], machine: str | None) -> Verdict:
