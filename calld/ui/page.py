@@ -3,7 +3,7 @@
 A call's page is built from what `show` reads (calld.observe.history.call_detail): the result,
 the report and the transcript. The facts of the typed answer are listed each with the quotes of
 the accepted record that say it; a quote is tied to a fact when the fact's time, day, number or
-place stands in the quote's words (read with calld.evidence.vocab, as the citation check reads
+place stands in the quote's words (read on calld.evidence.check's tokens, as the evidence check reads
 them), and a fact no quote names in those terms is tied to every quote (the quotes were accepted
 as a whole). This is a reading aid, never a second check: the verdict is the result's.
 """
@@ -13,7 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from calld.evidence import vocab as v
+from calld.evidence import check as c
 from calld.observe.summary import booked_line, status_line, why_words
 
 WEEK = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
@@ -112,28 +112,56 @@ def _hours_words(r: dict[str, Any]) -> str:
         return "closed"
     if r.get("around_the_clock"):
         return "open 24 hours"
-    opens = v.say_clock(r["opens"]) if r.get("opens") else "?"
-    closes = v.say_clock(r["closes"]) if r.get("closes") else "?"
+    opens = say_clock(r["opens"]) if r.get("opens") else "?"
+    closes = say_clock(r["closes"]) if r.get("closes") else "?"
     return f"{opens} \u2013 {closes}"
 
 
-def _said(quote: str) -> str:
-    return v.normal(quote)
+def say_clock(hhmm: str) -> str:
+    """'19:30' as a person says it: '7:30 PM' ('12:00 PM' is noon, '12:00 AM' midnight)."""
+    h, m = (int(x) for x in hhmm.split(":"))
+    return f"{(h % 12) or 12}:{m:02d} {'AM' if h < 12 else 'PM'}"
+
+
+def _said(quote: str) -> list[str]:
+    return [t.word for t in c.tokens(quote)]
+
+
+def _hhmm(clock: c.Clock) -> str | None:
+    """A clock time said with its half of the day (or a 24-hour one), as HH:MM; None where it is not said."""
+    if clock.hour is None:
+        return None
+    if clock.meridiem is not None:
+        return f"{clock.hour % 12 + (12 if clock.meridiem == 'pm' else 0):02d}:{clock.minute:02d}"
+    return f"{clock.hour % 24:02d}:{clock.minute:02d}"
 
 
 def _quotes_with_clock(quotes: list[Quote], *hhmm: str | None) -> tuple[int, ...]:
-    wanted = [h for h in hhmm if h]
-    return tuple(q.n for q in quotes if any(c.clock.means(h) for c in v.clocks(_said(q.text)) for h in wanted))
+    wanted = [tuple(int(x) for x in h.split(":")) for h in hhmm if h]
+    return tuple(q.n for q in quotes if any(_means(k, *w) for k in c.clocks(_said(q.text)) for w in wanted))
+
+
+def _means(clock: c.Clock, hour: int, minute: int) -> bool:
+    """The clock time said can be HH:MM (without am/pm, either half of the day)."""
+    if clock.hour is None or clock.minute != minute:
+        return False
+    if clock.meridiem is None and 0 < clock.hour <= 12:
+        return clock.hour % 12 == hour % 12
+    return _hhmm(clock) == f"{hour:02d}:{minute:02d}"
 
 
 def _quotes_with_days(quotes: list[Quote], days: set[str]) -> tuple[int, ...]:
-    return tuple(q.n for q in quotes if v.days_said(_said(q.text)) & days)
+    return tuple(q.n for q in quotes if c.days_in(_said(q.text)) & days)
+
+
+def _numbers(words: list[str]) -> set[float]:
+    return {float(w) for w in words if w.isdigit()}
 
 
 def _quotes_with_number(quotes: list[Quote], n: float | None) -> tuple[int, ...]:
     if n is None:
         return ()
-    return tuple(q.n for q in quotes if float(n) in v.numbers(_said(q.text)))
+    return tuple(q.n for q in quotes if float(n) in _numbers(_said(q.text)))
 
 
 def _all(quotes: list[Quote]) -> tuple[int, ...]:
@@ -172,22 +200,22 @@ def facts_of(result: dict[str, Any], quotes: list[Quote]) -> tuple[list[Fact], l
             facts.append(Fact("Quantity", str(answer["quantity"]), _or_all(_quotes_with_number(quotes, answer["quantity"]), quotes)))
         for k in answer.get("kinds") or []:
             name = str(k.get("kind", "?"))
-            tied = tuple(q.n for q in quotes if set(v.tokens(name)) & set(v.tokens(q.text)))
+            tied = tuple(q.n for q in quotes if set(_said(name)) & set(_said(q.text)))
             value = str(k.get("availability", "?")).replace("_", " ")
             if k.get("quantity") is not None:
                 value += f" ({k['quantity']})"
             facts.append(Fact(f"Kind: {name}", value, _or_all(tied, quotes)))
     elif kind == "aisle":
         location = str(answer.get("location", "?"))
-        numbers = v.numbers(_said(location))
-        tied = tuple(q.n for q in quotes if (numbers and set(numbers) & set(v.numbers(_said(q.text))))
-                     or _said(location) in _said(q.text))
+        numbers = _numbers(_said(location))
+        tied = tuple(q.n for q in quotes if (numbers and numbers & _numbers(_said(q.text)))
+                     or " ".join(_said(location)) in " ".join(_said(q.text)))
         facts.append(Fact("Where", location, _or_all(tied, quotes)))
     if status == "booked":
         party = result.get("confirmed_party")
         when = str(result.get("confirmed_time") or "?")
-        clocks = [f"{c.clock.hour:02d}:{c.clock.minute:02d}" for c in v.clocks(_said(when))]
-        days = set(v.days_said(_said(when)))
+        clocks = [h for k in c.clocks(_said(when)) if (h := _hhmm(k)) is not None]
+        days = c.days_in(_said(when))
         facts.append(Fact("Party", str(party), _or_all(_quotes_with_number(quotes, party), quotes)))
         when_tied = tuple(sorted(set(_quotes_with_clock(quotes, *clocks)) | set(_quotes_with_days(quotes, days))))
         facts.append(Fact("Time", when, _or_all(when_tied, quotes)))
