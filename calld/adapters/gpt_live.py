@@ -226,11 +226,12 @@ class _Range(_Strict):
             out.append(Fact("date", self.date, self.days_quote, back))
         if self.closed or self.around_the_clock:
             return [*out, Fact("closed" if self.closed else "always", "", said, back)]
-        days = tuple(self.days)
+        days, beside = tuple(self.days), self.days_quote
         if self.opens and self.closes:  # two readings of one quote: "9 to 5" is no 9 to 9
-            out.append(Fact("range", f"{self.opens}-{self.closes}", said, back, self.context_quote, days=days))
+            out.append(Fact("range", f"{self.opens}-{self.closes}", said, back, self.context_quote, days=days, beside=beside))
         else:
-            out += [Fact("clock", t, said, back, self.context_quote, days=days) for t in (self.opens, self.closes) if t]
+            out += [Fact("clock", t, said, back, self.context_quote, days=days, beside=beside)
+                    for t in (self.opens, self.closes) if t]
         return out + [Fact("yes", "", q) for q in dict.fromkeys((said, self.days_quote)) if q]
 
 
@@ -347,8 +348,19 @@ class _TaskResultArgs(_Strict):
         answer = self.hours or self.stock or self.aisle
         facts = tuple(answer.facts()) if self.status == "answered" and answer is not None else ()
         said = self.outcome_quote
-        outcome = Fact("no", "", said) if self.status == "declined" else Fact("yes", "", said) if said else None
+        outcome = Fact(self._sign(), "", said, topic="stock" if self.stock else "") if said or self.status == "declined" else None
         return Cited(self.status, facts, outcome, self.opt_out_quote)
+
+    def _sign(self) -> str:
+        """What the outcome's words must say: a no for a decline or for stock that is out or unknown, a yes for
+        stock they have or an answer in words alone; for hours, an aisle or kinds both in and out, only that it
+        was said (their facts carry their own yes or no)."""
+        if self.status == "declined":
+            return "no"
+        if self.stock is not None and self.stock.availability in ("out_of_stock", "unknown"):
+            return "no"
+        typed = self.hours or self.aisle or (self.stock and self.stock.availability == "some_kinds")
+        return "said" if self.status == "answered" and typed else "yes"
 
 
 class _BookResultArgs(BaseModel):

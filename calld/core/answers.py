@@ -77,7 +77,7 @@ class Fact:
     itself (`yes`, `no`: something is, or is not). `readback`: the value stands in the agent's question that the
     record's outcome quote answers, not in `quote`. `context`: the quote a bare "half past" takes its hour from.
     `item`: the words (or the question they answer) must name the item asked about. `topic`: `stock` or `booking`,
-    where a yes or a no is read against that topic's word list too. `days`: the weekdays a time is for."""
+    where a yes or a no is read against that topic's word list too. `days`: the weekdays a time is for. `beside`: the quote of a time's days."""
 
     kind: str
     value: str
@@ -87,6 +87,7 @@ class Fact:
     item: bool = False
     topic: str = ""
     days: tuple[str, ...] = ()  # a time's days (an hours range's), so words about other days are not about it
+    beside: str | None = None  # its range's days_quote: said with no other day or time between the two
 
 
 @frozen

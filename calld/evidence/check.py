@@ -17,25 +17,29 @@ stands in them. Which number is the party and which the time is the model's read
     am/pm or o'clock or after a word of CLOCK_CUES, "noon", "midnight", "half past 7", or the quote's one
     number ("Ten."); am/pm, where said, agrees. A number that begins an address (only names between it and a
     word of STREETS) is no clock time and no count. A range's opening and closing stand in its one times_quote;
-    a bare "half past" takes its hour from the range's context_quote. A booked time of no clock words ("the
-    early sitting") stands by its words, as a place does.
+    a bare "half past" takes its hour from the range's context_quote. A range's days_quote and times_quote,
+    said in one turn, have no other day or number between them. A booked time of no clock words ("the early
+    sitting") stands by its words, as a place does.
  5. Own words. Each day, date, count, party size, place or kind stands in its own quote: a count as a number
     that is no part of a clock time nor of a date, days by name, by a run ("Monday to Friday") or by DAY_GROUPS, a place or
-    kind by its words (PLACE_WORDS aside). A day said after a word of SET_APART is not among them.
+    kind by its words (PLACE_WORDS aside). A day said after a word of SET_APART is not among them. The quote of
+    an item's count or place holds no other number (but the item's own: "the 12 inch"): it points at one value.
  6. The item. A stock or aisle fact names the item asked about: its words stand in the fact's quote, or in
     the agent's question just before it, and no number of another size of it is said in between.
  7. Word lists. A closed day's quote holds a word of CLOSED; open around the clock, of ALWAYS; no set hours,
     of NO_SET_HOURS.
- 8. Yes. The quote of what is (hours, a place, in stock, booked, a party or time) holds no word of NOT (nor a
-    word ending in n't; not one before a word of OPEN_CLOSE and "until") nor of PAST; of stock, none of OUT; of a
-    booking, none of FAILURE.
- 9. No. The quote of what is not (a decline, out of stock, not known) holds a word of NOT (or ending in n't),
-    or for stock of OUT, or for a booking of FAILURE.
+ 8. Yes. The clause of a quote of what is (hours, a place, in stock, booked, a party or time) holds no word of
+    NOT (nor a word ending in n't; not one before a word of OPEN_CLOSE and "until") nor of PAST; of stock, none
+    of OUT; of a booking, none of FAILURE. A clause ends at , ; . ? ! and before "but".
+ 9. No. The clause of a quote of what is not (a decline, out of stock, not known) holds a word of NOT (or ending
+    in n't), or for stock of OUT, or for a booking of FAILURE. An answer's outcome_quote says a yes or a no only
+    of stock; of hours, an aisle or kinds both in and out, it need only be said (their facts carry the sign).
 10. Failure after booked. A booked record is refused when the business says a word of FAILURE, or of NOT
     beside a word of BOOKING, after its outcome_quote and does not say the booked time again after that.
-11. Corrections. Business words after a fact's quote holding another value of the fact's kind (another clock
-    time; another number of one or two digits; another day, for a date) refuse the record when they hold a
-    word of CORRECTIONS, or always for a booking's time and date; unless they name a day the fact is not for.
+11. Corrections. Business words after a fact's quote (a read-back fact's: from the reply to the question on)
+    holding another value of the fact's kind (another clock time; another number of one or two digits; another
+    day, for a date) refuse the record when they hold a word of CORRECTIONS, or always for a booking's time and
+    date (and a read-back party); unless they name a day the fact is not for.
 12. Voicemail. A voicemail record stands on a recorded greeting in the business's words, or on the
     carrier's answering-machine detection.
 
@@ -78,9 +82,9 @@ NO_SET_HOURS = ("appointment", "appointments", "no set", "vary", "varies", "depe
                 "no fixed", "whenever", "irregular", "flexible")
 NOT = frozenset({"no", "not", "never", "none", "nothing", "nope", "nah", "nobody", "cannot", "unable", "neither",
                  "nor"})
-OUT = ("out", "sold", "gone", "0", "discontinued", "unavailable", "empty", "backordered")
+OUT = ("out", "sold", "gone", "0", "discontinued", "unavailable", "empty", "backordered", "back order", "backorder")
 FAILURE = ("unable", "couldn't", "could not", "can't", "cannot", "not able", "fail", "failed", "unsuccessful",
-           "not successful", "impossible", "unavailable", "full", "fully", "problem")
+           "booked solid", "impossible", "unavailable", "full", "fully", "problem")
 BOOKING = ("table", "reservation", "booking", "book", "booked", "reserve", "reserved", "seat", "spot", "available",
            "availability", "slot", "opening", "space", "room")  # matched with or without a plural s
 ASKS = ("please confirm", "can you confirm", "could you confirm", "just to confirm", "confirm the", "confirm your",
@@ -444,7 +448,7 @@ def _said_after(turns: Sequence[Turn], at: Found) -> list[list[str]]:
         if turns[t].speaker != "business":
             continue
         text = turns[t].text
-        begin = tokens(text)[at.last - 1].end if t == at.turn else 0
+        begin = tokens(text)[at.last - 1].end if t == at.turn and at.last else 0
         pieces = _SENTENCE_END.split(text[begin:])
         out += [w for p in pieces if (w := _words(tokens(p)))]
     return out
@@ -455,6 +459,21 @@ def _rest_of_sentence(turns: Sequence[Turn], at: Found) -> list[str]:
     return _words(tokens(text[tokens(text)[at.last - 1].end:at.sentence.end]))
 
 
+_BUT = re.compile(r"\s(?=but\b)", re.I)
+
+
+def _clause(turns: Sequence[Turn], at: Found) -> list[str]:
+    """The words of the clause a quote stands in (rule 8 reads its no there: "we don't open at nine anymore"
+    holds "open at nine"): from the clause's start before the quote to its end after it, "but" a boundary too."""
+    text = turns[at.turn].text
+    toks = tokens(text)
+    start, end = toks[at.first].start, toks[at.last - 1].end
+    a = max([m.end() for m in _CLAUSE_END.finditer(text, 0, start)] + [m.end() for m in _BUT.finditer(text) if m.end() <= start],
+            default=0)
+    b = min([m.start() for m in (_CLAUSE_END.search(text, end), _BUT.search(text, end)) if m], default=len(text))
+    return _words(tokens(text[a:b]))
+
+
 def _asked_before(turns: Sequence[Turn], turn: int) -> int | None:
     """The agent's turn just before a business turn (its question), if the agent spoke before it."""
     return next((t for t in range(turn - 1, -1, -1) if turns[t].speaker == "agent" and turns[t].text.strip()), None)
@@ -463,9 +482,11 @@ def _asked_before(turns: Sequence[Turn], turn: int) -> int | None:
 # -- the checks -------------------------------------------------------------------------------------------------
 
 
-def _stands(fact: Fact, words: Sequence[str], context: Sequence[str] = (), rest: Sequence[str] = ()) -> str | None:
+def _stands(fact: Fact, words: Sequence[str], context: Sequence[str] = (), rest: Sequence[str] = (),
+            item: str | None = None) -> str | None:
     """Rules 4, 5 and 7: why the fact's value does not stand in these words (`rest`: the rest of their
-    sentence, where a day may be set apart), or None."""
+    sentence, where a day may be set apart; `item`: the thing asked about, whose own numbers are its size),
+    or None."""
     kind, value = fact.kind, fact.value
     if kind == "range":
         ends = [_hhmm(v) for v in value.split("-")]
@@ -483,6 +504,8 @@ def _stands(fact: Fact, words: Sequence[str], context: Sequence[str] = (), rest:
             return f"{hhmm[0]:02d}:{hhmm[1]:02d} does not read as a clock time in {' '.join(words)!r}"
     elif kind == "count" and value not in _counts(words):
         return f"the number {value} is not said there apart from a clock time"
+    elif item and kind in ("count", "place") and (others := _counts(words) - set(_words(tokens(value))) - set(_words(tokens(item or "")))):
+        return f"{', '.join(sorted(others))} is another number said there: quote only the words of {value!r}"
     elif kind == "days" and (missing := [d for d in value.split(",") if d not in days_in(words, rest)]):
         return f"{', '.join(missing)} {'is' if len(missing) == 1 else 'are'} not named there"
     elif kind == "date" and not _date_stands(value, words):
@@ -538,11 +561,11 @@ def _item_named(item: str | None, turns: Sequence[Turn], at: Found | None, asked
     return not _another_size(item, between)
 
 
-def _corrected(fact: Fact, turns: Sequence[Turn], at: Found, booking: bool) -> str | None:
+def _corrected(fact: Fact, turns: Sequence[Turn], at: Found, booking: bool, readback: bool = False) -> str | None:
     """Rule 11: a later sentence with another value of the fact's kind, and a word of correction (none needed
     for a booking's time or date: another one said later is not the booking recorded)."""
     for words in _said_after(turns, at):
-        if not (booking and fact.kind in ("clock", "date")) and not CORRECTIONS & set(words):
+        if not (booking and fact.kind in ("clock", "date", "count" if readback else "date")) and not CORRECTIONS & set(words):
             continue
         days = days_in(words)
         mine = [t for v in fact.value.split("-") if (t := _hhmm(v)) is not None] if fact.kind in ("clock", "range") else []
@@ -596,8 +619,8 @@ def check_record(arguments: str | Mapping[str, Any], request: QuickAskJob | Book
 
 def _check(cited: Cited, request: QuickAskJob | BookJob, turns: Sequence[Turn], machine: str | None) -> Verdict:
     if cited.status == "voicemail":
-        heard = [s.sentence for t, turn in enumerate(turns) if turn.speaker == "business"
-                 for s in [_whole(turns, t)] if situations.recording(turn.text) is not None]
+        heard = [_cue_sentence(turns, t, cue) for t, turn in enumerate(turns) if turn.speaker == "business"
+                 if (cue := situations.recording(turn.text)) is not None]
         if heard or machine == "machine":
             return Accepted(tuple(heard[:3]))
         return Refused(12, "nothing the business said is a recorded greeting",
@@ -618,12 +641,12 @@ def _check(cited: Cited, request: QuickAskJob | BookJob, turns: Sequence[Turn], 
         if at_outcome is None:
             return _unsaid(turns, outcome.quote)
         # "please confirm..." (or a quote that starts by asking it) is no yes
-        asks = outcome.kind == "yes" and (_has(at_outcome.words, ASKS) or at_outcome.words[0] in ("confirm", "verify"))
-        asked_back = at_outcome.in_question if outcome.kind == "yes" else at_outcome.question
+        asks = outcome.kind != "no" and (_has(at_outcome.words, ASKS) or at_outcome.words[0] in ("confirm", "verify"))
+        asked_back = at_outcome.in_question if outcome.kind != "no" else at_outcome.question
         if asked_back or asks or situations.menu_prompt(at_outcome.sentence.text):
             return Refused(3, f"your outcome_quote {outcome.quote!r} is a question or a phone menu's prompt",
                            "quote the business's answer, not a question")
-        if (why := _sign(outcome, at_outcome.words)) is not None:
+        if (why := _sign(outcome, _clause(turns, at_outcome))) is not None:
             return Refused(9 if outcome.kind == "no" else 8, f"your outcome_quote {outcome.quote!r}: {why}", _AGAIN)
         evidence.append(at_outcome.sentence)
     asked = _asked_before(turns, at_outcome.turn) if at_outcome is not None else None
@@ -631,10 +654,14 @@ def _check(cited: Cited, request: QuickAskJob | BookJob, turns: Sequence[Turn], 
         if fact.kind == "date" and not _date_words(fact.value):
             continue  # a booked time with no day or date words: nothing to check
         if fact.readback and fact.kind not in ("yes", "no"):
-            if asked is None or (why := _stands(fact, _words(tokens(turns[asked].text)))) is not None:
+            if asked is None or at_outcome is None or (why := _stands(fact, _words(tokens(turns[asked].text)))) is not None:
                 return Refused(2, f"read back: {why or 'the agent asked nothing before the outcome_quote'}", _AGAIN)
             if fact.item and not _item_named(item, turns, None, asked):
                 return Refused(6, f"the question before your outcome_quote does not name {item!r}", _AGAIN)
+            answer = Found(at_outcome.turn, 0, 0, (), at_outcome.sentence, False)  # the business's reply, whole
+            if (later := _corrected(fact, turns, answer, isinstance(request, BookJob), readback=True)) is not None:
+                return Refused(11, f"after your read-back of {fact.value!r} the business said {later!r}",
+                               "record what the business said")
             continue
         if fact.readback:
             if fact.item and not _item_named(item, turns, None, asked):
@@ -651,10 +678,13 @@ def _check(cited: Cited, request: QuickAskJob | BookJob, turns: Sequence[Turn], 
                            "quote the business's statement")
         context = _words(tokens(fact.context or "")) if locate(turns, fact.context) is not None else []
         rest = _rest_of_sentence(turns, at) if fact.kind == "days" else []
-        if (why := _stands(fact, at.words, context, rest)) is not None:
+        if (why := _stands(fact, at.words, context, rest, item)) is not None:
             rule = 4 if fact.kind in ("clock", "range") else 7 if fact.kind in ("closed", "always", "no_set_hours") else 5
             return Refused(rule, f"{why} (your quote {fact.quote!r})", _AGAIN)
-        if (why := _sign(fact, at.words)) is not None:
+        if fact.beside and (between := _between(turns, at, locate(turns, fact.beside))):
+            return Refused(4, f"between your days {fact.beside!r} and times {fact.quote!r} the business said {between!r}",
+                           "a range's days and times are words said together: point at those")
+        if (why := _sign(fact, _clause(turns, at))) is not None:
             return Refused(9 if fact.kind == "no" else 8, f"your quote {fact.quote!r}: {why}", _AGAIN)
         if fact.item and not _item_named(item, turns, at, _asked_before(turns, at.turn)):
             return Refused(6, f"your quote {fact.quote!r} does not name {item!r}, nor answers a question that does",
@@ -671,10 +701,19 @@ def _check(cited: Cited, request: QuickAskJob | BookJob, turns: Sequence[Turn], 
     return Accepted(tuple(dict.fromkeys(evidence)))
 
 
-def _whole(turns: Sequence[Turn], t: int) -> Found:
-    text = turns[t].text
-    start_ms, end_ms = turns[t].place(0, len(text))
-    return Found(t, 0, 0, (), Quote(t, 0, len(text), text, start_ms, end_ms), False)
+def _between(turns: Sequence[Turn], a: Found, b: Found | None) -> str | None:
+    """Rule 4: another day or number said between two quotes of one turn (a range's days and times), or None."""
+    if b is None or b.turn != a.turn:
+        return None
+    first, second = (a, b) if a.first <= b.first else (b, a)
+    words = _words(tokens(turns[a.turn].text))[first.last:second.first]
+    return " ".join(words) if days_in(words) or any(w[0].isdigit() for w in words) else None
+
+
+def _cue_sentence(turns: Sequence[Turn], t: int, cue: str) -> Quote:
+    """The sentence of a recorded greeting that holds its cue ("...leave a message after the tone.")."""
+    start = max(turns[t].text.lower().find(cue.lower()), 0)
+    return _sentence(turns, t, start, start + len(cue))[0]
 
 
 def _unsaid(turns: Sequence[Turn], quote: str) -> Refused:
