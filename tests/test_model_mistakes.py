@@ -40,26 +40,26 @@ def creates(rows: list[dict[str, Any]]) -> int:
 # refused records were told (one entry per refused output, a phrase it must contain).
 EXPECTED: dict[str, dict[str, Any]] = {
     "model_early": {"status": "answered", "reason": None, "source": "tool", "quote": ANSWER.strip(),
-                    "refused": ["'9:00 AM' is not in your quotes"]},
+                    "refused": ["rule 3: your outcome_quote \"Hello, Joe's Hardware, how can I help you?\" is a question"]},
     "model_hallucinates": {"status": "answered", "reason": None, "source": "transcript", "quote": ANSWER.strip(),
-                           "refused": ["'9:00 PM' is not in your quotes"]},
+                           "refused": ["rule 4: 21:00 does not read as a clock time in '9 am to 5 pm'"]},
     "model_mislabels_refusal": {"status": "declined", "reason": "refused", "source": "tool",
                                 "quote": "Sorry, we can't give that out over the phone.",
-                                "refused": ["needs the hours as ranges"]},
+                                "refused": ["rule 8: your outcome_quote \"Sorry, we can't give that out over the phone.\": it says no"]},
     "model_mislabels_answer": {"status": "answered", "reason": None, "source": "transcript", "quote": ANSWER.strip(),
-                               "refused": ["the business did answer"]},
+                               "refused": ["rule 9: your outcome_quote \"We're open Monday through Friday, 9 AM to 5 PM.\": it holds no word of a no"]},
     "model_misquotes": {"status": "answered", "reason": None, "source": "tool", "quote": ANSWER.strip(),
-                        "refused": ["\"We're open every day until midnight.\" is not in what the business said"]},
+                        "refused": ["rule 1: your quote 'every day' is not in what the business said"]},
     "model_quotes_itself": {"status": "answered", "reason": None, "source": "tool", "quote": ANSWER.strip(),
                             "refused": ["those are the agent's words"]},
     "model_fact_unquoted": {"status": "answered", "reason": None, "source": "tool", "quote": ANSWER.strip(),
-                            "refused": ["'9:00 AM' is not in your quotes"]},
+                            "refused": ["rule 1: your quote '9 to 5' is not in what the business said"]},
     "model_wrong_day": {"status": "answered", "reason": None, "source": "tool",
                         "quote": "We're open 9 to 5 on weekdays, and 10 to 2 on Saturdays.",
-                        "refused": ["only beside other days than Saturday"]},
+                        "refused": ["rule 4: between your days 'Saturdays' and times '9 to 5' the business said 'on weekdays and 10 to 2 on'"]},
     "model_denied": {"status": "answered", "reason": None, "source": "tool",
                      "quote": "We don't open at nine anymore, we open at ten now, until six.",
-                     "refused": ["denies 9:00 AM"]},
+                     "refused": ["rule 8: your quote 'open at nine': it says no, or says it of the past"]},
     "model_conflicts": {"status": "answered", "reason": None, "source": "tool", "quote": ANSWER.strip(),
                         "refused": ["already recorded"]},
     "model_duplicates": {"status": "answered", "reason": None, "source": "tool", "quote": ANSWER.strip(), "refused": []},
@@ -132,7 +132,7 @@ async def test_a_refused_record_does_not_start_the_farewell(tmp_path, autojump_c
     first = run.events("tool.record_task_result")[0]
     assert "changed" not in first  # no track moved: the conversation goes on
     refused = [r for r in run.report["refused_records"]]
-    assert refused and refused[0]["call_id"] == first["event"]["call_id"] and "is not in your quotes" in refused[0]["why"]
+    assert refused and refused[0]["call_id"] == first["event"]["call_id"] and "is a question" in refused[0]["why"]
     farewell = [r for r in rows if "effect" in r and r["effect"]["kind"] == "schedule" and r["effect"]["key"] == "farewell"]
     assert len(farewell) == 1 and farewell[0]["cause"] > first["seq"] + 1
 
@@ -196,8 +196,8 @@ async def test_a_refused_record_is_told_only_what_was_checked(tmp_path, autojump
     "said" or "meant" in words of the app's own."""
     run = await stub_call(tmp_path, "model_hallucinates")
     [out] = [o for o in outputs(run.rows()) if o.get("recorded") is False]
-    assert out["why"] == "'9:00 PM' is not in your quotes"
-    assert "said" not in out["why"] and "cite the business's own words" in out["next"]
+    assert out["why"] == "rule 4: 21:00 does not read as a clock time in '9 am to 5 pm' (your quote '9 AM to 5 PM')"
+    assert "meant" not in out["why"] and "the business's own words" in out["next"]
 
 
 async def test_an_answer_read_from_the_transcript_keeps_the_business_s_correction(tmp_path, autojump_clock):

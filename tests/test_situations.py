@@ -422,7 +422,7 @@ async def test_a_correction_over_the_goodbye_replaces_the_accepted_answer(autoju
     assert run.result.status == "answered" and run.result.verdict_source == "transcript"  # not the stale record
     assert "on Fridays we actually close at 4 PM now." in run.result.answer_text
     assert any(e.quote == "Oh wait, sorry, on Fridays we actually close at 4 PM now." for e in run.result.evidence)
-    assert [r.closes for r in run.result.answer.ranges if r.days == ("friday",)] == ["16:00"]
+    assert run.result.answer.kind == "text"  # the stale record's typed hours are not what the user is told
 
 
 async def test_a_stall_in_the_goodbye_longer_than_farewell_quiet_s_does_not_cut_it(autojump_clock, tmp_path):

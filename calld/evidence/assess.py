@@ -81,9 +81,9 @@ def _times(words: Sequence[str]) -> list[Clock]:
             and not any(words[i] == "24" and words[i + 1:i + 2] == ["hours"] for i in c.at)]
 
 
-def _aisle(words: Sequence[str]) -> str | None:
-    """The first "aisle N" (or "aisle B") the words say."""
-    return next((f"aisle {b}" for a, b in zip(words, words[1:]) if a == "aisle" and (b.isdigit() or len(b) == 1)), None)
+def _aisles(words: Sequence[str]) -> set[str]:
+    """Every "aisle N" (or "aisle B") the words say."""
+    return {f"aisle {b}" for a, b in zip(words, words[1:]) if a == "aisle" and (b.isdigit() or len(b) == 1)}
 
 
 def _states(s: Sentence, question: QuestionType) -> bool:
@@ -94,7 +94,7 @@ def _states(s: Sentence, question: QuestionType) -> bool:
         times = _times(words)
         return bool(times or _always(words)) and bool(HOURS_WORDS & set(words) or days_in(words) or len(times) >= 2)
     if question is QuestionType.AISLE:
-        return s.after_ask and _aisle(words) is not None
+        return s.after_ask and bool(_aisles(words))
     return False  # stock: the words alone state nothing of it
 
 
@@ -176,7 +176,7 @@ def read_answer(question: QuestionType, found: Sequence[Quote], item: str | None
         if all(r is not None for r in ranges):
             return Hours(_last_word_per_day([r for r in ranges if r is not None]))
     if question is QuestionType.AISLE:
-        places = {p for q in found if (p := _aisle(_words(q.text))) is not None}
-        if len(places) == 1:
+        places = {p for q in found for p in _aisles(_words(q.text))}
+        if len(places) == 1:  # two aisles said: which is the item's is a reading, so the user gets the words
             return Aisle(places.pop())
     return TextOnly()

@@ -25,7 +25,8 @@ stands in them. Which number is the party and which the time is the model's read
     kind by its words (PLACE_WORDS aside). A day said after a word of SET_APART is not among them. The quote of
     an item's count or place holds no other number (but the item's own: "the 12 inch"): it points at one value.
  6. The item. A stock or aisle fact names the item asked about: its words stand in the fact's quote, or in
-    the agent's question just before it, and no number of another size of it is said in between.
+    the agent's question just before it, and no number of another size of it is said in between; in its own
+    quote when the quote's sentence gives another number (another aisle, another count).
  7. Word lists. A closed day's quote holds a word of CLOSED; open around the clock, of ALWAYS; no set hours,
     of NO_SET_HOURS.
  8. Yes. The clause of a quote of what is (hours, a place, in stock, booked, a party or time) holds no word of
@@ -474,6 +475,13 @@ def _clause(turns: Sequence[Turn], at: Found) -> list[str]:
     return _words(tokens(text[a:b]))
 
 
+def _standing_numbers(text: str) -> set[str]:
+    """The numbers of a sentence's clauses that say what is (no word of NOT or PAST): "it used to be in aisle 5
+    but we moved it to aisle 9" stands on 9 alone."""
+    clauses = [_words(tokens(c)) for part in _CLAUSE_END.split(text) for c in _BUT.split(part)]
+    return {n for w in clauses if not (_negated(w) or _has(w, PAST)) for n in _counts(w)}
+
+
 def _asked_before(turns: Sequence[Turn], turn: int) -> int | None:
     """The agent's turn just before a business turn (its question), if the agent spoke before it."""
     return next((t for t in range(turn - 1, -1, -1) if turns[t].speaker == "agent" and turns[t].text.strip()), None)
@@ -668,7 +676,8 @@ def _check(cited: Cited, request: QuickAskJob | BookJob, turns: Sequence[Turn], 
                 return Refused(6, f"the question before your outcome_quote does not name {item!r}", _AGAIN)
             continue
         if not fact.quote:
-            return Refused(1, f"the {fact.kind} fact {fact.value!r} has no quote and is not read back", _AGAIN)
+            named = f"{fact.topic or fact.kind} fact" + (f" {fact.value!r}" if fact.value else "")
+            return Refused(1, f"the {named} has no quote and is not read back", _AGAIN)
         at = locate(turns, fact.quote)
         if at is None:
             return _unsaid(turns, fact.quote)
@@ -686,6 +695,10 @@ def _check(cited: Cited, request: QuickAskJob | BookJob, turns: Sequence[Turn], 
                            "a range's days and times are words said together: point at those")
         if (why := _sign(fact, _clause(turns, at))) is not None:
             return Refused(9 if fact.kind == "no" else 8, f"your quote {fact.quote!r}: {why}", _AGAIN)
+        if item and fact.kind in ("place", "count") and not _names_item(item, at.words) and \
+                len(_standing_numbers(at.sentence.text) - set(_words(tokens(item)))) > 1:
+            return Refused(6, f"your quote {fact.quote!r} does not name {item!r}, and its sentence gives another {fact.kind}",
+                           "quote the words that name the item with its value")
         if fact.item and not _item_named(item, turns, at, _asked_before(turns, at.turn)):
             return Refused(6, f"your quote {fact.quote!r} does not name {item!r}, nor answers a question that does",
                            "quote the words that name the item, or record what they said of it as unknown")
