@@ -646,9 +646,9 @@ def _differs_from_record(arguments: str, job: str, result: dict[str, Any]) -> st
         return f"the accepted record no longer reads: {exc.error_count()} errors"
     if job == "book":
         details = record.details()  # type: ignore[union-attr]
-        for name in ("confirmed_party", "confirmed_time"):
-            if result.get(name) is not None and result.get(name) != getattr(details, name):
-                return f"the result's {name} {result.get(name)!r} is not the record's {getattr(details, name)!r}"
+        for name, field in (("confirmed_party", "party"), ("confirmed_time", "time")):
+            if result.get(name) is not None and result.get(name) != getattr(details, field):
+                return f"the result's {name} {result.get(name)!r} is not the record's {getattr(details, field)!r}"
         return None
     if result.get("status") != "answered" or "answer" not in result:
         return None

@@ -227,7 +227,7 @@ async def test_a_correction_over_the_goodbye_recorded_again_takes_the_first_reco
     assert (result["status"], result["verdict_source"], result["corrected"]) == ("answered", "tool", True)
     (weekdays,) = result["answer"]["ranges"]
     assert (weekdays["opens"], weekdays["closes"]) == ("09:00", "19:00")
-    assert "on weekdays we actually close at seven" in [e["quote"] for e in result["evidence"]][-1]
+    assert "on weekdays we're actually open 9 to 7" in [e["quote"] for e in result["evidence"]][-1]
     outs = outputs(run.rows())
     assert [o["recorded"] for o in outs if o["call_id"].startswith("call_record")] == [True, True]
     assert [e["effect"]["via"] for e in run.effects("hangup")] == ["tool"]

@@ -323,7 +323,7 @@ async def test_the_call_page_ties_each_quote_to_its_fact(client, daemon, web):
     html = (await web.get(f"/call/{done['run_id']}")).text
     # The hours as a table, each row naming the quotes that say it.
     hours = html.split('id="hours"', 1)[1].split("</table>", 1)[0]
-    assert "Mon\u2013Fri" in hours and "9:00 AM \u2013 7:00 PM" in hours and 'data-quote="2"' in hours
+    assert "Mon\u2013Fri" in hours and "9:00 AM \u2013 7:00 PM" in hours and 'data-quote="1"' in hours
     # Each quote of the accepted record: a seek button at its offset, marked in its own turn.
     for n, e in enumerate(done["evidence"], 1):
         assert f'data-seek="{e["start_ms"] / 1000:.2f}" data-quote="{n}"' in html

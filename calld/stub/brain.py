@@ -269,6 +269,7 @@ class BookBrain:
                 unanswered_questions=self.unanswered,
                 quotes=[self.offer_line] if self.offer_line else [],
                 reason_code="no_slot_in_window",
+                outcome_quote=_first_sentence(self.offer_line) if self.offer_line else None,
             )
             self.voice.say(
                 f"I'm so sorry, I've just realised {self.agreed_time} is outside the time {self.name} can make, "

@@ -350,12 +350,12 @@ SCENARIOS: dict[str, Scenario] = {
         Scenario("model_corrected", answer="We're open Monday through Friday, 9 AM to 9 PM.",
                  model_records=(ModelRecord("answered", fields=_hours(WEEK[:5], "09:00", "21:00", days_quote="Monday through Friday",
                                                                       times_quote="9 AM to 9 PM")),),
-                 goodbye_talk="Oh wait, sorry, on weekdays we actually close at seven.",
-                 goodbye_reply="Thank you, seven it is.",
+                 goodbye_talk="Oh wait, sorry, on weekdays we're actually open 9 to 7.",
+                 goodbye_reply="Thank you, 9 to 7 it is.",
                  goodbye_record=ModelRecord("answered", "Weekdays 9 AM to 7 PM.",
-                                            quotes=("We're open Monday through Friday, 9 AM", "on weekdays we actually close at seven"),
+                                            quotes=("on weekdays we're actually open 9 to 7",),
                                             fields=_hours(WEEK[:5], "09:00", "19:00", days_quote="on weekdays",
-                                                          times_quote="we actually close at seven"))),
+                                                          times_quote="open 9 to 7"))),
         # Two records in one backend response that disagree: the first that holds wins.
         Scenario("model_conflicts", model_records=(
             ModelRecord("answered", fields=WEEKDAYS_9_TO_5), ModelRecord("declined", None, same_response=True))),
