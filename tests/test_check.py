@@ -421,3 +421,53 @@ def test_rule_4_a_booked_time_of_no_clock_words_stands_by_its_words() -> None:
     assert isinstance(check_record(args, BOOK, said), Accepted)
     assert check_record(args | {"confirmed_time": "Friday, the late sitting"}, BOOK, said).rule == 4  # type: ignore[union-attr]
     assert check_record(args | {"confirmed_time": "Friday"}, BOOK, said).rule == 4  # type: ignore[union-attr]
+
+
+def test_rule_9_an_answers_outcome_says_no_only_of_stock_out_and_need_only_be_said_of_hours() -> None:
+    asked = "Do you have the cast iron skillet?"
+    said = "We've got none at the moment."
+    q = "We've got none at the moment"
+    assert isinstance(check_record(stock("out_of_stock", q) | {"outcome_quote": said}, STOCK, call(asked, said)), Accepted)
+    assert check_record(stock("in_stock", q) | {"outcome_quote": said}, STOCK, call(asked, said)).rule == 8  # type: ignore[union-attr]
+    assert isinstance(check_record(stock("out_of_stock", "on back order"), STOCK, call(asked, "That one's on back order.")), Accepted)
+    moved = "We don't open at nine anymore, we open at ten now."
+    r = {"opens": "10:00", "times_quote": "we open at ten now"}
+    assert isinstance(check_record(hours(r) | {"outcome_quote": moved}, HOURS, call("Hours?", moved)), Accepted)
+
+
+def test_rule_8_reads_the_no_in_the_quotes_clause() -> None:
+    said = "We don't open at nine anymore, we open at ten now."
+    got = check_record(hours({"opens": "09:00", "times_quote": "open at nine"}), HOURS, call("Hours?", said))
+    assert isinstance(got, Refused) and got.rule == 8
+    but = "Not on Sundays, but we open at nine."
+    assert isinstance(check_record(hours({"opens": "09:00", "times_quote": "we open at nine"}), HOURS, call("Hours?", but)), Accepted)
+
+
+def test_rule_4_a_ranges_days_and_times_have_no_other_day_or_number_between_them() -> None:
+    said = call("Hours?", "We're open 9 to 5 on weekdays, and 10 to 2 on Saturdays.")
+    wrong = {"days": ["saturday"], "opens": "09:00", "closes": "17:00", "days_quote": "Saturdays", "times_quote": "9 to 5"}
+    got = check_record(hours(wrong), HOURS, said)
+    assert isinstance(got, Refused) and got.rule == 4
+    right = {"days": ["saturday"], "opens": "10:00", "closes": "14:00", "days_quote": "Saturdays", "times_quote": "10 to 2"}
+    assert isinstance(check_record(hours(right), HOURS, said), Accepted)
+
+
+def test_rule_5_and_6_an_items_place_points_at_one_number() -> None:
+    job = QuickAskJob(QuestionType.AISLE, "claw hammer")
+    said = call("Which aisle are the claw hammers in?", "The paint is in aisle 3 and the claw hammers are in aisle 12.")
+    got = check_record(aisle("aisle 3", "The paint is in aisle 3"), job, said)
+    assert isinstance(got, Refused) and got.rule == 6
+    got = check_record(aisle("aisle 3", "The paint is in aisle 3 and the claw hammers are in aisle 12"), job, said)
+    assert isinstance(got, Refused) and got.rule == 5
+    assert isinstance(check_record(aisle("aisle 12", "the claw hammers are in aisle 12"), job, said), Accepted)
+    moved = call("Where's the claw hammer?", "It used to be in aisle 5 but we moved it to aisle 9.")
+    assert isinstance(check_record(aisle("aisle 9", "we moved it to aisle 9"), job, moved), Accepted)
+
+
+def test_rule_11_a_read_back_party_answered_with_another_number_is_refused() -> None:
+    args = booked(2, "Friday at 7 pm", outcome_quote="You're all booked", party_readback=True, time_readback=True,
+                  date_readback=True)
+    asked = "So a table for 2 on Friday at 7 pm, is that right?"
+    assert isinstance(check_record(args, BOOK, call(asked, "Yes, that's right. You're all booked.")), Accepted)
+    got = check_record(args, BOOK, call(asked, "Yes, that's right, a table for four at seven on Friday. You're all booked."))
+    assert isinstance(got, Refused) and got.rule == 11

@@ -476,10 +476,18 @@ def _clause(turns: Sequence[Turn], at: Found) -> list[str]:
 
 
 def _standing_numbers(text: str) -> set[str]:
-    """The numbers of a sentence's clauses that say what is (no word of NOT or PAST): "it used to be in aisle 5
-    but we moved it to aisle 9" stands on 9 alone."""
-    clauses = [_words(tokens(c)) for part in _CLAUSE_END.split(text) for c in _BUT.split(part)]
-    return {n for w in clauses if not (_negated(w) or _has(w, PAST)) for n in _counts(w)}
+    """The numbers of a sentence's clauses that say what is (no word of NOT or PAST) and are not taken back by
+    a later clause holding a word of CORRECTIONS: "it used to be in aisle 5 but we moved it to aisle 9" and
+    "aisle five, no sorry, six" each stand on one number."""
+    standing: set[str] = set()
+    for part in _CLAUSE_END.split(text):
+        for clause in _BUT.split(part):
+            words = _words(tokens(clause))
+            if CORRECTIONS & set(words):
+                standing = set()
+            if not (_negated(words) or _has(words, PAST)):
+                standing |= _counts(words)
+    return standing
 
 
 def _asked_before(turns: Sequence[Turn], turn: int) -> int | None:
