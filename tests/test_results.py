@@ -183,7 +183,7 @@ def test_typed_hours_are_read_only_where_the_tokens_settle_them(said):
     ("We're closed Monday.", DayRange(("monday",), None, None, closed=True)),
 ])
 def test_one_range_a_sentence_from_its_tokens(said, range_):
-    assert assess.read_hours(said) == [range_]
+    assert assess.read_range(said) == range_
 
 
 def test_voicemail_needs_a_recorded_greeting_or_the_carrier():
@@ -197,7 +197,7 @@ def test_open_24_hours_states_hours_on_no_day_in_particular():
     assert assess.read_answer(Q.HOURS, found) == Hours((DayRange((), None, None, around_the_clock=True),))
     assert not assess.find_answers(after_ask("We'll get back to you within 24 hours."), Q.HOURS)
     # 24/7 names every day itself
-    assert assess.read_hours("We're open 24/7.") == [DayRange(WEEKDAYS + ("saturday", "sunday"), None, None, around_the_clock=True)]
+    assert assess.read_range("We're open 24/7.") == DayRange(WEEKDAYS + ("saturday", "sunday"), None, None, around_the_clock=True)
 
 
 def test_the_agents_words_are_never_the_answer():

@@ -37,7 +37,8 @@ from calld.domain.status import Status, VerdictSource
 from calld.core.answers import Answer, Hours, TextOnly
 from calld.core.state import ConvConcluded
 from calld.evidence import assess, check
-from calld.evidence.check import Quote, sentence_spans
+from calld.domain.transcript import Quote
+from calld.evidence.check import sentence_spans
 
 
 @frozen

@@ -140,7 +140,7 @@ from calld.domain.status import FailedReason
 from calld.domain.times import minutes_between
 from calld.domain.transcript import Speaker, Turn, add_fragment, last_to_speak, latest_turn
 from calld.evidence import assess, check
-from calld.evidence.check import Quote
+from calld.domain.transcript import Quote
 from calld.evidence.check import sentence_spans
 from calld.policy.optout import detect_opt_out, said_by_business
 

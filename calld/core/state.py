@@ -17,7 +17,7 @@ from calld.core.plan import CallPlan
 from calld.domain.ids import CallControlId, StreamId
 from calld.domain.status import FailedReason
 from calld.domain.transcript import Turn
-from calld.evidence.check import Quote
+from calld.domain.transcript import Quote
 
 # -- dial --------------------------------------------------------------------------------------
 

@@ -25,6 +25,18 @@ class Span:
 
 
 @frozen
+class Quote:
+    """Business words a record cites: turn index, character range, the words, where heard."""
+
+    turn: int
+    start: int
+    end: int
+    text: str
+    start_ms: int | None
+    end_ms: int | None
+
+
+@frozen
 class Turn:
     """`on_line`: whether these words reached the line. GPT-Live may go on speaking where calld keeps
     its audio off the line (a recording was detected, the call is ending): those agent words are

@@ -1,14 +1,12 @@
 """The transcript assessment: what the business's words state when no record was accepted. Pure.
 
-It reads the tokens of calld.evidence.check (its clock times, days and word lists) and never guesses:
- - hours: a business sentence, not a question nor a phone menu's prompt, with a clock time or a word of
-   ALWAYS ("open 24 hours" only beside "open") and a word of HOURS_WORDS, a day, or two clock times;
- - aisle: a sentence after the ask with "aisle" and its number or letter;
- - stock: never: the words are kept as candidates and the answer is left unconfirmed.
-The typed hours are read only where tokens settle them: each sentence one range of days (or none) with
-two clock times whose half of the day is said (am/pm, noon, a 24-hour clock), or a word of ALWAYS, or of
-CLOSED for its days; otherwise the words alone are the answer. Agent speech is never evidence: only
-`ask_said` reads it, to know the request was made.
+It reads calld.evidence.check's tokens (clock times, days, word lists) and never guesses:
+ - hours: a business sentence, no question nor menu prompt, with a clock time or a word of ALWAYS ("open 24
+   hours" only beside "open") and a word of HOURS_WORDS, a day, or two clock times;
+ - aisle: a sentence after the ask with "aisle" and its number or letter; stock: never (the words are kept).
+Typed hours only where tokens settle them: one range of days a sentence (or none) with two clock times whose
+half of the day is said, or a word of ALWAYS, or of CLOSED for its days; else the words are the answer.
+Agent speech is never evidence: only `ask_said` reads it, to know the request was made.
 """
 
 from __future__ import annotations
@@ -21,8 +19,8 @@ from attrs import frozen
 from calld.core import situations
 from calld.core.answers import Aisle, Answer, DayRange, Hours, TextOnly
 from calld.domain.questions import QuestionType
-from calld.domain.transcript import Turn
-from calld.evidence.check import (ALWAYS, CLOSED, WEEKDAYS, Accepted, Clock, Quote, Refused, Verdict, clocks, days_in,
+from calld.domain.transcript import Quote, Turn
+from calld.evidence.check import (ALWAYS, CLOSED, WEEKDAYS, Accepted, Clock, Refused, Verdict, clocks, days_in, has_phrase,
                                   sentence_spans, tokens)
 
 HOURS_WORDS = frozenset({"open", "opens", "opening", "close", "closes", "closing", "closed", "hours", "until", "till",
@@ -65,14 +63,9 @@ def ask_said(ask_line: str, turns: Sequence[Turn]) -> bool:
     return bool(asked) and len(asked & spoken) >= 0.8 * len(asked)
 
 
-def _phrase(words: Sequence[str], phrases: Sequence[str]) -> bool:
-    joined = f" {' '.join(words)} "
-    return any(f" {p} " in joined for p in phrases)
-
-
 def _always(words: Sequence[str]) -> bool:
     """A word of ALWAYS; "24 hours" only beside "open" ("we'll call back within 24 hours" states no hours)."""
-    return _phrase(words, [p for p in ALWAYS if p != "24 hours"]) or ("24 hours" in " ".join(words) and "open" in words)
+    return has_phrase(words, [p for p in ALWAYS if p != "24 hours"]) or ("24 hours" in " ".join(words) and "open" in words)
 
 
 def _times(words: Sequence[str]) -> list[Clock]:
@@ -136,12 +129,8 @@ def _hhmm(c: Clock) -> str | None:
     return f"{c.hour % 24:02d}:{c.minute:02d}" if c.hour == 0 or c.hour > 12 else None
 
 
-def read_hours(text: str) -> list[DayRange]:
-    """The one range a sentence gives, or none when its tokens do not settle one."""
-    return [r] if (r := _one_range(text)) is not None else []
-
-
-def _one_range(text: str) -> DayRange | None:
+def read_range(text: str) -> DayRange | None:
+    """The one range a sentence gives, or None where its tokens do not settle one."""
     words = _words(text)
     days = tuple(d for d in WEEKDAYS if d in days_in(words))
     date = "today" if {"today", "tonight"} & set(words) else "tomorrow" if "tomorrow" in words else None
@@ -150,7 +139,7 @@ def _one_range(text: str) -> DayRange | None:
         return None
     if _always(words) and not times:
         return DayRange(days, None, None, around_the_clock=True, date=date)
-    if not times and _phrase(words, CLOSED):  # the closed days: the ones named, "closed" not setting them apart
+    if not times and has_phrase(words, CLOSED):  # the closed days: the ones named, "closed" not setting them apart
         shut = tuple(d for d in WEEKDAYS if d in days_in([w for w in words if w != "closed"]))
         return DayRange(shut, None, None, closed=True, date=date) if shut or date else None
     if len(times) != 2 or None in (ends := (_hhmm(times[0]), _hhmm(times[1]))):
@@ -172,7 +161,7 @@ def _last_word_per_day(ranges: Sequence[DayRange]) -> tuple[DayRange, ...]:
 def read_answer(question: QuestionType, found: Sequence[Quote], item: str | None = None) -> Answer:
     """The typed answer of sentences that state it, where each reads one way; else their words alone."""
     if question is QuestionType.HOURS and found:
-        ranges = [_one_range(q.text) for q in found]
+        ranges = [read_range(q.text) for q in found]
         if all(r is not None for r in ranges):
             return Hours(_last_word_per_day([r for r in ranges if r is not None]))
     if question is QuestionType.AISLE:

@@ -61,7 +61,7 @@ from calld.adapters import gpt_live
 from calld.core import situations
 from calld.core.answers import Cited, Fact
 from calld.core.plan import BookJob, QuickAskJob
-from calld.domain.transcript import Turn
+from calld.domain.transcript import Quote, Turn
 
 FILLERS = ("um", "uh", "er", "erm", "ah", "oh", "hmm", "mm", "well", "like", "so", "basically", "no problem",
            "no worries")
@@ -96,18 +96,6 @@ STREETS = ("street", "st", "avenue", "ave", "road", "rd", "boulevard", "blvd", "
 OPEN_CLOSE = ("open", "opens", "close", "closes")  # "not <one> until 9" is the time it opens or closes, not a no
 CORRECTIONS = frozenset({"actually", "sorry", "wait", "correction", "mean", "rather", "instead", "oops", "scratch",
                          "make", "change", "changed", "no"})
-
-
-@frozen
-class Quote:
-    """Business words a record cites: turn index, character range, the words, where heard."""
-
-    turn: int
-    start: int
-    end: int
-    text: str
-    start_ms: int | None
-    end_ms: int | None
 
 
 @frozen
@@ -198,7 +186,7 @@ def _words(toks: Sequence[Tok]) -> list[str]:
     return [t.word for t in toks]
 
 
-def _has(words: Sequence[str], phrases: Iterable[str]) -> bool:
+def has_phrase(words: Sequence[str], phrases: Iterable[str]) -> bool:
     joined = f" {' '.join(words)} "
     return any(f" {p} " in joined for p in phrases)
 
@@ -362,16 +350,19 @@ def _date_words(value: str) -> list[str]:
     out += [d for w in words if (d := _weekday(w)) is not None]
     for i, w in enumerate(words):
         if w in MONTHS:
-            near = (*words[i + 1:i + 2], *words[i - 1:i], *(words[i - 2:i - 1] if words[i - 1:i] == ["of"] else ()))
-            day = next((x for x in near if x.isdigit()), None)
+            day = next((x for x in _near(words, i) if x.isdigit()), None)
             out.append(f"{w} {day}" if day else w)
     return out
 
 
+def _near(words: Sequence[str], i: int) -> tuple[str, ...]:
+    """The words a month's day may be: "march 5", "5 march", "5th of march"."""
+    return (*words[i + 1:i + 2], *words[i - 1:i], *(words[i - 2:i - 1] if words[i - 1:i] == ["of"] else ()))
+
+
 def _date_stands(value: str, words: Sequence[str]) -> bool:
     said = {"today" if w == "tonight" else w for w in words} | days_in(words)
-    said |= {f"{m} {d}" for i, m in enumerate(words) if m in MONTHS  # "march 5", "5 march", "5th of march"
-             for d in (*words[i + 1:i + 2], *words[i - 1:i], *(words[i - 2:i - 1] if words[i - 1:i] == ["of"] else ()))}
+    said |= {f"{m} {d}" for i, m in enumerate(words) if m in MONTHS for d in _near(words, i)}
     return all(w in said for w in _date_words(value))
 
 
@@ -385,18 +376,9 @@ _SENTENCE_END = re.compile(r"(?<![ap]\.m)(?<!\b[ap])[.!?]+(?=\s|$|[A-Z])")
 
 def sentence_spans(text: str) -> list[tuple[int, int]]:
     """(start, end) of each sentence of `text` (cut where _SENTENCE_END cuts), whitespace trimmed."""
-    out: list[tuple[int, int]] = []
-    start = 0
-    for end in [*(m.end() for m in _SENTENCE_END.finditer(text)), len(text)]:
-        a, b = start, end
-        start = end
-        while a < b and text[a].isspace():
-            a += 1
-        while b > a and text[b - 1].isspace():
-            b -= 1
-        if b > a:
-            out.append((a, b))
-    return out
+    ends = [*(m.end() for m in _SENTENCE_END.finditer(text)), len(text)]
+    pieces = [(a, text[a:b]) for a, b in zip([0, *ends], ends, strict=False)]
+    return [(a + len(p) - len(p.lstrip()), a + len(p.rstrip())) for a, p in pieces if p.strip()]
 
 
 @frozen
@@ -485,7 +467,7 @@ def _standing_numbers(text: str) -> set[str]:
             words = _words(tokens(clause))
             if CORRECTIONS & set(words):
                 standing = set()
-            if not (_negated(words) or _has(words, PAST)):
+            if not (_negated(words) or has_phrase(words, PAST)):
                 standing |= _counts(words)
     return standing
 
@@ -533,7 +515,7 @@ def _stands(fact: Fact, words: Sequence[str], context: Sequence[str] = (), rest:
             return f"{value!r} is not said there"
     elif kind in ("closed", "always", "no_set_hours"):
         lists = {"closed": CLOSED, "always": ALWAYS, "no_set_hours": NO_SET_HOURS}
-        if not _has(words, lists[kind]):
+        if not has_phrase(words, lists[kind]):
             return f"no word of {kind.replace('_', ' ')} ({', '.join(lists[kind][:4])}...) is said there"
     return None
 
@@ -541,9 +523,9 @@ def _stands(fact: Fact, words: Sequence[str], context: Sequence[str] = (), rest:
 def _sign(fact: Fact, words: Sequence[str]) -> str | None:
     """Rules 8 and 9: a yes holds no word of no; a no holds one."""
     extra = OUT if fact.topic == "stock" else FAILURE if fact.topic == "booking" else ()
-    if fact.kind == "yes" and (_negated(words) or _has(words, PAST) or _has(words, extra)):
+    if fact.kind == "yes" and (_negated(words) or has_phrase(words, PAST) or has_phrase(words, extra)):
         return "it says no, or says it of the past"
-    if fact.kind == "no" and not (_negated(words) or _has(words, extra)):
+    if fact.kind == "no" and not (_negated(words) or has_phrase(words, extra)):
         return "it holds no word of a no"
     return None
 
@@ -608,7 +590,7 @@ def _failed_after(fact: Fact, booked: Fact, turns: Sequence[Turn], at: Found) ->
     for words in _said_after(turns, at):
         if failed is not None and hhmm is not None and any(_reads_as(c, *hhmm) for c in clocks(words)):
             failed = None
-        if _has(words, FAILURE) or (_negated(words) and _has([w.removesuffix("s") for w in words], BOOKING)):
+        if has_phrase(words, FAILURE) or (_negated(words) and has_phrase([w.removesuffix("s") for w in words], BOOKING)):
             failed = " ".join(words)
     return failed
 
@@ -657,7 +639,7 @@ def _check(cited: Cited, request: QuickAskJob | BookJob, turns: Sequence[Turn], 
         if at_outcome is None:
             return _unsaid(turns, outcome.quote)
         # "please confirm..." (or a quote that starts by asking it) is no yes
-        asks = outcome.kind != "no" and (_has(at_outcome.words, ASKS) or at_outcome.words[0] in ("confirm", "verify"))
+        asks = outcome.kind != "no" and (has_phrase(at_outcome.words, ASKS) or at_outcome.words[0] in ("confirm", "verify"))
         asked_back = at_outcome.in_question if outcome.kind != "no" else at_outcome.question
         if asked_back or asks or situations.menu_prompt(at_outcome.sentence.text):
             return Refused(3, f"your outcome_quote {outcome.quote!r} is a question or a phone menu's prompt",
@@ -669,17 +651,14 @@ def _check(cited: Cited, request: QuickAskJob | BookJob, turns: Sequence[Turn], 
     for fact in cited.facts:
         if fact.kind == "date" and not _date_words(fact.value):
             continue  # a booked time with no day or date words: nothing to check
-        if fact.readback and fact.kind not in ("yes", "no"):
-            if asked is None or at_outcome is None or (why := _stands(fact, _words(tokens(turns[asked].text)))) is not None:
-                return Refused(2, f"read back: {why or 'the agent asked nothing before the outcome_quote'}", _AGAIN)
-            if fact.item and not _item_named(item, turns, None, asked):
-                return Refused(6, f"the question before your outcome_quote does not name {item!r}", _AGAIN)
-            answer = Found(at_outcome.turn, 0, 0, (), at_outcome.sentence, False)  # the business's reply, whole
-            if (later := _corrected(fact, turns, answer, isinstance(request, BookJob), readback=True)) is not None:
-                return Refused(11, f"after your read-back of {fact.value!r} the business said {later!r}",
-                               "record what the business said")
-            continue
         if fact.readback:
+            if fact.kind not in ("yes", "no"):
+                if asked is None or at_outcome is None or (why := _stands(fact, _words(tokens(turns[asked].text)))) is not None:
+                    return Refused(2, f"read back: {why or 'the agent asked nothing before the outcome_quote'}", _AGAIN)
+                answer = Found(at_outcome.turn, 0, 0, (), at_outcome.sentence, False)  # the business's reply, whole
+                if (later := _corrected(fact, turns, answer, isinstance(request, BookJob), readback=True)) is not None:
+                    return Refused(11, f"after your read-back of {fact.value!r} the business said {later!r}",
+                                   "record what the business said")
             if fact.item and not _item_named(item, turns, None, asked):
                 return Refused(6, f"the question before your outcome_quote does not name {item!r}", _AGAIN)
             continue

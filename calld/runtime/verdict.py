@@ -19,7 +19,7 @@ from calld.core.plan import BookJob, CallPlan
 from calld.core.state import Call
 from calld.domain import results
 from calld.core import answers
-from calld.evidence.check import Quote
+from calld.domain.transcript import Quote
 from calld.domain.times import when_label
 from calld.policy.window import zones_for
 
