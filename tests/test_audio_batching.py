@@ -76,6 +76,52 @@ def test_close_writes_every_pending_row_and_sample(tmp_path):
             assert w.readframes(w.getnframes()) == bytes([1]) * size + bytes([2]) * size
 
 
+def test_a_failed_audio_write_stops_the_recording_and_nothing_else(tmp_path, monkeypatch):
+    """ENOSPC on a WAV batch: audio_error, not write_error (the call goes on); later PCM is dropped, not
+    held in memory; the journal goes on; at close the WAVs are valid over what was written before."""
+    import errno
+
+    from calld.runtime import rundir as rundir_module
+
+    real_open, full = rundir_module.open_private, [False]
+
+    class Filling:
+        def __init__(self, inner) -> None:
+            self._inner = inner
+
+        def write(self, data):
+            if full[0]:
+                raise OSError(errno.ENOSPC, "No space left on device")
+            return self._inner.write(data)
+
+        def __getattr__(self, name):
+            return getattr(self._inner, name)
+
+    monkeypatch.setattr(rundir_module, "open_private",
+                        lambda path, *a, **k: Filling(real_open(path, *a, **k)) if path.parent.name == "audio" else real_open(path, *a, **k))
+    rd = RunDir(tmp_path, RunId.new(), [])
+    rd.audio("inbound.wav", b"\x01\x00" * (WAV_BATCH_BYTES // 2))  # one batch, written
+    assert rd.audio_gap() is None
+    full[0] = True
+    rd.audio("inbound.wav", b"\x02\x00" * (WAV_BATCH_BYTES // 2))  # the next one fails
+    assert rd.audio_error is not None and rd.write_error is None
+    for _ in range(10):
+        rd.audio("inbound.wav", b"\x03\x00" * (WAV_BATCH_BYTES // 2))
+        rd.audio("outbound.wav", b"\x03\x00" * 320)
+    assert not any(rd._pcm.values())  # noqa: SLF001 - dropped, not gathered for a write that cannot come
+    rd.journal(_row(1, "live.input_transcript"))
+    full[0] = False  # room again (a header's rewrite needs none): the recording has stopped all the same
+    rd.close()
+    assert rd.write_error is None and _lines(rd) == [_row(1, "live.input_transcript")]
+    with wave.open(str(rd.path / "audio" / "inbound.wav")) as w:
+        assert w.readframes(w.getnframes()) == b"\x01\x00" * (WAV_BATCH_BYTES // 2)
+    with wave.open(str(rd.path / "audio" / "outbound.wav")) as w:  # never begun: empty, and valid
+        assert w.getnframes() == 0
+    gap = rd.audio_gap()
+    assert gap is not None and "writing audio/inbound.wav failed" in gap and "No space left" in gap
+    assert f"audio/inbound.wav at most {WAV_BATCH_BYTES / 2 / 16000:.1f} s, audio/outbound.wav at most 0.0 s" in gap
+
+
 async def test_a_call_that_crashes_mid_conversation_keeps_every_frame_it_counted(autojump_clock, tmp_path, monkeypatch):
     """The counts in the report add up to the rows in events.jsonl (frame by frame and forwarded
     stretches) and the samples in both WAVs."""

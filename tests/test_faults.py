@@ -16,6 +16,7 @@ import math
 import os
 import sqlite3
 import stat
+import wave
 from pathlib import Path
 
 import httpx
@@ -160,6 +161,90 @@ async def test_a_full_disk_fails_the_call_it_hits_and_never_the_daemon(client, d
     # The other call and the next one are untouched.
     assert results["Bystander"][1]["status"] == "answered"
     assert (await ask(client, ASK))[1]["status"] == "answered"
+
+
+class FullAudioDisk:
+    """Only the call's WAV files meet a full disk. `when="live"`: a write that would grow one past
+    `room` bytes fails with ENOSPC (rewriting bytes already there, as a header does, still works, as
+    on a real full filesystem). `when="close"`: every write is taken, and the failure shows only as
+    the files are flushed and closed (delayed allocation)."""
+
+    def __init__(self, monkeypatch, when: str, room: int = 100_000) -> None:
+        self.when, self.room = when, room
+        real_open = rundir_module.open_private
+
+        def opener(path, *args, **kwargs):
+            f = real_open(path, *args, **kwargs)
+            return _AudioFile(f, self) if path.parent.name == "audio" else f
+
+        monkeypatch.setattr(rundir_module, "open_private", opener)
+
+
+class _AudioFile:
+    def __init__(self, inner, disk: FullAudioDisk) -> None:
+        self._inner, self._disk = inner, disk
+
+    def write(self, data):
+        if self._disk.when == "live" and self._inner.tell() + len(data) > self._disk.room:
+            raise OSError(errno.ENOSPC, "No space left on device")
+        return self._inner.write(data)
+
+    def flush(self):
+        self._inner.flush()
+
+    def close(self):
+        self._inner.close()  # the descriptor is closed either way, as a real close(2) does
+        if self._disk.when == "close":
+            raise OSError(errno.ENOSPC, "No space left on device")
+
+    def __getattr__(self, name):
+        return getattr(self._inner, name)
+
+
+@pytest.mark.parametrize("when", ["live", "close"])
+async def test_a_full_disk_for_the_audio_alone_keeps_the_answer_and_the_call_ends_as_ever(
+        when, client, daemon, hangups, monkeypatch, caplog, autojump_clock):
+    """Issue 55: an audio write failing with ENOSPC failed the call at its end, answer and all. Now the
+    recording stops there; the call goes on to its own end on its own time (answered, goodbye, one
+    hangup), the answer is in result.json, and the result, the report and one log line say why the
+    audio is short."""
+    began = trio.current_time()
+    _, clean, _ = await ask(client, {**ASK, "request_id": f"audio-clean-{when}"})
+    clean_took = trio.current_time() - began
+    FullAudioDisk(monkeypatch, when)
+    began = trio.current_time()
+    code, result, _ = await ask(client, {**ASK, "request_id": f"audio-full-{when}"})
+    took = trio.current_time() - began
+    assert (code, result["status"], result["answer_text"]) == (EXIT_OK, "answered", clean["answer_text"]), result
+    assert "No space left on device" in result["audio_incomplete"] and "audio/" in result["audio_incomplete"]
+    assert clean["audio_incomplete"] is None
+    ccid = result["call_control_id"]
+    assert hangups[ccid] == 1
+    assert ledger_row(daemon, f"audio-full-{when}").result == result
+    run_dir = daemon.settings.artifacts_dir / result["audio_ref"].split("/")[0]
+    assert json.loads((run_dir / "result.json").read_text()) == result
+    report = json.loads((run_dir / "call_report.json").read_text())
+    clean_report = json.loads((daemon.settings.artifacts_dir / clean["audio_ref"].split("/")[0] / "call_report.json").read_text())
+    assert report["audio_incomplete"] == result["audio_incomplete"]
+    assert report["hangup"]["via"] == clean_report["hangup"]["via"] == "tool"  # the recorded answer's goodbye
+    assert report["final_mark_echo_ms"] is not None  # the goodbye played out before the hangup
+    assert not (run_dir / "incomplete.json").exists()  # the journal and the JSON files are whole
+    # Not held: it ends when its conversation does, as the same call with room for its audio did.
+    assert abs(took - clean_took) < 1.0 and report["duration_ms"] < 30_000, (took, clean_took)
+    # The live frames kept flowing both ways after the recording stopped, as they did with room for it.
+    assert (report["counts"]["audio_in"], report["counts"]["audio_to_media"]) == (
+        clean_report["counts"]["audio_in"], clean_report["counts"]["audio_to_media"])
+    assert abs(report["counts"]["audio_to_live"] - clean_report["counts"]["audio_to_live"]) <= 2
+    said = [r.getMessage() for r in caplog.records if r.levelname == "ERROR" and "audio" in r.getMessage()]
+    assert len(said) == 1 and ccid in said[0] and "No space left" in said[0], said
+    with wave.open(str(run_dir / "audio" / "inbound.wav")) as w:  # a valid WAV of what was written
+        held_s = w.getnframes() / w.getframerate()
+    heard_s = report["counts"]["audio_in_bytes"] / 32_000
+    if when == "live":  # stopped at the first write past the room left, while the audio kept coming
+        assert 0 < held_s <= 100_000 / 32_000 < heard_s / 3, (held_s, heard_s)
+        assert f"audio/inbound.wav at most {held_s:.1f} s" in result["audio_incomplete"]
+    else:
+        assert held_s == heard_s
 
 
 async def test_a_ledger_that_cannot_write_a_result_gets_it_later(client, daemon, monkeypatch, autojump_clock):
@@ -503,7 +588,8 @@ async def test_a_file_that_failed_at_the_calls_end_is_not_referenced_and_the_cal
 async def test_a_write_that_fails_as_the_runs_files_are_closed_marks_them_incomplete(
         client, daemon, monkeypatch, autojump_clock):
     # The disk fills up just as the call's last journal rows and audio are flushed and closed:
-    # that failure, too, must fail the call and be marked, not pass for a whole run.
+    # the journal's failure, too, must fail the call and be marked, not pass for a whole run (the
+    # audio's alone would not: test_a_full_disk_for_the_audio_alone_keeps_the_answer...).
     closing = [False]
 
     class FailsOnceClosing:
@@ -519,6 +605,11 @@ async def test_a_write_that_fails_as_the_runs_files_are_closed_marks_them_incomp
             if closing[0]:
                 raise OSError(errno.ENOSPC, "No space left on device")
             return self._inner.flush()
+
+        def close(self):
+            self._inner.close()
+            if closing[0]:  # the last of the buffer, flushed by the close, found no room
+                raise OSError(errno.ENOSPC, "No space left on device")
 
         def __getattr__(self, name):
             return getattr(self._inner, name)

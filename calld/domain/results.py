@@ -157,6 +157,9 @@ class _Result(BaseModel):
     # ("Fri 11 Dec 7pm"). None for a quick ask.
     booking_at: NonEmpty | None = None
     booking_for: NonEmpty | None = None
+    # Writing the call's audio failed (a full disk): the WAV files stop there, the call went on to its
+    # own end and this result stands; says which file failed, how, and how much each holds. None: whole.
+    audio_incomplete: NonEmpty | None = None
 
 
 class _Completed(_Result):

@@ -163,6 +163,7 @@ class CallHandle:
         self._crashed = False
         self._dialled: str | None = None  # the call_control_id the dial returned, the moment it did
         self._write_failure_told = False
+        self._audio_failure_told = False
         self.abandon_reason = "the call was torn down before it finished"
         self.abandon_is_shutdown = False  # the daemon cut the call at the end of its drain: reason shutdown
         self._ignored = 0
@@ -279,7 +280,15 @@ class CallHandle:
             # A full disk (or any write error) fails this call: it is hung up like any failure.
             self._write_failure_told = True
             await self._events_tx.send(ev.CallCrashed(self._write_failure()))
+        if self.rundir.audio_error is not None and not self._audio_failure_told:
+            self._tell_audio_failure()  # the recording stopped; the call goes on (RunDir's note)
         return self.call.finished
+
+    def _tell_audio_failure(self) -> None:
+        """The log's one line for a recording cut short by a failed audio write."""
+        self._audio_failure_told = True
+        log.error("%s writing the audio failed: %s; the recording stops there and the call goes on",
+                  self.call.call_control_id or self.plan.run_id, self.rundir.audio_error)
 
     def _write_failure(self) -> str:
         """The detail of a call failed (reason `internal`) by a write error."""
@@ -892,13 +901,16 @@ class CallHandle:
         await step()
         rd = self.rundir
         ccid = call.call_control_id
+        if rd.audio_error is not None and not self._audio_failure_told:  # it failed as the files were closed
+            self._tell_audio_failure()
+        audio_gap = rd.audio_gap()
         if rd.write_error is None:
-            result = build_result(self.plan, call, outcome, refs)
+            result = build_result(self.plan, call, outcome, refs, audio_incomplete=audio_gap)
         else:
             # The artifacts are incomplete: whatever the call concluded, it is not proven. Failed.
             result = results.Failed(reason="internal", detail=self._write_failure(), run_id=self.plan.run_id,
                                     call_control_id=ccid, transcript_ref=refs.get("transcript.json"),
-                                    audio_ref=refs.get("audio/inbound.wav"))
+                                    audio_ref=refs.get("audio/inbound.wav"), audio_incomplete=audio_gap)
         refs["result.json"] = rd.ref("result.json")
         refs["call_report.json"] = rd.ref("call_report.json")
         refs["call_report.redacted.json"] = rd.ref("call_report.redacted.json")
@@ -926,6 +938,7 @@ class CallHandle:
             verdict_source=outcome.verdict_source,
             transcript_verdict=outcome.transcript_verdict,
             failure=call.failure.detail if call.failure else None,
+            audio_incomplete=audio_gap,
             holds=[HoldInfo(**h) for h in self._holds],
             started_at=self._started_at,
             duration_ms=duration_ms,

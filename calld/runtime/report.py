@@ -95,6 +95,7 @@ class CallReport(_Model):
     verdict_source: VerdictSource
     transcript_verdict: str | None
     failure: str | None
+    audio_incomplete: str | None = None  # result.json's: the recording stopped at a failed write
     reason: str | None = None  # the reason code for no_answer and failed (README: status and reasons)
     holds: list[HoldInfo] = []
     started_at: str

@@ -26,6 +26,13 @@ made): the first one is kept in `write_error` and the call that owns this direct
 while the daemon goes on. A call is live while its files are written; an exception here would
 leave it without an owner and its line open (issue 51). JSON files are written whole or not at
 all (temp + rename); every directory is 0700 and every file 0600.
+
+The WAV files are the exception: the answer and the result matter more than the recording. A
+failed audio write (the largest writes, so the first to meet a full disk, and with delayed
+allocation a failure may only show when the file is closed) is kept in `audio_error` instead:
+the recording stops there for both files (later PCM is dropped, not held), their headers are
+finished over what was written, and the call goes on to its own end; its result says the audio
+is incomplete (`audio_gap`). Issue 55: a failed audio write had failed the call, answer and all.
 """
 
 from __future__ import annotations
@@ -116,6 +123,8 @@ class RunDir:
         self._wav_files: dict[str, IO[bytes]] = {}
         self._pcm: dict[str, bytearray] = {}  # PCM not yet written, per WAV file
         self.write_error: Exception | None = None
+        self.audio_error: Exception | None = None  # the first failed audio write: the recording stopped there
+        self._audio_failed_in = ""
         self.closed = False
 
     def failed(self, what: str, exc: Exception) -> None:
@@ -123,6 +132,27 @@ class RunDir:
         if self.write_error is None:
             self.write_error = exc
             log.error("%s: writing %s failed: %s", self.path.name, what, exc)
+
+    def _audio_failed(self, name: str, exc: Exception) -> None:
+        """An audio write failed: the first such is kept, and no more audio is written (the handle logs it)."""
+        if self.audio_error is None:
+            self.audio_error = exc
+            self._audio_failed_in = f"audio/{name}"
+        for pending in self._pcm.values():
+            pending.clear()
+
+    def audio_gap(self) -> str | None:
+        """What the result says of a recording cut short by a failed write, or None when it is whole."""
+        if self.audio_error is None:
+            return None
+        held = ", ".join(f"audio/{name} at most {self._wav_seconds(name):.1f} s" for name in ("inbound.wav", "outbound.wav"))
+        why = str(self.audio_error)[:300]  # a result's text has a bound; the log has the whole error
+        return (f"the audio is incomplete: writing {self._audio_failed_in} failed ({why}), so the recording "
+                f"stops there ({held}); the call went on, and its result stands")
+
+    def _wav_seconds(self, name: str) -> float:
+        w = self._wavs.get(name)
+        return w.getnframes() / SAMPLE_RATE if w is not None else 0.0
 
     @property
     def prefix(self) -> str:
@@ -179,7 +209,10 @@ class RunDir:
             self.failed("events.jsonl", exc)
 
     def audio(self, name: str, pcm: bytes) -> None:
-        """PCM for a WAV file: kept until WAV_BATCH_BYTES have gathered (or `close`), then written at once."""
+        """PCM for a WAV file: kept until WAV_BATCH_BYTES have gathered (or `close`), then written at once.
+        After a failed audio write, dropped: the recording has stopped (see the module's note)."""
+        if self.audio_error is not None:
+            return
         pending = self._pcm.get(name)
         if pending is None:
             pending = self._pcm[name] = bytearray()
@@ -194,24 +227,26 @@ class RunDir:
                 self._write_pcm(name, pending, flush=False)
 
     def _write_pcm(self, name: str, pending: bytearray, *, flush: bool) -> None:
-        if self.write_error is not None:
+        if self.write_error is not None or self.audio_error is not None:
             pending.clear()
             return
         try:
-            w = self._wavs.get(name)
-            if w is None:
-                f = self._wav_files[name] = open_private(self.path / "audio" / name, "wb")
-                w = wave.open(f, "wb")
-                w.setnchannels(1)
-                w.setsampwidth(2)
-                w.setframerate(SAMPLE_RATE)
-                self._wavs[name] = w
+            w = self._wavs.get(name) or self._open_wav(name)
             w.writeframesraw(pending)
             if flush:  # a full batch goes to the OS at once
                 self._wav_files[name].flush()
         except (OSError, ValueError) as exc:
-            self.failed(f"audio/{name}", exc)
+            self._audio_failed(name, exc)
         pending.clear()
+
+    def _open_wav(self, name: str) -> wave.Wave_write:
+        f = self._wav_files[name] = open_private(self.path / "audio" / name, "wb")
+        w = wave.open(f, "wb")
+        w.setnchannels(1)
+        w.setsampwidth(2)
+        w.setframerate(SAMPLE_RATE)
+        self._wavs[name] = w
+        return w
 
     def write_json(self, name: str, data: Any) -> str:
         """The file's ref. A failed write leaves no file (and sets write_error); never raises.
@@ -246,17 +281,20 @@ class RunDir:
         self.flush_audio()
         for name in ("inbound.wav", "outbound.wav"):
             if name not in self._wavs and self.write_error is None:  # an empty, valid WAV: the ref must exist either way
-                self._write_pcm(name, bytearray(), flush=False)
+                try:  # even after a failed audio write: the ref is the result's
+                    self._open_wav(name)
+                except (OSError, ValueError) as exc:
+                    self._audio_failed(name, exc)
         for name, w in self._wavs.items():
             try:
-                w.close()
-            except OSError as exc:
-                self.failed(f"audio/{name}", exc)
-        for f in self._wav_files.values():
+                w.close()  # the header, over the frames really written
+            except (OSError, ValueError) as exc:
+                self._audio_failed(name, exc)
+        for name, f in self._wav_files.items():
             try:
                 f.close()
-            except OSError as exc:
-                self.failed("audio", exc)
+            except (OSError, ValueError) as exc:
+                self._audio_failed(name, exc)
         try:
             self._journal.close()
         except OSError as exc:
