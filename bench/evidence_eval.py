@@ -107,6 +107,8 @@ class HoursRecord:
     turns: tuple[Turn, ...]
     quotes: tuple[str, ...]
     ranges: tuple[DayHours, ...]
+    days_quote: str | None = None  # the words naming the day, and of its times, as a model points at them
+    times_quote: str | None = None
 
 
 @define
@@ -360,36 +362,43 @@ def _days(kind: str, said: str) -> tuple[str, ...]:
 
 def hours_labels(sentence: str) -> dict[str, tuple[str, str] | None] | None:
     """Each day the sentence states: its (opens, closes), or None when closed. None: no label."""
+    said = _said_hours(sentence)
+    return {day: hours for day, (hours, _, _) in said.items()} if said else None
+
+
+def _said_hours(sentence: str) -> dict[str, tuple[tuple[str, str] | None, str, str]]:
+    """Each day the sentence states, with the words a model would point at: (hours or None when closed,
+    the words naming the day, the words of its times or of "closed")."""
     text = re.sub(r"\b([ap])\.m\b\.?", r"\1m", sentence.lower())
     if _UNREAD.search(text):
-        return None
-    labels: dict[str, tuple[str, str] | None] = {}
-    days: tuple[str, ...] | None = None  # waiting for its times
-    hours: tuple[str, str] | None = None  # waiting for its days
-    closing = False
+        return {}
+    labels: dict[str, tuple[tuple[str, str] | None, str, str]] = {}
+    days: tuple[tuple[str, ...], str] | None = None  # waiting for its times
+    hours: tuple[tuple[str, str], str] | None = None  # waiting for its days
+    closing: str | None = None
     for m in _TOKEN.finditer(text):
         kind = m.lastgroup or ""
         if kind == "closed":
-            closing = True
+            closing = m[0]
         elif kind == "range":
             if days is not None:
-                labels.update(dict.fromkeys(days, _range(m[0])))
+                labels.update(dict.fromkeys(days[0], (_range(m[0]), days[1], m[0])))
                 days = None
             else:
-                hours = _range(m[0])
+                hours = (_range(m[0]), m[0])
         else:
             named = _days(kind, m[0])
             for day in named:
                 labels.pop(day, None)  # a day said later wins, and keeps the week's order of saying
-            if closing:
-                labels.update(dict.fromkeys(named, None))
-                closing = False
+            if closing is not None:
+                labels.update(dict.fromkeys(named, (None, m[0], closing)))
+                closing = None
             elif hours is not None:
-                labels.update(dict.fromkeys(named, hours))
+                labels.update(dict.fromkeys(named, (hours[0], m[0], hours[1])))
                 hours = None
             else:
-                days = named
-    return labels or None
+                days = (named, m[0])
+    return labels
 
 
 def _runs(labels: dict[str, tuple[str, str] | None]) -> tuple[DayHours, ...]:
@@ -411,16 +420,16 @@ def hours_records(sentences: Iterable[str]) -> HoursCases:
     out = HoursCases()
     for sentence in dict.fromkeys(s.strip() for s in sentences if s.strip() and s.strip() != "?"):
         out.sentences += 1
-        if (labels := hours_labels(sentence)) is None:
+        if not (labels := _said_hours(sentence)):
             continue
         out.labelled += 1
-        asked = HoursRecord((_HOURS_ASK, Turn("business", sentence)), (sentence,), ())
-        for day, hours in labels.items():
+        for day, (hours, days_quote, times_quote) in labels.items():
+            asked = HoursRecord((_HOURS_ASK, Turn("business", sentence)), (sentence,), (), days_quote, times_quote)
             (true,) = _runs({day: hours})
             out.true.append(evolve(asked, ranges=(true,)))
             if hours is not None:
                 out.wrong.append(("closes +1 h", evolve(asked, ranges=(evolve(true, closes=_plus_hour(hours[1])),))))
-            if (other := next((d for d in WEEKDAYS if labels.get(d, "unsaid") != hours), None)) is not None:
+            if (other := next((d for d in WEEKDAYS if labels.get(d, ("unsaid",))[0] != hours), None)) is not None:
                 out.wrong.append(("another day", evolve(asked, ranges=(evolve(true, days=(other,)),))))
     return out
 
@@ -544,8 +553,18 @@ def check_backend() -> Backend | None:
         "check",
         lambda r: verdict(evidence.check_record(record_arguments(r), job(r.party), r.turns)),
         lambda r: verdict(evidence.check_record(record_arguments(r), job(r.party), r.turns)),
-        lambda r: Verdict(False, "hours records are not simulated with per-fact quotes"),
+        lambda r: verdict(evidence.check_record(hours_arguments(r), plan.QuickAskJob(QuestionType.HOURS, None), r.turns)),
     )
+
+
+def hours_arguments(r: HoursRecord) -> dict[str, Any]:
+    """The quick ask's record a model would send for one day's hours: its days' and times' words."""
+    ranges = [{"days": list(x.days), "opens": x.opens, "closes": x.closes, "closed": x.closed, "around_the_clock": False,
+               "date": None, "days_quote": r.days_quote, "times_quote": r.times_quote, "context_quote": None,
+               "readback": False} for x in r.ranges]
+    return {"status": "answered", "quotes": list(r.quotes), "answer_text": answer_text(r.ranges), "notes": None,
+            "reason": None, "hours": {"ranges": ranges, "no_set_hours": False, "no_set_hours_quote": None},
+            "stock": None, "aisle": None, "outcome_quote": None, "opt_out_quote": None}
 
 
 # -- counting and printing -------------------------------------------------------------------------------

@@ -193,3 +193,13 @@ def test_the_check_backend_sends_the_per_fact_quotes_a_model_would():
 ])
 def test_the_simulated_model_quotes_the_clause_that_says_the_outcome(words: str, read: str, quote: str):
     assert ev._outcome_words(words, ev._BOOKED_READ if read == "booked" else ev._FAILED_READ) == quote
+
+
+def test_hours_records_point_each_fact_at_its_words_and_the_check_takes_only_the_true_ones():
+    cases = ev.hours_records(["Monday to Friday 9 a.m. to 5 p.m., closed on Sunday.", "It is open daily from 10am to 4pm."])
+    check = ev.check_backend()
+    assert check is not None and len(cases.true) == 5 + 1 + 7
+    assert all(check.hours(r).accepted for r in cases.true), [check.hours(r).why for r in cases.true if not check.hours(r).accepted]
+    assert not any(check.hours(r).accepted for _, r in cases.wrong)
+    sunday = next(r for r in cases.true if r.ranges[0].days == ("sunday",))
+    assert (sunday.days_quote, sunday.times_quote, sunday.ranges[0].closed) == ("sunday", "closed", True)
