@@ -471,3 +471,13 @@ def test_rule_11_a_read_back_party_answered_with_another_number_is_refused() -> 
     assert isinstance(check_record(args, BOOK, call(asked, "Yes, that's right. You're all booked.")), Accepted)
     got = check_record(args, BOOK, call(asked, "Yes, that's right, a table for four at seven on Friday. You're all booked."))
     assert isinstance(got, Refused) and got.rule == 11
+
+
+def test_rule_8_a_no_after_and_is_another_clause() -> None:
+    said = "Your table is booked and they don't have live music."
+    args = booked(2, "Friday at 7 pm", outcome_quote="Your table is booked", party_readback=True, time_readback=True,
+                  date_readback=True)
+    assert isinstance(check_record(args, BOOK, call("So a table for 2 on Friday at 7 pm?", said)), Accepted)
+    args = booked(2, "Friday at 7 pm", outcome_quote="booked", party_readback=True, time_readback=True, date_readback=True)
+    got = check_record(args, BOOK, call("So a table for 2 on Friday at 7 pm?", "It's not booked and we're sorry."))
+    assert isinstance(got, Refused) and got.rule == 8

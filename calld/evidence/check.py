@@ -31,7 +31,7 @@ stands in them. Which number is the party and which the time is the model's read
     of NO_SET_HOURS.
  8. Yes. The clause of a quote of what is (hours, a place, in stock, booked, a party or time) holds no word of
     NOT (nor a word ending in n't; not one before a word of OPEN_CLOSE and "until") nor of PAST; of stock, none
-    of OUT; of a booking, none of FAILURE. A clause ends at , ; . ? ! and before "but".
+    of OUT; of a booking, none of FAILURE. A clause ends at , ; . ? ! and before "but" or "and".
  9. No. The clause of a quote of what is not (a decline, out of stock, not known) holds a word of NOT (or ending
     in n't), or for stock of OUT, or for a booking of FAILURE. An answer's outcome_quote says a yes or a no only
     of stock; of hours, an aisle or kinds both in and out, it need only be said (their facts carry the sign).
@@ -442,12 +442,12 @@ def _rest_of_sentence(turns: Sequence[Turn], at: Found) -> list[str]:
     return _words(tokens(text[tokens(text)[at.last - 1].end:at.sentence.end]))
 
 
-_BUT = re.compile(r"\s(?=but\b)", re.I)
+_BUT = re.compile(r"\s(?=(?:but|and)\b)", re.I)
 
 
 def _clause(turns: Sequence[Turn], at: Found) -> list[str]:
     """The words of the clause a quote stands in (rule 8 reads its no there: "we don't open at nine anymore"
-    holds "open at nine"): from the clause's start before the quote to its end after it, "but" a boundary too."""
+    holds "open at nine"): from the clause's start before the quote to its end after it, "but" and "and" boundaries too."""
     text = turns[at.turn].text
     toks = tokens(text)
     start, end = toks[at.first].start, toks[at.last - 1].end
