@@ -452,3 +452,13 @@ def test_days_in_words():
     assert days_words(["monday", "tuesday", "wednesday", "thursday", "friday"]) == "Mon\u2013Fri"
     assert days_words(["saturday", "monday"]) == "Mon, Sat"
     assert days_words(list(("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"))) == "Every day"
+
+
+def test_the_call_page_says_when_the_recording_stopped_short():
+    from calld.ui.page import call_page
+
+    gap = "audio/inbound.wav: No space left on device after 3.2 s"
+    result = {"status": "answered", "answer_text": "9 to 5", "audio_incomplete": gap}
+    assert ("Audio incomplete", gap) in call_page("run-x", {"result": result, "report": {}}).meta
+    assert not [m for m in call_page("run-x", {"result": result | {"audio_incomplete": None}, "report": {}}).meta
+                if m[0] == "Audio incomplete"]

@@ -312,6 +312,7 @@ def call_page(ident: str, detail: dict[str, Any]) -> CallPage:
         ("Duration", f"{report['duration_ms'] / 1000:.1f} s" if isinstance(report.get("duration_ms"), int) else None),
         ("Verdict from", result.get("verdict_source")),
         ("Opt-out", result.get("opt_out")),
+        ("Audio incomplete", result.get("audio_incomplete")),  # the recording stopped short; the answer did not
     ) if val]
     return CallPage(
         ident=ident, result=result, report=report, status=status, status_words=status_line(result) if result else status,
