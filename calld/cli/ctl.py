@@ -17,7 +17,6 @@ import json
 import logging
 import os
 import select
-import signal
 import sys
 import traceback
 import uuid
@@ -30,27 +29,14 @@ import attrs
 import trio
 from pydantic import ValidationError
 
+from calld.cli import ledger_cmds
 from calld.cli.client import ControlClient, ControlError, DaemonUnreachable, StreamBroken
+from calld.cli.exits import (EXIT_DECLINED, EXIT_FAILED, EXIT_LOST, EXIT_NO_ANSWER, EXIT_OK, EXIT_PIPE_CLOSED, EXIT_UNAVAILABLE,
+                             EXIT_UNREACHABLE, EXIT_USAGE, EXIT_VERIFY_FAILED, EXIT_VOICEMAIL, UsageError)
 from calld.domain.fields import for_ctl
 from calld.domain.questions import QuestionType
 from calld.domain.status import EXIT_CODES
 from calld.settings import SettingsError
-
-EXIT_OK = 0
-EXIT_VERIFY_FAILED = 1
-EXIT_USAGE = 2
-EXIT_DECLINED = 3
-EXIT_NO_ANSWER = 4
-EXIT_VOICEMAIL = 5
-EXIT_FAILED = 6
-EXIT_UNREACHABLE = 7
-EXIT_LOST = 8
-# A reader that leaves early (`| head -1`) ends calld-ctl quietly with 128 + SIGPIPE, what the shell
-# reports for any filter whose reader left (cat, ls: they die of the signal; Python ignores it and
-# gets EPIPE instead), so a `set -o pipefail` script treats calld-ctl as it treats them. Not 0: the
-# output was cut short, and a script must not take it for whole. Not 6: that says a call failed.
-EXIT_PIPE_CLOSED = 128 + signal.SIGPIPE
-EXIT_UNAVAILABLE = 9  # refused for now, nothing dialled (503: at capacity, draining, the ledger unreachable): ask again
 
 STATUS_EXIT = EXIT_CODES  # the exit code follows the result's status (calld.domain.status)
 
@@ -113,12 +99,6 @@ def ask_body(args: argparse.Namespace) -> dict[str, Any]:
     fields = {"to": args.to, "ask": args.ask, "name": args.name, "item": args.item, "user": args.user,
               "request_id": args.request_id}
     return _scheduling(_body(AskRequest, fields, args.scenario, _region(args)), args)
-
-
-class UsageError(ValueError):
-    pass
-
-
 
 
 def _explain(exc: ValidationError) -> str:
@@ -686,116 +666,6 @@ def _add_policy_commands(sub: Any, ask: argparse.ArgumentParser, book: argparse.
     oremove.set_defaults(afunc=_optout_remove)
 
 
-def _ledger_path(args: argparse.Namespace) -> Path:
-    """The SQLite ledger of the running daemon (asked over its socket), else of --state-dir or the
-    settings; which state dir and why is printed first."""
-    settings, socket, daemon = _ledger_context(args)
-    return _state_dir_ledger(args, settings, socket, daemon)
-
-
-def _ledger_context(args: argparse.Namespace) -> tuple[Any, Path, dict[str, Any] | None]:
-    from calld.cli.where import ask_daemon
-    from calld.settings import load_client_settings
-
-    settings = load_client_settings(**({"calld_state_dir": args.state_dir} if args.state_dir is not None else {}))
-    socket = args.socket or settings.calld_socket
-    return settings, socket, trio.run(ask_daemon, socket)
-
-
-def _state_dir_ledger(args: argparse.Namespace, settings: Any, socket: Path, daemon: dict[str, Any] | None) -> Path:
-    from calld.cli.where import choose
-
-    where = choose(settings, socket, args.state_dir, daemon)
-    print(f"state dir {where.path} ({where.why})")
-    return where.applied(settings).db_path
-
-
-def _ledger_choice(args: argparse.Namespace) -> Path | str:
-    """The ledger to check or back up: --state-dir's SQLite file, else the one the running daemon uses
-    (asked over its socket; a PostgreSQL one reached with this CALLD_LEDGER_URL when it names the same
-    ledger), else CALLD_LEDGER_URL or the state dir's file. Which one and why is printed first."""
-    from calld.cli.where import choose_ledger
-    from calld.ledger import is_postgres
-
-    settings, socket, daemon = _ledger_context(args)
-    choice = choose_ledger(settings, socket, args.state_dir, daemon)
-    if not is_postgres(choice.target) and choice.target is not None:
-        return _state_dir_ledger(args, settings, socket, daemon)  # a SQLite file: its state dir's line, and why
-    print(f"ledger {choice.shown} ({choice.why})")
-    if choice.target is None:
-        raise UsageError(choice.missing_password())
-    return choice.target
-
-
-def _ledger_check(args: argparse.Namespace) -> int:
-    from calld.ledger import is_postgres, redact
-
-    target = _ledger_choice(args)
-    if is_postgres(target):
-        from calld.ops.postgres import postgres_problems
-
-        url = str(target)
-        where, problems, kind = redact(url), postgres_problems(url), "PostgreSQL schema check passed"
-    else:
-        from calld.ops.health import ledger_problems
-
-        path = Path(target)
-        where, problems, kind = str(path), ledger_problems(path), "SQLite integrity check passed"
-    if not problems:
-        print(f"ledger {where}: ok ({kind})")
-        return EXIT_OK
-    for problem in problems:
-        print(f"ledger {where}: {problem}")
-    print("restore a backup over it (while calld is stopped), or move the state directory aside"
-          if not is_postgres(target) else "fix the server or CALLD_LEDGER_URL, or restore a backup (pg_restore)", file=sys.stderr)
-    return EXIT_VERIFY_FAILED
-
-
-def _ledger_backup(args: argparse.Namespace) -> int:
-    from calld.ledger import is_postgres, redact
-
-    target = _ledger_choice(args)
-    if is_postgres(target):
-        from calld.ops.postgres import backup_postgres
-
-        url = str(target)
-        size = backup_postgres(url, args.file)
-        print(f"ledger {redact(url)} backed up to {args.file} ({size} bytes, pg_dump custom format; pg_restore reads it)")
-        return EXIT_OK
-    from calld.ops.health import backup_ledger
-
-    path = Path(target)
-    size = backup_ledger(path, args.file)
-    print(f"ledger {path} backed up to {args.file} ({size} bytes, checked)")
-    return EXIT_OK
-
-
-def _ledger_migrate(args: argparse.Namespace) -> int:
-    from calld.ledger import postgres_url_problem, redact
-    from calld.ops.postgres import migrate_ledger
-
-    if (problem := postgres_url_problem(args.to)) is not None:
-        raise UsageError(f"--to: {problem}")
-    source = args.source if args.source is not None else _ledger_path(args)
-    copied = migrate_ledger(source, args.to)
-    print(f"copied the ledger {source} into {redact(args.to)}; rows per table (SQLite -> PostgreSQL):")
-    for c in copied:
-        print(f"  {c.table:<16} {c.source:>8} -> {c.copied}")
-    from calld.ledger import Ledger
-    from calld.ops.redaction import KEY_FILE, existing_key, share_key
-
-    if (key := existing_key(source.parent)) is not None:  # users keep their stand-ins on every daemon
-        target = Ledger(args.to)
-        try:
-            kept = share_key(target, key) == key
-        finally:
-            target.close()
-        print(f"the redaction key {source.parent / KEY_FILE} " + ("came along: every daemon on the ledger uses it" if kept else
-              "did not come along: the ledger has a key of its own (a daemon started on it); users' stand-ins change"))
-    print("every count matches; set CALLD_LEDGER_URL to it and restart calld")
-    return EXIT_OK
-
-
 def _verify(args: argparse.Namespace) -> int:
     import shutil
     import tempfile
@@ -903,17 +773,17 @@ def build_parser() -> argparse.ArgumentParser:
     ledger_sub = ledger.add_subparsers(dest="ledger_command", required=True)
     check = ledger_sub.add_parser("check", help="SQLite: run its integrity check; PostgreSQL: check the server answers with calld's schema")
     check.add_argument("--state-dir", type=Path, help="calld's state directory (default: the running daemon's, else $CALLD_STATE_DIR)")
-    check.set_defaults(func=_ledger_check)
+    check.set_defaults(func=ledger_cmds.check)
     backup = ledger_sub.add_parser("backup", help="copy the ledger to FILE (SQLite online backup, or pg_dump; safe while calld runs)")
     backup.add_argument("file", type=Path, help="where the copy goes (must not exist yet)")
     backup.add_argument("--state-dir", type=Path, help="calld's state directory (default: the running daemon's, else $CALLD_STATE_DIR)")
-    backup.set_defaults(func=_ledger_backup)
+    backup.set_defaults(func=ledger_cmds.backup)
     migrate = ledger_sub.add_parser("migrate", help="copy a SQLite ledger into an empty PostgreSQL one and compare the row counts")
     migrate.add_argument("--to", required=True, metavar="URL", help="postgresql://USER:PASSWORD@HOST:PORT/DATABASE (an empty database)")
     migrate.add_argument("--from", dest="source", type=Path, metavar="PATH",
                          help="the SQLite ledger file (default: the running daemon's, else $CALLD_STATE_DIR's)")
     migrate.add_argument("--state-dir", type=Path, help="calld's state directory (default: the running daemon's, else $CALLD_STATE_DIR)")
-    migrate.set_defaults(func=_ledger_migrate)
+    migrate.set_defaults(func=ledger_cmds.migrate)
 
     proxy = sub.add_parser("proxy-config", help="print an nginx config for K daemons on this host (deploy/nginx/calld.conf is K=2)")
     proxy.add_argument("--daemons", type=int, required=True, metavar="K", help="daemons 1..K (CALLD_INSTANCE), at their default ports")
