@@ -21,11 +21,9 @@ import os
 import secrets
 import signal
 import shutil
-import socket
-import sqlite3
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
 from contextlib import AbstractAsyncContextManager, nullcontext
-from datetime import UTC, datetime
+from datetime import datetime
 from functools import partial
 from pathlib import Path
 from typing import Any
@@ -49,11 +47,12 @@ from calld.daemon.control import create_control_app
 from calld.daemon.forward import forward_webhook
 from calld.daemon.errors import AmbiguousCall, AtCapacity, DaemonError, DiskFull, Draining
 from calld.daemon.groupsync import GroupSync
+from calld.daemon.lease import LEDGER_ERRORS, Lease
 from calld.daemon.progress import phases
 from calld.daemon.public import create_public_app
 from calld.domain.ids import UserId
 from calld.domain.requests import AskRequest, BookRequest
-from calld.ledger import Finished, Fresh, InFlight, LedgerError, LedgerUnavailable, UnknownRequest
+from calld.ledger import Finished, Fresh, InFlight, LedgerError, UnknownRequest
 from calld.ledger.awaitable import AsyncLedger
 from calld.ops.health import disk_space, open_ledger
 from calld.ops.private import private_dir, write_atomic
@@ -86,13 +85,8 @@ log = logging.getLogger("calld.daemon")
 INGRESS_CHECK_TTL_S = 60.0  # how long a good /health probe stands before the next dial checks again
 RECOVERY_BOUND_S = 60.0  # hanging up calls a crashed daemon left: bounded, so a dead Telnyx cannot wedge start
 UNFINISHED_RETRY_S = 2.0  # results and opt-outs the ledger could not take: tried again this often
-LEDGER_ERRORS = (sqlite3.Error, LedgerUnavailable)  # a ledger that cannot write now: the daemon goes on
 ELSEWHERE_POLL_S = 1.0
 DISK_FULL_BYTES = 2 * 1024 * 1024  # a minute of a call's audio: with less free, a new call is refused (503)
-LEASE_RETRY_S = 1.0  # a lease renewal that failed is tried again this soon
-# A gap this long (as a share of the lease) between this daemon's own renewals means it was cut off: another
-# daemon's lease can run out only in an outage of two thirds of a lease or more (it renews every third).
-LEASE_GAP = 0.6
 HELD_OPT_OUTS = "opt-outs-held.json"  # in the state directory: opt-outs the ledger has not taken yet
 
 
@@ -172,9 +166,6 @@ class Daemon:
         self._socket_inode: int | None = None
         self._unfinished: dict[str, dict[str, Any]] = {}
         self._unfinished_added = trio.Event()
-        # This daemon's own lease (a shared ledger): when it was last renewed, and since when without a gap.
-        self._lease_renewed_at = -math.inf
-        self._lease_held_since = math.inf
         self._stub_signer = StubSigner()  # stub mode: the webhooks the stub world sends are signed too
         self._calls_nursery: trio.Nursery | None = None
         self._stop_servers = trio.Event()
@@ -273,7 +264,8 @@ class Daemon:
                 http_cm = open_client(self.settings.telnyx_api_key.get_secret_value(), base_url=self.settings.telnyx_api_base)
             else:
                 http_cm = open_client("stub-key", transport=self.stub_numbers.transport())
-            await self._renew_lease(starting=True)  # before anything binds: a refused start serves nothing
+            self._lease = Lease(self._ledger, self.settings, self.clock)
+            await self._lease.renew(starting=True)  # before anything binds: a refused start serves nothing
             async with http_cm as http, self._open_probe_client() as probe, trio.open_nursery() as root:
                 self._telnyx = TelnyxHttp(http, connection_id=self._connection_id)
                 self._probe = probe
@@ -310,7 +302,7 @@ class Daemon:
                         await calls.start(self.scheduler.run)
                         calls.start_soon(self._retry_unfinished)
                         if self._ledger.sync.engine == "postgresql":  # shared: other daemons may outlive this one
-                            calls.start_soon(self._keep_lease)
+                            calls.start_soon(self._lease.keep, partial(self._finish_stale_requests, others_only=True))
                         if self._own_collector:
                             self.full_collections.take_over(trio.current_time())
                         self.metrics.watch_gc()  # from here: the pauses calls can feel
@@ -578,66 +570,6 @@ class Daemon:
                                       others_only=others_only,
                                       # starting on a shared ledger: others' leases are judged later (_may_judge_others)
                                       own_only=not others_only and self._ledger.sync.engine == "postgresql")
-
-    async def _renew_lease(self, *, starting: bool = False) -> None:
-        now = self.clock().timestamp()
-        try:
-            row = await self._ledger.renew_lease(self.settings.instance_name, now + self.settings.calld_lease_s,
-                                                 holder=self._lease_holder, now=now)
-        except LEDGER_ERRORS:
-            self._lease_held_since = math.inf  # cut off: whatever this daemon saw of others' leases is stale
-            raise
-        renewed, lease_s = trio.current_time(), self.settings.calld_lease_s
-        if renewed - self._lease_renewed_at > lease_s * LEASE_GAP:
-            # A gap in this daemon's own renewals (an outage, a stall): the others' renewals stopped with
-            # it, so their leases ran out on a clock nobody could renew against. Judged again only once
-            # this lease has held a whole lease period since, in which every live daemon renews its own.
-            self._lease_held_since = renewed
-            if self._lease_renewed_at > -math.inf:
-                log.warning("the ledger answers again after %.1f s; no other daemon's calls are judged for %.0f s, "
-                            "while every live daemon renews its lease", renewed - self._lease_renewed_at, lease_s)
-        self._lease_renewed_at = renewed
-        if row.holder == self._lease_holder:
-            return
-        held = (f"CALLD_INSTANCE={self.settings.calld_instance} is held by the daemon at {row.holder}, whose lease runs "
-                f"until {datetime.fromtimestamp(row.lease_until, UTC):%H:%M:%S} UTC")
-        if starting:  # the shared ledger's other daemon: this one would take its calls for its own
-            raise DaemonError(f"{held}: give each daemon its own CALLD_INSTANCE (if that daemon is gone for good, "
-                              "start this one once its lease has run out)")
-        log.error("%s: this daemon's calls are no longer its own; stop it and give it its own CALLD_INSTANCE", held)
-
-    @property
-    def _lease_holder(self) -> str:
-        """Who holds this daemon's instance: its host and state dir, the same across its restarts. Only a
-        shared ledger needs one; a SQLite ledger has one daemon, its state dir locked."""
-        if self._ledger.sync.engine != "postgresql":
-            return ""
-        return f"{socket.gethostname()}:{self.settings.calld_state_dir.resolve()}"
-
-    @property
-    def _may_judge_others(self) -> bool:
-        """Another daemon's lease may be judged (and its calls taken) only once this daemon's own lease
-        has been renewed without a gap for a whole lease period: a live daemon renews within that time
-        after any outage, so a lease still run out then is a daemon gone, not a clock that stopped."""
-        return trio.current_time() - self._lease_held_since >= self.settings.calld_lease_s
-
-    async def _keep_lease(self) -> None:
-        """While serving: renew this daemon's lease, and settle the calls of any daemon whose lease ran out
-        (killed, and not restarted), once, whichever live daemon takes them first. A renewal that failed is
-        tried again within a second (LEASE_RETRY_S), so a daemon proves it is alive as soon as the ledger
-        is back, well before any other may judge it."""
-        every = self.settings.calld_lease_s / 3  # so a slow round trip or two never lets a live daemon's lease lapse
-        wait = every
-        while True:
-            await trio.sleep(wait)
-            try:
-                await self._renew_lease()
-                wait = every
-                if self._may_judge_others:
-                    await self._finish_stale_requests(others_only=True)
-            except LEDGER_ERRORS as exc:
-                wait = min(every, LEASE_RETRY_S)
-                log.error("the ledger cannot renew this daemon's lease now (%s); trying again in %.0f s", exc, wait)
 
     async def provision(self, user: UserId) -> dict[str, Any]:
         """The user's number: the active one, a resumed order, or (only then) a new order."""
