@@ -222,7 +222,7 @@ def create_control_app(daemon: ControlledDaemon) -> QuartTrio:
     @app.get("/v1/calls/<ident>")
     async def show(ident: str) -> Response | dict[str, Any]:
         try:
-            found = await daemon.show(ident)
+            found = await daemon.lookup.show(ident)
         except AmbiguousCall as exc:
             return _error(str(exc), 409)
         if found is None:
@@ -231,7 +231,7 @@ def create_control_app(daemon: ControlledDaemon) -> QuartTrio:
 
     @app.get("/v1/requests/<request_id>")
     async def request_status(request_id: str) -> Response | dict[str, Any]:
-        found = await daemon.request_status(request_id)
+        found = await daemon.lookup.request_status(request_id)
         if found is None:
             return _error(f"no request {request_id!r} in the ledger", 404)
         return found
@@ -239,7 +239,7 @@ def create_control_app(daemon: ControlledDaemon) -> QuartTrio:
     @app.get("/v1/calls/<ident>/objects")
     async def published_objects(ident: str) -> Response | dict[str, Any]:
         try:
-            return {"objects": await daemon.published_objects(ident)}
+            return {"objects": await daemon.lookup.published_objects(ident)}
         except LookupError as exc:
             return _error(str(exc), 404)
         except DaemonError as exc:
@@ -322,17 +322,17 @@ def create_control_app(daemon: ControlledDaemon) -> QuartTrio:
         except ValueError:
             return _error(f"limit: {args.get('limit')!r} is not a whole number", 400)
         try:
-            rows = await daemon.history(user=args.get("user"), status=args.get("status"), since=args.get("since"), limit=limit)
+            rows = await daemon.lookup.history(user=args.get("user"), status=args.get("status"), since=args.get("since"), limit=limit)
         except BadQuery as exc:
             return _error(str(exc), 400)
         return {"calls": rows}
 
     @app.get("/v1/calls/<asked>/detail")
     async def detail(asked: str) -> Response | dict[str, Any]:
-        ident = await daemon.call_ident(asked)
+        ident = await daemon.lookup.call_ident(asked)
         if daemon.callbook.find(ident) is not None:
             return _error(f"call {ident} is still in flight; its artifacts are written when it ends (calld-ctl calls)", 409)
-        found = await daemon.detail(ident)
+        found = await daemon.lookup.detail(ident)
         if found is None:
             return _no_call(asked)
         return found
@@ -342,11 +342,11 @@ def create_control_app(daemon: ControlledDaemon) -> QuartTrio:
         kinds = {"svg": "image/svg+xml", "png": "image/png"}
         if suffix not in kinds:
             return _error(f"a timeline is drawn as .svg or .png, not .{suffix}", 400)
-        ident = await daemon.call_ident(asked)
+        ident = await daemon.lookup.call_ident(asked)
         if daemon.callbook.find(ident) is not None:
             return _error(f"call {ident} is still in flight; its timeline is drawn when it ends", 409)
         try:
-            picture = await daemon.timeline(ident, suffix)
+            picture = await daemon.lookup.timeline(ident, suffix)
         except PictureError as exc:
             return _error(f"the timeline of {ident} could not be drawn: {exc}", 500)
         if picture is None:

@@ -52,7 +52,7 @@ class DaemonPages:
 
     async def detail(self, ident: str) -> dict[str, Any] | None:
         """What `calld-ctl show` reads: result, report, transcript, files, publication."""
-        found: dict[str, Any] | None = await self._daemon.detail(ident)
+        found: dict[str, Any] | None = await self._daemon.lookup.detail(ident)
         return found
 
     def run_dir(self, ident: str) -> Path | None:
