@@ -47,6 +47,7 @@ from calld.daemon.control import create_control_app
 from calld.daemon.forward import forward_webhook
 from calld.daemon.errors import AtCapacity, DaemonError, DiskFull, Draining
 from calld.daemon.groupsync import GroupSync
+from calld.daemon.held import load_held_opt_outs, save_held_opt_outs
 from calld.daemon.lease import LEDGER_ERRORS, Lease
 from calld.daemon.lookup import Lookup
 from calld.daemon.progress import phases
@@ -56,7 +57,7 @@ from calld.domain.requests import AskRequest, BookRequest
 from calld.ledger import Finished, Fresh, InFlight, LedgerError, UnknownRequest
 from calld.ledger.awaitable import AsyncLedger
 from calld.ops.health import disk_space, open_ledger
-from calld.ops.private import private_dir, write_atomic
+from calld.ops.private import private_dir
 from calld.ops.redaction import daemon_pseudonyms
 from calld.ops.recovery import finish_taken_over, recover_interrupted
 from calld.ops.statedir import LOCK_NAME, PathBefore, StateLock, check_port_free, claim_socket_path, is_loopback, prepare_state_dir
@@ -771,29 +772,11 @@ class Daemon:
         return self.settings.calld_state_dir / HELD_OPT_OUTS
 
     def _save_held_opt_outs(self) -> None:
-        """The opt-outs the ledger has not taken yet, on disk (or the file gone when there are none)."""
-        held = [{"number": e.number, "said_at": e.said_at.isoformat(), "quote": e.quote, "user_id": e.user_id,
-                 "run_id": e.run_id} for e in self.gate.held_opt_outs.values()]
-        try:
-            if held:
-                write_atomic(self._held_opt_outs_path, (json.dumps(held, indent=2) + "\n").encode())
-            else:
-                self._held_opt_outs_path.unlink(missing_ok=True)
-        except OSError as exc:  # the ledger is the record that matters; this file only bridges an outage
-            log.error("could not write %s: %s", self._held_opt_outs_path, exc)
+        save_held_opt_outs(self._held_opt_outs_path, self.gate.held_opt_outs)
 
     def _load_held_opt_outs(self) -> None:
         """At start: opt-outs heard before a restart that the ledger had not taken yet."""
-        try:
-            held = json.loads(self._held_opt_outs_path.read_text())
-        except FileNotFoundError:
-            return
-        except (OSError, ValueError) as exc:
-            log.error("%s cannot be read (%s); the opt-outs in it may not be in the ledger", self._held_opt_outs_path, exc)
-            return
-        for e in held:
-            self.gate.held_opt_outs[e["number"]] = OptOut(e["number"], datetime.fromisoformat(e["said_at"]), e["quote"],
-                                                          e["user_id"], e["run_id"])
+        self.gate.held_opt_outs.update(load_held_opt_outs(self._held_opt_outs_path))
         if self.gate.held_opt_outs:
             log.warning("%d opt-out(s) heard before the restart are not in the ledger yet: refused here, stored when it answers",
                         len(self.gate.held_opt_outs))
