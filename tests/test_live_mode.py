@@ -162,12 +162,12 @@ async def test_health_answers_with_the_serve_token(live_daemon):
 
 
 async def test_the_ingress_check_passes_for_this_daemon_only(live_daemon):
-    await live_daemon._check_ingress()
+    await live_daemon.ingress.check()
     other = free_port()
     live_daemon.settings = live_settings(live_daemon.settings.calld_state_dir.parent, other, live_daemon.settings.telnyx_public_key)
-    live_daemon._ingress_ok_until = -1
+    live_daemon.ingress.ok_until = -1
     with pytest.raises(DaemonError, match="unreachable"):
-        await live_daemon._check_ingress()
+        await live_daemon.ingress.check()
 
 
 async def test_the_ingress_check_also_needs_the_media_path_to_reach_this_daemon(live_daemon):
@@ -175,11 +175,11 @@ async def test_the_ingress_check_also_needs_the_media_path_to_reach_this_daemon(
     /telnyx/media/ rule): no dial, and the refusal says which rule to add."""
     s = live_daemon.settings
     live_daemon.settings = s.model_copy(update={"public_media_url": f"{s.media_url().replace(s.media_bind, s.calld_bind)}"})
-    live_daemon._ingress_ok_until = -1
+    live_daemon.ingress.ok_until = -1
     with pytest.raises(DaemonError, match="proxy rule that sends /telnyx/media/ to CALLD_MEDIA_BIND"):
-        await live_daemon._check_ingress()
+        await live_daemon.ingress.check()
     live_daemon.settings = s
-    await live_daemon._check_ingress()  # the media listener answers with this daemon's token
+    await live_daemon.ingress.check()  # the media listener answers with this daemon's token
 
 
 async def test_the_ingress_check_builds_no_client_on_the_loop_while_calls_run(live_daemon, monkeypatch):
@@ -194,8 +194,8 @@ async def test_the_ingress_check_builds_no_client_on_the_loop_while_calls_run(li
 
     monkeypatch.setattr(httpx.AsyncClient, "__init__", counted)
     for _ in range(2):
-        live_daemon._ingress_ok_until = -1
-        await live_daemon._check_ingress()
+        live_daemon.ingress.ok_until = -1
+        await live_daemon.ingress.check()
     assert made == []
 
 
@@ -211,10 +211,10 @@ async def test_a_burst_of_dials_shares_one_ingress_check(live_daemon, monkeypatc
         return await real(self, url, *args, **kwargs)
 
     monkeypatch.setattr(httpx.AsyncClient, "get", counted)
-    live_daemon._ingress_ok_until = -1
+    live_daemon.ingress.ok_until = -1
     async with trio.open_nursery() as nursery:
         for _ in range(50):
-            nursery.start_soon(live_daemon._check_ingress)
+            nursery.start_soon(live_daemon.ingress.check)
     assert len(probes) == 2  # /health and the media listener's health, once each
 
 

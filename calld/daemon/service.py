@@ -22,14 +22,12 @@ import secrets
 import signal
 import shutil
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
-from contextlib import AbstractAsyncContextManager, nullcontext
 from datetime import datetime
 from functools import partial
 from pathlib import Path
 from typing import Any
 
 import attrs
-import httpx
 import trio
 from hypercorn.config import Config
 from hypercorn.trio import serve
@@ -44,9 +42,9 @@ from calld.daemon.callbook import CallBook
 from calld.daemon.collector import FullCollections
 from calld.daemon.media_listener import serve_media
 from calld.daemon.control import create_control_app
-from calld.daemon.forward import forward_webhook
 from calld.daemon.errors import AtCapacity, DaemonError, DiskFull, Draining
 from calld.daemon.groupsync import GroupSync
+from calld.daemon.ingress import Ingress
 from calld.daemon.held import load_held_opt_outs, save_held_opt_outs
 from calld.daemon.lease import LEDGER_ERRORS, Lease
 from calld.daemon.lookup import Lookup
@@ -84,7 +82,6 @@ from calld.ui.access import Access
 log = logging.getLogger("calld.daemon")
 
 
-INGRESS_CHECK_TTL_S = 60.0  # how long a good /health probe stands before the next dial checks again
 RECOVERY_BOUND_S = 60.0  # hanging up calls a crashed daemon left: bounded, so a dead Telnyx cannot wedge start
 UNFINISHED_RETRY_S = 2.0  # results and opt-outs the ledger could not take: tried again this often
 ELSEWHERE_POLL_S = 1.0
@@ -177,9 +174,7 @@ class Daemon:
         self._tails: set[trio.MemorySendChannel[dict[str, Any]]] = set()
         self._drain_cut = trio.Event()
         self._flights: dict[str, _Flight] = {}
-        self._ingress_ok_until = -math.inf
-        self._ingress_probe: trio.Event | None = None  # set when the check in progress has its answer
-        self._probe: httpx.AsyncClient | None = None  # the ingress probe's client (live, while serving)
+        self.ingress = Ingress(self)  # before a live dial: Telnyx's routes reach this daemon
         self._live_connect: Any = None
         self._telnyx: TelnyxHttp | None = None
         self.stub_numbers = StubNumbers(pending_gets=1)  # stub mode's Telnyx numbers API
@@ -251,7 +246,7 @@ class Daemon:
             if verify is None:
                 verify = self._stub_signer.verifier()
             public = create_public_app(self.callbook, serve_token=self.serve_token, verify=verify,
-                                       instance=self.settings.calld_instance, forward=self._forward if live else None)
+                                       instance=self.settings.calld_instance, forward=self.ingress.forward if live else None)
             control = create_control_app(self)
             self.messaging = self._attach_messaging(public, control)
             ctl_cfg = _hypercorn_config("")
@@ -269,9 +264,9 @@ class Daemon:
                 http_cm = open_client("stub-key", transport=self.stub_numbers.transport())
             self._lease = Lease(self._ledger, self.settings, self.clock)
             await self._lease.renew(starting=True)  # before anything binds: a refused start serves nothing
-            async with http_cm as http, self._open_probe_client() as probe, trio.open_nursery() as root:
+            async with http_cm as http, self.ingress.open_client() as probe, trio.open_nursery() as root:
                 self._telnyx = TelnyxHttp(http, connection_id=self._connection_id)
-                self._probe = probe
+                self.ingress.client = probe
                 await self._finish_stale_requests()
                 if self._ledger.sync.engine == "postgresql":  # another daemon may have settled calls of this one's
                     with trio.move_on_after(RECOVERY_BOUND_S):
@@ -502,53 +497,6 @@ class Daemon:
             port.install(public)
         return port
 
-    async def _check_ingress(self) -> None:
-        """Before any live dial: {PUBLIC_BASE_URL}/health and the media URL's /health must answer with
-        this process's serve token, or Telnyx's webhooks or media would go to someone else (or nowhere)."""
-        if self.settings.calld_mode != "live" or trio.current_time() < self._ingress_ok_until:
-            return
-        while self._ingress_probe is not None:  # a call placed a moment ago is checking: its answer serves this one
-            await self._ingress_probe.wait()
-            if trio.current_time() < self._ingress_ok_until:
-                return
-        self._ingress_probe = trio.Event()
-        try:
-            await self._probe_ingress()
-        finally:
-            self._ingress_probe.set()
-            self._ingress_probe = None
-
-    def _open_probe_client(self) -> AbstractAsyncContextManager[httpx.AsyncClient | None]:
-        """The ingress probe's client, made once at start: a client's TLS context takes 40-250 ms of
-        the loop's CPU to build, which every call's audio would feel each time the check comes due.
-        No keep-alive: each probe takes the route as it is now, as Telnyx will."""
-        if self.settings.calld_mode != "live":
-            return nullcontext(None)
-        return httpx.AsyncClient(timeout=5.0, limits=httpx.Limits(max_keepalive_connections=0))
-
-    async def _probe_ingress(self) -> None:
-        probe = self._probe
-        assert probe is not None, "the ingress is probed only by a live daemon that is serving"
-        # Through this daemon's own /d/N/ prefix: a proxy rule that sends it to another daemon answers
-        # with that daemon's token, and is refused here before a dial.
-        where = f"/d/{self.settings.calld_instance}/" if self.settings.calld_instance is not None else "/"
-        for url, fix in ((self.settings.health_url(), f"check PUBLIC_BASE_URL and the proxy rule for {where} (to CALLD_BIND)"),
-                         (self.settings.media_health_url(),
-                          f"check the proxy rule that sends {where}telnyx/media/ to CALLD_MEDIA_BIND (or PUBLIC_MEDIA_URL)")):
-            try:
-                resp = await probe.get(url)
-                token = resp.json().get("serve_token") if resp.status_code == 200 else None
-            except (httpx.HTTPError, ValueError, AttributeError) as exc:
-                raise DaemonError(f"refusing to dial: {url} is unreachable ({exc}); {fix}") from None
-            if token != self.serve_token:
-                raise DaemonError(f"refusing to dial: {url} answered, but not from this daemon; {fix}")
-        self._ingress_ok_until = trio.current_time() + INGRESS_CHECK_TTL_S
-
-    async def _forward(self, owner: int, raw: bytes, headers: dict[str, str]) -> int | None:
-        """A webhook for daemon `owner`'s call, sent on through the public origin (calld.daemon.forward)."""
-        assert self._probe is not None, "webhooks are forwarded only by a live daemon that is serving"
-        return await forward_webhook(self._probe, self.settings.webhook_url(owner), raw, headers, self.settings.calld_instance)
-
     def _ports(self) -> CallPorts:
         assert self._telnyx is not None and self._live_connect is not None
         return CallPorts(
@@ -645,14 +593,14 @@ class Daemon:
                 if again is not None:
                     yield {"queued": queued_view(again), "repeat": True}
                     return
-            await self._check_ingress()
+            await self.ingress.check()
         else:
             booking_time = getattr(request, "time", None)
             decision = await self._admit(kind, request, booking_time, timing)
             if not isinstance(decision, Queue):
                 # Live mode's probe of the public URL may wait: the limits are read again after it, with no
                 # wait from there to the claim, or requests arriving together would all pass them.
-                await self._check_ingress()
+                await self.ingress.check()
                 decision = await self._admit(kind, request, booking_time, timing)
             booking_at = self.gate.table_time(request.to, booking_time, self.clock()).isoformat() if booking_time else None
             if isinstance(decision, Queue):
@@ -695,7 +643,7 @@ class Daemon:
             plan = await self._ledger.run(lambda ledger: prepare(request, self.settings, ledger))
         if len(self._flights) >= self.settings.calld_max_calls:
             raise Busy()
-        await self._check_ingress()
+        await self.ingress.check()
         booking_time = row.params.get("time") if row.kind == "book" else None
         now = self.clock()
         resolved = datetime.fromisoformat(row.booking_at) if row.booking_at else None  # as read when queued
