@@ -69,7 +69,7 @@ async def test_one_ask_end_to_end_with_progress(client, daemon, autojump_clock):
     assert hangups(run_dir) == ["tool"]
     report = await client.show(result["run_id"])
     assert report["status"] == "answered" and report["call_control_id"] == result["call_control_id"]
-    assert daemon.calls() == []
+    assert daemon.lookup.calls() == []
 
 
 @pytest.mark.parametrize(("scenario", "recorded"), [
@@ -169,7 +169,7 @@ async def test_sigterm_with_calls_in_flight_hangs_each_up_once(client, daemon, a
         for i in range(6):
             n.start_soon(one, i)
         await trio.sleep(4)  # every call is past pickup, mid-conversation
-        assert len(daemon.calls()) == 6
+        assert len(daemon.lookup.calls()) == 6
         watcher_done = trio.Event()
 
         async def watch() -> None:

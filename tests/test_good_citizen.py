@@ -156,7 +156,7 @@ async def test_a_business_is_not_rung_twice_at_once(tmp_path, nursery, dials, au
         results: list = []
         async with trio.open_nursery() as calls:
             calls.start_soon(_first_call_on_the_line, daemon, client, ASK, results)
-            while not daemon.calls():
+            while not daemon.lookup.calls():
                 await trio.sleep(0.05)
             # Another user asks the same business while calld is still on the line with it.
             err = await refused(other, {**ASK, "user": "bob"})
@@ -183,13 +183,13 @@ async def test_the_daily_limit_holds_for_requests_that_arrive_together(tmp_path,
     import trio
 
     from calld.cli.client import ControlClient, ControlError
-    from calld.daemon.service import Daemon
+    from calld.daemon.ingress import Ingress
     from test_policy_daemon import ASK, NOON, start
 
     async def probing(self):  # live mode checks its public URL before a dial: a wait, as here
         await trio.sleep(0.5)
 
-    monkeypatch.setattr(Daemon, "_check_ingress", probing)
+    monkeypatch.setattr(Ingress, "check", probing)
     # CALLD_CALLS_PER_NUMBER_PER_DAY=2; three at once allowed, so that the day's limit is what holds
     daemon = await start(nursery, tmp_path, NOON, calld_calls_per_number_at_once=3)
     sock = daemon.settings.calld_socket

@@ -94,7 +94,7 @@ async def test_the_ingress_check_goes_through_the_daemons_own_prefix(tmp_path, n
     try:
         with pytest.raises(DaemonError, match=r"refusing to dial: http://127.0.0.1:\d+/d/2/health answered, but not from this "
                                               r"daemon; check PUBLIC_BASE_URL and the proxy rule for /d/2/"):
-            await d._check_ingress()
+            await d.ingress.check()
     finally:
         await d.shutdown(drain_s=0)
 

@@ -84,7 +84,7 @@ async def test_an_unlinked_handle_gets_one_polite_line_and_no_call(daemon, autoj
     await say(daemon, STRANGER, "hours +1 555 555 0142")
     await say(daemon, STRANGER, "is the skillet in stock at +1 555 555 0142?")
     assert daemon.messaging.fake.replies_to(STRANGER) == [replies.UNLINKED]
-    assert requests(daemon) == [] and daemon.calls() == []
+    assert requests(daemon) == [] and daemon.lookup.calls() == []
 
 
 async def test_a_duplicated_webhook_dials_once_and_replies_once(daemon, autojump_clock):
@@ -222,7 +222,7 @@ async def test_a_stop_sent_during_a_call_drops_the_result_text(daemon, autojump_
     async with trio.open_nursery() as n:
         n.start_soon(fake.text, ALICE, "hours +1 555 555 0142")
         await trio.sleep(3)  # the call is on
-        assert daemon.calls()
+        assert daemon.lookup.calls()
         await fake.text(ALICE, stop)
     await daemon.messaging.wait_idle()
     got = fake.replies_to(ALICE)
@@ -382,7 +382,7 @@ async def test_a_call_placed_by_text_still_gets_its_answer_out_when_the_daemon_s
     async with trio.open_nursery() as n:
         n.start_soon(fake.text, ALICE, "hours +1 555 555 0142")
         await trio.sleep(3)
-        assert daemon.calls()
+        assert daemon.lookup.calls()
         await daemon.shutdown(drain_s=60)  # the call finishes inside the drain
     got = fake.replies_to(ALICE)
     assert len(got) == 2 and got[1].startswith("They said")
@@ -441,7 +441,7 @@ async def test_the_same_question_texted_again_during_its_call_does_not_dial_twic
     async with trio.open_nursery() as n:
         n.start_soon(fake.text, ALICE, "hours +1 555 555 0142")
         await trio.sleep(3)
-        assert daemon.calls()
+        assert daemon.lookup.calls()
         await fake.text(ALICE, "what time do they close? 555-555-0142")
     await daemon.messaging.wait_idle()
     got = fake.replies_to(ALICE)

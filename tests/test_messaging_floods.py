@@ -41,7 +41,7 @@ async def test_the_notice_is_sent_once_when_help_passed_the_limit(daemon, autoju
 async def test_a_stranger_gets_at_most_the_tighter_limit_then_one_notice(daemon, autojump_clock):
     got = await say(daemon, STRANGER, *["HELP", "START", "hours +1 555 555 0142", "HELP", "START"] * 5)
     assert got == [replies.HELP, replies.HELP, replies.TOO_MANY_TEXTS]
-    assert daemon._ledger.sync.requests(10) == [] and daemon.calls() == []
+    assert daemon._ledger.sync.requests(10) == [] and daemon.lookup.calls() == []
 
 
 
@@ -92,5 +92,5 @@ async def test_a_number_calld_would_not_dial_is_never_texted(tmp_path, nursery, 
     assert "--handle" in str(refused.value)
     d._ledger.sync.put_message_link(handle, "alice", "Nathan")  # linked behind the API's back: still never texted
     assert await say(d, handle, "hours +1 555 555 0142", "HELP") == []
-    assert d._ledger.sync.requests(10) == [] and d.calls() == []
+    assert d._ledger.sync.requests(10) == [] and d.lookup.calls() == []
     await stop(d)

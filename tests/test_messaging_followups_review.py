@@ -244,7 +244,7 @@ async def test_stop_while_a_follow_up_call_is_on_holds_back_its_result(daemon, a
     async with trio.open_nursery() as n:
         n.start_soon(fake.text, ALICE, "and do they have propane?")
         await trio.sleep(3)
-        assert daemon.calls()
+        assert daemon.lookup.calls()
         await fake.text(ALICE, "STOP")
     await daemon.messaging.wait_idle()
     got = [clean(t) for t in fake.replies_to(ALICE)]
@@ -276,7 +276,7 @@ async def test_a_follow_up_while_the_first_call_is_on(daemon, autojump_clock):
     async with trio.open_nursery() as n:
         n.start_soon(fake.text, ALICE, "hours 555 555 0142")
         await trio.sleep(3)
-        assert daemon.calls()
+        assert daemon.lookup.calls()
         await fake.text(ALICE, "what about sunday?")
         await fake.text(ALICE, "call them again")
     await daemon.messaging.wait_idle()

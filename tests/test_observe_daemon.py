@@ -311,9 +311,9 @@ async def test_prune_removes_old_artifacts_and_the_ledger_keeps_the_result(clien
 async def test_show_of_a_call_in_flight_prints_its_tracks(client, daemon, capsys, autojump_clock):
     async with trio.open_nursery() as n:
         n.start_soon(ask, client)
-        while not daemon.calls():
+        while not daemon.lookup.calls():
             await trio.sleep(0.01)
-        run_id = daemon.calls()[0]["run_id"]
+        run_id = daemon.lookup.calls()[0]["run_id"]
         code, text = await ctl(daemon, capsys, "show", run_id)
         assert code == EXIT_OK and " is in flight: dial " in text and text.strip().endswith("hangup none")
         with pytest.raises(ControlError, match="still in flight"):

@@ -217,7 +217,7 @@ def create_control_app(daemon: ControlledDaemon) -> QuartTrio:
 
     @app.get("/v1/calls")
     async def calls() -> dict[str, Any]:
-        return {"calls": daemon.calls()}
+        return {"calls": daemon.lookup.calls()}
 
     @app.get("/v1/calls/<ident>")
     async def show(ident: str) -> Response | dict[str, Any]:

@@ -75,7 +75,7 @@ class Lookup:
         report, or (a call a crash cut short) what the ledger and recovery know. Raises
         AmbiguousCall, listing the candidates, when the id names more than one call."""
         if (h := self.daemon.callbook.find(ident)) is not None:
-            return {"in_flight": True, **next(c for c in self.daemon.calls() if c["run_id"] == h.plan.run_id)}
+            return {"in_flight": True, **next(c for c in self.calls() if c["run_id"] == h.plan.run_id)}
         if (row := await self.daemon.ledger.request(ident)) is not None:
             ident = row.run_id
         found = []
@@ -134,3 +134,19 @@ class Lookup:
             return await self.daemon.publisher.links(pub)
         except StoreError as exc:
             raise DaemonError(f"{exc} ({exc.fix})") from None
+
+    def calls(self) -> list[dict[str, Any]]:
+        """The calls on the line now, each with its tracks' states (calld-ctl calls)."""
+        out = []
+        for h in self.daemon.callbook.handles():
+            c = h.call
+            out.append({
+                "run_id": h.plan.run_id,
+                "call_control_id": c.call_control_id,
+                "to": h.plan.to,
+                "user": h.plan.user_id,
+                "age_s": round(h.age_s, 1),
+                "question": h.plan.job.label,
+                "tracks": {t: getattr(c, t).kind for t in ("dial", "telnyx", "media", "live", "conversation", "hangup")},
+            })
+        return out

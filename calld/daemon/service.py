@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import json
 import logging
-import math
 import os
 import secrets
 import signal
@@ -42,6 +41,7 @@ from calld.daemon.callbook import CallBook
 from calld.daemon.collector import FullCollections
 from calld.daemon.media_listener import serve_media
 from calld.daemon.control import create_control_app
+from calld.daemon.flight import Flight
 from calld.daemon.errors import AtCapacity, DaemonError, DiskFull, Draining
 from calld.daemon.groupsync import GroupSync
 from calld.daemon.ingress import Ingress
@@ -99,39 +99,6 @@ def _hypercorn_config(bind: str) -> Config:
     return cfg
 
 
-class _Flight:
-    """One request's call, for everyone waiting on it (a repeat of the same request id attaches here)."""
-
-    def __init__(self, request_id: str, run_id: str) -> None:
-        self.request_id = request_id
-        self.run_id = run_id
-        self.done = trio.Event()
-        self.outcome: dict[str, Any] = {}
-        self.watchers: set[trio.MemorySendChannel[dict[str, Any]]] = set()
-
-    def watch(self) -> trio.MemoryReceiveChannel[dict[str, Any]]:
-        tx, rx = trio.open_memory_channel[dict[str, Any]](math.inf)
-        if self.done.is_set():
-            tx.close()
-        else:
-            self.watchers.add(tx)
-        return rx
-
-    def tell(self, item: dict[str, Any]) -> None:
-        for tx in list(self.watchers):
-            try:
-                tx.send_nowait(item)
-            except (trio.ClosedResourceError, trio.BrokenResourceError):
-                self.watchers.discard(tx)
-
-    def finish(self, outcome: dict[str, Any]) -> None:
-        self.outcome = outcome
-        self.done.set()
-        for tx in self.watchers:
-            tx.close()
-        self.watchers.clear()
-
-
 class Daemon:
     def __init__(self, settings: Settings, *, control_fd: int | None = None, clock: Clock | None = None,
                  own_collector: bool = False, disk: DiskWork = inline, warm_up_drawing: bool = False,
@@ -173,7 +140,7 @@ class Daemon:
         self._idle.set()
         self._tails: set[trio.MemorySendChannel[dict[str, Any]]] = set()
         self._drain_cut = trio.Event()
-        self._flights: dict[str, _Flight] = {}
+        self._flights: dict[str, Flight] = {}
         self.ingress = Ingress(self)  # before a live dial: Telnyx's routes reach this daemon
         self._live_connect: Any = None
         self._telnyx: TelnyxHttp | None = None
@@ -778,7 +745,7 @@ class Daemon:
                         yield item
                     return
             case Fresh():
-                flight = self._flights[request_id] = _Flight(request_id, plan.run_id)
+                flight = self._flights[request_id] = Flight(request_id, plan.run_id)
                 with trio.CancelScope(shield=True):  # a client gone meanwhile must not leave the claim without its call
                     await self._ledger_sync()  # the claim outlives a power cut before anything is dialled
                 self._start_call(flight, plan, stub)
@@ -804,7 +771,7 @@ class Daemon:
         raise DaemonError(f"request {request_id} ({run_id}) is still not finished on the daemon that placed it; "
                           f"ask again later (calld-ctl show {request_id})")
 
-    def _start_call(self, flight: _Flight, plan: Any, stub: Any) -> None:
+    def _start_call(self, flight: Flight, plan: Any, stub: Any) -> None:
         assert self._calls_nursery is not None
         self._log_disk_space()  # one statvfs: the log says space is low before a call fails on it
 
@@ -912,7 +879,7 @@ class Daemon:
             log.error("request %s: the ledger failed: %s", request_id, exc)
         return stored
 
-    def _progress(self, handle: CallHandle, p: dict[str, Any], flight: _Flight) -> None:
+    def _progress(self, handle: CallHandle, p: dict[str, Any], flight: Flight) -> None:
         task, via = handle.call.task, getattr(handle.call.hangup, "via", None)
         item = {"t_ms": p["t_ms"], "event": p["event"], "phases": phases(p, task.status if task else None, via),
                 "run_id": handle.plan.run_id,
@@ -1012,21 +979,6 @@ class Daemon:
         done = await trio.to_thread.run_sync(
             partial(prune_artifacts, self.settings.artifacts_dir, older_than_days, running=running, dry_run=dry_run))
         return done.as_dict()
-
-    def calls(self) -> list[dict[str, Any]]:
-        out = []
-        for h in self.callbook.handles():
-            c = h.call
-            out.append({
-                "run_id": h.plan.run_id,
-                "call_control_id": c.call_control_id,
-                "to": h.plan.to,
-                "user": h.plan.user_id,
-                "age_s": round(h.age_s, 1),
-                "question": h.plan.job.label,
-                "tracks": {t: getattr(c, t).kind for t in ("dial", "telnyx", "media", "live", "conversation", "hangup")},
-            })
-        return out
 
     async def tail(self) -> AsyncIterator[dict[str, Any]]:
         tx, rx = trio.open_memory_channel[dict[str, Any]](1000)

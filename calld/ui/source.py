@@ -48,7 +48,7 @@ class DaemonPages:
         """A call on the line now, as `calld-ctl calls` lists it; None once it has ended (or was never here)."""
         if (h := self._daemon.callbook.find(ident)) is None:
             return None
-        return next((c for c in self._daemon.calls() if c["run_id"] == h.plan.run_id), None)
+        return next((c for c in self._daemon.lookup.calls() if c["run_id"] == h.plan.run_id), None)
 
     async def detail(self, ident: str) -> dict[str, Any] | None:
         """What `calld-ctl show` reads: result, report, transcript, files, publication."""
