@@ -59,6 +59,8 @@ from calld.runtime.sockets import SocketClosed
 READ_BYTES = 65536
 MASK_POOL_BYTES = 4096  # a client's masking keys, 1024 at a time: one getrandom call, not one a frame
 CLOSE_TIMEOUT_S = 2.0
+_HEAD16 = struct.Struct("!BBH").pack  # a frame's header with a 16-bit length
+_HEAD64 = struct.Struct("!BBQ").pack
 STREAM_ERRORS = (trio.BrokenResourceError, trio.ClosedResourceError, trio.BusyResourceError, OSError)
 
 
@@ -147,7 +149,7 @@ class WebSocket:
         self._handover = 0  # bytes of a frame the protocol is parsing that are still to come
         self._masked_in = protocol.side is Side.SERVER  # clients mask what they send, servers never (RFC 6455 5.1)
         self._mask_bit = 0x80 if protocol.side is Side.CLIENT else 0
-        self._masks = b""  # unused masking keys from the OS's random source (_next_mask)
+        self._masks = b""  # unused masking keys from the OS's random source (_framed)
         self._mask_at = 0
         self._aligned = early.aligned  # False: the protocol is mid-frame, so it parses everything
         self.ending: Ending | None = None  # why the connection is over, once it is
@@ -268,25 +270,23 @@ class WebSocket:
             return None
         payload = text.encode()
         n = len(payload)
+        mask_bit = self._mask_bit
         if n < 126:
-            head = bytes((0x81, self._mask_bit | n))
+            head = bytes((0x81, mask_bit | n))
         elif n < 65536:
-            head = struct.pack("!BBH", 0x81, self._mask_bit | 126, n)
+            head = _HEAD16(0x81, mask_bit | 126, n)
         else:
-            head = struct.pack("!BBQ", 0x81, self._mask_bit | 127, n)
-        if self._mask_bit:
-            mask = self._next_mask()
-            return head + mask + apply_mask(payload, mask)
-        return head + payload
-
-    def _next_mask(self) -> bytes:
-        """A fresh masking key. RFC 6455 5.3 asks for keys a peer cannot predict: each is four bytes
-        of os.urandom, used once, read 1024 keys at a time (a client sends 50 frames a second)."""
+            head = _HEAD64(0x81, mask_bit | 127, n)
+        if not mask_bit:
+            return head + payload
+        # A fresh masking key: RFC 6455 5.3 asks for keys a peer cannot predict, so each is four bytes
+        # of os.urandom, used once, read 1024 keys at a time (a client sends 50 frames a second).
         at = self._mask_at
         if at + 4 > len(self._masks):
             self._masks, at = os.urandom(MASK_POOL_BYTES), 0
         self._mask_at = at + 4
-        return self._masks[at:at + 4]
+        mask = self._masks[at:at + 4]
+        return head + mask + apply_mask(payload, mask)
 
     def _fast_in(self) -> bool:
         protocol = self._protocol
