@@ -233,6 +233,13 @@ class Codec:
         self._inbound = StreamResampler(sample_rate, PCM_RATE) if self.resampled else None
         self._outbound = StreamResampler(PCM_RATE, sample_rate) if self.resampled else None
         self.silence_byte = self._pack(np.zeros(1, dtype=np.int16))[:1]
+        self._as_is()
+
+    def _as_is(self) -> None:
+        """Whether 16 kHz L16 little-endian passes through each way untouched (50 payloads a second
+        a way): read once here, and again when `auto` decides the byte order."""
+        self._out_as_is = self._linear and not self.resampled and self.byte_order.order == "le"
+        self._in_as_is = self._out_as_is and self._probe is None
 
     def __repr__(self) -> str:
         return f"<Codec {self.encoding}/{self.sample_rate} Hz, byte order {self.byte_order}>"
@@ -268,6 +275,10 @@ class Codec:
 
     def decode(self, payload: bytes) -> bytes:
         """16 kHz PCM16LE for one inbound payload; b"" while `auto` holds speech back."""
+        if self._in_as_is:  # the common case stays a pass-through, bit for bit
+            if len(payload) % 2:
+                raise CodecError(f"L16 payload has an odd length ({len(payload)} bytes)")
+            return payload
         if not payload:
             return b""
         if not self._linear:
@@ -275,12 +286,11 @@ class Codec:
         if len(payload) % 2:
             raise CodecError(f"L16 payload has an odd length ({len(payload)} bytes)")
         if self._probe is None:
-            if not self.resampled and self.byte_order.order == "le":
-                return payload  # the common case stays a pass-through, bit for bit
             return self._to_pcm(self._unpack(payload))
         speech, quieter = self._probe.observe(payload)
         if self._probe.decision is not None:
             self.byte_order, self._probe = self._probe.decision, None
+            self._as_is()
             held, self._held = [*self._held, payload], []
             return b"".join(self._to_pcm(self._unpack(p)) for p in held)
         if speech:
@@ -298,7 +308,7 @@ class Codec:
             raise CodecError(f"PCM16 audio has an odd length ({len(pcm16k)} bytes)")
         if not pcm16k:
             return b""
-        if self._linear and not self.resampled and self.byte_order.order == "le":
+        if self._out_as_is:
             return pcm16k
         samples = np.frombuffer(pcm16k, dtype="<i2").astype(np.int16)
         if self._outbound is not None:

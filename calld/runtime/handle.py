@@ -685,11 +685,18 @@ class CallHandle:
                 try:
                     if self._path.inbound == "forwarded" and not self._inbound_queued and (audio := inbound.audio(text)) is not None:
                         # The steady uplink, 50 frames a second: _took_steady's first way (with
-                        # _send_live_text written out here), with no event object and no coroutine of
-                        # calld's own a frame: what a bare bridge does, and the stretch's append.
+                        # _forward_pcm and _send_live_text written out here), with no event object and
+                        # no call of calld's own a frame: what a bare bridge does, and the stretch's append.
                         pcm, chunk = audio
                         if pcm:
-                            self._forward_pcm(pcm, chunk)
+                            stretch = self._inbound_stretch
+                            if stretch:
+                                self._inbound_chunks[1] = chunk
+                            else:
+                                self._inbound_chunks = [chunk, chunk]
+                            stretch.append(pcm)
+                            if len(stretch) >= STRETCH_MAX:
+                                self._tell_later()
                             if (live := self._live_socket) is not None:
                                 try:
                                     await live.send(append_audio(pcm))
