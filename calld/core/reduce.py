@@ -537,6 +537,16 @@ def _inbound_forwarded(call: Call, event: ev.InboundForwarded) -> _Out:
     # change (at the start, and after a hold began): a stretch is 25 frames, many a second.
     on_hold = call.on_hold
     loud, heard = event.loud, len(event.loud)
+    if not on_hold and sound + heard < HOLD_MUSIC_FRAMES:
+        # No run of sound can reach the hold-music mark in this stretch (almost always): what the
+        # loop below would leave is the sound run at its end, counted without a step a frame.
+        if heard < event.frames:  # frames past the judged ones count as quiet
+            return evolve(call, line_sound=0), effects
+        try:  # the loud frames since the last quiet one
+            sound = (loud[:event.frames] if heard > event.frames else loud)[::-1].index(False)
+        except ValueError:  # every frame loud: the run goes on
+            sound += event.frames
+        return evolve(call, line_sound=sound), effects
     for i in range(event.frames):
         if on_hold:  # the rest of the stretch is quiet counted on the hold
             hold = call.holds[-1]

@@ -30,6 +30,7 @@ for _union in (ev.TimerEvent, ev.Event, Effect):
 _string = json.encoder.encode_basestring_ascii  # what json.dumps writes for a str, in C
 _PLAIN_TIMERS = frozenset(cl for cl in get_args(ev.TimerEvent) if not attrs.fields(cl))  # rows of just their kind
 _TIMES = (int, type(None))
+_JSON_BOOLS = ("false", "true")  # indexed by a bool
 
 
 def _int(value: int | None) -> str:
@@ -44,7 +45,7 @@ def event_row(seq: int, t_ms: int, event: ev.Event, changed: dict[str, list[str]
         if type(event) is ev.OutputAudio:
             return f'{{"seq": {seq}, "t_ms": {t_ms}, "event": {{"pcm": {len(event.pcm)}, "kind": "live.output_audio"}}}}'
         if type(event) is ev.InboundForwarded:  # the converter's row, written by hand: one per stretch
-            loud = ", ".join("true" if x else "false" for x in event.loud)
+            loud = ", ".join(map(_JSON_BOOLS.__getitem__, event.loud))  # in C: a stretch has 25
             return (f'{{"seq": {seq}, "t_ms": {t_ms}, "event": {{"frames": {event.frames}, "pcm_bytes": {event.pcm_bytes}, '
                     f'"first_chunk": {event.first_chunk}, "last_chunk": {event.last_chunk}, "loud": [{loud}], '
                     f'"kind": "media.audio_forwarded"}}}}')
