@@ -3,6 +3,9 @@ as forwarded stretches leaves the call exactly as the same audio frame by frame 
 
 from __future__ import annotations
 
+import itertools
+
+import attrs
 import pytest
 
 from calld.core import events as ev
@@ -11,6 +14,10 @@ from calld.core.effects import SendLiveAudio, SendMediaAudio
 from calld.core.plan import Timings
 from calld.core.reduce import HOLD_MUSIC_FRAMES
 from calld.core.situations import loud
+from calld.core.state import (
+    Call, ConvTalking, HangupDone, HangupNone, Hold, LiveActive, LiveClosing, LiveDone, LiveFailed, LiveIdle,
+    LiveStarting, MediaStreaming,
+)
 from tests.core_helpers import ANSWER, ANSWERED, DONE, DRAINING, FAREWELL, HEARD, LIVE, MARKED, REQUESTED, STARTING, TRAILING, drive, new_call
 
 QUIET = bytes(640)
@@ -294,3 +301,38 @@ async def test_the_transport_tasks_quick_reads_forward_nothing_of_a_kind_that_wa
             nursery.cancel_scope.cancel()
     finally:
         handle.rundir.close()
+
+
+def _path_in_words(call: Call) -> AudioPath:
+    """The ways as the module's notes give them, one at a time over every track."""
+    streaming = isinstance(call.media, MediaStreaming)
+    uplink = streaming and isinstance(call.live, LiveActive) and not isinstance(call.hangup, HangupDone)
+    downlink = (streaming and isinstance(call.live, LiveActive | LiveClosing) and isinstance(call.hangup, HangupNone)
+                and call.recording is None)
+    watching = uplink and isinstance(call.hangup, HangupNone) and isinstance(call.conversation, ConvTalking) and not call.on_hold
+    recorded = streaming and isinstance(call.live, LiveClosing | LiveDone | LiveFailed) and not isinstance(call.hangup, HangupDone)
+    held = (streaming and isinstance(call.live, LiveIdle | LiveStarting) and not isinstance(call.hangup, HangupDone)
+            and call.counters.audio_in > 0)
+    way = "forwarded" if uplink else "recorded" if recorded else "held" if held else "stepped"
+    return AudioPath(inbound=way, uplink_loudness=watching, downlink=downlink)
+
+
+def test_the_path_is_the_ways_in_words_on_every_combination_of_the_tracks_it_reads() -> None:
+    # audio_path asks each track once, live first (it runs after every step); here every way is
+    # written out as it reads, and the two agree on each state the tracks it reads can be in.
+    scripts = (ANSWERED, STARTING, LIVE, HEARD, FAREWELL, DRAINING, MARKED, TRAILING, REQUESTED, DONE)
+    calls = [drive(s).call for s in scripts]
+    medias = {repr(c.media): c.media for c in calls}.values()
+    hangups = {repr(c.hangup): c.hangup for c in calls}.values()
+    conversations = {repr(c.conversation): c.conversation for c in calls}.values()
+    lives = (LiveIdle(), LiveStarting(), LiveActive("sess_1"), LiveClosing(), LiveDone("closed"), LiveFailed("refused"))
+    holds = ((), (Hold("hold music"),), (Hold("hold music", ended="returned"),))
+    base = calls[3]
+    seen = set()
+    for media, live, hangup, conversation, recording, hold, heard in itertools.product(
+            medias, lives, hangups, conversations, (None, "voicemail"), holds, (0, 1)):
+        call = attrs.evolve(base, media=media, live=live, hangup=hangup, conversation=conversation, recording=recording,
+                            holds=hold, counters=attrs.evolve(base.counters, audio_in=heard))
+        assert audio_path(call) == _path_in_words(call), call
+        seen.add(audio_path(call))
+    assert len(seen) >= 8  # the product reaches forwarded (watching or not, downlink or not), recorded, held, stepped

@@ -75,27 +75,25 @@ CLOSED = _path("stepped", False, False)
 
 
 def audio_path(call: Call) -> AudioPath:
-    streaming = isinstance(call.media, MediaStreaming)
-    uplink = streaming and isinstance(call.live, LiveActive) and not isinstance(call.hangup, HangupDone)
-    downlink = (
-        streaming
-        and isinstance(call.live, LiveActive | LiveClosing)
-        and isinstance(call.hangup, HangupNone)  # the goodbye's own audio is judged delta by delta
-        and call.recording is None
-    )
-    watching = uplink and isinstance(call.hangup, HangupNone) and isinstance(call.conversation, ConvTalking) and not call.on_hold
-    recorded = (
-        streaming
-        and isinstance(call.live, LiveClosing | LiveDone | LiveFailed)  # nothing to forward to, ever again
-        and not isinstance(call.hangup, HangupDone)  # after the hangup, media is the reducer's to ignore
-    )
-    held = (
-        streaming
-        and isinstance(call.live, LiveIdle | LiveStarting)
-        and not isinstance(call.hangup, HangupDone)
+    """The path the state allows. Read after every step, so each track is asked once, the live
+    track first (each way asking every track cost a word's three steps 350 bytecodes);
+    tests/test_audio_path.py holds it to the ways written out one by one, on every state."""
+    if not isinstance(call.media, MediaStreaming):
+        return CLOSED
+    live, hangup = call.live, call.hangup
+    if isinstance(live, LiveActive):  # the conversation: every step of a call in progress
+        if isinstance(hangup, HangupNone):  # the goodbye's own audio is judged delta by delta
+            watching = isinstance(call.conversation, ConvTalking) and not call.on_hold
+            return _PATHS["forwarded", watching, call.recording is None]
+        return _PATHS["stepped" if isinstance(hangup, HangupDone) else "forwarded", False, False]
+    done = isinstance(hangup, HangupDone)  # after the hangup, media is the reducer's to ignore
+    if isinstance(live, LiveClosing):  # nothing to forward to, ever again: recorded
+        return _PATHS["stepped" if done else "recorded", False, isinstance(hangup, HangupNone) and call.recording is None]
+    if isinstance(live, LiveDone | LiveFailed):
+        return _PATHS["stepped" if done else "recorded", False, False]
+    if isinstance(live, LiveIdle | LiveStarting):
         # The first frame is stepped alone: its row's time is when the business's audio began, the
         # clock the transcript's times and the timeline are read from (calld.observe.artifacts).
-        and call.counters.audio_in > 0
-    )
-    way: Inbound = "forwarded" if uplink else "recorded" if recorded else "held" if held else "stepped"
-    return _PATHS[way, watching, downlink]
+        return _PATHS["held" if not done and call.counters.audio_in > 0 else "stepped", False, False]
+    return CLOSED
+
