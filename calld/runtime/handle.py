@@ -526,8 +526,10 @@ class CallHandle:
         elif self._timers:
             # Only ever brought forward here. A deadline moved later (the failsafe re-armed by a
             # word) leaves the wait as it is: the task wakes at the old one, finds nothing due and
-            # waits on, once a stall period instead of trio's deadline bookkeeping on every word.
-            scope.deadline = min(scope.deadline, self._earliest_timer())
+            # waits on, once a stall period instead of trio's deadline bookkeeping on every word
+            # (even an unchanged deadline's assignment is a context manager's round in trio).
+            if (earliest := self._earliest_timer()) < scope.deadline:
+                scope.deadline = earliest
         else:
             scope.cancel()  # nothing left armed: the task wakes and ends
 
