@@ -49,6 +49,7 @@ Word lists are named constants of at most fifteen entries each. The one public e
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
@@ -133,7 +134,8 @@ class Tok:
     end: int
 
 
-def tokens(text: str) -> list[Tok]:
+@functools.lru_cache(maxsize=2048)  # a check reads each turn many times; calls concluding together share the loop
+def tokens(text: str) -> tuple[Tok, ...]:
     """The words of `text`, normalised, with their character places; fillers dropped."""
     raw = [Tok(_normal(m.group()), m.start(), m.end()) for m in _TOKEN.finditer(text.lower().replace("\u2019", "'"))]
     out: list[Tok] = []
@@ -148,7 +150,7 @@ def tokens(text: str) -> list[Tok]:
         else:
             out.append(raw[i])
             i += 1
-    return _unfilled(out)
+    return tuple(_unfilled(out))
 
 
 def _unfilled(toks: list[Tok]) -> list[Tok]:
