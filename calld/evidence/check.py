@@ -439,11 +439,6 @@ def _said_after(turns: Sequence[Turn], at: Found) -> list[list[str]]:
     return out
 
 
-def _rest_of_sentence(turns: Sequence[Turn], at: Found) -> list[str]:
-    text = turns[at.turn].text
-    return _words(tokens(text[tokens(text)[at.last - 1].end:at.sentence.end]))
-
-
 _BUT = re.compile(r"\s(?=(?:but|and)\b)", re.I)
 
 
@@ -675,7 +670,8 @@ def _check(cited: Cited, request: QuickAskJob | BookJob, turns: Sequence[Turn], 
             return Refused(3, f"your quote {fact.quote!r} is a question or a phone menu's prompt",
                            "quote the business's statement")
         context = _words(tokens(fact.context or "")) if locate(turns, fact.context) is not None else []
-        rest = _rest_of_sentence(turns, at) if fact.kind == "days" else []
+        text = turns[at.turn].text  # the rest of the quote's sentence, where a day may be set apart
+        rest = _words(tokens(text[tokens(text)[at.last - 1].end:at.sentence.end])) if fact.kind == "days" else []
         if (why := _stands(fact, at.words, context, rest, item)) is not None:
             rule = 4 if fact.kind in ("clock", "range") else 7 if fact.kind in ("closed", "always", "no_set_hours") else 5
             return Refused(rule, f"{why} (your quote {fact.quote!r})", _AGAIN)
