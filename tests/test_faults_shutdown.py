@@ -58,7 +58,7 @@ async def test_a_drawing_that_never_finishes_does_not_hold_the_stop(tmp_path, nu
     monkeypatch.undo()
     again: Daemon = await nursery.start(Daemon(settings).serve)
     with real_time(autojump_clock):
-        svg = await again.timeline(result["run_id"], "svg")
+        svg = await again.lookup.timeline(result["run_id"], "svg")
     assert svg is not None and svg.startswith(b"<?xml") and (run_dir / "timeline.svg").read_bytes() == svg
     await stop(again)
 
