@@ -14,7 +14,7 @@ offer precisely so that tests see the app refuse it.
 It is a script, not a second reader: another time offered, and the fields its records carry
 beyond its own (per-fact quotes, a reason), come from the scenario's reply
 (`calld.stub.scenario.Reply.offer` and `.record`); it never reads the business's words with the
-app's checker (nothing here imports calld.evidence), so a stub call can show the model and the
+app's checker (nothing here imports the checker's package), so a stub call can show the model and the
 checker disagreeing. Its own cues (a host's no, a yes to the read-back, a question) stay here,
 as a backend's prompt would.
 """
@@ -55,7 +55,7 @@ _NEEDS = re.compile(r"\bwithout\b", re.I)  # "we can't hold it without a card": 
 _CONFIRMS = re.compile(r"that's (?:right|correct)|that is (?:right|correct)|\bcorrect\b|you're (?:all )?(?:booked|set)|all set|"
                        r"confirmed|see you|\b(?:yes|yep|yeah|perfect|great|sounds good)\b|got (?:you|it) down", re.I)
 # The business's own words that the table is made, said before the read-back ("Lovely, that's you booked in."):
-# a model cites them with the yes to the read-back.
+# a model points at them with the yes to the read-back.
 _BOOKED_SAID = re.compile(r"\b(?:booked in|you're (?:all )?(?:booked|set)|youre (?:all )?(?:booked|set)|all set|you're in|got you down)\b", re.I)
 _NOT_CONFIRMED = re.compile(r"^\W*(?:no|nope|not|actually|wait)\b|\bnot (?:right|correct)\b|\bwrong\b", re.I)
 _ABOUT_THE_OFFER = re.compile(r"would that work|does that work|is that ok", re.I)
