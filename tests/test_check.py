@@ -346,7 +346,7 @@ def test_the_entry_point_takes_the_json_as_sent_and_refuses_what_the_schema_refu
 
 def test_word_lists_are_short() -> None:
     lists = [c.FILLERS, c.CLOCK_CUES, c.DAY_GROUPS, c.RUNS, c.SET_APART, c.PLACE_WORDS, c.CLOSED, c.ALWAYS,
-             c.NO_SET_HOURS, c.NOT, c.OUT, c.FAILURE, c.BOOKING, c.ASKS, c.PAST, c.CORRECTIONS, c.STREETS, c.OPEN_CLOSE]
+             c.NO_SET_HOURS, c.NOT, c.OUT, c.FAILURE, c.BOOKING, c.CONFIRMS, c.LOOSE_CUES, c.ANOTHER_TIME, c.PAST, c.CORRECTIONS, c.STREETS, c.OPEN_CLOSE]
     assert all(len(x) <= 15 for x in lists)
 
 
@@ -481,3 +481,72 @@ def test_rule_8_a_no_after_and_is_another_clause() -> None:
     args = booked(2, "Friday at 7 pm", outcome_quote="booked", party_readback=True, time_readback=True, date_readback=True)
     got = check_record(args, BOOK, call("So a table for 2 on Friday at 7 pm?", "It's not booked and we're sorry."))
     assert isinstance(got, Refused) and got.rule == 8
+
+
+# -- general forms: numbers beside dates, loose cues, giving or asking a confirmation, a no of another time -----
+
+
+def test_rule_11_a_bare_number_that_is_the_records_party_is_no_other_time() -> None:
+    turns = call("A table for two tonight?", "Ok, a table tonight at 7 pm. I'll make that reservation for 2 people.",
+                 "Yes please.", "Your reservation is complete.")
+    args = booked(2, "today at 7 pm", outcome_quote="Your reservation is complete", time_quote="a table tonight at 7 pm",
+                  date_quote="a table tonight at 7 pm", party_quote="I'll make that reservation for 2 people")
+    assert isinstance(check_record(args, BOOK, turns), Accepted)
+    assert check_record(args | {"confirmed_party": 3, "party_quote": "tonight at 7 pm"}, BOOK, turns).rule == 5  # type: ignore[union-attr]
+    other = call("A table for two tonight?", "For 2 people, a table tonight at 7 pm. Sorry, make that 8.", "Fine.",
+                 "You're booked.")  # 8 is not the party: it takes the time back
+    assert check_record(args | {"outcome_quote": "You're booked", "party_quote": "For 2 people"},
+                        BOOK, other).rule == 11  # type: ignore[union-attr]
+
+
+@given(st.sampled_from(c.MONTHS), st.integers(1, 28), st.integers(1, 11), st.integers(1, 12))
+def test_rules_4_and_5_a_number_beside_a_month_is_its_day_and_only_that(month: str, day: int, hour: int, party: int) -> None:
+    said = f"A table for {party} {month.capitalize()} {day}th {hour} pm"  # the day then the hour, no word between
+    turns = call("Can I book a table?", f"{said}, you're booked.")
+    args = booked(party, f"{month} {day} at {hour} pm", outcome_quote="you're booked", party_quote=said,
+                  time_quote=said, date_quote=said)
+    assert isinstance(check_record(args, BOOK, turns), Accepted), said
+    wrong_hour = args | {"confirmed_time": f"{month} {day} at {day % 12 + 1 if day % 12 + 1 != hour else hour % 11 + 1} pm"}
+    assert isinstance(check_record(wrong_hour, BOOK, turns), Refused)
+    wrong_day = args | {"confirmed_time": f"{month} {party} at {hour} pm"}
+    assert isinstance(check_record(wrong_day, BOOK, turns), Refused) or party == day
+
+
+def test_rule_5_a_number_after_about_or_around_is_a_count_as_well_as_a_time() -> None:
+    said = "How about 3 for 7:30 pm on Friday instead"
+    turns = call("A table for three at 7?", f"We're full at 7. {said}?", "Yes.", "Great, you're all set.")
+    args = booked(3, "Friday at 7:30 pm", outcome_quote="you're all set", party_quote=said, time_quote=said, date_quote=said)
+    assert isinstance(check_record(args, BOOK, turns), Accepted)
+    assert check_record(args | {"confirmed_party": 4}, BOOK, turns).rule == 5  # type: ignore[union-attr]
+    left = call("Do you have the cast iron skillet?", "We have about 10 left.")
+    assert isinstance(check_record(stock("in_stock", "We have about 10 left", 10), STOCK, left), Accepted)
+    assert check_record(stock("in_stock", "We have about 10 left", 11), STOCK, left).rule == 5  # type: ignore[union-attr]
+
+
+def test_rule_3_confirm_said_bare_asks_and_after_can_or_able_gives() -> None:
+    for gives in ("I can confirm your reservation has gone through", "I was able to successfully confirm your table",
+                  "I did confirm your booking for you"):
+        turns = call("A table for 2 at 7 on Friday?", f"Great. {gives}.")
+        args = booked(2, "Friday at 7 pm", outcome_quote=gives, party_readback=True, time_readback=True, date_readback=True)
+        assert isinstance(check_record(args, BOOK, turns), Accepted), gives
+    for asks in ("Let me just confirm your booking for 2 at 7 on Friday", "Confirm your table for 2 at 7 on Friday",
+                 "I'll confirm your table for 2 at 7 on Friday", "Can you please confirm the table for 2 at 7 on Friday"):
+        turns = call("A table for 2 at 7 on Friday?", f"{asks}.")
+        args = booked(2, "Friday at 7 pm", outcome_quote=asks, party_readback=True, time_readback=True, date_readback=True)
+        assert check_record(args, BOOK, turns).rule == 3, asks  # type: ignore[union-attr]
+
+
+@given(st.sampled_from(("I couldn't book a table for {p} at {t}", "I was unable to reserve for {p} people at {t}",
+                        "Sorry, we can't do {p} at {t}")),
+       st.sampled_from(("7 pm", "that time")), st.integers(1, 9))
+def test_rule_8_a_party_in_a_no_of_another_time_stands_once_booked_at_the_time_offered(no: str, then: str, party: int) -> None:
+    failed = no.format(p=party, t=then)
+    turns = call(f"A table for {party} at 7?", f"{failed}. How about 8 pm on Friday?", "Yes, please.", "You're booked.")
+    args = booked(party, "Friday at 8 pm", outcome_quote="You're booked", party_quote=failed,
+                  time_quote="8 pm on Friday", date_quote="8 pm on Friday")
+    assert isinstance(check_record(args, BOOK, turns), Accepted), failed
+    assert isinstance(check_record(args | {"confirmed_party": party + 1}, BOOK, turns), Refused)
+    at_the_booked_time = args | {"confirmed_time": "Friday at 7 pm", "time_quote": failed, "date_quote": "on Friday"}
+    assert isinstance(check_record(at_the_booked_time, BOOK, turns), Refused)
+    no_time = call(f"A table for {party}?", f"Sorry, we can't seat {party}. How about 8 pm on Friday?", "Yes.", "You're booked.")
+    assert check_record(args | {"party_quote": f"we can't seat {party}"}, BOOK, no_time).rule == 8  # type: ignore[union-attr]

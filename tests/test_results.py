@@ -187,9 +187,9 @@ def test_one_range_a_sentence_from_its_tokens(said, range_):
 
 
 def test_voicemail_needs_a_recorded_greeting_or_the_carrier():
-    assert isinstance(assess.voicemail(after_ask("Please leave a message after the tone."), None), check.Accepted)
-    assert isinstance(assess.voicemail(after_ask("Hi, how can I help?"), "machine"), check.Accepted)
-    assert isinstance(assess.voicemail(after_ask("Hi, how can I help?"), None), check.Refused)
+    assert isinstance(check.voicemail(after_ask("Please leave a message after the tone."), None), check.Accepted)
+    assert isinstance(check.voicemail(after_ask("Hi, how can I help?"), "machine"), check.Accepted)
+    assert isinstance(check.voicemail(after_ask("Hi, how can I help?"), None), check.Refused)
 
 
 def test_open_24_hours_states_hours_on_no_day_in_particular():

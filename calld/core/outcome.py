@@ -212,7 +212,7 @@ def _from_recording(call: Call, today: dt.date | None, seen: str | None) -> Outc
         return _heard(job, found, "greeting", seen, today)
     if call.task is not None and call.verdict is not None and call.task.status == "voicemail":
         return _accepted(call, today, seen)
-    heard = assess.voicemail(call.transcript, call.machine)
+    heard = check.voicemail(call.transcript, call.machine)
     quotes = heard.quotes if isinstance(heard, check.Accepted) else ()
     return Outcome("voicemail", None, f"a recorded greeting ({call.recording})", None, "greeting", seen, evidence=quotes)
 

@@ -20,8 +20,7 @@ from calld.core import situations
 from calld.core.answers import Aisle, Answer, DayRange, Hours, TextOnly
 from calld.domain.questions import QuestionType
 from calld.domain.transcript import Quote, Turn
-from calld.evidence.check import (ALWAYS, CLOSED, WEEKDAYS, Accepted, Clock, Refused, Verdict, clocks, days_in, has_phrase,
-                                  sentence_spans, tokens)
+from calld.evidence.check import ALWAYS, CLOSED, WEEKDAYS, Clock, clocks, days_in, has_phrase, sentence_spans, tokens
 
 HOURS_WORDS = frozenset({"open", "opens", "opening", "close", "closes", "closing", "closed", "hours", "until", "till",
                          "til", "from", "shut", "shuts"})
@@ -107,15 +106,6 @@ def answered_after_ask(turns: Sequence[Turn], question: QuestionType) -> bool:
 def candidates(turns: Sequence[Turn], limit: int = 3) -> tuple[Quote, ...]:
     """The business's last sentences after the ask: what it said, for a person to read."""
     return tuple(quote(turns, s) for s in business_sentences(turns) if s.after_ask and s.text.strip())[-limit:]
-
-
-def voicemail(turns: Sequence[Turn], machine: str | None) -> Verdict:
-    """A recorded greeting in the business's words, or the carrier's machine detection (check's rule 12)."""
-    hits = [s for s in business_sentences(turns) if situations.recording(s.text) is not None]
-    if hits or machine == "machine":
-        return Accepted(tuple(quote(turns, s) for s in hits[:3]))
-    return Refused(12, "nothing the business said is a recorded greeting",
-                   "if a person is on the line, talk to them; record voicemail only for a recorded greeting")
 
 
 # -- the typed answer, where the tokens settle it ------------------------------------------------------------

@@ -10,18 +10,19 @@ stands in them. Which number is the party and which the time is the model's read
  2. Read back. A fact marked readback stands in the agent's turn just before the business turn that holds
     the record's outcome_quote (which is then needed), instead of in a quote of its own.
  3. Statements. A quote's clause is not a question, nor its sentence a phone menu's prompt; an outcome's yes
-    is in no question at all and holds no word of ASKS ("please confirm"); only a booking's fact may stand in the
+    is in no question at all and its clause holds no bare "confirm" or "verify" (a request: "please confirm")
+    but after a word of CONFIRMS ("I can confirm", not "can you confirm"); only a booking's fact may stand in the
     business's own question (it read the details back) when the outcome_quote comes after it. A clause ends at
     , ; ? . ! and before "and" with an asking verb and a person ("..., and can I help you?").
  4. Clock times. Each time reads as a clock time in its own quote: "7:30", "7.30", "7 30", a number before
     am/pm or o'clock or after a word of CLOCK_CUES, "noon", "midnight", "half past 7", or the quote's one
     number ("Ten."); am/pm, where said, agrees. A number that begins an address (only names between it and a
-    word of STREETS) is no clock time and no count. A range's opening and closing stand in its one times_quote;
+    word of STREETS), or follows a month, is no clock time; after a word of LOOSE_CUES it is a count too. A range's opening and closing stand in its one times_quote;
     a bare "half past" takes its hour from the range's context_quote. A range's days_quote and times_quote,
     said in one turn, have no other day or number between them. A booked time of no clock words ("the early
     sitting") stands by its words, as a place does.
  5. Own words. Each day, date, count, party size, place or kind stands in its own quote: a count as a number
-    that is no part of a clock time nor of a date, days by name, by a run ("Monday to Friday") or by DAY_GROUPS, a place or
+    that is no part of a clock time nor a month's day (the number after it, else before), days by name, by a run ("Monday to Friday") or by DAY_GROUPS, a place or
     kind by its words (PLACE_WORDS aside). A day said after a word of SET_APART is not among them. The quote of
     an item's count or place holds no other number (but the item's own: "the 12 inch"): it points at one value.
  6. The item. A stock or aisle fact names the item asked about: its words stand in the fact's quote, or in
@@ -31,7 +32,8 @@ stands in them. Which number is the party and which the time is the model's read
     of NO_SET_HOURS.
  8. Yes. The clause of a quote of what is (hours, a place, in stock, booked, a party or time) holds no word of
     NOT (nor a word ending in n't; not one before a word of OPEN_CLOSE and "until") nor of PAST; of stock, none
-    of OUT; of a booking, none of FAILURE. A clause ends at , ; . ? ! and before "but" or "and".
+    of OUT; of a booking, none of FAILURE (but a party's or date's no of another time: a clock time that is not
+    the booked one, or ANOTHER_TIME). A clause ends at , ; . ? ! and before "but" or "and".
  9. No. The clause of a quote of what is not (a decline, out of stock, not known) holds a word of NOT (or ending
     in n't), or for stock of OUT, or for a booking of FAILURE. An answer's outcome_quote says a yes or a no only
     of stock; of hours, an aisle or kinds both in and out, it need only be said (their facts carry the sign).
@@ -40,7 +42,7 @@ stands in them. Which number is the party and which the time is the model's read
 11. Corrections. Business words after a fact's quote (a read-back fact's: from the reply to the question on)
     holding another value of the fact's kind (another clock time; another number of one or two digits; another
     day, for a date) refuse the record when they hold a word of CORRECTIONS, or always for a booking's time and
-    date (and a read-back party); unless they name a day the fact is not for.
+    date (and a read-back party); unless they name a day the fact is not for. The record's party is no other time.
 12. Voicemail. A voicemail record stands on a recorded greeting in the business's words, or on the
     carrier's answering-machine detection.
 
@@ -49,6 +51,7 @@ Word lists are named constants of at most fifteen entries each. The one public e
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import re
 from collections.abc import Iterable, Mapping, Sequence
@@ -68,6 +71,7 @@ FILLERS = ("um", "uh", "er", "erm", "ah", "oh", "hmm", "mm", "well", "like", "so
            "no worries")
 CLOCK_CUES = frozenset({"at", "until", "till", "til", "from", "by", "around", "about", "before", "after", "open",
                         "opens", "close", "closes"})
+LOOSE_CUES = frozenset({"around", "about"})  # "about 3" is as much three people, or three left, as 3 o'clock
 WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
 MONTHS = ("january", "february", "march", "april", "may", "june", "july", "august", "september", "october",
           "november", "december")
@@ -85,12 +89,14 @@ NO_SET_HOURS = ("appointment", "appointments", "no set", "vary", "varies", "depe
 NOT = frozenset({"no", "not", "never", "none", "nothing", "nope", "nah", "nobody", "cannot", "unable", "neither",
                  "nor"})
 OUT = ("out", "sold", "gone", "0", "discontinued", "unavailable", "empty", "backordered", "back order", "backorder")
-FAILURE = ("unable", "couldn't", "could not", "can't", "cannot", "not able", "fail", "failed", "unsuccessful",
-           "booked solid", "impossible", "unavailable", "full", "fully", "problem")
+FAILURE = ("unable", "couldn't", "could not", "can't", "not able", "fail", "failed", "unsuccessful", "booked up",
+           "booked solid", "impossible", "unavailable", "full", "fully", "problem")  # "cannot" is of NOT
 BOOKING = ("table", "reservation", "booking", "book", "booked", "reserve", "reserved", "seat", "spot", "available",
            "availability", "slot", "opening", "space", "room")  # matched with or without a plural s
-ASKS = ("please confirm", "can you confirm", "could you confirm", "just to confirm", "confirm the", "confirm your",
-        "confirm that you", "confirm me", "please verify", "verify the", "confirm booking", "confirm to")
+# "confirm" or "verify" said bare asks for a confirmation ("please confirm", "let me just confirm", "can you
+# confirm"), but not after one of these, which give it ("I can confirm", "I was able to confirm", "I did confirm")
+CONFIRMS = ("can", "able", "did", "happy", "pleased", "glad")
+ANOTHER_TIME = ("that time", "that hour", "requested time", "time you asked")  # the time that failed, said again
 PAST = ("used to", "formerly", "previously", "anymore", "no longer", "last year")
 STREETS = ("street", "st", "avenue", "ave", "road", "rd", "boulevard", "blvd", "parkway", "drive", "lane", "way",
            "court", "circle", "highway")  # a number before one (names between) is an address: no time, no count
@@ -138,12 +144,11 @@ class Tok:
 def tokens(text: str) -> tuple[Tok, ...]:
     """The words of `text`, normalised, with their character places; fillers dropped."""
     raw = [Tok(_normal(m.group()), m.start(), m.end()) for m in _TOKEN.finditer(text.lower().replace("\u2019", "'"))]
-    out: list[Tok] = []
-    i = 0
+    out, i = list[Tok](), 0
     while i < len(raw):
         for n in (3, 2, 1):  # "twenty five" before "twenty"; "seven thirty" stays two numbers
             group = raw[i:i + n]
-            if len(group) == n and all(t.word.isalpha() for t in group) and (value := _number(group)) is not None:
+            if len(group) == n and all(t.word.isalpha() for t in group) and (value := _number(_words(group))) is not None:
                 out.append(Tok(value, group[0].start, group[-1].end))
                 i += n
                 break
@@ -155,18 +160,8 @@ def tokens(text: str) -> tuple[Tok, ...]:
 
 def _unfilled(toks: list[Tok]) -> list[Tok]:
     """Tokens without FILLERS (a filler of two words goes as a whole)."""
-    out: list[Tok] = []
-    i = 0
-    while i < len(toks):
-        two = " ".join(t.word for t in toks[i:i + 2])
-        if two in FILLERS:
-            i += 2
-        elif toks[i].word in FILLERS:
-            i += 1
-        else:
-            out.append(toks[i])
-            i += 1
-    return out
+    pairs = {i + k for i in range(len(toks) - 1) if f"{toks[i].word} {toks[i + 1].word}" in FILLERS for k in (0, 1)}
+    return [t for i, t in enumerate(toks) if i not in pairs and t.word not in FILLERS]
 
 
 def _normal(word: str) -> str:
@@ -177,11 +172,10 @@ def _normal(word: str) -> str:
     return re.sub(r"(?<=\d)(?:st|nd|rd|th)$", "", word).replace("o'clock", "oclock")
 
 
-def _number(group: Sequence[Tok]) -> str | None:
-    try:
-        return str(text2num(" ".join(t.word for t in group), "en"))
-    except ValueError:
-        return None
+def _number(words: Sequence[str]) -> str | None:
+    with contextlib.suppress(ValueError):
+        return str(text2num(" ".join(words), "en"))
+    return None
 
 
 def _words(toks: Sequence[Tok]) -> list[str]:
@@ -225,20 +219,18 @@ class Clock:
     minute: int
     meridiem: str | None
     at: frozenset[int]  # the token indices it reads
+    loose: bool = False  # a bare number read as a time only by LOOSE_CUES ("how about 3"): a count too
 
 
 def clocks(words: Sequence[str]) -> list[Clock]:
-    out: list[Clock] = []
-    n = len(words)
-    address = _addresses(words)
-    i = 0
+    out, n, address, i = list[Clock](), len(words), _addresses(words), 0
     while i < n:
         w, nxt = words[i], words[i + 1] if i + 1 < n else ""
         if i in address:
             i += 1
             continue
         hour: int | None = None
-        minute, used = 0, [i]
+        minute, used, loose = 0, [i], False
         if w in ("noon", "midnight"):
             out.append(Clock(12 if w == "noon" else 0, 0, "pm" if w == "noon" else "am", frozenset(used)))
             i += 1
@@ -254,7 +246,7 @@ def clocks(words: Sequence[str]) -> list[Clock]:
                 continue
         elif ":" in w and w.replace(":", "").isdigit():
             hour, minute = (int(x) for x in w.split(":"))
-        elif w.isdigit() and int(w) <= 24:
+        elif w.isdigit() and int(w) <= 24 and not (i > 0 and words[i - 1] in MONTHS):  # "march 4 12 pm": a day
             two_digits = nxt.isdigit() and len(nxt) == 2 and int(nxt) < 60
             if two_digits and int(w) <= 12:
                 hour, minute = int(w), int(nxt)
@@ -263,6 +255,7 @@ def clocks(words: Sequence[str]) -> list[Clock]:
                   or (nxt in RUNS and i + 2 < n and words[i + 2].isdigit())  # "9 to 5"
                   or (i > 1 and words[i - 1] in RUNS and bool(out) and max(out[-1].at) == i - 2)):
                 hour = int(w)
+                loose = nxt not in ("am", "pm", "oclock") and i > 0 and words[i - 1] in LOOSE_CUES
             else:
                 i += 1
                 continue
@@ -272,7 +265,7 @@ def clocks(words: Sequence[str]) -> list[Clock]:
         end = max(used) + 1
         meridiem = words[end] if end < n and words[end] in ("am", "pm") else None
         used += [end] if meridiem or (end < n and words[end] == "oclock") else []
-        out.append(Clock(hour, minute, meridiem, frozenset(used)))
+        out.append(Clock(hour, minute, meridiem, frozenset(used), loose and meridiem is None))
         i = max(used) + 1
     return out
 
@@ -303,9 +296,9 @@ def _reads_as(c: Clock, hour: int, minute: int, context: Sequence[Clock] = ()) -
 
 
 def _counts(words: Sequence[str]) -> set[str]:
-    """The numbers said that are no part of a clock time nor a date's day ("March 3rd", "3rd of March")."""
-    taken = {i for c in clocks(words) for i in c.at} | _addresses(words)
-    taken |= {j for i, w in enumerate(words) if w in MONTHS for j in (i - 1, i + 1, i - 2 if words[i - 1:i] == ["of"] else i)}
+    """The numbers said that are no part of a clock time (but a loose one) nor a date's day (see _near)."""
+    taken = {i for c in clocks(words) if not c.loose for i in c.at} | _addresses(words)
+    taken |= {j for i, w in enumerate(words) if w in MONTHS for j in _near(words, i)}
     return {w for i, w in enumerate(words) if w.isdigit() and i not in taken}
 
 
@@ -319,14 +312,10 @@ def _weekday(word: str) -> str | None:
 def days_in(words: Sequence[str], rest: Sequence[str] = ()) -> set[str]:
     """The weekdays the words name: by name, by a run, by a group; less those set apart in them or in the
     rest of their sentence."""
-    named: set[str] = set()
-    apart: set[str] = set()
-    setting_apart = False
+    named, apart, setting_apart = set[str](), set[str](), False
     for i, w in enumerate(words):
         setting_apart = setting_apart or w in SET_APART
-        pair = " ".join(words[i:i + 2])
-        group = DAY_GROUPS.get(pair) or DAY_GROUPS.get(w)
-        if group and not setting_apart:
+        if (group := DAY_GROUPS.get(" ".join(words[i:i + 2])) or DAY_GROUPS.get(w)) and not setting_apart:
             named.update(group)
         if (d := _weekday(w)) is None:
             continue
@@ -352,19 +341,21 @@ def _date_words(value: str) -> list[str]:
     out += [d for w in words if (d := _weekday(w)) is not None]
     for i, w in enumerate(words):
         if w in MONTHS:
-            day = next((x for x in _near(words, i) if x.isdigit()), None)
+            day = next((words[j] for j in _near(words, i) if words[j].isdigit()), None)
             out.append(f"{w} {day}" if day else w)
     return out
 
 
-def _near(words: Sequence[str], i: int) -> tuple[str, ...]:
-    """The words a month's day may be: "march 5", "5 march", "5th of march"."""
-    return (*words[i + 1:i + 2], *words[i - 1:i], *(words[i - 2:i - 1] if words[i - 1:i] == ["of"] else ()))
+def _near(words: Sequence[str], i: int) -> list[int]:
+    """Where a month's day may be said: "march 5", else "5 march", "5th of march" ("for 3 march 1": the 1)."""
+    if words[i + 1:i + 2] and words[i + 1].isdigit():
+        return [i + 1]
+    return [] if i == 0 else [i - 1] if words[i - 1] != "of" else [i - 2] if i > 1 else []
 
 
 def _date_stands(value: str, words: Sequence[str]) -> bool:
     said = {"today" if w == "tonight" else w for w in words} | days_in(words)
-    said |= {f"{m} {d}" for i, m in enumerate(words) if m in MONTHS for d in _near(words, i)}
+    said |= {f"{m} {words[j]}" for i, m in enumerate(words) if m in MONTHS for j in _near(words, i)}
     return all(w in said for w in _date_words(value))
 
 
@@ -386,7 +377,6 @@ def sentence_spans(text: str) -> list[tuple[int, int]]:
 @frozen
 class Found:
     """A quote located: its turn, its tokens' span in the turn's tokens, its sentence."""
-
     turn: int
     first: int
     last: int  # exclusive, in the turn's tokens
@@ -428,15 +418,10 @@ def locate(turns: Sequence[Turn], quote: str | None, speaker: str = "business") 
 
 def _said_after(turns: Sequence[Turn], at: Found) -> list[list[str]]:
     """The business's words after a located quote, sentence by sentence (the rest of its sentence first)."""
-    out: list[list[str]] = []
-    for t in range(at.turn, len(turns)):
-        if turns[t].speaker != "business":
-            continue
-        text = turns[t].text
-        begin = tokens(text)[at.last - 1].end if t == at.turn and at.last else 0
-        pieces = _SENTENCE_END.split(text[begin:])
-        out += [w for p in pieces if (w := _words(tokens(p)))]
-    return out
+    def rest(t: int) -> str:
+        return turns[t].text[tokens(turns[t].text)[at.last - 1].end if t == at.turn and at.last else 0:]
+    return [w for t in range(at.turn, len(turns)) if turns[t].speaker == "business"
+            for p in _SENTENCE_END.split(rest(t)) if (w := _words(tokens(p)))]
 
 
 _BUT = re.compile(r"\s(?=(?:but|and)\b)", re.I)
@@ -527,6 +512,22 @@ def _sign(fact: Fact, words: Sequence[str]) -> str | None:
     return None
 
 
+def _tried_another_time(clause: Sequence[str], facts: Sequence[Fact]) -> bool:
+    """Rule 8: a booking's party or date may stand in a no that was of another time ("I couldn't book 2 at 7" or
+    "at that time", before it was booked at 8): a clock time there that is not the booked one, or ANOTHER_TIME."""
+    booked = [t for f in facts if f.kind == "clock" and (t := _hhmm(f.value)) is not None]
+    said = [c for c in clocks(clause) if c.hour is not None]
+    return bool(booked) and (any(not _reads_as(c, *booked[0]) for c in said) or has_phrase(clause, ANOTHER_TIME))
+
+
+def _asks_to_confirm(words: Sequence[str]) -> bool:
+    """Rule 3: a bare "confirm" or "verify" asks for one, but after a word of CONFIRMS among the three before it
+    with no "you" among them ("I can confirm", not "can you confirm")."""
+    return any(w in ("confirm", "verify") and not (set(words[max(0, i - 3):i]) & set(CONFIRMS)
+                                                   and "you" not in words[max(0, i - 3):i])
+               for i, w in enumerate(words))
+
+
 def _names_item(item: str, words: Sequence[str]) -> bool:
     want = [w for w in _words(tokens(item)) if w not in PLACE_WORDS]
     stems = {w.rstrip("s") for w in words}
@@ -556,9 +557,11 @@ def _item_named(item: str | None, turns: Sequence[Turn], at: Found | None, asked
     return not _another_size(item, between)
 
 
-def _corrected(fact: Fact, turns: Sequence[Turn], at: Found, booking: bool, readback: bool = False) -> str | None:
+def _corrected(fact: Fact, turns: Sequence[Turn], at: Found, booking: bool, readback: bool = False,
+               own: frozenset[str] = frozenset()) -> str | None:
     """Rule 11: a later sentence with another value of the fact's kind, and a word of correction (none needed
-    for a booking's time or date: another one said later is not the booking recorded)."""
+    for a booking's time or date: another one said later is not the booking recorded). `own`: the record's
+    counts (a booking's party), which a bare number in a correction may be instead of an hour ("make it for 3")."""
     for words in _said_after(turns, at):
         if not (booking and fact.kind in ("clock", "date", "count" if readback else "date")) and not CORRECTIONS & set(words):
             continue
@@ -566,7 +569,8 @@ def _corrected(fact: Fact, turns: Sequence[Turn], at: Found, booking: bool, read
         mine = [t for v in fact.value.split("-") if (t := _hhmm(v)) is not None] if fact.kind in ("clock", "range") else []
         if mine:
             said = [c for c in clocks(words) if c.hour is not None]  # and a bare hour: "sorry, 8"
-            said += [Clock(int(w), 0, None, frozenset()) for w in _counts(words) if int(w) <= 12 and CORRECTIONS & set(words)]
+            said += [Clock(int(w), 0, None, frozenset()) for w in _counts(words)
+                     if int(w) <= 12 and w not in own and CORRECTIONS & set(words)]
             other = [c for c in said if not any(_reads_as(c, *t) for t in mine)]
             its_days = set(fact.days) | {w for w in _date_words(fact.value) if w in WEEKDAYS}
             if other and not (days and its_days and not days & its_days):
@@ -614,12 +618,7 @@ def check_record(arguments: str | Mapping[str, Any], request: QuickAskJob | Book
 
 def _check(cited: Cited, request: QuickAskJob | BookJob, turns: Sequence[Turn], machine: str | None) -> Verdict:
     if cited.status == "voicemail":
-        heard = [_cue_sentence(turns, t, cue) for t, turn in enumerate(turns) if turn.speaker == "business"
-                 if (cue := situations.recording(turn.text)) is not None]
-        if heard or machine == "machine":
-            return Accepted(tuple(heard[:3]))
-        return Refused(12, "nothing the business said is a recorded greeting",
-                       "if a person is on the line, talk to them; record voicemail only for a recorded greeting")
+        return voicemail(turns, machine)
     if cited.status not in ("answered", "declined", "booked"):
         return Accepted(())
     item = request.item if isinstance(request, QuickAskJob) else None
@@ -636,15 +635,19 @@ def _check(cited: Cited, request: QuickAskJob | BookJob, turns: Sequence[Turn], 
         if at_outcome is None:
             return _unsaid(turns, outcome.quote)
         # "please confirm..." (or a quote that starts by asking it) is no yes
-        asks = outcome.kind != "no" and (has_phrase(at_outcome.words, ASKS) or at_outcome.words[0] in ("confirm", "verify"))
+        clause = _clause(turns, at_outcome)
+        asks = outcome.kind != "no" and _asks_to_confirm(clause)
         asked_back = at_outcome.in_question if outcome.kind != "no" else at_outcome.question
         if asked_back or asks or situations.menu_prompt(at_outcome.sentence.text):
             return Refused(3, f"your outcome_quote {outcome.quote!r} is a question or a phone menu's prompt",
                            "quote the business's answer, not a question")
-        if (why := _sign(outcome, _clause(turns, at_outcome))) is not None:
+        if (why := _sign(outcome, clause)) is not None:
             return Refused(9 if outcome.kind == "no" else 8, f"your outcome_quote {outcome.quote!r}: {why}", _AGAIN)
         evidence.append(at_outcome.sentence)
     asked = _asked_before(turns, at_outcome.turn) if at_outcome is not None else None
+    own = frozenset(f.value for f in cited.facts if f.kind == "count")
+    # the quotes of a booking's party or date that are not its time's: their no may have been of another time
+    partial = {f.quote for f in cited.facts if f.kind in ("count", "date")} - {f.quote for f in cited.facts if f.kind == "clock"}
     for fact in cited.facts:
         if fact.kind == "date" and not _date_words(fact.value):
             continue  # a booked time with no day or date words: nothing to check
@@ -678,7 +681,9 @@ def _check(cited: Cited, request: QuickAskJob | BookJob, turns: Sequence[Turn], 
         if fact.beside and (between := _between(turns, at, locate(turns, fact.beside))):
             return Refused(4, f"between your days {fact.beside!r} and times {fact.quote!r} the business said {between!r}",
                            "a range's days and times are words said together: point at those")
-        if (why := _sign(fact, _clause(turns, at))) is not None:
+        clause = _clause(turns, at)
+        if (why := _sign(fact, clause)) is not None and not (
+                cited.status == "booked" and fact.quote in partial and _tried_another_time(clause, cited.facts)):
             return Refused(9 if fact.kind == "no" else 8, f"your quote {fact.quote!r}: {why}", _AGAIN)
         if item and fact.kind in ("place", "count") and not _names_item(item, at.words) and \
                 len(_standing_numbers(at.sentence.text) - set(_words(tokens(item)))) > 1:
@@ -687,7 +692,7 @@ def _check(cited: Cited, request: QuickAskJob | BookJob, turns: Sequence[Turn], 
         if fact.item and not _item_named(item, turns, at, _asked_before(turns, at.turn)):
             return Refused(6, f"your quote {fact.quote!r} does not name {item!r}, nor answers a question that does",
                            "quote the words that name the item, or record what they said of it as unknown")
-        if (later := _corrected(fact, turns, at, isinstance(request, BookJob))) is not None:
+        if (later := _corrected(fact, turns, at, isinstance(request, BookJob), own=own)) is not None:
             return Refused(11, f"after your quote {fact.quote!r} the business said {later!r}",
                            "record what the business said last")
         evidence.append(at.sentence)
@@ -708,10 +713,15 @@ def _between(turns: Sequence[Turn], a: Found, b: Found | None) -> str | None:
     return " ".join(words) if days_in(words) or any(w[0].isdigit() for w in words) else None
 
 
-def _cue_sentence(turns: Sequence[Turn], t: int, cue: str) -> Quote:
-    """The sentence of a recorded greeting that holds its cue ("...leave a message after the tone.")."""
-    start = max(turns[t].text.lower().find(cue.lower()), 0)
-    return _sentence(turns, t, start, start + len(cue))[0]
+def voicemail(turns: Sequence[Turn], machine: str | None) -> Verdict:
+    """Rule 12: the sentences of a recorded greeting that hold its cue ("...leave a message after the tone."), or
+    the carrier's machine detection."""
+    heard = [_sentence(turns, t, at, at + len(cue))[0] for t, turn in enumerate(turns) if turn.speaker == "business"
+             and (cue := situations.recording(turn.text)) is not None for at in [max(turn.text.lower().find(cue.lower()), 0)]]
+    if heard or machine == "machine":
+        return Accepted(tuple(heard[:3]))
+    return Refused(12, "nothing the business said is a recorded greeting",
+                   "if a person is on the line, talk to them; record voicemail only for a recorded greeting")
 
 
 def _unsaid(turns: Sequence[Turn], quote: str) -> Refused:
