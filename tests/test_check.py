@@ -101,7 +101,7 @@ def confirmations(draw: st.DrawFn) -> tuple[dict[str, Any], tuple[Turn, ...]]:
 
 
 REFUSALS = ("we're fully booked", "sorry, we can't do that", "there are no tables left", "we're unable to take that",
-            "no, nothing at that time", "I couldn't book it")
+            "no, nothing at that time", "I couldn't book it", "we're closed", "we're booked up")
 
 
 @given(confirmations())

@@ -32,10 +32,10 @@ stands in them. Which number is the party and which the time is the model's read
     of NO_SET_HOURS.
  8. Yes. The clause of a quote of what is (hours, a place, in stock, booked, a party or time) holds no word of
     NOT (nor a word ending in n't; not one before a word of OPEN_CLOSE and "until") nor of PAST; of stock, none
-    of OUT; of a booking, none of FAILURE (but a party's or date's no of another time: a clock time that is not
+    of OUT; of a booking, none of FAILURE or CLOSED (but a party's or date's no of another time: a clock time that is not
     the booked one, or ANOTHER_TIME). A clause ends at , ; . ? ! and before "but" or "and".
  9. No. The clause of a quote of what is not (a decline, out of stock, not known) holds a word of NOT (or ending
-    in n't), or for stock of OUT, or for a booking of FAILURE. An answer's outcome_quote says a yes or a no only
+    in n't), or for stock of OUT, or for a booking of FAILURE or CLOSED. An answer's outcome_quote says a yes or a no only
     of stock; of hours, an aisle or kinds both in and out, it need only be said (their facts carry the sign).
 10. Failure after booked. A booked record is refused when the business says a word of FAILURE, or of NOT
     beside a word of BOOKING, after its outcome_quote and does not say the booked time again after that.
@@ -504,7 +504,8 @@ def _stands(fact: Fact, words: Sequence[str], context: Sequence[str] = (), rest:
 
 def _sign(fact: Fact, words: Sequence[str]) -> str | None:
     """Rules 8 and 9: a yes holds no word of no; a no holds one."""
-    extra = OUT if fact.topic == "stock" else FAILURE if fact.topic == "booking" else ()
+    # "we're closed on Fridays" is a booking's no too
+    extra = OUT if fact.topic == "stock" else (*FAILURE, *CLOSED) if fact.topic == "booking" else ()
     if fact.kind == "yes" and (_negated(words) or has_phrase(words, PAST) or has_phrase(words, extra)):
         return "it says no, or says it of the past"
     if fact.kind == "no" and not (_negated(words) or has_phrase(words, extra)):
