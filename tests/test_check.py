@@ -550,3 +550,30 @@ def test_rule_8_a_party_in_a_no_of_another_time_stands_once_booked_at_the_time_o
     assert isinstance(check_record(at_the_booked_time, BOOK, turns), Refused)
     no_time = call(f"A table for {party}?", f"Sorry, we can't seat {party}. How about 8 pm on Friday?", "Yes.", "You're booked.")
     assert check_record(args | {"party_quote": f"we can't seat {party}"}, BOOK, no_time).rule == 8  # type: ignore[union-attr]
+
+
+@given(st.sampled_from(("Mon-Fri", "Monday-Friday", "Mon \u2013 Fri")), st.integers(6, 10), st.integers(4, 9))
+def test_rules_4_and_5_a_dash_between_days_or_numbers_is_a_run(days: str, opens: int, closes: int) -> None:
+    said = f"{days} {opens}-{closes}."
+    turns = call("What are your hours?", said)
+    r = {"days": c.WEEKDAYS[:5], "opens": f"{opens:02d}:00", "closes": f"{closes + 12}:00", "days_quote": days,
+         "times_quote": f"{opens}-{closes}"}
+    assert isinstance(check_record(hours(r), HOURS, turns), Accepted), said
+    assert isinstance(check_record(hours(r | {"days": c.WEEKDAYS[:6]}), HOURS, turns), Refused)
+    assert isinstance(check_record(hours(r | {"closes": f"{closes + 13}:00"}), HOURS, turns), Refused)
+    assert c.tokens("seven-thirty")[0].word == "7" and "to" not in [t.word for t in c.tokens("seven-thirty")]
+
+
+def test_rule_4_a_run_may_end_at_midnight_and_rule_5_closed_names_its_own_days() -> None:
+    turns = call("What are your hours?", "Friday and Saturday we're open 11 till midnight.")
+    r = {"days": ["friday", "saturday"], "opens": "11:00", "closes": "00:00", "days_quote": "Friday and Saturday",
+         "times_quote": "11 till midnight"}
+    assert isinstance(check_record(hours(r), HOURS, turns), Accepted)
+    assert check_record(hours(r | {"closes": "23:00"}), HOURS, turns).rule == 4  # type: ignore[union-attr]
+    turns = call("What are your hours?", "Nine to five, Monday to Saturday, closed Sundays.")
+    shut = {"days": ["sunday"], "closed": True, "days_quote": "closed Sundays", "times_quote": "closed Sundays"}
+    assert isinstance(check_record(hours(shut), HOURS, turns), Accepted)
+    assert check_record(hours(shut | {"days": ["monday"]}), HOURS, turns).rule == 5  # type: ignore[union-attr]
+    open_days = {"days": ["sunday"], "opens": "09:00", "closes": "17:00", "days_quote": "closed Sundays",
+                 "times_quote": "Nine to five"}  # the days of an open range are still set apart by "closed"
+    assert check_record(hours(open_days), HOURS, turns).rule == 5  # type: ignore[union-attr]

@@ -221,7 +221,8 @@ class _Range(_Strict):
 
     def facts(self) -> list[Fact]:
         said, back = self.times_quote, self.readback
-        out = [Fact("days", ",".join(dict.fromkeys(self.days)), self.days_quote, back)] if self.days else []
+        out = [Fact("days", ",".join(dict.fromkeys(self.days)), self.days_quote, back,
+                    topic="closed" if self.closed else "")] if self.days else []  # "closed Sundays" names its days
         if self.date:
             out.append(Fact("date", self.date, self.days_quote, back))
         if self.closed or self.around_the_clock:

@@ -16,15 +16,17 @@ stands in them. Which number is the party and which the time is the model's read
     , ; ? . ! and before "and" with an asking verb and a person ("..., and can I help you?").
  4. Clock times. Each time reads as a clock time in its own quote: "7:30", "7.30", "7 30", a number before
     am/pm or o'clock or after a word of CLOCK_CUES, "noon", "midnight", "half past 7", or the quote's one
-    number ("Ten."); am/pm, where said, agrees. A number that begins an address (only names between it and a
-    word of STREETS), or follows a month, is no clock time; after a word of LOOSE_CUES it is a count too. A range's opening and closing stand in its one times_quote;
+    number ("Ten."); am/pm, where said, agrees. A dash between numbers or days is a run ("9-6", "Mon-Fri"). A
+    number that begins an address (only names, then a word of STREETS) or follows a month is no clock time;
+    after a word of LOOSE_CUES it is a count too. A range's opening and closing stand in its one times_quote;
     a bare "half past" takes its hour from the range's context_quote. A range's days_quote and times_quote,
     said in one turn, have no other day or number between them. A booked time of no clock words ("the early
     sitting") stands by its words, as a place does.
  5. Own words. Each day, date, count, party size, place or kind stands in its own quote: a count as a number
-    that is no part of a clock time nor a month's day (the number after it, else before), days by name, by a run ("Monday to Friday") or by DAY_GROUPS, a place or
-    kind by its words (PLACE_WORDS aside). A day said after a word of SET_APART is not among them. The quote of
-    an item's count or place holds no other number (but the item's own: "the 12 inch"): it points at one value.
+    that is no part of a clock time nor a month's day (the number after it, else before); days by name, by a
+    run ("Monday to Friday") or by DAY_GROUPS; a place or kind by its words (PLACE_WORDS aside). A day said
+    after a word of SET_APART is not among them ("closed" aside, for closed days). The quote of an item's count
+    or place holds no other number (but the item's own: "the 12 inch"): it points at one value.
  6. The item. A stock or aisle fact names the item asked about: its words stand in the fact's quote, or in
     the agent's question just before it, and no number of another size of it is said in between; in its own
     quote when the quote's sentence gives another number (another aisle, another count).
@@ -144,6 +146,7 @@ class Tok:
 def tokens(text: str) -> tuple[Tok, ...]:
     """The words of `text`, normalised, with their character places; fillers dropped."""
     raw = [Tok(_normal(m.group()), m.start(), m.end()) for m in _TOKEN.finditer(text.lower().replace("\u2019", "'"))]
+    raw = [*(t for a, b in zip(raw, raw[1:]) for t in (a, *_dash(text, a, b))), *raw[-1:]]
     out, i = list[Tok](), 0
     while i < len(raw):
         for n in (3, 2, 1):  # "twenty five" before "twenty"; "seven thirty" stays two numbers
@@ -156,6 +159,12 @@ def tokens(text: str) -> tuple[Tok, ...]:
             out.append(raw[i])
             i += 1
     return tuple(_unfilled(out))
+
+
+def _dash(text: str, a: Tok, b: Tok) -> tuple[Tok, ...]:
+    """A dash between two numbers or two days is a run: "9-6", "Mon-Fri" say "9 to 6", "mon to fri"."""
+    pair = (a.word[0].isdigit() and b.word[0].isdigit()) or (_weekday(a.word) is not None and _weekday(b.word) is not None)
+    return (Tok("to", a.end, b.start),) if pair and text[a.end:b.start].strip() in ("-", "\u2013") else ()
 
 
 def _unfilled(toks: list[Tok]) -> list[Tok]:
@@ -195,8 +204,7 @@ def _negated(words: Sequence[str]) -> bool:
 
 
 def _addresses(words: Sequence[str]) -> set[int]:
-    """The indices of numbers that begin an address: a number, then only names, then a word of STREETS
-    ("5 Padre Parkway", "12 Elm St")."""
+    """The indices of numbers that begin an address: only names, then a word of STREETS ("5 Padre Parkway")."""
     out: set[int] = set()
     for i, w in enumerate(words):
         if not w.isdigit():
@@ -252,7 +260,7 @@ def clocks(words: Sequence[str]) -> list[Clock]:
                 hour, minute = int(w), int(nxt)
                 used.append(i + 1)
             elif (nxt in ("am", "pm", "oclock") or (i > 0 and words[i - 1] in CLOCK_CUES) or n == 1
-                  or (nxt in RUNS and i + 2 < n and words[i + 2].isdigit())  # "9 to 5"
+                  or (nxt in RUNS and i + 2 < n and (words[i + 2].isdigit() or words[i + 2] in ("noon", "midnight")))
                   or (i > 1 and words[i - 1] in RUNS and bool(out) and max(out[-1].at) == i - 2)):
                 hour = int(w)
                 loose = nxt not in ("am", "pm", "oclock") and i > 0 and words[i - 1] in LOOSE_CUES
@@ -310,8 +318,7 @@ def _weekday(word: str) -> str | None:
 
 
 def days_in(words: Sequence[str], rest: Sequence[str] = ()) -> set[str]:
-    """The weekdays the words name: by name, by a run, by a group; less those set apart in them or in the
-    rest of their sentence."""
+    """The weekdays the words name (by name, run or group), less those set apart there or in `rest`."""
     named, apart, setting_apart = set[str](), set[str](), False
     for i, w in enumerate(words):
         setting_apart = setting_apart or w in SET_APART
@@ -428,8 +435,7 @@ _BUT = re.compile(r"\s(?=(?:but|and)\b)", re.I)
 
 
 def _clause(turns: Sequence[Turn], at: Found) -> list[str]:
-    """The words of the clause a quote stands in (rule 8 reads its no there: "we don't open at nine anymore"
-    holds "open at nine"): from the clause's start before the quote to its end after it, "but" and "and" boundaries too."""
+    """The words of the clause a quote stands in (rule 8: "we don't open at nine anymore" holds "open at nine")."""
     text = turns[at.turn].text
     toks = tokens(text)
     start, end = toks[at.first].start, toks[at.last - 1].end
@@ -440,9 +446,8 @@ def _clause(turns: Sequence[Turn], at: Found) -> list[str]:
 
 
 def _standing_numbers(text: str) -> set[str]:
-    """The numbers of a sentence's clauses that say what is (no word of NOT or PAST) and are not taken back by
-    a later clause holding a word of CORRECTIONS: "it used to be in aisle 5 but we moved it to aisle 9" and
-    "aisle five, no sorry, six" each stand on one number."""
+    """The numbers of clauses that say what is and are not taken back by a later word of CORRECTIONS: "it used to
+    be in aisle 5 but we moved it to aisle 9" and "aisle five, no sorry, six" each stand on one number."""
     standing: set[str] = set()
     for part in _CLAUSE_END.split(text):
         for clause in _BUT.split(part):
@@ -464,9 +469,7 @@ def _asked_before(turns: Sequence[Turn], turn: int) -> int | None:
 
 def _stands(fact: Fact, words: Sequence[str], context: Sequence[str] = (), rest: Sequence[str] = (),
             item: str | None = None) -> str | None:
-    """Rules 4, 5 and 7: why the fact's value does not stand in these words (`rest`: the rest of their
-    sentence, where a day may be set apart; `item`: the thing asked about, whose own numbers are its size),
-    or None."""
+    """Rules 4, 5, 7: why the value does not stand in `words` (`rest`: the sentence's rest; `item`'s numbers are its size)."""
     kind, value = fact.kind, fact.value
     if kind == "range":
         ends = [_hhmm(v) for v in value.split("-")]
@@ -486,7 +489,8 @@ def _stands(fact: Fact, words: Sequence[str], context: Sequence[str] = (), rest:
         return f"the number {value} is not said there apart from a clock time"
     elif item and kind in ("count", "place") and (others := _counts(words) - set(_words(tokens(value))) - set(_words(tokens(item or "")))):
         return f"{', '.join(sorted(others))} is another number said there: quote only the words of {value!r}"
-    elif kind == "days" and (missing := [d for d in value.split(",") if d not in days_in(words, rest)]):
+    elif kind == "days" and (missing := [d for d in value.split(",") if d not in days_in(
+            [w for w in words if w != "closed" or fact.topic != "closed"], rest)]):
         return f"{', '.join(missing)} {'is' if len(missing) == 1 else 'are'} not named there"
     elif kind == "date" and not _date_stands(value, words):
         return f"the day or date of {value!r} is not said there"
@@ -514,16 +518,14 @@ def _sign(fact: Fact, words: Sequence[str]) -> str | None:
 
 
 def _tried_another_time(clause: Sequence[str], facts: Sequence[Fact]) -> bool:
-    """Rule 8: a booking's party or date may stand in a no that was of another time ("I couldn't book 2 at 7" or
-    "at that time", before it was booked at 8): a clock time there that is not the booked one, or ANOTHER_TIME."""
+    """Rule 8: the no was of another time ("I couldn't book 2 at 7", "at that time", then booked at 8)."""
     booked = [t for f in facts if f.kind == "clock" and (t := _hhmm(f.value)) is not None]
     said = [c for c in clocks(clause) if c.hour is not None]
     return bool(booked) and (any(not _reads_as(c, *booked[0]) for c in said) or has_phrase(clause, ANOTHER_TIME))
 
 
 def _asks_to_confirm(words: Sequence[str]) -> bool:
-    """Rule 3: a bare "confirm" or "verify" asks for one, but after a word of CONFIRMS among the three before it
-    with no "you" among them ("I can confirm", not "can you confirm")."""
+    """Rule 3: a bare "confirm" asks for one, but "I can confirm" (CONFIRMS in the three words before, no "you")."""
     return any(w in ("confirm", "verify") and not (set(words[max(0, i - 3):i]) & set(CONFIRMS)
                                                    and "you" not in words[max(0, i - 3):i])
                for i, w in enumerate(words))
@@ -560,9 +562,8 @@ def _item_named(item: str | None, turns: Sequence[Turn], at: Found | None, asked
 
 def _corrected(fact: Fact, turns: Sequence[Turn], at: Found, booking: bool, readback: bool = False,
                own: frozenset[str] = frozenset()) -> str | None:
-    """Rule 11: a later sentence with another value of the fact's kind, and a word of correction (none needed
-    for a booking's time or date: another one said later is not the booking recorded). `own`: the record's
-    counts (a booking's party), which a bare number in a correction may be instead of an hour ("make it for 3")."""
+    """Rule 11: a later sentence with another value of the fact's kind, and a word of CORRECTIONS (none for a
+    booking's time or date). `own`: the record's counts, which a bare number may be instead of an hour."""
     for words in _said_after(turns, at):
         if not (booking and fact.kind in ("clock", "date", "count" if readback else "date")) and not CORRECTIONS & set(words):
             continue
