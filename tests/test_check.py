@@ -577,3 +577,11 @@ def test_rule_4_a_run_may_end_at_midnight_and_rule_5_closed_names_its_own_days()
     open_days = {"days": ["sunday"], "opens": "09:00", "closes": "17:00", "days_quote": "closed Sundays",
                  "times_quote": "Nine to five"}  # the days of an open range are still set apart by "closed"
     assert check_record(hours(open_days), HOURS, turns).rule == 5  # type: ignore[union-attr]
+
+
+@given(st.sampled_from(("More come in Monday", "We're waiting on a shipment", "We stopped carrying those",
+                        "We restock on Tuesdays", "There's more coming Friday")))
+def test_rule_9_more_to_come_says_there_is_none_now(said: str) -> None:
+    turns = call("Do you have the cast iron skillet in stock?", f"{said}.")
+    assert isinstance(check_record(stock("out_of_stock", said), STOCK, turns), Accepted), said
+    assert check_record(stock("in_stock", said), STOCK, turns).rule == 8  # type: ignore[union-attr]

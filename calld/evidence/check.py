@@ -90,7 +90,8 @@ NO_SET_HOURS = ("appointment", "appointments", "no set", "vary", "varies", "depe
                 "no fixed", "whenever", "irregular", "flexible")
 NOT = frozenset({"no", "not", "never", "none", "nothing", "nope", "nah", "nobody", "cannot", "unable", "neither",
                  "nor"})
-OUT = ("out", "sold", "gone", "0", "discontinued", "unavailable", "empty", "backordered", "back order", "backorder")
+OUT = ("out", "sold", "gone", "0", "discontinued", "unavailable", "empty", "backordered", "back order", "backorder",
+       "stopped", "shipment", "restock", "more coming", "more come")  # more to come: none now
 FAILURE = ("unable", "couldn't", "could not", "can't", "not able", "fail", "failed", "unsuccessful", "booked up",
            "booked solid", "impossible", "unavailable", "full", "fully", "problem")  # "cannot" is of NOT
 BOOKING = ("table", "reservation", "booking", "book", "booked", "reserve", "reserved", "seat", "spot", "available",
@@ -341,8 +342,7 @@ _NOT_A_NAME = CLOCK_CUES | RUNS | WEEKDAYS_SET | {"am", "pm", "oclock", "on", "i
 
 
 def _date_words(value: str) -> list[str]:
-    """The day and date words of a typed value ("Friday at 7", "March 5th", "tonight"): what must be said.
-    A month goes with its day's number, as one phrase ("march 5")."""
+    """The day and date words a typed value needs said ("Friday at 7", "tonight"; "March 5th" as "march 5")."""
     words = _words(tokens(value))
     out = ["today" if w == "tonight" else w for w in words if w in ("today", "tonight", "tomorrow")]
     out += [d for w in words if (d := _weekday(w)) is not None]
