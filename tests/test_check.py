@@ -346,7 +346,7 @@ def test_the_entry_point_takes_the_json_as_sent_and_refuses_what_the_schema_refu
 
 def test_word_lists_are_short() -> None:
     lists = [c.FILLERS, c.CLOCK_CUES, c.DAY_GROUPS, c.RUNS, c.SET_APART, c.PLACE_WORDS, c.CLOSED, c.ALWAYS,
-             c.NO_SET_HOURS, c.NOT, c.OUT, c.FAILURE, c.BOOKING, c.CONFIRMS, c.LOOSE_CUES, c.ANOTHER_TIME, c.PAST, c.CORRECTIONS, c.STREETS, c.OPEN_CLOSE]
+             c.NO_SET_HOURS, c.NOT, c.OUT, c.FAILURE, c.BOOKING, c.CONFIRMS, c.LOOSE_CUES, c.ANOTHER_TIME, c.EASE, c.FULL, c.DAYPARTS, c.ORDINAL, c.PAST, c.CORRECTIONS, c.STREETS, c.OPEN_CLOSE]
     assert all(len(x) <= 15 for x in lists)
 
 
@@ -585,3 +585,130 @@ def test_rule_9_more_to_come_says_there_is_none_now(said: str) -> None:
     turns = call("Do you have the cast iron skillet in stock?", f"{said}.")
     assert isinstance(check_record(stock("out_of_stock", said), STOCK, turns), Accepted), said
     assert check_record(stock("in_stock", said), STOCK, turns).rule == 8  # type: ignore[union-attr]
+
+
+# -- general forms found by probing with phrasings of our own (a reviewer's grammars, no corpus) -------------------
+
+
+@given(st.sampled_from(((10, "past", 5, 17, 10), (20, "after", 6, 18, 20), (10, "to", 9, 20, 50), (25, "to", 8, 19, 35),
+                        (15, "past", 7, 19, 15))), st.sampled_from((str, lambda n: WORDS[n - 1] if n <= 12 else str(n))))
+def test_rule_4_n_past_or_to_an_hour_is_that_minute(case: tuple[int, str, int, int, int], say: Any) -> None:
+    n, word, hour, h24, minute = case
+    said = f"at {say(n) if n <= 12 else n} {word} {say(hour)} pm"
+    turns = call("A table for two on Friday?", f"Friday for two {said}, you're booked.")
+    args = booked(2, f"Friday at {h24 - 12}:{minute:02d} pm", outcome_quote="you're booked", party_quote="for two",
+                  time_quote=said, date_quote="Friday")
+    assert isinstance(check_record(args, BOOK, turns), Accepted), said
+    for wrong in (f"{n % 12 or 12}:00", f"{hour}:00", f"{hour}:{(minute + 5) % 60:02d}"):
+        assert isinstance(check_record(args | {"confirmed_time": f"Friday at {wrong} pm"}, BOOK, turns), Refused), (said, wrong)
+
+
+def test_rule_4_half_five_dayparts_and_a_leading_zero_say_the_half_of_the_day() -> None:
+    for said, right, wrong in (("at half five", "17:30", "17:00"), ("at 7 in the morning", "07:00", "19:00"),
+                               ("at 10 at night", "22:00", "10:00"), ("at 6 this evening", "18:00", "06:00"),
+                               ("at 07:00", "07:00", "19:00"), ("at 19:30", "19:30", "07:30")):
+        turns = call("When do you open on Friday?", f"Friday we open {said}.")
+        r = {"days": ["friday"], "opens": right, "days_quote": "Friday", "times_quote": f"we open {said}"}
+        assert isinstance(check_record(hours(r), HOURS, turns), Accepted), said
+        assert check_record(hours(r | {"opens": wrong}), HOURS, turns).rule == 4, said  # type: ignore[union-attr]
+
+
+def test_rule_4_a_ranges_two_times_are_said_one_after_the_other() -> None:
+    turns = call("What are your hours?", "Lunch is 11:30 to 2:30 and dinner 5 to 10, every day.")
+    r = {"days": c.WEEKDAYS, "opens": "11:30", "closes": "14:30", "days_quote": "every day",
+         "times_quote": "Lunch is 11:30 to 2:30 and dinner 5 to 10"}
+    assert isinstance(check_record(hours(r), HOURS, turns), Accepted)
+    assert check_record(hours(r | {"closes": "22:00"}), HOURS, turns).rule == 4  # type: ignore[union-attr]
+    turns = call("What are your hours?", "Weekdays we're open 10 to 5:30.")
+    r = {"days": c.WEEKDAYS[:5], "opens": "10:00", "closes": "17:30", "days_quote": "Weekdays", "times_quote": "10 to 5:30"}
+    assert isinstance(check_record(hours(r), HOURS, turns), Accepted)  # a run may end at an h:mm
+
+
+def test_rules_4_and_5_a_dash_joins_no_date_nor_phone_and_a_typed_time_is_read_by_its_minutes() -> None:
+    assert "to" not in [t.word for t in c.tokens("2025-06-13, call 415-555-0123")]
+    turns = call("A table for four?", "For four at 7:30 on Friday, you're booked.")
+    args = booked(4, "2025-06-13 19:30", outcome_quote="you're booked", party_quote="For four", time_quote="at 7:30",
+                  date_quote="on Friday")
+    assert isinstance(check_record(args, BOOK, turns), Accepted)
+    assert isinstance(check_record(args | {"time_quote": "For four"}, BOOK, turns), Refused)
+
+
+def test_rule_5_a_day_with_s_a_lone_number_and_a_date_by_the_day_of_the_month() -> None:
+    turns = call("Are you open Friday?", "Friday's 10 to 4.")
+    r = {"days": ["friday"], "opens": "10:00", "closes": "16:00", "days_quote": "Friday's", "times_quote": "10 to 4"}
+    assert isinstance(check_record(hours(r), HOURS, turns), Accepted)
+    turns = call("For how many? Four?", "Four.", "Friday at 7?", "Friday at 7 works, you're booked.")
+    args = booked(4, "Friday at 7 pm", outcome_quote="you're booked", party_quote="Four", time_quote="Friday at 7",
+                  date_quote="Friday at 7")
+    assert isinstance(check_record(args, BOOK, turns), Accepted)
+    assert check_record(args | {"confirmed_party": 5}, BOOK, turns).rule == 5  # type: ignore[union-attr]
+    turns = call("A table for two?", "For two at 7pm on the 12th, you're booked.")
+    args = booked(2, "June 12 at 7 pm", outcome_quote="you're booked", party_quote="For two", time_quote="at 7pm",
+                  date_quote="on the 12th")
+    assert isinstance(check_record(args, BOOK, turns), Accepted)  # no month said: the day of the month stands
+    for wrong in ("June 14 at 7 pm", "the 14th at 7 pm"):
+        assert check_record(args | {"confirmed_time": wrong}, BOOK, turns).rule == 5, wrong  # type: ignore[union-attr]
+    turns = call("A table for three?", "We'll see the 3 of you at 8 on Friday, you're booked.")
+    args = booked(3, "Friday at 8 pm", outcome_quote="you're booked", party_quote="the 3 of you", time_quote="at 8 on Friday",
+                  date_quote="on Friday")
+    assert isinstance(check_record(args, BOOK, turns), Accepted)  # "the 3 of you" is no day of the month
+
+
+def test_rule_5_two_numbers_side_by_side_are_a_time_only_where_a_time_may_be() -> None:
+    item = QuickAskJob(QuestionType.STOCK, "12 inch cast iron skillet")
+    turns = call("Do you have the 12 inch cast iron skillet?", "We've got eight 10 inch and two 12 inch.")
+    assert isinstance(check_record(stock("in_stock", "We've got eight", 8), item, turns), Refused)
+    turns = call("A table for two?", "Friday at seven thirty for two, you're booked.")
+    args = booked(2, "Friday at 7:30 pm", outcome_quote="you're booked", party_quote="for two",
+                  time_quote="Friday at seven thirty", date_quote="Friday")
+    assert isinstance(check_record(args, BOOK, turns), Accepted)
+
+
+@given(st.sampled_from(("no problem", "not a problem", "no trouble at all", "never a problem", "no worries", "no bother")),
+       st.booleans())
+def test_rules_8_and_9_a_no_of_ease_is_a_yes(ease: str, first: bool) -> None:
+    said = f"{ease.capitalize()}, you're all set." if first else f"You're all set, {ease}."
+    turns = call("A table for two at 7 on Friday?", said)
+    args = booked(2, "Friday at 7 pm", outcome_quote=said.rstrip("."), party_readback=True, time_readback=True,
+                  date_readback=True)
+    assert isinstance(check_record(args, BOOK, turns), Accepted), said
+    assert check_record(declined(said.rstrip(".")), BOOK, turns).rule == 9  # type: ignore[union-attr]
+
+
+@given(st.sampled_from(("We're booked out on Friday", "We're at capacity on Friday", "I can put you on the waitlist",
+                        "We're all booked on Friday", "It's walk ins only on Friday", "We have a private party on Friday",
+                        "I'll have to call you back", "It's first come, first served")))
+def test_rules_8_and_9_a_word_of_full_is_a_bookings_no(said: str) -> None:
+    turns = call("A table for two at 7 on Friday?", f"{said}.")
+    assert isinstance(check_record(declined(said), BOOK, turns), Accepted), said
+    args = booked(2, "Friday at 7 pm", outcome_quote=said, party_readback=True, time_readback=True, date_readback=True)
+    assert check_record(args, BOOK, turns).rule == 8, said  # type: ignore[union-attr]
+    ok = call("A table for two at 7 on Friday?", "Sure, you're all booked for Friday.")
+    assert isinstance(check_record(args | {"outcome_quote": "you're all booked for Friday"}, BOOK, ok), Accepted)
+
+
+def test_rule_8_out_back_is_a_place_and_on_order_or_yesterday_is_not_in_stock() -> None:
+    asked = "Do you have the cast iron skillet in stock?"
+    for said in ("We've got a couple left out back", "There are plenty out front"):
+        assert isinstance(check_record(stock("in_stock", said), STOCK, call(asked, f"{said}.")), Accepted), said
+    for said in ("They're on order", "We had some yesterday"):
+        assert check_record(stock("in_stock", said), STOCK, call(asked, f"{said}.")).rule == 8, said  # type: ignore[union-attr]
+
+
+def test_rule_10_a_condition_is_no_failure_and_rule_11_reads_a_day_after_but() -> None:
+    turns = call("A table for two at 7 on Friday?", "Sure, you're booked. If you can't make it, just call.")
+    args = booked(2, "Friday at 7 pm", outcome_quote="you're booked", party_readback=True, time_readback=True,
+                  date_readback=True)
+    assert isinstance(check_record(args, BOOK, turns), Accepted)
+    turns = call("So a table for two at seven on Friday?", "That works, but Saturday, not Friday.")
+    assert check_record(args | {"outcome_quote": "That works"}, BOOK, turns).rule == 11  # type: ignore[union-attr]
+
+
+def test_rules_4_and_5_an_ordinal_in_words_is_a_day_and_a_part_of_the_day_makes_a_bare_number_a_time() -> None:
+    turns = call("A table for two?", "June twelfth, 5 in the evening, for two, you're booked.")
+    args = booked(2, "June 12 at 5 pm", outcome_quote="you're booked", party_quote="for two",
+                  time_quote="5 in the evening", date_quote="June twelfth")
+    assert isinstance(check_record(args, BOOK, turns), Accepted)
+    for wrong in ("June 13 at 5 pm", "June 12 at 5 am"):
+        assert isinstance(check_record(args | {"confirmed_time": wrong}, BOOK, turns), Refused), wrong
+    assert isinstance(check_record(args | {"confirmed_time": "the 12th at 5 pm"}, BOOK, turns), Accepted)  # June's 12th

@@ -11,6 +11,8 @@ from __future__ import annotations
 
 from attrs import frozen
 
+from calld.domain.transcript import Quote
+
 
 @frozen
 class DayRange:
@@ -98,3 +100,29 @@ class Cited:
     facts: tuple[Fact, ...]
     outcome: Fact | None
     opt_out_quote: str | None = None
+
+
+@frozen
+class Accepted:
+    """The evidence check's yes to a record (calld.evidence.check_record): where the business said it."""
+
+    quotes: tuple[Quote, ...]  # the business sentences the record's quotes stand in: the result's evidence
+    reason: str | None = None  # declined: the reason code
+    opt_out: Quote | None = None  # where the business said the record's opt_out_quote
+
+
+@frozen
+class Refused:
+    """The evidence check's no: the rule a record broke, what was checked, what to do instead."""
+
+    rule: int
+    why: str  # said to the model, and journaled
+    next: str  # what the model should do instead
+    opt_out: Quote | None = None
+
+    @property
+    def text(self) -> str:
+        return f"rule {self.rule}: {self.why}; {self.next}"
+
+
+Verdict = Accepted | Refused

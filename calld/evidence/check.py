@@ -1,52 +1,50 @@
 """The evidence check: do the business's own words hold a record? It checks tokens, never meaning.
 
-The model reads the call and points at the words that carry each fact (a quote per fact, and the words of
-the outcome); this file only checks that those words were said by the business and that each typed value
-stands in them. Which number is the party and which the time is the model's reading. The rules, all of them:
+The model points at the words that carry each fact and the outcome; this file checks that the business said them
+and that each typed value stands in them. Which number is the party is the model's reading. The rules, all of them:
 
  1. Said. Every quote stands, as one run of tokens, in one business turn heard before the record, compared in
-    lower case, without punctuation or FILLERS, number words as digits ("nine" is "9", "seven thirty" is
-    "7 30"). Agent speech never counts. A fact with no quote that is not read back is refused.
+    lower case, without punctuation, FILLERS or a no of EASE ("no problem"), number words as digits ("nine"
+    is "9", "twelfth" is "12th"). Agent speech never counts. A fact with no quote and no read-back is refused.
  2. Read back. A fact marked readback stands in the agent's turn just before the business turn that holds
     the record's outcome_quote (which is then needed), instead of in a quote of its own.
  3. Statements. A quote's clause is not a question, nor its sentence a phone menu's prompt; an outcome's yes
-    is in no question at all and its clause holds no bare "confirm" or "verify" (a request: "please confirm")
-    but after a word of CONFIRMS ("I can confirm", not "can you confirm"); only a booking's fact may stand in the
-    business's own question (it read the details back) when the outcome_quote comes after it. A clause ends at
-    , ; ? . ! and before "and" with an asking verb and a person ("..., and can I help you?").
- 4. Clock times. Each time reads as a clock time in its own quote: "7:30", "7.30", "7 30", a number before
-    am/pm or o'clock or after a word of CLOCK_CUES, "noon", "midnight", "half past 7", or the quote's one
-    number ("Ten."); am/pm, where said, agrees. A dash between numbers or days is a run ("9-6", "Mon-Fri"). A
-    number that begins an address (only names, then a word of STREETS) or follows a month is no clock time;
-    after a word of LOOSE_CUES it is a count too. A range's opening and closing stand in its one times_quote;
-    a bare "half past" takes its hour from the range's context_quote. A range's days_quote and times_quote,
-    said in one turn, have no other day or number between them. A booked time of no clock words ("the early
-    sitting") stands by its words, as a place does.
+    is in no question at all, nor holds a bare "confirm" or "verify" but after a word of CONFIRMS ("I can
+    confirm", not "can you confirm"); only a booking's fact may stand in the business's own question when the
+    outcome_quote comes after it. A clause ends at , ; ? . ! and before "and" with an asking verb and a person.
+ 4. Clock times. Each time reads as one in its own quote: "7:30", "7.30", "7 30" (where a time may be), a number
+    before am/pm or o'clock or after a word of CLOCK_CUES, "noon", "midnight", "half past 7", "half five",
+    "ten to nine" (after "at"), the quote's one number ("Ten."); am/pm, where said ("in the morning": DAYPARTS;
+    "07:00": 24-hour), agrees. A dash between numbers or days is a run ("9-6", "Mon-Fri"). A number that begins
+    an address (names, then a word of STREETS) or follows a month is no time; after LOOSE_CUES it is a count
+    too. A range's opening and closing are two times said one after the other in its times_quote; a bare "half
+    past" takes its hour from the context_quote; its days_quote and times_quote, said in one turn, have no other
+    day or number between them. A booked time of no clock words ("the early sitting") stands by its words.
  5. Own words. Each day, date, count, party size, place or kind stands in its own quote: a count as a number
-    that is no part of a clock time nor a month's day (the number after it, else before); days by name, by a
-    run ("Monday to Friday") or by DAY_GROUPS; a place or kind by its words (PLACE_WORDS aside). A day said
-    after a word of SET_APART is not among them ("closed" aside, for closed days). The quote of an item's count
-    or place holds no other number (but the item's own: "the 12 inch"): it points at one value.
+    that is no part of a clock time nor a day of a month ("march 5", "5th of march", "the 12th": where no month
+    is said, the day alone stands for the date); days by name, run or DAY_GROUPS; a place or kind by its words
+    (PLACE_WORDS aside). A day after a word of SET_APART is not among them ("closed" aside, for closed days). An
+    item's count or place quote holds no other number (but the item's own: "the 12 inch").
  6. The item. A stock or aisle fact names the item asked about: its words stand in the fact's quote, or in
     the agent's question just before it, and no number of another size of it is said in between; in its own
     quote when the quote's sentence gives another number (another aisle, another count).
  7. Word lists. A closed day's quote holds a word of CLOSED; open around the clock, of ALWAYS; no set hours,
     of NO_SET_HOURS.
  8. Yes. The clause of a quote of what is (hours, a place, in stock, booked, a party or time) holds no word of
-    NOT (nor a word ending in n't; not one before a word of OPEN_CLOSE and "until") nor of PAST; of stock, none
-    of OUT; of a booking, none of FAILURE or CLOSED (but a party's or date's no of another time: a clock time that is not
-    the booked one, or ANOTHER_TIME). A clause ends at , ; . ? ! and before "but" or "and".
+    NOT (nor ending in n't; not before a word of OPEN_CLOSE and "until") nor of PAST; of stock, none of OUT; of
+    a booking, none of FAILURE, FULL or CLOSED (but a party's or date's no of another time: a clock time not the
+    booked one, or ANOTHER_TIME). A clause ends at , ; . ? ! and before "but" or "and".
  9. No. The clause of a quote of what is not (a decline, out of stock, not known) holds a word of NOT (or ending
-    in n't), or for stock of OUT, or for a booking of FAILURE or CLOSED. An answer's outcome_quote says a yes or a no only
-    of stock; of hours, an aisle or kinds both in and out, it need only be said (their facts carry the sign).
-10. Failure after booked. A booked record is refused when the business says a word of FAILURE, or of NOT
-    beside a word of BOOKING, after its outcome_quote and does not say the booked time again after that.
-11. Corrections. Business words after a fact's quote (a read-back fact's: from the reply to the question on)
-    holding another value of the fact's kind (another clock time; another number of one or two digits; another
-    day, for a date) refuse the record when they hold a word of CORRECTIONS, or always for a booking's time and
-    date (and a read-back party); unless they name a day the fact is not for. The record's party is no other time.
-12. Voicemail. A voicemail record stands on a recorded greeting in the business's words, or on the
-    carrier's answering-machine detection.
+    in n't), for stock of OUT ("out back" aside), for a booking of FAILURE, FULL or CLOSED. An answer's
+    outcome_quote says a yes or a no only of stock; of hours, an aisle or kinds it need only be said.
+10. Failure after booked. After a booked outcome_quote, a business sentence with a word of FAILURE, or of NOT
+    beside one of BOOKING (and no "if" or "unless"), refuses the record unless the booked time is said again.
+11. Corrections. Business words after a fact's quote (a read-back fact's: from the reply on) holding another
+    value of its kind (a clock time; a number of one or two digits, not the record's party; a day, for a date)
+    refuse the record when they hold a word of CORRECTIONS, or always for a booking's time and date (and a
+    read-back party); unless they name a day the fact is not for.
+12. Voicemail. A voicemail record stands on a recorded greeting in the business's words, or on the carrier's
+    answering-machine detection.
 
 Word lists are named constants of at most fifteen entries each. The one public entry point is check_record.
 """
@@ -55,24 +53,26 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import itertools
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from attrs import frozen
 from pydantic import ValidationError
-from text_to_num import text2num
+from text_to_num import alpha2digit, text2num
 
 from calld.adapters import gpt_live
 from calld.core import situations
-from calld.core.answers import Cited, Fact
+from calld.core.answers import Accepted, Cited, Fact, Refused, Verdict
 from calld.core.plan import BookJob, QuickAskJob
 from calld.domain.transcript import Quote, Turn
 
-FILLERS = ("um", "uh", "er", "erm", "ah", "oh", "hmm", "mm", "well", "like", "so", "basically", "no problem",
-           "no worries")
+FILLERS = ("um", "uh", "er", "erm", "ah", "oh", "hmm", "mm", "well", "like", "so", "basically")
+EASE = ("problem", "problems", "trouble", "worries", "worry", "bother", "issue")  # "no problem", "not a problem": a yes
 CLOCK_CUES = frozenset({"at", "until", "till", "til", "from", "by", "around", "about", "before", "after", "open",
                         "opens", "close", "closes"})
+DAYPARTS = {"morning": "am", "afternoon": "pm", "evening": "pm", "night": "pm", "tonight": "pm"}  # "7 in the morning"
 LOOSE_CUES = frozenset({"around", "about"})  # "about 3" is as much three people, or three left, as 3 o'clock
 WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
 MONTHS = ("january", "february", "march", "april", "may", "june", "july", "august", "september", "october",
@@ -90,7 +90,7 @@ NO_SET_HOURS = ("appointment", "appointments", "no set", "vary", "varies", "depe
                 "no fixed", "whenever", "irregular", "flexible")
 NOT = frozenset({"no", "not", "never", "none", "nothing", "nope", "nah", "nobody", "cannot", "unable", "neither",
                  "nor"})
-OUT = ("out", "sold", "gone", "0", "discontinued", "unavailable", "empty", "backordered", "back order", "backorder",
+OUT = ("out", "sold", "gone", "0", "discontinued", "unavailable", "empty", "backordered", "order", "backorder",
        "stopped", "shipment", "restock", "more coming", "more come")  # more to come: none now
 FAILURE = ("unable", "couldn't", "could not", "can't", "not able", "fail", "failed", "unsuccessful", "booked up",
            "booked solid", "impossible", "unavailable", "full", "fully", "problem")  # "cannot" is of NOT
@@ -100,7 +100,10 @@ BOOKING = ("table", "reservation", "booking", "book", "booked", "reserve", "rese
 # confirm"), but not after one of these, which give it ("I can confirm", "I was able to confirm", "I did confirm")
 CONFIRMS = ("can", "able", "did", "happy", "pleased", "glad")
 ANOTHER_TIME = ("that time", "that hour", "requested time", "time you asked")  # the time that failed, said again
-PAST = ("used to", "formerly", "previously", "anymore", "no longer", "last year")
+PAST = ("used to", "formerly", "previously", "anymore", "no longer", "last year", "yesterday")
+FULL = ("booked out", "capacity", "waitlist", "waiting list", "wait list", "we're all booked", "we are all booked",
+        "they're all booked", "walk in", "walk ins", "private party", "private event", "call you back",
+        "get back to you", "first come")  # a booking's no too ("you're all booked" is a yes)
 STREETS = ("street", "st", "avenue", "ave", "road", "rd", "boulevard", "blvd", "parkway", "drive", "lane", "way",
            "court", "circle", "highway")  # a number before one (names between) is an address: no time, no count
 OPEN_CLOSE = ("open", "opens", "close", "closes")  # "not <one> until 9" is the time it opens or closes, not a no
@@ -108,31 +111,12 @@ CORRECTIONS = frozenset({"actually", "sorry", "wait", "correction", "mean", "rat
                          "make", "change", "changed", "no"})
 
 
-@frozen
-class Accepted:
-    quotes: tuple[Quote, ...]  # the business sentences the record's quotes stand in: the result's evidence
-    reason: str | None = None  # declined: the reason code
-    opt_out: Quote | None = None  # where the business said the record's opt_out_quote
-
-
-@frozen
-class Refused:
-    rule: int
-    why: str  # said to the model, and journaled
-    next: str  # what the model should do instead
-    opt_out: Quote | None = None
-
-    @property
-    def text(self) -> str:
-        return f"rule {self.rule}: {self.why}; {self.next}"
-
-
-Verdict = Accepted | Refused
 _AGAIN = "point each fact at the business's own words that state it, verbatim, and record again"
 
 
 # -- tokens ------------------------------------------------------------------------------------------------
 
+ORDINAL = ("st", "nd", "rd", "th")
 _TOKEN = re.compile(r"\d{1,2}[:.]\d{2}(?!\d)|\d+/\d+|\d+(?:st|nd|rd|th)?|[ap]\.\s?m\b\.?|[a-z]+(?:'[a-z]+)*")
 
 
@@ -146,14 +130,16 @@ class Tok:
 @functools.lru_cache(maxsize=2048)  # a check reads each turn many times; calls concluding together share the loop
 def tokens(text: str) -> tuple[Tok, ...]:
     """The words of `text`, normalised, with their character places; fillers dropped."""
-    raw = [Tok(_normal(m.group()), m.start(), m.end()) for m in _TOKEN.finditer(text.lower().replace("\u2019", "'"))]
+    raw = [t for m in _TOKEN.finditer(text.lower().replace("\u2019", "'")) for t in (
+        Tok(_normal(m.group()), m.start(), m.end()), *[Tok("th", m.end(), m.end())][:m.group()[0].isdigit() and m.group()[-2:] in ORDINAL])]  # "12th"
     raw = [*(t for a, b in zip(raw, raw[1:]) for t in (a, *_dash(text, a, b))), *raw[-1:]]
     out, i = list[Tok](), 0
     while i < len(raw):
         for n in (3, 2, 1):  # "twenty five" before "twenty"; "seven thirty" stays two numbers
             group = raw[i:i + n]
             if len(group) == n and all(t.word.isalpha() for t in group) and (value := _number(_words(group))) is not None:
-                out.append(Tok(value, group[0].start, group[-1].end))
+                out += [Tok(value.rstrip("stndrh"), group[0].start, group[-1].end)] + [Tok("th", group[-1].end, group[-1].end)] * (
+                    not value.isdigit())  # "twelfth" is "12th"
                 i += n
                 break
         else:
@@ -164,28 +150,37 @@ def tokens(text: str) -> tuple[Tok, ...]:
 
 def _dash(text: str, a: Tok, b: Tok) -> tuple[Tok, ...]:
     """A dash between two numbers or two days is a run: "9-6", "Mon-Fri" say "9 to 6", "mon to fri"."""
-    pair = (a.word[0].isdigit() and b.word[0].isdigit()) or (_weekday(a.word) is not None and _weekday(b.word) is not None)
+    pair = all(x[0] != "0" and (":" in x or x.isdigit() and int(x) <= 24) for x in (a.word, b.word)) or \
+        (_weekday(a.word) is not None and _weekday(b.word) is not None)  # not "2025-06-13", nor a phone number
     return (Tok("to", a.end, b.start),) if pair and text[a.end:b.start].strip() in ("-", "\u2013") else ()
 
 
 def _unfilled(toks: list[Tok]) -> list[Tok]:
-    """Tokens without FILLERS (a filler of two words goes as a whole)."""
-    pairs = {i + k for i in range(len(toks) - 1) if f"{toks[i].word} {toks[i + 1].word}" in FILLERS for k in (0, 1)}
-    return [t for i, t in enumerate(toks) if i not in pairs and t.word not in FILLERS]
+    """Tokens without FILLERS, nor a no of EASE ("no problem", "not a problem", "never any trouble": a yes)."""
+    words, drop = [t.word for t in toks], set[int]()
+    for i, w in enumerate(words):
+        k = i + 1 + (_at(words, i + 1) in ("a", "any", "to"))
+        drop |= set(range(i, k + 1)) if w in ("no", "not", "never", "nothing") and words[k:k + 1] and words[k] in EASE else set()
+    return [t for i, t in enumerate(toks) if i not in drop and t.word not in FILLERS]
 
 
 def _normal(word: str) -> str:
     if word[0] in "ap" and "." in word:
         return word[0] + "m"
     if (m := re.fullmatch(r"(\d{1,2})[:.](\d{2})", word)) is not None:
-        return f"{int(m[1])}:{m[2]}"
+        return f"{m[1] if m[1].startswith('0') else int(m[1])}:{m[2]}"  # "07:00" keeps its 24-hour zero
     return re.sub(r"(?<=\d)(?:st|nd|rd|th)$", "", word).replace("o'clock", "oclock")
 
 
 def _number(words: Sequence[str]) -> str | None:
     with contextlib.suppress(ValueError):
         return str(text2num(" ".join(words), "en"))
-    return None
+    ordinal = alpha2digit(" ".join(words), "en")  # "twelfth", "twenty first"; not "first", "a second"
+    return ordinal if re.fullmatch(r"\d+(?:st|nd|rd|th)", ordinal) else None
+
+
+def _at(words: Sequence[str], i: int) -> str:
+    return words[i] if 0 <= i < len(words) else ""
 
 
 def _words(toks: Sequence[Tok]) -> list[str]:
@@ -206,20 +201,10 @@ def _negated(words: Sequence[str]) -> bool:
 
 def _addresses(words: Sequence[str]) -> set[int]:
     """The indices of numbers that begin an address: only names, then a word of STREETS ("5 Padre Parkway")."""
-    out: set[int] = set()
-    for i, w in enumerate(words):
-        if not w.isdigit():
-            continue
-        for j in range(i + 1, min(i + 4, len(words))):
-            if words[j] in STREETS:
-                out.add(i)
-                break
-            if not words[j].isalpha() or words[j] in _NOT_A_NAME:
-                break
-    return out
-
-
-# -- clock times, days, numbers ------------------------------------------------------------------------------
+    def names_then_street(i: int) -> bool:
+        names = list(itertools.takewhile(lambda w: w.isalpha() and w not in _NOT_A_NAME and w not in STREETS, words[i + 1:i + 4]))
+        return _at(words, i + 1 + len(names)) in STREETS and len(names) < 3
+    return {i for i, w in enumerate(words) if w.isdigit() and names_then_street(i)}
 
 
 @frozen
@@ -234,37 +219,43 @@ class Clock:
 def clocks(words: Sequence[str]) -> list[Clock]:
     out, n, address, i = list[Clock](), len(words), _addresses(words), 0
     while i < n:
-        w, nxt = words[i], words[i + 1] if i + 1 < n else ""
-        if i in address:
-            i += 1
-            continue
+        w, nxt, after = words[i], words[i + 1] if i + 1 < n else "", words[i + 2] if i + 2 < n else ""
+        cued = i > 0 and words[i - 1] in CLOCK_CUES
         hour: int | None = None
         minute, used, loose = 0, [i], False
+        if i in address or (i > 0 and words[i - 1] in MONTHS):  # "5 Elm St", "march 4 12 pm": no time
+            i += 1
+            continue
         if w in ("noon", "midnight"):
             out.append(Clock(12 if w == "noon" else 0, 0, "pm" if w == "noon" else "am", frozenset(used)))
             i += 1
             continue
-        if w in ("half", "quarter") and nxt in ("past", "after", "to", "till", "til"):
-            minute = 30 if w == "half" else 45 if nxt in ("to", "till", "til") else 15
+        # "half past 7", "quarter to 8", "at ten past five", "at twenty to nine"; "half five" is 5:30
+        by = 30 if w == "half" else 15 if w == "quarter" else int(w) if w.isdigit() and int(w) < 30 and \
+            i > 0 and words[i - 1] in ("at", "by", "around", "about", "until", "till") else None
+        if by is not None and (nxt in ("past", "after") or nxt in ("to", "till", "til") and w in ("half", "quarter", "5", "10", "20", "25")):
+            minute = by if nxt in ("past", "after") or w == "half" else 60 - by
             used.append(i + 1)
-            if i + 2 < n and words[i + 2].isdigit() and 0 < int(words[i + 2]) <= 12:
-                hour = int(words[i + 2]) - (1 if minute == 45 else 0) or 12
+            if after.isdigit() and 0 < int(after) <= 12:
+                hour = int(after) - (1 if minute > 30 else 0) or 12
                 used.append(i + 2)
-            elif minute == 45:
+            elif minute > 30:
                 i += 2
                 continue
+        elif w == "half" and nxt.isdigit() and 0 < int(nxt) <= 12:
+            hour, minute = int(nxt), 30
+            used.append(i + 1)
         elif ":" in w and w.replace(":", "").isdigit():
             hour, minute = (int(x) for x in w.split(":"))
-        elif w.isdigit() and int(w) <= 24 and not (i > 0 and words[i - 1] in MONTHS):  # "march 4 12 pm": a day
-            two_digits = nxt.isdigit() and len(nxt) == 2 and int(nxt) < 60
-            if two_digits and int(w) <= 12:
-                hour, minute = int(w), int(nxt)
+        elif w.isdigit() and int(w) <= 24:
+            if nxt.isdigit() and len(nxt) == 2 and int(nxt) < 60 and int(w) <= 12 and (cued or not after or after in _NOT_A_NAME):
+                hour, minute = int(w), int(nxt)  # "7 30", not "eight 10 inch"
                 used.append(i + 1)
-            elif (nxt in ("am", "pm", "oclock") or (i > 0 and words[i - 1] in CLOCK_CUES) or n == 1
-                  or (nxt in RUNS and i + 2 < n and (words[i + 2].isdigit() or words[i + 2] in ("noon", "midnight")))
+            elif (nxt in ("am", "pm", "oclock") or cued or n == 1 or _daypart(words, i + 1)
+                  or (nxt in RUNS and (after.isdigit() or ":" in after or after in ("noon", "midnight")))  # "9 to 5:30"
                   or (i > 1 and words[i - 1] in RUNS and bool(out) and max(out[-1].at) == i - 2)):
                 hour = int(w)
-                loose = nxt not in ("am", "pm", "oclock") and i > 0 and words[i - 1] in LOOSE_CUES
+                loose = n == 1 or nxt not in ("am", "pm", "oclock") and i > 0 and words[i - 1] in LOOSE_CUES
             else:
                 i += 1
                 continue
@@ -274,15 +265,22 @@ def clocks(words: Sequence[str]) -> list[Clock]:
         end = max(used) + 1
         meridiem = words[end] if end < n and words[end] in ("am", "pm") else None
         used += [end] if meridiem or (end < n and words[end] == "oclock") else []
+        meridiem = meridiem or _daypart(words, end) or ("am" if w.startswith("0") else None)  # "07:00" is 24-hour
         out.append(Clock(hour, minute, meridiem, frozenset(used), loose and meridiem is None))
         i = max(used) + 1
     return out
 
 
+def _daypart(words: Sequence[str], end: int) -> str | None:
+    """The half of the day a part of it says after a time: "7 in the morning", "10 at night", "6 tonight"."""
+    m = re.match(r"(?:in the |at |this )?(\w+)", " ".join(words[end:end + 3]))
+    return DAYPARTS.get(m[1]) if m and (m[0] != m[1] or m[1] == "tonight") else None
+
+
 def _hhmm(value: str) -> tuple[int, int] | None:
     """The clock time of a typed value ("19:30", "Friday at 7:30 pm")."""
-    found = clocks(_words(tokens(value)))
-    if not found or found[0].hour is None:
+    found = [c for c in clocks(_words(tokens(value))) if c.hour is not None]
+    if not found:
         return None
     c = found[0]
     hour = c.hour % 12 + (12 if c.meridiem == "pm" else 0) if c.meridiem else c.hour
@@ -307,11 +305,12 @@ def _reads_as(c: Clock, hour: int, minute: int, context: Sequence[Clock] = ()) -
 def _counts(words: Sequence[str]) -> set[str]:
     """The numbers said that are no part of a clock time (but a loose one) nor a date's day (see _near)."""
     taken = {i for c in clocks(words) if not c.loose for i in c.at} | _addresses(words)
-    taken |= {j for i, w in enumerate(words) if w in MONTHS for j in _near(words, i)}
+    taken |= {j for i, w in enumerate(words) if w in MONTHS or w == "the" for j in _near(words, i)}
     return {w for i, w in enumerate(words) if w.isdigit() and i not in taken}
 
 
 def _weekday(word: str) -> str | None:
+    word = word.removesuffix("'s")  # "Friday's fine"
     for d in WEEKDAYS:
         if word in (d, d + "s") or (len(word.rstrip("s")) >= 3 and d.startswith(word.rstrip("s"))):
             return d
@@ -335,7 +334,7 @@ def days_in(words: Sequence[str], rest: Sequence[str] = ()) -> set[str]:
     return named - apart - (WEEKDAYS_SET - days_in(["every", "day", "except", *rest]) if rest else set())
 
 
-WEEKDAYS_SET = frozenset(WEEKDAYS)
+WEEKDAYS_SET, MONTHS_SET = frozenset(WEEKDAYS), frozenset(MONTHS)
 # words that end the names of an address: a time's or a party's words ("at 5 on Main Street" is a time)
 _NOT_A_NAME = CLOCK_CUES | RUNS | WEEKDAYS_SET | {"am", "pm", "oclock", "on", "in", "for", "and", "today", "tonight",
                                                  "tomorrow", "people", "guests"}
@@ -347,26 +346,29 @@ def _date_words(value: str) -> list[str]:
     out = ["today" if w == "tonight" else w for w in words if w in ("today", "tonight", "tomorrow")]
     out += [d for w in words if (d := _weekday(w)) is not None]
     for i, w in enumerate(words):
-        if w in MONTHS:
-            day = next((words[j] for j in _near(words, i) if words[j].isdigit()), None)
-            out.append(f"{w} {day}" if day else w)
+        day = next((words[j] for j in _near(words, i) if words[j].isdigit()), None) if w in MONTHS or w == "the" else None
+        out += [f"{w} {day}" if day else w] if w in MONTHS else [f"the {day}"] if day else []
     return out
 
 
 def _near(words: Sequence[str], i: int) -> list[int]:
-    """Where a month's day may be said: "march 5", else "5 march", "5th of march" ("for 3 march 1": the 1)."""
-    if words[i + 1:i + 2] and words[i + 1].isdigit():
-        return [i + 1]
-    return [] if i == 0 else [i - 1] if words[i - 1] != "of" else [i - 2] if i > 1 else []
+    """Where a month's day is said: "march 5", else "5 march", "5th of march" ("for 3 march 1": the 1); or the
+    day after "the" when it is an ordinal ("the 12th", not "the 3 of you")."""
+    nxt = words[i + 1] if i + 1 < len(words) else ""
+    if words[i] == "the" or (nxt.isdigit() and int(nxt) <= 31):
+        return [i + 1] if nxt.isdigit() and (words[i] != "the" or _at(words, i + 2) == "th") else []
+    j = i - 1 - (_at(words, i - 1) == "of")
+    j -= _at(words, j) == "th" and j > 0
+    return [j] if j >= 0 and words[j].isdigit() else []
 
 
 def _date_stands(value: str, words: Sequence[str]) -> bool:
     said = {"today" if w == "tonight" else w for w in words} | days_in(words)
-    said |= {f"{m} {words[j]}" for i, m in enumerate(words) if m in MONTHS for j in _near(words, i)}
-    return all(w in said for w in _date_words(value))
+    said |= {f"{m} {words[j]}" for i, m in enumerate(words) if m in MONTHS or m == "the" for j in _near(words, i)}
+    said |= {f"the {w.split()[-1]}" for w in said if " " in w and w.split()[0] in MONTHS}  # "june 12" says "the 12th"
+    unnamed = not MONTHS_SET & set(words)  # "on the 12th" for June 12, where no month is said
+    return all(w in said or unnamed and w.split()[0] in MONTHS and f"the {w.split()[-1]}" in said for w in _date_words(value))
 
-
-# -- where quotes were said ----------------------------------------------------------------------------------
 
 # A clause also ends where "and" starts a question of its own ("I couldn't book it and can I help with anything?")
 _CLAUSE_END = re.compile(r"[,;?]|(?<![ap]\.m)(?<!\b[ap])[.!](?=\s|$|[A-Z])"
@@ -475,7 +477,7 @@ def _stands(fact: Fact, words: Sequence[str], context: Sequence[str] = (), rest:
         ends = [_hhmm(v) for v in value.split("-")]
         said = clocks(words)
         if None in ends or not any(_reads_as(a, *ends[0], clocks(context)) and _reads_as(b, *ends[1], clocks(context))  # type: ignore[misc]
-                                   for a in said for b in said if a is not b):
+                                   for x, y in zip(said, said[1:]) for a, b in ((x, y), (y, x))):  # said one after the other
             return f"{value.replace('-', ' to ')} does not read as two clock times in {' '.join(words)!r}"
     elif kind == "clock":
         hhmm = _hhmm(value)
@@ -509,7 +511,8 @@ def _stands(fact: Fact, words: Sequence[str], context: Sequence[str] = (), rest:
 def _sign(fact: Fact, words: Sequence[str]) -> str | None:
     """Rules 8 and 9: a yes holds no word of no; a no holds one."""
     # "we're closed on Fridays" is a booking's no too
-    extra = OUT if fact.topic == "stock" else (*FAILURE, *CLOSED) if fact.topic == "booking" else ()
+    extra = OUT if fact.topic == "stock" else (*FAILURE, *FULL, *CLOSED) if fact.topic == "booking" else ()
+    words = [w for i, w in enumerate(words) if w != "out" or _at(words, i + 1) not in ("back", "front", "there", "here")]
     if fact.kind == "yes" and (_negated(words) or has_phrase(words, PAST) or has_phrase(words, extra)):
         return "it says no, or says it of the past"
     if fact.kind == "no" and not (_negated(words) or has_phrase(words, extra)):
@@ -567,7 +570,7 @@ def _corrected(fact: Fact, turns: Sequence[Turn], at: Found, booking: bool, read
     for words in _said_after(turns, at):
         if not (booking and fact.kind in ("clock", "date", "count" if readback else "date")) and not CORRECTIONS & set(words):
             continue
-        days = days_in(words)
+        days = days_in([w for w in words if w != "but"])  # "that works, but Saturday, not Friday"
         mine = [t for v in fact.value.split("-") if (t := _hhmm(v)) is not None] if fact.kind in ("clock", "range") else []
         if mine:
             said = [c for c in clocks(words) if c.hour is not None]  # and a bare hour: "sorry, 8"
@@ -586,11 +589,11 @@ def _corrected(fact: Fact, turns: Sequence[Turn], at: Found, booking: bool, read
     return None
 
 
-def _failed_after(fact: Fact, booked: Fact, turns: Sequence[Turn], at: Found) -> str | None:
+def _failed_after(booked: Fact, turns: Sequence[Turn], at: Found) -> str | None:
     """Rule 10: a failure word after the booked outcome, the booked time not said again after it."""
     hhmm = _hhmm(booked.value)
     failed: str | None = None
-    for words in _said_after(turns, at):
+    for words in (w for w in _said_after(turns, at) if not {"if", "unless"} & set(w)):  # "if you can't make it..."
         if failed is not None and hhmm is not None and any(_reads_as(c, *hhmm) for c in clocks(words)):
             failed = None
         if has_phrase(words, FAILURE) or (_negated(words) and has_phrase([w.removesuffix("s") for w in words], BOOKING)):
@@ -613,9 +616,8 @@ def check_record(arguments: str | Mapping[str, Any], request: QuickAskJob | Book
     verdict = _check(cited, request, turns, machine)
     if isinstance(verdict, Refused):
         return Refused(verdict.rule, verdict.why, verdict.next, opt_out)
-    reason = (getattr(args, "reason_code", None) or getattr(args, "reason", None) or "refused") \
-        if cited.status == "declined" else None
-    return Accepted(verdict.quotes, reason, opt_out)
+    reason = getattr(args, "reason_code", None) or getattr(args, "reason", None) or "refused"
+    return Accepted(verdict.quotes, reason if cited.status == "declined" else None, opt_out)
 
 
 def _check(cited: Cited, request: QuickAskJob | BookJob, turns: Sequence[Turn], machine: str | None) -> Verdict:
@@ -627,11 +629,10 @@ def _check(cited: Cited, request: QuickAskJob | BookJob, turns: Sequence[Turn], 
     evidence: list[Quote] = []
     outcome = cited.outcome
     at_outcome = locate(turns, outcome.quote) if outcome is not None else None
-    needs_outcome = cited.status in ("declined", "booked") or any(f.readback for f in cited.facts)
     if cited.status == "answered" and not cited.facts and (outcome is None or not outcome.quote):
         return Refused(1, "the answer points at none of the business's words",
                        "give the typed answer with a quote for each fact, or the outcome_quote")
-    if needs_outcome and (outcome is None or not outcome.quote):
+    if (cited.status in ("declined", "booked") or any(f.readback for f in cited.facts)) and (outcome is None or not outcome.quote):
         return Refused(1, "the record has no outcome_quote", "give the business's words that say the outcome")
     if outcome is not None and outcome.quote:
         if at_outcome is None:
@@ -700,7 +701,7 @@ def _check(cited: Cited, request: QuickAskJob | BookJob, turns: Sequence[Turn], 
         evidence.append(at.sentence)
     if cited.status == "booked" and at_outcome is not None and outcome is not None:
         clock = next((f for f in cited.facts if f.kind == "clock"), outcome)
-        if (failed := _failed_after(outcome, clock, turns, at_outcome)) is not None:
+        if (failed := _failed_after(clock, turns, at_outcome)) is not None:
             return Refused(10, f"after your outcome_quote the business said {failed!r}",
                            "the booking was not made: record declined, or ask them to confirm it")
     return Accepted(tuple(dict.fromkeys(evidence)))
@@ -727,7 +728,5 @@ def voicemail(turns: Sequence[Turn], machine: str | None) -> Verdict:
 
 
 def _unsaid(turns: Sequence[Turn], quote: str) -> Refused:
-    agent = locate(turns, quote, "agent") is not None
-    why = f"your quote {quote!r} is not in what the business said" + (
-        " (those are the agent's words, not the business's)" if agent else "")
-    return Refused(1, why, _AGAIN)
+    agent = " (those are the agent's words, not the business's)" if locate(turns, quote, "agent") is not None else ""
+    return Refused(1, f"your quote {quote!r} is not in what the business said{agent}", _AGAIN)
