@@ -164,7 +164,7 @@ async def test_an_expired_link_is_refused_by_the_daemon(daemon, web):
     assert (await web.get(link)).status_code == 303  # issued before: still good
 
 
-async def test_the_public_and_media_listeners_serve_no_page(client, daemon, web):
+async def test_the_public_and_media_listeners_serve_no_page(client, daemon, web, autojump_clock):
     done = await ask(client)
     await login(web, daemon)
     session = web.cookies.get("calld_ui")
@@ -252,7 +252,7 @@ def _rows(html: str) -> list[str]:
     return [r for r in body.split("<tr")[1:]]
 
 
-async def test_the_list_shows_history_newest_first_with_filters(client, daemon, web):
+async def test_the_list_shows_history_newest_first_with_filters(client, daemon, web, autojump_clock):
     first = await ask(client)
     second = await ask(client, scenario="decline")
     third = await ask(client, user="bob", ask="stock", item="cast iron skillet")
@@ -276,7 +276,7 @@ async def test_the_list_shows_history_newest_first_with_filters(client, daemon, 
     assert (await web.get("/?page=0")).status_code == 400
 
 
-async def test_the_list_pages_by_fifty(client, daemon, web, monkeypatch):
+async def test_the_list_pages_by_fifty(client, daemon, web, monkeypatch, autojump_clock):
     import calld.ui.app as ui_app
 
     monkeypatch.setattr(ui_app, "PER_PAGE", 2)
@@ -317,7 +317,7 @@ async def test_a_call_on_the_line_is_marked_live_and_its_page_follows_it(client,
 # -- 3. the call page ---------------------------------------------------------------------------------
 
 
-async def test_the_call_page_ties_each_quote_to_its_fact(client, daemon, web):
+async def test_the_call_page_ties_each_quote_to_its_fact(client, daemon, web, autojump_clock):
     done = await ask(client, scenario="model_corrected")
     await login(web, daemon)
     html = (await web.get(f"/call/{done['run_id']}")).text
@@ -349,7 +349,7 @@ async def test_the_call_page_lists_refused_records_with_the_rule_each_broke(clie
         assert str(escape(r["why"])) in section
 
 
-async def test_a_booking_shows_its_party_and_time(client, daemon, web):
+async def test_a_booking_shows_its_party_and_time(client, daemon, web, autojump_clock):
     out = io.StringIO()
     await run_ask(client, {"to": "+15555550143", "name": "Nathan", "party": 2, "time": "Friday 7pm", "user": "alice"}, book=True,
                    out=out, err=io.StringIO())
@@ -359,7 +359,7 @@ async def test_a_booking_shows_its_party_and_time(client, daemon, web):
     assert "<dt>Party</dt>" in facts and ">2 " in facts and "<dt>Time</dt>" in facts and "Friday 7pm" in facts
 
 
-async def test_what_the_business_and_the_user_said_is_escaped(client, daemon, web):
+async def test_what_the_business_and_the_user_said_is_escaped(client, daemon, web, autojump_clock):
     done = await ask(client)
     await login(web, daemon)
     art = daemon.settings.artifacts_dir
