@@ -200,7 +200,9 @@ async def test_a_progress_note_keeps_the_agent_talking(autojump_clock, tmp_path)
 async def test_without_the_response_create_the_agent_goes_quiet(autojump_clock, tmp_path, monkeypatch):
     drop_after_progress(monkeypatch)
     run = await stub_book(tmp_path, "book_straight")
-    assert run.result.status == "failed"
+    # The business said it had a table and noted the request; the agent never read it back nor recorded it:
+    # the user gets those words, unconfirmed (never "booked" from the transcript).
+    assert (run.result.status, run.result.reason) == ("declined", "unconfirmed")
     assert "Let me read that back" not in agent_text(run)
     assert [h["effect"]["via"] for h in run.effects("hangup")] == ["stall"]
 

@@ -200,6 +200,10 @@ def test_a_silence_after_the_whole_request_is_the_businesss_and_one_the_agent_ow
         return outcome.status, outcome.reason, outcome.detail
 
     assert ending("agent", greeting, asked, steer)[:2] == ("no_answer", "went_silent")
+    # What the business stated after the request, never recorded, is its answer unconfirmed, whoever owed the word.
+    stated = Turn("business", "Yes, we have them in stock.")
+    assert ending("business", greeting, asked, stated, steer)[:2] == ("declined", "unconfirmed")
+    assert ending("agent", greeting, asked, stated, steer)[:2] == ("declined", "unconfirmed")
     # The detail says in words what went wrong, quoting the words the agent left unanswered.
     assert ending("business", greeting, asked, Turn("business", "Which store, Main or Elm?"), steer) == (
         "failed", "internal", 'the agent did not reply to the business\'s last words ("Which store, Main or Elm?"), '
@@ -211,7 +215,7 @@ def test_a_silence_after_the_whole_request_is_the_businesss_and_one_the_agent_ow
     assert ending("agent", greeting, unheard, steer)[:2] == ("failed", "internal")
     closing = evolve(stalled, hangup=HangupDone(via="drain_timeout", confirmed=True), transcript=(greeting, asked))
     assert conclude(closing).detail == "the call ended without an answer (the session would not close)"
-    long = Turn("business", "Which store? " + "We have many. " * 40)
+    long = Turn("business", "We have many. " * 40 + "Which store?")
     detail = ending("business", greeting, asked, long, steer)[2]
     from calld.core.outcome import _last_words
 

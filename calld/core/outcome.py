@@ -18,8 +18,9 @@ The order of precedence, first match wins:
     the transcript: only an accepted record books a table.
  5. Otherwise the call's ending: its failure (reason code), an answering machine, a silent line,
     the time limit, a line that went quiet after a phone menu (ivr_unnavigable), a business that
-    heard the whole request and then said nothing until the stall failsafe (no_answer/went_silent).
-    Only a silence the agent owed is calld's own (failed/internal). Agent speech is never evidence
+    heard the whole request and then said nothing until the stall failsafe (no_answer/went_silent; what it said
+    after the request, stated and never recorded, is declined/unconfirmed). Only a silence the agent owed after
+    the business's question, or before the request was out, is calld's own (failed/internal). Agent speech is never evidence
     for anything here.
 """
 
@@ -152,6 +153,8 @@ def _conclude(call: Call, today: dt.date | None) -> Outcome:
     # A record was made (and refused): the request was out, whatever words the agent put it in.
     requested = _ask_heard(call) or bool(call.refused_records)
     if via == "stall" and requested and _business_owed_the_word(call):
+        if _said_after_ask(call):  # it answered something (a live model reading it back again, unheard): unconfirmed
+            return _unconfirmed(call, seen)
         return Outcome("no_answer", "went_silent", "the business heard the request, then said nothing more", None, "none", seen)
     what = "a booking or a refusal" if isinstance(job, BookJob) else "an answer"
     if (via in ("tool", "answer_heard") or call.refused_records) and _said_after_ask(call):
@@ -162,6 +165,8 @@ def _conclude(call: Call, today: dt.date | None) -> Outcome:
         return _unconfirmed(call, seen)
     if via == "stall" and isinstance(call.conversation, ConvTalking) and call.conversation.quiet_after == "business":
         said = " ".join(next(t.text for t in reversed(call.transcript) if t.speaker == "business" and t.text.strip()).split())
+        if _said_after_ask(call) and not said.rstrip().endswith("?"):  # it stated something the model never recorded
+            return _unconfirmed(call, seen)
         last = _last_words(said, 200)
         return Outcome("failed", "internal", f'the agent did not reply to the business\'s last words ("{last}"), and the '
                        f"line went quiet: calld's failure, not the business's", None, "none", seen)
