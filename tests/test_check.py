@@ -712,3 +712,12 @@ def test_rules_4_and_5_an_ordinal_in_words_is_a_day_and_a_part_of_the_day_makes_
     for wrong in ("June 13 at 5 pm", "June 12 at 5 am"):
         assert isinstance(check_record(args | {"confirmed_time": wrong}, BOOK, turns), Refused), wrong
     assert isinstance(check_record(args | {"confirmed_time": "the 12th at 5 pm"}, BOOK, turns), Accepted)  # June's 12th
+
+
+def test_rule_11_a_stock_yes_taken_back_with_a_correction_is_refused() -> None:
+    turns = call("Do you have the cast iron skillet?", "Yes, we have one left. Oh wait, sorry, we just sold the last one.")
+    assert check_record(stock("in_stock", "we have one left", 1), STOCK, turns).rule == 11  # type: ignore[union-attr]
+    other_size = call("Do you have the cast iron skillet?", "Yes, we have one left. Sorry, the 10 inch is sold out.")
+    assert check_record(stock("in_stock", "we have one left", 1), STOCK, other_size).rule == 11  # type: ignore[union-attr]  # the safe side: refused
+    other = call("Do you have the cast iron skillet?", "Yes, we have one left. The lids are sold out.")
+    assert isinstance(check_record(stock("in_stock", "we have one left", 1), STOCK, other), Accepted)  # no correction

@@ -263,3 +263,26 @@ async def test_the_task_record_s_preview_keeps_today_undated_and_the_result_date
     (dated,) = run.result.answer.ranges
     assert previewed["date"].lower() == "today" and dated.date != previewed["date"]
     assert (preview["status"], preview["answer_text"]) == (run.result.status, run.result.answer_text)
+
+
+async def test_a_correction_over_the_goodbye_the_check_refuses_is_kept_and_the_stale_answer_is_not_given(tmp_path, autojump_clock):
+    """The business says it has one, then over the goodbye that the last one just sold; the model's correcting
+    record quotes words that do not name the item. The refusal is kept for the report and told to the model,
+    and the in-stock answer, taken back, is not what the user gets."""
+    from calld.stub.scenario import load_scenario
+
+    stock = {"availability": "in_stock", "quantity": 1, "kinds": [], "quote": "we have one left", "readback": False}
+    gone = {"availability": "out_of_stock", "quantity": None, "kinds": [], "quote": "just sold the last one", "readback": False}
+    spec = {"name": "sold_over_goodbye", "greeting": "Copperline, this is Dev.", "answer": "Yes, we have one left on the shelf.",
+            "model_records": [{"status": "answered", "fields": {"stock": stock}}],
+            "goodbye_talk": "Oh wait, sorry, my colleague just sold the last one.", "goodbye_reply": "Thanks for letting me know.",
+            "goodbye_record": {"status": "answered", "answer_text": "Out of stock.", "quotes": ["my colleague just sold the last one"],
+                               "outcome_quote": "my colleague just sold the last one", "fields": {"stock": gone}}}
+    path = tmp_path / "scenario.json"
+    path.write_text(json.dumps(spec))
+    run = await stub_call(tmp_path / "state", load_scenario(path), ask=QuestionType.STOCK, item="cast iron skillet")
+    assert run.result.status != "answered" or run.result.answer is None or run.result.answer.availability != "in_stock"
+    refused = run.report["refused_records"]
+    assert len(refused) == 1 and refused[0]["why"].startswith("rule 6:"), refused
+    told = [o for o in outputs(run.rows()) if o.get("recorded") is False]
+    assert told and told[-1]["why"].startswith("rule 6:"), told

@@ -1027,8 +1027,8 @@ def _record(call: Call, event: ev.TaskRecorded) -> tuple[Call, list[Effect]]:
             return call, []
         # A verdict is in and this record says nothing newer: the first stands; the model still gets
         # its turn to speak once the response ends (every output is followed by one response.create).
-        return _continue(call), [SendToolOutput(event.call_id, _tool_output(recorded=False, why="a final result is already recorded",
-                                                                            next="say nothing more unless asked"))]
+        call, why = _kept_refusal(call, event, "a final result is already recorded")
+        return _continue(call), [SendToolOutput(event.call_id, _tool_output(recorded=False, why=why, next="say nothing more unless asked"))]
     if (why := _wrong_job(call, event)) is not None:
         return _refuse_record(call, event, why, "record again with a status this call allows")
     job = call.plan.job
@@ -1114,6 +1114,7 @@ def _recorded_again(call: Call, event: ev.TaskRecorded) -> tuple[Call, list[Effe
     if event.status not in ev.TERMINAL_TASK_STATUSES:
         out = _tool_output(recorded=False, why=why, next="answer them briefly, then say goodbye and call end_call")
         return _continue(call), [SendToolOutput(event.call_id, out)]
+    call, why = _kept_refusal(call, event, why)
     call = evolve(call, hangup=_farewell(call, "tool"))
     t = call.plan.timings
     return _continue(call), [
@@ -1121,6 +1122,15 @@ def _recorded_again(call: Call, event: ev.TaskRecorded) -> tuple[Call, list[Effe
         Cancel("stall"),
         Schedule("farewell", t.farewell_max_s, ev.FarewellElapsed()),
     ]
+
+
+def _kept_refusal(call: Call, event: ev.TaskRecorded, why: str) -> tuple[Call, str]:
+    """A terminal record after the verdict that the check refuses (a correction it cannot hold) is kept in
+    refused_records, for the report, and the model hears the rule it broke; the first verdict stands."""
+    if event.status in ev.TERMINAL_TASK_STATUSES and isinstance(judged := _judge(call, event), check.Refused):
+        refused = RefusedRecord(event.call_id, event.status, judged.text)
+        return evolve(call, refused_records=(*call.refused_records, refused)), f"{judged.text}; {why}"
+    return call, why
 
 
 def _judge(call: Call, event: ev.TaskRecorded) -> check.Verdict:

@@ -42,7 +42,7 @@ and that each typed value stands in them. Which number is the party is the model
 11. Corrections. Business words after a fact's quote (a read-back fact's: from the reply on) holding another
     value of its kind (a clock time; a number of one or two digits, not the record's party; a day, for a date)
     refuse the record when they hold a word of CORRECTIONS, or always for a booking's time and date (and a
-    read-back party); unless they name a day the fact is not for.
+    read-back party), or for stock held a no; unless they name a day the fact is not for.
 12. Voicemail. A voicemail record stands on a recorded greeting in the business's words, or on the carrier's
     answering-machine detection.
 
@@ -584,8 +584,9 @@ def _corrected(fact: Fact, turns: Sequence[Turn], at: Found, booking: bool, read
             mine = {w for w in _words(tokens(fact.value)) if w.isdigit()}
             if mine and any(len(w) <= 2 and w not in mine for w in _counts(words)):
                 return " ".join(words)
-        elif fact.kind == "date" and (mine := {w for w in _date_words(fact.value) if w in WEEKDAYS}) and days - mine:
-            return " ".join(words)
+        elif fact.kind == "date" and (mine := {w for w in _date_words(fact.value) if w in WEEKDAYS}) and days - mine \
+                or fact.topic == "stock" and fact.kind == "yes" and (has_phrase(words, OUT) or _negated(words)):
+            return " ".join(words)  # "oh wait, sorry, we just sold the last one"
     return None
 
 
