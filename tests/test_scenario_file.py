@@ -34,6 +34,19 @@ def _file(tmp_path, data) -> object:
      "booking.states[0] ('ask') reply 0: when '(book' is not a regular expression"),
     ({"name": "x", "booking": {"states": [["ask", [{"say": "Sure.", "then": "requsts"}]], ["requests", [{"say": "Noted."}]]]}},
      "booking.states[0] ('ask') reply 0: then 'requsts' is no state (ask, requests, or done)"),
+    # found by a reviewer's scripted calls: each once loaded, then crashed or played something else
+    ({"name": "x", "model_records": [{"status": "answered", "delay_s": -1}]}, "model_records[0].delay_s: -1.0 is negative"),
+    ({"name": "x", "media_encoding": "MP3", "media_rate": 44100}, "media_encoding/media_rate: MP3/44100 is not L16"),
+    ({"name": "x", "model_records": "answered"}, "model_records: expected a list (JSON [...]), not a string"),
+    ({"name": "x", "booking": {"states": {"ask": []}}}, "booking.states: expected a list (JSON [...]), not an object"),
+    ({"name": "x", "goodbye_record": {"status": "answered", "fields": "nope"}}, "goodbye_record.fields: expected an object"),
+    ({"name": "x", "greeting": 5}, "greeting: expected a string (in quotes), not 5"),
+    ({"name": "x", "menu": "Press 1.", "menu_routes": {"1": "@persn"}}, "menu_routes['1']: '@persn' is neither @person nor @menu"),
+    ({"name": "x", "booking": {"states": [["ask", [{"say": "Hi.", "record": {"party_qoute": "2"}}]]]}},
+     "record key 'party_qoute' is no field of a booking record"),
+    ({"name": "x", "far_party_hangup": "mid_ask", "booking": {"states": [["ask", [{"say": "Hi."}]]]}},
+     "far_party_hangup: a booking scenario does not play it"),
+    ({"name": "x", "menu": "Press 1.", "booking": {"states": [["ask", [{"say": "Hi."}]]]}}, "menu: a booking scenario does not play it"),
 ])
 def test_a_bad_scenario_file_is_refused_naming_what_to_fix(tmp_path, data, says):
     path = _file(tmp_path, data)

@@ -611,6 +611,7 @@ def _tool_call(inner: _Inner, job: JobKind = "quick_ask") -> list[Event]:
 
 
 RecordArgs = _TaskResultArgs | _BookResultArgs
+BOOK_RECORD_FIELDS = frozenset(_BookResultArgs.model_fields)  # what a booking record may carry (a stub script's overrides too)
 
 
 def read_record(arguments: str | Mapping[str, Any], job: JobKind = "quick_ask") -> RecordArgs:

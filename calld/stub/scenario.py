@@ -524,6 +524,9 @@ def load_scenario(path: Path) -> Scenario:
                          f"not a {type(data).__name__}")
     converter = Converter(forbid_extra_keys=True)
     converter.register_structure_hook(bool, _strict_bool)
+    converter.register_structure_hook(str, _strict_str)
+    if lists := _not_lists(data, Scenario, ""):  # structured, a string would be a list of its characters
+        raise ValueError(f"{path}: " + "; ".join(lists))
     try:
         scenario = converter.structure(data, Scenario)
     except ClassValidationError as exc:
@@ -538,6 +541,39 @@ def _strict_bool(value: Any, _type: type) -> bool:
     if not isinstance(value, bool):
         raise ValueError(f"{value!r} is not true or false")
     return value
+
+
+def _strict_str(value: Any, _type: type) -> str:
+    if not isinstance(value, str):
+        raise ValueError(f"expected a string (in quotes), not {value!r}")
+    return value
+
+
+def _not_lists(data: Any, type_: Any, at: str) -> list[str]:
+    """Each place a list is due and something else is given ("model_records": "answered"), at any depth."""
+    import types
+    import typing
+
+    import attrs
+
+    if attrs.has(type_) and isinstance(data, dict):
+        hints = typing.get_type_hints(type_)
+        return [p for k, v in data.items() if k in hints for p in _not_lists(v, hints[k], f"{at}.{k}".lstrip("."))]
+    args = [a for a in typing.get_args(type_) if a is not type(None) and a is not Ellipsis]
+    if typing.get_origin(type_) is tuple:
+        if not isinstance(data, list):
+            return [f"{at}: expected a list (JSON [...]), not {json_type(data)}"]
+        items = args if len(args) != 1 else args * len(data)
+        return [p for i, (x, t) in enumerate(zip(data, items)) for p in _not_lists(x, t, f"{at}[{i}]")]
+    if typing.get_origin(type_) is dict and not isinstance(data, dict):
+        return [f"{at}: expected an object (JSON {{...}}), not {json_type(data)}"]
+    optional = typing.get_origin(type_) in (typing.Union, types.UnionType) and len(args) == 1
+    return _not_lists(data, args[0], at) if optional and data is not None else []  # an optional record or object
+
+
+def json_type(value: Any) -> str:
+    return {dict: "an object", str: "a string", int: "a number", float: "a number", bool: "true or false"}.get(
+        type(value), type(value).__name__)
 
 
 def _where(line: str) -> str:
@@ -568,18 +604,58 @@ def _problem(exc: BaseException, cls: type | None) -> str:
         return f"{given!r} is not one of: {choices}"
     if isinstance(exc, KeyError):
         return "required, and missing"
+    if isinstance(exc, ValueError) and str(exc).startswith("expected "):
+        return str(exc)
     if isinstance(exc, (ValueError, TypeError)) and cls is not None:
         names = {float: "a number", int: "a whole number", str: "a string", bool: "true or false"}
         return f"expected {names.get(cls, getattr(cls, '__name__', repr(cls)))}"
     return str(exc)
 
 
-def _problems(s: Scenario) -> list[str]:
-    """What structuring cannot see: negative durations, and a booking reply that could never be said."""
+def _negative(obj: Any, at: str) -> list[str]:
+    """Every duration (a field ending in _s) below zero, at any depth ("model_records[0].delay_s")."""
     import attrs
 
-    out = [f"{f.name}: {getattr(s, f.name)} is negative (seconds are 0 or more)" for f in attrs.fields(Scenario)
-           if f.name.endswith("_s") and getattr(s, f.name) < 0]
+    if isinstance(obj, tuple):
+        return [p for i, x in enumerate(obj) for p in _negative(x, f"{at}[{i}]")]
+    if not attrs.has(type(obj)):
+        return []
+    out = []
+    for f in attrs.fields(type(obj)):
+        value, name = getattr(obj, f.name), f"{at}.{f.name}".lstrip(".")
+        if f.name.endswith("_s") and isinstance(value, (int, float)) and value < 0:
+            out.append(f"{name}: {value} is negative (seconds are 0 or more)")
+        out += _negative(value, name)
+    return out
+
+
+# What a booking's script says instead: these a restaurant scenario does not play.
+_NOT_IN_BOOKINGS = ("far_party_hangup", "menu", "menu_routes", "model_dtmf", "model_dtmf_spoken", "hold_line", "hold_music", "hold_s")
+
+
+def _problems(s: Scenario) -> list[str]:
+    """What structuring cannot see: negative durations, a line the stub carrier cannot speak, fields a booking
+    does not play, a record override no record has, and a booking reply that could never be said."""
+    import attrs
+
+    from calld.adapters.gpt_live import BOOK_RECORD_FIELDS
+    from calld.stub.carrier import LineFormat
+
+    out = _negative(s, "")
+    out += [f"menu_routes[{key!r}]: {to!r} is neither @person nor @menu (a line to play starts with no @)"
+            for key, to in s.menu_routes.items() if to.startswith("@") and to not in ("@person", "@menu")]
+    try:
+        LineFormat(s.media_encoding, s.media_rate)
+    except ValueError:
+        out.append(f"media_encoding/media_rate: {s.media_encoding}/{s.media_rate} is not L16, PCMU or PCMA at 8000 or 16000")
+    if s.booking is not None:
+        defaults = {f.name: f.default for f in attrs.fields(Scenario)}
+        out += [f"{name}: a booking scenario does not play it (its script's replies say what happens; a reply can hang up)"
+                for name in _NOT_IN_BOOKINGS if getattr(s, name) != defaults[name] and not (
+                    isinstance(defaults[name], attrs.Factory) and not getattr(s, name))]
+        known = BOOK_RECORD_FIELDS
+        out += [f"booking reply {r.say[:30]!r}: record key {k!r} is no field of a booking record" for _, replies in s.booking.states
+                for r in replies for k in r.record if k not in known]
     if s.booking is not None:
         names = [name for name, _ in s.booking.states]
         if s.booking.start not in names:
