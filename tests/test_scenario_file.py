@@ -68,3 +68,28 @@ async def test_a_restaurant_written_as_json_takes_a_booking(tmp_path, autojump_c
             ["readback", [{"say": "Yes, that's right. See you Friday.", "when": "is that right", "then": "done"}]]]}}))
     run = await stub_book(tmp_path, scenario)
     assert (run.result.status, run.result.confirmed_party, run.result.confirmed_time) == ("booked", 2, "Friday 7pm")
+
+
+def test_the_demo_plays_a_scenario_file_and_refuses_a_bad_one(tmp_path, capsys):
+    """`calld demo --fast --scenario-file F`: your own business in one complete stub call; a restaurant books."""
+    from calld.cli.daemon import main
+
+    shop = _file(tmp_path, {"name": "my_shop", "greeting": "Copperline, this is Dev.",
+                            "answer": "Nope, sold out, the truck comes Tuesday.",
+                            "model_records": [{"status": "answered", "fields": {"stock": {
+                                "availability": "out_of_stock", "quantity": None, "kinds": [], "quote": "sold out",
+                                "readback": False}}}]})
+    assert main(["demo", "--fast", "--ask", "stock", "--scenario-file", str(shop)]) == 0
+    result = json.loads(capsys.readouterr().out.strip().splitlines()[-1])
+    assert result["status"] == "answered" and result["answer"]["availability"] == "out_of_stock", result
+    restaurant = tmp_path / "restaurant.json"
+    restaurant.write_text(json.dumps({"name": "my_bistro", "greeting": "Bistro Lune, how can I help?", "booking": {"states": [
+        ["ask", [{"say": "Friday at seven, no bother. Anything special?", "when": "book a table", "then": "requests"}]],
+        ["requests", [{"say": "Lovely, noted.", "then": "readback"}]],
+        ["readback", [{"say": "Yep, that's you all set, see you Friday.", "when": "is that right|read that back"}]]]}}))
+    assert main(["demo", "--fast", "--scenario-file", str(restaurant)]) == 0
+    result = json.loads(capsys.readouterr().out.strip().splitlines()[-1])
+    assert result["status"] == "booked", result
+    bad = _file(tmp_path, {"name": "x", "model_records": "answered"})
+    assert main(["demo", "--fast", "--scenario-file", str(bad)]) == 2
+    assert "model_records: expected a list" in capsys.readouterr().err

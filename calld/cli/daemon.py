@@ -82,6 +82,16 @@ async def _demo_in(workdir: Path, args: argparse.Namespace) -> int:
     from calld.cli.ctl import run_ask
     from calld.daemon.service import Daemon
     from calld.observe.painter import unhurried_clock
+    from calld.stub.scenario import BOOK_SCENARIOS, SCENARIOS, load_scenario
+
+    scenario = None
+    if args.scenario_file is not None:  # your own business, played by this demo's stub world
+        try:
+            scenario = load_scenario(args.scenario_file)
+        except ValueError as exc:
+            print(f"calld demo: {exc}", file=sys.stderr)
+            return 2
+        (BOOK_SCENARIOS if scenario.booking is not None else SCENARIOS)[scenario.name] = scenario
 
     settings = load_settings(
         calld_state_dir=workdir / "state", calld_socket=workdir / "ctl.sock", calld_bind="127.0.0.1:0", calld_mode="stub",
@@ -96,8 +106,11 @@ async def _demo_in(workdir: Path, args: argparse.Namespace) -> int:
             print(f"user demo calls from {row['did']}", file=sys.stderr)
             body = {"to": "+15555550142", "ask": args.ask, "name": "Nathan", "user": "demo"}
             if args.ask != "hours":
-                body["item"] = "cast iron skillet"
-            code = await run_ask(client, body)
+                body["item"] = args.item
+            if scenario is not None and scenario.booking is not None:  # a restaurant: the demo books a table
+                body = {"to": body["to"], "name": "Nathan", "user": "demo", "party": args.party, "time": args.time}
+            code = await run_ask(client, body | ({"scenario": scenario.name} if scenario else {}),
+                                 book=scenario is not None and scenario.booking is not None)
         unhurried_clock()
         await daemon.pictures_drawn()  # a tour shows its picture: the shutdown's bound would drop one not drawn
         await daemon.shutdown(drain_s=5)
@@ -129,6 +142,11 @@ def build_parser() -> argparse.ArgumentParser:
     demo = sub.add_parser("demo", help="one complete stub call through a private daemon, then stop")
     demo.add_argument("--ask", choices=["hours", "stock", "aisle"], default="hours", help="what the demo asks (default: hours)")
     demo.add_argument("--fast", action="store_true", help="run on a virtual clock: the same call, no waiting")
+    demo.add_argument("--scenario-file", type=_given_path, metavar="FILE",
+                      help="play your own business from a JSON scenario (docs/scenarios.md); a restaurant's books a table")
+    demo.add_argument("--item", default="cast iron skillet", help="the item a stock or aisle demo asks about")
+    demo.add_argument("--party", type=int, default=2, help="a restaurant scenario's party (default: 2)")
+    demo.add_argument("--time", default="Friday 7pm", help="a restaurant scenario's time (default: Friday 7pm)")
     demo.add_argument("--text", action="append", metavar="TEXT",
                       help='ask by text message instead (e.g. "hours +15555550142"); repeat for a conversation (e.g. --text YES)')
     demo.add_argument("--keep", action="store_true", help="keep the temporary directory (artifacts, timeline.svg)")
