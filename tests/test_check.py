@@ -346,7 +346,7 @@ def test_the_entry_point_takes_the_json_as_sent_and_refuses_what_the_schema_refu
 
 def test_word_lists_are_short() -> None:
     lists = [c.FILLERS, c.CLOCK_CUES, c.DAY_GROUPS, c.RUNS, c.SET_APART, c.PLACE_WORDS, c.CLOSED, c.ALWAYS,
-             c.NO_SET_HOURS, c.NOT, c.OUT, c.FAILURE, c.BOOKING, c.CONFIRMS, c.LOOSE_CUES, c.ANOTHER_TIME, c.EASE, c.FULL, c.DAYPARTS, c.ORDINAL, c.PAST, c.CORRECTIONS, c.STREETS, c.OPEN_CLOSE]
+             c.NO_SET_HOURS, c.NOT, c.OUT, c.FAILURE, c.BOOKING, c.CONFIRMS, c.LOOSE_CUES, c.ANOTHER_TIME, c.EASE, c.FULL, c.OFFERS, c.DAYPARTS, c.ORDINAL, c.PAST, c.CORRECTIONS, c.STREETS, c.OPEN_CLOSE]
     assert all(len(x) <= 15 for x in lists)
 
 
@@ -721,3 +721,12 @@ def test_rule_11_a_stock_yes_taken_back_with_a_correction_is_refused() -> None:
     assert check_record(stock("in_stock", "we have one left", 1), STOCK, other_size).rule == 11  # type: ignore[union-attr]  # the safe side: refused
     other = call("Do you have the cast iron skillet?", "Yes, we have one left. The lids are sold out.")
     assert isinstance(check_record(stock("in_stock", "we have one left", 1), STOCK, other), Accepted)  # no correction
+
+
+@given(st.sampled_from(("The earliest I have is 9:30", "We can only do 8:30 on Friday", "The next available is Saturday at 7",
+                        "The latest we seat is 6")))
+def test_rule_9_a_decline_may_offer_only_another_time(said: str) -> None:
+    turns = call("A table for two at 7 on Friday?", f"Sorry. {said}.")
+    assert isinstance(check_record(declined(said), BOOK, turns), Accepted), said
+    booked_then = call("A table for two at 7 on Friday?", "Sure, you're booked for 7 on Friday.")
+    assert check_record(declined("you're booked for 7 on Friday"), BOOK, booked_then).rule == 9  # type: ignore[union-attr]

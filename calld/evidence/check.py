@@ -35,7 +35,7 @@ and that each typed value stands in them. Which number is the party is the model
     a booking, none of FAILURE, FULL or CLOSED (but a party's or date's no of another time: a clock time not the
     booked one, or ANOTHER_TIME). A clause ends at , ; . ? ! and before "but" or "and".
  9. No. The clause of a quote of what is not (a decline, out of stock, not known) holds a word of NOT (or ending
-    in n't), for stock of OUT ("out back" aside), for a booking of FAILURE, FULL or CLOSED. An answer's
+    in n't), for stock of OUT ("out back" aside), for a booking of FAILURE, FULL, CLOSED or OFFERS. An answer's
     outcome_quote says a yes or a no only of stock; of hours, an aisle or kinds it need only be said.
 10. Failure after booked. After a booked outcome_quote, a business sentence with a word of FAILURE, or of NOT
     beside one of BOOKING (and no "if" or "unless"), refuses the record unless the booked time is said again.
@@ -104,6 +104,7 @@ PAST = ("used to", "formerly", "previously", "anymore", "no longer", "last year"
 FULL = ("booked out", "capacity", "waitlist", "waiting list", "wait list", "we're all booked", "we are all booked",
         "they're all booked", "walk in", "walk ins", "private party", "private event", "call you back",
         "get back to you", "first come")  # a booking's no too ("you're all booked" is a yes)
+OFFERS = ("only", "earliest", "latest", "closest", "next available", "first available")  # a no of the time asked
 STREETS = ("street", "st", "avenue", "ave", "road", "rd", "boulevard", "blvd", "parkway", "drive", "lane", "way",
            "court", "circle", "highway")  # a number before one (names between) is an address: no time, no count
 OPEN_CLOSE = ("open", "opens", "close", "closes")  # "not <one> until 9" is the time it opens or closes, not a no
@@ -509,13 +510,12 @@ def _stands(fact: Fact, words: Sequence[str], context: Sequence[str] = (), rest:
 
 
 def _sign(fact: Fact, words: Sequence[str]) -> str | None:
-    """Rules 8 and 9: a yes holds no word of no; a no holds one."""
-    # "we're closed on Fridays" is a booking's no too
+    """Rules 8 and 9: a yes holds no word of no; a no holds one ("we're closed on Fridays" a booking's too)."""
     extra = OUT if fact.topic == "stock" else (*FAILURE, *FULL, *CLOSED) if fact.topic == "booking" else ()
     words = [w for i, w in enumerate(words) if w != "out" or _at(words, i + 1) not in ("back", "front", "there", "here")]
     if fact.kind == "yes" and (_negated(words) or has_phrase(words, PAST) or has_phrase(words, extra)):
         return "it says no, or says it of the past"
-    if fact.kind == "no" and not (_negated(words) or has_phrase(words, extra)):
+    if fact.kind == "no" and not (_negated(words) or has_phrase(words, extra) or fact.topic == "booking" and has_phrase(words, OFFERS)):
         return "it holds no word of a no"
     return None
 
