@@ -724,7 +724,7 @@ def test_rule_11_a_stock_yes_taken_back_with_a_correction_is_refused() -> None:
 
 
 @given(st.sampled_from(("The earliest I have is 9:30", "We can only do 8:30 on Friday", "The next available is Saturday at 7",
-                        "The latest we seat is 6")))
+                        "The latest we seat is 6", "Seven o'clock is taken", "All our tables are taken", "Our last seating is at 6")))
 def test_rule_9_a_decline_may_offer_only_another_time(said: str) -> None:
     turns = call("A table for two at 7 on Friday?", f"Sorry. {said}.")
     assert isinstance(check_record(declined(said), BOOK, turns), Accepted), said

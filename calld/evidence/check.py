@@ -104,7 +104,8 @@ PAST = ("used to", "formerly", "previously", "anymore", "no longer", "last year"
 FULL = ("booked out", "capacity", "waitlist", "waiting list", "wait list", "we're all booked", "we are all booked",
         "they're all booked", "walk in", "walk ins", "private party", "private event", "call you back",
         "get back to you", "first come")  # a booking's no too ("you're all booked" is a yes)
-OFFERS = ("only", "earliest", "latest", "closest", "next available", "first available")  # a no of the time asked
+OFFERS = ("only", "earliest", "latest", "closest", "next available", "first available", "is taken", "are taken",
+          "last seating", "stop seating", "stops seating")  # for a decline: the time asked is not to be had
 STREETS = ("street", "st", "avenue", "ave", "road", "rd", "boulevard", "blvd", "parkway", "drive", "lane", "way",
            "court", "circle", "highway")  # a number before one (names between) is an address: no time, no count
 OPEN_CLOSE = ("open", "opens", "close", "closes")  # "not <one> until 9" is the time it opens or closes, not a no
@@ -607,9 +608,8 @@ def check_record(arguments: str | Mapping[str, Any], request: QuickAskJob | Book
     """The one public entry point: a record_task_result's arguments exactly as the model sent them (the JSON,
     or its object), the call's request, and the transcript so far -> Accepted (with the business's sentences
     that hold it) or Refused (the rule it broke, what was checked, what to do instead)."""
-    job = "book" if isinstance(request, BookJob) else "quick_ask"
     try:
-        args = gpt_live.read_record(arguments, job)
+        args = gpt_live.read_record(arguments, "book" if isinstance(request, BookJob) else "quick_ask")
     except ValidationError as exc:
         return Refused(0, f"invalid arguments: {exc.errors()[0]['msg']}", "send arguments the tool's schema allows")
     cited = args.cited()
