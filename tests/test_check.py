@@ -677,7 +677,8 @@ def test_rules_8_and_9_a_no_of_ease_is_a_yes(ease: str, first: bool) -> None:
 
 @given(st.sampled_from(("We're booked out on Friday", "We're at capacity on Friday", "I can put you on the waitlist",
                         "We're all booked on Friday", "It's walk ins only on Friday", "We have a private party on Friday",
-                        "I'll have to call you back", "It's first come, first served")))
+                        "I'll have to call you back", "It's first come, first served", "Friday at 7 is taken",
+                        "All our tables on Friday are taken")))
 def test_rules_8_and_9_a_word_of_full_is_a_bookings_no(said: str) -> None:
     turns = call("A table for two at 7 on Friday?", f"{said}.")
     assert isinstance(check_record(declined(said), BOOK, turns), Accepted), said

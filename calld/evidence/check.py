@@ -101,10 +101,10 @@ BOOKING = ("table", "reservation", "booking", "book", "booked", "reserve", "rese
 CONFIRMS = ("can", "able", "did", "happy", "pleased", "glad")
 ANOTHER_TIME = ("that time", "that hour", "requested time", "time you asked")  # the time that failed, said again
 PAST = ("used to", "formerly", "previously", "anymore", "no longer", "last year", "yesterday")
-FULL = ("booked out", "capacity", "waitlist", "waiting list", "wait list", "we're all booked", "we are all booked",
-        "they're all booked", "walk in", "walk ins", "private party", "private event", "call you back",
+FULL = ("booked out", "capacity", "waitlist", "waiting list", "wait list", "we're all booked", "is taken",
+        "are taken", "walk in", "walk ins", "private party", "private event", "call you back",
         "get back to you", "first come")  # a booking's no too ("you're all booked" is a yes)
-OFFERS = ("only", "earliest", "latest", "closest", "next available", "first available", "is taken", "are taken",
+OFFERS = ("only", "earliest", "latest", "closest", "next available", "first available", "they're all booked",
           "last seating", "stop seating", "stops seating")  # for a decline: the time asked is not to be had
 STREETS = ("street", "st", "avenue", "ave", "road", "rd", "boulevard", "blvd", "parkway", "drive", "lane", "way",
            "court", "circle", "highway")  # a number before one (names between) is an address: no time, no count
