@@ -673,6 +673,8 @@ def test_rules_8_and_9_a_no_of_ease_is_a_yes(ease: str, first: bool) -> None:
                   date_readback=True)
     assert isinstance(check_record(args, BOOK, turns), Accepted), said
     assert check_record(declined(said.rstrip(".")), BOOK, turns).rule == 9  # type: ignore[union-attr]
+    alone = call("A table for two at 7 on Friday?", f"{ease.capitalize()}.")  # the quote is the phrase alone
+    assert isinstance(check_record(args | {"outcome_quote": ease}, BOOK, alone), Accepted), ease
 
 
 @given(st.sampled_from(("We're booked out on Friday", "We're at capacity on Friday", "I can put you on the waitlist",

@@ -158,11 +158,12 @@ def _dash(text: str, a: Tok, b: Tok) -> tuple[Tok, ...]:
 
 
 def _unfilled(toks: list[Tok]) -> list[Tok]:
-    """Tokens without FILLERS, nor a no of EASE ("no problem", "not a problem", "never any trouble": a yes)."""
+    """Tokens without FILLERS; a no of EASE ("no problem", "not a problem", "never any trouble") is one "ok": a yes."""
     words, drop = [t.word for t in toks], set[int]()
     for i, w in enumerate(words):
         k = i + 1 + (_at(words, i + 1) in ("a", "any", "to"))
-        drop |= set(range(i, k + 1)) if w in ("no", "not", "never", "nothing") and words[k:k + 1] and words[k] in EASE else set()
+        if w in ("no", "not", "never", "nothing") and _at(words, k) in EASE and i not in drop:
+            toks[i], drop = Tok("ok", toks[i].start, toks[k].end), drop | set(range(i + 1, k + 1))
     return [t for i, t in enumerate(toks) if i not in drop and t.word not in FILLERS]
 
 
@@ -524,8 +525,8 @@ def _sign(fact: Fact, words: Sequence[str]) -> str | None:
 def _tried_another_time(clause: Sequence[str], facts: Sequence[Fact]) -> bool:
     """Rule 8: the no was of another time ("I couldn't book 2 at 7", "at that time", then booked at 8)."""
     booked = [t for f in facts if f.kind == "clock" and (t := _hhmm(f.value)) is not None]
-    said = [c for c in clocks(clause) if c.hour is not None]
-    return bool(booked) and (any(not _reads_as(c, *booked[0]) for c in said) or has_phrase(clause, ANOTHER_TIME))
+    return bool(booked) and (any(c.hour is not None and not _reads_as(c, *booked[0]) for c in clocks(clause))
+                             or has_phrase(clause, ANOTHER_TIME))
 
 
 def _asks_to_confirm(words: Sequence[str]) -> bool:
@@ -722,10 +723,8 @@ def voicemail(turns: Sequence[Turn], machine: str | None) -> Verdict:
     the carrier's machine detection."""
     heard = [_sentence(turns, t, at, at + len(cue))[0] for t, turn in enumerate(turns) if turn.speaker == "business"
              and (cue := situations.recording(turn.text)) is not None for at in [max(turn.text.lower().find(cue.lower()), 0)]]
-    if heard or machine == "machine":
-        return Accepted(tuple(heard[:3]))
-    return Refused(12, "nothing the business said is a recorded greeting",
-                   "if a person is on the line, talk to them; record voicemail only for a recorded greeting")
+    return Accepted(tuple(heard[:3])) if heard or machine == "machine" else Refused(
+        12, "nothing the business said is a recorded greeting", "if a person is on the line, talk to them; record voicemail only for a recorded greeting")
 
 
 def _unsaid(turns: Sequence[Turn], quote: str) -> Refused:
