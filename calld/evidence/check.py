@@ -35,8 +35,9 @@ and that each typed value stands in them. Which number is the party is the model
     a booking, none of FAILURE, FULL or CLOSED (but a party's or date's no of another time: a clock time not the
     booked one, or ANOTHER_TIME). A clause ends at , ; . ? ! and before "but" or "and".
  9. No. The clause of a quote of what is not (a decline, out of stock, not known) holds a word of NOT (or ending
-    in n't), for stock of OUT ("out back" aside), for a booking of FAILURE, FULL, CLOSED or OFFERS. An answer's
-    outcome_quote says a yes or a no only of stock; of hours, an aisle or kinds it need only be said.
+    in n't), for stock of OUT ("out back" aside), for a booking of FAILURE, FULL, CLOSED or OFFERS, or ends in a
+    word of GONE with no "you" in it ("Seven's gone"). An answer's outcome_quote says a yes or a no only of stock;
+    of hours, an aisle or kinds it need only be said.
 10. Failure after booked. After a booked outcome_quote, a business sentence with a word of FAILURE, or of NOT
     beside one of BOOKING (and no "if" or "unless"), refuses the record unless the booked time is said again.
 11. Corrections. Business words after a fact's quote (a read-back fact's: from the reply on) holding another
@@ -106,6 +107,7 @@ FULL = ("booked out", "capacity", "waitlist", "waiting list", "wait list", "we'r
         "get back to you", "first come")  # a booking's no too ("you're all booked" is a yes)
 OFFERS = ("only", "earliest", "latest", "closest", "next available", "first available", "they're all booked",
           "last seating", "stop seating", "stops seating")  # for a decline: the time asked is not to be had
+GONE = ("gone", "taken", "out", "spoken for", "filled", "all booked")  # ending a decline's clause: "Seven's gone."
 STREETS = ("street", "st", "avenue", "ave", "road", "rd", "boulevard", "blvd", "parkway", "drive", "lane", "way",
            "court", "circle", "highway")  # a number before one (names between) is an address: no time, no count
 OPEN_CLOSE = ("open", "opens", "close", "closes")  # "not <one> until 9" is the time it opens or closes, not a no
@@ -135,6 +137,7 @@ def tokens(text: str) -> tuple[Tok, ...]:
     raw = [t for m in _TOKEN.finditer(text.lower().replace("\u2019", "'")) for t in (
         Tok(_normal(m.group()), m.start(), m.end()), *[Tok("th", m.end(), m.end())][:m.group()[0].isdigit() and m.group()[-2:] in ORDINAL])]  # "12th"
     raw = [*(t for a, b in zip(raw, raw[1:]) for t in (a, *_dash(text, a, b))), *raw[-1:]]
+    raw = [t for r in raw for t in _its(r)]
     out, i = list[Tok](), 0
     while i < len(raw):
         for n in (3, 2, 1):  # "twenty five" before "twenty"; "seven thirty" stays two numbers
@@ -145,9 +148,18 @@ def tokens(text: str) -> tuple[Tok, ...]:
                 i += n
                 break
         else:
-            out.append(raw[i])
+            out += _dozens(out, raw[i])
             i += 1
     return tuple(_unfilled(out))
+
+
+def _dozens(before: list[Tok], t: Tok) -> list[Tok]:
+    """ "a dozen" is 12, "two dozen" 24, "half a dozen" 6: the number takes the place of the words before it."""
+    if t.word not in ("dozen", "dozens") or not before or not (before[-1].word == "a" or before[-1].word.isdigit()):
+        return [t]
+    by, half = (1 if before[-1].word == "a" else int(before[-1].word)), len(before) > 1 and before[-2].word == "half"
+    first = before.pop() if not half else (before.pop(), before.pop())[1]
+    return [Tok(str(6 if half and by == 1 else 12 * by), first.start, t.end)]
 
 
 def _dash(text: str, a: Tok, b: Tok) -> tuple[Tok, ...]:
@@ -155,6 +167,14 @@ def _dash(text: str, a: Tok, b: Tok) -> tuple[Tok, ...]:
     pair = all(x[0] != "0" and (":" in x or x.isdigit() and int(x) <= 24) for x in (a.word, b.word)) or \
         (_weekday(a.word) is not None and _weekday(b.word) is not None)  # not "2025-06-13", nor a phone number
     return (Tok("to", a.end, b.start),) if pair and text[a.end:b.start].strip() in ("-", "\u2013") else ()
+
+
+def _its(t: Tok) -> tuple[Tok, ...]:
+    """A number or o'clock with its "'s" is two words, as "7's" is: "seven's gone" says "7 s gone"."""
+    base = t.word.removesuffix("'s")
+    if base != t.word and (base == "oclock" or _number([base]) is not None):
+        return Tok(base, t.start, t.end - 2), Tok("s", t.end - 2, t.end)
+    return (t,)
 
 
 def _unfilled(toks: list[Tok]) -> list[Tok]:
@@ -339,7 +359,7 @@ def days_in(words: Sequence[str], rest: Sequence[str] = ()) -> set[str]:
 
 WEEKDAYS_SET, MONTHS_SET = frozenset(WEEKDAYS), frozenset(MONTHS)
 # words that end the names of an address: a time's or a party's words ("at 5 on Main Street" is a time)
-_NOT_A_NAME = CLOCK_CUES | RUNS | WEEKDAYS_SET | {"am", "pm", "oclock", "on", "in", "for", "and", "today", "tonight",
+_NOT_A_NAME = CLOCK_CUES | RUNS | WEEKDAYS_SET | {"am", "pm", "oclock", "s", "on", "in", "for", "and", "today", "tonight",
                                                  "tomorrow", "people", "guests"}
 
 
@@ -517,9 +537,16 @@ def _sign(fact: Fact, words: Sequence[str]) -> str | None:
     words = [w for i, w in enumerate(words) if w != "out" or _at(words, i + 1) not in ("back", "front", "there", "here")]
     if fact.kind == "yes" and (_negated(words) or has_phrase(words, PAST) or has_phrase(words, extra)):
         return "it says no, or says it of the past"
-    if fact.kind == "no" and not (_negated(words) or has_phrase(words, extra) or fact.topic == "booking" and has_phrase(words, OFFERS)):
+    if fact.kind == "no" and not (_negated(words) or has_phrase(words, extra) or fact.topic == "booking" and _offers(words)):
         return "it holds no word of a no"
     return None
+
+
+def _offers(words: Sequence[str]) -> bool:
+    """A decline's no of the time asked: a word of OFFERS, or of GONE ending the clause, which names no "you"
+    ("Seven's gone", "Friday's out", "that time is all booked"; not "you're all booked", "it's gone through")."""
+    ends = any(list(words[-len(g.split()):]) == g.split() for g in GONE)
+    return has_phrase(words, OFFERS) or ends and not {"you", "your", "you're"} & set(words)
 
 
 def _tried_another_time(clause: Sequence[str], facts: Sequence[Fact]) -> bool:
