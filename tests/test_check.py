@@ -762,3 +762,10 @@ def test_rule_5_a_dozen_is_a_count(said: tuple[str, int]) -> None:
     turns = call("Do you have the cast iron skillet?", f"Yes, we've got {words} of them.")
     assert isinstance(check_record(stock("in_stock", f"we've got {words} of them", n), STOCK, turns), Accepted)
     assert check_record(stock("in_stock", f"we've got {words} of them", n + 1), STOCK, turns).rule == 5  # type: ignore[union-attr]
+
+
+@given(st.sampled_from(("We'll have them Tuesday", "we will have more in stock Monday", "they're gonna be in on Friday")))
+def test_rules_8_and_9_stock_to_come_is_none_now(said: str) -> None:
+    turns = call("Do you have the cast iron skillet?", f"Hmm. {said}.")
+    assert check_record(stock("in_stock", said), STOCK, turns).rule == 8  # type: ignore[union-attr]
+    assert isinstance(check_record(stock("out_of_stock", said), STOCK, turns), Accepted)

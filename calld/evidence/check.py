@@ -31,13 +31,14 @@ and that each typed value stands in them. Which number is the party is the model
  7. Word lists. A closed day's quote holds a word of CLOSED; open around the clock, of ALWAYS; no set hours,
     of NO_SET_HOURS.
  8. Yes. The clause of a quote of what is (hours, a place, in stock, booked, a party or time) holds no word of
-    NOT (nor ending in n't; not before a word of OPEN_CLOSE and "until") nor of PAST; of stock, none of OUT; of
-    a booking, none of FAILURE, FULL or CLOSED (but a party's or date's no of another time: a clock time not the
-    booked one, or ANOTHER_TIME). A clause ends at , ; . ? ! and before "but" or "and".
+    NOT (nor ending in n't; not before a word of OPEN_CLOSE and "until") nor of PAST; of stock, none of OUT nor
+    "will" ('ll, "gonna": stock to come is none now); of a booking, none of FAILURE, FULL or CLOSED (but a
+    party's or date's no of another time: a clock time not the booked one, or ANOTHER_TIME). A clause ends at
+    , ; . ? ! and before "but" or "and".
  9. No. The clause of a quote of what is not (a decline, out of stock, not known) holds a word of NOT (or ending
-    in n't), for stock of OUT ("out back" aside), for a booking of FAILURE, FULL, CLOSED or OFFERS, or ends in a
-    word of GONE with no "you" in it ("Seven's gone"). An answer's outcome_quote says a yes or a no only of stock;
-    of hours, an aisle or kinds it need only be said.
+    in n't), for stock of OUT ("out back" aside) or "will", for a booking of FAILURE, FULL, CLOSED or OFFERS, or
+    ends in a word of GONE with no "you" in it ("Seven's gone"). An answer's outcome_quote says a yes or a no
+    only of stock; of hours, an aisle or kinds it need only be said.
 10. Failure after booked. After a booked outcome_quote, a business sentence with a word of FAILURE, or of NOT
     beside one of BOOKING (and no "if" or "unless"), refuses the record unless the booked time is said again.
 11. Corrections. Business words after a fact's quote (a read-back fact's: from the reply on) holding another
@@ -535,9 +536,13 @@ def _sign(fact: Fact, words: Sequence[str]) -> str | None:
     """Rules 8 and 9: a yes holds no word of no; a no holds one ("we're closed on Fridays" a booking's too)."""
     extra = OUT if fact.topic == "stock" else (*FAILURE, *FULL, *CLOSED) if fact.topic == "booking" else ()
     words = [w for i, w in enumerate(words) if w != "out" or _at(words, i + 1) not in ("back", "front", "there", "here")]
+    # stock to come ("we'll have them Tuesday") is none now, as a restock is
+    to_come = fact.topic == "stock" and any(w in ("will", "gonna") or w.endswith("'ll") for w in words)
+    if fact.kind == "yes" and to_come:
+        return "it says what is to come, not what is there now"
     if fact.kind == "yes" and (_negated(words) or has_phrase(words, PAST) or has_phrase(words, extra)):
         return "it says no, or says it of the past"
-    if fact.kind == "no" and not (_negated(words) or has_phrase(words, extra) or fact.topic == "booking" and _offers(words)):
+    if fact.kind == "no" and not (_negated(words) or has_phrase(words, extra) or to_come or fact.topic == "booking" and _offers(words)):
         return "it holds no word of a no"
     return None
 
