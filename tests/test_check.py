@@ -769,3 +769,24 @@ def test_rules_8_and_9_stock_to_come_is_none_now(said: str) -> None:
     turns = call("Do you have the cast iron skillet?", f"Hmm. {said}.")
     assert check_record(stock("in_stock", said), STOCK, turns).rule == 8  # type: ignore[union-attr]
     assert isinstance(check_record(stock("out_of_stock", said), STOCK, turns), Accepted)
+
+
+@given(st.sampled_from(("Seven's gone", "Friday's out, I'm afraid", "The tables are all gone for Friday", "That night's spoken for")))
+def test_rule_8_a_word_of_gone_is_no_yes(said: str) -> None:
+    """A booking read back and answered with the time asked "gone" is no booking, as it is a decline."""
+    turns = call("A table for two at 7 on Friday?", f"Hmm. {said}.")
+    args = booked(2, "Friday 19:00", outcome_quote=said, party_readback=True, time_readback=True, date_readback=True)
+    assert check_record(args, BOOK, turns).rule == 8  # type: ignore[union-attr]
+    assert isinstance(check_record(declined(said), BOOK, turns), Accepted)
+    fine = call("A table for two at 7 on Friday?", "Lovely, that's all booked for you.")
+    assert isinstance(check_record(args | {"outcome_quote": "that's all booked for you"}, BOOK, fine), Accepted)
+
+
+def test_rule_10_a_decline_then_the_time_the_agent_asked_for_said_again_is_refused() -> None:
+    turns = call("A table for five at 8 on Thursday?", "Hmm, eight's gone, but I've got eight fifteen if that's any good?",
+                 "Eight fifteen is fine.", "Brilliant, I've pencilled you in at eight fifteen, five of you.")
+    assert check_record(declined("eight's gone"), BOOK, turns).rule == 10  # type: ignore[union-attr]
+    still_no = (*turns[:2], Turn("agent", "Could you do 8:30 then?"), Turn("business", "No, 8:30's gone too, sorry."))
+    assert isinstance(check_record(declined("eight's gone"), BOOK, still_no), Accepted)
+    left = (*turns[:2], Turn("agent", "That's outside our window, thanks anyway."), Turn("business", "No bother."))
+    assert isinstance(check_record(declined("eight's gone"), BOOK, left), Accepted)

@@ -33,14 +33,16 @@ and that each typed value stands in them. Which number is the party is the model
  8. Yes. The clause of a quote of what is (hours, a place, in stock, booked, a party or time) holds no word of
     NOT (nor ending in n't; not before a word of OPEN_CLOSE and "until") nor of PAST; of stock, none of OUT nor
     "will" ('ll, "gonna": stock to come is none now); of a booking, none of FAILURE, FULL or CLOSED (but a
-    party's or date's no of another time: a clock time not the booked one, or ANOTHER_TIME). A clause ends at
-    , ; . ? ! and before "but" or "and".
+    party's or date's no of another time: a clock time not the booked one, or ANOTHER_TIME), nor a word of GONE
+    with only WHEN_WORDS, days and times after it and no "you" in the clause ("Seven's gone", "Friday's out").
+    A clause ends at , ; . ? ! and before "but" or "and".
  9. No. The clause of a quote of what is not (a decline, out of stock, not known) holds a word of NOT (or ending
     in n't), for stock of OUT ("out back" aside) or "will", for a booking of FAILURE, FULL, CLOSED or OFFERS, or
-    ends in a word of GONE with no "you" in it ("Seven's gone"). An answer's outcome_quote says a yes or a no
-    only of stock; of hours, an aisle or kinds it need only be said.
-10. Failure after booked. After a booked outcome_quote, a business sentence with a word of FAILURE, or of NOT
-    beside one of BOOKING (and no "if" or "unless"), refuses the record unless the booked time is said again.
+    the word of GONE of rule 8 ("all booked" only where it ends the clause). An answer's outcome_quote says a
+    yes or a no only of stock; of hours, an aisle or kinds it need only be said.
+10. Said after. After a booked outcome_quote, a business sentence with a word of FAILURE, or of NOT beside one
+    of BOOKING (and no "if" or "unless"), refuses the record unless the booked time is said again. After a
+    declined outcome_quote, the business saying with no no a time the agent has just asked for refuses it.
 11. Corrections. Business words after a fact's quote (a read-back fact's: from the reply on) holding another
     value of its kind (a clock time; a number of one or two digits, not the record's party; a day, for a date)
     refuse the record when they hold a word of CORRECTIONS, or always for a booking's time and date (and a
@@ -108,7 +110,9 @@ FULL = ("booked out", "capacity", "waitlist", "waiting list", "wait list", "we'r
         "get back to you", "first come")  # a booking's no too ("you're all booked" is a yes)
 OFFERS = ("only", "earliest", "latest", "closest", "next available", "first available", "they're all booked",
           "last seating", "stop seating", "stops seating")  # for a decline: the time asked is not to be had
-GONE = ("gone", "taken", "out", "spoken for", "filled", "all booked")  # ending a decline's clause: "Seven's gone."
+GONE = ("gone", "taken", "out", "spoken for", "filled", "all booked")  # a booking's no, ending its clause: "Seven's gone."
+WHEN_WORDS = frozenset({"for", "on", "at", "that", "this", "night", "tonight", "tomorrow", "today", "already", "now",
+                        "i'm", "afraid", "sorry", "then"})  # may follow one of GONE ("all gone for Thursday")
 STREETS = ("street", "st", "avenue", "ave", "road", "rd", "boulevard", "blvd", "parkway", "drive", "lane", "way",
            "court", "circle", "highway")  # a number before one (names between) is an address: no time, no count
 OPEN_CLOSE = ("open", "opens", "close", "closes")  # "not <one> until 9" is the time it opens or closes, not a no
@@ -360,7 +364,7 @@ def days_in(words: Sequence[str], rest: Sequence[str] = ()) -> set[str]:
 
 WEEKDAYS_SET, MONTHS_SET = frozenset(WEEKDAYS), frozenset(MONTHS)
 # words that end the names of an address: a time's or a party's words ("at 5 on Main Street" is a time)
-_NOT_A_NAME = CLOCK_CUES | RUNS | WEEKDAYS_SET | {"am", "pm", "oclock", "s", "on", "in", "for", "and", "today", "tonight",
+_NOT_A_NAME = CLOCK_CUES | RUNS | WEEKDAYS_SET | {"am", "pm", "oclock", "s", "is", "on", "in", "for", "and", "today", "tonight",
                                                  "tomorrow", "people", "guests"}
 
 
@@ -538,20 +542,32 @@ def _sign(fact: Fact, words: Sequence[str]) -> str | None:
     words = [w for i, w in enumerate(words) if w != "out" or _at(words, i + 1) not in ("back", "front", "there", "here")]
     # stock to come ("we'll have them Tuesday") is none now, as a restock is
     to_come = fact.topic == "stock" and any(w in ("will", "gonna") or w.endswith("'ll") for w in words)
+    gone = fact.topic == "booking" and _gone(words, yes=fact.kind == "yes")
     if fact.kind == "yes" and to_come:
         return "it says what is to come, not what is there now"
-    if fact.kind == "yes" and (_negated(words) or has_phrase(words, PAST) or has_phrase(words, extra)):
+    if fact.kind == "yes" and (_negated(words) or has_phrase(words, PAST) or has_phrase(words, extra) or gone):
         return "it says no, or says it of the past"
-    if fact.kind == "no" and not (_negated(words) or has_phrase(words, extra) or to_come or fact.topic == "booking" and _offers(words)):
+    if fact.kind == "no" and not (_negated(words) or has_phrase(words, extra) or to_come or gone
+                                  or fact.topic == "booking" and has_phrase(words, OFFERS)):
         return "it holds no word of a no"
     return None
 
 
-def _offers(words: Sequence[str]) -> bool:
-    """A decline's no of the time asked: a word of OFFERS, or of GONE ending the clause, which names no "you"
-    ("Seven's gone", "Friday's out", "that time is all booked"; not "you're all booked", "it's gone through")."""
-    ends = any(list(words[-len(g.split()):]) == g.split() for g in GONE)
-    return has_phrase(words, OFFERS) or ends and not {"you", "your", "you're"} & set(words)
+def _gone(words: Sequence[str], *, yes: bool) -> bool:
+    """A booking's no said as a state of what was asked: a word of GONE with nothing after it but WHEN_WORDS, days
+    and times, in a clause that names no "you" ("Seven's gone", "Friday's out, I'm afraid", "tables are all gone
+    for Thursday"; not "you're all booked", "it's gone through", "taken care of"). "All booked" ends its clause,
+    and refuses no yes: "that's all booked" is one, as "that time is all booked" is a no."""
+    if {"you", "your", "you're"} & set(words):
+        return False
+    for g in GONE:
+        n, booked = len(g.split()), "booked" in g
+        for i in (j for j in range(len(words) - n + 1) if words[j:j + n] == g.split()):
+            rest = words[i + n:]
+            if not (booked and (yes or rest)) and all(w in WHEN_WORDS or _weekday(w) or w[0].isdigit() or w in
+                                                      ("am", "pm", "oclock", "s") for w in rest):
+                return True
+    return False
 
 
 def _tried_another_time(clause: Sequence[str], facts: Sequence[Fact]) -> bool:
@@ -634,6 +650,21 @@ def _failed_after(booked: Fact, turns: Sequence[Turn], at: Found) -> str | None:
         if has_phrase(words, FAILURE) or (_negated(words) and has_phrase([w.removesuffix("s") for w in words], BOOKING)):
             failed = " ".join(words)
     return failed
+
+
+def _agreed_after(turns: Sequence[Turn], at: Found) -> str | None:
+    """Rule 10: after a decline, the agent asked for a time and the business's next turn says it with no no."""
+    for t in range(at.turn + 1, len(turns) - 1):
+        asked = [c for c in clocks(_words(tokens(turns[t].text))) if c.hour is not None] if turns[t].speaker == "agent" else []
+        reply = turns[t + 1]
+        if asked and reply.speaker == "business":
+            for part in _SENTENCE_END.split(reply.text):
+                words = _words(tokens(part))
+                said = [c for c in clocks(words) if c.hour is not None]
+                if any(c.hour is not None and a.hour is not None and c.hour % 12 == a.hour % 12 and c.minute == a.minute
+                       for c in said for a in asked) and _sign(Fact("yes", "", part, topic="booking"), words) is None:
+                    return " ".join(words)
+    return None
 
 
 def check_record(arguments: str | Mapping[str, Any], request: QuickAskJob | BookJob, turns: Sequence[Turn],
@@ -738,6 +769,9 @@ def _check(cited: Cited, request: QuickAskJob | BookJob, turns: Sequence[Turn], 
         if (failed := _failed_after(clock, turns, at_outcome)) is not None:
             return Refused(10, f"after your outcome_quote the business said {failed!r}",
                            "the booking was not made: record declined, or ask them to confirm it")
+    if cited.status == "declined" and at_outcome is not None and (agreed := _agreed_after(turns, at_outcome)) is not None:
+        return Refused(10, f"after your outcome_quote the business said {agreed!r}, a time the agent asked for",
+                       "record what was agreed last: booked, with its quotes")
     return Accepted(tuple(dict.fromkeys(evidence)))
 
 
