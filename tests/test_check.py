@@ -790,3 +790,68 @@ def test_rule_10_a_decline_then_the_time_the_agent_asked_for_said_again_is_refus
     assert isinstance(check_record(declined("eight's gone"), BOOK, still_no), Accepted)
     left = (*turns[:2], Turn("agent", "That's outside our window, thanks anyway."), Turn("business", "No bother."))
     assert isinstance(check_record(declined("eight's gone"), BOOK, left), Accepted)
+
+
+@given(st.sampled_from((("twenty past seven", 19, 20), ("ten to eight", 19, 50), ("five past seven", 19, 5),
+                        ("seven-ish", 19, 0), ("7ish", 19, 0), ("midday", 12, 0), ("five-forty-five", 17, 45))))
+def test_rule_4_a_bookings_one_time_in_everyday_words(said: tuple[str, int, int]) -> None:
+    words, hour, minute = said
+    turns = call("A table for two on Friday?", f"Sure, {words} on Friday for two, you're booked.")
+    args = booked(2, f"Friday {f"{hour:02d}:{minute:02d}"}", outcome_quote="you're booked", time_quote=words,
+                  party_quote="for two", date_quote="on Friday")
+    assert isinstance(check_record(args, BOOK, turns), Accepted), words
+    assert check_record(args | {"confirmed_time": f"Friday {f"{hour:02d}:{(minute + 5) % 60:02d}"}"}, BOOK, turns).rule == 4  # type: ignore[union-attr]
+
+
+@given(st.sampled_from((("eight til five", 8, 17, 0), ("9 till half 5", 9, 17, 30), ("between nine and six", 9, 18, 0),
+                        ("midday to nine", 12, 21, 0), ("nine till half past five", 9, 17, 30))))
+def test_rule_4_a_range_in_everyday_words(said: tuple[str, int, int, int]) -> None:
+    words, opens, closes, minute = said
+    turns = call("What are your hours?", f"Weekdays it's {words}.")
+    rng = {"days": list(c.WEEKDAYS[:5]), "opens": f"{opens:02d}:00", "closes": f"{closes:02d}:{minute:02d}", "days_quote": "Weekdays",
+           "times_quote": words}
+    assert isinstance(check_record(hours(rng), HOURS, turns), Accepted), words
+    assert check_record(hours(rng | {"closes": f"{closes + 1:02d}:{minute:02d}"}), HOURS, turns).rule == 4  # type: ignore[union-attr]
+    past = call("What are your hours?", "Weekdays twenty past eight till six.")
+    assert isinstance(check_record(hours(rng | {"opens": "08:20", "closes": "18:00", "times_quote": "twenty past eight till six"}),
+                                   HOURS, past), Accepted)
+    # "ten to eight" in hours is a range, 10 to 8, not 7:50
+    ten = call("What are your hours?", "Weekdays ten to eight.")
+    assert isinstance(check_record(hours(rng | {"opens": "10:00", "closes": "20:00", "times_quote": "ten to eight"}), HOURS, ten), Accepted)
+
+
+def test_rule_4_number_words_said_apart_are_two_numbers() -> None:
+    turns = call("What are your hours?", "It's nine to five thirty, seven days a week.")
+    rng = {"days": list(c.WEEKDAYS), "opens": "09:00", "closes": "17:30", "days_quote": "seven days a week",
+           "times_quote": "nine to five thirty"}
+    assert isinstance(check_record(hours(rng), HOURS, turns), Accepted)
+    booked_turns = call("A table on Friday?", "Friday at seven thirty. Four. That's booked.")
+    args = booked(4, "Friday 19:30", outcome_quote="That's booked", time_quote="Friday at seven thirty", party_quote="Four",
+                  date_quote="Friday at seven thirty")
+    assert isinstance(check_record(args, BOOK, booked_turns), Accepted)
+    dashed = call("A table on Saturday?", "Okay, Saturday night nine-thirty six of you, I can confirm that.")
+    args = booked(6, "Saturday 21:30", outcome_quote="I can confirm that", time_quote="nine-thirty", party_quote="six of you",
+                  date_quote="Saturday night")
+    assert isinstance(check_record(args, BOOK, dashed), Accepted)  # "thirty" joined to "nine" by a dash goes on only by dashes
+
+
+def test_rule_11_a_time_said_gone_or_the_party_said_alone_is_no_correction() -> None:
+    turns = call("A table for six on Friday?", "I can do 9:00... no sorry, make that 8pm, 9:00's taken. Lovely, that's you booked, 6 adults.")
+    args = booked(6, "Friday 20:00", outcome_quote="that's you booked", time_quote="make that 8pm", party_quote="6 adults",
+                  date_readback=True)
+    assert isinstance(check_record(args, BOOK, turns), Accepted)
+    alone = call("A table on Friday?", "Friday... eight forty-five. Okay. Six. Right, you're in the book.")
+    args = booked(6, "Friday 20:45", outcome_quote="you're in the book", time_quote="eight forty-five", party_quote="Six",
+                  date_quote="Friday")
+    assert isinstance(check_record(args, BOOK, alone), Accepted)
+    moved = call("A table on Friday?", "Friday at 8 for six, you're booked. Oh sorry, 8 is taken actually, it'll be 9.")
+    args = booked(6, "Friday 20:00", outcome_quote="you're booked", time_quote="Friday at 8 for six",
+                  party_quote="Friday at 8 for six", date_quote="Friday at 8 for six")
+    assert check_record(args, BOOK, moved).rule == 11  # type: ignore[union-attr]
+
+
+@given(st.sampled_from(("Should be in Tuesday", "Expecting a delivery Tuesday", "more tomorrow")))
+def test_rules_8_and_9_stock_on_another_day_is_none_now(said: str) -> None:
+    turns = call("Do you have the cast iron skillet?", f"{said}.")
+    assert check_record(stock("in_stock", said), STOCK, turns).rule == 8  # type: ignore[union-attr]
+    assert isinstance(check_record(stock("out_of_stock", said), STOCK, turns), Accepted)

@@ -3,50 +3,51 @@
 The model points at the words that carry each fact and the outcome; this file checks that the business said them
 and that each typed value stands in them. Which number is the party is the model's reading. The rules, all of them:
 
- 1. Said. Every quote stands, as one run of tokens, in one business turn heard before the record, compared in
-    lower case, without punctuation, FILLERS or a no of EASE ("no problem"), number words as digits ("nine"
-    is "9", "twelfth" is "12th"). Agent speech never counts. A fact with no quote and no read-back is refused.
- 2. Read back. A fact marked readback stands in the agent's turn just before the business turn that holds
-    the record's outcome_quote (which is then needed), instead of in a quote of its own.
- 3. Statements. A quote's clause is not a question, nor its sentence a phone menu's prompt; an outcome's yes
-    is in no question at all, nor holds a bare "confirm" or "verify" but after a word of CONFIRMS ("I can
-    confirm", not "can you confirm"); only a booking's fact may stand in the business's own question when the
-    outcome_quote comes after it. A clause ends at , ; ? . ! and before "and" with an asking verb and a person.
+ 1. Said. Every quote stands, as one run of tokens, in one business turn heard before the record, compared in lower
+    case, without punctuation, FILLERS or a no of EASE ("no problem"), number words as digits ("nine" is "9",
+    "twelfth" is "12th"). Agent speech never counts. A fact with no quote and no read-back is refused.
+ 2. Read back. A fact marked readback stands in the agent's turn just before the business turn that holds the
+    record's outcome_quote (which is then needed), instead of in a quote of its own.
+ 3. Statements. A quote's clause is not a question, nor its sentence a phone menu's prompt; an outcome's yes is in
+    no question at all, nor holds a bare "confirm" or "verify" but after a word of CONFIRMS ("I can confirm", not
+    "can you confirm"); only a booking's fact may stand in the business's own question when the outcome_quote comes
+    after it. A clause ends at , ; ? . ! and before "and" with an asking verb and a person.
  4. Clock times. Each time reads as one in its own quote: "7:30", "7.30", "7 30" (where a time may be), a number
-    before am/pm or o'clock or after a word of CLOCK_CUES, "noon", "midnight", "half past 7", "half five",
-    "ten to nine" (after "at"), the quote's one number ("Ten."); am/pm, where said ("in the morning": DAYPARTS;
-    "07:00": 24-hour), agrees. A dash between numbers or days is a run ("9-6", "Mon-Fri"). A number that begins
-    an address (names, then a word of STREETS) or follows a month is no time; after LOOSE_CUES it is a count
-    too. A range's opening and closing are two times said one after the other in its times_quote; a bare "half
-    past" takes its hour from the context_quote; its days_quote and times_quote, said in one turn, have no other
-    day or number between them. A booked time of no clock words ("the early sitting") stands by its words.
- 5. Own words. Each day, date, count, party size, place or kind stands in its own quote: a count as a number
-    that is no part of a clock time nor a day of a month ("march 5", "5th of march", "the 12th": where no month
-    is said, the day alone stands for the date); days by name, run or DAY_GROUPS; a place or kind by its words
-    (PLACE_WORDS aside). A day after a word of SET_APART is not among them ("closed" aside, for closed days). An
-    item's count or place quote holds no other number (but the item's own: "the 12 inch").
- 6. The item. A stock or aisle fact names the item asked about: its words stand in the fact's quote, or in
-    the agent's question just before it, and no number of another size of it is said in between; in its own
-    quote when the quote's sentence gives another number (another aisle, another count).
- 7. Word lists. A closed day's quote holds a word of CLOSED; open around the clock, of ALWAYS; no set hours,
-    of NO_SET_HOURS.
- 8. Yes. The clause of a quote of what is (hours, a place, in stock, booked, a party or time) holds no word of
-    NOT (nor ending in n't; not before a word of OPEN_CLOSE and "until") nor of PAST; of stock, none of OUT nor
-    "will" ('ll, "gonna": stock to come is none now); of a booking, none of FAILURE, FULL or CLOSED (but a
-    party's or date's no of another time: a clock time not the booked one, or ANOTHER_TIME), nor a word of GONE
-    with only WHEN_WORDS, days and times after it and no "you" in the clause ("Seven's gone", "Friday's out").
-    A clause ends at , ; . ? ! and before "but" or "and".
- 9. No. The clause of a quote of what is not (a decline, out of stock, not known) holds a word of NOT (or ending
-    in n't), for stock of OUT ("out back" aside) or "will", for a booking of FAILURE, FULL, CLOSED or OFFERS, or
-    the word of GONE of rule 8 ("all booked" only where it ends the clause). An answer's outcome_quote says a
-    yes or a no only of stock; of hours, an aisle or kinds it need only be said.
-10. Said after. After a booked outcome_quote, a business sentence with a word of FAILURE, or of NOT beside one
-    of BOOKING (and no "if" or "unless"), refuses the record unless the booked time is said again. After a
-    declined outcome_quote, the business saying with no no a time the agent has just asked for refuses it.
-11. Corrections. Business words after a fact's quote (a read-back fact's: from the reply on) holding another
-    value of its kind (a clock time; a number of one or two digits, not the record's party; a day, for a date)
-    refuse the record when they hold a word of CORRECTIONS, or always for a booking's time and date (and a
-    read-back party), or for stock held a no; unless they name a day the fact is not for.
+    before am/pm, o'clock or "ish", or after a word of CLOCK_CUES, "noon" ("midday"), "midnight", "half past 7",
+    "twenty past 7", "half five", "ten to nine" (after "at", or as a booking's one time), the quote's one number
+    ("Ten."); am/pm, where said ("in the morning": DAYPARTS; "07:00": 24-hour), agrees. A dash between numbers or
+    days is a run ("9-6", "Mon-Fri"), as "and" is after "between". Number words said apart (", ") are two numbers. A
+    number that begins an address (names, then a word of STREETS) or follows a month is no time; after LOOSE_CUES it
+    is a count too. A range's opening and closing are two times said one after the other in its times_quote; a bare
+    "half past" takes its hour from the context_quote; its days_quote and times_quote, said in one turn, have no
+    other day or number between them. A booked time of no clock words ("the early sitting") stands by its words.
+ 5. Own words. Each day, date, count, party size, place or kind stands in its own quote: a count as a number that is
+    no part of a clock time nor a day of a month ("march 5", "5th of march", "the 12th": where no month is said, the
+    day alone stands for the date); days by name, run or DAY_GROUPS; a place or kind by its words (PLACE_WORDS
+    aside). A day after a word of SET_APART is not among them ("closed" aside, for closed days). An item's count or
+    place quote holds no other number (but the item's own: "the 12 inch").
+ 6. The item. A stock or aisle fact names the item asked about: its words stand in the fact's quote, or in the
+    agent's question just before it, and no number of another size of it is said in between; in its own quote when
+    the quote's sentence gives another number (another aisle, another count).
+ 7. Word lists. A closed day's quote holds a word of CLOSED; open around the clock, of ALWAYS; no set hours, of
+    NO_SET_HOURS.
+ 8. Yes. The clause of a quote of what is (hours, a place, in stock, booked, a party or time) holds no word of NOT
+    (nor ending in n't; not before a word of OPEN_CLOSE and "until") nor of PAST; of stock, none of OUT nor "will"
+    ('ll, "gonna"), nor a day ("in Tuesday"): stock to come is none now; of a booking, none of FAILURE, FULL or
+    CLOSED (but a party's or date's no of another time: a clock time not the booked one, or ANOTHER_TIME), nor a
+    word of GONE with only WHEN_WORDS, days and times after it and no "you" in the clause ("Seven's gone", "Friday's
+    out"). A clause ends at , ; . ? ! and before "but" or "and".
+ 9. No. The clause of a quote of what is not (a decline, out of stock, not known) holds a word of NOT (or ending in
+    n't), for stock of OUT ("out back" aside) or stock to come, for a booking of FAILURE, FULL, CLOSED or OFFERS, or
+    the word of GONE of rule 8 ("all booked" only where it ends the clause). An answer's outcome_quote says a yes or
+    a no only of stock; of hours, an aisle or kinds it need only be said.
+10. Said after. After a booked outcome_quote, a business sentence with a word of FAILURE, or of NOT beside one of
+    BOOKING (and no "if" or "unless"), refuses the record unless the booked time is said again. After a declined
+    outcome_quote, the business saying with no no a time the agent has just asked for refuses it.
+11. Corrections. Business words after a fact's quote (a read-back fact's: from the reply on) holding another value
+    of its kind (a clock time; a number of one or two digits, not the record's party; a day, for a date) refuse the
+    record when they hold a word of CORRECTIONS, or always for a booking's time and date (and a read-back party), or
+    for stock held a no; unless they name a day the fact is not for.
 12. Voicemail. A voicemail record stands on a recorded greeting in the business's words, or on the carrier's
     answering-machine detection.
 
@@ -75,7 +76,7 @@ from calld.domain.transcript import Quote, Turn
 FILLERS = ("um", "uh", "er", "erm", "ah", "oh", "hmm", "mm", "well", "like", "so", "basically")
 EASE = ("problem", "problems", "trouble", "worries", "worry", "bother", "issue")  # "no problem", "not a problem": a yes
 CLOCK_CUES = frozenset({"at", "until", "till", "til", "from", "by", "around", "about", "before", "after", "open",
-                        "opens", "close", "closes"})
+                        "opens", "close", "closes", "between"})
 DAYPARTS = {"morning": "am", "afternoon": "pm", "evening": "pm", "night": "pm", "tonight": "pm"}  # "7 in the morning"
 LOOSE_CUES = frozenset({"around", "about"})  # "about 3" is as much three people, or three left, as 3 o'clock
 WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
@@ -84,7 +85,7 @@ MONTHS = ("january", "february", "march", "april", "may", "june", "july", "augus
 DAY_GROUPS = {"weekdays": WEEKDAYS[:5], "weekday": WEEKDAYS[:5], "weekends": WEEKDAYS[5:], "weekend": WEEKDAYS[5:],
               "daily": WEEKDAYS, "everyday": WEEKDAYS, "every day": WEEKDAYS, "7 days": WEEKDAYS, "24/7": WEEKDAYS,
               "all week": WEEKDAYS, "each day": WEEKDAYS}
-RUNS = frozenset({"to", "through", "thru", "till", "until"})
+RUNS = frozenset({"to", "through", "thru", "till", "til", "until"})
 SET_APART = frozenset({"except", "but", "besides", "excluding", "apart", "other", "not", "closed"})
 PLACE_WORDS = frozenset({"the", "a", "an", "in", "on", "at", "of", "aisle", "department", "dept", "section", "area"})
 CLOSED = ("closed", "shut", "not open", "don't open", "do not open", "day off", "off")
@@ -145,9 +146,14 @@ def tokens(text: str) -> tuple[Tok, ...]:
     raw = [t for r in raw for t in _its(r)]
     out, i = list[Tok](), 0
     while i < len(raw):
-        for n in (3, 2, 1):  # "twenty five" before "twenty"; "seven thirty" stays two numbers
+        # "twenty five" before "twenty"; "seven thirty" stays two numbers, as "nine-thirty six" is 9 30 6 (a word
+        # joined to a number before it by a dash goes on only by dashes: "five-forty-five" is 5 45)
+        hyphened = i > 0 and text[raw[i - 1].end:raw[i].start] == "-" and _number([raw[i - 1].word]) is not None
+        for n in (3, 2, 1):
             group = raw[i:i + n]
-            if len(group) == n and all(t.word.isalpha() for t in group) and (value := _number(_words(group))) is not None:
+            joined = all(text[a.end:b.start] == "-" or not hyphened and text[a.end:b.start].strip() in ("", "-")
+                         for a, b in zip(group, group[1:]))  # not "five, seven"
+            if len(group) == n and joined and all(t.word.isalpha() for t in group) and (value := _number(_words(group))) is not None:
                 out += [Tok(value.rstrip("stndrh"), group[0].start, group[-1].end)] + [Tok("th", group[-1].end, group[-1].end)] * (
                     not value.isdigit())  # "twelfth" is "12th"
                 i += n
@@ -193,6 +199,8 @@ def _unfilled(toks: list[Tok]) -> list[Tok]:
 
 
 def _normal(word: str) -> str:
+    if word == "midday":
+        return "noon"
     if word[0] in "ap" and "." in word:
         return word[0] + "m"
     if (m := re.fullmatch(r"(\d{1,2})[:.](\d{2})", word)) is not None:
@@ -244,7 +252,9 @@ class Clock:
     loose: bool = False  # a bare number read as a time only by LOOSE_CUES ("how about 3"): a count too
 
 
-def clocks(words: Sequence[str]) -> list[Clock]:
+def clocks(words: Sequence[str], *, one: bool = False) -> list[Clock]:
+    """The clock times the words say. `one`: the words are a single time's (a booking's), where "ten to eight" is
+    7:50 with no "at" before it (in hours it is more often a range, 10 to 8)."""
     out, n, address, i = list[Clock](), len(words), _addresses(words), 0
     while i < n:
         w, nxt, after = words[i], words[i + 1] if i + 1 < n else "", words[i + 2] if i + 2 < n else ""
@@ -259,8 +269,8 @@ def clocks(words: Sequence[str]) -> list[Clock]:
             i += 1
             continue
         # "half past 7", "quarter to 8", "at ten past five", "at twenty to nine"; "half five" is 5:30
-        by = 30 if w == "half" else 15 if w == "quarter" else int(w) if w.isdigit() and int(w) < 30 and \
-            i > 0 and words[i - 1] in ("at", "by", "around", "about", "until", "till") else None
+        by = 30 if w == "half" else 15 if w == "quarter" else int(w) if w.isdigit() and int(w) < 30 and (
+            nxt == "past" or one or i > 0 and words[i - 1] in ("at", "by", "around", "about", "until", "till")) else None
         if by is not None and (nxt in ("past", "after") or nxt in ("to", "till", "til") and w in ("half", "quarter", "5", "10", "20", "25")):
             minute = by if nxt in ("past", "after") or w == "half" else 60 - by
             used.append(i + 1)
@@ -279,11 +289,13 @@ def clocks(words: Sequence[str]) -> list[Clock]:
             if nxt.isdigit() and len(nxt) == 2 and int(nxt) < 60 and int(w) <= 12 and (cued or not after or after in _NOT_A_NAME):
                 hour, minute = int(w), int(nxt)  # "7 30", not "eight 10 inch"
                 used.append(i + 1)
-            elif (nxt in ("am", "pm", "oclock") or cued or n == 1 or _daypart(words, i + 1)
-                  or (nxt in RUNS and (after.isdigit() or ":" in after or after in ("noon", "midnight")))  # "9 to 5:30"
-                  or (i > 1 and words[i - 1] in RUNS and bool(out) and max(out[-1].at) == i - 2)):
+            elif (nxt in ("am", "pm", "oclock", "ish") or cued or n == 1 or _daypart(words, i + 1)
+                  or (nxt in RUNS and (after.isdigit() or ":" in after or after in ("noon", "midnight", "half", "quarter")))
+                  or (i > 1 and (words[i - 1] in RUNS or words[i - 1] == "and" and _between_cue(words, out))
+                      and bool(out) and max(out[-1].at) == i - 2)):  # "9 to 5:30", "9 till half 5", "between 9 and 6"
                 hour = int(w)
                 loose = n == 1 or nxt not in ("am", "pm", "oclock") and i > 0 and words[i - 1] in LOOSE_CUES
+                used += [i + 1] if nxt == "ish" else []  # "seven-ish"
             else:
                 i += 1
                 continue
@@ -297,6 +309,11 @@ def clocks(words: Sequence[str]) -> list[Clock]:
         out.append(Clock(hour, minute, meridiem, frozenset(used), loose and meridiem is None))
         i = max(used) + 1
     return out
+
+
+def _between_cue(words: Sequence[str], out: Sequence[Clock]) -> bool:
+    """The time before was said after "between": its "and" is a range's ("between 9 and 6")."""
+    return bool(out) and min(out[-1].at) > 0 and words[min(out[-1].at) - 1] == "between"
 
 
 def _daypart(words: Sequence[str], end: int) -> str | None:
@@ -513,7 +530,7 @@ def _stands(fact: Fact, words: Sequence[str], context: Sequence[str] = (), rest:
             want = [w for w in _words(tokens(value)) if w not in PLACE_WORDS and w not in _date_words(value)]
             missing = [w for w in want if w not in words]
             return f"{value!r} is not a clock time, nor said there" if missing or not want else None
-        if not any(_reads_as(c, *hhmm, clocks(context)) for c in clocks(words)):
+        if not any(_reads_as(c, *hhmm, clocks(context)) for c in clocks(words, one=True)):
             return f"{hhmm[0]:02d}:{hhmm[1]:02d} does not read as a clock time in {' '.join(words)!r}"
     elif kind == "count" and value not in _counts(words):
         return f"the number {value} is not said there apart from a clock time"
@@ -540,8 +557,8 @@ def _sign(fact: Fact, words: Sequence[str]) -> str | None:
     """Rules 8 and 9: a yes holds no word of no; a no holds one ("we're closed on Fridays" a booking's too)."""
     extra = OUT if fact.topic == "stock" else (*FAILURE, *FULL, *CLOSED) if fact.topic == "booking" else ()
     words = [w for i, w in enumerate(words) if w != "out" or _at(words, i + 1) not in ("back", "front", "there", "here")]
-    # stock to come ("we'll have them Tuesday") is none now, as a restock is
-    to_come = fact.topic == "stock" and any(w in ("will", "gonna") or w.endswith("'ll") for w in words)
+    # stock to come ("we'll have them next week", "should be in Tuesday") is none now, as a restock is
+    to_come = fact.topic == "stock" and any(w in ("will", "gonna", "tomorrow") or w.endswith("'ll") or _weekday(w) for w in words)
     gone = fact.topic == "booking" and _gone(words, yes=fact.kind == "yes")
     if fact.kind == "yes" and to_come:
         return "it says what is to come, not what is there now"
@@ -623,7 +640,10 @@ def _corrected(fact: Fact, turns: Sequence[Turn], at: Found, booking: bool, read
         days = days_in([w for w in words if w != "but"])  # "that works, but Saturday, not Friday"
         mine = [t for v in fact.value.split("-") if (t := _hhmm(v)) is not None] if fact.kind in ("clock", "range") else []
         if mine:
-            said = [c for c in clocks(words) if c.hour is not None]  # and a bare hour: "sorry, 8"
+            # another time said gone or full is no new one ("make that 8, 9's taken"), nor the party said alone ("Two.")
+            said = [c for c in clocks(words) if c.hour is not None and not (c.loose and str(c.hour) in own)
+                    and (CORRECTIONS & set(words) or not (_gone(words, yes=False) or has_phrase(words, FULL)))]
+            # and a bare hour: "sorry, 8"
             said += [Clock(int(w), 0, None, frozenset()) for w in _counts(words)
                      if int(w) <= 12 and w not in own and CORRECTIONS & set(words)]
             other = [c for c in said if not any(_reads_as(c, *t) for t in mine)]
