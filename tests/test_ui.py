@@ -462,3 +462,52 @@ def test_the_call_page_says_when_the_recording_stopped_short():
     assert ("Audio incomplete", gap) in call_page("run-x", {"result": result, "report": {}}).meta
     assert not [m for m in call_page("run-x", {"result": result | {"audio_incomplete": None}, "report": {}}).meta
                 if m[0] == "Audio incomplete"]
+
+
+# -- the pages over a fake source: what a person reads and follows, without a daemon ------------------------
+
+
+class _Pages:
+    """calld.ui.app.UiSource over fixed data: one finished call's detail and the list's rows."""
+
+    def __init__(self, detail: dict[str, Any] | None = None, rows: list[dict[str, Any]] | None = None) -> None:
+        self.detail_, self.rows = detail, rows or []
+
+    async def calls_page(self, **_: Any) -> list[dict[str, Any]]:
+        return [dict(r) for r in self.rows]
+
+    async def ident(self, asked: str) -> str:
+        return asked
+
+    def live(self, ident: str) -> None:
+        return None
+
+    async def detail(self, ident: str) -> dict[str, Any] | None:
+        return self.detail_
+
+    def run_dir(self, ident: str) -> None:
+        return None
+
+    async def timeline(self, ident: str) -> None:
+        return None
+
+
+async def _get(source: _Pages, path: str) -> Any:
+    from calld.ui.app import create_ui_app
+
+    access = Access()
+    client = create_ui_app(source, access).test_client()
+    assert (await client.get(f"/?token={access.issue()}")).status_code == 303
+    return await client.get(path)
+
+
+async def _page(detail: dict[str, Any], path: str = "/call/v3:x") -> str:
+    r = await _get(_Pages(detail), path)
+    assert r.status_code == 200
+    return str(await r.get_data(as_text=True))
+
+
+async def test_static_files_are_asked_again_so_an_upgrade_never_meets_an_old_script():
+    for name in ("ui.js", "ui.css"):
+        r = await _get(_Pages(), f"/static/{name}")
+        assert r.status_code == 200 and r.headers["Cache-Control"] == "no-cache" and r.headers.get("ETag")

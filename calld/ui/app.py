@@ -102,6 +102,10 @@ def create_ui_app(source: UiSource, access: Access) -> QuartTrio:
         resp.headers["X-Content-Type-Options"] = "nosniff"
         resp.headers["Referrer-Policy"] = "no-referrer"  # the link's token never leaves in a Referer
         resp.headers["X-Frame-Options"] = "DENY"
+        if request.path.startswith("/static/"):
+            # Asked again each time (a 304 when unchanged): a page and its script change together when
+            # calld is upgraded, and a day-old cached ui.js would not drive a new page.
+            resp.headers["Cache-Control"] = "no-cache"
         resp.headers.setdefault("Cache-Control", "no-store")
         return resp
 
