@@ -511,3 +511,18 @@ async def test_static_files_are_asked_again_so_an_upgrade_never_meets_an_old_scr
     for name in ("ui.js", "ui.css"):
         r = await _get(_Pages(), f"/static/{name}")
         assert r.status_code == 200 and r.headers["Cache-Control"] == "no-cache" and r.headers.get("ETag")
+
+
+async def test_the_list_shows_why_beside_the_status():
+    row = {"when": "2026-12-05T10:21:48.000000+00:00", "run_id": "run_1", "user": "carol", "to": "+15555550141",
+           "ask": "book 4 at Sun 6 Dec 7pm", "status": "declined", "reason": "fully_booked", "answer": "We're full."}
+    r = await _get(_Pages(rows=[row, row | {"run_id": "run_2", "status": "answered", "reason": None}]), "/")
+    rows = _rows(await r.get_data(as_text=True))
+    assert '<span class="reason">fully booked</span>' in rows[0] and 'class="reason"' not in rows[1]
+
+
+def test_on_a_phone_the_list_rows_are_cards_and_no_table_is_wider_than_the_screen():
+    css = (Path(__file__).parents[1] / "calld/ui/static/ui.css").read_text()
+    phone = css.split("@media (max-width: 640px)", 1)[1]
+    assert "table.calls thead { display: none; }" in phone and "table.calls tr { display: block;" in phone
+    assert "table.hours, table.tracks { min-width: 0;" in phone
