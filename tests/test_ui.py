@@ -451,6 +451,7 @@ def test_days_in_words():
 
     assert days_words(["monday", "tuesday", "wednesday", "thursday", "friday"]) == "Mon\u2013Fri"
     assert days_words(["saturday", "monday"]) == "Mon, Sat"
+    assert days_words([]) == "Days not said"
     assert days_words(list(("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"))) == "Every day"
 
 
@@ -507,10 +508,79 @@ async def _page(detail: dict[str, Any], path: str = "/call/v3:x") -> str:
     return str(await r.get_data(as_text=True))
 
 
-async def test_static_files_are_asked_again_so_an_upgrade_never_meets_an_old_script():
-    for name in ("ui.js", "ui.css"):
-        r = await _get(_Pages(), f"/static/{name}")
-        assert r.status_code == 200 and r.headers["Cache-Control"] == "no-cache" and r.headers.get("ETag")
+# A quote said 7.96 s into audio/inbound.wav, which began 1.04 s into the call.
+_ON_CALL = {"inbound_audio_at_ms": 1040, "turn_times_ms": [[1220, 3560], [3840, 8340], [9000, 12040]],
+            "files": {"audio/inbound.wav": "x", "result.json": "x"}}
+_HOURS = {"status": "answered", "answer_text": "We're open Monday through Friday, 9 AM to 5 PM.", "verdict_source": "tool",
+          "evidence": [{"quote": "We're open Monday through Friday, 9 AM to 5 PM.", "turn": 2, "start_ms": 7960, "end_ms": 11000}],
+          "answer": {"kind": "hours", "ranges": [{"days": ["monday", "tuesday", "wednesday", "thursday", "friday"],
+                                                  "opens": "09:00", "closes": "17:00"}]}}
+_TURNS = [("business", "Hello, Joe's Hardware."), ("agent", "Hi, this is an automated assistant. What are your hours?"),
+          ("business", "We're open Monday through Friday, 9 AM to 5 PM.")]
+
+
+def _hours_call(**over: Any) -> dict[str, Any]:
+    d = _detail({**_HOURS, **over}, _TURNS)
+    for t, start in zip(d["transcript"]["turns"], (180, 2800, 7960), strict=True):
+        t["start_ms"], t["end_ms"] = start, start + 2000
+    return d | _ON_CALL
+
+
+def test_quotes_and_turns_say_their_moment_on_the_calls_clock_and_seek_on_the_recordings():
+    from calld.ui.page import call_page
+
+    p = call_page("x", _hours_call())
+    # The timeline picture and `show` count from the call's start; the player counts from the recording's.
+    assert p.quotes[0].said_at == "9.0 s into the call" and p.quotes[0].at_s == "7.96"
+    assert [t.at for t in p.turns] == ["1.2 s", "3.8 s", "9.0 s"] and p.turns[2].start_ms == 7960
+    bare = call_page("x", _hours_call() | {"inbound_audio_at_ms": None, "turn_times_ms": None})
+    assert bare.quotes[0].said_at == "8.0 s into the recording" and bare.turns[2].at == "8.0 s in the recording"
+
+
+async def test_each_fact_names_the_moment_its_quote_was_said():
+    html = await _page(_hours_call())
+    hours = html.split('id="hours"', 1)[1].split("</table>", 1)[0]
+    assert "9:00 AM \u2013 5:00 PM" in hours and "[1]</a> <span class=\"at\">at 9.0 s into the call</span>" in hours
+    transcript = html.split('id="transcript"', 1)[1]
+    assert 'inbound.wav#t=7.96" data-seek="7.96">9.0 s</a>' in transcript and ">8.0 s<" not in transcript
+
+
+async def test_a_quotes_moment_plays_the_recording_there_with_no_script():
+    html = await _page(_hours_call())
+    quotes = html.split('id="quotes"', 1)[1].split("</ol>", 1)[0]
+    # A media fragment: the browser opens the recording at the quote's offset and plays it, no script needed.
+    assert '<a class="said-at" href="/call/v3%3Ax/audio/inbound.wav#t=7.96" data-seek="7.96"' in quotes
+    assert ">9.0 s into the call</a>" in quotes
+    # The button plays in the page's player, so it shows only where ui.js runs (and unhides it).
+    assert all(" hidden>" in b.split("</button>")[0] for b in html.split('<button type="button" class="seek"')[1:])
+    assert 'class="seek"' in quotes and "b.hidden = false" in (Path(__file__).parents[1] / "calld/ui/static/ui.js").read_text()
+    # The quote's number in the transcript leads to the quote, and its moment, in the verdict.
+    assert '<sup><a href="#q1">[1]</a></sup>' in html
+    # Without a recording there is nothing to play: the moment is text.
+    silent = await _page(_hours_call() | {"files": {"result.json": "x"}})
+    assert "inbound.wav#t=" not in silent and '<span class="said-at">9.0 s into the call</span>' in silent
+
+
+async def test_an_opt_out_is_said_in_the_verdict_with_its_words_and_moment():
+    d = _hours_call(status="declined", reason="refused", answer=None, answer_text=None, opt_out="please stop calling us")
+    d["transcript"]["turns"][2]["text"] = "Please stop calling us. We don't give out hours."
+    html = await _page(d)
+    verdict = html.split('id="verdict"', 1)[1].split("</section>", 1)[0]
+    said = verdict.split('id="optout"', 1)[1].split("</p>", 1)[0]
+    assert "asked not to be called again" in said and "please stop calling us" in said
+    assert "said at 9.0 s into the call" in said and "will not call this number again" in said
+    assert 'id="optout"' not in await _page(_hours_call())
+
+
+async def test_a_long_answer_is_cut_in_the_headline_and_whole_below():
+    words = "We have had a lot of changes around here lately, so bear with me. " * 20 + "We open at 8 AM."
+    d = _hours_call(answer_text=words, answer=None, evidence=[{"quote": words, "turn": 2, "start_ms": 7960}])
+    html = await _page(d)
+    h1 = html.split("<h1>", 1)[1].split("</h1>", 1)[0]
+    assert len(h1) < 400 and h1.endswith("\u2026") and "We open at 8 AM." not in h1
+    supports = html.split('class="for">', 1)[1].split("</span>", 1)[0]
+    assert len(supports) < 150 and supports.endswith("\u2026")
+    assert html.count("We open at 8 AM.") >= 2  # the fact and the quote say it whole
 
 
 async def test_the_list_shows_why_beside_the_status():
@@ -519,6 +589,12 @@ async def test_the_list_shows_why_beside_the_status():
     r = await _get(_Pages(rows=[row, row | {"run_id": "run_2", "status": "answered", "reason": None}]), "/")
     rows = _rows(await r.get_data(as_text=True))
     assert '<span class="reason">fully booked</span>' in rows[0] and 'class="reason"' not in rows[1]
+
+
+async def test_static_files_are_asked_again_so_an_upgrade_never_meets_an_old_script():
+    for name in ("ui.js", "ui.css"):
+        r = await _get(_Pages(), f"/static/{name}")
+        assert r.status_code == 200 and r.headers["Cache-Control"] == "no-cache" and r.headers.get("ETag")
 
 
 def test_on_a_phone_the_list_rows_are_cards_and_no_table_is_wider_than_the_screen():

@@ -10,7 +10,7 @@ as a whole). This is a reading aid, never a second check: the verdict is the res
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from calld.evidence import check as c
@@ -29,10 +29,19 @@ class Quote:
     start_ms: int | None
     end_ms: int | None
     facts: tuple[int, ...] = ()  # indexes into the page's facts
+    call_ms: int | None = None  # where it starts on the call's clock (the timeline picture's), when known
 
     @property
     def at_s(self) -> str:
+        """Its offset in audio/inbound.wav, in seconds: where the player seeks."""
         return "" if self.start_ms is None else f"{self.start_ms / 1000:.2f}"
+
+    @property
+    def said_at(self) -> str:
+        """The moment it was said, as a person reads it: time into the call, else into the recording."""
+        if self.call_ms is not None:
+            return f"{self.call_ms / 1000:.1f} s into the call"
+        return "" if self.start_ms is None else f"{self.start_ms / 1000:.1f} s into the recording"
 
 
 @dataclass(frozen=True)
@@ -54,10 +63,13 @@ class Turn:
     start_ms: int | None
     end_ms: int | None
     pieces: tuple[Piece, ...]
+    call_ms: int | None = None  # its start on the call's clock; start_ms/end_ms are the recording's (the player's)
 
     @property
     def at(self) -> str:
-        return "" if self.start_ms is None else f"{self.start_ms / 1000:.1f} s"
+        if self.call_ms is not None:
+            return f"{self.call_ms / 1000:.1f} s"
+        return "" if self.start_ms is None else f"{self.start_ms / 1000:.1f} s in the recording"
 
 
 @dataclass(frozen=True)
@@ -92,6 +104,8 @@ class CallPage:
     has_audio: bool
     has_outbound: bool
     has_timeline: bool
+    opt_out: str | None = None  # the business's words asking not to be called again
+    opt_out_turn: Turn | None = None  # the business's turn that says them, when found
     meta: list[tuple[str, str]] = field(default_factory=list)
 
 
@@ -99,7 +113,7 @@ def days_words(days: list[str] | tuple[str, ...]) -> str:
     """Monday..Friday as 'Mon–Fri', a scattered set as 'Mon, Wed, Sat'."""
     idx = sorted(WEEK.index(d) for d in days if d in WEEK)
     if not idx:
-        return "(no days)"
+        return "Days not said"
     if len(idx) == 7:
         return "Every day"
     if len(idx) >= 3 and idx == list(range(idx[0], idx[-1] + 1)):
@@ -280,19 +294,31 @@ def call_page(ident: str, detail: dict[str, Any]) -> CallPage:
     result = detail.get("result") or {}
     report = detail.get("report") or {}
     transcript = detail.get("transcript") or {}
-    quotes = [Quote(i + 1, str(e.get("quote", "")), int(e.get("turn", -1)), e.get("start_ms"), e.get("end_ms"))
+    # The quotes' and turns' offsets are audio/inbound.wav's (the player's clock); a person reads the
+    # call's clock, the one the timeline picture and `show` use: the recording starts that far in.
+    inbound_at = detail.get("inbound_audio_at_ms")
+    on_call = inbound_at if isinstance(inbound_at, int | float) else None
+    quotes = [Quote(i + 1, str(e.get("quote", "")), int(e.get("turn", -1)), e.get("start_ms"), e.get("end_ms"),
+                    call_ms=round(e["start_ms"] + on_call) if on_call is not None and isinstance(e.get("start_ms"), int | float)
+                    else None)
               for i, e in enumerate(result.get("evidence") or report.get("evidence") or [])]
     facts, hours = facts_of(result, quotes)
     by_quote: dict[int, list[int]] = {}
     for fi, f in enumerate(facts):
         for n in f.quotes:
             by_quote.setdefault(n, []).append(fi)
-    quotes = [Quote(q.n, q.text, q.turn, q.start_ms, q.end_ms, tuple(by_quote.get(q.n, ()))) for q in quotes]
+    quotes = [replace(q, facts=tuple(by_quote.get(q.n, ()))) for q in quotes]
+    times = detail.get("turn_times_ms") or []
     turns = []
     for i, t in enumerate(transcript.get("turns") or []):
         text = str(t.get("text", "")).strip()
         marks = [q for q in quotes if q.turn == i] if t.get("speaker") == "business" else []
-        turns.append(Turn(str(t.get("speaker", "?")), t.get("start_ms"), t.get("end_ms"), _pieces(text, marks)))
+        call_ms = times[i][0] if i < len(times) and times[i] else None
+        turns.append(Turn(str(t.get("speaker", "?")), t.get("start_ms"), t.get("end_ms"), _pieces(text, marks), call_ms))
+    opt_out = str(result["opt_out"]) if result.get("opt_out") else None
+    said = " ".join(opt_out.split()).lower() if opt_out else ""
+    opt_out_turn = next((t for t in turns if said and t.speaker == "business"
+                         and said in " ".join("".join(x.text for x in t.pieces).split()).lower()), None)
     files = detail.get("files") or {}
     status = str(result.get("status") or report.get("status") or "?")
     if result.get("honesty") == "corrected":
@@ -311,7 +337,6 @@ def call_page(ident: str, detail: dict[str, Any]) -> CallPage:
         ("Started", report.get("started_at")),
         ("Duration", f"{report['duration_ms'] / 1000:.1f} s" if isinstance(report.get("duration_ms"), int) else None),
         ("Verdict from", result.get("verdict_source")),
-        ("Opt-out", result.get("opt_out")),
         ("Audio incomplete", result.get("audio_incomplete")),  # the recording stopped short; the answer did not
     ) if val]
     return CallPage(
@@ -322,7 +347,7 @@ def call_page(ident: str, detail: dict[str, Any]) -> CallPage:
         honesty=honesty, refused=_refused(report), hangup=report.get("hangup"), hangup_words=_hangup_words(report.get("hangup")),
         files=[n for n in ARTIFACT_LINKS if n in files], publication=detail.get("publication"), request=detail.get("request"),
         pruned=bool(detail.get("pruned")), has_audio="audio/inbound.wav" in files, has_outbound="audio/outbound.wav" in files,
-        has_timeline=bool(report) and not detail.get("pruned"), meta=meta,
+        has_timeline=bool(report) and not detail.get("pruned"), opt_out=opt_out, opt_out_turn=opt_out_turn, meta=meta,
     )
 
 

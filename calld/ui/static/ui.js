@@ -8,9 +8,12 @@ document.addEventListener("DOMContentLoaded", () => {
       const go = () => { player.currentTime = s; player.play().catch(() => {}); };
       if (player.readyState >= 1) go(); else player.addEventListener("loadedmetadata", go, { once: true });
     };
+    // A quote's or a turn's time is also a link into the recording (it plays there with no script);
+    // here it plays in the page's own player, beside the transcript.
+    document.querySelectorAll("button.seek[hidden]").forEach((b) => { b.hidden = false; });
     document.querySelectorAll("[data-seek]").forEach((el) => {
       if (el.dataset.seek === "") return;
-      el.addEventListener("click", () => seek(parseFloat(el.dataset.seek)));
+      el.addEventListener("click", (ev) => { ev.preventDefault(); seek(parseFloat(el.dataset.seek)); });
     });
     const turns = Array.from(document.querySelectorAll("#transcript .turn"));
     let current = null;
