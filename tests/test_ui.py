@@ -602,3 +602,14 @@ def test_on_a_phone_the_list_rows_are_cards_and_no_table_is_wider_than_the_scree
     phone = css.split("@media (max-width: 640px)", 1)[1]
     assert "table.calls thead { display: none; }" in phone and "table.calls tr { display: block;" in phone
     assert "table.hours, table.tracks { min-width: 0;" in phone
+
+
+def test_how_the_call_ended_is_said_in_words_for_every_way_calld_hangs_up():
+    from typing import get_args
+
+    from calld.core.state import Via
+    from calld.ui.page import call_page
+
+    for via in get_args(Via):
+        words = call_page("x", {"result": {"status": "no_answer"}, "report": {"hangup": {"via": via, "cause": "normal_clearing"}}}).hangup_words
+        assert words.startswith("Hung up ") and "via " not in words and "_" not in words.split(";")[0], (via, words)

@@ -273,12 +273,27 @@ def _refused(report: dict[str, Any]) -> list[dict[str, str]]:
             for r in report.get("refused_records") or []]
 
 
+# Why calld hung up, in words (calld.core.state.Via): the page is read by someone who was not on the call.
+HANGUP_VIA = {
+    "tool": "after the goodbye played on the line (its mark echoed)",
+    "drain_timeout": "when no echo of the last audio came in time (the goodbye may be cut)",
+    "opt_out": "once the business asked not to be called again",
+    "failure": "because the call failed",
+    "stall": "after the line stayed silent too long",
+    "far_party": "after the business hung up",
+    "time_limit": "at the call's time limit",
+    "not_connected": "because the call never connected",
+    "wrong_party": "on reaching the wrong party",
+    "voicemail": "on reaching voicemail",
+    "information_line": "on reaching a recorded information line",
+    "answer_heard": "once the answer was heard",
+}
+
+
 def _hangup_words(hangup: dict[str, Any] | None) -> str:
     if not hangup:
         return "no hangup recorded"
-    via = {"tool": "after the goodbye played on the line (its mark echoed)",
-           "drain_timeout": "when no echo of the last audio came in time (the goodbye may be cut)"}.get(
-        str(hangup.get("via")), f"via {hangup.get('via')}")
+    via = HANGUP_VIA.get(str(hangup.get("via")), f"via {hangup.get('via')}")
     who = hangup.get("source")
     cause = hangup.get("cause")
     words = f"Hung up {via}"
