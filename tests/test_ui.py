@@ -613,3 +613,26 @@ def test_how_the_call_ended_is_said_in_words_for_every_way_calld_hangs_up():
     for via in get_args(Via):
         words = call_page("x", {"result": {"status": "no_answer"}, "report": {"hangup": {"via": via, "cause": "normal_clearing"}}}).hangup_words
         assert words.startswith("Hung up ") and "via " not in words and "_" not in words.split(";")[0], (via, words)
+
+
+async def test_a_refused_record_shows_what_it_said_and_when_beside_its_rule(tmp_path):
+    from calld.ui.source import read_claims
+
+    why = "rule 8: your quote 'open at nine': it says no, or says it of the past"
+    quote = "We don't open at nine anymore, we open at ten now, until six."
+    (tmp_path / "events.jsonl").write_text("\n".join([
+        json.dumps({"seq": 1, "t_ms": 9000, "event": {"kind": "live.input_transcript", "text": "We don't"}}),
+        "{not json, \"call_id\"",
+        json.dumps({"seq": 229, "t_ms": 13135, "event": {"call_id": "call_record_1", "status": "answered",
+                                                          "answer_text": "Open at 9.", "quotes": [quote]}}),
+        json.dumps({"seq": 230, "t_ms": 13135, "cause": 229, "effect": {"call_id": "call_record_1", "kind": "live.tool_output"}}),
+        json.dumps({"seq": 300, "t_ms": 14200, "event": {"call_id": "call_record_2", "status": "answered", "answer_text": "Open 10 to 6."}}),
+    ]) + "\n")
+    claims = read_claims(tmp_path, {"call_record_1"})
+    assert claims == {"call_record_1": {"t_ms": 13135, "answer_text": "Open at 9.", "quotes": [quote]}}
+    assert read_claims(tmp_path / "gone", {"call_record_1"}) == {}
+    d = _hours_call() | {"report": {"refused_records": [{"call_id": "call_record_1", "status": "answered", "why": why}]},
+                         "refused_claims": claims}
+    section = (await _page(d)).split('id="refused"', 1)[1].split("</section>", 1)[0]
+    assert "at 13.1 s into the call" in section and "the record said &ldquo;Open at 9.&rdquo;" in section
+    assert "citing &ldquo;We don&#39;t open at nine anymore" in section and "rule 8: your quote &#39;open at nine&#39;" in section

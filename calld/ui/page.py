@@ -10,6 +10,7 @@ as a whole). This is a reading aid, never a second check: the verdict is the res
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -94,7 +95,7 @@ class CallPage:
     turns: list[Turn]
     corrected: bool
     honesty: str
-    refused: list[dict[str, str]]
+    refused: list[dict[str, Any]]
     hangup: dict[str, Any] | None
     hangup_words: str
     files: list[str]
@@ -268,9 +269,29 @@ def _pieces(text: str, marks: list[Quote]) -> tuple[Piece, ...]:
     return tuple(out)
 
 
-def _refused(report: dict[str, Any]) -> list[dict[str, str]]:
-    return [{"status": str(r.get("status", "?")), "why": str(r.get("why", "")), "call_id": str(r.get("call_id", ""))}
-            for r in report.get("refused_records") or []]
+def refused_claims(rows: Iterable[dict[str, Any]], call_ids: set[str]) -> dict[str, dict[str, Any]]:
+    """What each refused record said and when (the call's clock), from the call's journal
+    (events.jsonl's rows): the report keeps only its status and the rule it broke."""
+    found: dict[str, dict[str, Any]] = {}
+    for row in rows:
+        event = row.get("event")
+        if not isinstance(event, dict) or event.get("call_id") not in call_ids or "status" not in event:
+            continue
+        found.setdefault(str(event["call_id"]), {
+            "t_ms": row.get("t_ms"), "answer_text": event.get("answer_text"),
+            "quotes": [str(q) for q in event.get("quotes") or [] if q]})
+    return found
+
+
+def _refused(report: dict[str, Any], claims: dict[str, dict[str, Any]]) -> list[dict[str, Any]]:
+    out = []
+    for r in report.get("refused_records") or []:
+        claim = claims.get(str(r.get("call_id", ""))) or {}
+        t_ms = claim.get("t_ms")
+        out.append({"status": str(r.get("status", "?")), "why": str(r.get("why", "")), "call_id": str(r.get("call_id", "")),
+                    "at": f"{t_ms / 1000:.1f} s into the call" if isinstance(t_ms, int | float) else "",
+                    "answer_text": claim.get("answer_text") or "", "quotes": claim.get("quotes") or []})
+    return out
 
 
 # Why calld hung up, in words (calld.core.state.Via): the page is read by someone who was not on the call.
@@ -359,7 +380,7 @@ def call_page(ident: str, detail: dict[str, Any]) -> CallPage:
         why=why_words(result) if result else None,
         answer_line=booked_line(result) or result.get("answer_text") or result.get("confirmation_text"),
         facts=facts, hours=hours, quotes=quotes, turns=turns, corrected=bool(result.get("corrected")),
-        honesty=honesty, refused=_refused(report), hangup=report.get("hangup"), hangup_words=_hangup_words(report.get("hangup")),
+        honesty=honesty, refused=_refused(report, detail.get("refused_claims") or {}), hangup=report.get("hangup"), hangup_words=_hangup_words(report.get("hangup")),
         files=[n for n in ARTIFACT_LINKS if n in files], publication=detail.get("publication"), request=detail.get("request"),
         pruned=bool(detail.get("pruned")), has_audio="audio/inbound.wav" in files, has_outbound="audio/outbound.wav" in files,
         has_timeline=bool(report) and not detail.get("pruned"), opt_out=opt_out, opt_out_turn=opt_out_turn, meta=meta,

@@ -3,6 +3,7 @@ the finished calls' files. Reads only; the daemon hands itself over when it star
 
 from __future__ import annotations
 
+import json
 import tempfile
 from pathlib import Path
 from typing import Any
@@ -13,6 +14,24 @@ from calld.domain.ids import UserId
 from calld.observe.artifacts import find_run
 from calld.observe.history import BadQuery, history_row
 from calld.observe.timeline import TIMELINE_NAME
+from calld.ui.page import refused_claims
+
+
+def read_claims(run_dir: Path, call_ids: set[str]) -> dict[str, dict[str, Any]]:
+    """What the refused records said and when, from the call's events.jsonl (a damaged line is skipped)."""
+    rows = []
+    try:
+        with (run_dir / "events.jsonl").open(encoding="utf-8") as f:
+            for line in f:
+                if '"call_id"' not in line:  # most rows are audio and words: no need to parse them
+                    continue
+                try:
+                    rows.append(json.loads(line))
+                except ValueError:
+                    continue
+    except OSError:
+        return {}
+    return refused_claims(rows, call_ids)
 
 
 class DaemonPages:
@@ -53,6 +72,9 @@ class DaemonPages:
     async def detail(self, ident: str) -> dict[str, Any] | None:
         """What `calld-ctl show` reads: result, report, transcript, files, publication."""
         found: dict[str, Any] | None = await self._daemon.lookup.detail(ident)
+        refused = {str(r.get("call_id")) for r in ((found or {}).get("report") or {}).get("refused_records") or []}
+        if found is not None and refused and found.get("dir"):
+            found["refused_claims"] = await trio.to_thread.run_sync(read_claims, Path(found["dir"]), refused)
         return found
 
     def run_dir(self, ident: str) -> Path | None:
