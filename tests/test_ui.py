@@ -636,3 +636,13 @@ async def test_a_refused_record_shows_what_it_said_and_when_beside_its_rule(tmp_
     section = (await _page(d)).split('id="refused"', 1)[1].split("</section>", 1)[0]
     assert "at 13.1 s into the call" in section and "the record said &ldquo;Open at 9.&rdquo;" in section
     assert "citing &ldquo;We don&#39;t open at nine anymore" in section and "rule 8: your quote &#39;open at nine&#39;" in section
+
+
+async def test_the_verdict_says_the_day_a_booking_asked_for_and_that_records_were_refused():
+    booked = _hours_call(status="booked", answer=None, confirmed_party=2, confirmed_time="tomorrow 7pm", booking_for="Sun 6 Dec 7pm")
+    verdict = (await _page(booked)).split('id="verdict"', 1)[1].split("</section>", 1)[0]
+    assert "<strong>Asked for:</strong> Sun 6 Dec 7pm" in verdict and "tomorrow 7pm" in verdict
+    refused = _hours_call() | {"report": {"refused_records": [{"call_id": "a", "status": "answered", "why": "rule 8"}] * 2}}
+    verdict = (await _page(refused)).split('id="verdict"', 1)[1].split("</section>", 1)[0]
+    assert '<a href="#refused">2 records</a>' in verdict and 'id="asked-for"' not in verdict
+    assert 'id="refused-count"' not in await _page(_hours_call())
