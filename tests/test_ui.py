@@ -646,3 +646,16 @@ async def test_the_verdict_says_the_day_a_booking_asked_for_and_that_records_wer
     verdict = (await _page(refused)).split('id="verdict"', 1)[1].split("</section>", 1)[0]
     assert '<a href="#refused">2 records</a>' in verdict and 'id="asked-for"' not in verdict
     assert 'id="refused-count"' not in await _page(_hours_call())
+
+
+async def test_a_calls_raw_files_are_sent_with_one_plain_content_type(tmp_path):
+    (tmp_path / "events.jsonl").write_text('{"seq": 1}\n')
+    (tmp_path / "result.json").write_text('{"status": "answered"}')
+
+    class Dir(_Pages):
+        def run_dir(self, ident: str) -> Path:  # type: ignore[override]
+            return tmp_path
+
+    events = await _get(Dir(), "/call/v3:x/raw/events.jsonl")
+    assert events.status_code == 200 and events.headers["Content-Type"] == "text/plain; charset=utf-8"
+    assert (await _get(Dir(), "/call/v3:x/raw/result.json")).headers["Content-Type"] == "application/json"

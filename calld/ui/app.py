@@ -28,7 +28,7 @@ PER_PAGE = 50
 LIVE_POLL_MS = 1000  # a live call's page asks this often whether the call has ended
 CSP = ("default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; media-src 'self'; "
        "connect-src 'self'; form-action 'self'; base-uri 'none'; frame-ancestors 'none'")
-RAW_TYPES = {".json": "application/json", ".jsonl": "text/plain; charset=utf-8", ".svg": "image/svg+xml"}
+RAW_TYPES = {".json": "application/json", ".jsonl": "text/plain", ".svg": "image/svg+xml"}  # quart adds text/*'s charset
 NO_SESSION = "No session: run `calld-ctl ui` and open the link it prints (the link is good for a few minutes, once)."
 LINK_SPENT = "This link has expired or was already used: run `calld-ctl ui` for a new one."
 
