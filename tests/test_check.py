@@ -855,3 +855,22 @@ def test_rules_8_and_9_stock_on_another_day_is_none_now(said: str) -> None:
     turns = call("Do you have the cast iron skillet?", f"{said}.")
     assert check_record(stock("in_stock", said), STOCK, turns).rule == 8  # type: ignore[union-attr]
     assert isinstance(check_record(stock("out_of_stock", said), STOCK, turns), Accepted)
+
+
+def test_rule_6_a_read_back_of_an_answer_to_a_question_that_named_the_item() -> None:
+    turns = call("Which aisle is the garden hose in?", "Aisle 7.", "Sorry, was that aisle 7?", "Yep.")
+    args = aisle("aisle 7", None, readback=True, outcome="Yep")
+    assert isinstance(check_record(args, AISLE, turns), Accepted)
+    assert check_record(aisle("aisle 8", None, readback=True, outcome="Yep"), AISLE,  # type: ignore[union-attr]
+                        call("Which aisle is the garden hose in?", "Aisle 7.", "Sorry, was that aisle 8?", "Yep.")).rule == 6
+    other = call("Which aisle are the rakes in?", "Aisle 7.", "Sorry, was that aisle 7?", "Yep.")
+    assert check_record(args, AISLE, other).rule == 6  # type: ignore[union-attr]
+
+
+@given(st.sampled_from(("we won't be open", "we are not open", "we don't open", "we're never open")))
+def test_rule_7_a_no_before_open_says_closed(said: str) -> None:
+    turns = call("What are your hours?", f"On Sunday {said}.")
+    closed = {"days": ["sunday"], "closed": True, "days_quote": "On Sunday", "times_quote": said}
+    assert isinstance(check_record(hours(closed), HOURS, turns), Accepted), said
+    later = call("What are your hours?", f"On Sunday {said} until 9.")
+    assert check_record(hours(closed | {"times_quote": f"{said} until 9"}), HOURS, later).rule == 7  # type: ignore[union-attr]

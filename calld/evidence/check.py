@@ -29,8 +29,8 @@ and that each typed value stands in them. Which number is the party is the model
  6. The item. A stock or aisle fact names the item asked about: its words stand in the fact's quote, or in the
     agent's question just before it, and no number of another size of it is said in between; in its own quote when
     the quote's sentence gives another number (another aisle, another count).
- 7. Word lists. A closed day's quote holds a word of CLOSED; open around the clock, of ALWAYS; no set hours, of
-    NO_SET_HOURS.
+ 7. Word lists. A closed day's quote holds a word of CLOSED (or a no just before "open", not "until"); open around
+    the clock, of ALWAYS; no set hours, of NO_SET_HOURS.
  8. Yes. The clause of a quote of what is (hours, a place, in stock, booked, a party or time) holds no word of NOT
     (nor ending in n't; not before a word of OPEN_CLOSE and "until") nor of PAST; of stock, none of OUT nor "will"
     ('ll, "gonna"), nor a day ("in Tuesday"): stock to come is none now; of a booking, none of FAILURE, FULL or
@@ -88,8 +88,8 @@ DAY_GROUPS = {"weekdays": WEEKDAYS[:5], "weekday": WEEKDAYS[:5], "weekends": WEE
 RUNS = frozenset({"to", "through", "thru", "till", "til", "until"})
 SET_APART = frozenset({"except", "but", "besides", "excluding", "apart", "other", "not", "closed"})
 PLACE_WORDS = frozenset({"the", "a", "an", "in", "on", "at", "of", "aisle", "department", "dept", "section", "area"})
-CLOSED = ("closed", "shut", "not open", "don't open", "do not open", "day off", "off")
-ALWAYS = ("24 hours", "24/7", "24 7", "around the clock", "round the clock", "never close", "never closes",
+CLOSED = ("closed", "shut", "day off", "off")  # or a no just before "open": "not open", "won't be open"
+ALWAYS = ("24 hours", "24 hour", "24/7", "24 7", "around the clock", "round the clock", "never close", "never closes",
           "all night", "all day and all night", "open all day and night")
 NO_SET_HOURS = ("appointment", "appointments", "no set", "vary", "varies", "depends", "call ahead", "not set",
                 "no fixed", "whenever", "irregular", "flexible")
@@ -548,7 +548,9 @@ def _stands(fact: Fact, words: Sequence[str], context: Sequence[str] = (), rest:
             return f"{value!r} is not said there"
     elif kind in ("closed", "always", "no_set_hours"):
         lists = {"closed": CLOSED, "always": ALWAYS, "no_set_hours": NO_SET_HOURS}
-        if not has_phrase(words, lists[kind]):
+        shut = kind == "closed" and any(w == "open" and _negated(words[max(0, i - 3):i]) and _at(words, i + 1) not in (
+            "until", "till", "til", "before") for i, w in enumerate(words))  # "not open until 9" opens at 9
+        if not (has_phrase(words, lists[kind]) or shut):
             return f"no word of {kind.replace('_', ' ')} ({', '.join(lists[kind][:4])}...) is said there"
     return None
 
@@ -628,6 +630,17 @@ def _item_named(item: str | None, turns: Sequence[Turn], at: Found | None, asked
     between = [w for t in range(asked + 1, end + 1) if turns[t].speaker == "business"
                for w in _words(tokens(turns[t].text))[: (at.last if at is not None and t == at.turn else None)]]
     return not _another_size(item, between)
+
+
+def _answered_before(fact: Fact, item: str | None, turns: Sequence[Turn], asked: int | None) -> bool:
+    """Rule 6 for a read-back ("Sorry, was that aisle 7?" / "Yep."): the business said the value earlier, in the
+    reply to a question of the agent's that named the item ("Which aisle is the skillet in?" / "Aisle 7.")."""
+    for t in range(asked or 0):
+        question = _asked_before(turns, t) if turns[t].speaker == "business" else None
+        if question is not None and _item_named(item, turns, None, question) and fact.kind != "yes" and \
+                _stands(fact, _words(tokens(turns[t].text))) is None:
+            return True
+    return False
 
 
 def _corrected(fact: Fact, turns: Sequence[Turn], at: Found, booking: bool, readback: bool = False,
@@ -747,8 +760,10 @@ def _check(cited: Cited, request: QuickAskJob | BookJob, turns: Sequence[Turn], 
                 if (later := _corrected(fact, turns, answer, isinstance(request, BookJob), readback=True)) is not None:
                     return Refused(11, f"after your read-back of {fact.value!r} the business said {later!r}",
                                    "record what the business said")
-            if fact.item and not _item_named(item, turns, None, asked):
-                return Refused(6, f"the question before your outcome_quote does not name {item!r}", _AGAIN)
+            if fact.item and not _item_named(item, turns, None, asked) and not _answered_before(fact, item, turns, asked):
+                return Refused(6, f"the question before your outcome_quote does not name {item!r}, nor did the business "
+                                  "say its value earlier in answer to one that does",
+                               "quote the business's first answer, where it named the item or answered a question that did")
             continue
         if not fact.quote:
             named = f"{fact.topic or fact.kind} fact" + (f" {fact.value!r}" if fact.value else "")
