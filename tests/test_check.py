@@ -784,7 +784,7 @@ def test_rule_8_a_word_of_gone_is_no_yes(said: str) -> None:
 
 def test_rule_10_a_decline_then_the_time_the_agent_asked_for_said_again_is_refused() -> None:
     turns = call("A table for five at 8 on Thursday?", "Hmm, eight's gone, but I've got eight fifteen if that's any good?",
-                 "Eight fifteen is fine.", "Brilliant, I've pencilled you in at eight fifteen, five of you.")
+                 "Eight fifteen is fine.", "Brilliant, I've pencilled you in for eight fifteen, five of you.")
     assert check_record(declined("eight's gone"), BOOK, turns).rule == 10  # type: ignore[union-attr]
     still_no = (*turns[:2], Turn("agent", "Could you do 8:30 then?"), Turn("business", "No, 8:30's gone too, sorry."))
     assert isinstance(check_record(declined("eight's gone"), BOOK, still_no), Accepted)
@@ -804,7 +804,7 @@ def test_rule_4_a_bookings_one_time_in_everyday_words(said: tuple[str, int, int]
 
 
 @given(st.sampled_from((("eight til five", 8, 17, 0), ("9 till half 5", 9, 17, 30), ("between nine and six", 9, 18, 0),
-                        ("midday to nine", 12, 21, 0), ("nine till half past five", 9, 17, 30))))
+                        ("midday to nine", 12, 21, 0), ("nine till half past five", 9, 17, 30), ("nine-ish till five", 9, 17, 0))))
 def test_rule_4_a_range_in_everyday_words(said: tuple[str, int, int, int]) -> None:
     words, opens, closes, minute = said
     turns = call("What are your hours?", f"Weekdays it's {words}.")
@@ -874,3 +874,18 @@ def test_rule_7_a_no_before_open_says_closed(said: str) -> None:
     assert isinstance(check_record(hours(closed), HOURS, turns), Accepted), said
     later = call("What are your hours?", f"On Sunday {said} until 9.")
     assert check_record(hours(closed | {"times_quote": f"{said} until 9"}), HOURS, later).rule == 7  # type: ignore[union-attr]
+
+
+def test_rule_4_a_bookings_time_quote_of_one_bare_number() -> None:
+    turns = call("A table for two on Friday?", "Friday, two... yeah, I've put you in for eight. That's done.")
+    args = booked(2, "Friday 20:00", outcome_quote="That's done", time_quote="I've put you in for eight", party_quote="two",
+                  date_quote="Friday")
+    assert isinstance(check_record(args, BOOK, turns), Accepted)
+    assert check_record(args | {"confirmed_time": "Friday 21:00"}, BOOK, turns).rule == 4  # type: ignore[union-attr]
+    # one number is no party and time at once
+    both = args | {"confirmed_party": 8, "party_quote": "I've put you in for eight"}
+    assert check_record(both, BOOK, turns).rule == 4  # type: ignore[union-attr]
+    two = call("A table on Friday?", "Friday for four at 7, done.")
+    wrong = booked(4, "Friday 16:00", outcome_quote="done", time_quote="Friday for four at 7", party_quote="Friday for four at 7",
+                   date_quote="Friday for four at 7")
+    assert check_record(wrong, BOOK, two).rule == 4  # type: ignore[union-attr]  # two numbers: no bare reading

@@ -15,12 +15,13 @@ and that each typed value stands in them. Which number is the party is the model
  4. Clock times. Each time reads as one in its own quote: "7:30", "7.30", "7 30" (where a time may be), a number
     before am/pm, o'clock or "ish", or after a word of CLOCK_CUES, "noon" ("midday"), "midnight", "half past 7",
     "twenty past 7", "half five", "ten to nine" (after "at", or as a booking's one time), the quote's one number
-    ("Ten."); am/pm, where said ("in the morning": DAYPARTS; "07:00": 24-hour), agrees. A dash between numbers or
-    days is a run ("9-6", "Mon-Fri"), as "and" is after "between". Number words said apart (", ") are two numbers. A
-    number that begins an address (names, then a word of STREETS) or follows a month is no time; after LOOSE_CUES it
-    is a count too. A range's opening and closing are two times said one after the other in its times_quote; a bare
-    "half past" takes its hour from the context_quote; its days_quote and times_quote, said in one turn, have no
-    other day or number between them. A booked time of no clock words ("the early sitting") stands by its words.
+    ("Ten."; in a booking's time, "make that five"); am/pm, where said ("in the morning": DAYPARTS; "07:00":
+    24-hour), agrees. A dash between numbers or days is a run ("9-6", "Mon-Fri"), as "and" is after "between".
+    Number words said apart (", ") are two numbers. A number that begins an address (names, then a word of STREETS)
+    or follows a month is no time; after LOOSE_CUES it is a count too. A range's opening and closing are two times
+    said one after the other in its times_quote; a bare "half past" takes its hour from the context_quote; its
+    days_quote and times_quote, said in one turn, have no other day or number between them. A booked time of no
+    clock words ("the early sitting") stands by its words.
  5. Own words. Each day, date, count, party size, place or kind stands in its own quote: a count as a number that is
     no part of a clock time nor a day of a month ("march 5", "5th of march", "the 12th": where no month is said, the
     day alone stands for the date); days by name, run or DAY_GROUPS; a place or kind by its words (PLACE_WORDS
@@ -515,8 +516,9 @@ def _asked_before(turns: Sequence[Turn], turn: int) -> int | None:
 
 
 def _stands(fact: Fact, words: Sequence[str], context: Sequence[str] = (), rest: Sequence[str] = (),
-            item: str | None = None) -> str | None:
-    """Rules 4, 5, 7: why the value does not stand in `words` (`rest`: the sentence's rest; `item`'s numbers are its size)."""
+            item: str | None = None, lone: bool = True) -> str | None:
+    """Rules 4, 5, 7: why the value does not stand in `words` (`rest`: the sentence's rest; `item`'s numbers are its
+    size; `lone`: a booking time's quote holding only one number may say it bare, unless it is the party's quote too)."""
     kind, value = fact.kind, fact.value
     if kind == "range":
         ends = [_hhmm(v) for v in value.split("-")]
@@ -530,7 +532,11 @@ def _stands(fact: Fact, words: Sequence[str], context: Sequence[str] = (), rest:
             want = [w for w in _words(tokens(value)) if w not in PLACE_WORDS and w not in _date_words(value)]
             missing = [w for w in want if w not in words]
             return f"{value!r} is not a clock time, nor said there" if missing or not want else None
-        if not any(_reads_as(c, *hhmm, clocks(context)) for c in clocks(words, one=True)):
+        said = clocks(words, one=True)
+        numbers = [w for w in words if w.isdigit()]
+        if lone and not said and len(numbers) == 1 and 0 < int(numbers[0]) <= 12:  # "make that five", "seven on Wednesday"
+            said = [Clock(int(numbers[0]), 0, None, frozenset({words.index(numbers[0])}), True)]
+        if not any(_reads_as(c, *hhmm, clocks(context)) for c in said):
             return f"{hhmm[0]:02d}:{hhmm[1]:02d} does not read as a clock time in {' '.join(words)!r}"
     elif kind == "count" and value not in _counts(words):
         return f"the number {value} is not said there apart from a clock time"
@@ -691,9 +697,9 @@ def _agreed_after(turns: Sequence[Turn], at: Found) -> str | None:
         asked = [c for c in clocks(_words(tokens(turns[t].text))) if c.hour is not None] if turns[t].speaker == "agent" else []
         reply = turns[t + 1]
         if asked and reply.speaker == "business":
-            for part in _SENTENCE_END.split(reply.text):
+            for part in _SENTENCE_END.split(reply.text):  # its no is the sentence's; its times, each clause's
                 words = _words(tokens(part))
-                said = [c for c in clocks(words) if c.hour is not None]
+                said = [c for clause in _CLAUSE_END.split(part) for c in clocks(_words(tokens(clause))) if c.hour is not None]
                 if any(c.hour is not None and a.hour is not None and c.hour % 12 == a.hour % 12 and c.minute == a.minute
                        for c in said for a in asked) and _sign(Fact("yes", "", part, topic="booking"), words) is None:
                     return " ".join(words)
@@ -778,7 +784,8 @@ def _check(cited: Cited, request: QuickAskJob | BookJob, turns: Sequence[Turn], 
         context = _words(tokens(fact.context or "")) if locate(turns, fact.context) is not None else []
         text = turns[at.turn].text  # the rest of the quote's sentence, where a day may be set apart
         rest = _words(tokens(text[tokens(text)[at.last - 1].end:at.sentence.end])) if fact.kind == "days" else []
-        if (why := _stands(fact, at.words, context, rest, item)) is not None:
+        lone = fact.quote not in {f.quote for f in cited.facts if f.kind == "count"}  # one number is no party and time
+        if (why := _stands(fact, at.words, context, rest, item, lone)) is not None:
             rule = 4 if fact.kind in ("clock", "range") else 7 if fact.kind in ("closed", "always", "no_set_hours") else 5
             return Refused(rule, f"{why} (your quote {fact.quote!r})", _AGAIN)
         if fact.beside and (between := _between(turns, at, locate(turns, fact.beside))):
