@@ -1,7 +1,8 @@
 """The ledger: users' numbers, every request and its result, opt-outs, the dial log, the schedule,
 publications, texting, and the daemons sharing it. One interface (Ledger), two engines: a SQLite
 file (the default, one daemon, nothing to install) or a PostgreSQL server (CALLD_LEDGER_URL), which
-several daemons share. See ledger.py for the methods, engine.py for how each engine keeps them atomic.
+several daemons share. See ledger.py for the methods, statements.py for the statements they share,
+engine.py for how each engine keeps them atomic.
 """
 
 from calld.ledger.engine import IntegrityViolation, LedgerUnavailable, Tx
