@@ -6,7 +6,8 @@ drains into `reduce_step`. Effects run in order, in that loop.
 
 Resource handling: when the call is finished the nursery is cancelled; the GPT-Live
 task closes its socket in a shielded, bounded `finally`, and the media socket is
-released to whoever attached it. Artifacts are written whatever happened.
+released to whoever attached it. Artifacts are written whatever happened (what they hold:
+calld.runtime.artifacts).
 
 The steady audio path (calld.core.audio_path): while the state the reducer left allows it, the
 media task sends inbound frames on to GPT-Live itself and the GPT-Live task plays deltas to the
@@ -62,19 +63,22 @@ from calld.core.effects import (
     SendToolOutput,
 )
 from calld.core.audio_path import CLOSED, AudioPath, audio_path
-from calld.core.outcome import Outcome, conclude, on_date
-from calld.core.plan import BookJob, CallPlan
+from calld.core.outcome import conclude, on_date
+from calld.core.plan import CallPlan
 from calld.core.reduce import reduce_step
 from calld.core.situations import loud_each
-from calld.core.state import TRACKS, Call, DialRejected, DialSent, HangupDone, TelnyxEnded
+from calld.core.state import TRACKS, Call, DialSent, HangupDone, TelnyxEnded
 from calld.adapters.codecs import codec_for
 from calld.domain import results
 from calld.ops.recovery import hangup_command_id
+from calld.runtime.artifacts import (
+    booking_info, no_hangup_record, refs_present, task_record, transcript_file, write_before_result, write_files,
+)
 from calld.runtime.behind import Behind, Step
 from calld.runtime.disk import DiskWork, inline
 from calld.runtime.journal import effect_row, event_row
 from calld.ops.redaction import Pseudonyms
-from calld.runtime.report import BookingInfo, CallReport, HangupInfo, HoldInfo, MediaInfo, Transition, redact
+from calld.runtime.report import CallReport, HangupInfo, HoldInfo, MediaInfo, Transition, redact
 from calld.runtime.rundir import RunDir
 from calld.runtime.verdict import build_result, business_date, evidence
 from calld.runtime.sockets import MessageSocket, SocketClosed
@@ -360,7 +364,7 @@ class CallHandle:
             if accepted:
                 # Written the moment the verdict is accepted, before anything it causes: a crash
                 # after this keeps it (recovery reads it).
-                await self._write_json("task.json", self._task_record())
+                await self._write_json("task.json", task_record(self.plan, self.call, self.rundir))
             await self._perform_all(step.effects, seq, t_ms)
         finally:
             self._path = path
@@ -895,18 +899,14 @@ class CallHandle:
         undated = conclude(call)  # once: the task record's preview and the result both read it
         await step()
         outcome = on_date(undated, business_date(self.plan.to, self._started))
-        transcript = {
-            "turns": [{"speaker": t.speaker, "text": t.text, "start_ms": t.start_ms, "end_ms": t.end_ms, "on_line": t.on_line}
-                      for t in call.transcript],
-            "agent_text": "".join(t.text for t in call.transcript if t.speaker == "agent" and t.on_line),
-            "business_text": "".join(t.text for t in call.transcript if t.speaker == "business"),
-        }
-        task = self._task_record(undated) if call.task is not None else None
-        no_hangup = self._no_hangup_record()
+        transcript = transcript_file(call)
+        task = task_record(self.plan, call, self.rundir, undated) if call.task is not None else None
+        no_hangup = no_hangup_record(call)
         await step()
-        refs = await self._on_disk(partial(self._write_before_result, transcript, task, no_hangup), "the call's last files", None)
+        refs = await self._on_disk(partial(write_before_result, self.rundir, self.plan, call, transcript, task, no_hangup),
+                                   "the call's last files", None)
         if refs is None:  # what is there is referenced, nothing more
-            refs = await self._on_disk(self._refs_present, "the call's last files", {})
+            refs = await self._on_disk(partial(refs_present, self.rundir), "the call's last files", {})
         await step()
         rd = self.rundir
         ccid = call.call_control_id
@@ -937,7 +937,7 @@ class CallHandle:
             job=self.plan.job.kind,
             question=self.plan.question.value if self.plan.question is not None else None,
             item=self.plan.item,
-            booking=self._booking_info(),
+            booking=booking_info(self.plan, call),
             status=result.status,
             reason=result.reason,
             detail=getattr(result, "detail", None),
@@ -974,100 +974,8 @@ class CallHandle:
         files = {"result.json": result.model_dump(mode="json"), "call_report.json": dumped,
                  "call_report.redacted.json": redact(report, self.pseudonyms, dumped)}
         await step()
-        await self._on_disk(partial(self._write_result, files), "result.json", None)
+        await self._on_disk(partial(write_files, self.rundir, files), "result.json", None)
         self.result = result
         reason = getattr(result, "reason", None)
         log.info("%s finished: %s via %s", ccid or self.plan.run_id, result.status + (f"/{reason}" if reason else ""),
                  report.hangup.via)
-
-    def _write_before_result(self, transcript: dict[str, Any], task: dict[str, Any] | None,
-                             no_hangup: dict[str, Any]) -> dict[str, str]:
-        """(Disk work, run by the ports' `disk`.) The files the result refers to, closed; their
-        refs, and where a write failed, only those really there, with incomplete.json saying what
-        is missing."""
-        rd = self.rundir
-        if self.call.call_control_id is None and rd.prefix.startswith(".pending-"):
-            rd.adopt(self.plan.run_id)
-        refs: dict[str, str] = {}
-        if not (rd.path / "hangup.json").exists():
-            rd.write_json("hangup.json", no_hangup)
-        for name in ("dial.json", "session_start.json", "hangup.json"):
-            if (rd.path / name).exists():
-                refs[name] = rd.ref(name)
-        refs["events.jsonl"] = rd.ref("events.jsonl")
-        refs["transcript.json"] = rd.write_json("transcript.json", transcript)
-        if task is not None:
-            refs["task.json"] = rd.write_json("task.json", task)
-        rd.close()
-        refs["audio/inbound.wav"] = rd.ref("audio/inbound.wav")
-        refs["audio/outbound.wav"] = rd.ref("audio/outbound.wav")
-        return self._marked(refs)
-
-    def _marked(self, refs: dict[str, str]) -> dict[str, str]:
-        """(Disk work.) After a write error, only what is really there is referenced, and the gap is marked."""
-        rd = self.rundir
-        if rd.write_error is None:
-            return refs
-        refs = {name: ref for name, ref in refs.items() if (rd.path / name).is_file()}
-        rd.write_json("incomplete.json", {
-            "error": str(rd.write_error),
-            "note": "a write failed during this call: events.jsonl and the audio stop at that point; "
-                    "the call was failed and hung up",
-        })
-        return refs
-
-    def _refs_present(self) -> dict[str, str]:
-        """(Disk work.) After the trip that writes the last files failed itself: the files that are there, closed."""
-        rd = self.rundir
-        rd.close()
-        names = ("dial.json", "session_start.json", "hangup.json", "events.jsonl", "transcript.json", "task.json",
-                 "audio/inbound.wav", "audio/outbound.wav")
-        return self._marked({name: rd.ref(name) for name in names})
-
-    def _write_result(self, files: dict[str, Any]) -> None:
-        """(Disk work, run by the ports' `disk`.) result.json, then the reports that name it."""
-        for name, data in files.items():
-            self.rundir.write_json(name, data)
-
-    def _no_hangup_record(self) -> dict[str, Any]:
-        """hangup.json for a call calld never hung up: why it did not need to."""
-        call = self.call
-        ended = call.telnyx if isinstance(call.telnyx, TelnyxEnded) else None
-        if isinstance(call.dial, DialRejected) or call.call_control_id is None:
-            why = "not_dialled"
-            said = "the dial was never accepted, so there was no call to hang up"
-        elif ended is not None and ended.was_answered:
-            why = "far_party"
-            said = f"the far party ended the call first ({ended.cause}, source {ended.source})"
-        else:
-            why = "never_connected"
-            said = f"the call was never answered ({ended.cause if ended else 'no hangup event'})"
-        return {"via": None, "call_control_id": call.call_control_id, "sent": False, "why": why, "detail": said}
-
-    def _task_record(self, concluded: Outcome | None = None) -> dict[str, Any]:
-        """task.json: the verdict the call accepted, and the result it would end as if calld died now.
-        `concluded`: `conclude(self.call)`, when the caller has it already."""
-        call = self.call
-        task = call.task
-        assert task is not None
-        record: dict[str, Any] = {"tool": "record_task_result", "call_id": task.call_id, "status": task.status,
-                                  "answer_text": task.answer_text, "notes": task.notes,
-                                  "end_call_seen": call.end_call_seen,
-                                  "evidence": [e.model_dump() for e in evidence(call.verdict.quotes)] if call.verdict else []}
-        if task.booking is not None:
-            record["booking"] = asdict(task.booking)
-            record["booking"]["unanswered_questions"] = list(call.unanswered)
-        # What the call would end as if calld died now: a restart finishes it so (calld.ops.recovery).
-        planned = {"transcript.json": self.rundir.ref("transcript.json"), "audio/inbound.wav": self.rundir.ref("audio/inbound.wav")}
-        try:
-            record["result_if_interrupted"] = build_result(self.plan, call, concluded if concluded is not None else conclude(call), planned).model_dump(mode="json")
-        except Exception:  # noqa: BLE001 - a preview must never fail the call it describes
-            log.exception("%s could not preview the result of the accepted verdict", self.plan.run_id)
-        return record
-
-    def _booking_info(self) -> BookingInfo | None:
-        job = self.plan.job
-        if not isinstance(job, BookJob):
-            return None
-        return BookingInfo(party=job.party, time=job.time, notes=job.notes, window_minutes=job.window_minutes,
-                           callback=job.callback, unanswered_questions=list(self.call.unanswered))
