@@ -63,7 +63,6 @@ Theory of the edges:
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable
 from typing import Any
 
@@ -90,6 +89,11 @@ from calld.core.effects import (
 from calld.core import situations
 from calld.core.answers import Stock
 from calld.core.replace import evolve  # attrs.evolve's result, cheaper: it runs on every frame
+from calld.core.judging import correcting, judge, merge_questions, refuse_booking, wrong_job
+from calld.core.queries import (
+    OWN_GOODBYES, RECORDED, agent_audible, answer_heard, business_text, goodbye_talk, information_line, latest_turn_of,
+    live_is_open, may_call_off, opt_out_words, recording_phrase, talking_after_verdict, tool_output,
+)
 from calld.core.plan import (
     ANSWER_HEARD_LINE, GOODBYE_REOPENED_LINE, HANGUP_MARK, HONESTY_CORRECTION_LINE, OPT_OUT_LINE, RECORD_TASK_RESULT, SEND_DTMF, WRONG_PARTY_LINE, BookJob,
     QuickAskJob, screening_line,
@@ -135,12 +139,9 @@ from calld.core.state import (
     Verdict,
     Via,
 )
-from calld.domain.questions import QuestionType
 from calld.domain.status import FailedReason
-from calld.domain.times import minutes_between
-from calld.domain.transcript import Speaker, Turn, add_fragment, last_to_speak, latest_turn
+from calld.domain.transcript import Speaker, add_fragment, last_to_speak
 from calld.evidence import assess, check
-from calld.domain.transcript import Quote
 from calld.evidence.check import sentence_spans
 from calld.policy.optout import detect_opt_out, said_by_business
 
@@ -151,10 +152,6 @@ HOLD_MUSIC_FRAMES = 200  # 4 s of unbroken sound and no words: hold music
 
 
 # Timers that belong to a call in progress; all of them die when it ends.
-# A recording on the line (no goodbye to it, no message left): a voicemail, or an information line.
-_RECORDED: tuple[Via, ...] = ("voicemail", "information_line")
-_OWN_GOODBYES: tuple[Via, ...] = ("tool", "answer_heard")  # the agent's goodbye after an answer, not an apology
-
 _LIVE_TIMERS = ("stall", "farewell", "close", "drain", "trail", "call_cap", "media_lost", "ring", "media_wait")
 
 
@@ -221,10 +218,6 @@ def _state_triggered(call: Call) -> tuple[Call, list[Effect]]:
 # -- shared moves --------------------------------------------------------------------------------
 
 
-def _live_is_open(call: Call) -> bool:
-    return isinstance(call.live, LiveStarting | LiveActive | LiveClosing)
-
-
 def _cancel_timers(*keys: str) -> list[Effect]:
     return [Cancel(k) for k in keys]
 
@@ -251,7 +244,7 @@ def _end_hold(call: Call, how: str) -> Call:
 
 def _abort_live(call: Call) -> tuple[Call, list[Effect]]:
     """Drop GPT-Live now; nothing more goes to it, whatever its socket says later."""
-    if not _live_is_open(call):
+    if not live_is_open(call):
         return call, []
     return evolve(call, live=LiveDone("aborted")), [AbortLive()]
 
@@ -300,22 +293,9 @@ def _add_turn(call: Call, speaker: Speaker, event: ev.InputTranscript | ev.Outpu
     def at(ms: int | None) -> int | None:
         return None if ms is None else origin + ms
 
-    on_line = speaker == "business" or _agent_audible(call)
+    on_line = speaker == "business" or agent_audible(call)
     return evolve(call, transcript=add_fragment(call.transcript, speaker, event.text, at(event.start_ms),
                                                 at(event.end_ms), on_line))
-
-
-def _agent_audible(call: Call) -> bool:
-    """Does GPT-Live's audio reach the line now? Never on a recording (no message is ever left)."""
-    return (
-        isinstance(call.media, MediaStreaming)
-        and isinstance(call.hangup, HangupNone | HangupFarewell | HangupDraining)
-        and call.recording is None
-    )
-
-
-def _tool_output(**fields: object) -> str:
-    return json.dumps(fields, separators=(",", ":"))
 
 
 def _continue(call: Call) -> Call:
@@ -410,7 +390,7 @@ def _hung_up(call: Call, event: ev.CallHungUp) -> _Out:
         case HangupDone():
             return call, []
         case _:
-            via = "far_party" if was_answered or _live_is_open(call) else "not_connected"
+            via = "far_party" if was_answered or live_is_open(call) else "not_connected"
             effects: list[Effect] = []
             if isinstance(call.live, LiveActive | LiveStarting):
                 call, effects = evolve(call, live=LiveClosing()), [CloseLive()]
@@ -431,7 +411,7 @@ def _machine_greeting_ended(call: Call, event: ev.MachineGreetingEnded) -> _Out:
     if event.result != "beep_detected":
         return call, []
     match call.hangup:
-        case HangupFarewell(via=via) if via in _RECORDED:
+        case HangupFarewell(via=via) if via in RECORDED:
             call, effects = _start_drain(call, via)
             return call, [Cancel("farewell"), *effects]
         case HangupNone() if isinstance(call.conversation, ConvTalking):
@@ -658,7 +638,7 @@ def _speech(call: Call, event: ev.InputTranscript | ev.OutputTranscript, speaker
         return _ignore(call, event, "live")
     call = _add_turn(call, speaker, event)
     if speaker == "agent" and call.honesty_claim is None and (
-            claim := situations.CLAIMS_HUMAN.search(_latest_turn(call, "agent")[1])) is not None:
+            claim := situations.CLAIMS_HUMAN.search(latest_turn_of(call, "agent")[1])) is not None:
         # Honesty on every call: the agent corrects itself at once, and the result is flagged.
         call = evolve(call, honesty_claim=claim.group(0))
         out = _after_speech(call, event, speaker)
@@ -670,7 +650,7 @@ def _speech(call: Call, event: ev.InputTranscript | ev.OutputTranscript, speaker
 
 def _after_speech(call: Call, event: ev.InputTranscript | ev.OutputTranscript, speaker: Speaker) -> _Out:
     t = call.plan.timings
-    if speaker == "business" and (quote := detect_opt_out(_opt_out_words(call))):
+    if speaker == "business" and (quote := detect_opt_out(opt_out_words(call))):
         if call.opt_out is None:
             return _opted_out(call, quote)
         if quote != call.opt_out and quote.startswith(call.opt_out):
@@ -685,39 +665,18 @@ def _after_speech(call: Call, event: ev.InputTranscript | ev.OutputTranscript, s
             if call.on_hold:
                 return call, []  # the hold budget runs from the cue, whatever the agent says meanwhile
             return call, [Schedule("stall", t.stall_s, ev.StallElapsed())]
-        case HangupFarewell(via=via) as farewell if speaker == "business" and via not in _RECORDED:
+        case HangupFarewell(via=via) as farewell if speaker == "business" and via not in RECORDED:
             return _talk_during_goodbye(call, farewell)
-        case HangupNone() if _talking_after_verdict(call):
-            if speaker == "business" and situations.wrong_party(_latest_turn(call, "business")[1]) is not None:
+        case HangupNone() if talking_after_verdict(call):
+            if speaker == "business" and situations.wrong_party(latest_turn_of(call, "business")[1]) is not None:
                 return _wrong_party_goodbye(call)  # the verdict was the wrong business's
             return call, [Schedule("stall", t.stall_s, ev.StallElapsed())]
         case _:
             return call, []
 
 
-def _opt_out_words(call: Call) -> str:
-    """Where an opt-out is looked for: the business's turn, or all it said over our goodbye after an
-    answer (the closing line, said at the same time, splits their sentence into turns)."""
-    if isinstance(call.hangup, HangupFarewell) and call.hangup.via in _OWN_GOODBYES:
-        return _goodbye_talk(call, call.hangup)
-    return _latest_turn(call, "business")[1]
-
-
-def _latest_turn(call: Call, speaker: Speaker) -> tuple[int, str]:
-    """The index and words of `speaker`'s latest turn: the one their last fragment went to (the
-    other side's words may follow it, said over theirs)."""
-    k = latest_turn(call.transcript, speaker)
-    assert k is not None  # called once a fragment of theirs is in
-    return k, call.transcript[k].text
-
-
-def _talking_after_verdict(call: Call) -> bool:
-    """The goodbye was called off: the verdict stands and the conversation goes on."""
-    return isinstance(call.hangup, HangupNone) and isinstance(call.conversation, ConvConcluded)
-
-
 def _farewell(call: Call, via: Via) -> HangupFarewell:
-    return HangupFarewell(via=via, business_from=len(_business_text(call)))
+    return HangupFarewell(via=via, business_from=len(business_text(call)))
 
 
 def _talk_during_goodbye(call: Call, farewell: HangupFarewell) -> tuple[Call, list[Effect]]:
@@ -725,23 +684,12 @@ def _talk_during_goodbye(call: Call, farewell: HangupFarewell) -> tuple[Call, li
     are judged once the goodbye would end (their sentence may still end in "goodbye"), and until then
     the goodbye is not over while they talk: the closing line's quiet starts again. The wrong party
     said over our own goodbye turns it into the apology: the verdict was the wrong business's."""
-    talk = _goodbye_talk(call, farewell)
-    if farewell.via in _OWN_GOODBYES and situations.wrong_party(talk) is not None:
+    talk = goodbye_talk(call, farewell)
+    if farewell.via in OWN_GOODBYES and situations.wrong_party(talk) is not None:
         return _wrong_party_goodbye(call)
-    if _may_call_off(call, farewell) and situations.asks_something(talk):
+    if may_call_off(call, farewell) and situations.asks_something(talk):
         return _call_off_goodbye(call)
     return evolve(call, hangup=evolve(farewell, quiet=0)), []
-
-
-def _goodbye_talk(call: Call, farewell: HangupFarewell) -> str:
-    """What the business said since the farewell began."""
-    return _business_text(call)[farewell.business_from :]
-
-
-def _may_call_off(call: Call, farewell: HangupFarewell) -> bool:
-    """Only our own goodbye after a verdict; an apology (opt-out, wrong party) is never called off, nor a
-    goodbye the business answered by asking not to be called again: they want the call over."""
-    return farewell.via == "tool" and isinstance(call.conversation, ConvConcluded) and call.opt_out is None
 
 
 def _call_off_goodbye(call: Call) -> tuple[Call, list[Effect]]:
@@ -780,7 +728,7 @@ def _opted_out(call: Call, quote: str) -> tuple[Call, list[Effect]]:
 def _business_said(call: Call, fragment: str) -> tuple[Call, list[Effect]]:
     """The business said more words: are we on hold, back from hold, screened, or at the wrong number?"""
     t = call.plan.timings
-    turn, text = _latest_turn(call, "business")
+    turn, text = latest_turn_of(call, "business")
     seg_turn, seg_from = call.segment
     if seg_turn != turn:
         seg_from = 0
@@ -793,9 +741,9 @@ def _business_said(call: Call, fragment: str) -> tuple[Call, list[Effect]]:
         seg_from = max(len(text) - len(fragment), 0)
         call = evolve(_end_hold(call, "returned"), segment=(turn, seg_from))
     said = text[seg_from:]
-    if (phrase := _recorded(call, said)) is not None:
+    if (phrase := recording_phrase(call, said)) is not None:
         return _reached_recording(call, phrase)
-    if (phrase := _information_line(call, said)) is not None:
+    if (phrase := information_line(call, said)) is not None:
         return _reached_recording(call, phrase, via="information_line")
     if situations.wrong_party(said) is not None:
         return _wrong_party_goodbye(call)
@@ -808,20 +756,6 @@ def _business_said(call: Call, fragment: str) -> tuple[Call, list[Effect]]:
         call, hold = _start_hold(call, cue)
         return call, effects + hold
     return call, [*effects, Schedule("stall", t.stall_s, ev.StallElapsed())]
-
-
-def _recorded(call: Call, said: str) -> str | None:
-    """The phrase that makes the business's words a recording. Once they answer the agent's ask, only
-    a machine's own cue does: a person may say "not available to take your call" too."""
-    phrase = situations.recording(said)
-    if phrase is None or not _answering_the_ask(call):
-        return phrase
-    return situations.recording(said, in_conversation=True)
-
-
-def _answering_the_ask(call: Call) -> bool:
-    """The business's turn comes after the agent said the ask on the line, as the outcome counts it."""
-    return assess.ask_said(call.plan.ask_line, call.transcript)
 
 
 def _wrong_party_goodbye(call: Call) -> tuple[Call, list[Effect]]:
@@ -840,27 +774,12 @@ def _wrong_party_heard(call: Call) -> Call:
     heard), never the phrase that matched mid-sentence ("you have the wrong"). A failure already in stands."""
     if call.failure is not None and call.failure.reason != "wrong_number":
         return call
-    text = _business_text(call)  # all of it: words said over the agent's are split into turns
+    text = business_text(call)  # all of it: words said over the agent's are split into turns
     spoken = (text[a:b] for a, b in sentence_spans(text))
     sentence = next((s for s in spoken if situations.wrong_party(s) is not None), None)
     if sentence is None:
         return call
     return evolve(call, failure=Failure("wrong_number", f'the business said "{sentence}": not the business that was asked for'))
-
-
-def _information_line(call: Call, said: str) -> str | None:
-    """A recorded phone menu whose announcement states the hours asked for has answered the question
-    (verdict_source greeting, calld.core.outcome): the same evidence rule as any answer (the business's
-    own words, a whole sentence with a time or open days); only for hours, which a recording can state."""
-    job = call.plan.job
-    if not isinstance(job, QuickAskJob) or job.question is not QuestionType.HOURS:
-        return None
-    if (prompt := situations.menu_prompt(said)) is None:
-        return None
-    whole = said[: max(said.rfind(end) for end in ".!?") + 1]  # sentences heard to their end
-    if not whole or assess.find_answer((Turn("business", whole),), job.question) is None:
-        return None
-    return f"a recorded information line ({prompt})"
 
 
 def _start_hold(call: Call, cue: str) -> tuple[Call, list[Effect]]:
@@ -884,7 +803,7 @@ def _output_audio(call: Call, event: ev.OutputAudio) -> _Out:
     if not isinstance(call.live, LiveActive | LiveClosing):
         return _ignore(call, event, "live")
     c = call.counters
-    plays = _agent_audible(call)
+    plays = agent_audible(call)
     after_verdict = isinstance(call.conversation, ConvConcluded)
     c = evolve(  # one copy per frame: this runs 50 times a second
         c,
@@ -894,7 +813,7 @@ def _output_audio(call: Call, event: ev.OutputAudio) -> _Out:
     )
     call = evolve(call, counters=c)
     effects: list[Effect] = [SendMediaAudio(event.pcm)] if plays else []
-    if isinstance(call.hangup, HangupFarewell) and call.hangup.via not in _RECORDED:
+    if isinstance(call.hangup, HangupFarewell) and call.hangup.via not in RECORDED:
         call, more = _closing_line_audio(call, call.hangup, event.pcm)
         effects += more
     return call, effects
@@ -930,67 +849,10 @@ def _closing_line_audio(call: Call, farewell: HangupFarewell, pcm: bytes) -> tup
     quiet = farewell.quiet + len(pcm)
     if quiet < call.plan.timings.farewell_quiet_s * BYTES_PER_SECOND:
         return evolve(call, hangup=evolve(farewell, quiet=quiet)), []
-    if _may_call_off(call, farewell) and situations.more_than_courtesy(_goodbye_talk(call, farewell)):
+    if may_call_off(call, farewell) and situations.more_than_courtesy(goodbye_talk(call, farewell)):
         return _call_off_goodbye(call)  # they said more than a courtesy over our goodbye
     call, effects = _start_drain(call, farewell.via)
     return call, [Cancel("farewell"), *effects]
-
-
-def _merge_questions(have: tuple[str, ...], new: tuple[str, ...]) -> tuple[str, ...]:
-    seen = {" ".join(q.lower().split()) for q in have}
-    out = list(have)
-    for q in new:
-        key = " ".join(q.lower().split())
-        if key and key not in seen:
-            seen.add(key)
-            out.append(q.strip())
-    return tuple(out)
-
-
-def _wrong_job(call: Call, event: ev.TaskRecorded) -> str | None:
-    """A record that does not fit what this call is for (the adapter checks too; this is the rule)."""
-    job = call.plan.job
-    if isinstance(job, BookJob):
-        if event.booking is None or event.status in ("answered", "unclear"):
-            return f"status {event.status} is not a booking outcome (booked, declined, voicemail or in_progress)"
-    elif event.booking is not None or event.status in ("booked", "in_progress"):
-        return f"status {event.status} is not a quick-ask outcome (answered, declined, voicemail or unclear)"
-    return None
-
-
-def _refuse_booking(call: Call, job: BookJob, d: ev.BookingDetails) -> tuple[str, str] | int:
-    """(why, what to do instead) when a booked record does not hold; else the minutes from the asked time.
-
-    The window is the app's to check: when the words of both times name a clock time, the gap
-    comes from them, whatever the model counted; only when they do not is the model's count used.
-    """
-    name = call.plan.first_name
-    if d.party != job.party:
-        return (
-            f"the booking is for {d.party}, but {name} asked for a table for {job.party}",
-            f"never change the party size: ask for a table for {job.party}, or decline and record status declined",
-        )
-    said = minutes_between(job.time, d.time or "")
-    minutes = said if said is not None else d.minutes_from_requested
-    if minutes is None:
-        return (
-            f"it does not say how far {d.time!r} is from the requested {job.time!r}",
-            "record booked again with minutes_from_requested (0 when it is the requested time)",
-        )
-    if abs(minutes) > job.window_minutes:
-        side = "later" if minutes > 0 else "earlier"
-        return (
-            f"{d.time} is {abs(minutes)} minutes {side} than the requested {job.time}: outside {name}'s window "
-            f"of {job.window_minutes} minutes, so it is not a booking",
-            f"do not book it: thank them, decline politely, and record status declined with the alternative "
-            f"offered ({d.time})",
-        )
-    if job.notes and not (d.constraints or "").strip():
-        return (
-            f"{name} asked for {job.notes!r} and the booking says nothing about it",
-            "read the constraints back to them, then record booked with confirmed_constraints",
-        )
-    return minutes
 
 
 @_on(ev.TaskRecorded)
@@ -1015,31 +877,31 @@ def _record(call: Call, event: ev.TaskRecorded) -> tuple[Call, list[Effect]]:
     """A record_task_result, judged: accepted (a verdict, the goodbye), a progress note, or refused back
     to the model with the rule it broke (the conversation goes on)."""
     # On a recording the agent is silent, but a record is still judged (a voicemail one is expected).
-    recording = isinstance(call.hangup, HangupFarewell) and call.hangup.via in _RECORDED
+    recording = isinstance(call.hangup, HangupFarewell) and call.hangup.via in RECORDED
     talking = isinstance(call.hangup, HangupNone) or recording
     talking = talking and isinstance(call.conversation, ConvTalking)
-    if (newer := _correcting(call, event)) is not None:
+    if (newer := correcting(call, event)) is not None:
         return _superseded(call, *newer)
-    if _talking_after_verdict(call):
+    if talking_after_verdict(call):
         return _recorded_again(call, event)
     if not talking:
-        if not _live_is_open(call):
+        if not live_is_open(call):
             return call, []
         # A verdict is in and this record says nothing newer: the first stands; the model still gets
         # its turn to speak once the response ends (every output is followed by one response.create).
         call, why = _kept_refusal(call, event, "a final result is already recorded")
-        return _continue(call), [SendToolOutput(event.call_id, _tool_output(recorded=False, why=why, next="say nothing more unless asked"))]
-    if (why := _wrong_job(call, event)) is not None:
+        return _continue(call), [SendToolOutput(event.call_id, tool_output(recorded=False, why=why, next="say nothing more unless asked"))]
+    if (why := wrong_job(call, event)) is not None:
         return _refuse_record(call, event, why, "record again with a status this call allows")
     job = call.plan.job
     if event.booking is not None:
-        call = evolve(call, unanswered=_merge_questions(call.unanswered, event.booking.unanswered_questions))
+        call = evolve(call, unanswered=merge_questions(call.unanswered, event.booking.unanswered_questions))
     if event.status not in ev.TERMINAL_TASK_STATUSES:
         # Progress only: the output, then response.create, so the agent goes on talking.
         again = "ask the question again, briefly" if isinstance(job, QuickAskJob) else "go on with the booking"
-        return _continue(call), [SendToolOutput(event.call_id, _tool_output(recorded=True, next=again))]
+        return _continue(call), [SendToolOutput(event.call_id, tool_output(recorded=True, next=again))]
     if event.status == "booked" and isinstance(job, BookJob) and event.booking is not None:
-        checked = _refuse_booking(call, job, event.booking)
+        checked = refuse_booking(call, job, event.booking)
         if not isinstance(checked, int):
             return _refuse_record(call, event, *checked)
         event = evolve(event, booking=evolve(event.booking, minutes_from_requested=checked))
@@ -1047,16 +909,16 @@ def _record(call: Call, event: ev.TaskRecorded) -> tuple[Call, list[Effect]]:
         # A recording answers only what it states, and no greeting knows what is on the shelf now.
         return _refuse_record(call, event, "a recorded greeting cannot say what is in stock now",
                               "record voicemail: no person is on the line")
-    judged = _judge(call, event)
+    judged = judge(call, event)
     if isinstance(judged, check.Refused):
         return _refuse_record(call, event, f"rule {judged.rule}: {judged.why}", judged.next)
     t = call.plan.timings
     verdict = Verdict(judged.quotes, judged.reason)
     if recording:  # no goodbye to a machine: the recording's farewell timer or beep ends the call
         call = evolve(call, conversation=ConvConcluded(event, verdict))
-        return _continue(call), [SendToolOutput(event.call_id, _tool_output(recorded=True, next="say nothing more"))]
+        return _continue(call), [SendToolOutput(event.call_id, tool_output(recorded=True, next="say nothing more"))]
     call = evolve(call, conversation=ConvConcluded(event, verdict), hangup=_farewell(call, "tool"))
-    out = _tool_output(recorded=True, next=_SAY_GOODBYE)
+    out = tool_output(recorded=True, next=_SAY_GOODBYE)
     return _continue(call), [
         SendToolOutput(event.call_id, out),
         Cancel("stall"),
@@ -1067,30 +929,6 @@ def _record(call: Call, event: ev.TaskRecorded) -> tuple[Call, list[Effect]]:
 _SAY_GOODBYE = "thank them in one short sentence and say goodbye"
 
 
-def _correcting(call: Call, event: ev.TaskRecorded) -> tuple[ev.TaskRecorded, Verdict] | None:
-    """A terminal record after the verdict that holds, by every rule a first record must pass, and
-    cites business words said after the verdict's: the business corrected itself."""
-    concluded = call.conversation
-    if not isinstance(concluded, ConvConcluded) or event.status not in ev.TERMINAL_TASK_STATUSES or not _live_is_open(call):
-        return None
-    if _wrong_job(call, event) is not None:
-        return None
-    job = call.plan.job
-    if event.status == "booked" and isinstance(job, BookJob) and event.booking is not None:
-        if not isinstance(checked := _refuse_booking(call, job, event.booking), int):
-            return None
-        event = evolve(event, booking=evolve(event.booking, minutes_from_requested=checked))
-    judged = _judge(call, event)
-    if isinstance(judged, check.Accepted) and _cites_later(judged.quotes, concluded.verdict.quotes):
-        return event, Verdict(judged.quotes, judged.reason)
-    return None
-
-
-def _cites_later(quotes: tuple[Quote, ...], than: tuple[Quote, ...]) -> bool:
-    """Some quote was said after every quote of the earlier verdict: the record cites newer words."""
-    return bool(quotes) and bool(than) and max((q.turn, q.start) for q in quotes) > max((q.turn, q.start) for q in than)
-
-
 def _superseded(call: Call, event: ev.TaskRecorded, verdict: Verdict) -> tuple[Call, list[Effect]]:
     """The business corrected itself after the accepted record, and this record cites the correction:
     it takes the earlier one's place (the last word wins), and the goodbye starts again: the first one
@@ -1099,7 +937,7 @@ def _superseded(call: Call, event: ev.TaskRecorded, verdict: Verdict) -> tuple[C
     call = evolve(call, conversation=evolve(call.conversation, task=event, verdict=verdict, corrected=True),
                   hangup=_farewell(call, "tool"))
     t = call.plan.timings
-    out = _tool_output(recorded=True, why="the business corrected itself; this record replaces the earlier one", next=_SAY_GOODBYE)
+    out = tool_output(recorded=True, why="the business corrected itself; this record replaces the earlier one", next=_SAY_GOODBYE)
     return _continue(call), [
         SendToolOutput(event.call_id, out),
         Cancel("stall"),
@@ -1112,13 +950,13 @@ def _recorded_again(call: Call, event: ev.TaskRecorded) -> tuple[Call, list[Effe
     next goodbye (the farewell starts again); a progress note lets the agent go on talking."""
     why = "a final result is already recorded"
     if event.status not in ev.TERMINAL_TASK_STATUSES:
-        out = _tool_output(recorded=False, why=why, next="answer them briefly, then say goodbye and call end_call")
+        out = tool_output(recorded=False, why=why, next="answer them briefly, then say goodbye and call end_call")
         return _continue(call), [SendToolOutput(event.call_id, out)]
     call, why = _kept_refusal(call, event, why)
     call = evolve(call, hangup=_farewell(call, "tool"))
     t = call.plan.timings
     return _continue(call), [
-        SendToolOutput(event.call_id, _tool_output(recorded=False, why=why, next=_SAY_GOODBYE)),
+        SendToolOutput(event.call_id, tool_output(recorded=False, why=why, next=_SAY_GOODBYE)),
         Cancel("stall"),
         Schedule("farewell", t.farewell_max_s, ev.FarewellElapsed()),
     ]
@@ -1127,22 +965,17 @@ def _recorded_again(call: Call, event: ev.TaskRecorded) -> tuple[Call, list[Effe
 def _kept_refusal(call: Call, event: ev.TaskRecorded, why: str) -> tuple[Call, str]:
     """A terminal record after the verdict that the check refuses (a correction it cannot hold) is kept in
     refused_records, for the report, and the model hears the rule it broke; the first verdict stands."""
-    if event.status in ev.TERMINAL_TASK_STATUSES and isinstance(judged := _judge(call, event), check.Refused):
+    if event.status in ev.TERMINAL_TASK_STATUSES and isinstance(judged := judge(call, event), check.Refused):
         refused = RefusedRecord(event.call_id, event.status, judged.text)
         return evolve(call, refused_records=(*call.refused_records, refused)), f"{judged.text}; {why}"
     return call, why
-
-
-def _judge(call: Call, event: ev.TaskRecorded) -> check.Verdict:
-    """The evidence gate: the one entry point, on the record's arguments exactly as the model sent them."""
-    return check.check_record(event.arguments, call.plan.job, call.transcript, machine=call.machine)
 
 
 def _refuse_record(call: Call, event: ev.TaskRecorded, why: str, instead: str) -> _Out:
     """Not accepted: the model is told why and what to do; the conversation (and its failsafe) go on."""
     refused = RefusedRecord(event.call_id, event.status, why)
     call = _continue(evolve(call, refused_records=(*call.refused_records, refused)))
-    return call, [SendToolOutput(event.call_id, _tool_output(recorded=False, why=why, next=instead))]
+    return call, [SendToolOutput(event.call_id, tool_output(recorded=False, why=why, next=instead))]
 
 
 @_on(ev.ResponseDone)
@@ -1161,21 +994,17 @@ def _end_call(call: Call, event: ev.EndCallRequested) -> _Out:
     if event.call_id in call.tool_call_ids:
         return _Ignore(f"duplicate function call {event.call_id}")
     call = evolve(_seen_tool(call, event.call_id, "end_call"), end_call_seen=True)
-    if not _live_is_open(call):
+    if not live_is_open(call):
         return call, []
     match call.hangup:
         case HangupNone():
             call, drain = _start_drain(call, "tool")
-            return call, [SendToolOutput(event.call_id, _tool_output(ok=True)), Cancel("stall"), *drain]
+            return call, [SendToolOutput(event.call_id, tool_output(ok=True)), Cancel("stall"), *drain]
         case HangupFarewell():
             # Idempotent: the closing line is already on its way; don't cut it, don't ask for another.
-            return call, [SendToolOutput(event.call_id, _tool_output(ok=True, note="hanging up after your goodbye"))]
+            return call, [SendToolOutput(event.call_id, tool_output(ok=True, note="hanging up after your goodbye"))]
         case _:
-            return call, [SendToolOutput(event.call_id, _tool_output(ok=True))]
-
-
-def _business_text(call: Call) -> str:
-    return "".join(t.text for t in call.transcript if t.speaker == "business")
+            return call, [SendToolOutput(event.call_id, tool_output(ok=True))]
 
 
 @_on(ev.DtmfRequested)
@@ -1184,11 +1013,11 @@ def _dtmf_requested(call: Call, event: ev.DtmfRequested) -> _Out:
     if event.call_id in call.tool_call_ids:
         return _Ignore(f"duplicate function call {event.call_id}")
     call = _seen_tool(call, event.call_id, SEND_DTMF)
-    if not _live_is_open(call):
+    if not live_is_open(call):
         return call, []
     if not isinstance(call.hangup, HangupNone) or call.call_control_id is None:
-        return call, [SendToolOutput(event.call_id, _tool_output(sent=False, why="the call is ending"))]
-    heard = _business_text(call)[call.menu.heard_mark :]
+        return call, [SendToolOutput(event.call_id, tool_output(sent=False, why="the call is ending"))]
+    heard = business_text(call)[call.menu.heard_mark :]
     presses = call.menu.presses
     if heard.strip() and situations.menu_prompt(heard) is None:
         presses = 0  # since the last press a person, or the information, spoke: the menu was passed
@@ -1199,7 +1028,7 @@ def _dtmf_requested(call: Call, event: ev.DtmfRequested) -> _Out:
     n = call.counters.dtmf_presses + 1
     call = evolve(
         call,
-        menu=MenuProgress(presses=presses + 1, heard_mark=len(_business_text(call))),
+        menu=MenuProgress(presses=presses + 1, heard_mark=len(business_text(call))),
         counters=evolve(call.counters, dtmf_presses=n),
     )
     return call, [SendDtmf(event.call_id, event.digits, f"dtmf-{call.plan.run_id}-{n}")]
@@ -1207,12 +1036,12 @@ def _dtmf_requested(call: Call, event: ev.DtmfRequested) -> _Out:
 
 @_on(ev.DtmfSent)
 def _dtmf_sent(call: Call, event: ev.DtmfSent) -> _Out:
-    if not _live_is_open(call):
+    if not live_is_open(call):
         return _ignore(call, event, "live")
     if event.error is not None:
-        out = _tool_output(sent=False, digits=event.digits, error=event.error)
+        out = tool_output(sent=False, digits=event.digits, error=event.error)
     else:
-        out = _tool_output(sent=True, digits=event.digits, next="listen to what the menu says next")
+        out = tool_output(sent=True, digits=event.digits, next="listen to what the menu says next")
     effects: list[Effect] = [SendToolOutput(event.call_id, out)]
     if isinstance(call.hangup, HangupNone):
         effects.append(ContinueResponse())
@@ -1226,9 +1055,9 @@ def _tool_rejected(call: Call, event: ev.ToolCallRejected) -> _Out:
     call = _seen_tool(call, event.call_id, event.name)
     if event.name == RECORD_TASK_RESULT:  # kept with the records the gate refused: the model was told the rule it broke
         call = evolve(call, refused_records=(*call.refused_records, RefusedRecord(event.call_id, "invalid", event.error)))
-    if not _live_is_open(call):
+    if not live_is_open(call):
         return call, []
-    effects: list[Effect] = [SendToolOutput(event.call_id, _tool_output(ok=False, error=event.error))]
+    effects: list[Effect] = [SendToolOutput(event.call_id, tool_output(ok=False, error=event.error))]
     if isinstance(call.hangup, HangupNone):
         call = _continue(call)
     return _model_opt_out(call, effects, event.opt_out)
@@ -1236,7 +1065,7 @@ def _tool_rejected(call: Call, event: ev.ToolCallRejected) -> _Out:
 
 @_on(ev.LiveClosed)
 def _live_closed(call: Call, event: ev.LiveClosed) -> _Out:
-    if not _live_is_open(call):
+    if not live_is_open(call):
         return _ignore(call, event, "live")
     was_starting = isinstance(call.live, LiveStarting)
     call = evolve(call, live=LiveDone(event.reason))
@@ -1297,7 +1126,7 @@ def _confirm_timed_out(call: Call, event: ev.HangupConfirmTimedOut) -> _Out:
 
 @_on(ev.StallElapsed)
 def _stall(call: Call, event: ev.StallElapsed) -> _Out:
-    if _talking_after_verdict(call):
+    if talking_after_verdict(call):
         pass  # the goodbye was called off and nobody spoke since: the verdict stands, hang up
     elif not isinstance(call.hangup, HangupNone) or not isinstance(call.conversation, ConvTalking):
         return _ignore(call, event, "conversation")
@@ -1305,7 +1134,7 @@ def _stall(call: Call, event: ev.StallElapsed) -> _Out:
         hold = call.holds[-1]
         detail = f"on hold longer than {call.plan.timings.hold_max_s:g} s (cue: {hold.cue})"
         call = evolve(_end_hold(call, "timeout"), failure=call.failure or Failure("hold_timeout", detail))
-    elif not call.conversation.steered and _answer_heard(call):
+    elif not call.conversation.steered and answer_heard(call):
         call = evolve(call, hangup=_farewell(call, "answer_heard"))
         t = call.plan.timings
         return call, [AppendCommentary(ANSWER_HEARD_LINE), Schedule("farewell", t.farewell_max_s, ev.FarewellElapsed())]
@@ -1313,18 +1142,11 @@ def _stall(call: Call, event: ev.StallElapsed) -> _Out:
         call = evolve(call, conversation=ConvTalking(steered=True, quiet_after=last_to_speak(call.transcript)))
         return call, [AppendCommentary(call.plan.steer_line), Schedule("stall", call.plan.timings.stall_s, ev.StallElapsed())]
     effects: list[Effect] = _cancel_timers(*_LIVE_TIMERS)
-    if _live_is_open(call):
+    if live_is_open(call):
         effects.append(CloseLive())
         call = evolve(call, live=LiveClosing())
     call, hangup = _request_hangup(call, "stall")
     return call, effects + hangup
-
-
-def _answer_heard(call: Call) -> bool:
-    """A quick ask whose answer the business said after the ask, the model having recorded nothing
-    (the conversation is still talking, so no record was accepted)."""
-    job = call.plan.job
-    return isinstance(job, QuickAskJob) and assess.answered_after_ask(call.transcript, job.question)
 
 
 @_on(ev.CallCapElapsed)

@@ -1,0 +1,114 @@
+"""Queries on a Call: what it has heard and where it stands, read without changing it.
+
+The reducer (calld.core.reduce) makes every transition; these only answer questions it asks on
+the way (is GPT-Live open, what did the business say over our goodbye, is this a recording) and
+format what the model is told. Like the rest of the core: no trio, sockets, clock or files.
+"""
+
+from __future__ import annotations
+
+import json
+
+from calld.core import situations
+from calld.core.plan import QuickAskJob
+from calld.core.state import (
+    Call, ConvConcluded, HangupDraining, HangupFarewell, HangupNone, LiveActive, LiveClosing, LiveStarting,
+    MediaStreaming, Via,
+)
+from calld.domain.questions import QuestionType
+from calld.domain.transcript import Speaker, Turn, latest_turn
+from calld.evidence import assess
+
+
+# A recording on the line (no goodbye to it, no message left): a voicemail, or an information line.
+RECORDED: tuple[Via, ...] = ("voicemail", "information_line")
+OWN_GOODBYES: tuple[Via, ...] = ("tool", "answer_heard")  # the agent's goodbye after an answer, not an apology
+
+
+def live_is_open(call: Call) -> bool:
+    return isinstance(call.live, LiveStarting | LiveActive | LiveClosing)
+
+
+def agent_audible(call: Call) -> bool:
+    """Does GPT-Live's audio reach the line now? Never on a recording (no message is ever left)."""
+    return (
+        isinstance(call.media, MediaStreaming)
+        and isinstance(call.hangup, HangupNone | HangupFarewell | HangupDraining)
+        and call.recording is None
+    )
+
+
+def tool_output(**fields: object) -> str:
+    return json.dumps(fields, separators=(",", ":"))
+
+
+def opt_out_words(call: Call) -> str:
+    """Where an opt-out is looked for: the business's turn, or all it said over our goodbye after an
+    answer (the closing line, said at the same time, splits their sentence into turns)."""
+    if isinstance(call.hangup, HangupFarewell) and call.hangup.via in OWN_GOODBYES:
+        return goodbye_talk(call, call.hangup)
+    return latest_turn_of(call, "business")[1]
+
+
+def latest_turn_of(call: Call, speaker: Speaker) -> tuple[int, str]:
+    """The index and words of `speaker`'s latest turn: the one their last fragment went to (the
+    other side's words may follow it, said over theirs)."""
+    k = latest_turn(call.transcript, speaker)
+    assert k is not None  # called once a fragment of theirs is in
+    return k, call.transcript[k].text
+
+
+def talking_after_verdict(call: Call) -> bool:
+    """The goodbye was called off: the verdict stands and the conversation goes on."""
+    return isinstance(call.hangup, HangupNone) and isinstance(call.conversation, ConvConcluded)
+
+
+def goodbye_talk(call: Call, farewell: HangupFarewell) -> str:
+    """What the business said since the farewell began."""
+    return business_text(call)[farewell.business_from :]
+
+
+def may_call_off(call: Call, farewell: HangupFarewell) -> bool:
+    """Only our own goodbye after a verdict; an apology (opt-out, wrong party) is never called off, nor a
+    goodbye the business answered by asking not to be called again: they want the call over."""
+    return farewell.via == "tool" and isinstance(call.conversation, ConvConcluded) and call.opt_out is None
+
+
+def recording_phrase(call: Call, said: str) -> str | None:
+    """The phrase that makes the business's words a recording. Once they answer the agent's ask, only
+    a machine's own cue does: a person may say "not available to take your call" too."""
+    phrase = situations.recording(said)
+    if phrase is None or not answering_the_ask(call):
+        return phrase
+    return situations.recording(said, in_conversation=True)
+
+
+def answering_the_ask(call: Call) -> bool:
+    """The business's turn comes after the agent said the ask on the line, as the outcome counts it."""
+    return assess.ask_said(call.plan.ask_line, call.transcript)
+
+
+def information_line(call: Call, said: str) -> str | None:
+    """A recorded phone menu whose announcement states the hours asked for has answered the question
+    (verdict_source greeting, calld.core.outcome): the same evidence rule as any answer (the business's
+    own words, a whole sentence with a time or open days); only for hours, which a recording can state."""
+    job = call.plan.job
+    if not isinstance(job, QuickAskJob) or job.question is not QuestionType.HOURS:
+        return None
+    if (prompt := situations.menu_prompt(said)) is None:
+        return None
+    whole = said[: max(said.rfind(end) for end in ".!?") + 1]  # sentences heard to their end
+    if not whole or assess.find_answer((Turn("business", whole),), job.question) is None:
+        return None
+    return f"a recorded information line ({prompt})"
+
+
+def business_text(call: Call) -> str:
+    return "".join(t.text for t in call.transcript if t.speaker == "business")
+
+
+def answer_heard(call: Call) -> bool:
+    """A quick ask whose answer the business said after the ask, the model having recorded nothing
+    (the conversation is still talking, so no record was accepted)."""
+    job = call.plan.job
+    return isinstance(job, QuickAskJob) and assess.answered_after_ask(call.transcript, job.question)
