@@ -7,7 +7,10 @@ what the model is told when a record does not hold is worded here.
 
 from __future__ import annotations
 
+from attrs import frozen
+
 from calld.core import events as ev
+from calld.core.answers import Stock
 from calld.core.plan import BookJob
 from calld.core.queries import live_is_open
 from calld.core.replace import evolve
@@ -74,6 +77,33 @@ def refuse_booking(call: Call, job: BookJob, d: ev.BookingDetails) -> tuple[str,
     return minutes
 
 
+@frozen
+class Refusal:
+    """A record that does not hold: why, told to the model, and what it should do instead."""
+
+    why: str
+    instead: str
+
+
+def record_holds(call: Call, event: ev.TaskRecorded, *, recording: bool = False) -> Refusal | tuple[ev.TaskRecorded, Verdict]:
+    """A terminal record that fits the job, judged by every other rule: the booking against the request,
+    what a recording can state (`recording`: the business's words are one), and the evidence gate. When
+    it holds: the record (a booking's minutes counted from the words of both times) and its verdict."""
+    job = call.plan.job
+    if event.status == "booked" and isinstance(job, BookJob) and event.booking is not None:
+        checked = refuse_booking(call, job, event.booking)
+        if not isinstance(checked, int):
+            return Refusal(*checked)
+        event = evolve(event, booking=evolve(event.booking, minutes_from_requested=checked))
+    if recording and event.status == "answered" and isinstance(event.answer, Stock):
+        # A recording answers only what it states, and no greeting knows what is on the shelf now.
+        return Refusal("a recorded greeting cannot say what is in stock now", "record voicemail: no person is on the line")
+    judged = judge(call, event)
+    if isinstance(judged, check.Refused):
+        return Refusal(f"rule {judged.rule}: {judged.why}", judged.next)
+    return event, Verdict(judged.quotes, judged.reason)
+
+
 def correcting(call: Call, event: ev.TaskRecorded) -> tuple[ev.TaskRecorded, Verdict] | None:
     """A terminal record after the verdict that holds, by every rule a first record must pass, and
     cites business words said after the verdict's: the business corrected itself."""
@@ -82,15 +112,10 @@ def correcting(call: Call, event: ev.TaskRecorded) -> tuple[ev.TaskRecorded, Ver
         return None
     if wrong_job(call, event) is not None:
         return None
-    job = call.plan.job
-    if event.status == "booked" and isinstance(job, BookJob) and event.booking is not None:
-        if not isinstance(checked := refuse_booking(call, job, event.booking), int):
-            return None
-        event = evolve(event, booking=evolve(event.booking, minutes_from_requested=checked))
-    judged = judge(call, event)
-    if isinstance(judged, check.Accepted) and cites_later(judged.quotes, concluded.verdict.quotes):
-        return event, Verdict(judged.quotes, judged.reason)
-    return None
+    held = record_holds(call, event)
+    if isinstance(held, Refusal) or not cites_later(held[1].quotes, concluded.verdict.quotes):
+        return None
+    return held
 
 
 def cites_later(quotes: tuple[Quote, ...], than: tuple[Quote, ...]) -> bool:

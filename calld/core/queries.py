@@ -18,6 +18,7 @@ from calld.core.state import (
 from calld.domain.questions import QuestionType
 from calld.domain.transcript import Speaker, Turn, latest_turn
 from calld.evidence import assess
+from calld.evidence.check import sentence_spans
 
 
 # A recording on the line (no goodbye to it, no message left): a voicemail, or an information line.
@@ -112,3 +113,11 @@ def answer_heard(call: Call) -> bool:
     (the conversation is still talking, so no record was accepted)."""
     job = call.plan.job
     return isinstance(job, QuickAskJob) and assess.answered_after_ask(call.transcript, job.question)
+
+
+def wrong_party_sentence(call: Call) -> str | None:
+    """The business's own sentence that says this is the wrong party (as far as it has been heard),
+    never the phrase that matched mid-sentence ("you have the wrong")."""
+    text = business_text(call)  # all of it: words said over the agent's are split into turns
+    spoken = (text[a:b] for a, b in sentence_spans(text))
+    return next((s for s in spoken if situations.wrong_party(s) is not None), None)

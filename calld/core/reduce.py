@@ -3,7 +3,9 @@
 Rules of this file (after h11's _state.py):
  1. Every transition of every track lives here. Adapters only make events; the runtime
     only moves events and performs effects. Nothing here touches trio, a socket, a clock
-    or a file; time exists only as `Schedule(key, delay_s, event)` effects.
+    or a file; time exists only as `Schedule(key, delay_s, event)` effects. What only reads a
+    Call lives beside it: calld.core.queries (what the call has heard, where it stands) and
+    calld.core.judging (whether a record holds); neither changes a call.
  2. An event that is illegal for the current state changes nothing: `reduce_step`
     returns the same Call, no effects, and the reason, and the runtime journals it.
  3. Transport order is free. Webhooks, media frames and GPT-Live events may arrive in
@@ -70,79 +72,33 @@ from attrs import frozen
 
 from calld.core import events as ev
 from calld.core.effects import (
-    AbortLive,
-    AppendCommentary,
-    Cancel,
-    CloseLive,
-    ContinueResponse,
-    Effect,
-    Hangup,
-    OpenLive,
-    PlaceDial,
-    Schedule,
-    SendLiveAudio,
-    SendMark,
-    SendMediaAudio,
-    SendDtmf,
-    SendToolOutput,
+    AbortLive, AppendCommentary, Cancel, CloseLive, ContinueResponse, Effect, Hangup, OpenLive, PlaceDial, Schedule,
+    SendLiveAudio, SendMark, SendMediaAudio, SendDtmf, SendToolOutput,
 )
 from calld.core import situations
-from calld.core.answers import Stock
 from calld.core.replace import evolve  # attrs.evolve's result, cheaper: it runs on every frame
-from calld.core.judging import correcting, judge, merge_questions, refuse_booking, wrong_job
+from calld.core.judging import Refusal, correcting, judge, merge_questions, record_holds, wrong_job
 from calld.core.queries import (
     OWN_GOODBYES, RECORDED, agent_audible, answer_heard, business_text, goodbye_talk, information_line, latest_turn_of,
-    live_is_open, may_call_off, opt_out_words, recording_phrase, talking_after_verdict, tool_output,
+    live_is_open, may_call_off, opt_out_words, recording_phrase, talking_after_verdict, tool_output, wrong_party_sentence,
 )
 from calld.core.plan import (
-    ANSWER_HEARD_LINE, GOODBYE_REOPENED_LINE, HANGUP_MARK, HONESTY_CORRECTION_LINE, OPT_OUT_LINE, RECORD_TASK_RESULT, SEND_DTMF, WRONG_PARTY_LINE, BookJob,
+    ANSWER_HEARD_LINE, GOODBYE_REOPENED_LINE, HANGUP_MARK, HONESTY_CORRECTION_LINE, OPT_OUT_LINE, RECORD_TASK_RESULT, SEND_DTMF, WRONG_PARTY_LINE,
     QuickAskJob, screening_line,
 )
 from calld.core.plan import (
     STEER_LINE as STEER_LINE,  # the quick ask's steer; each plan carries its own
 )
 from calld.core.state import (
-    Call,
-    ConvConcluded,
-    ConvTalking,
-    Dialed,
-    DialPending,
-    DialRejected,
-    DialSent,
-    Failure,
-    HangupDone,
-    HangupDraining,
-    HangupFarewell,
-    HangupMarked,
-    HangupNone,
-    HangupPending,
-    HangupRequested,
-    HangupTrailing,
-    HeldAudio,
-    Hold,
-    MenuProgress,
-    LiveActive,
-    LiveClosing,
-    LiveDone,
-    LiveFailed,
-    LiveIdle,
-    LiveStarting,
-    MediaEnded,
-    MediaIdle,
-    MediaOpen,
-    MediaStreaming,
-    RefusedRecord,
-    TelnyxAnswered,
-    TelnyxEnded,
-    TelnyxIdle,
-    TelnyxInitiated,
-    Verdict,
-    Via,
+    Call, ConvConcluded, ConvTalking, Dialed, DialPending, DialRejected, DialSent, Failure, HangupDone,
+    HangupDraining, HangupFarewell, HangupMarked, HangupNone, HangupPending, HangupRequested, HangupTrailing,
+    HeldAudio, Hold, MenuProgress, LiveActive, LiveClosing, LiveDone, LiveFailed, LiveIdle, LiveStarting,
+    MediaEnded, MediaIdle, MediaOpen, MediaStreaming, RefusedRecord, TelnyxAnswered, TelnyxEnded, TelnyxIdle,
+    TelnyxInitiated, Verdict, Via,
 )
 from calld.domain.status import FailedReason
 from calld.domain.transcript import Speaker, add_fragment, last_to_speak
-from calld.evidence import assess, check
-from calld.evidence.check import sentence_spans
+from calld.evidence import check
 from calld.policy.optout import detect_opt_out, said_by_business
 
 BYTES_PER_SECOND = 16000 * 2  # 16 kHz mono PCM16: the only audio the core sees
@@ -774,10 +730,7 @@ def _wrong_party_heard(call: Call) -> Call:
     heard), never the phrase that matched mid-sentence ("you have the wrong"). A failure already in stands."""
     if call.failure is not None and call.failure.reason != "wrong_number":
         return call
-    text = business_text(call)  # all of it: words said over the agent's are split into turns
-    spoken = (text[a:b] for a, b in sentence_spans(text))
-    sentence = next((s for s in spoken if situations.wrong_party(s) is not None), None)
-    if sentence is None:
+    if (sentence := wrong_party_sentence(call)) is None:
         return call
     return evolve(call, failure=Failure("wrong_number", f'the business said "{sentence}": not the business that was asked for'))
 
@@ -900,20 +853,10 @@ def _record(call: Call, event: ev.TaskRecorded) -> tuple[Call, list[Effect]]:
         # Progress only: the output, then response.create, so the agent goes on talking.
         again = "ask the question again, briefly" if isinstance(job, QuickAskJob) else "go on with the booking"
         return _continue(call), [SendToolOutput(event.call_id, tool_output(recorded=True, next=again))]
-    if event.status == "booked" and isinstance(job, BookJob) and event.booking is not None:
-        checked = refuse_booking(call, job, event.booking)
-        if not isinstance(checked, int):
-            return _refuse_record(call, event, *checked)
-        event = evolve(event, booking=evolve(event.booking, minutes_from_requested=checked))
-    if recording and event.status == "answered" and isinstance(event.answer, Stock):
-        # A recording answers only what it states, and no greeting knows what is on the shelf now.
-        return _refuse_record(call, event, "a recorded greeting cannot say what is in stock now",
-                              "record voicemail: no person is on the line")
-    judged = judge(call, event)
-    if isinstance(judged, check.Refused):
-        return _refuse_record(call, event, f"rule {judged.rule}: {judged.why}", judged.next)
+    if isinstance(held := record_holds(call, event, recording=recording), Refusal):
+        return _refuse_record(call, event, held.why, held.instead)
+    event, verdict = held
     t = call.plan.timings
-    verdict = Verdict(judged.quotes, judged.reason)
     if recording:  # no goodbye to a machine: the recording's farewell timer or beep ends the call
         call = evolve(call, conversation=ConvConcluded(event, verdict))
         return _continue(call), [SendToolOutput(event.call_id, tool_output(recorded=True, next="say nothing more"))]
