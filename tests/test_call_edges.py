@@ -296,7 +296,7 @@ async def test_the_reports_duration_is_the_calls_and_not_the_writing_of_its_last
     # Under calld serve the last files go to a worker thread, which may wait its turn for the disk.
     # That wait is not part of the call: duration_ms stops where the call did.
     async def slow_at_the_end(fn):
-        if getattr(fn, "func", fn).__name__ in ("_write_before_result", "_write_result"):
+        if getattr(fn, "func", fn).__name__ in ("write_before_result", "write_result"):
             await trio.sleep(60)
         return fn()
 

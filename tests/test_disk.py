@@ -105,7 +105,7 @@ async def test_the_daemon_writes_a_calls_last_files_and_the_ledger_sync_through_
     assert names.count("task.json") == 2  # the moment the verdict is accepted, and with the call's end
     # Every file of the run but its marker (made with the directory, before anything can go wrong).
     assert disk.outside() == [RUN_MARKER], disk.written
-    assert "_write_before_result" in disk.trips and "_write_result" in disk.trips
+    assert "write_before_result" in disk.trips and "write_result" in disk.trips
     assert "<lambda>" in disk.trips  # the ledger's group fsync
 
 

@@ -113,7 +113,7 @@ def refs_present(rundir: RunDir) -> dict[str, str]:
     return _marked(rundir, {name: rundir.ref(name) for name in _LAST_FILES})
 
 
-def write_files(rundir: RunDir, files: dict[str, Any]) -> None:
+def write_result(rundir: RunDir, files: dict[str, Any]) -> None:
     """result.json, then the reports that name it."""
     for name, data in files.items():
         rundir.write_json(name, data)

@@ -72,7 +72,7 @@ from calld.adapters.codecs import codec_for
 from calld.domain import results
 from calld.ops.recovery import hangup_command_id
 from calld.runtime.artifacts import (
-    booking_info, no_hangup_record, refs_present, task_record, transcript_file, write_before_result, write_files,
+    booking_info, no_hangup_record, refs_present, task_record, transcript_file, write_before_result, write_result,
 )
 from calld.runtime.behind import Behind, Step
 from calld.runtime.disk import DiskWork, inline
@@ -974,7 +974,7 @@ class CallHandle:
         files = {"result.json": result.model_dump(mode="json"), "call_report.json": dumped,
                  "call_report.redacted.json": redact(report, self.pseudonyms, dumped)}
         await step()
-        await self._on_disk(partial(write_files, self.rundir, files), "result.json", None)
+        await self._on_disk(partial(write_result, self.rundir, files), "result.json", None)
         self.result = result
         reason = getattr(result, "reason", None)
         log.info("%s finished: %s via %s", ccid or self.plan.run_id, result.status + (f"/{reason}" if reason else ""),
