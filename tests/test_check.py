@@ -889,3 +889,32 @@ def test_rule_4_a_bookings_time_quote_of_one_bare_number() -> None:
     wrong = booked(4, "Friday 16:00", outcome_quote="done", time_quote="Friday for four at 7", party_quote="Friday for four at 7",
                    date_quote="Friday for four at 7")
     assert check_record(wrong, BOOK, two).rule == 4  # type: ignore[union-attr]  # two numbers: no bare reading
+
+
+def test_rule_8_a_no_that_begins_a_correction_denies_nothing() -> None:
+    turns = call("Which aisle is the garden hose in?", "Um, that's aisle 7... no, sorry, 8.")
+    assert isinstance(check_record(aisle("aisle 8", "no, sorry, 8"), AISLE, turns), Accepted)
+    assert check_record(aisle("aisle 8", "no, 8"), AISLE, call("Which aisle is the garden hose in?", "Hmm, no, 8.")).rule == 8  # type: ignore[union-attr]
+
+
+def test_rules_3_and_7_an_echoed_day_answered_no_to_a_question_of_open() -> None:
+    turns = call("Are you open on Sunday?", "Sundays? No, we're not, sorry.")
+    closed = {"days": ["sunday"], "closed": True, "days_quote": "Sundays", "times_quote": "No, we're not"}
+    assert isinstance(check_record(hours(closed), HOURS, turns), Accepted)
+    asked_else = call("What time do you close on Sunday?", "Sundays? No, we're not, sorry.")
+    assert check_record(hours(closed), HOURS, asked_else).rule == 7  # type: ignore[union-attr]
+    echo_only = call("Are you open on Sunday?", "Sundays? Let me check.", "Hello?", "No, we're not.")
+    assert check_record(hours(closed), HOURS, echo_only).rule == 3  # type: ignore[union-attr]  # the answer is in another turn
+
+
+def test_rule_6_an_answer_repeated_to_a_read_back_stands_on_the_first_answers_question() -> None:
+    turns = call("Which aisle has the garden hose?", "Garden hoses are in 14.", "Aisle 14?", "Yep, fourteen.")
+    assert isinstance(check_record(aisle("aisle 14", "Yep, fourteen"), AISLE, turns), Accepted)
+    other = call("Which aisle has the rakes?", "Rakes are in 14.", "Aisle 14?", "Yep, fourteen.")
+    assert check_record(aisle("aisle 14", "Yep, fourteen"), AISLE, other).rule == 6  # type: ignore[union-attr]
+
+
+@given(st.sampled_from(("the big tables are all reserved", "that'd be too late", "8 is too early for us")))
+def test_rule_9_all_reserved_and_too_late_are_a_declines_no(said: str) -> None:
+    turns = call("A table for six at 7 on Friday?", f"Hmm. {said}.")
+    assert isinstance(check_record(declined(said), BOOK, turns), Accepted), said

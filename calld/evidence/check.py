@@ -30,8 +30,8 @@ and that each typed value stands in them. Which number is the party is the model
  6. The item. A stock or aisle fact names the item asked about: its words stand in the fact's quote, or in the
     agent's question just before it, and no number of another size of it is said in between; in its own quote when
     the quote's sentence gives another number (another aisle, another count).
- 7. Word lists. A closed day's quote holds a word of CLOSED (or a no just before "open", not "until"); open around
-    the clock, of ALWAYS; no set hours, of NO_SET_HOURS.
+ 7. Word lists. A closed day's quote holds a word of CLOSED (or a no just before "open", not "until"; or a no
+    answering a question with "open"); open around the clock, of ALWAYS; no set hours, of NO_SET_HOURS.
  8. Yes. The clause of a quote of what is (hours, a place, in stock, booked, a party or time) holds no word of NOT
     (nor ending in n't; not before a word of OPEN_CLOSE and "until") nor of PAST; of stock, none of OUT nor "will"
     ('ll, "gonna"), nor a day ("in Tuesday"): stock to come is none now; of a booking, none of FAILURE, FULL or
@@ -111,8 +111,8 @@ FULL = ("booked out", "capacity", "waitlist", "waiting list", "wait list", "we'r
         "are taken", "walk in", "walk ins", "private party", "private event", "call you back",
         "get back to you", "first come")  # a booking's no too ("you're all booked" is a yes)
 OFFERS = ("only", "earliest", "latest", "closest", "next available", "first available", "they're all booked",
-          "last seating", "stop seating", "stops seating")  # for a decline: the time asked is not to be had
-GONE = ("gone", "taken", "out", "spoken for", "filled", "all booked")  # a booking's no, ending its clause: "Seven's gone."
+          "last seating", "stop seating", "stops seating", "too late", "too early")  # for a decline: the time asked is not to be had
+GONE = ("gone", "taken", "out", "spoken for", "filled", "all booked", "all reserved")  # a booking's no, ending its clause: "Seven's gone."
 WHEN_WORDS = frozenset({"for", "on", "at", "that", "this", "night", "tonight", "tomorrow", "today", "already", "now",
                         "i'm", "afraid", "sorry", "then"})  # may follow one of GONE ("all gone for Thursday")
 STREETS = ("street", "st", "avenue", "ave", "road", "rd", "boulevard", "blvd", "parkway", "drive", "lane", "way",
@@ -230,9 +230,11 @@ def has_phrase(words: Sequence[str], phrases: Iterable[str]) -> bool:
 
 
 def _negated(words: Sequence[str]) -> bool:
-    """A word of NOT (or ending in n't), but for "not open until 9", "don't close till 5": a time, not a no."""
+    """A word of NOT (or ending in n't), but for "not open until 9", "don't close till 5": a time, not a no; and but
+    for a "no" that begins a correction ("aisle 7, no, sorry, 8"): what follows it is said instead, not denied."""
     return any((w in NOT or w.endswith("n't")) and not (words[i + 1:i + 2] and words[i + 1] in OPEN_CLOSE
                                                         and words[i + 2:i + 3] and words[i + 2] in ("until", "till", "til"))
+               and not (w == "no" and _at(words, i + 1) in CORRECTIONS - {"no"})
                for i, w in enumerate(words))
 
 
@@ -556,6 +558,7 @@ def _stands(fact: Fact, words: Sequence[str], context: Sequence[str] = (), rest:
         lists = {"closed": CLOSED, "always": ALWAYS, "no_set_hours": NO_SET_HOURS}
         shut = kind == "closed" and any(w == "open" and _negated(words[max(0, i - 3):i]) and _at(words, i + 1) not in (
             "until", "till", "til", "before") for i, w in enumerate(words))  # "not open until 9" opens at 9
+        shut = shut or kind == "closed" and _negated(words) and "open" in context and not clocks(words)
         if not (has_phrase(words, lists[kind]) or shut):
             return f"no word of {kind.replace('_', ' ')} ({', '.join(lists[kind][:4])}...) is said there"
     return None
@@ -586,7 +589,7 @@ def _gone(words: Sequence[str], *, yes: bool) -> bool:
     if {"you", "your", "you're"} & set(words):
         return False
     for g in GONE:
-        n, booked = len(g.split()), "booked" in g
+        n, booked = len(g.split()), g.startswith("all ")
         for i in (j for j in range(len(words) - n + 1) if words[j:j + n] == g.split()):
             rest = words[i + n:]
             if not (booked and (yes or rest)) and all(w in WHEN_WORDS or _weekday(w) or w[0].isdigit() or w in
@@ -643,7 +646,7 @@ def _answered_before(fact: Fact, item: str | None, turns: Sequence[Turn], asked:
     reply to a question of the agent's that named the item ("Which aisle is the skillet in?" / "Aisle 7.")."""
     for t in range(asked or 0):
         question = _asked_before(turns, t) if turns[t].speaker == "business" else None
-        if question is not None and _item_named(item, turns, None, question) and fact.kind != "yes" and \
+        if question is not None and _item_named(item, turns, None, question) and fact.kind in ("place", "count") and \
                 _stands(fact, _words(tokens(turns[t].text))) is None:
             return True
     return False
@@ -778,10 +781,16 @@ def _check(cited: Cited, request: QuickAskJob | BookJob, turns: Sequence[Turn], 
         if at is None:
             return _unsaid(turns, fact.quote)
         may_ask = cited.status == "booked" and at_outcome is not None and (at.turn, at.first) < (at_outcome.turn, at_outcome.first)
+        # the business's echo of the days asked, answered in the same turn ("Sundays? No, we're not.")
+        answer = next((locate(turns, f.quote) for f in cited.facts if f.beside == fact.quote and f.kind != "days"), None)
+        may_ask = may_ask or fact.kind == "days" and answer is not None and (answer.turn, answer.first) > (at.turn, at.first) \
+            and answer.turn == at.turn
         if (at.question and not may_ask) or situations.menu_prompt(at.sentence.text):
             return Refused(3, f"your quote {fact.quote!r} is a question or a phone menu's prompt",
                            "quote the business's statement")
         context = _words(tokens(fact.context or "")) if locate(turns, fact.context) is not None else []
+        if fact.kind == "closed" and (q := _asked_before(turns, at.turn)) is not None:
+            context = _words(tokens(turns[q].text))  # "Are you open on Sunday?" / "No, we're not."
         text = turns[at.turn].text  # the rest of the quote's sentence, where a day may be set apart
         rest = _words(tokens(text[tokens(text)[at.last - 1].end:at.sentence.end])) if fact.kind == "days" else []
         lone = fact.quote not in {f.quote for f in cited.facts if f.kind == "count"}  # one number is no party and time
@@ -799,7 +808,8 @@ def _check(cited: Cited, request: QuickAskJob | BookJob, turns: Sequence[Turn], 
                 len(_standing_numbers(at.sentence.text) - set(_words(tokens(item)))) > 1:
             return Refused(6, f"your quote {fact.quote!r} does not name {item!r}, and its sentence gives another {fact.kind}",
                            "quote the words that name the item with its value")
-        if fact.item and not _item_named(item, turns, at, _asked_before(turns, at.turn)):
+        if fact.item and not _item_named(item, turns, at, _asked_before(turns, at.turn)) and \
+                not _answered_before(fact, item, turns, _asked_before(turns, at.turn)):
             return Refused(6, f"your quote {fact.quote!r} does not name {item!r}, nor answers a question that does",
                            "quote the words that name the item, or record what they said of it as unknown")
         if (later := _corrected(fact, turns, at, isinstance(request, BookJob), own=own)) is not None:
