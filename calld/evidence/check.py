@@ -169,9 +169,11 @@ def _dozens(before: list[Tok], t: Tok) -> list[Tok]:
     """ "a dozen" is 12, "two dozen" 24, "half a dozen" 6: the number takes the place of the words before it."""
     if t.word not in ("dozen", "dozens") or not before or not (before[-1].word == "a" or before[-1].word.isdigit()):
         return [t]
-    by, half = (1 if before[-1].word == "a" else int(before[-1].word)), len(before) > 1 and before[-2].word == "half"
-    first = before.pop() if not half else (before.pop(), before.pop())[1]
-    return [Tok(str(6 if half and by == 1 else 12 * by), first.start, t.end)]
+    by = 1 if before[-1].word == "a" else int(before[-1].word)
+    half = by == 1 and len(before) > 1 and before[-2].word == "half"
+    first = before[-2] if half else before[-1]
+    del before[-2 if half else -1:]
+    return [Tok(str(6 if half else 12 * by), first.start, t.end)]
 
 
 def _dash(text: str, a: Tok, b: Tok) -> tuple[Tok, ...]:
@@ -644,10 +646,11 @@ def _item_named(item: str | None, turns: Sequence[Turn], at: Found | None, asked
 def _answered_before(fact: Fact, item: str | None, turns: Sequence[Turn], asked: int | None) -> bool:
     """Rule 6 for a read-back ("Sorry, was that aisle 7?" / "Yep."): the business said the value earlier, in the
     reply to a question of the agent's that named the item ("Which aisle is the skillet in?" / "Aisle 7.")."""
+    if fact.kind not in ("place", "count"):  # a yes or a no has no value to have said before
+        return False
     for t in range(asked or 0):
         question = _asked_before(turns, t) if turns[t].speaker == "business" else None
-        if question is not None and _item_named(item, turns, None, question) and fact.kind in ("place", "count") and \
-                _stands(fact, _words(tokens(turns[t].text))) is None:
+        if question is not None and _item_named(item, turns, None, question) and _stands(fact, _words(tokens(turns[t].text))) is None:
             return True
     return False
 
@@ -703,8 +706,8 @@ def _agreed_after(turns: Sequence[Turn], at: Found) -> str | None:
             for part in _SENTENCE_END.split(reply.text):  # its no is the sentence's; its times, each clause's
                 words = _words(tokens(part))
                 said = [c for clause in _CLAUSE_END.split(part) for c in clocks(_words(tokens(clause))) if c.hour is not None]
-                if any(c.hour is not None and a.hour is not None and c.hour % 12 == a.hour % 12 and c.minute == a.minute
-                       for c in said for a in asked) and _sign(Fact("yes", "", part, topic="booking"), words) is None:
+                if any((c.hour or 0) % 12 == (a.hour or 0) % 12 and c.minute == a.minute for c in said for a in asked) \
+                        and _sign(Fact("yes", "", part, topic="booking"), words) is None:
                     return " ".join(words)
     return None
 
