@@ -11,7 +11,8 @@ and that each typed value stands in them. Which number is the party is the model
  3. Statements. A quote's clause is not a question, nor its sentence a phone menu's prompt; an outcome's yes is in
     no question at all, nor holds a bare "confirm" or "verify" but after a word of CONFIRMS ("I can confirm", not
     "can you confirm"); only a booking's fact may stand in the business's own question when the outcome_quote comes
-    after it. A clause ends at , ; ? . ! and before "and" with an asking verb and a person.
+    after it, and a range's days when its times answer them in that turn ("Sundays? No, we're not"). A clause ends
+    at , ; ? . ! and before "and" with an asking verb and a person.
  4. Clock times. Each time reads as one in its own quote: "7:30", "7.30", "7 30" (where a time may be), a number
     before am/pm, o'clock or "ish", or after a word of CLOCK_CUES, "noon" ("midday"), "midnight", "half past 7",
     "twenty past 7", "half five", "ten to nine" (after "at", or as a booking's one time), the quote's one number
@@ -29,15 +30,16 @@ and that each typed value stands in them. Which number is the party is the model
     place quote holds no other number (but the item's own: "the 12 inch").
  6. The item. A stock or aisle fact names the item asked about: its words stand in the fact's quote, or in the
     agent's question just before it, and no number of another size of it is said in between; in its own quote when
-    the quote's sentence gives another number (another aisle, another count).
+    the quote's sentence gives another number (another aisle, another count). A place or count said again, or read
+    back, stands on the question its first saying answered.
  7. Word lists. A closed day's quote holds a word of CLOSED (or a no just before "open", not "until"; or a no
     answering a question with "open"); open around the clock, of ALWAYS; no set hours, of NO_SET_HOURS.
  8. Yes. The clause of a quote of what is (hours, a place, in stock, booked, a party or time) holds no word of NOT
-    (nor ending in n't; not before a word of OPEN_CLOSE and "until") nor of PAST; of stock, none of OUT nor "will"
-    ('ll, "gonna"), nor a day ("in Tuesday"): stock to come is none now; of a booking, none of FAILURE, FULL or
-    CLOSED (but a party's or date's no of another time: a clock time not the booked one, or ANOTHER_TIME), nor a
-    word of GONE with only WHEN_WORDS, days and times after it and no "you" in the clause ("Seven's gone", "Friday's
-    out"). A clause ends at , ; . ? ! and before "but" or "and".
+    (nor ending in n't; not before a word of OPEN_CLOSE and "until"; not a "no" before a word of CORRECTIONS) nor of
+    PAST; of stock, none of OUT nor "will" ('ll, "gonna"), nor a day ("in Tuesday"): stock to come is none now; of a
+    booking, none of FAILURE, FULL or CLOSED (but a party's or date's no of another time: a clock time not the
+    booked one, or ANOTHER_TIME), nor a word of GONE with only WHEN_WORDS, days and times after it and no "you" in
+    the clause ("Seven's gone", "Friday's out"). A clause ends at , ; . ? ! and before "but" or "and".
  9. No. The clause of a quote of what is not (a decline, out of stock, not known) holds a word of NOT (or ending in
     n't), for stock of OUT ("out back" aside) or stock to come, for a booking of FAILURE, FULL, CLOSED or OFFERS, or
     the word of GONE of rule 8 ("all booked" only where it ends the clause). An answer's outcome_quote says a yes or
@@ -48,7 +50,8 @@ and that each typed value stands in them. Which number is the party is the model
 11. Corrections. Business words after a fact's quote (a read-back fact's: from the reply on) holding another value
     of its kind (a clock time; a number of one or two digits, not the record's party; a day, for a date) refuse the
     record when they hold a word of CORRECTIONS, or always for a booking's time and date (and a read-back party), or
-    for stock held a no; unless they name a day the fact is not for.
+    for stock held a no; unless they name a day the fact is not for. A time said gone or full, or the party said
+    alone, is no other value.
 12. Voicemail. A voicemail record stands on a recorded greeting in the business's words, or on the carrier's
     answering-machine detection.
 
