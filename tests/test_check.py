@@ -889,6 +889,10 @@ def test_rule_4_a_bookings_time_quote_of_one_bare_number() -> None:
     wrong = booked(4, "Friday 16:00", outcome_quote="done", time_quote="Friday for four at 7", party_quote="Friday for four at 7",
                    date_quote="Friday for four at 7")
     assert check_record(wrong, BOOK, two).rule == 4  # type: ignore[union-attr]  # two numbers: no bare reading
+    people = call("A table on Friday?", "Friday, that's 2 people, done.")
+    counted = booked(2, "Friday 14:00", outcome_quote="done", time_quote="that's 2 people", party_quote="2 people",
+                     date_quote="Friday")
+    assert check_record(counted, BOOK, people).rule == 4  # type: ignore[union-attr]  # a count, not a time
 
 
 def test_rule_8_a_no_that_begins_a_correction_denies_nothing() -> None:

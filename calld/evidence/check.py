@@ -541,8 +541,10 @@ def _stands(fact: Fact, words: Sequence[str], context: Sequence[str] = (), rest:
             return f"{value!r} is not a clock time, nor said there" if missing or not want else None
         said = clocks(words, one=True)
         numbers = [w for w in words if w.isdigit()]
-        if lone and not said and len(numbers) == 1 and 0 < int(numbers[0]) <= 12:  # "make that five", "seven on Wednesday"
-            said = [Clock(int(numbers[0]), 0, None, frozenset({words.index(numbers[0])}), True)]
+        at = words.index(numbers[0]) if len(numbers) == 1 else -1
+        if lone and not said and at >= 0 and 0 < int(numbers[0]) <= 12 and (  # "make that five", "seven on Wednesday"
+                _at(words, at + 1) in _NOT_A_NAME - {"people", "guests"} or at == len(words) - 1):  # not "2 people"
+            said = [Clock(int(numbers[0]), 0, None, frozenset({at}), True)]
         if not any(_reads_as(c, *hhmm, clocks(context)) for c in said):
             return f"{hhmm[0]:02d}:{hhmm[1]:02d} does not read as a clock time in {' '.join(words)!r}"
     elif kind == "count" and value not in _counts(words):
