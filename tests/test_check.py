@@ -244,7 +244,9 @@ def test_rule_4_a_bare_half_past_takes_its_hour_from_its_context_quote() -> None
 def test_rule_5_a_day_set_apart_is_not_among_the_days() -> None:
     turns = call("What are your hours?", "We're open nine to five every day except Sunday.")
     r = {"opens": "09:00", "closes": "17:00", "days_quote": "every day except Sunday", "times_quote": "nine to five"}
-    assert isinstance(check_record(hours(r | {"days": ["monday", "saturday"]}), HOURS, turns), Accepted)
+    assert isinstance(check_record(hours(r | {"days": list(c.WEEKDAYS[:6])}), HOURS, turns), Accepted)
+    # a day the quote names and the record leaves out, with no hours of its own, is refused
+    assert check_record(hours(r | {"days": ["monday", "saturday"]}), HOURS, turns).rule == 5  # type: ignore[union-attr]
     for apart in c.SET_APART - {"other", "apart", "closed", "not"}:
         said = call("Hours?", f"Nine to five, Monday to Saturday {apart} Wednesday.")
         q = {"opens": "09:00", "closes": "17:00", "days_quote": "Monday to Saturday", "times_quote": "Nine to five"}
@@ -325,7 +327,7 @@ def test_rule_11_a_later_correction_refuses_the_earlier_value() -> None:
         r = {"closes": "21:00", "times_quote": "We close at 9"}
         assert check_record(hours(r), HOURS, said).rule == 11, word  # type: ignore[union-attr]
     other_day = call("What time do you close?", "We close at 9 on weekdays. Sorry, on Sunday at 6.")
-    r = {"days": ["monday"], "closes": "21:00", "times_quote": "We close at 9", "days_quote": "on weekdays"}
+    r = {"days": list(c.WEEKDAYS[:5]), "closes": "21:00", "times_quote": "We close at 9", "days_quote": "on weekdays"}
     assert isinstance(check_record(hours(r), HOURS, other_day), Accepted)
 
 
@@ -367,7 +369,7 @@ def test_the_reducer_takes_or_refuses_a_per_fact_record_by_the_entry_point() -> 
     from calld.core.effects import SendToolOutput
     from tests.core_helpers import HEARD, drive
 
-    r = {"days": ["monday", "saturday"], "opens": "09:00", "closes": "17:00", "days_quote": "Monday to Saturday",
+    r = {"days": list(c.WEEKDAYS[:6]), "opens": "09:00", "closes": "17:00", "days_quote": "Monday to Saturday",
          "times_quote": "nine to five"}
     run = drive(HEARD)
     (out, *_) = run.feed(_recorded("fc_1", hours(r | {"closes": "18:00"})))
@@ -922,3 +924,108 @@ def test_rule_6_an_answer_repeated_to_a_read_back_stands_on_the_first_answers_qu
 def test_rule_9_all_reserved_and_too_late_are_a_declines_no(said: str) -> None:
     turns = call("A table for six at 7 on Friday?", f"Hmm. {said}.")
     assert isinstance(check_record(declined(said), BOOK, turns), Accepted), said
+
+
+def test_rule_5_every_day_a_quote_names_has_its_hours() -> None:
+    turns = call("What are your hours?", "Weekdays seven to seven. Weekends eight to three.")
+    weekdays = {"days": list(c.WEEKDAYS[:5]), "opens": "07:00", "closes": "19:00", "days_quote": "Weekdays", "times_quote": "seven to seven"}
+    weekends = {"days": list(c.WEEKDAYS[5:]), "opens": "08:00", "closes": "15:00", "days_quote": "Weekends", "times_quote": "eight to three"}
+    assert isinstance(check_record(hours(weekdays, weekends), HOURS, turns), Accepted)
+    assert check_record(hours(weekdays, weekends | {"days": ["sunday"]}), HOURS, turns).rule == 5  # type: ignore[union-attr]
+    assert check_record(hours(weekdays | {"days": list(c.WEEKDAYS[:4])}, weekends), HOURS, turns).rule == 5  # type: ignore[union-attr]
+    # a day the words name that has hours of its own elsewhere in the record stands
+    every = call("What are your hours?", "We're open 9 to 5 every day. Sunday we're closed.")
+    open_ = {"days": list(c.WEEKDAYS[:6]), "opens": "09:00", "closes": "17:00", "days_quote": "every day", "times_quote": "9 to 5"}
+    closed = {"days": ["sunday"], "closed": True, "days_quote": "Sunday", "times_quote": "Sunday we're closed"}
+    assert isinstance(check_record(hours(open_, closed), HOURS, every), Accepted)
+    assert check_record(hours(open_), HOURS, every).rule == 5  # type: ignore[union-attr]
+
+
+def test_rule_4_words_said_twice_are_read_where_their_days_are() -> None:
+    turns = call("What are your hours?", "Weekdays we're 9 to 5, Saturday 10 to 4, and Sunday 10 to 4 as well.")
+    ranges = [{"days": list(c.WEEKDAYS[:5]), "opens": "09:00", "closes": "17:00", "days_quote": "Weekdays", "times_quote": "9 to 5"},
+              {"days": ["saturday"], "opens": "10:00", "closes": "16:00", "days_quote": "Saturday", "times_quote": "10 to 4"},
+              {"days": ["sunday"], "opens": "10:00", "closes": "16:00", "days_quote": "Sunday", "times_quote": "10 to 4"}]
+    assert isinstance(check_record(hours(*ranges), HOURS, turns), Accepted)
+
+
+@given(st.sampled_from(("Let me check", "Hold on", "Hang on, let me see", "One moment please")))
+def test_rule_3_a_wait_is_no_outcome(said: str) -> None:
+    turns = call("A table for two at 7 on Friday?", f"{said}.")
+    args = booked(2, "Friday 19:00", outcome_quote=said, party_readback=True, time_readback=True, date_readback=True)
+    assert check_record(args, BOOK, turns).rule == 3  # type: ignore[union-attr]
+
+
+@given(st.sampled_from(("No, sorry", "oh no sorry, we're full", "no sorry were totally booked friday",
+                        "No, sorry, the kitchen closes early on Friday")))
+def test_rule_9_no_sorry_is_a_no_unless_a_value_follows_it(said: str) -> None:
+    turns = call("A table for two at 7 on Friday?", f"{said}.")
+    assert isinstance(check_record(declined(said), BOOK, turns), Accepted), said
+    args = booked(2, "Friday 19:00", outcome_quote=said, party_readback=True, time_readback=True, date_readback=True)
+    assert check_record(args, BOOK, turns).rule == 8, said  # type: ignore[union-attr]
+
+
+@given(st.sampled_from(("the last table just went", "Sorry, we're booked Friday", "we're totally booked Friday",
+                        "We're rammed Tuesday, sorry love")))
+def test_rules_8_and_9_more_words_of_gone_each_clause_apart(said: str) -> None:
+    turns = call("A table for two at 7 on Friday?", f"{said}.")
+    assert isinstance(check_record(declined(said), BOOK, turns), Accepted), said
+    args = booked(2, "Friday 19:00", outcome_quote=said, party_readback=True, time_readback=True, date_readback=True)
+    assert check_record(args, BOOK, turns).rule == 8, said  # type: ignore[union-attr]
+
+
+@given(st.sampled_from((("we dont have any left", "out_of_stock", "in_stock"), ("we cant get those", "out_of_stock", "in_stock"))))
+def test_rules_8_and_9_a_contraction_written_without_its_apostrophe(case: tuple[str, str, str]) -> None:
+    said, right, wrong = case
+    turns = call("Do you have the cast iron skillet?", f"{said}.")
+    assert isinstance(check_record(stock(right, said), STOCK, turns), Accepted)
+    assert check_record(stock(wrong, said), STOCK, turns).rule == 8  # type: ignore[union-attr]
+
+
+def test_rules_4_and_5_a_party_before_tonight_and_spaced_meridiems() -> None:
+    turns = call("Could I book a table for four tonight at 8?", "Sure, no problem.")
+    args = booked(4, "tonight 20:00", outcome_quote="Sure, no problem", party_readback=True, time_readback=True, date_readback=True)
+    assert isinstance(check_record(args, BOOK, turns), Accepted)
+    assert check_record(args | {"confirmed_time": "tonight 16:00"}, BOOK, turns).rule == 2  # type: ignore[union-attr]
+    for said in ("were open nine a m to nine p m every day", "we open 9 morning to 9 evening every day"):
+        rng = {"days": list(c.WEEKDAYS), "opens": "09:00", "closes": "21:00", "days_quote": "every day",
+               "times_quote": said.split(" ", 2)[2].removesuffix(" every day")}
+        assert isinstance(check_record(hours(rng), HOURS, call("Hours?", said)), Accepted), said
+        assert check_record(hours(rng | {"closes": "09:00"}), HOURS, call("Hours?", said)).rule == 4, said  # type: ignore[union-attr]
+
+
+def test_rule_5_tomorrows_is_tomorrow() -> None:
+    turns = call("Are you open tomorrow?", "Tomorrow's Thanksgiving so we're closed.")
+    closed = {"date": "tomorrow", "closed": True, "days_quote": "Tomorrow's Thanksgiving", "times_quote": "we're closed"}
+    assert isinstance(check_record(hours(closed), HOURS, turns), Accepted)
+    assert check_record(hours(closed | {"date": "today"}), HOURS, turns).rule == 5  # type: ignore[union-attr]
+
+
+def test_rule_10_a_decline_then_a_time_settled_and_answered_with_no_no() -> None:
+    turns = call("Table for two tonight at 8?", "Tonight we're pretty slammed. I could squeeze you in at 9.",
+                 "9 is fine. Two people tonight at 9 pm?", "You got it.")
+    assert check_record(declined("Tonight we're pretty slammed"), BOOK, turns).rule == 10  # type: ignore[union-attr]
+    for reply in ("No, sorry, 9 went too.", "Let me check.", "Hmm, is that for two?"):
+        other = (*turns[:3], Turn("business", reply))
+        assert isinstance(check_record(declined("Tonight we're pretty slammed"), BOOK, other), Accepted), reply
+    for leaving in ("9 is outside our window. We'll leave it.", "We can't do 9:15, thanks anyway."):
+        left = (*turns[:2], Turn("agent", leaving), Turn("business", "No bother."))
+        assert isinstance(check_record(declined("Tonight we're pretty slammed"), BOOK, left), Accepted), leaving
+    later = (*turns[:2], Turn("agent", "Could you do 9:15 instead?"), Turn("business", "Hmm, let me see. Right, for nine fifteen, the two of you."))
+    assert check_record(declined("Tonight we're pretty slammed"), BOOK, later).rule == 10  # type: ignore[union-attr]
+    empty = (*turns[:3], Turn("business", "Hmm. Nothing at 9 either."))
+    assert isinstance(check_record(declined("Tonight we're pretty slammed"), BOOK, empty), Accepted)
+
+
+def test_rule_8_an_offer_is_no_booked_outcome() -> None:
+    turns = call("A table for two tonight at 9?", "Tonight? Oh, we stop seating at half eight, love.", "I see, thanks anyway.")
+    args = booked(2, "tonight 20:30", outcome_quote="we stop seating at half eight", time_quote="half eight",
+                  party_readback=True, date_readback=True)
+    assert check_record(args, BOOK, turns).rule == 8  # type: ignore[union-attr]
+
+
+def test_rule_10_a_time_agreed_then_taken_back_by_the_agent_leaves_the_decline() -> None:
+    turns = call("A table for two on Friday at 7?", "I'm sorry, we're fully booked at seven. The earliest I could do is 9:30pm.",
+                 "Yes, Friday 9:30pm works.", "Great.", "Sorry, 9:30 is outside what Nathan can make, so please don't hold it.")
+    assert isinstance(check_record(declined("we're fully booked at seven"), BOOK, turns), Accepted)
+    assert check_record(declined("we're fully booked at seven"), BOOK, turns[:4]).rule == 10  # type: ignore[union-attr]

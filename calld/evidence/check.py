@@ -5,29 +5,32 @@ and that each typed value stands in them. Which number is the party is the model
 
  1. Said. Every quote stands, as one run of tokens, in one business turn heard before the record, compared in lower
     case, without punctuation, FILLERS or a no of EASE ("no problem"), number words as digits ("nine" is "9",
-    "twelfth" is "12th"). Agent speech never counts. A fact with no quote and no read-back is refused.
+    "twelfth" is "12th", "a dozen" 12), "dont" as "don't", "p m" as "pm". Agent speech never counts. A fact with no
+    quote and no read-back is refused.
  2. Read back. A fact marked readback stands in the agent's turn just before the business turn that holds the
     record's outcome_quote (which is then needed), instead of in a quote of its own.
  3. Statements. A quote's clause is not a question, nor its sentence a phone menu's prompt; an outcome's yes is in
     no question at all, nor holds a bare "confirm" or "verify" but after a word of CONFIRMS ("I can confirm", not
-    "can you confirm"); only a booking's fact may stand in the business's own question when the outcome_quote comes
-    after it, and a range's days when its times answer them in that turn ("Sundays? No, we're not"). A clause ends
-    at , ; ? . ! and before "and" with an asking verb and a person.
+    "can you confirm"), nor a word of HOLDS ("let me check"); only a booking's fact may stand in the business's own
+    question when the outcome_quote comes after it, and a range's days when its times answer them in that turn
+    ("Sundays? No, we're not"). A clause ends at , ; ? . ! and before "and" with an asking verb and a person.
  4. Clock times. Each time reads as one in its own quote: "7:30", "7.30", "7 30" (where a time may be), a number
     before am/pm, o'clock or "ish", or after a word of CLOCK_CUES, "noon" ("midday"), "midnight", "half past 7",
     "twenty past 7", "half five", "ten to nine" (after "at", or as a booking's one time), the quote's one number
     ("Ten."; in a booking's time, "make that five"); am/pm, where said ("in the morning": DAYPARTS; "07:00":
     24-hour), agrees. A dash between numbers or days is a run ("9-6", "Mon-Fri"), as "and" is after "between".
     Number words said apart (", ") are two numbers. A number that begins an address (names, then a word of STREETS)
-    or follows a month is no time; after LOOSE_CUES it is a count too. A range's opening and closing are two times
-    said one after the other in its times_quote; a bare "half past" takes its hour from the context_quote; its
-    days_quote and times_quote, said in one turn, have no other day or number between them. A booked time of no
-    clock words ("the early sitting") stands by its words.
+    or follows a month is no time; after LOOSE_CUES, or read a time only by "tonight" after it, it is a count too,
+    and no time where another is said ("for four tonight at 8"). A range's opening and closing are two times said
+    one after the other in its times_quote; a bare "half past" takes its hour from the context_quote; its days_quote
+    and times_quote, said in one turn, have no other day or number between them. A booked time of no clock words
+    ("the early sitting") stands by its words.
  5. Own words. Each day, date, count, party size, place or kind stands in its own quote: a count as a number that is
     no part of a clock time nor a day of a month ("march 5", "5th of march", "the 12th": where no month is said, the
-    day alone stands for the date); days by name, run or DAY_GROUPS; a place or kind by its words (PLACE_WORDS
-    aside). A day after a word of SET_APART is not among them ("closed" aside, for closed days). An item's count or
-    place quote holds no other number (but the item's own: "the 12 inch").
+    day alone stands for the date); days by name, run or DAY_GROUPS, every day the days_quote names being recorded
+    (in its range or another); a place or kind by its words (PLACE_WORDS aside). A day after a word of SET_APART is
+    not among them ("closed" aside, for closed days). An item's count or place quote holds no other number (but the
+    item's own: "the 12 inch").
  6. The item. A stock or aisle fact names the item asked about: its words stand in the fact's quote, or in the
     agent's question just before it, and no number of another size of it is said in between; in its own quote when
     the quote's sentence gives another number (another aisle, another count). A place or count said again, or read
@@ -39,14 +42,17 @@ and that each typed value stands in them. Which number is the party is the model
     PAST; of stock, none of OUT nor "will" ('ll, "gonna"), nor a day ("in Tuesday"): stock to come is none now; of a
     booking, none of FAILURE, FULL or CLOSED (but a party's or date's no of another time: a clock time not the
     booked one, or ANOTHER_TIME), nor a word of GONE with only WHEN_WORDS, days and times after it and no "you" in
-    the clause ("Seven's gone", "Friday's out"). A clause ends at , ; . ? ! and before "but" or "and".
+    the clause ("Seven's gone", "Friday's out"). A booked outcome_quote holds no word of OFFERS. A clause ends at ,
+    ; . ? ! and before "but" or "and".
  9. No. The clause of a quote of what is not (a decline, out of stock, not known) holds a word of NOT (or ending in
     n't), for stock of OUT ("out back" aside) or stock to come, for a booking of FAILURE, FULL, CLOSED or OFFERS, or
     the word of GONE of rule 8 ("all booked" only where it ends the clause). An answer's outcome_quote says a yes or
     a no only of stock; of hours, an aisle or kinds it need only be said.
 10. Said after. After a booked outcome_quote, a business sentence with a word of FAILURE, or of NOT beside one of
     BOOKING (and no "if" or "unless"), refuses the record unless the booked time is said again. After a declined
-    outcome_quote, the business saying with no no a time the agent has just asked for refuses it.
+    outcome_quote, the agent's last sentence settling on a time (one, and no no) refuses it when the business's next
+    turn says that time with no no, or first answers with no no, question, wait or offer, and the agent takes
+    nothing back after.
 11. Corrections. Business words after a fact's quote (a read-back fact's: from the reply on) holding another value
     of its kind (a clock time; a number of one or two digits, not the record's party; a day, for a date) refuse the
     record when they hold a word of CORRECTIONS, or always for a booking's time and date (and a read-back party), or
@@ -77,6 +83,8 @@ from calld.core.answers import Accepted, Cited, Fact, Refused, Verdict
 from calld.core.plan import BookJob, QuickAskJob
 from calld.domain.transcript import Quote, Turn
 
+NT_STEMS = frozenset({"do", "does", "did", "ca", "wo", "is", "are", "was", "were", "could", "would", "should", "have",
+                      "has", "had"})  # of contractions written without the apostrophe
 FILLERS = ("um", "uh", "er", "erm", "ah", "oh", "hmm", "mm", "well", "like", "so", "basically")
 EASE = ("problem", "problems", "trouble", "worries", "worry", "bother", "issue")  # "no problem", "not a problem": a yes
 CLOCK_CUES = frozenset({"at", "until", "till", "til", "from", "by", "around", "about", "before", "after", "open",
@@ -115,12 +123,15 @@ FULL = ("booked out", "capacity", "waitlist", "waiting list", "wait list", "we'r
         "get back to you", "first come")  # a booking's no too ("you're all booked" is a yes)
 OFFERS = ("only", "earliest", "latest", "closest", "next available", "first available", "they're all booked",
           "last seating", "stop seating", "stops seating", "too late", "too early")  # for a decline: the time asked is not to be had
-GONE = ("gone", "taken", "out", "spoken for", "filled", "all booked", "all reserved")  # a booking's no, ending its clause: "Seven's gone."
+GONE = ("gone", "went", "taken", "out", "spoken for", "filled", "packed", "slammed", "rammed", "we're booked",
+        "totally booked", "completely booked", "all booked", "all reserved")  # a booking's no, ending its clause: "Seven's gone."
 WHEN_WORDS = frozenset({"for", "on", "at", "that", "this", "night", "tonight", "tomorrow", "today", "already", "now",
-                        "i'm", "afraid", "sorry", "then"})  # may follow one of GONE ("all gone for Thursday")
+                        "i'm", "afraid", "sorry", "too"})  # may follow one of GONE ("all gone for Thursday")
 STREETS = ("street", "st", "avenue", "ave", "road", "rd", "boulevard", "blvd", "parkway", "drive", "lane", "way",
            "court", "circle", "highway")  # a number before one (names between) is an address: no time, no count
 OPEN_CLOSE = ("open", "opens", "close", "closes")  # "not <one> until 9" is the time it opens or closes, not a no
+HOLDS = ("let me check", "let me see", "let me look", "let me have a look", "hold on", "hang on", "1 moment",
+         "1 sec", "1 second", "just a moment", "just a sec", "bear with me")  # a wait, not an answer (as tokens: "one" is 1)
 CORRECTIONS = frozenset({"actually", "sorry", "wait", "correction", "mean", "rather", "instead", "oops", "scratch",
                          "make", "change", "changed", "no"})
 
@@ -148,6 +159,7 @@ def tokens(text: str) -> tuple[Tok, ...]:
         Tok(_normal(m.group()), m.start(), m.end()), *[Tok("th", m.end(), m.end())][:m.group()[0].isdigit() and m.group()[-2:] in ORDINAL])]  # "12th"
     raw = [*(t for a, b in zip(raw, raw[1:]) for t in (a, *_dash(text, a, b))), *raw[-1:]]
     raw = [t for r in raw for t in _its(r)]
+    raw = _meridiems(raw)
     out, i = list[Tok](), 0
     while i < len(raw):
         # "twenty five" before "twenty"; "seven thirty" stays two numbers, as "nine-thirty six" is 9 30 6 (a word
@@ -186,6 +198,17 @@ def _dash(text: str, a: Tok, b: Tok) -> tuple[Tok, ...]:
     return (Tok("to", a.end, b.start),) if pair and text[a.end:b.start].strip() in ("-", "\u2013") else ()
 
 
+def _meridiems(raw: list[Tok]) -> list[Tok]:
+    """ "9 a m", "seven thirty p m" (speech-to-text spacing) say am and pm after a number."""
+    out: list[Tok] = []
+    for t in raw:
+        if t.word == "m" and len(out) > 1 and out[-1].word in ("a", "p") and (out[-2].word[0].isdigit() or _number([out[-2].word])):
+            out[-1] = Tok(out[-1].word + "m", out[-1].start, t.end)
+        else:
+            out.append(t)
+    return out
+
+
 def _its(t: Tok) -> tuple[Tok, ...]:
     """A number or o'clock with its "'s" is two words, as "7's" is: "seven's gone" says "7 s gone"."""
     base = t.word.removesuffix("'s")
@@ -207,6 +230,8 @@ def _unfilled(toks: list[Tok]) -> list[Tok]:
 def _normal(word: str) -> str:
     if word == "midday":
         return "noon"
+    if word.endswith("nt") and word[:-2] in NT_STEMS:  # "dont", as speech-to-text writes it, is "don't"
+        return word[:-2] + "n't"
     if word[0] in "ap" and "." in word:
         return word[0] + "m"
     if (m := re.fullmatch(r"(\d{1,2})[:.](\d{2})", word)) is not None:
@@ -239,8 +264,13 @@ def _negated(words: Sequence[str]) -> bool:
     for a "no" that begins a correction ("aisle 7, no, sorry, 8"): what follows it is said instead, not denied."""
     return any((w in NOT or w.endswith("n't")) and not (words[i + 1:i + 2] and words[i + 1] in OPEN_CLOSE
                                                         and words[i + 2:i + 3] and words[i + 2] in ("until", "till", "til"))
-               and not (w == "no" and _at(words, i + 1) in CORRECTIONS - {"no"})
+               and not (w == "no" and _at(words, i + 1) in CORRECTIONS - {"no"} and _a_value(words[i + 2:i + 5]))
                for i, w in enumerate(words))
+
+
+def _a_value(words: Sequence[str]) -> bool:
+    """A number or a day said: what a correction puts instead ("no, sorry, 8"; a bare "no, sorry" is a no)."""
+    return any(w[0].isdigit() or _weekday(w) for w in words)
 
 
 def _addresses(words: Sequence[str]) -> set[int]:
@@ -314,7 +344,8 @@ def clocks(words: Sequence[str], *, one: bool = False) -> list[Clock]:
         meridiem = words[end] if end < n and words[end] in ("am", "pm") else None
         used += [end] if meridiem or (end < n and words[end] == "oclock") else []
         meridiem = meridiem or _daypart(words, end) or ("am" if w.startswith("0") else None)  # "07:00" is 24-hour
-        out.append(Clock(hour, minute, meridiem, frozenset(used), loose and meridiem is None))
+        # "a table for four tonight at 8": a number read a time only by "tonight" after it is a count as much
+        out.append(Clock(hour, minute, meridiem, frozenset(used), loose and meridiem is None or nxt == "tonight" and not cued))
         i = max(used) + 1
     return out
 
@@ -325,9 +356,9 @@ def _between_cue(words: Sequence[str], out: Sequence[Clock]) -> bool:
 
 
 def _daypart(words: Sequence[str], end: int) -> str | None:
-    """The half of the day a part of it says after a time: "7 in the morning", "10 at night", "6 tonight"."""
+    """The half of the day a part of it says after a time: "7 in the morning", "10 at night", "6 tonight", "8 morning"."""
     m = re.match(r"(?:in the |at |this )?(\w+)", " ".join(words[end:end + 3]))
-    return DAYPARTS.get(m[1]) if m and (m[0] != m[1] or m[1] == "tonight") else None
+    return DAYPARTS.get(m[1]) if m else None
 
 
 def _hhmm(value: str) -> tuple[int, int] | None:
@@ -416,7 +447,7 @@ def _near(words: Sequence[str], i: int) -> list[int]:
 
 
 def _date_stands(value: str, words: Sequence[str]) -> bool:
-    said = {"today" if w == "tonight" else w for w in words} | days_in(words)
+    said = {"today" if w == "tonight" else w for w in (w.removesuffix("'s") for w in words)} | days_in(words)  # "tomorrow's"
     said |= {f"{m} {words[j]}" for i, m in enumerate(words) if m in MONTHS or m == "the" for j in _near(words, i)}
     said |= {f"the {w.split()[-1]}" for w in said if " " in w and w.split()[0] in MONTHS}  # "june 12" says "the 12th"
     unnamed = not MONTHS_SET & set(words)  # "on the 12th" for June 12, where no month is said
@@ -461,8 +492,9 @@ def _sentence(turns: Sequence[Turn], turn: int, start: int, end: int) -> tuple[Q
         bool(m and "?" in m.group())
 
 
-def locate(turns: Sequence[Turn], quote: str | None, speaker: str = "business") -> Found | None:
-    """The last place the quote's tokens were said, as one run, in a turn of `speaker`."""
+def locate(turns: Sequence[Turn], quote: str | None, speaker: str = "business", near: Found | None = None) -> Found | None:
+    """The last place the quote's tokens were said, as one run, in a turn of `speaker`; or, said more than once in
+    the turn of `near`, the place nearest after it ("Saturday 10 to 4, and Sunday 10 to 4": Sunday's is the second)."""
     want = _words(tokens(quote or ""))
     if not want:
         return None
@@ -471,10 +503,12 @@ def locate(turns: Sequence[Turn], quote: str | None, speaker: str = "business") 
             continue
         toks = tokens(turns[t].text)
         words = _words(toks)
-        for k in range(len(words) - len(want), -1, -1):
-            if words[k:k + len(want)] == want:
-                sentence, asked, in_question = _sentence(turns, t, toks[k].start, toks[k + len(want) - 1].end)
-                return Found(t, k, k + len(want), tuple(want), sentence, asked, in_question)
+        places = [k for k in range(len(words) - len(want), -1, -1) if words[k:k + len(want)] == want]
+        if near is not None and near.turn == t and places:
+            places.sort(key=lambda k: (k < near.first, abs(k - near.last)))
+        for k in places[:1]:
+            sentence, asked, in_question = _sentence(turns, t, toks[k].start, toks[k + len(want) - 1].end)
+            return Found(t, k, k + len(want), tuple(want), sentence, asked, in_question)
     return None
 
 
@@ -491,13 +525,22 @@ _BUT = re.compile(r"\s(?=(?:but|and)\b)", re.I)
 
 def _clause(turns: Sequence[Turn], at: Found) -> list[str]:
     """The words of the clause a quote stands in (rule 8: "we don't open at nine anymore" holds "open at nine")."""
+    return _words(tokens(_clause_text(turns, at)))
+
+
+def _clause_parts(turns: Sequence[Turn], at: Found) -> list[list[str]]:
+    """The clauses a quote spans, each apart ("We're rammed Tuesday, sorry love": two)."""
+    return [w for p in _CLAUSE_END.split(_clause_text(turns, at)) if (w := _words(tokens(p)))]
+
+
+def _clause_text(turns: Sequence[Turn], at: Found) -> str:
     text = turns[at.turn].text
     toks = tokens(text)
     start, end = toks[at.first].start, toks[at.last - 1].end
     a = max([m.end() for m in _CLAUSE_END.finditer(text, 0, start)] + [m.end() for m in _BUT.finditer(text) if m.end() <= start],
             default=0)
     b = min([m.start() for m in (_CLAUSE_END.search(text, end), _BUT.search(text, end)) if m], default=len(text))
-    return _words(tokens(text[a:b]))
+    return text[a:b]
 
 
 def _standing_numbers(text: str) -> set[str]:
@@ -540,6 +583,7 @@ def _stands(fact: Fact, words: Sequence[str], context: Sequence[str] = (), rest:
             missing = [w for w in want if w not in words]
             return f"{value!r} is not a clock time, nor said there" if missing or not want else None
         said = clocks(words, one=True)
+        said = [c for c in said if not c.loose] or said  # "for four tonight at 8": the loose 4 is the party where 8 is said
         numbers = [w for w in words if w.isdigit()]
         at = words.index(numbers[0]) if len(numbers) == 1 else -1
         if lone and not said and at >= 0 and 0 < int(numbers[0]) <= 12 and (  # "make that five", "seven on Wednesday"
@@ -571,13 +615,13 @@ def _stands(fact: Fact, words: Sequence[str], context: Sequence[str] = (), rest:
     return None
 
 
-def _sign(fact: Fact, words: Sequence[str]) -> str | None:
+def _sign(fact: Fact, words: Sequence[str], parts: Sequence[Sequence[str]] = ()) -> str | None:
     """Rules 8 and 9: a yes holds no word of no; a no holds one ("we're closed on Fridays" a booking's too)."""
     extra = OUT if fact.topic == "stock" else (*FAILURE, *FULL, *CLOSED) if fact.topic == "booking" else ()
     words = [w for i, w in enumerate(words) if w != "out" or _at(words, i + 1) not in ("back", "front", "there", "here")]
     # stock to come ("we'll have them next week", "should be in Tuesday") is none now, as a restock is
     to_come = fact.topic == "stock" and any(w in ("will", "gonna", "tomorrow") or w.endswith("'ll") or _weekday(w) for w in words)
-    gone = fact.topic == "booking" and _gone(words, yes=fact.kind == "yes")
+    gone = fact.topic == "booking" and any(_gone(p, yes=fact.kind == "yes") for p in (parts or [words]))
     if fact.kind == "yes" and to_come:
         return "it says what is to come, not what is there now"
     if fact.kind == "yes" and (_negated(words) or has_phrase(words, PAST) or has_phrase(words, extra) or gone):
@@ -703,17 +747,26 @@ def _failed_after(booked: Fact, turns: Sequence[Turn], at: Found) -> str | None:
 
 
 def _agreed_after(turns: Sequence[Turn], at: Found) -> str | None:
-    """Rule 10: after a decline, the agent asked for a time and the business's next turn says it with no no."""
+    """Rule 10: after a decline, the agent's last sentence settles on a time (it holds one and no no) and the
+    business's next turn says that time with no no, or answers at once with no no, question, wait or offer
+    ("7 is full, would 6:30 suit?" / "6:30 suits. Two at 6:30 then." / "Lovely, that's you sorted.")."""
     for t in range(at.turn + 1, len(turns) - 1):
-        asked = [c for c in clocks(_words(tokens(turns[t].text))) if c.hour is not None] if turns[t].speaker == "agent" else []
-        reply = turns[t + 1]
-        if asked and reply.speaker == "business":
-            for part in _SENTENCE_END.split(reply.text):  # its no is the sentence's; its times, each clause's
-                words = _words(tokens(part))
-                said = [c for clause in _CLAUSE_END.split(part) for c in clocks(_words(tokens(clause))) if c.hour is not None]
-                if any((c.hour or 0) % 12 == (a.hour or 0) % 12 and c.minute == a.minute for c in said for a in asked) \
-                        and _sign(Fact("yes", "", part, topic="booking"), words) is None:
-                    return " ".join(words)
+        if turns[t].speaker != "agent" or turns[t + 1].speaker != "business" or not (spans := sentence_spans(turns[t].text)):
+            continue
+        last = _words(tokens(turns[t].text[slice(*spans[-1])]))
+        asked = [c for c in clocks(last) if c.hour is not None]
+        if not asked or _negated(last):
+            continue
+        reply = turns[t + 1].text
+        said_ = [(reply[a:b], w) for a, b in sentence_spans(reply) if (w := _words(tokens(reply[a:b])))]  # "Hmm." says nothing
+        for i, (part, words) in enumerate(said_):
+            said = [c for clause in _CLAUSE_END.split(part) for c in clocks(_words(tokens(clause))) if c.hour is not None]
+            plain = _sign(Fact("yes", "", part, topic="booking"), words) is None and not has_phrase(words, (*HOLDS, *OFFERS))
+            again = any((c.hour or 0) % 12 == (a.hour or 0) % 12 and c.minute == a.minute for c in said for a in asked)
+            taken_back = any(turns[k].speaker == "agent" and _negated(_words(tokens(turns[k].text)))
+                             for k in range(t + 2, len(turns)))  # "...so please don't hold the table"
+            if plain and (again or i == 0 and not part.endswith("?")) and not taken_back:
+                return " ".join(words)
     return None
 
 
@@ -754,16 +807,21 @@ def _check(cited: Cited, request: QuickAskJob | BookJob, turns: Sequence[Turn], 
             return _unsaid(turns, outcome.quote)
         # "please confirm..." (or a quote that starts by asking it) is no yes
         clause = _clause(turns, at_outcome)
-        asks = outcome.kind != "no" and _asks_to_confirm(clause)
+        asks = outcome.kind != "no" and (_asks_to_confirm(clause) or has_phrase(clause, HOLDS))
         asked_back = at_outcome.in_question if outcome.kind != "no" else at_outcome.question
         if asked_back or asks or situations.menu_prompt(at_outcome.sentence.text):
             return Refused(3, f"your outcome_quote {outcome.quote!r} is a question or a phone menu's prompt",
                            "quote the business's answer, not a question")
-        if (why := _sign(outcome, clause)) is not None:
+        if (why := _sign(outcome, clause, _clause_parts(turns, at_outcome))) is not None:
             return Refused(9 if outcome.kind == "no" else 8, f"your outcome_quote {outcome.quote!r}: {why}", _AGAIN)
+        if cited.status == "booked" and has_phrase(clause, OFFERS):  # "we stop seating at half eight": an offer at most
+            return Refused(8, f"your outcome_quote {outcome.quote!r} offers or limits, it does not confirm",
+                           "quote the words that confirm the booking, or record declined")
         evidence.append(at_outcome.sentence)
     asked = _asked_before(turns, at_outcome.turn) if at_outcome is not None else None
     own = frozenset(f.value for f in cited.facts if f.kind == "count")
+    # the days of every range: days a quote names but its range leaves out must have hours of their own
+    recorded_days = {d for f in cited.facts if f.kind == "days" for d in f.value.split(",")}
     # the quotes of a booking's party or date that are not its time's: their no may have been of another time
     partial = {f.quote for f in cited.facts if f.kind in ("count", "date")} - {f.quote for f in cited.facts if f.kind == "clock"}
     for fact in cited.facts:
@@ -785,7 +843,7 @@ def _check(cited: Cited, request: QuickAskJob | BookJob, turns: Sequence[Turn], 
         if not fact.quote:
             named = f"{fact.topic or fact.kind} fact" + (f" {fact.value!r}" if fact.value else "")
             return Refused(1, f"the {named} has no quote and is not read back", _AGAIN)
-        at = locate(turns, fact.quote)
+        at = locate(turns, fact.quote, near=locate(turns, fact.beside) if fact.beside else None)
         if at is None:
             return _unsaid(turns, fact.quote)
         may_ask = cited.status == "booked" and at_outcome is not None and (at.turn, at.first) < (at_outcome.turn, at_outcome.first)
@@ -805,11 +863,15 @@ def _check(cited: Cited, request: QuickAskJob | BookJob, turns: Sequence[Turn], 
         if (why := _stands(fact, at.words, context, rest, item, lone)) is not None:
             rule = 4 if fact.kind in ("clock", "range") else 7 if fact.kind in ("closed", "always", "no_set_hours") else 5
             return Refused(rule, f"{why} (your quote {fact.quote!r})", _AGAIN)
+        if fact.kind == "days" and (left := days_in([w for w in at.words if w != "closed" or fact.topic != "closed"], rest)
+                                    - set(fact.value.split(",")) - recorded_days):
+            return Refused(5, f"your quote {fact.quote!r} names {', '.join(sorted(left, key=WEEKDAYS.index))} too, "
+                              "which the record gives no hours", "record every day the quoted words name")
         if fact.beside and (between := _between(turns, at, locate(turns, fact.beside))):
             return Refused(4, f"between your days {fact.beside!r} and times {fact.quote!r} the business said {between!r}",
                            "a range's days and times are words said together: point at those")
         clause = _clause(turns, at)
-        if (why := _sign(fact, clause)) is not None and not (
+        if (why := _sign(fact, clause, _clause_parts(turns, at))) is not None and not (
                 cited.status == "booked" and fact.quote in partial and _tried_another_time(clause, cited.facts)):
             return Refused(9 if fact.kind == "no" else 8, f"your quote {fact.quote!r}: {why}", _AGAIN)
         if item and fact.kind in ("place", "count") and not _names_item(item, at.words) and \
