@@ -204,6 +204,11 @@ class Settings(BaseSettings):
     # (the carrier stops ringing at 30 s and says so), and once answered, its media within MEDIA_START_S.
     ring_timeout_s: float = Field(45.0, gt=0, le=600)
     media_start_s: float = Field(5.0, gt=0, le=60)
+    # GPT-Live must send session.started within LIVE_READY_S of session.start (else failed/model_unavailable,
+    # the business is not kept on a silent line), and once started may send nothing at all for at most
+    # LIVE_QUIET_S (else failed/model_lost): its output is a continuous stream, silence included.
+    live_ready_s: float = 12.0
+    live_quiet_s: float = 5.0
     # On hold ("let me check", "please hold", hold music): how long to wait instead of STALL_S.
     hold_max_s: float = Field(120.0, gt=0, le=1800)
     # Phone menus: presses in a row that reach no person and no answer before the call ends ivr_unnavigable.
@@ -337,6 +342,26 @@ class Settings(BaseSettings):
         CallWindow.parse(v)  # its ValueError says how to write it
         return v
 
+    @field_validator("live_ready_s")
+    @classmethod
+    def _live_ready_shape(cls, v: float) -> float:
+        if not 2 <= v <= 60:
+            raise ValueError(f"is {v:g} s: give 2 to 60 seconds (a session starts in about 1 s; past this the business "
+                             "sits on a silent line before the call ends failed/model_unavailable), e.g. 12")
+        return v
+
+    @field_validator("live_quiet_s")
+    @classmethod
+    def _live_quiet_shape(cls, v: float, info: ValidationInfo) -> float:
+        if not 1 <= v <= 60:
+            raise ValueError(f"is {v:g} s: give 1 to 60 seconds (GPT-Live sends an audio delta about every 100 ms "
+                             "while a session is open, silence included), e.g. 5")
+        stall = info.data.get("stall_s")
+        if stall is not None and v >= stall:
+            raise ValueError(f"is {v:g} s: make it shorter than STALL_S ({stall:g} s), or a GPT-Live session gone quiet "
+                             "is read as a silent line instead of the model's failure")
+        return v
+
     @field_validator("openai_live_extra_header")
     @classmethod
     def _header_shape(cls, v: str) -> str:
@@ -365,6 +390,8 @@ class Settings(BaseSettings):
             max_call_s=self.max_call_s,
             ring_timeout_s=self.ring_timeout_s,
             media_start_s=self.media_start_s,
+            live_ready_s=self.live_ready_s,
+            live_quiet_s=self.live_quiet_s,
             hold_max_s=self.hold_max_s,
             dtmf_max_presses=self.dtmf_max_presses,
         )

@@ -54,6 +54,17 @@ def test_bad_settings_say_what_to_fix(tmp_path):
     assert "CALLD_BIND" in str(bad.value) and "STALL_S" in str(bad.value)
 
 
+def test_gpt_live_bounds_are_settings_refused_with_what_to_give(tmp_path):
+    settings = load_settings(calld_state_dir=tmp_path, _env_file=None)
+    assert (settings.timings().live_ready_s, settings.timings().live_quiet_s) == (12.0, 5.0)
+    for bad, says in ((dict(live_ready_s=0.5), "LIVE_READY_S: is 0.5 s: give 2 to 60 seconds"),
+                      (dict(live_quiet_s=0), "LIVE_QUIET_S: is 0 s: give 1 to 60 seconds"),
+                      (dict(live_quiet_s=9, stall_s=8), "LIVE_QUIET_S: is 9 s: make it shorter than STALL_S (8 s)")):
+        with pytest.raises(SettingsError) as refused:
+            load_settings(calld_state_dir=tmp_path, _env_file=None, **bad)
+        assert says in str(refused.value), refused.value
+
+
 def test_an_empty_path_or_a_url_that_is_no_url_is_a_settings_error(tmp_path, monkeypatch, capsys):
     with pytest.raises(SettingsError) as bad:
         load_settings(calld_state_dir="", calld_socket=" ", _env_file=None)

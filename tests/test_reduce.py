@@ -230,7 +230,7 @@ def test_all_orders_reach_the_same_call():
         results.append((run.call, sorted(e.kind for e in staged)))
     first = results[0]
     assert all(r == first for r in results)
-    assert first[1] == sorted(["dial", "schedule", "live.open"])
+    assert first[1] == sorted(["dial", "schedule", "live.open", "schedule"])  # the call cap; GPT-Live's readiness bound
 
 
 def test_media_start_before_answer_is_just_a_state():
@@ -239,7 +239,7 @@ def test_media_start_before_answer_is_just_a_state():
     assert run.call.live == LiveIdle()
     assert run.of(OpenLive) == []
     effects = run.feed(ev.CallAnswered(CCID))
-    assert effects == [OpenLive(run.call.plan.live)]
+    assert effects == [OpenLive(run.call.plan.live), Schedule("live_ready", Timings().live_ready_s, ev.LiveReadyElapsed())]
     assert run.call.live == LiveStarting()
 
 
@@ -282,6 +282,7 @@ def test_audio_before_live_started_is_held_and_flushed_in_order():
         *(SendLiveAudio(p, c, held=True) for c, p in frames),
         AppendCommentary(run.call.plan.opener),
         Schedule("stall", T.stall_s, ev.StallElapsed()),
+        Cancel("live_ready"),
     ]
     assert run.call.live == LiveActive(SESSION)
     assert run.call.counters.held_frames == 5
@@ -350,7 +351,7 @@ def test_live_started_says_the_opener_with_disclosure_first():
     run = drive(STARTING)
     effects = run.feed(ev.LiveStarted(SESSION))
     plan = run.call.plan
-    assert effects == [AppendCommentary(plan.opener), Schedule("stall", T.stall_s, ev.StallElapsed())]
+    assert effects == [AppendCommentary(plan.opener), Schedule("stall", T.stall_s, ev.StallElapsed()), Cancel("live_ready")]
     assert run.call.conversation == ConvTalking()
     disclosure = plan.opener.index("automated assistant calling on behalf of Nathan")
     ask = plan.opener.index("What are your opening hours?")
@@ -1031,3 +1032,38 @@ def test_media_that_starts_in_time_cancels_the_media_timer():
     run = Run(new_call())
     run.feed(ev.Begin(), ev.DialAccepted(CCID), ev.CallAnswered(CCID), *MEDIA)
     assert "media_wait" not in run.timers and "ring" not in run.timers
+
+
+# -- GPT-Live bounded at both ends: readiness, and a session gone quiet ----------------------------------
+
+
+def test_opening_gpt_live_arms_its_readiness_bound_and_session_started_cancels_it():
+    run = drive(STARTING)
+    assert Schedule("live_ready", Timings().live_ready_s, ev.LiveReadyElapsed()) in run.effects
+    assert Cancel("live_ready") in run.feed(ev.LiveStarted(SESSION))
+    assert "live_ready" not in run.timers
+
+
+def test_no_session_started_within_live_ready_s_fails_the_call_model_unavailable_with_one_hangup():
+    run = drive(STARTING)
+    effects = run.feed(ev.LiveReadyElapsed())
+    assert run.call.failure is not None and run.call.failure.reason == "model_unavailable"
+    assert AbortLive() in effects and [e for e in effects if isinstance(e, Hangup)] == [Hangup("failure")]
+    assert run.step(ev.LiveStarted(SESSION), strict=False).ignored  # too late: the session was dropped
+
+
+def test_a_far_party_hangup_while_gpt_live_starts_is_the_model_s_failure():
+    run = drive((*STARTING, HUNG_UP))
+    assert run.call.failure is not None and run.call.failure.reason == "model_unavailable"
+    assert "the agent never spoke" in run.call.failure.detail
+    assert run.call.hangup == HangupDone(via="far_party", confirmed=True)
+
+
+def test_gpt_live_silent_mid_call_is_model_lost_and_ignored_in_the_goodbye():
+    run = drive(HEARD)
+    effects = run.feed(ev.LiveSilent(5.0))
+    assert run.call.failure is not None and run.call.failure.reason == "model_lost"
+    assert AbortLive() in effects and [e for e in effects if isinstance(e, Hangup)] == [Hangup("failure")]
+    for script in (STARTING, FAREWELL, DRAINING):
+        step = drive(script).step(ev.LiveSilent(5.0), strict=False)
+        assert step.ignored and not step.effects, script[-1]

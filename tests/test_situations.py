@@ -134,6 +134,48 @@ async def test_gpt_live_lost_after_the_business_answered_gives_the_answer_from_t
     assert _t(run, "hangup", effect=True) - _t(run, "live.closed") <= 3000
 
 
+async def test_gpt_live_that_never_starts_its_session_ends_the_call_at_live_ready_s(autojump_clock, tmp_path):
+    run = await stub_call(tmp_path, "live_never_ready")  # session.start answered by nothing, the socket open
+    assert (run.result.status, run.report["reason"]) == ("failed", "model_unavailable")
+    assert "LIVE_READY_S=12" in run.report["failure"]
+    ready = run.events("timer.live_ready")[0]["t_ms"]
+    assert ready - run.effects("live.open")[0]["t_ms"] == 12_000
+    assert _t(run, "hangup", effect=True) - ready <= 100  # not MAX_CALL_S later
+    assert len(run.world.hangup_requests) == 1 and run.effects("live.abort")
+
+
+async def test_a_business_that_hangs_up_before_gpt_live_is_ready_is_calld_s_failure(autojump_clock, tmp_path, monkeypatch):
+    from calld.stub.world import StubWorld
+
+    stream = StubWorld._stream_media
+
+    async def greet_then_give_up(self, peer):  # the business greets, hears nothing, hangs up 8 s in
+        self._nursery.start_soon(self._far_party_hangup, 8.0)
+        await stream(self, peer)
+
+    monkeypatch.setattr(StubWorld, "_stream_media", greet_then_give_up)
+    run = await stub_call(tmp_path, "live_never_ready")
+    assert (run.result.status, run.report["reason"]) == ("failed", "model_unavailable")  # not no_answer/silent_line
+    assert "the agent never spoke" in run.report["failure"]
+    assert run.report["hangup"]["via"] == "far_party" and run.world.hangup_requests == []
+
+
+async def test_gpt_live_gone_quiet_mid_call_is_the_model_lost_not_a_silent_line(autojump_clock, tmp_path):
+    run = await stub_call(tmp_path, "live_gone_quiet")  # nothing at all from the business's first word on
+    assert (run.result.status, run.report["reason"]) == ("failed", "model_lost")
+    assert "LIVE_QUIET_S=5" in run.report["failure"]
+    silent = run.events("live.silent")[0]["t_ms"]
+    assert _t(run, "hangup", effect=True) - silent <= 100
+    assert silent < run.settings.stall_s * 1000  # before the stall failsafe could read it as the line's silence
+    assert len(run.world.hangup_requests) == 1
+
+
+async def test_a_goodbye_that_stalls_is_bounded_by_farewell_max_s_not_read_as_the_model_lost(autojump_clock, tmp_path):
+    run = await stub_call(tmp_path, variant("goodbye_stall", goodbye_stall_s=6.0))  # past LIVE_QUIET_S, mid-goodbye
+    assert run.result.status == "answered" and not run.report["failure"]
+    assert len(run.world.hangup_requests) == 1
+
+
 # -- holds -------------------------------------------------------------------------------------------
 
 

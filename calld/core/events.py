@@ -340,6 +340,16 @@ class LiveClosed:
     reason: str
 
 
+@frozen
+class LiveSilent:
+    """The GPT-Live socket is open and has sent nothing at all (no audio, silence included, no event) for
+    `quiet_s` since the session started: measured by the live transport, where the frames arrive (the
+    steady downlink forwards deltas without a step each). Told again each further `quiet_s` of nothing."""
+
+    kind: ClassVar[str] = "live.silent"
+    quiet_s: float
+
+
 # -- timers (scheduled by the reducer, fired by the runtime) ----------------------------------
 
 
@@ -393,6 +403,13 @@ class RingElapsed:
 
 
 @frozen
+class LiveReadyElapsed:
+    """GPT-Live was asked to start LIVE_READY_S ago and session.started has not come."""
+
+    kind: ClassVar[str] = "timer.live_ready"
+
+
+@frozen
 class MediaWaitElapsed:
     """The call was answered MEDIA_START_S ago and its media stream has not started."""
 
@@ -430,6 +447,7 @@ TimerEvent = (
     | CallCapElapsed
     | RingElapsed
     | MediaWaitElapsed
+    | LiveReadyElapsed
 )
 
 Event = (
@@ -465,6 +483,7 @@ Event = (
     | DtmfSent
     | ToolCallRejected
     | LiveClosed
+    | LiveSilent
     | TimerEvent
     | CallCrashed
     | CallCut

@@ -86,6 +86,11 @@ class Timings:
     # so); answered, then the media stream's start within media_start_s.
     ring_timeout_s: float = 45.0
     media_start_s: float = 5.0
+    # GPT-Live: session.started within live_ready_s of session.start, else failed/model_unavailable; once
+    # started, a session that sends nothing at all (it streams audio, silence included, while open) for
+    # live_quiet_s is lost: failed/model_lost.
+    live_ready_s: float = 12.0
+    live_quiet_s: float = 5.0
 
 
 RING_TIMEOUT_S = 30  # Telnyx stops ringing after this (the dial's timeout_secs)

@@ -53,7 +53,12 @@ Theory of the edges:
  - Honesty: the moment the agent's own words claim it is a person or deny it is automated
    (situations.CLAIMS_HUMAN), the app tells it to say plainly that it is an automated assistant,
    once, and keeps the claim for the result (`honesty: corrected`).
- - A far-party hangup ends the call at once; a recorded verdict stands.
+ - A far-party hangup ends the call at once; a recorded verdict stands. One that comes while
+   GPT-Live is starting is calld's failure (model_unavailable), not a silent line: the agent never spoke.
+ - GPT-Live is bounded at both ends of its life: session.started within live_ready_s of OpenLive
+   (else model_unavailable), and once started, a socket that sends nothing at all for live_quiet_s
+   (LiveSilent, measured by the live transport: its output streams for as long as the session is
+   open, silence included) is a lost session (model_lost), never a silent line.
  - stall_s without speech from either side: steer once (keeping whose words the silence came
    after, which says who owed the next word), then hang up via "stall". On a quick ask whose
    answer the business has already given after the ask (assess.answered_after_ask), no record having been
@@ -108,7 +113,7 @@ HOLD_MUSIC_FRAMES = 200  # 4 s of unbroken sound and no words: hold music
 
 
 # Timers that belong to a call in progress; all of them die when it ends.
-_LIVE_TIMERS = ("stall", "farewell", "close", "drain", "trail", "call_cap", "media_lost", "ring", "media_wait")
+_LIVE_TIMERS = ("stall", "farewell", "close", "drain", "trail", "call_cap", "media_lost", "ring", "media_wait", "live_ready")
 
 
 @frozen
@@ -167,7 +172,7 @@ def _state_triggered(call: Call) -> tuple[Call, list[Effect]]:
         and isinstance(call.hangup, HangupNone)
     ):
         call = evolve(call, live=LiveStarting(held=call.live.held))
-        effects.append(OpenLive(call.plan.live))
+        effects += [OpenLive(call.plan.live), Schedule("live_ready", call.plan.timings.live_ready_s, ev.LiveReadyElapsed())]
     return call, effects
 
 
@@ -347,6 +352,11 @@ def _hung_up(call: Call, event: ev.CallHungUp) -> _Out:
             return call, []
         case _:
             via = "far_party" if was_answered or live_is_open(call) else "not_connected"
+            if isinstance(call.live, LiveStarting) and call.failure is None:
+                # The business picked up and waited on a line where the agent could not yet speak: calld's
+                # model failed it (the line was not silent: its greeting is in the recording).
+                call = evolve(call, failure=Failure("model_unavailable", "the business hung up while calld waited for GPT-Live's "
+                                                    "session.started: the agent never spoke"))
             effects: list[Effect] = []
             if isinstance(call.live, LiveActive | LiveStarting):
                 call, effects = evolve(call, live=LiveClosing()), [CloseLive()]
@@ -578,7 +588,26 @@ def _live_started(call: Call, event: ev.LiveStarted) -> _Out:
     call = evolve(call, live=LiveActive(event.session_id), conversation=ConvTalking(), counters=counters,
                   live_origin_ms=origin_ms)
     t = call.plan.timings
-    return call, [*flush, AppendCommentary(call.plan.opener), Schedule("stall", t.stall_s, ev.StallElapsed())]
+    return call, [*flush, AppendCommentary(call.plan.opener), Schedule("stall", t.stall_s, ev.StallElapsed()), Cancel("live_ready")]
+
+
+@_on(ev.LiveReadyElapsed)
+def _live_ready_elapsed(call: Call, event: ev.LiveReadyElapsed) -> _Out:
+    if not isinstance(call.live, LiveStarting):
+        return _ignore(call, event, "live")
+    return _fail(call, "model_unavailable", f"GPT-Live sent no session.started within LIVE_READY_S="
+                 f"{call.plan.timings.live_ready_s:g} s of session.start (and no error): the call ends rather than keep the "
+                 "business on a silent line")
+
+
+@_on(ev.LiveSilent)
+def _live_silent(call: Call, event: ev.LiveSilent) -> _Out:
+    # Mid-conversation only: before session.started live_ready_s bounds the wait, and in the goodbye and the
+    # close farewell_max_s and close_timeout_s do (the verdict stands).
+    if not isinstance(call.live, LiveActive) or not isinstance(call.hangup, HangupNone):
+        return _Ignore(f"{event.kind} while live is {call.live.kind} and hangup is {call.hangup.kind}")
+    return _fail(call, "model_lost", f"GPT-Live sent nothing at all (no audio, no silence, no event) for LIVE_QUIET_S="
+                 f"{event.quiet_s:g} s in the middle of the call, its socket still open: the session is lost")
 
 
 @_on(ev.LiveError)

@@ -159,6 +159,7 @@ class CallHandle:
         self._live_socket: MessageSocket | None = None
         self._live_scope: trio.CancelScope | None = None
         self._live_event_n = 0
+        self._live_heard_at = 0.0  # when the GPT-Live socket last sent anything (trio's clock)
         self._media_socket: MessageSocket | None = None
         self._media_out: OutboundMedia | None = None
         self._inbound: InboundMedia | None = None
@@ -802,6 +803,7 @@ class CallHandle:
     async def _live_task(self, plan: Any) -> None:
         closed_reason = "socket closed"
         announced = False
+        watch = trio.CancelScope()  # the quiet watch's, once the session has said something
         try:
             with trio.CancelScope() as scope:
                 self._live_scope = scope
@@ -813,12 +815,19 @@ class CallHandle:
                         self._live_socket = socket
                         inbound = LiveInbound(job=plan.job)
                         malformed = 0
+                        watching = False
                         while True:
                             try:
                                 text = await socket.receive()
                             except SocketClosed as exc:
                                 closed_reason = exc.reason
                                 break
+                            self._live_heard_at = trio.current_time()  # the quiet watch's one cost a message
+                            if not watching:
+                                watching = True
+                                assert self._nursery is not None
+                                self._nursery.start_soon(self._guard, partial(self._watch_live_quiet, watch, self.plan.timings.live_quiet_s),
+                                                        "gpt-live quiet watch")
                             try:
                                 if self._path.downlink and not self._output_queued and (pcm := inbound.audio(text)) is not None:
                                     # The steady downlink, 10 deltas a second: _took_steady's way, with
@@ -844,6 +853,7 @@ class CallHandle:
                                 break
                     finally:
                         self._live_socket = None
+                        watch.cancel()
                         with trio.move_on_after(LIVE_CLOSE_BOUND_S) as bound:
                             bound.shield = True
                             await socket.aclose()
@@ -859,6 +869,17 @@ class CallHandle:
             if not announced:
                 with trio.CancelScope(shield=True):
                     await self._events_tx.send(ev.LiveClosed(closed_reason))
+
+    async def _watch_live_quiet(self, scope: trio.CancelScope, quiet_s: float) -> None:
+        """Tells the reducer when the GPT-Live socket, open, has sent nothing at all for quiet_s (LiveSilent),
+        and again each quiet_s after. It wakes once a quiet_s (at the last message's time plus quiet_s), not a
+        message: the live task only notes each message's time."""
+        with scope:
+            while True:
+                await trio.sleep_until(self._live_heard_at + quiet_s)
+                if trio.current_time() >= self._live_heard_at + quiet_s:
+                    self._live_heard_at = trio.current_time()
+                    self._events_tx.send_nowait(ev.LiveSilent(quiet_s))  # unbounded: never blocks
 
     # -- the end -----------------------------------------------------------------------------------
 

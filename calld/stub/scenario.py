@@ -187,6 +187,9 @@ class Scenario:
     media_drop: Literal["never", "before_start", "garbage", "mid_call"] = "never"
     media_drop_after_s: float = 6.0
     live_drop: Literal["never", "refuse", "after_greeting", "after_answer"] = "never"
+    # GPT-Live goes quiet with its socket open: it never sends session.started ("before_start"), or
+    # sends nothing at all (no audio, no transcript) from the business's first word on ("mid_call").
+    live_mute: Literal["never", "before_start", "mid_call"] = "never"
     # The carrier's line: what the media start frame announces (and inbound audio is sent in), and L16's
     # byte order on the wire. The agent's audio is played as the dial asked, whatever the start frame said.
     media_encoding: str = "L16"
@@ -269,6 +272,8 @@ SCENARIOS: dict[str, Scenario] = {
         Scenario("live_refused", live_drop="refuse"),
         Scenario("live_lost", live_drop="after_greeting"),
         Scenario("live_lost_after_answer", live_drop="after_answer", model_verdict="none"),
+        Scenario("live_never_ready", live_mute="before_start"),
+        Scenario("live_gone_quiet", live_mute="mid_call", model_verdict="none"),
         # Holds: a clerk who goes to check, hold music, a hold that never ends, and a silence with no cue.
         Scenario("hold", hold_line="Sure, let me check on that for you.", hold_s=45.0),
         Scenario("hold_music", hold_line="Please hold.", hold_music=True, hold_s=45.0),

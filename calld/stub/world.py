@@ -584,11 +584,16 @@ class FakeLive:
         self.recorded: dict[str, Any] | None = None  # the quick ask's record, as it was sent
         self.outputs: list[tuple[str, dict[str, Any]]] = []  # tool outputs since the last response.create
         self.timeline_ms = 0  # the session timeline: it advances with the audio appended
+        self.muted = False  # gone quiet (scenario.live_mute): the socket stays open, nothing more is sent
+
+    async def _out(self, text: str) -> None:
+        if not self.muted:
+            await self.peer.send(text)
 
     async def send(self, fixture: str, **fields: Any) -> None:
         msg = load_fixture("gpt_live", fixture)
         msg.update(fields)
-        await self.peer.send(json.dumps(msg))
+        await self._out(json.dumps(msg))
 
     async def run(self) -> None:
         try:
@@ -597,7 +602,7 @@ class FakeLive:
             if first.get("type") != "session.start":
                 err = load_fixture("gpt_live", "error_startup")
                 err["error"].update(code="invalid_request", message="the first event must be session.start")
-                await self.peer.send(json.dumps(err))
+                await self._out(json.dumps(err))
                 return
             if self.world.scenario.live_drop == "refuse":
                 await self.send("error_startup")
@@ -607,11 +612,15 @@ class FakeLive:
             if request is not None:
                 scenario = self.world.scenario
                 self.brain = BookBrain(self, request, scenario.brain, scenario.closing_line)
+            if self.world.scenario.live_mute == "before_start":
+                self.muted = True
+                while True:  # reads on, says nothing, until the app gives up on the session
+                    await self.peer.receive()
             await trio.sleep(self.world.scenario.live_ready_after_s)
             started = load_fixture("gpt_live", "session_started")
             started["session"].update(id="live_stub_0001", model=first["session"].get("model"))
             started["client_event_id"] = first.get("event_id")
-            await self.peer.send(json.dumps(started))
+            await self._out(json.dumps(started))
             self._started_at = trio.current_time()
             async with trio.open_nursery() as n:
                 n.start_soon(self._speak)
@@ -641,7 +650,7 @@ class FakeLive:
                 case "session.start":
                     err = load_fixture("gpt_live", "error_command")
                     err["error"].update(code="invalid_request", message="session.start may be sent only once")
-                    await self.peer.send(json.dumps(err))
+                    await self._out(json.dumps(err))
                 case "session.commentary.append":
                     quoted = re.search(r'"([^"]+)"', msg["content"])
                     if quoted is None and "quiet for a while" not in msg["content"]:
@@ -730,6 +739,8 @@ class FakeLive:
         if not self.bound:
             self._bind(line)
         self.business_talking = index < len(self.world.codebook[line]) - 1
+        if self.world.scenario.live_mute == "mid_call":
+            self.muted = True  # from the business's first word on, nothing at all
         end = self.timeline_ms  # the word's last frame just arrived
         await self.send("input_transcript_delta", delta=self._fragment("business", word),
                         start_ms=end - FRAMES_PER_WORD * FRAME_MS, end_ms=end)
@@ -829,8 +840,8 @@ class FakeLive:
             item = msg["event"]["item"]
             item.update(call_id=call_id, id="fc_" + call_id.rsplit("_", 1)[-1], name=name, arguments=json.dumps(arguments))
             for _ in range(repeat):
-                await self.peer.send(json.dumps(msg))
-        await self.peer.send(json.dumps(load_fixture("gpt_live", "response_event_completed")))
+                await self._out(json.dumps(msg))
+        await self._out(json.dumps(load_fixture("gpt_live", "response_event_completed")))
 
     async def _function_call_later(
         self, delay: float, name: str, arguments: dict[str, Any], call_id: str | None = None
@@ -876,7 +887,7 @@ class FakeLive:
                                     start_ms=self.timeline_ms, end_ms=self.timeline_ms)
                     if index == len(self.world.codebook[line]) - 1 and line in self.after_line:
                         self.world._nursery.start_soon(self._after_line, self.after_line.pop(line))
-            await self.peer.send(_OUTPUT_DELTA.render(delta=_b64(b"".join(frames))))
+            await self._out(_OUTPUT_DELTA.render(delta=_b64(b"".join(frames))))
             if not self.bound:
                 self._unmetered_down.append(trio.current_time())
             elif self.world.meter is not None:
@@ -884,5 +895,5 @@ class FakeLive:
             if self.closing and not self.speaking:
                 closed = load_fixture("gpt_live", "session_closed")
                 closed["reason"] = "close_requested"
-                await self.peer.send(json.dumps(closed))
+                await self._out(json.dumps(closed))
                 return
