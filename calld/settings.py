@@ -200,7 +200,7 @@ class Settings(BaseSettings):
     hangup_confirm_s: float = Field(5.0, gt=0, le=60)
     stall_s: float = Field(20.0, gt=0, le=300)
     max_call_s: float = Field(300.0, gt=0, le=3600)
-    # The carrier accepted the dial: call.answered, the call's end or its media must come within RING_TIMEOUT_S
+    # The carrier accepted the dial: call.answered or the call's end (a media stream is not the answer) must come within RING_TIMEOUT_S
     # (the carrier stops ringing at 30 s and says so), and once answered, its media within MEDIA_START_S.
     ring_timeout_s: float = Field(45.0, gt=0, le=600)
     media_start_s: float = Field(5.0, gt=0, le=60)

@@ -239,7 +239,7 @@ def test_media_start_before_answer_is_just_a_state():
     assert run.call.live == LiveIdle()
     assert run.of(OpenLive) == []
     effects = run.feed(ev.CallAnswered(CCID))
-    assert effects == [OpenLive(run.call.plan.live), Schedule("live_ready", Timings().live_ready_s, ev.LiveReadyElapsed())]
+    assert effects == [Cancel("ring"), OpenLive(run.call.plan.live), Schedule("live_ready", Timings().live_ready_s, ev.LiveReadyElapsed())]
     assert run.call.live == LiveStarting()
 
 
@@ -1012,11 +1012,30 @@ def test_a_dial_accepted_and_then_nothing_ends_on_the_ring_timer_with_one_hangup
     assert not again.effects and again.ignored
 
 
-@pytest.mark.parametrize("proof", [ev.CallAnswered(CCID), MEDIA[1]], ids=["answered", "media"])
-def test_the_ring_timer_stops_at_the_answer_or_at_media(proof):
+def test_the_ring_timer_stops_at_the_answer_and_runs_on_through_a_media_start():
     run = Run(new_call())
-    run.feed(ev.Begin(), ev.DialAccepted(CCID), ev.CallInitiated(CCID), proof)
+    run.feed(ev.Begin(), ev.DialAccepted(CCID), ev.CallInitiated(CCID), *MEDIA)
+    assert run.timers["ring"] == ev.RingElapsed()  # a stream may carry ringback: it is not the pickup
+    run.feed(ev.CallAnswered(CCID))
     assert "ring" not in run.timers
+
+
+def test_media_streaming_without_call_answered_ends_at_the_ring_timer_naming_the_missing_webhook():
+    run = drive((*DIALED, ev.CallInitiated(CCID), *MEDIA, ev.MediaAudio(pcm(FRAME), 1)))
+    effects = run.feed(ev.RingElapsed())
+    assert [e for e in effects if isinstance(e, Hangup)] == [Hangup("failure")]
+    assert run.call.failure.reason == "no_call_events" and "call.answered never came" in run.call.failure.detail
+    assert run.of(OpenLive) == []
+
+
+def test_a_hangup_with_sip_200_before_call_answered_was_answered_and_the_late_answer_changes_nothing():
+    run = drive((*DIALED, ev.CallInitiated(CCID), *MEDIA, ev.CallHungUp(CCID, "normal_clearing", "callee", "200")))
+    assert run.call.telnyx == TelnyxEnded("normal_clearing", "callee", "200", True)
+    assert run.call.hangup == HangupDone(via="far_party", confirmed=True) and not run.of(Hangup)
+    assert run.call.failure.reason == "no_call_events" and "before call.answered reached calld" in run.call.failure.detail
+    assert run.step(ev.CallAnswered(CCID), strict=False).ignored
+    unanswered = drive((*DIALED, ev.CallInitiated(CCID), ev.CallHungUp(CCID, "call_rejected", "callee", "603")))
+    assert unanswered.call.telnyx.was_answered is False and unanswered.call.failure is None
 
 
 def test_answered_without_media_ends_on_the_media_timer_with_one_hangup():

@@ -8,6 +8,7 @@ asserts what the reducer decided from it: the status, the reason code and the ar
 from __future__ import annotations
 
 import pytest
+import trio
 from attrs import evolve
 
 from calld.core.outcome import conclude, ending_for
@@ -58,6 +59,20 @@ async def test_a_call_nobody_answers_ends_with_the_carriers_reason(autojump_cloc
 )
 def test_the_ending_table_reads_the_sip_code_before_the_cause(cause, sip, ending):
     assert ending_for(cause, sip) == ending
+
+
+@pytest.mark.parametrize("sip", [None, "unspecified", "487"])
+def test_the_echo_of_a_hangup_calld_sent_while_it_rang_is_never_read_as_the_carriers_ending(sip):
+    from calld.core import events as ev
+    from calld.core.plan import Timings
+    from calld.core.reduce import reduce
+    from tests.core_helpers import CCID
+
+    call = new_call(Timings(max_call_s=20.0))
+    for event in (ev.Begin(), ev.DialAccepted(CCID), ev.CallInitiated(CCID), ev.CallCapElapsed(),
+                  ev.CallHungUp(CCID, "normal_clearing", "caller", sip)):
+        call, _ = reduce(call, event)
+    assert (conclude(call).status, conclude(call).reason) == ("failed", "time_limit")  # not no_answer/rejected
 
 
 async def test_a_line_answered_in_silence_is_no_answer_silent_line(autojump_clock, tmp_path):
@@ -132,6 +147,49 @@ async def test_gpt_live_lost_after_the_business_answered_gives_the_answer_from_t
     assert run.result.verdict_source == "transcript"
     assert "9 AM to 5 PM" in run.result.answer_text
     assert _t(run, "hangup", effect=True) - _t(run, "live.closed") <= 3000
+
+
+async def test_a_media_stream_whose_call_answered_never_comes_ends_at_ring_timeout_naming_the_webhook(autojump_clock, tmp_path,
+                                                                                                    monkeypatch):
+    from calld.stub.world import StubWorld
+
+    async def answered_lost(self):  # media streams and the business greets; call.answered never reaches calld
+        await self._webhook("call.initiated")
+        await trio.sleep(self.scenario.ring_s)
+        self._nursery.start_soon(self._media)
+        await self._webhook("streaming.started")
+
+    monkeypatch.setattr(StubWorld, "_telnyx_script", answered_lost)
+    run = await stub_call(tmp_path, "hours")
+    assert (run.result.status, run.report["reason"]) == ("failed", "no_call_events")  # not no_answer/rejected, SIP 200
+    assert "call.answered never came" in run.report["failure"]
+    assert run.effects("live.open") == []  # a stream is not the pickup: no disclosure spoken into a ringback
+    assert _t(run, "timer.ring") - _t(run, "dial.accepted") == run.settings.ring_timeout_s * 1000  # on through the stream
+    assert _t(run, "hangup", effect=True) - _t(run, "timer.ring") <= 100  # not at MAX_CALL_S
+    assert len(run.world.hangup_requests) == 1
+
+
+async def test_a_hangup_that_overtakes_a_late_call_answered_is_read_as_answered_not_never_answered(autojump_clock,
+                                                                                                   tmp_path, monkeypatch):
+    from calld.stub.world import StubWorld
+
+    async def answered_late(self):  # the business greets for 5 s, hangs up; call.answered comes after call.hangup
+        await self._webhook("call.initiated")
+        await trio.sleep(self.scenario.ring_s)
+        self._nursery.start_soon(self._media)
+        await trio.sleep(5)
+        self._ended = True
+        await self._stop_media()
+        await self._webhook("call.hangup", hangup_cause="normal_clearing", hangup_source="callee", sip_hangup_cause="200")
+        await self._webhook("call.answered")
+        await self._webhook("streaming.started")
+
+    monkeypatch.setattr(StubWorld, "_telnyx_script", answered_late)
+    run = await stub_call(tmp_path, "hours")
+    assert (run.result.status, run.report["reason"]) == ("failed", "no_call_events")  # not no_answer/rejected
+    assert "before call.answered reached calld" in run.report["failure"]
+    assert run.json("hangup.json")["why"] == "far_party"  # not "never answered"
+    assert run.world.hangup_requests == []
 
 
 async def test_gpt_live_that_never_starts_its_session_ends_the_call_at_live_ready_s(autojump_clock, tmp_path):

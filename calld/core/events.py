@@ -397,7 +397,7 @@ class CallCapElapsed:
 
 @frozen
 class RingElapsed:
-    """The dial was accepted RING_TIMEOUT_S ago and neither call.answered, nor the call's end, nor its media came."""
+    """The dial was accepted RING_TIMEOUT_S ago and neither call.answered nor the call's end came (media or not)."""
 
     kind: ClassVar[str] = "timer.ring"
 

@@ -2,7 +2,9 @@
 
 The order of precedence, first match wins:
  1. The call never connected: the dial was refused, or Telnyx ended it unanswered. The hangup
-    cause and SIP code decide (`ENDINGS`, `SIP_ENDINGS` below).
+    cause and SIP code decide (`ENDINGS`, `SIP_ENDINGS` below), unless calld sent the hangup itself:
+    then the carrier's event is only its echo, and the reason calld hung up (its failure, the time
+    limit) is the ending.
  2. The wrong party (failed/wrong_number), whenever the business said so: an answer heard or
     recorded before it was the wrong business's.
  3. A record the evidence gate accepted during the call (verdict_source `tool`), with the typed
@@ -116,9 +118,9 @@ def _conclude(call: Call, today: dt.date | None) -> Outcome:
         detail = call.failure.detail if call.failure else f"the dial was refused: {call.dial.reason}"
         return Outcome("failed", call.failure.reason if call.failure else "internal", detail, None, "none", seen)
     ended = call.telnyx if isinstance(call.telnyx, TelnyxEnded) else None
-    # A call calld hung up on a failure of its own while it rang ends as that failure: the carrier's
-    # hangup event is only the echo of calld's hangup.
-    ours = call.failure is not None and isinstance(call.hangup, HangupDone) and call.hangup.via == "failure"
+    # A call calld hung up itself while it rang (a failure of its own, the time limit) ends as that: the
+    # carrier's hangup event (normal_clearing, SIP 200 or whatever it says) is only the echo of calld's hangup.
+    ours = isinstance(call.hangup, HangupDone) and call.counters.hangups_sent > 0
     if ended is not None and not ended.was_answered and not call.transcript and not ours:
         status, reason = ending_for(ended.cause, ended.sip_cause)
         sip = f", SIP {ended.sip_cause}" if ended.sip_cause else ""

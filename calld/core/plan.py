@@ -81,8 +81,8 @@ class Timings:
     dtmf_max_presses: int = 6  # menu presses in a row without reaching a person or the answer
     hold_max_s: float = 120.0  # on hold (a cue, or music): the wait allowed instead of stall_s
     media_lost_grace_s: float = 1.0  # media socket gone without a stop frame: wait this long for call.hangup
-    # Each stage of a call is bounded: the dial accepted, then call.answered (or the call's end, or its
-    # media) within ring_timeout_s (past the carrier's own RING_TIMEOUT_S, after which it would say
+    # Each stage of a call is bounded: the dial accepted, then call.answered (or the call's end; a media
+    # stream is not the answer) within ring_timeout_s (past the carrier's own RING_TIMEOUT_S, after which it would say
     # so); answered, then the media stream's start within media_start_s.
     ring_timeout_s: float = 45.0
     media_start_s: float = 5.0

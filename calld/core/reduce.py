@@ -9,7 +9,13 @@ Rules of this file (after h11's _state.py):
  2. An event that is illegal for the current state changes nothing: `reduce_step`
     returns the same Call, no effects, and the reason, and the runtime journals it.
  3. Transport order is free. Webhooks, media frames and GPT-Live events may arrive in
-    any interleaving; a media `start` before `call.answered` is simply a state.
+    any interleaving; a media `start` before `call.answered` is simply a state. It is not the
+    pickup: only `call.answered` (or a `call.hangup` whose SIP code is 200, the INVITE's OK, which
+    may overtake a late `call.answered`) says the business answered. Telnyx may stream a call's
+    early media (ringback, a carrier's announcement) before the answer (protocols/telnyx.md does
+    not say it never does), and an agent that spoke its disclosure into a ringback would be
+    heard by nobody; so the ring bound runs on through a media start, and a call whose
+    `call.answered` never comes ends failed/no_call_events at ring_timeout_s, naming it.
  4. Event-triggered transitions come first (one handler per event type); then the
     state-triggered rules run to a fixed point (today: open GPT-Live once Telnyx has
     answered and media is streaming).
@@ -294,12 +300,12 @@ def _dial_accepted(call: Call, event: ev.DialAccepted) -> _Out:
 
 
 def _stage_timer(call: Call) -> list[Effect]:
-    """The bound on the stage the call is in once the dial is accepted: ringing (until call.answered, its end
-    or its media) or, answered, waiting for the media stream. A call whose webhooks or media cannot reach
-    calld (a dead proxy) ends on it, with one hangup, not at MAX_CALL_S."""
+    """The bound on the stage the call is in once the dial is accepted: ringing (until call.answered or its
+    end, whatever the media does: rule 3) or, answered, waiting for the media stream. A call whose webhooks
+    or media cannot reach calld (a dead proxy) ends on it, with one hangup, not at MAX_CALL_S."""
     t = call.plan.timings
     waiting_media = isinstance(call.media, MediaIdle | MediaOpen)
-    if isinstance(call.telnyx, TelnyxIdle | TelnyxInitiated) and waiting_media:
+    if isinstance(call.telnyx, TelnyxIdle | TelnyxInitiated):
         return [Schedule("ring", t.ring_timeout_s, ev.RingElapsed())]
     if isinstance(call.telnyx, TelnyxAnswered) and waiting_media:
         return [Schedule("media_wait", t.media_start_s, ev.MediaWaitElapsed())]
@@ -331,8 +337,8 @@ def _answered(call: Call, event: ev.CallAnswered) -> _Out:
     if not isinstance(call.telnyx, TelnyxIdle | TelnyxInitiated):
         return _ignore(call, event, "telnyx")
     call = evolve(call, telnyx=TelnyxAnswered())
-    if not isinstance(call.dial, Dialed) or not isinstance(call.media, MediaIdle | MediaOpen):
-        return call, []  # no stage timer was armed (the dial not yet accepted), or the media already proved the answer
+    if not isinstance(call.dial, Dialed):
+        return call, []  # no stage timer was armed: the dial not yet accepted
     if not isinstance(call.hangup, HangupNone):
         return call, [Cancel("ring")]
     return call, [Cancel("ring"), *_stage_timer(call)]
@@ -342,7 +348,9 @@ def _answered(call: Call, event: ev.CallAnswered) -> _Out:
 def _hung_up(call: Call, event: ev.CallHungUp) -> _Out:
     if isinstance(call.telnyx, TelnyxEnded):
         return _ignore(call, event, "telnyx")
-    was_answered = isinstance(call.telnyx, TelnyxAnswered)
+    # SIP 200 is the INVITE's OK: the call was answered, even when this overtook a late call.answered.
+    was_answered = isinstance(call.telnyx, TelnyxAnswered) or event.sip_cause == "200"
+    answer_missed = was_answered and not isinstance(call.telnyx, TelnyxAnswered)
     ended = TelnyxEnded(event.cause, event.source, event.sip_cause, was_answered)
     call = evolve(call, telnyx=ended)
     match call.hangup:
@@ -352,6 +360,9 @@ def _hung_up(call: Call, event: ev.CallHungUp) -> _Out:
             return call, []
         case _:
             via = "far_party" if was_answered or live_is_open(call) else "not_connected"
+            if answer_missed and call.failure is None:
+                call = evolve(call, failure=Failure("no_call_events", "the business answered (SIP 200) and hung up before "
+                                                    "call.answered reached calld, which opens GPT-Live only on it: the agent never spoke"))
             if isinstance(call.live, LiveStarting) and call.failure is None:
                 # The business picked up and waited on a line where the agent could not yet speak: calld's
                 # model failed it (the line was not silent: its greeting is in the recording).
@@ -415,9 +426,9 @@ def _media_connected(call: Call, event: ev.MediaConnected) -> _Out:
 def _media_started(call: Call, event: ev.MediaStarted) -> _Out:
     if not isinstance(call.media, MediaIdle | MediaOpen):
         return _ignore(call, event, "media")
-    armed = []  # the stage timer the dial armed, if it did: ringing, or answered and waiting for this
-    if isinstance(call.dial, Dialed):
-        armed = [Cancel("media_wait" if isinstance(call.telnyx, TelnyxAnswered) else "ring")]
+    armed = []  # answered and waiting for this: its stage timer (ringing runs on: a stream is not the answer)
+    if isinstance(call.dial, Dialed) and isinstance(call.telnyx, TelnyxAnswered):
+        armed = [Cancel("media_wait")]
     return evolve(call, media=MediaStreaming(event.stream_id, event.encoding, event.sample_rate)), armed
 
 
@@ -1132,8 +1143,14 @@ def _call_cap(call: Call, event: ev.CallCapElapsed) -> _Out:
 
 @_on(ev.RingElapsed)
 def _ring_elapsed(call: Call, event: ev.RingElapsed) -> _Out:
-    if not isinstance(call.telnyx, TelnyxIdle | TelnyxInitiated) or not isinstance(call.media, MediaIdle | MediaOpen):
+    if not isinstance(call.telnyx, TelnyxIdle | TelnyxInitiated):
         return _ignore(call, event, "telnyx")
+    if not isinstance(call.media, MediaIdle | MediaOpen):
+        return _fail(call, "no_call_events",
+                     f"the media stream started but call.answered never came within RING_TIMEOUT_S="
+                     f"{call.plan.timings.ring_timeout_s:.0f} s of the dial: calld opens GPT-Live only on call.answered (a "
+                     "stream may carry ringback before the pickup), so the business would have waited on a silent line; "
+                     "check that every webhook reaches this daemon (the proxy and PUBLIC_BASE_URL)")
     heard = "only call.initiated" if isinstance(call.telnyx, TelnyxInitiated) else "no webhook at all"
     return _fail(call, "no_call_events",
                  f"the carrier accepted the dial {call.plan.timings.ring_timeout_s:.0f} s ago and calld has had {heard} since "

@@ -47,7 +47,7 @@ FailedReason = Literal[
     "ivr_unnavigable",  # a phone menu that never reached a person or the answer
     "hold_timeout",  # held past HOLD_MAX_S
     "media_lost",  # the audio stream died
-    "no_call_events",  # the dial was accepted, then nothing: no answer, no hangup, no media within RING_TIMEOUT_S
+    "no_call_events",  # the dial was accepted, then no call.answered (media or not) and no hangup within RING_TIMEOUT_S
     "no_media",  # answered, but the media stream never started within MEDIA_START_S
     "model_unavailable",  # GPT-Live refused or could not start the session
     "model_lost",  # GPT-Live went away mid-call
