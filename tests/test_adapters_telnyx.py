@@ -249,7 +249,7 @@ def test_start_without_call_control_id_or_client_state() -> None:
 def test_media_frame_gives_its_pcm_unchanged_when_little_endian() -> None:
     payload = base64.b64decode(load_fixture("telnyx", "media_media")["media"]["payload"])
     [audio] = started("le").feed(frame("media_media"))
-    assert audio == MediaAudio(payload, chunk=2)
+    assert audio == MediaAudio(payload, chunk=2, stream_id=STREAM)
     assert len(audio.pcm) == FRAME_BYTES  # 20 ms at 16 kHz
 
 
@@ -292,7 +292,7 @@ def test_the_steady_read_gives_what_feed_would_and_leaves_the_rest_to_it() -> No
 @pytest.mark.parametrize(
     ("name", "expected"),
     [
-        ("media_mark", MarkEchoed("HANGUP_MARK")),
+        ("media_mark", MarkEchoed("HANGUP_MARK", STREAM)),
         ("media_dtmf", DtmfReceived("1")),
         ("media_stop", MediaStopped(reason="stop")),
         ("media_error", MediaError(100003, "malformed_frame")),
@@ -448,7 +448,7 @@ def test_big_endian_playback_is_byteswapped_and_round_trips() -> None:
     assert wire == swapped(audio) and wire != audio
     # what we send as big-endian reads back as the same little-endian audio
     echo = frame("media_media", media__payload=json.loads(message)["media"]["payload"])
-    assert started("be").feed(echo) == [MediaAudio(audio, chunk=2)]
+    assert started("be").feed(echo) == [MediaAudio(audio, chunk=2, stream_id=STREAM)]
 
 
 # -- fixtures themselves -------------------------------------------------------------------------
@@ -498,3 +498,17 @@ def test_missing_fixture_names_what_exists() -> None:
         load_fixture("telnyx", "nope")
     with pytest.raises(FileNotFoundError, match="there is no group 'nowhere'"):
         load_fixture("nowhere", "x")
+
+
+def test_every_frame_names_its_stream_and_another_stream_s_media_leaves_the_steady_path():
+    media = started()
+    assert media.stream_id == STREAM
+    other = frame("media_media", stream_id="another-stream")
+    assert media.audio(other) is None  # not forwarded without the reducer: it goes to feed, which names it
+    [audio] = media.feed(other)
+    assert audio.stream_id == "another-stream" and audio.chunk == 2
+    assert media.audio(frame("media_media"))[1] == 2  # the started stream's: the steady path takes it
+    assert media.feed(frame("media_mark", stream_id="another-stream")) == [MarkEchoed("HANGUP_MARK", "another-stream")]
+    # A frame that names no stream is the socket's own.
+    assert media.feed(frame("media_mark", stream_id=None)) == [MarkEchoed("HANGUP_MARK", STREAM)]
+    assert media.audio(frame("media_media", stream_id=None))[1] == 2

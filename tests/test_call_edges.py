@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import logging
 import wave
 
 import pytest
@@ -421,3 +422,66 @@ async def test_an_unreadable_media_frame_mid_call_is_dropped_and_the_call_goes_o
     assert len(dropped) >= 2 * len(_UNREADABLE_MEDIA) and any("not base64" in m for m in dropped)
     sent = run.chunks_to_live()
     assert sent == list(range(sent[0], sent[-1] + 1))  # every good frame went on, in order, none twice
+
+
+async def test_an_echo_of_our_mark_from_another_stream_is_ignored_and_the_goodbye_plays_whole(autojump_clock, tmp_path,
+                                                                                              monkeypatch, caplog):
+    from calld.adapters.fixtures import load_fixture
+    from calld.stub.world import StubWorld
+
+    read_outbound = StubWorld._read_outbound
+
+    async def echo_on_another_stream(self, peer, stream_id):  # our mark's name, echoed at once on another stream
+        class Tap:
+            async def receive(tap):
+                text = await peer.receive()
+                if (msg := json.loads(text)).get("event") == "mark":
+                    echo = load_fixture("telnyx", "media_mark")
+                    echo["stream_id"], echo["mark"]["name"] = "another-stream", msg["mark"]["name"]
+                    await peer.send(json.dumps(echo))
+                return text
+        await read_outbound(self, Tap(), stream_id)
+
+    monkeypatch.setattr(StubWorld, "_read_outbound", echo_on_another_stream)
+    closing = "Thank you so much for your help today, that is everything I needed, have a lovely evening, goodbye!"
+    with caplog.at_level(logging.INFO, logger="calld"):
+        run = await stub_call(tmp_path, variant("hours", closing_line=closing), farewell_max_s=1.5)
+    assert run.world.heard_on_line[-len(closing.split()):] == closing.split()  # the closing line played whole
+    ignored = [r for r in run.rows() if r.get("event", {}).get("kind") == "media.mark" and "ignored" in r]
+    assert ignored and "another-stream, not the started stream" in ignored[0]["ignored"]
+    assert run.report["hangup"]["via"] == "tool"  # the echo of the started stream, not a drain timeout
+    assert len([r for r in caplog.records if "another-stream" in r.getMessage()]) == 1
+
+
+async def test_media_frames_of_another_stream_are_ignored_never_sent_to_gpt_live_nor_recorded(autojump_clock, tmp_path,
+                                                                                              monkeypatch):
+    from calld.stub.world import StubWorld
+
+    line_clock = StubWorld._line_clock
+    foreign = 300  # 6 s of them from the start: the pickup audio held for GPT-Live, then the conversation
+
+    async def with_another_stream(self, peer, stream_id):
+        class Tap:
+            sent = 0
+
+            async def send(tap, text):
+                await peer.send(text)
+                msg = json.loads(text)
+                if msg.get("event") == "media" and tap.sent < foreign:
+                    tap.sent += 1
+                    msg["stream_id"] = "another-stream"
+                    await peer.send(json.dumps(msg))
+
+            def __getattr__(tap, name):
+                return getattr(peer, name)
+        await line_clock(self, Tap(), stream_id)
+
+    monkeypatch.setattr(StubWorld, "_line_clock", with_another_stream)
+    run = await stub_call(tmp_path, "hours")
+    assert run.result.status == "answered"
+    ignored = [r for r in run.rows() if r.get("event", {}).get("kind") == "media.audio" and "ignored" in r]
+    assert len(ignored) == foreign and all("another-stream, not the started stream" in r["ignored"] for r in ignored)
+    counts = run.report["counts"]
+    with wave.open(str(run.dir / "audio" / "inbound.wav")) as wav:
+        assert wav.getnframes() * 2 == counts["audio_in_bytes"]  # the started stream's frames only
+    assert run.world.live_heard_bytes == counts["audio_to_live"] * 640  # and only those went to GPT-Live

@@ -13,7 +13,7 @@ from calld.core.effects import Effect
 
 
 @pytest.mark.parametrize("event", [
-    ev.MediaAudio(b"\x00" * 640, 7), ev.OutputAudio(b"\x01" * 3200),
+    ev.MediaAudio(b"\x00" * 640, 7), ev.MediaAudio(b"\x00" * 640, 8, "6c1a2f7e-\"3b9d"), ev.OutputAudio(b"\x01" * 3200),
     ev.InboundForwarded(frames=3, pcm_bytes=1920, first_chunk=10, last_chunk=12, loud=(True, False, True)),
     ev.InboundForwarded(frames=2, pcm_bytes=1280, first_chunk=1, last_chunk=3), ev.OutputForwarded(deltas=4, pcm_bytes=12800),
     ev.InputTranscript(" We open at 9.", 4000, 4300), ev.OutputTranscript(' "Thanks" \u2014 caf\u00e9\n', None, None),

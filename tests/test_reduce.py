@@ -1086,3 +1086,14 @@ def test_gpt_live_silent_mid_call_is_model_lost_and_ignored_in_the_goodbye():
     for script in (STARTING, FAREWELL, DRAINING):
         step = drive(script).step(ev.LiveSilent(5.0), strict=False)
         assert step.ignored and not step.effects, script[-1]
+
+
+def test_frames_and_mark_echoes_of_another_stream_are_ignored():
+    run = drive(HEARD)
+    step = run.step(ev.MediaAudio(pcm(FRAME), 9, "another-stream"), strict=False)
+    assert step.ignored == f"media.audio of stream another-stream, not the started stream {STREAM}" and not step.effects
+    assert run.feed(ev.MediaAudio(pcm(FRAME), 10, STREAM)) == [SendLiveAudio(pcm(FRAME), 10)]
+    marked = drive(MARKED)
+    step = marked.step(ev.MarkEchoed(HANGUP_MARK, "another-stream"), strict=False)
+    assert step.ignored and isinstance(marked.call.hangup, HangupMarked)  # nothing played is proven
+    assert isinstance(marked.step(ev.MarkEchoed(HANGUP_MARK, STREAM)).call.hangup, HangupTrailing)

@@ -87,6 +87,7 @@ class _MediaBody(_Wire):
 
 
 class _Media(_Frame):
+    stream_id: str | None = None  # top-level on every frame; omitted: the socket's one stream
     media: _MediaBody
 
 
@@ -95,6 +96,7 @@ class _MarkBody(_Wire):
 
 
 class _Mark(_Frame):
+    stream_id: str | None = None
     mark: _MarkBody
 
 
@@ -171,6 +173,7 @@ class InboundMedia:
         self._byte_order: ByteOrderSetting = byte_order
         self.codec: Codec | None = None
         self.run_id: RunId | None = None
+        self.stream_id: str | None = None  # the started stream's; every frame's events name theirs
 
     def audio(self, text: str) -> tuple[bytes, int] | None:
         """(pcm, chunk) of a well-formed media frame once the stream has started, read without
@@ -193,6 +196,8 @@ class InboundMedia:
             return None
         if type(frame) is not dict or frame.get("event") != "media" or type(media := frame.get("media")) is not dict:
             return None
+        if (stream := self.stream_id) is not None and frame.get("stream_id", stream) != stream:
+            return None  # another stream's frame: `feed` names it, and the reducer ignores it
         chunk, payload = media.get("chunk"), media.get("payload")
         if type(chunk) is not int:
             if type(chunk) is not str or not (chunk.isascii() and chunk.isdigit()):
@@ -218,7 +223,7 @@ class InboundMedia:
         """Translate one text frame. Raises MediaFrameError for frames that are malformed."""
         if (audio := self.audio(text)) is not None:
             pcm, chunk = audio
-            return [MediaAudio(pcm, chunk)] if pcm else []
+            return [MediaAudio(pcm, chunk, self.stream_id)] if pcm else []
         try:
             frame = _frame.validate_json(text)
         except ValidationError as exc:
@@ -233,17 +238,18 @@ class InboundMedia:
                 except UnsupportedCodec as exc:
                     raise UnsupportedMediaFormat(str(exc)) from None
                 self.run_id = decode_client_state(start.client_state)
+                self.stream_id = stream_id
                 return [MediaStarted(stream_id, start.call_control_id, fmt.encoding, fmt.sample_rate)]
-            case _Media(media=media):
+            case _Media(media=media, stream_id=frame_stream):
                 if self.codec is None:
                     raise MediaFrameError("bad Telnyx media frame: media arrived before start (format unknown)")
                 if media.track not in _INBOUND_TRACKS:
                     return []  # our own playback, when both tracks are streamed
                 pcm = self._decode(self.codec, media.payload)
                 # empty: an empty payload, or speech the codec holds until it knows L16's byte order
-                return [MediaAudio(pcm, media.chunk)] if pcm else []
-            case _Mark(mark=mark):
-                return [MarkEchoed(mark.name)]
+                return [MediaAudio(pcm, media.chunk, frame_stream or self.stream_id)] if pcm else []
+            case _Mark(mark=mark, stream_id=frame_stream):
+                return [MarkEchoed(mark.name, frame_stream or self.stream_id)]
             case _Dtmf(dtmf=dtmf):
                 return [DtmfReceived(dtmf.digit)]
             case _Error(payload=err):

@@ -106,11 +106,14 @@ class MediaStarted:
 
 @frozen
 class MediaAudio:
-    """One inbound frame from the business, decoded to 16 kHz PCM16LE. `chunk` is Telnyx's counter."""
+    """One inbound frame from the business, decoded to 16 kHz PCM16LE. `chunk` is Telnyx's counter.
+    `stream_id` is the frame's (the adapter names the started stream when the frame names none): a frame
+    of any other stream is not this call's audio."""
 
     kind: ClassVar[str] = "media.audio"
     pcm: bytes = field(repr=_audio_repr)
     chunk: int
+    stream_id: str | None = None  # None: the socket's own stream
 
 
 @frozen
@@ -156,8 +159,11 @@ class InboundRecorded:
 
 @frozen
 class MarkEchoed:
+    """A mark's echo: the audio sent before it has played, on the stream it names (see MediaAudio.stream_id)."""
+
     kind: ClassVar[str] = "media.mark"
     name: str
+    stream_id: str | None = None  # None: the socket's own stream
 
 
 @frozen

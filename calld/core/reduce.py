@@ -21,6 +21,8 @@ Rules of this file (after h11's _state.py):
     answered and media is streaming).
 
 Theory of the edges:
+ - Streams: a media frame or mark echo names its stream; one of a stream that is not the started
+   one is ignored (an echo of our mark from another stream proves nothing played on this call).
  - Steady audio: where calld.core.audio_path opens the way, the transports forward audio
    themselves and the runtime steps it here as stretches (InboundForwarded, OutputForwarded;
    InboundHeld before GPT-Live is ready, InboundRecorded once it is gone) before the next event;
@@ -444,6 +446,8 @@ def _hold(held: HeldAudio, chunk: int, pcm: bytes, cap: int) -> tuple[HeldAudio,
 def _media_audio(call: Call, event: ev.MediaAudio) -> _Out:
     if not isinstance(call.media, MediaStreaming) or isinstance(call.hangup, HangupDone):
         return _ignore(call, event, "media")
+    if event.stream_id != call.media.stream_id and event.stream_id is not None:
+        return _other_stream(call.media, event, event.stream_id)
     c = call.counters
     match call.live:
         case LiveIdle(held=held) | LiveStarting(held=held):
@@ -541,10 +545,18 @@ def _inbound_recorded(call: Call, event: ev.InboundRecorded) -> _Out:
                                         audio_in_bytes=c.audio_in_bytes + event.pcm_bytes)), []
 
 
+def _other_stream(media: MediaStreaming, event: ev.MediaAudio | ev.MarkEchoed, stream_id: str) -> _Ignore:
+    """A frame naming a stream that is not the started one is not this call's: its audio is not the
+    business's, its mark echo proves nothing played."""
+    return _Ignore(f"{event.kind} of stream {stream_id}, not the started stream {media.stream_id}")
+
+
 @_on(ev.MarkEchoed)
 def _mark_echoed(call: Call, event: ev.MarkEchoed) -> _Out:
     if event.name != HANGUP_MARK or not isinstance(call.hangup, HangupMarked):
         return _ignore(call, event, "hangup")
+    if isinstance(call.media, MediaStreaming) and event.stream_id is not None and event.stream_id != call.media.stream_id:
+        return _other_stream(call.media, event, event.stream_id)
     counters = evolve(call.counters, marks_echoed=call.counters.marks_echoed + 1)
     call = evolve(call, hangup=HangupTrailing(call.hangup.via), counters=counters)
     return call, [Cancel("drain"), Schedule("trail", call.plan.timings.trail_s, ev.TrailElapsed())]

@@ -162,6 +162,7 @@ class CallHandle:
         self._live_heard_at = 0.0  # when the GPT-Live socket last sent anything (trio's clock)
         self._media_socket: MessageSocket | None = None
         self._media_out: OutboundMedia | None = None
+        self._stream_id: str | None = None  # the started stream's: the steady path takes only its frames
         self._inbound: InboundMedia | None = None
         self._media_released = trio.Event()
         self._seq = 0
@@ -172,6 +173,7 @@ class CallHandle:
         self.abandon_reason = "the call was torn down before it finished"
         self.abandon_is_shutdown = False  # the daemon cut the call at the end of its drain: reason shutdown
         self._ignored = 0
+        self._last_ignored: str | None = None  # the last ignore logged: the same again is journaled, not logged
         self._media_format: tuple[str, int] | None = None
         self._t0 = 0.0
         self._running = False  # run() has begun: _t0 is the call's start
@@ -457,7 +459,10 @@ class CallHandle:
     def _log_event(self, event: ev.Event, changed: dict[str, list[str]], ignored: str | None, t_ms: int) -> None:
         who = self.call.call_control_id or self.plan.run_id
         if ignored:
-            log.info("%s t=%dms ignored %s", who, t_ms, ignored)
+            # One line for a run of the same (another stream's frames, 50 a second); the journal keeps each.
+            if ignored != self._last_ignored:
+                self._last_ignored = ignored
+                log.info("%s t=%dms ignored %s", who, t_ms, ignored)
         elif event.kind in _QUIET_KINDS and not changed:  # a frame or a word that moved the call is an event like any
             log.debug("%s t=%dms %s", who, t_ms, event.kind)
         else:
@@ -722,6 +727,7 @@ class CallHandle:
                     if await self._took_steady(e):
                         continue
                     if isinstance(e, ev.MediaStarted):
+                        self._stream_id = e.stream_id
                         self._media_out = OutboundMedia(codec=self._outbound_codec(inbound), stream_id=e.stream_id)
                     self._events_tx.send_nowait(e)  # unbounded: never blocks; the next receive yields
                     if isinstance(e, ev.MediaStopped):
@@ -736,7 +742,8 @@ class CallHandle:
         goes to the reducer like any event, and while it waits there the path forwards nothing of
         its kind, so audio never overtakes audio."""
         if type(event) is ev.MediaAudio:
-            if not self._inbound_queued:
+            # Another stream's frame is the reducer's to ignore; the steady path takes only the started one's.
+            if not self._inbound_queued and event.stream_id == self._stream_id:
                 way = self._path.inbound
                 if way == "forwarded":
                     await self._forward_inbound(event)

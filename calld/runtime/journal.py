@@ -41,7 +41,9 @@ def event_row(seq: int, t_ms: int, event: ev.Event, changed: dict[str, list[str]
     # Audio frames are most of the journal (50 a second each way): write them without the converter.
     if not changed and ignored is None:
         if type(event) is ev.MediaAudio:
-            return f'{{"seq": {seq}, "t_ms": {t_ms}, "event": {{"pcm": {len(event.pcm)}, "chunk": {event.chunk}, "kind": "media.audio"}}}}'
+            stream = "null" if event.stream_id is None else _string(event.stream_id)
+            return (f'{{"seq": {seq}, "t_ms": {t_ms}, "event": {{"pcm": {len(event.pcm)}, "chunk": {event.chunk}, '
+                    f'"stream_id": {stream}, "kind": "media.audio"}}}}')
         if type(event) is ev.OutputAudio:
             return f'{{"seq": {seq}, "t_ms": {t_ms}, "event": {{"pcm": {len(event.pcm)}, "kind": "live.output_audio"}}}}'
         if type(event) is ev.InboundForwarded:  # the converter's row, written by hand: one per stretch
