@@ -454,7 +454,7 @@ async def test_an_echo_of_our_mark_from_another_stream_is_ignored_and_the_goodby
 
 
 async def test_media_frames_of_another_stream_are_ignored_never_sent_to_gpt_live_nor_recorded(autojump_clock, tmp_path,
-                                                                                              monkeypatch):
+                                                                                              monkeypatch, caplog):
     from calld.stub.world import StubWorld
 
     line_clock = StubWorld._line_clock
@@ -477,7 +477,9 @@ async def test_media_frames_of_another_stream_are_ignored_never_sent_to_gpt_live
         await line_clock(self, Tap(), stream_id)
 
     monkeypatch.setattr(StubWorld, "_line_clock", with_another_stream)
-    run = await stub_call(tmp_path, "hours")
+    with caplog.at_level(logging.INFO, logger="calld"):
+        run = await stub_call(tmp_path, "hours")
+    assert len([r for r in caplog.records if "another-stream" in r.getMessage()]) == 1  # 300 journaled, one logged
     assert run.result.status == "answered"
     ignored = [r for r in run.rows() if r.get("event", {}).get("kind") == "media.audio" and "ignored" in r]
     assert len(ignored) == foreign and all("another-stream, not the started stream" in r["ignored"] for r in ignored)
