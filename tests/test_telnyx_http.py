@@ -181,6 +181,43 @@ async def test_an_unanswered_order_says_it_was_not_resent(make, autojump_clock) 
         await make(Script(timeout())).create_number_order(E164("+15555550110"), "c", "calld:user:alice")
 
 
+@pytest.mark.parametrize(
+    ("error", "reached", "tries"),
+    [
+        (httpx.LocalProtocolError, "maybe", 4),  # raised while the request was being written
+        (httpx.CloseError, "maybe", 4),  # the answer came, closing the connection failed
+        (httpx.DecodingError, "maybe", 4),  # an answer came that would not decode
+        (httpx.TooManyRedirects, "maybe", 4),
+        (httpx.ProxyError, "no", 4),
+        (httpx.UnsupportedProtocol, "no", 4),
+        (httpx.ConnectError, "no", 4),
+        (httpx.ReadTimeout, "maybe", 4),
+    ],
+)
+async def test_every_httpx_error_is_a_telnyx_error_that_says_whether_telnyx_may_have_acted(
+    make, autojump_clock, error: type[httpx.HTTPError], reached: str, tries: int
+) -> None:
+    script = Script(error("simulated", request=httpx.Request("POST", "https://api.telnyx.com/v2/calls")))
+    with pytest.raises(TelnyxError, match=f"did not answer when hanging up .*{error.__name__}") as failed:
+        await make(script).hangup(CCID, "cmd-hangup")
+    assert failed.value.reached == reached and len(script.seen) == tries
+    assert {b["command_id"] for b in script.bodies} == {"cmd-hangup"}  # resent as it was: Telnyx drops repeats
+
+
+async def test_an_order_broken_once_it_may_have_left_is_not_resent(make, autojump_clock) -> None:
+    script = Script(httpx.LocalProtocolError("simulated"), fixture(200, "number_order_pending"))
+    with pytest.raises(TelnyxError, match="not resent") as failed:
+        await make(script).create_number_order(E164("+15555550110"), "c", "calld:user:alice")
+    assert failed.value.reached == "maybe" and len(script.seen) == 1
+
+
+async def test_an_error_after_an_answered_attempt_may_have_reached_telnyx(make, autojump_clock) -> None:
+    script = Script(fixture(503, "error_500"), timeout(httpx.ConnectError))
+    with pytest.raises(TelnyxError) as failed:
+        await make(script, attempts=2).hangup(CCID, "cmd-hangup")
+    assert failed.value.reached == "maybe"  # the 503'd attempt got there, whatever the last one did
+
+
 # -- hangup and other commands ---------------------------------------------------------------------
 
 

@@ -38,13 +38,22 @@ DIALS_PER_SECOND = "90103"
 _DTMF_DIGITS = frozenset("0123456789ABCD*#wW")
 
 
-class TelnyxError(RuntimeError):
-    """Telnyx refused, failed, or did not answer. The message says what to do about it."""
+Reached = Literal["no", "maybe", "yes"]
 
-    def __init__(self, message: str, *, status: int | None = None, codes: tuple[str, ...] = ()) -> None:
+
+class TelnyxError(RuntimeError):
+    """Telnyx refused, failed, or did not answer. The message says what to do about it.
+
+    `reached`: whether the request got to Telnyx: "yes" (Telnyx answered it), "no" (it never left:
+    the connection was never made), "maybe" (it broke once the request was on its way: Telnyx may
+    have acted on it)."""
+
+    def __init__(self, message: str, *, status: int | None = None, codes: tuple[str, ...] = (),
+                 reached: Reached = "yes") -> None:
         super().__init__(message)
         self.status = status
         self.codes = codes
+        self.reached = reached
 
 
 @frozen
@@ -371,9 +380,11 @@ def _path(call_control_id: CallControlId, action: str | None = None) -> str:
 
 
 # Failures where the request never reached Telnyx: resending cannot duplicate anything.
-_UNSENT = (httpx.ConnectError, httpx.ConnectTimeout, httpx.PoolTimeout)
-# Failures where Telnyx may have acted: resend only what is idempotent.
-_AMBIGUOUS = (httpx.ReadTimeout, httpx.WriteTimeout, httpx.ReadError, httpx.WriteError, httpx.RemoteProtocolError)
+_UNSENT = (httpx.ConnectError, httpx.ConnectTimeout, httpx.PoolTimeout, httpx.ProxyError, httpx.UnsupportedProtocol)
+# Every other httpx.HTTPError (timeouts and broken reads or writes, protocol errors either side, a
+# connection that failed to close, a body that would not decode, redirects without end) may come
+# once the request was on its way, or after Telnyx answered: Telnyx may have acted, so only what is
+# idempotent is resent.
 
 Resend = Literal["idempotent", "unsent_only"]
 
@@ -416,21 +427,27 @@ class TelnyxHttp:
         """The final response (2xx or an error not worth resending), or TelnyxError when none came."""
         policy = self._retry
         delay = policy.backoff_s
+        reached: Reached = "no"  # an earlier attempt may have got there even if the last did not
         for attempt in range(1, policy.attempts + 1):
             last = attempt == policy.attempts
             try:
                 resp = await self._client.request(method, path, params=params, json=body)
-            except (*_UNSENT, *_AMBIGUOUS) as exc:
-                safe = isinstance(exc, _UNSENT) or resend == "idempotent"
+            except httpx.HTTPError as exc:
+                unsent = isinstance(exc, _UNSENT)
+                if not unsent:
+                    reached = "maybe"
+                safe = unsent or resend == "idempotent"
                 if last or not safe:
                     more = "" if safe else " (not resent: Telnyx may have acted on it)"
                     raise TelnyxError(
                         f"Telnyx did not answer when {what}, after {attempt} attempt(s){more}:"
-                        f" {type(exc).__name__} {exc}".rstrip()
+                        f" {type(exc).__name__} {exc}".rstrip(),
+                        reached=reached,
                     ) from exc
                 wait = delay
                 log.warning("telnyx: %s: %s; retrying in %.2fs", what, type(exc).__name__, wait)
             else:
+                reached = "maybe"  # a later attempt's failure cannot say Telnyx never saw this one
                 status = resp.status_code
                 if resend == "idempotent":
                     retryable = status in (408, 429) or status >= 500
