@@ -198,6 +198,9 @@ class Settings(BaseSettings):
     drain_timeout_s: float = Field(10.0, gt=0, le=60)
     trail_s: float = Field(0.4, ge=0, le=5)
     hangup_confirm_s: float = Field(5.0, gt=0, le=60)
+    # A hangup Telnyx has not taken (5xx, no answer, an unknown 422) is sent again with the same command id,
+    # and the call's status read, for this long; then the result says the line may still be up.
+    hangup_retry_s: float = Field(30.0, gt=0, le=600)
     stall_s: float = Field(20.0, gt=0, le=300)
     max_call_s: float = Field(300.0, gt=0, le=3600)
     # The carrier accepted the dial: call.answered or the call's end (a media stream is not the answer) must come within RING_TIMEOUT_S
@@ -386,6 +389,7 @@ class Settings(BaseSettings):
             drain_timeout_s=self.drain_timeout_s,
             trail_s=self.trail_s,
             hangup_confirm_s=self.hangup_confirm_s,
+            hangup_retry_s=self.hangup_retry_s,
             stall_s=self.stall_s,
             max_call_s=self.max_call_s,
             ring_timeout_s=self.ring_timeout_s,

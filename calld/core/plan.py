@@ -75,7 +75,10 @@ class Timings:
     close_timeout_s: float = 10.0  # session.close -> session.closed, at most
     drain_timeout_s: float = 10.0  # our hangup mark -> its echo, at most
     trail_s: float = 0.4  # silence left after the echo before the hangup
-    hangup_confirm_s: float = 5.0  # our hangup -> Telnyx call.hangup, at most
+    hangup_confirm_s: float = 5.0  # our hangup -> Telnyx call.hangup, at most; and one hangup request, at most
+    # A hangup Telnyx has not taken is sent again (the same command id), or the call's status read, this long
+    # after the first try at most (calld.runtime.hangup); then the result says the line may still be up.
+    hangup_retry_s: float = 30.0
     stall_s: float = 20.0  # no speech from either side this long: steer once, then hang up
     max_call_s: float = 300.0  # the whole call, from dial acceptance
     dtmf_max_presses: int = 6  # menu presses in a row without reaching a person or the answer

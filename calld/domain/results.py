@@ -160,6 +160,9 @@ class _Result(BaseModel):
     # Writing the call's audio failed (a full disk): the WAV files stop there, the call went on to its
     # own end and this result stands; says which file failed, how, and how much each holds. None: whole.
     audio_incomplete: NonEmpty | None = None
+    # calld's hangup was not taken by Telnyx within HANGUP_RETRY_S and the call's status never said it
+    # ended: what was tried, and what to do (hang it up in the Telnyx portal). None: the line is down.
+    line_may_be_up: NonEmpty | None = None
 
 
 class _Completed(_Result):

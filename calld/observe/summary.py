@@ -175,7 +175,13 @@ def show_text(detail: dict[str, Any], *, transcript: bool = False) -> str:
         row("timings", ", ".join(f"{name} {_s(t)}" for name, t in marks if t is not None))
     hangup = report.get("hangup") or {}
     if hangup:
-        parts = [f"via {hangup['via']}" if hangup.get("via") else "calld sent none"]
+        via, sent = hangup.get("via"), hangup.get("sent")
+        if sent is False or not via:  # a report from before `sent` names a via only for a hangup sent
+            parts = ["calld sent none" + (f" ({via})" if via else "")]
+        else:
+            parts = [f"via {via}" + (f" ({hangup['tries']} tries)" if (hangup.get("tries") or 0) > 1 else "")]
+        if hangup.get("line") == "may_be_up":
+            parts.append(f"THE LINE MAY STILL BE UP: {hangup.get('line_detail') or 'Telnyx never took the hangup'}")
         if hangup.get("confirmed") is not None:
             parts.append("confirmed" if hangup["confirmed"] else "not confirmed")
         if hangup.get("telnyx_result"):

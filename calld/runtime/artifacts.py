@@ -15,7 +15,7 @@ from attrs import asdict
 
 from calld.core.outcome import Outcome, conclude
 from calld.core.plan import BookJob, CallPlan
-from calld.core.state import Call, DialRejected, TelnyxEnded
+from calld.core.state import Call, DialRejected, HangupDone, HangupRequested, TelnyxEnded
 from calld.runtime.report import BookingInfo
 from calld.runtime.rundir import RunDir
 from calld.runtime.verdict import build_result, evidence
@@ -61,6 +61,12 @@ def task_record(plan: CallPlan, call: Call, rundir: RunDir, concluded: Outcome |
 def no_hangup_record(call: Call) -> dict[str, Any]:
     """hangup.json for a call calld never hung up: why it did not need to."""
     ended = call.telnyx if isinstance(call.telnyx, TelnyxEnded) else None
+    if isinstance(call.hangup, HangupRequested) or (isinstance(call.hangup, HangupDone) and call.counters.hangups_sent):
+        # The reducer asked for a hangup, but what came of it was never written (the runtime writes
+        # that whatever happens, so this is a record lost on the way): say so, never "not needed".
+        via = call.hangup.via
+        return {"via": via, "call_control_id": call.call_control_id, "sent": True, "why": "record_missing",
+                "detail": f"calld asked for a hangup (via {via}), but what Telnyx said to it was not recorded"}
     if isinstance(call.dial, DialRejected) or call.call_control_id is None:
         why = "not_dialled"
         said = "the dial was never accepted, so there was no call to hang up"

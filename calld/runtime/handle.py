@@ -67,7 +67,7 @@ from calld.core.outcome import conclude, on_date
 from calld.core.plan import CallPlan
 from calld.core.reduce import reduce_step
 from calld.core.situations import loud_each
-from calld.core.state import TRACKS, Call, DialSent, HangupDone, TelnyxEnded
+from calld.core.state import TRACKS, Call, DialSent, TelnyxEnded
 from calld.adapters.codecs import codec_for
 from calld.domain import results
 from calld.ops.recovery import hangup_command_id
@@ -76,9 +76,10 @@ from calld.runtime.artifacts import (
 )
 from calld.runtime.behind import Behind, Step
 from calld.runtime.disk import DiskWork, inline
+from calld.runtime.hangup import HangupSeries, hangup_info
 from calld.runtime.journal import effect_row, event_row
 from calld.ops.redaction import Pseudonyms
-from calld.runtime.report import CallReport, HangupInfo, HoldInfo, MediaInfo, Transition, redact
+from calld.runtime.report import CallReport, HoldInfo, MediaInfo, Transition, redact
 from calld.runtime.rundir import RunDir
 from calld.runtime.verdict import build_result, business_date, evidence
 from calld.runtime.sockets import MessageSocket, SocketClosed
@@ -108,6 +109,7 @@ class _Tell:
 
 
 _TELL = _Tell()
+_SETTLED = _Tell()  # the hangup series ended: wakes _until_hung_up (the loop steps it as any wake-up)
 _tracks = attrgetter(*TRACKS)  # the six tracks in one C call: unchanged tracks are the very same objects
 
 
@@ -180,8 +182,8 @@ class CallHandle:
         self._transitions: dict[str, list[Transition]] = {}
         self._final_echo_ms: int | None = None
         self._holds: list[dict[str, Any]] = []
-        self._hangup_requested_ms: int | None = None
-        self._hangup_result: str | None = None
+        self._hangup: HangupSeries | None = None  # the one Hangup effect, performed: calld.runtime.hangup
+        self._ended_ms: int | None = None  # when the reducer finished the call (a hangup may still be tried after)
         self._path: AudioPath = CLOSED  # where steady audio may go without a reducer step
         # Forwarded to GPT-Live, not yet told: each frame's PCM, and the first and last chunk
         # numbers (bytes and ints only: 50 frames a second a call, kept out of the collector's walks).
@@ -236,12 +238,16 @@ class CallHandle:
                 nursery.start_soon(self._guard, self._media_task, "media")
                 await self._events_tx.send(ev.Begin())
                 await self._loop()
+                self._ended_ms = self._t_ms()
+                await self._until_hung_up()
                 nursery.cancel_scope.cancel()
         finally:
             self._media_released.set()
             with trio.CancelScope(shield=True):
                 if not self.call.finished:
                     await self._abandon(self.abandon_reason)
+                if self._hangup is not None and not self._hangup.settled:  # sent by _abandon, or cut short here
+                    await self._perform_hangup(self._hangup, ABANDON_HANGUP_BOUND_S)
                 await self._finish()
             self.finished.set()
         assert self.result is not None
@@ -302,8 +308,8 @@ class CallHandle:
         return f"could not write the call's artifacts: {self.rundir.write_error}"
 
     async def _abandon(self, reason: str) -> None:
-        """The call is being torn down unfinished (daemon shutdown, or a second crash): hang up
-        now, through the reducer, without waiting for anything else. Bounded; never raises."""
+        """The call is being torn down unfinished (daemon shutdown, or a second crash): the reducer ends
+        it now, without waiting for anything else; run() performs its hangup, bounded. Never raises."""
         try:
             events: list[ev.Event] = [ev.CallCut(reason) if self.abandon_is_shutdown else ev.CallCrashed(reason)]
             if isinstance(self.call.dial, DialSent) and self._dialled is not None:
@@ -318,10 +324,9 @@ class CallHandle:
                 for effect in step.effects:
                     if isinstance(effect, Hangup):
                         self.rundir.journal(effect_row(self._next_seq(), self._t_ms(), seq, effect))
-                        with trio.move_on_after(ABANDON_HANGUP_BOUND_S):
-                            await self._hangup(effect.via)
+                        self._new_hangup(effect.via)
         except Exception:
-            log.exception("%s could not hang up while abandoning the call", self.plan.run_id)
+            log.exception("%s could not end the call while abandoning it", self.plan.run_id)
 
     async def _step(self, event: ev.Event) -> None:
         before = self.call
@@ -507,7 +512,9 @@ class CallHandle:
                 if self._media_out is not None:
                     await self._send_media(partial(self._media_out.mark, name))
             case Hangup(via=via):
-                await self._hangup(via)
+                assert self._nursery is not None
+                # A task of the call's, never the loop's wait: the confirmation timer fires on time.
+                self._nursery.start_soon(self._perform_hangup, self._new_hangup(via))
             case SendDtmf(call_id=call_id, digits=digits, command_id=command_id):
                 await self._send_dtmf(call_id, digits, command_id)
 
@@ -597,20 +604,37 @@ class CallHandle:
                 error = str(exc)
         await self._events_tx.send(ev.DtmfSent(call_id, digits, error))
 
-    async def _hangup(self, via: str) -> None:
-        ccid = self.call.call_control_id
-        self._hangup_requested_ms = self._t_ms()
-        record: dict[str, Any] = {"via": via, "sent": True, "call_control_id": ccid,
-                                  "requested_at_ms": self._hangup_requested_ms}
-        if ccid is None:
-            self._hangup_result = record["telnyx"] = "no call to hang up"
-        else:
-            try:
-                self._hangup_result = record["telnyx"] = await self.ports.telnyx.hangup(ccid, hangup_command_id(self.plan.run_id))
-            except (TelnyxError, OSError) as exc:
-                # The confirmation timer still finishes the call; the report says what Telnyx said.
-                self._hangup_result = record["telnyx"] = f"error: {exc}"
-        await self._write_json("hangup.json", record)
+    def _new_hangup(self, via: str) -> HangupSeries:
+        """The call's one hangup (calld.runtime.hangup): one command id, however often it is sent."""
+        t, telnyx, ccid = self.plan.timings, self.ports.telnyx, self.call.call_control_id
+        self._hangup = HangupSeries(telnyx.hangup, telnyx.get_call, ccid, hangup_command_id(self.plan.run_id), via=via,
+                                    requested_at_ms=self._t_ms(), try_s=t.hangup_confirm_s, retry_s=t.hangup_retry_s,
+                                    who=ccid or self.plan.run_id)
+        return self._hangup
+
+    async def _perform_hangup(self, series: HangupSeries, bound: float = math.inf) -> None:
+        """Run the series (within `bound`); hangup.json says what it did, whatever happens. Never raises."""
+        try:
+            with trio.move_on_after(bound):
+                await series.run()
+        except Exception:  # a bug here must not leave the call unfinished; the record says where it stopped
+            log.exception("%s hangup failed", self.plan.run_id)
+        finally:
+            with trio.CancelScope(shield=True):
+                await self._write_json("hangup.json", series.record())
+            self._events_tx.send_nowait(_SETTLED)  # unbounded: never blocks
+
+    async def _until_hung_up(self) -> None:
+        """The call is over for the reducer, but a hangup Telnyx has not taken is tried on (HANGUP_RETRY_S);
+        events meanwhile are still stepped, and a call.hangup among them stops the tries: the line is down."""
+        series = self._hangup
+        while series is not None and not series.settled:
+            if isinstance(self.call.telnyx, TelnyxEnded):
+                series.notice_down("Telnyx's call.hangup came")
+            event = await self._events_rx.receive()
+            if event is _SETTLED:
+                break  # its task has ended: settled, or it broke (the record says so)
+            await self._take(event)
 
     async def _write_json(self, name: str, data: Any) -> str:
         """One of the run's JSON files, written where the ports say (calld.runtime.disk). Never
@@ -912,7 +936,8 @@ class CallHandle:
 
     async def _finish(self) -> None:
         """The call's last files and its result, queued behind live frames (calld.runtime.behind)."""
-        duration_ms = self._t_ms()  # the call's length ends at its end, not when its turn comes
+        # The call's length ends at its end (the reducer's), not when its turn comes nor after a hangup still tried.
+        duration_ms = self._ended_ms if self._ended_ms is not None else self._t_ms()
         async with self.ports.behind.job() as step:
             await self._finish_in_steps(step, duration_ms)
 
@@ -941,19 +966,19 @@ class CallHandle:
         if rd.audio_error is not None and not self._audio_failure_told:  # it failed as the files were closed
             self._tell_audio_failure()
         audio_gap = rd.audio_gap()
+        line_up = self._hangup.detail if self._hangup is not None and self._hangup.may_be_up else None
         if rd.write_error is None:
-            result = build_result(self.plan, call, outcome, refs, audio_incomplete=audio_gap)
+            result = build_result(self.plan, call, outcome, refs, audio_incomplete=audio_gap, line_may_be_up=line_up)
         else:
             # The artifacts are incomplete: whatever the call concluded, it is not proven. Failed.
             result = results.Failed(reason="internal", detail=self._write_failure(), run_id=self.plan.run_id,
                                     call_control_id=ccid, transcript_ref=refs.get("transcript.json"),
-                                    audio_ref=refs.get("audio/inbound.wav"), audio_incomplete=audio_gap)
+                                    audio_ref=refs.get("audio/inbound.wav"), audio_incomplete=audio_gap,
+                                    line_may_be_up=line_up)
         refs["result.json"] = rd.ref("result.json")
         refs["call_report.json"] = rd.ref("call_report.json")
         refs["call_report.redacted.json"] = rd.ref("call_report.redacted.json")
         await step()  # the result, then the report: each half a millisecond or so
-        ended = call.telnyx if isinstance(call.telnyx, TelnyxEnded) else None
-        hangup = call.hangup
         report = CallReport(
             run_id=self.plan.run_id,
             call_control_id=ccid,
@@ -981,15 +1006,7 @@ class CallHandle:
             duration_ms=duration_ms,
             timing_ms=self._transitions,
             final_mark_echo_ms=self._final_echo_ms,
-            hangup=HangupInfo(
-                via=hangup.via if isinstance(hangup, HangupDone) else None,
-                confirmed=hangup.confirmed if isinstance(hangup, HangupDone) else None,
-                requested_at_ms=self._hangup_requested_ms,
-                telnyx_result=self._hangup_result,
-                cause=ended.cause if ended else None,
-                source=ended.source if ended else None,
-                sip_cause=ended.sip_cause if ended else None,
-            ),
+            hangup=hangup_info(self._hangup, call.hangup, call.telnyx if isinstance(call.telnyx, TelnyxEnded) else None),
             media=self._media_info(),
             counts=asdict(call.counters),
             tools=list(call.tools),
@@ -1007,3 +1024,5 @@ class CallHandle:
         reason = getattr(result, "reason", None)
         log.info("%s finished: %s via %s", ccid or self.plan.run_id, result.status + (f"/{reason}" if reason else ""),
                  report.hangup.via)
+        if line_up is not None:
+            log.error("%s finished, but the line may still be up: %s", ccid or self.plan.run_id, line_up)

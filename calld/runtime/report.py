@@ -38,10 +38,16 @@ class Transition(_Model):
 
 
 class HangupInfo(_Model):
-    via: str | None
+    via: str | None  # the hangup calld sent; when it sent none, why none was needed (far_party, not_connected)
+    sent: bool = False  # calld sent a hangup (one command id, however many tries: calld.runtime.hangup)
     confirmed: bool | None
     requested_at_ms: int | None
-    telnyx_result: str | None  # requested | already_ended | error text
+    telnyx_result: str | None  # requested | already_ended | error text (the last try's)
+    tries: int = 0
+    # How the hangup ended (calld.runtime.hangup.Line): hung_up, already_ended, down, may_be_up, no_call;
+    # unknown when calld was stopped while trying; None when none was sent.
+    line: str | None = None
+    line_detail: str | None = None
     cause: str | None
     source: str | None
     sip_cause: str | None

@@ -69,7 +69,7 @@ def _quoted(words: str | None, limit: int = 2000) -> str | None:
 
 
 def build_result(plan: CallPlan, call: Call, outcome: Outcome, refs: dict[str, str], *,
-                 audio_incomplete: str | None = None) -> results.CallResult:
+                 audio_incomplete: str | None = None, line_may_be_up: str | None = None) -> results.CallResult:
     """The closed result for this job; an outcome that cannot make a valid one makes failed/internal.
     `audio_incomplete`: what the run directory says of a recording cut short (RunDir.audio_gap)."""
     ccid = call.call_control_id
@@ -77,7 +77,7 @@ def build_result(plan: CallPlan, call: Call, outcome: Outcome, refs: dict[str, s
     completed = outcome.status in ("answered", "booked", "declined", "voicemail")
     common: dict[str, Any] = {"run_id": plan.run_id, "call_control_id": ccid, "opt_out": _quoted(outcome.opt_out),
                               "honesty": "corrected" if call.honesty_claim is not None else None,
-                              "audio_incomplete": audio_incomplete}
+                              "audio_incomplete": audio_incomplete, "line_may_be_up": line_may_be_up}
     if isinstance(job, BookJob) and job.when is not None:
         common |= {"booking_at": job.when, "booking_for": when_label(dt.datetime.fromisoformat(job.when))}
     if completed and ccid is not None:
@@ -125,4 +125,5 @@ def build_result(plan: CallPlan, call: Call, outcome: Outcome, refs: dict[str, s
     detail = detail or f"the call ended as {outcome.status} without what that needs"
     return results.Failed(reason="internal", detail=detail, transcript_ref=refs["transcript.json"],
                           audio_ref=refs["audio/inbound.wav"], run_id=plan.run_id, call_control_id=ccid,
-                          honesty="corrected" if call.honesty_claim is not None else None, audio_incomplete=audio_incomplete)
+                          honesty="corrected" if call.honesty_claim is not None else None, audio_incomplete=audio_incomplete,
+                          line_may_be_up=line_may_be_up)

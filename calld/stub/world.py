@@ -190,6 +190,8 @@ class StubWorld:
             return self._hangup(m.group(1))
         if request.method == "POST" and (m := re.fullmatch(r"/v2/calls/(.+)/actions/send_dtmf", path)):
             return self._send_dtmf(m.group(1), json.loads(request.content))
+        if request.method == "GET" and (m := re.fullmatch(r"/v2/calls/([^/]+)", path)):
+            return self._call_status(m.group(1))
         body = load_fixture("telnyx", "hangup_already_ended")
         body["errors"][0].update(code="10005", title="Resource not found", detail=f"no stub route for {path}")
         return httpx.Response(404, json=body)
@@ -220,6 +222,15 @@ class StubWorld:
         self._ended = True
         self._nursery.start_soon(self._line_goes_down, "caller", self.scenario.confirm_hangup)
         return httpx.Response(200, json=load_fixture("telnyx", "hangup_ok"))
+
+    def _call_status(self, ccid: str) -> httpx.Response:
+        """GET /v2/calls/{id}: is_alive until the line has been hung up, by either side."""
+        if ccid != self._ccid:
+            body = load_fixture("telnyx", "error_404")
+            return httpx.Response(404, json=body)
+        status = load_fixture("telnyx", "call_status")
+        status["data"].update(call_control_id=ccid, is_alive=not self._ended)
+        return httpx.Response(200, json=status)
 
     def _send_dtmf(self, ccid: str, body: dict[str, Any]) -> httpx.Response:
         """Keys pressed out of band: the menu hears them, and only them (never a spoken number)."""
