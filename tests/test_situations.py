@@ -119,6 +119,34 @@ async def test_a_media_socket_lost_after_the_verdict_keeps_the_verdict(autojump_
     assert run.report["failure"] and "media stream was lost" in run.report["failure"]
 
 
+async def test_a_media_stream_stopped_mid_goodbye_is_hung_up_at_once_keeping_the_verdict(autojump_clock, tmp_path,
+                                                                                           monkeypatch):
+    """Telnyx stops the stream (a stop frame) while the goodbye plays, and no call.hangup follows: the
+    mark can never be echoed, so waiting for it (drain_timeout_s) would only hold the line open."""
+    from calld.stub.world import FakeLive
+
+    original = FakeLive._read
+
+    async def read(self) -> None:
+        async def stop_mid_goodbye() -> None:
+            while self.closing_line is None:
+                await trio.sleep(0.05)
+            await trio.sleep(0.6)
+            await self.world._stop_media()
+
+        self.world._nursery.start_soon(stop_mid_goodbye)
+        await original(self)
+
+    monkeypatch.setattr(FakeLive, "_read", read)
+    run = await stub_call(tmp_path, "hours")
+    stopped = run.events("media.stopped")[0]
+    assert stopped["event"]["reason"] == "stop"
+    assert _t(run, "hangup", effect=True) - stopped["t_ms"] == 1_000  # media_lost_grace_s: the far party's call.hangup did not come
+    assert run.report["hangup"]["via"] == "tool" and run.events("timer.drain_timeout") == []
+    assert run.result.status == "answered" and run.report["failure"] is None  # the verdict stands
+    assert len(run.world.hangup_requests) == 1
+
+
 @pytest.mark.parametrize("scenario", ["media_before_start", "media_garbage"])
 async def test_a_media_socket_with_no_valid_start_ends_the_call_promptly(autojump_clock, tmp_path, scenario):
     run = await stub_call(tmp_path, scenario)

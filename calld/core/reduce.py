@@ -63,6 +63,8 @@ Theory of the edges:
    once, and keeps the claim for the result (`honesty: corrected`).
  - A far-party hangup ends the call at once; a recorded verdict stands. One that comes while
    GPT-Live is starting is calld's failure (model_unavailable), not a silent line: the agent never spoke.
+   A media stream that stops mid-goodbye can play nothing more nor echo the mark: unless call.hangup
+   comes within media_lost_grace_s, calld hangs up then, the verdict kept.
  - GPT-Live is bounded at both ends of its life: session.started within live_ready_s of OpenLive
    (else model_unavailable), and once started, a socket that sends nothing at all for live_quiet_s
    (LiveSilent, measured by the live transport: its output streams for as long as the session is
@@ -572,12 +574,21 @@ def _media_error(call: Call, event: ev.MediaError) -> _Out:
     return call, []  # journaled; Telnyx reports it, the stream goes on
 
 
+_GOODBYE = (HangupFarewell, HangupDraining, HangupMarked, HangupTrailing)
+
+
 @_on(ev.MediaStopped)
 def _media_stopped(call: Call, event: ev.MediaStopped) -> _Out:
     if isinstance(call.media, MediaEnded):
         return _ignore(call, event, "media")
     before_start = isinstance(call.media, MediaIdle | MediaOpen)
     call = evolve(call, media=MediaEnded(event.reason))
+    if event.reason == "stop" and isinstance(call.hangup, _GOODBYE):
+        # A stream Telnyx stopped mid-goodbye plays nothing more and echoes no mark: waiting for either
+        # would hold the line open until drain_timeout_s. The far party's call.hangup usually comes
+        # with the stop; if it does not within the grace, calld hangs up (_media_lost). (A socket
+        # lost mid-goodbye is a failure, below, hung up after the same grace.)
+        return call, [Schedule("media_lost", call.plan.timings.media_lost_grace_s, ev.MediaLostElapsed())]
     if event.reason == "stop" or isinstance(call.hangup, HangupPending | HangupRequested | HangupDone):
         return call, []  # Telnyx ended the stream as the call ends; call.hangup follows
     if before_start:
@@ -591,6 +602,12 @@ def _media_stopped(call: Call, event: ev.MediaStopped) -> _Out:
 def _media_lost(call: Call, event: ev.MediaLostElapsed) -> _Out:
     if not isinstance(call.media, MediaEnded):
         return _ignore(call, event, "media")
+    if call.media.reason == "stop" and isinstance(call.hangup, _GOODBYE):
+        # The goodbye cannot play on: hang up now, the way it was going to end; the verdict stands.
+        via = call.hangup.via
+        call, aborted = _abort_live(call)
+        call, hangup = _request_hangup(call, via)
+        return call, [*_cancel_timers("farewell", "close", "drain", "trail"), *aborted, *hangup]
     reason = call.media.reason
     return _fail(call, "media_lost", f"the media stream was lost in the middle of the call ({reason}) and no hangup came")
 
