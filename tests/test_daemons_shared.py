@@ -341,3 +341,114 @@ def test_the_shared_key_is_made_once_when_daemons_ask_at_the_same_moment(pg_url)
     finally:
         for led in ledgers:
             led.close()
+
+
+# -- the operator's tools across daemons: calls, show, tail and metrics see every daemon -----------------
+
+
+async def ctl(capsys, *argv: str) -> tuple[int, str, str]:
+    """calld-ctl as a user runs it (its own trio loop, in a thread): exit code, stdout, stderr."""
+    capsys.readouterr()
+    code = await trio.to_thread.run_sync(partial(main, list(argv)))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+async def test_calls_show_and_tail_find_a_call_live_on_the_second_daemon(tmp_path, nursery, pg_url, dials, patient_clock,
+                                                                         capsys):
+    one = await start(nursery, tmp_path, pg_url, 1)
+    two = await start(nursery, tmp_path, pg_url, 2)
+    s1, s2 = str(one.settings.calld_socket), str(two.settings.calld_socket)
+    both, gone = f"{s1},{s2}", str(tmp_path / "gone.sock")
+    tailed: list[str] = []
+
+    async def tail() -> None:  # what `calld-ctl tail` prints, both daemons followed at once
+        from calld.cli.ctl import tail_line
+        from calld.cli.daemons import on_every_daemon
+
+        async def follow(c: ControlClient, daemon: str) -> None:
+            async for item in c.tail():
+                tailed.append(f"daemon {daemon}: {tail_line(item)}")
+
+        await on_every_daemon([one.settings.calld_socket, two.settings.calld_socket], follow)
+
+    nursery.start_soon(tail)
+    async with ControlClient(two.settings.calld_socket) as c2:
+        await c2.provision("alice")
+        done: list = []
+
+        async def place() -> None:
+            done.append(await ask(c2, {**ASK, "request_id": "on-two"}))
+
+        nursery.start_soon(place)
+        while not len(two.callbook):
+            await trio.sleep(0.05)
+        await trio.sleep(3)  # on the line, in daemon 2
+        run_id, ccid = two.lookup.calls()[0]["run_id"], two.lookup.calls()[0]["call_control_id"]
+
+        code, out, err = await ctl(capsys, "--socket", both, "calls", "--json")
+        rows = json.loads(out)
+        assert code == EXIT_OK and [(r["run_id"], r["daemon"], r["socket"]) for r in rows] == [(run_id, "2", s2)]
+        code, out, err = await ctl(capsys, "--socket", f"{s1},{gone},{s2}", "calls")
+        assert code == 7 and run_id in out and out.splitlines()[0].split()[0] == "DAEMON"
+        assert f"no daemon answers on {gone}; what it holds is not shown" in err
+
+        code, out, err = await ctl(capsys, "--socket", both, "show", "on-two")
+        assert code == EXIT_OK and out.startswith(f"call {ccid} is in flight: dial "), (out, err)
+        assert f"answered by the daemon on {s2}" in err
+        code, out, err = await ctl(capsys, "--socket", both, "show", "on-two", "--json")
+        assert code == EXIT_OK and json.loads(out)["in_flight"] is True
+        with pytest.raises(ControlError) as other:  # daemon 1 names the daemon that holds it
+            async with ControlClient(one.settings.calld_socket) as c1:
+                await c1.detail("on-two")
+        assert other.value.status == 421 and other.value.elsewhere["daemon"] == "2"
+        code, out, err = await ctl(capsys, "--socket", f"{s1},{gone}", "show", "on-two")
+        assert code == 7 and out == ""
+        assert f"call {run_id} (request on-two) is in flight on daemon 2" in err and f"not reachable: no daemon answers on {gone}\n" in err
+        code, out, err = await ctl(capsys, "--socket", s1, "show", "on-two")
+        assert code == 7 and "in flight on daemon 2" in err and "is daemon 2's; add its socket" in err
+        assert "no call" not in err and "pruned" not in err
+
+        while not done:
+            await trio.sleep(0.5)
+    assert done[0][0] == EXIT_OK
+    code, out, err = await ctl(capsys, "--socket", both, "show", "on-two", "--json")
+    detail = json.loads(out)
+    assert code == EXIT_OK and detail["run_id"] == run_id and "pruned" not in detail
+    code, out, err = await ctl(capsys, "--socket", both, "show", "on-two")
+    assert code == EXIT_OK and "pruned" not in out and str(two.settings.artifacts_dir.resolve()) in out
+    code, out, err = await ctl(capsys, "--socket", s1, "show", "on-two")
+    assert code == 7 and f"call {run_id} (request on-two) finished (answered) on daemon 2" in err and "pruned" not in err
+    assert any(line.startswith(f"daemon 2: {run_id}") and "finished: answered" in line for line in tailed)
+
+    import shutil  # now the files are truly gone: the daemon that wrote them says so
+
+    async with ControlClient(two.settings.calld_socket) as c2:
+        shutil.rmtree((await c2.detail("on-two"))["dir"])
+        assert (await c2.detail("on-two"))["pruned"] is True
+    code, out, err = await ctl(capsys, "--socket", both, "show", "on-two")
+    assert code == EXIT_OK and "pruned" in out
+    code, out, err = await ctl(capsys, "--socket", both, "show", "no-such-request")
+    assert code == 2 and "no call with request id, run id or call_control_id 'no-such-request'" in err
+    for d in (one, two):
+        await d.shutdown(drain_s=0)
+
+
+async def test_metrics_across_daemons_label_each_sample_with_its_daemon(tmp_path, nursery, pg_url, dials, patient_clock,
+                                                                        capsys):
+    from prometheus_client.parser import text_string_to_metric_families
+
+    one = await start(nursery, tmp_path, pg_url, 1)
+    two = await start(nursery, tmp_path, pg_url, 2)
+    async with ControlClient(two.settings.calld_socket) as c2:
+        await c2.provision("alice")
+        assert (await ask(c2, {**ASK, "request_id": "counted"}))[0] == EXIT_OK
+    code, out, _ = await ctl(capsys, "--socket", f"{one.settings.calld_socket},{two.settings.calld_socket}", "metrics")
+    assert code == EXIT_OK
+    families = {f.name: f for f in text_string_to_metric_families(out)}  # one text, each family once
+    daemons = {s.labels.get("daemon") for f in families.values() for s in f.samples}
+    assert daemons == {"1", "2"}
+    code, alone, _ = await ctl(capsys, "--socket", str(two.settings.calld_socket), "metrics")
+    assert code == EXIT_OK and 'daemon="' not in alone  # one daemon's text as it always was
+    for d in (one, two):
+        await d.shutdown(drain_s=0)

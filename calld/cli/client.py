@@ -39,14 +39,24 @@ class StreamBroken(ConnectionError):
 
 class ControlError(RuntimeError):
     """The daemon refused the request; `message` is its own words, each request field it names (`party`)
-    said as calld-ctl's flag (--party); `field` the first such field, if any."""
+    said as calld-ctl's flag (--party); `field` the first such field, if any; `elsewhere` (a 421) the
+    daemon on the shared ledger that holds the call asked about (calld.daemon.control._elsewhere)."""
 
-    def __init__(self, status: int, message: str, field: str | None = None) -> None:
+    def __init__(self, status: int, message: str, field: str | None = None, elsewhere: dict[str, Any] | None = None) -> None:
         message = for_ctl(message)
         super().__init__(message)
         self.status = status
         self.message = message
         self.field = field
+        self.elsewhere = elsewhere
+
+
+class OwnerUnreachable(DaemonUnreachable):
+    """The call asked about is another daemon's, and no socket in CALLD_SOCKET reached that daemon."""
+
+    def __init__(self, message: str, path: Path) -> None:
+        ConnectionError.__init__(self, message)
+        self.path = path
 
 
 class ControlClient:
@@ -225,6 +235,8 @@ def _decode(resp: httpx.Response) -> Any:
         data = {"error": f"HTTP {resp.status_code}: the daemon has no such route ({resp.request.url.path})"}
     if resp.status_code >= 300:
         if isinstance(data, dict):
-            raise ControlError(resp.status_code, str(data.get("error", data)), data.get("field"))
+            elsewhere = data.get("elsewhere") if resp.status_code == 421 else None
+            raise ControlError(resp.status_code, str(data.get("error", data)), data.get("field"),
+                               elsewhere if isinstance(elsewhere, dict) else None)
         raise ControlError(resp.status_code, str(data))
     return data

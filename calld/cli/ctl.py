@@ -286,19 +286,38 @@ async def _did_list(args: argparse.Namespace) -> int:
     return await _with_client(args, go)
 
 
-async def _calls(args: argparse.Namespace) -> int:
-    async def go(c: ControlClient) -> int:
-        rows = await c.calls()
-        if args.json:
-            print(json.dumps(rows))
-        else:
-            flat = [{"run_id": r["run_id"], "to": r["to"], "user": r["user"], "age": f"{r['age_s']:.0f}s",
-                     "call_control_id": r["call_control_id"], "question": r["question"], **r["tracks"]} for r in rows]
-            print(_table(flat, ["run_id", "to", "user", "age", "call_control_id", "question",
-                                "dial", "telnyx", "media", "live", "conversation", "hangup"]))
-        return EXIT_OK
+def _sockets(args: argparse.Namespace) -> Sequence[Path]:
+    return getattr(args, "sockets", None) or (args.socket,)
 
-    return await _with_client(args, go)
+
+async def _with_owner(args: argparse.Namespace, fn: Callable[[ControlClient], Awaitable[int]]) -> int:
+    """`fn` about one call, with the daemon that holds it (calld.cli.daemons.on_owner)."""
+    from calld.cli.daemons import on_owner
+
+    return await on_owner(_sockets(args), fn)
+
+
+async def _calls(args: argparse.Namespace) -> int:
+    """Every daemon's calls on the line, each with the daemon that holds it and its socket."""
+    from calld.cli.daemons import on_every_daemon
+
+    sockets = _sockets(args)
+    rows: list[dict[str, Any]] = []
+
+    async def go(c: ControlClient, daemon: str) -> None:
+        rows.extend({**r, "daemon": daemon, "socket": str(c.path)} for r in await c.calls())
+
+    missed = await on_every_daemon(sockets, go)
+    order = [str(p) for p in sockets]
+    rows.sort(key=lambda r: order.index(r["socket"]))  # CALLD_SOCKET's order (they answer in any)
+    if args.json:
+        print(json.dumps(rows))
+    else:
+        flat = [{"daemon": r["daemon"], "run_id": r["run_id"], "to": r["to"], "user": r["user"], "age": f"{r['age_s']:.0f}s",
+                 "call_control_id": r["call_control_id"], "question": r["question"], **r["tracks"]} for r in rows]
+        print(_table(flat, ["daemon"] * (len(sockets) > 1) + ["run_id", "to", "user", "age", "call_control_id", "question",
+                                                              "dial", "telnyx", "media", "live", "conversation", "hangup"]))
+    return EXIT_UNREACHABLE if missed else EXIT_OK
 
 
 async def _show(args: argparse.Namespace) -> int:
@@ -328,7 +347,7 @@ async def _show(args: argparse.Namespace) -> int:
         print(show_text(detail, transcript=args.transcript))
         return EXIT_OK
 
-    return await _with_client(args, go)
+    return await _with_owner(args, go)
 
 
 def _verify_finished(args: argparse.Namespace) -> int:
@@ -345,7 +364,7 @@ def _verify_finished(args: argparse.Namespace) -> int:
             target = Path(detail["dir"])
             return EXIT_OK
 
-        if (code := trio.run(_with_client, args, find)) != EXIT_OK:
+        if (code := trio.run(_with_owner, args, find)) != EXIT_OK:
             return code
     report = verify_finished(target)
     for line in report.lines():
@@ -392,12 +411,19 @@ def tail_line(item: dict[str, Any]) -> str:
 
 
 async def _tail(args: argparse.Namespace) -> int:
-    async def go(c: ControlClient) -> int:
-        async for item in c.tail():
-            print(json.dumps(item) if args.json else tail_line(item), flush=True)
-        return EXIT_OK
+    """Every daemon's steps as they happen; with several daemons each line says whose call it is."""
+    from calld.cli.daemons import on_every_daemon
 
-    return await _with_client(args, go)
+    several = len(_sockets(args)) > 1
+
+    async def go(c: ControlClient, daemon: str) -> None:
+        async for item in c.tail():
+            if several:
+                item = {**item, "daemon": daemon}
+            print(json.dumps(item) if args.json else f"daemon {daemon}: " * several + tail_line(item), flush=True)
+
+    missed = await on_every_daemon(_sockets(args), go)
+    return EXIT_UNREACHABLE if missed else EXIT_OK
 
 
 # -- publishing (calld.publish): fetch a published call, check the bucket -------------------------
@@ -477,11 +503,19 @@ async def _ui(args: argparse.Namespace) -> int:
 
 
 async def _metrics(args: argparse.Namespace) -> int:
-    async def go(c: ControlClient) -> int:
-        print(await c.metrics(), end="")
-        return EXIT_OK
+    """One daemon's Prometheus text as it is; several daemons' merged, each sample labelled daemon="N"."""
+    from calld.cli.daemons import merge_metrics, on_every_daemon
 
-    return await _with_client(args, go)
+    sockets = _sockets(args)
+    texts: dict[Path, tuple[str, str]] = {}
+
+    async def go(c: ControlClient, daemon: str) -> None:
+        texts[c.path] = (daemon, await c.metrics())
+
+    missed = await on_every_daemon(sockets, go)
+    answered = [texts[p] for p in sockets if p in texts]  # CALLD_SOCKET's order (they answer in any)
+    print(answered[0][1] if len(sockets) == 1 else merge_metrics(answered), end="")
+    return EXIT_UNREACHABLE if missed else EXIT_OK
 
 
 async def _prune(args: argparse.Namespace) -> int:

@@ -137,6 +137,18 @@ def _no_call(ident: str, finished: str = "") -> Response:
                   "calld-ctl history lists the calls with their ids", 404)
 
 
+def _elsewhere(asked: str, other: dict[str, Any], mine: str) -> Response:
+    """421 for a call another daemon on the shared ledger holds: in flight there, or finished with its
+    files in that daemon's state dir. calld-ctl asks the next daemon of CALLD_SOCKET; `elsewhere` names
+    the owner, so it can say which one it could not reach. Never a 404 nor "pruned": neither is true."""
+    state = ("in flight" if other["request_status"] in ("placing", "in_flight")
+             else f"finished ({other['status'] or other['request_status']}), its files kept by that daemon,")
+    holder = f" ({other['holder']})" if other["holder"] else ""
+    call = other["run_id"] if asked == other["run_id"] else f"{other['run_id']} ({asked})"
+    return _error(f"call {call} is {state} on daemon {other['daemon']}{holder}, not on this daemon"
+                  f"{f' ({mine})' if mine else ''}: ask daemon {other['daemon']}'s control socket", 421, elsewhere=other)
+
+
 async def _json_body(model: type[BaseModel], context: dict[str, Any] | None = None) -> BaseModel | Response:
     raw = await request.get_data(cache=False)
     if len(raw) > MAX_CONTROL_BYTES:
@@ -215,6 +227,12 @@ def create_control_app(daemon: ControlledDaemon) -> QuartTrio:
         return await place(_BookBody, lambda b, sc: daemon.book(BookRequest(**b.model_dump(exclude=_NOT_REQUEST)), scenario=sc,
                                                                 timing=b.timing()))
 
+    async def elsewhere_or(asked: str, ident: str, missing: Response | dict[str, Any]) -> Response | dict[str, Any]:
+        """A call not found here: another daemon's (421, naming it) or `missing`."""
+        if (other := await daemon.lookup.elsewhere(ident)) is not None:
+            return _elsewhere(asked, other, daemon.settings.instance_name)
+        return missing
+
     @app.get("/v1/calls")
     async def calls() -> dict[str, Any]:
         return {"calls": daemon.lookup.calls()}
@@ -226,7 +244,7 @@ def create_control_app(daemon: ControlledDaemon) -> QuartTrio:
         except AmbiguousCall as exc:
             return _error(str(exc), 409)
         if found is None:
-            return _no_call(ident)
+            return await elsewhere_or(ident, ident, _no_call(ident))
         return found
 
     @app.get("/v1/requests/<request_id>")
@@ -333,8 +351,8 @@ def create_control_app(daemon: ControlledDaemon) -> QuartTrio:
         if daemon.callbook.find(ident) is not None:
             return _error(f"call {ident} is still in flight; its artifacts are written when it ends (calld-ctl calls)", 409)
         found = await daemon.lookup.detail(ident)
-        if found is None:
-            return _no_call(asked)
+        if found is None or found["pruned"]:  # no files here: pruned, or kept by the daemon that owns the call
+            return await elsewhere_or(asked, ident, found if found is not None else _no_call(asked))
         return found
 
     @app.get("/v1/calls/<asked>/timeline.<suffix>")
@@ -350,7 +368,7 @@ def create_control_app(daemon: ControlledDaemon) -> QuartTrio:
         except PictureError as exc:
             return _error(f"the timeline of {ident} could not be drawn: {exc}", 500)
         if picture is None:
-            return _no_call(asked, finished="finished ")
+            return await elsewhere_or(asked, ident, _no_call(asked, finished="finished "))
         return Response(picture, status=200, content_type=kinds[suffix])
 
     @app.post("/v1/prune")

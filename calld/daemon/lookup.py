@@ -74,10 +74,10 @@ class Lookup:
         """A call by run id, call control id, artifact directory or request id: in flight, its
         report, or (a call a crash cut short) what the ledger and recovery know. Raises
         AmbiguousCall, listing the candidates, when the id names more than one call."""
+        if (row := await self.daemon.ledger.request(ident)) is not None:
+            ident = row.run_id  # a request id: its call, which may be on the line now
         if (h := self.daemon.callbook.find(ident)) is not None:
             return {"in_flight": True, **next(c for c in self.calls() if c["run_id"] == h.plan.run_id)}
-        if (row := await self.daemon.ledger.request(ident)) is not None:
-            ident = row.run_id
         found = []
         for report in sorted(self.daemon.settings.artifacts_dir.glob("*/call_report.json")):
             try:
@@ -109,6 +109,25 @@ class Lookup:
                     "artifact_prefix": run_dir.name if run_dir else None,
                     "note": "no call report: the call was cut short (see recovery.json in its directory)"}
         return None
+
+    async def elsewhere(self, ident: str) -> dict[str, Any] | None:
+        """The call `ident` names (request id, run id or call_control_id) when another daemon on the
+        shared ledger owns it and its files are not here: who holds it, for a 421 that sends calld-ctl
+        there. None for this daemon's calls, unknown ids, and a row no daemon name owns (a ledger
+        carried over from one daemon), whose missing files are then truly gone."""
+        ledger = self.daemon.ledger
+        row = await ledger.request(ident) or await ledger.request_for_call(ident)
+        if row is None or not row.instance or row.instance == self.daemon.settings.instance_name:
+            return None
+        if self.daemon.callbook.find(str(row.run_id)) is not None:
+            return None
+        here = await trio.to_thread.run_sync(find_run_dir, self.daemon.settings.artifacts_dir, row.run_id, row.call_control_id)
+        if here is not None:  # a shared artifacts directory: this daemon reads them as well as the owner
+            return None
+        holder = next((d.holder for d in await ledger.daemons() if d.instance == row.instance), "")
+        return {"daemon": row.instance, "holder": holder, "request_id": row.request_id, "run_id": row.run_id,
+                "call_control_id": row.call_control_id, "request_status": row.status,
+                "status": (row.result or {}).get("status")}
 
     async def request_status(self, request_id: str) -> dict[str, Any] | None:
         """What calld-ctl reads when its stream broke: the request's status and, once done, its result."""
