@@ -16,6 +16,7 @@ import socket
 from functools import partial
 from datetime import UTC, datetime
 
+import httpx
 import pytest
 import trio
 import trio.testing
@@ -356,7 +357,7 @@ async def ctl(capsys, *argv: str) -> tuple[int, str, str]:
 
 async def test_calls_show_and_tail_find_a_call_live_on_the_second_daemon(tmp_path, nursery, pg_url, dials, patient_clock,
                                                                          capsys):
-    one = await start(nursery, tmp_path, pg_url, 1)
+    one = await start(nursery, tmp_path, pg_url, 1, calld_ui_bind="127.0.0.1:0")
     two = await start(nursery, tmp_path, pg_url, 2)
     s1, s2 = str(one.settings.calld_socket), str(two.settings.calld_socket)
     both, gone = f"{s1},{s2}", str(tmp_path / "gone.sock")
@@ -420,6 +421,10 @@ async def test_calls_show_and_tail_find_a_call_live_on_the_second_daemon(tmp_pat
     code, out, err = await ctl(capsys, "--socket", s1, "show", "on-two")
     assert code == 7 and f"call {run_id} (request on-two) finished (answered) on daemon 2" in err and "pruned" not in err
     assert any(line.startswith(f"daemon 2: {run_id}") and "finished: answered" in line for line in tailed)
+    async with httpx.AsyncClient(base_url=one.ui_url, timeout=None) as web:  # daemon 1's web view: not "pruned"
+        assert (await web.get(one.ui_link())).status_code == 303
+        page = await web.get("/call/on-two")
+    assert page.status_code == 421 and "finished on daemon 2, which keeps its files" in page.text
 
     import shutil  # now the files are truly gone: the daemon that wrote them says so
 

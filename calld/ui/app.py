@@ -41,6 +41,7 @@ class UiSource(Protocol):
     async def ident(self, asked: str) -> str: ...
     def live(self, ident: str) -> dict[str, Any] | None: ...
     async def detail(self, ident: str) -> dict[str, Any] | None: ...
+    async def elsewhere(self, ident: str) -> dict[str, Any] | None: ...
     def run_dir(self, ident: str) -> Path | None: ...
     async def timeline(self, ident: str) -> bytes | None: ...
 
@@ -147,6 +148,11 @@ def create_ui_app(source: UiSource, access: Access) -> QuartTrio:
         if live is not None:
             return await render_template("live.html", call=live, ident=ident, poll_ms=LIVE_POLL_MS)
         found = await source.detail(ident)
+        if (found is None or found["pruned"]) and (other := await source.elsewhere(ident)) is not None:
+            # another daemon's call on the shared ledger: its files are there, not pruned
+            state = "on the line" if other["request_status"] in ("placing", "in_flight") else "finished"
+            return refuse(f"Call {asked!r} is {state} on daemon {other['daemon']}, which keeps its files: "
+                          f"open it in that daemon's web view (calld-ctl ui with daemon {other['daemon']}'s socket).", 421)
         if found is None:
             return refuse(f"No call {asked!r}: open one from the list.", 404)
         return await render_template("call.html", p=call_page(ident, found), booked_line=booked_line)

@@ -77,6 +77,11 @@ class DaemonPages:
             found["refused_claims"] = await trio.to_thread.run_sync(read_claims, Path(found["dir"]), refused)
         return found
 
+    async def elsewhere(self, ident: str) -> dict[str, Any] | None:
+        """Who holds a call another daemon on the shared ledger owns (calld.daemon.lookup.Lookup.elsewhere)."""
+        found: dict[str, Any] | None = await self._daemon.lookup.elsewhere(ident)
+        return found
+
     def run_dir(self, ident: str) -> Path | None:
         """A finished call's artifact directory (None while it is on the line)."""
         if self._daemon.callbook.find(ident) is not None:
