@@ -96,3 +96,38 @@ def test_a_socket_list_with_a_hole_or_a_repeat_is_refused(tmp_path, capsys):
     for given, says in ((f"{tmp_path}/a.sock,,{tmp_path}/b.sock", "is empty"), (f"{tmp_path}/a.sock,{tmp_path}/a.sock", "twice")):
         assert main(["--socket", given, "calls"]) == 2
         assert says in capsys.readouterr().err
+
+
+async def test_calls_and_show_find_the_call_of_the_second_daemon_each_on_its_own_ledger(tmp_path, nursery, autojump_clock,
+                                                                                        capsys):
+    import argparse
+
+    from calld.cli.ctl import _calls, _show
+
+    d1, d2 = await two_daemons(tmp_path, nursery)
+    sockets = [d1.settings.calld_socket, d2.settings.calld_socket]
+    done: list = []
+
+    async def on_two() -> None:
+        done.append(await ask_on(sockets[1:], io.StringIO()))
+
+    nursery.start_soon(on_two)
+    while not len(d2.callbook):
+        await trio.sleep(0.01)
+    capsys.readouterr()
+    assert await _calls(argparse.Namespace(sockets=sockets, socket=sockets[0], json=True)) == 0
+    rows = json.loads(capsys.readouterr().out)
+    assert [(r["daemon"], r["socket"]) for r in rows] == [("2", str(sockets[1]))]
+    show = argparse.Namespace(sockets=sockets, socket=sockets[0], ident=ASK["request_id"], json=False, timeline=None,
+                              transcript=False)
+    assert await _show(show) == 0  # daemon 1's ledger has no such request: the next daemon is asked
+    assert " is in flight: dial " in capsys.readouterr().out
+    while not done:
+        await trio.sleep(0.1)
+    assert await _show(show) == 0
+    assert str(d2.settings.artifacts_dir.resolve()) in capsys.readouterr().out
+    with pytest.raises(ControlError) as missing:  # asked of daemon 1 alone: it knows no such call
+        await _show(argparse.Namespace(**{**vars(show), "sockets": sockets[:1]}))
+    assert missing.value.status == 404
+    await stop(d1)
+    await stop(d2)
