@@ -4,7 +4,8 @@ Exit codes (stable; scripts may rely on them):
   0  answered or booked         1  verify or ledger check: a check failed
   2  usage: bad input, refused request                           3  declined
   4  no_answer                   5  voicemail                    6  failed
-  7  no daemon is listening      8  the daemon went away mid-call: look the request up later
+  7  no daemon is listening (calls, tail, metrics: one of CALLD_SOCKET's did not, the rest shown;
+     show: the daemon holding the call)                        8  the daemon went away mid-call: look the request up later
 130  Ctrl-C: calld-ctl stopped; an ask or book it sent goes on in the daemon (the line on stderr
      names its request id and the command that fetches its result)
 141  stdout was closed before all was written (`calld-ctl history | head -1`): nothing on stderr
