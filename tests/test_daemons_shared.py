@@ -420,6 +420,8 @@ async def test_calls_show_and_tail_find_a_call_live_on_the_second_daemon(tmp_pat
     assert code == EXIT_OK and "pruned" not in out and str(two.settings.artifacts_dir.resolve()) in out
     code, out, err = await ctl(capsys, "--socket", s1, "show", "on-two")
     assert code == 7 and f"call {run_id} (request on-two) finished (answered) on daemon 2" in err and "pruned" not in err
+    code, out, err = await ctl(capsys, "--socket", s1, "show", "on-two", "--timeline", str(tmp_path / "t.png"))
+    assert code == 7 and f"call {run_id} (request on-two) finished (answered) on daemon 2" in err
     assert any(line.startswith(f"daemon 2: {run_id}") and "finished: answered" in line for line in tailed)
     async with httpx.AsyncClient(base_url=one.ui_url, timeout=None) as web:  # daemon 1's web view: not "pruned"
         assert (await web.get(one.ui_link())).status_code == 303

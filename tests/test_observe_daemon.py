@@ -159,6 +159,23 @@ async def test_show_prints_a_summary_the_transcript_the_report_and_the_picture(c
         await ctl(daemon, capsys, "show", result["run_id"], "--timeline", str(tmp_path / "taken.png"))
 
 
+async def test_show_of_a_request_id_on_the_line_prints_its_tracks(client, daemon, capsys, autojump_clock):
+    done: list = []
+
+    async def place() -> None:
+        done.append(await ask(client, request_id="live-1"))
+
+    async with trio.open_nursery() as n:
+        n.start_soon(place)
+        while not len(daemon.callbook):
+            await trio.sleep(0.01)
+        code, text = await ctl(daemon, capsys, "show", "live-1")  # the id calld-ctl ask prints
+        assert code == EXIT_OK and " is in flight: dial " in text
+        code, text = await ctl(daemon, capsys, "show", "live-1", "--json")
+        assert code == EXIT_OK and json.loads(text)["in_flight"] is True
+    assert done[0]["status"] == "answered"
+
+
 async def test_show_of_an_unknown_call_says_so(client, daemon, capsys, autojump_clock):
     # Every id show takes is named, and where the right one is found.
     every_id = "request id, run id or call_control_id 'run_nope'; calld-ctl history lists the calls with their ids"
