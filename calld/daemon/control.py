@@ -351,7 +351,7 @@ def create_control_app(daemon: ControlledDaemon) -> QuartTrio:
         if daemon.callbook.find(ident) is not None:
             return _error(f"call {ident} is still in flight; its artifacts are written when it ends (calld-ctl calls)", 409)
         found = await daemon.lookup.detail(ident)
-        if found is None or found["pruned"]:  # no files here: pruned, or kept by the daemon that owns the call
+        if found is None or found.get("pruned"):  # no files here: pruned, or kept by the daemon that owns the call
             return await elsewhere_or(asked, ident, found if found is not None else _no_call(asked))
         return found
 

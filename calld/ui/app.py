@@ -148,7 +148,7 @@ def create_ui_app(source: UiSource, access: Access) -> QuartTrio:
         if live is not None:
             return await render_template("live.html", call=live, ident=ident, poll_ms=LIVE_POLL_MS)
         found = await source.detail(ident)
-        if (found is None or found["pruned"]) and (other := await source.elsewhere(ident)) is not None:
+        if (found is None or found.get("pruned")) and (other := await source.elsewhere(ident)) is not None:
             # another daemon's call on the shared ledger: its files are there, not pruned
             state = "on the line" if other["request_status"] in ("placing", "in_flight") else "finished"
             return refuse(f"Call {asked!r} is {state} on daemon {other['daemon']}, which keeps its files: "
