@@ -486,6 +486,9 @@ class _Pages:
     async def detail(self, ident: str) -> dict[str, Any] | None:
         return self.detail_
 
+    async def elsewhere(self, ident: str) -> None:
+        return None  # one daemon: no call is another's
+
     def run_dir(self, ident: str) -> None:
         return None
 
