@@ -361,19 +361,6 @@ async def test_calls_show_and_tail_find_a_call_live_on_the_second_daemon(tmp_pat
     two = await start(nursery, tmp_path, pg_url, 2)
     s1, s2 = str(one.settings.calld_socket), str(two.settings.calld_socket)
     both, gone = f"{s1},{s2}", str(tmp_path / "gone.sock")
-    tailed: list[str] = []
-
-    async def tail() -> None:  # what `calld-ctl tail` prints, both daemons followed at once
-        from calld.cli.ctl import tail_line
-        from calld.cli.daemons import on_every_daemon
-
-        async def follow(c: ControlClient, daemon: str) -> None:
-            async for item in c.tail():
-                tailed.append(f"daemon {daemon}: {tail_line(item)}")
-
-        await on_every_daemon([one.settings.calld_socket, two.settings.calld_socket], follow)
-
-    nursery.start_soon(tail)
     async with ControlClient(two.settings.calld_socket) as c2:
         await c2.provision("alice")
         done: list = []
@@ -422,7 +409,6 @@ async def test_calls_show_and_tail_find_a_call_live_on_the_second_daemon(tmp_pat
     assert code == 7 and f"call {run_id} (request on-two) finished (answered) on daemon 2" in err and "pruned" not in err
     code, out, err = await ctl(capsys, "--socket", s1, "show", "on-two", "--timeline", str(tmp_path / "t.png"))
     assert code == 7 and f"call {run_id} (request on-two) finished (answered) on daemon 2" in err
-    assert any(line.startswith(f"daemon 2: {run_id}") and "finished: answered" in line for line in tailed)
     async with httpx.AsyncClient(base_url=one.ui_url, timeout=None) as web:  # daemon 1's web view: not "pruned"
         assert (await web.get(one.ui_link())).status_code == 303
         page = await web.get("/call/on-two")
@@ -441,15 +427,29 @@ async def test_calls_show_and_tail_find_a_call_live_on_the_second_daemon(tmp_pat
         await d.shutdown(drain_s=0)
 
 
-async def test_metrics_across_daemons_label_each_sample_with_its_daemon(tmp_path, nursery, pg_url, dials, patient_clock,
-                                                                        capsys):
+async def test_tail_and_metrics_across_daemons_name_each_line_and_sample_s_daemon(tmp_path, nursery, pg_url, dials,
+                                                                                  patient_clock, capsys):
+    import argparse
+
     from prometheus_client.parser import text_string_to_metric_families
+
+    from calld.cli.ctl import _tail
 
     one = await start(nursery, tmp_path, pg_url, 1)
     two = await start(nursery, tmp_path, pg_url, 2)
-    async with ControlClient(two.settings.calld_socket) as c2:
-        await c2.provision("alice")
-        assert (await ask(c2, {**ASK, "request_id": "counted"}))[0] == EXIT_OK
+    sockets = [one.settings.calld_socket, two.settings.calld_socket]
+    capsys.readouterr()
+    async with trio.open_nursery() as following:  # calld-ctl tail, both daemons followed at once
+        following.start_soon(_tail, argparse.Namespace(sockets=sockets, socket=sockets[0], json=False))
+        async with ControlClient(two.settings.calld_socket) as c2:
+            await c2.provision("alice")
+            code, result, _ = await ask(c2, {**ASK, "request_id": "counted"})
+            assert code == EXIT_OK
+        await trio.sleep(1)
+        following.cancel_scope.cancel()
+    tailed = capsys.readouterr().out.splitlines()
+    assert f"daemon 2: {result['run_id']}" in tailed[0]
+    assert any(line.startswith(f"daemon 2: {result['run_id']}") and "finished: answered" in line for line in tailed)
     code, out, _ = await ctl(capsys, "--socket", f"{one.settings.calld_socket},{two.settings.calld_socket}", "metrics")
     assert code == EXIT_OK
     families = {f.name: f for f in text_string_to_metric_families(out)}  # one text, each family once
