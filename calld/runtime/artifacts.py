@@ -16,7 +16,8 @@ from attrs import asdict
 from calld.core.outcome import Outcome, conclude
 from calld.core.plan import BookJob, CallPlan
 from calld.core.state import Call, DialRejected, HangupDone, HangupRequested, TelnyxEnded
-from calld.runtime.report import BookingInfo
+from calld.domain import results
+from calld.runtime.report import BookingInfo, CallReport, HangupInfo, HoldInfo, MediaInfo, Transition
 from calld.runtime.rundir import RunDir
 from calld.runtime.verdict import build_result, evidence
 
@@ -136,3 +137,24 @@ def _marked(rundir: RunDir, refs: dict[str, str]) -> dict[str, str]:
                 "the call was failed and hung up",
     })
     return refs
+
+
+def call_report(plan: CallPlan, call: Call, result: results.CallResult, outcome: Outcome, refs: dict[str, str], *,
+                prefix: str, audio_gap: Any, holds: list[dict[str, Any]], started_at: str, duration_ms: int,
+                timing_ms: dict[str, list[Transition]], final_echo_ms: int | None, hangup: HangupInfo, media: MediaInfo,
+                ignored: int) -> CallReport:
+    """call_report.json: what the call was, how it went and ended, its timings, and the refs to every file."""
+    return CallReport(
+        run_id=plan.run_id, call_control_id=call.call_control_id, artifact_prefix=prefix, user_id=plan.user_id,
+        to=plan.dial.to, from_did=plan.dial.from_, first_name=plan.first_name, job=plan.job.kind,
+        question=plan.question.value if plan.question is not None else None, item=plan.item,
+        booking=booking_info(plan, call), status=result.status, reason=result.reason,
+        detail=getattr(result, "detail", None), answer_text=result.answer_text,
+        evidence=[e.model_dump() for e in getattr(result, "evidence", ())],
+        refused_records=[{"call_id": r.call_id, "status": r.status, "why": r.why} for r in call.refused_records],
+        verdict_source=outcome.verdict_source, transcript_verdict=outcome.transcript_verdict,
+        failure=call.failure.detail if call.failure else None, audio_incomplete=audio_gap,
+        holds=[HoldInfo(**h) for h in holds], started_at=started_at, duration_ms=duration_ms, timing_ms=timing_ms,
+        final_mark_echo_ms=final_echo_ms, hangup=hangup, media=media, counts=asdict(call.counters),
+        tools=list(call.tools), ignored_events=ignored, refs=refs,
+    )

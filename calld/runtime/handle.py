@@ -37,7 +37,7 @@ from operator import attrgetter
 from typing import Any
 
 import trio
-from attrs import asdict, field, frozen
+from attrs import field, frozen
 
 from calld.adapters import gpt_live
 from calld.adapters.gpt_live import LiveEventMalformed, LiveInbound, LiveProtocolError
@@ -72,14 +72,14 @@ from calld.adapters.codecs import codec_for
 from calld.domain import results
 from calld.ops.recovery import hangup_command_id
 from calld.runtime.artifacts import (
-    booking_info, no_hangup_record, refs_present, task_record, transcript_file, write_before_result, write_result,
+    call_report, no_hangup_record, refs_present, task_record, transcript_file, write_before_result, write_result,
 )
 from calld.runtime.behind import Behind, Step
 from calld.runtime.disk import DiskWork, inline
 from calld.runtime.hangup import HangupSeries, hangup_info
 from calld.runtime.journal import effect_row, event_row
 from calld.ops.redaction import Pseudonyms
-from calld.runtime.report import CallReport, HoldInfo, MediaInfo, Transition, redact
+from calld.runtime.report import MediaInfo, Transition, redact
 from calld.runtime.rundir import RunDir
 from calld.runtime.verdict import build_result, business_date, evidence
 from calld.runtime.sockets import MessageSocket, SocketClosed
@@ -979,40 +979,10 @@ class CallHandle:
         refs["call_report.json"] = rd.ref("call_report.json")
         refs["call_report.redacted.json"] = rd.ref("call_report.redacted.json")
         await step()  # the result, then the report: each half a millisecond or so
-        report = CallReport(
-            run_id=self.plan.run_id,
-            call_control_id=ccid,
-            artifact_prefix=rd.prefix,
-            user_id=self.plan.user_id,
-            to=self.plan.dial.to,
-            from_did=self.plan.dial.from_,
-            first_name=self.plan.first_name,
-            job=self.plan.job.kind,
-            question=self.plan.question.value if self.plan.question is not None else None,
-            item=self.plan.item,
-            booking=booking_info(self.plan, call),
-            status=result.status,
-            reason=result.reason,
-            detail=getattr(result, "detail", None),
-            answer_text=result.answer_text,
-            evidence=[e.model_dump() for e in getattr(result, "evidence", ())],
-            refused_records=[{"call_id": r.call_id, "status": r.status, "why": r.why} for r in call.refused_records],
-            verdict_source=outcome.verdict_source,
-            transcript_verdict=outcome.transcript_verdict,
-            failure=call.failure.detail if call.failure else None,
-            audio_incomplete=audio_gap,
-            holds=[HoldInfo(**h) for h in self._holds],
-            started_at=self._started_at,
-            duration_ms=duration_ms,
-            timing_ms=self._transitions,
-            final_mark_echo_ms=self._final_echo_ms,
-            hangup=hangup_info(self._hangup, call.hangup, call.telnyx if isinstance(call.telnyx, TelnyxEnded) else None),
-            media=self._media_info(),
-            counts=asdict(call.counters),
-            tools=list(call.tools),
-            ignored_events=self._ignored,
-            refs=refs,
-        )
+        hangup = hangup_info(self._hangup, call.hangup, call.telnyx if isinstance(call.telnyx, TelnyxEnded) else None)
+        report = call_report(self.plan, call, result, outcome, refs, prefix=rd.prefix, audio_gap=audio_gap, holds=self._holds,
+                             started_at=self._started_at, duration_ms=duration_ms, timing_ms=self._transitions,
+                             final_echo_ms=self._final_echo_ms, hangup=hangup, media=self._media_info(), ignored=self._ignored)
         await step()
         dumped = report.model_dump(mode="json")
         await step()
