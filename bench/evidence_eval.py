@@ -415,22 +415,28 @@ _HOURS_ASK = Turn("agent", "Hello, could you tell me your opening hours?")
 
 
 def hours_records(sentences: Iterable[str]) -> HoursCases:
-    """Per distinct sentence: a true record for each day it states, and wrong ones (a time an hour
-    later, the day swapped for one it gives other hours or none)."""
+    """Per distinct sentence: a true record for each run of days it names together (every day its words name,
+    as the schema asks), and wrong ones (a time an hour later, a day swapped for one it gives other hours or
+    none, a day of the run left out)."""
     out = HoursCases()
     for sentence in dict.fromkeys(s.strip() for s in sentences if s.strip() and s.strip() != "?"):
         out.sentences += 1
         if not (labels := _said_hours(sentence)):
             continue
         out.labelled += 1
+        said: dict[tuple[tuple[str, str] | None, str | None, str | None], list[str]] = {}
         for day, (hours, days_quote, times_quote) in labels.items():
+            said.setdefault((hours, days_quote, times_quote), []).append(day)
+        for (hours, days_quote, times_quote), days in said.items():
             asked = HoursRecord((_HOURS_ASK, Turn("business", sentence)), (sentence,), (), days_quote, times_quote)
-            (true,) = _runs({day: hours})
+            (true,) = _runs(dict.fromkeys(days, hours))
             out.true.append(evolve(asked, ranges=(true,)))
             if hours is not None:
                 out.wrong.append(("closes +1 h", evolve(asked, ranges=(evolve(true, closes=_plus_hour(hours[1])),))))
             if (other := next((d for d in WEEKDAYS if labels.get(d, ("unsaid",))[0] != hours), None)) is not None:
                 out.wrong.append(("another day", evolve(asked, ranges=(evolve(true, days=(other,)),))))
+            if len(true.days) > 1:
+                out.wrong.append(("a day left out", evolve(asked, ranges=(evolve(true, days=true.days[:-1]),))))
     return out
 
 

@@ -731,6 +731,7 @@ EVENT_STRATEGIES: dict[type, st.SearchStrategy[Any]] = {
     ev.DtmfSent: st.builds(ev.DtmfSent, CALL_IDS, st.sampled_from(["0", "1#"]), OPT),
     ev.ToolCallRejected: st.builds(ev.ToolCallRejected, CALL_IDS, SHORT, SHORT),
     ev.LiveClosed: st.builds(ev.LiveClosed, SHORT),
+    ev.LiveSilent: st.builds(ev.LiveSilent, st.sampled_from([5.0, 0.5, 30.0])),
     ev.CallCrashed: st.builds(ev.CallCrashed, SHORT),
     ev.CallCut: st.builds(ev.CallCut, SHORT),
     **{timer: st.just(timer()) for timer in ch.TIMER_EVENTS},
