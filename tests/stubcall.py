@@ -10,6 +10,7 @@ import attrs
 import trio
 
 from calld.calls import StubRun, prepare, run_stub_call
+from calld.core.plan import CallPlan
 from calld.domain.ids import E164, FirstName, UserId
 from calld.domain.questions import QuestionType
 from calld.domain.requests import AskRequest
@@ -69,6 +70,19 @@ class Run:
         return out
 
 
+def stub_plan(tmp_path: Path, *, ask: QuestionType = QuestionType.HOURS, item: str | None = None, to: str = "+15555550142",
+              **settings_overrides: Any) -> tuple[Settings, CallPlan]:
+    """The settings and the plan of one stub call from user "tester" (its number provisioned), for a test that runs it."""
+    settings = load_settings(calld_state_dir=tmp_path, **settings_overrides)
+    ledger = Ledger(settings.db_path)
+    try:
+        ledger.provision_stub(UserId("tester"))
+        request = AskRequest(to=E164(to), ask=ask, item=item, name=FirstName("Nathan"), user=UserId("tester"))
+        return settings, prepare(request, settings, ledger)
+    finally:
+        ledger.close()
+
+
 async def stub_call(
     tmp_path: Path,
     scenario: str | Scenario = "hours",
@@ -79,14 +93,7 @@ async def stub_call(
     disk: DiskWork = inline,
     **settings_overrides: Any,
 ) -> Run:
-    settings = load_settings(calld_state_dir=tmp_path, **settings_overrides)
-    ledger = Ledger(settings.db_path)
-    try:
-        ledger.provision_stub(UserId("tester"))
-        request = AskRequest(to=E164(to), ask=ask, item=item, name=FirstName("Nathan"), user=UserId("tester"))
-        plan = prepare(request, settings, ledger)
-    finally:
-        ledger.close()
+    settings, plan = stub_plan(tmp_path, ask=ask, item=item, to=to, **settings_overrides)
     if isinstance(scenario, str):
         scenario = SCENARIOS[scenario]
     # A call that never ends is a failure, not a hung test (virtual seconds on the autojump clock).

@@ -15,7 +15,7 @@ import trio
 
 from calld.verify import VerifyInput, run_checks
 from calld.ledger import Ledger
-from tests.stubcall import stub_call, variant
+from tests.stubcall import stub_call, stub_plan, variant
 
 GREETING = "Hello, Joe's Hardware, how can I help you?"
 
@@ -167,11 +167,8 @@ async def test_a_call_torn_down_while_its_hangup_awaits_confirmation_sends_no_se
     """Exactly one hangup: the call is torn down (daemon shutdown, a second crash: CallHandle._abandon)
     after its hangup went to Telnyx and before call.hangup confirmed it. The teardown hangs up only a
     call no hangup was sent for; this one had its one."""
-    from calld.calls import prepare, run_stub_call
-    from calld.domain.ids import E164, FirstName, UserId
-    from calld.domain.requests import AskRequest
+    from calld.calls import run_stub_call
     from calld.runtime.handle import CallHandle
-    from calld.settings import load_settings
     from calld.stub.scenario import SCENARIOS
     from calld.stub.world import StubWorld
 
@@ -185,12 +182,7 @@ async def test_a_call_torn_down_while_its_hangup_awaits_confirmation_sends_no_se
         return original(self, ccid)
 
     monkeypatch.setattr(StubWorld, "_hangup", counting)
-    settings = load_settings(calld_state_dir=tmp_path)
-    ledger = Ledger(settings.db_path)
-    ledger.provision_stub(UserId("tester"))
-    plan = prepare(AskRequest(to=E164("+15555550142"), ask="hours", name=FirstName("Nathan"), user=UserId("tester")),
-                   settings, ledger)
-    ledger.close()
+    settings, plan = stub_plan(tmp_path)
     handles: list[CallHandle] = []
     with trio.fail_after(120):
         async with trio.open_nursery() as nursery:

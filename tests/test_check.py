@@ -957,17 +957,10 @@ def test_rule_3_a_wait_is_no_outcome(said: str) -> None:
 
 
 @given(st.sampled_from(("No, sorry", "oh no sorry, we're full", "no sorry were totally booked friday",
-                        "No, sorry, the kitchen closes early on Friday")))
-def test_rule_9_no_sorry_is_a_no_unless_a_value_follows_it(said: str) -> None:
-    turns = call("A table for two at 7 on Friday?", f"{said}.")
-    assert isinstance(check_record(declined(said), BOOK, turns), Accepted), said
-    args = booked(2, "Friday 19:00", outcome_quote=said, party_readback=True, time_readback=True, date_readback=True)
-    assert check_record(args, BOOK, turns).rule == 8, said  # type: ignore[union-attr]
-
-
-@given(st.sampled_from(("the last table just went", "Sorry, we're booked Friday", "we're totally booked Friday",
-                        "We're rammed Tuesday, sorry love")))
-def test_rules_8_and_9_more_words_of_gone_each_clause_apart(said: str) -> None:
+                        "No, sorry, the kitchen closes early on Friday",  # "no, sorry" is a no unless a value follows
+                        "the last table just went", "Sorry, we're booked Friday", "we're totally booked Friday",
+                        "We're rammed Tuesday, sorry love")))  # words of GONE, each clause apart
+def test_rules_8_and_9_a_bare_no_sorry_and_more_words_of_gone_are_a_no(said: str) -> None:
     turns = call("A table for two at 7 on Friday?", f"{said}.")
     assert isinstance(check_record(declined(said), BOOK, turns), Accepted), said
     args = booked(2, "Friday 19:00", outcome_quote=said, party_readback=True, time_readback=True, date_readback=True)

@@ -13,16 +13,12 @@ import httpx
 import trio
 
 from calld.adapters.fixtures import load_fixture
-from calld.calls import prepare, run_stub_call
-from calld.domain.ids import E164, FirstName, UserId
-from calld.domain.requests import AskRequest
-from calld.ledger import Ledger
+from calld.calls import run_stub_call
 from calld.observe.summary import show_text
 from calld.runtime.handle import CallHandle
-from calld.settings import load_settings
 from calld.stub.scenario import SCENARIOS
 from calld.stub.world import StubWorld
-from tests.stubcall import stub_call
+from tests.stubcall import stub_call, stub_plan
 
 HANGUP = "/actions/hangup"
 
@@ -163,12 +159,7 @@ async def test_a_hangup_whose_record_was_lost_is_never_called_never_answered(aut
 
 
 async def test_a_call_cut_at_shutdown_reports_the_hangup_it_sent(autojump_clock, tmp_path):
-    settings = load_settings(calld_state_dir=tmp_path)
-    ledger = Ledger(settings.db_path)
-    ledger.provision_stub(UserId("tester"))
-    plan = prepare(AskRequest(to=E164("+15555550142"), ask="hours", name=FirstName("Nathan"), user=UserId("tester")),
-                   settings, ledger)
-    ledger.close()
+    settings, plan = stub_plan(tmp_path)
     handles: list[CallHandle] = []
     with trio.fail_after(120):
         async with trio.open_nursery() as nursery:
