@@ -1022,3 +1022,19 @@ def test_rule_10_a_time_agreed_then_taken_back_by_the_agent_leaves_the_decline()
                  "Yes, Friday 9:30pm works.", "Great.", "Sorry, 9:30 is outside what Nathan can make, so please don't hold it.")
     assert isinstance(check_record(declined("we're fully booked at seven"), BOOK, turns), Accepted)
     assert check_record(declined("we're fully booked at seven"), BOOK, turns[:4]).rule == 10  # type: ignore[union-attr]
+
+
+def test_rule_8_a_fact_said_in_a_no_a_later_yes_overcame_stands() -> None:
+    turns = call("A table for two at 7 on Friday?", "Mm, we're pretty packed Friday but I'll pencil you in, two at seven.")
+    args = booked(2, "Friday 19:00", outcome_quote="I'll pencil you in", party_quote="two at seven", time_quote="two at seven",
+                  date_quote="packed Friday")
+    assert isinstance(check_record(args, BOOK, turns), Accepted)
+    gone = call("A table for two at 7 on Friday?", "Mm, we're pretty packed Friday.")
+    assert check_record(args | {"outcome_quote": "we're pretty packed Friday"}, BOOK, gone).rule == 8  # type: ignore[union-attr]
+
+
+@given(st.sampled_from(("We should have some back in stock next week", "more next month")))
+def test_rules_8_and_9_stock_next_week_is_none_now(said: str) -> None:
+    turns = call("Do you have the cast iron skillet?", f"{said}.")
+    assert check_record(stock("in_stock", said), STOCK, turns).rule == 8  # type: ignore[union-attr]
+    assert isinstance(check_record(stock("out_of_stock", said), STOCK, turns), Accepted)

@@ -615,13 +615,17 @@ def _stands(fact: Fact, words: Sequence[str], context: Sequence[str] = (), rest:
     return None
 
 
-def _sign(fact: Fact, words: Sequence[str], parts: Sequence[Sequence[str]] = ()) -> str | None:
-    """Rules 8 and 9: a yes holds no word of no; a no holds one ("we're closed on Fridays" a booking's too)."""
+def _sign(fact: Fact, words: Sequence[str], parts: Sequence[Sequence[str]] = (), *, outcome: bool = False) -> str | None:
+    """Rules 8 and 9: a yes holds no word of no; a no holds one ("we're closed on Fridays" a booking's too). A word
+    of GONE refuses only an outcome's yes: a fact may be said in the clause of a no a later yes overcame ("we're
+    packed Friday but I'll pencil you in")."""
     extra = OUT if fact.topic == "stock" else (*FAILURE, *FULL, *CLOSED) if fact.topic == "booking" else ()
     words = [w for i, w in enumerate(words) if w != "out" or _at(words, i + 1) not in ("back", "front", "there", "here")]
     # stock to come ("we'll have them next week", "should be in Tuesday") is none now, as a restock is
-    to_come = fact.topic == "stock" and any(w in ("will", "gonna", "tomorrow") or w.endswith("'ll") or _weekday(w) for w in words)
-    gone = fact.topic == "booking" and any(_gone(p, yes=fact.kind == "yes") for p in (parts or [words]))
+    to_come = fact.topic == "stock" and any(w in ("will", "gonna", "tomorrow") or w.endswith("'ll") or _weekday(w)
+                                            or w == "next" and _at(words, i + 1) in ("week", "month") for i, w in enumerate(words))
+    gone = fact.topic == "booking" and (outcome or fact.kind == "no") and any(
+        _gone(p, yes=fact.kind == "yes") for p in (parts or [words]))
     if fact.kind == "yes" and to_come:
         return "it says what is to come, not what is there now"
     if fact.kind == "yes" and (_negated(words) or has_phrase(words, PAST) or has_phrase(words, extra) or gone):
@@ -761,7 +765,7 @@ def _agreed_after(turns: Sequence[Turn], at: Found) -> str | None:
         said_ = [(reply[a:b], w) for a, b in sentence_spans(reply) if (w := _words(tokens(reply[a:b])))]  # "Hmm." says nothing
         for i, (part, words) in enumerate(said_):
             said = [c for clause in _CLAUSE_END.split(part) for c in clocks(_words(tokens(clause))) if c.hour is not None]
-            plain = _sign(Fact("yes", "", part, topic="booking"), words) is None and not has_phrase(words, (*HOLDS, *OFFERS))
+            plain = _sign(Fact("yes", "", part, topic="booking"), words, outcome=True) is None and not has_phrase(words, (*HOLDS, *OFFERS))
             again = any((c.hour or 0) % 12 == (a.hour or 0) % 12 and c.minute == a.minute for c in said for a in asked)
             taken_back = any(turns[k].speaker == "agent" and _negated(_words(tokens(turns[k].text)))
                              for k in range(t + 2, len(turns)))  # "...so please don't hold the table"
@@ -812,7 +816,7 @@ def _check(cited: Cited, request: QuickAskJob | BookJob, turns: Sequence[Turn], 
         if asked_back or asks or situations.menu_prompt(at_outcome.sentence.text):
             return Refused(3, f"your outcome_quote {outcome.quote!r} is a question or a phone menu's prompt",
                            "quote the business's answer, not a question")
-        if (why := _sign(outcome, clause, _clause_parts(turns, at_outcome))) is not None:
+        if (why := _sign(outcome, clause, _clause_parts(turns, at_outcome), outcome=True)) is not None:
             return Refused(9 if outcome.kind == "no" else 8, f"your outcome_quote {outcome.quote!r}: {why}", _AGAIN)
         if cited.status == "booked" and has_phrase(clause, OFFERS):  # "we stop seating at half eight": an offer at most
             return Refused(8, f"your outcome_quote {outcome.quote!r} offers or limits, it does not confirm",
