@@ -39,11 +39,11 @@ and that each typed value stands in them. Which number is the party is the model
     answering a question with "open"); open around the clock, of ALWAYS; no set hours, of NO_SET_HOURS.
  8. Yes. The clause of a quote of what is (hours, a place, in stock, booked, a party or time) holds no word of NOT
     (nor ending in n't; not before a word of OPEN_CLOSE and "until"; not a "no" before a word of CORRECTIONS) nor of
-    PAST; of stock, none of OUT nor "will" ('ll, "gonna"), nor a day ("in Tuesday"): stock to come is none now; of a
-    booking, none of FAILURE, FULL or CLOSED (but a party's or date's no of another time: a clock time not the
-    booked one, or ANOTHER_TIME), nor a word of GONE with only WHEN_WORDS, days and times after it and no "you" in
-    the clause ("Seven's gone", "Friday's out"). A booked outcome_quote holds no word of OFFERS. A clause ends at ,
-    ; . ? ! and before "but" or "and".
+    PAST; of stock, none of OUT nor "will" ('ll, "gonna"), nor a day ("in Tuesday", "next week"): stock to come is
+    none now; of a booking, none of FAILURE, FULL or CLOSED (but a party's or date's no of another time: a clock
+    time not the booked one, or ANOTHER_TIME), nor, in an outcome_quote, a word of GONE with only WHEN_WORDS, days
+    and times after it and no "you" in the clause ("Seven's gone", "Friday's out"). A booked outcome_quote holds no
+    word of OFFERS. A clause ends at , ; . ? ! and before "but" or "and".
  9. No. The clause of a quote of what is not (a decline, out of stock, not known) holds a word of NOT (or ending in
     n't), for stock of OUT ("out back" aside) or stock to come, for a booking of FAILURE, FULL, CLOSED or OFFERS, or
     the word of GONE of rule 8 ("all booked" only where it ends the clause). An answer's outcome_quote says a yes or
