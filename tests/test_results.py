@@ -11,7 +11,8 @@ from calld.core.answers import Aisle, DayRange, Hours, TextOnly
 from calld.core.plan import QuickAskJob
 from calld.domain.questions import QuestionType as Q
 from calld.domain.transcript import Span, Turn
-from calld.evidence import assess, check
+from calld.core import assessment
+from calld.evidence import check
 
 WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday")
 
@@ -126,9 +127,9 @@ def test_a_quote_is_placed_by_the_fragments_it_touches():
 def test_an_ask_that_never_reached_the_line_asked_nobody():
     unheard = (Turn("business", "You've reached Joe's."), Turn("agent", "What are your hours?", on_line=False),
                Turn("business", "We're open 9 to 5."))
-    assert not assess.answered_after_ask(unheard, Q.HOURS)
+    assert not assessment.answered_after_ask(unheard, Q.HOURS)
     heard = (unheard[0], Turn("agent", "What are your hours?"), unheard[2])
-    assert assess.answered_after_ask(heard, Q.HOURS)
+    assert assessment.answered_after_ask(heard, Q.HOURS)
 
 
 @pytest.mark.parametrize("said, states", [
@@ -142,25 +143,25 @@ def test_an_ask_that_never_reached_the_line_asked_nobody():
     ("Call back after lunch.", False),
 ])
 def test_hours_are_stated_by_a_time_with_a_word_of_opening_hours(said, states):
-    assert (assess.find_answer(after_ask(said), Q.HOURS) is not None) is states
+    assert (assessment.find_answer(after_ask(said), Q.HOURS) is not None) is states
 
 
 def test_an_aisle_is_stated_by_its_number_never_by_a_menu_prompt():
-    assert assess.find_answer(after_ask("It's in aisle 14, by the grills."), Q.AISLE) is not None
-    assert assess.find_answer(after_ask("For our counter, press 1."), Q.AISLE) is None
-    assert assess.read_answer(Q.AISLE, assess.find_answers(after_ask("It's in aisle 14, by the grills."), Q.AISLE)) == Aisle("aisle 14")
+    assert assessment.find_answer(after_ask("It's in aisle 14, by the grills."), Q.AISLE) is not None
+    assert assessment.find_answer(after_ask("For our counter, press 1."), Q.AISLE) is None
+    assert assessment.read_answer(Q.AISLE, assessment.find_answers(after_ask("It's in aisle 14, by the grills."), Q.AISLE)) == Aisle("aisle 14")
 
 
 def test_stock_is_never_read_from_the_words_alone():
-    assert assess.find_answers(after_ask("Yes, we have three of those."), Q.STOCK) == ()
+    assert assessment.find_answers(after_ask("Yes, we have three of those."), Q.STOCK) == ()
 
 
 def test_the_whole_answer_is_read_a_later_correction_included():
-    found = assess.find_answers(after_ask("We're open Monday through Friday, 9 AM to 5 PM.",
+    found = assessment.find_answers(after_ask("We're open Monday through Friday, 9 AM to 5 PM.",
                                           "Actually no, sorry, on Fridays we're open 9 AM to 4 PM."), Q.HOURS)
     assert [q.text for q in found][-1] == "Actually no, sorry, on Fridays we're open 9 AM to 4 PM."
     # the last word on Friday wins
-    assert assess.read_answer(Q.HOURS, found) == Hours((
+    assert assessment.read_answer(Q.HOURS, found) == Hours((
         DayRange(("monday", "tuesday", "wednesday", "thursday"), "09:00", "17:00"),
         DayRange(("friday",), "09:00", "16:00")))
 
@@ -172,8 +173,8 @@ def test_the_whole_answer_is_read_a_later_correction_included():
     "We're open 9 AM to 5 PM today and Monday.",  # a date and days
 ])
 def test_typed_hours_are_read_only_where_the_tokens_settle_them(said):
-    found = assess.find_answers(after_ask(said), Q.HOURS)
-    assert found and assess.read_answer(Q.HOURS, found) == TextOnly()
+    found = assessment.find_answers(after_ask(said), Q.HOURS)
+    assert found and assessment.read_answer(Q.HOURS, found) == TextOnly()
 
 
 @pytest.mark.parametrize("said, range_", [
@@ -183,7 +184,7 @@ def test_typed_hours_are_read_only_where_the_tokens_settle_them(said):
     ("We're closed Monday.", DayRange(("monday",), None, None, closed=True)),
 ])
 def test_one_range_a_sentence_from_its_tokens(said, range_):
-    assert assess.read_range(said) == range_
+    assert assessment.read_range(said) == range_
 
 
 def test_voicemail_needs_a_recorded_greeting_or_the_carrier():
@@ -193,13 +194,13 @@ def test_voicemail_needs_a_recorded_greeting_or_the_carrier():
 
 
 def test_open_24_hours_states_hours_on_no_day_in_particular():
-    found = assess.find_answers(after_ask("Oh, we're open 24 hours."), Q.HOURS)
-    assert assess.read_answer(Q.HOURS, found) == Hours((DayRange((), None, None, around_the_clock=True),))
-    assert not assess.find_answers(after_ask("We'll get back to you within 24 hours."), Q.HOURS)
+    found = assessment.find_answers(after_ask("Oh, we're open 24 hours."), Q.HOURS)
+    assert assessment.read_answer(Q.HOURS, found) == Hours((DayRange((), None, None, around_the_clock=True),))
+    assert not assessment.find_answers(after_ask("We'll get back to you within 24 hours."), Q.HOURS)
     # 24/7 names every day itself
-    assert assess.read_range("We're open 24/7.") == DayRange(WEEKDAYS + ("saturday", "sunday"), None, None, around_the_clock=True)
+    assert assessment.read_range("We're open 24/7.") == DayRange(WEEKDAYS + ("saturday", "sunday"), None, None, around_the_clock=True)
 
 
 def test_the_agents_words_are_never_the_answer():
     turns = (Turn("business", "Hello."), Turn("agent", "Are you open 9 AM to 5 PM on Monday?"), Turn("business", "Mm."))
-    assert assess.find_answers(turns, Q.HOURS) == ()
+    assert assessment.find_answers(turns, Q.HOURS) == ()

@@ -32,16 +32,15 @@ import datetime as dt
 
 from attrs import evolve, frozen
 
-from calld.core import situations
+from calld.core import assessment, situations
 from calld.core.events import BookingDetails
 from calld.core.plan import BookJob, QuickAskJob
 from calld.core.state import Call, ConvTalking, DialRejected, HangupDone, TelnyxEnded
 from calld.domain.status import Status, VerdictSource
 from calld.core.answers import Answer, Hours, TextOnly
 from calld.core.state import ConvConcluded
-from calld.evidence import assess, check
-from calld.domain.transcript import Quote
-from calld.evidence.check import sentence_spans
+from calld.evidence import check
+from calld.domain.transcript import Quote, sentence_spans
 
 
 @frozen
@@ -112,7 +111,7 @@ def on_date(outcome: Outcome, today: dt.date | None) -> Outcome:
 def _conclude(call: Call, today: dt.date | None) -> Outcome:
     job = call.plan.job
     question = job.question if isinstance(job, QuickAskJob) else None
-    found = assess.find_answer(call.transcript, question) if question is not None else None
+    found = assessment.find_answer(call.transcript, question) if question is not None else None
     seen = "answered" if found is not None else None
     if isinstance(call.dial, DialRejected):
         detail = call.failure.detail if call.failure else f"the dial was refused: {call.dial.reason}"
@@ -215,7 +214,7 @@ def _from_recording(call: Call, today: dt.date | None, seen: str | None) -> Outc
     """A recorded greeting answers only what it states (verdict_source greeting); else it is voicemail,
     whatever the model recorded."""
     job = call.plan.job
-    if isinstance(job, QuickAskJob) and (found := assess.find_answers(call.transcript, job.question)):
+    if isinstance(job, QuickAskJob) and (found := assessment.find_answers(call.transcript, job.question)):
         return _heard(job, found, "greeting", seen, today)
     if call.task is not None and call.verdict is not None and call.task.status == "voicemail":
         return _accepted(call, today, seen)
@@ -241,7 +240,7 @@ def _accepted(call: Call, today: dt.date | None, seen: str | None) -> Outcome:
         # that no later record cited makes it stale, and the business's own words decide instead.
         again = check.check_record(task.arguments, job, call.transcript)
         if isinstance(again, check.Refused):
-            if (found := assess.find_answers(call.transcript, job.question)):
+            if (found := assessment.find_answers(call.transcript, job.question)):
                 return _heard(job, found, "transcript", seen, today)
             return _unconfirmed(call, seen)
         answer = _dated(task.answer, today) if task.answer is not None else TextOnly()
@@ -259,40 +258,40 @@ def _dated(answer: Answer, today: dt.date | None) -> Answer:
 
 
 def _said_after_ask(call: Call) -> bool:
-    return any(s.after_ask for s in assess.business_sentences(call.transcript))
+    return any(s.after_ask for s in assessment.business_sentences(call.transcript))
 
 
 def _unconfirmed(call: Call, seen: str | None) -> Outcome:
     """No answer could be confirmed from the business's words: say so, with what they said after the ask."""
     return Outcome("declined", "unconfirmed", "the business's answer could not be confirmed from its words", None,
-                   "transcript", seen, evidence=assess.candidates(call.transcript))
+                   "transcript", seen, evidence=assessment.candidates(call.transcript))
 
 
 def _ask_heard(call: Call) -> bool:
     """Did the agent get the whole request out?"""
-    return assess.ask_said(call.plan.ask_line, call.transcript)
+    return assessment.ask_said(call.plan.ask_line, call.transcript)
 
 
 def _heard(job: QuickAskJob, found: tuple[Quote, ...], source: VerdictSource, seen: str | None,
            today: dt.date | None) -> Outcome:
     """An answer read from the business's words alone: all the sentences that state it, a later word included."""
     texts = [q.text for q in found]
-    answer = _dated(assess.read_answer(job.question, found, job.item), today)
+    answer = _dated(assessment.read_answer(job.question, found, job.item), today)
     return Outcome("answered", None, None, " ".join(texts), source, seen, evidence=found, answer=answer)
 
 
 def _assess(call: Call, today: dt.date | None, seen: str | None) -> Outcome | None:
     """The business's own words, read without a record; None when they settle nothing."""
     job, turns = call.plan.job, call.transcript
-    found = assess.find_answers(turns, job.question) if isinstance(job, QuickAskJob) else ()
+    found = assessment.find_answers(turns, job.question) if isinstance(job, QuickAskJob) else ()
     if isinstance(job, QuickAskJob) and found:
         return _heard(job, found, "transcript", seen, today)
     asked = _ask_heard(call)
     far_party = isinstance(call.hangup, HangupDone) and call.hangup.via == "far_party"
     if asked and far_party and call.failure is None:
         return Outcome("declined", "hung_up", "the business hung up after hearing the request", None, "transcript", seen,
-                       evidence=assess.candidates(turns))
-    if far_party and call.failure is None and (last := assess.candidates(turns)):
+                       evidence=assessment.candidates(turns))
+    if far_party and call.failure is None and (last := assessment.candidates(turns)):
         # The business answered the agent in words (however the agent put the request: a live model words it
         # its own way, "we're full" may come before the ask is out) and hung up: what it said is its answer.
         return Outcome("declined", "hung_up", "the business answered the agent, then hung up before any answer was recorded",

@@ -236,7 +236,7 @@ def screening_line(first_name: FirstName, ask: str) -> str:
 
 
 # Said when the line has gone quiet after the business answered and no record came: the app heard the
-# answer itself (calld.evidence.assess.answered_after_ask), so the call ends politely instead of asking again.
+# answer itself (calld.core.assessment.answered_after_ask), so the call ends politely instead of asking again.
 ANSWER_HEARD_LINE = (
     "The business has already answered your question. Do not ask it again and do not record anything: "
     "thank them briefly and say goodbye."

@@ -9,16 +9,14 @@ from __future__ import annotations
 
 import json
 
-from calld.core import situations
+from calld.core import assessment, situations
 from calld.core.plan import QuickAskJob
 from calld.core.state import (
     Call, ConvConcluded, HangupDraining, HangupFarewell, HangupNone, LiveActive, LiveClosing, LiveStarting,
     MediaStreaming, Via,
 )
 from calld.domain.questions import QuestionType
-from calld.domain.transcript import Speaker, Turn, latest_turn
-from calld.evidence import assess
-from calld.evidence.check import sentence_spans
+from calld.domain.transcript import Speaker, Turn, latest_turn, sentence_spans
 
 
 # A recording on the line (no goodbye to it, no message left): a voicemail, or an information line.
@@ -86,7 +84,7 @@ def recording_phrase(call: Call, said: str) -> str | None:
 
 def answering_the_ask(call: Call) -> bool:
     """The business's turn comes after the agent said the ask on the line, as the outcome counts it."""
-    return assess.ask_said(call.plan.ask_line, call.transcript)
+    return assessment.ask_said(call.plan.ask_line, call.transcript)
 
 
 def information_line(call: Call, said: str) -> str | None:
@@ -99,7 +97,7 @@ def information_line(call: Call, said: str) -> str | None:
     if (prompt := situations.menu_prompt(said)) is None:
         return None
     whole = said[: max(said.rfind(end) for end in ".!?") + 1]  # sentences heard to their end
-    if not whole or assess.find_answer((Turn("business", whole),), job.question) is None:
+    if not whole or assessment.find_answer((Turn("business", whole),), job.question) is None:
         return None
     return f"a recorded information line ({prompt})"
 
@@ -112,7 +110,7 @@ def answer_heard(call: Call) -> bool:
     """A quick ask whose answer the business said after the ask, the model having recorded nothing
     (the conversation is still talking, so no record was accepted)."""
     job = call.plan.job
-    return isinstance(job, QuickAskJob) and assess.answered_after_ask(call.transcript, job.question)
+    return isinstance(job, QuickAskJob) and assessment.answered_after_ask(call.transcript, job.question)
 
 
 def wrong_party_sentence(call: Call) -> str | None:

@@ -71,7 +71,7 @@ Theory of the edges:
    open, silence included) is a lost session (model_lost), never a silent line.
  - stall_s without speech from either side: steer once (keeping whose words the silence came
    after, which says who owed the next word), then hang up via "stall". On a quick ask whose
-   answer the business has already given after the ask (assess.answered_after_ask), no record having been
+   answer the business has already given after the ask (assessment.answered_after_ask), no record having been
    accepted, the first silence ends the call politely instead: the agent thanks them and says
    goodbye (via "answer_heard"), and the outcome is read from the transcript.
  - A failure while the dial is in flight waits in HangupPending and hangs up the moment

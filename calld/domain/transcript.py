@@ -10,6 +10,7 @@ So any quote from a turn can be placed in the recording.
 
 from __future__ import annotations
 
+import re
 from typing import Literal
 
 from attrs import frozen
@@ -55,6 +56,10 @@ class Turn:
     def end_ms(self) -> int | None:
         return next((s.end_ms for s in reversed(self.spans) if s.end_ms is not None), None)
 
+    def quote(self, index: int, start: int, end: int) -> Quote:
+        """The characters [start, end) of this turn (turn `index` of its call), placed in the recording."""
+        return Quote(index, start, end, self.text[start:end], *self.place(start, end))
+
     def place(self, start: int, end: int) -> tuple[int | None, int | None]:
         """Where the characters [start, end) of this turn were heard: the fragments they touch."""
         touched = [s for i, s in enumerate(self.spans)
@@ -62,6 +67,17 @@ class Turn:
         starts = [s.start_ms for s in touched if s.start_ms is not None]
         ends = [s.end_ms for s in touched if s.end_ms is not None]
         return (min(starts) if starts else None, max(ends) if ends else None)
+
+
+# A sentence ends at . ! or ? before a space, a capital or the end, but not at the dot of "a.m." or "p.m."
+SENTENCE_END = re.compile(r"(?<![ap]\.m)(?<!\b[ap])[.!?]+(?=\s|$|[A-Z])")
+
+
+def sentence_spans(text: str) -> list[tuple[int, int]]:
+    """(start, end) of each sentence of `text`, whitespace trimmed."""
+    ends = [*(m.end() for m in SENTENCE_END.finditer(text)), len(text)]
+    pieces = [(a, text[a:b]) for a, b in zip([0, *ends], ends, strict=False)]
+    return [(a + len(p) - len(p.lstrip()), a + len(p.rstrip())) for a, p in pieces if p.strip()]
 
 
 # Both sides talking at once: a speaker's words this soon after their last go on in their turn, though

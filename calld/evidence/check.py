@@ -81,7 +81,7 @@ from calld.adapters import gpt_live
 from calld.core import situations
 from calld.core.answers import Accepted, Cited, Fact, Refused, Verdict
 from calld.core.plan import BookJob, QuickAskJob
-from calld.domain.transcript import Quote, Turn
+from calld.domain.transcript import SENTENCE_END, Quote, Turn, sentence_spans
 
 NT_STEMS = frozenset({"do", "does", "did", "ca", "wo", "is", "are", "was", "were", "could", "would", "should", "have",
                       "has", "had"})  # of contractions written without the apostrophe
@@ -154,12 +154,18 @@ class Tok:
 
 @functools.lru_cache(maxsize=2048)  # a check reads each turn many times; calls concluding together share the loop
 def tokens(text: str) -> tuple[Tok, ...]:
-    """The words of `text`, normalised, with their character places; fillers dropped."""
-    raw = [t for m in _TOKEN.finditer(text.lower().replace("\u2019", "'")) for t in (
-        Tok(_normal(m.group()), m.start(), m.end()), *[Tok("th", m.end(), m.end())][:m.group()[0].isdigit() and m.group()[-2:] in ORDINAL])]  # "12th"
-    raw = [*(t for a, b in zip(raw, raw[1:]) for t in (a, *_dash(text, a, b))), *raw[-1:]]
-    raw = [t for r in raw for t in _its(r)]
-    raw = _meridiems(raw)
+    """The words of `text`, normalised, with their character places; fillers dropped. A number's "'s" is a word of
+    its own ("seven's gone": "7 s gone"), and "9 a m" (speech-to-text spacing) is "9 am"."""
+    raw: list[Tok] = []
+    for m in _TOKEN.finditer(text.lower().replace("\u2019", "'")):
+        t, base = Tok(_normal(m.group()), m.start(), m.end()), _normal(m.group()).removesuffix("'s")
+        if t.word == "m" and len(raw) > 1 and raw[-1].word in ("a", "p") and (raw[-2].word[0].isdigit() or _number([raw[-2].word])):
+            raw[-1] = Tok(raw[-1].word + "m", raw[-1].start, t.end)
+            continue
+        raw += [*_dash(text, raw[-1], t)] if raw else []
+        raw += [Tok(base, t.start, t.end - 2), Tok("s", t.end - 2, t.end)] if base != t.word and (
+            base == "oclock" or _number([base]) is not None) else [t]
+        raw += [Tok("th", t.end, t.end)] * (m.group()[0].isdigit() and m.group()[-2:] in ORDINAL)  # "12th"
     out, i = list[Tok](), 0
     while i < len(raw):
         # "twenty five" before "twenty"; "seven thirty" stays two numbers, as "nine-thirty six" is 9 30 6 (a word
@@ -184,11 +190,11 @@ def _dozens(before: list[Tok], t: Tok) -> list[Tok]:
     """ "a dozen" is 12, "two dozen" 24, "half a dozen" 6: the number takes the place of the words before it."""
     if t.word not in ("dozen", "dozens") or not before or not (before[-1].word == "a" or before[-1].word.isdigit()):
         return [t]
-    by = 1 if before[-1].word == "a" else int(before[-1].word)
-    half = by == 1 and len(before) > 1 and before[-2].word == "half"
-    first = before[-2] if half else before[-1]
+    half = before[-1].word == "a" and len(before) > 1 and before[-2].word == "half"
+    first = before[-2 if half else -1]
+    value = 6 if half else 12 * (1 if before[-1].word == "a" else int(before[-1].word))
     del before[-2 if half else -1:]
-    return [Tok(str(6 if half else 12 * by), first.start, t.end)]
+    return [Tok(str(value), first.start, t.end)]
 
 
 def _dash(text: str, a: Tok, b: Tok) -> tuple[Tok, ...]:
@@ -196,25 +202,6 @@ def _dash(text: str, a: Tok, b: Tok) -> tuple[Tok, ...]:
     pair = all(x[0] != "0" and (":" in x or x.isdigit() and int(x) <= 24) for x in (a.word, b.word)) or \
         (_weekday(a.word) is not None and _weekday(b.word) is not None)  # not "2025-06-13", nor a phone number
     return (Tok("to", a.end, b.start),) if pair and text[a.end:b.start].strip() in ("-", "\u2013") else ()
-
-
-def _meridiems(raw: list[Tok]) -> list[Tok]:
-    """ "9 a m", "seven thirty p m" (speech-to-text spacing) say am and pm after a number."""
-    out: list[Tok] = []
-    for t in raw:
-        if t.word == "m" and len(out) > 1 and out[-1].word in ("a", "p") and (out[-2].word[0].isdigit() or _number([out[-2].word])):
-            out[-1] = Tok(out[-1].word + "m", out[-1].start, t.end)
-        else:
-            out.append(t)
-    return out
-
-
-def _its(t: Tok) -> tuple[Tok, ...]:
-    """A number or o'clock with its "'s" is two words, as "7's" is: "seven's gone" says "7 s gone"."""
-    base = t.word.removesuffix("'s")
-    if base != t.word and (base == "oclock" or _number([base]) is not None):
-        return Tok(base, t.start, t.end - 2), Tok("s", t.end - 2, t.end)
-    return (t,)
 
 
 def _unfilled(toks: list[Tok]) -> list[Tok]:
@@ -329,8 +316,8 @@ def clocks(words: Sequence[str], *, one: bool = False) -> list[Clock]:
                 used.append(i + 1)
             elif (nxt in ("am", "pm", "oclock", "ish") or cued or n == 1 or _daypart(words, i + 1)
                   or (nxt in RUNS and (after.isdigit() or ":" in after or after in ("noon", "midnight", "half", "quarter")))
-                  or (i > 1 and (words[i - 1] in RUNS or words[i - 1] == "and" and _between_cue(words, out))
-                      and bool(out) and max(out[-1].at) == i - 2)):  # "9 to 5:30", "9 till half 5", "between 9 and 6"
+                  or (i > 1 and bool(out) and max(out[-1].at) == i - 2 and (words[i - 1] in RUNS or words[i - 1] == "and"
+                      and min(out[-1].at) > 0 and words[min(out[-1].at) - 1] == "between"))):  # "9 to 5:30", "9 till half 5", "between 9 and 6"
                 hour = int(w)
                 loose = n == 1 or nxt not in ("am", "pm", "oclock") and i > 0 and words[i - 1] in LOOSE_CUES
                 used += [i + 1] if nxt == "ish" else []  # "seven-ish"
@@ -348,11 +335,6 @@ def clocks(words: Sequence[str], *, one: bool = False) -> list[Clock]:
         out.append(Clock(hour, minute, meridiem, frozenset(used), loose and meridiem is None or nxt == "tonight" and not cued))
         i = max(used) + 1
     return out
-
-
-def _between_cue(words: Sequence[str], out: Sequence[Clock]) -> bool:
-    """The time before was said after "between": its "and" is a range's ("between 9 and 6")."""
-    return bool(out) and min(out[-1].at) > 0 and words[min(out[-1].at) - 1] == "between"
 
 
 def _daypart(words: Sequence[str], end: int) -> str | None:
@@ -457,16 +439,6 @@ def _date_stands(value: str, words: Sequence[str]) -> bool:
 # A clause also ends where "and" starts a question of its own ("I couldn't book it and can I help with anything?")
 _CLAUSE_END = re.compile(r"[,;?]|(?<![ap]\.m)(?<!\b[ap])[.!](?=\s|$|[A-Z])"
                          r"|\s(?=(?i:and\s+(?:can|could|would|shall|should|will|do|may)\s+(?:i|you|we)\b))")
-_SENTENCE_END = re.compile(r"(?<![ap]\.m)(?<!\b[ap])[.!?]+(?=\s|$|[A-Z])")
-
-
-def sentence_spans(text: str) -> list[tuple[int, int]]:
-    """(start, end) of each sentence of `text` (cut where _SENTENCE_END cuts), whitespace trimmed."""
-    ends = [*(m.end() for m in _SENTENCE_END.finditer(text)), len(text)]
-    pieces = [(a, text[a:b]) for a, b in zip([0, *ends], ends, strict=False)]
-    return [(a + len(p) - len(p.lstrip()), a + len(p.rstrip())) for a, p in pieces if p.strip()]
-
-
 @frozen
 class Found:
     """A quote located: its turn, its tokens' span in the turn's tokens, its sentence."""
@@ -481,15 +453,12 @@ class Found:
 
 def _sentence(turns: Sequence[Turn], turn: int, start: int, end: int) -> tuple[Quote, bool, bool]:
     text = turns[turn].text
-    a = max((m.end() for m in _SENTENCE_END.finditer(text, 0, start)), default=0)
-    m = _SENTENCE_END.search(text, end)
+    a = max((m.end() for m in SENTENCE_END.finditer(text, 0, start)), default=0)
+    m = SENTENCE_END.search(text, end)
     b = m.end() if m else len(text)
-    while a < b and text[a].isspace():
-        a += 1
-    start_ms, end_ms = turns[turn].place(a, b)
+    a, b = a + len(text[a:b]) - len(text[a:b].lstrip()), a + len(text[a:b].rstrip())
     clause_end = _CLAUSE_END.search(text, end)  # the clause the quote ends in: "sorry, we're full, shall I try 8?"
-    return Quote(turn, a, b, text[a:b].strip(), start_ms, end_ms), bool(clause_end and clause_end.group() == "?"), \
-        bool(m and "?" in m.group())
+    return turns[turn].quote(turn, a, b), bool(clause_end and clause_end.group() == "?"), bool(m and "?" in m.group())
 
 
 def locate(turns: Sequence[Turn], quote: str | None, speaker: str = "business", near: Found | None = None) -> Found | None:
@@ -517,30 +486,21 @@ def _said_after(turns: Sequence[Turn], at: Found) -> list[list[str]]:
     def rest(t: int) -> str:
         return turns[t].text[tokens(turns[t].text)[at.last - 1].end if t == at.turn and at.last else 0:]
     return [w for t in range(at.turn, len(turns)) if turns[t].speaker == "business"
-            for p in _SENTENCE_END.split(rest(t)) if (w := _words(tokens(p)))]
+            for p in SENTENCE_END.split(rest(t)) if (w := _words(tokens(p)))]
 
 
 _BUT = re.compile(r"\s(?=(?:but|and)\b)", re.I)
 
 
-def _clause(turns: Sequence[Turn], at: Found) -> list[str]:
-    """The words of the clause a quote stands in (rule 8: "we don't open at nine anymore" holds "open at nine")."""
-    return _words(tokens(_clause_text(turns, at)))
-
-
-def _clause_parts(turns: Sequence[Turn], at: Found) -> list[list[str]]:
-    """The clauses a quote spans, each apart ("We're rammed Tuesday, sorry love": two)."""
-    return [w for p in _CLAUSE_END.split(_clause_text(turns, at)) if (w := _words(tokens(p)))]
-
-
-def _clause_text(turns: Sequence[Turn], at: Found) -> str:
-    text = turns[at.turn].text
-    toks = tokens(text)
+def _clause(turns: Sequence[Turn], at: Found) -> tuple[list[str], list[list[str]]]:
+    """The words of the clause a quote stands in (rule 8: "we don't open at nine anymore" holds "open at nine"), and
+    each clause it spans, apart ("We're rammed Tuesday, sorry love": two)."""
+    text, toks = turns[at.turn].text, tokens(turns[at.turn].text)
     start, end = toks[at.first].start, toks[at.last - 1].end
     a = max([m.end() for m in _CLAUSE_END.finditer(text, 0, start)] + [m.end() for m in _BUT.finditer(text) if m.end() <= start],
             default=0)
     b = min([m.start() for m in (_CLAUSE_END.search(text, end), _BUT.search(text, end)) if m], default=len(text))
-    return text[a:b]
+    return _words(tokens(text[a:b])), [w for p in _CLAUSE_END.split(text[a:b]) if (w := _words(tokens(p)))]
 
 
 def _standing_numbers(text: str) -> set[str]:
@@ -628,6 +588,8 @@ def _sign(fact: Fact, words: Sequence[str], parts: Sequence[Sequence[str]] = (),
         _gone(p, yes=fact.kind == "yes") for p in (parts or [words]))
     if fact.kind == "yes" and to_come:
         return "it says what is to come, not what is there now"
+    if outcome and fact.kind == "yes" and fact.topic == "booking" and has_phrase(words, OFFERS):  # "we stop seating at 8:30"
+        return "it offers or limits, it does not confirm: quote the words that confirm the booking, or record declined"
     if fact.kind == "yes" and (_negated(words) or has_phrase(words, PAST) or has_phrase(words, extra) or gone):
         return "it says no, or says it of the past"
     if fact.kind == "no" and not (_negated(words) or has_phrase(words, extra) or to_come or gone
@@ -765,7 +727,7 @@ def _agreed_after(turns: Sequence[Turn], at: Found) -> str | None:
         said_ = [(reply[a:b], w) for a, b in sentence_spans(reply) if (w := _words(tokens(reply[a:b])))]  # "Hmm." says nothing
         for i, (part, words) in enumerate(said_):
             said = [c for clause in _CLAUSE_END.split(part) for c in clocks(_words(tokens(clause))) if c.hour is not None]
-            plain = _sign(Fact("yes", "", part, topic="booking"), words, outcome=True) is None and not has_phrase(words, (*HOLDS, *OFFERS))
+            plain = _sign(Fact("yes", "", part, topic="booking"), words, outcome=True) is None and not has_phrase(words, HOLDS)
             again = any((c.hour or 0) % 12 == (a.hour or 0) % 12 and c.minute == a.minute for c in said for a in asked)
             taken_back = any(turns[k].speaker == "agent" and _negated(_words(tokens(turns[k].text)))
                              for k in range(t + 2, len(turns)))  # "...so please don't hold the table"
@@ -810,17 +772,14 @@ def _check(cited: Cited, request: QuickAskJob | BookJob, turns: Sequence[Turn], 
         if at_outcome is None:
             return _unsaid(turns, outcome.quote)
         # "please confirm..." (or a quote that starts by asking it) is no yes
-        clause = _clause(turns, at_outcome)
+        clause, parts = _clause(turns, at_outcome)
         asks = outcome.kind != "no" and (_asks_to_confirm(clause) or has_phrase(clause, HOLDS))
         asked_back = at_outcome.in_question if outcome.kind != "no" else at_outcome.question
         if asked_back or asks or situations.menu_prompt(at_outcome.sentence.text):
             return Refused(3, f"your outcome_quote {outcome.quote!r} is a question or a phone menu's prompt",
                            "quote the business's answer, not a question")
-        if (why := _sign(outcome, clause, _clause_parts(turns, at_outcome), outcome=True)) is not None:
+        if (why := _sign(outcome, clause, parts, outcome=True)) is not None:
             return Refused(9 if outcome.kind == "no" else 8, f"your outcome_quote {outcome.quote!r}: {why}", _AGAIN)
-        if cited.status == "booked" and has_phrase(clause, OFFERS):  # "we stop seating at half eight": an offer at most
-            return Refused(8, f"your outcome_quote {outcome.quote!r} offers or limits, it does not confirm",
-                           "quote the words that confirm the booking, or record declined")
         evidence.append(at_outcome.sentence)
     asked = _asked_before(turns, at_outcome.turn) if at_outcome is not None else None
     own = frozenset(f.value for f in cited.facts if f.kind == "count")
@@ -874,8 +833,8 @@ def _check(cited: Cited, request: QuickAskJob | BookJob, turns: Sequence[Turn], 
         if fact.beside and (between := _between(turns, at, locate(turns, fact.beside))):
             return Refused(4, f"between your days {fact.beside!r} and times {fact.quote!r} the business said {between!r}",
                            "a range's days and times are words said together: point at those")
-        clause = _clause(turns, at)
-        if (why := _sign(fact, clause, _clause_parts(turns, at))) is not None and not (
+        clause, parts = _clause(turns, at)
+        if (why := _sign(fact, clause, parts)) is not None and not (
                 cited.status == "booked" and fact.quote in partial and _tried_another_time(clause, cited.facts)):
             return Refused(9 if fact.kind == "no" else 8, f"your quote {fact.quote!r}: {why}", _AGAIN)
         if item and fact.kind in ("place", "count") and not _names_item(item, at.words) and \

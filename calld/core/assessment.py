@@ -1,5 +1,8 @@
 """The transcript assessment: what the business's words state when no record was accepted. Pure.
 
+A part of the outcome (DESIGN.md: accepted record, else transcript assessment), not of the check: it reuses
+the check's tokens but judges no record.
+
 It reads calld.evidence.check's tokens (clock times, days, word lists) and never guesses:
  - hours: a business sentence, no question nor menu prompt, with a clock time or a word of ALWAYS ("open 24
    hours" only beside "open") and a word of HOURS_WORDS, a day, or two clock times;
@@ -19,8 +22,8 @@ from attrs import frozen
 from calld.core import situations
 from calld.core.answers import Aisle, Answer, DayRange, Hours, TextOnly
 from calld.domain.questions import QuestionType
-from calld.domain.transcript import Quote, Turn
-from calld.evidence.check import ALWAYS, CLOSED, WEEKDAYS, Clock, clocks, days_in, has_phrase, sentence_spans, tokens
+from calld.domain.transcript import Quote, Turn, sentence_spans
+from calld.evidence.check import ALWAYS, CLOSED, WEEKDAYS, Clock, clocks, days_in, has_phrase, tokens
 
 HOURS_WORDS = frozenset({"open", "opens", "opening", "close", "closes", "closing", "closed", "hours", "until", "till",
                          "til", "from", "shut", "shuts"})
@@ -47,8 +50,7 @@ def business_sentences(turns: Sequence[Turn]) -> list[Sentence]:
 
 
 def quote(turns: Sequence[Turn], s: Sentence) -> Quote:
-    start_ms, end_ms = turns[s.turn].place(s.start, s.end)
-    return Quote(s.turn, s.start, s.end, s.text, start_ms, end_ms)
+    return turns[s.turn].quote(s.turn, s.start, s.end)
 
 
 def _words(text: str) -> list[str]:
