@@ -318,6 +318,20 @@ def test_rule_10_a_failure_after_the_booked_outcome_refuses_it_unless_the_time_i
     assert isinstance(check_record(args, BOOK, again), Accepted)
 
 
+def test_rule_10_a_no_said_before_the_outcome_in_its_turn_refuses_it_unless_the_time_is_said() -> None:
+    readback = {"party_readback": True, "time_readback": True, "date_readback": True}
+    for said, outcome in (("We don't do reservations. Walk up whenever.", "Walk up whenever"),
+                          ("We don't do reservations, walk up whenever.", "walk up whenever")):
+        turns = call("A table for two at 7 on Friday?", said)
+        got = check_record(booked(2, "Friday 19:00", outcome_quote=outcome, **readback), BOOK, turns)
+        assert isinstance(got, Refused) and got.rule == 10, said
+    # the no was of another time, and the outcome says the booked one
+    turns = call("A table for two at 7 on Friday?", "No table at 7, sorry. I've put you in at 8 on Friday for two.")
+    args = booked(2, "Friday 20:00", outcome_quote="I've put you in at 8 on Friday for two", time_quote="at 8",
+                  party_quote="for two", date_quote="on Friday")
+    assert isinstance(check_record(args, BOOK, turns), Accepted)
+
+
 def test_rule_11_a_later_correction_refuses_the_earlier_value() -> None:
     turns = call("Which aisle is the garden hose in?", "Aisle five, no sorry, six.")
     assert check_record(aisle("aisle 5", "Aisle five"), AISLE, turns).rule == 11  # type: ignore[union-attr]

@@ -701,14 +701,15 @@ def _corrected(fact: Fact, turns: Sequence[Turn], at: Found, booking: bool, read
 
 
 def _failed_after(booked: Fact, turns: Sequence[Turn], at: Found) -> str | None:
-    """Rule 10: a failure word after the booked outcome, the booked time not said again after it."""
-    hhmm = _hhmm(booked.value)
+    """Rule 10: a failure word in the booked outcome's turn (its own words aside), the booked time not said after it."""
+    hhmm, text = _hhmm(booked.value), turns[at.turn].text
+    before = [w for p in SENTENCE_END.split(text[:tokens(text)[at.first].start]) if (w := _words(tokens(p)))]
     failed: str | None = None
-    for words in (w for w in _said_after(turns, at) if not {"if", "unless"} & set(w)):  # "if you can't make it..."
+    for words in (w for w in [*before, list(at.words), *_said_after(turns, at)] if not {"if", "unless"} & set(w)):
         if failed is not None and hhmm is not None and any(_reads_as(c, *hhmm) for c in clocks(words)):
             failed = None
         if has_phrase(words, FAILURE) or (_negated(words) and has_phrase([w.removesuffix("s") for w in words], BOOKING)):
-            failed = " ".join(words)
+            failed = " ".join(words)  # "if you can't make it..." is none
     return failed
 
 
@@ -852,7 +853,7 @@ def _check(cited: Cited, request: QuickAskJob | BookJob, turns: Sequence[Turn], 
     if cited.status == "booked" and at_outcome is not None and outcome is not None:
         clock = next((f for f in cited.facts if f.kind == "clock"), outcome)
         if (failed := _failed_after(clock, turns, at_outcome)) is not None:
-            return Refused(10, f"after your outcome_quote the business said {failed!r}",
+            return Refused(10, f"in your outcome_quote's turn or after it the business said {failed!r}",
                            "the booking was not made: record declined, or ask them to confirm it")
     if cited.status == "declined" and at_outcome is not None and (agreed := _agreed_after(turns, at_outcome)) is not None:
         return Refused(10, f"after your outcome_quote the business said {agreed!r}, a time the agent asked for",
