@@ -11,8 +11,8 @@ import pytest
 from calld.core import events as ev
 from calld.core.audio_path import AudioPath, audio_path
 from calld.core.effects import SendLiveAudio, SendMediaAudio
+from calld.core.line_audio import HOLD_MUSIC_FRAMES
 from calld.core.plan import Timings
-from calld.core.reduce import HOLD_MUSIC_FRAMES
 from calld.core.situations import loud
 from calld.core.state import (
     Call, ConvTalking, HangupDone, HangupNone, Hold, LiveActive, LiveClosing, LiveDone, LiveFailed, LiveIdle,

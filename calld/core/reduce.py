@@ -93,6 +93,10 @@ from calld.core.effects import (
 from calld.core import situations
 from calld.core.replace import evolve  # attrs.evolve's result, cheaper: it runs on every frame
 from calld.core.judging import Refusal, correcting, judge, merge_questions, record_holds, wrong_job
+from calld.core.line_audio import (
+    BYTES_PER_MS, BYTES_PER_SECOND, HOLD_RETURN_FRAMES, closing_line, hold_pickup, inbound_counted,
+    outbound_counted, quiet_on_hold, sound_run,
+)
 from calld.core.queries import (
     OWN_GOODBYES, RECORDED, agent_audible, answer_heard, business_text, goodbye_talk, information_line, latest_turn_of,
     live_is_open, may_call_off, opt_out_words, recording_phrase, talking_after_verdict, tool_output, wrong_party_sentence,
@@ -107,7 +111,7 @@ from calld.core.plan import (
 from calld.core.state import (
     Call, ConvConcluded, ConvTalking, Dialed, DialPending, DialRejected, DialSent, Failure, HangupDone,
     HangupDraining, HangupFarewell, HangupMarked, HangupNone, HangupPending, HangupRequested, HangupTrailing,
-    HeldAudio, Hold, MenuProgress, LiveActive, LiveClosing, LiveDone, LiveFailed, LiveIdle, LiveStarting,
+    Hold, MenuProgress, LiveActive, LiveClosing, LiveDone, LiveFailed, LiveIdle, LiveStarting,
     MediaEnded, MediaIdle, MediaOpen, MediaStreaming, RefusedRecord, TelnyxAnswered, TelnyxEnded, TelnyxIdle,
     TelnyxInitiated, Verdict, Via,
 )
@@ -115,11 +119,6 @@ from calld.domain.status import FailedReason
 from calld.domain.transcript import Speaker, add_fragment, last_to_speak
 from calld.evidence import check
 from calld.policy.optout import detect_opt_out, said_by_business
-
-BYTES_PER_SECOND = 16000 * 2  # 16 kHz mono PCM16: the only audio the core sees
-BYTES_PER_MS = BYTES_PER_SECOND // 1000
-HOLD_RETURN_FRAMES = 50  # on hold, words after 1 s of no words are a person coming back
-HOLD_MUSIC_FRAMES = 200  # 4 s of unbroken sound and no words: hold music
 
 
 # Timers that belong to a call in progress; all of them die when it ends.
@@ -436,14 +435,6 @@ def _media_started(call: Call, event: ev.MediaStarted) -> _Out:
     return evolve(call, media=MediaStreaming(event.stream_id, event.encoding, event.sample_rate)), armed
 
 
-def _hold(held: HeldAudio, chunk: int, pcm: bytes, cap: int) -> tuple[HeldAudio, int]:
-    frames, size, dropped = (*held.frames, (chunk, pcm)), held.size + len(pcm), 0
-    while size > cap and frames:
-        size -= len(frames[0][1])
-        frames, dropped = frames[1:], dropped + 1
-    return HeldAudio(frames, size, held.dropped + dropped), dropped
-
-
 @_on(ev.MediaAudio)
 def _media_audio(call: Call, event: ev.MediaAudio) -> _Out:
     if not isinstance(call.media, MediaStreaming) or isinstance(call.hangup, HangupDone):
@@ -454,7 +445,7 @@ def _media_audio(call: Call, event: ev.MediaAudio) -> _Out:
     match call.live:
         case LiveIdle(held=held) | LiveStarting(held=held):
             cap = int(call.plan.timings.pickup_hold_s * BYTES_PER_SECOND)
-            held, dropped = _hold(held, event.chunk, event.pcm, cap)
+            held, dropped = hold_pickup(held, event.chunk, event.pcm, cap)
             live = LiveIdle(held) if isinstance(call.live, LiveIdle) else LiveStarting(held)
             counters = evolve(
                 c, audio_in=c.audio_in + 1, audio_in_bytes=c.audio_in_bytes + len(event.pcm),
@@ -462,65 +453,39 @@ def _media_audio(call: Call, event: ev.MediaAudio) -> _Out:
             )
             return evolve(call, live=live, counters=counters), []
         case LiveActive():
-            counters = evolve(
-                c, audio_in=c.audio_in + 1, audio_in_bytes=c.audio_in_bytes + len(event.pcm),
-                audio_to_live=c.audio_to_live + 1,
-            )
+            counters = inbound_counted(c, 1, len(event.pcm), to_live=True)
             send: list[Effect] = [SendLiveAudio(event.pcm, event.chunk)]
             if not (isinstance(call.hangup, HangupNone) and isinstance(call.conversation, ConvTalking)):
                 return evolve(call, counters=counters), send
             if call.on_hold:  # count the quiet: words after a pause mean someone is back
-                hold = call.holds[-1]
-                return evolve(call, counters=counters, holds=(*call.holds[:-1], evolve(hold, quiet=hold.quiet + 1))), send
-            sound = call.line_sound + 1 if situations.loud(event.pcm) else 0
-            if sound < HOLD_MUSIC_FRAMES:
+                return evolve(call, counters=counters, holds=quiet_on_hold(call.holds, 1)), send
+            sound, music_at = sound_run(call.line_sound, (situations.loud(event.pcm),), 1)
+            if music_at is None:
                 return evolve(call, counters=counters, line_sound=sound), send
             call, hold = _start_hold(evolve(call, counters=counters, line_sound=0), "hold music")
             return call, send + hold
         case _:
-            counters = evolve(c, audio_in=c.audio_in + 1, audio_in_bytes=c.audio_in_bytes + len(event.pcm))
-            return evolve(call, counters=counters), []
+            return evolve(call, counters=inbound_counted(c, 1, len(event.pcm))), []
 
 
 @_on(ev.InboundForwarded)
 def _inbound_forwarded(call: Call, event: ev.InboundForwarded) -> _Out:
     """Frames already sent on to GPT-Live (calld.core.audio_path): what `_media_audio` would have
     done with each in LiveActive, but the sending."""
-    c = call.counters
-    counters = evolve(
-        c, audio_in=c.audio_in + event.frames, audio_in_bytes=c.audio_in_bytes + event.pcm_bytes,
-        audio_to_live=c.audio_to_live + event.frames,
-    )
-    call = evolve(call, counters=counters)
+    call = evolve(call, counters=inbound_counted(call.counters, event.frames, event.pcm_bytes, to_live=True))
     if not (isinstance(call.hangup, HangupNone) and isinstance(call.conversation, ConvTalking)):
         return call, []
-    effects: list[Effect] = []
-    sound = call.line_sound
     # Frame by frame as _media_audio would, but whether a hold is on is read only where it can
     # change (at the start, and after a hold began): a stretch is 25 frames, many a second.
-    on_hold = call.on_hold
-    loud, heard = event.loud, len(event.loud)
-    if not on_hold and sound + heard < HOLD_MUSIC_FRAMES:
-        # No run of sound can reach the hold-music mark in this stretch (almost always): what the
-        # loop below would leave is the sound run at its end, counted without a step a frame.
-        if heard < event.frames:  # frames past the judged ones count as quiet
-            return evolve(call, line_sound=0), effects
-        try:  # the loud frames since the last quiet one
-            sound = (loud[:event.frames] if heard > event.frames else loud)[::-1].index(False)
-        except ValueError:  # every frame loud: the run goes on
-            sound += event.frames
-        return evolve(call, line_sound=sound), effects
-    for i in range(event.frames):
-        if on_hold:  # the rest of the stretch is quiet counted on the hold
-            hold = call.holds[-1]
-            return evolve(call, line_sound=sound, holds=(*call.holds[:-1], evolve(hold, quiet=hold.quiet + event.frames - i))), effects
-        sound = sound + 1 if i < heard and loud[i] else 0
-        if sound >= HOLD_MUSIC_FRAMES:
-            call, hold_effects = _start_hold(evolve(call, line_sound=0), "hold music")
-            effects += hold_effects
-            sound = 0
-            on_hold = call.on_hold
-    return evolve(call, line_sound=sound), effects
+    if call.on_hold:  # the whole stretch is quiet counted on the hold
+        return evolve(call, holds=quiet_on_hold(call.holds, event.frames)), []
+    sound, music_at = sound_run(call.line_sound, event.loud, event.frames)
+    if music_at is None:
+        return evolve(call, line_sound=sound), []
+    call, effects = _start_hold(evolve(call, line_sound=0), "hold music")
+    if rest := event.frames - music_at - 1:  # the rest of the stretch is quiet counted on the hold
+        call = evolve(call, holds=quiet_on_hold(call.holds, rest))
+    return call, effects
 
 
 @_on(ev.InboundHeld)
@@ -542,9 +507,7 @@ def _inbound_held(call: Call, event: ev.InboundHeld) -> _Out:
 def _inbound_recorded(call: Call, event: ev.InboundRecorded) -> _Out:
     """Frames the media task only recorded (calld.core.audio_path): what `_media_audio` does with
     each once GPT-Live is gone, all at once."""
-    c = call.counters
-    return evolve(call, counters=evolve(c, audio_in=c.audio_in + event.frames,
-                                        audio_in_bytes=c.audio_in_bytes + event.pcm_bytes)), []
+    return evolve(call, counters=inbound_counted(call.counters, event.frames, event.pcm_bytes)), []
 
 
 def _other_stream(media: MediaStreaming, event: ev.MediaAudio | ev.MarkEchoed, stream_id: str) -> _Ignore:
@@ -824,16 +787,9 @@ def _output_transcript(call: Call, event: ev.OutputTranscript) -> _Out:
 def _output_audio(call: Call, event: ev.OutputAudio) -> _Out:
     if not isinstance(call.live, LiveActive | LiveClosing):
         return _ignore(call, event, "live")
-    c = call.counters
     plays = agent_audible(call)
     after_verdict = isinstance(call.conversation, ConvConcluded)
-    c = evolve(  # one copy per frame: this runs 50 times a second
-        c,
-        audio_from_live=c.audio_from_live + 1,
-        audio_after_verdict=c.audio_after_verdict + after_verdict,
-        audio_to_media=c.audio_to_media + plays,
-    )
-    call = evolve(call, counters=c)
+    call = evolve(call, counters=outbound_counted(call.counters, 1, played=plays, after_verdict=after_verdict))
     effects: list[Effect] = [SendMediaAudio(event.pcm)] if plays else []
     if isinstance(call.hangup, HangupFarewell) and call.hangup.via not in RECORDED:
         call, more = _closing_line_audio(call, call.hangup, event.pcm)
@@ -844,15 +800,8 @@ def _output_audio(call: Call, event: ev.OutputAudio) -> _Out:
 @_on(ev.OutputForwarded)
 def _output_forwarded(call: Call, event: ev.OutputForwarded) -> _Out:
     """Deltas already played to the line (calld.core.audio_path): `_output_audio`'s counting."""
-    c = call.counters
     after_verdict = isinstance(call.conversation, ConvConcluded)
-    c = evolve(
-        c,
-        audio_from_live=c.audio_from_live + event.deltas,
-        audio_after_verdict=c.audio_after_verdict + after_verdict * event.deltas,
-        audio_to_media=c.audio_to_media + event.deltas,
-    )
-    return evolve(call, counters=c), []
+    return evolve(call, counters=outbound_counted(call.counters, event.deltas, played=True, after_verdict=after_verdict)), []
 
 
 def _closing_line_audio(call: Call, farewell: HangupFarewell, pcm: bytes) -> tuple[Call, list[Effect]]:
@@ -864,13 +813,8 @@ def _closing_line_audio(call: Call, farewell: HangupFarewell, pcm: bytes) -> tup
     """
     if call.continue_due:
         return call, []
-    if situations.loud(pcm):
-        return evolve(call, hangup=evolve(farewell, heard=True, quiet=0)), []
-    if not farewell.heard:
-        return call, []
-    quiet = farewell.quiet + len(pcm)
-    if quiet < call.plan.timings.farewell_quiet_s * BYTES_PER_SECOND:
-        return evolve(call, hangup=evolve(farewell, quiet=quiet)), []
+    if (going_on := closing_line(farewell, situations.loud(pcm), len(pcm), call.plan.timings.farewell_quiet_s)) is not None:
+        return evolve(call, hangup=going_on), []
     if may_call_off(call, farewell) and situations.more_than_courtesy(goodbye_talk(call, farewell)):
         return _call_off_goodbye(call)  # they said more than a courtesy over our goodbye
     call, effects = _start_drain(call, farewell.via)
