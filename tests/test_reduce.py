@@ -28,10 +28,12 @@ from calld.core.effects import (
     SendMediaAudio,
     SendToolOutput,
 )
+from calld.core.line_audio import BYTES_PER_SECOND
 from calld.core.plan import ANSWER_HEARD_LINE, HANGUP_MARK, Timings
-from calld.core.reduce import _LIVE_TIMERS, BYTES_PER_SECOND, STEER_LINE, reduce, reduce_step
+from calld.core.reduce import STEER_LINE, reduce, reduce_step
+from calld.core.timers import LIVE_TIMERS
 
-ENDED = tuple(Cancel(k) for k in (*_LIVE_TIMERS, "hangup_confirm"))  # no timer outlives a call
+ENDED = tuple(Cancel(k) for k in (*LIVE_TIMERS, "hangup_confirm"))  # no timer outlives a call
 from calld.core.state import (
     Call,
     HangupPending,
@@ -588,7 +590,7 @@ def test_live_closing_itself_during_farewell_marks_at_once():
 def _assert_far_party_end(run: Run, step, via: str, live_open: bool):
     assert run.call.hangup == HangupDone(via=via, confirmed=True)
     assert run.of(Hangup) == []
-    cancels = [Cancel(k) for k in (*_LIVE_TIMERS, "hangup_confirm")]
+    cancels = [Cancel(k) for k in (*LIVE_TIMERS, "hangup_confirm")]
     assert step.effects == ((CloseLive(), *cancels) if live_open else tuple(cancels))
     assert run.timers == {}
 
@@ -628,7 +630,7 @@ def test_stall_steers_once_then_hangs_up():
 
     step = run.step(ev.StallElapsed())
     assert step.effects == (
-        *(Cancel(k) for k in _LIVE_TIMERS),
+        *(Cancel(k) for k in LIVE_TIMERS),
         CloseLive(),
         Hangup("stall"),
         Schedule("hangup_confirm", T.hangup_confirm_s, ev.HangupConfirmTimedOut()),
@@ -690,7 +692,7 @@ def test_fatal_live_error_while_starting_fails_the_call():
     run = drive(STARTING)
     step = run.step(ev.LiveError("invalid_model", "no such model", fatal=True))
     assert step.effects == (
-        *(Cancel(k) for k in _LIVE_TIMERS),
+        *(Cancel(k) for k in LIVE_TIMERS),
         Hangup("failure"),
         Schedule("hangup_confirm", T.hangup_confirm_s, ev.HangupConfirmTimedOut()),
     )
@@ -714,7 +716,7 @@ def test_crash_mid_call_aborts_live_and_hangs_up():
     run = drive((*LIVE, ev.InputTranscript("Hello?")))
     step = run.step(ev.CallCrashed("ValueError: boom"))
     assert step.effects == (
-        *(Cancel(k) for k in _LIVE_TIMERS),
+        *(Cancel(k) for k in LIVE_TIMERS),
         AbortLive(),
         Hangup("failure"),
         Schedule("hangup_confirm", T.hangup_confirm_s, ev.HangupConfirmTimedOut()),
@@ -761,7 +763,7 @@ def test_call_cap_hangs_up_via_time_limit():
     run = drive((*LIVE, ev.InputTranscript("Let me check...")))
     step = run.step(ev.CallCapElapsed())
     assert step.effects == (
-        *(Cancel(k) for k in _LIVE_TIMERS),
+        *(Cancel(k) for k in LIVE_TIMERS),
         AbortLive(),
         Hangup("time_limit"),
         Schedule("hangup_confirm", T.hangup_confirm_s, ev.HangupConfirmTimedOut()),

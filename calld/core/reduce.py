@@ -87,10 +87,10 @@ from attrs import frozen
 
 from calld.core import events as ev
 from calld.core.effects import (
-    AbortLive, AppendCommentary, Cancel, CloseLive, ContinueResponse, Effect, Hangup, OpenLive, PlaceDial, Schedule,
+    AbortLive, AppendCommentary, Cancel, CloseLive, ContinueResponse, Effect, Hangup, OpenLive, PlaceDial,
     SendLiveAudio, SendMark, SendMediaAudio, SendDtmf, SendToolOutput,
 )
-from calld.core import situations
+from calld.core import situations, timers
 from calld.core.replace import evolve  # attrs.evolve's result, cheaper: it runs on every frame
 from calld.core.judging import Refusal, correcting, judge, merge_questions, record_holds, wrong_job
 from calld.core.line_audio import (
@@ -119,10 +119,6 @@ from calld.domain.status import FailedReason
 from calld.domain.transcript import Speaker, add_fragment, last_to_speak
 from calld.evidence import check
 from calld.policy.optout import detect_opt_out, said_by_business
-
-
-# Timers that belong to a call in progress; all of them die when it ends.
-_LIVE_TIMERS = ("stall", "farewell", "close", "drain", "trail", "call_cap", "media_lost", "ring", "media_wait", "live_ready")
 
 
 @frozen
@@ -181,29 +177,24 @@ def _state_triggered(call: Call) -> tuple[Call, list[Effect]]:
         and isinstance(call.hangup, HangupNone)
     ):
         call = evolve(call, live=LiveStarting(held=call.live.held))
-        effects += [OpenLive(call.plan.live), Schedule("live_ready", call.plan.timings.live_ready_s, ev.LiveReadyElapsed())]
+        effects += [OpenLive(call.plan.live), timers.live_ready(call)]
     return call, effects
 
 
 # -- shared moves --------------------------------------------------------------------------------
 
 
-def _cancel_timers(*keys: str) -> list[Effect]:
-    return [Cancel(k) for k in keys]
-
-
 def _request_hangup(call: Call, via: Via) -> tuple[Call, list[Effect]]:
     """The one edge that emits Hangup."""
-    t = call.plan.timings
     counters = evolve(call.counters, hangups_sent=call.counters.hangups_sent + 1)
     call = evolve(call, hangup=HangupRequested(via=via), counters=counters)
-    return call, [Hangup(via), Schedule("hangup_confirm", t.hangup_confirm_s, ev.HangupConfirmTimedOut())]
+    return call, [Hangup(via), timers.hangup_confirm(call)]
 
 
 def _done(call: Call, via: Via, *, confirmed: bool) -> tuple[Call, list[Effect]]:
     """The call is over: no timer outlives it, and no hold either."""
     call = _end_hold(call, "call_ended")
-    return evolve(call, hangup=HangupDone(via=via, confirmed=confirmed)), _cancel_timers(*_LIVE_TIMERS, "hangup_confirm")
+    return evolve(call, hangup=HangupDone(via=via, confirmed=confirmed)), timers.cancel(*timers.LIVE_TIMERS, "hangup_confirm")
 
 
 def _end_hold(call: Call, how: str) -> Call:
@@ -225,7 +216,7 @@ def _fail(call: Call, reason: FailedReason, detail: str) -> tuple[Call, list[Eff
         return _Ignore(f"failure after hangup {call.hangup.kind}: {reason}: {detail}")
     call = evolve(call, failure=call.failure or Failure(reason, detail))
     call, effects = _abort_live(call)
-    effects = _cancel_timers(*_LIVE_TIMERS) + effects
+    effects = timers.cancel(*timers.LIVE_TIMERS) + effects
     if isinstance(call.telnyx, TelnyxEnded):
         call, done = _done(call, "failure", confirmed=True)
         return call, effects + done
@@ -240,19 +231,17 @@ def _fail(call: Call, reason: FailedReason, detail: str) -> tuple[Call, list[Eff
 
 
 def _mark_behind_last_audio(call: Call, via: Via) -> tuple[Call, list[Effect]]:
-    t = call.plan.timings
     counters = evolve(call.counters, marks_sent=call.counters.marks_sent + 1)
     call = evolve(call, hangup=HangupMarked(via=via), counters=counters)
-    return call, [SendMark(HANGUP_MARK), Schedule("drain", t.drain_timeout_s, ev.DrainTimedOut())]
+    return call, [SendMark(HANGUP_MARK), timers.drain(call)]
 
 
 def _start_drain(call: Call, via: Via) -> tuple[Call, list[Effect]]:
     """Close GPT-Live so the target stops moving; its flushed audio is still forwarded."""
     if not isinstance(call.live, LiveActive | LiveStarting):
         return _mark_behind_last_audio(call, via)
-    t = call.plan.timings
     call = evolve(call, hangup=HangupDraining(via=via), live=LiveClosing())
-    return call, [CloseLive(), Schedule("close", t.close_timeout_s, ev.LiveCloseTimedOut())]
+    return call, [CloseLive(), timers.close(call)]
 
 
 def _add_turn(call: Call, speaker: Speaker, event: ev.InputTranscript | ev.OutputTranscript) -> Call:
@@ -299,20 +288,7 @@ def _dial_accepted(call: Call, event: ev.DialAccepted) -> _Out:
         case HangupDone():
             return call, []
         case _:
-            return call, [Schedule("call_cap", call.plan.timings.max_call_s, ev.CallCapElapsed()), *_stage_timer(call)]
-
-
-def _stage_timer(call: Call) -> list[Effect]:
-    """The bound on the stage the call is in once the dial is accepted: ringing (until call.answered or its
-    end, whatever the media does: rule 3) or, answered, waiting for the media stream. A call whose webhooks
-    or media cannot reach calld (a dead proxy) ends on it, with one hangup, not at MAX_CALL_S."""
-    t = call.plan.timings
-    waiting_media = isinstance(call.media, MediaIdle | MediaOpen)
-    if isinstance(call.telnyx, TelnyxIdle | TelnyxInitiated):
-        return [Schedule("ring", t.ring_timeout_s, ev.RingElapsed())]
-    if isinstance(call.telnyx, TelnyxAnswered) and waiting_media:
-        return [Schedule("media_wait", t.media_start_s, ev.MediaWaitElapsed())]
-    return []
+            return call, [timers.call_cap(call), *timers.stage(call)]
 
 
 @_on(ev.DialFailed)
@@ -344,7 +320,7 @@ def _answered(call: Call, event: ev.CallAnswered) -> _Out:
         return call, []  # no stage timer was armed: the dial not yet accepted
     if not isinstance(call.hangup, HangupNone):
         return call, [Cancel("ring")]
-    return call, [Cancel("ring"), *_stage_timer(call)]
+    return call, [Cancel("ring"), *timers.stage(call)]
 
 
 @_on(ev.CallHungUp)
@@ -405,9 +381,8 @@ def _machine_greeting_ended(call: Call, event: ev.MachineGreetingEnded) -> _Out:
 def _reached_recording(call: Call, phrase: str, via: Via = "voicemail") -> tuple[Call, list[Effect]]:
     """A recorded greeting: the agent falls silent on the line (no message is ever left) while the rest
     of the greeting is heard, up to farewell_max_s or the beep; then the call ends."""
-    t = call.plan.timings
     call = evolve(call, recording=phrase, hangup=HangupFarewell(via=via))
-    return call, [Cancel("stall"), Schedule("farewell", t.farewell_max_s, ev.FarewellElapsed())]
+    return call, timers.goodbye(call)
 
 
 @_on(ev.StreamingFailed)
@@ -524,7 +499,7 @@ def _mark_echoed(call: Call, event: ev.MarkEchoed) -> _Out:
         return _other_stream(call.media, event, event.stream_id)
     counters = evolve(call.counters, marks_echoed=call.counters.marks_echoed + 1)
     call = evolve(call, hangup=HangupTrailing(call.hangup.via), counters=counters)
-    return call, [Cancel("drain"), Schedule("trail", call.plan.timings.trail_s, ev.TrailElapsed())]
+    return call, [Cancel("drain"), timers.trail(call)]
 
 
 @_on(ev.DtmfReceived)
@@ -551,14 +526,14 @@ def _media_stopped(call: Call, event: ev.MediaStopped) -> _Out:
         # would hold the line open until drain_timeout_s. The far party's call.hangup usually comes
         # with the stop; if it does not within the grace, calld hangs up (_media_lost). (A socket
         # lost mid-goodbye is a failure, below, hung up after the same grace.)
-        return call, [Schedule("media_lost", call.plan.timings.media_lost_grace_s, ev.MediaLostElapsed())]
+        return call, [timers.media_lost(call)]
     if event.reason == "stop" or isinstance(call.hangup, HangupPending | HangupRequested | HangupDone):
         return call, []  # Telnyx ended the stream as the call ends; call.hangup follows
     if before_start:
         # Nothing can be heard or said on this call, ever: end it now, not at the call cap.
         return _fail(call, "media_lost", f"the media stream closed before its start frame ({event.reason})")
     # The socket died mid-call. A far-party hangup usually races it; if none comes, end the call ourselves.
-    return call, [Schedule("media_lost", call.plan.timings.media_lost_grace_s, ev.MediaLostElapsed())]
+    return call, [timers.media_lost(call)]
 
 
 @_on(ev.MediaLostElapsed)
@@ -570,7 +545,7 @@ def _media_lost(call: Call, event: ev.MediaLostElapsed) -> _Out:
         via = call.hangup.via
         call, aborted = _abort_live(call)
         call, hangup = _request_hangup(call, via)
-        return call, [*_cancel_timers("farewell", "close", "drain", "trail"), *aborted, *hangup]
+        return call, [*timers.cancel("farewell", "close", "drain", "trail"), *aborted, *hangup]
     reason = call.media.reason
     return _fail(call, "media_lost", f"the media stream was lost in the middle of the call ({reason}) and no hangup came")
 
@@ -590,8 +565,7 @@ def _live_started(call: Call, event: ev.LiveStarted) -> _Out:
     origin_ms = (c.audio_in_bytes - held.size) // BYTES_PER_MS
     call = evolve(call, live=LiveActive(event.session_id), conversation=ConvTalking(), counters=counters,
                   live_origin_ms=origin_ms)
-    t = call.plan.timings
-    return call, [*flush, AppendCommentary(call.plan.opener), Schedule("stall", t.stall_s, ev.StallElapsed()), Cancel("live_ready")]
+    return call, [*flush, AppendCommentary(call.plan.opener), timers.stall(call), Cancel("live_ready")]
 
 
 @_on(ev.LiveReadyElapsed)
@@ -637,7 +611,6 @@ def _speech(call: Call, event: ev.InputTranscript | ev.OutputTranscript, speaker
 
 
 def _after_speech(call: Call, event: ev.InputTranscript | ev.OutputTranscript, speaker: Speaker) -> _Out:
-    t = call.plan.timings
     if speaker == "business" and (quote := detect_opt_out(opt_out_words(call))):
         if call.opt_out is None:
             return _opted_out(call, quote)
@@ -652,13 +625,13 @@ def _after_speech(call: Call, event: ev.InputTranscript | ev.OutputTranscript, s
                 return _business_said(call, event.text)
             if call.on_hold:
                 return call, []  # the hold budget runs from the cue, whatever the agent says meanwhile
-            return call, [Schedule("stall", t.stall_s, ev.StallElapsed())]
+            return call, [timers.stall(call)]
         case HangupFarewell(via=via) as farewell if speaker == "business" and via not in RECORDED:
             return _talk_during_goodbye(call, farewell)
         case HangupNone() if talking_after_verdict(call):
             if speaker == "business" and situations.wrong_party(latest_turn_of(call, "business")[1]) is not None:
                 return _wrong_party_goodbye(call)  # the verdict was the wrong business's
-            return call, [Schedule("stall", t.stall_s, ev.StallElapsed())]
+            return call, [timers.stall(call)]
         case _:
             return call, []
 
@@ -691,12 +664,7 @@ def _call_off_goodbye(call: Call) -> tuple[Call, list[Effect]]:
         conversation=evolve(concluded, reopened=concluded.reopened + 1),
         counters=counters,
     )
-    t = call.plan.timings
-    return call, [
-        Cancel("farewell"),
-        AppendCommentary(GOODBYE_REOPENED_LINE),
-        Schedule("stall", t.stall_s, ev.StallElapsed()),
-    ]
+    return call, [Cancel("farewell"), AppendCommentary(GOODBYE_REOPENED_LINE), timers.stall(call)]
 
 
 def _opted_out(call: Call, quote: str) -> tuple[Call, list[Effect]]:
@@ -709,13 +677,11 @@ def _opted_out(call: Call, quote: str) -> tuple[Call, list[Effect]]:
     if not (isinstance(call.hangup, HangupNone) and isinstance(call.live, LiveActive)):
         return call, []  # a verdict is already in (or the call is ending): the quote is still kept
     call = evolve(call, hangup=_farewell(call, "opt_out"))
-    t = call.plan.timings
-    return call, [Cancel("stall"), AppendCommentary(OPT_OUT_LINE), Schedule("farewell", t.farewell_max_s, ev.FarewellElapsed())]
+    return call, [Cancel("stall"), AppendCommentary(OPT_OUT_LINE), timers.farewell(call)]
 
 
 def _business_said(call: Call, fragment: str) -> tuple[Call, list[Effect]]:
     """The business said more words: are we on hold, back from hold, screened, or at the wrong number?"""
-    t = call.plan.timings
     turn, text = latest_turn_of(call, "business")
     seg_turn, seg_from = call.segment
     if seg_turn != turn:
@@ -743,18 +709,13 @@ def _business_said(call: Call, fragment: str) -> tuple[Call, list[Effect]]:
         call = evolve(call, segment=(turn, len(text)))
         call, hold = _start_hold(call, cue)
         return call, effects + hold
-    return call, [*effects, Schedule("stall", t.stall_s, ev.StallElapsed())]
+    return call, [*effects, timers.stall(call)]
 
 
 def _wrong_party_goodbye(call: Call) -> tuple[Call, list[Effect]]:
     """The wrong party, whenever it is said: a polite apology and goodbye, and the call fails wrong_number."""
-    t = call.plan.timings
     call = evolve(_wrong_party_heard(call), hangup=_farewell(call, "wrong_party"))
-    return call, [
-        AppendCommentary(WRONG_PARTY_LINE),
-        Cancel("stall"),
-        Schedule("farewell", t.farewell_max_s, ev.FarewellElapsed()),
-    ]
+    return call, [AppendCommentary(WRONG_PARTY_LINE), *timers.goodbye(call)]
 
 
 def _wrong_party_heard(call: Call) -> Call:
@@ -770,7 +731,7 @@ def _wrong_party_heard(call: Call) -> Call:
 def _start_hold(call: Call, cue: str) -> tuple[Call, list[Effect]]:
     """On hold: the hold budget replaces the stall failsafe until someone speaks again."""
     call = evolve(call, holds=(*call.holds, Hold(cue)))
-    return call, [Schedule("stall", call.plan.timings.hold_max_s, ev.StallElapsed())]
+    return call, [timers.hold(call)]
 
 
 @_on(ev.InputTranscript)
@@ -869,17 +830,12 @@ def _record(call: Call, event: ev.TaskRecorded) -> tuple[Call, list[Effect]]:
     if isinstance(held := record_holds(call, event, recording=recording), Refusal):
         return _refuse_record(call, event, held.why, held.instead)
     event, verdict = held
-    t = call.plan.timings
     if recording:  # no goodbye to a machine: the recording's farewell timer or beep ends the call
         call = evolve(call, conversation=ConvConcluded(event, verdict))
         return _continue(call), [SendToolOutput(event.call_id, tool_output(recorded=True, next="say nothing more"))]
     call = evolve(call, conversation=ConvConcluded(event, verdict), hangup=_farewell(call, "tool"))
     out = tool_output(recorded=True, next=_SAY_GOODBYE)
-    return _continue(call), [
-        SendToolOutput(event.call_id, out),
-        Cancel("stall"),
-        Schedule("farewell", t.farewell_max_s, ev.FarewellElapsed()),
-    ]
+    return _continue(call), [SendToolOutput(event.call_id, out), *timers.goodbye(call)]
 
 
 _SAY_GOODBYE = "thank them in one short sentence and say goodbye"
@@ -892,13 +848,8 @@ def _superseded(call: Call, event: ev.TaskRecorded, verdict: Verdict) -> tuple[C
     assert isinstance(call.conversation, ConvConcluded)
     call = evolve(call, conversation=evolve(call.conversation, task=event, verdict=verdict, corrected=True),
                   hangup=_farewell(call, "tool"))
-    t = call.plan.timings
     out = tool_output(recorded=True, why="the business corrected itself; this record replaces the earlier one", next=_SAY_GOODBYE)
-    return _continue(call), [
-        SendToolOutput(event.call_id, out),
-        Cancel("stall"),
-        Schedule("farewell", t.farewell_max_s, ev.FarewellElapsed()),
-    ]
+    return _continue(call), [SendToolOutput(event.call_id, out), *timers.goodbye(call)]
 
 
 def _recorded_again(call: Call, event: ev.TaskRecorded) -> tuple[Call, list[Effect]]:
@@ -910,12 +861,8 @@ def _recorded_again(call: Call, event: ev.TaskRecorded) -> tuple[Call, list[Effe
         return _continue(call), [SendToolOutput(event.call_id, out)]
     call, why = _kept_refusal(call, event, why)
     call = evolve(call, hangup=_farewell(call, "tool"))
-    t = call.plan.timings
-    return _continue(call), [
-        SendToolOutput(event.call_id, tool_output(recorded=False, why=why, next=_SAY_GOODBYE)),
-        Cancel("stall"),
-        Schedule("farewell", t.farewell_max_s, ev.FarewellElapsed()),
-    ]
+    out = tool_output(recorded=False, why=why, next=_SAY_GOODBYE)
+    return _continue(call), [SendToolOutput(event.call_id, out), *timers.goodbye(call)]
 
 
 def _kept_refusal(call: Call, event: ev.TaskRecorded, why: str) -> tuple[Call, str]:
@@ -1092,12 +1039,11 @@ def _stall(call: Call, event: ev.StallElapsed) -> _Out:
         call = evolve(_end_hold(call, "timeout"), failure=call.failure or Failure("hold_timeout", detail))
     elif not call.conversation.steered and answer_heard(call):
         call = evolve(call, hangup=_farewell(call, "answer_heard"))
-        t = call.plan.timings
-        return call, [AppendCommentary(ANSWER_HEARD_LINE), Schedule("farewell", t.farewell_max_s, ev.FarewellElapsed())]
+        return call, [AppendCommentary(ANSWER_HEARD_LINE), timers.farewell(call)]
     elif not call.conversation.steered:
         call = evolve(call, conversation=ConvTalking(steered=True, quiet_after=last_to_speak(call.transcript)))
-        return call, [AppendCommentary(call.plan.steer_line), Schedule("stall", call.plan.timings.stall_s, ev.StallElapsed())]
-    effects: list[Effect] = _cancel_timers(*_LIVE_TIMERS)
+        return call, [AppendCommentary(call.plan.steer_line), timers.stall(call)]
+    effects: list[Effect] = timers.cancel(*timers.LIVE_TIMERS)
     if live_is_open(call):
         effects.append(CloseLive())
         call = evolve(call, live=LiveClosing())
@@ -1111,7 +1057,7 @@ def _call_cap(call: Call, event: ev.CallCapElapsed) -> _Out:
         return _ignore(call, event, "hangup")
     call, effects = _abort_live(call)
     call, hangup = _request_hangup(call, "time_limit")
-    return call, _cancel_timers(*_LIVE_TIMERS) + effects + hangup
+    return call, timers.cancel(*timers.LIVE_TIMERS) + effects + hangup
 
 
 @_on(ev.RingElapsed)
