@@ -90,7 +90,7 @@ from calld.core.effects import (
     AbortLive, AppendCommentary, Cancel, CloseLive, ContinueResponse, Effect, Hangup, OpenLive, PlaceDial,
     SendLiveAudio, SendMark, SendMediaAudio, SendDtmf, SendToolOutput,
 )
-from calld.core import situations, timers
+from calld.core import failures, situations, timers
 from calld.core.replace import evolve  # attrs.evolve's result, cheaper: it runs on every frame
 from calld.core.judging import Refusal, correcting, judge, merge_questions, record_holds, wrong_job
 from calld.core.line_audio import (
@@ -340,13 +340,11 @@ def _hung_up(call: Call, event: ev.CallHungUp) -> _Out:
         case _:
             via = "far_party" if was_answered or live_is_open(call) else "not_connected"
             if answer_missed and call.failure is None:
-                call = evolve(call, failure=Failure("no_call_events", "the business answered (SIP 200) and hung up before "
-                                                    "call.answered reached calld, which opens GPT-Live only on it: the agent never spoke"))
+                call = evolve(call, failure=Failure("no_call_events", failures.ANSWER_MISSED))
             if isinstance(call.live, LiveStarting) and call.failure is None:
                 # The business picked up and waited on a line where the agent could not yet speak: calld's
                 # model failed it (the line was not silent: its greeting is in the recording).
-                call = evolve(call, failure=Failure("model_unavailable", "the business hung up while calld waited for GPT-Live's "
-                                                    "session.started: the agent never spoke"))
+                call = evolve(call, failure=Failure("model_unavailable", failures.HUNG_UP_BEFORE_MODEL))
             effects: list[Effect] = []
             if isinstance(call.live, LiveActive | LiveStarting):
                 call, effects = evolve(call, live=LiveClosing()), [CloseLive()]
@@ -572,9 +570,7 @@ def _live_started(call: Call, event: ev.LiveStarted) -> _Out:
 def _live_ready_elapsed(call: Call, event: ev.LiveReadyElapsed) -> _Out:
     if not isinstance(call.live, LiveStarting):
         return _ignore(call, event, "live")
-    return _fail(call, "model_unavailable", f"GPT-Live sent no session.started within LIVE_READY_S="
-                 f"{call.plan.timings.live_ready_s:g} s of session.start (and no error): the call ends rather than keep the "
-                 "business on a silent line")
+    return _fail(call, "model_unavailable", failures.no_session_started(call.plan.timings.live_ready_s))
 
 
 @_on(ev.LiveSilent)
@@ -583,8 +579,7 @@ def _live_silent(call: Call, event: ev.LiveSilent) -> _Out:
     # close farewell_max_s and close_timeout_s do (the verdict stands).
     if not isinstance(call.live, LiveActive) or not isinstance(call.hangup, HangupNone):
         return _Ignore(f"{event.kind} while live is {call.live.kind} and hangup is {call.hangup.kind}")
-    return _fail(call, "model_lost", f"GPT-Live sent nothing at all (no audio, no silence, no event) for LIVE_QUIET_S="
-                 f"{event.quiet_s:g} s in the middle of the call, its socket still open: the session is lost")
+    return _fail(call, "model_lost", failures.live_silent(event.quiet_s))
 
 
 @_on(ev.LiveError)
@@ -725,7 +720,7 @@ def _wrong_party_heard(call: Call) -> Call:
         return call
     if (sentence := wrong_party_sentence(call)) is None:
         return call
-    return evolve(call, failure=Failure("wrong_number", f'the business said "{sentence}": not the business that was asked for'))
+    return evolve(call, failure=Failure("wrong_number", failures.wrong_number(sentence)))
 
 
 def _start_hold(call: Call, cue: str) -> tuple[Call, list[Effect]]:
@@ -926,8 +921,7 @@ def _dtmf_requested(call: Call, event: ev.DtmfRequested) -> _Out:
         presses = 0  # since the last press a person, or the information, spoke: the menu was passed
     limit = call.plan.timings.dtmf_max_presses
     if presses >= limit:
-        detail = f"{presses} menu presses in a row reached no person and no answer (DTMF_MAX_PRESSES={limit})"
-        return _fail(call, "ivr_unnavigable", detail)
+        return _fail(call, "ivr_unnavigable", failures.menu_loop(presses, limit))
     n = call.counters.dtmf_presses + 1
     call = evolve(
         call,
@@ -1034,8 +1028,7 @@ def _stall(call: Call, event: ev.StallElapsed) -> _Out:
     elif not isinstance(call.hangup, HangupNone) or not isinstance(call.conversation, ConvTalking):
         return _ignore(call, event, "conversation")
     elif call.on_hold:
-        hold = call.holds[-1]
-        detail = f"on hold longer than {call.plan.timings.hold_max_s:g} s (cue: {hold.cue})"
+        detail = failures.hold_too_long(call.plan.timings.hold_max_s, call.holds[-1].cue)
         call = evolve(_end_hold(call, "timeout"), failure=call.failure or Failure("hold_timeout", detail))
     elif not call.conversation.steered and answer_heard(call):
         call = evolve(call, hangup=_farewell(call, "answer_heard"))
@@ -1064,27 +1057,18 @@ def _call_cap(call: Call, event: ev.CallCapElapsed) -> _Out:
 def _ring_elapsed(call: Call, event: ev.RingElapsed) -> _Out:
     if not isinstance(call.telnyx, TelnyxIdle | TelnyxInitiated):
         return _ignore(call, event, "telnyx")
+    ring_s = call.plan.timings.ring_timeout_s
     if not isinstance(call.media, MediaIdle | MediaOpen):
-        return _fail(call, "no_call_events",
-                     f"the media stream started but call.answered never came within RING_TIMEOUT_S="
-                     f"{call.plan.timings.ring_timeout_s:.0f} s of the dial: calld opens GPT-Live only on call.answered (a "
-                     "stream may carry ringback before the pickup), so the business would have waited on a silent line; "
-                     "check that every webhook reaches this daemon (the proxy and PUBLIC_BASE_URL)")
-    heard = "only call.initiated" if isinstance(call.telnyx, TelnyxInitiated) else "no webhook at all"
-    return _fail(call, "no_call_events",
-                 f"the carrier accepted the dial {call.plan.timings.ring_timeout_s:.0f} s ago and calld has had {heard} since "
-                 "(no call.answered, no hangup, no media): its webhooks are not reaching this daemon (check the proxy "
-                 "and PUBLIC_BASE_URL)")
+        return _fail(call, "no_call_events", failures.no_answer_on_stream(ring_s))
+    return _fail(call, "no_call_events", failures.no_webhooks(ring_s, initiated=isinstance(call.telnyx, TelnyxInitiated)))
 
 
 @_on(ev.MediaWaitElapsed)
 def _media_wait_elapsed(call: Call, event: ev.MediaWaitElapsed) -> _Out:
     if not isinstance(call.telnyx, TelnyxAnswered) or not isinstance(call.media, MediaIdle | MediaOpen):
         return _ignore(call, event, "media")
-    opened = "its socket opened but sent no start frame" if isinstance(call.media, MediaOpen) else "no media socket came"
-    return _fail(call, "no_media",
-                 f"the call was answered {call.plan.timings.media_start_s:.0f} s ago and its media stream never started "
-                 f"({opened}): check the proxy rule for /telnyx/media/ and PUBLIC_MEDIA_URL")
+    opened = isinstance(call.media, MediaOpen)
+    return _fail(call, "no_media", failures.no_media(call.plan.timings.media_start_s, socket_opened=opened))
 
 
 @_on(ev.CallCut)
