@@ -18,14 +18,28 @@ HOLD_RETURN_FRAMES = 50  # on hold, words after 1 s of no words are a person com
 HOLD_MUSIC_FRAMES = 200  # 4 s of unbroken sound and no words: hold music
 
 
-# Was reduce._hold: named for what it holds now that it is called from another module.
-def hold_pickup(held: HeldAudio, chunk: int, pcm: bytes, cap: int) -> tuple[HeldAudio, int]:
-    """`held` with one more frame kept for GPT-Live, the oldest dropped past `cap` bytes; and how many dropped."""
+# Was reduce._hold: named for what it holds now that it is called from another module, and counts too.
+def hold_pickup(held: HeldAudio, c: Counters, chunk: int, pcm: bytes, cap: int) -> tuple[HeldAudio, Counters]:
+    """`held` with one more inbound frame kept for GPT-Live, the oldest dropped past `cap` bytes; and the
+    counters after it (heard, held, and how many dropped)."""
     frames, size, dropped = (*held.frames, (chunk, pcm)), held.size + len(pcm), 0
     while size > cap and frames:
         size -= len(frames[0][1])
         frames, dropped = frames[1:], dropped + 1
-    return HeldAudio(frames, size, held.dropped + dropped), dropped
+    counters = evolve(
+        c, audio_in=c.audio_in + 1, audio_in_bytes=c.audio_in_bytes + len(pcm),
+        held_frames=c.held_frames + 1, dropped_frames=c.dropped_frames + dropped,
+    )
+    return HeldAudio(frames, size, held.dropped + dropped), counters
+
+
+def flushed(c: Counters, held: HeldAudio) -> tuple[Counters, int]:
+    """The counters once the held frames went to GPT-Live, and where its session timeline starts in
+    audio/inbound.wav, in ms: GPT-Live's timeline advances with the audio it is given; its zero is the
+    first frame it gets."""
+    n = len(held.frames)
+    counters = evolve(c, flushed_frames=c.flushed_frames + n, audio_to_live=c.audio_to_live + n)
+    return counters, (c.audio_in_bytes - held.size) // BYTES_PER_MS
 
 
 def inbound_counted(c: Counters, frames: int, pcm_bytes: int, *, to_live: bool = False) -> Counters:

@@ -1,8 +1,9 @@
 """Queries on a Call: what it has heard and where it stands, read without changing it.
 
 The reducer (calld.core.reduce) makes every transition; these only answer questions it asks on
-the way (is GPT-Live open, what did the business say over our goodbye, is this a recording) and
-format what the model is told. Like the rest of the core: no trio, sockets, clock or files.
+the way (is GPT-Live open, what did the business say over our goodbye, is this a recording, how many
+menu presses in a row, where a fragment goes on the transcript) and format what the model is told.
+Like the rest of the core: no trio, sockets, clock or files.
 """
 
 from __future__ import annotations
@@ -10,13 +11,14 @@ from __future__ import annotations
 import json
 
 from calld.core import assessment, situations
+from calld.core import events as ev
 from calld.core.plan import QuickAskJob
 from calld.core.state import (
     Call, ConvConcluded, HangupDraining, HangupFarewell, HangupNone, LiveActive, LiveClosing, LiveStarting,
     MediaStreaming, Via,
 )
 from calld.domain.questions import QuestionType
-from calld.domain.transcript import Speaker, Turn, latest_turn, sentence_spans
+from calld.domain.transcript import Speaker, Turn, add_fragment, latest_turn, sentence_spans
 
 
 # A recording on the line (no goodbye to it, no message left): a voicemail, or an information line.
@@ -119,3 +121,24 @@ def wrong_party_sentence(call: Call) -> str | None:
     text = business_text(call)  # all of it: words said over the agent's are split into turns
     spoken = (text[a:b] for a, b in sentence_spans(text))
     return next((s for s in spoken if situations.wrong_party(s) is not None), None)
+
+
+# Was reduce._add_turn, which set it on the call: a query gives the transcript, the reducer sets it.
+def transcript_with(call: Call, speaker: Speaker, event: ev.InputTranscript | ev.OutputTranscript) -> tuple[Turn, ...]:
+    """The transcript with the fragment joined to the turn it goes on (domain.transcript.add_fragment),
+    placed in audio/inbound.wav by the session's origin."""
+    origin = call.live_origin_ms
+
+    def at(ms: int | None) -> int | None:
+        return None if ms is None else origin + ms
+
+    on_line = speaker == "business" or agent_audible(call)
+    return add_fragment(call.transcript, speaker, event.text, at(event.start_ms), at(event.end_ms), on_line)
+
+
+def menu_presses(call: Call) -> int:
+    """Menu presses in a row so far, for the loop guard: those with only menu prompts heard between them."""
+    heard = business_text(call)[call.menu.heard_mark :]
+    if heard.strip() and situations.menu_prompt(heard) is None:
+        return 0  # since the last press a person, or the information, spoke: the menu was passed
+    return call.menu.presses

@@ -94,12 +94,13 @@ from calld.core import failures, situations, timers
 from calld.core.replace import evolve  # attrs.evolve's result, cheaper: it runs on every frame
 from calld.core.judging import Refusal, correcting, judge, merge_questions, record_holds, wrong_job
 from calld.core.line_audio import (
-    BYTES_PER_MS, BYTES_PER_SECOND, HOLD_RETURN_FRAMES, closing_line, hold_pickup, inbound_counted,
-    outbound_counted, quiet_on_hold, sound_run,
+    BYTES_PER_SECOND, HOLD_RETURN_FRAMES, closing_line, flushed, hold_pickup, inbound_counted, outbound_counted,
+    quiet_on_hold, sound_run,
 )
 from calld.core.queries import (
     OWN_GOODBYES, RECORDED, agent_audible, answer_heard, business_text, goodbye_talk, information_line, latest_turn_of,
-    live_is_open, may_call_off, opt_out_words, recording_phrase, talking_after_verdict, tool_output, wrong_party_sentence,
+    live_is_open, may_call_off, menu_presses, opt_out_words, recording_phrase, talking_after_verdict, tool_output,
+    transcript_with, wrong_party_sentence,
 )
 from calld.core.plan import (
     ANSWER_HEARD_LINE, GOODBYE_REOPENED_LINE, HANGUP_MARK, HONESTY_CORRECTION_LINE, OPT_OUT_LINE, RECORD_TASK_RESULT, SEND_DTMF, WRONG_PARTY_LINE,
@@ -116,7 +117,7 @@ from calld.core.state import (
     TelnyxInitiated, Verdict, Via,
 )
 from calld.domain.status import FailedReason
-from calld.domain.transcript import Speaker, add_fragment, last_to_speak
+from calld.domain.transcript import Speaker, last_to_speak
 from calld.evidence import check
 from calld.policy.optout import detect_opt_out, said_by_business
 
@@ -242,19 +243,6 @@ def _start_drain(call: Call, via: Via) -> tuple[Call, list[Effect]]:
         return _mark_behind_last_audio(call, via)
     call = evolve(call, hangup=HangupDraining(via=via), live=LiveClosing())
     return call, [CloseLive(), timers.close(call)]
-
-
-def _add_turn(call: Call, speaker: Speaker, event: ev.InputTranscript | ev.OutputTranscript) -> Call:
-    """Join a fragment to the turn it goes on (domain.transcript.add_fragment), placed in
-    audio/inbound.wav by the session's origin."""
-    origin = call.live_origin_ms
-
-    def at(ms: int | None) -> int | None:
-        return None if ms is None else origin + ms
-
-    on_line = speaker == "business" or agent_audible(call)
-    return evolve(call, transcript=add_fragment(call.transcript, speaker, event.text, at(event.start_ms),
-                                                at(event.end_ms), on_line))
 
 
 def _continue(call: Call) -> Call:
@@ -418,12 +406,8 @@ def _media_audio(call: Call, event: ev.MediaAudio) -> _Out:
     match call.live:
         case LiveIdle(held=held) | LiveStarting(held=held):
             cap = int(call.plan.timings.pickup_hold_s * BYTES_PER_SECOND)
-            held, dropped = hold_pickup(held, event.chunk, event.pcm, cap)
+            held, counters = hold_pickup(held, c, event.chunk, event.pcm, cap)
             live = LiveIdle(held) if isinstance(call.live, LiveIdle) else LiveStarting(held)
-            counters = evolve(
-                c, audio_in=c.audio_in + 1, audio_in_bytes=c.audio_in_bytes + len(event.pcm),
-                held_frames=c.held_frames + 1, dropped_frames=c.dropped_frames + dropped,
-            )
             return evolve(call, live=live, counters=counters), []
         case LiveActive():
             counters = inbound_counted(c, 1, len(event.pcm), to_live=True)
@@ -557,10 +541,7 @@ def _live_started(call: Call, event: ev.LiveStarted) -> _Out:
         return _ignore(call, event, "live")
     held = call.live.held
     flush: list[Effect] = [SendLiveAudio(pcm, chunk, held=True) for chunk, pcm in held.frames]
-    c = call.counters
-    counters = evolve(c, flushed_frames=c.flushed_frames + len(flush), audio_to_live=c.audio_to_live + len(flush))
-    # GPT-Live's timeline advances with the audio it is given; its zero is the first frame it gets.
-    origin_ms = (c.audio_in_bytes - held.size) // BYTES_PER_MS
+    counters, origin_ms = flushed(call.counters, held)  # GPT-Live's timeline: its zero is the first frame it gets
     call = evolve(call, live=LiveActive(event.session_id), conversation=ConvTalking(), counters=counters,
                   live_origin_ms=origin_ms)
     return call, [*flush, AppendCommentary(call.plan.opener), timers.stall(call), Cancel("live_ready")]
@@ -593,7 +574,7 @@ def _live_error(call: Call, event: ev.LiveError) -> _Out:
 def _speech(call: Call, event: ev.InputTranscript | ev.OutputTranscript, speaker: Speaker) -> _Out:
     if isinstance(call.hangup, HangupDone) or not isinstance(call.live, LiveActive | LiveClosing):
         return _ignore(call, event, "live")
-    call = _add_turn(call, speaker, event)
+    call = evolve(call, transcript=transcript_with(call, speaker, event))
     if speaker == "agent" and call.honesty_claim is None and (
             claim := situations.CLAIMS_HUMAN.search(latest_turn_of(call, "agent")[1])) is not None:
         # Honesty on every call: the agent corrects itself at once, and the result is flagged.
@@ -915,10 +896,7 @@ def _dtmf_requested(call: Call, event: ev.DtmfRequested) -> _Out:
         return call, []
     if not isinstance(call.hangup, HangupNone) or call.call_control_id is None:
         return call, [SendToolOutput(event.call_id, tool_output(sent=False, why="the call is ending"))]
-    heard = business_text(call)[call.menu.heard_mark :]
-    presses = call.menu.presses
-    if heard.strip() and situations.menu_prompt(heard) is None:
-        presses = 0  # since the last press a person, or the information, spoke: the menu was passed
+    presses = menu_presses(call)
     limit = call.plan.timings.dtmf_max_presses
     if presses >= limit:
         return _fail(call, "ivr_unnavigable", failures.menu_loop(presses, limit))
