@@ -3,18 +3,35 @@
 The reducer (calld.core.reduce) decides that a call fails and with which reason
 (calld.domain.status.FailedReason); the longer sentences, those that name the setting that bounded
 the wait or what to check, are worded here from the values they name. Each says what happened and,
-where calld cannot mend it itself, what to fix. Pure text: no trio, sockets, clock or files.
+where calld cannot mend it itself, what to fix. Where the failure follows from what was heard on a
+call that goes on ending its own way (a far-party hangup, the wrong party), the Failure itself is read
+here from the call, the first one standing. Like the rest of the core: no trio, sockets, clock or files.
 """
 
 from __future__ import annotations
 
-# call.hangup's SIP 200 overtook call.answered: the call was answered, and calld never knew it in time.
+from calld.core.queries import wrong_party_sentence
+from calld.core.state import Call, Failure, LiveStarting
+
 ANSWER_MISSED = (
     "the business answered (SIP 200) and hung up before call.answered reached calld, which opens GPT-Live only "
     "on it: the agent never spoke"
 )
-# The business picked up and hung up while GPT-Live was still starting: calld's model failed it.
 HUNG_UP_BEFORE_MODEL = "the business hung up while calld waited for GPT-Live's session.started: the agent never spoke"
+
+
+def far_party_hung_up(call: Call, *, answer_missed: bool) -> Failure | None:
+    """The call's failure once the business hung up on a call calld had not ended: a failure already in
+    stands; a call.hangup whose SIP 200 overtook call.answered was answered, and calld never knew in time;
+    and one that comes while GPT-Live is starting is calld's: the business picked up and waited on a line
+    where the agent could not yet speak (the line was not silent: its greeting is in the recording)."""
+    if call.failure is not None:
+        return call.failure
+    if answer_missed:
+        return Failure("no_call_events", ANSWER_MISSED)
+    if isinstance(call.live, LiveStarting):
+        return Failure("model_unavailable", HUNG_UP_BEFORE_MODEL)
+    return None
 
 
 def no_answer_on_stream(ring_timeout_s: float) -> str:
@@ -71,6 +88,13 @@ def hold_too_long(hold_max_s: float, cue: str) -> str:
     return f"on hold longer than {hold_max_s:g} s (cue: {cue})"
 
 
-def wrong_number(sentence: str) -> str:
-    """wrong_number, quoting the business's own sentence that says so."""
-    return f'the business said "{sentence}": not the business that was asked for'
+# Was reduce._wrong_party_heard, which set it on the call: it gives the Failure, the reducer sets it.
+def wrong_number(call: Call) -> Failure | None:
+    """The call's failure once the wrong party is heard: wrong_number, quoting the business's own sentence
+    that says so (as far as it has been heard), never the phrase that matched mid-sentence ("you have the
+    wrong"). A failure already in stands."""
+    if call.failure is not None and call.failure.reason != "wrong_number":
+        return call.failure
+    if (sentence := wrong_party_sentence(call)) is None:
+        return call.failure
+    return Failure("wrong_number", f'the business said "{sentence}": not the business that was asked for')

@@ -100,7 +100,7 @@ from calld.core.line_audio import (
 from calld.core.queries import (
     OWN_GOODBYES, RECORDED, agent_audible, answer_heard, business_text, goodbye_talk, information_line, latest_turn_of,
     live_is_open, may_call_off, menu_presses, opt_out_words, recording_phrase, talking_after_verdict, tool_output,
-    transcript_with, wrong_party_sentence,
+    transcript_with,
 )
 from calld.core.plan import (
     ANSWER_HEARD_LINE, GOODBYE_REOPENED_LINE, HANGUP_MARK, HONESTY_CORRECTION_LINE, OPT_OUT_LINE, RECORD_TASK_RESULT, SEND_DTMF, WRONG_PARTY_LINE,
@@ -327,12 +327,7 @@ def _hung_up(call: Call, event: ev.CallHungUp) -> _Out:
             return call, []
         case _:
             via = "far_party" if was_answered or live_is_open(call) else "not_connected"
-            if answer_missed and call.failure is None:
-                call = evolve(call, failure=Failure("no_call_events", failures.ANSWER_MISSED))
-            if isinstance(call.live, LiveStarting) and call.failure is None:
-                # The business picked up and waited on a line where the agent could not yet speak: calld's
-                # model failed it (the line was not silent: its greeting is in the recording).
-                call = evolve(call, failure=Failure("model_unavailable", failures.HUNG_UP_BEFORE_MODEL))
+            call = evolve(call, failure=failures.far_party_hung_up(call, answer_missed=answer_missed))
             effects: list[Effect] = []
             if isinstance(call.live, LiveActive | LiveStarting):
                 call, effects = evolve(call, live=LiveClosing()), [CloseLive()]
@@ -593,7 +588,7 @@ def _after_speech(call: Call, event: ev.InputTranscript | ev.OutputTranscript, s
         if quote != call.opt_out and quote.startswith(call.opt_out):
             call = evolve(call, opt_out=quote)  # the same sentence, heard to its end: keep it whole
     if speaker == "business" and isinstance(call.hangup, HangupFarewell) and call.hangup.via == "wrong_party":
-        call = _wrong_party_heard(call)  # the sentence that said so, heard on to its end: quote it whole
+        call = evolve(call, failure=failures.wrong_number(call))  # the sentence that said so, heard on to its end: quote it whole
     match call.hangup:
         case HangupNone() if isinstance(call.conversation, ConvTalking):
             if speaker == "business":  # they answered the steer: the next silence gets its own
@@ -690,18 +685,8 @@ def _business_said(call: Call, fragment: str) -> tuple[Call, list[Effect]]:
 
 def _wrong_party_goodbye(call: Call) -> tuple[Call, list[Effect]]:
     """The wrong party, whenever it is said: a polite apology and goodbye, and the call fails wrong_number."""
-    call = evolve(_wrong_party_heard(call), hangup=_farewell(call, "wrong_party"))
+    call = evolve(call, failure=failures.wrong_number(call), hangup=_farewell(call, "wrong_party"))
     return call, [AppendCommentary(WRONG_PARTY_LINE), *timers.goodbye(call)]
-
-
-def _wrong_party_heard(call: Call) -> Call:
-    """The wrong_number failure, quoting the business's own sentence that says so (as far as it has been
-    heard), never the phrase that matched mid-sentence ("you have the wrong"). A failure already in stands."""
-    if call.failure is not None and call.failure.reason != "wrong_number":
-        return call
-    if (sentence := wrong_party_sentence(call)) is None:
-        return call
-    return evolve(call, failure=Failure("wrong_number", failures.wrong_number(sentence)))
 
 
 def _start_hold(call: Call, cue: str) -> tuple[Call, list[Effect]]:
