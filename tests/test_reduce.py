@@ -29,8 +29,8 @@ from calld.core.effects import (
     SendToolOutput,
 )
 from calld.core.line_audio import BYTES_PER_SECOND
-from calld.core.plan import ANSWER_HEARD_LINE, HANGUP_MARK, Timings
-from calld.core.reduce import STEER_LINE, reduce, reduce_step
+from calld.core.plan import ANSWER_HEARD_LINE, HANGUP_MARK, STEER_LINE, Timings  # the quick ask's steer
+from calld.core.reduce import reduce, reduce_step
 from calld.core.timers import LIVE_TIMERS
 
 ENDED = tuple(Cancel(k) for k in (*LIVE_TIMERS, "hangup_confirm"))  # no timer outlives a call

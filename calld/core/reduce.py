@@ -5,7 +5,10 @@ Rules of this file (after h11's _state.py):
     only moves events and performs effects. Nothing here touches trio, a socket, a clock
     or a file; time exists only as `Schedule(key, delay_s, event)` effects. What only reads a
     Call lives beside it: calld.core.queries (what the call has heard, where it stands) and
-    calld.core.judging (whether a record holds); neither changes a call.
+    calld.core.judging (whether a record holds); neither changes a call. So do the pure pieces
+    a handler asks for a new value: calld.core.line_audio (the audio arithmetic: pickup hold,
+    hold-music run, counts, the closing line's quiet), calld.core.timers (each timer's key, wait
+    and event) and calld.core.failures (what a failure says); the handler decides the transition.
  2. An event that is illegal for the current state changes nothing: `reduce_step`
     returns the same Call, no effects, and the reason, and the runtime journals it.
  3. Transport order is free. Webhooks, media frames and GPT-Live events may arrive in
@@ -105,9 +108,6 @@ from calld.core.queries import (
 from calld.core.plan import (
     ANSWER_HEARD_LINE, GOODBYE_REOPENED_LINE, HANGUP_MARK, HONESTY_CORRECTION_LINE, OPT_OUT_LINE, RECORD_TASK_RESULT, SEND_DTMF, WRONG_PARTY_LINE,
     QuickAskJob, screening_line,
-)
-from calld.core.plan import (
-    STEER_LINE as STEER_LINE,  # the quick ask's steer; each plan carries its own
 )
 from calld.core.state import (
     Call, ConvConcluded, ConvTalking, Dialed, DialPending, DialRejected, DialSent, Failure, HangupDone,
