@@ -1,84 +1,36 @@
 """reduce(call, event) -> (call, effects): the only place a call changes.
 
 Rules of this file (after h11's _state.py):
- 1. Every transition of every track lives here. Adapters only make events; the runtime
-    only moves events and performs effects. Nothing here touches trio, a socket, a clock
-    or a file; time exists only as `Schedule(key, delay_s, event)` effects. What only reads a
-    Call lives beside it: calld.core.queries (what the call has heard, where it stands) and
-    calld.core.judging (whether a record holds); neither changes a call. So do the pure pieces
-    a handler asks for a new value: calld.core.line_audio (the audio arithmetic: pickup hold,
-    hold-music run, counts, the closing line's quiet), calld.core.timers (each timer's key, wait
-    and event) and calld.core.failures (what a failure says); the handler decides the transition.
- 2. An event that is illegal for the current state changes nothing: `reduce_step`
-    returns the same Call, no effects, and the reason, and the runtime journals it.
- 3. Transport order is free. Webhooks, media frames and GPT-Live events may arrive in
-    any interleaving; a media `start` before `call.answered` is simply a state. It is not the
-    pickup: only `call.answered` (or a `call.hangup` whose SIP code is 200, the INVITE's OK, which
-    may overtake a late `call.answered`) says the business answered. Telnyx may stream a call's
-    early media (ringback, a carrier's announcement) before the answer (protocols/telnyx.md does
-    not say it never does), and an agent that spoke its disclosure into a ringback would be
-    heard by nobody; so the ring bound runs on through a media start, and a call whose
-    `call.answered` never comes ends failed/no_call_events at ring_timeout_s, naming it.
- 4. Event-triggered transitions come first (one handler per event type); then the
-    state-triggered rules run to a fixed point (today: open GPT-Live once Telnyx has
-    answered and media is streaming).
+ 1. Every transition of every track lives here. Adapters only make events; the runtime only moves
+    events and performs effects. Nothing here touches trio, a socket, a clock or a file; time exists
+    only as `Schedule(key, delay_s, event)` effects. Beside it, pure and changing no call: what reads a
+    Call (calld.core.queries, calld.core.judging) and what a handler asks for a new value
+    (calld.core.line_audio, timers, failures); the handler decides the transition.
+ 2. An event illegal in the current state changes nothing: `reduce_step` returns the same Call, no
+    effects, and the reason, and the runtime journals it.
+ 3. Transport order is free: webhooks, media frames and GPT-Live events interleave in any order. A
+    media `start` before `call.answered` is a state, not the pickup (it may be ringback): only
+    `call.answered`, or a `call.hangup` with SIP 200, says the business answered, and the ring bound
+    runs on through early media (docs/design.md, "The reducer's edges").
+ 4. Event-triggered transitions come first (one handler per event type); then the state-triggered
+    rules run to a fixed point (today: open GPT-Live once Telnyx has answered and media streams).
 
-Theory of the edges:
- - Streams: a media frame or mark echo names its stream; one of a stream that is not the started
-   one is ignored (an echo of our mark from another stream proves nothing played on this call).
- - Steady audio: where calld.core.audio_path opens the way, the transports forward audio
-   themselves and the runtime steps it here as stretches (InboundForwarded, OutputForwarded;
-   InboundHeld before GPT-Live is ready, InboundRecorded once it is gone) before the next event;
-   their handlers do what the frame-by-frame ones would, but the sending.
- - Pickup: callee audio arriving before `session.started` is held in the live track
-   (capped at pickup_hold_s, oldest dropped) and flushed in order when it starts.
- - Tools: every function call gets its output at once; exactly one response.create follows
-   when the backend's response that carried them ends (ResponseDone), after the last output,
-   so the agent keeps talking after a progress note or a refused record.
- - The evidence gate: a terminal record is accepted only when calld.evidence.check_record accepts its
-   arguments as the model sent them (each fact's quote said by the business and its value standing in it;
-   agent speech never counts). A record that fails is refused back to the model
-   with what was checked, starts nothing, and is kept in refused_records. The first accepted record
-   stands, unless a later one holds and cites business words said after it (the business corrected
-   itself): that one takes its place. Any other later record is answered "already recorded"; every
-   output is followed, once its response ends, by one response.create.
- - Bookings: a booked record is checked against the request (party, constraints, and
-   the window from the words of both times); one that does not hold is refused back to
-   the model and the conversation goes on.
- - Goodbye: a terminal record_task_result returns its output and one response.create,
-   so the agent says the closing line; we wait until that speech has finished streaming,
-   judged from GPT-Live's output audio (loud deltas, then farewell_quiet_s worth of silent
-   deltas; a stall with no deltas is not an end), or farewell_max_s; then send
-   `session.close`, forward the flushed audio until GPT-Live has closed, put exactly one
-   mark behind it, and hang up `trail_s` after its echo. The
-   hangup effect is emitted on one edge only: into HangupRequested.
- - No echo within drain_timeout_s hangs up via "drain_timeout"; no call.hangup within
-   hangup_confirm_s after ours finishes the call unconfirmed.
- - Talk during the goodbye: business words after the farewell began call it off before
-   `session.close` when they ask something (at once) or, judged when the goodbye would end,
-   say more than a courtesy (situations.more_than_courtesy): the conversation goes on,
-   verdict kept, until the next terminal record, end_call or the stall failsafe. A courtesy
-   ("bye", "thanks, bye-bye", "maybe another time, goodbye") does not, nor an opt-out (they
-   want the call over; it is kept for the result); while the business is talking, the closing
-   line's quiet starts again from their last word.
- - Honesty: the moment the agent's own words claim it is a person or deny it is automated
-   (situations.CLAIMS_HUMAN), the app tells it to say plainly that it is an automated assistant,
-   once, and keeps the claim for the result (`honesty: corrected`).
- - A far-party hangup ends the call at once; a recorded verdict stands. One that comes while
-   GPT-Live is starting is calld's failure (model_unavailable), not a silent line: the agent never spoke.
-   A media stream that stops mid-goodbye can play nothing more nor echo the mark: unless call.hangup
-   comes within media_lost_grace_s, calld hangs up then, the verdict kept.
- - GPT-Live is bounded at both ends of its life: session.started within live_ready_s of OpenLive
-   (else model_unavailable), and once started, a socket that sends nothing at all for live_quiet_s
-   (LiveSilent, measured by the live transport: its output streams for as long as the session is
-   open, silence included) is a lost session (model_lost), never a silent line.
- - stall_s without speech from either side: steer once (keeping whose words the silence came
-   after, which says who owed the next word), then hang up via "stall". On a quick ask whose
-   answer the business has already given after the ask (assessment.answered_after_ask), no record having been
-   accepted, the first silence ends the call politely instead: the agent thanks them and says
-   goodbye (via "answer_heard"), and the outcome is read from the transcript.
- - A failure while the dial is in flight waits in HangupPending and hangs up the moment
-   Telnyx names the call; whatever ends the call cancels every timer it had.
+Theory of the edges, one line each (the whole reasoning: docs/design.md, "The reducer's edges"):
+ - Streams: a frame or mark echo of a stream that is not the started one is ignored.
+ - Steady audio: where calld.core.audio_path opens the way, forwarded stretches are stepped here.
+ - Pickup: callee audio before `session.started` is held (pickup_hold_s) and flushed in order.
+ - Tools: every function call gets its output at once; one response.create after the response ends.
+ - The evidence gate: a terminal record stands only when calld.evidence.check_record accepts it; a
+   refused one goes back to the model; a later record replaces it only citing words said after it.
+ - Bookings: a booked record is checked against the request (party, constraints, window).
+ - Goodbye: closing line streamed, `session.close`, one mark behind the flushed audio, hang up
+   `trail_s` after its echo (drain_timeout_s without one); the Hangup effect on one edge only.
+ - Talk during the goodbye calls it off when it asks something or says more than a courtesy.
+ - Honesty: an agent claim to be a person is corrected once and kept for the result.
+ - A far-party hangup ends the call at once, the verdict kept; during GPT-Live's start, calld's fault.
+ - GPT-Live: ready within live_ready_s, never silent for live_quiet_s once started.
+ - stall_s of silence: steer once, then hang up via "stall"; an answer already heard ends it politely.
+ - A failure while the dial is in flight waits in HangupPending; an end cancels every timer.
 """
 
 from __future__ import annotations
