@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -1052,3 +1053,81 @@ def test_rules_8_and_9_stock_next_week_is_none_now(said: str) -> None:
     turns = call("Do you have the cast iron skillet?", f"{said}.")
     assert check_record(stock("in_stock", said), STOCK, turns).rule == 8  # type: ignore[union-attr]
     assert isinstance(check_record(stock("out_of_stock", said), STOCK, turns), Accepted)
+
+
+@given(st.sampled_from(c.UNITS))
+def test_rule_5_a_number_that_measures_or_places_counts_nothing(unit: str) -> None:
+    turns = call("A table for two at 7 on Friday?", f"Yes, booked. We keep it 20 {unit}s, mind.")
+    args = booked(20, "Friday 19:00", outcome_quote="Yes, booked", party_quote=f"20 {unit}s", time_readback=True, date_readback=True)
+    assert check_record(args, BOOK, turns).rule == 5  # type: ignore[union-attr]
+    shelf = call("Do you have the cast iron skillet?", "Yes, on the shelf in aisle 6.")
+    assert check_record(stock("in_stock", "on the shelf in aisle 6", 6), STOCK, shelf).rule == 5  # type: ignore[union-attr]
+    assert isinstance(check_record(stock("in_stock", "Yes, 6 on the shelf", 6), STOCK, call("Skillet?", "Yes, 6 on the shelf.")), Accepted)
+
+
+def test_rule_5_an_aisle_letter_stays_with_its_number() -> None:
+    turns = call("Which aisle is the garden hose in?", "Garden hose is aisle 14B.")  # "a" is a word of PLACE_WORDS
+    assert check_record(aisle("aisle 14A", "Garden hose is aisle 14B"), AISLE, turns).rule == 5  # type: ignore[union-attr]
+    assert isinstance(check_record(aisle("aisle 14B", "Garden hose is aisle 14B"), AISLE, turns), Accepted)
+    spaced = call("Which aisle is the garden hose in?", "garden hose is aisle 14 c")  # speech-to-text spacing
+    assert isinstance(check_record(aisle("aisle 14C", "garden hose is aisle 14 c"), AISLE, spaced), Accepted)
+    assert check_record(aisle("aisle 14A", "garden hose is aisle 14 c"), AISLE, spaced).rule == 5  # type: ignore[union-attr]
+
+
+def test_rules_5_and_7_the_week_a_run_in_tae_a_holiday_and_a_kind_with_its_s() -> None:
+    week = call("What are your hours?", "Eight to four through the week.")
+    r = {"days": list(c.WEEKDAYS[:5]), "opens": "08:00", "closes": "16:00", "days_quote": "through the week",
+         "times_quote": "Eight to four"}
+    assert isinstance(check_record(hours(r), HOURS, week), Accepted)
+    tae = call("What are your hours?", "We're Tuesday tae Thursday, ten tae four.")
+    r = {"days": ["tuesday", "wednesday", "thursday"], "opens": "10:00", "closes": "16:00", "days_quote": "Tuesday tae Thursday",
+         "times_quote": "ten tae four"}
+    assert isinstance(check_record(hours(r), HOURS, tae), Accepted)
+    holiday = call("Are you open Mondays?", "Monday is our holiday.")
+    r = {"days": ["monday"], "closed": True, "days_quote": "Monday", "times_quote": "Monday is our holiday"}
+    assert isinstance(check_record(hours(r), HOURS, holiday), Accepted)
+    kinds = call("Do you have the cast iron skillet?", "The black is in, the enamel's sold out.")
+    args = stock("some_kinds", None, kinds=[
+        {"kind": "black", "availability": "in_stock", "quantity": None, "quote": "The black is in"},
+        {"kind": "enamel", "availability": "out_of_stock", "quantity": None, "quote": "the enamel's sold out"}])
+    assert isinstance(check_record(args, STOCK, kinds), Accepted)
+
+
+@pytest.mark.parametrize("said, wrong, right", [
+    ("six till six", ("18:00", "06:00"), ("06:00", "18:00")),
+    ("nine to twelve thirty", ("09:00", "00:30"), ("09:00", "12:30")),
+    ("six pm till two am", ("06:00", "14:00"), ("18:00", "02:00")),  # said, a range may close after midnight
+])
+def test_rule_4_a_range_of_bare_hours_closes_after_it_opens(said: str, wrong: tuple[str, str], right: tuple[str, str]) -> None:
+    turns = call("What are your hours?", f"We're {said}, every day.")
+    r = {"days": list(c.WEEKDAYS), "days_quote": "every day", "times_quote": said}
+    assert check_record(hours(r | {"opens": wrong[0], "closes": wrong[1]}), HOURS, turns).rule == 4  # type: ignore[union-attr]
+    assert isinstance(check_record(hours(r | {"opens": right[0], "closes": right[1]}), HOURS, turns), Accepted)
+
+
+def test_rule_3_a_clause_ends_before_but() -> None:
+    turns = call("A table for two at 7 on Friday?", "We're full at 7 but would you sit at the bar?")
+    assert isinstance(check_record(declined("We're full at 7"), BOOK, turns), Accepted)
+    asked = call("A table for two at 7 on Friday?", "We're full at 7 would you sit at the bar?")
+    assert check_record(declined("We're full at 7"), BOOK, asked).rule == 3  # type: ignore[union-attr]
+
+
+def test_rule_11_the_booked_time_said_again_is_no_other_party() -> None:
+    turns = call("A table for two at 7 on Friday?", "Friday, for two, hmm, hang on, yes, at seven, sorry for the wait, seven's fine.",
+                 "Great, so two at seven on Friday?", "You're booked.")
+    args = booked(2, "Friday 19:00", outcome_quote="You're booked", party_quote="for two", time_quote="at seven",
+                  date_quote="Friday")
+    assert isinstance(check_record(args, BOOK, turns), Accepted)
+    changed = call("A table for two at 7 on Friday?", "Friday, for two, hmm, hang on, yes, at seven, sorry, for three.",
+                   "Three at seven?", "You're booked.")
+    assert check_record(args, BOOK, changed).rule == 11  # type: ignore[union-attr]
+
+
+def test_rule_5_a_times_quote_of_another_day_is_not_its_range() -> None:
+    turns = call("What are your hours?", "Closed today for stocktaking, we're back tomorrow at ten.")
+    today = {"date": "today", "days_quote": "today", "opens": "10:00", "times_quote": "back tomorrow at ten"}
+    assert check_record(hours(today), HOURS, turns).rule == 5  # type: ignore[union-attr]
+    assert isinstance(check_record(hours(today | {"date": "tomorrow", "days_quote": "tomorrow"}), HOURS, turns), Accepted)
+    week = call("What are your hours?", "Nine to five on weekdays, ten to two Saturday.")
+    r = {"days": list(c.WEEKDAYS[:5]), "opens": "09:00", "closes": "17:00", "days_quote": "on weekdays", "times_quote": "ten to two Saturday"}
+    assert check_record(hours(r | {"opens": "10:00", "closes": "14:00"}), HOURS, week).rule == 5  # type: ignore[union-attr]

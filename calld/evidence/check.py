@@ -4,31 +4,32 @@ The model points at the words that carry each fact and the outcome; this file ch
 and that each typed value stands in them. Which number is the party is the model's reading. The rules, all of them:
 
  1. Said. Every quote stands, as one run of tokens, in one business turn heard before the record, compared in lower
-    case, without punctuation, FILLERS or a no of EASE ("no problem"), number words as digits ("nine" is "9",
-    "twelfth" is "12th", "a dozen" 12), "dont" as "don't", "p m" as "pm". Agent speech never counts. A fact with no
-    quote and no read-back is refused.
+    case, without punctuation, FILLERS or a no of EASE ("no problem"), number words as digits ("nine" 9, "twelfth"
+    12th, "a dozen" 12), "dont" as "don't", "p m" as "pm", an aisle's letter with its number ("4b", "4 b"). Agent
+    speech never counts. A fact with no quote and no read-back is refused.
  2. Read back. A fact marked readback stands in the agent's turn just before the business turn that holds the
     record's outcome_quote (which is then needed), instead of in a quote of its own.
  3. Statements. A quote's clause is not a question, nor its sentence a phone menu's prompt; an outcome's yes is in
-    no question at all, nor holds a bare "confirm" or "verify" but after a word of CONFIRMS ("I can confirm", not
-    "can you confirm"), nor a word of HOLDS ("let me check"); only a booking's fact may stand in the business's own
-    question when the outcome_quote comes after it, and a range's days when its times answer them in that turn
-    ("Sundays? No, we're not"). A clause ends at , ; ? . ! and before "and" with an asking verb and a person.
+    no question at all, nor holds a bare "confirm" or "verify" but after a word of CONFIRMS ("I can confirm"), nor a
+    word of HOLDS ("let me check"); only a booking's fact may stand in the business's own question when the
+    outcome_quote comes after it, and a range's days when its times answer them in that turn ("Sundays? No, we're
+    not"). A clause ends at , ; ? . ! and before "but", or "and" with an asking verb and a person.
  4. Clock times. Each time reads as one in its own quote: "7:30", "7.30", "7 30" (where a time may be), a number
     before am/pm, o'clock or "ish", or after a word of CLOCK_CUES, "noon" ("midday"), "midnight", "half past 7",
     "twenty past 7", "half five", "ten to nine" (after "at", or as a booking's one time), the quote's one number
-    ("Ten."; in a booking's time, "make that five"); am/pm, where said ("in the morning": DAYPARTS; "07:00":
-    24-hour), agrees. A dash between numbers or days is a run ("9-6", "Mon-Fri"), as "and" is after "between".
-    Number words said apart (", ") are two numbers. A number that begins an address (names, then a word of STREETS)
-    or follows a month is no time; after LOOSE_CUES, or read a time only by "tonight" after it, it is a count too,
-    and no time where another is said ("for four tonight at 8"). A range's opening and closing are two times said
-    one after the other in its times_quote; a bare "half past" takes its hour from the context_quote; its days_quote
-    and times_quote, said in one turn, have no other day or number between them. A booked time of no clock words
-    ("the early sitting") stands by its words.
+    ("Ten."; in a booking's time, "make that five"); am/pm, where said (DAYPARTS: "in the morning"; "07:00":
+    24-hour), agrees. A dash between numbers or days is a run ("9-6", "Mon-Fri"), as "and" is after "between";
+    number words said apart (", ") are two numbers. A number that begins an address (names, then a word of STREETS)
+    or follows a month is no time; after LOOSE_CUES, or a time only by "tonight" after it, it is a count too, and no
+    time where another is said ("for four tonight at 8"). A range's opening and closing are two times said one after
+    the other in its times_quote, the closing after the opening where neither says its half of the day; a bare "half
+    past" takes its hour from the context_quote; days_quote and times_quote, said in one turn, have no other day or
+    number between them. A booked time of no clock words ("the early sitting") stands by its words.
  5. Own words. Each day, date, count, party size, place or kind stands in its own quote: a count as a number that is
-    no part of a clock time nor a day of a month ("march 5", "5th of march", "the 12th": where no month is said, the
-    day alone stands for the date); days by name, run or DAY_GROUPS, every day the days_quote names being recorded
-    (in its range or another); a place or kind by its words (PLACE_WORDS aside). A day after a word of SET_APART is
+    no part of a clock time nor a day of a month ("march 5", "the 12th": with no month said, the day stands for the
+    date), nor before a word of UNITS or after "aisle", "size" or "bay"; days by name, run or DAY_GROUPS, every day
+    the days_quote names being recorded (in its range or another), and a range's times_quote naming no day but its
+    own; a place or kind by its words (PLACE_WORDS aside; "green's" says green). A day after a word of SET_APART is
     not among them ("closed" aside, for closed days). An item's count or place quote holds no other number (but the
     item's own: "the 12 inch").
  6. The item. A stock or aisle fact names the item asked about: its words stand in the fact's quote, or in the
@@ -48,16 +49,16 @@ and that each typed value stands in them. Which number is the party is the model
     n't), for stock of OUT ("out back" aside) or stock to come, for a booking of FAILURE, FULL, CLOSED or OFFERS, or
     the word of GONE of rule 8 ("all booked" only where it ends the clause). An answer's outcome_quote says a yes or
     a no only of stock; of hours, an aisle or kinds it need only be said.
-10. Said after. After a booked outcome_quote, a business sentence with a word of FAILURE, or of NOT beside one of
-    BOOKING (and no "if" or "unless"), refuses the record unless the booked time is said again. After a declined
-    outcome_quote, the agent's last sentence settling on a time (one, and no no) refuses it when the business's next
-    turn says that time with no no, or first answers with no no, question, wait or offer, and the agent takes
-    nothing back after.
+10. Said after. In a booked outcome_quote's turn before it, and after it, a business sentence with a word of
+    FAILURE, or of NOT beside one of BOOKING (no "if" or "unless"), refuses the record unless the booked time is
+    said later. After a declined outcome_quote, the agent's last sentence settling on a time (one, and no no)
+    refuses it when the business's next turn says that time with no no, or first answers with no no, question, wait
+    or offer, and the agent takes nothing back after.
 11. Corrections. Business words after a fact's quote (a read-back fact's: from the reply on) holding another value
-    of its kind (a clock time; a number of one or two digits, not the record's party; a day, for a date) refuse the
-    record when they hold a word of CORRECTIONS, or always for a booking's time and date (and a read-back party), or
-    for stock held a no; unless they name a day the fact is not for. A time said gone or full, or the party said
-    alone, is no other value.
+    of its kind (a clock time; a number of one or two digits, not the record's party nor, for a party, its booked
+    time; a day, for a date) refuse the record when they hold a word of CORRECTIONS, or always for a booking's time
+    and date (and a read-back party), or for stock held a no; unless they name a day the fact is not for. A time
+    said gone or full, or the party said alone, is no other value.
 12. Voicemail. A voicemail record stands on a recorded greeting in the business's words, or on the carrier's
     answering-machine detection.
 
@@ -96,11 +97,11 @@ MONTHS = ("january", "february", "march", "april", "may", "june", "july", "augus
           "november", "december")
 DAY_GROUPS = {"weekdays": WEEKDAYS[:5], "weekday": WEEKDAYS[:5], "weekends": WEEKDAYS[5:], "weekend": WEEKDAYS[5:],
               "daily": WEEKDAYS, "everyday": WEEKDAYS, "every day": WEEKDAYS, "7 days": WEEKDAYS, "24/7": WEEKDAYS,
-              "all week": WEEKDAYS, "each day": WEEKDAYS}
-RUNS = frozenset({"to", "through", "thru", "till", "til", "until"})
+              "all week": WEEKDAYS, "each day": WEEKDAYS, "the week": WEEKDAYS[:5]}
+RUNS = frozenset({"to", "through", "thru", "till", "til", "until", "tae"})
 SET_APART = frozenset({"except", "but", "besides", "excluding", "apart", "other", "not", "closed"})
 PLACE_WORDS = frozenset({"the", "a", "an", "in", "on", "at", "of", "aisle", "department", "dept", "section", "area"})
-CLOSED = ("closed", "shut", "day off", "off")  # or a no just before "open": "not open", "won't be open"
+CLOSED = ("closed", "shut", "day off", "off", "holiday")  # or a no just before "open": "not open", "won't be open"
 ALWAYS = ("24 hours", "24 hour", "24/7", "24 7", "around the clock", "round the clock", "never close", "never closes",
           "all night", "all day and all night", "open all day and night")
 NO_SET_HOURS = ("appointment", "appointments", "no set", "vary", "varies", "depends", "call ahead", "not set",
@@ -113,9 +114,7 @@ FAILURE = ("unable", "couldn't", "could not", "can't", "not able", "fail", "fail
            "booked solid", "impossible", "unavailable", "full", "fully", "problem")  # "cannot" is of NOT
 BOOKING = ("table", "reservation", "booking", "book", "booked", "reserve", "reserved", "seat", "spot", "available",
            "availability", "slot", "opening", "space", "room")  # matched with or without a plural s
-# "confirm" or "verify" said bare asks for a confirmation ("please confirm", "let me just confirm", "can you
-# confirm"), but not after one of these, which give it ("I can confirm", "I was able to confirm", "I did confirm")
-CONFIRMS = ("can", "able", "did", "happy", "pleased", "glad")
+CONFIRMS = ("can", "able", "did", "happy", "pleased", "glad")  # a "confirm" after one gives it: "I was able to confirm"
 ANOTHER_TIME = ("that time", "that hour", "requested time", "time you asked")  # the time that failed, said again
 PAST = ("used to", "formerly", "previously", "anymore", "no longer", "last year", "yesterday")
 FULL = ("booked out", "capacity", "waitlist", "waiting list", "wait list", "we're all booked", "is taken",
@@ -127,6 +126,8 @@ GONE = ("gone", "went", "taken", "out", "spoken for", "filled", "packed", "slamm
         "totally booked", "completely booked", "all booked", "all reserved")  # a booking's no, ending its clause: "Seven's gone."
 WHEN_WORDS = frozenset({"for", "on", "at", "that", "this", "night", "tonight", "tomorrow", "today", "already", "now",
                         "i'm", "afraid", "sorry", "too"})  # may follow one of GONE ("all gone for Thursday")
+UNITS = ("minute", "min", "hour", "hr", "second", "dollar", "buck", "cent", "percent", "pound", "quid", "euro", "inch",
+         "foot", "feet")  # a number before one ("for 15 minutes", "6 dollars") measures, it counts nothing
 STREETS = ("street", "st", "avenue", "ave", "road", "rd", "boulevard", "blvd", "parkway", "drive", "lane", "way",
            "court", "circle", "highway")  # a number before one (names between) is an address: no time, no count
 OPEN_CLOSE = ("open", "opens", "close", "closes")  # "not <one> until 9" is the time it opens or closes, not a no
@@ -142,7 +143,7 @@ _AGAIN = "point each fact at the business's own words that state it, verbatim, a
 # -- tokens ------------------------------------------------------------------------------------------------
 
 ORDINAL = ("st", "nd", "rd", "th")
-_TOKEN = re.compile(r"\d{1,2}[:.]\d{2}(?!\d)|\d+/\d+|\d+(?:st|nd|rd|th)?|[ap]\.\s?m\b\.?|[a-z]+(?:'[a-z]+)*")
+_TOKEN = re.compile(r"\d{1,2}[:.]\d{2}(?!\d)|\d+/\d+|\d+(?:st|nd|rd|th)?(?![a-z\d])|\d+[a-z](?![a-z\d])|\d+|[ap]\.\s?m\b\.?|[a-z]+(?:'[a-z]+)*")
 
 
 @frozen
@@ -251,13 +252,9 @@ def _negated(words: Sequence[str]) -> bool:
     for a "no" that begins a correction ("aisle 7, no, sorry, 8"): what follows it is said instead, not denied."""
     return any((w in NOT or w.endswith("n't")) and not (words[i + 1:i + 2] and words[i + 1] in OPEN_CLOSE
                                                         and words[i + 2:i + 3] and words[i + 2] in ("until", "till", "til"))
-               and not (w == "no" and _at(words, i + 1) in CORRECTIONS - {"no"} and _a_value(words[i + 2:i + 5]))
+               and not (w == "no" and _at(words, i + 1) in CORRECTIONS - {"no"}  # but a bare "no, sorry" is a no
+                        and any(v[0].isdigit() or _weekday(v) for v in words[i + 2:i + 5]))
                for i, w in enumerate(words))
-
-
-def _a_value(words: Sequence[str]) -> bool:
-    """A number or a day said: what a correction puts instead ("no, sorry, 8"; a bare "no, sorry" is a no)."""
-    return any(w[0].isdigit() or _weekday(w) for w in words)
 
 
 def _addresses(words: Sequence[str]) -> set[int]:
@@ -451,13 +448,18 @@ class Found:
     in_question: bool = False  # its sentence is
 
 
+_BUT, _BUT_ALONE = re.compile(r"\s(?=(?:but|and)\b)", re.I), re.compile(r"\s(?=but\b)", re.I)
+
+
 def _sentence(turns: Sequence[Turn], turn: int, start: int, end: int) -> tuple[Quote, bool, bool]:
     text = turns[turn].text
     a = max((m.end() for m in SENTENCE_END.finditer(text, 0, start)), default=0)
     m = SENTENCE_END.search(text, end)
     b = m.end() if m else len(text)
     a, b = a + len(text[a:b]) - len(text[a:b].lstrip()), a + len(text[a:b].rstrip())
-    clause_end = _CLAUSE_END.search(text, end)  # the clause the quote ends in: "sorry, we're full, shall I try 8?"
+    # the clause the quote ends in: "sorry, we're full, shall I try 8?"; not "we're full for 7 but if you'd sit outside?"
+    clause_end = min((m for m in (_CLAUSE_END.search(text, end), _BUT_ALONE.search(text, end)) if m),
+                     key=lambda m: m.start(), default=None)
     return turns[turn].quote(turn, a, b), bool(clause_end and clause_end.group() == "?"), bool(m and "?" in m.group())
 
 
@@ -489,7 +491,6 @@ def _said_after(turns: Sequence[Turn], at: Found) -> list[list[str]]:
             for p in SENTENCE_END.split(rest(t)) if (w := _words(tokens(p)))]
 
 
-_BUT = re.compile(r"\s(?=(?:but|and)\b)", re.I)
 
 
 def _clause(turns: Sequence[Turn], at: Found) -> tuple[list[str], list[list[str]]]:
@@ -533,8 +534,10 @@ def _stands(fact: Fact, words: Sequence[str], context: Sequence[str] = (), rest:
     if kind == "range":
         ends = [_hhmm(v) for v in value.split("-")]
         said = clocks(words)
-        if None in ends or not any(_reads_as(a, *ends[0], clocks(context)) and _reads_as(b, *ends[1], clocks(context))  # type: ignore[misc]
-                                   for x, y in zip(said, said[1:]) for a, b in ((x, y), (y, x))):  # said one after the other
+        # said one after the other; where neither says its half of the day ("six till six"), it closes after it opens
+        if None in ends or not any(_reads_as(a, *ends[0], clocks(context)) and _reads_as(b, *ends[1], clocks(context)) and (  # type: ignore[misc]
+                a.meridiem or b.meridiem or not 0 < (a.hour or 0) <= 12 or not 0 < (b.hour or 0) <= 12 or ends[1] > ends[0])
+                                   for x, y in zip(said, said[1:]) for a, b in ((x, y), (y, x))):
             return f"{value.replace('-', ' to ')} does not read as two clock times in {' '.join(words)!r}"
     elif kind == "clock":
         hhmm = _hhmm(value)
@@ -551,9 +554,10 @@ def _stands(fact: Fact, words: Sequence[str], context: Sequence[str] = (), rest:
             said = [Clock(int(numbers[0]), 0, None, frozenset({at}), True)]
         if not any(_reads_as(c, *hhmm, clocks(context)) for c in said):
             return f"{hhmm[0]:02d}:{hhmm[1]:02d} does not read as a clock time in {' '.join(words)!r}"
-    elif kind == "count" and value not in _counts(words):
-        return f"the number {value} is not said there apart from a clock time"
-    elif item and kind in ("count", "place") and (others := _counts(words) - set(_words(tokens(value))) - set(_words(tokens(item or "")))):
+    elif kind == "count" and value not in _counts(words) - {w for i, w in enumerate(words) if _at(words, i + 1).rstrip("s") in UNITS
+                                                            or _at(words, i - 1) in ("aisle", "size", "bay")}:
+        return f"the number {value} is not said there apart from a clock time, a measure or a place"
+    elif item and kind in ("count", "place") and (others := _counts(words) - set(_words(tokens(f"{value} {item or ''}"))) - set(re.findall(r"\d+", value))):
         return f"{', '.join(sorted(others))} is another number said there: quote only the words of {value!r}"
     elif kind == "days" and (missing := [d for d in value.split(",") if d not in days_in(
             [w for w in words if w != "closed" or fact.topic != "closed"], rest)]):
@@ -562,7 +566,9 @@ def _stands(fact: Fact, words: Sequence[str], context: Sequence[str] = (), rest:
         return f"the day or date of {value!r} is not said there"
     elif kind in ("place", "kind"):
         want = [w for w in _words(tokens(value)) if w not in PLACE_WORDS]
-        missing = [w for w in want if w not in words and not (w.isdigit() and w in _counts(words))]
+        said = {w.removesuffix("'s") for w in words} | {a + b for a, b in zip(words, words[1:]) if a.isdigit() and len(b) == 1}
+        # "the green's sold out"; "aisle 22 b" (speech-to-text spacing) says 22b
+        missing = [w for w in want if w not in said and not (w.isdigit() and w in _counts(words))]
         if missing or not want:
             return f"{value!r} is not said there"
     elif kind in ("closed", "always", "no_set_hours"):
@@ -620,13 +626,6 @@ def _tried_another_time(clause: Sequence[str], facts: Sequence[Fact]) -> bool:
     booked = [t for f in facts if f.kind == "clock" and (t := _hhmm(f.value)) is not None]
     return bool(booked) and (any(c.hour is not None and not _reads_as(c, *booked[0]) for c in clocks(clause))
                              or has_phrase(clause, ANOTHER_TIME))
-
-
-def _asks_to_confirm(words: Sequence[str]) -> bool:
-    """Rule 3: a bare "confirm" asks for one, but "I can confirm" (CONFIRMS in the three words before, no "you")."""
-    return any(w in ("confirm", "verify") and not (set(words[max(0, i - 3):i]) & set(CONFIRMS)
-                                                   and "you" not in words[max(0, i - 3):i])
-               for i, w in enumerate(words))
 
 
 def _names_item(item: str, words: Sequence[str]) -> bool:
@@ -687,12 +686,12 @@ def _corrected(fact: Fact, turns: Sequence[Turn], at: Found, booking: bool, read
             said += [Clock(int(w), 0, None, frozenset()) for w in _counts(words)
                      if int(w) <= 12 and w not in own and CORRECTIONS & set(words)]
             other = [c for c in said if not any(_reads_as(c, *t) for t in mine)]
-            its_days = set(fact.days) | {w for w in _date_words(fact.value) if w in WEEKDAYS}
+            its_days = set(fact.days) & WEEKDAYS_SET | {w for w in _date_words(fact.value) if w in WEEKDAYS}
             if other and not (days and its_days and not days & its_days):
                 return " ".join(words)
         elif fact.kind in ("count", "place"):
             mine = {w for w in _words(tokens(fact.value)) if w.isdigit()}
-            if mine and any(len(w) <= 2 and w not in mine for w in _counts(words)):
+            if mine and any(len(w) <= 2 and w not in mine | own for w in _counts(words)):
                 return " ".join(words)
         elif fact.kind == "date" and (mine := {w for w in _date_words(fact.value) if w in WEEKDAYS}) and days - mine \
                 or fact.topic == "stock" and fact.kind == "yes" and (has_phrase(words, OUT) or _negated(words)):
@@ -772,9 +771,10 @@ def _check(cited: Cited, request: QuickAskJob | BookJob, turns: Sequence[Turn], 
     if outcome is not None and outcome.quote:
         if at_outcome is None:
             return _unsaid(turns, outcome.quote)
-        # "please confirm..." (or a quote that starts by asking it) is no yes
+        # "please confirm..." (a bare "confirm", not after CONFIRMS: "I can confirm"), or a wait, is no yes
         clause, parts = _clause(turns, at_outcome)
-        asks = outcome.kind != "no" and (_asks_to_confirm(clause) or has_phrase(clause, HOLDS))
+        asks = outcome.kind != "no" and (has_phrase(clause, HOLDS) or any(w in ("confirm", "verify") and not (
+            set(clause[max(0, i - 3):i]) & set(CONFIRMS) and "you" not in clause[max(0, i - 3):i]) for i, w in enumerate(clause)))
         asked_back = at_outcome.in_question if outcome.kind != "no" else at_outcome.question
         if asked_back or asks or situations.menu_prompt(at_outcome.sentence.text):
             return Refused(3, f"your outcome_quote {outcome.quote!r} is a question or a phone menu's prompt",
@@ -783,7 +783,8 @@ def _check(cited: Cited, request: QuickAskJob | BookJob, turns: Sequence[Turn], 
             return Refused(9 if outcome.kind == "no" else 8, f"your outcome_quote {outcome.quote!r}: {why}", _AGAIN)
         evidence.append(at_outcome.sentence)
     asked = _asked_before(turns, at_outcome.turn) if at_outcome is not None else None
-    own = frozenset(f.value for f in cited.facts if f.kind == "count")
+    own = frozenset(f.value for f in cited.facts if f.kind == "count")  # and the booked time's numbers ("for 2 at 7, 7's fine")
+    timed = frozenset(str(x) for f in cited.facts if f.kind == "clock" and (t := _hhmm(f.value)) for x in (t[0], t[0] % 12 or 12, t[1]))
     # the days of every range: days a quote names but its range leaves out must have hours of their own
     recorded_days = {d for f in cited.facts if f.kind == "days" for d in f.value.split(",")}
     # the quotes of a booking's party or date that are not its time's: their no may have been of another time
@@ -796,7 +797,7 @@ def _check(cited: Cited, request: QuickAskJob | BookJob, turns: Sequence[Turn], 
                 if asked is None or at_outcome is None or (why := _stands(fact, _words(tokens(turns[asked].text)))) is not None:
                     return Refused(2, f"read back: {why or 'the agent asked nothing before the outcome_quote'}", _AGAIN)
                 answer = Found(at_outcome.turn, 0, 0, (), at_outcome.sentence, False)  # the business's reply, whole
-                if (later := _corrected(fact, turns, answer, isinstance(request, BookJob), readback=True)) is not None:
+                if (later := _corrected(fact, turns, answer, isinstance(request, BookJob), True, timed)) is not None:
                     return Refused(11, f"after your read-back of {fact.value!r} the business said {later!r}",
                                    "record what the business said")
             if fact.item and not _item_named(item, turns, None, asked) and not _answered_before(fact, item, turns, asked):
@@ -831,6 +832,8 @@ def _check(cited: Cited, request: QuickAskJob | BookJob, turns: Sequence[Turn], 
                                     - set(fact.value.split(",")) - recorded_days):
             return Refused(5, f"your quote {fact.quote!r} names {', '.join(sorted(left, key=WEEKDAYS.index))} too, "
                               "which the record gives no hours", "record every day the quoted words name")
+        if fact.kind in ("clock", "range") and (other := _another_day(at.words, fact.days)):
+            return Refused(5, f"your quote {fact.quote!r} names {other}, not a day of its range", "quote the times of its own days")
         if fact.beside and (between := _between(turns, at, locate(turns, fact.beside))):
             return Refused(4, f"between your days {fact.beside!r} and times {fact.quote!r} the business said {between!r}",
                            "a range's days and times are words said together: point at those")
@@ -846,7 +849,7 @@ def _check(cited: Cited, request: QuickAskJob | BookJob, turns: Sequence[Turn], 
                 not _answered_before(fact, item, turns, _asked_before(turns, at.turn)):
             return Refused(6, f"your quote {fact.quote!r} does not name {item!r}, nor answers a question that does",
                            "quote the words that name the item, or record what they said of it as unknown")
-        if (later := _corrected(fact, turns, at, isinstance(request, BookJob), own=own)) is not None:
+        if (later := _corrected(fact, turns, at, isinstance(request, BookJob), own=timed if fact.kind == "count" else own)) is not None:
             return Refused(11, f"after your quote {fact.quote!r} the business said {later!r}",
                            "record what the business said last")
         evidence.append(at.sentence)
@@ -868,6 +871,13 @@ def _between(turns: Sequence[Turn], a: Found, b: Found | None) -> str | None:
     first, second = (a, b) if a.first <= b.first else (b, a)
     words = _words(tokens(turns[a.turn].text))[first.last:second.first]
     return " ".join(words) if days_in(words) or any(w[0].isdigit() for w in words) else None
+
+
+def _another_day(words: Sequence[str], days: Sequence[str]) -> str | None:
+    """Rule 5: a range's times quote names only days it is not for ("back tomorrow at nine" for today's)."""
+    rel = {"today" if w == "tonight" else w for w in words if w in ("today", "tonight", "tomorrow")}
+    return next((", ".join(sorted(n)) for n, m in ((days_in(words), set(days) & WEEKDAYS_SET), (rel, set(days) & {"today", "tomorrow"}))
+                 if n and m and not n & m), None)
 
 
 def voicemail(turns: Sequence[Turn], machine: str | None) -> Verdict:
