@@ -201,6 +201,67 @@ class _AudioFile:
         return getattr(self._inner, name)
 
 
+async def test_a_disk_that_fills_while_the_hangup_is_retried_still_ends_and_reports_the_call(
+        client, daemon, monkeypatch, caplog, autojump_clock):
+    """Telnyx does not take the victim's hangup, and its run directory meets a full disk from the first
+    try on: hangup.json, the report, even result.json cannot be written. The call still ends after
+    HANGUP_RETRY_S, its result (with line_may_be_up) reaches the caller and the ledger, the log names
+    what failed and that the line may be up, `show` says so from the ledger, and the daemon places
+    another call meanwhile."""
+    from calld.adapters.fixtures import load_fixture
+    from calld.observe.summary import show_text
+    from calld.runtime.rundir import artifact_slug
+
+    disk = FullDisk(monkeypatch, after=10**9)  # the victim's directory is full from its first hangup on
+    victim: list[str] = []
+    tries: list[str] = []
+    refused = trio.Event()
+    original = StubWorld._hangup
+
+    def hangup(self, ccid):
+        if not victim:
+            victim.append(ccid)
+            disk.after = -1  # the next journal line fails, and every JSON write into the directory
+            disk.full.add(daemon.settings.artifacts_dir / artifact_slug(ccid))
+        if ccid == victim[0]:
+            tries.append(ccid)
+            refused.set()
+            return httpx.Response(500, json=load_fixture("telnyx", "error_500"))
+        return original(self, ccid)
+
+    monkeypatch.setattr(StubWorld, "_hangup", hangup)
+    results: dict[str, tuple] = {}
+
+    async def one(name: str, request_id: str) -> None:
+        results[name] = await ask(client, {**ASK, "name": name, "request_id": request_id})
+
+    with caplog.at_level("WARNING", logger="calld"):
+        async with trio.open_nursery() as n:
+            n.start_soon(one, "Victim", "full-hangup")
+            await refused.wait()
+            n.start_soon(one, "Bystander", "full-hangup-2")  # placed while the victim's hangup is retried
+    code, result, _ = results["Victim"]
+    ccid = victim[0]
+    assert result["call_control_id"] == ccid and len(tries) > 4  # sent again: the full disk did not stop it
+    assert "may still be up" in result["line_may_be_up"] and ccid in result["line_may_be_up"], result
+    assert (result["status"], result["reason"]) == ("failed", "internal") and "No space left" in result["detail"]
+    row = ledger_row(daemon, "full-hangup")
+    assert row.status == "done" and row.result == result
+    errors = [r.getMessage() for r in caplog.records if r.levelname == "ERROR"]
+    assert any("No space left" in m for m in errors), errors
+    assert any("the line may still be up" in m and ccid in m for m in errors), errors
+    run_dir = daemon.settings.artifacts_dir / artifact_slug(ccid)
+    assert not (run_dir / "hangup.json").exists() and not (run_dir / "result.json").exists()
+    shown = show_text(await client.detail("full-hangup"))
+    assert "THE LINE MAY STILL BE UP" in shown and ccid in shown, shown
+    assert "failed (internal)" in shown and "pruned" not in shown, shown  # the ledger's result; the files left are there
+    assert str(run_dir.resolve()) in shown and "events.jsonl" in shown, shown
+    found = await client.show("full-hangup")  # show --json
+    assert found["result"] == result and "could not be written" in found["note"], found
+    assert results["Bystander"][1]["status"] == "answered"
+    assert (await ask(client, ASK))[1]["status"] == "answered"
+
+
 @pytest.mark.parametrize("when", ["live", "close"])
 async def test_a_full_disk_for_the_audio_alone_keeps_the_answer_and_the_call_ends_as_ever(
         when, client, daemon, hangups, monkeypatch, caplog, autojump_clock):

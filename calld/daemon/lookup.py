@@ -107,7 +107,9 @@ class Lookup:
             return {"request_id": r.request_id, "run_id": r.run_id, "call_control_id": r.call_control_id,
                     "request_status": r.status, "result": r.result, "status": (r.result or {}).get("status"),
                     "artifact_prefix": run_dir.name if run_dir else None,
-                    "note": "no call report: the call was cut short (see recovery.json in its directory)"}
+                    "note": "no call report: the call was cut short (see recovery.json in its directory)"
+                    if (run_dir / "recovery.json").is_file() else
+                    "no call report: the call's last files could not be written (the daemon's log says which and why)"}
         return None
 
     async def elsewhere(self, ident: str) -> dict[str, Any] | None:

@@ -161,8 +161,16 @@ def call_detail(artifacts_dir: Path, ident: str, row: RequestRow | None) -> dict
     if run_dir is None:
         if row is None or row.result is None:
             return None
-        return {"dir": None, "pruned": True, "result": row.result, "report": None, "transcript": None,
-                "files": {}, "request": request_summary(row)}
+        from calld.ops.recovery import find_run_dir
+        from calld.runtime.report import ARTIFACT_NAMES
+
+        # A directory with no result.json nor report (a full disk as the call ended) is not pruned: what is there stays.
+        left = find_run_dir(artifacts_dir, row.run_id, row.call_control_id)
+        return {"dir": str(left.resolve()) if left else None, "pruned": left is None, "result": row.result, "report": None,
+                "transcript": _json_file(left / "transcript.json") if left else None,
+                "files": {name: str(left / name) for name in (*ARTIFACT_NAMES, "incomplete.json")
+                          if (left / name).is_file()} if left else {},
+                "request": request_summary(row)}
     report = _json_file(run_dir / "call_report.json") or {}
     recovered = None
     try:

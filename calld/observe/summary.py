@@ -190,6 +190,9 @@ def show_text(detail: dict[str, Any], *, transcript: bool = False) -> str:
             sip = f", SIP {hangup['sip_cause']}" if hangup.get("sip_cause") else ""
             parts.append(f"ended {hangup['cause']} ({hangup.get('source')}{sip})")
         row("hangup", "; ".join(parts))
+    if result.get("line_may_be_up") and hangup.get("line") != "may_be_up":
+        # No report says it (a full disk kept it from being written; a recovery writes none): the result does.
+        row("line", f"THE LINE MAY STILL BE UP: {result['line_may_be_up']}")
     counts = report.get("counts") or {}
     if counts:
         row("pickup", f"{counts.get('held_frames', 0)} frames held before GPT-Live was ready, "
