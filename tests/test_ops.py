@@ -341,3 +341,71 @@ async def test_recovery_hangs_each_call_up_once_and_finishes_its_row(tmp_path):
     for name in ("talking", "ended", "placing"):
         assert led.request(name).result["reason"] == "daemon_restart"
     led.close()
+
+
+async def test_a_call_killed_while_its_hangup_was_refused_is_recovered_as_possibly_still_up(tmp_path, caplog, autojump_clock):
+    """kill -9 while Telnyx was refusing the call's hangup (calld.runtime.hangup was sending it again):
+    the restart sends it once more with the same command id; refused again, and the call's status not
+    saying it ended, the recovered result (the accepted verdict's, or daemon_restart) says the line
+    may still be up, as do recovery.json, the log and show; a call whose status says it ended does not."""
+    from calld.adapters.fixtures import load_fixture
+    from calld.observe.history import call_detail
+    from calld.observe.summary import show_text
+
+    artifacts = tmp_path / "artifacts"
+    led = Ledger(tmp_path / "calld.sqlite3")
+    runs = {name: RunId.new() for name in ("answered", "talking", "gone")}
+    for name, run_id in runs.items():
+        led.claim_request(name, user_id="alice", kind="ask", params={"n": name}, run_id=run_id)
+        led.mark_dialled(name, f"v3:{name}")
+        rd = RunDir(artifacts, run_id, [])
+        rd.adopt(f"v3:{name}")
+        rd.journal(json.dumps({"seq": 1, "t_ms": 900, "event": {"kind": "live.input_transcript", "text": "We open at 9."}}))
+        rd.audio("inbound.wav", b"\x01\x02" * (WAV_BATCH_BYTES // 2))
+        if name == "answered":
+            accepted = results.Answered(
+                run_id=run_id, call_control_id="v3:answered", transcript_ref="v3_answered/transcript.json",
+                audio_ref="v3_answered/audio/inbound.wav", verdict_source="tool", answer_text="We open at 9.",
+                evidence=(results.Evidence(quote="We open at 9.", turn=0),), answer=results.TextAnswer(),
+            ).model_dump(mode="json")
+            rd.write_json("task.json", {"status": "answered", "result_if_interrupted": accepted})
+        for w in rd._wavs.values():  # noqa: SLF001 - killed: close() never runs
+            w._file = None  # noqa: SLF001
+        for f in rd._wav_files.values():  # noqa: SLF001
+            f.close()
+        rd._journal.close()  # noqa: SLF001
+    hangups: list[tuple[str, str]] = []
+
+    def carrier(request: httpx.Request) -> httpx.Response:
+        ccid = request.url.path.split("/")[3]
+        if request.method == "POST":
+            hangups.append((ccid, json.loads(request.content)["command_id"]))
+            return httpx.Response(500, json=load_fixture("telnyx", "error_500"))
+        status = load_fixture("telnyx", "call_status")
+        status["data"].update(call_control_id=ccid, is_alive=ccid != "v3:gone")
+        return httpx.Response(200, json=status)
+
+    with caplog.at_level("WARNING", logger="calld"):
+        async with httpx.AsyncClient(transport=httpx.MockTransport(carrier), base_url="https://api.telnyx.com") as http:
+            telnyx = TelnyxHttp(http, connection_id="c")
+            done = await recover_interrupted(led, artifacts, telnyx.hangup, status=telnyx.get_call)
+    by = {d["request_id"]: d for d in done}
+    assert {ccid for ccid, _ in hangups} == {f"v3:{n}" for n in runs}
+    assert all(command == f"hangup-{runs[ccid[3:]]}" for ccid, command in hangups)  # the call's own command id
+    for name in ("answered", "talking"):
+        result = led.request(name).result
+        up = result["line_may_be_up"]
+        assert "the line may still be up" in up.lower() and f"v3:{name}" in up and "500" in up, result
+        assert by[name]["line_may_be_up"] == up and by[name]["call_status"] == "alive"
+        run_dir = find_run_dir(artifacts, runs[name], f"v3:{name}")
+        assert json.loads((run_dir / "result.json").read_text()) == result
+        assert json.loads((run_dir / "recovery.json").read_text())["line_may_be_up"] == up
+        shown = show_text(call_detail(artifacts, runs[name], led.request(name)))
+        assert "THE LINE MAY STILL BE UP" in shown, shown
+    assert led.request("answered").result == {**accepted, "line_may_be_up": led.request("answered").result["line_may_be_up"]}
+    assert led.request("talking").result["reason"] == "daemon_restart"
+    gone = led.request("gone").result  # refused too, but its status says it ended: the line is down
+    assert gone["line_may_be_up"] is None and by["gone"]["call_status"] == "ended", (gone, by["gone"])
+    errors = [r.getMessage() for r in caplog.records if r.levelname == "ERROR"]
+    assert sum("the line may still be up" in m for m in errors) == 2, errors
+    led.close()

@@ -480,10 +480,11 @@ class Daemon:
         """Requests a daemon left unfinished: their calls died with it. This daemon's own, when it starts
         (its lease renewed first, so no other daemon takes them meanwhile), and any daemon's whose lease
         ran out. Hang each up at Telnyx (live), repair its artifacts, finish its result (calld.ops.recovery)."""
-        telnyx = self._telnyx
-        hangup = telnyx.hangup if self.settings.calld_mode == "live" and telnyx is not None else None
+        telnyx = self._telnyx if self.settings.calld_mode == "live" else None
+        hangup = telnyx.hangup if telnyx is not None else None
         with trio.move_on_after(RECOVERY_BOUND_S):
             await recover_interrupted(self._ledger, self.settings.artifacts_dir, hangup,  # type: ignore[arg-type]
+                                      status=telnyx.get_call if telnyx is not None else None,  # type: ignore[arg-type]
                                       instance=self.settings.instance_name, now=self.clock().timestamp(),
                                       others_only=others_only,
                                       # starting on a shared ledger: others' leases are judged later (_may_judge_others)

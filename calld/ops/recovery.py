@@ -2,7 +2,9 @@
 
 For each request the ledger still has as placing or in flight:
 - hang the call up at Telnyx, once (its command id is the one the call's own hangup would have used,
-  and "already ended", 422 code 90018, is success);
+  and "already ended", 422 code 90018, is success); refused, the call's status says whether the line
+  is down anyway, and while it does not, the result's line_may_be_up, recovery.json and the log say
+  the line may still be up (a kill while calld.runtime.hangup was resending it lands here);
 - repair the WAV headers to the audio actually written (a killed process never wrote them);
 - finish the result: the verdict the call had accepted (task.json is written the moment it is, with
   the result it makes), or failed with reason `daemon_restart`;
@@ -29,6 +31,7 @@ from calld.runtime.rundir import RUN_MARKER, artifact_slug
 log = logging.getLogger("calld.recovery")
 
 Hangup = Callable[[str, str], Awaitable[str]]  # (call_control_id, command_id) -> what Telnyx said
+Status = Callable[[str], Awaitable[Any]]  # call_control_id -> the call's status (a CallInfo: is_alive)
 
 
 def hangup_command_id(run_id: str) -> str:
@@ -38,10 +41,11 @@ def hangup_command_id(run_id: str) -> str:
 
 
 async def recover_interrupted(ledger: Ledger | AsyncLedger, artifacts_dir: Path, hangup: Hangup | None, *,
-                              instance: str = "", now: float | None = None, others_only: bool = False,
-                              own_only: bool = False) -> list[dict[str, Any]]:
+                              status: Status | None = None, instance: str = "", now: float | None = None,
+                              others_only: bool = False, own_only: bool = False) -> list[dict[str, Any]]:
     """Finish every unfinished request this daemon must settle; returns what was done for each (for the
-    log and tests). `hangup` is None where no carrier call can outlive the daemon (stub mode).
+    log and tests). `hangup` is None where no carrier call can outlive the daemon (stub mode); `status`
+    reads a call's status after a hangup Telnyx refused (None: not read, so the line may be up).
 
     Those are its own (`instance`: it restarted) and those of a daemon whose lease ran out before `now`
     (epoch seconds; None: every unfinished request, as one daemon alone on its ledger has it). Each is
@@ -61,7 +65,7 @@ async def recover_interrupted(ledger: Ledger | AsyncLedger, artifacts_dir: Path,
         if now is not None and not await ledger.take_over(row.request_id, from_instance=row.instance,
                                                           to_instance=instance, now=now):
             continue  # another daemon took it, or its owner renewed its lease meanwhile
-        report = await _recover(ledger, artifacts_dir, row, hangup)
+        report = await _recover(ledger, artifacts_dir, row, hangup, status)
         if row.instance != instance:
             report["taken_over_from"] = row.instance or "(a daemon with no instance name)"
             log.warning("request %s: its daemon %r let its lease run out; this daemon settled its call",
@@ -70,7 +74,8 @@ async def recover_interrupted(ledger: Ledger | AsyncLedger, artifacts_dir: Path,
     return done
 
 
-async def _recover(ledger: AsyncLedger, artifacts_dir: Path, row: RequestRow, hangup: Hangup | None) -> dict[str, Any]:
+async def _recover(ledger: AsyncLedger, artifacts_dir: Path, row: RequestRow, hangup: Hangup | None,
+                   status: Status | None) -> dict[str, Any]:
     run_dir = find_run_dir(artifacts_dir, row.run_id, row.call_control_id)
     # The ledger takes the call's id after the carrier gave it; a crash while that write stalled leaves
     # the row without it, but the run directory has it (run.json and dial.json, written at the dial).
@@ -90,9 +95,18 @@ async def _recover(ledger: AsyncLedger, artifacts_dir: Path, row: RequestRow, ha
         except Exception as exc:  # noqa: BLE001 - the row is finished whatever Telnyx says
             report["hangup"] = f"error: {exc}"
             log.error("%s could not be hung up after the restart: %s", ccid, exc)
+            report["call_status"] = await _call_status(ccid, status)
+            hung_up = report["call_status"] == "ended"  # down anyway: nothing is left to hang up
     report["artifacts"] = run_dir.name if run_dir else None
     report["wav_repaired"] = [p.name for p in sorted(run_dir.glob("audio/*.wav")) if repair_wav(p)] if run_dir else []
     result = _result(row, run_dir, ccid, _what_became_of_it(ccid, hangup is None, hung_up, report["hangup"]))
+    if ccid is not None and hangup is not None and not hung_up:
+        # Never "hung up": the verdict stands (as the call's own result would), and the line is the operator's to check.
+        up = (f"calld stopped while this call was in flight, and Telnyx did not take its hangup on restart "
+              f"({report['hangup']}); the call's status: {report['call_status']}. The line may still be up: "
+              f"hang it up in the Telnyx portal (call control id {ccid})")
+        result["line_may_be_up"] = report["line_may_be_up"] = up
+        log.error("%s recovered, but the line may still be up: %s", ccid, up)
     report["status"] = result["status"]
     if run_dir is not None:
         try:
@@ -105,6 +119,17 @@ async def _recover(ledger: AsyncLedger, artifacts_dir: Path, row: RequestRow, ha
     log.warning("request %s (%s) was in flight when calld stopped: hangup %s; finished %s",
                 row.request_id, ccid or row.run_id, report["hangup"], result["status"])
     return report
+
+
+async def _call_status(ccid: str, status: Status | None) -> str:
+    """After a refused hangup: alive, ended, or why it is not known."""
+    if status is None:
+        return "not read"
+    try:
+        info = await status(ccid)
+    except Exception as exc:  # noqa: BLE001 - a status that cannot be read says nothing either way
+        return f"error: {exc}"
+    return "alive" if info.is_alive else "ended"
 
 
 async def finish_taken_over(ledger: Ledger | AsyncLedger, artifacts_dir: Path) -> list[str]:
@@ -147,7 +172,7 @@ def _what_became_of_it(ccid: str | None, stub: bool, hung_up: bool, said: str) -
     if stub:
         return "calld stopped while this call was in flight; a stub call ends with its daemon"
     if hung_up:
-        return "calld stopped while this call was in flight; it was hung up on restart"
+        return "calld stopped while this call was in flight; it was hung up on restart (or had ended)"
     return f"calld stopped while this call was in flight; hanging it up on restart failed ({said})"
 
 
