@@ -376,3 +376,73 @@ async def test_calld_serve_pinned_to_a_core_does_its_disk_work_on_another(tmp_pa
     finally:
         proc.send_signal(signal.SIGTERM)
         proc.wait(timeout=30)
+
+
+async def test_kill_9_while_the_hangup_is_refused_is_recovered_as_a_line_that_may_be_up(tmp_path, nursery, monkeypatch):
+    """A live daemon (against the loopback simulator) is killed while Telnyx refuses its hangup and calld is
+    sending it again; Telnyx refuses the restart's too and says the call is alive: the recovered result,
+    recovery.json and show say the line may still be up, never that the call was hung up."""
+    import httpx
+
+    from calld.adapters.fixtures import load_fixture
+    from calld.observe.summary import show_text
+    from calld.sim.server import Simulator
+    from calld.stub.scenario import SCENARIOS
+    from calld.stub.world import StubWorld
+
+    def refuse(self, ccid):  # the simulator runs in this process: its Telnyx takes no hangup
+        self.hangup_requests.append(ccid)
+        return httpx.Response(500, json=load_fixture("telnyx", "error_500"))
+
+    monkeypatch.setattr(StubWorld, "_hangup", refuse)
+    sim = Simulator(SCENARIOS["hours"])
+    addrs = await nursery.start(sim.serve)
+    port, media_port = free_port(), free_port()
+    base = f"http://127.0.0.1:{port}"
+    live = {
+        "CALLD_MODE": "live", "CALLD_LIVE_OPT_IN": "1", "TELNYX_API_KEY": "KEY-sim", "TELNYX_CONNECTION_ID": "sim-connection",
+        "TELNYX_PUBLIC_KEY": addrs.public_key, "TELNYX_API_BASE": addrs.telnyx_api_base, "OPENAI_API_KEY": "KEY-sim",
+        "OPENAI_LIVE_URL": addrs.live_url, "PUBLIC_BASE_URL": base, "PUBLIC_WEBHOOK_URL": f"{base}/telnyx/webhook",
+        "CALLD_MEDIA_BIND": f"127.0.0.1:{media_port}", "PUBLIC_MEDIA_URL": f"ws://127.0.0.1:{media_port}/telnyx/media",
+    }
+    proc = subprocess.Popen(serve_cmd(tmp_path, "--bind", f"127.0.0.1:{port}"), cwd=tmp_path, env=clean_env(**live),
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    sock = tmp_path / "ctl.sock"
+    try:
+        await wait_for(sock.exists, "the control socket", 60)
+        async with ControlClient(sock) as client:
+            await client.provision("alice")
+            done = trio.Event()
+
+            async def the_call() -> None:
+                await run_ask(client, {**ASK, "request_id": "killed-hanging-up"}, out=io.StringIO(), err=io.StringIO())
+                done.set()
+
+            nursery.start_soon(the_call)
+            await wait_for(lambda: any(w.hangup_requests for w in sim.worlds.values()), "calld's first hangup", 120)
+            proc.send_signal(signal.SIGKILL)  # while the hangup is being sent again (HANGUP_RETRY_S is 30 s)
+            proc.wait(timeout=10)
+            await wait_for(done.is_set, "calld-ctl to give up")
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    (ccid, world), = sim.worlds.items()
+    before = len(world.hangup_requests)
+
+    settings = load_settings(**{k.lower(): v for k, v in live.items()}, calld_state_dir=tmp_path / "state",
+                             calld_socket=sock, calld_bind=f"127.0.0.1:{port}", _env_file=None)
+    daemon: Daemon = await nursery.start(Daemon(settings).serve)
+    try:
+        assert len(world.hangup_requests) > before and set(world.hangup_requests) == {ccid}  # sent once more, refused
+        async with ControlClient(settings.calld_socket) as client:
+            found = await client.show("killed-hanging-up")
+            detail = await client.detail("killed-hanging-up")
+        result = found["result"]
+        assert "the line may still be up" in result["line_may_be_up"].lower() and ccid in result["line_may_be_up"], result
+        recovery = json.loads((settings.artifacts_dir / found["artifact_prefix"] / "recovery.json").read_text())
+        assert recovery["hangup"].startswith("error:") and recovery["call_status"] == "alive"
+        assert recovery["line_may_be_up"] == result["line_may_be_up"]
+        assert "THE LINE MAY STILL BE UP" in show_text(detail)
+    finally:
+        await daemon.shutdown(drain_s=0)

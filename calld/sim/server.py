@@ -1,6 +1,6 @@
 """calld-sim: a simulated Telnyx and a simulated GPT-Live on loopback, for the daemon's live path.
 
-Fake Telnyx: the REST API the daemon uses (dial, hangup, numbers), signed webhooks posted to
+Fake Telnyx: the REST API the daemon uses (dial, hangup, a call's status, numbers), signed webhooks posted to
 the URL each dial names, and the media WebSocket opened to each dial's stream_url, as Telnyx
 does. Fake GPT-Live: a WebSocket server speaking the GPT-Live protocol. Behind both is the stub
 world (calld.stub): the same scripted businesses and fake model the stub mode uses, reacting
@@ -99,7 +99,7 @@ class Simulator:
             if resp.status_code == 200:
                 self.worlds[resp.json()["data"]["call_control_id"]] = world
             return resp
-        if m := re.fullmatch(r"/v2/calls/([^/]+)/actions/.+", path):
+        if m := re.fullmatch(r"/v2/calls/([^/]+)(?:/actions/.+)?", path):  # a call's actions, and its status
             world = self.worlds.get(m.group(1))
             if world is not None:
                 resp = await world.transport().handle_async_request(request)
