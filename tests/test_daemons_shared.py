@@ -459,3 +459,66 @@ async def test_tail_and_metrics_across_daemons_name_each_line_and_sample_s_daemo
     assert code == EXIT_OK and 'daemon="' not in alone  # one daemon's text as it always was
     for d in (one, two):
         await d.shutdown(drain_s=0)
+
+
+
+async def test_calls_and_show_across_daemons_say_a_hangup_is_refused_and_the_line_may_be_up(
+        tmp_path, nursery, pg_url, dials, patient_clock, capsys, monkeypatch):
+    """Telnyx takes none of daemon 2's hangups. While calld sends it again, `calls` and `show` never
+    say the hangup is done (the reducer's track is, at hangup_confirm_s); once the call has ended with
+    the line possibly up, show says so wherever it is asked: through daemon 2, and from daemon 1
+    alone (calld-ctl, the control API's 421, the web view), which cannot reach its files."""
+    from calld.adapters.fixtures import load_fixture
+    from calld.stub.world import StubWorld
+
+    def refuse(self, ccid):
+        self.hangup_requests.append(ccid)
+        return httpx.Response(500, json=load_fixture("telnyx", "error_500"))
+
+    monkeypatch.setattr(StubWorld, "_hangup", refuse)
+    one = await start(nursery, tmp_path, pg_url, 1, calld_ui_bind="127.0.0.1:0")
+    two = await start(nursery, tmp_path, pg_url, 2)
+    s1, s2 = str(one.settings.calld_socket), str(two.settings.calld_socket)
+    both = f"{s1},{s2}"
+    async with ControlClient(two.settings.calld_socket) as c2:
+        await c2.provision("alice")
+        done: list = []
+
+        async def place() -> None:
+            done.append(await ask(c2, {**ASK, "request_id": "refused"}))
+
+        nursery.start_soon(place)
+        while not len(two.callbook) or not two.callbook.handles()[0].call.finished:
+            await trio.sleep(0.05)
+        await trio.sleep(8)  # past hangup_confirm_s: the reducer's hangup track is done, calld still sends it
+        (handle,) = two.callbook.handles()
+        assert handle.call.hangup.kind == "done" and not handle.hangup_series.settled
+        code, out, err = await ctl(capsys, "--socket", both, "calls", "--json")
+        (row,) = json.loads(out)
+        assert code == EXIT_OK and row["daemon"] == "2"
+        assert row["hangup"]["line"] == "retrying" and row["hangup"]["tries"] >= 2 and "500" in row["hangup"]["telnyx"], row
+        code, out, err = await ctl(capsys, "--socket", both, "calls")
+        (line,) = [line for line in out.splitlines() if row["run_id"] in line]
+        assert line.split()[-3:] == ["retrying", f"({row['hangup']['tries']}", "tries)"], out
+        code, out, err = await ctl(capsys, "--socket", both, "show", "refused")
+        assert code == EXIT_OK and "is in flight" in out and "hangup: not taken by Telnyx yet" in out, out
+        assert "HANGUP_RETRY_S" in out
+        while not done:
+            await trio.sleep(0.5)
+    result = done[0][1]
+    up = result["line_may_be_up"]
+    assert "the line may still be up" in up.lower()
+    code, out, err = await ctl(capsys, "--socket", both, "show", "refused")
+    assert code == EXIT_OK and "THE LINE MAY STILL BE UP" in out, out
+    code, out, err = await ctl(capsys, "--socket", s1, "show", "refused")  # daemon 2 out of reach
+    assert code == 7 and "finished (answered) on daemon 2" in err and f"THE LINE MAY STILL BE UP: {up}" in err, err
+    with pytest.raises(ControlError) as other:
+        async with ControlClient(one.settings.calld_socket) as c1:
+            await c1.detail("refused")
+    assert other.value.status == 421 and "THE LINE MAY STILL BE UP" in other.value.message
+    async with httpx.AsyncClient(base_url=one.ui_url, timeout=None) as web:
+        assert (await web.get(one.ui_link())).status_code == 303
+        page = await web.get("/call/refused")
+    assert page.status_code == 421 and "THE LINE MAY STILL BE UP" in page.text
+    for d in (one, two):
+        await d.shutdown(drain_s=0)

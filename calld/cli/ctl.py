@@ -301,6 +301,7 @@ async def _with_owner(args: argparse.Namespace, fn: Callable[[ControlClient], Aw
 async def _calls(args: argparse.Namespace) -> int:
     """Every daemon's calls on the line, each with the daemon that holds it and its socket."""
     from calld.cli.daemons import on_every_daemon
+    from calld.observe.summary import hangup_column
 
     sockets = _sockets(args)
     rows: list[dict[str, Any]] = []
@@ -315,14 +316,15 @@ async def _calls(args: argparse.Namespace) -> int:
         print(json.dumps(rows))
     else:
         flat = [{"daemon": r["daemon"], "run_id": r["run_id"], "to": r["to"], "user": r["user"], "age": f"{r['age_s']:.0f}s",
-                 "call_control_id": r["call_control_id"], "question": r["question"], **r["tracks"]} for r in rows]
+                 "call_control_id": r["call_control_id"], "question": r["question"], **r["tracks"],
+                 "hangup": hangup_column(r["tracks"]["hangup"], r.get("hangup"))} for r in rows]
         print(_table(flat, ["daemon"] * (len(sockets) > 1) + ["run_id", "to", "user", "age", "call_control_id", "question",
                                                               "dial", "telnyx", "media", "live", "conversation", "hangup"]))
     return EXIT_UNREACHABLE if missed else EXIT_OK
 
 
 async def _show(args: argparse.Namespace) -> int:
-    from calld.observe.summary import show_text
+    from calld.observe.summary import hangup_progress_words, show_text
 
     async def go(c: ControlClient) -> int:
         if args.json:
@@ -344,6 +346,8 @@ async def _show(args: argparse.Namespace) -> int:
             order = ("dial", "telnyx", "media", "live", "conversation", "hangup")
             tracks = ", ".join(f"{k} {report['tracks'][k]}" for k in order if k in report["tracks"])
             print(f"call {report.get('call_control_id') or report['run_id']} is in flight: {tracks}")
+            if words := hangup_progress_words(report.get("hangup")):
+                print(f"  hangup: {words}")
             return EXIT_OK
         print(show_text(detail, transcript=args.transcript))
         return EXIT_OK

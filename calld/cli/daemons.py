@@ -17,6 +17,7 @@ from typing import Any
 import trio
 
 from calld.cli.client import ControlClient, ControlError, DaemonUnreachable, OwnerUnreachable, StreamBroken
+from calld.observe.summary import line_may_be_up_words
 
 
 async def daemon_name(client: ControlClient) -> str:
@@ -105,6 +106,7 @@ def not_reachable(owner: dict[str, Any], down: Sequence[Path], sockets: Sequence
         said = f"call {ids} is in flight on {daemon}"
     else:
         said = f"call {ids} finished ({owner.get('status') or owner['request_status']}) on {daemon}, which keeps its files"
+        said += line_may_be_up_words(owner)
     if down:
         return f"{said}, not reachable: no daemon answers on {', '.join(map(str, down))}"
     return (f"{said}, not reachable: no socket in CALLD_SOCKET ({','.join(map(str, sockets))}) "

@@ -25,6 +25,7 @@ from calld.domain.words import control_problem
 from calld.ledger import LedgerUnavailable, RequestConflict, UnknownUser
 from calld.observe.metrics import Metrics
 from calld.observe.painter import PictureError
+from calld.observe.summary import line_may_be_up_words
 from calld.policy.gate import Timing
 from calld.policy.refusal import Refused
 
@@ -146,7 +147,8 @@ def _elsewhere(asked: str, other: dict[str, Any], mine: str) -> Response:
     holder = f" ({other['holder']})" if other["holder"] else ""
     call = other["run_id"] if asked == other["run_id"] else f"{other['run_id']} ({asked})"
     return _error(f"call {call} is {state} on daemon {other['daemon']}{holder}, not on this daemon"
-                  f"{f' ({mine})' if mine else ''}: ask daemon {other['daemon']}'s control socket", 421, elsewhere=other)
+                  f"{f' ({mine})' if mine else ''}: ask daemon {other['daemon']}'s control socket"
+                  f"{line_may_be_up_words(other)}", 421, elsewhere=other)
 
 
 async def _json_body(model: type[BaseModel], context: dict[str, Any] | None = None) -> BaseModel | Response:

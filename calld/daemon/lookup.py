@@ -129,7 +129,7 @@ class Lookup:
         holder = next((d.holder for d in await ledger.daemons() if d.instance == row.instance), "")
         return {"daemon": row.instance, "holder": holder, "request_id": row.request_id, "run_id": row.run_id,
                 "call_control_id": row.call_control_id, "request_status": row.status,
-                "status": (row.result or {}).get("status")}
+                "status": (row.result or {}).get("status"), "line_may_be_up": (row.result or {}).get("line_may_be_up")}
 
     async def request_status(self, request_id: str) -> dict[str, Any] | None:
         """What calld-ctl reads when its stream broke: the request's status and, once done, its result."""
@@ -169,5 +169,7 @@ class Lookup:
                 "age_s": round(h.age_s, 1),
                 "question": h.plan.job.label,
                 "tracks": {t: getattr(c, t).kind for t in ("dial", "telnyx", "media", "live", "conversation", "hangup")},
+                # The hangup performed, past the reducer's track: "done" there may be a hangup still refused.
+                "hangup": h.hangup_series.progress() if h.hangup_series is not None else None,
             })
         return out

@@ -117,6 +117,31 @@ def typed_answer(answer: Any) -> str:
     return json.dumps(answer, ensure_ascii=False)
 
 
+def hangup_column(track: str, progress: dict[str, Any] | None) -> str:
+    """calld-ctl calls' HANGUP: the reducer's track, unless Telnyx has not taken the hangup calld sent."""
+    if progress and progress.get("line") in ("retrying", "may_be_up"):
+        return f"{progress['line']} ({progress.get('tries')} tries)"
+    return track
+
+
+def hangup_progress_words(progress: dict[str, Any] | None) -> str | None:
+    """A call still held whose hangup Telnyx has not taken, in words; None when there is nothing to say."""
+    if not progress:
+        return None
+    if progress.get("line") == "may_be_up":
+        return f"THE LINE MAY STILL BE UP: {progress.get('detail')}"
+    if progress.get("line") == "retrying":
+        return (f"not taken by Telnyx yet ({progress.get('tries')} tries, the last: {progress.get('telnyx')}; the call's "
+                f"status: {progress.get('call_status') or 'not read'}); calld sends it again until HANGUP_RETRY_S, "
+                "then says whether the line may still be up")
+    return None
+
+
+def line_may_be_up_words(owner: dict[str, Any]) -> str:
+    """What a call another daemon finished with its line possibly up adds to where it is ('' if nothing)."""
+    return f"; THE LINE MAY STILL BE UP: {owner['line_may_be_up']}" if owner.get("line_may_be_up") else ""
+
+
 def show_text(detail: dict[str, Any], *, transcript: bool = False) -> str:
     result = detail.get("result") or {}
     report = detail.get("report") or {}

@@ -182,7 +182,7 @@ class CallHandle:
         self._transitions: dict[str, list[Transition]] = {}
         self._final_echo_ms: int | None = None
         self._holds: list[dict[str, Any]] = []
-        self._hangup: HangupSeries | None = None  # the one Hangup effect, performed: calld.runtime.hangup
+        self.hangup_series: HangupSeries | None = None  # the one Hangup effect, performed: calld.runtime.hangup
         self._ended_ms: int | None = None  # when the reducer finished the call (a hangup may still be tried after)
         self._path: AudioPath = CLOSED  # where steady audio may go without a reducer step
         # Forwarded to GPT-Live, not yet told: each frame's PCM, and the first and last chunk
@@ -246,8 +246,8 @@ class CallHandle:
             with trio.CancelScope(shield=True):
                 if not self.call.finished:
                     await self._abandon(self.abandon_reason)
-                if self._hangup is not None and not self._hangup.settled:  # sent by _abandon, or cut short here
-                    await self._perform_hangup(self._hangup, ABANDON_HANGUP_BOUND_S)
+                if self.hangup_series is not None and not self.hangup_series.settled:  # sent by _abandon, or cut short here
+                    await self._perform_hangup(self.hangup_series, ABANDON_HANGUP_BOUND_S)
                 await self._finish()
             self.finished.set()
         assert self.result is not None
@@ -607,10 +607,10 @@ class CallHandle:
     def _new_hangup(self, via: str) -> HangupSeries:
         """The call's one hangup (calld.runtime.hangup): one command id, however often it is sent."""
         t, telnyx, ccid = self.plan.timings, self.ports.telnyx, self.call.call_control_id
-        self._hangup = HangupSeries(telnyx.hangup, telnyx.get_call, ccid, hangup_command_id(self.plan.run_id), via=via,
-                                    requested_at_ms=self._t_ms(), try_s=t.hangup_confirm_s, retry_s=t.hangup_retry_s,
-                                    who=ccid or self.plan.run_id)
-        return self._hangup
+        self.hangup_series = HangupSeries(telnyx.hangup, telnyx.get_call, ccid, hangup_command_id(self.plan.run_id),
+                                          via=via, requested_at_ms=self._t_ms(), try_s=t.hangup_confirm_s,
+                                          retry_s=t.hangup_retry_s, who=ccid or self.plan.run_id)
+        return self.hangup_series
 
     async def _perform_hangup(self, series: HangupSeries, bound: float = math.inf) -> None:
         """Run the series (within `bound`); hangup.json says what it did, whatever happens. Never raises."""
@@ -627,7 +627,7 @@ class CallHandle:
     async def _until_hung_up(self) -> None:
         """The call is over for the reducer, but a hangup Telnyx has not taken is tried on (HANGUP_RETRY_S);
         events meanwhile are still stepped, and a call.hangup among them stops the tries: the line is down."""
-        series = self._hangup
+        series = self.hangup_series
         while series is not None and not series.settled:
             if isinstance(self.call.telnyx, TelnyxEnded):
                 series.notice_down("Telnyx's call.hangup came")
@@ -966,7 +966,7 @@ class CallHandle:
         if rd.audio_error is not None and not self._audio_failure_told:  # it failed as the files were closed
             self._tell_audio_failure()
         audio_gap = rd.audio_gap()
-        line_up = self._hangup.detail if self._hangup is not None and self._hangup.may_be_up else None
+        line_up = self.hangup_series.detail if self.hangup_series is not None and self.hangup_series.may_be_up else None
         if rd.write_error is None:
             result = build_result(self.plan, call, outcome, refs, audio_incomplete=audio_gap, line_may_be_up=line_up)
         else:
@@ -979,7 +979,7 @@ class CallHandle:
         refs["call_report.json"] = rd.ref("call_report.json")
         refs["call_report.redacted.json"] = rd.ref("call_report.redacted.json")
         await step()  # the result, then the report: each half a millisecond or so
-        hangup = hangup_info(self._hangup, call.hangup, call.telnyx if isinstance(call.telnyx, TelnyxEnded) else None)
+        hangup = hangup_info(self.hangup_series, call.hangup, call.telnyx if isinstance(call.telnyx, TelnyxEnded) else None)
         report = call_report(self.plan, call, result, outcome, refs, prefix=rd.prefix, audio_gap=audio_gap, holds=self._holds,
                              started_at=self._started_at, duration_ms=duration_ms, timing_ms=self._transitions,
                              final_echo_ms=self._final_echo_ms, hangup=hangup, media=self._media_info(), ignored=self._ignored)

@@ -165,6 +165,14 @@ class HangupSeries:
         self.line = line
         self.detail = detail
 
+    def progress(self) -> dict[str, Any]:
+        """Where it stands while its call is still held (calld-ctl calls and show): `line` is sending
+        (the first try under way), retrying (a try failed, so Telnyx has not taken it: a try taken
+        settles), or how it ended."""
+        line = self.line or ("retrying" if self.telnyx is not None else "sending")
+        return {"line": line, "tries": self.tries, "telnyx": self.telnyx, "call_status": self.call_status,
+                "detail": self.detail or None}
+
     def record(self) -> dict[str, Any]:
         """hangup.json: what calld sent, and what became of it."""
         detail = self.detail or f"calld stopped trying before Telnyx answered (after {self.tries} tries)"

@@ -20,7 +20,7 @@ from quart import Response, redirect, render_template, request, send_file
 from quart_trio import QuartTrio
 
 from calld.observe.history import BadQuery, check_status
-from calld.observe.summary import booked_line
+from calld.observe.summary import booked_line, line_may_be_up_words
 from calld.ui.access import COOKIE, Access
 from calld.ui.page import ARTIFACT_LINKS, call_page
 
@@ -152,7 +152,8 @@ def create_ui_app(source: UiSource, access: Access) -> QuartTrio:
             # another daemon's call on the shared ledger: its files are there, not pruned
             state = "on the line" if other["request_status"] in ("placing", "in_flight") else "finished"
             return refuse(f"Call {asked!r} is {state} on daemon {other['daemon']}, which keeps its files: "
-                          f"open it in that daemon's web view (calld-ctl ui with daemon {other['daemon']}'s socket).", 421)
+                          f"open it in that daemon's web view (calld-ctl ui with daemon {other['daemon']}'s socket)"
+                          f"{line_may_be_up_words(other)}.", 421)
         if found is None:
             return refuse(f"No call {asked!r}: open one from the list.", 404)
         return await render_template("call.html", p=call_page(ident, found), booked_line=booked_line)
