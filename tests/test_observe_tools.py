@@ -662,3 +662,19 @@ def test_ledger_choice_follows_the_daemon_and_never_needs_a_password_it_was_not_
     chosen = choose_ledger(mine, sock, None, on_sqlite)
     assert chosen.target == tmp_path / "d1" / "calld.sqlite3" and "which that daemon does not use" in chosen.why
     assert choose_ledger(mine, sock, None, None).target == "postgresql://calld:pw@db/calld"  # no daemon: the shell's
+
+
+def test_history_says_a_line_that_may_still_be_up():
+    from calld.domain.ids import RunId, UserId
+    from calld.ledger.rows import RequestRow
+    from calld.observe.history import history_row
+    from calld.observe.summary import history_table_rows
+
+    def row(result: dict) -> dict:
+        ledger_row = RequestRow("req_1", RunId("run_0123456789abcdef0123"), UserId("alex"), "ask", {"to": "+15555550123"}, "done", None,
+                                {"status": "answered", "run_id": "run_1"} | result, "2026-12-05T10:00:00", "2026-12-05T10:01:00")
+        return history_row(ledger_row, Path("/nonexistent"))
+
+    up = row({"line_may_be_up": "Telnyx did not take the hangup of v3:call-1 (status: alive)"})
+    assert up["line_may_be_up"] and history_table_rows([up])[0]["status"] == "answered LINE MAY BE UP"
+    assert history_table_rows([row({})])[0]["status"] == "answered"

@@ -127,6 +127,7 @@ def history_row(row: RequestRow, artifacts_dir: Path) -> dict[str, Any]:
         "answer": short_answer(result),
         "artifacts": report is not None or recovered,
         "recovered": recovered,  # a crash cut the call short; the next start finished it (recovery.json)
+        "line_may_be_up": result.get("line_may_be_up"),  # Telnyx never took the hangup: the operator's to end
     }
 
 

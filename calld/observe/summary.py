@@ -292,7 +292,7 @@ def history_table_rows(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
             "user": r["user"],
             "to": r["to"],
             "ask": r["ask"],
-            "status": status + (" (recovered)" if r.get("recovered") else ""),
+            "status": status + (" (recovered)" if r.get("recovered") else "") + (" LINE MAY BE UP" if r.get("line_may_be_up") else ""),
             "duration": _s(r["duration_ms"]) if r.get("duration_ms") is not None else None,
             "answer": r["answer"] or None,
             "id": r.get("call_control_id") or r["run_id"],
