@@ -662,3 +662,16 @@ async def test_a_calls_raw_files_are_sent_with_one_plain_content_type(tmp_path):
     events = await _get(Dir(), "/call/v3:x/raw/events.jsonl")
     assert events.status_code == 200 and events.headers["Content-Type"] == "text/plain; charset=utf-8"
     assert (await _get(Dir(), "/call/v3:x/raw/result.json")).headers["Content-Type"] == "application/json"
+
+
+async def test_a_live_page_says_a_hangup_telnyx_has_not_taken() -> None:
+    class _Held(_Pages):
+        def live(self, ident: str) -> dict[str, Any]:  # type: ignore[override]
+            return {"run_id": "run_1", "user": "alex", "to": "+15555550123", "question": "hours", "age_s": 41,
+                    "call_control_id": "v3:x", "tracks": {"telnyx": "answered", "hangup": "done"},
+                    "hangup": {"line": "retrying", "tries": 3, "telnyx": "HTTP 500", "call_status": "alive", "detail": None}}
+
+    page = str(await (await _get(_Held(), "/call/v3:x")).get_data(as_text=True))
+    assert 'data-track="hangup">retrying (3 tries)<' in page and "not taken by Telnyx yet (3 tries" in page
+    data = (await _get(_Held(), "/call/v3:x/live.json")).json
+    assert (await data)["call"]["tracks"]["hangup"] == "retrying (3 tries)"

@@ -20,7 +20,7 @@ from quart import Response, redirect, render_template, request, send_file
 from quart_trio import QuartTrio
 
 from calld.observe.history import BadQuery, check_status
-from calld.observe.summary import booked_line, line_may_be_up_words
+from calld.observe.summary import booked_line, hangup_column, hangup_progress_words, line_may_be_up_words
 from calld.ui.access import COOKIE, Access
 from calld.ui.page import ARTIFACT_LINKS, call_page
 
@@ -141,12 +141,18 @@ def create_ui_app(source: UiSource, access: Access) -> QuartTrio:
         resp.headers["Server-Timing"] = f"list;dur={(time.perf_counter() - began) * 1000:.1f}"
         return resp
 
+    def _live_view(call: dict[str, Any]) -> dict[str, Any]:
+        """The hangup track as calld-ctl calls shows it: the reducer's "done" may be a hangup Telnyx has not taken."""
+        progress, tracks = call.get("hangup"), call.get("tracks") or {}
+        return call | {"tracks": tracks | {"hangup": hangup_column(str(tracks.get("hangup")), progress)},
+                       "hangup_words": hangup_progress_words(progress)}
+
     @app.get("/call/<asked>")
     async def call(asked: str) -> Response | str:
         ident = await source.ident(asked)
         live = source.live(ident)
         if live is not None:
-            return await render_template("live.html", call=live, ident=ident, poll_ms=LIVE_POLL_MS)
+            return await render_template("live.html", call=_live_view(live), ident=ident, poll_ms=LIVE_POLL_MS)
         found = await source.detail(ident)
         if (found is None or found.get("pruned")) and (other := await source.elsewhere(ident)) is not None:
             # another daemon's call on the shared ledger: its files are there, not pruned
@@ -162,7 +168,7 @@ def create_ui_app(source: UiSource, access: Access) -> QuartTrio:
     async def live(asked: str) -> dict[str, Any]:
         ident = await source.ident(asked)
         found = source.live(ident)
-        return {"live": found is not None, "call": found}
+        return {"live": found is not None, "call": _live_view(found) if found is not None else None}
 
     @app.get("/call/<asked>/audio/<which>.wav")
     async def audio(asked: str, which: str) -> Response:
