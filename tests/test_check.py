@@ -1131,3 +1131,19 @@ def test_rule_5_a_times_quote_of_another_day_is_not_its_range() -> None:
     week = call("What are your hours?", "Nine to five on weekdays, ten to two Saturday.")
     r = {"days": list(c.WEEKDAYS[:5]), "opens": "09:00", "closes": "17:00", "days_quote": "on weekdays", "times_quote": "ten to two Saturday"}
     assert check_record(hours(r | {"opens": "10:00", "closes": "14:00"}), HOURS, week).rule == 5  # type: ignore[union-attr]
+
+
+def test_rule_4_a_time_said_without_its_colon() -> None:
+    turns = call("What are your hours?", "Weekdays 0830 to 1715.")
+    r = {"days": list(c.WEEKDAYS[:5]), "opens": "08:30", "closes": "17:15", "days_quote": "Weekdays", "times_quote": "0830 to 1715"}
+    assert isinstance(check_record(hours(r), HOURS, turns), Accepted)
+    assert check_record(hours(r | {"closes": "17:45"}), HOURS, turns).rule == 4  # type: ignore[union-attr]
+    booking = call("A table for two at 8:45 on Friday?", "friday 845 for two yep done")
+    args = booked(2, "Friday 20:45", outcome_quote="yep done", party_quote="for two", time_quote="friday 845", date_quote="friday 845")
+    assert isinstance(check_record(args, BOOK, booking), Accepted)
+    # a phone number or an address after "at", "to" or "through" is no time said after the booking
+    for after in ("You can call them through 555 014 4949.", "You'll go to 715 Harbor Road."):
+        ok = call("A table for two at 7 on Friday?", "2 at 7 on Friday, you're booked.", "Thanks.", after)
+        args = booked(2, "Friday at 7 pm", outcome_quote="you're booked", party_quote="2 at 7 on Friday",
+                      time_quote="2 at 7 on Friday", date_quote="2 at 7 on Friday")
+        assert isinstance(check_record(args, BOOK, ok), Accepted), after

@@ -93,8 +93,7 @@ CLOCK_CUES = frozenset({"at", "until", "till", "til", "from", "by", "around", "a
 DAYPARTS = {"morning": "am", "afternoon": "pm", "evening": "pm", "night": "pm", "tonight": "pm"}  # "7 in the morning"
 LOOSE_CUES = frozenset({"around", "about"})  # "about 3" is as much three people, or three left, as 3 o'clock
 WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
-MONTHS = ("january", "february", "march", "april", "may", "june", "july", "august", "september", "october",
-          "november", "december")
+MONTHS = ("january", "february", "march", "april", "may", "june", "july", "august", "september", "october", "november", "december")
 DAY_GROUPS = {"weekdays": WEEKDAYS[:5], "weekday": WEEKDAYS[:5], "weekends": WEEKDAYS[5:], "weekend": WEEKDAYS[5:],
               "daily": WEEKDAYS, "everyday": WEEKDAYS, "every day": WEEKDAYS, "7 days": WEEKDAYS, "24/7": WEEKDAYS,
               "all week": WEEKDAYS, "each day": WEEKDAYS, "the week": WEEKDAYS[:5]}
@@ -106,8 +105,7 @@ ALWAYS = ("24 hours", "24 hour", "24/7", "24 7", "around the clock", "round the 
           "all night", "all day and all night", "open all day and night")
 NO_SET_HOURS = ("appointment", "appointments", "no set", "vary", "varies", "depends", "call ahead", "not set",
                 "no fixed", "whenever", "irregular", "flexible")
-NOT = frozenset({"no", "not", "never", "none", "nothing", "nope", "nah", "nobody", "cannot", "unable", "neither",
-                 "nor"})
+NOT = frozenset({"no", "not", "never", "none", "nothing", "nope", "nah", "nobody", "cannot", "unable", "neither", "nor"})
 OUT = ("out", "sold", "gone", "0", "discontinued", "unavailable", "empty", "backordered", "order", "backorder",
        "stopped", "shipment", "restock", "more coming", "more come")  # more to come: none now
 FAILURE = ("unable", "couldn't", "could not", "can't", "not able", "fail", "failed", "unsuccessful", "booked up",
@@ -307,6 +305,10 @@ def clocks(words: Sequence[str], *, one: bool = False) -> list[Clock]:
             used.append(i + 1)
         elif ":" in w and w.replace(":", "").isdigit():
             hour, minute = (int(x) for x in w.split(":"))
+        elif w.isdigit() and len(w) in (3, 4) and int(w[:-2]) < 24 and int(w[-2:]) < 60 and not nxt.isdigit() and (
+                one or nxt in ("am", "pm", "hours", "hrs") or nxt in RUNS and after.isdigit()  # "0900 to 1730", "730 pm"
+                or i > 1 and words[i - 1] in RUNS and bool(out) and max(out[-1].at) == i - 2):
+            hour, minute = int(w[:-2]), int(w[-2:])
         elif w.isdigit() and int(w) <= 24:
             if nxt.isdigit() and len(nxt) == 2 and int(nxt) < 60 and int(w) <= 12 and (cued or not after or after in _NOT_A_NAME):
                 hour, minute = int(w), int(nxt)  # "7 30", not "eight 10 inch"
@@ -817,8 +819,7 @@ def _check(cited: Cited, request: QuickAskJob | BookJob, turns: Sequence[Turn], 
         may_ask = may_ask or fact.kind == "days" and answer is not None and (answer.turn, answer.first) > (at.turn, at.first) \
             and answer.turn == at.turn
         if (at.question and not may_ask) or situations.menu_prompt(at.sentence.text):
-            return Refused(3, f"your quote {fact.quote!r} is a question or a phone menu's prompt",
-                           "quote the business's statement")
+            return Refused(3, f"your quote {fact.quote!r} is a question or a phone menu's prompt", "quote the business's statement")
         context = _words(tokens(fact.context or "")) if locate(turns, fact.context) is not None else []
         if fact.kind == "closed" and (q := _asked_before(turns, at.turn)) is not None:
             context = _words(tokens(turns[q].text))  # "Are you open on Sunday?" / "No, we're not."
@@ -881,8 +882,7 @@ def _another_day(words: Sequence[str], days: Sequence[str]) -> str | None:
 
 
 def voicemail(turns: Sequence[Turn], machine: str | None) -> Verdict:
-    """Rule 12: the sentences of a recorded greeting that hold its cue ("...leave a message after the tone."), or
-    the carrier's machine detection."""
+    """Rule 12: the sentences of a recorded greeting that hold its cue ("...after the tone"), or machine detection."""
     heard = [_sentence(turns, t, at, at + len(cue))[0] for t, turn in enumerate(turns) if turn.speaker == "business"
              and (cue := situations.recording(turn.text)) is not None for at in [max(turn.text.lower().find(cue.lower()), 0)]]
     return Accepted(tuple(heard[:3])) if heard or machine == "machine" else Refused(
