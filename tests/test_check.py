@@ -1147,3 +1147,21 @@ def test_rule_4_a_time_said_without_its_colon() -> None:
         args = booked(2, "Friday at 7 pm", outcome_quote="you're booked", party_quote="2 at 7 on Friday",
                       time_quote="2 at 7 on Friday", date_quote="2 at 7 on Friday")
         assert isinstance(check_record(args, BOOK, ok), Accepted), after
+
+
+def test_rules_5_and_6_ones_is_no_number_24_7_names_every_day_and_a_kind_stands_in_its_plural() -> None:
+    turns = call("Do you have the cast iron skillet?", "The cast iron ones, we have seven in stock.")
+    assert isinstance(check_record(stock("in_stock", "The cast iron ones, we have seven in stock", 7), STOCK, turns), Accepted)
+    always = call("What are your hours?", "We're open twenty-four seven.")
+    r = {"days": list(c.WEEKDAYS), "around_the_clock": True, "days_quote": "twenty-four seven", "times_quote": "open twenty-four seven"}
+    assert isinstance(check_record(hours(r), HOURS, always), Accepted)
+    kinds = call("Do you have the cast iron skillet?", "Smalls are in, larges are sold out.")
+    args = stock("some_kinds", None, kinds=[
+        {"kind": "small", "availability": "in_stock", "quantity": None, "quote": "Smalls are in"},
+        {"kind": "large", "availability": "out_of_stock", "quantity": None, "quote": "larges are sold out"}])
+    assert isinstance(check_record(args, STOCK, kinds), Accepted)
+    one = call("Do you have the cast iron skillet?", "The small is in, the large is sold out.")
+    args = stock("some_kinds", None, kinds=[
+        {"kind": "smalls", "availability": "in_stock", "quantity": None, "quote": "The small is in"},
+        {"kind": "larges", "availability": "out_of_stock", "quantity": None, "quote": "the large is sold out"}])
+    assert isinstance(check_record(args, STOCK, one), Accepted)

@@ -5,8 +5,8 @@ and that each typed value stands in them. Which number is the party is the model
 
  1. Said. Every quote stands, as one run of tokens, in one business turn heard before the record, compared in lower
     case, without punctuation, FILLERS or a no of EASE ("no problem"), number words as digits ("nine" 9, "twelfth"
-    12th, "a dozen" 12), "dont" as "don't", "p m" as "pm", an aisle's letter with its number ("4b", "4 b"). Agent
-    speech never counts. A fact with no quote and no read-back is refused.
+    12th, "a dozen" 12; "ones" is none), "dont" as "don't", "p m" as "pm", an aisle's letter with its number ("4b",
+    "4 b"). Agent speech never counts. A fact with no quote and no read-back is refused.
  2. Read back. A fact marked readback stands in the agent's turn just before the business turn that holds the
     record's outcome_quote (which is then needed), instead of in a quote of its own.
  3. Statements. A quote's clause is not a question, nor its sentence a phone menu's prompt; an outcome's yes is in
@@ -14,24 +14,24 @@ and that each typed value stands in them. Which number is the party is the model
     word of HOLDS ("let me check"); only a booking's fact may stand in the business's own question when the
     outcome_quote comes after it, and a range's days when its times answer them in that turn ("Sundays? No, we're
     not"). A clause ends at , ; ? . ! and before "but", or "and" with an asking verb and a person.
- 4. Clock times. Each time reads as one in its own quote: "7:30", "7.30", "7 30" (where a time may be), a number
-    before am/pm, o'clock or "ish", or after a word of CLOCK_CUES, "noon" ("midday"), "midnight", "half past 7",
-    "twenty past 7", "half five", "ten to nine" (after "at", or as a booking's one time), the quote's one number
-    ("Ten."; in a booking's time, "make that five"); am/pm, where said (DAYPARTS: "in the morning"; "07:00":
-    24-hour), agrees. A dash between numbers or days is a run ("9-6", "Mon-Fri"), as "and" is after "between";
-    number words said apart (", ") are two numbers. A number that begins an address (names, then a word of STREETS)
-    or follows a month is no time; after LOOSE_CUES, or a time only by "tonight" after it, it is a count too, and no
-    time where another is said ("for four tonight at 8"). A range's opening and closing are two times said one after
-    the other in its times_quote, the closing after the opening where neither says its half of the day; a bare "half
-    past" takes its hour from the context_quote; days_quote and times_quote, said in one turn, have no other day or
-    number between them. A booked time of no clock words ("the early sitting") stands by its words.
+ 4. Clock times. Each time reads as one in its own quote: "7:30", "7.30", "7 30", "0930 to 1730" (where a time may
+    be; no phone number), a number before am/pm, o'clock or "ish", or after a word of CLOCK_CUES, "noon" ("midday"),
+    "midnight", "half past 7", "twenty past 7", "half five", "ten to nine" (after "at", or as a booking's one time),
+    the quote's one number ("Ten."; in a booking's time, "make that five"); am/pm, where said (DAYPARTS: "in the
+    morning"; "07:00": 24-hour), agrees. A dash between numbers or days is a run ("9-6", "Mon-Fri"), as "and" is
+    after "between"; number words said apart (", ") are two numbers. A number that begins an address (names, then a
+    word of STREETS) or follows a month is no time; after LOOSE_CUES, or a time only by "tonight" after it, it is a
+    count too, and no time where another is said ("for four tonight at 8"). A range's opening and closing are two
+    times said one after the other in its times_quote, the closing after the opening where neither says its half of
+    the day; a bare "half past" takes its hour from the context_quote; days_quote and times_quote, said in one turn,
+    have no other day or number between them. A booked time in no clock words ("the early sitting") stands by them.
  5. Own words. Each day, date, count, party size, place or kind stands in its own quote: a count as a number that is
     no part of a clock time nor a day of a month ("march 5", "the 12th": with no month said, the day stands for the
     date), nor before a word of UNITS or after "aisle", "size" or "bay"; days by name, run or DAY_GROUPS, every day
     the days_quote names being recorded (in its range or another), and a range's times_quote naming no day but its
-    own; a place or kind by its words (PLACE_WORDS aside; "green's" says green). A day after a word of SET_APART is
-    not among them ("closed" aside, for closed days). An item's count or place quote holds no other number (but the
-    item's own: "the 12 inch").
+    own; a place or kind by its words (PLACE_WORDS aside; "green's", "greens" say green). A day after a word of
+    SET_APART is not among them ("closed" aside, for closed days). An item's count or place quote holds no other
+    number (but the item's own: "the 12 inch").
  6. The item. A stock or aisle fact names the item asked about: its words stand in the fact's quote, or in the
     agent's question just before it, and no number of another size of it is said in between; in its own quote when
     the quote's sentence gives another number (another aisle, another count). A place or count said again, or read
@@ -96,7 +96,7 @@ WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", 
 MONTHS = ("january", "february", "march", "april", "may", "june", "july", "august", "september", "october", "november", "december")
 DAY_GROUPS = {"weekdays": WEEKDAYS[:5], "weekday": WEEKDAYS[:5], "weekends": WEEKDAYS[5:], "weekend": WEEKDAYS[5:],
               "daily": WEEKDAYS, "everyday": WEEKDAYS, "every day": WEEKDAYS, "7 days": WEEKDAYS, "24/7": WEEKDAYS,
-              "all week": WEEKDAYS, "each day": WEEKDAYS, "the week": WEEKDAYS[:5]}
+              "all week": WEEKDAYS, "each day": WEEKDAYS, "the week": WEEKDAYS[:5], "24 7": WEEKDAYS}
 RUNS = frozenset({"to", "through", "thru", "till", "til", "until", "tae"})
 SET_APART = frozenset({"except", "but", "besides", "excluding", "apart", "other", "not", "closed"})
 PLACE_WORDS = frozenset({"the", "a", "an", "in", "on", "at", "of", "aisle", "department", "dept", "section", "area"})
@@ -174,7 +174,7 @@ def tokens(text: str) -> tuple[Tok, ...]:
             group = raw[i:i + n]
             joined = all(text[a.end:b.start] == "-" or not hyphened and text[a.end:b.start].strip() in ("", "-")
                          for a, b in zip(group, group[1:]))  # not "five, seven"
-            if len(group) == n and joined and all(t.word.isalpha() for t in group) and (value := _number(_words(group))) is not None:
+            if len(group) == n and joined and all(t.word.isalpha() and t.word[-1] != "s" for t in group) and (value := _number(_words(group))) is not None:
                 out += [Tok(value.rstrip("stndrh"), group[0].start, group[-1].end)] + [Tok("th", group[-1].end, group[-1].end)] * (
                     not value.isdigit())  # "twelfth" is "12th"
                 i += n
@@ -568,9 +568,9 @@ def _stands(fact: Fact, words: Sequence[str], context: Sequence[str] = (), rest:
         return f"the day or date of {value!r} is not said there"
     elif kind in ("place", "kind"):
         want = [w for w in _words(tokens(value)) if w not in PLACE_WORDS]
-        said = {w.removesuffix("'s") for w in words} | {a + b for a, b in zip(words, words[1:]) if a.isdigit() and len(b) == 1}
-        # "the green's sold out"; "aisle 22 b" (speech-to-text spacing) says 22b
-        missing = [w for w in want if w not in said and not (w.isdigit() and w in _counts(words))]
+        said = {w.removesuffix("'s").rstrip("s") for w in words} | {a + b for a, b in zip(words, words[1:]) if a.isdigit() and len(b) == 1}
+        # "the green's sold out", "mediums" say green, medium; "aisle 22 b" (speech-to-text spacing) says 22b
+        missing = [w for w in want if w.rstrip("s") not in said and not (w.isdigit() and w in _counts(words))]
         if missing or not want:
             return f"{value!r} is not said there"
     elif kind in ("closed", "always", "no_set_hours"):
