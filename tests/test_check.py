@@ -1165,3 +1165,18 @@ def test_rules_5_and_6_ones_is_no_number_24_7_names_every_day_and_a_kind_stands_
         {"kind": "smalls", "availability": "in_stock", "quantity": None, "quote": "The small is in"},
         {"kind": "larges", "availability": "out_of_stock", "quantity": None, "quote": "the large is sold out"}])
     assert isinstance(check_record(args, STOCK, one), Accepted)
+
+
+def test_rule_4_a_split_shift_shares_its_days_and_a_daypart_before_a_time_says_its_half() -> None:
+    turns = call("What are your hours?", "Lunch eleven to two, then dinner five to ten, Tuesday to Sunday.")
+    days = ["tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"]
+    lunch = {"days": days, "opens": "11:00", "closes": "14:00", "days_quote": "Tuesday to Sunday", "times_quote": "eleven to two"}
+    dinner = lunch | {"opens": "17:00", "closes": "22:00", "times_quote": "five to ten"}
+    assert isinstance(check_record(hours(lunch, dinner), HOURS, turns), Accepted)
+    other = call("What are your hours?", "Lunch eleven to two, Saturday five to ten, Tuesday to Sunday.")
+    assert check_record(hours(lunch), HOURS, other).rule == 4  # type: ignore[union-attr]  # a day between: not shared
+    shifts = call("What are your hours?", "Mornings nine to twelve, afternoons two to five, weekdays.")
+    am = {"days": list(c.WEEKDAYS[:5]), "opens": "09:00", "closes": "12:00", "days_quote": "weekdays", "times_quote": "Mornings nine to twelve"}
+    pm = am | {"opens": "14:00", "closes": "17:00", "times_quote": "afternoons two to five"}
+    assert isinstance(check_record(hours(am, pm), HOURS, shifts), Accepted)
+    assert check_record(hours(am, pm | {"opens": "02:00"}), HOURS, shifts).rule == 4  # type: ignore[union-attr]

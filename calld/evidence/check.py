@@ -14,17 +14,18 @@ and that each typed value stands in them. Which number is the party is the model
     word of HOLDS ("let me check"); only a booking's fact may stand in the business's own question when the
     outcome_quote comes after it, and a range's days when its times answer them in that turn ("Sundays? No, we're
     not"). A clause ends at , ; ? . ! and before "but", or "and" with an asking verb and a person.
- 4. Clock times. Each time reads as one in its own quote: "7:30", "7.30", "7 30", "0930 to 1730" (where a time may
-    be; no phone number), a number before am/pm, o'clock or "ish", or after a word of CLOCK_CUES, "noon" ("midday"),
-    "midnight", "half past 7", "twenty past 7", "half five", "ten to nine" (after "at", or as a booking's one time),
-    the quote's one number ("Ten."; in a booking's time, "make that five"); am/pm, where said (DAYPARTS: "in the
-    morning"; "07:00": 24-hour), agrees. A dash between numbers or days is a run ("9-6", "Mon-Fri"), as "and" is
-    after "between"; number words said apart (", ") are two numbers. A number that begins an address (names, then a
-    word of STREETS) or follows a month is no time; after LOOSE_CUES, or a time only by "tonight" after it, it is a
-    count too, and no time where another is said ("for four tonight at 8"). A range's opening and closing are two
-    times said one after the other in its times_quote, the closing after the opening where neither says its half of
-    the day; a bare "half past" takes its hour from the context_quote; days_quote and times_quote, said in one turn,
-    have no other day or number between them. A booked time in no clock words ("the early sitting") stands by them.
+ 4. Clock times. Each time reads as one in its own quote: "7:30", "7.30", "7 30", "0930" (where a time may be; no
+    phone number), a number before am/pm, o'clock or "ish", or after a word of CLOCK_CUES, "noon", "midday",
+    "midnight", "half past 7", "half five", "ten to nine" (after "at", or as a booking's one time), the quote's one
+    number ("Ten."; in a booking's time, "make that five"); am/pm, where said (DAYPARTS: "in the morning",
+    "afternoons 2"; "07:00": 24-hour), agrees. A dash between numbers or days is a run ("9-6", "Mon-Fri"), as "and"
+    is after "between"; number words said apart (",") are two. A number that begins an address (names, then a word
+    of STREETS) or follows a month is no time; after LOOSE_CUES, or a time only by "tonight" after it, it is a count
+    too, and no time where another is said ("for four tonight at 8"). A range's opening and closing are two times
+    said one after the other in its times_quote, the closing after the opening where neither says its half of the
+    day; a bare "half past" takes its hour from the context_quote; days_quote and times_quote, said in one turn,
+    have no other day or number between them but a split shift's other times. A booked time in no clock words
+    ("early sitting") stands by them.
  5. Own words. Each day, date, count, party size, place or kind stands in its own quote: a count as a number that is
     no part of a clock time nor a day of a month ("march 5", "the 12th": with no month said, the day stands for the
     date), nor before a word of UNITS or after "aisle", "size" or "bay"; days by name, run or DAY_GROUPS, every day
@@ -153,8 +154,7 @@ class Tok:
 
 @functools.lru_cache(maxsize=2048)  # a check reads each turn many times; calls concluding together share the loop
 def tokens(text: str) -> tuple[Tok, ...]:
-    """The words of `text`, normalised, with their character places; fillers dropped. A number's "'s" is a word of
-    its own ("seven's gone": "7 s gone"), and "9 a m" (speech-to-text spacing) is "9 am"."""
+    """The words of `text`, normalised, with their places; fillers dropped; "seven's" is "7 s", "9 a m" "9 am"."""
     raw: list[Tok] = []
     for m in _TOKEN.finditer(text.lower().replace("\u2019", "'")):
         t, base = Tok(_normal(m.group()), m.start(), m.end()), _normal(m.group()).removesuffix("'s")
@@ -329,7 +329,7 @@ def clocks(words: Sequence[str], *, one: bool = False) -> list[Clock]:
         end = max(used) + 1
         meridiem = words[end] if end < n and words[end] in ("am", "pm") else None
         used += [end] if meridiem or (end < n and words[end] == "oclock") else []
-        meridiem = meridiem or _daypart(words, end) or ("am" if w.startswith("0") else None)  # "07:00" is 24-hour
+        meridiem = meridiem or _daypart(words, end) or DAYPARTS.get(_at(words, i - 1).rstrip("s")) or ("am" if w[0] == "0" else None)
         # "a table for four tonight at 8": a number read a time only by "tonight" after it is a count as much
         out.append(Clock(hour, minute, meridiem, frozenset(used), loose and meridiem is None or nxt == "tonight" and not cued))
         i = max(used) + 1
@@ -766,8 +766,7 @@ def _check(cited: Cited, request: QuickAskJob | BookJob, turns: Sequence[Turn], 
     outcome = cited.outcome
     at_outcome = locate(turns, outcome.quote) if outcome is not None else None
     if cited.status == "answered" and not cited.facts and (outcome is None or not outcome.quote):
-        return Refused(1, "the answer points at none of the business's words",
-                       "give the typed answer with a quote for each fact, or the outcome_quote")
+        return Refused(1, "the answer points at none of the business's words", "give a quote for each fact, or the outcome_quote")
     if (cited.status in ("declined", "booked") or any(f.readback for f in cited.facts)) and (outcome is None or not outcome.quote):
         return Refused(1, "the record has no outcome_quote", "give the business's words that say the outcome")
     if outcome is not None and outcome.quote:
@@ -803,9 +802,8 @@ def _check(cited: Cited, request: QuickAskJob | BookJob, turns: Sequence[Turn], 
                     return Refused(11, f"after your read-back of {fact.value!r} the business said {later!r}",
                                    "record what the business said")
             if fact.item and not _item_named(item, turns, None, asked) and not _answered_before(fact, item, turns, asked):
-                return Refused(6, f"the question before your outcome_quote does not name {item!r}, nor did the business "
-                                  "say its value earlier in answer to one that does",
-                               "quote the business's first answer, where it named the item or answered a question that did")
+                return Refused(6, f"the question before your outcome_quote does not name {item!r}, nor did the business say its "
+                                  "value earlier in answer to one that does", "quote the business's first answer, which did")
             continue
         if not fact.quote:
             named = f"{fact.topic or fact.kind} fact" + (f" {fact.value!r}" if fact.value else "")
@@ -835,7 +833,8 @@ def _check(cited: Cited, request: QuickAskJob | BookJob, turns: Sequence[Turn], 
                               "which the record gives no hours", "record every day the quoted words name")
         if fact.kind in ("clock", "range") and (other := _another_day(at.words, fact.days)):
             return Refused(5, f"your quote {fact.quote!r} names {other}, not a day of its range", "quote the times of its own days")
-        if fact.beside and (between := _between(turns, at, locate(turns, fact.beside))):
+        shared = [f.quote for f in cited.facts if f.beside == fact.beside and f.quote not in (fact.quote, None)]  # split shifts
+        if fact.beside and (between := _between(turns, at, locate(turns, fact.beside), shared)):
             return Refused(4, f"between your days {fact.beside!r} and times {fact.quote!r} the business said {between!r}",
                            "a range's days and times are words said together: point at those")
         clause, parts = _clause(turns, at)
@@ -851,8 +850,7 @@ def _check(cited: Cited, request: QuickAskJob | BookJob, turns: Sequence[Turn], 
             return Refused(6, f"your quote {fact.quote!r} does not name {item!r}, nor answers a question that does",
                            "quote the words that name the item, or record what they said of it as unknown")
         if (later := _corrected(fact, turns, at, isinstance(request, BookJob), own=timed if fact.kind == "count" else own)) is not None:
-            return Refused(11, f"after your quote {fact.quote!r} the business said {later!r}",
-                           "record what the business said last")
+            return Refused(11, f"after your quote {fact.quote!r} the business said {later!r}", "record what the business said last")
         evidence.append(at.sentence)
     if cited.status == "booked" and at_outcome is not None and outcome is not None:
         clock = next((f for f in cited.facts if f.kind == "clock"), outcome)
@@ -865,13 +863,15 @@ def _check(cited: Cited, request: QuickAskJob | BookJob, turns: Sequence[Turn], 
     return Accepted(tuple(dict.fromkeys(evidence)))
 
 
-def _between(turns: Sequence[Turn], a: Found, b: Found | None) -> str | None:
-    """Rule 4: another day or number said between two quotes of one turn (a range's days and times), or None."""
+def _between(turns: Sequence[Turn], a: Found, b: Found | None, shared: Sequence[str] = ()) -> str | None:
+    """Rule 4: another day or number said between two quotes of one turn (a range's days and times), or None; the
+    `shared` times of the same days may be ("eleven to two, then five to ten, Tuesday to Sunday")."""
     if b is None or b.turn != a.turn:
         return None
     first, second = (a, b) if a.first <= b.first else (b, a)
-    words = _words(tokens(turns[a.turn].text))[first.last:second.first]
-    return " ".join(words) if days_in(words) or any(w[0].isdigit() for w in words) else None
+    said = f" {' '.join(_words(tokens(turns[a.turn].text))[first.last:second.first])} "
+    words = functools.reduce(lambda text, q: text.replace(f" {' '.join(_words(tokens(q)))} ", " "), shared, said).split()
+    return said.strip() if days_in(words) or any(w[0].isdigit() for w in words) else None
 
 
 def _another_day(words: Sequence[str], days: Sequence[str]) -> str | None:
