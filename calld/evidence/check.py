@@ -125,8 +125,8 @@ GONE = ("gone", "went", "taken", "out", "spoken for", "filled", "packed", "slamm
         "totally booked", "completely booked", "all booked", "all reserved")  # a booking's no, ending its clause: "Seven's gone."
 WHEN_WORDS = frozenset({"for", "on", "at", "that", "this", "night", "tonight", "tomorrow", "today", "already", "now",
                         "i'm", "afraid", "sorry", "too"})  # may follow one of GONE ("all gone for Thursday")
-UNITS = ("minute", "min", "hour", "hr", "second", "dollar", "buck", "cent", "percent", "pound", "quid", "euro", "inch",
-         "foot", "feet")  # a number before one ("for 15 minutes", "6 dollars") measures, it counts nothing
+UNITS = ("minute", "hour", "dollar", "buck", "cent", "percent", "pound", "quid", "euro", "inch", "foot", "feet", "litre",
+         "liter", "pack")  # a number before one ("for 15 minutes", "6 dollars") measures, it counts nothing
 STREETS = ("street", "st", "avenue", "ave", "road", "rd", "boulevard", "blvd", "parkway", "drive", "lane", "way",
            "court", "circle", "highway")  # a number before one (names between) is an address: no time, no count
 OPEN_CLOSE = ("open", "opens", "close", "closes")  # "not <one> until 9" is the time it opens or closes, not a no
