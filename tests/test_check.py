@@ -1180,3 +1180,18 @@ def test_rule_4_a_split_shift_shares_its_days_and_a_daypart_before_a_time_says_i
     pm = am | {"opens": "14:00", "closes": "17:00", "times_quote": "afternoons two to five"}
     assert isinstance(check_record(hours(am, pm), HOURS, shifts), Accepted)
     assert check_record(hours(am, pm | {"opens": "02:00"}), HOURS, shifts).rule == 4  # type: ignore[union-attr]
+
+
+def test_the_same_record_on_the_same_words_is_judged_once_and_on_other_words_afresh() -> None:
+    # The task.json preview asks again at once about the record just judged: the same tuple of turns gets the
+    # same verdict; other turns, or a list changed in place since, are checked again.
+    args = json.dumps(stock("in_stock", "we have three on the shelf", quantity=3))
+    said = call("Do you have the cast iron skillet?", "Yes, we have three on the shelf.")
+    first = check_record(args, STOCK, said)
+    assert isinstance(first, Accepted) and check_record(args, STOCK, said) is first
+    unsaid = call("Do you have the cast iron skillet?", "Let me look, one moment.")
+    assert check_record(args, STOCK, unsaid).rule == 1  # type: ignore[union-attr]
+    turns = list(said)
+    assert isinstance(check_record(args, STOCK, turns), Accepted)
+    turns[1] = unsaid[1]
+    assert check_record(args, STOCK, turns).rule == 1  # type: ignore[union-attr]

@@ -743,6 +743,25 @@ def check_record(arguments: str | Mapping[str, Any], request: QuickAskJob | Book
     """The one public entry point: a record_task_result's arguments exactly as the model sent them (the JSON,
     or its object), the call's request, and the transcript so far -> Accepted (with the business's sentences
     that hold it) or Refused (the rule it broke, what was checked, what to do instead)."""
+    global _last
+    # The record just judged is checked again at once, on the very same transcript, by the task.json
+    # preview's conclusion (half a millisecond a record): the same question gets the same verdict.
+    last = _last
+    if last is not None and last[2] is turns and last[0] == arguments and last[1] == request and last[3] == machine:
+        return last[4]
+    verdict = _check_record(arguments, request, turns, machine)
+    if type(turns) is tuple and type(arguments) is str:  # a list or a dict could change in place
+        _last = (arguments, request, turns, machine, verdict)
+    return verdict
+
+
+# The last check_record's question and verdict, its transcript compared by identity: a call's is a new tuple
+# whenever a word is added, and a tuple's turns never change (frozen).
+_last: tuple[str, QuickAskJob | BookJob, tuple[Turn, ...], str | None, Verdict] | None = None
+
+
+def _check_record(arguments: str | Mapping[str, Any], request: QuickAskJob | BookJob, turns: Sequence[Turn],
+                  machine: str | None) -> Verdict:
     try:
         args = gpt_live.read_record(arguments, "book" if isinstance(request, BookJob) else "quick_ask")
     except ValidationError as exc:
