@@ -374,6 +374,7 @@ def _counts(words: Sequence[str]) -> set[str]:
     return {w for i, w in enumerate(words) if w.isdigit() and i not in taken}
 
 
+@functools.lru_cache(maxsize=4096)  # asked of every word of every turn a check reads, several times a check
 def _weekday(word: str) -> str | None:
     word = word.removesuffix("'s")  # "Friday's fine"
     for d in WEEKDAYS:
