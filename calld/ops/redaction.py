@@ -24,6 +24,7 @@ known name as a whole word.
 
 from __future__ import annotations
 
+import functools
 import hmac
 import logging
 import os
@@ -178,7 +179,12 @@ def scrub(text: str, names: Iterable[str] = ()) -> str:
         for start, end in reversed(spans):
             text = text[:start] + NUMBER + text[end:]
         text = _DIGIT_RUN.sub(NUMBER, text)
-    words = list(names)
+    words = tuple(names)
     if words:
-        text = re.sub(r"\b(?:" + "|".join(map(re.escape, words)) + r")\b", NAME, text, flags=re.IGNORECASE)
+        text = _names_pattern(words).sub(NAME, text)
     return text
+
+
+@functools.lru_cache(maxsize=64)  # a report scrubs each of its strings with the same names
+def _names_pattern(words: tuple[str, ...]) -> re.Pattern[str]:
+    return re.compile(r"\b(?:" + "|".join(map(re.escape, words)) + r")\b", re.IGNORECASE)
