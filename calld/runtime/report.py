@@ -124,13 +124,16 @@ def _mask_number(n: str) -> str:
 _NOT_FREE_TEXT = frozenset({"run_id", "call_control_id", "artifact_prefix", "refs", "started_at", "timing_ms", "to", "from_did"})
 
 
-def _scrubbed(value: Any, names: list[str]) -> Any:
+def _scrubbed(value: Any, names: list[str], done: dict[str, str]) -> Any:
+    """`value` with every string scrubbed; `done`: the strings scrubbed so far (a report says its answer twice)."""
     if isinstance(value, str):
-        return scrub(value, names)
+        if (scrubbed := done.get(value)) is None:
+            scrubbed = done[value] = scrub(value, names)
+        return scrubbed
     if isinstance(value, list):
-        return [_scrubbed(v, names) for v in value]
+        return [_scrubbed(v, names, done) for v in value]
     if isinstance(value, dict):
-        return {k: _scrubbed(v, names) for k, v in value.items()}
+        return {k: _scrubbed(v, names, done) for k, v in value.items()}
     return value
 
 
@@ -160,7 +163,8 @@ def redact(report: CallReport, pseudonyms: Pseudonyms, dumped: dict[str, Any] | 
         data["artifact_prefix"] = hashed
         data["refs"] = {name: hashed + ref[len(prefix):] if ref.startswith(prefix) else ref for name, ref in report.refs.items()}
     names = name_words(report.first_name, report.user_id)
-    data = {k: v if k in _NOT_FREE_TEXT or k in ("user_id", *_USER_WRITTEN) else _scrubbed(v, names) for k, v in data.items()}
+    done: dict[str, str] = {}
+    data = {k: v if k in _NOT_FREE_TEXT or k in ("user_id", *_USER_WRITTEN) else _scrubbed(v, names, done) for k, v in data.items()}
     # After the scrub, from the report itself: the hash is of the words as written, and never scrubbed.
     for key in _USER_WRITTEN:
         if isinstance(value := getattr(report, key), str):
