@@ -9,6 +9,7 @@ area code is not assigned: it rings no one, and it is what the stub world and th
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Collection
 
 import phonenumbers
@@ -49,14 +50,35 @@ def _n11(code: str) -> bool:
     return len(code) == 3 and code[0] in "23456789" and code[1:] == "11"
 
 
-def check_destination(e164: str, *, own_numbers: Collection[str], allow_non_nanp: bool) -> Refusal | None:
-    """None when calld may phone `e164`; otherwise the refusal, naming the setting that allows it (if any)."""
+@frozen
+class _Reading:
+    """What libphonenumber says of a number, for check_destination."""
+
+    dest: Destination
+    emergency: bool
+    valid: bool
+    kind: PhoneNumberType | None
+
+
+@functools.lru_cache(maxsize=1024)  # a request's number is checked twice as it is admitted (a millisecond each)
+def _read(e164: str) -> _Reading | Refusal:
     dest = parse_destination(e164)
     if isinstance(dest, Refusal):
         return dest
     number, national = dest.number, str(dest.number.national_number)
     region = phonenumbers.region_code_for_number(number) or ("US" if dest.nanp else None)
-    if region is not None and phonenumbers.connects_to_emergency_number(national, region):
+    valid = phonenumbers.is_valid_number(number)
+    return _Reading(dest, region is not None and phonenumbers.connects_to_emergency_number(national, region), valid,
+                    phonenumbers.number_type(number) if valid else None)
+
+
+def check_destination(e164: str, *, own_numbers: Collection[str], allow_non_nanp: bool) -> Refusal | None:
+    """None when calld may phone `e164`; otherwise the refusal, naming the setting that allows it (if any)."""
+    read = _read(e164)
+    if isinstance(read, Refusal):
+        return read
+    dest, national = read.dest, str(read.dest.number.national_number)
+    if read.emergency:
         return Refusal("destination", f"{e164} reaches an emergency service; calld never calls emergency numbers")
     if dest.nanp and (_n11(national[:3]) or _n11(national[3:6])):
         code = national[:3] if _n11(national[:3]) else national[3:6]
@@ -75,8 +97,7 @@ def check_destination(e164: str, *, own_numbers: Collection[str], allow_non_nanp
             f"{e164} is outside the North American Numbering Plan (+1); set CALLD_ALLOW_NON_NANP=1 to allow international calls",
             f"I only call numbers in North America (+1), so I can't call {e164}.",
         )
-    valid = phonenumbers.is_valid_number(number)
-    kind = phonenumbers.number_type(number) if valid else None
+    valid, kind = read.valid, read.kind
     # Premium and shared cost first: a 555-01xx line in a 900 area code is still a 900 number.
     if kind == PhoneNumberType.PREMIUM_RATE:
         return Refusal("destination", f"{e164} is a premium-rate number (the caller pays extra); calld never calls those")
