@@ -114,6 +114,8 @@ class RunDir:
         private_dir(self.path / "audio")
         # Longest first: a secret that holds a shorter one is redacted whole, not around it.
         self._secrets = sorted({s for s in secrets if len(s) >= SECRET_MIN_CHARS}, key=len, reverse=True)
+        # Each secret as it stands in the text and as JSON writes it in a string: looked for in every file.
+        self._secret_forms = [(s, _escaped(s)) for s in self._secrets]
         self.redacted: list[str] = []  # the files a secret was found (and redacted) in
         self._run_id = run_id
         write_atomic(self.path / RUN_MARKER, json.dumps({"run_id": run_id}).encode())
@@ -256,7 +258,7 @@ class RunDir:
         is simply left out (the log says which file, never the value)."""
         try:
             text = pretty_json(data)
-            if self._secrets and any(s in text or _escaped(s) in text for s in self._secrets):
+            if any(s in text or escaped in text for s, escaped in self._secret_forms):
                 text = self._redact(name, text)
             write_atomic(self.path / name, (text + "\n").encode("utf-8"))
         except Exception as exc:  # noqa: BLE001 - see the module's note: the call fails on it, never strands
