@@ -1183,15 +1183,14 @@ def test_rule_4_a_split_shift_shares_its_days_and_a_daypart_before_a_time_says_i
 
 
 def test_the_same_record_on_the_same_words_is_judged_once_and_on_other_words_afresh() -> None:
-    # The task.json preview asks again at once about the record just judged: the same tuple of turns gets the
-    # same verdict; other turns, or a list changed in place since, are checked again.
+    # The outcome asks again at once about the record just judged (calld.core.judging.judged): the same words
+    # get the same verdict, remembered; other words are checked afresh.
+    from calld.core.judging import judged
+
     args = json.dumps(stock("in_stock", "we have three on the shelf", quantity=3))
     said = call("Do you have the cast iron skillet?", "Yes, we have three on the shelf.")
-    first = check_record(args, STOCK, said)
-    assert isinstance(first, Accepted) and check_record(args, STOCK, said) is first
+    first = judged(args, STOCK, said, None)
+    assert isinstance(first, Accepted) and judged(args, STOCK, tuple(said), None) is first
     unsaid = call("Do you have the cast iron skillet?", "Let me look, one moment.")
-    assert check_record(args, STOCK, unsaid).rule == 1  # type: ignore[union-attr]
-    turns = list(said)
-    assert isinstance(check_record(args, STOCK, turns), Accepted)
-    turns[1] = unsaid[1]
-    assert check_record(args, STOCK, turns).rule == 1  # type: ignore[union-attr]
+    assert judged(args, STOCK, unsaid, None).rule == 1  # type: ignore[union-attr]
+    assert check_record(args, STOCK, list(said)) == first

@@ -7,16 +7,18 @@ what the model is told when a record does not hold is worded here.
 
 from __future__ import annotations
 
+import functools
+
 from attrs import frozen
 
 from calld.core import events as ev
 from calld.core.answers import Stock
-from calld.core.plan import BookJob
+from calld.core.plan import BookJob, QuickAskJob
 from calld.core.queries import live_is_open
 from calld.core.replace import evolve
 from calld.core.state import Call, ConvConcluded, Verdict
 from calld.domain.times import minutes_between
-from calld.domain.transcript import Quote
+from calld.domain.transcript import Quote, Turn
 from calld.evidence import check
 
 
@@ -125,4 +127,11 @@ def cites_later(quotes: tuple[Quote, ...], than: tuple[Quote, ...]) -> bool:
 
 def judge(call: Call, event: ev.TaskRecorded) -> check.Verdict:
     """The evidence gate: the one entry point, on the record's arguments exactly as the model sent them."""
-    return check.check_record(event.arguments, call.plan.job, call.transcript, machine=call.machine)
+    return judged(event.arguments, call.plan.job, call.transcript, call.machine)
+
+
+@functools.lru_cache(maxsize=32)
+def judged(arguments: str, job: QuickAskJob | BookJob, turns: tuple[Turn, ...], machine: str | None) -> check.Verdict:
+    """check_record, remembered: the outcome asks again at once about the record just judged (the task.json preview,
+    the finish), on the same words. A transcript is a tuple of frozen turns, so equal words get the equal verdict."""
+    return check.check_record(arguments, job, turns, machine=machine)

@@ -32,7 +32,7 @@ import datetime as dt
 
 from attrs import evolve, frozen
 
-from calld.core import assessment, situations
+from calld.core import assessment, judging, situations
 from calld.core.events import BookingDetails
 from calld.core.plan import BookJob, QuickAskJob
 from calld.core.state import Call, ConvTalking, DialRejected, HangupDone, TelnyxEnded
@@ -238,7 +238,7 @@ def _accepted(call: Call, today: dt.date | None, seen: str | None) -> Outcome:
     if task.status == "answered" and isinstance(job, QuickAskJob):
         # Checked again on the whole call: a correction said after it ("on Fridays we actually close at 4")
         # that no later record cited makes it stale, and the business's own words decide instead.
-        again = check.check_record(task.arguments, job, call.transcript)
+        again = judging.judged(task.arguments, job, call.transcript, call.machine)
         if isinstance(again, check.Refused):
             if (found := assessment.find_answers(call.transcript, job.question)):
                 return _heard(job, found, "transcript", seen, today)

@@ -377,10 +377,7 @@ def _counts(words: Sequence[str]) -> set[str]:
 @functools.lru_cache(maxsize=4096)  # asked of every word of every turn a check reads, several times a check
 def _weekday(word: str) -> str | None:
     word = word.removesuffix("'s")  # "Friday's fine"
-    for d in WEEKDAYS:
-        if word in (d, d + "s") or (len(word.rstrip("s")) >= 3 and d.startswith(word.rstrip("s"))):
-            return d
-    return None
+    return next((d for d in WEEKDAYS if word in (d, d + "s") or (len(word.rstrip("s")) >= 3 and d.startswith(word.rstrip("s")))), None)
 
 
 def days_in(words: Sequence[str], rest: Sequence[str] = ()) -> set[str]:
@@ -744,25 +741,6 @@ def check_record(arguments: str | Mapping[str, Any], request: QuickAskJob | Book
     """The one public entry point: a record_task_result's arguments exactly as the model sent them (the JSON,
     or its object), the call's request, and the transcript so far -> Accepted (with the business's sentences
     that hold it) or Refused (the rule it broke, what was checked, what to do instead)."""
-    global _last
-    # The record just judged is checked again at once, on the very same transcript, by the task.json
-    # preview's conclusion (half a millisecond a record): the same question gets the same verdict.
-    last = _last
-    if last is not None and last[2] is turns and last[0] == arguments and last[1] == request and last[3] == machine:
-        return last[4]
-    verdict = _check_record(arguments, request, turns, machine)
-    if type(turns) is tuple and type(arguments) is str:  # a list or a dict could change in place
-        _last = (arguments, request, turns, machine, verdict)
-    return verdict
-
-
-# The last check_record's question and verdict, its transcript compared by identity: a call's is a new tuple
-# whenever a word is added, and a tuple's turns never change (frozen).
-_last: tuple[str, QuickAskJob | BookJob, tuple[Turn, ...], str | None, Verdict] | None = None
-
-
-def _check_record(arguments: str | Mapping[str, Any], request: QuickAskJob | BookJob, turns: Sequence[Turn],
-                  machine: str | None) -> Verdict:
     try:
         args = gpt_live.read_record(arguments, "book" if isinstance(request, BookJob) else "quick_ask")
     except ValidationError as exc:
