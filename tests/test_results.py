@@ -1,5 +1,5 @@
 """Results that cannot contradict themselves, the published schema, the business's date, honesty in the
-instructions, and the transcript assessment (calld.evidence.assess): what the words state with no record."""
+instructions, and the transcript assessment (calld.core.assessment): what the words state with no record."""
 
 from __future__ import annotations
 

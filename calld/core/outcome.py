@@ -11,7 +11,7 @@ The order of precedence, first match wins:
     answer the model gave. It stands whatever happens after it, but the wrong party and an answer
     the business later corrected with no record citing the correction (checked again on the whole
     call: then the transcript's reading, correction included).
- 4. The transcript assessment (calld.evidence.assess): with no accepted record (far-party hangup,
+ 4. The transcript assessment (calld.core.assessment): with no accepted record (far-party hangup,
     no tool at all, the model or the media lost, a stall), the app reads the business's words with
     the evidence check's tokens: a stated answer -> answered (`transcript`); the business hung
     up after hearing the ask -> declined/hung_up. When the model ended the call, or the app heard
