@@ -177,7 +177,9 @@ def test_open_the_list_then_a_call_and_a_quote_seeks_the_player(served, driver, 
     wait(driver, lambda d: abs(d.execute_script("return document.getElementById('player').currentTime") - first) < 0.6)
     driver.execute_script("document.getElementById('player').pause()")
     # The timeline picture is on the page and drawn.
-    assert wait(driver, lambda d: d.execute_script("const i = document.getElementById('timeline'); return i.complete && i.naturalWidth"))
+    # drawn on request by the painter process, which a loaded CI machine may take more than 20 s to start and run
+    assert wait(driver, lambda d: d.execute_script("const i = document.getElementById('timeline'); return i.complete && i.naturalWidth"),
+                seconds=60)
     shot(driver, shots, "call-playing")
 
 
