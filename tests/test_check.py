@@ -207,6 +207,16 @@ def test_rule_2_a_fact_read_back_stands_in_the_agents_question_just_before_the_o
     assert check_record(args | {"confirmed_party": 4}, BOOK, turns).rule == 2  # type: ignore[union-attr]
     later = (*turns, Turn("agent", "And a high chair?"), Turn("business", "Yes."))
     assert check_record(args | {"outcome_quote": "Yes."}, BOOK, later).rule == 2  # type: ignore[union-attr]
+    for yes in ("Mm-hmm.", "Uh-huh."):  # a yes of no word is a quote all the same
+        assert isinstance(check_record(args | {"outcome_quote": yes}, BOOK, call(turns[0].text, yes)), Accepted), yes
+
+
+def test_rule_5_a_number_after_table_is_the_tables_not_the_party() -> None:
+    turns = call("A table for 6?", "Six at seven on Friday, you're at table 12 by the window.")
+    args = booked(6, "Friday 7pm", outcome_quote="you're at table 12 by the window", party_quote="Six at seven",
+                  time_quote="Six at seven on Friday", date_quote="on Friday")
+    assert isinstance(check_record(args, BOOK, turns), Accepted)
+    assert check_record(args | {"confirmed_party": 12, "party_quote": "table 12"}, BOOK, turns).rule == 5  # type: ignore[union-attr]
 
 
 def test_rule_3_a_question_or_a_request_to_confirm_is_no_outcome() -> None:
@@ -235,11 +245,68 @@ def test_rule_4_a_time_reads_as_a_clock_time_in_its_own_quote() -> None:
                                           time_quote="Three at eight thirty"), BOOK, bare), Accepted)
 
 
+def test_rule_4_a_time_in_24_hour_words_or_with_ish_reads_as_one() -> None:
+    for said, time in (("Monday at nineteen forty-five", "19:45"), ("Monday, twenty-one hours", "21:00"),
+                       ("Monday, eight fifteen-ish", "20:15"), ("Monday, twenty hours thirty", "20:30")):
+        turns = call("A table for 2?", f"Yes, {said}, for two, it is booked.")
+        args = booked(2, f"Monday {time}", outcome_quote="it is booked", party_quote="for two", time_quote=said,
+                      date_quote="Monday")
+        assert isinstance(check_record(args, BookJob(2, f"Monday {time}", None, 60, E164("+15555550123")), turns), Accepted), said
+    assert c.clocks(["we", "close", "21", "hours", "later"]) != [] and c.clocks(["hold", "it", "5", "hours"]) == []
+    assert c._counts(["for", "2", "at", "20", "hours", "30"]) == {"2"}  # the minutes are no count
+
+
+@given(st.integers(1, 11), st.sampled_from((0, 15, 30, 45)), st.integers(0, 23), st.booleans())
+def test_rule_4_a_booked_time_said_with_no_half_of_the_day_is_the_half_nearer_the_time_asked(
+        hour: int, minute: int, asked: int, pm_said: bool) -> None:
+    request = BookJob(2, f"Friday {asked:02d}:00", None, 60, E164("+15555550123"))
+    said = f"{hour}:{minute:02d}" + (" pm" if pm_said else "")
+    turns = call("A table for 2?", f"Two on Friday at {said}, you're booked.")
+    gaps = {h: min(abs((h - asked) * 60 + minute), 1440 - abs((h - asked) * 60 + minute)) for h in (hour, hour + 12)}
+    for h in (hour, hour + 12):
+        args = booked(2, f"Friday {h:02d}:{minute:02d}", outcome_quote="you're booked", party_quote="Two",
+                      time_quote=f"Friday at {said}", date_quote="Friday")
+        verdict = check_record(args, request, turns)
+        if pm_said:
+            assert isinstance(verdict, Accepted) == (h > 12)
+        else:
+            assert isinstance(verdict, Accepted) == (gaps[h] <= gaps[(hour + hour + 12) - h]), (h, verdict)
+
+
+def test_rule_4_a_ranges_opening_is_said_first_unless_a_word_of_closing_comes_before_it() -> None:
+    for times, ends in (("9am to 5pm", ("09:00", "17:00")), ("noon to midnight", ("12:00", "00:00")),
+                        ("we close at 5pm and open at 9am", ("09:00", "17:00")), ("until 5pm from 9am", ("09:00", "17:00"))):
+        turns = call("What are your hours?", f"Daily, {times}.")
+        r = {"days": list(c.WEEKDAYS), "opens": ends[0], "closes": ends[1], "days_quote": "Daily", "times_quote": times}
+        assert isinstance(check_record(hours(r), HOURS, turns), Accepted), times
+        assert isinstance(check_record(hours(r | {"opens": ends[1], "closes": ends[0]}), HOURS, turns), Refused), times
+
+
 def test_rule_4_a_bare_half_past_takes_its_hour_from_its_context_quote() -> None:
     turns = call("When do you close on Saturday?", "On Saturday we close at six.", "At six?", "Well, half past.")
     r = {"days": ["saturday"], "closes": "18:30", "days_quote": "On Saturday", "times_quote": "half past"}
     assert isinstance(check_record(hours(r | {"context_quote": "we close at six"}), HOURS, turns), Accepted)
     assert isinstance(check_record(hours(r), HOURS, turns), Refused)
+
+
+@given(st.integers(0, 6), st.integers(1, 5), st.sampled_from(c.OTHER_DAYS))
+def test_rule_5_the_rest_of_the_week_is_the_days_its_turn_names_nowhere_else(first: int, length: int, rest: str) -> None:
+    named = [c.WEEKDAYS[(first + k) % 7] for k in range(length)]
+    others = [d for d in c.WEEKDAYS if d not in named]
+    days = DAYS[first] + (f" to {DAYS[(first + length - 1) % 7]}" if length > 1 else "")
+    turns = call("What are your hours?", f"{days} ten till six. {rest.capitalize()} we're closed.")
+    opened = {"days": named, "opens": "10:00", "closes": "18:00", "days_quote": days, "times_quote": "ten till six"}
+    closed = {"days": others, "closed": True, "days_quote": rest.capitalize(), "times_quote": f"{rest} we're closed"}
+    assert isinstance(check_record(hours(opened, closed), HOURS, turns), Accepted)
+    for wrong in ([*others[1:], named[0]], others[1:]):  # a day named elsewhere in, or one of the rest left out
+        assert isinstance(check_record(hours(opened, closed | {"days": wrong}), HOURS, turns), Refused)
+    # the times of the rest, where the days named are said closed: for the rest, not for those
+    turns = call("What are your hours?", f"We're closed {days}, {rest} it's ten till six.")
+    shut = {"days": named, "closed": True, "days_quote": days, "times_quote": f"We're closed {days}"}
+    for its_days, its_words, stands in ((others, rest, True), (named[:1], DAYS[first], False)):
+        r = {"days": its_days, "opens": "10:00", "closes": "18:00", "days_quote": its_words,
+             "times_quote": f"{rest} it's ten till six"}
+        assert isinstance(check_record(hours(shut, r), HOURS, turns), Accepted) == stands, its_days
 
 
 def test_rule_5_a_day_set_apart_is_not_among_the_days() -> None:
@@ -643,13 +710,24 @@ def test_rule_4_a_ranges_two_times_are_said_one_after_the_other() -> None:
     assert isinstance(check_record(hours(r), HOURS, turns), Accepted)  # a run may end at an h:mm
 
 
-def test_rules_4_and_5_a_dash_joins_no_date_nor_phone_and_a_typed_time_is_read_by_its_minutes() -> None:
+def test_rules_4_and_5_a_typed_time_is_read_in_its_common_forms_and_the_date_asked_stands_beside_its_weekday() -> None:
     assert "to" not in [t.word for t in c.tokens("2025-06-13, call 415-555-0123")]
     turns = call("A table for four?", "For four at 7:30 on Friday, you're booked.")
-    args = booked(4, "2025-06-13 19:30", outcome_quote="you're booked", party_quote="For four", time_quote="at 7:30",
-                  date_quote="on Friday")
-    assert isinstance(check_record(args, BOOK, turns), Accepted)
-    assert isinstance(check_record(args | {"time_quote": "For four"}, BOOK, turns), Refused)
+    asked = BookJob(4, "Friday at 7:30pm", None, 60, E164("+15555550123"), when="2025-06-13T19:30:00-04:00")
+    for typed in ("2025-06-13 19:30", "2025-06-13T19:30:00-04:00", "Friday 13 June, 7:30 PM", "Fri 13 Jun 19:30",
+                  "Friday, June 13, 7:30 pm"):
+        args = booked(4, typed, outcome_quote="you're booked", party_quote="For four", time_quote="at 7:30",
+                      date_quote="on Friday")
+        assert isinstance(check_record(args, asked, turns), Accepted), typed
+        assert isinstance(check_record(args, BOOK, turns), Refused), typed  # no date asked: the 13th is not said
+        assert isinstance(check_record(args | {"time_quote": "For four"}, asked, turns), Refused)
+    for wrong in ("2025-06-14 19:30", "Friday 20 June, 7:30 PM", "Saturday 13 June, 7:30 PM", "2025-06-13 17:30"):
+        args = booked(4, wrong, outcome_quote="you're booked", party_quote="For four", time_quote="at 7:30",
+                      date_quote="on Friday")
+        assert isinstance(check_record(args, asked, turns), Refused), wrong
+    saturday = call("A table for four?", "For four at 7:30 on Saturday, you're booked.")  # the 13th asked is a Friday
+    assert isinstance(check_record(booked(4, "Saturday 13 June, 7:30 PM", outcome_quote="you're booked", party_quote="For four",
+                                          time_quote="at 7:30", date_quote="on Saturday"), asked, saturday), Refused)
 
 
 def test_rule_5_a_day_with_s_a_lone_number_and_a_date_by_the_day_of_the_month() -> None:

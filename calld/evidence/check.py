@@ -17,22 +17,24 @@ and that each typed value stands in them. Which number is the party is the model
  4. Clock times. Each time reads as one in its own quote: "7:30", "7.30", "7 30", "0930" (where a time may be; no
     phone number), a number before am/pm, o'clock or "ish", or after a word of CLOCK_CUES, "noon", "midday",
     "midnight", "half past 7", "half five", "ten to nine" (after "at", or as a booking's one time), the quote's one
-    number ("Ten."; in a booking's time, "make that five"); am/pm, where said (DAYPARTS: "in the morning",
-    "afternoons 2"; "07:00": 24-hour), agrees. A dash between numbers or days is a run ("9-6", "Mon-Fri"), as "and"
-    is after "between"; number words said apart (",") are two. A number that begins an address (names, then a word
-    of STREETS) or follows a month is no time; after LOOSE_CUES, or a time only by "tonight" after it, it is a count
-    too, and no time where another is said ("for four tonight at 8"). A range's opening and closing are two times
-    said one after the other in its times_quote, the closing after the opening where neither says its half of the
-    day; a bare "half past" takes its hour from the context_quote; days_quote and times_quote, said in one turn,
-    have no other day or number between them but a split shift's other times. A booked time in no clock words
-    ("early sitting") stands by them.
+    number ("Ten."; in a booking's time, "make that five"), "19 30" or "20 hours" (13 to 23: 24-hour); am/pm, where
+    said (DAYPARTS: "in the morning", "afternoons 2"; "07:00": 24-hour), agrees. A dash between numbers or days is a
+    run ("9-6", "Mon-Fri"), as "and" is after "between"; number words said apart (",") are two. A number that begins
+    an address (names, then a word of STREETS) or follows a month is no time; after LOOSE_CUES, or a time only by
+    "tonight" after it, it is a count too, and no time where another is said ("for four tonight at 8"). A range's
+    opening and closing are two times said one after the other in its times_quote, the closing after the opening
+    where neither says its half of the day; a bare "half past" takes its hour from the context_quote; days_quote and
+    times_quote, said in one turn, have no other day or number between them but a split shift's other times. A
+    booked time in no clock words ("early sitting") stands by them; said with no half of the day, it is the half
+    nearer the time asked for.
  5. Own words. Each day, date, count, party size, place or kind stands in its own quote: a count as a number that is
     no part of a clock time nor a day of a month ("march 5", "the 12th": with no month said, the day stands for the
     date), nor before a word of UNITS or after "aisle", "size" or "bay"; days by name, run or DAY_GROUPS, every day
     the days_quote names being recorded (in its range or another), and a range's times_quote naming no day but its
-    own; a place or kind by its words (PLACE_WORDS aside; "green's", "greens" say green). A day after a word of
-    SET_APART is not among them ("closed" aside, for closed days). An item's count or place quote holds no other
-    number (but the item's own: "the 12 inch").
+    own, where a word of OTHER_DAYS ("rest of the week") names the days its turn names nowhere else; a place or kind
+    by its words (PLACE_WORDS aside; "green's", "greens" say green). A day after a word of SET_APART is not among
+    them ("closed" aside, for closed days). An item's count or place quote holds no other number (but the item's
+    own: "the 12 inch").
  6. The item. A stock or aisle fact names the item asked about: its words stand in the fact's quote, or in the
     agent's question just before it, and no number of another size of it is said in between; in its own quote when
     the quote's sentence gives another number (another aisle, another count). A place or count said again, or read
@@ -72,6 +74,7 @@ import contextlib
 import functools
 import itertools
 import re
+from datetime import date
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
@@ -85,12 +88,10 @@ from calld.core.answers import Accepted, Cited, Fact, Refused, Verdict
 from calld.core.plan import BookJob, QuickAskJob
 from calld.domain.transcript import SENTENCE_END, Quote, Turn, sentence_spans
 
-NT_STEMS = frozenset({"do", "does", "did", "ca", "wo", "is", "are", "was", "were", "could", "would", "should", "have",
-                      "has", "had"})  # of contractions written without the apostrophe
+NT_STEMS = frozenset("do does did ca wo is are was were could would should have has had".split())  # "dont", "cant"
 FILLERS = ("um", "uh", "er", "erm", "ah", "oh", "hmm", "mm", "well", "like", "so", "basically")
 EASE = ("problem", "problems", "trouble", "worries", "worry", "bother", "issue")  # "no problem", "not a problem": a yes
-CLOCK_CUES = frozenset({"at", "until", "till", "til", "from", "by", "around", "about", "before", "after", "open",
-                        "opens", "close", "closes", "between"})
+CLOCK_CUES = frozenset("at until till til from by around about before after open opens close closes between".split())
 DAYPARTS = {"morning": "am", "afternoon": "pm", "evening": "pm", "night": "pm", "tonight": "pm"}  # "7 in the morning"
 LOOSE_CUES = frozenset({"around", "about"})  # "about 3" is as much three people, or three left, as 3 o'clock
 WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
@@ -99,6 +100,7 @@ DAY_GROUPS = {"weekdays": WEEKDAYS[:5], "weekday": WEEKDAYS[:5], "weekends": WEE
               "daily": WEEKDAYS, "everyday": WEEKDAYS, "every day": WEEKDAYS, "7 days": WEEKDAYS, "24/7": WEEKDAYS,
               "all week": WEEKDAYS, "each day": WEEKDAYS, "the week": WEEKDAYS[:5], "24 7": WEEKDAYS}
 RUNS = frozenset({"to", "through", "thru", "till", "til", "until", "tae"})
+OTHER_DAYS = ("rest of the week", "the rest", "other days", "other day", "otherwise", "remaining days")  # the days not named
 SET_APART = frozenset({"except", "but", "besides", "excluding", "apart", "other", "not", "closed"})
 PLACE_WORDS = frozenset({"the", "a", "an", "in", "on", "at", "of", "aisle", "department", "dept", "section", "area"})
 CLOSED = ("closed", "shut", "day off", "off", "holiday")  # or a no just before "open": "not open", "won't be open"
@@ -123,8 +125,7 @@ OFFERS = ("only", "earliest", "latest", "closest", "next available", "first avai
           "last seating", "stop seating", "stops seating", "too late", "too early")  # for a decline: the time asked is not to be had
 GONE = ("gone", "went", "taken", "out", "spoken for", "filled", "packed", "slammed", "rammed", "we're booked",
         "totally booked", "completely booked", "all booked", "all reserved")  # a booking's no, ending its clause: "Seven's gone."
-WHEN_WORDS = frozenset({"for", "on", "at", "that", "this", "night", "tonight", "tomorrow", "today", "already", "now",
-                        "i'm", "afraid", "sorry", "too"})  # may follow one of GONE ("all gone for Thursday")
+WHEN_WORDS = frozenset("for on at that this night tonight tomorrow today already now i'm afraid sorry too".split())  # after GONE
 UNITS = ("minute", "hour", "dollar", "buck", "cent", "percent", "pound", "quid", "euro", "inch", "foot", "feet", "litre",
          "liter", "pack")  # a number before one ("for 15 minutes", "6 dollars") measures, it counts nothing
 STREETS = ("street", "st", "avenue", "ave", "road", "rd", "boulevard", "blvd", "parkway", "drive", "lane", "way",
@@ -132,17 +133,14 @@ STREETS = ("street", "st", "avenue", "ave", "road", "rd", "boulevard", "blvd", "
 OPEN_CLOSE = ("open", "opens", "close", "closes")  # "not <one> until 9" is the time it opens or closes, not a no
 HOLDS = ("let me check", "let me see", "let me look", "let me have a look", "hold on", "hang on", "1 moment",
          "1 sec", "1 second", "just a moment", "just a sec", "bear with me")  # a wait, not an answer (as tokens: "one" is 1)
-CORRECTIONS = frozenset({"actually", "sorry", "wait", "correction", "mean", "rather", "instead", "oops", "scratch",
-                         "make", "change", "changed", "no"})
-
-
+CORRECTIONS = frozenset("actually sorry wait correction mean rather instead oops scratch make change changed no".split())
 _AGAIN = "point each fact at the business's own words that state it, verbatim, and record again"
 
 
 # -- tokens ------------------------------------------------------------------------------------------------
 
 ORDINAL = ("st", "nd", "rd", "th")
-_TOKEN = re.compile(r"\d{1,2}[:.]\d{2}(?!\d)|\d+/\d+|\d+(?:st|nd|rd|th)?(?![a-z\d])|\d+[a-z](?![a-z\d])|\d+|[ap]\.\s?m\b\.?|[a-z]+(?:'[a-z]+)*")
+_TOKEN = re.compile(r"mm-hmm|uh-huh|\d{1,2}[:.]\d{2}(?!\d)|\d+/\d+|\d+(?:st|nd|rd|th)?(?![a-z\d])|\d+[a-z](?![a-z\d])|\d+|[ap]\.\s?m\b\.?|[a-z]+(?:'[a-z]+)*")
 
 
 @frozen
@@ -214,15 +212,13 @@ def _unfilled(toks: list[Tok]) -> list[Tok]:
 
 
 def _normal(word: str) -> str:
-    if word == "midday":
-        return "noon"
     if word.endswith("nt") and word[:-2] in NT_STEMS:  # "dont", as speech-to-text writes it, is "don't"
         return word[:-2] + "n't"
     if word[0] in "ap" and "." in word:
         return word[0] + "m"
     if (m := re.fullmatch(r"(\d{1,2})[:.](\d{2})", word)) is not None:
         return f"{m[1] if m[1].startswith('0') else int(m[1])}:{m[2]}"  # "07:00" keeps its 24-hour zero
-    return re.sub(r"(?<=\d)(?:st|nd|rd|th)$", "", word).replace("o'clock", "oclock")
+    return re.sub(r"(?<=\d)(?:st|nd|rd|th)$", "", word).replace("o'clock", "oclock").replace("midday", "noon")
 
 
 def _number(words: Sequence[str]) -> str | None:
@@ -248,8 +244,7 @@ def has_phrase(words: Sequence[str], phrases: Iterable[str]) -> bool:
 def _negated(words: Sequence[str]) -> bool:
     """A word of NOT (or ending in n't), but for "not open until 9", "don't close till 5": a time, not a no; and but
     for a "no" that begins a correction ("aisle 7, no, sorry, 8"): what follows it is said instead, not denied."""
-    return any((w in NOT or w.endswith("n't")) and not (words[i + 1:i + 2] and words[i + 1] in OPEN_CLOSE
-                                                        and words[i + 2:i + 3] and words[i + 2] in ("until", "till", "til"))
+    return any((w in NOT or w.endswith("n't")) and not (_at(words, i + 1) in OPEN_CLOSE and _at(words, i + 2) in ("until", "till", "til"))
                and not (w == "no" and _at(words, i + 1) in CORRECTIONS - {"no"}  # but a bare "no, sorry" is a no
                         and any(v[0].isdigit() or _weekday(v) for v in words[i + 2:i + 5]))
                for i, w in enumerate(words))
@@ -281,7 +276,7 @@ def clocks(words: Sequence[str], *, one: bool = False) -> list[Clock]:
         cued = i > 0 and words[i - 1] in CLOCK_CUES
         hour: int | None = None
         minute, used, loose = 0, [i], False
-        if i in address or (i > 0 and words[i - 1] in MONTHS):  # "5 Elm St", "march 4 12 pm": no time
+        if i in address or (i > 0 and words[i - 1] in MONTHS and ":" not in w):  # "5 Elm St", "march 4 12 pm": no time
             i += 1
             continue
         if w in ("noon", "midnight"):
@@ -310,14 +305,15 @@ def clocks(words: Sequence[str], *, one: bool = False) -> list[Clock]:
                 or i > 1 and words[i - 1] in RUNS and bool(out) and max(out[-1].at) == i - 2):
             hour, minute = int(w[:-2]), int(w[-2:])
         elif w.isdigit() and int(w) <= 24:
-            if nxt.isdigit() and len(nxt) == 2 and int(nxt) < 60 and int(w) <= 12 and (cued or not after or after in _NOT_A_NAME):
-                hour, minute = int(w), int(nxt)  # "7 30", not "eight 10 inch"
+            if nxt.isdigit() and len(nxt) == 2 and int(nxt) < 60 and (12 < int(w) < 24 or cued or not after or after in _NOT_A_NAME):
+                hour, minute = int(w), int(nxt)  # "7 30", "19 30", not "eight 10 inch"
                 used.append(i + 1)
-            elif (nxt in ("am", "pm", "oclock", "ish") or cued or n == 1 or _daypart(words, i + 1)
+            elif (nxt in ("am", "pm", "oclock", "ish") or cued or 12 < int(w) < 24 and nxt in ("hours", "hrs") or n == 1 or _daypart(words, i + 1)
                   or (nxt in RUNS and (after.isdigit() or ":" in after or after in ("noon", "midnight", "half", "quarter")))
                   or (i > 1 and bool(out) and max(out[-1].at) == i - 2 and (words[i - 1] in RUNS or words[i - 1] == "and"
                       and min(out[-1].at) > 0 and words[min(out[-1].at) - 1] == "between"))):  # "9 to 5:30", "9 till half 5", "between 9 and 6"
-                hour = int(w)
+                hour, minute = int(w), int(after) if nxt in ("hours", "hrs") and after.isdigit() and int(after) < 60 else 0
+                used += [i + 1, i + 2] if minute else []  # "20 hours 30"
                 loose = n == 1 or nxt not in ("am", "pm", "oclock") and i > 0 and words[i - 1] in LOOSE_CUES
                 used += [i + 1] if nxt == "ish" else []  # "seven-ish"
             else:
@@ -344,12 +340,23 @@ def _daypart(words: Sequence[str], end: int) -> str | None:
 
 def _hhmm(value: str) -> tuple[int, int] | None:
     """The clock time of a typed value ("19:30", "Friday at 7:30 pm")."""
-    found = [c for c in clocks(_words(tokens(value))) if c.hour is not None]
-    if not found:
+    if (c := next((c for c in clocks(_typed(value)) if c.hour is not None), None)) is None:
         return None
-    c = found[0]
-    hour = c.hour % 12 + (12 if c.meridiem == "pm" else 0) if c.meridiem else c.hour
-    return hour % 24, c.minute
+    return ((c.hour or 0) % 12 + (12 if c.meridiem == "pm" else 0) if c.meridiem else c.hour or 0) % 24, c.minute
+
+
+def _typed(value: str) -> list[str]:
+    """A typed value's words, an ISO 8601 date and time and a month's short name read as said ("2026-12-11T19:00"
+    as "december 11 19:00")."""
+    said = tokens(re.sub(r"\b(\d{4})-(\d\d)-(\d\d)(?:[T ](\d\d:\d\d)(?::\d\d(?:\.\d+)?)?(?:Z|[+-]\d\d:?\d\d)?)?", lambda m:
+                         f"{WEEKDAYS[date(*map(int, m.groups()[:3])).weekday()]} {MONTHS[int(m[2]) - 1]} {int(m[3])} {m[4] or ''}", value))
+    return [next((m for m in MONTHS if len(t.word) >= 3 and m.startswith(t.word)), t.word) for t in said]  # "Dec"
+
+
+def _closes_first(words: Sequence[str], first: Clock) -> bool:
+    """Rule 4: the first of two times is the closing where a word of closing is the last cue before it ("until 9 from 5")."""
+    cues = [w for w in words[:min(first.at)] if w in (*OPEN_CLOSE, "from", "until", "till", "til")]
+    return bool(cues) and cues[-1] not in ("open", "opens", "from")
 
 
 def _reads_as(c: Clock, hour: int, minute: int, context: Sequence[Clock] = ()) -> bool:
@@ -400,12 +407,12 @@ def days_in(words: Sequence[str], rest: Sequence[str] = ()) -> set[str]:
 WEEKDAYS_SET, MONTHS_SET = frozenset(WEEKDAYS), frozenset(MONTHS)
 # words that end the names of an address: a time's or a party's words ("at 5 on Main Street" is a time)
 _NOT_A_NAME = CLOCK_CUES | RUNS | WEEKDAYS_SET | {"am", "pm", "oclock", "s", "is", "on", "in", "for", "and", "today", "tonight",
-                                                 "tomorrow", "people", "guests"}
+                                                 "tomorrow", "people", "guests", "ish"}
 
 
 def _date_words(value: str) -> list[str]:
     """The day and date words a typed value needs said ("Friday at 7", "tonight"; "March 5th" as "march 5")."""
-    words = _words(tokens(value))
+    words = _typed(value)
     out = ["today" if w == "tonight" else w for w in words if w in ("today", "tonight", "tomorrow")]
     out += [d for w in words if (d := _weekday(w)) is not None]
     for i, w in enumerate(words):
@@ -425,12 +432,16 @@ def _near(words: Sequence[str], i: int) -> list[int]:
     return [j] if j >= 0 and words[j].isdigit() else []
 
 
-def _date_stands(value: str, words: Sequence[str]) -> bool:
+def _date_stands(value: str, words: Sequence[str], asked: Sequence[str] = ()) -> bool:
+    """Rule 5; the request's own date (`asked`: its words) stands unsaid beside its weekday said ("Friday" for "Friday
+    11 December", Friday the 11th asked)."""
     said = {"today" if w == "tonight" else w for w in (w.removesuffix("'s") for w in words)} | days_in(words)  # "tomorrow's"
     said |= {f"{m} {words[j]}" for i, m in enumerate(words) if m in MONTHS or m == "the" for j in _near(words, i)}
     said |= {f"the {w.split()[-1]}" for w in said if " " in w and w.split()[0] in MONTHS}  # "june 12" says "the 12th"
     unnamed = not MONTHS_SET & set(words)  # "on the 12th" for June 12, where no month is said
-    return all(w in said or unnamed and w.split()[0] in MONTHS and f"the {w.split()[-1]}" in said for w in _date_words(value))
+    mine, given = _date_words(value), set(_date_words(" ".join(asked)))
+    given = given if set(mine) & said & given & WEEKDAYS_SET else set()
+    return all(w in said or w in given or unnamed and w.split()[0] in MONTHS and f"the {w.split()[-1]}" in said for w in mine)
 
 
 # A clause also ends where "and" starts a question of its own ("I couldn't book it and can I help with anything?")
@@ -537,12 +548,12 @@ def _stands(fact: Fact, words: Sequence[str], context: Sequence[str] = (), rest:
         # said one after the other; where neither says its half of the day ("six till six"), it closes after it opens
         if None in ends or not any(_reads_as(a, *ends[0], clocks(context)) and _reads_as(b, *ends[1], clocks(context)) and (  # type: ignore[misc]
                 a.meridiem or b.meridiem or not 0 < (a.hour or 0) <= 12 or not 0 < (b.hour or 0) <= 12 or ends[1] > ends[0])
-                                   for x, y in zip(said, said[1:]) for a, b in ((x, y), (y, x))):
+                                   for x, y in zip(said, said[1:]) for a, b in [(y, x) if _closes_first(words, x) else (x, y)]):
             return f"{value.replace('-', ' to ')} does not read as two clock times in {' '.join(words)!r}"
     elif kind == "clock":
         hhmm = _hhmm(value)
         if hhmm is None:  # a time said in no clock words ("the early sitting") stands by its words, as a place does
-            want = [w for w in _words(tokens(value)) if w not in PLACE_WORDS and w not in _date_words(value)]
+            want = [w for w in _typed(value) if w not in PLACE_WORDS and w not in _date_words(value)]
             missing = [w for w in want if w not in words]
             return f"{value!r} is not a clock time, nor said there" if missing or not want else None
         said = clocks(words, one=True)
@@ -555,14 +566,14 @@ def _stands(fact: Fact, words: Sequence[str], context: Sequence[str] = (), rest:
         if not any(_reads_as(c, *hhmm, clocks(context)) for c in said):
             return f"{hhmm[0]:02d}:{hhmm[1]:02d} does not read as a clock time in {' '.join(words)!r}"
     elif kind == "count" and value not in _counts(words) - {w for i, w in enumerate(words) if _at(words, i + 1).rstrip("s") in UNITS
-                                                            or _at(words, i - 1) in ("aisle", "size", "bay")}:
+                                                            or _at(words, i - 1) in ("aisle", "size", "bay", "table")}:
         return f"the number {value} is not said there apart from a clock time, a measure or a place"
     elif item and kind in ("count", "place") and (others := _counts(words) - set(_words(tokens(f"{value} {item or ''}"))) - set(re.findall(r"\d+", value))):
         return f"{', '.join(sorted(others))} is another number said there: quote only the words of {value!r}"
     elif kind == "days" and (missing := [d for d in value.split(",") if d not in days_in(
             [w for w in words if w != "closed" or fact.topic != "closed"], rest)]):
         return f"{', '.join(missing)} {'is' if len(missing) == 1 else 'are'} not named there"
-    elif kind == "date" and not _date_stands(value, words):
+    elif kind == "date" and not _date_stands(value, words, context):
         return f"the day or date of {value!r} is not said there"
     elif kind in ("place", "kind"):
         want = [w for w in _words(tokens(value)) if w not in PLACE_WORDS]
@@ -619,6 +630,18 @@ def _gone(words: Sequence[str], *, yes: bool) -> bool:
                                                       ("am", "pm", "oclock", "s") for w in rest):
                 return True
     return False
+
+
+def _other_half(value: str, words: Sequence[str], request: BookJob) -> bool:
+    """Rule 4: a booked time said with no half of the day ("half eight") is the half nearer the time asked for (as
+    calld read it, or as the user wrote it, where that says its half: "7pm", "19:00")."""
+    typed = _typed(request.when or request.time)
+    hhmm, want = _hhmm(value), _hhmm(request.when or request.time) if request.when or {"am", "pm"} & set(typed) or any(
+        ":" in w for w in typed) else None
+    if hhmm is None or want is None or any(c.meridiem or (c.hour or 12) > 12 for c in clocks(words, one=True) if _reads_as(c, *hhmm)):
+        return False
+    gap = [min(d, 1440 - d) for d in (abs((h % 24 - want[0]) * 60 + hhmm[1] - want[1]) for h in (hhmm[0], hhmm[0] + 12))]
+    return gap[1] < gap[0]
 
 
 def _tried_another_time(clause: Sequence[str], facts: Sequence[Fact]) -> bool:
@@ -817,19 +840,24 @@ def _check(cited: Cited, request: QuickAskJob | BookJob, turns: Sequence[Turn], 
         if (at.question and not may_ask) or situations.menu_prompt(at.sentence.text):
             return Refused(3, f"your quote {fact.quote!r} is a question or a phone menu's prompt", "quote the business's statement")
         context = _words(tokens(fact.context or "")) if locate(turns, fact.context) is not None else []
+        context = _typed(request.when) if fact.kind == "date" and isinstance(request, BookJob) and request.when else context
         if fact.kind == "closed" and (q := _asked_before(turns, at.turn)) is not None:
             context = _words(tokens(turns[q].text))  # "Are you open on Sunday?" / "No, we're not."
+        named = _other_days(turns, at)  # "Rest of the week we're closed": the days its turn names nowhere else
         text = turns[at.turn].text  # the rest of the quote's sentence, where a day may be set apart
         rest = _words(tokens(text[tokens(text)[at.last - 1].end:at.sentence.end])) if fact.kind == "days" else []
         lone = fact.quote not in {f.quote for f in cited.facts if f.kind == "count"}  # one number is no party and time
-        if (why := _stands(fact, at.words, context, rest, item, lone)) is not None:
+        if (why := _stands(fact, named if fact.kind == "days" else at.words, context, rest, item, lone)) is not None:
             rule = 4 if fact.kind in ("clock", "range") else 7 if fact.kind in ("closed", "always", "no_set_hours") else 5
             return Refused(rule, f"{why} (your quote {fact.quote!r})", _AGAIN)
-        if fact.kind == "days" and (left := days_in([w for w in at.words if w != "closed" or fact.topic != "closed"], rest)
+        if fact.kind == "clock" and isinstance(request, BookJob) and _other_half(fact.value, at.words, request):
+            return Refused(4, f"{fact.value!r} is said with no half of the day, and its other half is nearer the time asked "
+                              f"for, {request.time!r} (your quote {fact.quote!r})", "record the half of the day nearer it")
+        if fact.kind == "days" and (left := days_in([w for w in named if w != "closed" or fact.topic != "closed"], rest)
                                     - set(fact.value.split(",")) - recorded_days):
             return Refused(5, f"your quote {fact.quote!r} names {', '.join(sorted(left, key=WEEKDAYS.index))} too, "
                               "which the record gives no hours", "record every day the quoted words name")
-        if fact.kind in ("clock", "range") and (other := _another_day(at.words, fact.days)):
+        if fact.kind in ("clock", "range") and (other := _another_day(named, fact.days)):
             return Refused(5, f"your quote {fact.quote!r} names {other}, not a day of its range", "quote the times of its own days")
         shared = [f.quote for f in cited.facts if f.beside == fact.beside and f.quote not in (fact.quote, None)]  # split shifts
         if fact.beside and (between := _between(turns, at, locate(turns, fact.beside), shared)):
@@ -870,6 +898,16 @@ def _between(turns: Sequence[Turn], a: Found, b: Found | None, shared: Sequence[
     said = f" {' '.join(_words(tokens(turns[a.turn].text))[first.last:second.first])} "
     words = functools.reduce(lambda text, q: text.replace(f" {' '.join(_words(tokens(q)))} ", " "), shared, said).split()
     return said.strip() if days_in(words) or any(w[0].isdigit() for w in words) else None
+
+
+def _other_days(turns: Sequence[Turn], at: Found) -> Sequence[str]:
+    """Rule 5: a quote's words, where one of OTHER_DAYS stands for the days its turn names nowhere else (apart or not)."""
+    joined = f" {' '.join(at.words)} "
+    if (phrase := next((p for p in OTHER_DAYS if f" {p} " in joined), None)) is None:
+        return at.words
+    words = _words(tokens(turns[at.turn].text))
+    said = days_in([w for w in words[:at.first] + words[at.last:] if w not in SET_APART])
+    return [*(d for d in WEEKDAYS if d not in said), *joined.replace(f" {phrase} ", " ").split()]
 
 
 def _another_day(words: Sequence[str], days: Sequence[str]) -> str | None:
