@@ -3,7 +3,7 @@
 A part of the outcome (DESIGN.md: accepted record, else transcript assessment), not of the check: it reuses
 the check's tokens but judges no record.
 
-It reads calld.evidence.check's tokens (clock times, days, word lists) and never guesses:
+It reads calld.evidence.check's clock times, days and word lists over calld.domain.tokens, and never guesses:
  - hours: a business sentence, no question nor menu prompt, with a clock time or a word of ALWAYS ("open 24
    hours" only beside "open") and a word of HOURS_WORDS, a day, or two clock times;
  - aisle: a sentence after the ask with "aisle" and its number or letter; stock: never (the words are kept).
@@ -22,8 +22,9 @@ from attrs import frozen
 from calld.core import situations
 from calld.core.answers import Aisle, Answer, DayRange, Hours, TextOnly
 from calld.domain.questions import QuestionType
+from calld.domain.tokens import WEEKDAYS, tokens
 from calld.domain.transcript import Quote, Turn, sentence_spans
-from calld.evidence.check import ALWAYS, CLOSED, WEEKDAYS, Clock, clocks, days_in, has_phrase, tokens
+from calld.evidence.check import ALWAYS, CLOSED, Clock, clocks, days_in, has_phrase
 
 HOURS_WORDS = frozenset({"open", "opens", "opening", "close", "closes", "closing", "closed", "hours", "until", "till",
                          "til", "from", "shut", "shuts"})

@@ -6,7 +6,8 @@ and that each typed value stands in them. Which number is the party is the model
  1. Said. Every quote stands, as one run of tokens, in one business turn heard before the record, compared in lower
     case, without punctuation, FILLERS or a no of EASE ("no problem"), number words as digits ("nine" 9, "twelfth"
     12th, "a dozen" 12; "ones" is none), "dont" as "don't", "p m" as "pm", an aisle's letter with its number ("4b",
-    "4 b"). Agent speech never counts. A fact with no quote and no read-back is refused.
+    "4 b"), "mm-hmm" a word (calld.domain.tokens reads them). Agent speech never counts. A fact with no quote and no
+    read-back is refused.
  2. Read back. A fact marked readback stands in the agent's turn just before the business turn that holds the
     record's outcome_quote (which is then needed), instead of in a quote of its own.
  3. Statements. A quote's clause is not a question, nor its sentence a phone menu's prompt; an outcome's yes is in
@@ -22,19 +23,20 @@ and that each typed value stands in them. Which number is the party is the model
     run ("9-6", "Mon-Fri"), as "and" is after "between"; number words said apart (",") are two. A number that begins
     an address (names, then a word of STREETS) or follows a month is no time; after LOOSE_CUES, or a time only by
     "tonight" after it, it is a count too, and no time where another is said ("for four tonight at 8"). A range's
-    opening and closing are two times said one after the other in its times_quote, the closing after the opening
-    where neither says its half of the day; a bare "half past" takes its hour from the context_quote; days_quote and
-    times_quote, said in one turn, have no other day or number between them but a split shift's other times. A
-    booked time in no clock words ("early sitting") stands by them; said with no half of the day, it is the half
-    nearer the time asked for.
+    opening and closing are two times said one after the other in its times_quote, the opening first unless a word
+    of closing is the last cue before them ("until 9 from 5"), the closing after the opening where neither says its
+    half of the day; a bare "half past" takes its hour from the context_quote; days_quote and times_quote, said in
+    one turn, have no other day or number between them but a split shift's other times. A booked time in no clock
+    words ("early sitting") stands by them; said with no half of the day, it is the half nearer the time asked for.
  5. Own words. Each day, date, count, party size, place or kind stands in its own quote: a count as a number that is
     no part of a clock time nor a day of a month ("march 5", "the 12th": with no month said, the day stands for the
-    date), nor before a word of UNITS or after "aisle", "size" or "bay"; days by name, run or DAY_GROUPS, every day
-    the days_quote names being recorded (in its range or another), and a range's times_quote naming no day but its
-    own, where a word of OTHER_DAYS ("rest of the week") names the days its turn names nowhere else; a place or kind
-    by its words (PLACE_WORDS aside; "green's", "greens" say green). A day after a word of SET_APART is not among
-    them ("closed" aside, for closed days). An item's count or place quote holds no other number (but the item's
-    own: "the 12 inch").
+    date), nor before a word of UNITS or after "aisle", "size", "bay" or "table"; days by name, run or DAY_GROUPS,
+    every day the days_quote names being recorded (in its range or another), and a range's times_quote naming no day
+    but its own, where a word of OTHER_DAYS ("rest of the week") names the days its turn names nowhere else; a place
+    or kind by its words (PLACE_WORDS aside; "green's", "greens" say green). A day after a word of SET_APART is not
+    among them ("closed" aside, for closed days). An item's count or place quote holds no other number (but the
+    item's own: "the 12 inch"). A typed date is read as said (an ISO date as its weekday and date, "Dec" as
+    December); the date asked stands unsaid beside its weekday said.
  6. The item. A stock or aisle fact names the item asked about: its words stand in the fact's quote, or in the
     agent's question just before it, and no number of another size of it is said in between; in its own quote when
     the quote's sentence gives another number (another aisle, another count). A place or count said again, or read
@@ -65,36 +67,36 @@ and that each typed value stands in them. Which number is the party is the model
 12. Voicemail. A voicemail record stands on a recorded greeting in the business's words, or on the carrier's
     answering-machine detection.
 
-Word lists are named constants of at most fifteen entries each. The one public entry point is check_record.
+Word lists are named constants of at most fifteen entries each (FILLERS and EASE in calld.domain.tokens). The one
+public entry point is check_record.
 """
 
 from __future__ import annotations
 
-import contextlib
 import functools
 import itertools
 import re
-from datetime import date
 from collections.abc import Iterable, Mapping, Sequence
+from datetime import date
 from typing import Any
 
 from attrs import frozen
 from pydantic import ValidationError
-from text_to_num import alpha2digit, text2num
 
 from calld.adapters import gpt_live
 from calld.core import situations
 from calld.core.answers import Accepted, Cited, Fact, Refused, Verdict
 from calld.core.plan import BookJob, QuickAskJob
+from calld.domain.tokens import WEEKDAYS, tokens
+from calld.domain.tokens import at as _at
+from calld.domain.tokens import weekday as _weekday
+from calld.domain.tokens import words_of as _words
 from calld.domain.transcript import SENTENCE_END, Quote, Turn, sentence_spans
 
-NT_STEMS = frozenset("do does did ca wo is are was were could would should have has had".split())  # "dont", "cant"
-FILLERS = ("um", "uh", "er", "erm", "ah", "oh", "hmm", "mm", "well", "like", "so", "basically")
-EASE = ("problem", "problems", "trouble", "worries", "worry", "bother", "issue")  # "no problem", "not a problem": a yes
-CLOCK_CUES = frozenset("at until till til from by around about before after open opens close closes between".split())
+CLOCK_CUES = frozenset({"at", "until", "till", "til", "from", "by", "around", "about", "before", "after", "open",
+                        "opens", "close", "closes", "between"})
 DAYPARTS = {"morning": "am", "afternoon": "pm", "evening": "pm", "night": "pm", "tonight": "pm"}  # "7 in the morning"
 LOOSE_CUES = frozenset({"around", "about"})  # "about 3" is as much three people, or three left, as 3 o'clock
-WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
 MONTHS = ("january", "february", "march", "april", "may", "june", "july", "august", "september", "october", "november", "december")
 DAY_GROUPS = {"weekdays": WEEKDAYS[:5], "weekday": WEEKDAYS[:5], "weekends": WEEKDAYS[5:], "weekend": WEEKDAYS[5:],
               "daily": WEEKDAYS, "everyday": WEEKDAYS, "every day": WEEKDAYS, "7 days": WEEKDAYS, "24/7": WEEKDAYS,
@@ -108,7 +110,8 @@ ALWAYS = ("24 hours", "24 hour", "24/7", "24 7", "around the clock", "round the 
           "all night", "all day and all night", "open all day and night")
 NO_SET_HOURS = ("appointment", "appointments", "no set", "vary", "varies", "depends", "call ahead", "not set",
                 "no fixed", "whenever", "irregular", "flexible")
-NOT = frozenset({"no", "not", "never", "none", "nothing", "nope", "nah", "nobody", "cannot", "unable", "neither", "nor"})
+NOT = frozenset({"no", "not", "never", "none", "nothing", "nope", "nah", "nobody", "cannot", "unable", "neither",
+                 "nor"})
 OUT = ("out", "sold", "gone", "0", "discontinued", "unavailable", "empty", "backordered", "order", "backorder",
        "stopped", "shipment", "restock", "more coming", "more come")  # more to come: none now
 FAILURE = ("unable", "couldn't", "could not", "can't", "not able", "fail", "failed", "unsuccessful", "booked up",
@@ -125,7 +128,8 @@ OFFERS = ("only", "earliest", "latest", "closest", "next available", "first avai
           "last seating", "stop seating", "stops seating", "too late", "too early")  # for a decline: the time asked is not to be had
 GONE = ("gone", "went", "taken", "out", "spoken for", "filled", "packed", "slammed", "rammed", "we're booked",
         "totally booked", "completely booked", "all booked", "all reserved")  # a booking's no, ending its clause: "Seven's gone."
-WHEN_WORDS = frozenset("for on at that this night tonight tomorrow today already now i'm afraid sorry too".split())  # after GONE
+WHEN_WORDS = frozenset({"for", "on", "at", "that", "this", "night", "tonight", "tomorrow", "today", "already",
+                        "now", "i'm", "afraid", "sorry", "too"})  # after GONE
 UNITS = ("minute", "hour", "dollar", "buck", "cent", "percent", "pound", "quid", "euro", "inch", "foot", "feet", "litre",
          "liter", "pack")  # a number before one ("for 15 minutes", "6 dollars") measures, it counts nothing
 STREETS = ("street", "st", "avenue", "ave", "road", "rd", "boulevard", "blvd", "parkway", "drive", "lane", "way",
@@ -133,107 +137,11 @@ STREETS = ("street", "st", "avenue", "ave", "road", "rd", "boulevard", "blvd", "
 OPEN_CLOSE = ("open", "opens", "close", "closes")  # "not <one> until 9" is the time it opens or closes, not a no
 HOLDS = ("let me check", "let me see", "let me look", "let me have a look", "hold on", "hang on", "1 moment",
          "1 sec", "1 second", "just a moment", "just a sec", "bear with me")  # a wait, not an answer (as tokens: "one" is 1)
-CORRECTIONS = frozenset("actually sorry wait correction mean rather instead oops scratch make change changed no".split())
+CORRECTIONS = frozenset({"actually", "sorry", "wait", "correction", "mean", "rather", "instead", "oops", "scratch",
+                         "make", "change", "changed", "no"})
+
+
 _AGAIN = "point each fact at the business's own words that state it, verbatim, and record again"
-
-
-# -- tokens ------------------------------------------------------------------------------------------------
-
-ORDINAL = ("st", "nd", "rd", "th")
-_TOKEN = re.compile(r"mm-hmm|uh-huh|\d{1,2}[:.]\d{2}(?!\d)|\d+/\d+|\d+(?:st|nd|rd|th)?(?![a-z\d])|\d+[a-z](?![a-z\d])|\d+|[ap]\.\s?m\b\.?|[a-z]+(?:'[a-z]+)*")
-
-
-@frozen
-class Tok:
-    word: str
-    start: int
-    end: int
-
-
-@functools.lru_cache(maxsize=2048)  # a check reads each turn many times; calls concluding together share the loop
-def tokens(text: str) -> tuple[Tok, ...]:
-    """The words of `text`, normalised, with their places; fillers dropped; "seven's" is "7 s", "9 a m" "9 am"."""
-    raw: list[Tok] = []
-    for m in _TOKEN.finditer(text.lower().replace("\u2019", "'")):
-        t, base = Tok(_normal(m.group()), m.start(), m.end()), _normal(m.group()).removesuffix("'s")
-        if t.word == "m" and len(raw) > 1 and raw[-1].word in ("a", "p") and (raw[-2].word[0].isdigit() or _number([raw[-2].word])):
-            raw[-1] = Tok(raw[-1].word + "m", raw[-1].start, t.end)
-            continue
-        raw += [*_dash(text, raw[-1], t)] if raw else []
-        raw += [Tok(base, t.start, t.end - 2), Tok("s", t.end - 2, t.end)] if base != t.word and (
-            base == "oclock" or _number([base]) is not None) else [t]
-        raw += [Tok("th", t.end, t.end)] * (m.group()[0].isdigit() and m.group()[-2:] in ORDINAL)  # "12th"
-    out, i = list[Tok](), 0
-    while i < len(raw):
-        # "twenty five" before "twenty"; "seven thirty" stays two numbers, as "nine-thirty six" is 9 30 6 (a word
-        # joined to a number before it by a dash goes on only by dashes: "five-forty-five" is 5 45)
-        hyphened = i > 0 and text[raw[i - 1].end:raw[i].start] == "-" and _number([raw[i - 1].word]) is not None
-        for n in (3, 2, 1):
-            group = raw[i:i + n]
-            joined = all(text[a.end:b.start] == "-" or not hyphened and text[a.end:b.start].strip() in ("", "-")
-                         for a, b in zip(group, group[1:]))  # not "five, seven"
-            if len(group) == n and joined and all(t.word.isalpha() and t.word[-1] != "s" for t in group) and (value := _number(_words(group))) is not None:
-                out += [Tok(value.rstrip("stndrh"), group[0].start, group[-1].end)] + [Tok("th", group[-1].end, group[-1].end)] * (
-                    not value.isdigit())  # "twelfth" is "12th"
-                i += n
-                break
-        else:
-            out += _dozens(out, raw[i])
-            i += 1
-    return tuple(_unfilled(out))
-
-
-def _dozens(before: list[Tok], t: Tok) -> list[Tok]:
-    """ "a dozen" is 12, "two dozen" 24, "half a dozen" 6: the number takes the place of the words before it."""
-    if t.word not in ("dozen", "dozens") or not before or not (before[-1].word == "a" or before[-1].word.isdigit()):
-        return [t]
-    half = before[-1].word == "a" and len(before) > 1 and before[-2].word == "half"
-    first = before[-2 if half else -1]
-    value = 6 if half else 12 * (1 if before[-1].word == "a" else int(before[-1].word))
-    del before[-2 if half else -1:]
-    return [Tok(str(value), first.start, t.end)]
-
-
-def _dash(text: str, a: Tok, b: Tok) -> tuple[Tok, ...]:
-    """A dash between two numbers or two days is a run: "9-6", "Mon-Fri" say "9 to 6", "mon to fri"."""
-    pair = all(x[0] != "0" and (":" in x or x.isdigit() and int(x) <= 24) for x in (a.word, b.word)) or \
-        (_weekday(a.word) is not None and _weekday(b.word) is not None)  # not "2025-06-13", nor a phone number
-    return (Tok("to", a.end, b.start),) if pair and text[a.end:b.start].strip() in ("-", "\u2013") else ()
-
-
-def _unfilled(toks: list[Tok]) -> list[Tok]:
-    """Tokens without FILLERS; a no of EASE ("no problem", "not a problem", "never any trouble") is one "ok": a yes."""
-    words, drop = [t.word for t in toks], set[int]()
-    for i, w in enumerate(words):
-        k = i + 1 + (_at(words, i + 1) in ("a", "any", "to"))
-        if w in ("no", "not", "never", "nothing") and _at(words, k) in EASE and i not in drop:
-            toks[i], drop = Tok("ok", toks[i].start, toks[k].end), drop | set(range(i + 1, k + 1))
-    return [t for i, t in enumerate(toks) if i not in drop and t.word not in FILLERS]
-
-
-def _normal(word: str) -> str:
-    if word.endswith("nt") and word[:-2] in NT_STEMS:  # "dont", as speech-to-text writes it, is "don't"
-        return word[:-2] + "n't"
-    if word[0] in "ap" and "." in word:
-        return word[0] + "m"
-    if (m := re.fullmatch(r"(\d{1,2})[:.](\d{2})", word)) is not None:
-        return f"{m[1] if m[1].startswith('0') else int(m[1])}:{m[2]}"  # "07:00" keeps its 24-hour zero
-    return re.sub(r"(?<=\d)(?:st|nd|rd|th)$", "", word).replace("o'clock", "oclock").replace("midday", "noon")
-
-
-def _number(words: Sequence[str]) -> str | None:
-    with contextlib.suppress(ValueError):
-        return str(text2num(" ".join(words), "en"))
-    ordinal = alpha2digit(" ".join(words), "en")  # "twelfth", "twenty first"; not "first", "a second"
-    return ordinal if re.fullmatch(r"\d+(?:st|nd|rd|th)", ordinal) else None
-
-
-def _at(words: Sequence[str], i: int) -> str:
-    return words[i] if 0 <= i < len(words) else ""
-
-
-def _words(toks: Sequence[Tok]) -> list[str]:
-    return [t.word for t in toks]
 
 
 def has_phrase(words: Sequence[str], phrases: Iterable[str]) -> bool:
@@ -381,12 +289,6 @@ def _counts(words: Sequence[str]) -> set[str]:
     return {w for i, w in enumerate(words) if w.isdigit() and i not in taken}
 
 
-@functools.lru_cache(maxsize=4096)  # asked of every word of every turn a check reads, several times a check
-def _weekday(word: str) -> str | None:
-    word = word.removesuffix("'s")  # "Friday's fine"
-    return next((d for d in WEEKDAYS if word in (d, d + "s") or (len(word.rstrip("s")) >= 3 and d.startswith(word.rstrip("s")))), None)
-
-
 def days_in(words: Sequence[str], rest: Sequence[str] = ()) -> set[str]:
     """The weekdays the words name (by name, run or group), less those set apart there or in `rest`."""
     named, apart, setting_apart = set[str](), set[str](), False
@@ -459,7 +361,7 @@ class Found:
     in_question: bool = False  # its sentence is
 
 
-_BUT, _BUT_ALONE = re.compile(r"\s(?=(?:but|and)\b)", re.I), re.compile(r"\s(?=but\b)", re.I)
+_BUT, _BUT_ALONE = re.compile(r"\s(?=(?:but|and)\b)", re.IGNORECASE), re.compile(r"\s(?=but\b)", re.IGNORECASE)
 
 
 def _sentence(turns: Sequence[Turn], turn: int, start: int, end: int) -> tuple[Quote, bool, bool]:

@@ -3,7 +3,7 @@
 A call's page is built from what `show` reads (calld.observe.history.call_detail): the result,
 the report and the transcript. The facts of the typed answer are listed each with the quotes of
 the accepted record that say it; a quote is tied to a fact when the fact's time, day, number or
-place stands in the quote's words (read on calld.evidence.check's tokens, as the evidence check reads
+place stands in the quote's words (read on calld.domain.tokens, as the evidence check reads
 them), and a fact no quote names in those terms is tied to every quote (the quotes were accepted
 as a whole). This is a reading aid, never a second check: the verdict is the result's.
 """
@@ -14,6 +14,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+from calld.domain.tokens import tokens
 from calld.evidence import check as c
 from calld.observe.summary import booked_line, status_line, why_words
 
@@ -139,7 +140,7 @@ def say_clock(hhmm: str) -> str:
 
 
 def _said(quote: str) -> list[str]:
-    return [t.word for t in c.tokens(quote)]
+    return [t.word for t in tokens(quote)]
 
 
 def _hhmm(clock: c.Clock) -> str | None:
