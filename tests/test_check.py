@@ -255,6 +255,15 @@ def test_rule_4_a_time_in_24_hour_words_or_with_ish_reads_as_one() -> None:
         assert isinstance(check_record(args, BookJob(2, f"Monday {time}", None, 60, E164("+15555550123")), turns), Accepted), said
     assert c.clocks(["we", "close", "21", "hours", "later"]) != [] and c.clocks(["hold", "it", "5", "hours"]) == []
     assert c._counts(["for", "2", "at", "20", "hours", "30"]) == {"2"}  # the minutes are no count
+    turns = call("A table for 2?", "Monday at nine and a half, for two, it is booked.")
+    for time, stands in (("21:30", True), ("21:00", False)):
+        args = booked(2, f"Monday {time}", outcome_quote="it is booked", party_quote="for two",
+                      time_quote="Monday at nine and a half", date_quote="Monday")
+        assert isinstance(check_record(args, BookJob(2, "Monday 21:30", None, 60, E164("+15555550123")), turns), Accepted) == stands
+    turns = call("What are your hours?", "Monday to Friday, nine while five.")
+    r = {"days": list(c.WEEKDAYS[:5]), "opens": "09:00", "closes": "17:00", "days_quote": "Monday to Friday",
+         "times_quote": "nine while five"}
+    assert isinstance(check_record(hours(r), HOURS, turns), Accepted)
 
 
 @given(st.integers(1, 11), st.sampled_from((0, 15, 30, 45)), st.integers(0, 23), st.booleans())

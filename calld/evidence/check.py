@@ -17,17 +17,18 @@ and that each typed value stands in them. Which number is the party is the model
     not"). A clause ends at , ; ? . ! and before "but", or "and" with an asking verb and a person.
  4. Clock times. Each time reads as one in its own quote: "7:30", "7.30", "7 30", "0930" (where a time may be; no
     phone number), a number before am/pm, o'clock or "ish", or after a word of CLOCK_CUES, "noon", "midday",
-    "midnight", "half past 7", "half five", "ten to nine" (after "at", or as a booking's one time), the quote's one
-    number ("Ten."; in a booking's time, "make that five"), "19 30" or "20 hours" (13 to 23: 24-hour); am/pm, where
-    said (DAYPARTS: "in the morning", "afternoons 2"; "07:00": 24-hour), agrees. A dash between numbers or days is a
-    run ("9-6", "Mon-Fri"), as "and" is after "between"; number words said apart (",") are two. A number that begins
-    an address (names, then a word of STREETS) or follows a month is no time; after LOOSE_CUES, or a time only by
-    "tonight" after it, it is a count too, and no time where another is said ("for four tonight at 8"). A range's
-    opening and closing are two times said one after the other in its times_quote, the opening first unless a word
-    of closing is the last cue before them ("until 9 from 5"), the closing after the opening where neither says its
-    half of the day; a bare "half past" takes its hour from the context_quote; days_quote and times_quote, said in
-    one turn, have no other day or number between them but a split shift's other times. A booked time in no clock
-    words ("early sitting") stands by them; said with no half of the day, it is the half nearer the time asked for.
+    "midnight", "half past 7", "half five", "at 9 and a half", "ten to nine" (after "at", or as a booking's one
+    time), the quote's one number ("Ten."; in a booking's time, "make that five"), "19 30" or "20 hours" (13 to 23:
+    24-hour); am/pm, where said (DAYPARTS: "in the morning", "afternoons 2"; "07:00": 24-hour), agrees. A dash
+    between numbers or days is a run ("9-6", "Mon-Fri"), as a word of RUNS is ("9 while 5") and "and" after
+    "between"; number words said apart (",") are two. A number that begins an address (names, then a word of
+    STREETS) or follows a month is no time; after LOOSE_CUES, or a time only by "tonight" after it, it is a count
+    too, and no time where another is said ("for four tonight at 8"). A range's opening and closing are two times
+    said one after the other in its times_quote, the opening first unless a word of closing is the last cue before
+    them ("until 9 from 5"), the closing after the opening where neither says its half of the day; a bare "half
+    past" takes its hour from the context_quote; days_quote and times_quote, said in one turn, have no other day or
+    number between them but a split shift's other times. A booked time in no clock words ("early sitting") stands by
+    them; said with no half of the day, it is the half nearer the time asked for.
  5. Own words. Each day, date, count, party size, place or kind stands in its own quote: a count as a number that is
     no part of a clock time nor a day of a month ("march 5", "the 12th": with no month said, the day stands for the
     date), nor before a word of UNITS or after "aisle", "size", "bay" or "table"; days by name, run or DAY_GROUPS,
@@ -101,8 +102,8 @@ MONTHS = ("january", "february", "march", "april", "may", "june", "july", "augus
 DAY_GROUPS = {"weekdays": WEEKDAYS[:5], "weekday": WEEKDAYS[:5], "weekends": WEEKDAYS[5:], "weekend": WEEKDAYS[5:],
               "daily": WEEKDAYS, "everyday": WEEKDAYS, "every day": WEEKDAYS, "7 days": WEEKDAYS, "24/7": WEEKDAYS,
               "all week": WEEKDAYS, "each day": WEEKDAYS, "the week": WEEKDAYS[:5], "24 7": WEEKDAYS}
-RUNS = frozenset({"to", "through", "thru", "till", "til", "until", "tae"})
-OTHER_DAYS = ("rest of the week", "the rest", "other days", "other day", "otherwise", "remaining days")  # the days not named
+RUNS = frozenset({"to", "through", "thru", "till", "til", "until", "tae", "while"})  # "9 while 5": Yorkshire's until
+OTHER_DAYS = ("rest of the week", "the rest", "other days", "other day", "other nights", "otherwise", "remaining days")  # the days not named
 SET_APART = frozenset({"except", "but", "besides", "excluding", "apart", "other", "not", "closed"})
 PLACE_WORDS = frozenset({"the", "a", "an", "in", "on", "at", "of", "aisle", "department", "dept", "section", "area"})
 CLOSED = ("closed", "shut", "day off", "off", "holiday")  # or a no just before "open": "not open", "won't be open"
@@ -212,6 +213,9 @@ def clocks(words: Sequence[str], *, one: bool = False) -> list[Clock]:
                 one or nxt in ("am", "pm", "hours", "hrs") or nxt in RUNS and after.isdigit()  # "0900 to 1730", "730 pm"
                 or i > 1 and words[i - 1] in RUNS and bool(out) and max(out[-1].at) == i - 2):
             hour, minute = int(w[:-2]), int(w[-2:])
+        elif w.isdigit() and 0 < int(w) <= 12 and (cued or one) and nxt == "and" and "half" in words[i + 2:i + 4]:
+            hour, minute = int(w), 30  # "at nine and a half"
+            used += list(range(i + 1, words.index("half", i + 2) + 1))
         elif w.isdigit() and int(w) <= 24:
             if nxt.isdigit() and len(nxt) == 2 and int(nxt) < 60 and (12 < int(w) < 24 or cued or not after or after in _NOT_A_NAME):
                 hour, minute = int(w), int(nxt)  # "7 30", "19 30", not "eight 10 inch"
