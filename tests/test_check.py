@@ -394,6 +394,13 @@ def test_rule_10_a_failure_after_the_booked_outcome_refuses_it_unless_the_time_i
         assert isinstance(got, Refused) and got.rule == 10, after
     again = (*ok, Turn("agent", "Thanks."), Turn("business", "Sorry, the system failed. Ok, it is in, at 7 on Friday."))
     assert isinstance(check_record(args, BOOK, again), Accepted)
+    # a no said by a word of GONE before a read-back booking's "yes" (its farewell); a gone of another time is none
+    read_back = booked(2, "Friday at 7 pm", outcome_quote="Take care now", party_readback=True, time_readback=True,
+                       date_readback=True)
+    for said, stands in (("Friday's gone, sorry. Take care now.", False), ("The 8 o'clock is gone. 7 is fine. Take care now.", True),
+                         ("Sure thing, youre all booked. Take care now.", True), ("Sure, that's all booked. Take care now.", True)):
+        got = check_record(read_back, BOOK, call("Could I get a table for 2 at 7 on Friday?", said))
+        assert isinstance(got, Accepted) == stands, (said, got)
 
 
 def test_rule_10_a_no_said_before_the_outcome_in_its_turn_refuses_it_unless_the_time_is_said() -> None:

@@ -56,10 +56,10 @@ and that each typed value stands in them. Which number is the party is the model
     the word of GONE of rule 8 ("all booked" only where it ends the clause). An answer's outcome_quote says a yes or
     a no only of stock; of hours, an aisle or kinds it need only be said.
 10. Said after. In a booked outcome_quote's turn before it, and after it, a business sentence with a word of
-    FAILURE, or of NOT beside one of BOOKING (no "if" or "unless"), refuses the record unless the booked time is
-    said later. After a declined outcome_quote, the agent's last sentence settling on a time (one, and no no)
-    refuses it when the business's next turn says that time with no no, or first answers with no no, question, wait
-    or offer, and the agent takes nothing back after.
+    FAILURE, or of NOT beside one of BOOKING (no "if" or "unless"), or the word of GONE of rule 8 said of no other
+    time ("Friday's gone"), refuses the record unless the booked time is said later. After a declined outcome_quote,
+    the agent's last sentence settling on a time (one, and no no) refuses it when the business's next turn says that
+    time with no no, or first answers with no no, question, wait or offer, and the agent takes nothing back after.
 11. Corrections. Business words after a fact's quote (a read-back fact's: from the reply on) holding another value
     of its kind (a clock time; a number of one or two digits, not the record's party nor, for a party, its booked
     time; a day, for a date) refuse the record when they hold a word of CORRECTIONS, or always for a booking's time
@@ -636,7 +636,8 @@ def _failed_after(booked: Fact, turns: Sequence[Turn], at: Found) -> str | None:
     for words in (w for w in [*before, list(at.words), *_said_after(turns, at)] if not {"if", "unless"} & set(w)):
         if failed is not None and hhmm is not None and any(_reads_as(c, *hhmm) for c in clocks(words)):
             failed = None
-        if has_phrase(words, FAILURE) or (_negated(words) and has_phrase([w.removesuffix("s") for w in words], BOOKING)):
+        if has_phrase(words, FAILURE) or (_negated(words) and has_phrase([w.removesuffix("s") for w in words], BOOKING)) or (
+                _gone(words, yes=True) and not _tried_another_time(words, [booked])):  # "Saturday's gone", not "9's taken"
             failed = " ".join(words)  # "if you can't make it..." is none
     return failed
 
