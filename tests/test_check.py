@@ -292,6 +292,19 @@ def test_rule_4_a_ranges_opening_is_said_first_unless_a_word_of_closing_comes_be
         assert isinstance(check_record(hours(r | {"opens": ends[1], "closes": ends[0]}), HOURS, turns), Refused), times
 
 
+@given(st.integers(0, 5), st.integers(6, 10), st.integers(1, 6), st.integers(1, 3))
+def test_rule_4_days_with_times_in_their_own_clause_take_those(first: int, opens: int, closes: int, by: int) -> None:
+    later, other = DAYS[first + 1], (opens + by - 6) % 5 + 6  # another day, another opening
+    turns = call("What are your hours?", f"{DAYS[first]} {opens} to {closes}, {later} {other} to {closes}.")
+    mine = {"days": [c.WEEKDAYS[first]], "opens": f"{opens:02d}:00", "closes": f"{closes + 12}:00", "days_quote": DAYS[first],
+            "times_quote": f"{opens} to {closes}"}
+    theirs = {"days": [c.WEEKDAYS[first + 1]], "opens": f"{other:02d}:00", "closes": f"{closes + 12}:00", "days_quote": later,
+              "times_quote": f"{other} to {closes}"}
+    assert isinstance(check_record(hours(mine, theirs), HOURS, turns), Accepted)
+    borrowed = theirs | {"opens": mine["opens"], "times_quote": mine["times_quote"]}  # the first day's times for the later
+    assert isinstance(check_record(hours(mine, borrowed), HOURS, turns), Refused)
+
+
 def test_rule_4_a_bare_half_past_takes_its_hour_from_its_context_quote() -> None:
     turns = call("When do you close on Saturday?", "On Saturday we close at six.", "At six?", "Well, half past.")
     r = {"days": ["saturday"], "closes": "18:30", "days_quote": "On Saturday", "times_quote": "half past"}

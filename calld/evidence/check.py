@@ -27,8 +27,9 @@ and that each typed value stands in them. Which number is the party is the model
     said one after the other in its times_quote, the opening first unless a word of closing is the last cue before
     them ("until 9 from 5"), the closing after the opening where neither says its half of the day; a bare "half
     past" takes its hour from the context_quote; days_quote and times_quote, said in one turn, have no other day or
-    number between them but a split shift's other times. A booked time in no clock words ("early sitting") stands by
-    them; said with no half of the day, it is the half nearer the time asked for.
+    number between them but a split shift's other times, and days whose own clause says times take those ("Monday to
+    Friday 8:30 to 6, Saturday 9 to 1"). A booked time in no clock words ("early sitting") stands by them; said with
+    no half of the day, it is the half nearer the time asked for.
  5. Own words. Each day, date, count, party size, place or kind stands in its own quote: a count as a number that is
     no part of a clock time nor a day of a month ("march 5", "the 12th": with no month said, the day stands for the
     date), nor before a word of UNITS or after "aisle", "size", "bay" or "table"; days by name, run or DAY_GROUPS,
@@ -770,6 +771,10 @@ def _check(cited: Cited, request: QuickAskJob | BookJob, turns: Sequence[Turn], 
         if fact.beside and (between := _between(turns, at, locate(turns, fact.beside), shared)):
             return Refused(4, f"between your days {fact.beside!r} and times {fact.quote!r} the business said {between!r}",
                            "a range's days and times are words said together: point at those")
+        if fact.kind in ("range", "clock") and fact.beside and not shared and (days := locate(turns, fact.beside)) and (
+                own := _own_times(turns, days, at)):
+            return Refused(4, f"your days {fact.beside!r} have times of their own in their clause, {own!r}, not {fact.quote!r}",
+                           "give those days the times said with them")
         clause, parts = _clause(turns, at)
         if (why := _sign(fact, clause, parts)) is not None and not (
                 cited.status == "booked" and fact.quote in partial and _tried_another_time(clause, cited.facts)):
@@ -815,6 +820,19 @@ def _other_days(turns: Sequence[Turn], at: Found) -> Sequence[str]:
     words = _words(tokens(turns[at.turn].text))
     said = days_in([w for w in words[:at.first] + words[at.last:] if w not in SET_APART])
     return [*(d for d in WEEKDAYS if d not in said), *joined.replace(f" {phrase} ", " ").split()]
+
+
+def _own_times(turns: Sequence[Turn], days: Found, times: Found) -> str | None:
+    """Rule 4: the clause of a range's days, where it says times and does not hold its times_quote ("Monday to Friday
+    8:30 to 6, Saturday 9 to 1": Saturday's are 9 to 1). Times said in another turn are a later answer."""
+    if times.turn != days.turn:
+        return None
+    text, toks = turns[days.turn].text, tokens(turns[days.turn].text)
+    a = max([m.end() for m in _CLAUSE_END.finditer(text, 0, toks[days.first].start)], default=0)
+    b = min([m.start() for m in [_CLAUSE_END.search(text, toks[days.last - 1].end)] if m], default=len(text))
+    said = _words(tokens(text[a:b]))
+    apart = not (toks[times.first].start < b and toks[times.last - 1].end > a)
+    return " ".join(said) if apart and any(c.hour is not None for c in clocks(said)) else None
 
 
 def _another_day(words: Sequence[str], days: Sequence[str]) -> str | None:
