@@ -361,6 +361,19 @@ def test_rule_6_stock_names_the_item_or_answers_the_question_that_does() -> None
     assert isinstance(got, Refused) and got.rule == 6
 
 
+@given(st.sampled_from((("enamel", "bare"), ("black", "red"), ("small", "large"))), st.booleans(), st.integers(2, 30))
+def test_rule_6_a_question_back_and_the_agents_choice_stand_between_the_ask_and_the_answer(
+        kinds: tuple[str, str], first: bool, n: int) -> None:
+    mine, other = kinds if first else kinds[::-1]
+    turns = call("Which aisle is the garden hose in?", f"The {kinds[0]} or the {kinds[1]}?", f"The {mine} one.",
+                 f"The {mine} is aisle {n}. The {other} is in the yard.")
+    assert isinstance(check_record(aisle(f"aisle {n}", f"aisle {n}"), AISLE, turns), Accepted)
+    assert isinstance(check_record(aisle("the yard", f"The {other} is in the yard"), AISLE, turns), Refused)  # not the choice
+    unasked = call("Hi, is this Hardware Plus?", f"The {kinds[0]} or the {kinds[1]}?", f"The {mine} one.",
+                   f"The {mine} is aisle {n}.")
+    assert isinstance(check_record(aisle(f"aisle {n}", f"aisle {n}"), AISLE, unasked), Refused)  # no question named the item
+
+
 def test_rule_7_closed_around_the_clock_and_no_set_hours_need_their_words() -> None:
     for words, field in ((c.CLOSED, "closed"), (c.ALWAYS, "around_the_clock")):
         for w in words:

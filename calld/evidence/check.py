@@ -40,9 +40,10 @@ and that each typed value stands in them. Which number is the party is the model
     item's own: "the 12 inch"). A typed date is read as said (an ISO date as its weekday and date, "Dec" as
     December); the date asked stands unsaid beside its weekday said.
  6. The item. A stock or aisle fact names the item asked about: its words stand in the fact's quote, or in the
-    agent's question just before it, and no number of another size of it is said in between; in its own quote when
-    the quote's sentence gives another number (another aisle, another count). A place or count said again, or read
-    back, stands on the question its first saying answered.
+    agent's question just before it (a question back and the agent's choice between, which the fact's sentence
+    names), and no number of another size of it is said in between; in its own quote when the quote's sentence gives
+    another number (another aisle, another count). A place or count said again, or read back, stands on the question
+    its first saying answered.
  7. Word lists. A closed day's quote holds a word of CLOSED (or a no just before "open", not "until"; or a no
     answering a question with "open"); open around the clock, of ALWAYS; no set hours, of NO_SET_HOURS.
  8. Yes. The clause of a quote of what is (hours, a place, in stock, booked, a party or time) holds no word of NOT
@@ -574,11 +575,20 @@ def _another_size(item: str, words: Sequence[str]) -> bool:
 
 
 def _item_named(item: str | None, turns: Sequence[Turn], at: Found | None, asked: int | None) -> bool:
-    """Rule 6: the item stands in the fact's words, or in the agent's question just before them."""
+    """Rule 6: the item stands in the fact's words, or in the agent's question just before them, a question back of
+    the business's and the agent's answer between, whose choice the words' sentence names ("The tin or the carton?" /
+    "The tin." / "Tin's lane seven.")."""
     if not item:
         return True
     if at is not None and _names_item(item, at.words) and not _another_size(item, at.words):
         return True
+    choice: set[str] = set()  # the agent's answer to the question back: the fact's words name its choice ("tin")
+    while asked is not None and asked > 0 and not _names_item(item, _words(tokens(turns[asked].text))) and \
+            turns[asked - 1].speaker == "business" and turns[asked - 1].text.rstrip().endswith("?"):
+        choice = choice or set(_words(tokens(turns[asked].text))) - PLACE_WORDS
+        asked = _asked_before(turns, asked - 1)
+    if choice and at is not None and not choice & set(_words(tokens(at.sentence.text))):
+        return False
     if asked is None or not _names_item(item, _words(tokens(turns[asked].text))):
         return False
     end = at.turn if at is not None else len(turns) - 1
