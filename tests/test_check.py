@@ -1315,3 +1315,12 @@ def test_the_same_record_on_the_same_words_is_judged_once_and_on_other_words_afr
     unsaid = call("Do you have the cast iron skillet?", "Let me look, one moment.")
     assert judged(args, STOCK, unsaid, None).rule == 1  # type: ignore[union-attr]
     assert check_record(args, STOCK, list(said)) == first
+
+def test_rules_1_4_5_more_englishes_a_quarter_of_a_daypart_before_all_days_bar_and_no_dramas() -> None:
+    def said(text: str) -> list[tuple[int | None, int, str | None]]:
+        return [(k.hour, k.minute, k.meridiem) for k in c.clocks([t.word for t in c.tokens(text)])]
+    assert said("at quarter of eight") == [(7, 45, None)] and (8, 30, None) not in said("half of eight")
+    assert said("morning 10 until night 10") == [(10, 0, "am"), (10, 0, "pm")]
+    assert said("tomorrow night two adults") == []  # a party after a daypart is no time
+    assert c.days_in(["all", "days"]) == set(c.WEEKDAYS) and c.days_in(["every", "day", "bar", "sunday"]) == set(c.WEEKDAYS[:6])
+    assert [t.word for t in c.tokens("No dramas, we'll see you then.")][:1] == ["ok"]

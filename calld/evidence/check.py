@@ -17,19 +17,19 @@ and that each typed value stands in them. Which number is the party is the model
     not"). A clause ends at , ; ? . ! and before "but", or "and" with an asking verb and a person.
  4. Clock times. Each time reads as one in its own quote: "7:30", "7.30", "7 30", "0930" (where a time may be; no
     phone number), a number before am/pm, o'clock or "ish", or after a word of CLOCK_CUES, "noon", "midday",
-    "midnight", "half past 7", "half five", "at 9 and a half", "ten to nine" (after "at", or as a booking's one
-    time), the quote's one number ("Ten."; in a booking's time, "make that five"), "19 30" or "20 hours" (13 to 23:
-    24-hour); am/pm, where said (DAYPARTS: "in the morning", "afternoons 2"; "07:00": 24-hour), agrees. A dash
-    between numbers or days is a run ("9-6", "Mon-Fri"), as a word of RUNS is ("9 while 5") and "and" after
-    "between"; number words said apart (",") are two. A number that begins an address (names, then a word of
-    STREETS) or follows a month is no time; after LOOSE_CUES, or a time only by "tonight" after it, it is a count
-    too, and no time where another is said ("for four tonight at 8"). A range's opening and closing are two times
-    said one after the other in its times_quote, the opening first unless a word of closing is the last cue before
-    them ("until 9 from 5"), the closing after the opening where neither says its half of the day; a bare "half
-    past" takes its hour from the context_quote; days_quote and times_quote, said in one turn, have no other day or
-    number between them but a split shift's other times, and days whose own clause says times take those ("Monday to
-    Friday 8:30 to 6, Saturday 9 to 1"). A booked time in no clock words ("early sitting") stands by them; said with
-    no half of the day, it is the half nearer the time asked for.
+    "midnight", "half past 7", "half five", "at 9 and a half", "ten to nine", "quarter of 8" (after "at", or as a
+    booking's one time), the quote's one number ("Ten."; in a booking's time, "make that five"), "19 30" or "20
+    hours" (13 to 23: 24-hour); am/pm, where said (DAYPARTS: "in the morning", "afternoons 2", "morning 10 until
+    night 10"; "07:00": 24-hour), agrees. A dash between numbers or days is a run ("9-6", "Mon-Fri"), as a word of
+    RUNS is ("9 while 5") and "and" after "between"; number words said apart (",") are two. A number that begins an
+    address (names, then a word of STREETS) or follows a month is no time; after LOOSE_CUES, or a time only by
+    "tonight" after it, it is a count too, and no time where another is said ("for four tonight at 8"). A range's
+    opening and closing are two times said one after the other in its times_quote, the opening first unless a word
+    of closing is the last cue before them ("until 9 from 5"), the closing after the opening where neither says its
+    half of the day; a bare "half past" takes its hour from the context_quote; days_quote and times_quote, said in
+    one turn, have no other day or number between them but a split shift's other times, and days whose own clause
+    says times take those ("Monday to Friday 8:30 to 6, Saturday 9 to 1"). A booked time in no clock words ("early
+    sitting") stands by them; said with no half of the day, it is the half nearer the time asked for.
  5. Own words. Each day, date, count, party size, place or kind stands in its own quote: a count as a number that is
     no part of a clock time nor a day of a month ("march 5", "the 12th": with no month said, the day stands for the
     date), nor before a word of UNITS or after "aisle", "size", "bay" or "table"; days by name, run or DAY_GROUPS,
@@ -103,10 +103,11 @@ LOOSE_CUES = frozenset({"around", "about"})  # "about 3" is as much three people
 MONTHS = ("january", "february", "march", "april", "may", "june", "july", "august", "september", "october", "november", "december")
 DAY_GROUPS = {"weekdays": WEEKDAYS[:5], "weekday": WEEKDAYS[:5], "weekends": WEEKDAYS[5:], "weekend": WEEKDAYS[5:],
               "daily": WEEKDAYS, "everyday": WEEKDAYS, "every day": WEEKDAYS, "7 days": WEEKDAYS, "24/7": WEEKDAYS,
-              "all week": WEEKDAYS, "each day": WEEKDAYS, "the week": WEEKDAYS[:5], "24 7": WEEKDAYS}
+              "all week": WEEKDAYS, "each day": WEEKDAYS, "the week": WEEKDAYS[:5], "24 7": WEEKDAYS,
+              "all days": WEEKDAYS}
 RUNS = frozenset({"to", "through", "thru", "till", "til", "until", "tae", "while"})  # "9 while 5": Yorkshire's until
 OTHER_DAYS = ("rest of the week", "the rest", "other days", "other day", "other nights", "otherwise", "remaining days")  # the days not named
-SET_APART = frozenset({"except", "but", "besides", "excluding", "apart", "other", "not", "closed"})
+SET_APART = frozenset({"except", "but", "bar", "besides", "excluding", "apart", "other", "not", "closed"})
 PLACE_WORDS = frozenset({"the", "a", "an", "in", "on", "at", "of", "aisle", "department", "dept", "section", "area"})
 CLOSED = ("closed", "shut", "day off", "off", "holiday")  # or a no just before "open": "not open", "won't be open"
 ALWAYS = ("24 hours", "24 hour", "24/7", "24 7", "around the clock", "round the clock", "never close", "never closes",
@@ -197,7 +198,8 @@ def clocks(words: Sequence[str], *, one: bool = False) -> list[Clock]:
         # "half past 7", "quarter to 8", "at ten past five", "at twenty to nine"; "half five" is 5:30
         by = 30 if w == "half" else 15 if w == "quarter" else int(w) if w.isdigit() and int(w) < 30 and (
             nxt == "past" or one or i > 0 and words[i - 1] in ("at", "by", "around", "about", "until", "till")) else None
-        if by is not None and (nxt in ("past", "after") or nxt in ("to", "till", "til") and w in ("half", "quarter", "5", "10", "20", "25")):
+        if by is not None and (nxt in ("past", "after") or nxt in ("to", "till", "til", "of") and w in ("half", "quarter", "5", "10", "20", "25")
+                                                        and (nxt, w) != ("of", "half")):  # "quarter of 8": 7:45
             minute = by if nxt in ("past", "after") or w == "half" else 60 - by
             used.append(i + 1)
             if after.isdigit() and 0 < int(after) <= 12:
@@ -223,6 +225,7 @@ def clocks(words: Sequence[str], *, one: bool = False) -> list[Clock]:
                 hour, minute = int(w), int(nxt)  # "7 30", "19 30", not "eight 10 inch"
                 used.append(i + 1)
             elif (nxt in ("am", "pm", "oclock", "ish") or cued or 12 < int(w) < 24 and nxt in ("hours", "hrs") or n == 1 or _daypart(words, i + 1)
+                  or DAYPARTS.get(_at(words, i - 1).rstrip("s")) and (nxt in RUNS or _at(words, i - 2) in RUNS | CLOCK_CUES)  # "morning 10 until night 10"
                   or (nxt in RUNS and (after.isdigit() or ":" in after or after in ("noon", "midnight", "half", "quarter")))
                   or (i > 1 and bool(out) and max(out[-1].at) == i - 2 and (words[i - 1] in RUNS or words[i - 1] == "and"
                       and min(out[-1].at) > 0 and words[min(out[-1].at) - 1] == "between"))):  # "9 to 5:30", "9 till half 5", "between 9 and 6"
