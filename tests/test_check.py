@@ -1324,3 +1324,19 @@ def test_rules_1_4_5_more_englishes_a_quarter_of_a_daypart_before_all_days_bar_a
     assert said("tomorrow night two adults") == []  # a party after a daypart is no time
     assert c.days_in(["all", "days"]) == set(c.WEEKDAYS) and c.days_in(["every", "day", "bar", "sunday"]) == set(c.WEEKDAYS[:6])
     assert [t.word for t in c.tokens("No dramas, we'll see you then.")][:1] == ["ok"]
+
+
+@given(st.integers(1, 28), st.integers(1, 6), st.integers(1, 40), st.integers(1, 40))
+def test_rules_5_and_6_an_ordinal_is_a_dates_day_a_possessive_names_and_a_place_may_hold_its_numbers(
+        day: int, party: int, row: int, bay: int) -> None:
+    turns = call("A table please?", f"Friday {day}th at 7 for {WORDS[party - 1]}, you're booked.")
+    args = booked(party, f"Friday {day}th 7pm", outcome_quote="you're booked", party_quote=f"for {WORDS[party - 1]}",
+                  time_quote="at 7", date_quote=f"Friday {day}th")
+    assert isinstance(check_record(args, BOOK, turns), Accepted)
+    assert isinstance(check_record(args | {"confirmed_time": f"Friday {day % 28 + 1}th 7pm"}, BOOK, turns), Refused)
+    assert str(day) not in c._counts([t.word for t in c.tokens(f"on {day}th")])  # a date's day counts no one
+    job = QuickAskJob(QuestionType.AISLE, "tile grout")
+    turns = call("Where would I find it?", f"Grout's in aisle {row}, and the tiles are in {row % 40 + 1}.")
+    assert isinstance(check_record(aisle(f"aisle {row}", f"Grout's in aisle {row}"), job, turns), Accepted)
+    turns = call("Where is the tile grout?", f"That's aisle {row}, bay {bay}.")
+    assert isinstance(check_record(aisle(f"aisle {row}, bay {bay}", f"aisle {row}, bay {bay}"), job, turns), Accepted)

@@ -31,19 +31,19 @@ and that each typed value stands in them. Which number is the party is the model
     says times take those ("Monday to Friday 8:30 to 6, Saturday 9 to 1"). A booked time in no clock words ("early
     sitting") stands by them; said with no half of the day, it is the half nearer the time asked for.
  5. Own words. Each day, date, count, party size, place or kind stands in its own quote: a count as a number that is
-    no part of a clock time nor a day of a month ("march 5", "the 12th": with no month said, the day stands for the
-    date), nor before a word of UNITS or after "aisle", "size", "bay" or "table"; days by name, run or DAY_GROUPS,
-    every day the days_quote names being recorded (in its range or another), and a range's times_quote naming no day
-    but its own, where a word of OTHER_DAYS ("rest of the week") names the days its turn names nowhere else; a place
-    or kind by its words (PLACE_WORDS aside; "green's", "greens" say green). A day after a word of SET_APART is not
-    among them ("closed" aside, for closed days). An item's count or place quote holds no other number (but the
-    item's own: "the 12 inch"). A typed date is read as said (an ISO date as its weekday and date, "Dec" as
-    December); the date asked stands unsaid beside its weekday said.
+    no part of a clock time nor a day of a month ("march 5", "the 12th", "on 12th": with no month said, the day
+    stands for the date), nor before a word of UNITS or after "aisle", "size", "bay" or "table"; days by name, run
+    or DAY_GROUPS, every day the days_quote names being recorded (in its range or another), and a range's
+    times_quote naming no day but its own, where a word of OTHER_DAYS ("rest of the week") names the days its turn
+    names nowhere else; a place or kind by its words (PLACE_WORDS aside; "green's", "greens" say green). A day after
+    a word of SET_APART is not among them ("closed" aside, for closed days). An item's count or place quote holds no
+    other number (but the item's own: "the 12 inch"). A typed date is read as said (an ISO date as its weekday and
+    date, "Dec" as December); the date asked stands unsaid beside its weekday said.
  6. The item. A stock or aisle fact names the item asked about: its words stand in the fact's quote, or in the
     agent's question just before it (a question back and the agent's choice between, which the fact's sentence
     names), and no number of another size of it is said in between; in its own quote when the quote's sentence gives
-    another number (another aisle, another count). A place or count said again, or read back, stands on the question
-    its first saying answered.
+    another number than its own (another aisle, another count; "grout's" names grout). A place or count said again,
+    or read back, stands on the question its first saying answered.
  7. Word lists. A closed day's quote holds a word of CLOSED (or a no just before "open", not "until"; or a no
     answering a question with "open"); open around the clock, of ALWAYS; no set hours, of NO_SET_HOURS.
  8. Yes. The clause of a quote of what is (hours, a place, in stock, booked, a party or time) holds no word of NOT
@@ -295,6 +295,7 @@ def _counts(words: Sequence[str]) -> set[str]:
     """The numbers said that are no part of a clock time (but a loose one) nor a date's day (see _near)."""
     taken = {i for c in clocks(words) if not c.loose for i in c.at} | _addresses(words)
     taken |= {j for i, w in enumerate(words) if w in MONTHS or w == "the" for j in _near(words, i)}
+    taken |= {i for i, w in enumerate(words) if w.isdigit() and _at(words, i + 1) == "th"}  # "on 12th": a date's day
     return {w for i, w in enumerate(words) if w.isdigit() and i not in taken}
 
 
@@ -329,6 +330,7 @@ def _date_words(value: str) -> list[str]:
     for i, w in enumerate(words):
         day = next((words[j] for j in _near(words, i) if words[j].isdigit()), None) if w in MONTHS or w == "the" else None
         out += [f"{w} {day}" if day else w] if w in MONTHS else [f"the {day}"] if day else []
+        out += [f"the {w}"] if w.isdigit() and _at(words, i + 1) == "th" and _at(words, i - 1) not in (*MONTHS, "the") else []
     return out
 
 
@@ -349,6 +351,7 @@ def _date_stands(value: str, words: Sequence[str], asked: Sequence[str] = ()) ->
     said = {"today" if w == "tonight" else w for w in (w.removesuffix("'s") for w in words)} | days_in(words)  # "tomorrow's"
     said |= {f"{m} {words[j]}" for i, m in enumerate(words) if m in MONTHS or m == "the" for j in _near(words, i)}
     said |= {f"the {w.split()[-1]}" for w in said if " " in w and w.split()[0] in MONTHS}  # "june 12" says "the 12th"
+    said |= {f"the {w}" for i, w in enumerate(words) if w.isdigit() and _at(words, i + 1) == "th"}  # "on 12th"
     unnamed = not MONTHS_SET & set(words)  # "on the 12th" for June 12, where no month is said
     mine, given = _date_words(value), set(_date_words(" ".join(asked)))
     given = given if set(mine) & said & given & WEEKDAYS_SET else set()
@@ -564,7 +567,7 @@ def _tried_another_time(clause: Sequence[str], facts: Sequence[Fact]) -> bool:
 
 def _names_item(item: str, words: Sequence[str]) -> bool:
     want = [w for w in _words(tokens(item)) if w not in PLACE_WORDS]
-    stems = {w.rstrip("s") for w in words}
+    stems = {w.removesuffix("'s").rstrip("s") for w in words}  # "grout's in 7" names grout
     numbers = [w for w in want if w.isdigit()]
     return all(n in words for n in numbers) and any(w.rstrip("s") in stems for w in want if not w.isdigit())
 
@@ -793,7 +796,7 @@ def _check(cited: Cited, request: QuickAskJob | BookJob, turns: Sequence[Turn], 
                 cited.status == "booked" and fact.quote in partial and _tried_another_time(clause, cited.facts)):
             return Refused(9 if fact.kind == "no" else 8, f"your quote {fact.quote!r}: {why}", _AGAIN)
         if item and fact.kind in ("place", "count") and not _names_item(item, at.words) and \
-                len(_standing_numbers(at.sentence.text) - set(_words(tokens(item)))) > 1:
+                len(_standing_numbers(at.sentence.text) - set(_words(tokens(item)))) > max(1, len(set(re.findall(r"\d+", fact.value)))):
             return Refused(6, f"your quote {fact.quote!r} does not name {item!r}, and its sentence gives another {fact.kind}",
                            "quote the words that name the item with its value")
         if fact.item and not _item_named(item, turns, at, _asked_before(turns, at.turn)) and \
