@@ -1340,3 +1340,16 @@ def test_rules_5_and_6_an_ordinal_is_a_dates_day_a_possessive_names_and_a_place_
     assert isinstance(check_record(aisle(f"aisle {row}", f"Grout's in aisle {row}"), job, turns), Accepted)
     turns = call("Where is the tile grout?", f"That's aisle {row}, bay {bay}.")
     assert isinstance(check_record(aisle(f"aisle {row}, bay {bay}", f"aisle {row}, bay {bay}"), job, turns), Accepted)
+
+
+@given(st.integers(0, 6), st.sampled_from(("shut", "closed")), st.sampled_from(("", "s")))
+def test_rule_7_a_day_said_closed_is_no_days_of_an_open_range(day: int, word: str, plural: str) -> None:
+    shut = f"{DAYS[day]}{plural}"
+    turns = call("What are your hours?", f"Nine to five, {word} {shut}.")
+    closed = {"days": [c.WEEKDAYS[day]], "closed": True, "days_quote": shut, "times_quote": f"{word} {shut}"}
+    assert isinstance(check_record(hours(closed), HOURS, turns), Accepted)
+    borrowed = {"days": [c.WEEKDAYS[day]], "opens": "09:00", "closes": "17:00", "days_quote": shut, "times_quote": "Nine to five"}
+    got = check_record(hours(borrowed), HOURS, turns)
+    assert isinstance(got, Refused) and got.rule == 7, got
+    turns = call("What are your hours?", f"Nine to five, and we're open {shut} even on a holiday.")  # said open
+    assert isinstance(check_record(hours(borrowed), HOURS, turns), Accepted)

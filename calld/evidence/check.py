@@ -45,7 +45,9 @@ and that each typed value stands in them. Which number is the party is the model
     another number than its own (another aisle, another count; "grout's" names grout). A place or count said again,
     or read back, stands on the question its first saying answered.
  7. Word lists. A closed day's quote holds a word of CLOSED (or a no just before "open", not "until"; or a no
-    answering a question with "open"); open around the clock, of ALWAYS; no set hours, of NO_SET_HOURS.
+    answering a question with "open"); open around the clock, of ALWAYS; no set hours, of NO_SET_HOURS. An open
+    range's days are none its days_quote's clause says closed (a word of CLOSED, no "open", no time: "shut
+    Sundays").
  8. Yes. The clause of a quote of what is (hours, a place, in stock, booked, a party or time) holds no word of NOT
     (nor ending in n't; not before a word of OPEN_CLOSE and "until"; not a "no" before a word of CORRECTIONS) nor of
     PAST; of stock, none of OUT nor "will" ('ll, "gonna"), nor a day ("in Tuesday", "next week"): stock to come is
@@ -781,6 +783,9 @@ def _check(cited: Cited, request: QuickAskJob | BookJob, turns: Sequence[Turn], 
                                     - set(fact.value.split(",")) - recorded_days):
             return Refused(5, f"your quote {fact.quote!r} names {', '.join(sorted(left, key=WEEKDAYS.index))} too, "
                               "which the record gives no hours", "record every day the quoted words name")
+        if fact.kind == "days" and fact.topic != "closed" and (shut := _shut(_clause(turns, at)[0]) & set(fact.value.split(","))):
+            return Refused(7, f"your quote {fact.quote!r} says {', '.join(sorted(shut, key=WEEKDAYS.index))} closed",
+                           "record those days closed, and the hours of the days said open")
         if fact.kind in ("clock", "range") and (other := _another_day(named, fact.days)):
             return Refused(5, f"your quote {fact.quote!r} names {other}, not a day of its range", "quote the times of its own days")
         shared = [f.quote for f in cited.facts if f.beside == fact.beside and f.quote not in (fact.quote, None)]  # split shifts
@@ -836,6 +841,12 @@ def _other_days(turns: Sequence[Turn], at: Found) -> Sequence[str]:
     words = _words(tokens(turns[at.turn].text))
     said = days_in([w for w in words[:at.first] + words[at.last:] if w not in SET_APART])
     return [*(d for d in WEEKDAYS if d not in said), *joined.replace(f" {phrase} ", " ").split()]
+
+
+def _shut(clause: Sequence[str]) -> set[str]:
+    """Rule 7: the days a clause says closed, with a word of CLOSED and no "open" nor clock time ("shut Sundays")."""
+    said = has_phrase(clause, CLOSED) and not {"open", "opens"} & set(clause) and not any(c.hour is not None for c in clocks(clause))
+    return days_in([w for w in clause if w != "closed"]) if said else set()
 
 
 def _own_times(turns: Sequence[Turn], days: Found, times: Found) -> str | None:
