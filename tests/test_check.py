@@ -758,7 +758,7 @@ def test_rules_4_and_5_a_typed_time_is_read_in_its_common_forms_and_the_date_ask
     turns = call("A table for four?", "For four at 7:30 on Friday, you're booked.")
     asked = BookJob(4, "Friday at 7:30pm", None, 60, E164("+15555550123"), when="2025-06-13T19:30:00-04:00")
     for typed in ("2025-06-13 19:30", "2025-06-13T19:30:00-04:00", "Friday 13 June, 7:30 PM", "Fri 13 Jun 19:30",
-                  "Friday, June 13, 7:30 pm"):
+                  "Friday, June 13, 7:30 pm", "Friday 13th, 7:30 PM"):
         args = booked(4, typed, outcome_quote="you're booked", party_quote="For four", time_quote="at 7:30",
                       date_quote="on Friday")
         assert isinstance(check_record(args, asked, turns), Accepted), typed
