@@ -1353,3 +1353,20 @@ def test_rule_7_a_day_said_closed_is_no_days_of_an_open_range(day: int, word: st
     assert isinstance(got, Refused) and got.rule == 7, got
     turns = call("What are your hours?", f"Nine to five, and we're open {shut} even on a holiday.")  # said open
     assert isinstance(check_record(hours(borrowed), HOURS, turns), Accepted)
+
+
+@given(st.integers(2, 30), st.integers(1, 40), st.integers(2, 9))
+def test_rule_6_another_number_is_one_of_the_facts_own_kind(n: int, row: int, more: int) -> None:
+    """A count beside an aisle, or an aisle beside a count, is no rival; another count or aisle is."""
+    stock_job, aisle_job = QuickAskJob(QuestionType.STOCK, "garden hose"), QuickAskJob(QuestionType.AISLE, "garden hose")
+    said = call("Do you have the garden hose?", f"Yep, we have {n} boxes, in aisle {row}.")
+    assert isinstance(check_record(stock("limited", f"we have {n} boxes", n), stock_job, said), Accepted)
+    assert isinstance(check_record(aisle(f"aisle {row}", f"in aisle {row}"), aisle_job, said), Accepted)
+    rival = call("Do you have the garden hose?", f"We have {n} here, and {n + more} in the back.")
+    assert isinstance(check_record(stock("limited", f"We have {n} here", n), stock_job, rival), Refused)
+    rival = call("Where is the garden hose?", f"Either aisle {row} or {row % 40 + 1}.")
+    assert isinstance(check_record(aisle(f"aisle {row}", f"aisle {row}"), aisle_job, rival), Refused)
+    rival = call("Where is the garden hose?", f"Aisle {row} has the tools, it is in {row % 40 + 1}.")  # "has" is no noun
+    assert isinstance(check_record(aisle(f"aisle {row}", f"Aisle {row} has the tools"), aisle_job, rival), Refused)
+    runs = call("Do you have the garden hose?", f"We have {n} boxes in aisles {row} or {row % 40 + 1}.")
+    assert isinstance(check_record(stock("limited", f"We have {n} boxes", n), stock_job, runs), Accepted)

@@ -32,18 +32,19 @@ and that each typed value stands in them. Which number is the party is the model
     sitting") stands by them; said with no half of the day, it is the half nearer the time asked for.
  5. Own words. Each day, date, count, party size, place or kind stands in its own quote: a count as a number that is
     no part of a clock time nor a day of a month ("march 5", "the 12th", "on 12th": with no month said, the day
-    stands for the date), nor before a word of UNITS or after "aisle", "size", "bay" or "table"; days by name, run
-    or DAY_GROUPS, every day the days_quote names being recorded (in its range or another), and a range's
-    times_quote naming no day but its own, where a word of OTHER_DAYS ("rest of the week") names the days its turn
-    names nowhere else; a place or kind by its words (PLACE_WORDS aside; "green's", "greens" say green). A day after
-    a word of SET_APART is not among them ("closed" aside, for closed days). An item's count or place quote holds no
-    other number (but the item's own: "the 12 inch"). A typed date is read as said (an ISO date as its weekday and
-    date, "Dec" as December); the date asked stands unsaid beside its weekday said.
+    stands for the date), nor before a word of UNITS or after one of NUMBERED ("table 12"); days by name, run or
+    DAY_GROUPS, every day the days_quote names being recorded (in its range or another), and a range's times_quote
+    naming no day but its own, where a word of OTHER_DAYS ("rest of the week") names the days its turn names nowhere
+    else; a place or kind by its words (PLACE_WORDS aside; "green's", "greens" say green). A day after a word of
+    SET_APART is not among them ("closed" aside, for closed days). An item's count or place quote holds no other
+    number (but the item's own: "the 12 inch"). A typed date is read as said (an ISO date as its weekday and date,
+    "Dec" as December); the date asked stands unsaid beside its weekday said.
  6. The item. A stock or aisle fact names the item asked about: its words stand in the fact's quote, or in the
     agent's question just before it (a question back and the agent's choice between, which the fact's sentence
     names), and no number of another size of it is said in between; in its own quote when the quote's sentence gives
-    another number than its own (another aisle, another count; "grout's" names grout). A place or count said again,
-    or read back, stands on the question its first saying answered.
+    another number of its kind than its own (another aisle, another count: "3 boxes, in aisle 8" holds one of each;
+    "grout's" names grout). A place or count said again, or read back, stands on the question its first saying
+    answered.
  7. Word lists. A closed day's quote holds a word of CLOSED (or a no just before "open", not "until"; or a no
     answering a question with "open"); open around the clock, of ALWAYS; no set hours, of NO_SET_HOURS. An open
     range's days are none its days_quote's clause says closed (a word of CLOSED, no "open", no time: "shut
@@ -140,6 +141,7 @@ UNITS = ("minute", "hour", "dollar", "buck", "cent", "percent", "pound", "quid",
          "liter", "pack")  # a number before one ("for 15 minutes", "6 dollars") measures, it counts nothing
 STREETS = ("street", "st", "avenue", "ave", "road", "rd", "boulevard", "blvd", "parkway", "drive", "lane", "way",
            "court", "circle", "highway")  # a number before one (names between) is an address: no time, no count
+NUMBERED = ("aisle", "isle", "bay", "shelf", "row", "lane", "rack", "size", "table")  # a number after one counts nothing
 OPEN_CLOSE = ("open", "opens", "close", "closes")  # "not <one> until 9" is the time it opens or closes, not a no
 HOLDS = ("let me check", "let me see", "let me look", "let me have a look", "hold on", "hang on", "1 moment",
          "1 sec", "1 second", "just a moment", "just a sec", "bear with me")  # a wait, not an answer (as tokens: "one" is 1)
@@ -483,7 +485,7 @@ def _stands(fact: Fact, words: Sequence[str], context: Sequence[str] = (), rest:
         if not any(_reads_as(c, *hhmm, clocks(context)) for c in said):
             return f"{hhmm[0]:02d}:{hhmm[1]:02d} does not read as a clock time in {' '.join(words)!r}"
     elif kind == "count" and value not in _counts(words) - {w for i, w in enumerate(words) if _at(words, i + 1).rstrip("s") in UNITS
-                                                            or _at(words, i - 1) in ("aisle", "size", "bay", "table")}:
+                                                            or _at(words, i - 1) in NUMBERED}:
         return f"the number {value} is not said there apart from a clock time, a measure or a place"
     elif item and kind in ("count", "place") and (others := _counts(words) - set(_words(tokens(f"{value} {item or ''}"))) - set(re.findall(r"\d+", value))):
         return f"{', '.join(sorted(others))} is another number said there: quote only the words of {value!r}"
@@ -801,8 +803,12 @@ def _check(cited: Cited, request: QuickAskJob | BookJob, turns: Sequence[Turn], 
         if (why := _sign(fact, clause, parts)) is not None and not (
                 cited.status == "booked" and fact.quote in partial and _tried_another_time(clause, cited.facts)):
             return Refused(9 if fact.kind == "no" else 8, f"your quote {fact.quote!r}: {why}", _AGAIN)
-        if item and fact.kind in ("place", "count") and not _names_item(item, at.words) and \
-                len(_standing_numbers(at.sentence.text) - set(_words(tokens(item)))) > max(1, len(set(re.findall(r"\d+", fact.value)))):
+        sentence = _words(tokens(at.sentence.text))  # another number of its kind: no "3 cartons left" of a place, no
+        kind = {w for i, w in enumerate(sentence) if not (re.fullmatch(r"(?!(?:is|has|was|does)$)[a-z]+s|left", _at(sentence, i + 1)) if fact.kind == "place"
+                else _at(sentence, i - 1).rstrip("s") in NUMBERED or _at(sentence, i - 1) in ("or", "and", "to")
+                and _at(sentence, i - 3).rstrip("s") in NUMBERED)}  # "aisles 8 or 9" of a count
+        if item and fact.kind in ("place", "count") and not _names_item(item, at.words) and len(
+                _standing_numbers(at.sentence.text) & kind - set(_words(tokens(item)))) > max(1, len(set(re.findall(r"\d+", fact.value)))):
             return Refused(6, f"your quote {fact.quote!r} does not name {item!r}, and its sentence gives another {fact.kind}",
                            "quote the words that name the item with its value")
         if fact.item and not _item_named(item, turns, at, _asked_before(turns, at.turn)) and \
