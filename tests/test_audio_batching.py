@@ -57,9 +57,11 @@ def test_wav_pcm_waits_for_its_batch_not_for_the_journal(tmp_path):
     assert not wav.exists() or wav.stat().st_size <= 44  # nothing of the PCM yet
     rd.audio("inbound.wav", b"\x02\x00" * (WAV_BATCH_BYTES // 2))
     assert wav.stat().st_size - 44 == 640 + WAV_BATCH_BYTES  # the batch, whole and in order, in one go
+    rd.audio("inbound.wav", b"\x03\x00" * 320)  # the next batch starts empty: this waits for its own
+    assert wav.stat().st_size - 44 == 640 + WAV_BATCH_BYTES
     rd.close()
     with wave.open(str(wav)) as w:
-        assert w.readframes(w.getnframes()) == b"\x01\x00" * 320 + b"\x02\x00" * (WAV_BATCH_BYTES // 2)
+        assert w.readframes(w.getnframes()) == b"\x01\x00" * 320 + b"\x02\x00" * (WAV_BATCH_BYTES // 2) + b"\x03\x00" * 320
 
 
 def test_close_writes_every_pending_row_and_sample(tmp_path):

@@ -123,7 +123,10 @@ class RunDir:
         self._audio_rows: list[str] = []  # journal rows of audio not yet written (see journal_audio)
         self._wavs: dict[str, wave.Wave_write] = {}
         self._wav_files: dict[str, IO[bytes]] = {}
-        self._pcm: dict[str, bytearray] = {}  # PCM not yet written, per WAV file
+        # PCM not yet written, per WAV file: its pieces and their bytes, joined once when written (a
+        # bytearray grown piece by piece was copied again at each realloc that could not grow in place)
+        self._pcm: dict[str, list[bytes]] = {}
+        self._pcm_bytes: dict[str, int] = {}
         self.write_error: Exception | None = None
         self.audio_error: Exception | None = None  # the first failed audio write: the recording stopped there
         self._audio_failed_in = ""
@@ -142,6 +145,7 @@ class RunDir:
             self._audio_failed_in = f"audio/{name}"
         for pending in self._pcm.values():
             pending.clear()
+        self._pcm_bytes.clear()
 
     def audio_gap(self) -> str | None:
         """What the result says of a recording cut short by a failed write, or None when it is whole."""
@@ -217,10 +221,13 @@ class RunDir:
             return
         pending = self._pcm.get(name)
         if pending is None:
-            pending = self._pcm[name] = bytearray()
-        pending += pcm
-        if len(pending) >= WAV_BATCH_BYTES:
+            pending = self._pcm[name] = []
+        pending.append(pcm)
+        size = self._pcm_bytes.get(name, 0) + len(pcm)
+        if size >= WAV_BATCH_BYTES:
             self._write_pcm(name, pending, flush=True)
+        else:
+            self._pcm_bytes[name] = size
 
     def flush_audio(self) -> None:
         """Write every WAV file's pending PCM."""
@@ -228,13 +235,14 @@ class RunDir:
             if pending:
                 self._write_pcm(name, pending, flush=False)
 
-    def _write_pcm(self, name: str, pending: bytearray, *, flush: bool) -> None:
+    def _write_pcm(self, name: str, pending: list[bytes], *, flush: bool) -> None:
+        self._pcm_bytes[name] = 0
         if self.write_error is not None or self.audio_error is not None:
             pending.clear()
             return
         try:
             w = self._wavs.get(name) or self._open_wav(name)
-            w.writeframesraw(pending)
+            w.writeframesraw(b"".join(pending))
             if flush:  # a full batch goes to the OS at once
                 self._wav_files[name].flush()
         except (OSError, ValueError) as exc:
