@@ -9,7 +9,10 @@ from array import array
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
+from calld.adapters.codecs import codec_for
 from calld.adapters.fixtures import FIXTURES_DIR, load_fixture
 from calld.adapters.telnyx_media import (
     FRAME_BYTES,
@@ -432,6 +435,22 @@ def test_clear_drops_the_tail() -> None:
     out.audio(pcm(100))
     assert out.clear() == ['{"event":"clear"}']
     assert len(out.mark("m")) == 1
+
+
+@settings(max_examples=200, deadline=None)
+@given(steps=st.lists(st.one_of(st.binary(max_size=3000), st.just(b"\x01" * 3200), st.just("mark")), max_size=12),
+       stream=st.sampled_from([None, STREAM]),
+       fmt=st.sampled_from([("L16", 16000, "le"), ("L16", 16000, "be"), ("L16", 8000, "le"), ("PCMU", 8000, "le")]))
+def test_the_steady_downlink_way_sends_what_the_general_way_sends(steps: list[bytes | str], stream: str | None,
+                                                                  fmt: tuple[str, int, str]) -> None:
+    """`audio` takes a short way for 16 kHz L16 little-endian with no odd byte carried; the messages, the
+    carried tail and what a mark flushes are the general way's, byte for byte, for any deltas."""
+    fast, general = (OutboundMedia(codec=codec_for(*fmt), stream_id=stream) for _ in range(2))
+    for step in steps:
+        if step == "mark":
+            assert fast.mark("m") == general.mark("m")
+        else:
+            assert fast.audio(step) == general._audio(step)  # noqa: SLF001
 
 
 def test_stream_id_is_sent_only_when_given() -> None:
