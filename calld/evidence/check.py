@@ -108,7 +108,7 @@ DAY_GROUPS = {"weekdays": WEEKDAYS[:5], "weekday": WEEKDAYS[:5], "weekends": WEE
               "daily": WEEKDAYS, "everyday": WEEKDAYS, "every day": WEEKDAYS, "7 days": WEEKDAYS, "24/7": WEEKDAYS,
               "all week": WEEKDAYS, "each day": WEEKDAYS, "the week": WEEKDAYS[:5], "24 7": WEEKDAYS,
               "all days": WEEKDAYS}
-RUNS = frozenset({"to", "through", "thru", "till", "til", "until", "tae", "while"})  # "9 while 5": Yorkshire's until
+RUNS = frozenset({"to", "through", "thru", "till", "til", "until", "upto", "tae", "while"})  # "9 while 5": Yorkshire's until
 OTHER_DAYS = ("rest of the week", "the rest", "other days", "other day", "other nights", "otherwise", "remaining days")  # the days not named
 SET_APART = frozenset({"except", "but", "bar", "besides", "excluding", "apart", "other", "not", "closed"})
 PLACE_WORDS = frozenset({"the", "a", "an", "in", "on", "at", "of", "aisle", "department", "dept", "section", "area"})
@@ -125,7 +125,7 @@ FAILURE = ("unable", "couldn't", "could not", "can't", "not able", "fail", "fail
            "booked solid", "impossible", "unavailable", "full", "fully", "problem")  # "cannot" is of NOT
 BOOKING = ("table", "reservation", "booking", "book", "booked", "reserve", "reserved", "seat", "spot", "available",
            "availability", "slot", "opening", "space", "room")  # matched with or without a plural s
-CONFIRMS = ("can", "able", "did", "happy", "pleased", "glad")  # a "confirm" after one gives it: "I was able to confirm"
+CONFIRMS = ("can", "able", "did", "happy", "pleased", "glad", "is")  # a "confirm" after one gives it: "I was able to confirm"
 ANOTHER_TIME = ("that time", "that hour", "requested time", "time you asked")  # the time that failed, said again
 PAST = ("used to", "formerly", "previously", "anymore", "no longer", "last year", "yesterday")
 FULL = ("booked out", "capacity", "waitlist", "waiting list", "wait list", "we're all booked", "is taken",
