@@ -1325,6 +1325,9 @@ def test_rules_1_4_5_more_englishes_a_quarter_of_a_daypart_before_all_days_bar_a
     assert c.days_in(["all", "days"]) == set(c.WEEKDAYS) and c.days_in(["every", "day", "bar", "sunday"]) == set(c.WEEKDAYS[:6])
     assert [t.word for t in c.tokens("No dramas, we'll see you then.")][:1] == ["ok"]
     assert said("open 9 upto 2") == [(9, 0, None), (2, 0, None)]
+    for no in ("we've nae left", "we cannae do Friday", "nuh table tonight"):  # Scots' and Jamaican's no
+        assert c._negated([t.word for t in c.tokens(no)]), no
+    assert [t.word for t in c.tokens("Nae bother at all.")][:1] == ["ok"]
     turns = call("A table for 2 at 7 on Friday?", "Two at 7 on Friday, okay, your booking is confirm.")
     args = booked(2, "Friday 7pm", outcome_quote="your booking is confirm", party_quote="Two at 7 on Friday",
                   time_quote="Two at 7 on Friday", date_quote="Two at 7 on Friday")

@@ -87,7 +87,7 @@ def _unfilled(toks: list[Tok]) -> list[Tok]:
     words, drop = [t.word for t in toks], set[int]()
     for i, w in enumerate(words):
         k = i + 1 + (at(words, i + 1) in ("a", "any", "to"))
-        if w in ("no", "not", "never", "nothing") and at(words, k) in EASE and i not in drop:
+        if w in ("no", "not", "never", "nothing", "nae", "nuh") and at(words, k) in EASE and i not in drop:  # "nae bother"
             toks[i], drop = Tok("ok", toks[i].start, toks[k].end), drop | set(range(i + 1, k + 1))
     return [t for i, t in enumerate(toks) if i not in drop and t.word not in FILLERS]
 

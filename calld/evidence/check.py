@@ -50,16 +50,16 @@ and that each typed value stands in them. Which number is the party is the model
     range's days are none its days_quote's clause says closed (a word of CLOSED, no "open", no time: "shut
     Sundays").
  8. Yes. The clause of a quote of what is (hours, a place, in stock, booked, a party or time) holds no word of NOT
-    (nor ending in n't; not before a word of OPEN_CLOSE and "until"; not a "no" before a word of CORRECTIONS) nor of
-    PAST; of stock, none of OUT nor "will" ('ll, "gonna"), nor a day ("in Tuesday", "next week"): stock to come is
-    none now; of a booking, none of FAILURE, FULL or CLOSED (but a party's or date's no of another time: a clock
-    time not the booked one, or ANOTHER_TIME), nor, in an outcome_quote, a word of GONE with only WHEN_WORDS, days
-    and times after it and no "you" in the clause ("Seven's gone", "Friday's out"). A booked outcome_quote holds no
-    word of OFFERS. A clause ends at , ; . ? ! and before "but" or "and".
+    (nor ending in n't or "nae"; not before a word of OPEN_CLOSE and "until"; not a "no" before a word of
+    CORRECTIONS) nor of PAST; of stock, none of OUT nor "will" ('ll, "gonna"), nor a day ("in Tuesday", "next
+    week"): stock to come is none now; of a booking, none of FAILURE, FULL or CLOSED (but a party's or date's no of
+    another time: a clock time not the booked one, or ANOTHER_TIME), nor, in an outcome_quote, a word of GONE with
+    only WHEN_WORDS, days and times after it and no "you" in the clause ("Seven's gone", "Friday's out"). A booked
+    outcome_quote holds no word of OFFERS. A clause ends at , ; . ? ! and before "but" or "and".
  9. No. The clause of a quote of what is not (a decline, out of stock, not known) holds a word of NOT (or ending in
-    n't), for stock of OUT ("out back" aside) or stock to come, for a booking of FAILURE, FULL, CLOSED or OFFERS, or
-    the word of GONE of rule 8 ("all booked" only where it ends the clause). An answer's outcome_quote says a yes or
-    a no only of stock; of hours, an aisle or kinds it need only be said.
+    n't or "nae"), for stock of OUT ("out back" aside) or stock to come, for a booking of FAILURE, FULL, CLOSED or
+    OFFERS, or the word of GONE of rule 8 ("all booked" only where it ends the clause). An answer's outcome_quote
+    says a yes or a no only of stock; of hours, an aisle or kinds it need only be said.
 10. Said after. In a booked outcome_quote's turn before it, and after it, a business sentence with a word of
     FAILURE, or of NOT beside one of BOOKING (no "if" or "unless"), or the word of GONE of rule 8 said of no other
     time ("Friday's gone"), refuses the record unless the booked time is said later. After a declined outcome_quote,
@@ -117,8 +117,8 @@ ALWAYS = ("24 hours", "24 hour", "24/7", "24 7", "around the clock", "round the 
           "all night", "all day and all night", "open all day and night")
 NO_SET_HOURS = ("appointment", "appointments", "no set", "vary", "varies", "depends", "call ahead", "not set",
                 "no fixed", "whenever", "irregular", "flexible")
-NOT = frozenset({"no", "not", "never", "none", "nothing", "nope", "nah", "nobody", "cannot", "unable", "neither",
-                 "nor"})
+NOT = frozenset({"no", "not", "never", "none", "nothing", "nope", "nah", "nobody", "cannot", "unable", "neither", "nor",
+                 "nuh"})  # and a word ending in n't or nae ("cannae", "nae")
 OUT = ("out", "sold", "gone", "0", "discontinued", "unavailable", "empty", "backordered", "order", "backorder",
        "stopped", "shipment", "restock", "more coming", "more come")  # more to come: none now
 FAILURE = ("unable", "couldn't", "could not", "can't", "not able", "fail", "failed", "unsuccessful", "booked up",
@@ -160,7 +160,7 @@ def has_phrase(words: Sequence[str], phrases: Iterable[str]) -> bool:
 def _negated(words: Sequence[str]) -> bool:
     """A word of NOT (or ending in n't), but for "not open until 9", "don't close till 5": a time, not a no; and but
     for a "no" that begins a correction ("aisle 7, no, sorry, 8"): what follows it is said instead, not denied."""
-    return any((w in NOT or w.endswith("n't")) and not (_at(words, i + 1) in OPEN_CLOSE and _at(words, i + 2) in ("until", "till", "til"))
+    return any((w in NOT or w.endswith(("n't", "nae"))) and not (_at(words, i + 1) in OPEN_CLOSE and _at(words, i + 2) in ("until", "till", "til"))
                and not (w == "no" and _at(words, i + 1) in CORRECTIONS - {"no"}  # but a bare "no, sorry" is a no
                         and any(v[0].isdigit() or _weekday(v) for v in words[i + 2:i + 5]))
                for i, w in enumerate(words))
