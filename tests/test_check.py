@@ -266,6 +266,40 @@ def test_rule_4_a_time_in_24_hour_words_or_with_ish_reads_as_one() -> None:
     assert isinstance(check_record(hours(r), HOURS, turns), Accepted)
 
 
+def said(text: str) -> list[str]:
+    return [t.word for t in c.tokens(text)]
+
+
+@given(st.integers(13, 23), st.integers(10, 59))
+def test_rule_4_a_24_hour_hour_and_its_minutes_are_one_time_with_no_cue_before_them(hour: int, minute: int) -> None:
+    # "19 30 sharp": no "at", and a word after that ends no address; an hour past 12 can only be a clock's
+    assert [(k.hour, k.minute) for k in c.clocks(said(f"{hour} {minute} sharp"))] == [(hour, minute)]
+    turns = call("A table for 2?", f"Two of you on Monday, {hour} {minute} sharp, booked.")
+    args = booked(2, f"Monday {hour}:{minute}", outcome_quote="booked", party_quote="Two of you",
+                  time_quote=f"{hour} {minute} sharp", date_quote="on Monday")
+    assert isinstance(check_record(args, BookJob(2, f"Monday {hour}:{minute}", None, 60, E164("+15555550123")), turns), Accepted)
+
+
+def test_rule_4_an_hour_and_a_half_is_its_half_past_only_as_a_clock_time() -> None:
+    job = BookJob(2, "Monday 21:30", None, 60, E164("+15555550123"))
+    for words, booked_at, stands in (("eight and a half", "20:30", True),  # a booking's one time needs no "at"
+                                     ("eight and a half", "20:00", False),
+                                     ("eight and a half in the morning", "08:30", True),  # its half of the day after it
+                                     ("eight and a half in the morning", "20:30", False)):
+        turns = call("A table for 2?", f"Monday, {words}, for two, you're booked.")
+        args = booked(2, f"Monday {booked_at}", outcome_quote="you're booked", party_quote="for two", time_quote=words,
+                      date_quote="Monday")
+        assert isinstance(check_record(args, job, turns), Accepted) == stands, (words, booked_at)
+    assert [(k.hour, k.minute) for k in c.clocks(said("we shut at ten and a half"))] == [(10, 30)]  # after a cue
+    assert c.clocks(said("it takes three and a half weeks")) == []  # no cue, no booking's time: a measure
+    assert all(k.minute == 0 for k in c.clocks(said("at 16 and a half")))  # a 24-hour hour takes no "and a half"
+    # the half must follow its "and": a later "half" is a time of its own
+    turns = call("What are your hours on Saturday?", "Saturday we open at 9 and close by half 5.")
+    r = {"days": ["saturday"], "opens": "09:00", "closes": "17:30", "days_quote": "Saturday",
+         "times_quote": "we open at 9 and close by half 5"}
+    assert isinstance(check_record(hours(r), HOURS, turns), Accepted)
+
+
 @given(st.integers(1, 11), st.sampled_from((0, 15, 30, 45)), st.integers(0, 23), st.booleans())
 def test_rule_4_a_booked_time_said_with_no_half_of_the_day_is_the_half_nearer_the_time_asked(
         hour: int, minute: int, asked: int, pm_said: bool) -> None:
