@@ -317,6 +317,25 @@ def test_rule_4_a_booked_time_said_with_no_half_of_the_day_is_the_half_nearer_th
             assert isinstance(verdict, Accepted) == (gaps[h] <= gaps[(hour + hour + 12) - h]), (h, verdict)
 
 
+def test_rule_4_the_time_asked_says_its_half_of_the_day_by_calld_reading_or_by_the_users_words() -> None:
+    turns = call("A table for 2?", "Two on Friday at 7:30, you're booked.")
+    line = E164("+15555550123")
+    read = "2025-06-13T19:00:00-04:00"  # calld's reading of the user's words, with its half of the day
+    for job, halves in ((BookJob(2, "Friday at 7", None, 60, line, when=read), {"07:30": False, "19:30": True}),
+                        (BookJob(2, "Friday 7pm", None, 60, line), {"07:30": False, "19:30": True}),  # the user's pm
+                        (BookJob(2, "Friday 19:00", None, 60, line), {"07:30": False, "19:30": True}),  # the user's 24 hours
+                        (BookJob(2, "Friday at 7", None, 60, line), {"07:30": True, "19:30": True})):  # no half asked: either
+        for value, stands in halves.items():
+            args = booked(2, f"Friday {value}", outcome_quote="you're booked", party_quote="Two",
+                          time_quote="Friday at 7:30", date_quote="on Friday")
+            assert isinstance(check_record(args, job, turns), Accepted) == stands, (job, value)
+    # a time said in 24 hours says its half, however far it is from the time asked
+    turns = call("A table for 2?", "Two on Friday at 19:30, you're booked.")
+    args = booked(2, "Friday 19:30", outcome_quote="you're booked", party_quote="Two", time_quote="Friday at 19:30",
+                  date_quote="on Friday")
+    assert isinstance(check_record(args, BookJob(2, "Friday 7am", None, 60, line), turns), Accepted)
+
+
 def test_rule_4_a_ranges_opening_is_said_first_unless_a_word_of_closing_comes_before_it() -> None:
     for times, ends in (("9am to 5pm", ("09:00", "17:00")), ("noon to midnight", ("12:00", "00:00")),
                         ("we close at 5pm and open at 9am", ("09:00", "17:00")), ("until 5pm from 9am", ("09:00", "17:00"))):
@@ -324,6 +343,12 @@ def test_rule_4_a_ranges_opening_is_said_first_unless_a_word_of_closing_comes_be
         r = {"days": list(c.WEEKDAYS), "opens": ends[0], "closes": ends[1], "days_quote": "Daily", "times_quote": times}
         assert isinstance(check_record(hours(r), HOURS, turns), Accepted), times
         assert isinstance(check_record(hours(r | {"opens": ends[1], "closes": ends[0]}), HOURS, turns), Refused), times
+    # a word of opening, or "from", the last before the first time keeps that time the opening
+    for times in ("from 9am to 5pm", "we open at 9am and close at 5pm", "opens 9am, closes 5pm"):
+        turns = call("What are your hours?", f"Daily, {times}.")
+        r = {"days": list(c.WEEKDAYS), "opens": "09:00", "closes": "17:00", "days_quote": "Daily", "times_quote": times}
+        assert isinstance(check_record(hours(r), HOURS, turns), Accepted), times
+        assert isinstance(check_record(hours(r | {"opens": "17:00", "closes": "09:00"}), HOURS, turns), Refused), times
 
 
 @given(st.integers(0, 5), st.integers(6, 10), st.integers(1, 6), st.integers(1, 3))
