@@ -391,6 +391,31 @@ def test_rule_5_the_rest_of_the_week_is_the_days_its_turn_names_nowhere_else(fir
         assert isinstance(check_record(hours(shut, r), HOURS, turns), Accepted) == stands, its_days
 
 
+@pytest.mark.parametrize("phrase", ["rest of the week", "the rest", "other days", "any other day", "other nights",
+                                    "otherwise", "the remaining days"])
+def test_rule_5_each_way_of_saying_the_other_days_names_them(phrase: str) -> None:
+    turns = call("What are your hours?", f"Sundays we're shut; {phrase} we're open noon to ten.")
+    shut = {"days": ["sunday"], "closed": True, "days_quote": "Sundays", "times_quote": "Sundays we're shut"}
+    rest = {"days": list(c.WEEKDAYS[:6]), "opens": "12:00", "closes": "22:00", "days_quote": phrase, "times_quote": "noon to ten"}
+    assert isinstance(check_record(hours(shut, rest), HOURS, turns), Accepted)
+
+
+def test_rule_5_the_other_days_are_those_named_before_or_after_them_and_a_day_set_apart_stays_apart() -> None:
+    turns = call("What are your hours?", "Otherwise we're closed. Saturday and Sunday we're open ten till four.")
+    weekend = {"days": ["saturday", "sunday"], "opens": "10:00", "closes": "16:00", "days_quote": "Saturday and Sunday",
+               "times_quote": "ten till four"}
+    for shut, stands in ((list(c.WEEKDAYS[:5]), True), (list(c.WEEKDAYS[:6]), False)):
+        closed = {"days": shut, "closed": True, "days_quote": "Otherwise", "times_quote": "Otherwise we're closed"}
+        assert isinstance(check_record(hours(weekend, closed), HOURS, turns), Accepted) == stands, shut
+    # alone, so that no other range of the record holds them: the days named after "otherwise" are not among its days
+    assert isinstance(check_record(hours(closed | {"days": list(c.WEEKDAYS)}), HOURS, turns), Refused)
+    turns = call("What are your hours?", "Monday we're shut. The rest, except Sunday, nine till five.")
+    monday = {"days": ["monday"], "closed": True, "days_quote": "Monday", "times_quote": "Monday we're shut"}
+    rest = {"days": list(c.WEEKDAYS[1:6]), "opens": "09:00", "closes": "17:00", "days_quote": "The rest, except Sunday",
+            "times_quote": "nine till five"}
+    assert isinstance(check_record(hours(monday, rest), HOURS, turns), Accepted)
+
+
 def test_rule_5_a_day_set_apart_is_not_among_the_days() -> None:
     turns = call("What are your hours?", "We're open nine to five every day except Sunday.")
     r = {"opens": "09:00", "closes": "17:00", "days_quote": "every day except Sunday", "times_quote": "nine to five"}
