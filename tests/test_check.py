@@ -4,6 +4,7 @@ our own, and by each rule that has a word list (only there, phrasings)."""
 from __future__ import annotations
 
 import json
+from datetime import date
 from typing import Any
 
 import pytest
@@ -855,6 +856,36 @@ def test_rules_4_and_5_a_typed_time_is_read_in_its_common_forms_and_the_date_ask
     saturday = call("A table for four?", "For four at 7:30 on Saturday, you're booked.")  # the 13th asked is a Friday
     assert isinstance(check_record(booked(4, "Saturday 13 June, 7:30 PM", outcome_quote="you're booked", party_quote="For four",
                                           time_quote="at 7:30", date_quote="on Saturday"), asked, saturday), Refused)
+
+
+@given(st.builds(date, st.integers(2025, 2027), st.integers(10, 12), st.integers(10, 24)), st.integers(1, 11),
+       st.sampled_from((0, 15, 30, 45)))
+def test_rule_4_a_typed_iso_date_is_no_clock_time_beside_the_time_typed_after_it(day: date, hour: int, minute: int) -> None:
+    # "2025-11-14 7:30 pm": the month and the day are a date, not "11 to 14" nor a time of their own
+    weekday = DAYS[day.weekday()]
+    turns = call("A table for two?", f"For two at {hour}:{minute:02d} on {weekday}, you're booked.")
+    asked = BookJob(2, f"{weekday} {hour}:{minute:02d}pm", None, 60, E164("+15555550123"),
+                    when=f"{day.isoformat()}T{hour + 12}:{minute:02d}:00-05:00")
+    args = booked(2, f"{day.isoformat()} {hour}:{minute:02d} pm", outcome_quote="you're booked", party_quote="For two",
+                  time_quote=f"at {hour}:{minute:02d}", date_quote=f"on {weekday}")
+    assert isinstance(check_record(args, asked, turns), Accepted)
+
+
+def test_rules_4_and_5_a_month_typed_short_is_read_whole_and_a_weekday_unsaid_leaves_the_date_asked_unsaid() -> None:
+    for month in c.MONTHS:  # three letters or more name the month; fewer are words of their own ("a", "ma")
+        assert [c._typed(month[:k]) for k in range(2, len(month) + 1)] == [[month[:2]]] + [[month]] * (len(month) - 2)
+    # a time in no clock words, typed with a short month, stands where the month is said whole
+    said = call("A table for 2?", "On December 12th I can give you the early sitting, you're booked.")
+    args = booked(2, "Dec 12, the early sitting", outcome_quote="you're booked", party_readback=True,
+                  time_quote="On December 12th I can give you the early sitting", date_quote="On December 12th")
+    assert isinstance(check_record(args, BOOK, said), Accepted)
+    # the date asked stands beside its weekday said, and only there
+    asked = BookJob(4, "Friday at 7:30pm", None, 60, E164("+15555550123"), when="2025-06-13T19:30:00-04:00")
+    for when, stands in (("on Friday", True), ("next week", False)):
+        turns = call("A table for four?", f"For four at 7:30 {when}, you're booked.")
+        args = booked(4, "Friday 13 June, 7:30 PM", outcome_quote="you're booked", party_quote="For four",
+                      time_quote="at 7:30", date_quote=when)
+        assert isinstance(check_record(args, asked, turns), Accepted) == stands, when
 
 
 def test_rule_5_a_day_with_s_a_lone_number_and_a_date_by_the_day_of_the_month() -> None:
