@@ -415,6 +415,8 @@ def test_rule_5_the_other_days_are_those_named_before_or_after_them_and_a_day_se
     rest = {"days": list(c.WEEKDAYS[1:6]), "opens": "09:00", "closes": "17:00", "days_quote": "The rest, except Sunday",
             "times_quote": "nine till five"}
     assert isinstance(check_record(hours(monday, rest), HOURS, turns), Accepted)
+    # alone again: the day named before "the rest" is not among its days
+    assert isinstance(check_record(hours(rest | {"days": list(c.WEEKDAYS[:6])}), HOURS, turns), Refused)
 
 
 def test_rule_5_a_day_set_apart_is_not_among_the_days() -> None:
