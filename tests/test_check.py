@@ -417,6 +417,13 @@ def test_rule_5_the_other_days_are_those_named_before_or_after_them_and_a_day_se
     assert isinstance(check_record(hours(monday, rest), HOURS, turns), Accepted)
     # alone again: the day named before "the rest" is not among its days
     assert isinstance(check_record(hours(rest | {"days": list(c.WEEKDAYS[:6])}), HOURS, turns), Refused)
+    # a times quote that says "otherwise" names the other days: it gives no times to a day said apart from it
+    turns = call("What are your hours?", "Otherwise we open eight till eight. Sunday is brunch only.")
+    others = {"days": list(c.WEEKDAYS[:6]), "opens": "08:00", "closes": "20:00", "days_quote": "Otherwise",
+              "times_quote": "Otherwise we open eight till eight"}
+    assert isinstance(check_record(hours(others), HOURS, turns), Accepted)
+    got = check_record(hours(others | {"days": ["sunday"], "days_quote": "Sunday"}), HOURS, turns)
+    assert isinstance(got, Refused) and got.rule == 5, got
 
 
 def test_rule_5_a_day_set_apart_is_not_among_the_days() -> None:
