@@ -828,3 +828,10 @@ def test_rule_6_another_number_is_one_of_the_facts_own_kind(n: int, row: int, mo
     assert isinstance(check_record(aisle(f"aisle {row}", f"Aisle {row} has the tools"), aisle_job, rival), Refused)
     runs = call("Do you have the garden hose?", f"We have {n} boxes in aisles {row} or {row % 40 + 1}.")
     assert isinstance(check_record(stock("limited", f"We have {n} boxes", n), stock_job, runs), Accepted)
+
+
+def test_a_typed_date_that_is_no_date_gets_a_verdict_not_a_crash() -> None:
+    turns = call("A table for 2?", "For 2 at 7 on Friday, booked.")
+    for typed in ("2026-02-30 19:00", "2026-13-05 19:00", "2026-00-05 19:00"):
+        args = booked(2, typed, outcome_quote="booked", party_quote="For 2", time_quote="at 7", date_quote="on Friday")
+        assert isinstance(check_record(args, BOOK, turns), (Accepted, Refused)), typed  # it raised ValueError

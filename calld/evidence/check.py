@@ -79,6 +79,7 @@ public entry point is check_record.
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import itertools
 import re
@@ -269,8 +270,12 @@ def _hhmm(value: str) -> tuple[int, int] | None:
 def _typed(value: str) -> list[str]:
     """A typed value's words, an ISO 8601 date and time and a month's short name read as said ("2026-12-11T19:00"
     as "december 11 19:00")."""
-    said = tokens(re.sub(r"\b(\d{4})-(\d\d)-(\d\d)(?:[T ](\d\d:\d\d)(?::\d\d(?:\.\d+)?)?(?:Z|[+-]\d\d:?\d\d)?)?", lambda m:
-                         f"{WEEKDAYS[date(*map(int, m.groups()[:3])).weekday()]} {MONTHS[int(m[2]) - 1]} {int(m[3])} {m[4] or ''}", value))
+    def said_as(m: re.Match[str]) -> str:  # no such date ("2026-02-30"): its words as typed, which nothing says
+        with contextlib.suppress(ValueError):
+            day = date(*map(int, m.groups()[:3]))
+            return f"{WEEKDAYS[day.weekday()]} {MONTHS[day.month - 1]} {day.day} {m[4] or ''}"
+        return m[0]
+    said = tokens(re.sub(r"\b(\d{4})-(\d\d)-(\d\d)(?:[T ](\d\d:\d\d)(?::\d\d(?:\.\d+)?)?(?:Z|[+-]\d\d:?\d\d)?)?", said_as, value))
     return [next((m for m in MONTHS if len(t.word) >= 3 and m.startswith(t.word)), t.word) for t in said]  # "Dec"
 
 
