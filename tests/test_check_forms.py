@@ -335,6 +335,18 @@ def test_rule_9_a_declines_no_may_be_a_word_of_gone_ending_its_clause(gone: str,
         assert check_record(declined(yes), BOOK, call("A table for two at 7 on Friday?", f"{yes}.")).rule == 9, yes  # type: ignore[union-attr]
 
 
+@given(st.sampled_from(c.APOLOGY), st.sampled_from(("Friday night is a zoo", "Seven is madness here", "We have the whole place on")))
+def test_rule_9_an_apology_is_a_declines_no(apology: str, state: str) -> None:
+    """A decline said as a state with an apology in its clause ("..., sorry"): the apology is the no."""
+    said = f"{state}, {'I am ' if apology == 'afraid' else ''}{apology}"
+    assert isinstance(check_record(declined(said), BOOK, call("A table for two at 7 on Friday?", f"Oh. {said}.")), Accepted)
+    assert check_record(declined(state), BOOK, call("A table for two at 7 on Friday?", f"Oh. {state}.")).rule == 9  # type: ignore[union-attr]
+    yes = f"{apology.capitalize()} for the wait, you're booked for 7 on Friday"  # an apology takes no yes away
+    args = booked(2, "Friday 19:00", outcome_quote=yes, party_readback=True, time_quote="you're booked for 7 on Friday",
+                  date_quote="you're booked for 7 on Friday")
+    assert isinstance(check_record(args, BOOK, call("A table for two at 7 on Friday?", f"{yes}.")), Accepted)
+
+
 def test_rule_4_a_number_word_keeps_its_s() -> None:
     """"Eight thirty's fine" says 8:30 as "8:30's fine" does (the 's was part of the word, and no number)."""
     turns = call("Could we do Friday at 8:30 for two instead?", "Eight thirty's fine.")

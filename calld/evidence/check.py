@@ -57,9 +57,9 @@ and that each typed value stands in them. Which number is the party is the model
     only WHEN_WORDS, days and times after it and no "you" in the clause ("Seven's gone", "Friday's out"). A booked
     outcome_quote holds no word of OFFERS. A clause ends at , ; . ? ! and before "but" or "and".
  9. No. The clause of a quote of what is not (a decline, out of stock, not known) holds a word of NOT (or ending in
-    n't or "nae"), for stock of OUT ("out back" aside) or stock to come, for a booking of FAILURE, FULL, CLOSED or
-    OFFERS, or the word of GONE of rule 8 ("all booked" only where it ends the clause). An answer's outcome_quote
-    says a yes or a no only of stock; of hours, an aisle or kinds it need only be said.
+    n't or "nae") or of APOLOGY, for stock of OUT ("out back" aside) or stock to come, for a booking of FAILURE,
+    FULL, CLOSED or OFFERS, or the word of GONE of rule 8 ("all booked" only where it ends the clause). An answer's
+    outcome_quote says a yes or a no only of stock; of hours, an aisle or kinds it need only be said.
 10. Said after. In a booked outcome_quote's turn before it, and after it, a business sentence with a word of
     FAILURE, or of NOT beside one of BOOKING (no "if" or "unless"), or the word of GONE of rule 8 said of no other
     time ("Friday's gone"), refuses the record unless the booked time is said later. After a declined outcome_quote,
@@ -136,6 +136,7 @@ OFFERS = ("only", "earliest", "latest", "closest", "next available", "first avai
           "last seating", "stop seating", "stops seating", "too late", "too early")  # for a decline: the time asked is not to be had
 GONE = ("gone", "went", "taken", "out", "spoken for", "filled", "packed", "slammed", "rammed", "we're booked",
         "totally booked", "completely booked", "all booked", "all reserved")  # a booking's no, ending its clause: "Seven's gone."
+APOLOGY = ("sorry", "afraid", "unfortunately", "apologies", "apologise", "apologize", "regret", "regrettably")  # a no's
 WHEN_WORDS = frozenset({"for", "on", "at", "that", "this", "night", "tonight", "tomorrow", "today", "already",
                         "now", "i'm", "afraid", "sorry", "too"})  # after GONE
 UNITS = ("minute", "hour", "dollar", "buck", "cent", "percent", "pound", "quid", "euro", "inch", "foot", "feet", "litre",
@@ -426,8 +427,6 @@ def _said_after(turns: Sequence[Turn], at: Found) -> list[list[str]]:
             for p in SENTENCE_END.split(rest(t)) if (w := _words(tokens(p)))]
 
 
-
-
 def _clause(turns: Sequence[Turn], at: Found) -> tuple[list[str], list[list[str]]]:
     """The words of the clause a quote stands in (rule 8: "we don't open at nine anymore" holds "open at nine"), and
     each clause it spans, apart ("We're rammed Tuesday, sorry love": two)."""
@@ -533,7 +532,7 @@ def _sign(fact: Fact, words: Sequence[str], parts: Sequence[Sequence[str]] = (),
         return "it offers or limits, it does not confirm: quote the words that confirm the booking, or record declined"
     if fact.kind == "yes" and (_negated(words) or has_phrase(words, PAST) or has_phrase(words, extra) or gone):
         return "it says no, or says it of the past"
-    if fact.kind == "no" and not (_negated(words) or has_phrase(words, extra) or to_come or gone
+    if fact.kind == "no" and not (_negated(words) or has_phrase(words, (*extra, *APOLOGY)) or to_come or gone
                                   or fact.topic == "booking" and has_phrase(words, OFFERS)):
         return "it holds no word of a no"
     return None
