@@ -347,6 +347,20 @@ def test_rule_9_an_apology_is_a_declines_no(apology: str, state: str) -> None:
     assert isinstance(check_record(args, BOOK, call("A table for two at 7 on Friday?", f"{yes}.")), Accepted)
 
 
+@given(st.sampled_from(("Please be here by 6:45", "We need the table back by nine", "Our bar is open from five till eleven",
+                        "The set menu runs until 8", "Try to arrive before quarter to seven", "Drinks are from 6 to 11")))
+def test_rule_11_a_later_limit_or_range_is_no_other_booked_time(aside: str) -> None:
+    """After the booked time, a time said as a limit or a range of something else ("be here by 6:45") is no correction."""
+    turns = call("A table for two at 7 on Friday?", f"Yes, two at 7 on Friday, you're booked. {aside}.")
+    args = booked(2, "Friday 19:00", outcome_quote="you're booked", party_quote="two at 7 on Friday",
+                  time_quote="two at 7 on Friday", date_quote="two at 7 on Friday")
+    assert isinstance(check_record(args, BOOK, turns), Accepted), aside
+    # a time said otherwise is still another value, and a limit with a no is a no
+    for later in ("Sorry, make it 8", "Twenty to eight would suit us better", "Nothing free until 9"):
+        again = call("A table for two at 7 on Friday?", f"Yes, two at 7 on Friday, you're booked. {later}.")
+        assert check_record(args, BOOK, again).rule in (10, 11), later  # type: ignore[union-attr]
+
+
 def test_rule_4_a_number_word_keeps_its_s() -> None:
     """"Eight thirty's fine" says 8:30 as "8:30's fine" does (the 's was part of the word, and no number)."""
     turns = call("Could we do Friday at 8:30 for two instead?", "Eight thirty's fine.")

@@ -69,7 +69,8 @@ and that each typed value stands in them. Which number is the party is the model
     of its kind (a clock time; a number of one or two digits, not the record's party nor, for a party, its booked
     time; a day, for a date) refuse the record when they hold a word of CORRECTIONS, or always for a booking's time
     and date (and a read-back party), or for stock held a no; unless they name a day the fact is not for. A time
-    said gone or full, or the party said alone, is no other value.
+    said gone or full, or the party said alone, is no other value, nor, of a booking, one after a word of LIMITS or
+    RUNS ("come by 12:45", "from 10 to 6") in a sentence with no word of NOT.
 12. Voicemail. A voicemail record stands on a recorded greeting in the business's words, or on the carrier's
     answering-machine detection.
 
@@ -147,6 +148,7 @@ NUMBERED = ("aisle", "isle", "bay", "shelf", "row", "lane", "rack", "size", "tab
 OPEN_CLOSE = ("open", "opens", "close", "closes")  # "not <one> until 9" is the time it opens or closes, not a no
 HOLDS = ("let me check", "let me see", "let me look", "let me have a look", "hold on", "hang on", "1 moment",
          "1 sec", "1 second", "just a moment", "just a sec", "bear with me")  # a wait, not an answer (as tokens: "one" is 1)
+LIMITS = frozenset({"by", "from", "before", "after", "back", "between"})  # "come by 12:45": a limit, no booked time
 CORRECTIONS = frozenset({"actually", "sorry", "wait", "correction", "mean", "rather", "instead", "oops", "scratch",
                          "make", "change", "changed", "no"})
 
@@ -197,10 +199,6 @@ def clocks(words: Sequence[str], *, one: bool = False) -> list[Clock]:
         if i in address or (i > 0 and words[i - 1] in MONTHS and ":" not in w):  # "5 Elm St", "march 4 12 pm": no time
             i += 1
             continue
-        if w in ("noon", "midnight"):
-            out.append(Clock(12 if w == "noon" else 0, 0, "pm" if w == "noon" else "am", frozenset(used)))
-            i += 1
-            continue
         # "half past 7", "quarter to 8", "at ten past five", "at twenty to nine"; "half five" is 5:30
         by = 30 if w == "half" else 15 if w == "quarter" else int(w) if w.isdigit() and int(w) < 30 and (
             nxt == "past" or one or i > 0 and words[i - 1] in ("at", "by", "around", "about", "until", "till")) else None
@@ -226,22 +224,22 @@ def clocks(words: Sequence[str], *, one: bool = False) -> list[Clock]:
         elif w.isdigit() and 0 < int(w) <= 12 and (cued or one) and nxt == "and" and "half" in words[i + 2:i + 4]:
             hour, minute = int(w), 30  # "at nine and a half"
             used += list(range(i + 1, words.index("half", i + 2) + 1))
-        elif w.isdigit() and int(w) <= 24:
-            if nxt.isdigit() and len(nxt) == 2 and int(nxt) < 60 and (12 < int(w) < 24 or cued or not after or after in _NOT_A_NAME):
-                hour, minute = int(w), int(nxt)  # "7 30", "19 30", not "eight 10 inch"
-                used.append(i + 1)
-            elif (nxt in ("am", "pm", "oclock", "ish") or cued or 12 < int(w) < 24 and nxt in ("hours", "hrs") or n == 1 or _daypart(words, i + 1)
-                  or DAYPARTS.get(_at(words, i - 1).rstrip("s")) and (nxt in RUNS or _at(words, i - 2) in RUNS | CLOCK_CUES)  # "morning 10 until night 10"
-                  or (nxt in RUNS and (after.isdigit() or ":" in after or after in ("noon", "midnight", "half", "quarter")))
-                  or (i > 1 and bool(out) and max(out[-1].at) == i - 2 and (words[i - 1] in RUNS or words[i - 1] == "and"
-                      and min(out[-1].at) > 0 and words[min(out[-1].at) - 1] == "between"))):  # "9 to 5:30", "9 till half 5", "between 9 and 6"
-                hour, minute = int(w), int(after) if nxt in ("hours", "hrs") and after.isdigit() and int(after) < 60 else 0
-                used += [i + 1, i + 2] if minute else []  # "20 hours 30"
-                loose = n == 1 or nxt not in ("am", "pm", "oclock") and i > 0 and words[i - 1] in LOOSE_CUES
-                used += [i + 1] if nxt == "ish" else []  # "seven-ish"
-            else:
-                i += 1
-                continue
+        elif w.isdigit() and int(w) <= 24 and nxt.isdigit() and len(nxt) == 2 and int(nxt) < 60 and (
+                12 < int(w) < 24 or cued or not after or after in _NOT_A_NAME):
+            hour, minute = int(w), int(nxt)  # "7 30", "19 30", not "eight 10 inch"
+            used.append(i + 1)
+        elif w.isdigit() and int(w) <= 24 and (
+                nxt in ("am", "pm", "oclock", "ish") or cued or 12 < int(w) < 24 and nxt in ("hours", "hrs") or n == 1 or _daypart(words, i + 1)
+                or DAYPARTS.get(_at(words, i - 1).rstrip("s")) and (nxt in RUNS or _at(words, i - 2) in RUNS | CLOCK_CUES)  # "morning 10 until night 10"
+                or (nxt in RUNS and (after.isdigit() or ":" in after or after in ("noon", "midnight", "half", "quarter")))
+                or (i > 1 and bool(out) and max(out[-1].at) == i - 2 and (words[i - 1] in RUNS or words[i - 1] == "and"
+                    and min(out[-1].at) > 0 and words[min(out[-1].at) - 1] == "between"))):  # "9 to 5:30", "9 till half 5", "between 9 and 6"
+            hour, minute = int(w), int(after) if nxt in ("hours", "hrs") and after.isdigit() and int(after) < 60 else 0
+            used += [i + 1, i + 2] if minute else []  # "20 hours 30"
+            loose = n == 1 or nxt not in ("am", "pm", "oclock") and i > 0 and words[i - 1] in LOOSE_CUES
+            used += [i + 1] if nxt == "ish" else []  # "seven-ish"
+        elif w in ("noon", "midnight"):
+            hour = 12 if w == "noon" else 0
         else:
             i += 1
             continue
@@ -249,6 +247,7 @@ def clocks(words: Sequence[str], *, one: bool = False) -> list[Clock]:
         meridiem = words[end] if end < n and words[end] in ("am", "pm") else None
         used += [end] if meridiem or (end < n and words[end] == "oclock") else []
         meridiem = meridiem or _daypart(words, end) or DAYPARTS.get(_at(words, i - 1).rstrip("s")) or ("am" if w[0] == "0" else None)
+        meridiem = {"noon": "pm", "midnight": "am"}.get(w, meridiem)
         # "a table for four tonight at 8": a number read a time only by "tonight" after it is a count as much
         out.append(Clock(hour, minute, meridiem, frozenset(used), loose and meridiem is None or nxt == "tonight" and not cued))
         i = max(used) + 1
@@ -635,7 +634,9 @@ def _corrected(fact: Fact, turns: Sequence[Turn], at: Found, booking: bool, read
         mine = [t for v in fact.value.split("-") if (t := _hhmm(v)) is not None] if fact.kind in ("clock", "range") else []
         if mine:
             # another time said gone or full is no new one ("make that 8, 9's taken"), nor the party said alone ("Two.")
-            said = [c for c in clocks(words) if c.hour is not None and not (c.loose and str(c.hour) in own)
+            # of a booking, a limit or a range's end ("come by 12:45", "from 10 to 6") is no time of it; "nothing until 10" a no
+            limits = [c for c in clocks(words) if booking and not NOT & set(words) and _at(words, min(c.at) - 1) in LIMITS | RUNS]
+            said = [c for c in clocks(words) if c.hour is not None and not (c.loose and str(c.hour) in own) and c not in limits
                     and (CORRECTIONS & set(words) or not (_gone(words, yes=False) or has_phrase(words, FULL)))]
             # and a bare hour: "sorry, 8"
             said += [Clock(int(w), 0, None, frozenset()) for w in _counts(words)
