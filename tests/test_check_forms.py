@@ -361,6 +361,42 @@ def test_rule_11_a_later_limit_or_range_is_no_other_booked_time(aside: str) -> N
         assert check_record(args, BOOK, again).rule in (10, 11), later  # type: ignore[union-attr]
 
 
+@given(st.sampled_from((("tomorrow", "Tomorrow", "2026-12-06"), ("tonight", "Tonight", "2026-12-05"), ("today", "Today", "2026-12-05"))))
+def test_rule_5_a_relative_day_says_the_date_asked_in_the_same_word(asked: tuple[str, str, str]) -> None:
+    """"Tomorrow" said by the business is the date asked for where the user's own words said "tomorrow" too; the
+    checker knows no today, so where the user named a weekday it is not."""
+    word, said, day = asked
+    turns = call(f"A table for two {word} at 7pm?", f"{said} at 7 for two, you're booked.")
+    args = booked(2, f"{day} 19:00", outcome_quote="you're booked", party_quote="for two", time_quote="at 7", date_quote=said)
+    request = BookJob(2, f"{word} at 7pm", None, 60, E164("+15555550123"), when=f"{day}T19:00:00-05:00")
+    assert isinstance(check_record(args, request, turns), Accepted)
+    assert check_record(args | {"confirmed_time": "2026-12-07 19:00"}, request, turns).rule == 5  # type: ignore[union-attr]
+    named = BookJob(2, "Sunday at 7pm", None, 60, E164("+15555550123"), when=f"{day}T19:00:00-05:00")
+    assert check_record(args, named, turns).rule == 5  # type: ignore[union-attr]
+
+
+@given(st.sampled_from(("The 11th", "On the eleventh", "December 11")))
+def test_rule_5_an_iso_dates_weekday_is_its_dates(said: str) -> None:
+    """A date typed in ISO 8601 needs its day said, not its weekday, which is the date's own; a weekday typed needs saying."""
+    turns = call("A table for two on the 11th at 7pm?", f"{said} at 7 for two, you're booked.")
+    args = booked(2, "2026-12-11 19:00", outcome_quote="you're booked", party_quote="for two", time_quote="at 7", date_quote=said)
+    assert isinstance(check_record(args, BOOK, turns), Accepted), said
+    assert check_record(args | {"confirmed_time": "2026-12-12 19:00"}, BOOK, turns).rule == 5  # type: ignore[union-attr]
+    assert check_record(args | {"confirmed_time": "Friday 11 December at 7pm"}, BOOK, turns).rule == 5  # type: ignore[union-attr]
+
+
+def test_rule_4_a_booked_time_said_as_the_hours_is_none() -> None:
+    turns = call("A table for two at 7pm on Friday?", "We open at 5 on Friday, so two at 7 is fine, you're booked.")
+    args = booked(2, "Friday 19:00", outcome_quote="you're booked", party_quote="two at 7", time_quote="two at 7 is fine",
+                  date_quote="We open at 5 on Friday")
+    assert isinstance(check_record(args, BOOK, turns), Accepted)
+    wrong = args | {"confirmed_time": "Friday 17:00", "time_quote": "We open at 5 on Friday"}
+    assert check_record(wrong, BOOK, turns).rule == 4  # type: ignore[union-attr]
+    table = call("A table for two at 7pm on Friday?", "We've a table for two open at 7 on Friday, you're booked.")
+    open_at = {"party_quote": "a table for two", "time_quote": "open at 7", "date_quote": "on Friday"}
+    assert isinstance(check_record(args | open_at, BOOK, table), Accepted)
+
+
 def test_rule_4_a_number_word_keeps_its_s() -> None:
     """"Eight thirty's fine" says 8:30 as "8:30's fine" does (the 's was part of the word, and no number)."""
     turns = call("Could we do Friday at 8:30 for two instead?", "Eight thirty's fine.")

@@ -1,5 +1,4 @@
-"""Evidence: does the business's own speech hold a record? One public entry point, check_record
-(calld/evidence/check.py, its rules at the top)."""
+"""Evidence: does the business's own speech hold a record? One entry point, check_record (check.py, rules at its top)."""
 
 from calld.evidence.check import Accepted, Quote, Refused, Verdict, check_record
 

@@ -3,11 +3,10 @@
 The model points at the words that carry each fact and the outcome; this file checks that the business said them
 and that each typed value stands in them. Which number is the party is the model's reading. The rules, all of them:
 
- 1. Said. Every quote stands, as one run of tokens, in one business turn heard before the record, compared in lower
-    case, without punctuation, FILLERS or a no of EASE ("no problem"), number words as digits ("nine" 9, "twelfth"
-    12th, "a dozen" 12; "ones" is none), "dont" as "don't", "p m" as "pm", an aisle's letter with its number ("4b",
-    "4 b"), "mm-hmm" a word (calld.domain.tokens reads them). Agent speech never counts. A fact with no quote and no
-    read-back is refused.
+ 1. Said. Every quote stands, as one run of tokens, in one business turn heard before the record, in lower case,
+    without punctuation, FILLERS or a no of EASE ("no problem"), number words as digits ("nine" 9, "twelfth" 12th,
+    "a dozen" 12; "ones" is none), "dont" as "don't", "p m" as "pm", an aisle's letter with its number ("4b", "4
+    b"), "mm-hmm" a word (calld.domain.tokens). Agent speech never counts; a fact needs a quote or a read-back.
  2. Read back. A fact marked readback stands in the agent's turn just before the business turn that holds the
     record's outcome_quote (which is then needed), instead of in a quote of its own.
  3. Statements. A quote's clause is not a question, nor its sentence a phone menu's prompt; an outcome's yes is in
@@ -16,20 +15,21 @@ and that each typed value stands in them. Which number is the party is the model
     outcome_quote comes after it, and a range's days when its times answer them in that turn ("Sundays? No, we're
     not"). A clause ends at , ; ? . ! and before "but", or "and" with an asking verb and a person.
  4. Clock times. Each time reads as one in its own quote: "7:30", "7.30", "7 30", "0930" (where a time may be; no
-    phone number), a number before am/pm, o'clock or "ish", or after a word of CLOCK_CUES, "noon", "midday",
-    "midnight", "half past 7", "half five", "at 9 and a half", "ten to nine", "quarter of 8" (after "at", or as a
-    booking's one time), the quote's one number ("Ten."; in a booking's time, "make that five"), "19 30" or "20
-    hours" (13 to 23: 24-hour); am/pm, where said (DAYPARTS: "in the morning", "afternoons 2", "morning 10 until
-    night 10"; "07:00": 24-hour), agrees. A dash between numbers or days is a run ("9-6", "Mon-Fri"), as a word of
-    RUNS is ("9 while 5") and "and" after "between"; number words said apart (",") are two. A number that begins an
-    address (names, then a word of STREETS) or follows a month is no time; after LOOSE_CUES, or a time only by
-    "tonight" after it, it is a count too, and no time where another is said ("for four tonight at 8"). A range's
-    opening and closing are two times said one after the other in its times_quote, the opening first unless a word
-    of closing is the last cue before them ("until 9 from 5"), the closing after the opening where neither says its
-    half of the day; a bare "half past" takes its hour from the context_quote; days_quote and times_quote, said in
-    one turn, have no other day or number between them but a split shift's other times, and days whose own clause
-    says times take those ("Monday to Friday 8:30 to 6, Saturday 9 to 1"). A booked time in no clock words ("early
-    sitting") stands by them; said with no half of the day, it is the half nearer the time asked for.
+    phone number), a number before am/pm, o'clock or "ish", or after a word of CLOCK_CUES, "noon", "midnight", "half
+    past 7", "half five", "at 9 and a half", "ten to nine", "quarter of 8" (after "at", or as a booking's one time),
+    the quote's one number ("Ten."; in a booking's time, "make that five"), "19 30" or "20 hours" (13 to 23:
+    24-hour); am/pm, where said (DAYPARTS: "in the morning", "afternoons 2", "morning 10 until night 10"; "07:00":
+    24-hour), agrees. A dash between numbers or days is a run ("9-6", "Mon-Fri"), as a word of RUNS is ("9 while 5")
+    and "and" after "between"; number words said apart (",") are two. A number that begins an address (names, then a
+    word of STREETS) or follows a month is no time; after LOOSE_CUES, or a time only by "tonight" after it, it is a
+    count too, and no time where another is said ("for four tonight at 8"). A range's opening and closing are two
+    times said one after the other in its times_quote, the opening first unless a word of closing is the last cue
+    before them ("until 9 from 5"), the closing after the opening where neither says its half of the day; a bare
+    "half past" takes its hour from the context_quote; days_quote and times_quote, said in one turn, have no other
+    day or number between them but a split shift's other times, and days whose own clause says times take those
+    ("Monday to Friday 8:30 to 6, Saturday 9 to 1"). A booked time in no clock words ("early sitting") stands by
+    them; said with no half of the day, it is the half nearer the time asked for; said only after a word of
+    HOURS_CUES ("we open at 5"), it is none.
  5. Own words. Each day, date, count, party size, place or kind stands in its own quote: a count as a number that is
     no part of a clock time nor a day of a month ("march 5", "the 12th", "on 12th": with no month said, the day
     stands for the date), nor before a word of UNITS or after one of NUMBERED ("table 12"); days by name, run or
@@ -37,18 +37,17 @@ and that each typed value stands in them. Which number is the party is the model
     naming no day but its own, where a word of OTHER_DAYS ("rest of the week") names the days its turn names nowhere
     else; a place or kind by its words (PLACE_WORDS aside; "green's", "greens" say green). A day after a word of
     SET_APART is not among them ("closed" aside, for closed days). An item's count or place quote holds no other
-    number (but the item's own: "the 12 inch"). A typed date is read as said (an ISO date as its weekday and date,
-    "Dec" as December); the date asked stands unsaid beside its weekday said.
+    number (but the item's own: "the 12 inch"). A typed date is read as said (an ISO date as its date, its weekday
+    said or not; "Dec" as December); the date asked stands unsaid beside its weekday said, or beside "today" or
+    "tomorrow" said where the request's own words say it.
  6. The item. A stock or aisle fact names the item asked about: its words stand in the fact's quote, or in the
     agent's question just before it (a question back and the agent's choice between, which the fact's sentence
-    names), and no number of another size of it is said in between; in its own quote when the quote's sentence gives
-    another number of its kind than its own (another aisle, another count: "3 boxes, in aisle 8" holds one of each;
-    "grout's" names grout). A place or count said again, or read back, stands on the question its first saying
-    answered.
+    names), and no number of another size of it is said in between; in its own quote where the quote's sentence
+    gives another number of its kind than its own (another aisle, another count: "3 boxes, in aisle 8" holds one of
+    each; "grout's" names grout). Said again or read back, a place or count stands on the question first answered.
  7. Word lists. A closed day's quote holds a word of CLOSED (or a no just before "open", not "until"; or a no
     answering a question with "open"); open around the clock, of ALWAYS; no set hours, of NO_SET_HOURS. An open
-    range's days are none its days_quote's clause says closed (a word of CLOSED, no "open", no time: "shut
-    Sundays").
+    range's days are none its days_quote's clause says closed (CLOSED, no "open" nor time: "shut Sundays").
  8. Yes. The clause of a quote of what is (hours, a place, in stock, booked, a party or time) holds no word of NOT
     (nor ending in n't or "nae"; not before a word of OPEN_CLOSE and "until"; not a "no" before a word of
     CORRECTIONS) nor of PAST; of stock, none of OUT nor "will" ('ll, "gonna"), nor a day ("in Tuesday", "next
@@ -71,11 +70,9 @@ and that each typed value stands in them. Which number is the party is the model
     and date (and a read-back party), or for stock held a no; unless they name a day the fact is not for. A time
     said gone or full, or the party said alone, is no other value, nor, of a booking, one after a word of LIMITS or
     RUNS ("come by 12:45", "from 10 to 6") in a sentence with no word of NOT.
-12. Voicemail. A voicemail record stands on a recorded greeting in the business's words, or on the carrier's
-    answering-machine detection.
+12. Voicemail. A voicemail record stands on a recorded greeting said, or the carrier's answering-machine detection.
 
-Word lists are named constants of at most fifteen entries each (FILLERS and EASE in calld.domain.tokens). The one
-public entry point is check_record.
+Word lists: named constants of at most fifteen entries (FILLERS, EASE in calld.domain.tokens). Entry point: check_record.
 """
 
 from __future__ import annotations
@@ -146,6 +143,7 @@ STREETS = ("street", "st", "avenue", "ave", "road", "rd", "boulevard", "blvd", "
            "court", "circle", "highway")  # a number before one (names between) is an address: no time, no count
 NUMBERED = ("aisle", "isle", "bay", "shelf", "row", "lane", "rack", "size", "table")  # a number after one counts nothing
 OPEN_CLOSE = ("open", "opens", "close", "closes")  # "not <one> until 9" is the time it opens or closes, not a no
+HOURS_CUES = ("we open", "we're open", "opens", "close", "closes", "closing")  # a time after one is the hours' ("we open at 7")
 HOLDS = ("let me check", "let me see", "let me look", "let me have a look", "hold on", "hang on", "1 moment",
          "1 sec", "1 second", "just a moment", "just a sec", "bear with me")  # a wait, not an answer (as tokens: "one" is 1)
 LIMITS = frozenset({"by", "from", "before", "after", "back", "between"})  # "come by 12:45": a limit, no booked time
@@ -291,10 +289,8 @@ def _reads_as(c: Clock, hour: int, minute: int, context: Sequence[Clock] = ()) -
     if c.hour is None:
         return any(k.hour is not None and _reads_as(Clock(k.hour, minute, c.meridiem or k.meridiem, c.at), hour, minute)
                    for k in context)
-    if c.meridiem == "pm":
-        return hour == c.hour % 12 + 12
-    if c.meridiem == "am":
-        return hour == c.hour % 12
+    if c.meridiem:
+        return hour == c.hour % 12 + (12 if c.meridiem == "pm" else 0)
     if c.hour > 12 or c.hour == 0:
         return hour == c.hour % 24
     return hour % 12 == c.hour % 12
@@ -364,8 +360,10 @@ def _date_stands(value: str, words: Sequence[str], asked: Sequence[str] = ()) ->
     unnamed = not MONTHS_SET & set(words)  # "on the 12th" for June 12, where no month is said
     mine, given = _date_words(value), set(_date_words(" ".join(asked)))
     given |= {f"the {w.split()[-1]}" for w in given if " " in w}  # "Tuesday 15th" for Tuesday December 15 asked
-    given = given if set(mine) & said & given & WEEKDAYS_SET else set()
-    return all(w in said or w in given or unnamed and w.split()[0] in MONTHS and f"the {w.split()[-1]}" in said for w in mine)
+    given = given if (set(mine) & WEEKDAYS_SET | {"today", "tomorrow"}) & said & given else set()  # "tomorrow", asked so
+    stands = [w in said or w in given or unnamed and w.split()[0] in MONTHS and f"the {w.split()[-1]}" in said for w in mine]
+    iso = re.match(r"\s*\d{4}-\d\d-\d\d", value) is not None  # its weekday is its date's: "the 11th" says 2026-12-11
+    return all(ok or iso and w in WEEKDAYS_SET and any(o for v, o in zip(mine, stands) if " " in v) for w, ok in zip(mine, stands))
 
 
 # A clause also ends where "and" starts a question of its own ("I couldn't book it and can I help with anything?")
@@ -420,10 +418,9 @@ def locate(turns: Sequence[Turn], quote: str | None, speaker: str = "business", 
 
 def _said_after(turns: Sequence[Turn], at: Found) -> list[list[str]]:
     """The business's words after a located quote, sentence by sentence (the rest of its sentence first)."""
-    def rest(t: int) -> str:
-        return turns[t].text[tokens(turns[t].text)[at.last - 1].end if t == at.turn and at.last else 0:]
-    return [w for t in range(at.turn, len(turns)) if turns[t].speaker == "business"
-            for p in SENTENCE_END.split(rest(t)) if (w := _words(tokens(p)))]
+    return [w for t in range(at.turn, len(turns)) if turns[t].speaker == "business"  # from the quote's end in its turn
+            for p in SENTENCE_END.split(turns[t].text[tokens(turns[t].text)[at.last - 1].end if t == at.turn and at.last else 0:])
+            if (w := _words(tokens(p)))]
 
 
 def _clause(turns: Sequence[Turn], at: Found) -> tuple[list[str], list[list[str]]]:
@@ -774,7 +771,8 @@ def _check(cited: Cited, request: QuickAskJob | BookJob, turns: Sequence[Turn], 
         if (at.question and not may_ask) or situations.menu_prompt(at.sentence.text):
             return Refused(3, f"your quote {fact.quote!r} is a question or a phone menu's prompt", "quote the business's statement")
         context = _words(tokens(fact.context or "")) if locate(turns, fact.context) is not None else []
-        context = _typed(request.when) if fact.kind == "date" and isinstance(request, BookJob) and request.when else context
+        context = [*_typed(request.when), *(w for w in _typed(request.time) if w in ("today", "tonight", "tomorrow"))] if (
+            fact.kind == "date" and isinstance(request, BookJob) and request.when) else context
         if fact.kind == "closed" and (q := _asked_before(turns, at.turn)) is not None:
             context = _words(tokens(turns[q].text))  # "Are you open on Sunday?" / "No, we're not."
         named = _other_days(turns, at)  # "Rest of the week we're closed": the days its turn names nowhere else
@@ -787,6 +785,9 @@ def _check(cited: Cited, request: QuickAskJob | BookJob, turns: Sequence[Turn], 
         if fact.kind == "clock" and isinstance(request, BookJob) and _other_half(fact.value, at.words, request):
             return Refused(4, f"{fact.value!r} is said with no half of the day, and its other half is nearer the time asked "
                               f"for, {request.time!r} (your quote {fact.quote!r})", "record the half of the day nearer it")
+        if fact.kind == "clock" and isinstance(request, BookJob) and (said := clocks(at.words, one=True)) and all(
+                has_phrase(at.words[max(0, min(c.at) - 3):min(c.at)], HOURS_CUES) for c in said):  # "we open at 5": their hours
+            return Refused(4, f"your quote {fact.quote!r} says when the business opens or closes", "quote the booked time")
         if fact.kind == "days" and (left := days_in([w for w in named if w != "closed" or fact.topic != "closed"], rest)
                                     - set(fact.value.split(",")) - recorded_days):
             return Refused(5, f"your quote {fact.quote!r} names {', '.join(sorted(left, key=WEEKDAYS.index))} too, "
