@@ -397,6 +397,18 @@ def test_rule_4_a_booked_time_said_as_the_hours_is_none() -> None:
     assert isinstance(check_record(args | open_at, BOOK, table), Accepted)
 
 
+@given(st.sampled_from(c.STATING))
+def test_rule_3_a_statement_said_rising_is_no_question(subject: str) -> None:
+    """Speech-to-text writes a rising statement with "?": a clause that begins with the business's own subject and asks
+    nothing of the caller states ("I think we're open 9 to 5?"); one that asks the caller, or offers, does not."""
+    said = f"{subject} open 9 to 5 on Saturday"
+    args = hours({"days": ["saturday"], "opens": "09:00", "closes": "17:00", "days_quote": "on Saturday", "times_quote": said})
+    assert isinstance(check_record(args, HOURS, call("Your hours on Saturday?", f"Um, {said}?")), Accepted), said
+    for asked in (f"{said} for you", f"{said} if that helps", f"Can we say {said}"):
+        args = args | {"hours": args["hours"] | {"ranges": [args["hours"]["ranges"][0] | {"times_quote": asked}]}}
+        assert check_record(args, HOURS, call("Your hours on Saturday?", f"Um, {asked}?")).rule == 3, asked  # type: ignore[union-attr]
+
+
 def test_rule_4_a_number_word_keeps_its_s() -> None:
     """"Eight thirty's fine" says 8:30 as "8:30's fine" does (the 's was part of the word, and no number)."""
     turns = call("Could we do Friday at 8:30 for two instead?", "Eight thirty's fine.")

@@ -9,9 +9,10 @@ and that each typed value stands in them. Which number is the party is the model
     b"), "mm-hmm" a word (calld.domain.tokens). Agent speech never counts; a fact needs a quote or a read-back.
  2. Read back. A fact marked readback stands in the agent's turn just before the business turn that holds the
     record's outcome_quote (which is then needed), instead of in a quote of its own.
- 3. Statements. A quote's clause is not a question, nor its sentence a phone menu's prompt; an outcome's yes is in
-    no question at all, nor holds a bare "confirm" or "verify" but after a word of CONFIRMS ("I can confirm"), nor a
-    word of HOLDS ("let me check"); only a booking's fact may stand in the business's own question when the
+ 3. Statements. A quote's clause is not a question (one that begins with a word of STATING, with no "you" nor "if",
+    states, said rising: "I think we're open till 8?"), nor its sentence a phone menu's prompt; an outcome's yes is
+    in no question at all, nor holds a bare "confirm" or "verify" but after a word of CONFIRMS ("I can confirm"),
+    nor a word of HOLDS ("let me check"); only a booking's fact may stand in the business's own question when the
     outcome_quote comes after it, and a range's days when its times answer them in that turn ("Sundays? No, we're
     not"). A clause ends at , ; ? . ! and before "but", or "and" with an asking verb and a person.
  4. Clock times. Each time reads as one in its own quote: "7:30", "7.30", "7 30", "0930" (where a time may be; no
@@ -92,10 +93,7 @@ from calld.adapters import gpt_live
 from calld.core import situations
 from calld.core.answers import Accepted, Cited, Fact, Refused, Verdict
 from calld.core.plan import BookJob, QuickAskJob
-from calld.domain.tokens import WEEKDAYS, tokens
-from calld.domain.tokens import at as _at
-from calld.domain.tokens import weekday as _weekday
-from calld.domain.tokens import words_of as _words
+from calld.domain.tokens import WEEKDAYS, at as _at, tokens, weekday as _weekday, words_of as _words
 from calld.domain.transcript import SENTENCE_END, Quote, Turn, sentence_spans
 
 CLOCK_CUES = frozenset({"at", "until", "till", "til", "from", "by", "around", "about", "before", "after", "open",
@@ -147,6 +145,7 @@ HOURS_CUES = ("we open", "we're open", "opens", "close", "closes", "closing")  #
 HOLDS = ("let me check", "let me see", "let me look", "let me have a look", "hold on", "hang on", "1 moment",
          "1 sec", "1 second", "just a moment", "just a sec", "bear with me")  # a wait, not an answer (as tokens: "one" is 1)
 LIMITS = frozenset({"by", "from", "before", "after", "back", "between"})  # "come by 12:45": a limit, no booked time
+STATING = ("we", "we're", "we've", "i", "i'm", "it", "it's", "its", "they", "they're", "there's")  # "we're open till 8?"
 CORRECTIONS = frozenset({"actually", "sorry", "wait", "correction", "mean", "rather", "instead", "oops", "scratch",
                          "make", "change", "changed", "no"})
 
@@ -768,7 +767,9 @@ def _check(cited: Cited, request: QuickAskJob | BookJob, turns: Sequence[Turn], 
         answer = next((locate(turns, f.quote) for f in cited.facts if f.beside == fact.quote and f.kind != "days"), None)
         may_ask = may_ask or fact.kind == "days" and answer is not None and (answer.turn, answer.first) > (at.turn, at.first) \
             and answer.turn == at.turn
-        if (at.question and not may_ask) or situations.menu_prompt(at.sentence.text):
+        clause, parts = _clause(turns, at)  # a clause that states, said rising: "I think we're open till 8?"
+        stated = _at(clause, 0) in STATING and not {"you", "your", "if"} & set(clause)
+        if (at.question and not may_ask and not stated) or situations.menu_prompt(at.sentence.text):
             return Refused(3, f"your quote {fact.quote!r} is a question or a phone menu's prompt", "quote the business's statement")
         context = _words(tokens(fact.context or "")) if locate(turns, fact.context) is not None else []
         context = [*_typed(request.when), *(w for w in _typed(request.time) if w in ("today", "tonight", "tomorrow"))] if (
@@ -805,7 +806,6 @@ def _check(cited: Cited, request: QuickAskJob | BookJob, turns: Sequence[Turn], 
                 own := _own_times(turns, days, at)):
             return Refused(4, f"your days {fact.beside!r} have times of their own in their clause, {own!r}, not {fact.quote!r}",
                            "give those days the times said with them")
-        clause, parts = _clause(turns, at)
         if (why := _sign(fact, clause, parts)) is not None and not (
                 cited.status == "booked" and fact.quote in partial and _tried_another_time(clause, cited.facts)):
             return Refused(9 if fact.kind == "no" else 8, f"your quote {fact.quote!r}: {why}", _AGAIN)
