@@ -25,6 +25,7 @@ from tests.records import (
     STOCK,
     WORDS,
     aisle,
+    answered,
     booked,
     call,
     declined,
@@ -155,6 +156,7 @@ def test_rule_4_n_past_or_to_an_hour_is_that_minute(case: tuple[int, str, int, i
 def test_rule_4_half_five_dayparts_and_a_leading_zero_say_the_half_of_the_day() -> None:
     for said, right, wrong in (("at half five", "17:30", "17:00"), ("at 7 in the morning", "07:00", "19:00"),
                                ("at 10 at night", "22:00", "10:00"), ("at 6 this evening", "18:00", "06:00"),
+                               ("at 6 every evening", "18:00", "06:00"),
                                ("at 07:00", "07:00", "19:00"), ("at 19:30", "19:30", "07:30")):
         turns = call("When do you open on Friday?", f"Friday we open {said}.")
         r = {"days": ["friday"], "opens": right, "days_quote": "Friday", "times_quote": f"we open {said}"}
@@ -407,6 +409,45 @@ def test_rule_3_a_statement_said_rising_is_no_question(subject: str) -> None:
     for asked in (f"{said} for you", f"{said} if that helps", f"Can we say {said}"):
         args = args | {"hours": args["hours"] | {"ranges": [args["hours"]["ranges"][0] | {"times_quote": asked}]}}
         assert check_record(args, HOURS, call("Your hours on Saturday?", f"Um, {asked}?")).rule == 3, asked  # type: ignore[union-attr]
+
+
+@given(st.sampled_from(c.INSTEAD))
+def test_rule_6_a_clause_of_another_one_instead_names_the_item_itself(word: str) -> None:
+    """"We have the enamel pan instead": a clause with a word of INSTEAD is of another thing, unless it names the item."""
+    asked = "Do you have the cast iron skillet?"
+    other = call(asked, f"Sorry, no. We have the enamel pan {word}.")
+    assert check_record(stock("in_stock", f"We have the enamel pan {word}"), STOCK, other).rule == 6  # type: ignore[union-attr]
+    assert isinstance(check_record(stock("in_stock", "We have the enamel pan"), STOCK, call(asked, "We have the enamel pan.")), Accepted)
+    named = call(asked, f"Not on the shelf. We have a cast iron skillet out back {word}.")
+    assert isinstance(check_record(stock("in_stock", f"We have a cast iron skillet out back {word}"), STOCK, named), Accepted)
+    aside = call(asked, f"We've got one left, it's the display model {word}.")  # the word in another clause
+    assert isinstance(check_record(stock("in_stock", "We've got one left", 1), STOCK, aside), Accepted)
+
+
+@given(st.sampled_from(c.KNOWING))
+def test_rule_9_a_no_of_knowing_is_no_stocks_no(verb: str) -> None:
+    """"I don't know" says nothing of the stock: no out_of_stock stands on it; an unknown answer does."""
+    said = f"I don't {verb}, sorry"
+    turns = call("Do you have the cast iron skillet?", f"Hmm. {said}.")
+    assert check_record(stock("out_of_stock", said), STOCK, turns).rule == 9  # type: ignore[union-attr]
+    assert isinstance(check_record(answered(stock={"availability": "unknown", "quantity": None, "kinds": [], "quote": None,
+                                                   "readback": False}, outcome_quote=said), STOCK, turns), Accepted)
+    none = call("Do you have the cast iron skillet?", "We don't have any, sorry.")
+    assert isinstance(check_record(stock("out_of_stock", "We don't have any"), STOCK, none), Accepted)
+
+
+@given(st.sampled_from(("last week", "last month")))
+def test_rule_8_a_yes_of_last_week_is_of_the_past(when: str) -> None:
+    turns = call("Do you have the cast iron skillet?", f"No. We had loads of them {when}.")
+    assert check_record(stock("in_stock", f"We had loads of them {when}"), STOCK, turns).rule == 8  # type: ignore[union-attr]
+
+
+def test_rule_5_the_items_own_size_is_no_count_of_it() -> None:
+    bags = QuickAskJob(QuestionType.STOCK, "40 pound bag of rice")
+    turns = call("Do you have the 40 pound bag of rice?", "The 40 pound, yeah, we've got 3 of those.")
+    assert isinstance(check_record(stock("in_stock", "The 40 pound, yeah, we've got 3 of those", 3), bags, turns), Accepted)
+    plenty = call("Do you have the 40 pound bag of rice?", "Yeah 40 we've got plenty.")
+    assert check_record(stock("in_stock", "Yeah 40 we've got plenty", 40), bags, plenty).rule == 5  # type: ignore[union-attr]
 
 
 def test_rule_4_a_number_word_keeps_its_s() -> None:

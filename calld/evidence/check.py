@@ -38,14 +38,14 @@ and that each typed value stands in them. Which number is the party is the model
     naming no day but its own, where a word of OTHER_DAYS ("rest of the week") names the days its turn names nowhere
     else; a place or kind by its words (PLACE_WORDS aside; "green's", "greens" say green). A day after a word of
     SET_APART is not among them ("closed" aside, for closed days). An item's count or place quote holds no other
-    number (but the item's own: "the 12 inch"). A typed date is read as said (an ISO date as its date, its weekday
-    said or not; "Dec" as December); the date asked stands unsaid beside its weekday said, or beside "today" or
-    "tomorrow" said where the request's own words say it.
- 6. The item. A stock or aisle fact names the item asked about: its words stand in the fact's quote, or in the
-    agent's question just before it (a question back and the agent's choice between, which the fact's sentence
-    names), and no number of another size of it is said in between; in its own quote where the quote's sentence
-    gives another number of its kind than its own (another aisle, another count: "3 boxes, in aisle 8" holds one of
-    each; "grout's" names grout). Said again or read back, a place or count stands on the question first answered.
+    number (but the item's own, itself no count: "the 12 inch"). A typed date is read as said (an ISO date as its
+    date, its weekday said or not; "Dec" as December); the date asked stands unsaid beside its weekday said, or
+    beside "today" or "tomorrow" said where the request's own words say it.
+ 6. The item. A stock or aisle fact names the item asked about: in its quote, or in the agent's question just before
+    it (a question back and the agent's choice between, which the fact's sentence names), with no number of another
+    size of it said in between; in its own quote where its sentence gives another number of its kind (another aisle
+    or count: "3 boxes, in aisle 8" holds one of each) or its clause a word of INSTEAD ("the M12 though"). Said
+    again or read back, a place or count stands on the question first answered.
  7. Word lists. A closed day's quote holds a word of CLOSED (or a no just before "open", not "until"; or a no
     answering a question with "open"); open around the clock, of ALWAYS; no set hours, of NO_SET_HOURS. An open
     range's days are none its days_quote's clause says closed (CLOSED, no "open" nor time: "shut Sundays").
@@ -55,9 +55,10 @@ and that each typed value stands in them. Which number is the party is the model
     week"): stock to come is none now; of a booking, none of FAILURE, FULL or CLOSED (but a party's or date's no of
     another time: a clock time not the booked one, or ANOTHER_TIME), nor, in an outcome_quote, a word of GONE with
     only WHEN_WORDS, days and times after it and no "you" in the clause ("Seven's gone", "Friday's out"). A booked
-    outcome_quote holds no word of OFFERS. A clause ends at , ; . ? ! and before "but" or "and".
+    outcome_quote holds no word of OFFERS. Here a clause ends before any "and" too.
  9. No. The clause of a quote of what is not (a decline, out of stock, not known) holds a word of NOT (or ending in
-    n't or "nae") or of APOLOGY, for stock of OUT ("out back" aside) or stock to come, for a booking of FAILURE,
+    n't or "nae") or of APOLOGY (in a stock quote but the outcome_quote, neither an apology nor a no before a word
+    of KNOWING: "I don't know"), for stock of OUT ("out back" aside) or stock to come, for a booking of FAILURE,
     FULL, CLOSED or OFFERS, or the word of GONE of rule 8 ("all booked" only where it ends the clause). An answer's
     outcome_quote says a yes or a no only of stock; of hours, an aisle or kinds it need only be said.
 10. Said after. In a booked outcome_quote's turn before it, and after it, a business sentence with a word of
@@ -124,7 +125,7 @@ BOOKING = ("table", "reservation", "booking", "book", "booked", "reserve", "rese
            "availability", "slot", "opening", "space", "room")  # matched with or without a plural s
 CONFIRMS = ("can", "able", "did", "happy", "pleased", "glad", "is")  # a "confirm" after one gives it: "I was able to confirm"
 ANOTHER_TIME = ("that time", "that hour", "requested time", "time you asked")  # the time that failed, said again
-PAST = ("used to", "formerly", "previously", "anymore", "no longer", "last year", "yesterday")
+PAST = ("used to", "formerly", "previously", "anymore", "no longer", "last year", "last month", "last week", "yesterday")
 FULL = ("booked out", "capacity", "waitlist", "waiting list", "wait list", "we're all booked", "is taken",
         "are taken", "walk in", "walk ins", "private party", "private event", "call you back",
         "get back to you", "first come")  # a booking's no too ("you're all booked" is a yes)
@@ -145,6 +146,8 @@ HOURS_CUES = ("we open", "we're open", "opens", "close", "closes", "closing")  #
 HOLDS = ("let me check", "let me see", "let me look", "let me have a look", "hold on", "hang on", "1 moment",
          "1 sec", "1 second", "just a moment", "just a sec", "bear with me")  # a wait, not an answer (as tokens: "one" is 1)
 LIMITS = frozenset({"by", "from", "before", "after", "back", "between"})  # "come by 12:45": a limit, no booked time
+INSTEAD = ("instead", "though", "alternatively", "substitute", "alternative", "similar", "equivalent", "generic")
+KNOWING = ("know", "sure", "idea", "tell", "remember", "certain")  # "I don't know" says no no of stock
 STATING = ("we", "we're", "we've", "i", "i'm", "it", "it's", "its", "they", "they're", "there's")  # "we're open till 8?"
 CORRECTIONS = frozenset({"actually", "sorry", "wait", "correction", "mean", "rather", "instead", "oops", "scratch",
                          "make", "change", "changed", "no"})
@@ -253,7 +256,7 @@ def clocks(words: Sequence[str], *, one: bool = False) -> list[Clock]:
 
 def _daypart(words: Sequence[str], end: int) -> str | None:
     """The half of the day a part of it says after a time: "7 in the morning", "10 at night", "6 tonight", "8 morning"."""
-    m = re.match(r"(?:in the |at |this )?(\w+)", " ".join(words[end:end + 3]))
+    m = re.match(r"(?:in the |at |this |every )?(\w+)", " ".join(words[end:end + 3]))
     return DAYPARTS.get(m[1]) if m else None
 
 
@@ -483,8 +486,8 @@ def _stands(fact: Fact, words: Sequence[str], context: Sequence[str] = (), rest:
             said = [Clock(int(numbers[0]), 0, None, frozenset({at}), True)]
         if not any(_reads_as(c, *hhmm, clocks(context)) for c in said):
             return f"{hhmm[0]:02d}:{hhmm[1]:02d} does not read as a clock time in {' '.join(words)!r}"
-    elif kind == "count" and value not in _counts(words) - {w for i, w in enumerate(words) if _at(words, i + 1).rstrip("s") in UNITS
-                                                            or _at(words, i - 1) in NUMBERED}:
+    elif kind == "count" and (value not in _counts(words) - {w for i, w in enumerate(words) if _at(words, i + 1).rstrip("s") in UNITS
+                                                             or _at(words, i - 1) in NUMBERED} or value in re.findall(r"\d+", item or "")):
         return f"the number {value} is not said there apart from a clock time, a measure or a place"
     elif item and kind in ("count", "place") and (others := _counts(words) - set(_words(tokens(f"{value} {item or ''}"))) - set(re.findall(r"\d+", value))):
         return f"{', '.join(sorted(others))} is another number said there: quote only the words of {value!r}"
@@ -527,7 +530,8 @@ def _sign(fact: Fact, words: Sequence[str], parts: Sequence[Sequence[str]] = (),
         return "it offers or limits, it does not confirm: quote the words that confirm the booking, or record declined"
     if fact.kind == "yes" and (_negated(words) or has_phrase(words, PAST) or has_phrase(words, extra) or gone):
         return "it says no, or says it of the past"
-    if fact.kind == "no" and not (_negated(words) or has_phrase(words, (*extra, *APOLOGY)) or to_come or gone
+    knows = [w for i, w in enumerate(words) if fact.topic != "stock" or outcome or _at(words, i + 1) not in KNOWING and w not in APOLOGY]
+    if fact.kind == "no" and not (_negated(knows) or has_phrase(knows, (*extra, *APOLOGY)) or to_come or gone
                                   or fact.topic == "booking" and has_phrase(words, OFFERS)):
         return "it holds no word of a no"
     return None
@@ -538,16 +542,10 @@ def _gone(words: Sequence[str], *, yes: bool) -> bool:
     and times, in a clause that names no "you" ("Seven's gone", "Friday's out, I'm afraid", "tables are all gone
     for Thursday"; not "you're all booked", "it's gone through", "taken care of"). "All booked" ends its clause,
     and refuses no yes: "that's all booked" is one, as "that time is all booked" is a no."""
-    if {"you", "your", "you're"} & set(words):
-        return False
-    for g in GONE:
-        n, booked = len(g.split()), g.startswith("all ")
-        for i in (j for j in range(len(words) - n + 1) if words[j:j + n] == g.split()):
-            rest = words[i + n:]
-            if not (booked and (yes or rest)) and all(w in WHEN_WORDS or _weekday(w) or w[0].isdigit() or w in
-                                                      ("am", "pm", "oclock", "s") for w in rest):
-                return True
-    return False
+    return not {"you", "your", "you're"} & set(words) and any(
+        not (g.startswith("all ") and (yes or rest)) and all(w in WHEN_WORDS or _weekday(w) or w[0].isdigit() or w in
+                                                             ("am", "pm", "oclock", "s") for w in rest)
+        for g in GONE for i in range(len(words)) if words[i:i + len(g.split())] == g.split() for rest in [words[i + len(g.split()):]])
 
 
 def _other_half(value: str, words: Sequence[str], request: BookJob) -> bool:
@@ -592,6 +590,8 @@ def _item_named(item: str | None, turns: Sequence[Turn], at: Found | None, asked
         return True
     if at is not None and _names_item(item, at.words) and not _another_size(item, at.words):
         return True
+    if at is not None and set(INSTEAD) & set(_clause(turns, at)[0]):  # "We have the M12 though": another one
+        return False
     choice: set[str] = set()  # the agent's answer to the question back: the fact's words name its choice ("tin")
     while asked is not None and asked > 0 and not _names_item(item, _words(tokens(turns[asked].text))) and \
             turns[asked - 1].speaker == "business" and turns[asked - 1].text.rstrip().endswith("?"):
