@@ -350,7 +350,8 @@ def test_rule_9_an_apology_is_a_declines_no(apology: str, state: str) -> None:
 
 
 @given(st.sampled_from(("Please be here by 6:45", "We need the table back by nine", "Our bar is open from five till eleven",
-                        "The set menu runs until 8", "Try to arrive before quarter to seven", "Drinks are from 6 to 11")))
+                        "The set menu runs until 8", "Try to arrive before quarter to seven", "Drinks are from 6 to 11",
+                        "The kitchen closes at 10", "Heads up, we're open till eleven")))
 def test_rule_11_a_later_limit_or_range_is_no_other_booked_time(aside: str) -> None:
     """After the booked time, a time said as a limit or a range of something else ("be here by 6:45") is no correction."""
     turns = call("A table for two at 7 on Friday?", f"Yes, two at 7 on Friday, you're booked. {aside}.")
@@ -361,6 +362,10 @@ def test_rule_11_a_later_limit_or_range_is_no_other_booked_time(aside: str) -> N
     for later in ("Sorry, make it 8", "Twenty to eight would suit us better", "Nothing free until 9"):
         again = call("A table for two at 7 on Friday?", f"Yes, two at 7 on Friday, you're booked. {later}.")
         assert check_record(args, BOOK, again).rule in (10, 11), later  # type: ignore[union-attr]
+    hours_only = call("A table for two at 7 on Friday?", "The kitchen closes at 6:30 on Friday.")  # their hours, no yes
+    args = booked(2, "Friday 19:00", outcome_quote="The kitchen closes at 6:30 on Friday", party_readback=True,
+                  time_readback=True, date_readback=True)
+    assert check_record(args, BOOK, hours_only).rule == 8  # type: ignore[union-attr]
 
 
 @given(st.sampled_from((("tomorrow", "Tomorrow", "2026-12-06"), ("tonight", "Tonight", "2026-12-05"), ("today", "Today", "2026-12-05"))))
@@ -558,6 +563,18 @@ def test_rules_8_and_9_stock_on_another_day_is_none_now(said: str) -> None:
     turns = call("Do you have the cast iron skillet?", f"{said}.")
     assert check_record(stock("in_stock", said), STOCK, turns).rule == 8  # type: ignore[union-attr]
     assert isinstance(check_record(stock("out_of_stock", said), STOCK, turns), Accepted)
+
+
+@given(st.sampled_from(("Do you know which aisle?", "Which one?", "And is it on a shelf with a number?")))
+def test_rule_6_the_agents_follow_up_question_asks_of_the_item_still(follow_up: str) -> None:
+    """"It's in the back." / "Which aisle?" / "Seven.": the agent's follow-up asks of the item its first question named,
+    unless the business spoke of another one between."""
+    turns = call("Where is the garden hose?", "It's in the back.", follow_up, "Aisle 7.")
+    assert isinstance(check_record(aisle("aisle 7", "Aisle 7"), AISLE, turns), Accepted), follow_up
+    other = call("Where is the garden hose?", "We've sprinklers instead.", follow_up, "Aisle 7.")
+    assert check_record(aisle("aisle 7", "Aisle 7"), AISLE, other).rule == 6, follow_up  # type: ignore[union-attr]
+    nothing = call("Where are the rakes?", "It's in the back.", follow_up, "Aisle 7.")
+    assert check_record(aisle("aisle 7", "Aisle 7"), AISLE, nothing).rule == 6, follow_up  # type: ignore[union-attr]
 
 
 def test_rule_6_a_read_back_of_an_answer_to_a_question_that_named_the_item() -> None:

@@ -41,11 +41,12 @@ and that each typed value stands in them. Which number is the party is the model
     number (but the item's own, itself no count: "the 12 inch"). A typed date is read as said (an ISO date as its
     date, its weekday said or not; "Dec" as December); the date asked stands unsaid beside its weekday said, or
     beside "today" or "tomorrow" said where the request's own words say it.
- 6. The item. A stock or aisle fact names the item asked about: in its quote, or in the agent's question just before
-    it (a question back and the agent's choice between, which the fact's sentence names), with no number of another
-    size of it said in between; in its own quote where its sentence gives another number of its kind (another aisle
-    or count: "3 boxes, in aisle 8" holds one of each) or its clause a word of INSTEAD ("the M12 though"). Said
-    again or read back, a place or count stands on the question first answered.
+ 6. The item. A stock or aisle fact names the item asked about: in its quote, or in the agent's question before it
+    (the agent's follow-up questions between, or a question back and the agent's choice, which the fact's sentence
+    names), with no number of another size of it nor a word of INSTEAD said in between; in its own quote where its
+    sentence gives another number of its kind (another aisle or count: "3 boxes, in aisle 8" holds one of each) or
+    its clause a word of INSTEAD ("the M12 though"). Said again or read back, a place or count stands on the
+    question first answered.
  7. Word lists. A closed day's quote holds a word of CLOSED (or a no just before "open", not "until"; or a no
     answering a question with "open"); open around the clock, of ALWAYS; no set hours, of NO_SET_HOURS. An open
     range's days are none its days_quote's clause says closed (CLOSED, no "open" nor time: "shut Sundays").
@@ -55,7 +56,8 @@ and that each typed value stands in them. Which number is the party is the model
     week"): stock to come is none now; of a booking, none of FAILURE, FULL or CLOSED (but a party's or date's no of
     another time: a clock time not the booked one, or ANOTHER_TIME), nor, in an outcome_quote, a word of GONE with
     only WHEN_WORDS, days and times after it and no "you" in the clause ("Seven's gone", "Friday's out"). A booked
-    outcome_quote holds no word of OFFERS. Here a clause ends before any "and" too.
+    outcome_quote holds no word of OFFERS nor HOURS_CUES ("the kitchen closes at 9"). Here a clause ends before any
+    "and" too.
  9. No. The clause of a quote of what is not (a decline, out of stock, not known) holds a word of NOT (or ending in
     n't or "nae") or of APOLOGY (in a stock quote but the outcome_quote, neither an apology nor a no before a word
     of KNOWING: "I don't know"), for stock of OUT ("out back" aside) or stock to come, for a booking of FAILURE,
@@ -71,7 +73,7 @@ and that each typed value stands in them. Which number is the party is the model
     time; a day, for a date) refuse the record when they hold a word of CORRECTIONS, or always for a booking's time
     and date (and a read-back party), or for stock held a no; unless they name a day the fact is not for. A time
     said gone or full, or the party said alone, is no other value, nor, of a booking, one after a word of LIMITS or
-    RUNS ("come by 12:45", "from 10 to 6") in a sentence with no word of NOT.
+    RUNS ("come by 12:45", "from 10 to 6") or HOURS_CUES in a sentence with no word of NOT.
 12. Voicemail. A voicemail record stands on a recorded greeting said, or the carrier's answering-machine detection.
 
 Word lists: named constants of at most fifteen entries (FILLERS, EASE in calld.domain.tokens). Entry point: check_record.
@@ -262,9 +264,8 @@ def _daypart(words: Sequence[str], end: int) -> str | None:
 
 def _hhmm(value: str) -> tuple[int, int] | None:
     """The clock time of a typed value ("19:30", "Friday at 7:30 pm")."""
-    if (c := next((c for c in clocks(_typed(value)) if c.hour is not None), None)) is None:
-        return None
-    return ((c.hour or 0) % 12 + (12 if c.meridiem == "pm" else 0) if c.meridiem else c.hour or 0) % 24, c.minute
+    c = next((c for c in clocks(_typed(value)) if c.hour is not None), None)
+    return None if c is None else (((c.hour or 0) % 12 + (12 if c.meridiem == "pm" else 0) if c.meridiem else c.hour or 0) % 24, c.minute)
 
 
 def _typed(value: str) -> list[str]:
@@ -293,9 +294,7 @@ def _reads_as(c: Clock, hour: int, minute: int, context: Sequence[Clock] = ()) -
                    for k in context)
     if c.meridiem:
         return hour == c.hour % 12 + (12 if c.meridiem == "pm" else 0)
-    if c.hour > 12 or c.hour == 0:
-        return hour == c.hour % 24
-    return hour % 12 == c.hour % 12
+    return hour == c.hour % 24 if c.hour > 12 or c.hour == 0 else hour % 12 == c.hour % 12
 
 
 def _counts(words: Sequence[str]) -> set[str]:
@@ -526,7 +525,7 @@ def _sign(fact: Fact, words: Sequence[str], parts: Sequence[Sequence[str]] = (),
         _gone(p, yes=fact.kind == "yes") for p in (parts or [words]))
     if fact.kind == "yes" and to_come:
         return "it says what is to come, not what is there now"
-    if outcome and fact.kind == "yes" and fact.topic == "booking" and has_phrase(words, OFFERS):  # "we stop seating at 8:30"
+    if outcome and fact.kind == "yes" and fact.topic == "booking" and has_phrase(words, (*OFFERS, *HOURS_CUES)):  # "we close at 8"
         return "it offers or limits, it does not confirm: quote the words that confirm the booking, or record declined"
     if fact.kind == "yes" and (_negated(words) or has_phrase(words, PAST) or has_phrase(words, extra) or gone):
         return "it says no, or says it of the past"
@@ -583,9 +582,9 @@ def _another_size(item: str, words: Sequence[str]) -> bool:
 
 
 def _item_named(item: str | None, turns: Sequence[Turn], at: Found | None, asked: int | None) -> bool:
-    """Rule 6: the item stands in the fact's words, or in the agent's question just before them, a question back of
-    the business's and the agent's answer between, whose choice the words' sentence names ("The tin or the carton?" /
-    "The tin." / "Tin's lane seven.")."""
+    """Rule 6: the item stands in the fact's words, or in the agent's question before them, the agent's follow-up
+    questions between ("Which aisle?") or a question back and its answer, whose choice the words' sentence names ("The
+    tin or the carton?" / "The tin." / "Tin's lane seven."), with no other size nor a word of INSTEAD said between."""
     if not item:
         return True
     if at is not None and _names_item(item, at.words) and not _another_size(item, at.words):
@@ -593,9 +592,11 @@ def _item_named(item: str | None, turns: Sequence[Turn], at: Found | None, asked
     if at is not None and set(INSTEAD) & set(_clause(turns, at)[0]):  # "We have the M12 though": another one
         return False
     choice: set[str] = set()  # the agent's answer to the question back: the fact's words name its choice ("tin")
-    while asked is not None and asked > 0 and not _names_item(item, _words(tokens(turns[asked].text))) and \
-            turns[asked - 1].speaker == "business" and turns[asked - 1].text.rstrip().endswith("?"):
-        choice = choice or set(_words(tokens(turns[asked].text))) - PLACE_WORDS
+    while asked and not _names_item(item, _words(tokens(turns[asked].text))) and turns[asked - 1].speaker == "business":
+        if turns[asked - 1].text.rstrip().endswith("?"):
+            choice = choice or set(_words(tokens(turns[asked].text))) - PLACE_WORDS
+        elif at is None or not turns[asked].text.rstrip().endswith("?"):  # a read-back's question is its own
+            break
         asked = _asked_before(turns, asked - 1)
     if choice and at is not None and not choice & set(_words(tokens(at.sentence.text))):
         return False
@@ -604,7 +605,7 @@ def _item_named(item: str | None, turns: Sequence[Turn], at: Found | None, asked
     end = at.turn if at is not None else len(turns) - 1
     between = [w for t in range(asked + 1, end + 1) if turns[t].speaker == "business"
                for w in _words(tokens(turns[t].text))[: (at.last if at is not None and t == at.turn else None)]]
-    return not _another_size(item, between)
+    return not _another_size(item, between) and not set(INSTEAD) & set(between)
 
 
 def _answered_before(fact: Fact, item: str | None, turns: Sequence[Turn], asked: int | None) -> bool:
@@ -631,7 +632,8 @@ def _corrected(fact: Fact, turns: Sequence[Turn], at: Found, booking: bool, read
         if mine:
             # another time said gone or full is no new one ("make that 8, 9's taken"), nor the party said alone ("Two.")
             # of a booking, a limit or a range's end ("come by 12:45", "from 10 to 6") is no time of it; "nothing until 10" a no
-            limits = [c for c in clocks(words) if booking and not NOT & set(words) and _at(words, min(c.at) - 1) in LIMITS | RUNS]
+            limits = [c for c in clocks(words) if booking and not NOT & set(words) and (_at(words, min(c.at) - 1) in LIMITS | RUNS
+                                                                                         or has_phrase(words[max(0, min(c.at) - 3):min(c.at)], HOURS_CUES))]
             said = [c for c in clocks(words) if c.hour is not None and not (c.loose and str(c.hour) in own) and c not in limits
                     and (CORRECTIONS & set(words) or not (_gone(words, yes=False) or has_phrase(words, FULL)))]
             # and a bare hour: "sorry, 8"
@@ -708,10 +710,8 @@ def check_record(arguments: str | Mapping[str, Any], request: QuickAskJob | Book
 
 
 def _check(cited: Cited, request: QuickAskJob | BookJob, turns: Sequence[Turn], machine: str | None) -> Verdict:
-    if cited.status == "voicemail":
-        return voicemail(turns, machine)
     if cited.status not in ("answered", "declined", "booked"):
-        return Accepted(())
+        return voicemail(turns, machine) if cited.status == "voicemail" else Accepted(())
     item = request.item if isinstance(request, QuickAskJob) else None
     evidence: list[Quote] = []
     outcome = cited.outcome
