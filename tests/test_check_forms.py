@@ -455,6 +455,19 @@ def test_rule_5_the_items_own_size_is_no_count_of_it() -> None:
     assert check_record(stock("in_stock", "Yeah 40 we've got plenty", 40), bags, plenty).rule == 5  # type: ignore[union-attr]
 
 
+@given(st.sampled_from(sorted(c.HOLIDAYS.items())))
+def test_rule_5_a_date_said_by_its_name(holiday: tuple[str, str]) -> None:
+    name, day = holiday
+    month, dom = day.split()
+    year = 2027 if month == "january" else 2026
+    typed = f"{year}-{c.MONTHS.index(month) + 1:02d}-{int(dom):02d} 19:00"
+    turns = call("A table for two at 7pm?", f"{name.title()} at 7 for two, you're booked.")
+    args = booked(2, typed, outcome_quote="you're booked", party_quote="for two", time_quote="at 7", date_quote=name.title())
+    assert isinstance(check_record(args, BOOK, turns), Accepted), name
+    later = f"{year}-{c.MONTHS.index(month) + 1:02d}-{int(dom) + 1 if int(dom) < 31 else 1:02d} 19:00"
+    assert check_record(args | {"confirmed_time": later}, BOOK, turns).rule == 5, name  # type: ignore[union-attr]
+
+
 def test_rule_4_a_number_word_keeps_its_s() -> None:
     """"Eight thirty's fine" says 8:30 as "8:30's fine" does (the 's was part of the word, and no number)."""
     turns = call("Could we do Friday at 8:30 for two instead?", "Eight thirty's fine.")

@@ -40,7 +40,7 @@ and that each typed value stands in them. Which number is the party is the model
     SET_APART is not among them ("closed" aside, for closed days). An item's count or place quote holds no other
     number (but the item's own, itself no count: "the 12 inch"). A typed date is read as said (an ISO date as its
     date, its weekday said or not; "Dec" as December); the date asked stands unsaid beside its weekday said, or
-    beside "today" or "tomorrow" said where the request's own words say it.
+    beside "today" or "tomorrow" said where the request's own words say it. A name of HOLIDAYS says its date.
  6. The item. A stock or aisle fact names the item asked about: in its quote, or in the agent's question before it
     (the agent's follow-up questions between, or a question back and the agent's choice, which the fact's sentence
     names), with no number of another size of it nor a word of INSTEAD said in between; in its own quote where its
@@ -138,6 +138,8 @@ GONE = ("gone", "went", "taken", "out", "spoken for", "filled", "packed", "slamm
 APOLOGY = ("sorry", "afraid", "unfortunately", "apologies", "apologise", "apologize", "regret", "regrettably")  # a no's
 WHEN_WORDS = frozenset({"for", "on", "at", "that", "this", "night", "tonight", "tomorrow", "today", "already",
                         "now", "i'm", "afraid", "sorry", "too"})  # after GONE
+HOLIDAYS = {"christmas eve": "december 24", "christmas day": "december 25", "boxing day": "december 26",
+            "new year's eve": "december 31", "new year's day": "january 1"}  # dates by name (bare "Christmas" is a season)
 UNITS = ("minute", "hour", "dollar", "buck", "cent", "percent", "pound", "quid", "euro", "inch", "foot", "feet", "litre",
          "liter", "pack")  # a number before one ("for 15 minutes", "6 dollars") measures, it counts nothing
 STREETS = ("street", "st", "avenue", "ave", "road", "rd", "boulevard", "blvd", "parkway", "drive", "lane", "way",
@@ -358,6 +360,7 @@ def _date_stands(value: str, words: Sequence[str], asked: Sequence[str] = ()) ->
     said |= {f"{m} {words[j]}" for i, m in enumerate(words) if m in MONTHS or m == "the" for j in _near(words, i)}
     said |= {f"the {w.split()[-1]}" for w in said if " " in w and w.split()[0] in MONTHS}  # "june 12" says "the 12th"
     said |= {f"the {w}" for i, w in enumerate(words) if w.isdigit() and _at(words, i + 1) == "th"}  # "on 12th"
+    said |= {day for name, day in HOLIDAYS.items() if has_phrase(words, [name])}  # "Christmas Eve" says December 24
     unnamed = not MONTHS_SET & set(words)  # "on the 12th" for June 12, where no month is said
     mine, given = _date_words(value), set(_date_words(" ".join(asked)))
     given |= {f"the {w.split()[-1]}" for w in given if " " in w}  # "Tuesday 15th" for Tuesday December 15 asked
@@ -452,9 +455,6 @@ def _standing_numbers(text: str) -> set[str]:
 def _asked_before(turns: Sequence[Turn], turn: int) -> int | None:
     """The agent's turn just before a business turn (its question), if the agent spoke before it."""
     return next((t for t in range(turn - 1, -1, -1) if turns[t].speaker == "agent" and turns[t].text.strip()), None)
-
-
-# -- the checks -------------------------------------------------------------------------------------------------
 
 
 def _stands(fact: Fact, words: Sequence[str], context: Sequence[str] = (), rest: Sequence[str] = (),
@@ -636,8 +636,7 @@ def _corrected(fact: Fact, turns: Sequence[Turn], at: Found, booking: bool, read
                                                                                          or has_phrase(words[max(0, min(c.at) - 3):min(c.at)], HOURS_CUES))]
             said = [c for c in clocks(words) if c.hour is not None and not (c.loose and str(c.hour) in own) and c not in limits
                     and (CORRECTIONS & set(words) or not (_gone(words, yes=False) or has_phrase(words, FULL)))]
-            # and a bare hour: "sorry, 8"
-            said += [Clock(int(w), 0, None, frozenset()) for w in _counts(words)
+            said += [Clock(int(w), 0, None, frozenset()) for w in _counts(words)  # and a bare hour: "sorry, 8"
                      if int(w) <= 12 and w not in own and CORRECTIONS & set(words)]
             other = [c for c in said if not any(_reads_as(c, *t) for t in mine)]
             its_days = set(fact.days) & WEEKDAYS_SET | {w for w in _date_words(fact.value) if w in WEEKDAYS}
