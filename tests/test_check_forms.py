@@ -447,6 +447,14 @@ def test_rule_8_a_yes_of_last_week_is_of_the_past(when: str) -> None:
     assert check_record(stock("in_stock", f"We had loads of them {when}"), STOCK, turns).rule == 8  # type: ignore[union-attr]
 
 
+@given(st.sampled_from(("We've got a few, not many", "Not much left, but we have some", "There's no shortage of them")))
+def test_rules_8_and_9_few_and_plenty_said_with_a_no_are_a_yes(said: str) -> None:
+    """"Not many" is a few, "no shortage" plenty: a yes of stock, no no."""
+    turns = call("Do you have the cast iron skillet?", f"Oh. {said}.")
+    assert isinstance(check_record(stock("in_stock", said), STOCK, turns), Accepted), said
+    assert check_record(stock("out_of_stock", said), STOCK, turns).rule == 9, said  # type: ignore[union-attr]
+
+
 def test_rule_5_the_items_own_size_is_no_count_of_it() -> None:
     bags = QuickAskJob(QuestionType.STOCK, "40 pound bag of rice")
     turns = call("Do you have the 40 pound bag of rice?", "The 40 pound, yeah, we've got 3 of those.")

@@ -18,7 +18,7 @@ from text_to_num import alpha2digit, text2num
 NT_STEMS = frozenset({"do", "does", "did", "ca", "wo", "is", "are", "was", "were", "could", "would", "should",
                       "have", "has", "had"})  # "dont", "cant"
 FILLERS = ("um", "uh", "er", "erm", "ah", "oh", "hmm", "mm", "well", "like", "so", "basically")
-EASE = ("problem", "problems", "trouble", "worries", "worry", "bother", "issue", "drama", "dramas", "sweat")  # "no problem", "not a problem": a yes
+EASE = ("problem", "problems", "trouble", "worries", "worry", "bother", "issue", "drama", "dramas", "sweat", "shortage")  # "no problem", "not a problem": a yes
 WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
 ORDINAL = ("st", "nd", "rd", "th")
 _TOKEN = re.compile(r"mm-hmm|uh-huh|\d{1,2}[:.]\d{2}(?!\d)|\d+/\d+|\d+(?:st|nd|rd|th)?(?![a-z\d])|\d+[a-z](?![a-z\d])|\d+|[ap]\.\s?m\b\.?|[a-z]+(?:'[a-z]+)*")

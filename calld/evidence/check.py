@@ -52,12 +52,12 @@ and that each typed value stands in them. Which number is the party is the model
     range's days are none its days_quote's clause says closed (CLOSED, no "open" nor time: "shut Sundays").
  8. Yes. The clause of a quote of what is (hours, a place, in stock, booked, a party or time) holds no word of NOT
     (nor ending in n't or "nae"; not before a word of OPEN_CLOSE and "until"; not a "no" before a word of
-    CORRECTIONS) nor of PAST; of stock, none of OUT nor "will" ('ll, "gonna"), nor a day ("in Tuesday", "next
-    week"): stock to come is none now; of a booking, none of FAILURE, FULL or CLOSED (but a party's or date's no of
-    another time: a clock time not the booked one, or ANOTHER_TIME), nor, in an outcome_quote, a word of GONE with
-    only WHEN_WORDS, days and times after it and no "you" in the clause ("Seven's gone", "Friday's out"). A booked
-    outcome_quote holds no word of OFFERS nor HOURS_CUES ("the kitchen closes at 9"). Here a clause ends before any
-    "and" too.
+    CORRECTIONS; not "not many") nor of PAST; of stock, none of OUT nor "will" ('ll, "gonna"), nor a day ("in
+    Tuesday", "next week"): stock to come is none now; of a booking, none of FAILURE, FULL or CLOSED (but a party's
+    or date's no of another time: a clock time not the booked one, or ANOTHER_TIME), nor, in an outcome_quote, a
+    word of GONE with only WHEN_WORDS, days and times after it and no "you" in the clause ("Seven's gone", "Friday's
+    out"). A booked outcome_quote holds no word of OFFERS nor HOURS_CUES ("the kitchen closes at 9"). Here a clause
+    ends before any "and" too.
  9. No. The clause of a quote of what is not (a decline, out of stock, not known) holds a word of NOT (or ending in
     n't or "nae") or of APOLOGY (in a stock quote but the outcome_quote, neither an apology nor a no before a word
     of KNOWING: "I don't know"), for stock of OUT ("out back" aside) or stock to come, for a booking of FAILURE,
@@ -169,6 +169,7 @@ def _negated(words: Sequence[str]) -> bool:
     """A word of NOT (or ending in n't), but for "not open until 9", "don't close till 5": a time, not a no; and but
     for a "no" that begins a correction ("aisle 7, no, sorry, 8"): what follows it is said instead, not denied."""
     return any((w in NOT or w.endswith(("n't", "nae"))) and not (_at(words, i + 1) in OPEN_CLOSE and _at(words, i + 2) in ("until", "till", "til"))
+               and not (w == "not" and _at(words, i + 1) in ("many", "much"))  # "not many" is a few
                and not (w == "no" and _at(words, i + 1) in CORRECTIONS - {"no"}  # but a bare "no, sorry" is a no
                         and any(v[0].isdigit() or _weekday(v) for v in words[i + 2:i + 5]))
                for i, w in enumerate(words))
