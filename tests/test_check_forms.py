@@ -351,7 +351,8 @@ def test_rule_9_an_apology_is_a_declines_no(apology: str, state: str) -> None:
 
 @given(st.sampled_from(("Please be here by 6:45", "We need the table back by nine", "Our bar is open from five till eleven",
                         "The set menu runs until 8", "Try to arrive before quarter to seven", "Drinks are from 6 to 11",
-                        "The kitchen closes at 10", "Heads up, we're open till eleven")))
+                        "The kitchen closes at 10", "Heads up, we're open till eleven", "Last orders are at half eight",
+                        "We'll need the table back at ten")))
 def test_rule_11_a_later_limit_or_range_is_no_other_booked_time(aside: str) -> None:
     """After the booked time, a time said as a limit or a range of something else ("be here by 6:45") is no correction."""
     turns = call("A table for two at 7 on Friday?", f"Yes, two at 7 on Friday, you're booked. {aside}.")
@@ -366,6 +367,8 @@ def test_rule_11_a_later_limit_or_range_is_no_other_booked_time(aside: str) -> N
     args = booked(2, "Friday 19:00", outcome_quote="The kitchen closes at 6:30 on Friday", party_readback=True,
                   time_readback=True, date_readback=True)
     assert check_record(args, BOOK, hours_only).rule == 8  # type: ignore[union-attr]
+    sorry = call("A table for two at 7 on Friday?", "Oh. Sorry about that.")  # an apology is no yes
+    assert check_record(args | {"outcome_quote": "Sorry about that"}, BOOK, sorry).rule == 8  # type: ignore[union-attr]
 
 
 @given(st.sampled_from((("tomorrow", "Tomorrow", "2026-12-06"), ("tonight", "Tonight", "2026-12-05"), ("today", "Today", "2026-12-05"))))
@@ -399,6 +402,13 @@ def test_rule_4_a_booked_time_said_as_the_hours_is_none() -> None:
     assert isinstance(check_record(args, BOOK, turns), Accepted)
     wrong = args | {"confirmed_time": "Friday 17:00", "time_quote": "We open at 5 on Friday"}
     assert check_record(wrong, BOOK, turns).rule == 4  # type: ignore[union-attr]
+    for aside in ("we need the table back at 9", "last orders at 9", "the music starts at 9"):
+        later = call("A table for two at 7pm on Friday?", f"Two at 7 on Friday, you're booked, {aside}.")
+        wrong = args | {"confirmed_time": "Friday 21:00", "time_quote": aside, "party_quote": "Two at 7", "date_quote": "on Friday"}
+        assert check_record(wrong, BOOK, later).rule == 4, aside  # type: ignore[union-attr]
+    by = call("A table for two at 7pm on Friday?", "We will expect you two by 7 on Friday, you're booked.")
+    expected = args | {"party_quote": "you two", "time_quote": "by 7 on Friday", "date_quote": "on Friday"}
+    assert isinstance(check_record(expected, BOOK, by), Accepted)  # "by" is "at" in many Englishes
     table = call("A table for two at 7pm on Friday?", "We've a table for two open at 7 on Friday, you're booked.")
     open_at = {"party_quote": "a table for two", "time_quote": "open at 7", "date_quote": "on Friday"}
     assert isinstance(check_record(args | open_at, BOOK, table), Accepted)

@@ -5,64 +5,59 @@ and that each typed value stands in them. Which number is the party is the model
 
  1. Said. Every quote stands, as one run of tokens, in one business turn heard before the record, in lower case,
     without punctuation, FILLERS or a no of EASE ("no problem"), number words as digits ("nine" 9, "twelfth" 12th,
-    "a dozen" 12; "ones" is none), "dont" as "don't", "p m" as "pm", an aisle's letter with its number ("4b", "4
-    b"), "mm-hmm" a word (calld.domain.tokens). Agent speech never counts; a fact needs a quote or a read-back.
+    "a dozen" 12; "ones" is none), "dont" as "don't", "p m" as "pm", "4 b" as "4b" (calld.domain.tokens). Agent
+    speech never counts; a fact needs a quote or a read-back.
  2. Read back. A fact marked readback stands in the agent's turn just before the business turn that holds the
     record's outcome_quote (which is then needed), instead of in a quote of its own.
- 3. Statements. A quote's clause is not a question (one that begins with a word of STATING, with no "you" nor "if",
-    states, said rising: "I think we're open till 8?"), nor its sentence a phone menu's prompt; an outcome's yes is
-    in no question at all, nor holds a bare "confirm" or "verify" but after a word of CONFIRMS ("I can confirm"),
-    nor a word of HOLDS ("let me check"); only a booking's fact may stand in the business's own question when the
-    outcome_quote comes after it, and a range's days when its times answer them in that turn ("Sundays? No, we're
-    not"). A clause ends at , ; ? . ! and before "but", or "and" with an asking verb and a person.
- 4. Clock times. Each time reads as one in its own quote: "7:30", "7.30", "7 30", "0930" (where a time may be; no
-    phone number), a number before am/pm, o'clock or "ish", or after a word of CLOCK_CUES, "noon", "midnight", "half
-    past 7", "half five", "at 9 and a half", "ten to nine", "quarter of 8" (after "at", or as a booking's one time),
-    the quote's one number ("Ten."; in a booking's time, "make that five"), "19 30" or "20 hours" (13 to 23:
-    24-hour); am/pm, where said (DAYPARTS: "in the morning", "afternoons 2", "morning 10 until night 10"; "07:00":
-    24-hour), agrees. A dash between numbers or days is a run ("9-6", "Mon-Fri"), as a word of RUNS is ("9 while 5")
-    and "and" after "between"; number words said apart (",") are two. A number that begins an address (names, then a
-    word of STREETS) or follows a month is no time; after LOOSE_CUES, or a time only by "tonight" after it, it is a
-    count too, and no time where another is said ("for four tonight at 8"). A range's opening and closing are two
-    times said one after the other in its times_quote, the opening first unless a word of closing is the last cue
-    before them ("until 9 from 5"), the closing after the opening where neither says its half of the day; a bare
-    "half past" takes its hour from the context_quote; days_quote and times_quote, said in one turn, have no other
-    day or number between them but a split shift's other times, and days whose own clause says times take those
-    ("Monday to Friday 8:30 to 6, Saturday 9 to 1"). A booked time in no clock words ("early sitting") stands by
-    them; said with no half of the day, it is the half nearer the time asked for; said only after a word of
-    HOURS_CUES ("we open at 5"), it is none.
+ 3. Statements. A quote's clause is not a question (but one begun by a word of STATING, with no "you" nor "if":
+    "we're open till 8?"), nor a phone menu's prompt; an outcome's yes is in no question at all, nor holds a bare
+    "confirm" or "verify" but after a word of CONFIRMS ("I can confirm"), nor a word of HOLDS ("let me check"); only
+    a booking's fact may stand in the business's question before the outcome_quote, and a range's days its times
+    answer in that turn ("Sundays? No."). A clause ends at , ; ? . ! and before "but", or "and can I"-like asking.
+ 4. Clock times. Each time reads as one in its own quote: "7:30", "7.30", "7 30", "0930" (in no phone number), a
+    number before am/pm, o'clock or "ish", or after a word of CLOCK_CUES, "noon", "midnight", "half past 7", "half
+    five", "at 9 and a half", "ten to nine" (after "at", or as a booking's one time), the quote's one number
+    ("Ten."; in a booking's time, "make that five"), "19 30" or "20 hours" (13 to 23: 24-hour); am/pm, where said
+    (DAYPARTS: "in the morning", "morning 10 until night 10"; "07:00": 24-hour), agrees. A dash between numbers or
+    days is a run ("9-6", "Mon-Fri"), as a word of RUNS is ("9 while 5") and "and" after "between"; number words
+    said apart (",") are two. A number that begins an address (names, then a word of STREETS) or follows a month is
+    no time; after LOOSE_CUES, or a time only by "tonight" after it, it is a count too, and no time where another is
+    said ("for four tonight at 8"). A range's two times are said one after the other in its times_quote, the opening
+    first unless a word of closing is their last cue ("until 9 from 5"), the closing later where neither says its
+    half of the day; a bare "half past" takes its hour from the context_quote; days_quote and times_quote, said in
+    one turn, have no other day or number between them but a split shift's other times, and days whose own clause
+    says times take those ("Mon-Fri 8:30 to 6, Sat 9 to 1"). A booked time in no clock words ("early sitting")
+    stands by them; said with no half of the day, it is the half nearer the time asked for; with a word of LIMITS or
+    HOURS_CUES in the four words before each time it reads ("we open at 5", "back at 9"), it is none.
  5. Own words. Each day, date, count, party size, place or kind stands in its own quote: a count as a number that is
-    no part of a clock time nor a day of a month ("march 5", "the 12th", "on 12th": with no month said, the day
-    stands for the date), nor before a word of UNITS or after one of NUMBERED ("table 12"); days by name, run or
-    DAY_GROUPS, every day the days_quote names being recorded (in its range or another), and a range's times_quote
-    naming no day but its own, where a word of OTHER_DAYS ("rest of the week") names the days its turn names nowhere
-    else; a place or kind by its words (PLACE_WORDS aside; "green's", "greens" say green). A day after a word of
-    SET_APART is not among them ("closed" aside, for closed days). An item's count or place quote holds no other
-    number (but the item's own, itself no count: "the 12 inch"). A typed date is read as said (an ISO date as its
-    date, its weekday said or not; "Dec" as December); the date asked stands unsaid beside its weekday said, or
-    beside "today" or "tomorrow" said where the request's own words say it. A name of HOLIDAYS says its date.
+    no part of a clock time nor a day of a month ("march 5", "the 12th": with no month said, the day stands for the
+    date), nor before a word of UNITS or after one of NUMBERED ("table 12"); days by name, run or DAY_GROUPS, every
+    day the days_quote names being recorded, and a range's times_quote naming no day but its own, where a word of
+    OTHER_DAYS ("rest of the week") names the days its turn names nowhere else; a place or kind by its words
+    (PLACE_WORDS aside). A day after a word of SET_APART is not among them ("closed" aside, for closed days). An
+    item's count or place quote holds no other number (but the item's own, itself no count: "the 12 inch"). A typed
+    date is read as said (an ISO date by its day; "Dec" as December); the date asked stands unsaid beside its
+    weekday said, or beside "today" or "tomorrow" said where the request says it. A name of HOLIDAYS says its date.
  6. The item. A stock or aisle fact names the item asked about: in its quote, or in the agent's question before it
-    (the agent's follow-up questions between, or a question back and the agent's choice, which the fact's sentence
-    names), with no number of another size of it nor a word of INSTEAD said in between; in its own quote where its
-    sentence gives another number of its kind (another aisle or count: "3 boxes, in aisle 8" holds one of each) or
-    its clause a word of INSTEAD ("the M12 though"). Said again or read back, a place or count stands on the
-    question first answered.
+    (the agent's follow-ups between, or a question back and the agent's choice, which the fact's sentence names),
+    with no number of another size of it nor a word of INSTEAD said in between; in its own quote where its sentence
+    gives another number of its kind ("3 boxes, in aisle 8" holds one of each) or its clause a word of INSTEAD ("the
+    M12 though"). Said again or read back, a place or count stands on the question first answered.
  7. Word lists. A closed day's quote holds a word of CLOSED (or a no just before "open", not "until"; or a no
     answering a question with "open"); open around the clock, of ALWAYS; no set hours, of NO_SET_HOURS. An open
     range's days are none its days_quote's clause says closed (CLOSED, no "open" nor time: "shut Sundays").
- 8. Yes. The clause of a quote of what is (hours, a place, in stock, booked, a party or time) holds no word of NOT
-    (nor ending in n't or "nae"; not before a word of OPEN_CLOSE and "until"; not a "no" before a word of
-    CORRECTIONS; not "not many") nor of PAST; of stock, none of OUT nor "will" ('ll, "gonna"), nor a day ("in
-    Tuesday", "next week"): stock to come is none now; of a booking, none of FAILURE, FULL or CLOSED (but a party's
-    or date's no of another time: a clock time not the booked one, or ANOTHER_TIME), nor, in an outcome_quote, a
-    word of GONE with only WHEN_WORDS, days and times after it and no "you" in the clause ("Seven's gone", "Friday's
-    out"). A booked outcome_quote holds no word of OFFERS nor HOURS_CUES ("the kitchen closes at 9"). Here a clause
-    ends before any "and" too.
+ 8. Yes. The clause of a quote of what is holds no word of NOT (nor ending in n't or "nae"; not before a word of
+    OPEN_CLOSE and "until"; not a "no" before a word of CORRECTIONS; not "not many") nor of PAST; of stock, none of
+    OUT nor "will" ('ll, "gonna"), nor a day ("in Tuesday", "next week"): stock to come is none now; of a booking,
+    none of FAILURE, FULL or CLOSED (but a party's or date's no of another clock time or ANOTHER_TIME), nor, in an
+    outcome_quote, a word of GONE with only WHEN_WORDS, days and times after it and no "you" in the clause ("Seven's
+    gone", "Friday's out"). A booked outcome_quote holds no word of OFFERS nor HOURS_CUES ("the kitchen closes at
+    9"), nor is each of its clauses an apology. A clause here ends before any "and".
  9. No. The clause of a quote of what is not (a decline, out of stock, not known) holds a word of NOT (or ending in
-    n't or "nae") or of APOLOGY (in a stock quote but the outcome_quote, neither an apology nor a no before a word
-    of KNOWING: "I don't know"), for stock of OUT ("out back" aside) or stock to come, for a booking of FAILURE,
-    FULL, CLOSED or OFFERS, or the word of GONE of rule 8 ("all booked" only where it ends the clause). An answer's
-    outcome_quote says a yes or a no only of stock; of hours, an aisle or kinds it need only be said.
+    n't or "nae") or of APOLOGY (in a stock quote, no apology nor a no before a word of KNOWING: "I don't know"),
+    for stock of OUT ("out back" aside) or stock to come, for a booking of FAILURE, FULL, CLOSED or OFFERS, or the
+    word of GONE of rule 8 ("all booked" only where it ends the clause). An answer's outcome_quote says a yes or a
+    no only of stock; of hours, an aisle or kinds it need only be said.
 10. Said after. In a booked outcome_quote's turn before it, and after it, a business sentence with a word of
     FAILURE, or of NOT beside one of BOOKING (no "if" or "unless"), or the word of GONE of rule 8 said of no other
     time ("Friday's gone"), refuses the record unless the booked time is said later. After a declined outcome_quote,
@@ -72,8 +67,8 @@ and that each typed value stands in them. Which number is the party is the model
     of its kind (a clock time; a number of one or two digits, not the record's party nor, for a party, its booked
     time; a day, for a date) refuse the record when they hold a word of CORRECTIONS, or always for a booking's time
     and date (and a read-back party), or for stock held a no; unless they name a day the fact is not for. A time
-    said gone or full, or the party said alone, is no other value, nor, of a booking, one after a word of LIMITS or
-    RUNS ("come by 12:45", "from 10 to 6") or HOURS_CUES in a sentence with no word of NOT.
+    said gone or full, or the party said alone, is no other value, nor, of a booking, in a sentence with no word of
+    NOT, one just after a word of RUNS, "by", "from", "after" or "between", or as in rule 4 ("from 10 to 6").
 12. Voicemail. A voicemail record stands on a recorded greeting said, or the carrier's answering-machine detection.
 
 Word lists: named constants of at most fifteen entries (FILLERS, EASE in calld.domain.tokens). Entry point: check_record.
@@ -149,7 +144,7 @@ OPEN_CLOSE = ("open", "opens", "close", "closes")  # "not <one> until 9" is the 
 HOURS_CUES = ("we open", "we're open", "opens", "close", "closes", "closing")  # a time after one is the hours' ("we open at 7")
 HOLDS = ("let me check", "let me see", "let me look", "let me have a look", "hold on", "hang on", "1 moment",
          "1 sec", "1 second", "just a moment", "just a sec", "bear with me")  # a wait, not an answer (as tokens: "one" is 1)
-LIMITS = frozenset({"by", "from", "before", "after", "back", "between"})  # "come by 12:45": a limit, no booked time
+LIMITS = ("before", "back", "last", "ends", "starts", "start")  # "table back at 9": a time not the booking's
 INSTEAD = ("instead", "though", "alternatively", "substitute", "alternative", "similar", "equivalent", "generic")
 KNOWING = ("know", "sure", "idea", "tell", "remember", "certain")  # "I don't know" says no no of stock
 STATING = ("we", "we're", "we've", "i", "i'm", "it", "it's", "its", "they", "they're", "there's")  # "we're open till 8?"
@@ -526,7 +521,8 @@ def _sign(fact: Fact, words: Sequence[str], parts: Sequence[Sequence[str]] = (),
         _gone(p, yes=fact.kind == "yes") for p in (parts or [words]))
     if fact.kind == "yes" and to_come:
         return "it says what is to come, not what is there now"
-    if outcome and fact.kind == "yes" and fact.topic == "booking" and has_phrase(words, (*OFFERS, *HOURS_CUES)):  # "we close at 8"
+    if outcome and fact.kind == "yes" and fact.topic == "booking" and (has_phrase(words, (*OFFERS, *HOURS_CUES))  # "we close at 8"
+                                                                         or all(has_phrase(p, APOLOGY) for p in parts or [words])):
         return "it offers or limits, it does not confirm: quote the words that confirm the booking, or record declined"
     if fact.kind == "yes" and (_negated(words) or has_phrase(words, PAST) or has_phrase(words, extra) or gone):
         return "it says no, or says it of the past"
@@ -633,8 +629,8 @@ def _corrected(fact: Fact, turns: Sequence[Turn], at: Found, booking: bool, read
         if mine:
             # another time said gone or full is no new one ("make that 8, 9's taken"), nor the party said alone ("Two.")
             # of a booking, a limit or a range's end ("come by 12:45", "from 10 to 6") is no time of it; "nothing until 10" a no
-            limits = [c for c in clocks(words) if booking and not NOT & set(words) and (_at(words, min(c.at) - 1) in LIMITS | RUNS
-                                                                                         or has_phrase(words[max(0, min(c.at) - 3):min(c.at)], HOURS_CUES))]
+            limits = [c for c in clocks(words) if booking and not NOT & set(words) and (
+                _aside(words, c) or _at(words, min(c.at) - 1) in RUNS | {"by", "from", "after", "between"})]
             said = [c for c in clocks(words) if c.hour is not None and not (c.loose and str(c.hour) in own) and c not in limits
                     and (CORRECTIONS & set(words) or not (_gone(words, yes=False) or has_phrase(words, FULL)))]
             said += [Clock(int(w), 0, None, frozenset()) for w in _counts(words)  # and a bare hour: "sorry, 8"
@@ -651,6 +647,10 @@ def _corrected(fact: Fact, turns: Sequence[Turn], at: Found, booking: bool, read
                 or fact.topic == "stock" and fact.kind == "yes" and (has_phrase(words, OUT) or _negated(words)):
             return " ".join(words)  # "oh wait, sorry, we just sold the last one"
     return None
+
+
+def _aside(words: Sequence[str], c: Clock) -> bool:  # rules 4, 11: a limit, the hours, another's ("last orders at 9")
+    return has_phrase(words[max(0, min(c.at) - 4):min(c.at)], (*LIMITS, *HOURS_CUES))
 
 
 def _failed_after(booked: Fact, turns: Sequence[Turn], at: Found) -> str | None:
@@ -787,7 +787,7 @@ def _check(cited: Cited, request: QuickAskJob | BookJob, turns: Sequence[Turn], 
             return Refused(4, f"{fact.value!r} is said with no half of the day, and its other half is nearer the time asked "
                               f"for, {request.time!r} (your quote {fact.quote!r})", "record the half of the day nearer it")
         if fact.kind == "clock" and isinstance(request, BookJob) and (said := clocks(at.words, one=True)) and all(
-                has_phrase(at.words[max(0, min(c.at) - 3):min(c.at)], HOURS_CUES) for c in said):  # "we open at 5": their hours
+                _aside(at.words, c) for c in said):  # "we open at 5", "table back by 9": another time than the booking's
             return Refused(4, f"your quote {fact.quote!r} says when the business opens or closes", "quote the booked time")
         if fact.kind == "days" and (left := days_in([w for w in named if w != "closed" or fact.topic != "closed"], rest)
                                     - set(fact.value.split(",")) - recorded_days):
