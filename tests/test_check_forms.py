@@ -486,6 +486,14 @@ def test_rule_5_a_date_said_by_its_name(holiday: tuple[str, str]) -> None:
     assert check_record(args | {"confirmed_time": later}, BOOK, turns).rule == 5, name  # type: ignore[union-attr]
 
 
+@given(st.sampled_from(c.HOURS_CUES))
+def test_rule_9_a_decline_may_say_only_the_hours(cue: str) -> None:
+    """"We close at 7 on Friday" asked for 8 declines: the business's hours are a booking's no."""
+    said = f"{cue.capitalize()} at 7 on Friday"
+    assert isinstance(check_record(declined(said), BOOK, call("A table for two at 8 on Friday?", f"Ah. {said}.")), Accepted), cue
+    assert check_record(declined("Friday at 7"), BOOK, call("A table for two at 8 on Friday?", "Ah. Friday at 7.")).rule == 9  # type: ignore[union-attr]
+
+
 def test_rule_4_a_number_word_keeps_its_s() -> None:
     """"Eight thirty's fine" says 8:30 as "8:30's fine" does (the 's was part of the word, and no number)."""
     turns = call("Could we do Friday at 8:30 for two instead?", "Eight thirty's fine.")

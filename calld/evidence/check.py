@@ -55,9 +55,9 @@ and that each typed value stands in them. Which number is the party is the model
     9"), nor is each of its clauses an apology. A clause here ends before any "and".
  9. No. The clause of a quote of what is not (a decline, out of stock, not known) holds a word of NOT (or ending in
     n't or "nae") or of APOLOGY (in a stock quote, no apology nor a no before a word of KNOWING: "I don't know"),
-    for stock of OUT ("out back" aside) or stock to come, for a booking of FAILURE, FULL, CLOSED or OFFERS, or the
-    word of GONE of rule 8 ("all booked" only where it ends the clause). An answer's outcome_quote says a yes or a
-    no only of stock; of hours, an aisle or kinds it need only be said.
+    for stock of OUT ("out back" aside) or stock to come, for a booking of FAILURE, FULL, CLOSED, OFFERS or
+    HOURS_CUES, or the word of GONE of rule 8 ("all booked" only where it ends the clause). An answer's
+    outcome_quote says a yes or a no only of stock; of hours, an aisle or kinds it need only be said.
 10. Said after. In a booked outcome_quote's turn before it, and after it, a business sentence with a word of
     FAILURE, or of NOT beside one of BOOKING (no "if" or "unless"), or the word of GONE of rule 8 said of no other
     time ("Friday's gone"), refuses the record unless the booked time is said later. After a declined outcome_quote,
@@ -528,7 +528,7 @@ def _sign(fact: Fact, words: Sequence[str], parts: Sequence[Sequence[str]] = (),
         return "it says no, or says it of the past"
     knows = [w for i, w in enumerate(words) if fact.topic != "stock" or outcome or _at(words, i + 1) not in KNOWING and w not in APOLOGY]
     if fact.kind == "no" and not (_negated(knows) or has_phrase(knows, (*extra, *APOLOGY)) or to_come or gone
-                                  or fact.topic == "booking" and has_phrase(words, OFFERS)):
+                                  or fact.topic == "booking" and has_phrase(words, (*OFFERS, *HOURS_CUES))):
         return "it holds no word of a no"
     return None
 
