@@ -58,6 +58,24 @@ async def test_the_result_show_and_history_name_the_day_the_time_was_read_as(tmp
     await stop(daemon)
 
 
+async def test_the_evidence_check_knows_the_restaurants_today(tmp_path, nursery, autojump_clock, monkeypatch):
+    """The daemon dials a booking with the day it is where the restaurant is (Wednesday 10 June in New York): the
+    day the business's "tomorrow" is said of, which the evidence check reads."""
+    from calld.core import judging
+    from calld.evidence import check
+
+    seen: list[object] = []
+    real = check.check_record
+    monkeypatch.setattr(check, "check_record", lambda arguments, job, *a, **k: seen.append(job) or real(arguments, job, *a, **k))
+    judging.judged.cache_clear()
+    daemon = await started(nursery, tmp_path, NOON)
+    async with ControlClient(daemon.settings.calld_socket) as client:
+        await client.provision("alice")
+        assert (await book(client, {**BOOK, "time": "Friday 7pm", "request_id": "today-1"}))["status"] == "booked"
+    assert seen and {(job.when, job.today) for job in seen} == {("2026-06-12T19:00:00-04:00", "2026-06-10")}
+    await stop(daemon)
+
+
 async def test_a_queued_tomorrow_keeps_the_day_it_meant_when_dialled_after_midnight(tmp_path, nursery, autojump_clock):
     daemon = await started(nursery, tmp_path, LATE)
     async with ControlClient(daemon.settings.calld_socket) as client:

@@ -371,18 +371,28 @@ def test_rule_11_a_later_limit_or_range_is_no_other_booked_time(aside: str) -> N
     assert check_record(args | {"outcome_quote": "Sorry about that"}, BOOK, sorry).rule == 8  # type: ignore[union-attr]
 
 
-@given(st.sampled_from((("tomorrow", "Tomorrow", "2026-12-06"), ("tonight", "Tonight", "2026-12-05"), ("today", "Today", "2026-12-05"))))
-def test_rule_5_a_relative_day_says_the_date_asked_in_the_same_word(asked: tuple[str, str, str]) -> None:
-    """"Tomorrow" said by the business is the date asked for where the user's own words said "tomorrow" too; the
-    checker knows no today, so where the user named a weekday it is not."""
-    word, said, day = asked
-    turns = call(f"A table for two {word} at 7pm?", f"{said} at 7 for two, you're booked.")
-    args = booked(2, f"{day} 19:00", outcome_quote="you're booked", party_quote="for two", time_quote="at 7", date_quote=said)
-    request = BookJob(2, f"{word} at 7pm", None, 60, E164("+15555550123"), when=f"{day}T19:00:00-05:00")
+@given(st.sampled_from((("Tomorrow", "2026-12-06", "Sunday"), ("Tonight", "2026-12-05", "Saturday"), ("Today", "2026-12-05", "Saturday"))))
+def test_rule_5_a_relative_day_is_said_of_the_day_the_call_is_dialled(said: tuple[str, str, str]) -> None:
+    """"Tomorrow" said by the business is the day after the call's own (BookJob.today, Saturday 5 December here),
+    whatever the user's words named; with no day of the call known it says no date."""
+    word, day, weekday = said
+    turns = call(f"A table for two on {weekday} at 7pm?", f"{word} at 7 for two, you're booked.")
+    args = booked(2, f"{day} 19:00", outcome_quote="you're booked", party_quote="for two", time_quote="at 7", date_quote=word)
+    request = BookJob(2, f"{weekday} at 7pm", None, 60, E164("+15555550123"), when=f"{day}T19:00:00-05:00", today="2026-12-05")
     assert isinstance(check_record(args, request, turns), Accepted)
+    assert isinstance(check_record(args | {"confirmed_time": f"{weekday} 7pm"}, request, turns), Accepted)
     assert check_record(args | {"confirmed_time": "2026-12-07 19:00"}, request, turns).rule == 5  # type: ignore[union-attr]
-    named = BookJob(2, "Sunday at 7pm", None, 60, E164("+15555550123"), when=f"{day}T19:00:00-05:00")
-    assert check_record(args, named, turns).rule == 5  # type: ignore[union-attr]
+    unknown = BookJob(2, f"{weekday} at 7pm", None, 60, E164("+15555550123"), when=f"{day}T19:00:00-05:00")
+    assert check_record(args, unknown, turns).rule == 5  # type: ignore[union-attr]
+
+
+def test_a_booking_is_dialled_with_the_restaurants_today() -> None:
+    """BookJob.dialled: its time as read, and the day it is dialled where the restaurant is (23:30 in New York on
+    Friday is Saturday in UTC, and Friday there)."""
+    from datetime import UTC, datetime
+    job = BookJob(2, "tomorrow 7pm", None, 60, E164("+15555550123")).dialled("2026-12-05T19:00:00-05:00",
+                                                                            datetime(2026, 12, 5, 4, 30, tzinfo=UTC))
+    assert (job.when, job.today) == ("2026-12-05T19:00:00-05:00", "2026-12-04")
 
 
 @given(st.sampled_from(("The 11th", "On the eleventh", "December 11")))

@@ -14,8 +14,10 @@ judged; everything else about the call is the same.
 from __future__ import annotations
 
 import json
+from datetime import datetime
 from typing import Any, ClassVar, Literal
 
+import attrs
 from attrs import frozen
 
 from calld.domain.ids import E164, FirstName, RunId, UserId
@@ -166,6 +168,13 @@ class BookJob:
     # `time` as calld read it in the restaurant's zone (ISO 8601 with its offset), when the daemon did:
     # the result names the day it was booked for. The business hears the user's own words.
     when: str | None = None
+    # The day the call is dialled, in the restaurant's zone (ISO 8601 date): the day the business's
+    # "today", "tonight" and "tomorrow" are said of (the evidence check reads them so).
+    today: str | None = None
+
+    def dialled(self, when: str, now: datetime) -> BookJob:
+        """The job as it is dialled at `now`: its time as read, and the restaurant's today."""
+        return attrs.evolve(self, when=when, today=now.astimezone(datetime.fromisoformat(when).tzinfo).date().isoformat())
 
     @property
     def label(self) -> str:

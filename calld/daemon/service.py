@@ -711,7 +711,7 @@ class Daemon:
         time as the gate read it, kept in the ledger and named in the result."""
         request_id = request.request_id or f"req_{plan.run_id.removeprefix('run_')}"
         if booking_at is not None and isinstance(plan.job, BookJob):
-            plan = attrs.evolve(plan, job=attrs.evolve(plan.job, when=booking_at))
+            plan = attrs.evolve(plan, job=plan.job.dialled(booking_at, self.clock()))
         params = self._params(request, scenario)
         full = len(self._flights) >= self.settings.calld_max_calls
         space = self._disk_full()

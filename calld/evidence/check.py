@@ -34,10 +34,10 @@ and that each typed value stands in them. Which number is the party is the model
     date), nor before a word of UNITS or after one of NUMBERED ("table 12"); days by name, run or DAY_GROUPS, every
     day the days_quote names being recorded, and a range's times_quote naming no day but its own, where a word of
     OTHER_DAYS ("rest of the week") names the days its turn names nowhere else; a place or kind by its words
-    (PLACE_WORDS aside). A day after a word of SET_APART is not among them ("closed" aside, for closed days). An
+    (PLACE_WORDS aside). A day after a word of SET_APART is not among them ("closed" aside, of closed days). An
     item's count or place quote holds no other number (but the item's own, itself no count: "the 12 inch"). A typed
     date is read as said (an ISO date by its day; "Dec" as December); the date asked stands unsaid beside its
-    weekday said, or beside "today" or "tomorrow" said where the request says it. A name of HOLIDAYS says its date.
+    weekday said; RELATIVE words ("tomorrow") and HOLIDAYS say their dates (BookJob.today: the day dialled).
  6. The item. A stock or aisle fact names the item asked about: in its quote, or in the agent's question before it
     (the agent's follow-ups between, or a question back and the agent's choice, which the fact's sentence names),
     with no number of another size of it nor a word of INSTEAD said in between; in its own quote where its sentence
@@ -81,7 +81,7 @@ import functools
 import itertools
 import re
 from collections.abc import Iterable, Mapping, Sequence
-from datetime import date
+from datetime import date, timedelta
 from typing import Any
 
 from attrs import frozen
@@ -133,6 +133,7 @@ GONE = ("gone", "went", "taken", "out", "spoken for", "filled", "packed", "slamm
 APOLOGY = ("sorry", "afraid", "unfortunately", "apologies", "apologise", "apologize", "regret", "regrettably")  # a no's
 WHEN_WORDS = frozenset({"for", "on", "at", "that", "this", "night", "tonight", "tomorrow", "today", "already",
                         "now", "i'm", "afraid", "sorry", "too"})  # after GONE
+RELATIVE = {"today": 0, "tonight": 0, "tomorrow": 1}  # days after the call's own (BookJob.today)
 HOLIDAYS = {"christmas eve": "december 24", "christmas day": "december 25", "boxing day": "december 26",
             "new year's eve": "december 31", "new year's day": "january 1"}  # dates by name (bare "Christmas" is a season)
 UNITS = ("minute", "hour", "dollar", "buck", "cent", "percent", "pound", "quid", "euro", "inch", "foot", "feet", "litre",
@@ -150,8 +151,6 @@ KNOWING = ("know", "sure", "idea", "tell", "remember", "certain")  # "I don't kn
 STATING = ("we", "we're", "we've", "i", "i'm", "it", "it's", "its", "they", "they're", "there's")  # "we're open till 8?"
 CORRECTIONS = frozenset({"actually", "sorry", "wait", "correction", "mean", "rather", "instead", "oops", "scratch",
                          "make", "change", "changed", "no"})
-
-
 _AGAIN = "point each fact at the business's own words that state it, verbatim, and record again"
 
 
@@ -329,7 +328,7 @@ _NOT_A_NAME = CLOCK_CUES | RUNS | WEEKDAYS_SET | {"am", "pm", "oclock", "s", "is
 def _date_words(value: str) -> list[str]:
     """The day and date words a typed value needs said ("Friday at 7", "tonight"; "March 5th" as "march 5")."""
     words = _typed(value)
-    out = ["today" if w == "tonight" else w for w in words if w in ("today", "tonight", "tomorrow")]
+    out = ["today" if w == "tonight" else w for w in words if w in RELATIVE]
     out += [d for w in words if (d := _weekday(w)) is not None]
     for i, w in enumerate(words):
         day = next((words[j] for j in _near(words, i) if words[j].isdigit()), None) if w in MONTHS or w == "the" else None
@@ -360,7 +359,7 @@ def _date_stands(value: str, words: Sequence[str], asked: Sequence[str] = ()) ->
     unnamed = not MONTHS_SET & set(words)  # "on the 12th" for June 12, where no month is said
     mine, given = _date_words(value), set(_date_words(" ".join(asked)))
     given |= {f"the {w.split()[-1]}" for w in given if " " in w}  # "Tuesday 15th" for Tuesday December 15 asked
-    given = given if (set(mine) & WEEKDAYS_SET | {"today", "tomorrow"}) & said & given else set()  # "tomorrow", asked so
+    given = given if set(mine) & said & given & WEEKDAYS_SET else set()
     stands = [w in said or w in given or unnamed and w.split()[0] in MONTHS and f"the {w.split()[-1]}" in said for w in mine]
     iso = re.match(r"\s*\d{4}-\d\d-\d\d", value) is not None  # its weekday is its date's: "the 11th" says 2026-12-11
     return all(ok or iso and w in WEEKDAYS_SET and any(o for v, o in zip(mine, stands) if " " in v) for w, ok in zip(mine, stands))
@@ -772,15 +771,16 @@ def _check(cited: Cited, request: QuickAskJob | BookJob, turns: Sequence[Turn], 
         if (at.question and not may_ask and not stated) or situations.menu_prompt(at.sentence.text):
             return Refused(3, f"your quote {fact.quote!r} is a question or a phone menu's prompt", "quote the business's statement")
         context = _words(tokens(fact.context or "")) if locate(turns, fact.context) is not None else []
-        context = [*_typed(request.when), *(w for w in _typed(request.time) if w in ("today", "tonight", "tomorrow"))] if (
-            fact.kind == "date" and isinstance(request, BookJob) and request.when) else context
+        context = _typed(request.when) if fact.kind == "date" and isinstance(request, BookJob) and request.when else context
+        today = date.fromisoformat(request.today) if isinstance(request, BookJob) and request.today else None  # "tomorrow": its day
+        spoken = [*at.words, *(v for w in at.words if w in RELATIVE and today for v in _typed(str(today + timedelta(RELATIVE[w]))))]
         if fact.kind == "closed" and (q := _asked_before(turns, at.turn)) is not None:
             context = _words(tokens(turns[q].text))  # "Are you open on Sunday?" / "No, we're not."
         named = _other_days(turns, at)  # "Rest of the week we're closed": the days its turn names nowhere else
         text = turns[at.turn].text  # the rest of the quote's sentence, where a day may be set apart
         rest = _words(tokens(text[tokens(text)[at.last - 1].end:at.sentence.end])) if fact.kind == "days" else []
         lone = fact.quote not in {f.quote for f in cited.facts if f.kind == "count"}  # one number is no party and time
-        if (why := _stands(fact, named if fact.kind == "days" else at.words, context, rest, item, lone)) is not None:
+        if (why := _stands(fact, named if fact.kind == "days" else spoken, context, rest, item, lone)) is not None:
             rule = 4 if fact.kind in ("clock", "range") else 7 if fact.kind in ("closed", "always", "no_set_hours") else 5
             return Refused(rule, f"{why} (your quote {fact.quote!r})", _AGAIN)
         if fact.kind == "clock" and isinstance(request, BookJob) and _other_half(fact.value, at.words, request):
@@ -877,7 +877,7 @@ def _own_times(turns: Sequence[Turn], days: Found, times: Found) -> str | None:
 
 def _another_day(words: Sequence[str], days: Sequence[str]) -> str | None:
     """Rule 5: a range's times quote names only days it is not for ("back tomorrow at nine" for today's)."""
-    rel = {"today" if w == "tonight" else w for w in words if w in ("today", "tonight", "tomorrow")}
+    rel = {"today" if w == "tonight" else w for w in words if w in RELATIVE}
     return next((", ".join(sorted(n)) for n, m in ((days_in(words), set(days) & WEEKDAYS_SET), (rel, set(days) & {"today", "tomorrow"}))
                  if n and m and not n & m), None)
 
