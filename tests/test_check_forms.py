@@ -397,12 +397,17 @@ def test_a_booking_is_dialled_with_the_restaurants_today() -> None:
 
 @given(st.sampled_from(("The 11th", "On the eleventh", "December 11")))
 def test_rule_5_an_iso_dates_weekday_is_its_dates(said: str) -> None:
-    """A date typed in ISO 8601 needs its day said, not its weekday, which is the date's own; a weekday typed needs saying."""
+    """A date typed with its year (ISO 8601 or in words) needs its day said, not its weekday, which is the date's own
+    (if it is); a weekday typed with no year needs saying."""
     turns = call("A table for two on the 11th at 7pm?", f"{said} at 7 for two, you're booked.")
     args = booked(2, "2026-12-11 19:00", outcome_quote="you're booked", party_quote="for two", time_quote="at 7", date_quote=said)
     assert isinstance(check_record(args, BOOK, turns), Accepted), said
     assert check_record(args | {"confirmed_time": "2026-12-12 19:00"}, BOOK, turns).rule == 5  # type: ignore[union-attr]
     assert check_record(args | {"confirmed_time": "Friday 11 December at 7pm"}, BOOK, turns).rule == 5  # type: ignore[union-attr]
+    for typed in ("Friday 11 December 2026, 19:00", "Friday, December 11, 2026 at 7pm", "11 December 2026 19:00"):
+        assert isinstance(check_record(args | {"confirmed_time": typed}, BOOK, turns), Accepted), (said, typed)
+    wrong_day = args | {"confirmed_time": "Thursday 11 December 2026, 19:00"}  # a weekday that is not that date's
+    assert check_record(wrong_day, BOOK, turns).rule == 5  # type: ignore[union-attr]
 
 
 def test_rule_4_a_booked_time_said_as_the_hours_is_none() -> None:

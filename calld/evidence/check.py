@@ -3,12 +3,10 @@
 The model points at the words that carry each fact and the outcome; this file checks that the business said them
 and that each typed value stands in them. Which number is the party is the model's reading. The rules, all of them:
 
- 1. Said. Every quote stands, as one run of tokens, in one business turn heard before the record, in lower case,
-    without punctuation, FILLERS or a no of EASE ("no problem"), number words as digits ("nine" 9, "twelfth" 12th,
-    "a dozen" 12; "ones" is none), "dont" as "don't", "p m" as "pm", "4 b" as "4b" (calld.domain.tokens). Agent
-    speech never counts; a fact needs a quote or a read-back.
- 2. Read back. A fact marked readback stands in the agent's turn just before the business turn that holds the
-    record's outcome_quote (which is then needed), instead of in a quote of its own.
+ 1. Said. Every quote stands, as one run of tokens, in one business turn before the record, in lower case, without
+    punctuation, FILLERS or a no of EASE ("no problem"), number words as digits ("nine" 9, "a dozen" 12), "dont" as
+    "don't", "4 b" as "4b" (calld.domain.tokens). Agent speech never counts; a fact needs a quote or a read-back.
+ 2. Read back. A readback fact stands in the agent's turn just before the turn of the outcome_quote (then needed).
  3. Statements. A quote's clause is not a question (but one begun by a word of STATING, with no "you" nor "if":
     "we're open till 8?"), nor a phone menu's prompt; an outcome's yes is in no question at all, nor holds a bare
     "confirm" or "verify" but after a word of CONFIRMS ("I can confirm"), nor a word of HOLDS ("let me check"); only
@@ -36,7 +34,7 @@ and that each typed value stands in them. Which number is the party is the model
     OTHER_DAYS ("rest of the week") names the days its turn names nowhere else; a place or kind by its words
     (PLACE_WORDS aside). A day after a word of SET_APART is not among them ("closed" aside, of closed days). An
     item's count or place quote holds no other number (but the item's own, itself no count: "the 12 inch"). A typed
-    date is read as said (an ISO date by its day; "Dec" as December); the date asked stands unsaid beside its
+    date is read as said (with its year, by its day; "Dec" as December); the date asked stands unsaid beside its
     weekday said; RELATIVE words ("tomorrow") and HOLIDAYS say their dates (BookJob.today: the day dialled).
  6. The item. A stock or aisle fact names the item asked about: in its quote, or in the agent's question before it
     (the agent's follow-ups between, or a question back and the agent's choice, which the fact's sentence names),
@@ -271,7 +269,7 @@ def _typed(value: str) -> list[str]:
     def said_as(m: re.Match[str]) -> str:  # no such date ("2026-02-30"): its words as typed, which nothing says
         with contextlib.suppress(ValueError):
             day = date(*map(int, m.groups()[:3]))
-            return f"{WEEKDAYS[day.weekday()]} {MONTHS[day.month - 1]} {day.day} {m[4] or ''}"
+            return f"{WEEKDAYS[day.weekday()]} {MONTHS[day.month - 1]} {day.day} {day.year} {m[4] or ''}"
         return m[0]
     said = tokens(re.sub(r"\b(\d{4})-(\d\d)-(\d\d)(?:[T ](\d\d:\d\d)(?::\d\d(?:\.\d+)?)?(?:Z|[+-]\d\d:?\d\d)?)?", said_as, value))
     return [next((m for m in MONTHS if len(t.word) >= 3 and m.startswith(t.word)), t.word) for t in said]  # "Dec"
@@ -361,8 +359,10 @@ def _date_stands(value: str, words: Sequence[str], asked: Sequence[str] = ()) ->
     given |= {f"the {w.split()[-1]}" for w in given if " " in w}  # "Tuesday 15th" for Tuesday December 15 asked
     given = given if set(mine) & said & given & WEEKDAYS_SET else set()
     stands = [w in said or w in given or unnamed and w.split()[0] in MONTHS and f"the {w.split()[-1]}" in said for w in mine]
-    iso = re.match(r"\s*\d{4}-\d\d-\d\d", value) is not None  # its weekday is its date's: "the 11th" says 2026-12-11
-    return all(ok or iso and w in WEEKDAYS_SET and any(o for v, o in zip(mine, stands) if " " in v) for w, ok in zip(mine, stands))
+    year = next((w for w in _typed(value) if len(w) == 4 and w.isdigit()), None)  # a day with its year names its weekday
+    dated = {_typed(f"{year}-{MONTHS.index(v.split()[0]) + 1:02d}-{int(v.split()[1]):02d}")[0] for v, ok in zip(mine, stands)
+             if ok and year and " " in v and v.split()[0] in MONTHS}  # "the 19th" says "Saturday 19 December 2026"
+    return all(ok or w in dated for w, ok in zip(mine, stands))
 
 
 # A clause also ends where "and" starts a question of its own ("I couldn't book it and can I help with anything?")
