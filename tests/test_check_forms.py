@@ -509,6 +509,14 @@ def test_rule_9_a_decline_may_say_only_the_hours(cue: str) -> None:
     assert check_record(declined("Friday at 7"), BOOK, call("A table for two at 8 on Friday?", "Ah. Friday at 7.")).rule == 9  # type: ignore[union-attr]
 
 
+def test_rule_3_a_greeting_said_before_the_ask_books_nothing() -> None:
+    turns = (Turn("business", "Hello, Luigi's, lovely evening."), Turn("agent", "A table for two at 7 on Friday?"),
+             Turn("business", "Sure, two at 7 on Friday, you're booked."))
+    args = booked(2, "Friday 19:00", outcome_quote="you're booked", party_readback=True, time_readback=True, date_readback=True)
+    assert isinstance(check_record(args, BOOK, turns), Accepted)
+    assert check_record(args | {"outcome_quote": "lovely evening"}, BOOK, turns).rule == 3  # type: ignore[union-attr]
+
+
 def test_rule_4_a_number_word_keeps_its_s() -> None:
     """"Eight thirty's fine" says 8:30 as "8:30's fine" does (the 's was part of the word, and no number)."""
     turns = call("Could we do Friday at 8:30 for two instead?", "Eight thirty's fine.")

@@ -8,10 +8,10 @@ and that each typed value stands in them. Which number is the party is the model
     "don't", "4 b" as "4b" (calld.domain.tokens). Agent speech never counts; a fact needs a quote or a read-back.
  2. Read back. A readback fact stands in the agent's turn just before the turn of the outcome_quote (then needed).
  3. Statements. A quote's clause is not a question (but one begun by a word of STATING, with no "you" nor "if":
-    "we're open till 8?"), nor a phone menu's prompt; an outcome's yes is in no question at all, nor holds a bare
-    "confirm" or "verify" but after a word of CONFIRMS ("I can confirm"), nor a word of HOLDS ("let me check"); only
-    a booking's fact may stand in the business's question before the outcome_quote, and a range's days its times
-    answer in that turn ("Sundays? No."). A clause ends at , ; ? . ! and before "but", or "and can I"-like asking.
+    "we're open?"), nor a phone menu's prompt; an outcome's yes is in no question at all nor, booked, before the
+    agent's first turn, nor holds a bare "confirm" or "verify" but after a word of CONFIRMS ("I can confirm"), nor
+    HOLDS ("let me check"); only a booking's fact may stand in the business's question before the outcome_quote, and
+    a range's days its times answer there ("Sundays? No."). A clause ends at , ; ? . ! "but" or "and can I".
  4. Clock times. Each time reads as one in its own quote: "7:30", "7.30", "7 30", "0930" (in no phone number), a
     number before am/pm, o'clock or "ish", or after a word of CLOCK_CUES, "noon", "midnight", "half past 7", "half
     five", "at 9 and a half", "ten to nine" (after "at", or as a booking's one time), the quote's one number
@@ -722,13 +722,13 @@ def _check(cited: Cited, request: QuickAskJob | BookJob, turns: Sequence[Turn], 
     if outcome is not None and outcome.quote:
         if at_outcome is None:
             return _unsaid(turns, outcome.quote)
-        # "please confirm..." (a bare "confirm", not after CONFIRMS: "I can confirm"), or a wait, is no yes
-        clause, parts = _clause(turns, at_outcome)
+        clause, parts = _clause(turns, at_outcome)  # "please confirm" (not after CONFIRMS: "I can confirm"), a wait: no yes
         asks = outcome.kind != "no" and (has_phrase(clause, HOLDS) or any(w in ("confirm", "verify") and not (
             set(clause[max(0, i - 3):i]) & set(CONFIRMS) and "you" not in clause[max(0, i - 3):i]) for i, w in enumerate(clause)))
         asked_back = at_outcome.in_question if outcome.kind != "no" else at_outcome.question
-        if asked_back or asks or situations.menu_prompt(at_outcome.sentence.text):
-            return Refused(3, f"your outcome_quote {outcome.quote!r} is a question or a phone menu's prompt",
+        if asked_back or asks or situations.menu_prompt(at_outcome.sentence.text) or (
+                cited.status == "booked" and _asked_before(turns, at_outcome.turn) is None):  # a greeting books nothing
+            return Refused(3, f"your outcome_quote {outcome.quote!r} is a question, a phone menu's prompt or said before the ask",
                            "quote the business's answer, not a question")
         if (why := _sign(outcome, clause, parts, outcome=True)) is not None:
             return Refused(9 if outcome.kind == "no" else 8, f"your outcome_quote {outcome.quote!r}: {why}", _AGAIN)
