@@ -233,8 +233,13 @@ class _Common:
         if not records:
             return None
         report = self.report()
-        job: QuickAskJob | BookJob = BookJob(result.get("confirmed_party") or 1, "", None, 0, E164(report.to)) \
-            if report.job == "book" else QuickAskJob(QuestionType(report.question), report.item)
+        job: QuickAskJob | BookJob
+        if (b := report.booking) is not None:  # the request as dialled: its time as read and the restaurant's today
+            job = BookJob(b.party, b.time, b.notes, b.window_minutes, E164(b.callback), when=b.when, today=b.today)
+        elif report.job == "book":  # a report written before it kept its booking
+            job = BookJob(result.get("confirmed_party") or 1, "", None, 0, E164(report.to))
+        else:
+            job = QuickAskJob(QuestionType(report.question), report.item)
         arguments = records[-1]["arguments"]
         if (differs := _differs_from_record(arguments, report.job, result)) is not None:
             return check.Refused(0, differs, "the result must be the accepted record's facts")

@@ -76,6 +76,35 @@ async def test_the_evidence_check_knows_the_restaurants_today(tmp_path, nursery,
     await stop(daemon)
 
 
+async def test_verify_checks_a_booking_against_the_request_as_it_was_dialled(tmp_path, nursery, autojump_clock, monkeypatch):
+    """The business confirms "tomorrow at 7" and the model types the date: the live check reads "tomorrow" as
+    Thursday 11 June (the daemon's today), and so does `calld-ctl verify` later, from the report's booking."""
+    import attrs
+
+    from calld.stub import scenario as scenarios
+    from calld.stub.scenario import BookingScript, Reply
+    from calld.verify import verify_finished
+
+    base = scenarios.BOOK_SCENARIOS["book_straight"]
+    said = "Yes, that's right, tomorrow at 7. You're all booked."
+    record = {"confirmed_time": "2026-06-11 19:00", "date_quote": "tomorrow at 7", "date_readback": False}
+    states = tuple((name, tuple(attrs.evolve(r, say=said, record=record) for r in replies) if name == "readback" else replies)
+                   for name, replies in base.booking.states)
+    monkeypatch.setitem(scenarios.BOOK_SCENARIOS, "book_straight", attrs.evolve(base, booking=BookingScript(states)))
+    daemon = await started(nursery, tmp_path, NOON)
+    async with ControlClient(daemon.settings.calld_socket) as client:
+        await client.provision("alice")
+        result = await book(client, {**BOOK, "time": "tomorrow 7pm", "request_id": "tomorrow-1"})
+        assert (result["status"], result["booking_for"]) == ("booked", "Thu 11 Jun 7pm")
+        assert said in result["confirmation_text"]
+        [run_dir] = {p.parent for p in tmp_path.rglob("call_report.json")}
+    await stop(daemon)
+    report = json.loads((run_dir / "call_report.json").read_text())
+    assert (report["booking"]["when"], report["booking"]["today"]) == ("2026-06-11T19:00:00-04:00", "2026-06-10")
+    checks = {c.name: c for c in verify_finished(run_dir).checks}
+    assert checks["evidence_supported"].passed, checks["evidence_supported"].evidence
+
+
 async def test_a_queued_tomorrow_keeps_the_day_it_meant_when_dialled_after_midnight(tmp_path, nursery, autojump_clock):
     daemon = await started(nursery, tmp_path, LATE)
     async with ControlClient(daemon.settings.calld_socket) as client:

@@ -85,7 +85,7 @@ def booking_info(plan: CallPlan, call: Call) -> BookingInfo | None:
     if not isinstance(job, BookJob):
         return None
     return BookingInfo(party=job.party, time=job.time, notes=job.notes, window_minutes=job.window_minutes,
-                       callback=job.callback, unanswered_questions=list(call.unanswered))
+                       callback=job.callback, unanswered_questions=list(call.unanswered), when=job.when, today=job.today)
 
 
 # -- disk work: run by the ports' `disk` (under calld serve, a worker thread) -------------------------

@@ -78,6 +78,9 @@ class BookingInfo(_Model):
     window_minutes: int
     callback: str  # the user's own number, given when the business asks how to reach them
     unanswered_questions: list[str]
+    # As the daemon dialled it (BookJob.when, .today): verify checks the record against the same request.
+    when: str | None = None
+    today: str | None = None
 
 
 class CallReport(_Model):
