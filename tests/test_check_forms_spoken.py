@@ -39,9 +39,9 @@ def test_rule_11_a_later_limit_or_range_is_no_other_booked_time(aside: str) -> N
     args = booked(2, "Friday 19:00", outcome_quote="you're booked", party_quote="two at 7 on Friday",
                   time_quote="two at 7 on Friday", date_quote="two at 7 on Friday")
     assert isinstance(check_record(args, BOOK, turns), Accepted), aside
-    # a time said otherwise is still another value, and a limit with a no is a no
+    # a time said otherwise in a later turn is still another value, and a limit with a no is a no
     for later in ("Sorry, make it 8", "Twenty to eight would suit us better", "Nothing free until 9"):
-        again = call("A table for two at 7 on Friday?", f"Yes, two at 7 on Friday, you're booked. {later}.")
+        again = call("A table for two at 7 on Friday?", "Yes, two at 7 on Friday, you're booked.", "Thank you.", f"{later}.")
         assert check_record(args, BOOK, again).rule in (10, 11), later  # type: ignore[union-attr]
     hours_only = call("A table for two at 7 on Friday?", "The kitchen closes at 6:30 on Friday.")  # their hours, no yes
     args = booked(2, "Friday 19:00", outcome_quote="The kitchen closes at 6:30 on Friday", party_readback=True,
@@ -49,6 +49,54 @@ def test_rule_11_a_later_limit_or_range_is_no_other_booked_time(aside: str) -> N
     assert check_record(args, BOOK, hours_only).rule == 8  # type: ignore[union-attr]
     sorry = call("A table for two at 7 on Friday?", "Oh. Sorry about that.")  # an apology is no yes
     assert check_record(args | {"outcome_quote": "Sorry about that"}, BOOK, sorry).rule == 8  # type: ignore[union-attr]
+
+
+@given(st.sampled_from(("We do a quiz at nine", "Another party comes in at 8:30", "Our band plays at ten", "The second sitting is 9:15")),
+       st.sampled_from(("booked", "read back")))
+def test_rule_11_another_time_in_the_rest_of_the_outcomes_turn_needs_a_correction(aside: str, how: str) -> None:
+    """Said after the outcome in its own turn, another time is an aside of the business's (its other times, its
+    limits) unless a word of CORRECTIONS makes it one; said in a later turn, it is a new time for the booking."""
+    if how == "booked":
+        args = booked(2, "Friday 19:00", outcome_quote="you're booked", party_quote="Two at 7 on Friday",
+                      time_quote="Two at 7 on Friday", date_quote="Two at 7 on Friday")
+        turns = ("A table for two at 7 on Friday?", f"Two at 7 on Friday, you're booked. {aside}.")
+    else:
+        args = booked(2, "Friday 19:00", outcome_quote="That works", party_readback=True, time_readback=True,
+                      date_readback=True)
+        turns = ("A table for two at 7 on Friday, is that right?", f"That works. {aside}.")
+    assert isinstance(check_record(args, BOOK, call(*turns)), Accepted), aside
+    corrected = (*turns[:-1], f"{turns[-1]} Sorry, make that 9.")  # "sorry", "make": words of CORRECTIONS
+    assert check_record(args, BOOK, call(*corrected)).rule == 11  # type: ignore[union-attr]
+    later = (*turns, "Thanks. And it's under Nathan.", f"Lovely. {aside}.")
+    assert check_record(args, BOOK, call(*later)).rule == 11, aside  # type: ignore[union-attr]
+
+
+def test_rule_1_a_quote_may_end_before_its_clitic() -> None:
+    """"Friday's fine" says Friday: a quote may end before the 's of its last word, and nowhere else."""
+    turns = call("A table for two at 7 on Friday?", "Friday's fine, two at 7, you're booked.")
+    args = booked(2, "Friday 19:00", outcome_quote="you're booked", party_quote="two at 7", time_quote="two at 7",
+                  date_quote="Friday")
+    assert isinstance(check_record(args, BOOK, turns), Accepted)
+    assert check_record(args | {"date_quote": "Fri"}, BOOK, turns).rule == 1  # type: ignore[union-attr]
+    assert check_record(args | {"date_quote": "Friday fine"}, BOOK, turns).rule == 1  # type: ignore[union-attr]
+
+
+@given(st.sampled_from((("for for", 4), ("for to", 2), ("for too", 2), ("for won", 1))))
+def test_rule_1_a_numbers_homophone_counts_in_a_quote_with_no_number(heard: tuple[str, int]) -> None:
+    """Speech-to-text writes "a table for for": where a count's or a time's quote says no number, a word of HEARD is
+    its number; where it says one, or in a place's quote ("next to the tills"), it is the word it is."""
+    said, party = heard
+    turns = call(f"A table for {party} at 8 on Friday?", f"yeah a table {said} at ate on friday your booked")
+    args = booked(party, "Friday 20:00", outcome_quote="your booked", party_quote=f"a table {said}", time_quote="at ate",
+                  date_quote="on friday")
+    request = BookJob(party, "Friday 8pm", None, 60, E164("+15555550123"))
+    assert isinstance(check_record(args, request, turns), Accepted), said
+    assert check_record(args | {"confirmed_party": party + 1}, request, turns).rule == 5  # type: ignore[union-attr]
+    with_a_number = call("A table for 2 at 8 on Friday?", "yeah a table for for 3 at ate on friday your booked")
+    assert check_record(args | {"confirmed_party": 4, "party_quote": "a table for for 3"}, request,
+                        with_a_number).rule == 5  # type: ignore[union-attr]
+    place = call("Which aisle is the garden hose in?", "its next to the tills")
+    assert check_record(aisle("aisle 2", "its next to the tills"), AISLE, place).rule == 5  # type: ignore[union-attr]
 
 
 @given(st.sampled_from((("Tomorrow", "2026-12-06", "Sunday"), ("Tonight", "2026-12-05", "Saturday"), ("Today", "2026-12-05", "Saturday"))))

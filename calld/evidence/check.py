@@ -3,8 +3,9 @@
 The model points at the words that carry each fact and the outcome; this file checks that the business said them
 and that each typed value stands in them. Which number is the party is the model's reading. The rules, all of them:
 
- 1. Said. Every quote stands, as one run of tokens, in one business turn before the record, in lower case, without
-    punctuation, FILLERS or a no of EASE ("no problem"), number words as digits ("nine" 9, "a dozen" 12), "dont" as
+ 1. Said. Every quote stands as one run of tokens in one business turn before the record, in lower case, without
+    punctuation, FILLERS or a no of EASE ("no problem"), number words as digits ("a dozen" 12; in a count's or
+    time's quote with no number, HEARD's: "a table for for"), a last word without its "'s" ("Tuesday's"), "dont" as
     "don't", "4 b" as "4b" (calld.domain.tokens). Agent speech never counts; a fact needs a quote or a read-back.
  2. Read back. A readback fact stands in the agent's turn just before the turn of the outcome_quote (then needed).
  3. Statements. A quote's clause is not a question (but one begun by a word of STATING, with no "you" nor "if":
@@ -17,16 +18,16 @@ and that each typed value stands in them. Which number is the party is the model
     five", "at 9 and a half", "ten to nine" (after "at", or as a booking's one time), the quote's one number
     ("Ten."; in a booking's time, "make that five"), "19 30" or "20 hours" (13 to 23: 24-hour); am/pm, where said
     (DAYPARTS: "in the morning", "morning 10 until night 10"; "07:00": 24-hour), agrees. A dash between numbers or
-    days is a run ("9-6", "Mon-Fri"), as a word of RUNS is ("9 while 5") and "and" after "between"; number words
-    said apart (",") are two. A number that begins an address (names, then a word of STREETS) or follows a month is
-    no time; after LOOSE_CUES, or a time only by "tonight" after it, it is a count too, and no time where another is
-    said ("for four tonight at 8"). A range's two times are said one after the other in its times_quote, the opening
-    first unless a word of closing is their last cue ("until 9 from 5"), the closing later where neither says its
-    half of the day; a bare "half past" takes its hour from the context_quote; days_quote and times_quote, said in
-    one turn, have no other day or number between them but a split shift's other times, and days whose own clause
-    says times take those ("Mon-Fri 8:30 to 6, Sat 9 to 1"). A booked time in no clock words ("early sitting")
-    stands by them; said with no half of the day, it is the half nearer the time asked for; with a word of LIMITS or
-    HOURS_CUES in the four words before each time it reads ("we open at 5", "back at 9"), it is none.
+    days ("9-6"), a word of RUNS ("9 while 5") and "and" after "between" make a run; number words said apart (",")
+    are two. A number that begins an address (names, then a word of STREETS) or follows a month is no time; after
+    LOOSE_CUES, or a time only by "tonight" after it, it is a count too, and no time where another is said ("for
+    four tonight at 8"). A range's two times are said one after the other in its times_quote, the opening first
+    unless a word of closing is their last cue ("until 9 from 5"), the closing later where neither says its half of
+    the day; a bare "half past" takes its hour from the context_quote; days_quote and times_quote, said in one turn,
+    have no other day or number between them but a split shift's other times, and days whose own clause says times
+    take those ("Mon-Fri 8:30 to 6, Sat 9 to 1"). A booked time in no clock words ("early sitting") stands by them;
+    with no half of the day, it is the half nearer the time asked; with a word of LIMITS or HOURS_CUES in the four
+    words before each time it reads ("we open at 5", "back at 9"), it is none.
  5. Own words. Each day, date, count, party size, place or kind stands in its own quote: a count as a number that is
     no part of a clock time nor a day of a month ("march 5", "the 12th": with no month said, the day stands for the
     date), nor before a word of UNITS or after one of NUMBERED ("table 12"); days by name, run or DAY_GROUPS, every
@@ -64,9 +65,10 @@ and that each typed value stands in them. Which number is the party is the model
 11. Corrections. Business words after a fact's quote (a read-back fact's: from the reply on) holding another value
     of its kind (a clock time; a number of one or two digits, not the record's party nor, for a party, its booked
     time; a day, for a date) refuse the record when they hold a word of CORRECTIONS, or always for a booking's time
-    and date (and a read-back party), or for stock held a no; unless they name a day the fact is not for. A time
-    said gone or full, or the party said alone, is no other value, nor, of a booking, in a sentence with no word of
-    NOT, one just after a word of RUNS, "by", "from", "after" or "between", or as in rule 4 ("from 10 to 6").
+    and date (and a read-back party) but in the rest of its outcome's turn ("booked. Last orders at 9"), or for
+    stock held a no; unless they name a day the fact is not for. A time said gone or full, or the party said alone,
+    is no other value, nor, of a booking, in a sentence with no word of NOT, one just after a word of RUNS, "by",
+    "from", "after" or "between", or as in rule 4 ("from 10 to 6").
 12. Voicemail. A voicemail record stands on a recorded greeting said, or the carrier's answering-machine detection.
 
 Word lists: named constants of at most fifteen entries (FILLERS, EASE in calld.domain.tokens). Entry point: check_record.
@@ -104,6 +106,7 @@ DAY_GROUPS = {"weekdays": WEEKDAYS[:5], "weekday": WEEKDAYS[:5], "weekends": WEE
 RUNS = frozenset({"to", "through", "thru", "till", "til", "until", "upto", "tae", "while"})  # "9 while 5": Yorkshire's until
 OTHER_DAYS = ("rest of the week", "the rest", "other days", "other day", "other nights", "otherwise", "remaining days")  # the days not named
 SET_APART = frozenset({"except", "but", "bar", "besides", "excluding", "apart", "other", "not", "closed"})
+HEARD = {"for": "4", "to": "2", "too": "2", "ate": "8", "won": "1"}  # a number's homophone, in a quote with no number
 PLACE_WORDS = frozenset({"the", "a", "an", "in", "on", "at", "of", "aisle", "department", "dept", "section", "area"})
 CLOSED = ("closed", "shut", "day off", "off", "holiday")  # or a no just before "open": "not open", "won't be open"
 ALWAYS = ("24 hours", "24 hour", "24/7", "24 7", "around the clock", "round the clock", "never close", "never closes",
@@ -386,8 +389,7 @@ _BUT, _BUT_ALONE = re.compile(r"\s(?=(?:but|and)\b)", re.IGNORECASE), re.compile
 def _sentence(turns: Sequence[Turn], turn: int, start: int, end: int) -> tuple[Quote, bool, bool]:
     text = turns[turn].text
     a = max((m.end() for m in SENTENCE_END.finditer(text, 0, start)), default=0)
-    m = SENTENCE_END.search(text, end)
-    b = m.end() if m else len(text)
+    b = m.end() if (m := SENTENCE_END.search(text, end)) else len(text)
     a, b = a + len(text[a:b]) - len(text[a:b].lstrip()), a + len(text[a:b].rstrip())
     # the clause the quote ends in: "sorry, we're full, shall I try 8?"; not "we're full for 7 but if you'd sit outside?"
     clause_end = min((m for m in (_CLAUSE_END.search(text, end), _BUT_ALONE.search(text, end)) if m),
@@ -404,9 +406,9 @@ def locate(turns: Sequence[Turn], quote: str | None, speaker: str = "business", 
     for t in range(len(turns) - 1, -1, -1):
         if turns[t].speaker != speaker:
             continue
-        toks = tokens(turns[t].text)
-        words = _words(toks)
-        places = [k for k in range(len(words) - len(want), -1, -1) if words[k:k + len(want)] == want]
+        words = _words(toks := tokens(turns[t].text))
+        places = [k for k in range(len(words) - len(want), -1, -1) if words[k:k + len(want) - 1] == want[:-1]
+                  and words[k + len(want) - 1] in (want[-1], want[-1] + "'s")]  # "Tuesday" of "Tuesday's quiet"
         if near is not None and near.turn == t and places:
             places.sort(key=lambda k: (k < near.first, abs(k - near.last)))
         for k in places[:1]:
@@ -415,11 +417,11 @@ def locate(turns: Sequence[Turn], quote: str | None, speaker: str = "business", 
     return None
 
 
-def _said_after(turns: Sequence[Turn], at: Found) -> list[list[str]]:
-    """The business's words after a located quote, sentence by sentence (the rest of its sentence first)."""
-    return [w for t in range(at.turn, len(turns)) if turns[t].speaker == "business"  # from the quote's end in its turn
-            for p in SENTENCE_END.split(turns[t].text[tokens(turns[t].text)[at.last - 1].end if t == at.turn and at.last else 0:])
-            if (w := _words(tokens(p)))]
+def _said_after(turns: Sequence[Turn], at: Found | Quote, last: int = -1) -> list[list[str]]:
+    """The business's words after a located quote or a sentence, sentence by sentence, to the turn `last` (-1: all)."""
+    end = at.end if isinstance(at, Quote) else tokens(turns[at.turn].text)[at.last - 1].end if at.last else 0
+    return [w for t in range(at.turn, len(turns) if last < 0 else last + 1) if turns[t].speaker == "business"
+            for p in SENTENCE_END.split(turns[t].text[end if t == at.turn else 0:]) if (w := _words(tokens(p)))]
 
 
 def _clause(turns: Sequence[Turn], at: Found) -> tuple[list[str], list[list[str]]]:
@@ -457,6 +459,8 @@ def _stands(fact: Fact, words: Sequence[str], context: Sequence[str] = (), rest:
     """Rules 4, 5, 7: why the value does not stand in `words` (`rest`: the sentence's rest; `item`'s numbers are its
     size; `lone`: a booking time's quote holding only one number may say it bare, unless it is the party's quote too)."""
     kind, value = fact.kind, fact.value
+    if kind in ("count", "clock") and re.search(r"\d", value) and not any(w.isdigit() for w in words):  # "for for"
+        words = [w if _at(words, i + 1) in HEARD else HEARD.get(w, w) for i, w in enumerate(words)]  # the last of "for to"
     if kind == "range":
         ends = [_hhmm(v) for v in value.split("-")]
         said = clocks(words)
@@ -565,8 +569,7 @@ def _tried_another_time(clause: Sequence[str], facts: Sequence[Fact]) -> bool:
 def _names_item(item: str, words: Sequence[str]) -> bool:
     want = [w for w in _words(tokens(item)) if w not in PLACE_WORDS]
     stems = {w.removesuffix("'s").rstrip("s") for w in words}  # "grout's in 7" names grout
-    numbers = [w for w in want if w.isdigit()]
-    return all(n in words for n in numbers) and any(w.rstrip("s") in stems for w in want if not w.isdigit())
+    return all(n in words for n in want if n.isdigit()) and any(w.rstrip("s") in stems for w in want if not w.isdigit())
 
 
 def _another_size(item: str, words: Sequence[str]) -> bool:
@@ -581,9 +584,7 @@ def _item_named(item: str | None, turns: Sequence[Turn], at: Found | None, asked
     """Rule 6: the item stands in the fact's words, or in the agent's question before them, the agent's follow-up
     questions between ("Which aisle?") or a question back and its answer, whose choice the words' sentence names ("The
     tin or the carton?" / "The tin." / "Tin's lane seven."), with no other size nor a word of INSTEAD said between."""
-    if not item:
-        return True
-    if at is not None and _names_item(item, at.words) and not _another_size(item, at.words):
+    if not item or at is not None and _names_item(item, at.words) and not _another_size(item, at.words):
         return True
     if at is not None and set(INSTEAD) & set(_clause(turns, at)[0]):  # "We have the M12 though": another one
         return False
@@ -607,21 +608,20 @@ def _item_named(item: str | None, turns: Sequence[Turn], at: Found | None, asked
 def _answered_before(fact: Fact, item: str | None, turns: Sequence[Turn], asked: int | None) -> bool:
     """Rule 6 for a read-back ("Sorry, was that aisle 7?" / "Yep."): the business said the value earlier, in the
     reply to a question of the agent's that named the item ("Which aisle is the skillet in?" / "Aisle 7.")."""
-    if fact.kind not in ("place", "count"):  # a yes or a no has no value to have said before
-        return False
-    for t in range(asked or 0):
-        question = _asked_before(turns, t) if turns[t].speaker == "business" else None
-        if question is not None and _item_named(item, turns, None, question) and _stands(fact, _words(tokens(turns[t].text))) is None:
-            return True
-    return False
+    return fact.kind in ("place", "count") and any(  # a yes or a no has no value to have said before
+        (q := _asked_before(turns, t) if turns[t].speaker == "business" else None) is not None
+        and _item_named(item, turns, None, q) and _stands(fact, _words(tokens(turns[t].text))) is None for t in range(asked or 0))
 
 
 def _corrected(fact: Fact, turns: Sequence[Turn], at: Found, booking: bool, readback: bool = False,
-               own: frozenset[str] = frozenset()) -> str | None:
-    """Rule 11: a later sentence with another value of the fact's kind, and a word of CORRECTIONS (none for a
-    booking's time or date). `own`: the record's counts, which a bare number may be instead of an hour."""
-    for words in _said_after(turns, at):
-        if not (booking and fact.kind in ("clock", "date", "count" if readback else "date")) and not CORRECTIONS & set(words):
+               own: frozenset[str] = frozenset(), settled: Quote | None = None) -> str | None:
+    """Rule 11: a later sentence with another value of the fact's kind, and a word of CORRECTIONS (none for a booking's
+    time or date but after `settled`, its outcome's sentence, in its turn). `own`: counts a bare number may say."""
+    said = _said_after(turns, at)  # aside: the sentences after the outcome's in its turn
+    aside = range(a := len(said) - len(_said_after(turns, settled)), a + len(_said_after(turns, settled, settled.turn))) if settled else range(0)
+    for i, words in enumerate(said):
+        if not (booking and i not in aside and fact.kind in ("clock", "date", "count" if readback else "date")) \
+                and not CORRECTIONS & set(words):
             continue
         days = days_in([w for w in words if w != "but"])  # "that works, but Saturday, not Friday"
         mine = [t for v in fact.value.split("-") if (t := _hhmm(v)) is not None] if fact.kind in ("clock", "range") else []
@@ -712,8 +712,7 @@ def _check(cited: Cited, request: QuickAskJob | BookJob, turns: Sequence[Turn], 
     if cited.status not in ("answered", "declined", "booked"):
         return voicemail(turns, machine) if cited.status == "voicemail" else Accepted(())
     item = request.item if isinstance(request, QuickAskJob) else None
-    evidence: list[Quote] = []
-    outcome = cited.outcome
+    evidence, outcome = list[Quote](), cited.outcome
     at_outcome = locate(turns, outcome.quote) if outcome is not None else None
     if cited.status == "answered" and not cited.facts and (outcome is None or not outcome.quote):
         return Refused(1, "the answer points at none of the business's words", "give a quote for each fact, or the outcome_quote")
@@ -748,7 +747,7 @@ def _check(cited: Cited, request: QuickAskJob | BookJob, turns: Sequence[Turn], 
                 if asked is None or at_outcome is None or (why := _stands(fact, _words(tokens(turns[asked].text)))) is not None:
                     return Refused(2, f"read back: {why or 'the agent asked nothing before the outcome_quote'}", _AGAIN)
                 answer = Found(at_outcome.turn, 0, 0, (), at_outcome.sentence, False)  # the business's reply, whole
-                if (later := _corrected(fact, turns, answer, isinstance(request, BookJob), True, timed)) is not None:
+                if (later := _corrected(fact, turns, answer, isinstance(request, BookJob), True, timed, at_outcome.sentence)) is not None:
                     return Refused(11, f"after your read-back of {fact.value!r} the business said {later!r}",
                                    "record what the business said")
             if fact.item and not _item_named(item, turns, None, asked) and not _answered_before(fact, item, turns, asked):
@@ -821,7 +820,8 @@ def _check(cited: Cited, request: QuickAskJob | BookJob, turns: Sequence[Turn], 
                 not _answered_before(fact, item, turns, _asked_before(turns, at.turn)):
             return Refused(6, f"your quote {fact.quote!r} does not name {item!r}, nor answers a question that does",
                            "quote the words that name the item, or record what they said of it as unknown")
-        if (later := _corrected(fact, turns, at, isinstance(request, BookJob), own=timed if fact.kind == "count" else own)) is not None:
+        if (later := _corrected(fact, turns, at, isinstance(request, BookJob), own=timed if fact.kind == "count" else own,
+                                settled=at_outcome.sentence if at_outcome is not None else None)) is not None:
             return Refused(11, f"after your quote {fact.quote!r} the business said {later!r}", "record what the business said last")
         evidence.append(at.sentence)
     if cited.status == "booked" and at_outcome is not None and outcome is not None:
