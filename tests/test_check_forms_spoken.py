@@ -255,3 +255,34 @@ def test_rule_6_the_agents_follow_up_question_asks_of_the_item_still(follow_up: 
     assert check_record(aisle("aisle 7", "Aisle 7"), AISLE, other).rule == 6, follow_up  # type: ignore[union-attr]
     nothing = call("Where are the rakes?", "It's in the back.", follow_up, "Aisle 7.")
     assert check_record(aisle("aisle 7", "Aisle 7"), AISLE, nothing).rule == 6, follow_up  # type: ignore[union-attr]
+
+
+@given(st.sampled_from((("seven o clock", "19:00"), ("at eleven o clock", "11:00"), ("two o clock sunday", "14:00"))))
+def test_rule_4_oclock_written_apart_is_oclock(said: tuple[str, str]) -> None:
+    """Speech-to-text writes "seven o clock": its "o" is no zero, the time is 7 o'clock ("two clock towers" stays)."""
+    quote, hhmm = said
+    turns = call(f"A table for two at {hhmm} on Sunday?", f"ok two people {quote} sunday your booked")
+    args = booked(2, f"Sunday {hhmm}", outcome_quote="your booked", party_quote="two people", time_quote=quote,
+                  date_quote="sunday")
+    request = BookJob(2, f"Sunday {hhmm}", None, 60, E164("+15555550123"))
+    assert isinstance(check_record(args, request, turns), Accepted), quote
+    assert check_record(args | {"confirmed_time": "Sunday 10:00"}, request, turns).rule == 4  # type: ignore[union-attr]
+    assert [t.word for t in c.tokens("two clock towers")] == ["2", "clock", "towers"]
+
+
+@given(st.sampled_from(("seven thirty, done", "seven thirty evening", "seven thirty party of six", "seven-thirty, Keisha")))
+def test_rule_4_an_hour_and_its_minutes_before_any_word_but_a_measure(quote: str) -> None:
+    """"Seven thirty" is 7:30 whatever word follows it, but a word of UNITS: "eight 10 inch pans" is no 8:10."""
+    turns = call("A table for six at 7:30 pm on Friday?", f"Friday, six of you, {quote}, booked.")
+    args = booked(6, "Friday 19:30", outcome_quote="booked", party_quote="six of you", time_quote=quote, date_quote="Friday")
+    assert isinstance(check_record(args, BookJob(6, "Friday 7:30pm", None, 60, E164("+15555550123")), turns), Accepted), quote
+    assert c.clocks(["8", "10", "inch", "pans"]) == []
+
+
+def test_rule_4_a_booked_time_said_only_as_a_limit_is_none() -> None:
+    """"I can do 5:15, but we'd need the table back by 7": 5:15 is the time said as the booking's, 7 only as a limit."""
+    quote = "I can do 5:15, but we'd need the table back by 7"
+    turns = call("A table for two at 7 on Friday?", f"Friday? {quote}. Booked.")
+    args = booked(2, "Friday 17:15", outcome_quote="Booked", party_readback=True, time_quote=quote, date_quote="Friday")
+    assert isinstance(check_record(args, BOOK, turns), Accepted)
+    assert check_record(args | {"confirmed_time": "Friday 19:00"}, BOOK, turns).rule == 4  # type: ignore[union-attr]

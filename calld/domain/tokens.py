@@ -1,7 +1,7 @@
 """Spoken words as tokens: what the evidence check, the transcript assessment and the call's page compare.
 
 Lower case, without punctuation or fillers; number words as digits ("twenty five" 25, "twelfth" 12th, "a dozen" 12);
-"dont" as "don't", "p m" as "pm", "seven's" as "7 s"; a dash between two numbers or two days a run ("9-6" is 9 to 6);
+"dont" as "don't", "p m" as "pm", "o clock" as "oclock", "seven's" as "7 s"; a dash between two numbers or two days a run ("9-6" is 9 to 6);
 a no of ease ("no problem") one "ok". Pure: no clock, no files; each token keeps its place in the text.
 """
 
@@ -35,7 +35,7 @@ class Tok:
 def tokens(text: str) -> tuple[Tok, ...]:
     """The words of `text`, normalised, with their places; fillers dropped; "seven's" is "7 s", "9 a m" "9 am"."""
     raw: list[Tok] = []
-    for m in _TOKEN.finditer(text.lower().replace("\u2019", "'")):
+    for m in _TOKEN.finditer(re.sub(r"\bo clock\b", "o'clock", text.lower().replace("\u2019", "'"))):  # speech-to-text's
         t, base = Tok(_normal(m.group()), m.start(), m.end()), _normal(m.group()).removesuffix("'s")
         if t.word == "m" and len(raw) > 1 and raw[-1].word in ("a", "p") and (raw[-2].word[0].isdigit() or number([raw[-2].word])):
             raw[-1] = Tok(raw[-1].word + "m", raw[-1].start, t.end)

@@ -6,28 +6,29 @@ and that each typed value stands in them. Which number is the party is the model
  1. Said. Every quote stands as one run of tokens in one business turn before the record, in lower case, without
     punctuation, FILLERS or a no of EASE ("no problem"), number words as digits ("a dozen" 12; in a count's or
     time's quote with no number, HEARD's: "a table for for"), a last word without its "'s" ("Tuesday's"), "dont" as
-    "don't", "4 b" as "4b" (calld.domain.tokens). Agent speech never counts; a fact needs a quote or a read-back.
+    "don't", "o clock" as "o'clock", "4 b" as "4b" (calld.domain.tokens). Agent speech never counts; a fact needs a
+    quote or a read-back.
  2. Read back. A readback fact stands in the agent's turn just before the turn of the outcome_quote (then needed).
  3. Statements. A quote's clause is not a question (but one begun by a word of STATING, with no "you" nor "if":
     "we're open?"), nor a phone menu's prompt; an outcome's yes is in no question at all nor, booked, before the
     agent's first turn, nor holds a bare "confirm" or "verify" but after a word of CONFIRMS ("I can confirm"), nor
     HOLDS ("let me check"); only a booking's fact may stand in the business's question before the outcome_quote, and
     a range's days its times answer there ("Sundays? No."). A clause ends at , ; ? . ! "but" or "and can I".
- 4. Clock times. Each time reads as one in its own quote: "7:30", "7.30", "7 30", "0930" (in no phone number), a
-    number before am/pm, o'clock or "ish", or after a word of CLOCK_CUES, "noon", "midnight", "half past 7", "half
-    five", "at 9 and a half", "ten to nine" (after "at", or as a booking's one time), the quote's one number
-    ("Ten."; in a booking's time, "make that five"), "19 30" or "20 hours" (13 to 23: 24-hour); am/pm, where said
-    (DAYPARTS: "in the morning", "morning 10 until night 10"; "07:00": 24-hour), agrees. A dash between numbers or
-    days ("9-6"), a word of RUNS ("9 while 5") and "and" after "between" make a run; number words said apart (",")
-    are two. A number that begins an address (names, then a word of STREETS) or follows a month is no time; after
-    LOOSE_CUES, or a time only by "tonight" after it, it is a count too, and no time where another is said ("for
-    four tonight at 8"). A range's two times are said one after the other in its times_quote, the opening first
-    unless a word of closing is their last cue ("until 9 from 5"), the closing later where neither says its half of
-    the day; a bare "half past" takes its hour from the context_quote; days_quote and times_quote, said in one turn,
-    have no other day or number between them but a split shift's other times, and days whose own clause says times
-    take those ("Mon-Fri 8:30 to 6, Sat 9 to 1"). A booked time in no clock words ("early sitting") stands by them;
-    with no half of the day, it is the half nearer the time asked; with a word of LIMITS or HOURS_CUES in the four
-    words before each time it reads ("we open at 5", "back at 9"), it is none.
+ 4. Clock times. Each time reads as one in its own quote: "7:30", "7.30", "7 30" (not before a word of UNITS),
+    "0930" (in no phone number), a number before am/pm, o'clock or "ish", or after a word of CLOCK_CUES, "noon",
+    "midnight", "half past 7", "half five", "at 9 and a half", "ten to nine" (after "at", or as a booking's one
+    time), the quote's one number ("Ten."; in a booking's time, "make that five"), "19 30" or "20 hours" (13 to 23:
+    24-hour); am/pm, where said (DAYPARTS: "in the morning", "morning 10 until night 10"; "07:00": 24-hour), agrees.
+    A dash between numbers or days ("9-6"), a word of RUNS ("9 while 5") and "and" after "between" make a run;
+    number words said apart (",") are two. A number that begins an address (names, then a word of STREETS) or
+    follows a month is no time; after LOOSE_CUES, or a time only by "tonight" after it, it is a count too, and no
+    time where another is said ("for four tonight at 8"). A range's two times are said one after the other in its
+    times_quote, the opening first unless a word of closing is their last cue ("until 9 from 5"), the closing later
+    where neither says its half of the day; a bare "half past" takes its hour from the context_quote; days_quote and
+    times_quote, said in one turn, have no other day or number between them but a split shift's other times, and
+    days whose own clause says times take those ("Mon-Fri 8:30 to 6, Sat 9 to 1"). A booked time in no clock words
+    ("early sitting") stands by them; with no half of the day, it is the half nearer the time asked; with a word of
+    LIMITS or HOURS_CUES in the four words before each time it reads ("we open at 5", "back at 9"), it is none.
  5. Own words. Each day, date, count, party size, place or kind stands in its own quote: a count as a number that is
     no part of a clock time nor a day of a month ("march 5", "the 12th": with no month said, the day stands for the
     date), nor before a word of UNITS or after one of NUMBERED ("table 12"); days by name, run or DAY_GROUPS, every
@@ -225,7 +226,7 @@ def clocks(words: Sequence[str], *, one: bool = False) -> list[Clock]:
             hour, minute = int(w), 30  # "at nine and a half"
             used += list(range(i + 1, words.index("half", i + 2) + 1))
         elif w.isdigit() and int(w) <= 24 and nxt.isdigit() and len(nxt) == 2 and int(nxt) < 60 and (
-                12 < int(w) < 24 or cued or not after or after in _NOT_A_NAME):
+                12 < int(w) < 24 or cued or after.rstrip("s") not in UNITS):
             hour, minute = int(w), int(nxt)  # "7 30", "19 30", not "eight 10 inch"
             used.append(i + 1)
         elif w.isdigit() and int(w) <= 24 and (
@@ -595,9 +596,8 @@ def _item_named(item: str | None, turns: Sequence[Turn], at: Found | None, asked
         elif at is None or not turns[asked].text.rstrip().endswith("?"):  # a read-back's question is its own
             break
         asked = _asked_before(turns, asked - 1)
-    if choice and at is not None and not choice & set(_words(tokens(at.sentence.text))):
-        return False
-    if asked is None or not _names_item(item, _words(tokens(turns[asked].text))):
+    if asked is None or not _names_item(item, _words(tokens(turns[asked].text))) or (
+            choice and at is not None and not choice & set(_words(tokens(at.sentence.text)))):
         return False
     end = at.turn if at is not None else len(turns) - 1
     between = [w for t in range(asked + 1, end + 1) if turns[t].speaker == "business"
@@ -785,9 +785,9 @@ def _check(cited: Cited, request: QuickAskJob | BookJob, turns: Sequence[Turn], 
         if fact.kind == "clock" and isinstance(request, BookJob) and _other_half(fact.value, at.words, request):
             return Refused(4, f"{fact.value!r} is said with no half of the day, and its other half is nearer the time asked "
                               f"for, {request.time!r} (your quote {fact.quote!r})", "record the half of the day nearer it")
-        if fact.kind == "clock" and isinstance(request, BookJob) and (said := clocks(at.words, one=True)) and all(
-                _aside(at.words, c) for c in said):  # "we open at 5", "table back by 9": another time than the booking's
-            return Refused(4, f"your quote {fact.quote!r} says when the business opens or closes", "quote the booked time")
+        if fact.kind == "clock" and isinstance(request, BookJob) and (hhmm := _hhmm(fact.value)) and (said := [
+                c for c in clocks(at.words, one=True) if _reads_as(c, *hhmm)]) and all(_aside(at.words, c) for c in said):
+            return Refused(4, f"your quote {fact.quote!r} says that time as a limit or the hours", "quote the booked time")
         if fact.kind == "days" and (left := days_in([w for w in named if w != "closed" or fact.topic != "closed"], rest)
                                     - set(fact.value.split(",")) - recorded_days):
             return Refused(5, f"your quote {fact.quote!r} names {', '.join(sorted(left, key=WEEKDAYS.index))} too, "
