@@ -78,8 +78,13 @@ def test_rule_3_confirm_said_bare_asks_and_after_can_or_able_gives() -> None:
         turns = call("A table for 2 at 7 on Friday?", f"Great. {gives}.")
         args = booked(2, "Friday at 7 pm", outcome_quote=gives, party_readback=True, time_readback=True, date_readback=True)
         assert isinstance(check_record(args, BOOK, turns), Accepted), gives
+    for gives in ("Friday, 2 people, 7 pm, ok, confirm", "2 at 7 on Friday, confirm already"):  # "confirm" said last
+        turns = call("A table for 2 at 7 on Friday?", f"{gives}.")
+        args = booked(2, "Friday at 7 pm", outcome_quote=gives, party_readback=True, time_readback=True, date_readback=True)
+        assert isinstance(check_record(args, BOOK, turns), Accepted), gives
     for asks in ("Let me just confirm your booking for 2 at 7 on Friday", "Confirm your table for 2 at 7 on Friday",
-                 "I'll confirm your table for 2 at 7 on Friday", "Can you please confirm the table for 2 at 7 on Friday"):
+                 "I'll confirm your table for 2 at 7 on Friday", "Can you please confirm the table for 2 at 7 on Friday",
+                 "Two at 7 on Friday, please confirm", "Two at 7 on Friday, I will confirm", "2 at 7 on Friday, let me confirm"):
         turns = call("A table for 2 at 7 on Friday?", f"{asks}.")
         args = booked(2, "Friday at 7 pm", outcome_quote=asks, party_readback=True, time_readback=True, date_readback=True)
         assert check_record(args, BOOK, turns).rule == 3, asks  # type: ignore[union-attr]

@@ -3,17 +3,17 @@
 The model points at the words that carry each fact and the outcome; this file checks that the business said them
 and that each typed value stands in them. Which number is the party is the model's reading. The rules, all of them:
 
- 1. Said. Every quote stands as one run of tokens in one business turn before the record, in lower case, without
-    punctuation, FILLERS or a no of EASE ("no problem"), number words as digits ("a dozen" 12; in a count's or
-    time's quote with no number, HEARD's: "a table for for"), a last word without its "'s" ("Tuesday's"), "dont" as
-    "don't", "o clock" as "o'clock", "4 b" as "4b" (calld.domain.tokens). Agent speech never counts; a fact needs a
-    quote or a read-back.
+ 1. Said. Every quote stands as one run of tokens in one business turn before the record, lower case, without
+    punctuation, FILLERS or a no of EASE ("no problem"), number words as digits ("a dozen" 12; HEARD's in a count or
+    time quote with no number: "for for"), a last word without "'s" ("Tuesday's"), "dont" as "don't", "o clock" as
+    "o'clock", "4 b" as "4b" (calld.domain.tokens). Agent speech never counts; a fact needs a quote or a read-back.
  2. Read back. A readback fact stands in the agent's turn just before the turn of the outcome_quote (then needed).
  3. Statements. A quote's clause is not a question (but one begun by a word of STATING, with no "you" nor "if":
     "we're open?"), nor a phone menu's prompt; an outcome's yes is in no question at all nor, booked, before the
-    agent's first turn, nor holds a bare "confirm" or "verify" but after a word of CONFIRMS ("I can confirm"), nor
-    HOLDS ("let me check"); only a booking's fact may stand in the business's question before the outcome_quote, and
-    a range's days its times answer there ("Sundays? No."). A clause ends at , ; ? . ! "but" or "and can I".
+    agent's first turn, nor holds a bare "confirm" or "verify" but after a word of CONFIRMS ("I can confirm") or
+    last in its clause after none of "please", "me", "you", "to", "will" ("ok, confirm"), nor HOLDS ("let me
+    check"); only a booking's fact may stand in the business's question before the outcome_quote, and a range's days
+    its times answer there ("Sundays? No."). A clause ends at , ; ? . ! "but" or "and can I".
  4. Clock times. Each time reads as one in its own quote: "7:30", "7.30", "7 30" (not before a word of UNITS),
     "0930" (in no phone number), a number before am/pm, o'clock or "ish", or after a word of CLOCK_CUES, "noon",
     "midnight", "half past 7", "half five", "at 9 and a half", "ten to nine" (after "at", or as a booking's one
@@ -563,8 +563,7 @@ def _other_half(value: str, words: Sequence[str], request: BookJob) -> bool:
 def _tried_another_time(clause: Sequence[str], facts: Sequence[Fact]) -> bool:
     """Rule 8: the no was of another time ("I couldn't book 2 at 7", "at that time", then booked at 8)."""
     booked = [t for f in facts if f.kind == "clock" and (t := _hhmm(f.value)) is not None]
-    return bool(booked) and (any(c.hour is not None and not _reads_as(c, *booked[0]) for c in clocks(clause))
-                             or has_phrase(clause, ANOTHER_TIME))
+    return bool(booked) and (any(c.hour is not None and not _reads_as(c, *booked[0]) for c in clocks(clause)) or has_phrase(clause, ANOTHER_TIME))
 
 
 def _names_item(item: str, words: Sequence[str]) -> bool:
@@ -721,9 +720,10 @@ def _check(cited: Cited, request: QuickAskJob | BookJob, turns: Sequence[Turn], 
     if outcome is not None and outcome.quote:
         if at_outcome is None:
             return _unsaid(turns, outcome.quote)
-        clause, parts = _clause(turns, at_outcome)  # "please confirm" (not after CONFIRMS: "I can confirm"), a wait: no yes
-        asks = outcome.kind != "no" and (has_phrase(clause, HOLDS) or any(w in ("confirm", "verify") and not (
-            set(clause[max(0, i - 3):i]) & set(CONFIRMS) and "you" not in clause[max(0, i - 3):i]) for i, w in enumerate(clause)))
+        clause, parts = _clause(turns, at_outcome)  # "please confirm" (not "I can confirm", "ok, confirm"), a wait: no yes
+        asks = outcome.kind != "no" and (has_phrase(clause, HOLDS) or any(w in ("confirm", "verify") and not (set(CONFIRMS) & set(
+            b := clause[max(0, i - 3):i]) and "you" not in b) and not (_at(clause, i + 1) in ("", "already") and not {
+                "please", "me", "you", "to", "will", "i'll", "we'll"} & set(b)) for i, w in enumerate(clause)))
         asked_back = at_outcome.in_question if outcome.kind != "no" else at_outcome.question
         if asked_back or asks or situations.menu_prompt(at_outcome.sentence.text) or (
                 cited.status == "booked" and _asked_before(turns, at_outcome.turn) is None):  # a greeting books nothing
