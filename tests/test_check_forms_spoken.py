@@ -286,3 +286,25 @@ def test_rule_4_a_booked_time_said_only_as_a_limit_is_none() -> None:
     args = booked(2, "Friday 17:15", outcome_quote="Booked", party_readback=True, time_quote=quote, date_quote="Friday")
     assert isinstance(check_record(args, BOOK, turns), Accepted)
     assert check_record(args | {"confirmed_time": "Friday 19:00"}, BOOK, turns).rule == 4  # type: ignore[union-attr]
+
+
+@given(st.sampled_from(("We've a couple left", "Just the one", "Three on the shelf", "We're running low", "Only a few left")))
+def test_rule_8_a_limited_stock_says_a_number_or_a_word_of_few(said: str) -> None:
+    """Limited stock stands on a number or a word of FEW; "plenty", with neither, is in stock and no limited one."""
+    turns = call("Is the cast iron skillet in stock?", f"The skillet? {said}.")
+    assert isinstance(check_record(stock("limited", said), STOCK, turns), Accepted), said
+    plenty = call("Is the cast iron skillet in stock?", "The skillet? We have plenty.")
+    assert isinstance(check_record(stock("in_stock", "We have plenty"), STOCK, plenty), Accepted)
+    assert check_record(stock("limited", "We have plenty"), STOCK, plenty).rule == 8  # type: ignore[union-attr]
+
+
+def test_rule_9_stock_unknown_out_the_back_and_a_lone_o() -> None:
+    """"I can't check" is no stock's no (KNOWING); "out the back" is a place, not out; "four o' them" is no zero."""
+    turns = call("Is the cast iron skillet in stock?", "The skillet? Sorry, I can't check right now.")
+    assert check_record(stock("out_of_stock", "I can't check right now"), STOCK, turns).rule == 9  # type: ignore[union-attr]
+    back = call("Is the cast iron skillet in stock?", "The skillet? We've got heaps out the back.")
+    assert isinstance(check_record(stock("in_stock", "We've got heaps out the back"), STOCK, back), Accepted)
+    assert check_record(stock("out_of_stock", "We've got heaps out the back"), STOCK, back).rule == 9  # type: ignore[union-attr]
+    four = call("Is the cast iron skillet in stock?", "The skillet? Aye, we've four o' them in.")
+    assert check_record(stock("out_of_stock", "we've four o' them in"), STOCK, four).rule == 9  # type: ignore[union-attr]
+    assert isinstance(check_record(stock("in_stock", "we've four o' them in", 4), STOCK, four), Accepted)

@@ -258,6 +258,11 @@ class _Hours(_Strict):
         return [f for r in self.ranges for f in r.facts()]
 
 
+def _limited(availability: str) -> str:
+    """A stock yes's value: "limited" (the check wants a number or a word of a few said), else none."""
+    return "limited" if availability == "limited" else ""
+
+
 class _Kind(_Strict):
     kind: Said
     availability: Literal["in_stock", "out_of_stock", "limited"]
@@ -266,7 +271,7 @@ class _Kind(_Strict):
 
     def facts(self) -> list[Fact]:
         out = [Fact("kind", self.kind, self.quote),
-               Fact("no" if self.availability == "out_of_stock" else "yes", "", self.quote, topic="stock")]
+               Fact("no" if self.availability == "out_of_stock" else "yes", _limited(self.availability), self.quote, topic="stock")]
         return out + ([Fact("count", str(self.quantity), self.quote)] if self.quantity is not None else [])
 
 
@@ -292,7 +297,7 @@ class _Stock(_Strict):
         if self.availability == "unknown":
             return [Fact("no", "", self.quote, item=True)] if self.quote else []
         said = "no" if self.availability == "out_of_stock" else "yes"
-        out = [Fact(said, "", self.quote, self.readback, item=True, topic="stock")]
+        out = [Fact(said, _limited(self.availability), self.quote, self.readback, item=True, topic="stock")]
         return out + ([Fact("count", str(self.quantity), self.quote, self.readback)] if self.quantity is not None else [])
 
 

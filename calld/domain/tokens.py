@@ -1,8 +1,9 @@
 """Spoken words as tokens: what the evidence check, the transcript assessment and the call's page compare.
 
-Lower case, without punctuation or fillers; number words as digits ("twenty five" 25, "twelfth" 12th, "a dozen" 12);
-"dont" as "don't", "p m" as "pm", "o clock" as "oclock", "seven's" as "7 s"; a dash between two numbers or two days a run ("9-6" is 9 to 6);
-a no of ease ("no problem") one "ok". Pure: no clock, no files; each token keeps its place in the text.
+Lower case, without punctuation or fillers; number words as digits ("twenty five" 25, "twelfth" 12th, "a dozen" 12;
+a lone "o" is no zero); "dont" as "don't", "p m" as "pm", "o clock" as "oclock", "seven's" as "7 s"; a dash between
+two numbers or two days a run ("9-6" is 9 to 6); a no of ease ("no problem") one "ok". Pure: no clock, no files; each
+token keeps its place in the text.
 """
 
 from __future__ import annotations
@@ -103,6 +104,8 @@ def _normal(word: str) -> str:
 
 
 def number(words: Sequence[str]) -> str | None:
+    if words == ["o"]:  # "four o' them", "yes o": "of" or a particle, never a zero alone ("oh" is a filler)
+        return None
     with contextlib.suppress(ValueError):
         return str(text2num(" ".join(words), "en"))
     ordinal = alpha2digit(" ".join(words), "en")  # "twelfth", "twenty first"; not "first", "a second"

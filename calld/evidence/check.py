@@ -48,16 +48,16 @@ and that each typed value stands in them. Which number is the party is the model
     range's days are none its days_quote's clause says closed (CLOSED, no "open" nor time: "shut Sundays").
  8. Yes. The clause of a quote of what is holds no word of NOT (nor ending in n't or "nae"; not before a word of
     OPEN_CLOSE and "until"; not a "no" before a word of CORRECTIONS; not "not many") nor of PAST; of stock, none of
-    OUT nor "will" ('ll, "gonna"), nor a day ("in Tuesday", "next week"): stock to come is none now; of a booking,
-    none of FAILURE, FULL or CLOSED (but a party's or date's no of another clock time or ANOTHER_TIME), nor, in an
-    outcome_quote, a word of GONE with only WHEN_WORDS, days and times after it and no "you" in the clause ("Seven's
-    gone", "Friday's out"). A booked outcome_quote holds no word of OFFERS nor HOURS_CUES ("the kitchen closes at
-    9"), nor is each of its clauses an apology. A clause here ends before any "and".
+    OUT ("out the back" aside) nor "will" ('ll, "gonna"), nor a day ("next week"): stock to come is none now, and
+    limited stock says a number or a word of FEW; of a booking, none of FAILURE, FULL or CLOSED (but a party's or
+    date's no of another clock time or ANOTHER_TIME), nor, in an outcome_quote, a word of GONE with only WHEN_WORDS,
+    days and times after it and no "you" in the clause ("Seven's gone"). A booked outcome_quote holds no word of
+    OFFERS nor HOURS_CUES ("closes at 9"), nor is each of its clauses an apology. Clauses here end before "and".
  9. No. The clause of a quote of what is not (a decline, out of stock, not known) holds a word of NOT (or ending in
     n't or "nae") or of APOLOGY (in a stock quote, no apology nor a no before a word of KNOWING: "I don't know"),
-    for stock of OUT ("out back" aside) or stock to come, for a booking of FAILURE, FULL, CLOSED, OFFERS or
-    HOURS_CUES, or the word of GONE of rule 8 ("all booked" only where it ends the clause). An answer's
-    outcome_quote says a yes or a no only of stock; of hours, an aisle or kinds it need only be said.
+    for stock of OUT or stock to come, for a booking of FAILURE, FULL, CLOSED, OFFERS or HOURS_CUES, or the word of
+    GONE of rule 8 ("all booked" only where it ends the clause). An answer's outcome_quote says a yes or a no only
+    of stock; of hours, an aisle or kinds it need only be said.
 10. Said after. In a booked outcome_quote's turn before it, and after it, a business sentence with a word of
     FAILURE, or of NOT beside one of BOOKING (no "if" or "unless"), or the word of GONE of rule 8 said of no other
     time ("Friday's gone"), refuses the record unless the booked time is said later. After a declined outcome_quote,
@@ -124,6 +124,7 @@ BOOKING = ("table", "reservation", "booking", "book", "booked", "reserve", "rese
            "availability", "slot", "opening", "space", "room")  # matched with or without a plural s
 CONFIRMS = ("can", "able", "did", "happy", "pleased", "glad", "is")  # a "confirm" after one gives it: "I was able to confirm"
 ANOTHER_TIME = ("that time", "that hour", "requested time", "time you asked")  # the time that failed, said again
+FEW = ("couple", "few", "handful", "low", "last", "only", "just", "left", "remaining", "not many", "limited", "down to")
 PAST = ("used to", "formerly", "previously", "anymore", "no longer", "last year", "last month", "last week", "yesterday")
 FULL = ("booked out", "capacity", "waitlist", "waiting list", "wait list", "we're all booked", "is taken",
         "are taken", "walk in", "walk ins", "private party", "private event", "call you back",
@@ -149,7 +150,7 @@ HOLDS = ("let me check", "let me see", "let me look", "let me have a look", "hol
          "1 sec", "1 second", "just a moment", "just a sec", "bear with me")  # a wait, not an answer (as tokens: "one" is 1)
 LIMITS = ("before", "back", "last", "ends", "starts", "start")  # "table back at 9": a time not the booking's
 INSTEAD = ("instead", "though", "alternatively", "substitute", "alternative", "similar", "equivalent", "generic")
-KNOWING = ("know", "sure", "idea", "tell", "remember", "certain")  # "I don't know" says no no of stock
+KNOWING = ("know", "sure", "idea", "tell", "remember", "certain", "check")  # "I don't know" says no no of stock
 STATING = ("we", "we're", "we've", "i", "i'm", "it", "it's", "its", "they", "they're", "there's")  # "we're open till 8?"
 CORRECTIONS = frozenset({"actually", "sorry", "wait", "correction", "mean", "rather", "instead", "oops", "scratch",
                          "make", "change", "changed", "no"})
@@ -517,7 +518,8 @@ def _sign(fact: Fact, words: Sequence[str], parts: Sequence[Sequence[str]] = (),
     of GONE refuses only an outcome's yes: a fact may be said in the clause of a no a later yes overcame ("we're
     packed Friday but I'll pencil you in")."""
     extra = OUT if fact.topic == "stock" else (*FAILURE, *FULL, *CLOSED) if fact.topic == "booking" else ()
-    words = [w for i, w in enumerate(words) if w != "out" or _at(words, i + 1) not in ("back", "front", "there", "here")]
+    words = [w for i, w in enumerate(words) if w != "out" or _at(words, i + 1 + (_at(words, i + 1) == "the")) not in (
+        "back", "front", "there", "here")]  # "out the back" is a place
     # stock to come ("we'll have them next week", "should be in Tuesday") is none now, as a restock is
     to_come = fact.topic == "stock" and any(w in ("will", "gonna", "tomorrow") or w.endswith("'ll") or _weekday(w)
                                             or w == "next" and _at(words, i + 1) in ("week", "month") for i, w in enumerate(words))
@@ -530,6 +532,8 @@ def _sign(fact: Fact, words: Sequence[str], parts: Sequence[Sequence[str]] = (),
         return "it offers or limits, it does not confirm: quote the words that confirm the booking, or record declined"
     if fact.kind == "yes" and (_negated(words) or has_phrase(words, PAST) or has_phrase(words, extra) or gone):
         return "it says no, or says it of the past"
+    if fact.value == "limited" and not (_counts(words) or has_phrase(words, FEW)):
+        return "it says limited stock with no number nor word of FEW: record in_stock, or quote the words"
     knows = [w for i, w in enumerate(words) if fact.topic != "stock" or outcome or _at(words, i + 1) not in KNOWING and w not in APOLOGY]
     if fact.kind == "no" and not (_negated(knows) or has_phrase(knows, (*extra, *APOLOGY)) or to_come or gone
                                   or fact.topic == "booking" and has_phrase(words, (*OFFERS, *HOURS_CUES))):
@@ -637,11 +641,9 @@ def _corrected(fact: Fact, turns: Sequence[Turn], at: Found, booking: bool, read
             its_days = set(fact.days) & WEEKDAYS_SET | {w for w in _date_words(fact.value) if w in WEEKDAYS}
             if other and not (days and its_days and not days & its_days):
                 return " ".join(words)
-        elif fact.kind in ("count", "place"):
-            mine = {w for w in _words(tokens(fact.value)) if w.isdigit()}
-            if mine and any(len(w) <= 2 and w not in mine | own for w in _counts(words)):
-                return " ".join(words)
-        elif fact.kind == "date" and (mine := {w for w in _date_words(fact.value) if w in WEEKDAYS}) and days - mine \
+        elif fact.kind in ("count", "place") and (mine := {w for w in _words(tokens(fact.value)) if w.isdigit()}) and any(
+                len(w) <= 2 and w not in mine | own for w in _counts(words)) \
+                or fact.kind == "date" and (mine := {w for w in _date_words(fact.value) if w in WEEKDAYS}) and days - mine \
                 or fact.topic == "stock" and fact.kind == "yes" and (has_phrase(words, OUT) or _negated(words)):
             return " ".join(words)  # "oh wait, sorry, we just sold the last one"
     return None
@@ -698,10 +700,8 @@ def check_record(arguments: str | Mapping[str, Any], request: QuickAskJob | Book
         args = gpt_live.read_record(arguments, "book" if isinstance(request, BookJob) else "quick_ask")
     except ValidationError as exc:
         return Refused(0, f"invalid arguments: {exc.errors()[0]['msg']}", "send arguments the tool's schema allows")
-    cited = args.cited()
-    opt_out = at.sentence if (at := locate(turns, cited.opt_out_quote)) is not None else None
-    verdict = _check(cited, request, turns, machine)
-    if isinstance(verdict, Refused):
+    opt_out = at.sentence if (at := locate(turns, (cited := args.cited()).opt_out_quote)) is not None else None
+    if isinstance(verdict := _check(cited, request, turns, machine), Refused):
         return Refused(verdict.rule, verdict.why, verdict.next, opt_out)
     reason = getattr(args, "reason_code", None) or getattr(args, "reason", None) or "refused"
     return Accepted(verdict.quotes, reason if cited.status == "declined" else None, opt_out)
