@@ -308,3 +308,10 @@ def test_rule_9_stock_unknown_out_the_back_and_a_lone_o() -> None:
     four = call("Is the cast iron skillet in stock?", "The skillet? Aye, we've four o' them in.")
     assert check_record(stock("out_of_stock", "we've four o' them in"), STOCK, four).rule == 9  # type: ignore[union-attr]
     assert isinstance(check_record(stock("in_stock", "we've four o' them in", 4), STOCK, four), Accepted)
+
+
+def test_rule_9_finished_is_a_word_of_out() -> None:
+    """"The skillet is finished" (West African, Indian English): out of stock, and no yes."""
+    turns = call("Is the cast iron skillet in stock?", "The skillet is finished, we expect more.")
+    assert isinstance(check_record(stock("out_of_stock", "The skillet is finished"), STOCK, turns), Accepted)
+    assert check_record(stock("in_stock", "The skillet is finished"), STOCK, turns).rule == 8  # type: ignore[union-attr]

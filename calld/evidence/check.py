@@ -116,8 +116,8 @@ NO_SET_HOURS = ("appointment", "appointments", "no set", "vary", "varies", "depe
                 "no fixed", "whenever", "irregular", "flexible")
 NOT = frozenset({"no", "not", "never", "none", "nothing", "nope", "nah", "nobody", "cannot", "unable", "neither", "nor",
                  "nuh"})  # and a word ending in n't or nae ("cannae", "nae")
-OUT = ("out", "sold", "gone", "0", "discontinued", "unavailable", "empty", "backordered", "order", "backorder",
-       "stopped", "shipment", "restock", "more coming", "more come")  # more to come: none now
+OUT = ("out", "sold", "gone", "0", "finished", "discontinued", "unavailable", "empty", "backordered", "order", "backorder",
+       "shipment", "restock", "more coming", "more come")  # more to come: none now
 FAILURE = ("unable", "couldn't", "could not", "can't", "not able", "fail", "failed", "unsuccessful", "booked up",
            "booked solid", "impossible", "unavailable", "full", "fully", "problem")  # "cannot" is of NOT
 BOOKING = ("table", "reservation", "booking", "book", "booked", "reserve", "reserved", "seat", "spot", "available",
