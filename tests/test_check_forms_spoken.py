@@ -97,6 +97,9 @@ def test_rule_1_a_numbers_homophone_counts_in_a_quote_with_no_number(heard: tupl
                         with_a_number).rule == 5  # type: ignore[union-attr]
     place = call("Which aisle is the garden hose in?", "its next to the tills")
     assert check_record(aisle("aisle 2", "its next to the tills"), AISLE, place).rule == 5  # type: ignore[union-attr]
+    numbered = call("Which aisle is the garden hose in?", "hoses are in isle for with the rakes")  # after a word of NUMBERED
+    assert isinstance(check_record(aisle("aisle 4", "hoses are in isle for"), AISLE, numbered), Accepted)
+    assert check_record(aisle("aisle 5", "hoses are in isle for"), AISLE, numbered).rule == 5  # type: ignore[union-attr]
 
 
 @given(st.sampled_from((("Tomorrow", "2026-12-06", "Sunday"), ("Tonight", "2026-12-05", "Saturday"), ("Today", "2026-12-05", "Saturday"))))

@@ -3,10 +3,11 @@
 The model points at the words that carry each fact and the outcome; this file checks that the business said them
 and that each typed value stands in them. Which number is the party is the model's reading. The rules, all of them:
 
- 1. Said. Every quote stands as one run of tokens in one business turn before the record, lower case, without
-    punctuation, FILLERS or a no of EASE ("no problem"), number words as digits ("a dozen" 12; HEARD's in a count or
-    time quote with no number: "for for"), a last word without "'s" ("Tuesday's"), "dont" as "don't", "o clock" as
-    "o'clock", "4 b" as "4b" (calld.domain.tokens). Agent speech never counts; a fact needs a quote or a read-back.
+ 1. Said. Each quote stands as one run of tokens in a business turn before the record, lower case, without
+    punctuation, FILLERS or a no of EASE ("no problem"), number words as digits (HEARD's where a count's, a time's
+    or, after NUMBERED, a place's quote says none: "for for"), a last word without "'s", "o clock" as "o'clock",
+    "dont" as "don't", "4 b" as "4b" (calld.domain.tokens). Agent speech never counts; each fact needs a quote or a
+    read-back.
  2. Read back. A readback fact stands in the agent's turn just before the turn of the outcome_quote (then needed).
  3. Statements. A quote's clause is not a question (but one begun by a word of STATING, with no "you" nor "if":
     "we're open?"), nor a phone menu's prompt; an outcome's yes is in no question at all nor, booked, before the
@@ -48,16 +49,17 @@ and that each typed value stands in them. Which number is the party is the model
     range's days are none its days_quote's clause says closed (CLOSED, no "open" nor time: "shut Sundays").
  8. Yes. The clause of a quote of what is holds no word of NOT (nor ending in n't or "nae"; not before a word of
     OPEN_CLOSE and "until"; not a "no" before a word of CORRECTIONS; not "not many") nor of PAST; of stock, none of
-    OUT ("out the back" aside) nor "will" ('ll, "gonna"), nor a day ("next week"): stock to come is none now, and
-    limited stock says a number or a word of FEW; of a booking, none of FAILURE, FULL or CLOSED (but a party's or
-    date's no of another clock time or ANOTHER_TIME), nor, in an outcome_quote, a word of GONE with only WHEN_WORDS,
-    days and times after it and no "you" in the clause ("Seven's gone"). A booked outcome_quote holds no word of
-    OFFERS nor HOURS_CUES ("closes at 9"), nor is each of its clauses an apology. Clauses here end before "and".
+    OUT ("out the back" aside) nor COMING, "will" ('ll, "gonna") nor a day ("next week"): stock to come is none now,
+    and limited stock says a number or a word of FEW; of a booking, none of FAILURE, FULL or CLOSED (but a party's
+    or date's no of another clock time or ANOTHER_TIME), nor, in an outcome_quote, a word of GONE with only
+    WHEN_WORDS, days and times after it and no "you" in the clause ("Seven's gone"). A booked outcome_quote holds no
+    word of OFFERS nor HOURS_CUES ("closes at 9"), nor is each of its clauses an apology. Clauses here end before
+    "and".
  9. No. The clause of a quote of what is not (a decline, out of stock, not known) holds a word of NOT (or ending in
     n't or "nae") or of APOLOGY (in a stock quote, no apology nor a no before a word of KNOWING: "I don't know"),
-    for stock of OUT or stock to come, for a booking of FAILURE, FULL, CLOSED, OFFERS or HOURS_CUES, or the word of
-    GONE of rule 8 ("all booked" only where it ends the clause). An answer's outcome_quote says a yes or a no only
-    of stock; of hours, an aisle or kinds it need only be said.
+    for stock of OUT or COMING or stock to come, for a booking of FAILURE, FULL, CLOSED, OFFERS or HOURS_CUES, or
+    the word of GONE of rule 8 ("all booked" only where it ends the clause). An answer's outcome_quote says a yes or
+    a no only of stock; of hours, an aisle or kinds it need only be said.
 10. Said after. In a booked outcome_quote's turn before it, and after it, a business sentence with a word of
     FAILURE, or of NOT beside one of BOOKING (no "if" or "unless"), or the word of GONE of rule 8 said of no other
     time ("Friday's gone"), refuses the record unless the booked time is said later. After a declined outcome_quote,
@@ -116,8 +118,8 @@ NO_SET_HOURS = ("appointment", "appointments", "no set", "vary", "varies", "depe
                 "no fixed", "whenever", "irregular", "flexible")
 NOT = frozenset({"no", "not", "never", "none", "nothing", "nope", "nah", "nobody", "cannot", "unable", "neither", "nor",
                  "nuh"})  # and a word ending in n't or nae ("cannae", "nae")
-OUT = ("out", "sold", "gone", "0", "finished", "discontinued", "unavailable", "empty", "backordered", "order", "backorder",
-       "shipment", "restock", "more coming", "more come")  # more to come: none now
+OUT = ("out", "sold", "gone", "0", "finished", "stopped", "discontinued", "unavailable", "empty")
+COMING = ("order", "backorder", "backordered", "shipment", "restock", "more coming", "more come")  # more to come: none now
 FAILURE = ("unable", "couldn't", "could not", "can't", "not able", "fail", "failed", "unsuccessful", "booked up",
            "booked solid", "impossible", "unavailable", "full", "fully", "problem")  # "cannot" is of NOT
 BOOKING = ("table", "reservation", "booking", "book", "booked", "reserve", "reserved", "seat", "spot", "available",
@@ -287,11 +289,9 @@ def _closes_first(words: Sequence[str], first: Clock) -> bool:
 
 
 def _reads_as(c: Clock, hour: int, minute: int, context: Sequence[Clock] = ()) -> bool:
-    if c.minute != minute:
-        return False
-    if c.hour is None:
-        return any(k.hour is not None and _reads_as(Clock(k.hour, minute, c.meridiem or k.meridiem, c.at), hour, minute)
-                   for k in context)
+    if c.minute != minute or c.hour is None:  # a bare "half past" takes its hour from the context's times
+        return c.minute == minute and any(k.hour is not None and _reads_as(
+            Clock(k.hour, minute, c.meridiem or k.meridiem, c.at), hour, minute) for k in context)
     if c.meridiem:
         return hour == c.hour % 12 + (12 if c.meridiem == "pm" else 0)
     return hour == c.hour % 24 if c.hour > 12 or c.hour == 0 else hour % 12 == c.hour % 12
@@ -405,9 +405,7 @@ def locate(turns: Sequence[Turn], quote: str | None, speaker: str = "business", 
     want = _words(tokens(quote or ""))
     if not want:
         return None
-    for t in range(len(turns) - 1, -1, -1):
-        if turns[t].speaker != speaker:
-            continue
+    for t in (t for t in range(len(turns) - 1, -1, -1) if turns[t].speaker == speaker):
         words = _words(toks := tokens(turns[t].text))
         places = [k for k in range(len(words) - len(want), -1, -1) if words[k:k + len(want) - 1] == want[:-1]
                   and words[k + len(want) - 1] in (want[-1], want[-1] + "'s")]  # "Tuesday" of "Tuesday's quiet"
@@ -461,8 +459,9 @@ def _stands(fact: Fact, words: Sequence[str], context: Sequence[str] = (), rest:
     """Rules 4, 5, 7: why the value does not stand in `words` (`rest`: the sentence's rest; `item`'s numbers are its
     size; `lone`: a booking time's quote holding only one number may say it bare, unless it is the party's quote too)."""
     kind, value = fact.kind, fact.value
-    if kind in ("count", "clock") and re.search(r"\d", value) and not any(w.isdigit() for w in words):  # "for for"
-        words = [w if _at(words, i + 1) in HEARD else HEARD.get(w, w) for i, w in enumerate(words)]  # the last of "for to"
+    if kind in ("count", "clock", "place") and re.search(r"\d", value) and not any(w.isdigit() for w in words):  # "for for"
+        words = [w if _at(words, i + 1) in HEARD or kind == "place" and _at(words, i - 1) not in NUMBERED else HEARD.get(w, w)
+                 for i, w in enumerate(words)]  # the last of "for to"; a place's after a word of NUMBERED ("aisle for")
     if kind == "range":
         ends = [_hhmm(v) for v in value.split("-")]
         said = clocks(words)
@@ -517,7 +516,7 @@ def _sign(fact: Fact, words: Sequence[str], parts: Sequence[Sequence[str]] = (),
     """Rules 8 and 9: a yes holds no word of no; a no holds one ("we're closed on Fridays" a booking's too). A word
     of GONE refuses only an outcome's yes: a fact may be said in the clause of a no a later yes overcame ("we're
     packed Friday but I'll pencil you in")."""
-    extra = OUT if fact.topic == "stock" else (*FAILURE, *FULL, *CLOSED) if fact.topic == "booking" else ()
+    extra = (*OUT, *COMING) if fact.topic == "stock" else (*FAILURE, *FULL, *CLOSED) if fact.topic == "booking" else ()
     words = [w for i, w in enumerate(words) if w != "out" or _at(words, i + 1 + (_at(words, i + 1) == "the")) not in (
         "back", "front", "there", "here")]  # "out the back" is a place
     # stock to come ("we'll have them next week", "should be in Tuesday") is none now, as a restock is
