@@ -134,7 +134,7 @@ def test_rule_4_a_run_may_end_at_midnight_and_rule_5_closed_names_its_own_days()
 
 
 @given(st.sampled_from(("More come in Monday", "We're waiting on a shipment", "We stopped carrying those",
-                        "We restock on Tuesdays", "There's more coming Friday")))
+                        "We restock on Tuesdays", "There's more coming Friday", "We're waiting on the wholesaler")))
 def test_rule_9_more_to_come_says_there_is_none_now(said: str) -> None:
     turns = call("Do you have the cast iron skillet in stock?", f"{said}.")
     assert isinstance(check_record(stock("out_of_stock", said), STOCK, turns), Accepted), said

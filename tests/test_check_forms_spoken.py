@@ -308,6 +308,8 @@ def test_rule_9_stock_unknown_out_the_back_and_a_lone_o() -> None:
     back = call("Is the cast iron skillet in stock?", "The skillet? We've got heaps out the back.")
     assert isinstance(check_record(stock("in_stock", "We've got heaps out the back"), STOCK, back), Accepted)
     assert check_record(stock("out_of_stock", "We've got heaps out the back"), STOCK, back).rule == 9  # type: ignore[union-attr]
+    corrected = call("Is the cast iron skillet in stock?", "The skillet? We've six, no, sorry, four.")  # a correction, no no
+    assert check_record(stock("out_of_stock", "We've six, no, sorry, four"), STOCK, corrected).rule == 9  # type: ignore[union-attr]
     four = call("Is the cast iron skillet in stock?", "The skillet? Aye, we've four o' them in.")
     assert check_record(stock("out_of_stock", "we've four o' them in"), STOCK, four).rule == 9  # type: ignore[union-attr]
     assert isinstance(check_record(stock("in_stock", "we've four o' them in", 4), STOCK, four), Accepted)

@@ -119,7 +119,7 @@ NO_SET_HOURS = ("appointment", "appointments", "no set", "vary", "varies", "depe
 NOT = frozenset({"no", "not", "never", "none", "nothing", "nope", "nah", "nobody", "cannot", "unable", "neither", "nor",
                  "nuh"})  # and a word ending in n't or nae ("cannae", "nae")
 OUT = ("out", "sold", "gone", "0", "finished", "stopped", "discontinued", "unavailable", "empty")
-COMING = ("order", "backorder", "backordered", "shipment", "restock", "more coming", "more come")  # more to come: none now
+COMING = ("order", "backorder", "backordered", "shipment", "restock", "waiting", "more coming", "more come")  # more to come: none now
 FAILURE = ("unable", "couldn't", "could not", "can't", "not able", "fail", "failed", "unsuccessful", "booked up",
            "booked solid", "impossible", "unavailable", "full", "fully", "problem")  # "cannot" is of NOT
 BOOKING = ("table", "reservation", "booking", "book", "booked", "reserve", "reserved", "seat", "spot", "available",
@@ -533,8 +533,9 @@ def _sign(fact: Fact, words: Sequence[str], parts: Sequence[Sequence[str]] = (),
         return "it says no, or says it of the past"
     if fact.value == "limited" and not (_counts(words) or has_phrase(words, FEW)):
         return "it says limited stock with no number nor word of FEW: record in_stock, or quote the words"
-    knows = [w for i, w in enumerate(words) if fact.topic != "stock" or outcome or _at(words, i + 1) not in KNOWING and w not in APOLOGY]
-    if fact.kind == "no" and not (_negated(knows) or has_phrase(knows, (*extra, *APOLOGY)) or to_come or gone
+    plain = fact.topic != "stock" or outcome  # a stock quote's apology and its no of KNOWING are none ("no, sorry, 4" corrects)
+    knows = [w for i, w in enumerate(words) if plain or _at(words, i + 1) not in KNOWING]
+    if fact.kind == "no" and not (_negated(knows) or has_phrase(knows, (*extra, *APOLOGY) if plain else extra) or to_come or gone
                                   or fact.topic == "booking" and has_phrase(words, (*OFFERS, *HOURS_CUES))):
         return "it holds no word of a no"
     return None
