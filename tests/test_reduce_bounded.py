@@ -7,7 +7,6 @@ As in test_reduce.py: no trio, no IO, no clock; events through `tests.core_helpe
 
 from __future__ import annotations
 
-import json
 
 import pytest
 
@@ -20,7 +19,6 @@ from calld.core.effects import (
     OpenLive,
     Schedule,
     SendLiveAudio,
-    SendToolOutput,
 )
 from calld.core.plan import ANSWER_HEARD_LINE, HANGUP_MARK, STEER_LINE, Timings  # the quick ask's steer
 from calld.core.timers import LIVE_TIMERS
@@ -28,7 +26,6 @@ from calld.core.timers import LIVE_TIMERS
 ENDED = tuple(Cancel(k) for k in (*LIVE_TIMERS, "hangup_confirm"))  # no timer outlives a call
 from calld.core.state import (
     Call,
-    TRACKS,
     ConvTalking,
     HangupDone,
     HangupFarewell,
@@ -59,14 +56,6 @@ from tests.core_helpers import (
 
 T = Timings()
 FRAME = 640  # 20 ms of 16 kHz PCM16
-
-
-def tracks(call):
-    return {name: getattr(call, name) for name in TRACKS}
-
-
-def tool_output(effect: SendToolOutput) -> dict:
-    return json.loads(effect.output)
 
 
 # -- after the answer: silences, the greeting, the end the model chose, honesty ------------------------
