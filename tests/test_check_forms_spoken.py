@@ -320,3 +320,12 @@ def test_rule_9_finished_is_a_word_of_out() -> None:
     turns = call("Is the cast iron skillet in stock?", "The skillet is finished, we expect more.")
     assert isinstance(check_record(stock("out_of_stock", "The skillet is finished"), STOCK, turns), Accepted)
     assert check_record(stock("in_stock", "The skillet is finished"), STOCK, turns).rule == 8  # type: ignore[union-attr]
+
+
+@given(st.sampled_from(("We've loads", "Tons of them", "There's a box behind the counter", "Black is there", "Yes, on the shelf",
+                        "We get plenty")))
+def test_rule_8_a_stocks_yes_says_a_number_or_a_word_of_having(said: str) -> None:
+    """A yes of stock stands on a number or a word of HAVE or FEW; words that say nothing of having it are no yes."""
+    turns = call("Is the cast iron skillet in stock?", f"The skillet? {said}. The manager's off today.")
+    assert isinstance(check_record(stock("in_stock", said), STOCK, turns), Accepted), said
+    assert check_record(stock("in_stock", "The manager's off today"), STOCK, turns).rule == 8  # type: ignore[union-attr]

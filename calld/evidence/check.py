@@ -1,7 +1,8 @@
 """The evidence check: do the business's own words hold a record? It checks tokens, never meaning.
 
-The model points at the words that carry each fact and the outcome; this file checks that the business said them
-and that each typed value stands in them. Which number is the party is the model's reading. The rules, all of them:
+The model points at the words for each fact and the outcome; this file checks that the business said them and that
+each typed value stands in them (which number is the party is the model's reading). Entry point: check_record. Word
+lists: named constants of at most 15 entries (FILLERS, EASE in calld.domain.tokens). The rules, all of them:
 
  1. Said. Each quote stands as one run of tokens in a business turn before the record, lower case, without
     punctuation, FILLERS or a no of EASE ("no problem"), number words as digits (HEARD's where a count's, a time's
@@ -50,11 +51,11 @@ and that each typed value stands in them. Which number is the party is the model
  8. Yes. The clause of a quote of what is holds no word of NOT (nor ending in n't or "nae"; not before a word of
     OPEN_CLOSE and "until"; not a "no" before a word of CORRECTIONS; not "not many") nor of PAST; of stock, none of
     OUT ("out the back" aside) nor COMING, "will" ('ll, "gonna") nor a day ("next week"): stock to come is none now,
-    and limited stock says a number or a word of FEW; of a booking, none of FAILURE, FULL or CLOSED (but a party's
-    or date's no of another clock time or ANOTHER_TIME), nor, in an outcome_quote, a word of GONE with only
-    WHEN_WORDS, days and times after it and no "you" in the clause ("Seven's gone"). A booked outcome_quote holds no
-    word of OFFERS nor HOURS_CUES ("closes at 9"), nor is each of its clauses an apology. Clauses here end before
-    "and".
+    and a stock's yes a number or a word of HAVE or FEW (limited stock, of FEW); of a booking, none of FAILURE, FULL
+    or CLOSED (but a party's or date's no of another clock time or ANOTHER_TIME), nor, in an outcome_quote, a word
+    of GONE with only WHEN_WORDS, days and times after it and no "you" in the clause ("Seven's gone"). A booked
+    outcome_quote holds no word of OFFERS nor HOURS_CUES ("closes at 9"), nor is each of its clauses an apology.
+    Clauses here end before "and".
  9. No. The clause of a quote of what is not (a decline, out of stock, not known) holds a word of NOT (or ending in
     n't or "nae") or of APOLOGY (in a stock quote, no apology nor a no before a word of KNOWING: "I don't know"),
     for stock of OUT or COMING or stock to come, for a booking of FAILURE, FULL, CLOSED, OFFERS or HOURS_CUES, or
@@ -73,8 +74,6 @@ and that each typed value stands in them. Which number is the party is the model
     is no other value, nor, of a booking, in a sentence with no word of NOT, one just after a word of RUNS, "by",
     "from", "after" or "between", or as in rule 4 ("from 10 to 6").
 12. Voicemail. A voicemail record stands on a recorded greeting said, or the carrier's answering-machine detection.
-
-Word lists: named constants of at most fifteen entries (FILLERS, EASE in calld.domain.tokens). Entry point: check_record.
 """
 
 from __future__ import annotations
@@ -126,6 +125,7 @@ BOOKING = ("table", "reservation", "booking", "book", "booked", "reserve", "rese
            "availability", "slot", "opening", "space", "room")  # matched with or without a plural s
 CONFIRMS = ("can", "able", "did", "happy", "pleased", "glad", "is")  # a "confirm" after one gives it: "I was able to confirm"
 ANOTHER_TIME = ("that time", "that hour", "requested time", "time you asked")  # the time that failed, said again
+HAVE = ("have", "got", "get", "yes", "yeah", "yep", "do", "there", "in", "shelf", "available", "plenty", "loads", "heaps", "tons")
 FEW = ("couple", "few", "handful", "low", "last", "only", "just", "left", "remaining", "not many", "limited", "down to")
 PAST = ("used to", "formerly", "previously", "anymore", "no longer", "last year", "last month", "last week", "yesterday")
 FULL = ("booked out", "capacity", "waitlist", "waiting list", "wait list", "we're all booked", "is taken",
@@ -531,8 +531,10 @@ def _sign(fact: Fact, words: Sequence[str], parts: Sequence[Sequence[str]] = (),
         return "it offers or limits, it does not confirm: quote the words that confirm the booking, or record declined"
     if fact.kind == "yes" and (_negated(words) or has_phrase(words, PAST) or has_phrase(words, extra) or gone):
         return "it says no, or says it of the past"
-    if fact.value == "limited" and not (_counts(words) or has_phrase(words, FEW)):
-        return "it says limited stock with no number nor word of FEW: record in_stock, or quote the words"
+    have = ("FEW", FEW) if fact.value == "limited" else ("HAVE or FEW", (*HAVE, *FEW))  # "we've a few", "yes, loads"
+    if fact.kind == "yes" and fact.topic == "stock" and not outcome and not (_counts(words) or has_phrase(
+            ["have" if w.endswith("'ve") else w.removesuffix("'s") for w in words], have[1])):  # "we've", "there's"
+        return f"it says no number nor a word of {have[0]}: quote the words that say what they have"
     plain = fact.topic != "stock" or outcome  # a stock quote's apology and its no of KNOWING are none ("no, sorry, 4" corrects)
     knows = [w for i, w in enumerate(words) if plain or _at(words, i + 1) not in KNOWING]
     if fact.kind == "no" and not (_negated(knows) or has_phrase(knows, (*extra, *APOLOGY) if plain else extra) or to_come or gone
@@ -668,9 +670,8 @@ def _failed_after(booked: Fact, turns: Sequence[Turn], at: Found) -> str | None:
 
 
 def _agreed_after(turns: Sequence[Turn], at: Found) -> str | None:
-    """Rule 10: after a decline, the agent's last sentence settles on a time (it holds one and no no) and the
-    business's next turn says that time with no no, or answers at once with no no, question, wait or offer
-    ("7 is full, would 6:30 suit?" / "6:30 suits. Two at 6:30 then." / "Lovely, that's you sorted.")."""
+    """Rule 10: after a decline, the agent's last sentence settles on a time (one, no no) and the business's next turn
+    says it with no no, or answers at once with no no, question, wait or offer ("6:30 suits." / "Lovely, you're sorted.")."""
     for t in range(at.turn + 1, len(turns) - 1):
         if turns[t].speaker != "agent" or turns[t + 1].speaker != "business" or not (spans := sentence_spans(turns[t].text)):
             continue
@@ -693,9 +694,8 @@ def _agreed_after(turns: Sequence[Turn], at: Found) -> str | None:
 
 def check_record(arguments: str | Mapping[str, Any], request: QuickAskJob | BookJob, turns: Sequence[Turn],
                  *, machine: str | None = None) -> Verdict:
-    """The one public entry point: a record_task_result's arguments exactly as the model sent them (the JSON,
-    or its object), the call's request, and the transcript so far -> Accepted (with the business's sentences
-    that hold it) or Refused (the rule it broke, what was checked, what to do instead)."""
+    """The one public entry point: a record's arguments as the model sent them (JSON or its object), the request and
+    the transcript so far -> Accepted (the business's sentences that hold it) or Refused (the rule, why, what to do)."""
     try:
         args = gpt_live.read_record(arguments, "book" if isinstance(request, BookJob) else "quick_ask")
     except ValidationError as exc:
