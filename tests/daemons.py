@@ -1,4 +1,5 @@
-"""What the daemon tests share: settings for a daemon in a test's tmp_path, and a fixture body.
+"""What the daemon tests share: settings for a daemon in a test's tmp_path, and the bodies of the `daemon` and
+`client` fixtures (`serving`, `provisioned`).
 
 Each test module keeps its own `daemon` fixture (they differ in limits and drains) but builds
 it from these, so a new setting every test daemon needs is added once."""
@@ -8,11 +9,12 @@ from __future__ import annotations
 import math
 import random
 import socket
-from collections.abc import Iterator
-from contextlib import contextmanager
+from collections.abc import AsyncIterator, Iterator
+from contextlib import asynccontextmanager, contextmanager
 from pathlib import Path
 from typing import Any
 
+from calld.cli.client import ControlClient
 from calld.daemon.service import Daemon
 from calld.observe.painter import unhurried_clock
 from calld.settings import Settings, load_settings
@@ -82,6 +84,23 @@ async def stop(daemon: Daemon) -> None:
         unhurried_clock()
         await daemon.pictures_drawn()
         await daemon.shutdown(drain_s=0)
+
+
+@asynccontextmanager
+async def serving(nursery: Any, settings: Settings) -> AsyncIterator[Daemon]:
+    """A daemon started in `nursery`, stopped when the block ends: a module's `daemon` fixture body."""
+    daemon: Daemon = await nursery.start(Daemon(settings).serve)
+    yield daemon
+    await stop(daemon)
+
+
+@asynccontextmanager
+async def provisioned(daemon: Daemon, *users: str) -> AsyncIterator[ControlClient]:
+    """A control client of `daemon` with a number provisioned for each of `users`: a module's `client` fixture body."""
+    async with ControlClient(daemon.settings.calld_socket) as client:
+        for user in users:
+            await client.provision(user)
+        yield client
 
 
 @contextmanager

@@ -14,7 +14,7 @@ from calld.cli.ctl import run_ask
 from calld.daemon.service import Daemon
 from calld.ledger import Ledger
 from calld.stub.world import StubWorld
-from daemons import daemon_settings, stop
+from daemons import daemon_settings, provisioned, serving
 
 ASK = {"to": "+15555550142", "ask": "hours", "name": "Nathan", "user": "alice"}
 
@@ -25,15 +25,13 @@ def settings_for(tmp_path: Path, **over):
 
 @pytest.fixture
 async def daemon(tmp_path, nursery):
-    d: Daemon = await nursery.start(Daemon(settings_for(tmp_path)).serve)
-    yield d
-    await stop(d)
+    async with serving(nursery, settings_for(tmp_path)) as d:
+        yield d
 
 
 @pytest.fixture
 async def client(daemon):
-    async with ControlClient(daemon.settings.calld_socket) as c:
-        await c.provision("alice")
+    async with provisioned(daemon, "alice") as c:
         yield c
 
 

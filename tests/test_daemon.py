@@ -15,11 +15,11 @@ import trio
 
 from calld.cli.client import ControlClient, ControlError, DaemonUnreachable
 from calld.cli.ctl import EXIT_OK, EXIT_UNREACHABLE, EXIT_USAGE, main as ctl_main, run_ask
-from calld.daemon.service import Daemon, DaemonError, claim_socket_path
+from calld.daemon.service import Daemon, claim_socket_path
 from calld.ops.errors import OperationalError
 from calld.runtime.handle import CallHandle
 from calld.runtime.report import ARTIFACT_NAMES
-from daemons import daemon_settings, stop
+from daemons import daemon_settings, provisioned, serving, stop
 
 ASK = {"to": "+15555550142", "ask": "hours", "name": "Nathan", "user": "alice"}
 # These tests place many calls to one number; the rate limits have their own tests (test_policy_daemon).
@@ -27,15 +27,13 @@ ASK = {"to": "+15555550142", "ask": "hours", "name": "Nathan", "user": "alice"}
 # autojump_clock: the daemon's timers and the stub calls run on virtual time.
 @pytest.fixture
 async def daemon(tmp_path, nursery):
-    d: Daemon = await nursery.start(Daemon(daemon_settings(tmp_path, shutdown_drain_s=30, calld_max_calls=50)).serve)
-    yield d
-    await stop(d)
+    async with serving(nursery, daemon_settings(tmp_path, shutdown_drain_s=30, calld_max_calls=50)) as d:
+        yield d
 
 
 @pytest.fixture
 async def client(daemon):
-    async with ControlClient(daemon.settings.calld_socket) as c:
-        await c.provision("alice")
+    async with provisioned(daemon, "alice") as c:
         yield c
 
 

@@ -16,23 +16,20 @@ from prometheus_client.parser import text_string_to_metric_families
 from calld.cli.client import ControlClient, ControlError
 from calld.cli.ctl import EXIT_OK, build_parser, run_ask, tail_line
 from calld.daemon.service import Daemon
-from daemons import daemon_settings, real_time, stop
+from daemons import daemon_settings, provisioned, real_time, serving
 
 ASK = {"to": "+15555550142", "ask": "hours", "name": "Nathan", "user": "alice"}
 
 
 @pytest.fixture
 async def daemon(tmp_path, nursery):
-    d: Daemon = await nursery.start(Daemon(daemon_settings(tmp_path, calld_max_calls=7)).serve)
-    yield d
-    await stop(d)
+    async with serving(nursery, daemon_settings(tmp_path, calld_max_calls=7)) as d:
+        yield d
 
 
 @pytest.fixture
 async def client(daemon):
-    async with ControlClient(daemon.settings.calld_socket) as c:
-        await c.provision("alice")
-        await c.provision("bob")
+    async with provisioned(daemon, "alice", "bob") as c:
         yield c
 
 

@@ -21,7 +21,7 @@ from calld.cli.ctl import EXIT_OK, build_parser, run_ask
 from calld.daemon.service import Daemon
 from calld.settings import SettingsError, load_settings
 from calld.ui.access import Access
-from daemons import daemon_settings, stop
+from daemons import daemon_settings, provisioned, serving, stop
 
 ASK = {"to": "+15555550142", "ask": "hours", "name": "Nathan", "user": "alice"}
 HOSTILE = '<script>document.title="pwned"</script><img src=x onerror="document.title=1"><b>bold</b> & "quotes"'
@@ -29,16 +29,13 @@ HOSTILE = '<script>document.title="pwned"</script><img src=x onerror="document.t
 
 @pytest.fixture
 async def daemon(tmp_path, nursery):
-    d: Daemon = await nursery.start(Daemon(daemon_settings(tmp_path, calld_ui_bind="127.0.0.1:0")).serve)
-    yield d
-    await stop(d)
+    async with serving(nursery, daemon_settings(tmp_path, calld_ui_bind="127.0.0.1:0")) as d:
+        yield d
 
 
 @pytest.fixture
 async def client(daemon):
-    async with ControlClient(daemon.settings.calld_socket) as c:
-        await c.provision("alice")
-        await c.provision("bob")
+    async with provisioned(daemon, "alice", "bob") as c:
         yield c
 
 
