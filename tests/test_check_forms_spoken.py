@@ -32,7 +32,7 @@ def test_rule_9_an_apology_is_a_declines_no(apology: str, state: str) -> None:
 @given(st.sampled_from(("Please be here by 6:45", "We need the table back by nine", "Our bar is open from five till eleven",
                         "The set menu runs until 8", "Try to arrive before quarter to seven", "Drinks are from 6 to 11",
                         "The kitchen closes at 10", "Heads up, we're open till eleven", "Last orders are at half eight",
-                        "We'll need the table back at ten")))
+                        "We'll need the table back at ten", "The kitchen shuts at 10")))
 def test_rule_11_a_later_limit_or_range_is_no_other_booked_time(aside: str) -> None:
     """After the booked time, a time said as a limit or a range of something else ("be here by 6:45") is no correction."""
     turns = call("A table for two at 7 on Friday?", f"Yes, two at 7 on Friday, you're booked. {aside}.")

@@ -1,7 +1,8 @@
 """Spoken words as tokens: what the evidence check, the transcript assessment and the call's page compare.
 
 Lower case, without punctuation or fillers; number words as digits ("twenty five" 25, "twelfth" 12th, "a dozen" 12;
-a lone "o" is no zero); "dont" as "don't", "p m" as "pm", "o clock" as "oclock", "seven's" as "7 s"; a dash between
+a lone "o" is no zero); "dont" as "don't", "p m" as "pm", "o clock" as "oclock", "seven's" as "7 s", "19h30" as
+"19:30", SHORT spellings in full ("tmrw"), "day after tomorrow" as "overmorrow"; a dash between
 two numbers or two days a run ("9-6" is 9 to 6); a no of ease ("no problem") one "ok". Pure: no clock, no files; each
 token keeps its place in the text.
 """
@@ -22,7 +23,9 @@ FILLERS = ("um", "uh", "er", "erm", "ah", "oh", "hmm", "mm", "well", "like", "so
 EASE = ("problem", "problems", "trouble", "worries", "worry", "bother", "issue", "drama", "dramas", "sweat", "shortage")  # "no problem", "not a problem": a yes
 WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
 ORDINAL = ("st", "nd", "rd", "th")
-_TOKEN = re.compile(r"mm-hmm|uh-huh|\d{1,2}[:.]\d{2}(?!\d)|\d+/\d+|\d+(?:st|nd|rd|th)?(?![a-z\d])|\d+[a-z](?![a-z\d])|\d+|[ap]\.\s?m\b\.?|[a-z]+(?:'[a-z]+)*")
+SHORT = {"tmr": "tomorrow", "tmrw": "tomorrow", "tmw": "tomorrow", "tomoz": "tomorrow", "morra": "tomorrow",
+         "tomorow": "tomorrow", "tonite": "tonight"}  # texted and dialect spellings
+_TOKEN = re.compile(r"mm-hmm|uh-huh|\d{1,2}[:.h]\d{2}(?!\d)|\d+/\d+|\d+(?:st|nd|rd|th)?(?![a-z\d])|\d+[a-z](?![a-z\d])|\d+|[ap]\.\s?m\b\.?|[a-z]+(?:'[a-z]+)*")
 
 
 @frozen
@@ -90,6 +93,8 @@ def _unfilled(toks: list[Tok]) -> list[Tok]:
         k = i + 1 + (at(words, i + 1) in ("a", "any", "to"))
         if w in ("no", "not", "never", "nothing", "nae", "nuh") and at(words, k) in EASE and i not in drop:  # "nae bother"
             toks[i], drop = Tok("ok", toks[i].start, toks[k].end), drop | set(range(i + 1, k + 1))
+        if words[i:i + 3] == ["day", "after", "tomorrow"]:  # one word, as RELATIVE's are
+            toks[i], drop = Tok("overmorrow", toks[i].start, toks[i + 2].end), drop | {i + 1, i + 2}
     return [t for i, t in enumerate(toks) if i not in drop and t.word not in FILLERS]
 
 
@@ -98,8 +103,10 @@ def _normal(word: str) -> str:
         return word[:-2] + "n't"
     if word[0] in "ap" and "." in word:
         return word[0] + "m"
-    if (m := re.fullmatch(r"(\d{1,2})[:.](\d{2})", word)) is not None:
+    if (m := re.fullmatch(r"(\d{1,2})[:.h](\d{2})", word)) is not None:  # "19h30" as written in French and Afrikaans
         return f"{m[1] if m[1].startswith('0') else int(m[1])}:{m[2]}"  # "07:00" keeps its 24-hour zero
+    if word in SHORT:
+        return SHORT[word]
     return re.sub(r"(?<=\d)(?:st|nd|rd|th)$", "", word).replace("o'clock", "oclock").replace("midday", "noon")
 
 

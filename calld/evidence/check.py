@@ -4,11 +4,10 @@ The model points at the words for each fact and the outcome; this file checks th
 each typed value stands in them (which number is the party is the model's reading). Entry point: check_record. Word
 lists: named constants of at most 15 entries (FILLERS, EASE in calld.domain.tokens). The rules, all of them:
 
- 1. Said. Each quote stands as one run of tokens in a business turn before the record, lower case, without
-    punctuation, FILLERS or a no of EASE ("no problem"), number words as digits (HEARD's where a count's, a time's
-    or, after NUMBERED, a place's quote says none: "for for"), a last word without "'s", "o clock" as "o'clock",
-    "dont" as "don't", "4 b" as "4b" (calld.domain.tokens). Agent speech never counts; each fact needs a quote or a
-    read-back.
+ 1. Said. Each quote stands as one run of tokens (calld.domain.tokens: lower case, without punctuation, FILLERS or a
+    no of EASE, number words as digits) in a business turn before the record, its last word without "'s", "4 b" as
+    "4b"; HEARD's numbers where a count's, a time's or, after NUMBERED, a place's quote says none ("for for"). Agent
+    speech never counts; each fact needs a quote or a read-back.
  2. Read back. A readback fact stands in the agent's turn just before the turn of the outcome_quote (then needed).
  3. Statements. A quote's clause is not a question (but one begun by a word of STATING, with no "you" nor "if":
     "we're open?"), nor a phone menu's prompt; an outcome's yes is in no question at all nor, booked, before the
@@ -16,21 +15,22 @@ lists: named constants of at most 15 entries (FILLERS, EASE in calld.domain.toke
     last in its clause after none of "please", "me", "you", "to", "will" ("ok, confirm"), nor HOLDS ("let me
     check"); only a booking's fact may stand in the business's question before the outcome_quote, and a range's days
     its times answer there ("Sundays? No."). A clause ends at , ; ? . ! "but" or "and can I".
- 4. Clock times. Each time reads as one in its own quote: "7:30", "7.30", "7 30" (not before a word of UNITS),
-    "0930" (in no phone number), a number before am/pm, o'clock or "ish", or after a word of CLOCK_CUES, "noon",
-    "midnight", "half past 7", "half five", "at 9 and a half", "ten to nine" (after "at", or as a booking's one
-    time), the quote's one number ("Ten."; in a booking's time, "make that five"), "19 30" or "20 hours" (13 to 23:
-    24-hour); am/pm, where said (DAYPARTS: "in the morning", "morning 10 until night 10"; "07:00": 24-hour), agrees.
-    A dash between numbers or days ("9-6"), a word of RUNS ("9 while 5") and "and" after "between" make a run;
-    number words said apart (",") are two. A number that begins an address (names, then a word of STREETS) or
-    follows a month is no time; after LOOSE_CUES, or a time only by "tonight" after it, it is a count too, and no
-    time where another is said ("for four tonight at 8"). A range's two times are said one after the other in its
-    times_quote, the opening first unless a word of closing is their last cue ("until 9 from 5"), the closing later
-    where neither says its half of the day; a bare "half past" takes its hour from the context_quote; days_quote and
-    times_quote, said in one turn, have no other day or number between them but a split shift's other times, and
-    days whose own clause says times take those ("Mon-Fri 8:30 to 6, Sat 9 to 1"). A booked time in no clock words
-    ("early sitting") stands by them; with no half of the day, it is the half nearer the time asked; with a word of
-    LIMITS or HOURS_CUES in the four words before each time it reads ("we open at 5", "back at 9"), it is none.
+ 4. Clock times. Each time reads as one in its own quote: "7:30", "7.30", "7 30", "0930" (in no phone number), a
+    number before am/pm, o'clock, "noon" or "ish", or after a word of CLOCK_CUES, "noon", "midnight", "half past 7",
+    "half five", "at 9 and a half", "ten to nine" (after "at", or as a booking's one time), the quote's one number
+    ("Ten."; in a booking's time, "make that five", or one beside the party's: "two for seven"), "19 30" or "20
+    hours" (13 to 23: 24-hour); am/pm, where said (DAYPARTS: "in the morning", "morning 10 until night 10"; "07:00":
+    24-hour), agrees. A dash between numbers or days ("9-6"), a word of RUNS ("9 while 5") and "and" after "between"
+    make a run; number words said apart (",") are two. A number that begins an address (names, then a word of
+    STREETS), measures (before a word of UNITS: "20 quid"; not "at 10 hours") or is a month's day ("13 May 12 noon":
+    the 13) is no time; after LOOSE_CUES, or a time only by "tonight" after it, it is a count too, and no time where
+    another is said ("for four tonight at 8"). A range's two times are said one after the other in its times_quote,
+    the opening first unless a word of closing is their last cue ("until 9 from 5"), the closing later where neither
+    says its half of the day; a bare "half past" takes its hour from the context_quote; days_quote and times_quote,
+    said in one turn, have no other day or number between them but a split shift's other times, and days whose own
+    clause says times take those ("Mon-Fri 8:30 to 6, Sat 9 to 1"). A booked time in no clock words ("early
+    sitting") stands by them; with no half of the day, it is the half nearer the time asked; with a word of LIMITS
+    or HOURS_CUES in the four words before each time it reads ("we open at 5", "back at 9"), it is none.
  5. Own words. Each day, date, count, party size, place or kind stands in its own quote: a count as a number that is
     no part of a clock time nor a day of a month ("march 5", "the 12th": with no month said, the day stands for the
     date), nor before a word of UNITS or after one of NUMBERED ("table 12"); days by name, run or DAY_GROUPS, every
@@ -39,7 +39,8 @@ lists: named constants of at most 15 entries (FILLERS, EASE in calld.domain.toke
     (PLACE_WORDS aside). A day after a word of SET_APART is not among them ("closed" aside, of closed days). An
     item's count or place quote holds no other number (but the item's own, itself no count: "the 12 inch"). A typed
     date is read as said (with its year, by its day; "Dec" as December); the date asked stands unsaid beside its
-    weekday said; RELATIVE words ("tomorrow") and HOLIDAYS say their dates (BookJob.today: the day dialled).
+    weekday said; RELATIVE words ("tomorrow", in a read-back too) and HOLIDAYS say their dates (BookJob.today: the
+    day dialled).
  6. The item. A stock or aisle fact names the item asked about: in its quote, or in the agent's question before it
     (the agent's follow-ups between, or a question back and the agent's choice, which the fact's sentence names),
     with no number of another size of it nor a word of INSTEAD said in between; in its own quote where its sentence
@@ -70,9 +71,10 @@ lists: named constants of at most 15 entries (FILLERS, EASE in calld.domain.toke
     of its kind (a clock time; a number of one or two digits, not the record's party nor, for a party, its booked
     time; a day, for a date) refuse the record when they hold a word of CORRECTIONS, or always for a booking's time
     and date (and a read-back party) but in the rest of its outcome's turn ("booked. Last orders at 9"), or for
-    stock held a no; unless they name a day the fact is not for. A time said gone or full, or the party said alone,
-    is no other value, nor, of a booking, in a sentence with no word of NOT, one just after a word of RUNS, "by",
-    "from", "after" or "between", or as in rule 4 ("from 10 to 6").
+    stock held a no; unless they name a day the fact is not for. A time said gone or full, the party said alone, a
+    measure (rule 4) or a day after a word of RUNS or "by" ("hold it till Monday") is no other value, nor, of a
+    booking, in a sentence with no word of NOT, one just after a word of RUNS, "by", "from", "after" or "between",
+    or as in rule 4 ("from 10 to 6").
 12. Voicemail. A voicemail record stands on a recorded greeting said, or the carrier's answering-machine detection.
 """
 
@@ -99,6 +101,7 @@ from calld.domain.transcript import SENTENCE_END, Quote, Turn, sentence_spans
 CLOCK_CUES = frozenset({"at", "until", "till", "til", "from", "by", "around", "about", "before", "after", "open",
                         "opens", "close", "closes", "between"})
 DAYPARTS = {"morning": "am", "afternoon": "pm", "evening": "pm", "night": "pm", "tonight": "pm"}  # "7 in the morning"
+_NOON = {"noon": "pm", "midnight": "am"}
 LOOSE_CUES = frozenset({"around", "about"})  # "about 3" is as much three people, or three left, as 3 o'clock
 MONTHS = ("january", "february", "march", "april", "may", "june", "july", "august", "september", "october", "november", "december")
 DAY_GROUPS = {"weekdays": WEEKDAYS[:5], "weekday": WEEKDAYS[:5], "weekends": WEEKDAYS[5:], "weekend": WEEKDAYS[5:],
@@ -138,7 +141,7 @@ GONE = ("gone", "went", "taken", "out", "spoken for", "filled", "packed", "slamm
 APOLOGY = ("sorry", "afraid", "unfortunately", "apologies", "apologise", "apologize", "regret", "regrettably")  # a no's
 WHEN_WORDS = frozenset({"for", "on", "at", "that", "this", "night", "tonight", "tomorrow", "today", "already",
                         "now", "i'm", "afraid", "sorry", "too"})  # after GONE
-RELATIVE = {"today": 0, "tonight": 0, "tomorrow": 1}  # days after the call's own (BookJob.today)
+RELATIVE = {"today": 0, "tonight": 0, "tomorrow": 1, "overmorrow": 2}  # days after the call's own (BookJob.today)
 HOLIDAYS = {"christmas eve": "december 24", "christmas day": "december 25", "boxing day": "december 26",
             "new year's eve": "december 31", "new year's day": "january 1"}  # dates by name (bare "Christmas" is a season)
 UNITS = ("minute", "hour", "dollar", "buck", "cent", "percent", "pound", "quid", "euro", "inch", "foot", "feet", "litre",
@@ -147,9 +150,9 @@ STREETS = ("street", "st", "avenue", "ave", "road", "rd", "boulevard", "blvd", "
            "court", "circle", "highway")  # a number before one (names between) is an address: no time, no count
 NUMBERED = ("aisle", "isle", "bay", "shelf", "row", "lane", "rack", "size", "table")  # a number after one counts nothing
 OPEN_CLOSE = ("open", "opens", "close", "closes")  # "not <one> until 9" is the time it opens or closes, not a no
-HOURS_CUES = ("we open", "we're open", "opens", "close", "closes", "closing")  # a time after one is the hours' ("we open at 7")
+HOURS_CUES = ("we open", "we're open", "opens", "close", "closes", "closing", "shuts")  # a time after one is the hours' ("we open at 7")
 HOLDS = ("let me check", "let me see", "let me look", "let me have a look", "hold on", "hang on", "1 moment",
-         "1 sec", "1 second", "just a moment", "just a sec", "bear with me")  # a wait, not an answer (as tokens: "one" is 1)
+         "1 sec", "1 second", "just a moment", "just a sec", "bear with me", "lemme see", "lemme check")  # a wait, not an answer (as tokens: "one" is 1)
 LIMITS = ("before", "back", "last", "ends", "starts", "start")  # "table back at 9": a time not the booking's
 INSTEAD = ("instead", "though", "alternatively", "substitute", "alternative", "similar", "equivalent", "generic")
 KNOWING = ("know", "sure", "idea", "tell", "remember", "certain", "check")  # "I don't know" says no no of stock
@@ -192,15 +195,16 @@ class Clock:
 
 
 def clocks(words: Sequence[str], *, one: bool = False) -> list[Clock]:
-    """The clock times the words say. `one`: the words are a single time's (a booking's), where "ten to eight" is
-    7:50 with no "at" before it (in hours it is more often a range, 10 to 8)."""
+    """The clock times the words say. `one`: a booking's single time, where "ten to eight" is 7:50 with no "at" (in
+    hours, more often 10 to 8). A number before UNITS is none ("20 quid"), but "at 10 hours"."""
     out, n, address, i = list[Clock](), len(words), _addresses(words), 0
     while i < n:
         w, nxt, after = words[i], words[i + 1] if i + 1 < n else "", words[i + 2] if i + 2 < n else ""
         cued = i > 0 and words[i - 1] in CLOCK_CUES
         hour: int | None = None
         minute, used, loose = 0, [i], False
-        if i in address or (i > 0 and words[i - 1] in MONTHS and ":" not in w):  # "5 Elm St", "march 4 12 pm": no time
+        if i in address or (i > 0 and words[i - 1] in MONTHS and i in _near(words, i - 1)) or (  # "5 Elm St", "march 4 12 pm"
+                nxt.rstrip("s") in UNITS and (nxt.rstrip("s") != "hour" or w.isdigit() and int(w) <= 12 and not cued)):  # "20 quid"
             i += 1
             continue
         # "half past 7", "quarter to 8", "at ten past five", "at twenty to nine"; "half five" is 5:30
@@ -233,7 +237,7 @@ def clocks(words: Sequence[str], *, one: bool = False) -> list[Clock]:
             hour, minute = int(w), int(nxt)  # "7 30", "19 30", not "eight 10 inch"
             used.append(i + 1)
         elif w.isdigit() and int(w) <= 24 and (
-                nxt in ("am", "pm", "oclock", "ish") or cued or 12 < int(w) < 24 and nxt in ("hours", "hrs") or n == 1 or _daypart(words, i + 1)
+                nxt in ("am", "pm", "oclock", "ish", "noon", "midnight") or cued or 12 < int(w) < 24 and nxt in ("hours", "hrs") or n == 1 or _daypart(words, i + 1)
                 or DAYPARTS.get(_at(words, i - 1).rstrip("s")) and (nxt in RUNS or _at(words, i - 2) in RUNS | CLOCK_CUES)  # "morning 10 until night 10"
                 or (nxt in RUNS and (after.isdigit() or ":" in after or after in ("noon", "midnight", "half", "quarter")))
                 or (i > 1 and bool(out) and max(out[-1].at) == i - 2 and (words[i - 1] in RUNS or words[i - 1] == "and"
@@ -241,7 +245,7 @@ def clocks(words: Sequence[str], *, one: bool = False) -> list[Clock]:
             hour, minute = int(w), int(after) if nxt in ("hours", "hrs") and after.isdigit() and int(after) < 60 else 0
             used += [i + 1, i + 2] if minute else []  # "20 hours 30"
             loose = n == 1 or nxt not in ("am", "pm", "oclock") and i > 0 and words[i - 1] in LOOSE_CUES
-            used += [i + 1] if nxt == "ish" else []  # "seven-ish"
+            used += [i + 1] if nxt in ("ish", "noon", "midnight") else []  # "seven-ish", "12 noon"
         elif w in ("noon", "midnight"):
             hour = 12 if w == "noon" else 0
         else:
@@ -251,7 +255,7 @@ def clocks(words: Sequence[str], *, one: bool = False) -> list[Clock]:
         meridiem = words[end] if end < n and words[end] in ("am", "pm") else None
         used += [end] if meridiem or (end < n and words[end] == "oclock") else []
         meridiem = meridiem or _daypart(words, end) or DAYPARTS.get(_at(words, i - 1).rstrip("s")) or ("am" if w[0] == "0" else None)
-        meridiem = {"noon": "pm", "midnight": "am"}.get(w, meridiem)
+        meridiem = _NOON.get(w) or _NOON.get(words[max(used)]) or meridiem
         # "a table for four tonight at 8": a number read a time only by "tonight" after it is a count as much
         out.append(Clock(hour, minute, meridiem, frozenset(used), loose and meridiem is None or nxt == "tonight" and not cued))
         i = max(used) + 1
@@ -297,11 +301,13 @@ def _reads_as(c: Clock, hour: int, minute: int, context: Sequence[Clock] = ()) -
     return hour == c.hour % 24 if c.hour > 12 or c.hour == 0 else hour % 12 == c.hour % 12
 
 
-def _counts(words: Sequence[str]) -> set[str]:
-    """The numbers said that are no part of a clock time (but a loose one) nor a date's day (see _near)."""
+def _counts(words: Sequence[str], measures: bool = True) -> set[str]:
+    """The numbers said that are no part of a clock time (but a loose one) nor a date's day (see _near), nor, with
+    `measures` off, a measure ("6 dollars", "a 2 hour limit": before a word of UNITS)."""
     taken = {i for c in clocks(words) if not c.loose for i in c.at} | _addresses(words)
     taken |= {j for i, w in enumerate(words) if w in MONTHS or w == "the" for j in _near(words, i)}
     taken |= {i for i, w in enumerate(words) if w.isdigit() and _at(words, i + 1) == "th"}  # "on 12th": a date's day
+    taken |= {i for i in range(len(words)) if not measures and _at(words, i + 1).rstrip("s") in UNITS}
     return {w for i, w in enumerate(words) if w.isdigit() and i not in taken}
 
 
@@ -341,19 +347,20 @@ def _date_words(value: str) -> list[str]:
 
 
 def _near(words: Sequence[str], i: int) -> list[int]:
-    """Where a month's day is said: "march 5", else "5 march", "5th of march" ("for 3 march 1": the 1); or the
-    day after "the" when it is an ordinal ("the 12th", not "the 3 of you")."""
-    nxt = words[i + 1] if i + 1 < len(words) else ""
-    if words[i] == "the" or (nxt.isdigit() and int(nxt) <= 31):
-        return [i + 1] if nxt.isdigit() and (words[i] != "the" or _at(words, i + 2) == "th") else []
+    """Where a month's day is said: "march 5", else "5 march", "5th of march" ("for 3 march 1": the 1; "13 march 12
+    noon", "7th march 12 15": the 13, the 7); or the day after "the" when it is an ordinal ("the 12th", not "the 3 of you")."""
+    nxt, then = _at(words, i + 1), _at(words, i + 2)
     j = i - 1 - (_at(words, i - 1) == "of")
     j -= _at(words, j) == "th" and j > 0
-    return [j] if j >= 0 and words[j].isdigit() else []
+    before = [j] if j >= 0 and words[j].isdigit() and words[i] != "the" else []
+    timed = before and (then in ("noon", "midnight", "am", "pm", "oclock") or len(then) == 2 and then.isdigit())
+    if words[i] == "the" or (nxt.isdigit() and int(nxt) <= 31 and not timed):
+        return [i + 1] if nxt.isdigit() and (words[i] != "the" or then == "th") else []
+    return before
 
 
 def _date_stands(value: str, words: Sequence[str], asked: Sequence[str] = ()) -> bool:
-    """Rule 5; the request's own date (`asked`: its words) stands unsaid beside its weekday said ("Friday" for "Friday
-    11 December", Friday the 11th asked)."""
+    """Rule 5; the date asked (`asked`) stands unsaid beside its weekday said ("Friday" for Friday 11 December asked)."""
     said = {"today" if w == "tonight" else w for w in (w.removesuffix("'s") for w in words)} | days_in(words)  # "tomorrow's"
     said |= {f"{m} {words[j]}" for i, m in enumerate(words) if m in MONTHS or m == "the" for j in _near(words, i)}
     said |= {f"the {w.split()[-1]}" for w in said if " " in w and w.split()[0] in MONTHS}  # "june 12" says "the 12th"
@@ -439,13 +446,9 @@ def _standing_numbers(text: str) -> set[str]:
     """The numbers of clauses that say what is and are not taken back by a later word of CORRECTIONS: "it used to
     be in aisle 5 but we moved it to aisle 9" and "aisle five, no sorry, six" each stand on one number."""
     standing: set[str] = set()
-    for part in _CLAUSE_END.split(text):
-        for clause in _BUT.split(part):
-            words = _words(tokens(clause))
-            if CORRECTIONS & set(words):
-                standing = set()
-            if not (_negated(words) or has_phrase(words, PAST)):
-                standing |= _counts(words)
+    for words in (_words(tokens(clause)) for part in _CLAUSE_END.split(text) for clause in _BUT.split(part)):
+        standing = (set() if CORRECTIONS & set(words) else standing) | (
+            set() if _negated(words) or has_phrase(words, PAST) else _counts(words))
     return standing
 
 
@@ -455,9 +458,9 @@ def _asked_before(turns: Sequence[Turn], turn: int) -> int | None:
 
 
 def _stands(fact: Fact, words: Sequence[str], context: Sequence[str] = (), rest: Sequence[str] = (),
-            item: str | None = None, lone: bool = True) -> str | None:
-    """Rules 4, 5, 7: why the value does not stand in `words` (`rest`: the sentence's rest; `item`'s numbers are its
-    size; `lone`: a booking time's quote holding only one number may say it bare, unless it is the party's quote too)."""
+            item: str | None = None, party: str | None = None, today: date | None = None) -> str | None:
+    """Rules 4, 5, 7: why the value does not stand in `words` (`rest`: the sentence's rest; `item`'s numbers: its size;
+    `party`: its quote's, beside which a booked time may be one bare number; `today`: the day RELATIVE words count from)."""
     kind, value = fact.kind, fact.value
     if kind in ("count", "clock", "place") and re.search(r"\d", value) and not any(w.isdigit() for w in words):  # "for for"
         words = [w if _at(words, i + 1) in HEARD or kind == "place" and _at(words, i - 1) not in NUMBERED else HEARD.get(w, w)
@@ -479,21 +482,23 @@ def _stands(fact: Fact, words: Sequence[str], context: Sequence[str] = (), rest:
         said = clocks(words, one=True)
         said = [c for c in said if not c.loose] or said  # "for four tonight at 8": the loose 4 is the party where 8 is said
         numbers = [w for w in words if w.isdigit()]
+        numbers = numbers[:numbers.index(party)] + numbers[numbers.index(party) + 1:] if party in numbers else numbers
         at = words.index(numbers[0]) if len(numbers) == 1 else -1
-        if lone and not said and at >= 0 and 0 < int(numbers[0]) <= 12 and (  # "make that five", "seven on Wednesday"
+        if not said and at >= 0 and 0 < int(numbers[0]) <= 12 and (  # "make that five", "seven on Wednesday"
                 _at(words, at + 1) in _NOT_A_NAME - {"people", "guests"} or at == len(words) - 1):  # not "2 people"
             said = [Clock(int(numbers[0]), 0, None, frozenset({at}), True)]
         if not any(_reads_as(c, *hhmm, clocks(context)) for c in said):
             return f"{hhmm[0]:02d}:{hhmm[1]:02d} does not read as a clock time in {' '.join(words)!r}"
-    elif kind == "count" and (value not in _counts(words) - {w for i, w in enumerate(words) if _at(words, i + 1).rstrip("s") in UNITS
-                                                             or _at(words, i - 1) in NUMBERED} or value in re.findall(r"\d+", item or "")):
+    elif kind == "count" and (value not in _counts(words, measures=False) - {w for i, w in enumerate(words) if _at(words, i - 1) in NUMBERED}
+                              or value in re.findall(r"\d+", item or "")):
         return f"the number {value} is not said there apart from a clock time, a measure or a place"
     elif item and kind in ("count", "place") and (others := _counts(words) - set(_words(tokens(f"{value} {item or ''}"))) - set(re.findall(r"\d+", value))):
         return f"{', '.join(sorted(others))} is another number said there: quote only the words of {value!r}"
     elif kind == "days" and (missing := [d for d in value.split(",") if d not in days_in(
             [w for w in words if w != "closed" or fact.topic != "closed"], rest)]):
         return f"{', '.join(missing)} {'is' if len(missing) == 1 else 'are'} not named there"
-    elif kind == "date" and not _date_stands(value, words, context):
+    elif kind == "date" and not _date_stands(value, [*words, *(v for w in words if w in RELATIVE and today for v in _typed(
+            str(today + timedelta(RELATIVE[w]))))], context):
         return f"the day or date of {value!r} is not said there"
     elif kind in ("place", "kind"):
         want = [w for w in _words(tokens(value)) if w not in PLACE_WORDS]
@@ -513,9 +518,8 @@ def _stands(fact: Fact, words: Sequence[str], context: Sequence[str] = (), rest:
 
 
 def _sign(fact: Fact, words: Sequence[str], parts: Sequence[Sequence[str]] = (), *, outcome: bool = False) -> str | None:
-    """Rules 8 and 9: a yes holds no word of no; a no holds one ("we're closed on Fridays" a booking's too). A word
-    of GONE refuses only an outcome's yes: a fact may be said in the clause of a no a later yes overcame ("we're
-    packed Friday but I'll pencil you in")."""
+    """Rules 8 and 9: a yes holds no word of no, a no holds one; GONE refuses only an outcome's yes: a fact may stand
+    in the clause of a no a later yes overcame ("we're packed Friday but I'll pencil you in")."""
     extra = (*OUT, *COMING) if fact.topic == "stock" else (*FAILURE, *FULL, *CLOSED) if fact.topic == "booking" else ()
     words = [w for i, w in enumerate(words) if w != "out" or _at(words, i + 1 + (_at(words, i + 1) == "the")) not in (
         "back", "front", "there", "here")]  # "out the back" is a place
@@ -544,10 +548,9 @@ def _sign(fact: Fact, words: Sequence[str], parts: Sequence[Sequence[str]] = (),
 
 
 def _gone(words: Sequence[str], *, yes: bool) -> bool:
-    """A booking's no said as a state of what was asked: a word of GONE with nothing after it but WHEN_WORDS, days
-    and times, in a clause that names no "you" ("Seven's gone", "Friday's out, I'm afraid", "tables are all gone
-    for Thursday"; not "you're all booked", "it's gone through", "taken care of"). "All booked" ends its clause,
-    and refuses no yes: "that's all booked" is one, as "that time is all booked" is a no."""
+    """Rule 8's word of GONE: only WHEN_WORDS, days and times after it, no "you" in its clause ("Seven's gone", "tables
+    are all gone for Thursday"; not "you're all booked", "it's gone through"); "all booked" ends its clause and refuses
+    no yes ("that's all booked" is one, "that time is all booked" a no)."""
     return not {"you", "your", "you're"} & set(words) and any(
         not (g.startswith("all ") and (yes or rest)) and all(w in WHEN_WORDS or _weekday(w) or w[0].isdigit() or w in
                                                              ("am", "pm", "oclock", "s") for w in rest)
@@ -587,9 +590,8 @@ def _another_size(item: str, words: Sequence[str]) -> bool:
 
 
 def _item_named(item: str | None, turns: Sequence[Turn], at: Found | None, asked: int | None) -> bool:
-    """Rule 6: the item stands in the fact's words, or in the agent's question before them, the agent's follow-up
-    questions between ("Which aisle?") or a question back and its answer, whose choice the words' sentence names ("The
-    tin or the carton?" / "The tin." / "Tin's lane seven."), with no other size nor a word of INSTEAD said between."""
+    """Rule 6: the item in the fact's words, or in the agent's question before them (over follow-ups: "Which aisle?",
+    and a question back whose choice the words' sentence names: "The tin or the carton?" / "The tin." / "Tin's lane 7.")."""
     if not item or at is not None and _names_item(item, at.words) and not _another_size(item, at.words):
         return True
     if at is not None and set(INSTEAD) & set(_clause(turns, at)[0]):  # "We have the M12 though": another one
@@ -628,7 +630,7 @@ def _corrected(fact: Fact, turns: Sequence[Turn], at: Found, booking: bool, read
         if not (booking and i not in aside and fact.kind in ("clock", "date", "count" if readback else "date")) \
                 and not CORRECTIONS & set(words):
             continue
-        days = days_in([w for w in words if w != "but"])  # "that works, but Saturday, not Friday"
+        days = days_in([w for i, w in enumerate(words) if w != "but" and not (_weekday(w) and _at(words, i - 1) in RUNS | {"by"})])  # "till Monday" limits
         mine = [t for v in fact.value.split("-") if (t := _hhmm(v)) is not None] if fact.kind in ("clock", "range") else []
         if mine:
             # another time said gone or full is no new one ("make that 8, 9's taken"), nor the party said alone ("Two.")
@@ -637,14 +639,14 @@ def _corrected(fact: Fact, turns: Sequence[Turn], at: Found, booking: bool, read
                 _aside(words, c) or _at(words, min(c.at) - 1) in RUNS | {"by", "from", "after", "between"})]
             said = [c for c in clocks(words) if c.hour is not None and not (c.loose and str(c.hour) in own) and c not in limits
                     and (CORRECTIONS & set(words) or not (_gone(words, yes=False) or has_phrase(words, FULL)))]
-            said += [Clock(int(w), 0, None, frozenset()) for w in _counts(words)  # and a bare hour: "sorry, 8"
+            said += [Clock(int(w), 0, None, frozenset()) for w in _counts(words, measures=False)  # and a bare hour: "sorry, 8"
                      if int(w) <= 12 and w not in own and CORRECTIONS & set(words)]
             other = [c for c in said if not any(_reads_as(c, *t) for t in mine)]
             its_days = set(fact.days) & WEEKDAYS_SET | {w for w in _date_words(fact.value) if w in WEEKDAYS}
             if other and not (days and its_days and not days & its_days):
                 return " ".join(words)
         elif fact.kind in ("count", "place") and (mine := {w for w in _words(tokens(fact.value)) if w.isdigit()}) and any(
-                len(w) <= 2 and w not in mine | own for w in _counts(words)) \
+                len(w) <= 2 and w not in mine | own for w in _counts(words, measures=False)) \
                 or fact.kind == "date" and (mine := {w for w in _date_words(fact.value) if w in WEEKDAYS}) and days - mine \
                 or fact.topic == "stock" and fact.kind == "yes" and (has_phrase(words, OUT) or _negated(words)):
             return " ".join(words)  # "oh wait, sorry, we just sold the last one"
@@ -739,12 +741,13 @@ def _check(cited: Cited, request: QuickAskJob | BookJob, turns: Sequence[Turn], 
     recorded_days = {d for f in cited.facts if f.kind == "days" for d in f.value.split(",")}
     # the quotes of a booking's party or date that are not its time's: their no may have been of another time
     partial = {f.quote for f in cited.facts if f.kind in ("count", "date")} - {f.quote for f in cited.facts if f.kind == "clock"}
+    today = date.fromisoformat(request.today) if isinstance(request, BookJob) and request.today else None  # "tomorrow"'s
     for fact in cited.facts:
         if fact.kind == "date" and not _date_words(fact.value):
             continue  # a booked time with no day or date words: nothing to check
         if fact.readback:
             if fact.kind not in ("yes", "no"):
-                if asked is None or at_outcome is None or (why := _stands(fact, _words(tokens(turns[asked].text)))) is not None:
+                if asked is None or at_outcome is None or (why := _stands(fact, _words(tokens(turns[asked].text)), today=today)) is not None:
                     return Refused(2, f"read back: {why or 'the agent asked nothing before the outcome_quote'}", _AGAIN)
                 answer = Found(at_outcome.turn, 0, 0, (), at_outcome.sentence, False)  # the business's reply, whole
                 if (later := _corrected(fact, turns, answer, isinstance(request, BookJob), True, timed, at_outcome.sentence)) is not None:
@@ -771,15 +774,13 @@ def _check(cited: Cited, request: QuickAskJob | BookJob, turns: Sequence[Turn], 
             return Refused(3, f"your quote {fact.quote!r} is a question or a phone menu's prompt", "quote the business's statement")
         context = _words(tokens(fact.context or "")) if locate(turns, fact.context) is not None else []
         context = _typed(request.when) if fact.kind == "date" and isinstance(request, BookJob) and request.when else context
-        today = date.fromisoformat(request.today) if isinstance(request, BookJob) and request.today else None  # "tomorrow": its day
-        spoken = [*at.words, *(v for w in at.words if w in RELATIVE and today for v in _typed(str(today + timedelta(RELATIVE[w]))))]
         if fact.kind == "closed" and (q := _asked_before(turns, at.turn)) is not None:
             context = _words(tokens(turns[q].text))  # "Are you open on Sunday?" / "No, we're not."
         named = _other_days(turns, at)  # "Rest of the week we're closed": the days its turn names nowhere else
         text = turns[at.turn].text  # the rest of the quote's sentence, where a day may be set apart
         rest = _words(tokens(text[tokens(text)[at.last - 1].end:at.sentence.end])) if fact.kind == "days" else []
-        lone = fact.quote not in {f.quote for f in cited.facts if f.kind == "count"}  # one number is no party and time
-        if (why := _stands(fact, named if fact.kind == "days" else spoken, context, rest, item, lone)) is not None:
+        party = next((f.value for f in cited.facts if f.kind == "count" and f.quote == fact.quote), None)  # "two for seven"
+        if (why := _stands(fact, named if fact.kind == "days" else at.words, context, rest, item, party, today)) is not None:
             rule = 4 if fact.kind in ("clock", "range") else 7 if fact.kind in ("closed", "always", "no_set_hours") else 5
             return Refused(rule, f"{why} (your quote {fact.quote!r})", _AGAIN)
         if fact.kind == "clock" and isinstance(request, BookJob) and _other_half(fact.value, at.words, request):
@@ -836,8 +837,7 @@ def _check(cited: Cited, request: QuickAskJob | BookJob, turns: Sequence[Turn], 
 
 
 def _between(turns: Sequence[Turn], a: Found, b: Found | None, shared: Sequence[str] = ()) -> str | None:
-    """Rule 4: another day or number said between two quotes of one turn (a range's days and times), or None; the
-    `shared` times of the same days may be ("eleven to two, then five to ten, Tuesday to Sunday")."""
+    """Rule 4: another day or number between a range's days and times in one turn, but `shared` times of the same days."""
     if b is None or b.turn != a.turn:
         return None
     first, second = (a, b) if a.first <= b.first else (b, a)
@@ -863,8 +863,8 @@ def _shut(clause: Sequence[str]) -> set[str]:
 
 
 def _own_times(turns: Sequence[Turn], days: Found, times: Found) -> str | None:
-    """Rule 4: the clause of a range's days, where it says times and does not hold its times_quote ("Monday to Friday
-    8:30 to 6, Saturday 9 to 1": Saturday's are 9 to 1). Times said in another turn are a later answer."""
+    """Rule 4: the clause of a range's days where it says times and holds not its times_quote ("Mon-Fri 8:30 to 6,
+    Sat 9 to 1": Saturday's are 9 to 1); times said in another turn are a later answer."""
     if times.turn != days.turn:
         return None
     text, toks = turns[days.turn].text, tokens(turns[days.turn].text)
