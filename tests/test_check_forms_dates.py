@@ -9,9 +9,11 @@ from hypothesis import strategies as st
 
 from calld.core.plan import BookJob
 from calld.domain.ids import E164
-from calld.domain.tokens import tokens, words_of
+from calld.domain.tokens import tokens, weekday, words_of
 from calld.evidence import Accepted, check_record
-from tests.records import BOOK, booked, call
+from tests.records import BOOK, HOURS, booked, call, hours
+
+DAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
 
 TODAY = "2026-12-05"  # a Saturday
 
@@ -154,3 +156,38 @@ def test_rule_4_a_number_before_a_unit_is_no_time_but_at_ten_hours_is() -> None:
     assert [(c.hour, c.meridiem) for c in clocks(["at", "12", "noon"])] == [(12, "pm")]
     from calld.evidence.check import _counts
     assert _counts(["13", "december", "12", "noon"]) == set()  # the 13 is the date's day, the 12 the time's
+
+
+@given(st.sampled_from((("open eight till for", "08:00", "16:00"), ("from ten to for", "10:00", "16:00"),
+                        ("ate to for thirty", "08:00", "16:30"), ("nine to five for the holidays", "09:00", "17:00"))))
+def test_rule_1_a_homophone_beside_a_run_is_its_number(said_open_close: tuple[str, str, str]) -> None:
+    """Speech-to-text's "for", "ate" beside a word of RUNS ("eight till for") are the numbers of a range said with
+    others; elsewhere ("five for the holidays") they stay words, and the hours they would give are not said."""
+    said, opens, closes = said_open_close
+    turns = call("What are your hours on Monday?", f"Monday we're {said}.")
+    args = hours({"days": ["monday"], "opens": opens, "closes": closes, "days_quote": "Monday", "times_quote": said})
+    assert isinstance(check_record(args, HOURS, turns), Accepted), said
+    later = f"{int(closes[:2]) + 1}:{closes[3:]}"
+    assert check_record(hours({"days": ["monday"], "opens": opens, "closes": later, "days_quote": "Monday", "times_quote": said}),
+                        HOURS, turns).rule == 4  # type: ignore[union-attr]
+    if "holidays" in said:
+        four = hours({"days": ["monday"], "opens": "09:00", "closes": "16:00", "days_quote": "Monday", "times_quote": said})
+        assert check_record(four, HOURS, turns).rule == 4  # type: ignore[union-attr]
+
+
+@given(st.sampled_from((("Satdy", "saturday"), ("Satdee", "saturday"), ("Thursdy", "thursday"), ("Mondays", "monday"),
+                        ("study", None), ("sandy", None), ("fridge", None))))
+def test_a_weekday_said_short_is_the_day(said_day: tuple[str, str | None]) -> None:
+    said, day = said_day
+    assert weekday(said.lower()) == day
+
+
+@given(st.sampled_from((("every night", list(DAYS)), ("weeknights", list(DAYS[:5])), ("weekdays", list(DAYS[:5])),
+                        ("weekends", list(DAYS[5:])))))
+def test_rule_5_a_group_of_days_in_the_singular_or_plural(said_days: tuple[str, list[str]]) -> None:
+    said, days = said_days
+    turns = call("What are your hours?", f"We're open {said} from 5 to 11.")
+    args = hours({"days": days, "opens": "17:00", "closes": "23:00", "days_quote": f"We're open {said}", "times_quote": "from 5 to 11"})
+    assert isinstance(check_record(args, HOURS, turns), Accepted), said
+    fewer = hours({"days": days[:-1], "opens": "17:00", "closes": "23:00", "days_quote": f"We're open {said}", "times_quote": "from 5 to 11"})
+    assert check_record(fewer, HOURS, turns).rule == 5  # type: ignore[union-attr]

@@ -129,5 +129,6 @@ def words_of(toks: Sequence[Tok]) -> list[str]:
 
 @functools.lru_cache(maxsize=4096)  # asked of every word of every turn a check reads, several times a check
 def weekday(word: str) -> str | None:
-    word = word.removesuffix("'s")  # "Friday's fine"
-    return next((d for d in WEEKDAYS if word in (d, d + "s") or (len(word.rstrip("s")) >= 3 and d.startswith(word.rstrip("s")))), None)
+    word = word.removesuffix("'s")  # "Friday's fine"; "Satdy", "Satdee": a day's first three letters and its end, said short
+    return next((d for d in WEEKDAYS if word in (d, d + "s") or (len(word.rstrip("s")) >= 3 and d.startswith(word.rstrip("s")))
+                 or re.fullmatch(d[:3] + r"[a-z]{0,3}d(?:y|ee|ai)s?", word)), None)

@@ -6,8 +6,9 @@ lists: named constants of at most 15 entries (FILLERS, EASE in calld.domain.toke
 
  1. Said. Each quote stands as one run of tokens (calld.domain.tokens: lower case, without punctuation, FILLERS or a
     no of EASE, number words as digits) in a business turn before the record, its last word without "'s", "4 b" as
-    "4b"; HEARD's numbers where a count's, a time's or, after NUMBERED, a place's quote says none ("for for"). Agent
-    speech never counts; each fact needs a quote or a read-back.
+    "4b"; HEARD's numbers where a count's, a time's or, after NUMBERED, a place's quote says none ("for for"), and
+    in a time's beside a word of RUNS or after "at" ("8 till for"). Agent speech never counts; each fact needs a
+    quote or a read-back.
  2. Read back. A readback fact stands in the agent's turn just before the turn of the outcome_quote (then needed).
  3. Statements. A quote's clause is not a question (but one begun by a word of STATING, with no "you" nor "if":
     "we're open?"), nor a phone menu's prompt; an outcome's yes is in no question at all nor, booked, before the
@@ -104,7 +105,7 @@ DAYPARTS = {"morning": "am", "afternoon": "pm", "evening": "pm", "night": "pm", 
 _NOON = {"noon": "pm", "midnight": "am"}
 LOOSE_CUES = frozenset({"around", "about"})  # "about 3" is as much three people, or three left, as 3 o'clock
 MONTHS = ("january", "february", "march", "april", "may", "june", "july", "august", "september", "october", "november", "december")
-DAY_GROUPS = {"weekdays": WEEKDAYS[:5], "weekday": WEEKDAYS[:5], "weekends": WEEKDAYS[5:], "weekend": WEEKDAYS[5:],
+DAY_GROUPS = {"weekday": WEEKDAYS[:5], "weeknight": WEEKDAYS[:5], "weekend": WEEKDAYS[5:], "every night": WEEKDAYS,
               "daily": WEEKDAYS, "everyday": WEEKDAYS, "every day": WEEKDAYS, "7 days": WEEKDAYS, "24/7": WEEKDAYS,
               "all week": WEEKDAYS, "each day": WEEKDAYS, "the week": WEEKDAYS[:5], "24 7": WEEKDAYS,
               "all days": WEEKDAYS}
@@ -316,7 +317,7 @@ def days_in(words: Sequence[str], rest: Sequence[str] = ()) -> set[str]:
     named, apart, setting_apart = set[str](), set[str](), False
     for i, w in enumerate(words):
         setting_apart = setting_apart or w in SET_APART
-        if (group := DAY_GROUPS.get(" ".join(words[i:i + 2])) or DAY_GROUPS.get(w)) and not setting_apart:
+        if (group := DAY_GROUPS.get(" ".join(words[i:i + 2])) or DAY_GROUPS.get(w.removesuffix("s"))) and not setting_apart:
             named.update(group)
         if (d := _weekday(w)) is None:
             continue
@@ -347,8 +348,7 @@ def _date_words(value: str) -> list[str]:
 
 
 def _near(words: Sequence[str], i: int) -> list[int]:
-    """Where a month's day is said: "march 5", else "5 march", "5th of march" ("for 3 march 1": the 1; "13 march 12
-    noon", "7th march 12 15": the 13, the 7); or the day after "the" when it is an ordinal ("the 12th", not "the 3 of you")."""
+    """Where a month's day is said: "march 5" ("for 3 march 1"), "5 march", "5th of march" ("13 march 12 noon"), "the 12th"."""
     nxt, then = _at(words, i + 1), _at(words, i + 2)
     j = i - 1 - (_at(words, i - 1) == "of")
     j -= _at(words, j) == "th" and j > 0
@@ -465,6 +465,8 @@ def _stands(fact: Fact, words: Sequence[str], context: Sequence[str] = (), rest:
     if kind in ("count", "clock", "place") and re.search(r"\d", value) and not any(w.isdigit() for w in words):  # "for for"
         words = [w if _at(words, i + 1) in HEARD or kind == "place" and _at(words, i - 1) not in NUMBERED else HEARD.get(w, w)
                  for i, w in enumerate(words)]  # the last of "for to"; a place's after a word of NUMBERED ("aisle for")
+    if kind in ("clock", "range"):  # and a time's beside a word of RUNS, or after "at": "8 till for", "ate to 4", "at for 30"
+        words = [HEARD.get(w, w) if _at(words, i - 1) in RUNS | {"at"} or _at(words, i + 1) in RUNS else w for i, w in enumerate(words)]
     if kind == "range":
         ends = [_hhmm(v) for v in value.split("-")]
         said = clocks(words)
@@ -558,8 +560,7 @@ def _gone(words: Sequence[str], *, yes: bool) -> bool:
 
 
 def _other_half(value: str, words: Sequence[str], request: BookJob) -> bool:
-    """Rule 4: a booked time said with no half of the day ("half eight") is the half nearer the time asked for (as
-    calld read it, or as the user wrote it, where that says its half: "7pm", "19:00")."""
+    """Rule 4: a booked time said with no half of the day is the half nearer the time asked ("7pm", "19:00", or as read)."""
     typed = _typed(request.when or request.time)
     hhmm, want = _hhmm(value), _hhmm(request.when or request.time) if request.when or {"am", "pm"} & set(typed) or any(
         ":" in w for w in typed) else None
@@ -672,8 +673,7 @@ def _failed_after(booked: Fact, turns: Sequence[Turn], at: Found) -> str | None:
 
 
 def _agreed_after(turns: Sequence[Turn], at: Found) -> str | None:
-    """Rule 10: after a decline, the agent's last sentence settles on a time (one, no no) and the business's next turn
-    says it with no no, or answers at once with no no, question, wait or offer ("6:30 suits." / "Lovely, you're sorted.")."""
+    """Rule 10: after a decline, the business takes the time the agent's last sentence settled on ("6:30 suits." / "Lovely")."""
     for t in range(at.turn + 1, len(turns) - 1):
         if turns[t].speaker != "agent" or turns[t + 1].speaker != "business" or not (spans := sentence_spans(turns[t].text)):
             continue
