@@ -191,3 +191,12 @@ def test_rule_5_a_group_of_days_in_the_singular_or_plural(said_days: tuple[str, 
     assert isinstance(check_record(args, HOURS, turns), Accepted), said
     fewer = hours({"days": days[:-1], "opens": "17:00", "closes": "23:00", "days_quote": f"We're open {said}", "times_quote": "from 5 to 11"})
     assert check_record(fewer, HOURS, turns).rule == 5  # type: ignore[union-attr]
+
+
+@given(st.sampled_from(("No wahala, it's booked", "No problem, you're booked", "Nae bother, you're booked")))
+def test_rule_8_a_no_of_ease_is_a_yes(yes: str) -> None:
+    """ "No wahala" (Nigerian English), like "no problem", is one "ok": a yes with no no in it."""
+    assert words_of(tokens(yes))[0] == "ok"
+    turns = call("So two on Friday at 7pm?", f"{yes}.")
+    args = booked(2, "Friday 19:00", outcome_quote=yes, party_readback=True, time_readback=True, date_readback=True)
+    assert isinstance(check_record(args, BOOK, turns), Accepted), yes
