@@ -531,7 +531,7 @@ def ledger_password(url: SecretStr) -> str:
 
 def origin(url: str) -> str:
     """scheme://host[:port] with http(s) and ws(s) folded together, so a tunnel's URLs compare equal."""
-    from urllib.parse import urlsplit, urlunsplit
+    from urllib.parse import urlsplit
 
     parts = urlsplit(url.strip())
     scheme = {"ws": "http", "wss": "https"}.get(parts.scheme, parts.scheme)

@@ -8,7 +8,6 @@ is refused with the reason "in the past", never booked and never refused for ano
 
 from __future__ import annotations
 
-import io
 from datetime import UTC, datetime, timedelta
 from zoneinfo import ZoneInfo
 

@@ -82,7 +82,7 @@ async def test_verify_checks_a_booking_against_the_request_as_it_was_dialled(tmp
     import attrs
 
     from calld.stub import scenario as scenarios
-    from calld.stub.scenario import BookingScript, Reply
+    from calld.stub.scenario import BookingScript
     from calld.verify import verify_finished
 
     base = scenarios.BOOK_SCENARIOS["book_straight"]

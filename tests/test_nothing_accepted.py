@@ -4,7 +4,6 @@ the verdict on a business's words. Stub world, autojump clock."""
 
 from __future__ import annotations
 
-from attrs import evolve
 
 from calld.stub.scenario import BOOK_SCENARIOS, BookingScript, Reply, Scenario
 from tests.stubcall import stub_book

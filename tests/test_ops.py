@@ -6,7 +6,6 @@ from __future__ import annotations
 import errno
 import json
 import os
-import sqlite3
 import stat
 import struct
 import wave

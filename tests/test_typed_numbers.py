@@ -17,7 +17,7 @@ from calld.cli.client import ControlClient, ControlError
 from calld.daemon.service import Daemon
 from calld.domain.ids import typed_number
 from calld.domain.requests import AskRequest, BookRequest
-from calld.messaging.parse import AskIntent, Incomplete, parse_text
+from calld.messaging.parse import AskIntent, parse_text
 from daemons import daemon_settings, stop
 
 E164 = "+15555550142"

@@ -9,7 +9,6 @@ import io
 import json
 
 import pytest
-from attrs import evolve
 
 from calld.cli.client import ControlClient, ControlError
 from calld.cli.ctl import EXIT_OK, build_parser, run_ask

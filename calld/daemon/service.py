@@ -14,7 +14,6 @@ artifacts while being cancelled; a picture not drawn is dropped, for `calld-ctl 
 
 from __future__ import annotations
 
-import json
 import logging
 import os
 import secrets

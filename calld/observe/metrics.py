@@ -10,7 +10,6 @@ from __future__ import annotations
 import gc
 import time
 from collections.abc import Callable
-from typing import Any
 
 from prometheus_client import (
     CollectorRegistry,

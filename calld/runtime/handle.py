@@ -81,7 +81,7 @@ from calld.runtime.journal import effect_row, event_row
 from calld.ops.redaction import Pseudonyms
 from calld.runtime.report import MediaInfo, Transition, redact
 from calld.runtime.rundir import RunDir
-from calld.runtime.verdict import build_result, business_date, evidence
+from calld.runtime.verdict import build_result, business_date
 from calld.runtime.sockets import MessageSocket, SocketClosed
 
 log = logging.getLogger("calld.call")
