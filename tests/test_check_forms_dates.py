@@ -11,7 +11,7 @@ from calld.core.plan import BookJob
 from calld.domain.ids import E164
 from calld.domain.tokens import tokens, weekday, words_of
 from calld.evidence import Accepted, check_record
-from tests.records import BOOK, HOURS, booked, call, hours
+from tests.records import BOOK, HOURS, STOCK, booked, call, hours, stock
 
 DAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
 
@@ -200,3 +200,17 @@ def test_rule_8_a_no_of_ease_is_a_yes(yes: str) -> None:
     turns = call("So two on Friday at 7pm?", f"{yes}.")
     args = booked(2, "Friday 19:00", outcome_quote=yes, party_readback=True, time_readback=True, date_readback=True)
     assert isinstance(check_record(args, BOOK, turns), Accepted), yes
+
+
+@given(st.sampled_from(("both of you", "the pair of ye", "a couple")))
+def test_rule_5_a_party_of_two_said_as_both_or_a_pair(said: str) -> None:
+    """A booking's party of two stands on "both", "pair" or "couple" ("the pair of ye at half six"); no other party
+    does, and a stock's count of two does not ("a couple left" is a few, not a number)."""
+    turns = call("A table for two on Friday at 7pm?", f"Grand, {said} on Friday at seven, you're booked.")
+    args = booked(2, "Friday 19:00", outcome_quote="you're booked", party_quote=f"{said} on Friday at seven",
+                  time_quote=f"{said} on Friday at seven", date_quote=f"{said} on Friday at seven")
+    assert isinstance(check_record(args, BOOK, turns), Accepted), said
+    assert check_record(args | {"confirmed_party": 3}, BookJob(3, "Friday 7pm", None, 60, E164("+15555550123")),
+                        turns).rule == 5  # type: ignore[union-attr]
+    few = call("Do you have the cast iron skillet?", f"Yes, {said} left.")
+    assert check_record(stock("in_stock", f"{said} left", quantity=2), STOCK, few).rule == 5  # type: ignore[union-attr]
