@@ -2,9 +2,9 @@
 
 Lower case, without punctuation or fillers; number words as digits ("twenty five" 25, "twelfth" 12th, "a dozen" 12;
 a lone "o" is no zero); "dont" as "don't", "p m" as "pm", "o clock" as "oclock", "seven's" as "7 s", "19h30" as
-"19:30", SHORT spellings in full ("tmrw"), "day after tomorrow" as "overmorrow"; a dash between
-two numbers or two days a run ("9-6" is 9 to 6); a no of ease ("no problem") one "ok". Pure: no clock, no files; each
-token keeps its place in the text.
+"19:30", SHORT spellings in full ("tmrw"), "day after tomorrow" as "overmorrow"; a dash between two numbers or two
+days a run ("9-6" is 9 to 6); a no of ease ("no problem") one "ok". Pure: no clock, no files; each token keeps its
+place in the text.
 """
 
 from __future__ import annotations
