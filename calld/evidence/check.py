@@ -34,13 +34,13 @@ lists: named constants of at most 15 entries (FILLERS, EASE in calld.domain.toke
     or HOURS_CUES in the four words before each time it reads ("we open at 5", "back at 9"), it is none.
  5. Own words. Each day, date, count, party size, place or kind stands in its own quote: a count as a number that is
     no part of a clock time nor a day of a month ("march 5"; "the 12th", no month said, for the date), nor before a
-    word of UNITS or after one of NUMBERED ("table 12"), a party of two also by "both", "pair" or "couple"; days by
-    name, run or DAY_GROUPS, every day the days_quote names being recorded, and a range's times_quote naming no day
-    but its own, where a word of OTHER_DAYS ("rest of the week") names the days its turn names nowhere else; a place
-    or kind by its words (PLACE_WORDS aside). A day after a word of SET_APART is not among them ("closed" aside, of
-    closed days). An item's count or place quote holds no other number (but the item's own: "the 12 inch"). A typed
-    date is read as said (with its year, by its day; "Dec"); the date asked stands unsaid beside its weekday said;
-    RELATIVE words ("tomorrow", in a read-back too) and HOLIDAYS say their dates (BookJob.today: the day dialled).
+    word of UNITS or after one of NUMBERED ("table 12"), a party of two also by a word of PAIR; days by name, run or
+    DAY_GROUPS, every day the days_quote names being recorded, and a range's times_quote naming no day but its own,
+    where a word of OTHER_DAYS ("rest of the week") names the days its turn names nowhere else; a place or kind by
+    its words (PLACE_WORDS aside). A day after a word of SET_APART is not among them ("closed" aside, of closed
+    days). An item's count or place quote holds no other number (but the item's own: "the 12 inch"). A typed date is
+    read as said (with its year, by its day; "Dec"); the date asked stands unsaid beside its weekday said; RELATIVE
+    words ("tomorrow", in a read-back too) and HOLIDAYS say their dates (BookJob.today: the day dialled).
  6. The item. A stock or aisle fact names the item asked about: in its quote, or in the agent's question before it
     (the agent's follow-ups between, or a question back and the agent's choice, which the fact's sentence names),
     with no number of another size of it nor a word of INSTEAD said in between; in its own quote where its sentence
@@ -102,6 +102,7 @@ CLOCK_CUES = frozenset({"at", "until", "till", "til", "from", "by", "around", "a
                         "opens", "close", "closes", "between"})
 DAYPARTS = {"morning": "am", "afternoon": "pm", "evening": "pm", "night": "pm", "tonight": "pm"}  # "7 in the morning"
 _NOON = {"noon": "pm", "midnight": "am"}
+PAIR = ("both", "pair", "couple")  # a party of two ("the pair of ye"), not a stock's count ("a couple left")
 LOOSE_CUES = frozenset({"around", "about"})  # "about 3" is as much three people, or three left, as 3 o'clock
 MONTHS = ("january", "february", "march", "april", "may", "june", "july", "august", "september", "october", "november", "december")
 DAY_GROUPS = {"weekday": WEEKDAYS[:5], "weeknight": WEEKDAYS[:5], "weekend": WEEKDAYS[5:], "every night": WEEKDAYS,
@@ -442,8 +443,7 @@ def _clause(turns: Sequence[Turn], at: Found) -> tuple[list[str], list[list[str]
 
 
 def _standing_numbers(text: str) -> set[str]:
-    """The numbers of clauses that say what is and are not taken back by a later word of CORRECTIONS: "it used to
-    be in aisle 5 but we moved it to aisle 9" and "aisle five, no sorry, six" each stand on one number."""
+    """The numbers of clauses that say what is, not taken back by a later word of CORRECTIONS ("aisle 5, no sorry, 6")."""
     standing: set[str] = set()
     for words in (_words(tokens(clause)) for part in _CLAUSE_END.split(text) for clause in _BUT.split(part)):
         standing = (set() if CORRECTIONS & set(words) else standing) | (
@@ -491,7 +491,7 @@ def _stands(fact: Fact, words: Sequence[str], context: Sequence[str] = (), rest:
         if not any(_reads_as(c, *hhmm, clocks(context)) for c in said):
             return f"{hhmm[0]:02d}:{hhmm[1]:02d} does not read as a clock time in {' '.join(words)!r}"
     elif kind == "count" and (value not in _counts(words, measures=False) - {w for i, w in enumerate(words) if _at(words, i - 1) in NUMBERED}
-                              | ({"2"} if not item and {"both", "pair", "couple"} & set(words) else set())
+                              | ({"2"} if not item and set(PAIR) & set(words) else set())
                               or value in re.findall(r"\d+", item or "")):
         return f"the number {value} is not said there apart from a clock time, a measure or a place"
     elif item and kind in ("count", "place") and (others := _counts(words) - set(_words(tokens(f"{value} {item or ''}"))) - set(re.findall(r"\d+", value))):
