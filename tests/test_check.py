@@ -524,6 +524,7 @@ def test_rule_12_voicemail_needs_a_recorded_greeting_or_the_carriers_detection()
 def test_the_entry_point_takes_the_json_as_sent_and_refuses_what_the_schema_refuses() -> None:
     got = check_record('{"status": "booked"}', BOOK, call("Hi.", "Hello."))
     assert isinstance(got, Refused) and got.rule == 0 and got.text.startswith("rule 0: invalid arguments")
+    assert "confirmed_party" in got.text  # it names what to send: a field the schema requires
     said = call("Hi.", "Please don't call this number again. We're full.")
     got = check_record(declined("We're full") | {"opt_out_quote": "don't call this number again"}, BOOK, said)
     assert isinstance(got, Accepted) and got.opt_out is not None and got.reason == "fully_booked"

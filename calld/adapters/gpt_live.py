@@ -466,7 +466,7 @@ class _DtmfArgs(_Wire):
         return self
 
 
-def _explain(exc: ValidationError, *, tagged: bool) -> str:
+def explain(exc: ValidationError, *, tagged: bool) -> str:
     """'where: what' per problem; a union tag at loc[0] (tagged=True) is not a wire name."""
     parts = []
     for err in exc.errors(include_url=False):
@@ -521,7 +521,7 @@ class LiveInbound:
         try:
             event = _server_event.validate_json(text)
         except ValidationError as exc:
-            raise LiveEventMalformed(f"bad GPT-Live event: {_explain(exc, tagged=True)}") from None
+            raise LiveEventMalformed(f"bad GPT-Live event: {explain(exc, tagged=True)}") from None
         match event:
             case _SessionStarted(session=session):
                 self._started = True
@@ -593,7 +593,7 @@ def _tool_call(inner: _Inner, job: JobKind = "quick_ask") -> list[Event]:
         try:
             record = read_record(item.arguments or "", job)
         except ValidationError as exc:
-            return [ToolCallRejected(call_id, name, f"invalid arguments: {_explain(exc, tagged=False)}",
+            return [ToolCallRejected(call_id, name, f"invalid arguments: {explain(exc, tagged=False)}",
                                      opt_out=_opt_out_quote(item.arguments))]
         return [recorded(call_id, record, item.arguments or "")]
     if name == END_CALL:
@@ -601,14 +601,14 @@ def _tool_call(inner: _Inner, job: JobKind = "quick_ask") -> list[Event]:
         try:
             reason = _EndCallArgs.model_validate_json(item.arguments or "{}").reason
         except ValidationError as exc:
-            log.info("end_call %s arguments unreadable: %s", call_id, _explain(exc, tagged=False))
+            log.info("end_call %s arguments unreadable: %s", call_id, explain(exc, tagged=False))
             reason = None
         return [EndCallRequested(call_id, reason)]
     if name == SEND_DTMF:
         try:
             digits = _DtmfArgs.model_validate_json(item.arguments or "").digits
         except ValidationError as exc:
-            return [ToolCallRejected(call_id, name, f"invalid arguments: {_explain(exc, tagged=False)}")]
+            return [ToolCallRejected(call_id, name, f"invalid arguments: {explain(exc, tagged=False)}")]
         return [DtmfRequested(call_id, digits)]
     return [ToolCallRejected(
         call_id, name, f"unknown tool (the tools are {RECORD_TASK_RESULT}, {SEND_DTMF} and {END_CALL})"

@@ -701,7 +701,7 @@ def check_record(arguments: str | Mapping[str, Any], request: QuickAskJob | Book
     try:
         args = gpt_live.read_record(arguments, "book" if isinstance(request, BookJob) else "quick_ask")
     except ValidationError as exc:
-        return Refused(0, f"invalid arguments: {exc.errors()[0]['msg']}", "send arguments the tool's schema allows")
+        return Refused(0, f"invalid arguments: {gpt_live.explain(exc, tagged=False)}", "send arguments the tool's schema allows")
     opt_out = at.sentence if (at := locate(turns, (cited := args.cited()).opt_out_quote)) is not None else None
     if isinstance(verdict := _check(cited, request, turns, machine), Refused):
         return Refused(verdict.rule, verdict.why, verdict.next, opt_out)
