@@ -24,7 +24,8 @@ from calld.core.answers import Aisle, Answer, DayRange, Hours, TextOnly
 from calld.domain.questions import QuestionType
 from calld.domain.tokens import WEEKDAYS, tokens
 from calld.domain.transcript import Quote, Turn, sentence_spans
-from calld.evidence.check import ALWAYS, CLOSED, Clock, clocks, days_in, has_phrase
+from calld.domain.spoken import Clock, clocks, days_in, has_phrase
+from calld.evidence.check import ALWAYS, CLOSED
 
 HOURS_WORDS = frozenset({"open", "opens", "opening", "close", "closes", "closing", "closed", "hours", "until", "till",
                          "til", "from", "shut", "shuts"})

@@ -1,8 +1,9 @@
 """The evidence check: do the business's own words hold a record? It checks tokens, never meaning.
 
-The model points at the words for each fact and the outcome; this file checks that the business said them and that
-each typed value stands in them (which number is the party is the model's reading). Entry point: check_record. Word
-lists: named constants of at most 15 entries (FILLERS, EASE in calld.domain.tokens). The rules, all of them:
+The model points at the words for each fact and the outcome; this file checks that the business said them and that each
+typed value stands in them (which number is the party is the model's reading). Entry point: check_record. Word lists:
+named constants of at most 15 entries (FILLERS, EASE in calld.domain.tokens; CLOCK_CUES, DAYPARTS, LOOSE_CUES, RUNS,
+SET_APART, UNITS, STREETS, DAY_GROUPS in calld.domain.spoken, which reads clock times and days). The rules, all of them:
 
  1. Said. Each quote stands as one run of tokens (calld.domain.tokens: lower case, without punctuation, FILLERS or a
     no of EASE, number words as digits) in a business turn before the record, its last word without "'s", "4 b" as
@@ -80,11 +81,9 @@ lists: named constants of at most 15 entries (FILLERS, EASE in calld.domain.toke
 
 from __future__ import annotations
 
-import contextlib
 import functools
-import itertools
 import re
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from datetime import date, timedelta
 from typing import Any
 
@@ -95,23 +94,14 @@ from calld.adapters import gpt_live
 from calld.core import situations
 from calld.core.answers import Accepted, Cited, Fact, Refused, Verdict
 from calld.core.plan import BookJob, QuickAskJob
+from calld.domain.spoken import MONTHS, MONTHS_SET, RUNS, SET_APART, UNITS, WEEKDAYS_SET, Clock, clocks, days_in, has_phrase
+from calld.domain.spoken import NOT_A_NAME as _NOT_A_NAME, addresses as _addresses, hhmm as _hhmm, near as _near
+from calld.domain.spoken import reads_as as _reads_as, typed as _typed
 from calld.domain.tokens import WEEKDAYS, at as _at, tokens, weekday as _weekday, words_of as _words
 from calld.domain.transcript import SENTENCE_END, Quote, Turn, sentence_spans
 
-CLOCK_CUES = frozenset({"at", "until", "till", "til", "from", "by", "around", "about", "before", "after", "open",
-                        "opens", "close", "closes", "between"})
-DAYPARTS = {"morning": "am", "afternoon": "pm", "evening": "pm", "night": "pm", "tonight": "pm"}  # "7 in the morning"
-_NOON = {"noon": "pm", "midnight": "am"}
 PAIR = ("both", "pair", "couple")  # a party of two ("the pair of ye"), not a stock's count ("a couple left")
-LOOSE_CUES = frozenset({"around", "about"})  # "about 3" is as much three people, or three left, as 3 o'clock
-MONTHS = ("january", "february", "march", "april", "may", "june", "july", "august", "september", "october", "november", "december")
-DAY_GROUPS = {"weekday": WEEKDAYS[:5], "weeknight": WEEKDAYS[:5], "weekend": WEEKDAYS[5:], "every night": WEEKDAYS,
-              "daily": WEEKDAYS, "everyday": WEEKDAYS, "every day": WEEKDAYS, "7 days": WEEKDAYS, "24/7": WEEKDAYS,
-              "all week": WEEKDAYS, "each day": WEEKDAYS, "the week": WEEKDAYS[:5], "24 7": WEEKDAYS,
-              "all days": WEEKDAYS}
-RUNS = frozenset({"to", "through", "thru", "till", "til", "until", "upto", "tae", "while"})  # "9 while 5": Yorkshire's until
 OTHER_DAYS = ("rest of the week", "the rest", "other days", "other day", "other nights", "otherwise", "remaining days")  # the days not named
-SET_APART = frozenset({"except", "but", "bar", "besides", "excluding", "apart", "other", "not", "closed"})
 HEARD = {"for": "4", "to": "2", "too": "2", "ate": "8", "won": "1"}  # a number's homophone, in a quote with no number
 PLACE_WORDS = frozenset({"the", "a", "an", "in", "on", "at", "of", "aisle", "department", "dept", "section", "area"})
 CLOSED = ("closed", "shut", "day off", "off", "holiday")  # or a no just before "open": "not open", "won't be open"
@@ -145,10 +135,6 @@ WHEN_WORDS = frozenset({"for", "on", "at", "that", "this", "night", "tonight", "
 RELATIVE = {"today": 0, "tonight": 0, "tomorrow": 1, "overmorrow": 2}  # days after the call's own (BookJob.today)
 HOLIDAYS = {"christmas eve": "december 24", "christmas day": "december 25", "boxing day": "december 26",
             "new year's eve": "december 31", "new year's day": "january 1"}  # dates by name (bare "Christmas" is a season)
-UNITS = ("minute", "hour", "dollar", "buck", "cent", "percent", "pound", "quid", "euro", "inch", "foot", "feet", "litre",
-         "liter", "pack")  # a number before one ("for 15 minutes", "6 dollars") measures, it counts nothing
-STREETS = ("street", "st", "avenue", "ave", "road", "rd", "boulevard", "blvd", "parkway", "drive", "lane", "way",
-           "court", "circle", "highway")  # a number before one (names between) is an address: no time, no count
 NUMBERED = ("aisle", "isle", "bay", "shelf", "row", "lane", "rack", "size", "table")  # a number after one counts nothing
 OPEN_CLOSE = ("open", "opens", "close", "closes")  # "not <one> until 9" is the time it opens or closes, not a no
 HOURS_CUES = ("we open", "we're open", "opens", "close", "closes", "closing", "shuts")  # a time after one is the hours' ("we open at 7")
@@ -163,11 +149,6 @@ CORRECTIONS = frozenset({"actually", "sorry", "wait", "correction", "mean", "rat
 _AGAIN = "point each fact at the business's own words that state it, verbatim, and record again"
 
 
-def has_phrase(words: Sequence[str], phrases: Iterable[str]) -> bool:
-    joined = f" {' '.join(words)} "
-    return any(f" {p} " in joined for p in phrases)
-
-
 def _negated(words: Sequence[str]) -> bool:
     """A word of NOT (or ending in n't), but for "not open until 9", "don't close till 5": a time, not a no; and but
     for a "no" that begins a correction ("aisle 7, no, sorry, 8"): what follows it is said instead, not denied."""
@@ -178,128 +159,10 @@ def _negated(words: Sequence[str]) -> bool:
                for i, w in enumerate(words))
 
 
-def _addresses(words: Sequence[str]) -> set[int]:
-    """The indices of numbers that begin an address: only names, then a word of STREETS ("5 Padre Parkway")."""
-    def names_then_street(i: int) -> bool:
-        names = list(itertools.takewhile(lambda w: w.isalpha() and w not in _NOT_A_NAME and w not in STREETS, words[i + 1:i + 4]))
-        return _at(words, i + 1 + len(names)) in STREETS and len(names) < 3
-    return {i for i, w in enumerate(words) if w.isdigit() and names_then_street(i)}
-
-
-@frozen
-class Clock:
-    hour: int | None  # None: a bare "half past", its hour said elsewhere
-    minute: int
-    meridiem: str | None
-    at: frozenset[int]  # the token indices it reads
-    loose: bool = False  # a bare number read as a time only by LOOSE_CUES ("how about 3"): a count too
-
-
-def clocks(words: Sequence[str], *, one: bool = False) -> list[Clock]:
-    """The clock times the words say. `one`: a booking's single time, where "ten to eight" is 7:50 with no "at" (in
-    hours, more often 10 to 8). A number before UNITS is none ("20 quid"), but "at 10 hours"."""
-    out, n, address, i = list[Clock](), len(words), _addresses(words), 0
-    while i < n:
-        w, nxt, after = words[i], words[i + 1] if i + 1 < n else "", words[i + 2] if i + 2 < n else ""
-        cued = i > 0 and words[i - 1] in CLOCK_CUES
-        hour: int | None = None
-        minute, used, loose = 0, [i], False
-        if i in address or (i > 0 and words[i - 1] in MONTHS and i in _near(words, i - 1)) or (  # "5 Elm St", "march 4 12 pm"
-                nxt.rstrip("s") in UNITS and (nxt.rstrip("s") != "hour" or w.isdigit() and int(w) <= 12 and not cued)):  # "20 quid"
-            i += 1
-            continue
-        # "half past 7", "quarter to 8", "at ten past five", "at twenty to nine"; "half five" is 5:30
-        by = 30 if w == "half" else 15 if w == "quarter" else int(w) if w.isdigit() and int(w) < 30 and (
-            nxt == "past" or one or i > 0 and words[i - 1] in ("at", "by", "around", "about", "until", "till")) else None
-        if by is not None and (nxt in ("past", "after") or nxt in ("to", "till", "til", "of") and w in ("half", "quarter", "5", "10", "20", "25")
-                                                        and (nxt, w) != ("of", "half")):  # "quarter of 8": 7:45
-            minute = by if nxt in ("past", "after") or w == "half" else 60 - by
-            used.append(i + 1)
-            if after.isdigit() and 0 < int(after) <= 12:
-                hour = int(after) - (1 if minute > 30 else 0) or 12
-                used.append(i + 2)
-            elif minute > 30:
-                i += 2
-                continue
-        elif w == "half" and nxt.isdigit() and 0 < int(nxt) <= 12:
-            hour, minute = int(nxt), 30
-            used.append(i + 1)
-        elif ":" in w and w.replace(":", "").isdigit():
-            hour, minute = (int(x) for x in w.split(":"))
-        elif w.isdigit() and len(w) in (3, 4) and int(w[:-2]) < 24 and int(w[-2:]) < 60 and not nxt.isdigit() and (
-                one or nxt in ("am", "pm", "hours", "hrs") or nxt in RUNS and after.isdigit()  # "0900 to 1730", "730 pm"
-                or i > 1 and words[i - 1] in RUNS and bool(out) and max(out[-1].at) == i - 2):
-            hour, minute = int(w[:-2]), int(w[-2:])
-        elif w.isdigit() and 0 < int(w) <= 12 and (cued or one) and nxt == "and" and "half" in words[i + 2:i + 4]:
-            hour, minute = int(w), 30  # "at nine and a half"
-            used += list(range(i + 1, words.index("half", i + 2) + 1))
-        elif w.isdigit() and int(w) <= 24 and nxt.isdigit() and len(nxt) == 2 and int(nxt) < 60 and (
-                12 < int(w) < 24 or cued or after.rstrip("s") not in UNITS):
-            hour, minute = int(w), int(nxt)  # "7 30", "19 30", not "eight 10 inch"
-            used.append(i + 1)
-        elif w.isdigit() and int(w) <= 24 and (
-                nxt in ("am", "pm", "oclock", "ish", "noon", "midnight") or cued or 12 < int(w) < 24 and nxt in ("hours", "hrs") or n == 1 or _daypart(words, i + 1)
-                or DAYPARTS.get(_at(words, i - 1).rstrip("s")) and (nxt in RUNS or _at(words, i - 2) in RUNS | CLOCK_CUES)  # "morning 10 until night 10"
-                or (nxt in RUNS and (after.isdigit() or ":" in after or after in ("noon", "midnight", "half", "quarter")))
-                or (i > 1 and bool(out) and max(out[-1].at) == i - 2 and (words[i - 1] in RUNS or words[i - 1] == "and"
-                    and min(out[-1].at) > 0 and words[min(out[-1].at) - 1] == "between"))):  # "9 to 5:30", "9 till half 5", "between 9 and 6"
-            hour, minute = int(w), int(after) if nxt in ("hours", "hrs") and after.isdigit() and int(after) < 60 else 0
-            used += [i + 1, i + 2] if minute else []  # "20 hours 30"
-            loose = n == 1 or nxt not in ("am", "pm", "oclock") and i > 0 and words[i - 1] in LOOSE_CUES
-            used += [i + 1] if nxt in ("ish", "noon", "midnight") else []  # "seven-ish", "12 noon"
-        elif w in ("noon", "midnight"):
-            hour = 12 if w == "noon" else 0
-        else:
-            i += 1
-            continue
-        end = max(used) + 1
-        meridiem = words[end] if end < n and words[end] in ("am", "pm") else None
-        used += [end] if meridiem or (end < n and words[end] == "oclock") else []
-        meridiem = meridiem or _daypart(words, end) or DAYPARTS.get(_at(words, i - 1).rstrip("s")) or ("am" if w[0] == "0" else None)
-        meridiem = _NOON.get(w) or _NOON.get(words[max(used)]) or meridiem
-        # "a table for four tonight at 8": a number read a time only by "tonight" after it is a count as much
-        out.append(Clock(hour, minute, meridiem, frozenset(used), loose and meridiem is None or nxt == "tonight" and not cued))
-        i = max(used) + 1
-    return out
-
-
-def _daypart(words: Sequence[str], end: int) -> str | None:
-    """The half of the day a part of it says after a time: "7 in the morning", "10 at night", "6 tonight", "8 morning"."""
-    m = re.match(r"(?:in the |at |this |every )?(\w+)", " ".join(words[end:end + 3]))
-    return DAYPARTS.get(m[1]) if m else None
-
-
-def _hhmm(value: str) -> tuple[int, int] | None:
-    """The clock time of a typed value ("19:30", "Friday at 7:30 pm")."""
-    c = next((c for c in clocks(_typed(value)) if c.hour is not None), None)
-    return None if c is None else (((c.hour or 0) % 12 + (12 if c.meridiem == "pm" else 0) if c.meridiem else c.hour or 0) % 24, c.minute)
-
-
-def _typed(value: str) -> list[str]:
-    """A typed value's words, an ISO 8601 date and time and a month's short name read as said ("2026-12-11T19:00"
-    as "december 11 19:00")."""
-    def said_as(m: re.Match[str]) -> str:  # no such date ("2026-02-30"): its words as typed, which nothing says
-        with contextlib.suppress(ValueError):
-            day = date(*map(int, m.groups()[:3]))
-            return f"{WEEKDAYS[day.weekday()]} {MONTHS[day.month - 1]} {day.day} {day.year} {m[4] or ''}"
-        return m[0]
-    said = tokens(re.sub(r"\b(\d{4})-(\d\d)-(\d\d)(?:[T ](\d\d:\d\d)(?::\d\d(?:\.\d+)?)?(?:Z|[+-]\d\d:?\d\d)?)?", said_as, value))
-    return [next((m for m in MONTHS if len(t.word) >= 3 and m.startswith(t.word)), t.word) for t in said]  # "Dec"
-
-
 def _closes_first(words: Sequence[str], first: Clock) -> bool:
     """Rule 4: the first of two times is the closing where a word of closing is the last cue before it ("until 9 from 5")."""
     cues = [w for w in words[:min(first.at)] if w in (*OPEN_CLOSE, "from", "until", "till", "til")]
     return bool(cues) and cues[-1] not in ("open", "opens", "from")
-
-
-def _reads_as(c: Clock, hour: int, minute: int, context: Sequence[Clock] = ()) -> bool:
-    if c.minute != minute or c.hour is None:  # a bare "half past" takes its hour from the context's times
-        return c.minute == minute and any(k.hour is not None and _reads_as(
-            Clock(k.hour, minute, c.meridiem or k.meridiem, c.at), hour, minute) for k in context)
-    if c.meridiem:
-        return hour == c.hour % 12 + (12 if c.meridiem == "pm" else 0)
-    return hour == c.hour % 24 if c.hour > 12 or c.hour == 0 else hour % 12 == c.hour % 12
 
 
 def _counts(words: Sequence[str], measures: bool = True) -> set[str]:
@@ -312,29 +175,6 @@ def _counts(words: Sequence[str], measures: bool = True) -> set[str]:
     return {w for i, w in enumerate(words) if w.isdigit() and i not in taken}
 
 
-def days_in(words: Sequence[str], rest: Sequence[str] = ()) -> set[str]:
-    """The weekdays the words name (by name, run or group), less those set apart there or in `rest`."""
-    named, apart, setting_apart = set[str](), set[str](), False
-    for i, w in enumerate(words):
-        setting_apart = setting_apart or w in SET_APART
-        if (group := DAY_GROUPS.get(" ".join(words[i:i + 2])) or DAY_GROUPS.get(w.removesuffix("s"))) and not setting_apart:
-            named.update(group)
-        if (d := _weekday(w)) is None:
-            continue
-        run = [d]
-        if i + 2 < len(words) and words[i + 1] in RUNS and (e := _weekday(words[i + 2])) is not None:
-            a, b = WEEKDAYS.index(d), WEEKDAYS.index(e)
-            run = [WEEKDAYS[k % 7] for k in range(a, b + 1 if b >= a else b + 8)]
-        (apart if setting_apart else named).update(run)
-    return named - apart - (WEEKDAYS_SET - days_in(["every", "day", "except", *rest]) if rest else set())
-
-
-WEEKDAYS_SET, MONTHS_SET = frozenset(WEEKDAYS), frozenset(MONTHS)
-# words that end the names of an address: a time's or a party's words ("at 5 on Main Street" is a time)
-_NOT_A_NAME = CLOCK_CUES | RUNS | WEEKDAYS_SET | {"am", "pm", "oclock", "s", "is", "on", "in", "for", "and", "today", "tonight",
-                                                 "tomorrow", "people", "guests", "ish"}
-
-
 def _date_words(value: str) -> list[str]:
     """The day and date words a typed value needs said ("Friday at 7", "tonight"; "March 5th" as "march 5")."""
     words = _typed(value)
@@ -345,18 +185,6 @@ def _date_words(value: str) -> list[str]:
         out += [f"{w} {day}" if day else w] if w in MONTHS else [f"the {day}"] if day else []
         out += [f"the {w}"] if w.isdigit() and _at(words, i + 1) == "th" and _at(words, i - 1) not in (*MONTHS, "the") else []
     return out
-
-
-def _near(words: Sequence[str], i: int) -> list[int]:
-    """Where a month's day is said: "march 5" ("for 3 march 1"), "5 march", "5th of march" ("13 march 12 noon"), "the 12th"."""
-    nxt, then = _at(words, i + 1), _at(words, i + 2)
-    j = i - 1 - (_at(words, i - 1) == "of")
-    j -= _at(words, j) == "th" and j > 0
-    before = [j] if j >= 0 and words[j].isdigit() and words[i] != "the" else []
-    timed = before and (then in ("noon", "midnight", "am", "pm", "oclock") or len(then) == 2 and then.isdigit())
-    if words[i] == "the" or (nxt.isdigit() and int(nxt) <= 31 and not timed):
-        return [i + 1] if nxt.isdigit() and (words[i] != "the" or then == "th") else []
-    return before
 
 
 def _date_stands(value: str, words: Sequence[str], asked: Sequence[str] = ()) -> bool:

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from calld.domain.tokens import tokens
-from calld.evidence import check as c
+from calld.domain import spoken
 from calld.observe.summary import booked_line, status_line, why_words
 
 WEEK = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
@@ -143,7 +143,7 @@ def _said(quote: str) -> list[str]:
     return [t.word for t in tokens(quote)]
 
 
-def _hhmm(clock: c.Clock) -> str | None:
+def _hhmm(clock: spoken.Clock) -> str | None:
     """A clock time said with its half of the day (or a 24-hour one), as HH:MM; None where it is not said."""
     if clock.hour is None:
         return None
@@ -154,20 +154,11 @@ def _hhmm(clock: c.Clock) -> str | None:
 
 def _quotes_with_clock(quotes: list[Quote], *hhmm: str | None) -> tuple[int, ...]:
     wanted = [tuple(int(x) for x in h.split(":")) for h in hhmm if h]
-    return tuple(q.n for q in quotes if any(_means(k, *w) for k in c.clocks(_said(q.text)) for w in wanted))
-
-
-def _means(clock: c.Clock, hour: int, minute: int) -> bool:
-    """The clock time said can be HH:MM (without am/pm, either half of the day)."""
-    if clock.hour is None or clock.minute != minute:
-        return False
-    if clock.meridiem is None and 0 < clock.hour <= 12:
-        return clock.hour % 12 == hour % 12
-    return _hhmm(clock) == f"{hour:02d}:{minute:02d}"
+    return tuple(q.n for q in quotes if any(spoken.reads_as(k, *w) for k in spoken.clocks(_said(q.text)) for w in wanted))
 
 
 def _quotes_with_days(quotes: list[Quote], days: set[str]) -> tuple[int, ...]:
-    return tuple(q.n for q in quotes if c.days_in(_said(q.text)) & days)
+    return tuple(q.n for q in quotes if spoken.days_in(_said(q.text)) & days)
 
 
 def _numbers(words: list[str]) -> set[float]:
@@ -230,8 +221,8 @@ def facts_of(result: dict[str, Any], quotes: list[Quote]) -> tuple[list[Fact], l
     if status == "booked":
         party = result.get("confirmed_party")
         when = str(result.get("confirmed_time") or "?")
-        clocks = [h for k in c.clocks(_said(when)) if (h := _hhmm(k)) is not None]
-        days = c.days_in(_said(when))
+        clocks = [h for k in spoken.clocks(_said(when)) if (h := _hhmm(k)) is not None]
+        days = spoken.days_in(_said(when))
         facts.append(Fact("Party", str(party), _or_all(_quotes_with_number(quotes, party), quotes)))
         when_tied = tuple(sorted(set(_quotes_with_clock(quotes, *clocks)) | set(_quotes_with_days(quotes, days))))
         facts.append(Fact("Time", when, _or_all(when_tied, quotes)))
