@@ -669,3 +669,12 @@ def test_rule_8_a_no_after_and_is_another_clause() -> None:
     args = booked(2, "Friday at 7 pm", outcome_quote="booked", party_readback=True, time_readback=True, date_readback=True)
     got = check_record(args, BOOK, call("So a table for 2 on Friday at 7 pm?", "It's not booked and we're sorry."))
     assert isinstance(got, Refused) and got.rule == 8
+
+
+def test_a_correction_after_a_range_is_read_not_raised() -> None:
+    """ "Monday to Friday we're 9 to 5. Sorry, 6.": the range's check once rebound the name of the record's counts to
+    None (its days' own times: none), and the correction's bare number then raised TypeError inside a live call. The
+    correction refuses the record (rule 11); the corrected record stands."""
+    turns = call("What are your hours?", "Monday to Friday we're 9 to 5. Sorry, 6.")
+    r = {"days": list(c.WEEKDAYS[:5]), "opens": "09:00", "closes": "17:00", "days_quote": "Monday to Friday", "times_quote": "9 to 5"}
+    assert check_record(hours(r), HOURS, turns).rule == 11  # type: ignore[union-attr]

@@ -631,8 +631,8 @@ def _check(cited: Cited, request: QuickAskJob | BookJob, turns: Sequence[Turn], 
             return Refused(4, f"between your days {fact.beside!r} and times {fact.quote!r} the business said {between!r}",
                            "a range's days and times are words said together: point at those")
         if fact.kind in ("range", "clock") and fact.beside and not shared and (days := locate(turns, fact.beside)) and (
-                own := _own_times(turns, days, at)):
-            return Refused(4, f"your days {fact.beside!r} have times of their own in their clause, {own!r}, not {fact.quote!r}",
+                theirs := _own_times(turns, days, at)):
+            return Refused(4, f"your days {fact.beside!r} have times of their own in their clause, {theirs!r}, not {fact.quote!r}",
                            "give those days the times said with them")
         if (why := _sign(fact, clause, parts)) is not None and not (
                 cited.status == "booked" and fact.quote in partial and _tried_another_time(clause, cited.facts)):
