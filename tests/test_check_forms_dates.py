@@ -214,3 +214,49 @@ def test_rule_5_a_party_of_two_said_as_both_or_a_pair(said: str) -> None:
                         turns).rule == 5  # type: ignore[union-attr]
     few = call("Do you have the cast iron skillet?", f"Yes, {said} left.")
     assert check_record(stock("in_stock", f"{said} left", quantity=2), STOCK, few).rule == 5  # type: ignore[union-attr]
+
+
+@given(st.sampled_from((("two adults and two kids", 4), ("4 adults plus 2 children", 6), ("three grown-ups and one baby", 4))))
+def test_rule_5_a_party_said_as_a_sum(said_party: tuple[str, int]) -> None:
+    """A booking's party stands as the sum of its quote's counts of PEOPLE joined by "and" or "plus" ("two adults and
+    two kids": 4); no other number does, nor do counts of things ("two high chairs") or numbers said apart ("one table
+    for 2" is a party of 2, not 3)."""
+    said, party = said_party
+    turns = call(f"A table for {party} on Friday at 7pm?", f"No bother, {said}, Friday at seven, you're booked in.")
+    args = booked(party, "Friday 19:00", outcome_quote="you're booked in", party_quote=said, time_quote="Friday at seven",
+                  date_quote="Friday at seven")
+    job = BookJob(party, "Friday 7pm", None, 60, E164("+15555550123"))
+    assert isinstance(check_record(args, job, turns), Accepted), said
+    assert check_record(args | {"confirmed_party": party + 1}, job, turns).rule == 5  # type: ignore[union-attr]
+    for things in ("four and two high chairs", "four adults and two dogs", "4 plus the 2 from last week"):  # not people, or not joined
+        turns6 = call("A table for 6 on Friday at 7pm?", f"Sure, {things}, Friday at seven, you're booked in.")
+        job6 = BookJob(6, "Friday 7pm", None, 60, E164("+15555550123"))
+        assert check_record(args | {"confirmed_party": 6, "party_quote": things}, job6, turns6).rule == 5, things  # type: ignore[union-attr]
+    apart = call("A table for 2 on Friday at 7pm?", "Yes, one table for 2, Friday at seven, you're booked in.")
+    quoted = {"party_quote": "one table for 2", "confirmed_party": 3}
+    assert check_record(args | quoted, BookJob(3, "Friday 7pm", None, 60, E164("+15555550123")), apart).rule == 5  # type: ignore[union-attr]
+
+
+def test_rule_4_a_number_of_days_is_no_time() -> None:
+    """ "Open seven days, eight till ten": the 7 counts days; the days' clause says no time of its own."""
+    turns = call("What are your hours?", "Open seven days, eight till ten.")
+    args = hours({"days": list(DAYS), "opens": "08:00", "closes": "22:00", "days_quote": "Open seven days",
+                  "times_quote": "eight till ten"})
+    assert isinstance(check_record(args, HOURS, turns), Accepted)
+    wrong = hours({"days": list(DAYS), "opens": "07:00", "closes": "22:00", "days_quote": "Open seven days",
+                   "times_quote": "Open seven days"})
+    assert check_record(wrong, HOURS, turns).rule == 4  # type: ignore[union-attr]
+
+
+@given(st.sampled_from(("the thirteenth", "the 13th")))
+def test_rule_5_the_date_asked_stands_by_its_day_said(said: str) -> None:
+    """The business says the day of the month asked ("the thirteenth" for Sunday 13 December): the booked weekday
+    and month stand by it; another day of the month says neither."""
+    turns = call("A table for two next Sunday at 1pm?", f"{said} yeah? One o'clock, two of you, that's done.")
+    args = booked(2, "Sunday 13 December 13:00", outcome_quote="that's done", party_quote="two of you",
+                  time_quote="One o'clock", date_quote=said)
+    assert isinstance(check_record(args, _job("2026-12-13T13:00:00-05:00"), turns), Accepted), said
+    other = call("A table for two next Sunday at 1pm?", f"{said.replace('thirteenth', 'fourteenth').replace('13', '14')} yeah? "
+                 "One o'clock, two of you, that's done.")
+    quoted = {"date_quote": said.replace("thirteenth", "fourteenth").replace("13", "14")}
+    assert check_record(args | quoted, _job("2026-12-13T13:00:00-05:00"), other).rule == 5  # type: ignore[union-attr]

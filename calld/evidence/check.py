@@ -3,85 +3,95 @@
 The model points at the words for each fact and the outcome; this file checks that the business said them and that each
 typed value stands in them (which number is the party is the model's reading). Entry point: check_record. Word lists:
 named constants of at most 15 entries (FILLERS, EASE in calld.domain.tokens; CLOCK_CUES, DAYPARTS, LOOSE_CUES, RUNS,
-SET_APART, UNITS, STREETS, DAY_GROUPS in calld.domain.spoken, which reads clock times and days). The rules, all of them:
+SET_APART, UNITS, STREETS, DAY_GROUPS in calld.domain.spoken, which reads clock times and days for this file, the
+assessment and the web view). The rules, all of them:
 
- 1. Said. Each quote stands as one run of tokens (calld.domain.tokens: lower case, without punctuation, FILLERS or a
-    no of EASE, number words as digits) in a business turn before the record, its last word without "'s", "4 b" as
-    "4b"; HEARD's numbers where a count's, a time's or, after NUMBERED, a place's quote says none ("for for"), and
-    in a time's beside a word of RUNS or after "at" ("8 till for"). Agent speech never counts; each fact needs a
-    quote or a read-back.
+ 1. Said. Each quote stands as one run of tokens (calld.domain.tokens: lower case, without punctuation, FILLERS or a no
+    of EASE, number words as digits) in a business turn before the record, its last word without "'s", "4 b" as "4b";
+    HEARD's numbers where a count's, a time's or, after NUMBERED, a place's quote says none ("for for"), and in a time's
+    beside a word of RUNS or after "at" ("8 till for"). Agent speech never counts; each fact needs a quote or a
+    read-back; a time offered instead (alternative_offered) is one a business clause says.
  2. Read back. A readback fact stands in the agent's turn just before the turn of the outcome_quote (then needed).
- 3. Statements. A quote's clause is not a question (but one begun by a word of STATING, with no "you" nor "if":
-    "we're open?"), nor a phone menu's prompt; an outcome's yes is in no question at all nor, booked, before the
-    agent's first turn, nor holds a bare "confirm" or "verify" but after a word of CONFIRMS ("I can confirm") or
-    last in its clause after none of "please", "me", "you", "to", "will" ("ok, confirm"), nor HOLDS ("let me
-    check"); only a booking's fact may stand in the business's question before the outcome_quote, and a range's days
-    its times answer there ("Sundays? No."). A clause ends at , ; ? . ! "but" or "and can I".
- 4. Clock times. Each time reads as one in its own quote: "7:30", "7.30", "7 30", "0930" (in no phone number), a
-    number before am/pm, o'clock, "noon" or "ish", or after a word of CLOCK_CUES, "noon", "midnight", "half past 7",
-    "half five", "at 9 and a half", "ten to nine" (after "at", or as a booking's one time), the quote's one number
-    ("Ten."; in a booking's time, "make that five", or one beside the party's: "two for seven"), "19 30" or "20
+ 3. Statements. A quote's clause is not a question (but one begun by a word of STATING, with no "you" nor "if": "we're
+    open?"), nor a phone menu's prompt; an outcome's yes is in no question at all nor, booked, before the agent's first
+    turn, nor holds a bare "confirm" or "verify" but after a word of CONFIRMS ("I can confirm") or last in its clause
+    after none of "please", "me", "you", "to", "will" ("ok, confirm"), nor HOLDS ("let me check"); only a booking's fact
+    may stand in the business's question before the outcome_quote, and a range's days its times answer there ("Sundays?
+    No."). A clause ends at , ; ? . ! "but" or "and can I".
+ 4. Clock times. Each time reads as one in its own quote: "7:30", "7.30", "7 30", "0930" (in no phone number), a number
+    before am/pm, o'clock, "noon" or "ish", or after a word of CLOCK_CUES, "noon", "midnight", "half past 7", "half
+    five", "at 9 and a half", "ten to nine" (after "at", or as a booking's one time), the quote's one number ("Ten."; in
+    a booking's time, "make that five", one beside the party's: "two for seven", or, the record giving a party, none
+    before "people", "guests", "of" or a word of UNITS nor after "a", "for" or NUMBERED: "Seven it is"), "19 30" or "20
     hours" (13 to 23: 24-hour); am/pm, where said (DAYPARTS: "in the morning", "morning 10 until night 10"; "07:00":
     24-hour), agrees. A dash between numbers or days ("9-6"), a word of RUNS ("9 while 5") and "and" after "between"
-    make a run; number words said apart (",") are two. A number that begins an address (names, then a word of
-    STREETS), measures (before a word of UNITS: "20 quid"; not "at 10 hours") or is a month's day ("13 May 12 noon":
-    the 13) is no time; after LOOSE_CUES, or a time only by "tonight" after it, it is a count too, and no time where
-    another is said ("for four tonight at 8"). A range's two times are said one after the other in its times_quote,
-    the opening first unless a word of closing is their last cue ("until 9 from 5"), the closing later where neither
-    says its half of the day; a bare "half past" takes its hour from the context_quote; days_quote and times_quote,
-    said in one turn, have no other day or number between them but a split shift's other times, and days whose own
-    clause says times take those ("Mon-Fri 8:30 to 6, Sat 9 to 1"). A booked time in no clock words ("early
-    sitting") stands by them; with no half of the day, it is the half nearer the time asked; with a word of LIMITS
-    or HOURS_CUES in the four words before each time it reads ("we open at 5", "back at 9"), it is none.
- 5. Own words. Each day, date, count, party size, place or kind stands in its own quote: a count as a number that is
-    no part of a clock time nor a day of a month ("march 5"; "the 12th", no month said, for the date), nor before a
-    word of UNITS or after one of NUMBERED ("table 12"), a party of two also by a word of PAIR; days by name, run or
-    DAY_GROUPS, every day the days_quote names being recorded, and a range's times_quote naming no day but its own,
-    where a word of OTHER_DAYS ("rest of the week") names the days its turn names nowhere else; a place or kind by
-    its words (PLACE_WORDS aside). A day after a word of SET_APART is not among them ("closed" aside, of closed
-    days). An item's count or place quote holds no other number (but the item's own: "the 12 inch"). A typed date is
-    read as said (with its year, by its day; "Dec"); the date asked stands unsaid beside its weekday said; RELATIVE
-    words ("tomorrow", in a read-back too) and HOLIDAYS say their dates (BookJob.today: the day dialled).
- 6. The item. A stock or aisle fact names the item asked about: in its quote, or in the agent's question before it
-    (the agent's follow-ups between, or a question back and the agent's choice, which the fact's sentence names),
-    with no number of another size of it nor a word of INSTEAD said in between; in its own quote where its sentence
-    gives another number of its kind ("3 boxes, in aisle 8" holds one of each) or its clause a word of INSTEAD ("the
-    M12 though"). Said again or read back, a place or count stands on the question first answered.
- 7. Word lists. A closed day's quote holds a word of CLOSED (or a no just before "open", not "until"; or a no
-    answering a question with "open"); open around the clock, of ALWAYS; no set hours, of NO_SET_HOURS. An open
-    range's days are none its days_quote's clause says closed (CLOSED, no "open" nor time: "shut Sundays").
+    make a run; number words said apart (",") are two. A number that begins an address (names, then a word of STREETS),
+    measures (before a word of UNITS: "20 quid"; not "at 10 hours"), is a month's day ("13 May 12 noon": the 13) or
+    begins a group of DAY_GROUPS ("open 7 days") is no time; after LOOSE_CUES, or a time only by "tonight" after it, it
+    is a count too, and no time where another is said ("for four tonight at 8"). A range's two times are said one after
+    the other in its times_quote, the opening first unless a word of closing is their last cue ("until 9 from 5"), the
+    closing later where neither says its half of the day, or only the closing, in a clause with its days and no other
+    time nor "open" or "from" but before a word of RUNS (nor after, until another day), where an earlier clause of its
+    turn gives other days a range with its opening ("Monday to Thursday 8 till 7, Friday and Saturday till 10"); a bare
+    "half past" takes its hour from the context_quote; days_quote and times_quote, said in one turn, have no other day
+    or number between them but a split shift's other times, and days whose own clause says times take those ("Mon-Fri
+    8:30 to 6, Sat 9 to 1"). A booked time in no clock words ("early sitting") stands by them; with no half of the day,
+    it is the half nearer the time asked; with a word of LIMITS or HOURS_CUES in the four words before each time it
+    reads ("we open at 5", "back at 9"), it is none.
+ 5. Own words. Each day, date, count, party size, place or kind stands in its own quote: a count as a number that is no
+    part of a clock time nor a day of a month ("march 5"; "the 12th", no month said, for the date), nor before a word of
+    UNITS or after one of NUMBERED ("table 12"), a party of two also by a word of PAIR, a party also as the sum of
+    counts each before a word of PEOPLE and joined by "and" or "plus" ("2 adults and 2 kids", not "4 and 2 high
+    chairs"); days by name, run or DAY_GROUPS, every day the days_quote names being recorded, and a range's times_quote
+    naming no day but its own, where a word of OTHER_DAYS ("rest of the week") names the days its turn names nowhere
+    else; a place or kind by its words (PLACE_WORDS aside; a place's may stand in the rest of its sentence, but in a
+    clause of a no, of PAST or after "but", where its quote says one of them; its numbers not). A day after a word of
+    SET_APART is not among them ("closed" aside, of closed days). An item's count or place quote holds no other number
+    (but the item's own: "the 12 inch"). A typed date is read as said (with its year, by its day; "Dec"); the date asked
+    stands unsaid beside its weekday said; RELATIVE words ("tomorrow", in a read-back too) and HOLIDAYS (not after
+    "before" or "after") say their dates (BookJob.today: the day dialled); the date asked stands by its day said where
+    no other month is.
+ 6. The item. A stock or aisle fact names the item asked about: in its quote, or in the agent's question before it (the
+    agent's follow-ups between, or a question back and the agent's choice, which the fact's sentence names), with no
+    number of another size of it nor a word of INSTEAD said in between; in its own quote where its sentence gives
+    another number of its kind but the kinds' own ("3 boxes, in aisle 8" holds one of each) or its clause a word of
+    INSTEAD ("the M12 though"). Said again or read back, a place or count stands on the question first answered.
+ 7. Word lists. A closed day's quote holds a word of CLOSED (or a no just before "open", not "until"; or a no answering
+    a question with "open"); open around the clock, of ALWAYS; no set hours, of NO_SET_HOURS. An open range's days are
+    none its days_quote's clause says closed (CLOSED, no "open" nor time: "shut Sundays").
  8. Yes. The clause of a quote of what is holds no word of NOT (nor ending in n't or "nae"; not before a word of
-    OPEN_CLOSE and "until"; not a "no" before a word of CORRECTIONS; not "not many") nor of PAST; of stock, none of
-    OUT ("out the back" aside) nor COMING, "will" ('ll, "gonna") nor a day ("next week"): stock to come is none now,
-    and a stock's yes a number or a word of HAVE or FEW (limited stock, of FEW); of a booking, none of FAILURE, FULL
-    or CLOSED (but a party's or date's no of another clock time or ANOTHER_TIME), nor, in an outcome_quote, a word
-    of GONE with only WHEN_WORDS, days and times after it and no "you" in the clause ("Seven's gone"). A booked
-    outcome_quote holds no word of OFFERS nor HOURS_CUES ("closes at 9"), nor is each of its clauses an apology.
-    Clauses here end before "and".
- 9. No. The clause of a quote of what is not (a decline, out of stock, not known) holds a word of NOT (or ending in
-    n't or "nae") or of APOLOGY (in a stock quote, no apology nor a no before a word of KNOWING: "I don't know"),
-    for stock of OUT or COMING or stock to come, for a booking of FAILURE, FULL, CLOSED, OFFERS or HOURS_CUES, or
-    the word of GONE of rule 8 ("all booked" only where it ends the clause). An answer's outcome_quote says a yes or
-    a no only of stock; of hours, an aisle or kinds it need only be said.
-10. Said after. In a booked outcome_quote's turn before it, and after it, a business sentence with a word of
-    FAILURE, or of NOT beside one of BOOKING (no "if" or "unless"), or the word of GONE of rule 8 said of no other
-    time ("Friday's gone"), refuses the record unless the booked time is said later. After a declined outcome_quote,
-    the agent's last sentence settling on a time (one, and no no) refuses it when the business's next turn says that
-    time with no no, or first answers with no no, question, wait or offer, and the agent takes nothing back after.
-11. Corrections. Business words after a fact's quote (a read-back fact's: from the reply on) holding another value
-    of its kind (a clock time; a number of one or two digits, not the record's party nor, for a party, its booked
-    time; a day, for a date) refuse the record when they hold a word of CORRECTIONS, or always for a booking's time
-    and date (and a read-back party) but in the rest of its outcome's turn ("booked. Last orders at 9"), or for
-    stock held a no; unless they name a day the fact is not for. A time said gone or full, the party said alone, a
-    measure (rule 4) or a day after a word of RUNS or "by" ("hold it till Monday") is no other value, nor, of a
-    booking, in a sentence with no word of NOT, one just after a word of RUNS, "by", "from", "after" or "between",
-    or as in rule 4 ("from 10 to 6").
+    OPEN_CLOSE and "until"; not a "no" before a word of CORRECTIONS; not "not many") nor of PAST; of stock, none of OUT
+    ("out the back" aside) nor COMING, "will" ('ll, "gonna") nor a day ("next week"): stock to come is none now, and a
+    stock's yes a number or a word of HAVE or FEW (limited stock, of FEW); of a booking, none of FAILURE, FULL or CLOSED
+    (but a party's or date's no of another clock time or ANOTHER_TIME), nor, in an outcome_quote, a word of GONE with
+    only WHEN_WORDS, days and times after it and no "you" in the clause ("Seven's gone"). A booked outcome_quote holds
+    no word of OFFERS nor HOURS_CUES ("closes at 9"), nor is each of its clauses an apology. Clauses here end before
+    "and".
+ 9. No. The clause of a quote of what is not (a decline, out of stock, not known) holds a word of NOT (or ending in n't
+    or "nae") or of APOLOGY (in a stock quote, no apology nor a no before a word of KNOWING: "I don't know"), for stock
+    of OUT or COMING or stock to come, for a booking of FAILURE, FULL, CLOSED, OFFERS or HOURS_CUES, or the word of GONE
+    of rule 8 ("all booked" only where it ends the clause). An answer's outcome_quote says a yes or a no only of stock;
+    of hours, an aisle or kinds it need only be said.
+10. Said after. In a booked outcome_quote's turn before it, and after it, a business sentence with a word of FAILURE, or
+    of NOT beside one of BOOKING (no "if" or "unless"), or the word of GONE of rule 8 said of no other time ("Friday's
+    gone"), refuses the record unless the booked time is said later. After a declined outcome_quote, the agent's last
+    sentence settling on a time (one, and no no) refuses it when the business's next turn says that time with no no, or
+    first answers with no no, question, wait or offer, and the agent takes nothing back after.
+11. Corrections. Business words after a fact's quote (a read-back fact's: from the reply on) holding another value of
+    its kind (a clock time; a number of one or two digits, not the record's party nor, for a party, its booked time; a
+    day or, for a date with its day of the month, another "the 20th") refuse the record when they hold a word of
+    CORRECTIONS, or always for a booking's time and date (and a read-back party) but in the rest of its outcome's turn
+    ("booked. Last orders at 9"), or for stock held a no; unless they name a day the fact is not for. A time said gone
+    or full, the party said alone, a measure (rule 4) or a day after a word of RUNS or "by" ("hold it till Monday") is
+    no other value, nor, of a booking, in a sentence with no word of NOT, one just after a word of RUNS, "by", "from",
+    "after" or "between", or as in rule 4 ("from 10 to 6").
 12. Voicemail. A voicemail record stands on a recorded greeting said, or the carrier's answering-machine detection.
 """
 
 from __future__ import annotations
 
 import functools
+import itertools
 import re
 from collections.abc import Mapping, Sequence
 from datetime import date, timedelta
@@ -101,6 +111,8 @@ from calld.domain.tokens import WEEKDAYS, at as _at, tokens, weekday as _weekday
 from calld.domain.transcript import SENTENCE_END, Quote, Turn, sentence_spans
 
 PAIR = ("both", "pair", "couple")  # a party of two ("the pair of ye"), not a stock's count ("a couple left")
+PEOPLE = ("adult", "kid", "kiddo", "child", "children", "little", "grown", "wean", "baby", "babies", "toddler", "teen",
+          "people", "person", "guest")  # after each count of a party said as a sum ("2 adults and 3 kids"), not "2 dogs"
 OTHER_DAYS = ("rest of the week", "the rest", "other days", "other day", "other nights", "otherwise", "remaining days")  # the days not named
 HEARD = {"for": "4", "to": "2", "too": "2", "ate": "8", "won": "1"}  # a number's homophone, in a quote with no number
 PLACE_WORDS = frozenset({"the", "a", "an", "in", "on", "at", "of", "aisle", "department", "dept", "section", "area"})
@@ -134,7 +146,7 @@ WHEN_WORDS = frozenset({"for", "on", "at", "that", "this", "night", "tonight", "
                         "now", "i'm", "afraid", "sorry", "too"})  # after GONE
 RELATIVE = {"today": 0, "tonight": 0, "tomorrow": 1, "overmorrow": 2}  # days after the call's own (BookJob.today)
 HOLIDAYS = {"christmas eve": "december 24", "christmas day": "december 25", "boxing day": "december 26",
-            "new year's eve": "december 31", "new year's day": "january 1"}  # dates by name (bare "Christmas" is a season)
+            "new year's eve": "december 31", "hogmanay": "december 31", "new year's day": "january 1"}  # dates by name (bare "Christmas" is a season)
 NUMBERED = ("aisle", "isle", "bay", "shelf", "row", "lane", "rack", "size", "table")  # a number after one counts nothing
 OPEN_CLOSE = ("open", "opens", "close", "closes")  # "not <one> until 9" is the time it opens or closes, not a no
 HOURS_CUES = ("we open", "we're open", "opens", "close", "closes", "closing", "shuts")  # a time after one is the hours' ("we open at 7")
@@ -166,13 +178,17 @@ def _closes_first(words: Sequence[str], first: Clock) -> bool:
 
 
 def _counts(words: Sequence[str], measures: bool = True) -> set[str]:
-    """The numbers said that are no part of a clock time (but a loose one) nor a date's day (see _near), nor, with
-    `measures` off, a measure ("6 dollars", "a 2 hour limit": before a word of UNITS)."""
+    return {words[i] for i in _counted(words, measures)}
+
+
+def _counted(words: Sequence[str], measures: bool = True) -> list[int]:
+    """Where the numbers said are that are no part of a clock time (but a loose one) nor a date's day (see _near), nor,
+    with `measures` off, a measure ("6 dollars", "a 2 hour limit": before a word of UNITS)."""
     taken = {i for c in clocks(words) if not c.loose for i in c.at} | _addresses(words)
     taken |= {j for i, w in enumerate(words) if w in MONTHS or w == "the" for j in _near(words, i)}
     taken |= {i for i, w in enumerate(words) if w.isdigit() and _at(words, i + 1) == "th"}  # "on 12th": a date's day
     taken |= {i for i in range(len(words)) if not measures and _at(words, i + 1).rstrip("s") in UNITS}
-    return {w for i, w in enumerate(words) if w.isdigit() and i not in taken}
+    return [i for i, w in enumerate(words) if w.isdigit() and i not in taken]
 
 
 def _date_words(value: str) -> list[str]:
@@ -188,16 +204,21 @@ def _date_words(value: str) -> list[str]:
 
 
 def _date_stands(value: str, words: Sequence[str], asked: Sequence[str] = ()) -> bool:
-    """Rule 5; the date asked (`asked`) stands unsaid beside its weekday said ("Friday" for Friday 11 December asked)."""
+    """Rule 5; the date asked (`asked`) stands unsaid beside its weekday or its day said ("Friday", "the 11th" for Friday
+    11 December asked)."""
     said = {"today" if w == "tonight" else w for w in (w.removesuffix("'s") for w in words)} | days_in(words)  # "tomorrow's"
     said |= {f"{m} {words[j]}" for i, m in enumerate(words) if m in MONTHS or m == "the" for j in _near(words, i)}
+    said |= {day for name, day in HOLIDAYS.items() if any(has_phrase(w, [name]) and not has_phrase(w, [f"after {name}", f"before {name}"])
+                                                         for w in (words, [w.removesuffix("'s") for w in words]))}
+    # "Christmas Eve" says December 24, "Hogmanay's" December 31; "the day after Boxing Day" does not
     said |= {f"the {w.split()[-1]}" for w in said if " " in w and w.split()[0] in MONTHS}  # "june 12" says "the 12th"
     said |= {f"the {w}" for i, w in enumerate(words) if w.isdigit() and _at(words, i + 1) == "th"}  # "on 12th"
-    said |= {day for name, day in HOLIDAYS.items() if has_phrase(words, [name])}  # "Christmas Eve" says December 24
     unnamed = not MONTHS_SET & set(words)  # "on the 12th" for June 12, where no month is said
     mine, given = _date_words(value), set(_date_words(" ".join(asked)))
     given |= {f"the {w.split()[-1]}" for w in given if " " in w}  # "Tuesday 15th" for Tuesday December 15 asked
-    given = given if set(mine) & said & given & WEEKDAYS_SET else set()
+    asked_month = {w.split()[0] for w in given if " " in w and w.split()[0] in MONTHS}  # its day said, and no other month
+    given = given if set(mine) & said & given & WEEKDAYS_SET or {w for w in said & given if w.startswith("the ")} and not (
+        MONTHS_SET & set(words)) - asked_month else set()
     stands = [w in said or w in given or unnamed and w.split()[0] in MONTHS and f"the {w.split()[-1]}" in said for w in mine]
     year = next((w for w in _typed(value) if len(w) == 4 and w.isdigit()), None)  # a day with its year names its weekday
     dated = {_typed(f"{year}-{MONTHS.index(v.split()[0]) + 1:02d}-{int(v.split()[1]):02d}")[0] for v, ok in zip(mine, stands)
@@ -279,6 +300,12 @@ def _standing_numbers(text: str) -> set[str]:
     return standing
 
 
+def _standing_words(sentence: str) -> list[str]:
+    """Rule 5: a sentence's words but in its clauses of a no, of PAST or after "but" ("near the front, not the back")."""
+    parts = [_words(tokens(p)) for c in _CLAUSE_END.split(sentence) for p in _BUT_ALONE.split(c)]
+    return [w for p in parts if not _negated(p) and not has_phrase(p, PAST) and _at(p, 0) != "but" for w in p]
+
+
 def _asked_before(turns: Sequence[Turn], turn: int) -> int | None:
     """The agent's turn just before a business turn (its question), if the agent spoke before it."""
     return next((t for t in range(turn - 1, -1, -1) if turns[t].speaker == "agent" and turns[t].text.strip()), None)
@@ -313,14 +340,14 @@ def _stands(fact: Fact, words: Sequence[str], context: Sequence[str] = (), rest:
         numbers = [w for w in words if w.isdigit()]
         numbers = numbers[:numbers.index(party)] + numbers[numbers.index(party) + 1:] if party in numbers else numbers
         at = words.index(numbers[0]) if len(numbers) == 1 else -1
-        if not said and at >= 0 and 0 < int(numbers[0]) <= 12 and (  # "make that five", "seven on Wednesday"
-                _at(words, at + 1) in _NOT_A_NAME - {"people", "guests"} or at == len(words) - 1):  # not "2 people"
+        if not said and at >= 0 and 0 < int(numbers[0]) <= 12 and (  # "make that five", "seven on Wednesday", "seven it is"
+                _at(words, at + 1) in _NOT_A_NAME - {"people", "guests"} or at == len(words) - 1 or party is not None and not (
+                    _at(words, at + 1) in ("people", "guests", "of", *UNITS) or _at(words, at - 1) in (*NUMBERED, "for", "a"))):  # not "2 people"
             said = [Clock(int(numbers[0]), 0, None, frozenset({at}), True)]
         if not any(_reads_as(c, *hhmm, clocks(context)) for c in said):
             return f"{hhmm[0]:02d}:{hhmm[1]:02d} does not read as a clock time in {' '.join(words)!r}"
     elif kind == "count" and (value not in _counts(words, measures=False) - {w for i, w in enumerate(words) if _at(words, i - 1) in NUMBERED}
-                              | ({"2"} if not item and set(PAIR) & set(words) else set())
-                              or value in re.findall(r"\d+", item or "")):
+                              | (set() if item else _party_said(words)) or value in re.findall(r"\d+", item or "")):
         return f"the number {value} is not said there apart from a clock time, a measure or a place"
     elif item and kind in ("count", "place") and (others := _counts(words) - set(_words(tokens(f"{value} {item or ''}"))) - set(re.findall(r"\d+", value))):
         return f"{', '.join(sorted(others))} is another number said there: quote only the words of {value!r}"
@@ -332,10 +359,13 @@ def _stands(fact: Fact, words: Sequence[str], context: Sequence[str] = (), rest:
         return f"the day or date of {value!r} is not said there"
     elif kind in ("place", "kind"):
         want = [w for w in _words(tokens(value)) if w not in PLACE_WORDS]
-        said = {w.removesuffix("'s").rstrip("s") for w in words} | {a + b for a, b in zip(words, words[1:]) if a.isdigit() and len(b) == 1}
-        # "the green's sold out", "mediums" say green, medium; "aisle 22 b" (speech-to-text spacing) says 22b
-        missing = [w for w in want if w.rstrip("s") not in said and not (w.isdigit() and w in _counts(words))]
-        if missing or not want:
+        quoted = {w.removesuffix("'s").rstrip("s") for w in words} | {a + b for a, b in zip(words, words[1:]) if a.isdigit() and len(b) == 1}
+        # "the green's sold out", "mediums" say green, medium; "aisle 22 b" (speech-to-text spacing) says 22b; a place's
+        # words may stand in the rest of its sentence where its quote says one of them, its numbers not
+        said = quoted | {w.removesuffix("'s").rstrip("s") for w in rest if not w[0].isdigit()}
+        want = [w.removesuffix("'s").rstrip("s") for w in want]  # "the children's section"
+        missing = [w for w in want if w not in said and not (w.isdigit() and w in _counts(words))]
+        if missing or not want or not quoted & set(want):
             return f"{value!r} is not said there"
     elif kind in ("closed", "always", "no_set_hours"):
         lists = {"closed": CLOSED, "always": ALWAYS, "no_set_hours": NO_SET_HOURS}
@@ -345,6 +375,14 @@ def _stands(fact: Fact, words: Sequence[str], context: Sequence[str] = (), rest:
         if not (has_phrase(words, lists[kind]) or shut):
             return f"no word of {kind.replace('_', ' ')} ({', '.join(lists[kind][:4])}...) is said there"
     return None
+
+
+def _party_said(words: Sequence[str]) -> set[str]:
+    """A party said other than as one number: two by a word of PAIR, or a sum of PEOPLE ("2 adults and 3 kids": 5)."""
+    at = _counted(words, measures=False)
+    summed = len(at) > 1 and all(_at(words, i + 1) in PEOPLE or _at(words, i + 1).rstrip("s") in PEOPLE for i in at) and all(
+        b - a < 5 and {"and", "plus"} & set(words[a:b]) for a, b in zip(at, at[1:]))
+    return ({"2"} if set(PAIR) & set(words) else set()) | ({str(sum(int(words[i]) for i in at))} if summed else set())
 
 
 def _sign(fact: Fact, words: Sequence[str], parts: Sequence[Sequence[str]] = (), *, outcome: bool = False) -> str | None:
@@ -477,6 +515,8 @@ def _corrected(fact: Fact, turns: Sequence[Turn], at: Found, booking: bool, read
         elif fact.kind in ("count", "place") and (mine := {w for w in _words(tokens(fact.value)) if w.isdigit()}) and any(
                 len(w) <= 2 and w not in mine | own for w in _counts(words, measures=False)) \
                 or fact.kind == "date" and (mine := {w for w in _date_words(fact.value) if w in WEEKDAYS}) and days - mine \
+                or fact.kind == "date" and (mine := {w.split()[-1] for w in _date_words(fact.value) if " " in w}) and {
+                    words[j] for i, w in enumerate(words) if w in MONTHS or w == "the" for j in _near(words, i)} - mine \
                 or fact.topic == "stock" and fact.kind == "yes" and (has_phrase(words, OUT) or _negated(words)):
             return " ".join(words)  # "oh wait, sorry, we just sold the last one"
     return None
@@ -522,6 +562,15 @@ def _agreed_after(turns: Sequence[Turn], at: Found) -> str | None:
     return None
 
 
+def _unoffered(alternative: str | None, turns: Sequence[Turn]) -> Refused | None:
+    """Rule 1: an alternative offered at a clock time is one a business clause says ("I could do nine thirty", "like 8?")."""
+    clauses = [_words(tokens(c)) for t in turns if t.speaker == "business" for c in _CLAUSE_END.split(t.text)]
+    if not alternative or (hhmm := _hhmm(alternative)) is None or any(any(_reads_as(c, *hhmm) for c in clocks(w, one=True)) or (
+            not hhmm[1] and {str(hhmm[0]), str(hhmm[0] % 12 or 12)} & set(w)) for w in clauses):
+        return None
+    return Refused(1, f"the alternative offered, {alternative!r}, is no time the business said", "record the time offered, or null")
+
+
 def check_record(arguments: str | Mapping[str, Any], request: QuickAskJob | BookJob, turns: Sequence[Turn],
                  *, machine: str | None = None) -> Verdict:
     """The one public entry point: a record's arguments as the model sent them (JSON or its object), the request and
@@ -531,7 +580,7 @@ def check_record(arguments: str | Mapping[str, Any], request: QuickAskJob | Book
     except ValidationError as exc:
         return Refused(0, f"invalid arguments: {gpt_live.explain(exc, tagged=False)}", "send arguments the tool's schema allows")
     opt_out = at.sentence if (at := locate(turns, (cited := args.cited()).opt_out_quote)) is not None else None
-    if isinstance(verdict := _check(cited, request, turns, machine), Refused):
+    if isinstance(verdict := _unoffered(getattr(args, "alternative_offered", None), turns) or _check(cited, request, turns, machine), Refused):
         return Refused(verdict.rule, verdict.why, verdict.next, opt_out)
     reason = getattr(args, "reason_code", None) or getattr(args, "reason", None) or "refused"
     return Accepted(verdict.quotes, reason if cited.status == "declined" else None, opt_out)
@@ -605,10 +654,13 @@ def _check(cited: Cited, request: QuickAskJob | BookJob, turns: Sequence[Turn], 
         if fact.kind == "closed" and (q := _asked_before(turns, at.turn)) is not None:
             context = _words(tokens(turns[q].text))  # "Are you open on Sunday?" / "No, we're not."
         named = _other_days(turns, at)  # "Rest of the week we're closed": the days its turn names nowhere else
-        text = turns[at.turn].text  # the rest of the quote's sentence, where a day may be set apart
-        rest = _words(tokens(text[tokens(text)[at.last - 1].end:at.sentence.end])) if fact.kind == "days" else []
-        party = next((f.value for f in cited.facts if f.kind == "count" and f.quote == fact.quote), None)  # "two for seven"
-        if (why := _stands(fact, named if fact.kind == "days" else at.words, context, rest, item, party, today)) is not None:
+        text, toks = turns[at.turn].text, tokens(turns[at.turn].text)  # a days quote's rest of its sentence (a day set apart
+        rest = (_words(tokens(text[toks[at.last - 1].end:at.sentence.end])) if fact.kind == "days"  # there), a place's sentence
+                else _standing_words(text[at.sentence.start:at.sentence.end]) if fact.kind == "place" else [])
+        party = next((f.value for f in cited.facts if f.kind == "count"), None) if isinstance(request, BookJob) else None  # "two for seven"
+        its_kind = " ".join(f.value for f in cited.facts if f.kind == "kind" and f.quote == fact.quote)  # "one of the 11 speed"
+        if (why := _stands(fact, named if fact.kind == "days" else at.words, context, rest, item and f"{item} {its_kind}", party, today)
+                ) is not None and not (fact.kind == "range" and _carried(turns, at, fact)):
             rule = 4 if fact.kind in ("clock", "range") else 7 if fact.kind in ("closed", "always", "no_set_hours") else 5
             return Refused(rule, f"{why} (your quote {fact.quote!r})", _AGAIN)
         if fact.kind == "clock" and isinstance(request, BookJob) and _other_half(fact.value, at.words, request):
@@ -642,7 +694,8 @@ def _check(cited: Cited, request: QuickAskJob | BookJob, turns: Sequence[Turn], 
                 else _at(sentence, i - 1).rstrip("s") in NUMBERED or _at(sentence, i - 1) in ("or", "and", "to")
                 and _at(sentence, i - 3).rstrip("s") in NUMBERED)}  # "aisles 8 or 9" of a count
         if item and fact.kind in ("place", "count") and not _names_item(item, at.words) and len(
-                _standing_numbers(at.sentence.text) & kind - set(_words(tokens(item)))) > max(1, len(set(re.findall(r"\d+", fact.value)))):
+                _standing_numbers(at.sentence.text) & kind - set(_words(tokens(" ".join([item, *(f.value for f in cited.facts if f.kind == "kind")]))))
+        ) > max(1, len(set(re.findall(r"\d+", fact.value)))):  # the kinds' own numbers aside ("one of the 11 speed, the 12 speed's out")
             return Refused(6, f"your quote {fact.quote!r} does not name {item!r}, and its sentence gives another {fact.kind}",
                            "quote the words that name the item with its value")
         if fact.item and not _item_named(item, turns, at, _asked_before(turns, at.turn)) and \
@@ -672,6 +725,24 @@ def _between(turns: Sequence[Turn], a: Found, b: Found | None, shared: Sequence[
     said = f" {' '.join(_words(tokens(turns[a.turn].text))[first.last:second.first])} "
     words = functools.reduce(lambda text, q: text.replace(f" {' '.join(_words(tokens(q)))} ", " "), shared, said).split()
     return said.strip() if days_in(words) or any(w[0].isdigit() for w in words) else None
+
+
+def _carried(turns: Sequence[Turn], at: Found, fact: Fact) -> bool:
+    """Rule 4: a range's times_quote says only its closing, in one clause with its days and no other time nor opening
+    ("Friday and Saturday we go till 10"), where an earlier clause of its turn gives other days a range that opens at its
+    opening ("Monday to Thursday we open from 8 till 7")."""
+    ends, text, toks = [_hhmm(v) for v in fact.value.split("-")], turns[at.turn].text, tokens(turns[at.turn].text)
+    a = max([m.end() for m in _CLAUSE_END.finditer(text, 0, toks[at.first].start)], default=0)
+    clause = _words(tokens(text[a:next((m.start() for m in [_CLAUSE_END.search(text, toks[at.last - 1].end)] if m), len(text))]))
+    said, days = clocks(clause), [d for d in fact.days if d in WEEKDAYS_SET]
+    if None in ends or len(said) != 1 or not _closes_first(clause, said[0]) or not _reads_as(said[0], *ends[1]) or not days or (  # type: ignore[misc]
+            not set(days) <= days_in(clause) or any(w in ("open", "opens", "from") and _at(clause, i + 1) not in RUNS for i, w in enumerate(clause))
+            or clocks(after := list(itertools.takewhile(lambda w: not days_in([w]), _words(tokens(text[toks[at.last - 1].end:at.sentence.end])))))
+            or {"open", "opens", "from"} & set(after)):  # (the rest of its sentence until another day: ", from noon")
+        return False
+    before = [_words(tokens(c)) for c in _CLAUSE_END.split(text[:a])]
+    return any(days_in(c) and any(_reads_as(y if _closes_first(c, x) else x, *ends[0]) for x, y in itertools.pairwise(clocks(c)))  # type: ignore[misc]
+               for c in before)
 
 
 def _other_days(turns: Sequence[Turn], at: Found) -> Sequence[str]:

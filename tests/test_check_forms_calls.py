@@ -1,0 +1,154 @@
+"""General forms of hours, places, stock and bookings as businesses say them on a call (calld.evidence.check_record):
+a range that says only its closing, a place's words in the rest of its sentence, a kind's own number, a bare booked
+time, an alternative that must have been offered, a holiday by name, another day of the month said later. Each a
+form, with the rule it belongs to and the wrong records a reviewer built against it, refused."""
+
+from __future__ import annotations
+
+import pytest
+
+from calld.core.plan import BookJob
+from calld.domain.ids import E164
+from calld.evidence import Accepted, check_record
+from calld.evidence import check as c
+from tests.records import AISLE, BOOK, HOURS, STOCK, aisle, booked, call, declined, hours, stock
+
+WEEKDAYS = list(c.WEEKDAYS)
+
+
+@pytest.mark.parametrize("said, days, times, opens, closes", [
+    ("Monday to Thursday we open from eight till seven, Friday and Saturday we go till ten at night.",
+     "Friday and Saturday", "we go till ten at night", "08:00", "22:00"),
+    ("Twelve till eleven in the week, Friday and Saturday we're open till midnight.",
+     "Friday and Saturday", "we're open till midnight", "12:00", "00:00"),
+    ("We're ten to six every day. Oh wait, Saturdays we close at five thirty now.", "Saturdays", "we close at five thirty now",
+     "10:00", "17:30"),
+])
+def test_rule_4_a_range_that_says_only_its_closing_takes_the_opening_said_before_it(
+        said: str, days: str, times: str, opens: str, closes: str) -> None:
+    """ "Friday and Saturday we go till ten": the opening is that of the range said before it in the turn; an opening
+    said nowhere before it is not, nor is the earlier range's closing."""
+    turns = call("What are your hours?", said)
+    r = {"days": ["friday", "saturday"] if "Friday" in days else ["saturday"], "opens": opens, "closes": closes,
+         "days_quote": days, "times_quote": times}
+    assert isinstance(check_record(hours(r), HOURS, turns), Accepted), said
+    assert check_record(hours(r | {"opens": "09:30"}), HOURS, turns).rule == 4  # type: ignore[union-attr]
+    alone = call("What are your hours?", f"Hello. {said.split(', ')[-1] if ', ' in said else said.split('. ')[-1]}")
+    assert check_record(hours(r), HOURS, alone).rule == 4  # type: ignore[union-attr]
+
+
+@pytest.mark.parametrize("said", [
+    "Weekdays 8 to 6. Saturdays we open a bit later, till 4.",  # its opening not said, but said to differ
+    "Weekdays 8 to 6. Saturdays we open later till 4.",  # so, in its own clause
+    "Weekdays 8 to 6. Saturday we're open till 4, from noon.",  # its opening said after it
+    "Deliveries are 8 to 6, Saturday we're open till 4.",  # the range before it is of no days
+])
+def test_rule_4_a_closing_alone_takes_no_opening_its_words_say_is_another(said: str) -> None:
+    turns = call("What are your hours?", said)
+    r = {"days": ["saturday"], "opens": "08:00", "closes": "16:00", "days_quote": "Saturday" if "Saturday " in said else "Saturdays",
+         "times_quote": "till 4"}
+    assert check_record(hours(r), HOURS, turns).rule == 4, said  # type: ignore[union-attr]
+
+
+def test_rule_5_a_place_s_words_in_the_rest_of_its_sentence_its_numbers_in_its_quote() -> None:
+    """ "Hoses are in aisle thirty, garden and outdoor, bottom shelves": the location's words stand in the sentence
+    where its quote says some of them; its number must be in the quote, and a quote saying none of it holds nothing."""
+    turns = call("Which aisle is the garden hose in?", "Garden hoses are in aisle thirty, garden and outdoor, bottom shelves.")
+    args = aisle("aisle 30, garden and outdoor, bottom shelves", "Garden hoses are in aisle thirty")
+    assert isinstance(check_record(args, AISLE, turns), Accepted)
+    assert check_record(aisle("aisle 31, garden and outdoor", "Garden hoses are in aisle thirty"), AISLE, turns).rule == 5  # type: ignore[union-attr]
+    kids = call("Which aisle is the garden hose in?", "Hoses, that's upstairs in the children's garden section.")
+    assert isinstance(check_record(aisle("upstairs, children's garden section", "upstairs in the children's"), AISLE, kids), Accepted)
+    back = call("Which aisle is the garden hose in?", "Hoses are out the back, by the garden centre doors.")
+    assert isinstance(check_record(aisle("out the back by the garden centre doors", "Hoses are out the back"), AISLE, back), Accepted)
+    assert check_record(aisle("garden centre doors", "Hoses are out the back"), AISLE, back).rule == 5  # type: ignore[union-attr]
+    for said, location in (("Hoses are near the front, not the back.", "back"), ("Hoses used to be in garden but now it's the seasonal aisle.",
+                           "garden, seasonal aisle"), ("Hoses are in the front aisle, but nozzles are at the back.", "front aisle, back")):
+        quote = "the seasonal aisle" if "seasonal" in said else "Hoses are near the front" if "near" in said else "Hoses are in the front aisle"
+        assert check_record(aisle(location, quote), AISLE, call("Which aisle is the garden hose in?", said)).rule == 5, said  # type: ignore[union-attr]
+
+
+def test_rule_6_a_kind_s_own_number_is_no_other_count() -> None:
+    """ "I've got one of the eleven speed, the twelve speed we're out of": 11 and 12 name the kinds, 1 is the count."""
+    turns = call("Do you have the cast iron skillet?", "I've got one of the eleven inch, and the twelve inch we're out of till next week.")
+    args = stock("some_kinds", None, kinds=[
+        {"kind": "eleven inch", "availability": "limited", "quantity": 1, "quote": "I've got one of the eleven inch"},
+        {"kind": "twelve inch", "availability": "out_of_stock", "quantity": None, "quote": "the twelve inch we're out of till next week"}])
+    assert isinstance(check_record(args, STOCK, turns), Accepted)
+    wrong = {**args, "stock": {**args["stock"], "kinds": [{**args["stock"]["kinds"][0], "quantity": 2}, args["stock"]["kinds"][1]]}}
+    assert check_record(wrong, STOCK, turns).rule == 5  # type: ignore[union-attr]
+
+
+@pytest.mark.parametrize("said", ["Seven it is, all booked now", "Seven, grand, that's ye in"])
+def test_rule_4_a_booked_time_said_as_its_quote_s_one_bare_number(said: str) -> None:
+    """ "Two of you, Friday. Seven it is": the one bare number of the time quote is the time where the record has a
+    party (not the party's number, nor a count: "seven of you")."""
+    turns = call("Two people, Friday at 7pm?", f"Two of you, Friday. {said}")
+    args = booked(2, "Friday 19:00", outcome_quote=said.split(", ")[-1], party_quote="Two of you", date_quote="Friday",
+                  time_quote=said.split(",")[0])
+    assert isinstance(check_record(args, BOOK, turns), Accepted), said
+    assert check_record(args | {"confirmed_time": "Friday 20:00"}, BOOK, turns).rule == 4  # type: ignore[union-attr]
+    for aside in ("Seven of you next week", "Seven quid corkage", "a seven course menu"):
+        table = call("Two people, Friday at 7pm?", f"Two of you, Friday. {aside}, all booked now")
+        quoted = {"time_quote": aside, "outcome_quote": "all booked now"}
+        assert check_record(args | quoted, BOOK, table).rule == 4, aside  # type: ignore[union-attr]
+
+
+def test_rule_1_an_alternative_offered_is_a_time_the_business_said() -> None:
+    """A decline's alternative_offered names a time a business clause says ("could y'all do seven instead?"); a time
+    nobody offered is refused."""
+    turns = call("A table for four on Saturday at 8:30?", "Eight thirty Saturday's full up. Could y'all do seven instead?")
+    args = declined("Eight thirty Saturday's full up") | {"alternative_offered": "Saturday 19:00"}
+    assert isinstance(check_record(args, BOOK, turns), Accepted)
+    assert check_record(args | {"alternative_offered": "Saturday 22:00"}, BOOK, turns).rule == 1  # type: ignore[union-attr]
+    assert isinstance(check_record(args | {"alternative_offered": "Sunday"}, BOOK, turns), Accepted)  # no time: nothing to read
+
+
+def test_rule_5_hogmanay_is_the_last_day_of_the_year() -> None:
+    """A holiday by its name says its date: "Hogmanay's fine" says 31 December (its weekday too, the year given)."""
+    turns = call("A table for six on Hogmanay at 9pm?", "Hogmanay's fine, nine o'clock, six of you, that's you booked.")
+    args = booked(6, "Thursday 31 December 2026 21:00", outcome_quote="that's you booked", party_quote="six of you",
+                  time_quote="nine o'clock", date_quote="Hogmanay's fine")
+    job = BookJob(6, "Hogmanay 9pm", None, 60, E164("+15555550123"), when="2026-12-31T21:00:00+00:00", today="2026-12-06")
+    assert isinstance(check_record(args, job, turns), Accepted)
+    assert check_record(args | {"confirmed_time": "Wednesday 30 December 2026 21:00"}, job, turns).rule == 5  # type: ignore[union-attr]
+
+
+@pytest.mark.parametrize("said", ["The day after Hogmanay", "The Sunday before Hogmanay"])
+def test_rule_5_a_day_before_or_after_a_holiday_is_not_the_holiday(said: str) -> None:
+    turns = call("A table for six on Hogmanay at 9pm?", f"{said}, nine o'clock, six of you, that's you booked.")
+    args = booked(6, "Thursday 31 December 2026 21:00", outcome_quote="that's you booked", party_quote="six of you",
+                  time_quote="nine o'clock", date_quote=said)
+    job = BookJob(6, "Hogmanay 9pm", None, 60, E164("+15555550123"), when="2026-12-31T21:00:00+00:00", today="2026-12-06")
+    assert check_record(args, job, turns).rule == 5  # type: ignore[union-attr]
+
+
+def test_rule_5_the_day_asked_said_in_another_month_is_not_the_date_asked() -> None:
+    """ "January the thirteenth" does not say Sunday 13 December, asked; "the thirteenth" alone does."""
+    job = BookJob(2, "Sunday 13 December 7pm", None, 60, E164("+15555550123"), when="2026-12-13T19:00:00+00:00", today="2026-12-06")
+    args = booked(2, "Sunday 19:00", outcome_quote="you're booked", party_quote="for two", time_quote="at seven")
+    for said, ok in (("the thirteenth", True), ("January the thirteenth", False)):
+        turns = call("A table for two on Sunday the 13th at 7pm?", f"Right, {said} at seven for two, you're booked.")
+        got = check_record(args | {"date_quote": said}, job, turns)
+        assert isinstance(got, Accepted) if ok else got.rule == 5, said  # type: ignore[union-attr]
+
+
+def test_rule_11_another_day_of_the_month_said_later_refuses_the_date() -> None:
+    """The business says the 13th, then only the 20th: the record of the 13th is refused; an address's "10th" is no
+    day of the month."""
+    job = BookJob(3, "Sunday 13 December 7pm", None, 60, E164("+15555550123"), when="2026-12-13T19:00:00+00:00", today="2026-12-06")
+    args = booked(3, "Sunday 13 December 19:00", outcome_quote="that's booked", party_quote="for three", time_quote="seven",
+                  date_quote="the thirteenth")
+    later = call("A table for three on the 13th at 7pm?", "I'd have to check the thirteenth. Seven for three, that's booked. "
+                 "Actually the only night we've got is the twentieth.")
+    assert check_record(args, job, later).rule == 11  # type: ignore[union-attr]
+    street = call("A table for three on the 13th at 7pm?", "The thirteenth, seven for three, that's booked. We're at 523 West 10th.")
+    assert isinstance(check_record(args | {"date_quote": "The thirteenth"}, job, street), Accepted)
+
+
+def test_a_range_read_after_another_with_a_correction_never_raises() -> None:
+    """A reviewer's record raised TypeError: a range's check rebound the name of the record's own counts (None), which
+    a later correction then read. Any record gets a verdict."""
+    turns = call("What are your opening hours?", "Sunday we're 1 2 3, no sorry, 12 2 3.")
+    args = hours({"days": ["sunday"], "opens": "13:00", "closes": "15:00", "days_quote": "Sunday", "times_quote": "1 2 3"})
+    assert check_record(args, HOURS, turns).rule in (4, 11)  # type: ignore[union-attr]
