@@ -7,8 +7,9 @@ from __future__ import annotations
 
 import pytest
 
-from calld.core.plan import BookJob
+from calld.core.plan import BookJob, QuickAskJob
 from calld.domain.ids import E164
+from calld.domain.questions import QuestionType
 from calld.evidence import Accepted, check_record
 from calld.evidence import check as c
 from tests.records import AISLE, BOOK, HOURS, STOCK, aisle, booked, call, declined, hours, stock
@@ -152,3 +153,51 @@ def test_a_range_read_after_another_with_a_correction_never_raises() -> None:
     turns = call("What are your opening hours?", "Sunday we're 1 2 3, no sorry, 12 2 3.")
     args = hours({"days": ["sunday"], "opens": "13:00", "closes": "15:00", "days_quote": "Sunday", "times_quote": "1 2 3"})
     assert check_record(args, HOURS, turns).rule in (4, 11)  # type: ignore[union-attr]
+
+
+def test_rule_1_an_alternative_is_no_time_said_gone_full_or_as_the_hours() -> None:
+    """A time the business said gone, full or as its hours was not offered ("one o'clock's gone", "we close at three");
+    one said after a no and "till" was ("we can't seat you till nine thirty")."""
+    for said, alt, offered in (("Half twelve's gone, one o'clock's gone, I've only got two o'clock left.", "Sunday 13:00", False),
+                               ("Half twelve's gone, one o'clock's gone, I've only got two o'clock left.", "Sunday 14:00", True),
+                               ("Sorry, we close at three, no evenings.", "Friday 15:00", False),
+                               ("Sorry, we can't seat you till nine thirty.", "Friday 21:30", True)):
+        turns = call("A table for four at half twelve?", said)
+        args = declined(said.split(",")[0] if "gone" in said else "Sorry") | {"alternative_offered": alt}
+        got = check_record(args, BOOK, turns)
+        assert isinstance(got, Accepted) if offered else got.rule == 1, (said, alt)  # type: ignore[union-attr]
+
+
+def test_rule_3_a_booked_fact_the_business_asked_and_the_agent_answered_otherwise() -> None:
+    """ "Just the two?" / "Three people, please.": the party the business asked is not the party; answered "Yes,
+    that's right, the one at seven." it is (the answer is the agent's first clause)."""
+    args = booked(2, "Wednesday 19:00", outcome_quote="that's you in", party_quote="Just the two", time_quote="seven's fine",
+                  date_quote="Wednesday")
+    for reply, ok in (("Yes, that's right, the one at seven.", True), ("Three people, please.", False)):
+        turns = call("A table on Wednesday at seven?", "Wednesday, seven's fine. Just the two?", reply, "Right, that's you in.")
+        got = check_record(args, BOOK, turns)
+        assert isinstance(got, Accepted) if ok else got.rule == 3, reply  # type: ignore[union-attr]
+
+
+def test_rule_4_a_limit_said_just_before_a_quote_cut_after_it() -> None:
+    """ "The kitchen shuts at nine thirty": a time quote cut to leave its cue out ("nine thirty") is still the hours."""
+    turns = call("A table for four on Friday at eight?", "Friday at eight for four, no problem, the kitchen shuts at nine thirty.",
+                 "Lovely.", "You're all booked in.")
+    args = booked(4, "Friday 21:30", outcome_quote="You're all booked in", party_quote="for four", time_quote="nine thirty",
+                  date_quote="Friday")
+    assert check_record(args, BOOK, turns).rule == 4  # type: ignore[union-attr]
+    assert isinstance(check_record(args | {"confirmed_time": "Friday 20:00", "time_quote": "Friday at eight"}, BOOK, turns), Accepted)
+
+
+@pytest.mark.parametrize("said, quote, availability, ok", [
+    ("We've got the black ones but the enamel we've sold out of.", "the enamel we've sold out of", "out_of_stock", False),
+    ("We've got the black ones but the enamel we've sold out of.", "We've got the black ones", "in_stock", False),
+    ("We used to have them, loads of them, but we stopped doing them last year.", "we stopped doing them last year", "out_of_stock", True),
+    ("We've got the 10 inch ones, but no 12 inch right now.", "no 12 inch right now", "out_of_stock", True),
+])
+def test_rule_8_a_stock_answer_beside_the_other_answer_after_but_is_of_kinds(said: str, quote: str, availability: str, ok: bool) -> None:
+    """ "We've got the black ones but the enamel's sold out": neither all in nor all out (record some_kinds); a yes of
+    the past, or of another size of an item of a size, is no other answer."""
+    turns = call("Do you have the 12 inch cast iron skillet?", said)
+    got = check_record(stock(availability, quote), QuickAskJob(QuestionType.STOCK, "12 inch cast iron skillet"), turns)
+    assert isinstance(got, Accepted) if ok else got.rule in (8, 9), said  # type: ignore[union-attr]
