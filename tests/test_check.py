@@ -4,6 +4,7 @@ our own, and by each rule that has a word list (only there, phrasings)."""
 from __future__ import annotations
 
 import json
+import pathlib
 from typing import Any
 
 import pytest
@@ -678,3 +679,11 @@ def test_a_correction_after_a_range_is_read_not_raised() -> None:
     turns = call("What are your hours?", "Monday to Friday we're 9 to 5. Sorry, 6.")
     r = {"days": list(c.WEEKDAYS[:5]), "opens": "09:00", "closes": "17:00", "days_quote": "Monday to Friday", "times_quote": "9 to 5"}
     assert check_record(hours(r), HOURS, turns).rule == 11  # type: ignore[union-attr]
+
+
+def test_docs_state_the_rules_word_for_word() -> None:
+    """docs/evidence.md says exactly what is checked: its twelve rules are check.py's header, word for word."""
+    header = (c.__doc__ or "")
+    rules = header[header.index(" 1. Said."):].strip()
+    docs = (pathlib.Path(__file__).parent.parent / "docs" / "evidence.md").read_text()
+    assert " ".join(rules.split()) in " ".join(docs.split())
