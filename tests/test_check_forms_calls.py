@@ -10,6 +10,7 @@ import pytest
 from calld.core.plan import BookJob, QuickAskJob
 from calld.domain.ids import E164
 from calld.domain.questions import QuestionType
+from calld.domain.tokens import tokens
 from calld.evidence import Accepted, check_record
 from calld.evidence import check as c
 from tests.records import AISLE, BOOK, HOURS, STOCK, aisle, booked, call, declined, hours, stock
@@ -201,3 +202,12 @@ def test_rule_8_a_stock_answer_beside_the_other_answer_after_but_is_of_kinds(sai
     turns = call("Do you have the 12 inch cast iron skillet?", said)
     got = check_record(stock(availability, quote), QuickAskJob(QuestionType.STOCK, "12 inch cast iron skillet"), turns)
     assert isinstance(got, Accepted) if ok else got.rule in (8, 9), said  # type: ignore[union-attr]
+
+
+def test_rule_5_twenty_four_by_seven_is_every_day_around_the_clock() -> None:
+    """ "We are 24 by 7" (as said in India) is 24/7: every day, open around the clock; weekdays alone do not stand on it."""
+    assert [t.word for t in tokens("We are 24 by 7 sir")] == ["we", "are", "24/7", "sir"]
+    turns = call("What are your hours?", "We are 24 by 7 sir, night also open.")
+    r = {"days": list(c.WEEKDAYS), "around_the_clock": True, "days_quote": "24 by 7", "times_quote": "24 by 7"}
+    assert isinstance(check_record(hours(r), HOURS, turns), Accepted)
+    assert check_record(hours(r | {"days": list(c.WEEKDAYS[:5])}), HOURS, turns).rule == 5  # type: ignore[union-attr]

@@ -1,10 +1,10 @@
 """Spoken words as tokens: what the evidence check, the transcript assessment and the call's page compare.
 
-Lower case, without punctuation or fillers; number words as digits ("twenty five" 25, "twelfth" 12th, "a dozen" 12;
-a lone "o" is no zero); "dont" as "don't", "p m" as "pm", "o clock" as "oclock", "seven's" as "7 s", "19h30" as
-"19:30", SHORT spellings in full ("tmrw"), "day after tomorrow" as "overmorrow"; a dash between two numbers or two
-days a run ("9-6" is 9 to 6); a no of ease ("no problem") one "ok". Pure: no clock, no files; each token keeps its
-place in the text.
+Lower case, without punctuation or fillers; number words as digits ("twenty five" 25, "twelfth" 12th, "a dozen" 12; a
+lone "o" is no zero); "dont" as "don't", "p m" as "pm", "o clock" as "oclock", "seven's" as "7 s", "19h30" as "19:30",
+SHORT spellings in full ("tmrw"), "day after tomorrow" as "overmorrow", "24 by 7" as "24/7"; a dash between two numbers
+or two days a run ("9-6" is 9 to 6); a no of ease ("no problem") one "ok". Pure: no clock, no files; each token keeps
+its place in the text.
 """
 
 from __future__ import annotations
@@ -93,8 +93,8 @@ def _unfilled(toks: list[Tok]) -> list[Tok]:
         k = i + 1 + (at(words, i + 1) in ("a", "any", "to"))
         if w in ("no", "not", "never", "nothing", "nae", "nuh") and at(words, k) in EASE and i not in drop:  # "nae bother"
             toks[i], drop = Tok("ok", toks[i].start, toks[k].end), drop | set(range(i + 1, k + 1))
-        if words[i:i + 3] == ["day", "after", "tomorrow"]:  # one word, as RELATIVE's are
-            toks[i], drop = Tok("overmorrow", toks[i].start, toks[i + 2].end), drop | {i + 1, i + 2}
+        if words[i:i + 3] in (["day", "after", "tomorrow"], ["24", "by", "7"]):  # one word, as RELATIVE's are; "24 by 7" is 24/7
+            toks[i], drop = Tok("overmorrow" if w == "day" else "24/7", toks[i].start, toks[i + 2].end), drop | {i + 1, i + 2}
     return [t for i, t in enumerate(toks) if i not in drop and t.word not in FILLERS]
 
 
