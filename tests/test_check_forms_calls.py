@@ -7,9 +7,8 @@ from __future__ import annotations
 
 import pytest
 
-from calld.core.plan import BookJob, QuickAskJob
+from calld.core.plan import BookJob
 from calld.domain.ids import E164
-from calld.domain.questions import QuestionType
 from calld.domain.tokens import tokens
 from calld.evidence import Accepted, check_record
 from calld.evidence import check as c
@@ -188,20 +187,6 @@ def test_rule_4_a_limit_said_just_before_a_quote_cut_after_it() -> None:
                   date_quote="Friday")
     assert check_record(args, BOOK, turns).rule == 4  # type: ignore[union-attr]
     assert isinstance(check_record(args | {"confirmed_time": "Friday 20:00", "time_quote": "Friday at eight"}, BOOK, turns), Accepted)
-
-
-@pytest.mark.parametrize("said, quote, availability, ok", [
-    ("We've got the black ones but the enamel we've sold out of.", "the enamel we've sold out of", "out_of_stock", False),
-    ("We've got the black ones but the enamel we've sold out of.", "We've got the black ones", "in_stock", False),
-    ("We used to have them, loads of them, but we stopped doing them last year.", "we stopped doing them last year", "out_of_stock", True),
-    ("We've got the 10 inch ones, but no 12 inch right now.", "no 12 inch right now", "out_of_stock", True),
-])
-def test_rule_8_a_stock_answer_beside_the_other_answer_after_but_is_of_kinds(said: str, quote: str, availability: str, ok: bool) -> None:
-    """ "We've got the black ones but the enamel's sold out": neither all in nor all out (record some_kinds); a yes of
-    the past, or of another size of an item of a size, is no other answer."""
-    turns = call("Do you have the 12 inch cast iron skillet?", said)
-    got = check_record(stock(availability, quote), QuickAskJob(QuestionType.STOCK, "12 inch cast iron skillet"), turns)
-    assert isinstance(got, Accepted) if ok else got.rule in (8, 9), said  # type: ignore[union-attr]
 
 
 def test_rule_5_twenty_four_by_seven_is_every_day_around_the_clock() -> None:

@@ -68,8 +68,7 @@ assessment and the web view). The rules, all of them:
     (but a party's or date's no of another clock time or ANOTHER_TIME), nor, in an outcome_quote, a word of GONE with
     only WHEN_WORDS, days and times after it and no "you" in the clause ("Seven's gone"). A booked outcome_quote holds
     no word of OFFERS nor HOURS_CUES ("closes at 9"), nor is each of its clauses an apology. Clauses here end before
-    "and". A stock's yes or no of the item whose sentence says the other after "but" (not of PAST, nor, of an item of a
-    size, another size's) is of kinds ("we've the black but the enamel's sold out").
+    "and".
  9. No. The clause of a quote of what is not (a decline, out of stock, not known) holds a word of NOT (or ending in n't
     or "nae") or of APOLOGY (in a stock quote, no apology nor a no before a word of KNOWING: "I don't know"), for stock
     of OUT or COMING or stock to come, for a booking of FAILURE, FULL, CLOSED, OFFERS or HOURS_CUES, or the word of GONE
@@ -703,15 +702,6 @@ def _check(cited: Cited, request: QuickAskJob | BookJob, turns: Sequence[Turn], 
         if (why := _sign(fact, clause, parts)) is not None and not (
                 cited.status == "booked" and fact.quote in partial and _tried_another_time(clause, cited.facts)):
             return Refused(9 if fact.kind == "no" else 8, f"your quote {fact.quote!r}: {why}", _AGAIN)
-        parts = [_words(tokens(b)) for c in _CLAUSE_END.split(at.sentence.text) for b in _BUT_ALONE.split(c)]
-        if fact.topic == "stock" and fact.item and fact.kind in ("yes", "no") and any(_at(p, 0) == "but" for p in parts) and not any(
-                has_phrase(p, PAST) for p in parts) and any(_sign(Fact("no" if fact.kind == "yes" else "yes", "", None, topic="stock"), p)
-                                                            is None and not (re.search(r"\d", item or "") and set(re.findall(r"\d+", " ".join(p))) - set(re.findall(r"\d+", item or ""))) for p in parts
-                                                            if " ".join(at.words) not in " ".join(p)):
-            # "we've the 100ml but the 200ml's sold out": not all of it is out (of an item of a size, another size's answer is
-            # none: "the 75 watt, but no 100s")
-            return Refused(9 if fact.kind == "no" else 8, f"your quote {fact.quote!r} has the other answer beside it after 'but'",
-                           "record some_kinds: the kinds in stock and those out, each with its quote")
         sentence = _words(tokens(at.sentence.text))  # another number of its kind: no "3 cartons left" of a place, no
         kind = {w for i, w in enumerate(sentence) if not (re.fullmatch(r"(?!(?:is|has|was|does)$)[a-z]+s|left", _at(sentence, i + 1)) if fact.kind == "place"
                 else _at(sentence, i - 1).rstrip("s") in NUMBERED or _at(sentence, i - 1) in ("or", "and", "to")
