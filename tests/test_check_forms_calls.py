@@ -155,38 +155,27 @@ def test_a_range_read_after_another_with_a_correction_never_raises() -> None:
     assert check_record(args, HOURS, turns).rule in (4, 11)  # type: ignore[union-attr]
 
 
-def test_rule_1_an_alternative_is_no_time_said_gone_full_or_as_the_hours() -> None:
-    """A time the business said gone, full or as its hours was not offered ("one o'clock's gone", "we close at three");
-    one said after a no and "till" was ("we can't seat you till nine thirty")."""
-    for said, alt, offered in (("Half twelve's gone, one o'clock's gone, I've only got two o'clock left.", "Sunday 13:00", False),
-                               ("Half twelve's gone, one o'clock's gone, I've only got two o'clock left.", "Sunday 14:00", True),
-                               ("Sorry, we close at three, no evenings.", "Friday 15:00", False),
-                               ("Sorry, we can't seat you till nine thirty.", "Friday 21:30", True)):
-        turns = call("A table for four at half twelve?", said)
-        args = declined(said.split(",")[0] if "gone" in said else "Sorry") | {"alternative_offered": alt}
-        got = check_record(args, BOOK, turns)
-        assert isinstance(got, Accepted) if offered else got.rule == 1, (said, alt)  # type: ignore[union-attr]
+@pytest.mark.parametrize("said, alternative", [
+    ("friday um we can't do seven we could do nine thirty if that's any good to you", "Friday 21:30"),
+    ("There's a table at nine thirty when the big party's gone.", "Friday 21:30"),
+    ("No, we're full at seven, but we're open till eleven so I could do you at nine thirty.", "Friday 21:30"),
+])
+def test_rule_1_an_alternative_said_beside_a_no_or_the_hours_stands(said: str, alternative: str) -> None:
+    """A reviewer's true declines (each refused by a narrower rule 1 tried this session): the time offered may be said in
+    one clause with the no, a word of GONE or the hours; it is offered all the same."""
+    args = declined(said.split(" we could")[0] if "could do nine" in said else said.split(".")[0]) | {"alternative_offered": alternative}
+    assert isinstance(check_record(args, BOOK, call("A table for two on Friday at 7pm?", said)), Accepted), said
 
 
-def test_rule_3_a_booked_fact_the_business_asked_and_the_agent_answered_otherwise() -> None:
-    """ "Just the two?" / "Three people, please.": the party the business asked is not the party; answered "Yes,
-    that's right, the one at seven." it is (the answer is the agent's first clause)."""
-    args = booked(2, "Wednesday 19:00", outcome_quote="that's you in", party_quote="Just the two", time_quote="seven's fine",
-                  date_quote="Wednesday")
-    for reply, ok in (("Yes, that's right, the one at seven.", True), ("Three people, please.", False)):
-        turns = call("A table on Wednesday at seven?", "Wednesday, seven's fine. Just the two?", reply, "Right, that's you in.")
-        got = check_record(args, BOOK, turns)
-        assert isinstance(got, Accepted) if ok else got.rule == 3, reply  # type: ignore[union-attr]
-
-
-def test_rule_4_a_limit_said_just_before_a_quote_cut_after_it() -> None:
-    """ "The kitchen shuts at nine thirty": a time quote cut to leave its cue out ("nine thirty") is still the hours."""
-    turns = call("A table for four on Friday at eight?", "Friday at eight for four, no problem, the kitchen shuts at nine thirty.",
-                 "Lovely.", "You're all booked in.")
-    args = booked(4, "Friday 21:30", outcome_quote="You're all booked in", party_quote="for four", time_quote="nine thirty",
-                  date_quote="Friday")
-    assert check_record(args, BOOK, turns).rule == 4  # type: ignore[union-attr]
-    assert isinstance(check_record(args | {"confirmed_time": "Friday 20:00", "time_quote": "Friday at eight"}, BOOK, turns), Accepted)
+@pytest.mark.parametrize("said, quote", [
+    ("Friday for two, I've put you in the back room at eight, you're booked.", "at eight"),
+    ("Friday for two, we'll see you back at eight so, you're booked.", "eight"),
+])
+def test_rule_4_a_word_of_limits_before_the_time_quote_is_no_limit(said: str, quote: str) -> None:
+    """ "The back room at eight", "see you back at eight": a word of LIMITS said before the time's quote is read only
+    within the quote (a reviewer's true records, refused by a reading of the cue before the quote tried this session)."""
+    args = booked(2, "Friday 20:00", outcome_quote="you're booked", party_quote="for two", time_quote=quote, date_quote="Friday")
+    assert isinstance(check_record(args, BOOK, call("A table for two on Friday at 8pm?", said)), Accepted), said
 
 
 def test_rule_5_twenty_four_by_seven_is_every_day_around_the_clock() -> None:

@@ -10,15 +10,13 @@ assessment and the web view). The rules, all of them:
     of EASE, number words as digits) in a business turn before the record, its last word without "'s", "4 b" as "4b";
     HEARD's numbers where a count's, a time's or, after NUMBERED, a place's quote says none ("for for"), and in a time's
     beside a word of RUNS or after "at" ("8 till for"). Agent speech never counts; each fact needs a quote or a
-    read-back; a time offered instead (alternative_offered) is one a business clause says that does not say it gone,
-    full or as the hours (GONE, FULL, HOURS_CUES; FAILURE but before "till": "we can't seat you till 9").
+    read-back; a time offered instead (alternative_offered) is one a business clause says.
  2. Read back. A readback fact stands in the agent's turn just before the turn of the outcome_quote (then needed).
  3. Statements. A quote's clause is not a question (but one begun by a word of STATING, with no "you" nor "if": "we're
     open?"), nor a phone menu's prompt; an outcome's yes is in no question at all nor, booked, before the agent's first
     turn, nor holds a bare "confirm" or "verify" but after a word of CONFIRMS ("I can confirm") or last in its clause
     after none of "please", "me", "you", "to", "will" ("ok, confirm"), nor HOLDS ("let me check"); only a booking's fact
-    may stand in the business's question before the outcome_quote (not where the agent's first clause after it answers
-    another number or time: "Just the two?" / "Three people."), and a range's days its times answer there ("Sundays?
+    may stand in the business's question before the outcome_quote, and a range's days its times answer there ("Sundays?
     No."). A clause ends at , ; ? . ! "but" or "and can I".
  4. Clock times. Each time reads as one in its own quote: "7:30", "7.30", "7 30", "0930" (in no phone number), a number
     before am/pm, o'clock, "noon" or "ish", or after a word of CLOCK_CUES, "noon", "midnight", "half past 7", "half
@@ -39,7 +37,7 @@ assessment and the web view). The rules, all of them:
     or number between them but a split shift's other times, and days whose own clause says times take those ("Mon-Fri
     8:30 to 6, Sat 9 to 1"). A booked time in no clock words ("early sitting") stands by them; with no half of the day,
     it is the half nearer the time asked; with a word of LIMITS or HOURS_CUES in the four words before each time it
-    reads, in its clause ("we open at 5", "back at 9", "the kitchen shuts at [9:30]"), it is none.
+    reads ("we open at 5", "back at 9"), it is none.
  5. Own words. Each day, date, count, party size, place or kind stands in its own quote: a count as a number that is no
     part of a clock time nor a day of a month ("march 5"; "the 12th", no month said, for the date), nor before a word of
     UNITS or after one of NUMBERED ("table 12"), a party of two also by a word of PAIR, a party also as the sum of
@@ -566,10 +564,7 @@ def _agreed_after(turns: Sequence[Turn], at: Found) -> str | None:
 
 def _unoffered(alternative: str | None, turns: Sequence[Turn]) -> Refused | None:
     """Rule 1: an alternative offered at a clock time is one a business clause says ("I could do nine thirty", "like 8?")."""
-    clauses = [w for t in turns if t.speaker == "business" for c in _CLAUSE_END.split(t.text) for p in _BUT_ALONE.split(c)
-               if not has_phrase(w := _words(tokens(p)), (*GONE, *FULL, *HOURS_CUES)) and not (
-                   has_phrase(w, FAILURE) and not {"until", "till", "til"} & set(w))]  # not "1's gone", "we close at 3", "7 is full"
-    # but "we can't seat you till 9" offers 9
+    clauses = [_words(tokens(c)) for t in turns if t.speaker == "business" for c in _CLAUSE_END.split(t.text)]
     if not alternative or (hhmm := _hhmm(alternative)) is None or any(any(_reads_as(c, *hhmm) for c in clocks(w, one=True)) or (
             not hhmm[1] and {str(hhmm[0]), str(hhmm[0] % 12 or 12)} & set(w)) for w in clauses):
         return None
@@ -652,12 +647,6 @@ def _check(cited: Cited, request: QuickAskJob | BookJob, turns: Sequence[Turn], 
             and answer.turn == at.turn
         clause, parts = _clause(turns, at)  # a clause that states, said rising: "I think we're open till 8?"
         stated = _at(clause, 0) in STATING and not {"you", "your", "if"} & set(clause)
-        reply = next((_words(tokens(_CLAUSE_END.split(turns[t].text)[0])) for t in range(at.turn + 1, len(turns))
-                      if turns[t].speaker == "agent"), [])  # the agent's first clause after it: its answer
-        if at.question and may_ask and (fact.kind == "count" and fact.value not in (n := _counts(reply, measures=False)) and n or (
-                fact.kind == "clock" and (c := [k for k in clocks(reply, one=True) if k.hour is not None]) and not any(_reads_as(k, *h) for k in c
-                                                                                                          if (h := _hhmm(fact.value))))):
-            return Refused(3, f"your quote {fact.quote!r} asks, and the agent answered otherwise", "quote what the business said last")
         if (at.question and not may_ask and not stated) or situations.menu_prompt(at.sentence.text):
             return Refused(3, f"your quote {fact.quote!r} is a question or a phone menu's prompt", "quote the business's statement")
         context = _words(tokens(fact.context or "")) if locate(turns, fact.context) is not None else []
@@ -677,10 +666,8 @@ def _check(cited: Cited, request: QuickAskJob | BookJob, turns: Sequence[Turn], 
         if fact.kind == "clock" and isinstance(request, BookJob) and _other_half(fact.value, at.words, request):
             return Refused(4, f"{fact.value!r} is said with no half of the day, and its other half is nearer the time asked "
                               f"for, {request.time!r} (your quote {fact.quote!r})", "record the half of the day nearer it")
-        lead = _words(tokens(_CLAUSE_END.split(text[at.sentence.start:toks[at.first].start])[-1]))[-4:]  # a limit's cue just before it
-        ahead = [*lead, *at.words]
         if fact.kind == "clock" and isinstance(request, BookJob) and (hhmm := _hhmm(fact.value)) and (said := [
-                c for c in clocks(ahead, one=True) if _reads_as(c, *hhmm) and min(c.at) >= len(lead)]) and all(_aside(ahead, c) for c in said):
+                c for c in clocks(at.words, one=True) if _reads_as(c, *hhmm)]) and all(_aside(at.words, c) for c in said):
             return Refused(4, f"your quote {fact.quote!r} says that time as a limit or the hours", "quote the booked time")
         if fact.kind == "days" and (left := days_in([w for w in named if w != "closed" or fact.topic != "closed"], rest)
                                     - set(fact.value.split(",")) - recorded_days):
