@@ -185,3 +185,36 @@ def test_rule_5_twenty_four_by_seven_is_every_day_around_the_clock() -> None:
     r = {"days": list(c.WEEKDAYS), "around_the_clock": True, "days_quote": "24 by 7", "times_quote": "24 by 7"}
     assert isinstance(check_record(hours(r), HOURS, turns), Accepted)
     assert check_record(hours(r | {"days": list(c.WEEKDAYS[:5])}), HOURS, turns).rule == 5  # type: ignore[union-attr]
+
+
+def test_rule_11_a_time_offered_after_or_is_no_correction_but_a_time_said_gone_is_not_booked() -> None:
+    """ "I have a seven forty-five, or a nine fifteen in the bar": the second time is offered beside the first, no
+    correction of it; "the half seven's gone" books nothing at half seven."""
+    turns = call("A table for two on Friday at 7:30?", "Friday, the half seven's gone, I have a seven forty-five, or a nine fifteen "
+                 "in the bar.", "Seven forty-five works. Two under Elena, Friday at 7:45?", "Perfect, you're confirmed.")
+    args = booked(2, "Friday 19:45", outcome_quote="you're confirmed", party_readback=True, date_quote="Friday",
+                  time_quote="I have a seven forty-five")
+    assert isinstance(check_record(args, BOOK, turns), Accepted)
+    assert check_record(args | {"confirmed_time": "Friday 19:30", "time_quote": "the half seven's gone"}, BOOK, turns).rule == 8  # type: ignore[union-attr]
+    again = call("A table for two on Friday at 7:30?", "Friday, I have a seven forty-five. Sorry, no, a nine fifteen.",
+                 "Seven forty-five works. Two under Elena, Friday at 7:45?", "Perfect, you're confirmed.")
+    assert check_record(args, BOOK, again).rule == 11  # type: ignore[union-attr]
+
+
+def test_rule_3_a_decline_said_rising_is_a_statement() -> None:
+    """ "We actually don't take reservations at this location?": a no said with a question's rise, begun by a word of
+    STATING, is said; "Do you want to try our other branch?" is a question."""
+    turns = call("A table for three tonight at 8pm?", "Um, we actually don't take reservations at this location? It's first come first served.")
+    assert isinstance(check_record(declined("we actually don't take reservations at this location"), BOOK, turns), Accepted)
+    asked = call("A table for three tonight at 8pm?", "Don't you want to try our other branch?")
+    assert check_record(declined("Don't you want to try our other branch"), BOOK, asked).rule == 3  # type: ignore[union-attr]
+
+
+@pytest.mark.parametrize("said", ["Aye, the Timothy's oot, sorry hen.", "Di chewables done, we waitin' on di truck."])
+def test_rule_9_out_said_in_scots_or_patois(said: str) -> None:
+    """ "Oot" (Scots) and "done" (Jamaican, and "all done") say a stock's no, as "out" and "finished" do; a yes with
+    them is none."""
+    turns = call("Do you have the cast iron skillet?", said)
+    quote = said.split(", ")[1].rstrip(".") if said.startswith("Aye") else said.split(",")[0]
+    assert isinstance(check_record(stock("out_of_stock", quote), STOCK, turns), Accepted), said
+    assert check_record(stock("in_stock", quote), STOCK, turns).rule == 8, said  # type: ignore[union-attr]

@@ -64,9 +64,9 @@ assessment and the web view). The rules, all of them:
     ("out the back" aside) nor COMING, "will" ('ll, "gonna") nor a day ("next week"): stock to come is none now, and a
     stock's yes a number or a word of HAVE or FEW (limited stock, of FEW); of a booking, none of FAILURE, FULL or CLOSED
     (but a party's or date's no of another clock time or ANOTHER_TIME), nor, in an outcome_quote, a word of GONE with
-    only WHEN_WORDS, days and times after it and no "you" in the clause ("Seven's gone"). A booked outcome_quote holds
-    no word of OFFERS nor HOURS_CUES ("closes at 9"), nor is each of its clauses an apology. Clauses here end before
-    "and".
+    only WHEN_WORDS, days and times after it and no "you" in the clause ("Seven's gone"), as in a booked time's own
+    quote ("the half seven's gone"). A booked outcome_quote holds no word of OFFERS nor HOURS_CUES ("closes at 9"), nor
+    is each of its clauses an apology. Clauses here end before "and".
  9. No. The clause of a quote of what is not (a decline, out of stock, not known) holds a word of NOT (or ending in n't
     or "nae") or of APOLOGY (in a stock quote, no apology nor a no before a word of KNOWING: "I don't know"), for stock
     of OUT or COMING or stock to come, for a booking of FAILURE, FULL, CLOSED, OFFERS or HOURS_CUES, or the word of GONE
@@ -84,7 +84,7 @@ assessment and the web view). The rules, all of them:
     ("booked. Last orders at 9"), or for stock held a no; unless they name a day the fact is not for. A time said gone
     or full, the party said alone, a measure (rule 4) or a day after a word of RUNS or "by" ("hold it till Monday") is
     no other value, nor, of a booking, in a sentence with no word of NOT, one just after a word of RUNS, "by", "from",
-    "after" or "between", or as in rule 4 ("from 10 to 6").
+    "after" or "between" or in the three after "or" ("7:45, or a 9:15 in the bar"), or as in rule 4 ("from 10 to 6").
 12. Voicemail. A voicemail record stands on a recorded greeting said, or the carrier's answering-machine detection.
 """
 
@@ -123,7 +123,7 @@ NO_SET_HOURS = ("appointment", "appointments", "no set", "vary", "varies", "depe
                 "no fixed", "whenever", "irregular", "flexible")
 NOT = frozenset({"no", "not", "never", "none", "nothing", "nope", "nah", "nobody", "cannot", "unable", "neither", "nor",
                  "nuh"})  # and a word ending in n't or nae ("cannae", "nae")
-OUT = ("out", "sold", "gone", "0", "finished", "stopped", "discontinued", "unavailable", "empty")
+OUT = ("out", "oot", "sold", "gone", "0", "finished", "done", "stopped", "discontinued", "unavailable", "empty")  # "oot": Scots
 COMING = ("order", "backorder", "backordered", "shipment", "restock", "waiting", "more coming", "more come")  # more to come: none now
 FAILURE = ("unable", "couldn't", "could not", "can't", "not able", "fail", "failed", "unsuccessful", "booked up",
            "booked solid", "impossible", "unavailable", "full", "fully", "problem")  # "cannot" is of NOT
@@ -503,7 +503,7 @@ def _corrected(fact: Fact, turns: Sequence[Turn], at: Found, booking: bool, read
             # another time said gone or full is no new one ("make that 8, 9's taken"), nor the party said alone ("Two.")
             # of a booking, a limit or a range's end ("come by 12:45", "from 10 to 6") is no time of it; "nothing until 10" a no
             limits = [c for c in clocks(words) if booking and not NOT & set(words) and (
-                _aside(words, c) or _at(words, min(c.at) - 1) in RUNS | {"by", "from", "after", "between"})]
+                _aside(words, c) or _at(words, min(c.at) - 1) in RUNS | {"by", "from", "after", "between"} or "or" in words[max(0, min(c.at) - 3):min(c.at)])]
             said = [c for c in clocks(words) if c.hour is not None and not (c.loose and str(c.hour) in own) and c not in limits
                     and (CORRECTIONS & set(words) or not (_gone(words, yes=False) or has_phrase(words, FULL)))]
             said += [Clock(int(w), 0, None, frozenset()) for w in _counts(words, measures=False)  # and a bare hour: "sorry, 8"
@@ -603,7 +603,8 @@ def _check(cited: Cited, request: QuickAskJob | BookJob, turns: Sequence[Turn], 
         asks = outcome.kind != "no" and (has_phrase(clause, HOLDS) or any(w in ("confirm", "verify") and not (set(CONFIRMS) & set(
             b := clause[max(0, i - 3):i]) and "you" not in b) and not (_at(clause, i + 1) in ("", "already") and not {
                 "please", "me", "you", "to", "will", "i'll", "we'll"} & set(b)) for i, w in enumerate(clause)))
-        asked_back = at_outcome.in_question if outcome.kind != "no" else at_outcome.question
+        asked_back = at_outcome.in_question if outcome.kind != "no" else at_outcome.question and not (  # "we don't take bookings?"
+            _at(clause, 0) in STATING and not {"you", "your", "if"} & set(clause))
         if asked_back or asks or situations.menu_prompt(at_outcome.sentence.text) or (
                 cited.status == "booked" and _asked_before(turns, at_outcome.turn) is None):  # a greeting books nothing
             return Refused(3, f"your outcome_quote {outcome.quote!r} is a question, a phone menu's prompt or said before the ask",
@@ -669,6 +670,8 @@ def _check(cited: Cited, request: QuickAskJob | BookJob, turns: Sequence[Turn], 
         if fact.kind == "clock" and isinstance(request, BookJob) and (hhmm := _hhmm(fact.value)) and (said := [
                 c for c in clocks(at.words, one=True) if _reads_as(c, *hhmm)]) and all(_aside(at.words, c) for c in said):
             return Refused(4, f"your quote {fact.quote!r} says that time as a limit or the hours", "quote the booked time")
+        if fact.kind == "clock" and isinstance(request, BookJob) and _gone(list(at.words), yes=True):  # "the half seven's gone"
+            return Refused(8, f"your quote {fact.quote!r} says that time is gone", "quote the time they booked")
         if fact.kind == "days" and (left := days_in([w for w in named if w != "closed" or fact.topic != "closed"], rest)
                                     - set(fact.value.split(",")) - recorded_days):
             return Refused(5, f"your quote {fact.quote!r} names {', '.join(sorted(left, key=WEEKDAYS.index))} too, "
