@@ -205,3 +205,22 @@ def test_hours_records_point_each_fact_at_its_words_and_the_check_takes_only_the
     assert not any(check.hours(r).accepted for _, r in cases.wrong)
     sunday = next(r for r in cases.true if r.ranges[0].days == ("sunday",))
     assert (sunday.days_quote, sunday.times_quote, sunday.ranges[0].closed) == ("sunday", "closed", True)
+
+
+def test_the_committed_corpora_are_read_and_keep_the_tool_s_schema() -> None:
+    """bench/corpora: every case is read, every record is one the tool's schema allows (a refusal is the check's)."""
+    import importlib.util
+    import pathlib
+
+    from calld.adapters import gpt_live
+
+    path = pathlib.Path(__file__).parent.parent / "bench" / "evidence_corpus.py"
+    spec = importlib.util.spec_from_file_location("evidence_corpus", path)
+    corpus = importlib.util.module_from_spec(spec)  # type: ignore[arg-type]
+    spec.loader.exec_module(corpus)  # type: ignore[union-attr]
+    files = sorted((path.parent / "corpora").glob("*.jsonl.gz"))
+    assert len(files) >= 6
+    for f in files:
+        for case in corpus.cases(f):
+            gpt_live.read_record(case["record"], "book" if case["job"] == "book" else "quick_ask")
+            assert case["truth"] in ("true", "wrong") and corpus.request(case) is not None
