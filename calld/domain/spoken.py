@@ -31,9 +31,9 @@ UNITS = ("minute", "hour", "dollar", "buck", "cent", "percent", "pound", "quid",
 STREETS = ("street", "st", "avenue", "ave", "road", "rd", "boulevard", "blvd", "parkway", "drive", "lane", "way",
            "court", "circle", "highway")  # a number before one (names between) is an address: no time, no count
 WEEKDAYS_SET, MONTHS_SET = frozenset(WEEKDAYS), frozenset(MONTHS)
-# words that end the names of an address: a time's or a party's words ("at 5 on Main Street" is a time)
-NOT_A_NAME = CLOCK_CUES | RUNS | WEEKDAYS_SET | {"am", "pm", "oclock", "s", "is", "on", "in", "for", "and", "today", "tonight",
-                                                 "tomorrow", "people", "guests", "ish"}
+NAME_ENDS = frozenset({"am", "pm", "oclock", "s", "is", "on", "in", "for", "and", "today", "tonight", "tomorrow", "people",
+                       "guests", "ish"})  # with the cues, runs and days: words that end an address's names, a time's or a party's
+NOT_A_NAME = CLOCK_CUES | RUNS | WEEKDAYS_SET | NAME_ENDS  # "at 5 on Main Street" is a time
 
 
 def has_phrase(words: Sequence[str], phrases: Iterable[str]) -> bool:
