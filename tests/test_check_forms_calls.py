@@ -218,3 +218,37 @@ def test_rule_9_out_said_in_scots_or_patois(said: str) -> None:
     quote = said.split(", ")[1].rstrip(".") if said.startswith("Aye") else said.split(",")[0]
     assert isinstance(check_record(stock("out_of_stock", quote), STOCK, turns), Accepted), said
     assert check_record(stock("in_stock", quote), STOCK, turns).rule == 8, said  # type: ignore[union-attr]
+
+
+@pytest.mark.parametrize("said, days, times, opens, closes", [
+    ("Saturdays we open at ten, ten till four.", "Saturdays", "ten till four", "10:00", "16:00"),
+    ("We're closed today, love. Tomorrow we're back at nine, nine till six.", "Tomorrow", "nine till six", "09:00", "18:00"),
+    ("Sunday, we close at four, so it's eleven to four.", "Sunday", "eleven to four", "11:00", "16:00"),
+    ("Sundays it's eight to ten, eh, eight in the morning to ten at night.", "Sundays", "eight in the morning to ten at night",
+     "08:00", "22:00"),
+])
+def test_rule_4_a_ranges_own_time_said_first_between_its_days_and_times(
+        said: str, days: str, times: str, opens: str, closes: str) -> None:
+    """ "Saturdays we open at ten, ten till four": a time between a range's days and its times is no other time where it
+    is the range's own, in its part (an opening; a closing after a word of closing; or both), and the rest of the
+    sentence says no other time nor day."""
+    turns = call("What are your hours?", said)
+    day = {"Tomorrow": {"days": [], "date": "tomorrow"}}.get(days, {"days": [days.lower().rstrip("s").replace(",", "")]})
+    r = {**day, "opens": opens, "closes": closes, "days_quote": days, "times_quote": times}
+    assert isinstance(check_record(hours(r), HOURS, turns), Accepted), said
+    later = call("What are your hours?", said.rstrip(".") + ", and the cafe's open till five.")
+    assert check_record(hours(r), HOURS, later).rule == 4, said  # type: ignore[union-attr]
+
+
+@pytest.mark.parametrize("said, times, opens, closes", [
+    ("Thursdays we stay open till eight, usually it's eight to six.", "eight to six", "08:00", "18:00"),  # a closing, not it
+    ("Thursdays we close at one, one till five is just the pharmacy.", "one till five", "13:00", "17:00"),
+    ("Thursdays we open at seven for breakfast club, seven till nine, then properly ten till five.", "seven till nine",
+     "07:00", "09:00"),
+    ("Thursdays we open at ten, ten till four in the summer, winter we're shut Sundays.", "ten till four", "10:00", "16:00"),
+    ("Thursdays we open at nine, ten till four.", "ten till four", "10:00", "16:00"),  # another opening
+])
+def test_rule_4_a_time_between_days_and_times_in_another_part_or_with_more_said_after_is_refused(
+        said: str, times: str, opens: str, closes: str) -> None:
+    r = {"days": ["thursday"], "opens": opens, "closes": closes, "days_quote": "Thursdays", "times_quote": times}
+    assert check_record(hours(r), HOURS, call("What are your hours?", said)).rule == 4, said  # type: ignore[union-attr]

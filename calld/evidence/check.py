@@ -34,10 +34,11 @@ assessment and the web view). The rules, all of them:
     time nor "open" or "from" but before a word of RUNS (nor after, until another day), where an earlier clause of its
     turn gives other days a range with its opening ("Monday to Thursday 8 till 7, Friday and Saturday till 10"); a bare
     "half past" takes its hour from the context_quote; days_quote and times_quote, said in one turn, have no other day
-    or number between them but a split shift's other times, and days whose own clause says times take those ("Mon-Fri
-    8:30 to 6, Sat 9 to 1"). A booked time in no clock words ("early sitting") stands by them; with no half of the day,
-    it is the half nearer the time asked; with a word of LIMITS or HOURS_CUES in the four words before each time it
-    reads ("we open at 5", "back at 9"), it is none.
+    or number between them but a split shift's other times or the range's own said first, each in its part (an opening;
+    a closing after a word of closing) and no time nor day after it in its sentence ("Sundays we open at 10, 10 till 4"),
+    and days whose own clause says times take those ("Mon-Fri 8:30 to 6, Sat 9 to 1"). A booked time in no clock words
+    ("early sitting") stands by them; with no half of the day, it is the half nearer the time asked; with a word of
+    LIMITS or HOURS_CUES in the four words before each time it reads ("we open at 5", "back at 9"), it is none.
  5. Own words. Each day, date, count, party size, place or kind stands in its own quote: a count as a number that is no
     part of a clock time nor a day of a month ("march 5"; "the 12th", no month said, for the date), nor before a word of
     UNITS or after one of NUMBERED ("table 12"), a party of two also by a word of PAIR, a party also as the sum of
@@ -682,10 +683,11 @@ def _check(cited: Cited, request: QuickAskJob | BookJob, turns: Sequence[Turn], 
         if fact.kind in ("clock", "range") and (other := _another_day(named, fact.days)):
             return Refused(5, f"your quote {fact.quote!r} names {other}, not a day of its range", "quote the times of its own days")
         shared = [f.quote for f in cited.facts if f.beside == fact.beside and f.quote not in (fact.quote, None)]  # split shifts
-        if fact.beside and (between := _between(turns, at, locate(turns, fact.beside), shared)):
+        said_first = fact.kind == "range" and not shared and _said_first(turns, at, locate(turns, fact.beside), fact.value)
+        if fact.beside and not said_first and (between := _between(turns, at, locate(turns, fact.beside), shared)):
             return Refused(4, f"between your days {fact.beside!r} and times {fact.quote!r} the business said {between!r}",
                            "a range's days and times are words said together: point at those")
-        if fact.kind in ("range", "clock") and fact.beside and not shared and (days := locate(turns, fact.beside)) and (
+        if fact.kind in ("range", "clock") and fact.beside and not shared and not said_first and (days := locate(turns, fact.beside)) and (
                 theirs := _own_times(turns, days, at)):
             return Refused(4, f"your days {fact.beside!r} have times of their own in their clause, {theirs!r}, not {fact.quote!r}",
                            "give those days the times said with them")
@@ -728,6 +730,24 @@ def _between(turns: Sequence[Turn], a: Found, b: Found | None, shared: Sequence[
     said = f" {' '.join(_words(tokens(turns[a.turn].text))[first.last:second.first])} "
     words = functools.reduce(lambda text, q: text.replace(f" {' '.join(_words(tokens(q)))} ", " "), shared, said).split()
     return said.strip() if days_in(words) or any(w[0].isdigit() for w in words) else None
+
+
+def _said_first(turns: Sequence[Turn], times: Found, days: Found | None, value: str) -> bool:
+    """Rule 4: between a range's days and its times, only the range's own times, each in its part (an opening; a closing
+    after a word of closing; or both), and the rest of the times' sentence says no other time nor day: "Saturdays we open
+    at ten, ten till four"."""
+    ends = [_hhmm(v) for v in value.split("-")]
+    if days is None or days.turn != times.turn or days.last > times.first or len(ends) != 2 or None in ends:
+        return False
+    words, text = _words(tokens(turns[times.turn].text))[days.last:times.first], turns[times.turn].text
+    said = [c for c in clocks(words) if c.hour is not None]
+    if not said or len(said) > 2 or days_in(words) or sum(w[0].isdigit() for w in words) > sum(
+            w[0].isdigit() for c in said for w in (words[i] for i in c.at)):  # no number but its clocks'
+        return False
+    own = (_reads_as(said[0], *ends[0]) and _reads_as(said[1], *ends[1]) if len(said) == 2  # type: ignore[misc]
+           else _reads_as(said[0], *ends[1 if _closes_first(words, said[0]) else 0]))  # type: ignore[misc]
+    after = _words(tokens(text[tokens(text)[times.last - 1].end:times.sentence.end]))
+    return own and not days_in(after) and not any(w[0].isdigit() for w in after)
 
 
 def _carried(turns: Sequence[Turn], at: Found, fact: Fact) -> bool:
