@@ -252,3 +252,52 @@ def test_rule_4_a_time_between_days_and_times_in_another_part_or_with_more_said_
         said: str, times: str, opens: str, closes: str) -> None:
     r = {"days": ["thursday"], "opens": opens, "closes": closes, "days_quote": "Thursdays", "times_quote": times}
     assert check_record(hours(r), HOURS, call("What are your hours?", said)).rule == 4, said  # type: ignore[union-attr]
+
+
+ASK = "Hi, I'm an automated assistant calling on behalf of Jo. Could I book a table for 4 on Friday at 7pm?"
+
+
+def _asked_back(said: str, reply: str, party: int, time: str, **quotes: str) -> object:
+    """The business says some facts and asks back one; the agent answers; the business books."""
+    turns = (*call(ASK, said), *call(reply, "Lovely, that's you booked in.")[:2])
+    args = booked(party, time, outcome_quote="that's you booked in") | quotes
+    return check_record(args, BOOK, turns)
+
+
+@pytest.mark.parametrize("said, reply, party, time, quotes", [
+    ("Friday at seven is fine. Just the three of you, is it?", "No, five people please.", 3, "Friday 19:00",
+     {"party_quote": "Just the three of you"}),
+    ("Friday at seven is fine. Four of you, yeah?", "Um, no, two.", 4, "Friday 19:00", {"party_quote": "Four of you"}),
+    ("Friday for four is fine. Was that half seven?", "Sorry, no, seven o'clock please.", 4, "Friday 19:30",
+     {"time_quote": "half seven"}),
+    ("Friday for four is fine. So is that nine o'clock?", "Actually, 8:30 please.", 4, "Friday 21:00",
+     {"time_quote": "nine o'clock"}),
+    ("Four at seven is fine. Is that Thursday?", "No, Friday please.", 4, "Thursday 19:00", {"date_quote": "Thursday"}),
+])
+def test_rule_11_a_fact_from_the_businesss_question_answered_otherwise_by_the_agent_is_refused(
+        said: str, reply: str, party: int, time: str, quotes: dict[str, str]) -> None:
+    """ "Just the two?" / "Three people.": a booking's fact quoted from the business's question stands only where the
+    agent's answer says no other value of its kind."""
+    given = {"party_quote": "Four at seven" if "Four at" in said else "for four", "time_quote": "at seven",
+             "date_quote": "Friday"} | quotes
+    got = _asked_back(said, reply, party, time, **given)
+    assert got.rule == 11 and "answered" in got.why, (said, got)  # type: ignore[attr-defined]
+
+
+@pytest.mark.parametrize("said, reply, party, time, quotes", [
+    ("Friday at seven is fine. That's four of you, yeah?", "Yes: three adults and a baby.", 4, "Friday 19:00",
+     {"party_quote": "four of you"}),  # a sum, "a" one of PEOPLE
+    ("Friday at seven is fine. Four of you at the one table?", "One table please.", 4, "Friday 19:00",
+     {"party_quote": "Four of you"}),  # a count of tables
+    ("Friday at seven is fine. Four people, was it?", "Yes, and I hope this one's quiet, it's for 2 birthdays.", 4,
+     "Friday 19:00", {"party_quote": "Four people"}),  # "this one", and a count before no PEOPLE but not the party's
+    ("Seven's gone on Friday for four. Could you do quarter past seven?", "We'd hoped for seven, but a quarter past is fine.",
+     4, "Friday 19:15", {"time_quote": "quarter past seven", "party_quote": "for four"}),
+    ("Friday for four is fine. Would eight suit?", "We asked for 7, but eight o'clock is fine for 4 people.", 4,
+     "Friday 20:00", {"time_quote": "eight"}),
+])
+def test_rule_11_a_fact_from_the_businesss_question_the_agent_agrees_to_stands(
+        said: str, reply: str, party: int, time: str, quotes: dict[str, str]) -> None:
+    given = {"party_quote": "for four", "time_quote": "at seven", "date_quote": "Friday"} | quotes
+    got = _asked_back(said, reply, party, time, **given)
+    assert isinstance(got, Accepted), (said, got)

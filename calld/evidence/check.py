@@ -86,6 +86,10 @@ assessment and the web view). The rules, all of them:
     or full, the party said alone, a measure (rule 4) or a day after a word of RUNS or "by" ("hold it till Monday") is
     no other value, nor, of a booking, in a sentence with no word of NOT, one just after a word of RUNS, "by", "from",
     "after" or "between" or in the three after "or" ("7:45, or a 9:15 in the bar"), or as in rule 4 ("from 10 to 6").
+    A fact quoted from the business's question is refused where the agent's reply says a value of its kind and not its
+    own ("Just the two?" / "Three people."): a clock time (a bare "quarter past": its minutes), a day, or a count of
+    people (before "people", "of" or a word of PEOPLE, or last in its clause; 1 only before "person"; a party also as
+    rule 5's sum).
 12. Voicemail. A voicemail record stands on a recorded greeting said, or the carrier's answering-machine detection.
 """
 
@@ -379,11 +383,12 @@ def _stands(fact: Fact, words: Sequence[str], context: Sequence[str] = (), rest:
 
 
 def _party_said(words: Sequence[str]) -> set[str]:
-    """A party said other than as one number: two by a word of PAIR, or a sum of PEOPLE ("2 adults and 3 kids": 5)."""
-    at = _counted(words, measures=False)
-    summed = len(at) > 1 and all(_at(words, i + 1) in PEOPLE or _at(words, i + 1).rstrip("s") in PEOPLE for i in at) and all(
-        b - a < 5 and {"and", "plus"} & set(words[a:b]) for a, b in zip(at, at[1:]))
-    return ({"2"} if set(PAIR) & set(words) else set()) | ({str(sum(int(words[i]) for i in at))} if summed else set())
+    """A party said other than as one number: two by a word of PAIR, or a sum of PEOPLE ("2 adults and 3 kids": 5; "3
+    adults and a child": 4)."""
+    people = {i for i in range(len(words)) if _at(words, i + 1) in PEOPLE or _at(words, i + 1).rstrip("s") in PEOPLE}
+    at = sorted({*_counted(words, measures=False), *(i for i in people if words[i] in ("a", "an"))})
+    summed = len(at) > 1 and set(at) <= people and all(b - a < 5 and {"and", "plus"} & set(words[a:b]) for a, b in zip(at, at[1:]))
+    return ({"2"} if set(PAIR) & set(words) else set()) | ({str(sum(int(words[i]) if words[i].isdigit() else 1 for i in at))} if summed else set())
 
 
 def _sign(fact: Fact, words: Sequence[str], parts: Sequence[Sequence[str]] = (), *, outcome: bool = False) -> str | None:
@@ -523,6 +528,29 @@ def _corrected(fact: Fact, turns: Sequence[Turn], at: Found, booking: bool, read
     return None
 
 
+def _answered_otherwise(fact: Fact, turns: Sequence[Turn], at: Found) -> str | None:
+    """Rule 11: the agent's reply to the business's question a fact is quoted from, where it says a value of the fact's
+    kind and not the fact's ("Just the two?" / "Three people, please.")."""
+    reply = next((t for t in turns[at.turn + 1:] if t.text.strip()), None)
+    if reply is None or reply.speaker != "agent":
+        return None
+    words = _words(tokens(reply.text))
+    if fact.kind == "clock" and (mine := _hhmm(fact.value)) is not None:  # "a quarter past is fine": its minutes
+        said = clocks(words)
+        other = any(c.hour is not None for c in said) and not any(
+            _reads_as(c, *mine) or c.hour is None and c.minute == mine[1] for c in said)
+    elif fact.kind == "count":  # a number of people: before "people" or "of", or last in its clause ("No, four, sorry.")
+        counts = set()
+        for ws in (_words(tokens(c)) for c in _CLAUSE_END.split(reply.text)):
+            counts |= {ws[i] for i in _counted(ws, measures=False) if ws[i] != "1" and (i == len(ws) - 1 or _at(
+                ws, i + 1) in ("people", "of") or _at(ws, i + 1).rstrip("s") in PEOPLE) or _at(ws, i + 1) == "person"}
+        other = bool(counts) and fact.value not in counts | _party_said(words)
+    else:
+        days, mine_days = days_in(words), {w for w in _date_words(fact.value) if w in WEEKDAYS}
+        other = fact.kind == "date" and bool(days) and bool(mine_days) and not days & mine_days
+    return reply.text if other else None
+
+
 def _aside(words: Sequence[str], c: Clock) -> bool:  # rules 4, 11: a limit, the hours, another's ("last orders at 9")
     return has_phrase(words[max(0, min(c.at) - 4):min(c.at)], (*LIMITS, *HOURS_CUES))
 
@@ -651,6 +679,8 @@ def _check(cited: Cited, request: QuickAskJob | BookJob, turns: Sequence[Turn], 
         stated = _at(clause, 0) in STATING and not {"you", "your", "if"} & set(clause)
         if (at.question and not may_ask and not stated) or situations.menu_prompt(at.sentence.text):
             return Refused(3, f"your quote {fact.quote!r} is a question or a phone menu's prompt", "quote the business's statement")
+        if (at.question or at.in_question) and (reply := _answered_otherwise(fact, turns, at)) is not None:
+            return Refused(11, f"the agent answered your quote's question {fact.quote!r} with {reply!r}", "record what was agreed")
         context = _words(tokens(fact.context or "")) if locate(turns, fact.context) is not None else []
         context = _typed(request.when) if fact.kind == "date" and isinstance(request, BookJob) and request.when else context
         if fact.kind == "closed" and (q := _asked_before(turns, at.turn)) is not None:
