@@ -301,3 +301,23 @@ def test_rule_11_a_fact_from_the_businesss_question_the_agent_agrees_to_stands(
     given = {"party_quote": "for four", "time_quote": "at seven", "date_quote": "Friday"} | quotes
     got = _asked_back(said, reply, party, time, **given)
     assert isinstance(got, Accepted), (said, got)
+
+
+@pytest.mark.parametrize("said, days, times, opens, closes", [
+    ("We open by eight in the morning and close by ten at night, every day. Only Sunday we open after church, by twelve noon.",
+     "Only Sunday", "Only Sunday we open after church, by twelve noon", "12:00", "22:00"),
+    ("We're nine-thirty till five-thirty, seven days. Oh, actually, Sundays we don't open till ten.", "Sundays",
+     "Sundays we don't open till ten", "10:00", "17:30"),
+])
+def test_rule_4_a_range_that_says_only_its_opening_takes_the_closing_said_before_it(
+        said: str, days: str, times: str, opens: str, closes: str) -> None:
+    """ "Sundays we don't open till ten": the closing is that of the range an earlier sentence of the turn gives its
+    days; not another closing, nor where the rest of its sentence says a time."""
+    turns = call("What are your hours?", said)
+    r = {"days": ["sunday"], "opens": opens, "closes": closes, "days_quote": days, "times_quote": times}
+    assert isinstance(check_record(hours(r), HOURS, turns), Accepted), said
+    assert check_record(hours(r | {"closes": "21:00"}), HOURS, turns).rule == 4  # type: ignore[union-attr]
+    later = call("What are your hours?", said.rstrip(".") + " and we shut at four.")
+    assert check_record(hours(r), HOURS, later).rule == 4  # type: ignore[union-attr]
+    alone = call("What are your hours?", said.split(". ", 1)[1])
+    assert check_record(hours(r), HOURS, alone).rule == 4  # type: ignore[union-attr]

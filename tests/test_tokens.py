@@ -59,3 +59,8 @@ def test_fillers_are_dropped() -> None:
     # the check's FILLERS, each said in a sentence of ours: none is a word the check compares
     spoken = "Um, uh, er, erm, ah, oh, hmm, mm, well, like, so, basically, the ladders are in aisle 4."
     assert said(spoken) == ["the", "ladders", "are", "in", "aisle", "4"]
+
+
+def test_a_g_dropped_in_writing_is_said_and_only_where_its_apostrophe_is() -> None:
+    assert said("I got nothin' till ten, we're goin' home") == ["i", "got", "nothing", "till", "10", "we're", "going", "home"]
+    assert said("The cabin in Berlin, nothin") == ["the", "cabin", "in", "berlin", "nothin"]

@@ -2,9 +2,9 @@
 
 Lower case, without punctuation or fillers; number words as digits ("twenty five" 25, "twelfth" 12th, "a dozen" 12; a
 lone "o" is no zero); "dont" as "don't", "p m" as "pm", "o clock" as "oclock", "seven's" as "7 s", "19h30" as "19:30",
-SHORT spellings in full ("tmrw"), "day after tomorrow" as "overmorrow", "24 by 7" as "24/7"; a dash between two numbers
-or two days a run ("9-6" is 9 to 6); a no of ease ("no problem") one "ok". Pure: no clock, no files; each token keeps
-its place in the text.
+SHORT spellings in full ("tmrw"), a g dropped in writing said ("nothin'"), "day after tomorrow" as "overmorrow", "24 by
+7" as "24/7"; a dash between two numbers or two days a run ("9-6" is 9 to 6); a no of ease ("no problem") one "ok".
+Pure: no clock, no files; each token keeps its place in the text.
 """
 
 from __future__ import annotations
@@ -39,8 +39,10 @@ class Tok:
 def tokens(text: str) -> tuple[Tok, ...]:
     """The words of `text`, normalised, with their places; fillers dropped; "seven's" is "7 s", "9 a m" "9 am"."""
     raw: list[Tok] = []
-    for m in _TOKEN.finditer(re.sub(r"\bo clock\b", "o'clock", text.lower().replace("\u2019", "'"))):  # speech-to-text's
-        t, base = Tok(_normal(m.group()), m.start(), m.end()), _normal(m.group()).removesuffix("'s")
+    lowered = re.sub(r"\bo clock\b", "o'clock", text.lower().replace("\u2019", "'"))  # speech-to-text's
+    for m in _TOKEN.finditer(lowered):  # a g dropped in writing is said: "nothin'" is "nothing"
+        word = m.group() + "g" if m.group().endswith("in") and lowered[m.end():m.end() + 1] == "'" else m.group()
+        t, base = Tok(_normal(word), m.start(), m.end()), _normal(word).removesuffix("'s")
         if t.word == "m" and len(raw) > 1 and raw[-1].word in ("a", "p") and (raw[-2].word[0].isdigit() or number([raw[-2].word])):
             raw[-1] = Tok(raw[-1].word + "m", raw[-1].start, t.end)
             continue

@@ -30,9 +30,10 @@ assessment and the web view). The rules, all of them:
     begins a group of DAY_GROUPS ("open 7 days") is no time; after LOOSE_CUES, or a time only by "tonight" after it, it
     is a count too, and no time where another is said ("for four tonight at 8"). A range's two times are said one after
     the other in its times_quote, the opening first unless a word of closing is their last cue ("until 9 from 5"), the
-    closing later where neither says its half of the day, or only the closing, in a clause with its days and no other
-    time nor "open" or "from" but before a word of RUNS (nor after, until another day), where an earlier clause of its
-    turn gives other days a range with its opening ("Monday to Thursday 8 till 7, Friday and Saturday till 10"); a bare
+    closing later where neither says its half of the day, or only one end in a clause with its days and no other time
+    (nor after, until another day): a closing, with no "open" or "from" but before a word of RUNS; an opening, after
+    "open", "from" or a no before "open till"; where an earlier sentence of its turn gives days a range with its other
+    end ("Monday to Thursday 8 till 7, Friday and Saturday till 10"; "Sundays we don't open till 10"); a bare
     "half past" takes its hour from the context_quote; days_quote and times_quote, said in one turn, have no other day
     or number between them but a split shift's other times or the range's own said first, each in its part (an opening;
     a closing after a word of closing) and no time nor day after it in its sentence ("Sundays we open at 10, 10 till 4"),
@@ -781,21 +782,29 @@ def _said_first(turns: Sequence[Turn], times: Found, days: Found | None, value: 
 
 
 def _carried(turns: Sequence[Turn], at: Found, fact: Fact) -> bool:
-    """Rule 4: a range's times_quote says only its closing, in one clause with its days and no other time nor opening
-    ("Friday and Saturday we go till 10"), where an earlier clause of its turn gives other days a range that opens at its
-    opening ("Monday to Thursday we open from 8 till 7")."""
+    """Rule 4: a range's times_quote says only one end of it, in one clause with its days and no other time nor (of a
+    closing) an opening ("Friday and Saturday we go till 10"; "Sundays we don't open till 10"), where an earlier clause of
+    its turn gives other days a range with its other end ("Monday to Thursday we open from 8 till 7")."""
     ends, text, toks = [_hhmm(v) for v in fact.value.split("-")], turns[at.turn].text, tokens(turns[at.turn].text)
     a = max([m.end() for m in _CLAUSE_END.finditer(text, 0, toks[at.first].start)], default=0)
     clause = _words(tokens(text[a:next((m.start() for m in [_CLAUSE_END.search(text, toks[at.last - 1].end)] if m), len(text))]))
     said, days = clocks(clause), [d for d in fact.days if d in WEEKDAYS_SET]
-    if None in ends or len(said) != 1 or not _closes_first(clause, said[0]) or not _reads_as(said[0], *ends[1]) or not days or (  # type: ignore[misc]
-            not set(days) <= days_in(clause) or any(w in ("open", "opens", "from") and _at(clause, i + 1) not in RUNS for i, w in enumerate(clause))
-            or clocks(after := list(itertools.takewhile(lambda w: not days_in([w]), _words(tokens(text[toks[at.last - 1].end:at.sentence.end])))))
-            or {"open", "opens", "from"} & set(after)):  # (the rest of its sentence until another day: ", from noon")
+    if None in ends or len(said) != 1 or not days or not set(days) <= days_in(clause):
         return False
-    before = [_words(tokens(c)) for c in _CLAUSE_END.split(text[:a])]
-    return any(days_in(c) and any(_reads_as(y if _closes_first(c, x) else x, *ends[0]) for x, y in itertools.pairwise(clocks(c)))  # type: ignore[misc]
-               for c in before)
+    cue = [w for w in clause[:min(said[0].at)] if w in (*OPEN_CLOSE, "from", "until", "till", "til")][-1:]
+    opening = cue in (["open"], ["opens"], ["from"]) or any(  # "don't open till 10"
+        (_at(clause, i - 1) in NOT or _at(clause, i - 1).endswith("n't")) and _at(clause, i + 1) in ("until", "till", "til")
+        for i, w in enumerate(clause[:min(said[0].at)]) if w == "open")
+    after = list(itertools.takewhile(lambda w: not days_in([w]), _words(tokens(text[toks[at.last - 1].end:at.sentence.end]))))
+    if not _reads_as(said[0], *ends[0 if opening else 1]) or not (opening or _closes_first(clause, said[0])) or clocks(after) or (  # type: ignore[misc]
+            not opening and ({"open", "opens", "from"} & set(after) or any(
+                w in ("open", "opens", "from") and _at(clause, i + 1) not in RUNS for i, w in enumerate(clause)))):
+        return False  # (the rest of its sentence until another day: ", from noon")
+    spans = sentence_spans(text[:a])
+    before = [(_words(tokens(c)), _words(tokens(text[x:y]))) for x, y in spans for c in _CLAUSE_END.split(text[x:y])]
+    return any(days_in(whole) and any(_reads_as(y if _closes_first(c, x) else x, *ends[0]) if not opening  # type: ignore[misc]
+                                      else _reads_as(x if _closes_first(c, x) else y, *ends[1]) for x, y in itertools.pairwise(clocks(c)))
+               for c, whole in before)
 
 
 def _other_days(turns: Sequence[Turn], at: Found) -> Sequence[str]:
