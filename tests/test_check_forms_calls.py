@@ -321,3 +321,24 @@ def test_rule_4_a_range_that_says_only_its_opening_takes_the_closing_said_before
     assert check_record(hours(r), HOURS, later).rule == 4  # type: ignore[union-attr]
     alone = call("What are your hours?", said.split(". ", 1)[1])
     assert check_record(hours(r), HOURS, alone).rule == 4  # type: ignore[union-attr]
+
+
+def test_rules_5_and_6_a_measure_is_no_other_count_of_the_item() -> None:
+    """ "I got two Lodge twelve-inch left": twelve measures the pans, it counts nothing; a second count still refuses."""
+    job = c.QuickAskJob(STOCK.question, "cast iron skillet")
+    said = call("Do you have a cast iron skillet in stock?", "Cast iron? Okay, I got two Lodge twelve-inch left on the shelf.")
+    assert isinstance(check_record(stock("limited", "I got two Lodge twelve-inch left on the shelf", 2), job, said), Accepted)
+    assert check_record(stock("limited", "I got two Lodge twelve-inch left on the shelf", 12), job, said).rule == 5  # type: ignore[union-attr]
+    two = call("Do you have a cast iron skillet in stock?", "I got two twelve-inch and three ten-inch left on the shelf.")
+    assert check_record(stock("limited", "I got two twelve-inch and three ten-inch left", 2), job, two).rule == 5  # type: ignore[union-attr]
+
+
+@pytest.mark.parametrize("said, closed", [
+    ("We open from eight thirty to seven, Monday to Saturday. Sunday we close.", True),
+    ("We open from eight thirty to seven, Monday to Saturday. Sunday we close early.", False),
+    ("We open from eight thirty to seven, Monday to Saturday. Sunday we close at four.", False),
+])
+def test_rule_7_close_last_in_its_sentence_says_the_day_closed(said: str, closed: bool) -> None:
+    r = {"days": ["sunday"], "closed": True, "days_quote": "Sunday", "times_quote": "Sunday we close"}
+    got = check_record(hours(r), HOURS, call("What are your hours?", said))
+    assert isinstance(got, Accepted) if closed else got.rule == 7, (said, got)  # type: ignore[union-attr]

@@ -49,17 +49,17 @@ assessment and the web view). The rules, all of them:
     else; a place or kind by its words (PLACE_WORDS aside; a place's may stand in the rest of its sentence, but in a
     clause of a no, of PAST or after "but", where its quote says one of them; its numbers not). A day after a word of
     SET_APART is not among them ("closed" aside, of closed days). An item's count or place quote holds no other number
-    (but the item's own: "the 12 inch"). A typed date is read as said (with its year, by its day; "Dec"); the date asked
+    (but the item's own, or a measure: "the 12 inch"). A typed date is read as said (with its year, by its day; "Dec"); the date asked
     stands unsaid beside its weekday said; RELATIVE words ("tomorrow", in a read-back too) and HOLIDAYS (not after
     "before" or "after") say their dates (BookJob.today: the day dialled); the date asked stands by its day said where
     no other month is.
  6. The item. A stock or aisle fact names the item asked about: in its quote, or in the agent's question before it (the
     agent's follow-ups between, or a question back and the agent's choice, which the fact's sentence names), with no
     number of another size of it nor a word of INSTEAD said in between; in its own quote where its sentence gives
-    another number of its kind but the kinds' own ("3 boxes, in aisle 8" holds one of each) or its clause a word of
-    INSTEAD ("the M12 though"). Said again or read back, a place or count stands on the question first answered.
+    another number of its kind (no measure) but the kinds' own ("3 boxes, in aisle 8" holds one of each) or its clause
+    a word of INSTEAD ("the M12 though"). Said again or read back, a place or count stands on the question first answered.
  7. Word lists. A closed day's quote holds a word of CLOSED (or a no just before "open", not "until"; or a no answering
-    a question with "open"); open around the clock, of ALWAYS; no set hours, of NO_SET_HOURS. An open range's days are
+    a question with "open"; or "close" last in its sentence: "Sunday we close."); open around the clock, of ALWAYS; no set hours, of NO_SET_HOURS. An open range's days are
     none its days_quote's clause says closed (CLOSED, no "open" nor time: "shut Sundays").
  8. Yes. The clause of a quote of what is holds no word of NOT (nor ending in n't or "nae"; not before a word of
     OPEN_CLOSE and "until"; not a "no" before a word of CORRECTIONS; not "not many") nor of PAST; of stock, none of OUT
@@ -302,7 +302,7 @@ def _standing_numbers(text: str) -> set[str]:
     standing: set[str] = set()
     for words in (_words(tokens(clause)) for part in _CLAUSE_END.split(text) for clause in _BUT.split(part)):
         standing = (set() if CORRECTIONS & set(words) else standing) | (
-            set() if _negated(words) or has_phrase(words, PAST) else _counts(words))
+            set() if _negated(words) or has_phrase(words, PAST) else _counts(words, measures=False))
     return standing
 
 
@@ -355,7 +355,7 @@ def _stands(fact: Fact, words: Sequence[str], context: Sequence[str] = (), rest:
     elif kind == "count" and (value not in _counts(words, measures=False) - {w for i, w in enumerate(words) if _at(words, i - 1) in NUMBERED}
                               | (set() if item else _party_said(words)) or value in re.findall(r"\d+", item or "")):
         return f"the number {value} is not said there apart from a clock time, a measure or a place"
-    elif item and kind in ("count", "place") and (others := _counts(words) - set(_words(tokens(f"{value} {item or ''}"))) - set(re.findall(r"\d+", value))):
+    elif item and kind in ("count", "place") and (others := _counts(words, measures=False) - set(_words(tokens(f"{value} {item or ''}"))) - set(re.findall(r"\d+", value))):
         return f"{', '.join(sorted(others))} is another number said there: quote only the words of {value!r}"
     elif kind == "days" and (missing := [d for d in value.split(",") if d not in days_in(
             [w for w in words if w != "closed" or fact.topic != "closed"], rest)]):
@@ -378,6 +378,7 @@ def _stands(fact: Fact, words: Sequence[str], context: Sequence[str] = (), rest:
         shut = kind == "closed" and any(w == "open" and _negated(words[max(0, i - 3):i]) and _at(words, i + 1) not in (
             "until", "till", "til", "before") for i, w in enumerate(words))  # "not open until 9" opens at 9
         shut = shut or kind == "closed" and _negated(words) and "open" in context and not clocks(words)
+        shut = shut or kind == "closed" and _at(words, len(words) - 1) in ("close", "closes") and not rest  # "Sunday we close."
         if not (has_phrase(words, lists[kind]) or shut):
             return f"no word of {kind.replace('_', ' ')} ({', '.join(lists[kind][:4])}...) is said there"
     return None
@@ -688,7 +689,7 @@ def _check(cited: Cited, request: QuickAskJob | BookJob, turns: Sequence[Turn], 
             context = _words(tokens(turns[q].text))  # "Are you open on Sunday?" / "No, we're not."
         named = _other_days(turns, at)  # "Rest of the week we're closed": the days its turn names nowhere else
         text, toks = turns[at.turn].text, tokens(turns[at.turn].text)  # a days quote's rest of its sentence (a day set apart
-        rest = (_words(tokens(text[toks[at.last - 1].end:at.sentence.end])) if fact.kind == "days"  # there), a place's sentence
+        rest = (_words(tokens(text[toks[at.last - 1].end:at.sentence.end])) if fact.kind in ("days", "closed")  # there), a place's sentence
                 else _standing_words(text[at.sentence.start:at.sentence.end]) if fact.kind == "place" else [])
         party = next((f.value for f in cited.facts if f.kind == "count"), None) if isinstance(request, BookJob) else None  # "two for seven"
         its_kind = " ".join(f.value for f in cited.facts if f.kind == "kind" and f.quote == fact.quote)  # "one of the 11 speed"
