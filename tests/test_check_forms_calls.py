@@ -11,6 +11,7 @@ from calld.core.plan import BookJob
 from calld.domain.ids import E164
 from calld.domain.tokens import tokens
 from calld.evidence import Accepted, check_record
+from calld.domain.transcript import Turn
 from calld.evidence import check as c
 from tests.records import AISLE, BOOK, HOURS, STOCK, aisle, booked, call, declined, hours, stock
 
@@ -342,3 +343,12 @@ def test_rule_7_close_last_in_its_sentence_says_the_day_closed(said: str, closed
     r = {"days": ["sunday"], "closed": True, "days_quote": "Sunday", "times_quote": "Sunday we close"}
     got = check_record(hours(r), HOURS, call("What are your hours?", said))
     assert isinstance(got, Accepted) if closed else got.rule == 7, (said, got)  # type: ignore[union-attr]
+
+
+@pytest.mark.parametrize("leaving", ["Nine is too late for Jo, so I'll decline, thanks.", "Nine is later than Jo can do, thanks.",
+                                     "Thanks, nine is outside what Jo asked for."])
+def test_rule_10_the_agents_sentence_with_a_word_of_declines_settles_on_no_time(leaving: str) -> None:
+    turns = call("Table for two tonight at 8?", "Tonight we're pretty slammed. I could squeeze you in at 9.", leaving, "No worries.")
+    assert isinstance(check_record(declined("Tonight we're pretty slammed"), BOOK, turns), Accepted), leaving
+    settled = (*turns[:2], Turn("agent", "9 pm works for Jo, thanks."), turns[3])
+    assert check_record(declined("Tonight we're pretty slammed"), BOOK, settled).rule == 10  # type: ignore[union-attr]

@@ -77,8 +77,9 @@ assessment and the web view). The rules, all of them:
 10. Said after. In a booked outcome_quote's turn before it, and after it, a business sentence with a word of FAILURE, or
     of NOT beside one of BOOKING (no "if" or "unless"), or the word of GONE of rule 8 said of no other time ("Friday's
     gone"), refuses the record unless the booked time is said later. After a declined outcome_quote, the agent's last
-    sentence settling on a time (one, and no no) refuses it when the business's next turn says that time with no no, or
-    first answers with no no, question, wait or offer, and the agent takes nothing back after.
+    sentence settling on a time (one, and no no nor word of DECLINES: "too late") refuses it when the business's next
+    turn says that time with no no, or first answers with no no, question, wait or offer, and the agent takes nothing
+    back after.
 11. Corrections. Business words after a fact's quote (a read-back fact's: from the reply on) holding another value of
     its kind (a clock time; a number of one or two digits, not the record's party nor, for a party, its booked time; a
     day or, for a date with its day of the month, another "the 20th") refuse the record when they hold a word of
@@ -160,6 +161,7 @@ HOLDS = ("let me check", "let me see", "let me look", "let me have a look", "hol
          "1 sec", "1 second", "just a moment", "just a sec", "bear with me", "lemme see", "lemme check")  # a wait, not an answer (as tokens: "one" is 1)
 LIMITS = ("before", "back", "last", "ends", "starts", "start")  # "table back at 9": a time not the booking's
 INSTEAD = ("instead", "though", "alternatively", "substitute", "alternative", "similar", "equivalent", "generic")
+DECLINES = ("decline", "leave it", "too early", "too late", "outside", "earlier than", "later than")  # the agent's no, rule 10
 KNOWING = ("know", "sure", "idea", "tell", "remember", "certain", "check")  # "I don't know" says no no of stock
 STATING = ("we", "we're", "we've", "i", "i'm", "it", "it's", "its", "they", "they're", "there's")  # "we're open till 8?"
 CORRECTIONS = frozenset({"actually", "sorry", "wait", "correction", "mean", "rather", "instead", "oops", "scratch",
@@ -578,7 +580,7 @@ def _agreed_after(turns: Sequence[Turn], at: Found) -> str | None:
             continue
         last = _words(tokens(turns[t].text[slice(*spans[-1])]))
         asked = [c for c in clocks(last) if c.hour is not None]
-        if not asked or _negated(last):
+        if not asked or _negated(last) or has_phrase(last, DECLINES):
             continue
         reply = turns[t + 1].text
         said_ = [(reply[a:b], w) for a, b in sentence_spans(reply) if (w := _words(tokens(reply[a:b])))]  # "Hmm." says nothing
