@@ -248,6 +248,9 @@ def test_rule_4_a_ranges_own_time_said_first_between_its_days_and_times(
      "07:00", "09:00"),
     ("Thursdays we open at ten, ten till four in the summer, winter we're shut Sundays.", "ten till four", "10:00", "16:00"),
     ("Thursdays we open at nine, ten till four.", "ten till four", "10:00", "16:00"),  # another opening
+    ("Thursdays we open at ten, over the holidays it's ten till two.", "ten till two", "10:00", "14:00"),  # more words
+    ("Thursdays the deli opens at nine, nine till three.", "nine till three", "09:00", "15:00"),
+    ("Thursdays we open at nine, nine till five, well, half past really.", "nine till five", "09:00", "17:00"),  # a time after
 ])
 def test_rule_4_a_time_between_days_and_times_in_another_part_or_with_more_said_after_is_refused(
         said: str, times: str, opens: str, closes: str) -> None:
@@ -268,7 +271,8 @@ def _asked_back(said: str, reply: str, party: int, time: str, **quotes: str) -> 
 @pytest.mark.parametrize("said, reply, party, time, quotes", [
     ("Friday at seven is fine. Just the three of you, is it?", "No, five people please.", 3, "Friday 19:00",
      {"party_quote": "Just the three of you"}),
-    ("Friday at seven is fine. Four of you, yeah?", "Um, no, two.", 4, "Friday 19:00", {"party_quote": "Four of you"}),
+    ("Friday at seven is fine. Four of you, yeah?", "Um, no, two people.", 4, "Friday 19:00", {"party_quote": "Four of you"}),
+    ("Friday for four is fine. Seven, was it?", "Half past, please.", 4, "Friday 19:00", {"time_quote": "Seven"}),
     ("Friday for four is fine. Was that half seven?", "Sorry, no, seven o'clock please.", 4, "Friday 19:30",
      {"time_quote": "half seven"}),
     ("Friday for four is fine. So is that nine o'clock?", "Actually, 8:30 please.", 4, "Friday 21:00",
@@ -296,6 +300,14 @@ def test_rule_11_a_fact_from_the_businesss_question_answered_otherwise_by_the_ag
      4, "Friday 19:15", {"time_quote": "quarter past seven", "party_quote": "for four"}),
     ("Friday for four is fine. Would eight suit?", "We asked for 7, but eight o'clock is fine for 4 people.", 4,
      "Friday 20:00", {"time_quote": "eight"}),
+    ("Friday at seven's fine. Four people, and a number?", "Yes. The number is 5 5 5, 5 5 5, 0 1 0 0.", 4, "Friday 19:00",
+     {"party_quote": "Four people"}),  # digits, no people
+    ("Friday at seven's fine. Four people, is it?", "Yes, four. Two adults, two kids.", 4, "Friday 19:00",
+     {"party_quote": "Four people"}),  # its parts
+    ("Friday for four is fine. Was it seven or half seven?", "Seven, please, not half seven.", 4, "Friday 19:00",
+     {"time_quote": "seven"}),  # a clause of a no
+    ("Friday for four is fine. Seven o'clock, yeah?", "Yes. Oh, and we'll need to leave by 9 for a show.", 4,
+     "Friday 19:00", {"time_quote": "Seven o'clock"}),  # a limit
 ])
 def test_rule_11_a_fact_from_the_businesss_question_the_agent_agrees_to_stands(
         said: str, reply: str, party: int, time: str, quotes: dict[str, str]) -> None:

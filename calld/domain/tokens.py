@@ -19,7 +19,7 @@ from text_to_num import alpha2digit, text2num
 
 NT_STEMS = frozenset({"do", "does", "did", "ca", "wo", "is", "are", "was", "were", "could", "would", "should",
                       "have", "has", "had"})  # "dont", "cant"
-FILLERS = ("um", "uh", "er", "erm", "ah", "oh", "hmm", "mm", "well", "like", "so", "basically")
+FILLERS = ("um", "uh", "er", "erm", "ah", "oh", "hmm", "mm", "well", "like", "so", "basically", "eh")
 EASE = ("problem", "problems", "trouble", "worries", "worry", "bother", "issue", "drama", "dramas", "sweat", "shortage", "wahala")  # "no problem", "no wahala", "not a problem": a yes
 WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
 ORDINAL = ("st", "nd", "rd", "th")

@@ -88,10 +88,10 @@ assessment and the web view). The rules, all of them:
     or full, the party said alone, a measure (rule 4) or a day after a word of RUNS or "by" ("hold it till Monday") is
     no other value, nor, of a booking, in a sentence with no word of NOT, one just after a word of RUNS, "by", "from",
     "after" or "between" or in the three after "or" ("7:45, or a 9:15 in the bar"), or as in rule 4 ("from 10 to 6").
-    A fact quoted from the business's question is refused where the agent's reply says a value of its kind and not its
-    own ("Just the two?" / "Three people."): a clock time (a bare "quarter past": its minutes), a day, or a count of
-    people (before "people", "of" or a word of PEOPLE, or last in its clause; 1 only before "person"; a party also as
-    rule 5's sum).
+    A fact quoted from the business's question is refused where the agent's reply, in its clauses of no no, says a value
+    of its kind and not its own ("Just the two?" / "Three people."): a clock time (no limit, none after a word of RUNS,
+    "by", "from" or "after"; a bare "half past": its minutes), a day, or a number before "people", "person" or a word of
+    PEOPLE (a party also as the sum of those before PEOPLE).
 12. Voicemail. A voicemail record stands on a recorded greeting said, or the carrier's answering-machine detection.
 """
 
@@ -111,7 +111,8 @@ from calld.adapters import gpt_live
 from calld.core import situations
 from calld.core.answers import Accepted, Cited, Fact, Refused, Verdict
 from calld.core.plan import BookJob, QuickAskJob
-from calld.domain.spoken import MONTHS, MONTHS_SET, RUNS, SET_APART, UNITS, WEEKDAYS_SET, Clock, clocks, days_in, has_phrase
+from calld.domain.spoken import CLOCK_CUES, DAYPARTS, MONTHS, MONTHS_SET, RUNS, SET_APART, UNITS, WEEKDAYS_SET, Clock, clocks
+from calld.domain.spoken import days_in, has_phrase
 from calld.domain.spoken import NOT_A_NAME as _NOT_A_NAME, addresses as _addresses, hhmm as _hhmm, near as _near
 from calld.domain.spoken import reads_as as _reads_as, typed as _typed
 from calld.domain.tokens import WEEKDAYS, at as _at, tokens, weekday as _weekday, words_of as _words
@@ -164,6 +165,7 @@ INSTEAD = ("instead", "though", "alternatively", "substitute", "alternative", "s
 DECLINES = ("decline", "leave it", "too early", "too late", "outside", "earlier than", "later than")  # the agent's no, rule 10
 KNOWING = ("know", "sure", "idea", "tell", "remember", "certain", "check")  # "I don't know" says no no of stock
 STATING = ("we", "we're", "we've", "i", "i'm", "it", "it's", "its", "they", "they're", "there's")  # "we're open till 8?"
+_SAYING_HOURS = frozenset({*STATING, *CLOCK_CUES, *RUNS, *OPEN_CLOSE, *LIMITS, "shut", "shuts", "the", "in", "and", "oclock"})  # "we're back at 9"
 CORRECTIONS = frozenset({"actually", "sorry", "wait", "correction", "mean", "rather", "instead", "oops", "scratch",
                          "make", "change", "changed", "no"})
 _AGAIN = "point each fact at the business's own words that state it, verbatim, and record again"
@@ -534,21 +536,21 @@ def _corrected(fact: Fact, turns: Sequence[Turn], at: Found, booking: bool, read
 
 def _answered_otherwise(fact: Fact, turns: Sequence[Turn], at: Found) -> str | None:
     """Rule 11: the agent's reply to the business's question a fact is quoted from, where it says a value of the fact's
-    kind and not the fact's ("Just the two?" / "Three people, please.")."""
+    kind and not the fact's ("Just the two?" / "Three people, please."), in none of its clauses of a no ("not half 7")."""
     reply = next((t for t in turns[at.turn + 1:] if t.text.strip()), None)
     if reply is None or reply.speaker != "agent":
         return None
-    words = _words(tokens(reply.text))
-    if fact.kind == "clock" and (mine := _hhmm(fact.value)) is not None:  # "a quarter past is fine": its minutes
-        said = clocks(words)
-        other = any(c.hour is not None for c in said) and not any(
-            _reads_as(c, *mine) or c.hour is None and c.minute == mine[1] for c in said)
-    elif fact.kind == "count":  # a number of people: before "people" or "of", or last in its clause ("No, four, sorry.")
-        counts = set()
-        for ws in (_words(tokens(c)) for c in _CLAUSE_END.split(reply.text)):
-            counts |= {ws[i] for i in _counted(ws, measures=False) if ws[i] != "1" and (i == len(ws) - 1 or _at(
-                ws, i + 1) in ("people", "of") or _at(ws, i + 1).rstrip("s") in PEOPLE) or _at(ws, i + 1) == "person"}
-        other = bool(counts) and fact.value not in counts | _party_said(words)
+    parts = [w for c in _CLAUSE_END.split(reply.text) if (w := _words(tokens(c))) and not _negated(w)]
+    words = [w for p in parts for w in p]
+    if fact.kind == "clock" and (mine := _hhmm(fact.value)) is not None:  # "half past, please": its minutes
+        said = [c for p in parts for c in clocks(p) if not _aside(p, c) and _at(p, min(c.at) - 1) not in (*RUNS, "by", "from", "after")]
+        agrees = [_reads_as(c, *mine) if c.hour is not None else c.minute == mine[1] for c in said]
+        other = bool(said) and not any(agrees)
+    elif fact.kind == "count":  # a number of people ("Three people"; "2 adults and a baby"), not of tables nor digits
+        counts = {w for i, w in enumerate(words) if w.isdigit() and _at(words, i + 1).rstrip("s") in ("people", "person", *PEOPLE)}
+        parts_of = sum(int(w) if w.isdigit() else 1 for i, w in enumerate(words) if (w.isdigit() or w in ("a", "an")) and (
+            _at(words, i + 1) in PEOPLE or _at(words, i + 1).rstrip("s") in PEOPLE))  # "two adults, two kids"
+        other = bool(counts) and fact.value not in counts | _party_said(words) | {str(parts_of)}
     else:
         days, mine_days = days_in(words), {w for w in _date_words(fact.value) if w in WEEKDAYS}
         other = fact.kind == "date" and bool(days) and bool(mine_days) and not days & mine_days
@@ -767,21 +769,30 @@ def _between(turns: Sequence[Turn], a: Found, b: Found | None, shared: Sequence[
 
 
 def _said_first(turns: Sequence[Turn], times: Found, days: Found | None, value: str) -> bool:
-    """Rule 4: between a range's days and its times, only the range's own times, each in its part (an opening; a closing
-    after a word of closing; or both), and the rest of the times' sentence says no other time nor day: "Saturdays we open
-    at ten, ten till four"."""
+    """Rule 4: between a range's days and its times, only its own times, each in its part (an opening; a closing after a
+    word of closing; or both) in words of saying hours, and no time, day nor clock cue after its times in their sentence:
+    "Saturdays we open at ten, ten till four"."""
     ends = [_hhmm(v) for v in value.split("-")]
     if days is None or days.turn != times.turn or days.last > times.first or len(ends) != 2 or None in ends:
         return False
     words, text = _words(tokens(turns[times.turn].text))[days.last:times.first], turns[times.turn].text
     said = [c for c in clocks(words) if c.hour is not None]
-    if not said or len(said) > 2 or days_in(words) or sum(w[0].isdigit() for w in words) > sum(
-            w[0].isdigit() for c in said for w in (words[i] for i in c.at)):  # no number but its clocks'
+    theirs = {i for c in said for i in c.at}
+    if not said or len(said) > 2 or any(i not in theirs and not (w in _SAYING_HOURS or w in DAYPARTS or w.endswith("n't"))
+                                        for i, w in enumerate(words)):
         return False
     own = (_reads_as(said[0], *ends[0]) and _reads_as(said[1], *ends[1]) if len(said) == 2  # type: ignore[misc]
-           else _reads_as(said[0], *ends[1 if _closes_first(words, said[0]) else 0]))  # type: ignore[misc]
-    after = _words(tokens(text[tokens(text)[times.last - 1].end:times.sentence.end]))
-    return own and not days_in(after) and not any(w[0].isdigit() for w in after)
+           else _reads_as(said[0], *ends[1 if _closing(words, said[0]) else 0]))  # type: ignore[misc]
+    after = _words(tokens(text[tokens(text)[times.last - 1].end:times.sentence.end]))  # ", all year round" but ", till 5"
+    return own and not clocks(after) and not days_in(after) and not any(w[0].isdigit() or w in CLOCK_CUES | RUNS for w in after)
+
+
+def _closing(words: Sequence[str], c: Clock) -> bool:
+    """Rule 4: a time said after a word of closing ("till", "we shut at"), but "don't open till 10": an opening."""
+    cues = [(i, w) for i, w in enumerate(words[:min(c.at)]) if w in (*OPEN_CLOSE, "from", "until", "till", "til", "shut", "shuts")]
+    return bool(cues) and cues[-1][1] not in ("open", "opens", "from") and not (
+        cues[-1][1] in ("until", "till", "til") and _at(words, cues[-1][0] - 1) == "open" and (
+            _at(words, cues[-1][0] - 2) in NOT or _at(words, cues[-1][0] - 2).endswith("n't")))
 
 
 def _carried(turns: Sequence[Turn], at: Found, fact: Fact) -> bool:
@@ -794,10 +805,7 @@ def _carried(turns: Sequence[Turn], at: Found, fact: Fact) -> bool:
     said, days = clocks(clause), [d for d in fact.days if d in WEEKDAYS_SET]
     if None in ends or len(said) != 1 or not days or not set(days) <= days_in(clause):
         return False
-    cue = [w for w in clause[:min(said[0].at)] if w in (*OPEN_CLOSE, "from", "until", "till", "til")][-1:]
-    opening = cue in (["open"], ["opens"], ["from"]) or any(  # "don't open till 10"
-        (_at(clause, i - 1) in NOT or _at(clause, i - 1).endswith("n't")) and _at(clause, i + 1) in ("until", "till", "til")
-        for i, w in enumerate(clause[:min(said[0].at)]) if w == "open")
+    opening = bool(set(clause[:min(said[0].at)]) & {"open", "opens", "from"}) and not _closing(clause, said[0])
     after = list(itertools.takewhile(lambda w: not days_in([w]), _words(tokens(text[toks[at.last - 1].end:at.sentence.end]))))
     if not _reads_as(said[0], *ends[0 if opening else 1]) or not (opening or _closes_first(clause, said[0])) or clocks(after) or (  # type: ignore[misc]
             not opening and ({"open", "opens", "from"} & set(after) or any(
