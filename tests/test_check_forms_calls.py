@@ -364,3 +364,14 @@ def test_rule_10_the_agents_sentence_with_a_word_of_declines_settles_on_no_time(
     assert isinstance(check_record(declined("Tonight we're pretty slammed"), BOOK, turns), Accepted), leaving
     settled = (*turns[:2], Turn("agent", "9 pm works for Jo, thanks."), turns[3])
     assert check_record(declined("Tonight we're pretty slammed"), BOOK, settled).rule == 10  # type: ignore[union-attr]
+
+
+def test_rule_6_the_agents_answer_to_a_wait_goes_on_with_its_question() -> None:
+    """ "Hang on, let me look it up." / "Sure, take your time." / "Forty-six.": the item asked about stands over the
+    wait; an answer to no wait is a question of its own."""
+    job = c.QuickAskJob(AISLE.question, "washer fluid")
+    held = call("Which aisle is the washer fluid in?", "That's automotive. Hang on, let me look it up.", "Sure, take your time.",
+                "It's forty-six, by the wiper blades.")
+    assert isinstance(check_record(aisle("aisle 46", "It's forty-six"), job, held), Accepted)
+    unheld = (*held[:1], Turn("business", "That's automotive."), *held[2:])
+    assert check_record(aisle("aisle 46", "It's forty-six"), job, unheld).rule == 6  # type: ignore[union-attr]

@@ -36,10 +36,11 @@ assessment and the web view). The rules, all of them:
     end ("Monday to Thursday 8 till 7, Friday and Saturday till 10"; "Sundays we don't open till 10"); a bare
     "half past" takes its hour from the context_quote; days_quote and times_quote, said in one turn, have no other day
     or number between them but a split shift's other times or the range's own said first, each in its part (an opening;
-    a closing after a word of closing) and no time nor day after it in its sentence ("Sundays we open at 10, 10 till 4"),
-    and days whose own clause says times take those ("Mon-Fri 8:30 to 6, Sat 9 to 1"). A booked time in no clock words
-    ("early sitting") stands by them; with no half of the day, it is the half nearer the time asked; with a word of
-    LIMITS or HOURS_CUES in the four words before each time it reads ("we open at 5", "back at 9"), it is none.
+    a closing after a word of closing), in words of saying hours (_SAYING_HOURS), and no time, day nor word of RUNS or
+    CLOCK_CUES after its times in their sentence ("Sundays we open at 10, 10 till 4"), and days whose own clause says
+    times take those ("Mon-Fri 8:30 to 6, Sat 9 to 1"). A booked time in no clock words ("early sitting") stands by
+    them; with no half of the day, it is the half nearer the time asked; with a word of LIMITS or HOURS_CUES in the four
+    words before each time it reads ("we open at 5", "back at 9"), it is none.
  5. Own words. Each day, date, count, party size, place or kind stands in its own quote: a count as a number that is no
     part of a clock time nor a day of a month ("march 5"; "the 12th", no month said, for the date), nor before a word of
     UNITS or after one of NUMBERED ("table 12"), a party of two also by a word of PAIR, a party also as the sum of
@@ -49,18 +50,20 @@ assessment and the web view). The rules, all of them:
     else; a place or kind by its words (PLACE_WORDS aside; a place's may stand in the rest of its sentence, but in a
     clause of a no, of PAST or after "but", where its quote says one of them; its numbers not). A day after a word of
     SET_APART is not among them ("closed" aside, of closed days). An item's count or place quote holds no other number
-    (but the item's own, or a measure: "the 12 inch"). A typed date is read as said (with its year, by its day; "Dec"); the date asked
-    stands unsaid beside its weekday said; RELATIVE words ("tomorrow", in a read-back too) and HOLIDAYS (not after
-    "before" or "after") say their dates (BookJob.today: the day dialled); the date asked stands by its day said where
-    no other month is.
+    (but the item's own, or a measure: "the 12 inch"). A typed date is read as said (with its year, by its day; "Dec");
+    the date asked stands unsaid beside its weekday said; RELATIVE words ("tomorrow", in a read-back too) and HOLIDAYS
+    (not after "before" or "after") say their dates (BookJob.today: the day dialled); the date asked stands by its day
+    said where no other month is.
  6. The item. A stock or aisle fact names the item asked about: in its quote, or in the agent's question before it (the
-    agent's follow-ups between, or a question back and the agent's choice, which the fact's sentence names), with no
-    number of another size of it nor a word of INSTEAD said in between; in its own quote where its sentence gives
-    another number of its kind (no measure) but the kinds' own ("3 boxes, in aisle 8" holds one of each) or its clause
-    a word of INSTEAD ("the M12 though"). Said again or read back, a place or count stands on the question first answered.
+    agent's follow-ups or answers to a wait of HOLDS between, or a question back and the agent's choice, which the
+    fact's sentence names), with no number of another size of it nor a word of INSTEAD said in between; in its own
+    quote where its sentence gives another number of its kind (no measure) but the kinds' own ("3 boxes, in aisle 8"
+    holds one of each) or its clause a word of INSTEAD ("the M12 though"). Said again or read back, a place or count
+    stands on the question first answered.
  7. Word lists. A closed day's quote holds a word of CLOSED (or a no just before "open", not "until"; or a no answering
-    a question with "open"; or "close" last in its sentence: "Sunday we close."); open around the clock, of ALWAYS; no set hours, of NO_SET_HOURS. An open range's days are
-    none its days_quote's clause says closed (CLOSED, no "open" nor time: "shut Sundays").
+    a question with "open"; or "close" last in its sentence: "Sunday we close."); open around the clock, of ALWAYS; no
+    set hours, of NO_SET_HOURS. An open range's days are none its days_quote's clause says closed (CLOSED, no "open" nor
+    time: "shut Sundays").
  8. Yes. The clause of a quote of what is holds no word of NOT (nor ending in n't or "nae"; not before a word of
     OPEN_CLOSE and "until"; not a "no" before a word of CORRECTIONS; not "not many") nor of PAST; of stock, none of OUT
     ("out the back" aside) nor COMING, "will" ('ll, "gonna") nor a day ("next week"): stock to come is none now, and a
@@ -469,8 +472,9 @@ def _another_size(item: str, words: Sequence[str]) -> bool:
 
 
 def _item_named(item: str | None, turns: Sequence[Turn], at: Found | None, asked: int | None) -> bool:
-    """Rule 6: the item in the fact's words, or in the agent's question before them (over follow-ups: "Which aisle?",
-    and a question back whose choice the words' sentence names: "The tin or the carton?" / "The tin." / "Tin's lane 7.")."""
+    """Rule 6: the item in the fact's words, or in the agent's question before them (over follow-ups: "Which aisle?", a
+    wait's answer: "Hang on." / "Sure.", and a question back whose choice the words' sentence names: "The tin or the
+    carton?" / "The tin." / "Tin's lane 7.")."""
     if not item or at is not None and _names_item(item, at.words) and not _another_size(item, at.words):
         return True
     if at is not None and set(INSTEAD) & set(_clause(turns, at)[0]):  # "We have the M12 though": another one
@@ -479,7 +483,8 @@ def _item_named(item: str | None, turns: Sequence[Turn], at: Found | None, asked
     while asked and not _names_item(item, _words(tokens(turns[asked].text))) and turns[asked - 1].speaker == "business":
         if turns[asked - 1].text.rstrip().endswith("?"):
             choice = choice or set(_words(tokens(turns[asked].text))) - PLACE_WORDS
-        elif at is None or not turns[asked].text.rstrip().endswith("?"):  # a read-back's question is its own
+        elif at is None or not (turns[asked].text.rstrip().endswith("?") or has_phrase(  # a read-back's question is its own;
+                _words(tokens(turns[asked - 1].text)), HOLDS)):  # a wait's answer ("Take your time.") goes on with the question
             break
         asked = _asked_before(turns, asked - 1)
     if asked is None or not _names_item(item, _words(tokens(turns[asked].text))) or (
