@@ -227,6 +227,7 @@ def test_rule_9_out_said_in_scots_or_patois(said: str) -> None:
     ("Sunday, we close at four, so it's eleven to four.", "Sunday", "eleven to four", "11:00", "16:00"),
     ("Sundays it's eight to ten, eh, eight in the morning to ten at night.", "Sundays", "eight in the morning to ten at night",
      "08:00", "22:00"),
+    ("Saturdays we open at ten o'clock and close at four, so ten till four.", "Saturdays", "ten till four", "10:00", "16:00"),
 ])
 def test_rule_4_a_ranges_own_time_said_first_between_its_days_and_times(
         said: str, days: str, times: str, opens: str, closes: str) -> None:
