@@ -44,7 +44,7 @@ assessment and the web view). The rules, all of them:
  5. Own words. Each day, date, count, party size, place or kind stands in its own quote: a count as a number that is no
     part of a clock time nor a day of a month ("march 5"; "the 12th", no month said, for the date), nor before a word of
     UNITS or after one of NUMBERED ("table 12"), a party of two also by a word of PAIR, a party also as the sum of
-    counts each before a word of PEOPLE and joined by "and" or "plus" ("2 adults and 2 kids", not "4 and 2 high
+    counts ("a" one) each before a word of PEOPLE, joined by "and" or "plus" ("2 adults and 2 kids", not "4 and 2 high
     chairs"); days by name, run or DAY_GROUPS, every day the days_quote names being recorded, and a range's times_quote
     naming no day but its own, where a word of OTHER_DAYS ("rest of the week") names the days its turn names nowhere
     else; a place or kind by its words (PLACE_WORDS aside; a place's may stand in the rest of its sentence, but in a
