@@ -384,3 +384,15 @@ def test_rule_5_a_party_said_as_a_sum_counts_a_or_an_before_a_word_of_people() -
                   time_quote="at seven", date_quote="on Friday")
     assert isinstance(check_record(args, BOOK, turns), Accepted)
     assert check_record(args | {"confirmed_party": 4}, BOOK, turns).rule == 5  # type: ignore[union-attr]
+
+
+def test_rule_11_a_no_of_another_kind_the_record_gives_is_no_correction_of_this_one() -> None:
+    """ "We'd have a couple in paperback. No hardback though.": the no is the hardback's, which the record gives; a no
+    that names the paperback too takes its yes back."""
+    args = stock("some_kinds", None, kinds=[
+        {"kind": "paperback", "availability": "in_stock", "quantity": None, "quote": "we'd have a couple of copies in paperback"},
+        {"kind": "hardback", "availability": "out_of_stock", "quantity": None, "quote": "No hardback though"}])
+    said = "Yeah, we'd have a couple of copies in paperback. No hardback though, that's long gone."
+    assert isinstance(check_record(args, STOCK, call("Do you have the cast iron skillet?", said)), Accepted)
+    both = said.replace("that's long gone", "and the paperback's gone too, actually")
+    assert check_record(args, STOCK, call("Do you have the cast iron skillet?", both)).rule == 11  # type: ignore[union-attr]

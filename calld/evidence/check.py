@@ -87,9 +87,10 @@ assessment and the web view). The rules, all of them:
     its kind (a clock time; a number of one or two digits, not the record's party nor, for a party, its booked time; a
     day or, for a date with its day of the month, another "the 20th") refuse the record when they hold a word of
     CORRECTIONS, or always for a booking's time and date (and a read-back party) but in the rest of its outcome's turn
-    ("booked. Last orders at 9"), or for stock held a no; unless they name a day the fact is not for. A time said gone
-    or full, the party said alone, a measure (rule 4) or a day after a word of RUNS or "by" ("hold it till Monday") is
-    no other value, nor, of a booking, in a sentence with no word of NOT, one just after a word of RUNS, "by", "from",
+    ("booked. Last orders at 9"), or for stock held a no (not one of another kind the record gives alone: "No hardback
+    though"); unless they name a day the fact is not for. A time said gone or full, the party said alone, a measure
+    (rule 4) or a day after a word of RUNS or "by" ("hold it till Monday") is no other value, nor, of a booking, in a
+    sentence with no word of NOT, one just after a word of RUNS, "by", "from",
     "after" or "between" or in the three after "or" ("7:45, or a 9:15 in the bar"), or as in rule 4 ("from 10 to 6").
     A fact quoted from the business's question is refused where the agent's reply, in its clauses of no no, says a value
     of its kind and not its own ("Just the two?" / "Three people."): a clock time (no limit, none after a word of RUNS,
@@ -505,9 +506,11 @@ def _answered_before(fact: Fact, item: str | None, turns: Sequence[Turn], asked:
 
 
 def _corrected(fact: Fact, turns: Sequence[Turn], at: Found, booking: bool, readback: bool = False,
-               own: frozenset[str] = frozenset(), settled: Quote | None = None) -> str | None:
+               own: frozenset[str] = frozenset(), settled: Quote | None = None,
+               kinds: tuple[str, Sequence[str]] = ("", ())) -> str | None:
     """Rule 11: a later sentence with another value of the fact's kind, and a word of CORRECTIONS (none for a booking's
-    time or date but after `settled`, its outcome's sentence, in its turn). `own`: counts a bare number may say."""
+    time or date but after `settled`, its outcome's sentence, in its turn). `own`: counts a bare number may say; `kinds`:
+    the fact's kind and the record's others, whose no is not the fact's ("paperback, yeah. No hardback though.")."""
     said = _said_after(turns, at)  # aside: the sentences after the outcome's in its turn
     aside = range(a := len(said) - len(_said_after(turns, settled)), a + len(_said_after(turns, settled, settled.turn))) if settled else range(0)
     for i, words in enumerate(said):
@@ -534,7 +537,8 @@ def _corrected(fact: Fact, turns: Sequence[Turn], at: Found, booking: bool, read
                 or fact.kind == "date" and (mine := {w for w in _date_words(fact.value) if w in WEEKDAYS}) and days - mine \
                 or fact.kind == "date" and (mine := {w.split()[-1] for w in _date_words(fact.value) if " " in w}) and {
                     words[j] for i, w in enumerate(words) if w in MONTHS or w == "the" for j in _near(words, i)} - mine \
-                or fact.topic == "stock" and fact.kind == "yes" and (has_phrase(words, OUT) or _negated(words)):
+                or fact.topic == "stock" and fact.kind == "yes" and (has_phrase(words, OUT) or _negated(words)) and not (
+                    any(_names_item(k, words) for k in kinds[1]) and not (kinds[0] and _names_item(kinds[0], words))):
             return " ".join(words)  # "oh wait, sorry, we just sold the last one"
     return None
 
@@ -748,8 +752,9 @@ def _check(cited: Cited, request: QuickAskJob | BookJob, turns: Sequence[Turn], 
                 not _answered_before(fact, item, turns, _asked_before(turns, at.turn)):
             return Refused(6, f"your quote {fact.quote!r} does not name {item!r}, nor answers a question that does",
                            "quote the words that name the item, or record what they said of it as unknown")
+        others = tuple(f.value for f in cited.facts if f.kind == "kind" and f.quote != fact.quote and f.value != its_kind)
         if (later := _corrected(fact, turns, at, isinstance(request, BookJob), own=timed if fact.kind == "count" else own,
-                                settled=at_outcome.sentence if at_outcome is not None else None)) is not None:
+                                settled=at_outcome.sentence if at_outcome is not None else None, kinds=(its_kind, others))) is not None:
             return Refused(11, f"after your quote {fact.quote!r} the business said {later!r}", "record what the business said last")
         evidence.append(at.sentence)
     if cited.status == "booked" and at_outcome is not None and outcome is not None:
