@@ -396,3 +396,18 @@ def test_rule_11_a_no_of_another_kind_the_record_gives_is_no_correction_of_this_
     assert isinstance(check_record(args, STOCK, call("Do you have the cast iron skillet?", said)), Accepted)
     both = said.replace("that's long gone", "and the paperback's gone too, actually")
     assert check_record(args, STOCK, call("Do you have the cast iron skillet?", both)).rule == 11  # type: ignore[union-attr]
+
+
+def test_rule_5_a_places_words_stand_in_the_rest_of_its_turn_its_number_in_its_quote() -> None:
+    """ "Crumpets, they're opposite the bread. ... crumpets are in aisle two, top shelf.": a place described over the
+    sentences of one turn; its number in its quote, and none of its words from a clause of a no or after "but"."""
+    job = c.QuickAskJob(AISLE.question, "crumpets")
+    said = "Crumpets, they're opposite the bread. Crumpets are on the other side, in aisle two, top shelf."
+    turns = call("Which aisle are the crumpets in?", said)
+    quote = "Crumpets are on the other side, in aisle two, top shelf"
+    assert isinstance(check_record(aisle("aisle 2, top shelf, opposite the bread", quote), job, turns), Accepted)
+    assert check_record(aisle("aisle 2, top shelf, by the tills", quote), job, turns).rule == 5  # type: ignore[union-attr]
+    other = call("Which aisle are the crumpets in?", "Crumpets aren't opposite the bread. Crumpets are in aisle two, top shelf.")
+    assert check_record(aisle("aisle 2, top shelf, opposite the bread", "Crumpets are in aisle two, top shelf"), job, other).rule == 5  # type: ignore[union-attr]
+    apart = (*turns, Turn("agent", "Thanks."), Turn("business", "The muffins are by the tills."))
+    assert check_record(aisle("aisle 2, top shelf, by the tills", quote), job, apart).rule == 5  # type: ignore[union-attr]

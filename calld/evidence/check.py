@@ -47,7 +47,7 @@ assessment and the web view). The rules, all of them:
     counts ("a" one) each before a word of PEOPLE, joined by "and" or "plus" ("2 adults and 2 kids", not "4 and 2 high
     chairs"); days by name, run or DAY_GROUPS, every day the days_quote names being recorded, and a range's times_quote
     naming no day but its own, where a word of OTHER_DAYS ("rest of the week") names the days its turn names nowhere
-    else; a place or kind by its words (PLACE_WORDS aside; a place's may stand in the rest of its sentence, but in a
+    else; a place or kind by its words (PLACE_WORDS aside; a place's may stand in the rest of its turn, but in a
     clause of a no, of PAST or after "but", where its quote says one of them; its numbers not). A day after a word of
     SET_APART is not among them ("closed" aside, of closed days). An item's count or place quote holds no other number
     (but the item's own, or a measure: "the 12 inch"). A typed date is read as said (with its year, by its day; "Dec");
@@ -314,9 +314,9 @@ def _standing_numbers(text: str) -> set[str]:
     return standing
 
 
-def _standing_words(sentence: str) -> list[str]:
-    """Rule 5: a sentence's words but in its clauses of a no, of PAST or after "but" ("near the front, not the back")."""
-    parts = [_words(tokens(p)) for c in _CLAUSE_END.split(sentence) for p in _BUT_ALONE.split(c)]
+def _standing_words(text: str) -> list[str]:
+    """Rule 5: a text's words but in its clauses of a no, of PAST or after "but" ("near the front, not the back")."""
+    parts = [_words(tokens(p)) for c in _CLAUSE_END.split(text) for p in _BUT_ALONE.split(c)]
     return [w for p in parts if not _negated(p) and not has_phrase(p, PAST) and _at(p, 0) != "but" for w in p]
 
 
@@ -702,8 +702,8 @@ def _check(cited: Cited, request: QuickAskJob | BookJob, turns: Sequence[Turn], 
             context = _words(tokens(turns[q].text))  # "Are you open on Sunday?" / "No, we're not."
         named = _other_days(turns, at)  # "Rest of the week we're closed": the days its turn names nowhere else
         text, toks = turns[at.turn].text, tokens(turns[at.turn].text)  # a days quote's rest of its sentence (a day set apart
-        rest = (_words(tokens(text[toks[at.last - 1].end:at.sentence.end])) if fact.kind in ("days", "closed")  # there), a place's sentence
-                else _standing_words(text[at.sentence.start:at.sentence.end]) if fact.kind == "place" else [])
+        rest = (_words(tokens(text[toks[at.last - 1].end:at.sentence.end])) if fact.kind in ("days", "closed")  # there), a place's turn
+                else _standing_words(text) if fact.kind == "place" else [])
         party = next((f.value for f in cited.facts if f.kind == "count"), None) if isinstance(request, BookJob) else None  # "two for seven"
         its_kind = " ".join(f.value for f in cited.facts if f.kind == "kind" and f.quote == fact.quote)  # "one of the 11 speed"
         if (why := _stands(fact, named if fact.kind == "days" else at.words, context, rest, item and f"{item} {its_kind}", party, today)
