@@ -411,3 +411,14 @@ def test_rule_5_a_places_words_stand_in_the_rest_of_its_turn_its_number_in_its_q
     assert check_record(aisle("aisle 2, top shelf, opposite the bread", "Crumpets are in aisle two, top shelf"), job, other).rule == 5  # type: ignore[union-attr]
     apart = (*turns, Turn("agent", "Thanks."), Turn("business", "The muffins are by the tills."))
     assert check_record(aisle("aisle 2, top shelf, by the tills", quote), job, apart).rule == 5  # type: ignore[union-attr]
+
+
+def test_rule_2_a_read_back_places_words_may_stand_in_the_answer_to_it() -> None:
+    """ "Sorry, by the tills?" / "Aye, on the little stand next to the treats.": the place read back, told more."""
+    job = c.QuickAskJob(AISLE.question, "dog poo bags")
+    turns = call("Which aisle are the dog poo bags in?", "They're by the tills.", "Sorry, by the tills?",
+                 "Aye, on the little stand next to the treats.")
+    place = "by the tills, on the little stand next to the treats"
+    assert isinstance(check_record(aisle(place, None, True, "Aye, on the little stand next to the treats"), job, turns), Accepted)
+    wrong = aisle("by the tills, next to the leads", None, True, "Aye, on the little stand next to the treats")
+    assert check_record(wrong, job, turns).rule == 2  # type: ignore[union-attr]

@@ -11,7 +11,8 @@ assessment and the web view). The rules, all of them:
     HEARD's numbers where a count's, a time's or, after NUMBERED, a place's quote says none ("for for"), and in a time's
     beside a word of RUNS or after "at" ("8 till for"). Agent speech never counts; each fact needs a quote or a
     read-back; a time offered instead (alternative_offered) is one a business clause says.
- 2. Read back. A readback fact stands in the agent's turn just before the turn of the outcome_quote (then needed).
+ 2. Read back. A readback fact stands in the agent's turn just before the turn of the outcome_quote (then needed); a
+    place's words may stand in the outcome_quote's sentence too ("By the tills?" / "Aye, on the stand by the treats.").
  3. Statements. A quote's clause is not a question (but one begun by a word of STATING, with no "you" nor "if": "we're
     open?"), nor a phone menu's prompt; an outcome's yes is in no question at all nor, booked, before the agent's first
     turn, nor holds a bare "confirm" or "verify" but after a word of CONFIRMS ("I can confirm") or last in its clause
@@ -497,12 +498,13 @@ def _item_named(item: str | None, turns: Sequence[Turn], at: Found | None, asked
     return not _another_size(item, between) and not set(INSTEAD) & set(between)
 
 
-def _answered_before(fact: Fact, item: str | None, turns: Sequence[Turn], asked: int | None) -> bool:
+def _answered_before(fact: Fact, item: str | None, turns: Sequence[Turn], asked: int | None, rest: Sequence[str] = ()) -> bool:
     """Rule 6 for a read-back ("Sorry, was that aisle 7?" / "Yep."): the business said the value earlier, in the
-    reply to a question of the agent's that named the item ("Which aisle is the skillet in?" / "Aisle 7.")."""
+    reply to a question of the agent's that named the item ("Which aisle is the skillet in?" / "Aisle 7."; `rest`: the
+    words a read-back place's answer adds)."""
     return fact.kind in ("place", "count") and any(  # a yes or a no has no value to have said before
         (q := _asked_before(turns, t) if turns[t].speaker == "business" else None) is not None
-        and _item_named(item, turns, None, q) and _stands(fact, _words(tokens(turns[t].text))) is None for t in range(asked or 0))
+        and _item_named(item, turns, None, q) and _stands(fact, _words(tokens(turns[t].text)), rest=rest) is None for t in range(asked or 0))
 
 
 def _corrected(fact: Fact, turns: Sequence[Turn], at: Found, booking: bool, readback: bool = False,
@@ -668,14 +670,15 @@ def _check(cited: Cited, request: QuickAskJob | BookJob, turns: Sequence[Turn], 
         if fact.kind == "date" and not _date_words(fact.value):
             continue  # a booked time with no day or date words: nothing to check
         if fact.readback:
+            answered = _standing_words(at_outcome.sentence.text) if fact.kind == "place" and at_outcome else []  # "next to the treats"
             if fact.kind not in ("yes", "no"):
-                if asked is None or at_outcome is None or (why := _stands(fact, _words(tokens(turns[asked].text)), today=today)) is not None:
+                if asked is None or at_outcome is None or (why := _stands(fact, _words(tokens(turns[asked].text)), rest=answered, today=today)) is not None:
                     return Refused(2, f"read back: {why or 'the agent asked nothing before the outcome_quote'}", _AGAIN)
                 answer = Found(at_outcome.turn, 0, 0, (), at_outcome.sentence, False)  # the business's reply, whole
                 if (later := _corrected(fact, turns, answer, isinstance(request, BookJob), True, timed, at_outcome.sentence)) is not None:
                     return Refused(11, f"after your read-back of {fact.value!r} the business said {later!r}",
                                    "record what the business said")
-            if fact.item and not _item_named(item, turns, None, asked) and not _answered_before(fact, item, turns, asked):
+            if fact.item and not _item_named(item, turns, None, asked) and not _answered_before(fact, item, turns, asked, answered):
                 return Refused(6, f"the question before your outcome_quote does not name {item!r}, nor did the business say its "
                                   "value earlier in answer to one that does", "quote the business's first answer, which did")
             continue
