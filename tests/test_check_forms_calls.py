@@ -422,3 +422,14 @@ def test_rule_2_a_read_back_places_words_may_stand_in_the_answer_to_it() -> None
     assert isinstance(check_record(aisle(place, None, True, "Aye, on the little stand next to the treats"), job, turns), Accepted)
     wrong = aisle("by the tills, next to the leads", None, True, "Aye, on the little stand next to the treats")
     assert check_record(wrong, job, turns).rule == 2  # type: ignore[union-attr]
+
+
+def test_rule_11_a_time_said_after_not_is_denied_not_said() -> None:
+    """ "Weekdays is seven to half past six now, not six": the six is taken back, not another closing; "sorry, quarter
+    to seven" still says another."""
+    r = {"days": WEEKDAYS[:5], "opens": "07:00", "closes": "18:30", "days_quote": "weekdays",
+         "times_quote": "weekdays is seven to half past six now"}
+    said = "Oh wait, correction, weekdays is seven to half past six now, not six, they changed it last month."
+    assert isinstance(check_record(hours(r), HOURS, call("What are your hours?", said)), Accepted)
+    again = said.replace("not six, they changed", "sorry, quarter to seven, they changed")
+    assert check_record(hours(r), HOURS, call("What are your hours?", again)).rule == 11  # type: ignore[union-attr]

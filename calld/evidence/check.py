@@ -89,7 +89,8 @@ assessment and the web view). The rules, all of them:
     day or, for a date with its day of the month, another "the 20th") refuse the record when they hold a word of
     CORRECTIONS, or always for a booking's time and date (and a read-back party) but in the rest of its outcome's turn
     ("booked. Last orders at 9"), or for stock held a no (not one of another kind the record gives alone: "No hardback
-    though"); unless they name a day the fact is not for. A time said gone or full, the party said alone, a measure
+    though"); unless they name a day the fact is not for. A time said gone or full or after "not" ("not six"), the
+    party said alone, a measure
     (rule 4) or a day after a word of RUNS or "by" ("hold it till Monday") is no other value, nor, of a booking, in a
     sentence with no word of NOT, one just after a word of RUNS, "by", "from",
     "after" or "between" or in the three after "or" ("7:45, or a 9:15 in the bar"), or as in rule 4 ("from 10 to 6").
@@ -526,10 +527,11 @@ def _corrected(fact: Fact, turns: Sequence[Turn], at: Found, booking: bool, read
             # of a booking, a limit or a range's end ("come by 12:45", "from 10 to 6") is no time of it; "nothing until 10" a no
             limits = [c for c in clocks(words) if booking and not NOT & set(words) and (
                 _aside(words, c) or _at(words, min(c.at) - 1) in RUNS | {"by", "from", "after", "between"} or "or" in words[max(0, min(c.at) - 3):min(c.at)])]
+            denied = {i for i, w in enumerate(words) if _at(words, i - 1) == "not"}  # "half six now, not six": no other time
             said = [c for c in clocks(words) if c.hour is not None and not (c.loose and str(c.hour) in own) and c not in limits
-                    and (CORRECTIONS & set(words) or not (_gone(words, yes=False) or has_phrase(words, FULL)))]
-            said += [Clock(int(w), 0, None, frozenset()) for w in _counts(words, measures=False)  # and a bare hour: "sorry, 8"
-                     if int(w) <= 12 and w not in own and CORRECTIONS & set(words)]
+                    and (CORRECTIONS & set(words) or not (_gone(words, yes=False) or has_phrase(words, FULL))) and min(c.at) not in denied]
+            said += [Clock(int(words[i]), 0, None, frozenset()) for i in _counted(words, measures=False)  # and a bare hour: "sorry, 8"
+                     if int(words[i]) <= 12 and words[i] not in own and CORRECTIONS & set(words) and i not in denied]
             other = [c for c in said if not any(_reads_as(c, *t) for t in mine)]
             its_days = set(fact.days) & WEEKDAYS_SET | {w for w in _date_words(fact.value) if w in WEEKDAYS}
             if other and not (days and its_days and not days & its_days):
