@@ -64,3 +64,10 @@ def test_fillers_are_dropped() -> None:
 def test_a_g_dropped_in_writing_is_said_and_only_where_its_apostrophe_is() -> None:
     assert said("I got nothin' till ten, we're goin' home") == ["i", "got", "nothing", "till", "10", "we're", "going", "home"]
     assert said("The cabin in Berlin, nothin") == ["the", "cabin", "in", "berlin", "nothin"]
+
+
+def test_one_after_the_and_a_word_is_a_pronoun_but_the_last_one_counts() -> None:
+    assert said("Friday's the late one till half five") == ["friday's", "the", "late", "one", "till", "half", "5"]
+    assert said("the fresh one's in the dairy") == ["the", "fresh", "one", "s", "in", "the", "dairy"]
+    assert said("we've got the last one") == ["we've", "got", "the", "last", "1"]
+    assert said("one of them") == ["1", "of", "them"]

@@ -2,9 +2,10 @@
 
 Lower case, without punctuation or fillers; number words as digits ("twenty five" 25, "twelfth" 12th, "a dozen" 12; a
 lone "o" is no zero); "dont" as "don't", "p m" as "pm", "o clock" as "oclock", "seven's" as "7 s", "19h30" as "19:30",
-SHORT spellings in full ("tmrw"), a g dropped in writing said ("nothin'"), "day after tomorrow" as "overmorrow", "24 by
-7" as "24/7"; a dash between two numbers or two days a run ("9-6" is 9 to 6); a no of ease ("no problem") one "ok".
-Pure: no clock, no files; each token keeps its place in the text.
+SHORT spellings in full ("tmrw"), a g dropped in writing said ("nothin'"), "one" after "the" and a word no number ("the
+late one", but "the last one"), "day after tomorrow" as "overmorrow", "24 by 7" as "24/7"; a dash between two numbers or
+two days a run ("9-6" is 9 to 6); a no of ease ("no problem") one "ok". Pure: no clock, no files; each token keeps its
+place in the text.
 """
 
 from __future__ import annotations
@@ -52,6 +53,11 @@ def tokens(text: str) -> tuple[Tok, ...]:
         raw += [Tok("th", t.end, t.end)] * (m.group()[0].isdigit() and m.group()[-2:] in ORDINAL)  # "12th"
     out, i = list[Tok](), 0
     while i < len(raw):
+        if raw[i].word == "one" and i > 1 and raw[i - 2].word in ("the", "this", "that") and raw[i - 1].word.isalpha() and \
+                raw[i - 1].word not in ("last", "only") and number([raw[i - 1].word]) is None:  # "the late one": no number
+            out.append(raw[i])
+            i += 1
+            continue
         # "twenty five" before "twenty"; "seven thirty" stays two numbers, as "nine-thirty six" is 9 30 6 (a word
         # joined to a number before it by a dash goes on only by dashes: "five-forty-five" is 5 45)
         hyphened = i > 0 and text[raw[i - 1].end:raw[i].start] == "-" and number([raw[i - 1].word]) is not None
