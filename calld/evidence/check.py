@@ -84,16 +84,16 @@ assessment and the web view). The rules, all of them:
     sentence settling on a time (one, and no no nor word of DECLINES: "too late") refuses it when the business's next
     turn says that time with no no, or first answers with no no, question, wait or offer, and the agent takes nothing
     back after.
-11. Corrections. Business words after a fact's quote (a read-back fact's: from the reply on) holding another value of
-    its kind (a clock time; a number of one or two digits, not the record's party nor, for a party, its booked time; a
-    day or, for a date with its day of the month, another "the 20th") refuse the record when they hold a word of
-    CORRECTIONS, or always for a booking's time and date (and a read-back party) but in the rest of its outcome's turn
-    ("booked. Last orders at 9"), or for stock held a no (not one of another kind the record gives alone: "No hardback
-    though"); unless they name a day the fact is not for. A time said gone or full or after "not" ("not six"), the
-    party said alone, a measure
-    (rule 4) or a day after a word of RUNS or "by" ("hold it till Monday") is no other value, nor, of a booking, in a
-    sentence with no word of NOT, one just after a word of RUNS, "by", "from",
-    "after" or "between" or in the three after "or" ("7:45, or a 9:15 in the bar"), or as in rule 4 ("from 10 to 6").
+11. Corrections. Business words after a fact's quote (a read-back fact's: from the reply on) holding another value
+    of its kind (a clock time; a number of one or two digits, not the record's party nor, for a party, its booked
+    time; a day or, for a date with its day of the month, another "the 20th") refuse the record when they hold a
+    word of CORRECTIONS, or always for a booking's time and date (and a read-back party) but in the rest of its
+    outcome's turn ("booked. Last orders at 9"), or for stock held a no (not one of another kind the record gives
+    alone: "No hardback though"); unless they name a day the fact is not for. A time said gone or full or after
+    "not" ("not six"), the party said alone, a measure (rule 4) or a day after a word of RUNS or "by" ("hold it till
+    Monday") is no other value, nor, of a booking, in a sentence with no word of NOT, one just after a word of RUNS,
+    "by", "from", "after" or "between" or in the three after "or" ("7:45, or a 9:15 in the bar"), or as in rule 4
+    ("from 10 to 6").
     A fact quoted from the business's question is refused where the agent's reply, in its clauses of no no, says a value
     of its kind and not its own ("Just the two?" / "Three people."): a clock time (no limit, none after a word of RUNS,
     "by", "from" or "after"; a bare "half past": its minutes), a day, or a number before "people", "person" or a word of
