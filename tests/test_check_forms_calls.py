@@ -433,3 +433,18 @@ def test_rule_11_a_time_said_after_not_is_denied_not_said() -> None:
     assert isinstance(check_record(hours(r), HOURS, call("What are your hours?", said)), Accepted)
     again = said.replace("not six, they changed", "sorry, quarter to seven, they changed")
     assert check_record(hours(r), HOURS, call("What are your hours?", again)).rule == 11  # type: ignore[union-attr]
+
+
+def test_rules_2_and_7_a_closed_day_by_its_days_quote_or_read_back_and_answered_shut() -> None:
+    """ "closed Sunday" as a closed range's days_quote, with no times_quote, says its word of CLOSED; a read-back day
+    ("And Sunday?") takes its word from the answer ("Shut, we need a rest!")."""
+    said = call("What are your hours?", "We're 9 to 5:30 Monday to Friday, Saturday 9 till 1, closed Sunday.")
+    r = {"days": ["sunday"], "closed": True, "days_quote": "closed Sunday", "times_quote": None}
+    assert isinstance(check_record(hours(r), HOURS, said), Accepted)
+    assert check_record(hours(r | {"days_quote": "Sunday"}), HOURS, said).rule == 7  # type: ignore[union-attr]
+    asked = call("What are your hours?", "Tuesday to Friday it's seven till two.", "And Sunday and Monday?", "Shut both days, we need a rest!")
+    back = {"days": ["sunday", "monday"], "closed": True, "readback": True}
+    args = hours(back) | {"outcome_quote": "Shut both days"}
+    assert isinstance(check_record(args, HOURS, asked), Accepted)
+    opened = (*asked[:3], Turn("business", "Both days, we need a rest!"))
+    assert check_record(hours(back) | {"outcome_quote": "Both days"}, HOURS, opened).rule == 2  # type: ignore[union-attr]

@@ -12,7 +12,8 @@ assessment and the web view). The rules, all of them:
     beside a word of RUNS or after "at" ("8 till for"). Agent speech never counts; each fact needs a quote or a
     read-back; a time offered instead (alternative_offered) is one a business clause says.
  2. Read back. A readback fact stands in the agent's turn just before the turn of the outcome_quote (then needed); a
-    place's words may stand in the outcome_quote's sentence too ("By the tills?" / "Aye, on the stand by the treats.").
+    place's words may stand in the outcome_quote's sentence too ("By the tills?" / "Aye, on the stand by the treats."),
+    and a closed day's word of CLOSED in the outcome_quote ("And Sunday?" / "Shut.").
  3. Statements. A quote's clause is not a question (but one begun by a word of STATING, with no "you" nor "if": "we're
     open?"), nor a phone menu's prompt; an outcome's yes is in no question at all nor, booked, before the agent's first
     turn, nor holds a bare "confirm" or "verify" but after a word of CONFIRMS ("I can confirm") or last in its clause
@@ -61,10 +62,10 @@ assessment and the web view). The rules, all of them:
     quote where its sentence gives another number of its kind (no measure) but the kinds' own ("3 boxes, in aisle 8"
     holds one of each) or its clause a word of INSTEAD ("the M12 though"). Said again or read back, a place or count
     stands on the question first answered.
- 7. Word lists. A closed day's quote holds a word of CLOSED (or a no just before "open", not "until"; or a no answering
-    a question with "open"; or "close" last in its sentence: "Sunday we close."); open around the clock, of ALWAYS; no
-    set hours, of NO_SET_HOURS. An open range's days are none its days_quote's clause says closed (CLOSED, no "open" nor
-    time: "shut Sundays").
+ 7. Word lists. A closed day's quote (its times_quote, else its days_quote) holds a word of CLOSED (or a no just
+    before "open", not "until"; or a no answering a question with "open"; or "close" last in its sentence: "Sunday
+    we close."); open around the clock, of ALWAYS; no set hours, of NO_SET_HOURS. An open range's days are none its
+    days_quote's clause says closed (CLOSED, no "open" nor time: "shut Sundays").
  8. Yes. The clause of a quote of what is holds no word of NOT (nor ending in n't or "nae"; not before a word of
     OPEN_CLOSE and "until"; not a "no" before a word of CORRECTIONS; not "not many") nor of PAST; of stock, none of OUT
     ("out the back" aside) nor COMING, "will" ('ll, "gonna") nor a day ("next week"): stock to come is none now, and a
@@ -674,7 +675,9 @@ def _check(cited: Cited, request: QuickAskJob | BookJob, turns: Sequence[Turn], 
         if fact.readback:
             answered = _standing_words(at_outcome.sentence.text) if fact.kind == "place" and at_outcome else []  # "next to the treats"
             if fact.kind not in ("yes", "no"):
-                if asked is None or at_outcome is None or (why := _stands(fact, _words(tokens(turns[asked].text)), rest=answered, today=today)) is not None:
+                asked_words = _words(tokens(turns[asked].text)) if asked is not None else []  # "Sunday?" / "Shut.": the answer's word
+                asked_words += at_outcome.words if fact.kind in ("closed", "always", "no_set_hours") and at_outcome else []
+                if asked is None or at_outcome is None or (why := _stands(fact, asked_words, rest=answered, today=today)) is not None:
                     return Refused(2, f"read back: {why or 'the agent asked nothing before the outcome_quote'}", _AGAIN)
                 answer = Found(at_outcome.turn, 0, 0, (), at_outcome.sentence, False)  # the business's reply, whole
                 if (later := _corrected(fact, turns, answer, isinstance(request, BookJob), True, timed, at_outcome.sentence)) is not None:
