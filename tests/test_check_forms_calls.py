@@ -448,3 +448,13 @@ def test_rules_2_and_7_a_closed_day_by_its_days_quote_or_read_back_and_answered_
     assert isinstance(check_record(args, HOURS, asked), Accepted)
     opened = (*asked[:3], Turn("business", "Both days, we need a rest!"))
     assert check_record(hours(back) | {"outcome_quote": "Both days"}, HOURS, opened).rule == 2  # type: ignore[union-attr]
+
+
+@pytest.mark.parametrize("said, outcome, declines", [
+    ("Ah sorry, the counter seats Friday are all reserved already.", "the counter seats Friday are all reserved already", True),
+    ("Friday? That's all booked I'm afraid.", "That's all booked I'm afraid", True),
+    ("Friday? That's all booked for Friday.", "That's all booked for Friday", False),  # a yes as much as a no
+])
+def test_rule_9_all_booked_ends_its_clause_but_for_when_words(said: str, outcome: str, declines: bool) -> None:
+    got = check_record(declined(outcome), BOOK, call("Table for two on Friday at 7?", said))
+    assert isinstance(got, Accepted) if declines else got.rule == 9, (said, got)  # type: ignore[union-attr]

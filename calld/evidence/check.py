@@ -77,7 +77,7 @@ assessment and the web view). The rules, all of them:
  9. No. The clause of a quote of what is not (a decline, out of stock, not known) holds a word of NOT (or ending in n't
     or "nae") or of APOLOGY (in a stock quote, no apology nor a no before a word of KNOWING: "I don't know"), for stock
     of OUT or COMING or stock to come, for a booking of FAILURE, FULL, CLOSED, OFFERS or HOURS_CUES, or the word of GONE
-    of rule 8 ("all booked" only where it ends the clause). An answer's outcome_quote says a yes or a no only of stock;
+    of rule 8 ("all booked" only where it ends the clause, WHEN_WORDS aside). An answer's outcome_quote says a yes or a no only of stock;
     of hours, an aisle or kinds it need only be said.
 10. Said after. In a booked outcome_quote's turn before it, and after it, a business sentence with a word of FAILURE, or
     of NOT beside one of BOOKING (no "if" or "unless"), or the word of GONE of rule 8 said of no other time ("Friday's
@@ -436,10 +436,10 @@ def _sign(fact: Fact, words: Sequence[str], parts: Sequence[Sequence[str]] = (),
 
 def _gone(words: Sequence[str], *, yes: bool) -> bool:
     """Rule 8's word of GONE: only WHEN_WORDS, days and times after it, no "you" in its clause ("Seven's gone", "tables
-    are all gone for Thursday"; not "you're all booked", "it's gone through"); "all booked" ends its clause and refuses
-    no yes ("that's all booked" is one, "that time is all booked" a no)."""
+    are all gone for Thursday"; not "you're all booked", "it's gone through"); "all booked" ends its clause but for
+    WHEN_WORDS ("all reserved already") and refuses no yes ("that's all booked" is one, "that time is all booked" a no)."""
     return not {"you", "your", "you're"} & set(words) and any(
-        not (g.startswith("all ") and (yes or rest)) and all(w in WHEN_WORDS or _weekday(w) or w[0].isdigit() or w in
+        not (g.startswith("all ") and (yes or not set(rest) <= WHEN_WORDS)) and all(w in WHEN_WORDS or _weekday(w) or w[0].isdigit() or w in
                                                              ("am", "pm", "oclock", "s") for w in rest)
         for g in GONE for i in range(len(words)) if words[i:i + len(g.split())] == g.split() for rest in [words[i + len(g.split()):]])
 
