@@ -74,11 +74,11 @@ assessment and the web view). The rules, all of them:
     only WHEN_WORDS, days and times after it and no "you" in the clause ("Seven's gone"), as in a booked time's own
     quote ("the half seven's gone"). A booked outcome_quote holds no word of OFFERS nor HOURS_CUES ("closes at 9"), nor
     is each of its clauses an apology. Clauses here end before "and".
- 9. No. The clause of a quote of what is not (a decline, out of stock, not known) holds a word of NOT (or ending in n't
-    or "nae") or of APOLOGY (in a stock quote, no apology nor a no before a word of KNOWING: "I don't know"), for stock
-    of OUT or COMING or stock to come, for a booking of FAILURE, FULL, CLOSED, OFFERS or HOURS_CUES, or the word of GONE
-    of rule 8 ("all booked" only where it ends the clause, WHEN_WORDS aside). An answer's outcome_quote says a yes or a no only of stock;
-    of hours, an aisle or kinds it need only be said.
+ 9. No. The clause of a quote of what is not (a decline, out of stock, not known) holds a word of NOT (or ending in
+    n't or "nae") or of APOLOGY (in a stock quote, no apology nor a no before a word of KNOWING: "I don't know"),
+    for stock of OUT or COMING or stock to come, for a booking of FAILURE, FULL, CLOSED, OFFERS or HOURS_CUES, or
+    the word of GONE of rule 8 ("all booked" only where it ends the clause, WHEN_WORDS aside). An answer's
+    outcome_quote says a yes or a no only of stock; of hours, an aisle or kinds it need only be said.
 10. Said after. In a booked outcome_quote's turn before it, and after it, a business sentence with a word of FAILURE, or
     of NOT beside one of BOOKING (no "if" or "unless"), or the word of GONE of rule 8 said of no other time ("Friday's
     gone"), refuses the record unless the booked time is said later. After a declined outcome_quote, the agent's last
