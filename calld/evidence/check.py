@@ -188,10 +188,13 @@ def _negated(words: Sequence[str]) -> bool:
                for i, w in enumerate(words))
 
 
-def _closes_first(words: Sequence[str], first: Clock) -> bool:
-    """Rule 4: the first of two times is the closing where a word of closing is the last cue before it ("until 9 from 5")."""
-    cues = [w for w in words[:min(first.at)] if w in (*OPEN_CLOSE, "from", "until", "till", "til")]
-    return bool(cues) and cues[-1] not in ("open", "opens", "from")
+def _closing(words: Sequence[str], c: Clock) -> bool:
+    """Rule 4: a time said after a word of closing as its last cue ("until 9 from 5", "we shut at 6"), but "don't open
+    till 10": an opening."""
+    cues = [(i, w) for i, w in enumerate(words[:min(c.at)]) if w in (*OPEN_CLOSE, "from", "until", "till", "til", "shut", "shuts")]
+    return bool(cues) and cues[-1][1] not in ("open", "opens", "from") and not (
+        cues[-1][1] in ("until", "till", "til") and _at(words, cues[-1][0] - 1) == "open" and (
+            _at(words, cues[-1][0] - 2) in NOT or _at(words, cues[-1][0] - 2).endswith("n't")))
 
 
 def _counts(words: Sequence[str], measures: bool = True) -> set[str]:
@@ -344,7 +347,7 @@ def _stands(fact: Fact, words: Sequence[str], context: Sequence[str] = (), rest:
         # said one after the other; where neither says its half of the day ("six till six"), it closes after it opens
         if None in ends or not any(_reads_as(a, *ends[0], clocks(context)) and _reads_as(b, *ends[1], clocks(context)) and (  # type: ignore[misc]
                 a.meridiem or b.meridiem or not 0 < (a.hour or 0) <= 12 or not 0 < (b.hour or 0) <= 12 or ends[1] > ends[0])
-                                   for x, y in zip(said, said[1:]) for a, b in [(y, x) if _closes_first(words, x) else (x, y)]):
+                                   for x, y in zip(said, said[1:]) for a, b in [(y, x) if _closing(words, x) else (x, y)]):
             return f"{value.replace('-', ' to ')} does not read as two clock times in {' '.join(words)!r}"
     elif kind == "clock":
         hhmm = _hhmm(value)
@@ -805,18 +808,10 @@ def _said_first(turns: Sequence[Turn], times: Found, days: Found | None, value: 
     return own and not clocks(after) and not days_in(after) and not any(w[0].isdigit() or w in CLOCK_CUES | RUNS for w in after)
 
 
-def _closing(words: Sequence[str], c: Clock) -> bool:
-    """Rule 4: a time said after a word of closing ("till", "we shut at"), but "don't open till 10": an opening."""
-    cues = [(i, w) for i, w in enumerate(words[:min(c.at)]) if w in (*OPEN_CLOSE, "from", "until", "till", "til", "shut", "shuts")]
-    return bool(cues) and cues[-1][1] not in ("open", "opens", "from") and not (
-        cues[-1][1] in ("until", "till", "til") and _at(words, cues[-1][0] - 1) == "open" and (
-            _at(words, cues[-1][0] - 2) in NOT or _at(words, cues[-1][0] - 2).endswith("n't")))
-
-
 def _carried(turns: Sequence[Turn], at: Found, fact: Fact) -> bool:
     """Rule 4: a range's times_quote says only one end of it, in one clause with its days and no other time nor (of a
-    closing) an opening ("Friday and Saturday we go till 10"; "Sundays we don't open till 10"), where an earlier clause of
-    its turn gives other days a range with its other end ("Monday to Thursday we open from 8 till 7")."""
+    closing) an opening ("Friday and Saturday we go till 10"; "Sundays we don't open till 10"), where a clause of an
+    earlier sentence of its turn that names days gives a range with its other end ("Monday to Thursday 8 till 7")."""
     ends, text, toks = [_hhmm(v) for v in fact.value.split("-")], turns[at.turn].text, tokens(turns[at.turn].text)
     a = max([m.end() for m in _CLAUSE_END.finditer(text, 0, toks[at.first].start)], default=0)
     clause = _words(tokens(text[a:next((m.start() for m in [_CLAUSE_END.search(text, toks[at.last - 1].end)] if m), len(text))]))
@@ -825,14 +820,14 @@ def _carried(turns: Sequence[Turn], at: Found, fact: Fact) -> bool:
         return False
     opening = bool(set(clause[:min(said[0].at)]) & {"open", "opens", "from"}) and not _closing(clause, said[0])
     after = list(itertools.takewhile(lambda w: not days_in([w]), _words(tokens(text[toks[at.last - 1].end:at.sentence.end]))))
-    if not _reads_as(said[0], *ends[0 if opening else 1]) or not (opening or _closes_first(clause, said[0])) or clocks(after) or (  # type: ignore[misc]
+    if not _reads_as(said[0], *ends[0 if opening else 1]) or not (opening or _closing(clause, said[0])) or clocks(after) or (  # type: ignore[misc]
             not opening and ({"open", "opens", "from"} & set(after) or any(
                 w in ("open", "opens", "from") and _at(clause, i + 1) not in RUNS for i, w in enumerate(clause)))):
         return False  # (the rest of its sentence until another day: ", from noon")
     spans = sentence_spans(text[:a])
     before = [(_words(tokens(c)), _words(tokens(text[x:y]))) for x, y in spans for c in _CLAUSE_END.split(text[x:y])]
-    return any(days_in(whole) and any(_reads_as(y if _closes_first(c, x) else x, *ends[0]) if not opening  # type: ignore[misc]
-                                      else _reads_as(x if _closes_first(c, x) else y, *ends[1]) for x, y in itertools.pairwise(clocks(c)))
+    return any(days_in(whole) and any(_reads_as(y if _closing(c, x) else x, *ends[0]) if not opening  # type: ignore[misc]
+                                      else _reads_as(x if _closing(c, x) else y, *ends[1]) for x, y in itertools.pairwise(clocks(c)))
                for c, whole in before)
 
 
