@@ -337,47 +337,6 @@ def test_rule_4_a_range_that_says_only_its_opening_takes_the_closing_said_before
     assert check_record(hours(r), HOURS, alone).rule == 4  # type: ignore[union-attr]
 
 
-def test_rules_5_and_6_a_measure_is_no_other_count_of_the_item() -> None:
-    """ "I got two Lodge twelve-inch left": twelve measures the pans, it counts nothing; a second count still refuses."""
-    job = c.QuickAskJob(STOCK.question, "cast iron skillet")
-    said = call("Do you have a cast iron skillet in stock?", "Cast iron? Okay, I got two Lodge twelve-inch left on the shelf.")
-    assert isinstance(check_record(stock("limited", "I got two Lodge twelve-inch left on the shelf", 2), job, said), Accepted)
-    assert check_record(stock("limited", "I got two Lodge twelve-inch left on the shelf", 12), job, said).rule == 5  # type: ignore[union-attr]
-    two = call("Do you have a cast iron skillet in stock?", "I got two twelve-inch and three ten-inch left on the shelf.")
-    assert check_record(stock("limited", "I got two twelve-inch and three ten-inch left", 2), job, two).rule == 5  # type: ignore[union-attr]
-
-
-@pytest.mark.parametrize("said, closed", [
-    ("We open from eight thirty to seven, Monday to Saturday. Sunday we close.", True),
-    ("We open from eight thirty to seven, Monday to Saturday. Sunday we close early.", False),
-    ("We open from eight thirty to seven, Monday to Saturday. Sunday we close at four.", False),
-])
-def test_rule_7_close_last_in_its_sentence_says_the_day_closed(said: str, closed: bool) -> None:
-    r = {"days": ["sunday"], "closed": True, "days_quote": "Sunday", "times_quote": "Sunday we close"}
-    got = check_record(hours(r), HOURS, call("What are your hours?", said))
-    assert isinstance(got, Accepted) if closed else got.rule == 7, (said, got)  # type: ignore[union-attr]
-
-
-@pytest.mark.parametrize("leaving", ["9 pm is too late for Jo, so I'll decline, thanks.", "9 pm is later than Jo can do, thanks.",
-                                     "Thanks, 9 pm is outside what Jo asked for."])
-def test_rule_10_the_agents_sentence_with_a_word_of_declines_settles_on_no_time(leaving: str) -> None:
-    turns = call("Table for two tonight at 8?", "Tonight we're pretty slammed. I could squeeze you in at 9.", leaving, "No worries.")
-    assert isinstance(check_record(declined("Tonight we're pretty slammed"), BOOK, turns), Accepted), leaving
-    settled = (*turns[:2], Turn("agent", "9 pm works for Jo, thanks."), turns[3])
-    assert check_record(declined("Tonight we're pretty slammed"), BOOK, settled).rule == 10  # type: ignore[union-attr]
-
-
-def test_rule_6_the_agents_answer_to_a_wait_goes_on_with_its_question() -> None:
-    """ "Hang on, let me look it up." / "Sure, take your time." / "Forty-six.": the item asked about stands over the
-    wait; an answer to no wait is a question of its own."""
-    job = c.QuickAskJob(AISLE.question, "washer fluid")
-    held = call("Which aisle is the washer fluid in?", "That's automotive. Hang on, let me look it up.", "Sure, take your time.",
-                "It's forty-six, by the wiper blades.")
-    assert isinstance(check_record(aisle("aisle 46", "It's forty-six"), job, held), Accepted)
-    unheld = (*held[:1], Turn("business", "That's automotive."), *held[2:])
-    assert check_record(aisle("aisle 46", "It's forty-six"), job, unheld).rule == 6  # type: ignore[union-attr]
-
-
 def test_rule_5_a_party_said_as_a_sum_counts_a_or_an_before_a_word_of_people() -> None:
     turns = call(ASK, "Lovely, two adults and a baby at seven on Friday, that's you booked in.")
     args = booked(3, "Friday 19:00", outcome_quote="that's you booked in", party_quote="two adults and a baby",
@@ -413,17 +372,6 @@ def test_rule_5_a_places_words_stand_in_the_rest_of_its_turn_its_number_in_its_q
     assert check_record(aisle("aisle 2, top shelf, by the tills", quote), job, apart).rule == 5  # type: ignore[union-attr]
 
 
-def test_rule_2_a_read_back_places_words_may_stand_in_the_answer_to_it() -> None:
-    """ "Sorry, by the tills?" / "Aye, on the little stand next to the treats.": the place read back, told more."""
-    job = c.QuickAskJob(AISLE.question, "dog poo bags")
-    turns = call("Which aisle are the dog poo bags in?", "They're by the tills.", "Sorry, by the tills?",
-                 "Aye, on the little stand next to the treats.")
-    place = "by the tills, on the little stand next to the treats"
-    assert isinstance(check_record(aisle(place, None, True, "Aye, on the little stand next to the treats"), job, turns), Accepted)
-    wrong = aisle("by the tills, next to the leads", None, True, "Aye, on the little stand next to the treats")
-    assert check_record(wrong, job, turns).rule == 2  # type: ignore[union-attr]
-
-
 def test_rule_11_a_time_said_after_not_is_denied_not_said() -> None:
     """ "Weekdays is seven to half past six now, not six": the six is taken back, not another closing; "sorry, quarter
     to seven" still says another."""
@@ -432,6 +380,8 @@ def test_rule_11_a_time_said_after_not_is_denied_not_said() -> None:
     said = "Oh wait, correction, weekdays is seven to half past six now, not six, they changed it last month."
     assert isinstance(check_record(hours(r), HOURS, call("What are your hours?", said)), Accepted)
     again = said.replace("not six, they changed", "sorry, quarter to seven, they changed")
+    half = said.replace("not six, they", "not half five, they")  # a clock time denied, as a bare number is
+    assert isinstance(check_record(hours(r), HOURS, call("What are your hours?", half)), Accepted)
     assert check_record(hours(r), HOURS, call("What are your hours?", again)).rule == 11  # type: ignore[union-attr]
 
 
@@ -458,3 +408,81 @@ def test_rules_2_and_7_a_closed_day_by_its_days_quote_or_read_back_and_answered_
 def test_rule_9_all_booked_ends_its_clause_but_for_when_words(said: str, outcome: str, declines: bool) -> None:
     got = check_record(declined(outcome), BOOK, call("Table for two on Friday at 7?", said))
     assert isinstance(got, Accepted) if declines else got.rule == 9, (said, got)  # type: ignore[union-attr]
+
+
+@pytest.mark.parametrize("said", [
+    "We're eight till eight, every day. Sundays we don't open till ten and close early.",  # a closing of its own, unsaid
+    "We're eight till eight, every day. Sundays we don't open till ten. We shut at four on a Sunday.",
+])
+def test_rule_4_an_opening_alone_takes_no_closing_where_its_turn_says_another(said: str) -> None:
+    r = {"days": ["sunday"], "opens": "10:00", "closes": "20:00", "days_quote": "Sundays", "times_quote": "Sundays we don't open till ten"}
+    assert check_record(hours(r), HOURS, call("What are your hours?", said)).rule == 4, said  # type: ignore[union-attr]
+
+
+@pytest.mark.parametrize("said, quote", [
+    ("Weekdays we're open till six. One o'clock on a Saturday, that's when we close.", "that's when we close"),
+    ("Saturday we're ten till four. Sunday we close. Early, like, at two.", "Sunday we close"),
+])
+def test_rule_7_close_is_no_closed_day_where_a_time_is_said_with_it_or_after_it(said: str, quote: str) -> None:
+    day = "saturday" if "Saturday, that's" in said else "sunday"
+    r = {"days": [day], "closed": True, "days_quote": day.title(), "times_quote": quote}
+    assert check_record(hours(r), HOURS, call("What are your hours?", said)).rule == 7, said  # type: ignore[union-attr]
+
+
+def test_rule_11_a_correction_naming_the_other_kind_still_takes_back_this_ones_yes() -> None:
+    args = stock("some_kinds", None, kinds=[
+        {"kind": "decaf", "availability": "in_stock", "quantity": None, "quote": "Decaf we've got"},
+        {"kind": "regular", "availability": "out_of_stock", "quantity": None, "quote": "Regular's sold out"}])
+    said = "Decaf we've got. Regular's sold out. Oh wait, no, other way round, regular's what we've got."
+    assert check_record(args, STOCK, call("Do you have the cast iron skillet?", said)).rule == 11  # type: ignore[union-attr]
+
+
+@pytest.mark.parametrize("leaving, taken", [
+    ("6 pm is too early, would 7:30 work instead?", "7:30, yeah, I can squeeze you in."),
+    ("9:30 is too late, but 7:15 is great, please.", "Sure, 7:15, you're booked in."),
+    ("Let's leave it at 7:15 then.", "Perfect, 7:15 for two, see you Friday."),
+    ("7:15 is great, but 9:30 would be too late.", "Sure, 7:15, you're booked in."),  # a "but"
+    ("Would 7:15 be too late?", "7:15's grand, see you then."),  # a question
+])
+def test_rule_10_a_word_of_declines_before_a_time_or_a_but_settles_on_it_still(leaving: str, taken: str) -> None:
+    turns = call("Table for two tonight at 7?", "Tonight we're pretty slammed. I could do 6 or 7:15.", leaving, taken)
+    assert check_record(declined("Tonight we're pretty slammed"), BOOK, turns).rule == 10, leaving  # type: ignore[union-attr]
+
+
+def test_rule_5_a_place_takes_no_words_from_a_sentence_of_its_turn_about_something_else() -> None:
+    job = c.QuickAskJob(AISLE.question, "AA batteries")
+    turns = call("Which aisle are the AA batteries in?", "AA batteries are in aisle six. Light bulbs are over by the front registers.")
+    assert check_record(aisle("aisle 6, by the front registers", "AA batteries are in aisle six"), job, turns).rule == 5  # type: ignore[union-attr]
+
+
+def test_rule_6_an_answer_after_a_wait_does_not_carry_the_question() -> None:
+    """Dropped (a reviewer's aimed records: the answer after "Sure." was another item's): a wait's answer is no question."""
+    job = c.QuickAskJob(AISLE.question, "AA batteries")
+    turns = call("Which aisle are the AA batteries in?", "Hang on, let me check.", "Sure.", "Right, the torches are aisle fourteen.")
+    assert check_record(aisle("aisle 14", "the torches are aisle fourteen"), job, turns).rule == 6  # type: ignore[union-attr]
+
+
+def test_rule_2_a_read_back_closed_day_takes_no_word_from_an_answer_that_says_a_time() -> None:
+    asked = call("What are your hours?", "Tuesday to Friday it's seven till two.", "And Sunday?", "Shut at four on Sundays.")
+    args = hours({"days": ["sunday"], "closed": True, "readback": True}) | {"outcome_quote": "Shut at four on Sundays"}
+    assert check_record(args, HOURS, asked).rule == 2  # type: ignore[union-attr]
+
+
+@pytest.mark.parametrize("said, closed", [
+    ("We open from eight thirty to seven, Monday to Saturday. Sunday we close.", True),
+    ("We open from eight thirty to seven, Monday to Saturday. Sunday we close early.", False),
+    ("We open from eight thirty to seven, Monday to Saturday. Sunday we close at four.", False),
+])
+def test_rule_7_close_last_in_its_turn_says_the_day_closed(said: str, closed: bool) -> None:
+    r = {"days": ["sunday"], "closed": True, "days_quote": "Sunday", "times_quote": "Sunday we close"}
+    got = check_record(hours(r), HOURS, call("What are your hours?", said))
+    assert isinstance(got, Accepted) if closed else got.rule == 7, (said, got)  # type: ignore[union-attr]
+
+
+@pytest.mark.parametrize("leaving", ["9 pm is too late for Jo, so I'll decline, thanks.", "9 pm is later than Jo can do, thanks.",
+                                     "Thanks, 9 pm is outside what Jo asked for."])
+def test_rule_10_the_agents_sentence_with_a_word_of_declines_settles_on_no_time(leaving: str) -> None:
+    turns = call("Table for two tonight at 8?", "Tonight we're pretty slammed. I could squeeze you in at 9.", leaving, "No worries.")
+    assert isinstance(check_record(declined("Tonight we're pretty slammed"), BOOK, turns), Accepted), leaving
+    settled = (*turns[:2], Turn("agent", "9 pm works for Jo, thanks."), turns[3])
+    assert check_record(declined("Tonight we're pretty slammed"), BOOK, settled).rule == 10  # type: ignore[union-attr]

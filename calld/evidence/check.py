@@ -12,60 +12,62 @@ assessment and the web view). The rules, all of them:
     beside a word of RUNS or after "at" ("8 till for"). Agent speech never counts; each fact needs a quote or a
     read-back; a time offered instead (alternative_offered) is one a business clause says.
  2. Read back. A readback fact stands in the agent's turn just before the turn of the outcome_quote (then needed); a
-    place's words may stand in the outcome_quote's sentence too ("By the tills?" / "Aye, on the stand by the treats."),
-    and a closed day's word of CLOSED in the outcome_quote ("And Sunday?" / "Shut.").
+    closed day's word of CLOSED may stand in the outcome_quote's sentence, if it says no time ("And Sunday?" / "Shut.").
  3. Statements. A quote's clause is not a question (but one begun by a word of STATING, with no "you" nor "if": "we're
     open?"), nor a phone menu's prompt; an outcome's yes is in no question at all nor, booked, before the agent's first
     turn, nor holds a bare "confirm" or "verify" but after a word of CONFIRMS ("I can confirm") or last in its clause
     after none of "please", "me", "you", "to", "will" ("ok, confirm"), nor HOLDS ("let me check"); only a booking's fact
     may stand in the business's question before the outcome_quote, and a range's days its times answer there ("Sundays?
     No."). A clause ends at , ; ? . ! "but" or "and can I".
- 4. Clock times. Each time reads as one in its own quote: "7:30", "7.30", "7 30", "0930" (in no phone number), a number
-    before am/pm, o'clock, "noon" or "ish", or after a word of CLOCK_CUES, "noon", "midnight", "half past 7", "half
-    five", "at 9 and a half", "ten to nine" (after "at", or as a booking's one time), the quote's one number ("Ten."; in
-    a booking's time, "make that five", one beside the party's: "two for seven", or, the record giving a party, none
-    before "people", "guests", "of" or a word of UNITS nor after "a", "for" or NUMBERED: "Seven it is"), "19 30" or "20
-    hours" (13 to 23: 24-hour); am/pm, where said (DAYPARTS: "in the morning", "morning 10 until night 10"; "07:00":
-    24-hour), agrees. A dash between numbers or days ("9-6"), a word of RUNS ("9 while 5") and "and" after "between"
-    make a run; number words said apart (",") are two. A number that begins an address (names, then a word of STREETS),
-    measures (before a word of UNITS: "20 quid"; not "at 10 hours"), is a month's day ("13 May 12 noon": the 13) or
-    begins a group of DAY_GROUPS ("open 7 days") is no time; after LOOSE_CUES, or a time only by "tonight" after it, it
-    is a count too, and no time where another is said ("for four tonight at 8"). A range's two times are said one after
-    the other in its times_quote, the opening first unless a word of closing is their last cue ("until 9 from 5"), the
-    closing later where neither says its half of the day, or only one end in a clause with its days and no other time
-    (nor after, until another day): a closing, with no "open" or "from" but before a word of RUNS; an opening, after
-    "open", "from" or a no before "open till"; where an earlier sentence of its turn gives days a range with its other
-    end ("Monday to Thursday 8 till 7, Friday and Saturday till 10"; "Sundays we don't open till 10"); a bare
-    "half past" takes its hour from the context_quote; days_quote and times_quote, said in one turn, have no other day
-    or number between them but a split shift's other times or the range's own said first, each in its part (an opening;
-    a closing after a word of closing), in words of saying hours (_SAYING_HOURS), and no time, day nor word of RUNS or
-    CLOCK_CUES after its times in their sentence ("Sundays we open at 10, 10 till 4"), and days whose own clause says
-    times take those ("Mon-Fri 8:30 to 6, Sat 9 to 1"). A booked time in no clock words ("early sitting") stands by
-    them; with no half of the day, it is the half nearer the time asked; with a word of LIMITS or HOURS_CUES in the four
-    words before each time it reads ("we open at 5", "back at 9"), it is none.
- 5. Own words. Each day, date, count, party size, place or kind stands in its own quote: a count as a number that is no
-    part of a clock time nor a day of a month ("march 5"; "the 12th", no month said, for the date), nor before a word of
-    UNITS or after one of NUMBERED ("table 12"), a party of two also by a word of PAIR, a party also as the sum of
-    counts ("a" one) each before a word of PEOPLE, joined by "and" or "plus" ("2 adults and 2 kids", not "4 and 2 high
-    chairs"); days by name, run or DAY_GROUPS, every day the days_quote names being recorded, and a range's times_quote
-    naming no day but its own, where a word of OTHER_DAYS ("rest of the week") names the days its turn names nowhere
-    else; a place or kind by its words (PLACE_WORDS aside; a place's may stand in the rest of its turn, but in a
-    clause of a no, of PAST or after "but", where its quote says one of them; its numbers not). A day after a word of
-    SET_APART is not among them ("closed" aside, of closed days). An item's count or place quote holds no other number
-    (but the item's own, or a measure: "the 12 inch"). A typed date is read as said (with its year, by its day; "Dec");
-    the date asked stands unsaid beside its weekday said; RELATIVE words ("tomorrow", in a read-back too) and HOLIDAYS
-    (not after "before" or "after") say their dates (BookJob.today: the day dialled); the date asked stands by its day
-    said where no other month is.
- 6. The item. A stock or aisle fact names the item asked about: in its quote, or in the agent's question before it (the
-    agent's follow-ups or answers to a wait of HOLDS between, or a question back and the agent's choice, which the
-    fact's sentence names), with no number of another size of it nor a word of INSTEAD said in between; in its own
-    quote where its sentence gives another number of its kind (no measure) but the kinds' own ("3 boxes, in aisle 8"
-    holds one of each) or its clause a word of INSTEAD ("the M12 though"). Said again or read back, a place or count
-    stands on the question first answered.
+ 4. Clock times. Each time reads as one in its own quote: "7:30", "7.30", "7 30", "0930" (in no phone number), a
+    number before am/pm, o'clock, "noon" or "ish", or after a word of CLOCK_CUES, "noon", "midnight", "half past
+    7", "half five", "at 9 and a half", "ten to nine" (after "at", or as a booking's one time), the quote's one
+    number ("Ten."; in a booking's time, "make that five", one beside the party's: "two for seven", or, the record
+    giving a party, none before "people", "guests", "of" or a word of UNITS nor after "a", "for" or NUMBERED:
+    "Seven it is"), "19 30" or "20 hours" (13 to 23: 24-hour); am/pm, where said (DAYPARTS: "in the morning",
+    "morning 10 until night 10"; "07:00": 24-hour), agrees. A dash between numbers or days ("9-6"), a word of RUNS
+    ("9 while 5") and "and" after "between" make a run; number words said apart (",") are two. A number that begins
+    an address (names, then a word of STREETS), measures (before a word of UNITS: "20 quid"; not "at 10 hours"), is
+    a month's day ("13 May 12 noon": the 13) or begins a group of DAY_GROUPS ("open 7 days") is no time; after
+    LOOSE_CUES, or a time only by "tonight" after it, it is a count too, and no time where another is said ("for
+    four tonight at 8"). A range's two times are said one after the other in its times_quote, the opening first
+    unless a word of closing is their last cue ("until 9 from 5"), the closing later where neither says its half of
+    the day, or only one end in a clause with its days and no other time (nor after, until another day): a closing,
+    with no "open" or "from" but before a word of RUNS; an opening, after "open", "from" or a no before "open
+    till", with no other closing said after it in its turn; where an earlier sentence of its turn gives days a
+    range with its other end ("Monday to Thursday 8 till 7, Friday and Saturday till 10"; "Sundays we don't open
+    till 10"); a bare "half past" takes its hour from the context_quote; days_quote and times_quote, said in one
+    turn, have no other day or number between them but a split shift's other times or the range's own said first,
+    each in its part (an opening; a closing after a word of closing), in words of saying hours (_SAYING_HOURS), and
+    no time, day nor word of RUNS or CLOCK_CUES after its times in their sentence ("Sundays we open at 10, 10 till
+    4"), and days whose own clause says times take those ("Mon-Fri 8:30 to 6, Sat 9 to 1"). A booked time in no
+    clock words ("early sitting") stands by them; with no half of the day, it is the half nearer the time asked;
+    with a word of LIMITS or HOURS_CUES in the four words before each time it reads ("we open at 5", "back at 9"),
+    it is none.
+ 5. Own words. Each day, date, count, party size, place or kind stands in its own quote: a count as a number that is
+    no part of a clock time nor a day of a month ("march 5"; "the 12th", no month said, for the date), nor before a
+    word of UNITS or after one of NUMBERED ("table 12"), a party of two also by a word of PAIR, a party also as the
+    sum of counts ("a" one) each before a word of PEOPLE, joined by "and" or "plus" ("2 adults and 2 kids", not "4
+    and 2 high chairs"); days by name, run or DAY_GROUPS, every day the days_quote names being recorded, and a
+    range's times_quote naming no day but its own, where a word of OTHER_DAYS ("rest of the week") names the days
+    its turn names nowhere else; a place or kind by its words (PLACE_WORDS aside; a place's may stand in the rest
+    of its sentence or a sentence of its turn naming the item, but in a clause of a no, of PAST or after "but",
+    where its quote says one of them; its numbers not). A day after a word of SET_APART is not among them ("closed"
+    aside, of closed days). An item's count or place quote holds no other number (but the item's own: "the 12
+    inch"). A typed date is read as said (with its year, by its day; "Dec"); the date asked stands unsaid beside
+    its weekday said; RELATIVE words ("tomorrow", in a read-back too) and HOLIDAYS (not after "before" or "after")
+    say their dates (BookJob.today: the day dialled); the date asked stands by its day said where no other month
+    is.
+ 6. The item. A stock or aisle fact names the item asked about: in its quote, or in the agent's question before it
+    (the agent's follow-ups between, or a question back and the agent's choice, which the fact's sentence names),
+    with no number of another size of it nor a word of INSTEAD said in between; in its own quote where its sentence
+    gives another number of its kind but the kinds' own ("3 boxes, in aisle 8" holds one of each) or its clause a
+    word of INSTEAD ("the M12 though"). Said again or read back, a place or count stands on the question first
+    answered.
  7. Word lists. A closed day's quote (its times_quote, else its days_quote) holds a word of CLOSED (or a no just
-    before "open", not "until"; or a no answering a question with "open"; or "close" last in its sentence: "Sunday
-    we close."); open around the clock, of ALWAYS; no set hours, of NO_SET_HOURS. An open range's days are none its
-    days_quote's clause says closed (CLOSED, no "open" nor time: "shut Sundays").
+    before "open", not "until"; or a no answering a question with "open"; or "close" last in its turn, in a
+    sentence of no time: "Sunday we close."); open around the clock, of ALWAYS; no set hours, of NO_SET_HOURS. An
+    open range's days are none its days_quote's clause says closed (CLOSED, no "open" nor time: "shut Sundays").
  8. Yes. The clause of a quote of what is holds no word of NOT (nor ending in n't or "nae"; not before a word of
     OPEN_CLOSE and "until"; not a "no" before a word of CORRECTIONS; not "not many") nor of PAST; of stock, none of OUT
     ("out the back" aside) nor COMING, "will" ('ll, "gonna") nor a day ("next week"): stock to come is none now, and a
@@ -316,7 +318,7 @@ def _standing_numbers(text: str) -> set[str]:
     standing: set[str] = set()
     for words in (_words(tokens(clause)) for part in _CLAUSE_END.split(text) for clause in _BUT.split(part)):
         standing = (set() if CORRECTIONS & set(words) else standing) | (
-            set() if _negated(words) or has_phrase(words, PAST) else _counts(words, measures=False))
+            set() if _negated(words) or has_phrase(words, PAST) else _counts(words))
     return standing
 
 
@@ -369,7 +371,7 @@ def _stands(fact: Fact, words: Sequence[str], context: Sequence[str] = (), rest:
     elif kind == "count" and (value not in _counts(words, measures=False) - {w for i, w in enumerate(words) if _at(words, i - 1) in NUMBERED}
                               | (set() if item else _party_said(words)) or value in re.findall(r"\d+", item or "")):
         return f"the number {value} is not said there apart from a clock time, a measure or a place"
-    elif item and kind in ("count", "place") and (others := _counts(words, measures=False) - set(_words(tokens(f"{value} {item or ''}"))) - set(re.findall(r"\d+", value))):
+    elif item and kind in ("count", "place") and (others := _counts(words) - set(_words(tokens(f"{value} {item or ''}"))) - set(re.findall(r"\d+", value))):
         return f"{', '.join(sorted(others))} is another number said there: quote only the words of {value!r}"
     elif kind == "days" and (missing := [d for d in value.split(",") if d not in days_in(
             [w for w in words if w != "closed" or fact.topic != "closed"], rest)]):
@@ -479,9 +481,8 @@ def _another_size(item: str, words: Sequence[str]) -> bool:
 
 
 def _item_named(item: str | None, turns: Sequence[Turn], at: Found | None, asked: int | None) -> bool:
-    """Rule 6: the item in the fact's words, or in the agent's question before them (over follow-ups: "Which aisle?", a
-    wait's answer: "Hang on." / "Sure.", and a question back whose choice the words' sentence names: "The tin or the
-    carton?" / "The tin." / "Tin's lane 7.")."""
+    """Rule 6: the item in the fact's words, or in the agent's question before them (over follow-ups: "Which aisle?",
+    and a question back whose choice the words' sentence names: "The tin or the carton?" / "The tin." / "Tin's lane 7.")."""
     if not item or at is not None and _names_item(item, at.words) and not _another_size(item, at.words):
         return True
     if at is not None and set(INSTEAD) & set(_clause(turns, at)[0]):  # "We have the M12 though": another one
@@ -490,8 +491,7 @@ def _item_named(item: str | None, turns: Sequence[Turn], at: Found | None, asked
     while asked and not _names_item(item, _words(tokens(turns[asked].text))) and turns[asked - 1].speaker == "business":
         if turns[asked - 1].text.rstrip().endswith("?"):
             choice = choice or set(_words(tokens(turns[asked].text))) - PLACE_WORDS
-        elif at is None or not (turns[asked].text.rstrip().endswith("?") or has_phrase(  # a read-back's question is its own;
-                _words(tokens(turns[asked - 1].text)), HOLDS)):  # a wait's answer ("Take your time.") goes on with the question
+        elif at is None or not turns[asked].text.rstrip().endswith("?"):  # a read-back's question is its own
             break
         asked = _asked_before(turns, asked - 1)
     if asked is None or not _names_item(item, _words(tokens(turns[asked].text))) or (
@@ -503,13 +503,12 @@ def _item_named(item: str | None, turns: Sequence[Turn], at: Found | None, asked
     return not _another_size(item, between) and not set(INSTEAD) & set(between)
 
 
-def _answered_before(fact: Fact, item: str | None, turns: Sequence[Turn], asked: int | None, rest: Sequence[str] = ()) -> bool:
+def _answered_before(fact: Fact, item: str | None, turns: Sequence[Turn], asked: int | None) -> bool:
     """Rule 6 for a read-back ("Sorry, was that aisle 7?" / "Yep."): the business said the value earlier, in the
-    reply to a question of the agent's that named the item ("Which aisle is the skillet in?" / "Aisle 7."; `rest`: the
-    words a read-back place's answer adds)."""
+    reply to a question of the agent's that named the item ("Which aisle is the skillet in?" / "Aisle 7.")."""
     return fact.kind in ("place", "count") and any(  # a yes or a no has no value to have said before
         (q := _asked_before(turns, t) if turns[t].speaker == "business" else None) is not None
-        and _item_named(item, turns, None, q) and _stands(fact, _words(tokens(turns[t].text)), rest=rest) is None for t in range(asked or 0))
+        and _item_named(item, turns, None, q) and _stands(fact, _words(tokens(turns[t].text))) is None for t in range(asked or 0))
 
 
 def _corrected(fact: Fact, turns: Sequence[Turn], at: Found, booking: bool, readback: bool = False,
@@ -546,7 +545,8 @@ def _corrected(fact: Fact, turns: Sequence[Turn], at: Found, booking: bool, read
                 or fact.kind == "date" and (mine := {w.split()[-1] for w in _date_words(fact.value) if " " in w}) and {
                     words[j] for i, w in enumerate(words) if w in MONTHS or w == "the" for j in _near(words, i)} - mine \
                 or fact.topic == "stock" and fact.kind == "yes" and (has_phrase(words, OUT) or _negated(words)) and not (
-                    any(_names_item(k, words) for k in kinds[1]) and not (kinds[0] and _names_item(kinds[0], words))):
+                    any(_names_item(k, words) for k in kinds[1]) and not (kinds[0] and _names_item(kinds[0], words))
+                    and not CORRECTIONS - {"no"} & set(words)):
             return " ".join(words)  # "oh wait, sorry, we just sold the last one"
     return None
 
@@ -599,7 +599,9 @@ def _agreed_after(turns: Sequence[Turn], at: Found) -> str | None:
             continue
         last = _words(tokens(turns[t].text[slice(*spans[-1])]))
         asked = [c for c in clocks(last) if c.hour is not None]
-        if not asked or _negated(last) or has_phrase(last, DECLINES):
+        declines = not turns[t].text.rstrip().endswith("?") and "but" not in last and any(  # after its times: "9 is too late"
+            has_phrase(last[max(c.at) + 1:], DECLINES) for c in asked[-1:])
+        if not asked or _negated(last) or declines:
             continue
         reply = turns[t + 1].text
         said_ = [(reply[a:b], w) for a, b in sentence_spans(reply) if (w := _words(tokens(reply[a:b])))]  # "Hmm." says nothing
@@ -676,17 +678,17 @@ def _check(cited: Cited, request: QuickAskJob | BookJob, turns: Sequence[Turn], 
         if fact.kind == "date" and not _date_words(fact.value):
             continue  # a booked time with no day or date words: nothing to check
         if fact.readback:
-            answered = _standing_words(at_outcome.sentence.text) if fact.kind == "place" and at_outcome else []  # "next to the treats"
             if fact.kind not in ("yes", "no"):
                 asked_words = _words(tokens(turns[asked].text)) if asked is not None else []  # "Sunday?" / "Shut.": the answer's word
-                asked_words += at_outcome.words if fact.kind in ("closed", "always", "no_set_hours") and at_outcome else []
-                if asked is None or at_outcome is None or (why := _stands(fact, asked_words, rest=answered, today=today)) is not None:
+                answer = _words(tokens(at_outcome.sentence.text)) if at_outcome else []  # (no time in it: "Shut at 4.")
+                asked_words += answer if fact.kind in ("closed", "always", "no_set_hours") and not clocks(answer) else []
+                if asked is None or at_outcome is None or (why := _stands(fact, asked_words, today=today)) is not None:
                     return Refused(2, f"read back: {why or 'the agent asked nothing before the outcome_quote'}", _AGAIN)
                 answer = Found(at_outcome.turn, 0, 0, (), at_outcome.sentence, False)  # the business's reply, whole
                 if (later := _corrected(fact, turns, answer, isinstance(request, BookJob), True, timed, at_outcome.sentence)) is not None:
                     return Refused(11, f"after your read-back of {fact.value!r} the business said {later!r}",
                                    "record what the business said")
-            if fact.item and not _item_named(item, turns, None, asked) and not _answered_before(fact, item, turns, asked, answered):
+            if fact.item and not _item_named(item, turns, None, asked) and not _answered_before(fact, item, turns, asked):
                 return Refused(6, f"the question before your outcome_quote does not name {item!r}, nor did the business say its "
                                   "value earlier in answer to one that does", "quote the business's first answer, which did")
             continue
@@ -713,8 +715,11 @@ def _check(cited: Cited, request: QuickAskJob | BookJob, turns: Sequence[Turn], 
             context = _words(tokens(turns[q].text))  # "Are you open on Sunday?" / "No, we're not."
         named = _other_days(turns, at)  # "Rest of the week we're closed": the days its turn names nowhere else
         text, toks = turns[at.turn].text, tokens(turns[at.turn].text)  # a days quote's rest of its sentence (a day set apart
-        rest = (_words(tokens(text[toks[at.last - 1].end:at.sentence.end])) if fact.kind in ("days", "closed")  # there), a place's turn
-                else _standing_words(text) if fact.kind == "place" else [])
+        rest = (_words(tokens(text[toks[at.last - 1].end:at.sentence.end if fact.kind == "days" else None]))  # there; a closed
+                + (at.sentence.text.split() if fact.kind == "closed" and clocks(_words(tokens(at.sentence.text))) else [])
+                if fact.kind in ("days", "closed")  # quote's: the rest of its turn, its sentence if timed), a place's sentences
+                else [w for a, b in sentence_spans(text) if (a, b) == (at.sentence.start, at.sentence.end) or item and _names_item(
+                    item, _words(tokens(text[a:b]))) for w in _standing_words(text[a:b])] if fact.kind == "place" else [])
         party = next((f.value for f in cited.facts if f.kind == "count"), None) if isinstance(request, BookJob) else None  # "two for seven"
         its_kind = " ".join(f.value for f in cited.facts if f.kind == "kind" and f.quote == fact.quote)  # "one of the 11 speed"
         if (why := _stands(fact, named if fact.kind == "days" else at.words, context, rest, item and f"{item} {its_kind}", party, today)
@@ -820,6 +825,9 @@ def _carried(turns: Sequence[Turn], at: Found, fact: Fact) -> bool:
         return False
     opening = bool(set(clause[:min(said[0].at)]) & {"open", "opens", "from"}) and not _closing(clause, said[0])
     after = list(itertools.takewhile(lambda w: not days_in([w]), _words(tokens(text[toks[at.last - 1].end:at.sentence.end]))))
+    later = _words(tokens(text[toks[at.last - 1].end:]))  # an opening's turn says no other closing after it ("close early")
+    if opening and (any(not _reads_as(c, *ends[1]) for c in clocks(later)) or not clocks(later) and {"close", "closes", "shut"} & set(later)):  # type: ignore[misc]
+        return False
     if not _reads_as(said[0], *ends[0 if opening else 1]) or not (opening or _closing(clause, said[0])) or clocks(after) or (  # type: ignore[misc]
             not opening and ({"open", "opens", "from"} & set(after) or any(
                 w in ("open", "opens", "from") and _at(clause, i + 1) not in RUNS for i, w in enumerate(clause)))):
