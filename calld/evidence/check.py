@@ -680,8 +680,8 @@ def _check(cited: Cited, request: QuickAskJob | BookJob, turns: Sequence[Turn], 
         if fact.readback:
             if fact.kind not in ("yes", "no"):
                 asked_words = _words(tokens(turns[asked].text)) if asked is not None else []  # "Sunday?" / "Shut.": the answer's word
-                answer = _words(tokens(at_outcome.sentence.text)) if at_outcome else []  # (no time in it: "Shut at 4.")
-                asked_words += answer if fact.kind in ("closed", "always", "no_set_hours") and not clocks(answer) else []
+                replied = _words(tokens(at_outcome.sentence.text)) if at_outcome else []  # (no time in it: "Shut at 4.")
+                asked_words += replied if fact.kind in ("closed", "always", "no_set_hours") and not clocks(replied) else []
                 if asked is None or at_outcome is None or (why := _stands(fact, asked_words, today=today)) is not None:
                     return Refused(2, f"read back: {why or 'the agent asked nothing before the outcome_quote'}", _AGAIN)
                 answer = Found(at_outcome.turn, 0, 0, (), at_outcome.sentence, False)  # the business's reply, whole
@@ -716,7 +716,7 @@ def _check(cited: Cited, request: QuickAskJob | BookJob, turns: Sequence[Turn], 
         named = _other_days(turns, at)  # "Rest of the week we're closed": the days its turn names nowhere else
         text, toks = turns[at.turn].text, tokens(turns[at.turn].text)  # a days quote's rest of its sentence (a day set apart
         rest = (_words(tokens(text[toks[at.last - 1].end:at.sentence.end if fact.kind == "days" else None]))  # there; a closed
-                + (at.sentence.text.split() if fact.kind == "closed" and clocks(_words(tokens(at.sentence.text))) else [])
+                + (_words(tokens(at.sentence.text)) if fact.kind == "closed" and clocks(_words(tokens(at.sentence.text))) else [])
                 if fact.kind in ("days", "closed")  # quote's: the rest of its turn, its sentence if timed), a place's sentences
                 else [w for a, b in sentence_spans(text) if (a, b) == (at.sentence.start, at.sentence.end) or item and _names_item(
                     item, _words(tokens(text[a:b]))) for w in _standing_words(text[a:b])] if fact.kind == "place" else [])
