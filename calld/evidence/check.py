@@ -81,12 +81,12 @@ assessment and the web view). The rules, all of them:
     for stock of OUT or COMING or stock to come, for a booking of FAILURE, FULL, CLOSED, OFFERS or HOURS_CUES, or
     the word of GONE of rule 8 ("all booked" only where it ends the clause, WHEN_WORDS aside). An answer's
     outcome_quote says a yes or a no only of stock; of hours, an aisle or kinds it need only be said.
-10. Said after. In a booked outcome_quote's turn before it, and after it, a business sentence with a word of FAILURE, or
-    of NOT beside one of BOOKING (no "if" or "unless"), or the word of GONE of rule 8 said of no other time ("Friday's
-    gone"), refuses the record unless the booked time is said later. After a declined outcome_quote, the agent's last
-    sentence settling on a time (one, and no no nor word of DECLINES: "too late") refuses it when the business's next
-    turn says that time with no no, or first answers with no no, question, wait or offer, and the agent takes nothing
-    back after.
+10. Said after. In a booked outcome_quote's turn before it, and after it, a business sentence with a word of
+    FAILURE, or of NOT beside one of BOOKING (no "if" or "unless"), or the word of GONE of rule 8 said of no other
+    time ("Friday's gone"), refuses the record unless the booked time is said later. After a declined outcome_quote,
+    the agent's last sentence settling on a time (one, and no no, nor a word of DECLINES after its last time in a
+    sentence with no "but" that asks nothing: "9 is too late") refuses it when the business's next turn says that
+    time with no no, or first answers with no no, question, wait or offer, and the agent takes nothing back after.
 11. Corrections. Business words after a fact's quote (a read-back fact's: from the reply on) holding another value
     of its kind (a clock time; a number of one or two digits, not the record's party nor, for a party, its booked
     time; a day or, for a date with its day of the month, another "the 20th") refuse the record when they hold a
