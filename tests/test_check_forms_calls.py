@@ -486,3 +486,14 @@ def test_rule_10_the_agents_sentence_with_a_word_of_declines_settles_on_no_time(
     assert isinstance(check_record(declined("Tonight we're pretty slammed"), BOOK, turns), Accepted), leaving
     settled = (*turns[:2], Turn("agent", "9 pm works for Jo, thanks."), turns[3])
     assert check_record(declined("Tonight we're pretty slammed"), BOOK, settled).rule == 10  # type: ignore[union-attr]
+
+
+def test_rule_6_the_item_named_after_but_before_its_quote_names_it_where_the_sentence_gives_another_place() -> None:
+    """ "Free from's aisle seven, but the flour's not in there, it's in with the baking, aisle twelve.": the part of the
+    sentence after "but" names the flour; before "but" it is the other place's."""
+    job = c.QuickAskJob(AISLE.question, "gluten free flour")
+    said = "Free from's aisle seven, but the flour's not in there, it's in with the baking, aisle twelve."
+    turns = call("Which aisle is the gluten free flour in?", said)
+    assert isinstance(check_record(aisle("aisle 12, with the baking", "it's in with the baking, aisle twelve"), job, turns), Accepted)
+    other = call("Which aisle is the gluten free flour in?", "The flour's in aisle seven, but the sugar's in twelve.")
+    assert check_record(aisle("aisle 12", "the sugar's in twelve"), job, other).rule == 6  # type: ignore[union-attr]

@@ -60,10 +60,10 @@ assessment and the web view). The rules, all of them:
     is.
  6. The item. A stock or aisle fact names the item asked about: in its quote, or in the agent's question before it
     (the agent's follow-ups between, or a question back and the agent's choice, which the fact's sentence names),
-    with no number of another size of it nor a word of INSTEAD said in between; in its own quote where its sentence
-    gives another number of its kind but the kinds' own ("3 boxes, in aisle 8" holds one of each) or its clause a
-    word of INSTEAD ("the M12 though"). Said again or read back, a place or count stands on the question first
-    answered.
+    with no number of another size of it nor a word of INSTEAD said in between; in its own quote (or its sentence
+    from a "but" to it: "..., but the soda's in 12") where its sentence gives another number of its kind but the
+    kinds' own ("3 boxes, in aisle 8" holds one of each) or its clause a word of INSTEAD ("the M12 though"). Said
+    again or read back, a place or count stands on the question first answered.
  7. Word lists. A closed day's quote (its times_quote, else its days_quote) holds a word of CLOSED (or a no just
     before "open", not "until"; or a no answering a question with "open"; or "close" last in its turn, in a
     sentence of no time: "Sunday we close."); open around the clock, of ALWAYS; no set hours, of NO_SET_HOURS. An
@@ -759,7 +759,9 @@ def _check(cited: Cited, request: QuickAskJob | BookJob, turns: Sequence[Turn], 
         kind = {w for i, w in enumerate(sentence) if not (re.fullmatch(r"(?!(?:is|has|was|does)$)[a-z]+s|left", _at(sentence, i + 1)) if fact.kind == "place"
                 else _at(sentence, i - 1).rstrip("s") in NUMBERED or _at(sentence, i - 1) in ("or", "and", "to")
                 and _at(sentence, i - 3).rstrip("s") in NUMBERED)}  # "aisles 8 or 9" of a count
-        if item and fact.kind in ("place", "count") and not _names_item(item, at.words) and len(
+        since_but = re.split(r"\bbut\b", text[at.sentence.start:toks[at.last - 1].end], flags=re.I)  # "..., but the soda's in 12"
+        if item and fact.kind in ("place", "count") and not _names_item(item, at.words) and not (
+                len(since_but) > 1 and _names_item(item, _words(tokens(since_but[-1])))) and len(
                 _standing_numbers(at.sentence.text) & kind - set(_words(tokens(" ".join([item, *(f.value for f in cited.facts if f.kind == "kind")]))))
         ) > max(1, len(set(re.findall(r"\d+", fact.value)))):  # the kinds' own numbers aside ("one of the 11 speed, the 12 speed's out")
             return Refused(6, f"your quote {fact.quote!r} does not name {item!r}, and its sentence gives another {fact.kind}",
