@@ -73,7 +73,7 @@ def tokens(text: str) -> tuple[Tok, ...]:
         else:
             out += _dozens(out, raw[i])
             i += 1
-    return tuple(_unfilled(out))
+    return tuple(_unfilled(_joined(out)))
 
 
 def _dozens(before: list[Tok], t: Tok) -> list[Tok]:
@@ -94,6 +94,19 @@ def _dash(text: str, a: Tok, b: Tok) -> tuple[Tok, ...]:
     return (Tok("to", a.end, b.start),) if pair and text[a.end:b.start].strip() in ("-", "\u2013") else ()
 
 
+def _joined(toks: list[Tok]) -> list[Tok]:
+    """Phrases said as one word: "day after tomorrow" as "overmorrow" (as RELATIVE's are), "24 by 7" as "24/7"."""
+    words, out, i = [t.word for t in toks], list[Tok](), 0
+    while i < len(toks):
+        if words[i:i + 3] in (["day", "after", "tomorrow"], ["24", "by", "7"]):
+            out.append(Tok("overmorrow" if words[i] == "day" else "24/7", toks[i].start, toks[i + 2].end))
+            i += 3
+        else:
+            out.append(toks[i])
+            i += 1
+    return out
+
+
 def _unfilled(toks: list[Tok]) -> list[Tok]:
     """Tokens without FILLERS; a no of EASE ("no problem", "not a problem", "never any trouble") is one "ok": a yes."""
     words, drop = [t.word for t in toks], set[int]()
@@ -101,8 +114,6 @@ def _unfilled(toks: list[Tok]) -> list[Tok]:
         k = i + 1 + (at(words, i + 1) in ("a", "any", "to"))
         if w in ("no", "not", "never", "nothing", "nae", "nuh") and at(words, k) in EASE and i not in drop:  # "nae bother"
             toks[i], drop = Tok("ok", toks[i].start, toks[k].end), drop | set(range(i + 1, k + 1))
-        if words[i:i + 3] in (["day", "after", "tomorrow"], ["24", "by", "7"]):  # one word, as RELATIVE's are; "24 by 7" is 24/7
-            toks[i], drop = Tok("overmorrow" if w == "day" else "24/7", toks[i].start, toks[i + 2].end), drop | {i + 1, i + 2}
     return [t for i, t in enumerate(toks) if i not in drop and t.word not in FILLERS]
 
 

@@ -759,7 +759,7 @@ def _check(cited: Cited, request: QuickAskJob | BookJob, turns: Sequence[Turn], 
         kind = {w for i, w in enumerate(sentence) if not (re.fullmatch(r"(?!(?:is|has|was|does)$)[a-z]+s|left", _at(sentence, i + 1)) if fact.kind == "place"
                 else _at(sentence, i - 1).rstrip("s") in NUMBERED or _at(sentence, i - 1) in ("or", "and", "to")
                 and _at(sentence, i - 3).rstrip("s") in NUMBERED)}  # "aisles 8 or 9" of a count
-        since_but = re.split(r"\bbut\b", text[at.sentence.start:toks[at.last - 1].end], flags=re.I)  # "..., but the soda's in 12"
+        since_but = _BUT_ALONE.split(text[at.sentence.start:toks[at.last - 1].end])  # "..., but the soda's in 12"
         if item and fact.kind in ("place", "count") and not _names_item(item, at.words) and not (
                 len(since_but) > 1 and _names_item(item, _words(tokens(since_but[-1])))) and len(
                 _standing_numbers(at.sentence.text) & kind - set(_words(tokens(" ".join([item, *(f.value for f in cited.facts if f.kind == "kind")]))))
