@@ -690,3 +690,5 @@ def test_docs_state_the_rules_word_for_word() -> None:
     rules = header[header.index(" 1. Said."):].strip()
     docs = (pathlib.Path(__file__).parent.parent / "docs" / "evidence.md").read_text()
     assert " ".join(rules.split()) in " ".join(docs.split())
+    forms = (spoken.__doc__ or "")[(spoken.__doc__ or "").index("Clock times (clocks):"):]  # the forms rules 4 and 5 read
+    assert " ".join(forms.split()) in " ".join(docs.split())

@@ -224,7 +224,7 @@ class _Range(_Strict):
         out = [Fact("days", ",".join(dict.fromkeys(self.days)), self.days_quote, back,
                     topic="closed" if self.closed else "")] if self.days else []  # "closed Sundays" names its days
         if self.date:
-            out.append(Fact("date", self.date, self.days_quote, back))
+            out.append(Fact("date", self.date, self.days_quote, back, topic="closed" if self.closed else ""))
         if self.closed or self.around_the_clock:  # "closed Sunday" as its days_quote alone says the word too
             return [*out, Fact("closed" if self.closed else "always", "", said or self.days_quote, back, beside=self.days_quote)]
         days, beside = (*self.days, *([self.date.lower()] if self.date else [])), self.days_quote  # "today" is a day too

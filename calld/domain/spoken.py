@@ -1,6 +1,17 @@
-"""How clock times and days are said, read from tokens (calld.domain.tokens): "7:30", "half five", "9 till 6", "Mon-Fri",
-"weekends". Shared by the evidence check (its rules 4 and 5 say what counts), the transcript's assessment and the web
-view, which finds the moment a time was said. Pure: no clock, no IO. Word lists: named constants of at most 15 entries."""
+"""How clock times and days are said, read from tokens (calld.domain.tokens). Shared by the evidence check (its rules 4
+and 5 say what counts), the transcript's assessment and the web view, which finds the moment a time was said. Pure: no
+clock, no IO. Word lists: named constants of at most 15 entries.
+
+Clock times (clocks): "7:30", "7.30", "7 30", "0930" (in no phone number), a number before am/pm, o'clock, "noon" or
+"ish", or after a word of CLOCK_CUES, "noon", "midnight", "half past 7", "half five", "at 9 and a half", "ten to nine"
+(after "at", or as a booking's one time), "19 30" or "20 hours" (13 to 23: 24-hour); am/pm, where said (DAYPARTS: "in
+the morning", "morning 10 until night 10"; "07:00": 24-hour), agrees. A dash between numbers ("9-6"), a word of RUNS
+("9 while 5") and "and" after "between" make a run; number words said apart (",") are two. A number that begins an
+address (names, then a word of STREETS), measures (before a word of UNITS: "20 quid"; not "at 10 hours"), is a month's
+day ("13 May 12 noon": the 13) or counts days ("open 7 days", "4 days a week") is no time; after LOOSE_CUES it is a
+count too. Days (days_in): by name, by a run ("Mon-Fri", "Monday to Friday", a word inside it: "Monday straight through
+Saturday") or by DAY_GROUPS ("weekends"); a day after a word of SET_APART is not among them ("except Sunday"), but for
+one week's day ("but this Monday we're shut", "first Monday of the month"): a date, not the weekday set apart."""
 
 from __future__ import annotations
 
@@ -67,8 +78,8 @@ def clocks(words: Sequence[str], *, one: bool = False) -> list[Clock]:
         cued = i > 0 and words[i - 1] in CLOCK_CUES
         hour: int | None = None
         minute, used, loose = 0, [i], False
-        if i in address or (i > 0 and words[i - 1] in MONTHS and i in near(words, i - 1)) or " ".join(words[i:i + 2]) in DAY_GROUPS or (
-                # "5 Elm St", "march 4 12 pm", "open 7 days"
+        if i in address or (i > 0 and words[i - 1] in MONTHS and i in near(words, i - 1)) or " ".join(words[i:i + 2]) in DAY_GROUPS or nxt in ("day", "days") or (
+                # "5 Elm St", "march 4 12 pm", "open 7 days", "4 days a week"
                 nxt.rstrip("s") in UNITS and (nxt.rstrip("s") != "hour" or w.isdigit() and int(w) <= 12 and not cued)):  # "20 quid"
             i += 1
             continue
@@ -169,11 +180,13 @@ def days_in(words: Sequence[str], rest: Sequence[str] = ()) -> set[str]:
             named.update(group)
         if (d := weekday(w)) is None:
             continue
-        run = [d]
-        if i + 2 < len(words) and words[i + 1] in RUNS and (e := weekday(words[i + 2])) is not None:
+        run, j = [d], i + 1 + (at(words, i + 2) in RUNS and at(words, i + 1).isalpha() and weekday(words[i + 1]) is None
+                               and words[i + 1] not in ("and", "or", *SET_APART))  # "monday straight through saturday", "through to"
+        if at(words, j) in RUNS and (e := weekday(at(words, j + 1))) is not None:
             a, b = WEEKDAYS.index(d), WEEKDAYS.index(e)
             run = [WEEKDAYS[k % 7] for k in range(a, b + 1 if b >= a else b + 8)]
-        (apart if setting_apart else named).update(run)
+        one_week = at(words, i - 1) in ("this", "next", "first", "second", "third", "fourth", "last")  # "but this monday": a date
+        (apart if setting_apart and not one_week else named).update(run)
     return named - apart - (WEEKDAYS_SET - days_in(["every", "day", "except", *rest]) if rest else set())
 
 

@@ -19,55 +19,49 @@ assessment and the web view). The rules, all of them:
     after none of "please", "me", "you", "to", "will" ("ok, confirm"), nor HOLDS ("let me check"); only a booking's fact
     may stand in the business's question before the outcome_quote, and a range's days its times answer there ("Sundays?
     No."). A clause ends at , ; ? . ! "but" or "and can I".
- 4. Clock times. Each time reads as one in its own quote: "7:30", "7.30", "7 30", "0930" (in no phone number), a
-    number before am/pm, o'clock, "noon" or "ish", or after a word of CLOCK_CUES, "noon", "midnight", "half past
-    7", "half five", "at 9 and a half", "ten to nine" (after "at", or as a booking's one time), the quote's one
-    number ("Ten."; in a booking's time, "make that five", one beside the party's: "two for seven", or, the record
-    giving a party, none before "people", "guests", "of" or a word of UNITS nor after "a", "for" or NUMBERED:
-    "Seven it is"), "19 30" or "20 hours" (13 to 23: 24-hour); am/pm, where said (DAYPARTS: "in the morning",
-    "morning 10 until night 10"; "07:00": 24-hour), agrees. A dash between numbers or days ("9-6"), a word of RUNS
-    ("9 while 5") and "and" after "between" make a run; number words said apart (",") are two. A number that begins
-    an address (names, then a word of STREETS), measures (before a word of UNITS: "20 quid"; not "at 10 hours"), is
-    a month's day ("13 May 12 noon": the 13) or begins a group of DAY_GROUPS ("open 7 days") is no time; after
-    LOOSE_CUES, or a time only by "tonight" after it, it is a count too, and no time where another is said ("for
-    four tonight at 8"). A range's two times are said one after the other in its times_quote, the opening first
-    unless a word of closing is their last cue ("until 9 from 5"), the closing later where neither says its half of
-    the day, or only one end in a clause with its days and no other time (nor after, until another day): a closing,
-    with no "open" or "from" but before a word of RUNS; an opening, after "open", "from" or a no before "open
-    till", with no other closing said after it in its turn; where an earlier sentence of its turn gives days a
-    range with its other end ("Monday to Thursday 8 till 7, Friday and Saturday till 10"; "Sundays we don't open
-    till 10"); a bare "half past" takes its hour from the context_quote; days_quote and times_quote, said in one
-    turn, have no other day or number between them but a split shift's other times or the range's own said first,
-    each in its part (an opening; a closing after a word of closing), in words of saying hours (_SAYING_HOURS), and
-    no time, day nor word of RUNS or CLOCK_CUES after its times in their sentence ("Sundays we open at 10, 10 till
-    4"), and days whose own clause says times take those ("Mon-Fri 8:30 to 6, Sat 9 to 1"). A booked time in no
-    clock words ("early sitting") stands by them; with no half of the day, it is the half nearer the time asked;
-    with a word of LIMITS or HOURS_CUES in the four words before each time it reads ("we open at 5", "back at 9"),
-    it is none.
- 5. Own words. Each day, date, count, party size, place or kind stands in its own quote: a count as a number that is
-    no part of a clock time nor a day of a month ("march 5"; "the 12th", no month said, for the date), nor before a
-    word of UNITS or after one of NUMBERED ("table 12"), a party of two also by a word of PAIR, a party also as the
-    sum of counts ("a" one) each before a word of PEOPLE, joined by "and" or "plus" ("2 adults and 2 kids", not "4
-    and 2 high chairs"); days by name, run or DAY_GROUPS, every day the days_quote names being recorded, and a
-    range's times_quote naming no day but its own, where a word of OTHER_DAYS ("rest of the week") names the days
-    its turn names nowhere else; a place or kind by its words (PLACE_WORDS aside; a place's may stand in the rest
-    of its sentence or a sentence of its turn naming the item, but in a clause of a no, of PAST or after "but",
-    where its quote says one of them; its numbers not). A day after a word of SET_APART is not among them ("closed"
-    aside, of closed days). An item's count or place quote holds no other number (but the item's own: "the 12
-    inch"). A typed date is read as said (with its year, by its day; "Dec"); the date asked stands unsaid beside
-    its weekday said; RELATIVE words ("tomorrow", in a read-back too) and HOLIDAYS (not after "before" or "after")
-    say their dates (BookJob.today: the day dialled); the date asked stands by its day said where no other month
-    is.
- 6. The item. A stock or aisle fact names the item asked about: in its quote, or in the agent's question before it
-    (the agent's follow-ups between, or a question back and the agent's choice, which the fact's sentence names),
-    with no number of another size of it nor a word of INSTEAD said in between; in its own quote (or its sentence
-    from a "but" to it: "..., but the soda's in 12") where its sentence gives another number of its kind but the
-    kinds' own ("3 boxes, in aisle 8" holds one of each) or its clause a word of INSTEAD ("the M12 though"). Said
-    again or read back, a place or count stands on the question first answered.
- 7. Word lists. A closed day's quote (its times_quote, else its days_quote) holds a word of CLOSED (or a no just
-    before "open", not "until"; or a no answering a question with "open"; or "close" last in its turn, in a
-    sentence of no time: "Sunday we close."); open around the clock, of ALWAYS; no set hours, of NO_SET_HOURS. An
-    open range's days are none its days_quote's clause says closed (CLOSED, no "open" nor time: "shut Sundays").
+ 4. Clock times. Each time reads as one in its own quote, as calld.domain.spoken reads clock times (its docstring has
+    the forms: "7:30", "half five", "ten to nine", "19 30"...; am/pm, where said, agrees), or as the quote's one number
+    ("Ten."; in a booking's time, "make that five", one beside the party's: "two for seven", or, the record giving a
+    party, none before "people", "guests", "of" or a word of UNITS nor after "a", "for" or NUMBERED: "Seven it is"); a
+    count too after LOOSE_CUES or by "tonight" after it alone, it is no time where another is said ("for four tonight at
+    8"). A quote stops at no time nor measure its sentence goes on with ("5" of "5 30", "4" of "4 days"); in a range's,
+    "2" between two numbers is "to" ("nine two six"). A range's two times are said one after the other in its
+    times_quote, the opening first unless a word of closing is their last cue ("until 9 from 5"), the closing later
+    where neither says its half of the day, or only one end in a clause with its days and no other time (nor after,
+    until another day): a closing, with no "open" or "from" but before a word of RUNS; an opening, after "open", "from"
+    or a no before "open till", with no other closing said after it in its turn; where an earlier sentence of its turn
+    gives days a range with its other end ("Monday to Thursday 8 till 7, Friday and Saturday till 10"; "Sundays we don't
+    open till 10"); a bare "half past" takes its hour from the context_quote; days_quote and times_quote, said in one
+    turn, have no other day or number between them but a split shift's other times or the range's own said first, each
+    in its part (an opening; a closing after a word of closing), in words of saying hours (_SAYING_HOURS), and no time,
+    day nor word of RUNS or CLOCK_CUES after its times in their sentence ("Sundays we open at 10, 10 till 4"), and days
+    whose own clause (or its part after "but") says times take those ("Mon-Fri 8:30 to 6, Sat 9 to 1"). A booked time in
+    no clock words ("early sitting") stands by them; with no half of the day, it is the half nearer the time asked; with
+    LIMITS or HOURS_CUES in the four words before each time it reads ("we open at 5", "back at 9"), it is none.
+ 5. Own words. Each day, date, count, party size, place or kind stands in its own quote: a count as a number that is no
+    part of a clock time nor a day of a month ("march 5"; "the 12th", no month said, for the date), nor before a word of
+    UNITS or after one of NUMBERED ("table 12") nor, an item's, LOOSE_CUES ("about 12"), a party of two also by a word
+    of PAIR, a party also as the sum of counts ("a" one) each before a word of PEOPLE, joined by "and" or "plus" ("2
+    adults and 2 kids", not "4 and 2 high chairs"); days as calld.domain.spoken reads them, every day the days_quote
+    names being recorded, and a range's times_quote naming no day but its own, where a word of OTHER_DAYS ("rest of the
+    week") names the days its turn names nowhere else; a place or kind by its words (PLACE_WORDS aside; a place's may
+    stand in the rest of its sentence or a sentence of its turn naming the item, but in a clause of a no, of PAST or
+    after "but", where its quote says one of them; its numbers not). A closed day's days_quote may say "closed" before
+    it. An item's count or place quote holds no other number (but the item's own: "the 12 inch"). A typed date is read
+    as said (with its year, by its day; "Dec"); the date asked stands unsaid beside its weekday said; RELATIVE words
+    ("tomorrow", in a read-back too) and HOLIDAYS (not after "before" or "after") say their dates (BookJob.today: the
+    day dialled); the date asked stands by its day said where no other month is.
+ 6. The item. A stock or aisle fact names the item asked about: in its quote, or in the agent's question before it (over
+    the agent's follow-ups, a wait that names the item and its "Sure.", or a question back and the agent's choice, which
+    the fact's sentence names), with no number of another size of it nor a word of INSTEAD said in between; in its own
+    quote (or its sentence from a "but" to it: "..., but the soda's in 12") where its sentence gives another number of
+    its kind but the kinds' own ("3 boxes, in aisle 8" holds one of each) or its clause a word of INSTEAD ("the M12
+    though"). Said again or read back, a place or count stands on the question first answered.
+ 7. Word lists. A closed day's quote (its times_quote, else its days_quote) holds a word of CLOSED (or a no just before
+    "open", not "until"; or a no answering a question with "open"; or "close" last in its turn, in a sentence of no
+    time: "Sunday we close."; or "close" before the day or holiday ending its clause: "we close Sundays"); open around
+    the clock, of ALWAYS; no set hours, of NO_SET_HOURS. An open range's days or date are none its days_quote's clause
+    says closed (CLOSED, no "open" nor time: "shut Sundays", "this Monday we're shut").
  8. Yes. The clause of a quote of what is holds no word of NOT (nor ending in n't or "nae"; not before a word of
     OPEN_CLOSE and "until"; not a "no" before a word of CORRECTIONS; not "not many") nor of PAST; of stock, none of OUT
     ("out the back" aside) nor COMING, "will" ('ll, "gonna") nor a day ("next week"): stock to come is none now, and a
@@ -87,16 +81,16 @@ assessment and the web view). The rules, all of them:
     the agent's last sentence settling on a time (one, and no no, nor a word of DECLINES after its last time in a
     sentence with no "but" that asks nothing: "9 is too late") refuses it when the business's next turn says that
     time with no no, or first answers with no no, question, wait or offer, and the agent takes nothing back after.
-11. Corrections. Business words after a fact's quote (a read-back fact's: from the reply on) holding another value
-    of its kind (a clock time; a number of one or two digits, not the record's party nor, for a party, its booked
-    time; a day or, for a date with its day of the month, another "the 20th") refuse the record when they hold a
-    word of CORRECTIONS, or always for a booking's time and date (and a read-back party) but in the rest of its
-    outcome's turn ("booked. Last orders at 9"), or for stock held a no (not one of another kind the record gives
-    alone: "No hardback though"); unless they name a day the fact is not for. A time said gone or full or after
-    "not" ("not six"), the party said alone, a measure (rule 4) or a day after a word of RUNS or "by" ("hold it till
-    Monday") is no other value, nor, of a booking, in a sentence with no word of NOT, one just after a word of RUNS,
-    "by", "from", "after" or "between" or in the three after "or" ("7:45, or a 9:15 in the bar"), or as in rule 4
-    ("from 10 to 6").
+11. Corrections. Business words after a fact's quote (a range's: after its days_quote too, said after it in its
+    sentence; a read-back fact's: from the reply on) holding another value of its kind (a clock time; a number of one or
+    two digits, not the record's party nor, for a party, its booked time; a day or, for a date with its day of the
+    month, another "the 20th") refuse the record when they hold a word of CORRECTIONS, or always for a booking's time
+    and date (and a read-back party) but in the rest of its outcome's turn ("booked. Last orders at 9"), or for stock
+    held a no (not one of another kind the record gives alone: "No hardback though"); unless they name a day the fact is
+    not for. A time said gone or full or after "not" ("not six"), the party said alone, a measure (rule 4) or a day
+    after a word of RUNS or "by" ("hold it till Monday") is no other value, nor, of a booking, in a sentence with no
+    word of NOT, one just after a word of RUNS, "by", "from", "after" or "between" or in the three after "or" ("7:45, or
+    a 9:15 in the bar"), or as in rule 4 ("from 10 to 6").
     A fact quoted from the business's question is refused where the agent's reply, in its clauses of no no, says a value
     of its kind and not its own ("Just the two?" / "Three people."): a clock time (no limit, none after a word of RUNS,
     "by", "from" or "after"; a bare "half past": its minutes), a day, or a number before "people", "person" or a word of
@@ -120,7 +114,7 @@ from calld.adapters import gpt_live
 from calld.core import situations
 from calld.core.answers import Accepted, Cited, Fact, Refused, Verdict
 from calld.core.plan import BookJob, QuickAskJob
-from calld.domain.spoken import CLOCK_CUES, DAYPARTS, MONTHS, MONTHS_SET, RUNS, SET_APART, UNITS, WEEKDAYS_SET, Clock, clocks
+from calld.domain.spoken import CLOCK_CUES, DAYPARTS, LOOSE_CUES, MONTHS, MONTHS_SET, RUNS, SET_APART, UNITS, WEEKDAYS_SET, Clock, clocks
 from calld.domain.spoken import days_in, has_phrase
 from calld.domain.spoken import NOT_A_NAME as _NOT_A_NAME, addresses as _addresses, hhmm as _hhmm, near as _near
 from calld.domain.spoken import reads_as as _reads_as, typed as _typed
@@ -191,8 +185,7 @@ def _negated(words: Sequence[str]) -> bool:
 
 
 def _closing(words: Sequence[str], c: Clock) -> bool:
-    """Rule 4: a time said after a word of closing as its last cue ("until 9 from 5", "we shut at 6"), but "don't open
-    till 10": an opening."""
+    """Rule 4: a time after a word of closing as its last cue ("until 9 from 5"), but "don't open till 10": an opening."""
     cues = [(i, w) for i, w in enumerate(words[:min(c.at)]) if w in (*OPEN_CLOSE, "from", "until", "till", "til", "shut", "shuts")]
     return bool(cues) and cues[-1][1] not in ("open", "opens", "from") and not (
         cues[-1][1] in ("until", "till", "til") and _at(words, cues[-1][0] - 1) == "open" and (
@@ -226,8 +219,7 @@ def _date_words(value: str) -> list[str]:
 
 
 def _date_stands(value: str, words: Sequence[str], asked: Sequence[str] = ()) -> bool:
-    """Rule 5; the date asked (`asked`) stands unsaid beside its weekday or its day said ("Friday", "the 11th" for Friday
-    11 December asked)."""
+    """Rule 5; the date asked (`asked`) stands unsaid beside its weekday or day said ("the 11th" for Friday 11 December)."""
     said = {"today" if w == "tonight" else w for w in (w.removesuffix("'s") for w in words)} | days_in(words)  # "tomorrow's"
     said |= {f"{m} {words[j]}" for i, m in enumerate(words) if m in MONTHS or m == "the" for j in _near(words, i)}
     said |= {day for name, day in HOLIDAYS.items() if any(has_phrase(w, [name]) and not has_phrase(w, [f"after {name}", f"before {name}"])
@@ -306,11 +298,15 @@ def _clause(turns: Sequence[Turn], at: Found) -> tuple[list[str], list[list[str]
     """The words of the clause a quote stands in (rule 8: "we don't open at nine anymore" holds "open at nine"), and
     each clause it spans, apart ("We're rammed Tuesday, sorry love": two)."""
     text, toks = turns[at.turn].text, tokens(turns[at.turn].text)
-    start, end = toks[at.first].start, toks[at.last - 1].end
-    a = max([m.end() for m in _CLAUSE_END.finditer(text, 0, start)] + [m.end() for m in _BUT.finditer(text) if m.end() <= start],
-            default=0)
-    b = min([m.start() for m in (_CLAUSE_END.search(text, end), _BUT.search(text, end)) if m], default=len(text))
+    a, b = _span(text, toks[at.first].start, toks[at.last - 1].end, _BUT)
     return _words(tokens(text[a:b])), [w for p in _CLAUSE_END.split(text[a:b]) if (w := _words(tokens(p)))]
+
+
+def _span(text: str, start: int, end: int, *more: re.Pattern[str]) -> tuple[int, int]:
+    """The clause around text[start:end]: from the last _CLAUSE_END (or `more`) before it to the first after it."""
+    return (max([m.end() for m in _CLAUSE_END.finditer(text, 0, start)] + [m.end() for e in more for m in e.finditer(text)
+                                                                            if m.end() <= start], default=0),
+            min([m.start() for e in (_CLAUSE_END, *more) if (m := e.search(text, end))], default=len(text)))
 
 
 def _standing_numbers(text: str) -> set[str]:
@@ -343,7 +339,9 @@ def _stands(fact: Fact, words: Sequence[str], context: Sequence[str] = (), rest:
                  for i, w in enumerate(words)]  # the last of "for to"; a place's after a word of NUMBERED ("aisle for")
     if kind in ("clock", "range"):  # and a time's beside a word of RUNS, or after "at": "8 till for", "ate to 4", "at for 30"
         words = [HEARD.get(w, w) if _at(words, i - 1) in RUNS | {"at"} or _at(words, i + 1) in RUNS else w for i, w in enumerate(words)]
-    if kind == "range":
+    if kind == "range":  # and "two" heard for "to" between two numbers: "nine two six", "eight two noon"
+        words = ["to" if w == "2" and _at(words, i - 1).isdigit() and (_at(words, i + 1).isdigit() or _at(words, i + 1) in (
+            "noon", "midnight")) else w for i, w in enumerate(words)]
         ends = [_hhmm(v) for v in value.split("-")]
         said = clocks(words)
         # said one after the other; where neither says its half of the day ("six till six"), it closes after it opens
@@ -368,7 +366,8 @@ def _stands(fact: Fact, words: Sequence[str], context: Sequence[str] = (), rest:
             said = [Clock(int(numbers[0]), 0, None, frozenset({at}), True)]
         if not any(_reads_as(c, *hhmm, clocks(context)) for c in said):
             return f"{hhmm[0]:02d}:{hhmm[1]:02d} does not read as a clock time in {' '.join(words)!r}"
-    elif kind == "count" and (value not in _counts(words, measures=False) - {w for i, w in enumerate(words) if _at(words, i - 1) in NUMBERED}
+    elif kind == "count" and (value not in _counts(words, measures=False) - {w for i, w in enumerate(words) if _at(words, i - 1) in (
+            {*NUMBERED, *LOOSE_CUES} if item else NUMBERED)}  # an item's "about 12" is no count
                               | (set() if item else _party_said(words)) or value in re.findall(r"\d+", item or "")):
         return f"the number {value} is not said there apart from a clock time, a measure or a place"
     elif item and kind in ("count", "place") and (others := _counts(words) - set(_words(tokens(f"{value} {item or ''}"))) - set(re.findall(r"\d+", value))):
@@ -401,8 +400,7 @@ def _stands(fact: Fact, words: Sequence[str], context: Sequence[str] = (), rest:
 
 
 def _party_said(words: Sequence[str]) -> set[str]:
-    """A party said other than as one number: two by a word of PAIR, or a sum of PEOPLE ("2 adults and 3 kids": 5; "3
-    adults and a child": 4)."""
+    """A party said other than as one number: two by a word of PAIR, or a sum of PEOPLE ("3 adults and a child": 4)."""
     people = {i for i in range(len(words)) if _at(words, i + 1) in PEOPLE or _at(words, i + 1).rstrip("s") in PEOPLE}
     at = sorted({*_counted(words, measures=False), *(i for i in people if words[i] in ("a", "an"))})
     summed = len(at) > 1 and set(at) <= people and all(b - a < 5 and {"and", "plus"} & set(words[a:b]) for a, b in zip(at, at[1:]))
@@ -440,9 +438,8 @@ def _sign(fact: Fact, words: Sequence[str], parts: Sequence[Sequence[str]] = (),
 
 
 def _gone(words: Sequence[str], *, yes: bool) -> bool:
-    """Rule 8's word of GONE: only WHEN_WORDS, days and times after it, no "you" in its clause ("Seven's gone", "tables
-    are all gone for Thursday"; not "you're all booked", "it's gone through"); "all booked" ends its clause but for
-    WHEN_WORDS ("all reserved already") and refuses no yes ("that's all booked" is one, "that time is all booked" a no)."""
+    """Rule 8's word of GONE: only WHEN_WORDS, days and times after it, no "you" in its clause ("Seven's gone"; not "it's
+    gone through"); "all booked" ends its clause but for WHEN_WORDS and refuses no yes ("that's all booked" is one)."""
     return not {"you", "your", "you're"} & set(words) and any(
         not (g.startswith("all ") and (yes or not set(rest) <= WHEN_WORDS)) and all(w in WHEN_WORDS or _weekday(w) or w[0].isdigit() or w in
                                                              ("am", "pm", "oclock", "s") for w in rest)
@@ -491,7 +488,8 @@ def _item_named(item: str | None, turns: Sequence[Turn], at: Found | None, asked
     while asked and not _names_item(item, _words(tokens(turns[asked].text))) and turns[asked - 1].speaker == "business":
         if turns[asked - 1].text.rstrip().endswith("?"):
             choice = choice or set(_words(tokens(turns[asked].text))) - PLACE_WORDS
-        elif at is None or not turns[asked].text.rstrip().endswith("?"):  # a read-back's question is its own
+        elif at is None or not (turns[asked].text.rstrip().endswith("?") or has_phrase(  # a read-back's question is its own;
+                waits := _words(tokens(turns[asked - 1].text)), HOLDS) and _names_item(item, waits)):  # "Shovels. Hang on." / "Sure."
             break
         asked = _asked_before(turns, asked - 1)
     if asked is None or not _names_item(item, _words(tokens(turns[asked].text))) or (
@@ -504,8 +502,7 @@ def _item_named(item: str | None, turns: Sequence[Turn], at: Found | None, asked
 
 
 def _answered_before(fact: Fact, item: str | None, turns: Sequence[Turn], asked: int | None) -> bool:
-    """Rule 6 for a read-back ("Sorry, was that aisle 7?" / "Yep."): the business said the value earlier, in the
-    reply to a question of the agent's that named the item ("Which aisle is the skillet in?" / "Aisle 7.")."""
+    """Rule 6 for a read-back ("Was that aisle 7?" / "Yep."): the value said earlier to a question naming the item."""
     return fact.kind in ("place", "count") and any(  # a yes or a no has no value to have said before
         (q := _asked_before(turns, t) if turns[t].speaker == "business" else None) is not None
         and _item_named(item, turns, None, q) and _stands(fact, _words(tokens(turns[t].text))) is None for t in range(asked or 0))
@@ -723,9 +720,12 @@ def _check(cited: Cited, request: QuickAskJob | BookJob, turns: Sequence[Turn], 
         party = next((f.value for f in cited.facts if f.kind == "count"), None) if isinstance(request, BookJob) else None  # "two for seven"
         its_kind = " ".join(f.value for f in cited.facts if f.kind == "kind" and f.quote == fact.quote)  # "one of the 11 speed"
         if (why := _stands(fact, named if fact.kind == "days" else at.words, context, rest, item and f"{item} {its_kind}", party, today)
-                ) is not None and not (fact.kind == "range" and _carried(turns, at, fact)):
+                ) is not None and not (fact.kind == "range" and _carried(turns, at, fact) or fact.kind == "closed" and _closes_on(clause)):
             rule = 4 if fact.kind in ("clock", "range") else 7 if fact.kind in ("closed", "always", "no_set_hours") else 5
             return Refused(rule, f"{why} (your quote {fact.quote!r})", _AGAIN)
+        if fact.kind in ("clock", "range") and at.words[-1].isdigit() and int(at.words[-1]) <= 12 and at.last < len(toks) and not text[
+                toks[at.last - 1].end:toks[at.last].start].strip() and (re.fullmatch(r"[0-5]\d", n := toks[at.last].word) or n.rstrip("s") in (*UNITS, "day")):
+            return Refused(4, f"your quote {fact.quote!r} stops inside a time or a measure (before {n!r})", "quote the whole time")
         if fact.kind == "clock" and isinstance(request, BookJob) and _other_half(fact.value, at.words, request):
             return Refused(4, f"{fact.value!r} is said with no half of the day, and its other half is nearer the time asked "
                               f"for, {request.time!r} (your quote {fact.quote!r})", "record the half of the day nearer it")
@@ -738,11 +738,11 @@ def _check(cited: Cited, request: QuickAskJob | BookJob, turns: Sequence[Turn], 
                                     - set(fact.value.split(",")) - recorded_days):
             return Refused(5, f"your quote {fact.quote!r} names {', '.join(sorted(left, key=WEEKDAYS.index))} too, "
                               "which the record gives no hours", "record every day the quoted words name")
-        if fact.kind == "days" and fact.topic != "closed" and (shut := _shut(_clause(turns, at)[0]) & set(fact.value.split(","))):
-            return Refused(7, f"your quote {fact.quote!r} says {', '.join(sorted(shut, key=WEEKDAYS.index))} closed",
-                           "record those days closed, and the hours of the days said open")
         if fact.kind in ("clock", "range") and (other := _another_day(named, fact.days)):
             return Refused(5, f"your quote {fact.quote!r} names {other}, not a day of its range", "quote the times of its own days")
+        if fact.kind in ("days", "date") and fact.topic != "closed" and (shut := _shut(_clause(turns, at)[0], fact)):
+            return Refused(7, f"your quote {fact.quote!r} says {', '.join(shut)} closed",
+                           "record those days closed, and the hours of the days said open")
         shared = [f.quote for f in cited.facts if f.beside == fact.beside and f.quote not in (fact.quote, None)]  # split shifts
         said_first = fact.kind == "range" and not shared and _said_first(turns, at, locate(turns, fact.beside), fact.value)
         if fact.beside and not said_first and (between := _between(turns, at, locate(turns, fact.beside), shared)):
@@ -771,7 +771,9 @@ def _check(cited: Cited, request: QuickAskJob | BookJob, turns: Sequence[Turn], 
             return Refused(6, f"your quote {fact.quote!r} does not name {item!r}, nor answers a question that does",
                            "quote the words that name the item, or record what they said of it as unknown")
         others = tuple(f.value for f in cited.facts if f.kind == "kind" and f.quote != fact.quote and f.value != its_kind)
-        if (later := _corrected(fact, turns, at, isinstance(request, BookJob), own=timed if fact.kind == "count" else own,
+        days_at = locate(turns, fact.beside, near=at) if fact.beside else None  # after times and days: "10 to 6 Monday to Saturday"
+        last = days_at if days_at is not None and days_at.sentence == at.sentence and days_at.first > at.first else at
+        if (later := _corrected(fact, turns, last, isinstance(request, BookJob), own=timed if fact.kind == "count" else own,
                                 settled=at_outcome.sentence if at_outcome is not None else None, kinds=(its_kind, others))) is not None:
             return Refused(11, f"after your quote {fact.quote!r} the business said {later!r}", "record what the business said last")
         evidence.append(at.sentence)
@@ -797,9 +799,8 @@ def _between(turns: Sequence[Turn], a: Found, b: Found | None, shared: Sequence[
 
 
 def _said_first(turns: Sequence[Turn], times: Found, days: Found | None, value: str) -> bool:
-    """Rule 4: between a range's days and its times, only its own times, each in its part (an opening; a closing after a
-    word of closing; or both) in words of saying hours, and no time, day nor clock cue after its times in their sentence:
-    "Saturdays we open at ten, ten till four"."""
+    """Rule 4: between a range's days and times only its own times, each in its part, in words of saying hours, and no
+    time, day nor clock cue after its times in their sentence ("Saturdays we open at ten, ten till four")."""
     ends = [_hhmm(v) for v in value.split("-")]
     if days is None or days.turn != times.turn or days.last > times.first or len(ends) != 2 or None in ends:
         return False
@@ -816,12 +817,11 @@ def _said_first(turns: Sequence[Turn], times: Found, days: Found | None, value: 
 
 
 def _carried(turns: Sequence[Turn], at: Found, fact: Fact) -> bool:
-    """Rule 4: a range's times_quote says only one end of it, in one clause with its days and no other time nor (of a
-    closing) an opening ("Friday and Saturday we go till 10"; "Sundays we don't open till 10"), where a clause of an
-    earlier sentence of its turn that names days gives a range with its other end ("Monday to Thursday 8 till 7")."""
+    """Rule 4: a times_quote of one end, in a clause with its days, no other time nor (of a closing) an opening, where an
+    earlier sentence of its turn naming days gives its other end ("Mon to Thu 8 till 7, Fri and Sat we go till 10")."""
     ends, text, toks = [_hhmm(v) for v in fact.value.split("-")], turns[at.turn].text, tokens(turns[at.turn].text)
-    a = max([m.end() for m in _CLAUSE_END.finditer(text, 0, toks[at.first].start)], default=0)
-    clause = _words(tokens(text[a:next((m.start() for m in [_CLAUSE_END.search(text, toks[at.last - 1].end)] if m), len(text))]))
+    a, b = _span(text, toks[at.first].start, toks[at.last - 1].end)
+    clause = _words(tokens(text[a:b]))
     said, days = clocks(clause), [d for d in fact.days if d in WEEKDAYS_SET]
     if None in ends or len(said) != 1 or not days or not set(days) <= days_in(clause):
         return False
@@ -851,20 +851,25 @@ def _other_days(turns: Sequence[Turn], at: Found) -> Sequence[str]:
     return [*(d for d in WEEKDAYS if d not in said), *joined.replace(f" {phrase} ", " ").split()]
 
 
-def _shut(clause: Sequence[str]) -> set[str]:
-    """Rule 7: the days a clause says closed, with a word of CLOSED and no "open" nor clock time ("shut Sundays")."""
+def _shut(clause: Sequence[str], fact: Fact) -> list[str]:
+    """Rule 7: the days (or date) of `fact` its clause says closed: CLOSED, no "open" nor time ("this Monday we're shut")."""
     said = has_phrase(clause, CLOSED) and not {"open", "opens"} & set(clause) and not any(c.hour is not None for c in clocks(clause))
-    return days_in([w for w in clause if w != "closed"]) if said else set()
+    return [] if not said else [fact.value] if fact.kind == "date" else sorted(
+        days_in([w for w in clause if w != "closed"]) & set(fact.value.split(",")), key=WEEKDAYS.index)
+
+
+def _closes_on(clause: Sequence[str]) -> bool:
+    """Rule 7: "close" and the day or holiday that ends its clause ("We close Sundays", "we close on Christmas Day")."""
+    return any(w in ("close", "closes") and (_weekday(_at(clause, j := i + 1 + (_at(clause, i + 1) == "on"))) and j == len(clause) - 1
+                                             or " ".join(clause[j:]) in HOLIDAYS) for i, w in enumerate(clause))
 
 
 def _own_times(turns: Sequence[Turn], days: Found, times: Found) -> str | None:
-    """Rule 4: the clause of a range's days where it says times and holds not its times_quote ("Mon-Fri 8:30 to 6,
-    Sat 9 to 1": Saturday's are 9 to 1); times said in another turn are a later answer."""
+    """Rule 4: the clause of a range's days where it says times and not its times_quote ("Mon-Fri 8 to 6, Sat 9 to 1")."""
     if times.turn != days.turn:
         return None
     text, toks = turns[days.turn].text, tokens(turns[days.turn].text)
-    a = max([m.end() for m in _CLAUSE_END.finditer(text, 0, toks[days.first].start)], default=0)
-    b = min([m.start() for m in [_CLAUSE_END.search(text, toks[days.last - 1].end)] if m], default=len(text))
+    a, b = _span(text, toks[days.first].start, toks[days.last - 1].end, _BUT_ALONE)  # ("8 to 5 but Saturday 9 to 12")
     said = _words(tokens(text[a:b]))
     apart = not (toks[times.first].start < b and toks[times.last - 1].end > a)
     return " ".join(said) if apart and any(c.hour is not None for c in clocks(said)) else None

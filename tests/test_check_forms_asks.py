@@ -1,0 +1,113 @@
+"""General forms of the evidence check (calld.evidence.check_record) for the quick asks, found on two corpora written
+outside the project (docs/evidence.md): a wait before the answer, a run of days said loosely, one week's day, a
+closing said with its day, "two" heard for "to", a quote that stops inside a time. Each a form, not a sentence, with
+the rule it belongs to; the first forms are in tests/test_check_forms.py."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from calld.core.plan import QuickAskJob
+from calld.domain.questions import QuestionType
+from calld.domain.spoken import clocks, days_in
+from calld.evidence import Accepted, check_record
+from tests.records import BOOK, HOURS, booked, call, hours, stock
+
+WEEK = ["monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"]
+SHOVELS = QuickAskJob(QuestionType.STOCK, "snow shovels")
+
+
+@given(st.sampled_from(("Hang on, let me look", "Hold on, I'll check", "Bear with me", "One sec, let me check the back")))
+def test_rule_6_a_wait_that_names_the_item_and_its_sure_are_passed_over(wait: str) -> None:
+    """"Snow shovels. Hang on." / "Sure." / "Yeah we do.": the answer after a wait is of the item the wait named."""
+    turns = call("Do you have snow shovels in stock?", f"Snow shovels. {wait}.", "Sure.", "Yeah we do, going fast.")
+    assert isinstance(check_record(stock("in_stock", "Yeah we do"), SHOVELS, turns), Accepted)
+    unnamed = call("Do you have snow shovels in stock?", f"{wait}.", "Sure.", "Yeah we do, going fast.")
+    assert check_record(stock("in_stock", "Yeah we do"), SHOVELS, unnamed).rule == 6  # type: ignore[union-attr]
+
+
+@pytest.mark.parametrize("said", ["Monday straight through Saturday", "Monday right through Saturday",
+                                  "Monday through to Saturday"])
+def test_rule_5_a_run_of_days_with_a_word_inside_it(said: str) -> None:
+    turns = call("What are your hours?", f"We're open ten to six, {said}.")
+    run = {"days": WEEK[:6], "opens": "10:00", "closes": "18:00", "days_quote": said, "times_quote": "ten to six"}
+    assert isinstance(check_record(hours(run), HOURS, turns), Accepted)
+    assert check_record(hours(run | {"days": WEEK[:5]}), HOURS, turns).rule == 5  # type: ignore[union-attr]
+    assert days_in("monday closed through friday".split()) == {"monday"}  # a word that sets a day apart makes no run
+
+
+@pytest.mark.parametrize("which", ["this", "next", "first", "last"])
+def test_rule_5_a_day_of_one_week_is_not_set_apart_from_a_run(which: str) -> None:
+    """"Monday to Saturday 8 till 5, but this Monday we're shut": a date, not every Monday set apart."""
+    run = {"days": WEEK[:6], "opens": "08:00", "closes": "17:00", "days_quote": "Monday to Saturday", "times_quote": "eight till five"}
+    dated = call("What are your hours?", f"Monday to Saturday eight till five, but {which} Monday we're shut.")
+    assert isinstance(check_record(hours(run), HOURS, dated), Accepted)
+    every = call("What are your hours?", "Monday to Saturday eight till five, but Monday we're shut.")
+    assert check_record(hours(run), HOURS, every).rule == 5  # type: ignore[union-attr]
+
+
+def test_rule_7_a_date_said_closed_in_its_clause_has_no_hours() -> None:
+    turns = call("What are your hours?", "Nine to five every day, but this Monday we're shut for the bank holiday.")
+    said = {"date": "this Monday", "days_quote": "this Monday"}
+    opened = hours(said | {"opens": "09:00", "closes": "17:00", "times_quote": "Nine to five"})
+    assert check_record(opened, HOURS, turns).rule == 7  # type: ignore[union-attr]
+    assert isinstance(check_record(hours(said | {"closed": True, "times_quote": "we're shut"}), HOURS, turns), Accepted)
+
+
+@given(st.sampled_from(("We close Sundays", "We close on Mondays", "We close Christmas Day", "The shop closes Sundays")))
+def test_rule_7_close_said_with_its_day_and_no_time_is_closed(said: str) -> None:
+    day = said.split()[-1].removesuffix("s").lower()
+    closed = hours({"days": [day] if day in WEEK else [], "date": None if day in WEEK else "December 25", "closed": True,
+                    "days_quote": said.split(" ", 2)[-1].removeprefix("on "), "times_quote": said})
+    assert isinstance(check_record(closed, HOURS, call("What are your hours?", f"Nine to five. {said}.")), Accepted)
+    for more in (" at 4", " in January", " a bit earlier"):  # the day must end its clause: a time, a season, a "how" are more
+        assert check_record(closed, HOURS, call("What are your hours?", f"Nine to five. {said}{more}.")).rule == 7  # type: ignore[union-attr]
+
+
+@pytest.mark.parametrize(("said", "opens", "closes"), [("nine two six", "09:00", "18:00"), ("eight two noon", "08:00", "12:00"),
+                                                       ("half nine two five", "09:30", "17:00")])
+def test_rule_4_two_heard_for_to_between_two_times(said: str, opens: str, closes: str) -> None:
+    turns = call("What are your hours?", f"Yeah so we're {said} weekdays.")
+    run = {"days": WEEK[:5], "opens": opens, "closes": closes, "days_quote": "weekdays", "times_quote": said}
+    assert isinstance(check_record(hours(run), HOURS, turns), Accepted)
+    assert check_record(hours(run | {"closes": "14:00"}), HOURS, turns).rule == 4  # type: ignore[union-attr]
+
+
+@pytest.mark.parametrize(("sentence", "cut"), [("Weekdays we're 9 to 5 30.", "9 to 5"), ("Weekdays we're nine to five thirty.", "nine to five"),
+                                               ("Weekdays 10 to 4 days a week.", "10 to 4")])
+def test_rule_4_a_times_quote_that_stops_inside_a_time_or_a_measure(sentence: str, cut: str) -> None:
+    turns = call("What are your hours?", sentence)
+    run = {"days": WEEK[:5], "opens": f"{int(cut.split()[0]) if cut[0].isdigit() else 9:02d}:00", "closes": "17:00",
+           "days_quote": "Weekdays", "times_quote": cut}
+    run["closes"] = "16:00" if cut.endswith("4") else "17:00"
+    assert check_record(hours(run), HOURS, turns).rule == 4  # type: ignore[union-attr]
+    whole = cut + sentence.split(cut)[1].split(" days")[0].rstrip(".")
+    if "days" not in sentence:
+        assert isinstance(check_record(hours(run | {"closes": "17:30", "times_quote": whole}), HOURS, turns), Accepted)
+    assert clocks("open 4 days a week".split()) == []  # a number before "days" counts them
+
+
+@pytest.mark.parametrize(("said", "time", "quote"), [("At one fifteen 10 people", "1:15", "At one fifteen"), ("At seven, 10 people", "7:00", "At seven")])
+def test_rule_4_a_number_after_a_times_minutes_or_a_comma_starts_something_else(said: str, time: str, quote: str) -> None:
+    turns = call("A table for ten on Monday?", f"{said} on Monday, you're all set.")
+    args = booked(10, f"Monday at {time} pm", outcome_quote="you're all set", party_quote="10 people", time_quote=quote, date_quote="on Monday")
+    assert isinstance(check_record(args, BOOK, turns), Accepted)
+
+
+def test_rule_11_a_correction_counts_after_the_ranges_times_and_days() -> None:
+    """"10 to 6 Monday through Saturday, and Sunday 11 to, oh no wait, noon to 5": Sunday's correction, not theirs."""
+    run = {"days": WEEK[:6], "opens": "10:00", "closes": "18:00", "days_quote": "Monday through Saturday", "times_quote": "ten to six"}
+    sunday = call("What are your hours?", "We're open ten to six Monday through Saturday, and Sunday eleven to, "
+                                          "oh no wait, sorry, Sundays it's noon to five now.")
+    assert isinstance(check_record(hours(run), HOURS, sunday), Accepted)
+    theirs = call("What are your hours?", "We're open ten to six Monday through Saturday, oh no wait, sorry, half nine to six.")
+    assert check_record(hours(run), HOURS, theirs).rule == 11  # type: ignore[union-attr]
+
+
+def test_rule_4_days_after_but_with_times_of_their_own_take_those() -> None:
+    turns = call("What are your hours?", "Weekdays 8 to 5 but Saturday 9 to 12.")
+    saturday = {"days": ["saturday"], "opens": "08:00", "closes": "17:00", "days_quote": "Saturday", "times_quote": "8 to 5"}
+    assert check_record(hours(saturday), HOURS, turns).rule == 4  # type: ignore[union-attr]
+    assert isinstance(check_record(hours(saturday | {"opens": "09:00", "closes": "12:00", "times_quote": "9 to 12"}), HOURS, turns), Accepted)
