@@ -727,7 +727,9 @@ _STOCK_FIELD = _nullable_object({
     "readback": _READBACK,
 }, "A stock answer; null for any other question.")
 _AISLE_FIELD = _nullable_object({
-    "location": {"type": "string", "description": "The place as the business said it: 'aisle 14', 'garden department'."},
+    "location": {"type": "string", "description": (
+        "One place, in the business's own words from its quote ('aisle 14', 'the garden department'); where it named "
+        "more than one, the first it gave for the item (put the others in notes).")},
     "quote": _nullable_text(_QUOTE.format("the place", "read back")),
     "readback": _READBACK,
 }, "An aisle answer; null for any other question.")
