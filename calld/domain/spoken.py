@@ -78,8 +78,8 @@ def clocks(words: Sequence[str], *, one: bool = False) -> list[Clock]:
         cued = i > 0 and words[i - 1] in CLOCK_CUES
         hour: int | None = None
         minute, used, loose = 0, [i], False
-        if i in address or (i > 0 and words[i - 1] in MONTHS and i in near(words, i - 1)) or " ".join(words[i:i + 2]) in DAY_GROUPS or nxt in ("day", "days") or (
-                # "5 Elm St", "march 4 12 pm", "open 7 days", "4 days a week"
+        if i in address or (i > 0 and words[i - 1] in MONTHS and i in near(words, i - 1)) or nxt in ("day", "days") or (
+                " ".join(words[i:i + 2]) in DAY_GROUPS) or (  # "5 Elm St", "march 4 12 pm", "4 days a week", "24 7"
                 nxt.rstrip("s") in UNITS and (nxt.rstrip("s") != "hour" or w.isdigit() and int(w) <= 12 and not cued)):  # "20 quid"
             i += 1
             continue
