@@ -13,13 +13,14 @@ from calld.core.plan import QuickAskJob
 from calld.domain.questions import QuestionType
 from calld.domain.spoken import clocks, days_in
 from calld.evidence import Accepted, check_record
-from tests.records import BOOK, HOURS, booked, call, hours, stock
+from tests.records import BOOK, HOURS, aisle, booked, call, hours, stock
 
 WEEK = ["monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"]
 SHOVELS = QuickAskJob(QuestionType.STOCK, "snow shovels")
 
 
-@given(st.sampled_from(("Hang on, let me look", "Hold on, I'll check", "Bear with me", "One sec, let me check the back")))
+@given(st.sampled_from(("Hang on, let me look", "Hold on, I'll check", "Bear with me", "One sec, let me check the back",
+                        "Which ones, the steel? Hang on, I'll look")))  # a wait may ask too: no question back to choose by
 def test_rule_6_a_wait_that_names_the_item_and_its_sure_are_passed_over(wait: str) -> None:
     """"Snow shovels. Hang on." / "Sure." / "Yeah we do.": the answer after a wait is of the item the wait named."""
     turns = call("Do you have snow shovels in stock?", f"Snow shovels. {wait}.", "Sure.", "Yeah we do, going fast.")
@@ -111,3 +112,39 @@ def test_rule_4_days_after_but_with_times_of_their_own_take_those() -> None:
     saturday = {"days": ["saturday"], "opens": "08:00", "closes": "17:00", "days_quote": "Saturday", "times_quote": "8 to 5"}
     assert check_record(hours(saturday), HOURS, turns).rule == 4  # type: ignore[union-attr]
     assert isinstance(check_record(hours(saturday | {"opens": "09:00", "closes": "12:00", "times_quote": "9 to 12"}), HOURS, turns), Accepted)
+
+
+def test_spoken_days_and_times_said_loosely() -> None:
+    """"Monday threw Friday" (speech-to-text's "through"), "quarter tae twelve" (Scots "to"), "365 days a year"."""
+    assert days_in("monday threw friday".split()) == set(WEEK[:5])
+    assert [(c.hour, c.minute) for c in clocks("till quarter tae 12".split())] == [(11, 45)]
+    assert days_in("open 365 days a year".split()) == set(WEEK)
+
+
+def test_rule_6_a_wait_names_the_item_by_its_words_not_its_size() -> None:
+    melt = QuickAskJob(QuestionType.STOCK, "ice melter 10 kg bag")
+    turns = call("Do you have ice melter, the ten kilo bag?", "Oh ice melt, flying off the shelves. Just a sec, I'll check.",
+                 "Thank you.", "Okay so it's zero in store for the ten kilo, sorry.")
+    assert isinstance(check_record(stock("out_of_stock", "zero in store for the ten kilo"), melt, turns), Accepted)
+
+
+def test_rule_6_a_question_back_need_not_end_its_turn() -> None:
+    """"Is this for Eastgate or downtown? 'Cause this line rings both." / "Downtown." / "Downtown they're in 32.\""""
+    strips = QuickAskJob(QuestionType.AISLE, "Command strips")
+    def said(choice: str) -> tuple:
+        return call("Which aisle are Command strips in?", "Command strips. Is this for Eastgate or downtown? 'Cause this line rings both.",
+                    f"{choice}, please.", "Okay, downtown they're in aisle thirty-two with the hooks.")
+    record = aisle("aisle 32", "downtown they're in aisle thirty-two")
+    assert isinstance(check_record(record, strips, said("Downtown")), Accepted)
+    assert check_record(record, strips, said("Eastgate")).rule == 6  # type: ignore[union-attr]
+
+
+def test_rule_4_days_whose_clause_says_the_same_times_again() -> None:
+    every = {"days": WEEK, "opens": "07:00", "closes": "22:00", "days_quote": "every day", "times_quote": "Seven in the morning till ten at night"}
+    again = call("What are your hours?", "Oh right, we're seven till ten every day. Seven in the morning till ten at night.")
+    assert isinstance(check_record(hours(every), HOURS, again), Accepted)
+    other = call("What are your hours?", "Oh right, we're seven till nine every day. Seven in the morning till ten at night.")
+    assert check_record(hours(every), HOURS, other).rule == 4  # type: ignore[union-attr]
+    part = {"days": ["saturday"], "opens": "08:00", "closes": "14:00", "days_quote": "Saturday", "times_quote": "Eight to two"}
+    once = call("What are your hours?", "Eight to two. Saturday from eight.")  # one of its times is not all of them
+    assert check_record(hours(part), HOURS, once).rule == 4  # type: ignore[union-attr]

@@ -34,8 +34,8 @@ MONTHS = ("january", "february", "march", "april", "may", "june", "july", "augus
 DAY_GROUPS = {"weekday": WEEKDAYS[:5], "weeknight": WEEKDAYS[:5], "weekend": WEEKDAYS[5:], "every night": WEEKDAYS,
               "daily": WEEKDAYS, "everyday": WEEKDAYS, "every day": WEEKDAYS, "7 days": WEEKDAYS, "24/7": WEEKDAYS,
               "all week": WEEKDAYS, "each day": WEEKDAYS, "the week": WEEKDAYS[:5], "24 7": WEEKDAYS,
-              "all days": WEEKDAYS}
-RUNS = frozenset({"to", "through", "thru", "till", "til", "until", "upto", "tae", "while"})  # "9 while 5": Yorkshire's until
+              "all days": WEEKDAYS, "365 days": WEEKDAYS}
+RUNS = frozenset({"to", "through", "thru", "threw", "till", "til", "until", "upto", "tae", "while"})  # "9 while 5": Yorkshire's until
 SET_APART = frozenset({"except", "but", "bar", "besides", "excluding", "apart", "other", "not", "closed"})
 UNITS = ("minute", "hour", "dollar", "buck", "cent", "percent", "pound", "quid", "euro", "inch", "foot", "feet", "litre",
          "liter", "pack")  # a number before one ("for 15 minutes", "6 dollars") measures, it counts nothing
@@ -86,7 +86,7 @@ def clocks(words: Sequence[str], *, one: bool = False) -> list[Clock]:
         # "half past 7", "quarter to 8", "at ten past five", "at twenty to nine"; "half five" is 5:30
         by = 30 if w == "half" else 15 if w == "quarter" else int(w) if w.isdigit() and int(w) < 30 and (
             nxt == "past" or one or i > 0 and words[i - 1] in ("at", "by", "around", "about", "until", "till")) else None
-        if by is not None and (nxt in ("past", "after") or nxt in ("to", "till", "til", "of") and w in ("half", "quarter", "5", "10", "20", "25")
+        if by is not None and (nxt in ("past", "after") or nxt in ("to", "tae", "till", "til", "of") and w in ("half", "quarter", "5", "10", "20", "25")
                                                         and (nxt, w) != ("of", "half")):  # "quarter of 8": 7:45
             minute = by if nxt in ("past", "after") or w == "half" else 60 - by
             used.append(i + 1)

@@ -35,7 +35,7 @@ assessment and the web view). The rules, all of them:
     turn, have no other day or number between them but a split shift's other times or the range's own said first, each
     in its part (an opening; a closing after a word of closing), in words of saying hours (_SAYING_HOURS), and no time,
     day nor word of RUNS or CLOCK_CUES after its times in their sentence ("Sundays we open at 10, 10 till 4"), and days
-    whose own clause (or its part after "but") says times take those ("Mon-Fri 8:30 to 6, Sat 9 to 1"). A booked time in
+    whose own clause (or its part after "but") says other times take those ("Mon-Fri 8 to 6, Sat 9 to 1"). A booked time in
     no clock words ("early sitting") stands by them; with no half of the day, it is the half nearer the time asked; with
     LIMITS or HOURS_CUES in the four words before each time it reads ("we open at 5", "back at 9"), it is none.
  5. Own words. Each day, date, count, party size, place or kind stands in its own quote: a count as a number that is no
@@ -272,8 +272,7 @@ def _sentence(turns: Sequence[Turn], turn: int, start: int, end: int) -> tuple[Q
 def locate(turns: Sequence[Turn], quote: str | None, speaker: str = "business", near: Found | None = None) -> Found | None:
     """The last place the quote's tokens were said, as one run, in a turn of `speaker`; or, said more than once in
     the turn of `near`, the place nearest after it ("Saturday 10 to 4, and Sunday 10 to 4": Sunday's is the second)."""
-    want = _words(tokens(quote or ""))
-    if not want:
+    if not (want := _words(tokens(quote or ""))):
         return None
     for t in (t for t in range(len(turns) - 1, -1, -1) if turns[t].speaker == speaker):
         words = _words(toks := tokens(turns[t].text))
@@ -486,10 +485,10 @@ def _item_named(item: str | None, turns: Sequence[Turn], at: Found | None, asked
         return False
     choice: set[str] = set()  # the agent's answer to the question back: the fact's words name its choice ("tin")
     while asked and not _names_item(item, _words(tokens(turns[asked].text))) and turns[asked - 1].speaker == "business":
-        if turns[asked - 1].text.rstrip().endswith("?"):
-            choice = choice or set(_words(tokens(turns[asked].text))) - PLACE_WORDS
+        if not has_phrase(waits := _words(tokens(turns[asked - 1].text)), HOLDS) and "?" in turns[asked - 1].text:  # a question
+            choice = choice or set(_words(tokens(turns[asked].text))) - PLACE_WORDS  # back, if not last ("Eastgate? 'Cause...")
         elif at is None or not (turns[asked].text.rstrip().endswith("?") or has_phrase(  # a read-back's question is its own;
-                waits := _words(tokens(turns[asked - 1].text)), HOLDS) and _names_item(item, waits)):  # "Shovels. Hang on." / "Sure."
+                waits, HOLDS) and _names_item(re.sub(r"\d\S*", "", item), waits)):  # "Shovels. Hang on." / "Sure."
             break
         asked = _asked_before(turns, asked - 1)
     if asked is None or not _names_item(item, _words(tokens(turns[asked].text))) or (
@@ -749,7 +748,7 @@ def _check(cited: Cited, request: QuickAskJob | BookJob, turns: Sequence[Turn], 
             return Refused(4, f"between your days {fact.beside!r} and times {fact.quote!r} the business said {between!r}",
                            "a range's days and times are words said together: point at those")
         if fact.kind in ("range", "clock") and fact.beside and not shared and not said_first and (days := locate(turns, fact.beside)) and (
-                theirs := _own_times(turns, days, at)):
+                theirs := _own_times(turns, days, at, fact.value)):
             return Refused(4, f"your days {fact.beside!r} have times of their own in their clause, {theirs!r}, not {fact.quote!r}",
                            "give those days the times said with them")
         if (why := _sign(fact, clause, parts)) is not None and not (
@@ -854,8 +853,8 @@ def _other_days(turns: Sequence[Turn], at: Found) -> Sequence[str]:
 def _shut(clause: Sequence[str], fact: Fact) -> list[str]:
     """Rule 7: the days (or date) of `fact` its clause says closed: CLOSED, no "open" nor time ("this Monday we're shut")."""
     said = has_phrase(clause, CLOSED) and not {"open", "opens"} & set(clause) and not any(c.hour is not None for c in clocks(clause))
-    return [] if not said else [fact.value] if fact.kind == "date" else sorted(
-        days_in([w for w in clause if w != "closed"]) & set(fact.value.split(",")), key=WEEKDAYS.index)
+    shut = days_in([w for w in clause if w != "closed"]) if said else set()
+    return ([fact.value] if said else []) if fact.kind == "date" else [d for d in WEEKDAYS if d in shut and d in fact.value.split(",")]
 
 
 def _closes_on(clause: Sequence[str]) -> bool:
@@ -864,15 +863,16 @@ def _closes_on(clause: Sequence[str]) -> bool:
                                              or " ".join(clause[j:]) in HOLIDAYS) for i, w in enumerate(clause))
 
 
-def _own_times(turns: Sequence[Turn], days: Found, times: Found) -> str | None:
-    """Rule 4: the clause of a range's days where it says times and not its times_quote ("Mon-Fri 8 to 6, Sat 9 to 1")."""
+def _own_times(turns: Sequence[Turn], days: Found, times: Found, value: str) -> str | None:
+    """Rule 4: the clause of a range's days where it says other times than its times_quote ("Mon-Fri 8 to 6, Sat 9 to 1")."""
     if times.turn != days.turn:
         return None
     text, toks = turns[days.turn].text, tokens(turns[days.turn].text)
     a, b = _span(text, toks[days.first].start, toks[days.last - 1].end, _BUT_ALONE)  # ("8 to 5 but Saturday 9 to 12")
     said = _words(tokens(text[a:b]))
     apart = not (toks[times.first].start < b and toks[times.last - 1].end > a)
-    return " ".join(said) if apart and any(c.hour is not None for c in clocks(said)) else None
+    theirs, ends = [c for c in clocks(said) if c.hour is not None], [t for t in map(_hhmm, value.split("-")) if t]
+    return " ".join(said) if apart and theirs and not (len(theirs) == len(ends) and all(map(_reads_as, theirs, *zip(*ends)))) else None
 
 
 def _another_day(words: Sequence[str], days: Sequence[str]) -> str | None:
