@@ -728,8 +728,8 @@ _STOCK_FIELD = _nullable_object({
 }, "A stock answer; null for any other question.")
 _AISLE_FIELD = _nullable_object({
     "location": {"type": "string", "description": (
-        "One place, in the business's own words from its quote ('aisle 14', 'the garden department'); where it named "
-        "more than one, the first it gave for the item (put the others in notes).")},
+        "The place in the business's own words from its quote, as exactly as it gave it ('aisle 14, bay 3', 'the "
+        "garden department'); where it named two different places, the first it gave for the item (the other in notes).")},
     "quote": _nullable_text(_QUOTE.format("the place", "read back")),
     "readback": _READBACK,
 }, "An aisle answer; null for any other question.")
