@@ -1,4 +1,4 @@
-"""General forms of the evidence check (calld.evidence.check_record) for the quick asks, found on two corpora written
+"""General forms of the evidence check (calld.evidence.check_record) for the quick asks, found on fresh corpora written
 outside the project (docs/evidence.md): a wait before the answer, a run of days said loosely, one week's day, a
 closing said with its day, "two" heard for "to", a quote that stops inside a time. Each a form, not a sentence, with
 the rule it belongs to; the first forms are in tests/test_check_forms.py."""
@@ -76,17 +76,17 @@ def test_rule_4_two_heard_for_to_between_two_times(said: str, opens: str, closes
     assert check_record(hours(run | {"closes": "14:00"}), HOURS, turns).rule == 4  # type: ignore[union-attr]
 
 
-@pytest.mark.parametrize(("sentence", "cut"), [("Weekdays we're 9 to 5 30.", "9 to 5"), ("Weekdays we're nine to five thirty.", "nine to five"),
-                                               ("Weekdays 10 to 4 days a week.", "10 to 4")])
-def test_rule_4_a_times_quote_that_stops_inside_a_time_or_a_measure(sentence: str, cut: str) -> None:
+@pytest.mark.parametrize(("sentence", "cut", "ends", "whole"), [
+    ("Weekdays we're 9 to 5 30.", "9 to 5", ("09:00", "17:00"), ("9 to 5 30", "17:30")),
+    ("Weekdays we're nine to five thirty.", "nine to five", ("09:00", "17:00"), ("nine to five thirty", "17:30")),
+    ("Weekdays 10 to 4 days a week.", "10 to 4", ("10:00", "16:00"), None)])
+def test_rule_4_a_times_quote_that_stops_inside_a_time_or_a_measure(sentence: str, cut: str, ends: tuple[str, str],
+                                                                    whole: tuple[str, str] | None) -> None:
     turns = call("What are your hours?", sentence)
-    run = {"days": WEEK[:5], "opens": f"{int(cut.split()[0]) if cut[0].isdigit() else 9:02d}:00", "closes": "17:00",
-           "days_quote": "Weekdays", "times_quote": cut}
-    run["closes"] = "16:00" if cut.endswith("4") else "17:00"
+    run = {"days": WEEK[:5], "opens": ends[0], "closes": ends[1], "days_quote": "Weekdays", "times_quote": cut}
     assert check_record(hours(run), HOURS, turns).rule == 4  # type: ignore[union-attr]
-    whole = cut + sentence.split(cut)[1].split(" days")[0].rstrip(".")
-    if "days" not in sentence:
-        assert isinstance(check_record(hours(run | {"closes": "17:30", "times_quote": whole}), HOURS, turns), Accepted)
+    if whole is not None:  # the whole time quoted stands
+        assert isinstance(check_record(hours(run | {"times_quote": whole[0], "closes": whole[1]}), HOURS, turns), Accepted)
     assert clocks("open 4 days a week".split()) == []  # a number before "days" counts them
 
 
