@@ -148,3 +148,59 @@ def test_rule_4_days_whose_clause_says_the_same_times_again() -> None:
     part = {"days": ["saturday"], "opens": "08:00", "closes": "14:00", "days_quote": "Saturday", "times_quote": "Eight to two"}
     once = call("What are your hours?", "Eight to two. Saturday from eight.")  # one of its times is not all of them
     assert check_record(hours(part), HOURS, once).rule == 4  # type: ignore[union-attr]
+
+
+@pytest.mark.parametrize(("said", "quote", "context", "ends"), [
+    ("Ten till six. Thursdays till eight.", "Thursdays till eight", "Ten till six", ("10:00", "20:00")),
+    ("We close at ten every night. Sundays we open from noon.", "Sundays we open from noon", "We close at ten", ("12:00", "22:00")),
+    ("We open at twelve. Sunday to Thursday we close at half eleven.", "Sunday to Thursday we close at half eleven",
+     "We open at twelve", ("12:00", "23:30"))])
+def test_rule_4_one_end_alone_takes_the_other_from_its_context_quote(said: str, quote: str, context: str,
+                                                                    ends: tuple[str, str]) -> None:
+    """The model points at the other end of a range said apart ("Thursdays till 8" / "Ten till six"): each end by its cue."""
+    days = sorted(days_in(quote.lower().split()), key=WEEK.index)
+    r = {"days": days, "opens": ends[0], "closes": ends[1], "days_quote": quote.split(" we ")[0].removesuffix(" till eight"),
+         "times_quote": quote, "context_quote": context}
+    turns = call("What are your hours?", said)
+    assert isinstance(check_record(hours(r), HOURS, turns), Accepted)
+    assert check_record(hours(r | {"context_quote": None}), HOURS, turns).rule == 4  # type: ignore[union-attr]
+    other = "opens" if "till" in quote or "close" in quote else "closes"  # the end the context gives, changed
+    assert check_record(hours(r | {other: "07:00" if other == "opens" else "23:00"}), HOURS, turns).rule == 4  # type: ignore[union-attr]
+    unnamed = r | {"times_quote": quote.split(" ", 1 + quote.startswith("Sunday to"))[-1]}  # its days not in it: no end alone
+    assert check_record(hours(unnamed), HOURS, turns).rule == 4  # type: ignore[union-attr]
+
+
+def test_rule_4_the_other_end_is_taken_by_its_cue_in_both_quotes() -> None:
+    """The context's end must be of the other kind ("Ten till six": six closes); a quote's end with no cue is that other."""
+    turns = call("What are your hours?", "Ten till six. Thursdays till eight.")
+    r = {"days": ["thursday"], "opens": "06:00", "closes": "20:00", "days_quote": "Thursdays", "times_quote": "Thursdays till eight",
+         "context_quote": "Ten till six"}  # the opening read from the context's closing
+    assert check_record(hours(r), HOURS, turns).rule == 4  # type: ignore[union-attr]
+    bare = call("What are your hours?", "We close at ten every night. Sundays noon.")  # no cue: the opening, as ten closes
+    s = {"days": ["sunday"], "opens": "12:00", "closes": "22:00", "days_quote": "Sundays", "times_quote": "Sundays noon",
+         "context_quote": "We close at ten"}
+    assert isinstance(check_record(hours(s), HOURS, bare), Accepted)
+    assert check_record(hours(s | {"opens": "09:00", "closes": "12:00"}), HOURS, bare).rule == 4  # type: ignore[union-attr]
+    two = call("What are your hours?", "We close at ten every night. Sundays ten till four.")  # two times: no end alone
+    assert check_record(hours(s | {"opens": "10:00", "times_quote": "Sundays ten till four"}), HOURS, two).rule == 4  # type: ignore[union-attr]
+    assert isinstance(check_record(hours(s | {"times_quote": "Sundays from noon"}), HOURS,
+                                   call("What are your hours?", "We close at ten every night. Sundays from noon.")), Accepted)
+
+
+@pytest.mark.parametrize(("said", "quote", "ends"), [
+    ("We open at six every morning. Ten p.m. Monday through Saturday.", "Ten p.m. Monday through Saturday", ("06:00", "22:00")),
+    ("We open at noon every day. Closing's half eleven Sunday to Thursday.", "Closing's half eleven Sunday to Thursday",
+     ("12:00", "23:30"))])
+def test_rule_4_a_bare_or_closing_end_takes_the_kind_its_context_leaves(said: str, quote: str, ends: tuple[str, str]) -> None:
+    """A bare end is the kind the context_quote's end is not ("We open at six" / "Ten p.m. Monday through Saturday");
+    with no half of the day said, the range closes after it opens."""
+    context = said.split(". ")[0]
+    r = {"days": sorted(days_in(quote.lower().split()), key=WEEK.index), "opens": ends[0], "closes": ends[1],
+         "days_quote": " ".join(quote.split()[-3:]), "times_quote": quote, "context_quote": context}
+    turns = call("What are your hours?", said)
+    assert isinstance(check_record(hours(r), HOURS, turns), Accepted)
+    assert check_record(hours(r | {"opens": "07:00"}), HOURS, turns).rule == 4  # type: ignore[union-attr]
+    late = call("What are your hours?", "We're open from half twelve every day. Friday and Saturday it's half twelve.")
+    noon = {"days": ["friday", "saturday"], "opens": "12:30", "closes": "12:30", "days_quote": "Friday and Saturday",
+            "times_quote": "Friday and Saturday it's half twelve", "context_quote": "We're open from half twelve every day"}
+    assert check_record(hours(noon), HOURS, late).rule == 4  # type: ignore[union-attr]

@@ -706,7 +706,9 @@ _HOURS_FIELD = _nullable_object({
         "times_quote": _nullable_text(_QUOTE.format(
             "the opening and closing (or closed, or open 24 hours)", "read back")),
         "context_quote": _nullable_text(
-            "Only when times_quote is a bare 'half past' or 'ten': the business's words its hour comes from; else null."),
+            "Only when times_quote states one end alone (an opening, or a closing, said apart from the other: 'Thursdays "
+            "till eight' after 'ten till six'), or a bare 'half past' or 'ten': the business's exact words, within one "
+            "of its sentences, that state the other end or the hour; else null."),
         "readback": _READBACK,
     })},
     "no_set_hours_quote": _nullable_text(_QUOTE.format("that it keeps no set hours", "no_set_hours is false")),

@@ -13,31 +13,31 @@ assessment and the web view). The rules, all of them:
     read-back; a time offered instead (alternative_offered) is one a business clause says.
  2. Read back. A readback fact stands in the agent's turn just before the turn of the outcome_quote (then needed); a
     closed day's word of CLOSED may stand in the outcome_quote's sentence, if it says no time ("And Sunday?" / "Shut.").
- 3. Statements. A quote's clause is not a question (but one begun by a word of STATING, with no "you" nor "if": "we're
-    open?"), nor a phone menu's prompt; an outcome's yes is in no question at all nor, booked, before the agent's first
-    turn, nor holds a bare "confirm" or "verify" but after a word of CONFIRMS ("I can confirm") or last in its clause
-    after none of "please", "me", "you", "to", "will" ("ok, confirm"), nor HOLDS ("let me check"); only a booking's fact
-    may stand in the business's question before the outcome_quote, and a range's days its times answer there ("Sundays?
-    No."). A clause ends at , ; ? . ! "but" or "and can I".
+ 3. Statements. A quote's clause is not a question (but one begun by one of STATING, with no "you" nor "if": "we're
+    open?"), nor a phone menu's prompt; an outcome's yes is in no question nor, booked, before the agent's first turn
+    nor holds a bare "confirm" or "verify" but after one of CONFIRMS or last in its clause after none of "please", "me",
+    "you", "to", "will", nor HOLDS; only a booking's fact may stand in the business's question before the outcome_quote,
+    and a range's days its times answer ("Sundays? No."). A clause ends at , ; ? . ! "but" or "and can I".
  4. Clock times. Each time reads as one in its own quote, as calld.domain.spoken reads clock times (its docstring has
-    the forms: "7:30", "half five", "ten to nine", "19 30"...; am/pm, where said, agrees), or as the quote's one number
-    ("Ten."; in a booking's time, "make that five", one beside the party's: "two for seven", or, the record giving a
-    party, none before "people", "guests", "of" or a word of UNITS nor after "a", "for" or NUMBERED: "Seven it is"); a
-    count too after LOOSE_CUES or by "tonight" after it alone, it is no time where another is said ("for four tonight at
-    8"). A quote stops at no time nor measure its sentence goes on with ("5" of "5 30", "4" of "4 days"); in a range's,
-    "2" between two numbers is "to" ("nine two six"). A range's two times are said one after the other in its
-    times_quote, the opening first unless a word of closing is their last cue ("until 9 from 5"), the closing later
-    where neither says its half of the day, or only one end in a clause with its days and no other time (nor after,
-    until another day): a closing, with no "open" or "from" but before a word of RUNS; an opening, after "open", "from"
-    or a no before "open till", with no other closing said after it in its turn; where an earlier sentence of its turn
-    gives days a range with its other end ("Monday to Thursday 8 till 7, Friday and Saturday till 10"; "Sundays we don't
-    open till 10"); a bare "half past" takes its hour from the context_quote; days_quote and times_quote, said in one
-    turn, have no other day or number between them but a split shift's other times or the range's own said first, each
-    in its part (an opening; a closing after a word of closing), in words of saying hours (_SAYING_HOURS), and no time,
-    day nor word of RUNS or CLOCK_CUES after its times in their sentence ("Sundays we open at 10, 10 till 4"), and days
-    whose own clause (or its part after "but") says other times take those ("Mon-Fri 8 to 6, Sat 9 to 1"). A booked time in
-    no clock words ("early sitting") stands by them; with no half of the day, it is the half nearer the time asked; with
-    LIMITS or HOURS_CUES in the four words before each time it reads ("we open at 5", "back at 9"), it is none.
+    the forms; am/pm, where said, agrees), or as the quote's one number ("Ten."; in a booking's time, "make that five",
+    one beside the party's: "two for seven", or, the record giving a party, none before "people", "guests", "of" or a
+    word of UNITS nor after "a", "for" or NUMBERED: "Seven it is"); a count too after LOOSE_CUES or by "tonight" after
+    it alone, it is no time where another is said ("for four tonight at 8"). A quote stops at no time nor measure its
+    sentence goes on with ("5" of "5 30", "4" of "4 days"); in a range's, "2" between two numbers is "to" ("nine two
+    six"). A range's two times are said one after the other in its times_quote, the opening first unless a word of
+    closing is their last cue ("until 9 from 5"), the closing later where neither says its half of the day, or only one
+    end in a clause with its days and no other time (nor after, until another day): a closing, with no "open" or "from"
+    but before a word of RUNS; an opening, after "open", "from" or a no before "open till", with no other closing said
+    after it in its turn; where an earlier sentence of its turn gives days a range with its other end ("Mon to Thu 8
+    till 7, Fri and Sat till 10"); a bare "half past" takes its hour from the context_quote, and one end alone naming
+    its days, by its cue (with none, the kind the other is not), its other end, closing after it opens where neither
+    says its half of the day ("Thursdays till 8" / "Ten till six"); days_quote and times_quote, said in one turn, have
+    no other day or number between them but a split shift's other times or the range's own said first, each in its part
+    (an opening; a closing after a word of closing), in words of saying hours (_SAYING_HOURS), and no time, day nor word
+    of RUNS or CLOCK_CUES after its times in their sentence ("Sundays we open at 10, 10 till 4"), and days whose own
+    clause (or its part after "but") says other times take those ("Mon-Fri 8 to 6, Sat 9 to 1"). A booked time in no
+    clock words stands by them; with no half of the day, it is the half nearer the time asked; with LIMITS or HOURS_CUES
+    in the four words before each time it reads ("we open at 5", "back at 9"), it is none.
  5. Own words. Each day, date, count, party size, place or kind stands in its own quote: a count as a number that is no
     part of a clock time nor a day of a month ("march 5"; "the 12th", no month said, for the date), nor before a word of
     UNITS or after one of NUMBERED ("table 12") nor, an item's, LOOSE_CUES ("about 12"), a party of two also by a word
@@ -62,14 +62,13 @@ assessment and the web view). The rules, all of them:
     time: "Sunday we close."; or "close" before the day or holiday ending its clause: "we close Sundays"); open around
     the clock, of ALWAYS; no set hours, of NO_SET_HOURS. An open range's days or date are none its days_quote's clause
     says closed (CLOSED, no "open" nor time: "shut Sundays", "this Monday we're shut").
- 8. Yes. The clause of a quote of what is holds no word of NOT (nor ending in n't or "nae"; not before a word of
-    OPEN_CLOSE and "until"; not a "no" before a word of CORRECTIONS; not "not many") nor of PAST; of stock, none of OUT
-    ("out the back" aside) nor COMING, "will" ('ll, "gonna") nor a day ("next week"): stock to come is none now, and a
-    stock's yes a number or a word of HAVE or FEW (limited stock, of FEW); of a booking, none of FAILURE, FULL or CLOSED
-    (but a party's or date's no of another clock time or ANOTHER_TIME), nor, in an outcome_quote, a word of GONE with
-    only WHEN_WORDS, days and times after it and no "you" in the clause ("Seven's gone"), as in a booked time's own
-    quote ("the half seven's gone"). A booked outcome_quote holds no word of OFFERS nor HOURS_CUES ("closes at 9"), nor
-    is each of its clauses an apology. Clauses here end before "and".
+ 8. Yes. The clause of a quote of what is holds no word of NOT (nor in n't or "nae"; not before a word of OPEN_CLOSE and
+    "until"; not a "no" before a word of CORRECTIONS; not "not many") nor of PAST; of stock, none of OUT ("out the back"
+    aside) nor COMING, "will" ('ll, "gonna") nor a day: stock to come is none now, and a stock's yes a number or a word
+    of HAVE or FEW (limited, of FEW); of a booking, none of FAILURE, FULL or CLOSED (but a party's or date's no of
+    another clock time or ANOTHER_TIME), nor, in an outcome_quote, a word of GONE with only WHEN_WORDS, days and times
+    after it and no "you" in the clause ("Seven's gone"), as in a booked time's own quote. A booked outcome_quote holds
+    no word of OFFERS nor HOURS_CUES, nor is each of its clauses an apology. Clauses end before "and".
  9. No. The clause of a quote of what is not (a decline, out of stock, not known) holds a word of NOT (or ending in
     n't or "nae") or of APOLOGY (in a stock quote, no apology nor a no before a word of KNOWING: "I don't know"),
     for stock of OUT or COMING or stock to come, for a booking of FAILURE, FULL, CLOSED, OFFERS or HOURS_CUES, or
@@ -91,10 +90,9 @@ assessment and the web view). The rules, all of them:
     after a word of RUNS or "by" ("hold it till Monday") is no other value, nor, of a booking, in a sentence with no
     word of NOT, one just after a word of RUNS, "by", "from", "after" or "between" or in the three after "or" ("7:45, or
     a 9:15 in the bar"), or as in rule 4 ("from 10 to 6").
-    A fact quoted from the business's question is refused where the agent's reply, in its clauses of no no, says a value
-    of its kind and not its own ("Just the two?" / "Three people."): a clock time (no limit, none after a word of RUNS,
-    "by", "from" or "after"; a bare "half past": its minutes), a day, or a number before "people", "person" or a word of
-    PEOPLE (a party also as the sum of those before PEOPLE).
+    A fact quoted from the business's question is refused where the agent's reply, in clauses of no no, says a value of
+    its kind and not its own ("Just the two?" / "Three people."): a clock time (no limit, none after RUNS, "by", "from"
+    or "after"; a bare "half past": its minutes), a day, or a number before "people", "person" or PEOPLE (or their sum).
 12. Voicemail. A voicemail record stands on a recorded greeting said, or the carrier's answering-machine detection.
 """
 
@@ -114,7 +112,7 @@ from calld.adapters import gpt_live
 from calld.core import situations
 from calld.core.answers import Accepted, Cited, Fact, Refused, Verdict
 from calld.core.plan import BookJob, QuickAskJob
-from calld.domain.spoken import CLOCK_CUES, DAYPARTS, LOOSE_CUES, MONTHS, MONTHS_SET, RUNS, SET_APART, UNITS, WEEKDAYS_SET, Clock, clocks
+from calld.domain.spoken import CLOCK_CUES, DAYPARTS, LOOSE_CUES, MONTHS, MONTHS_SET, NOON, RUNS, SET_APART, UNITS, WEEKDAYS_SET, Clock, clocks
 from calld.domain.spoken import days_in, has_phrase
 from calld.domain.spoken import NOT_A_NAME as _NOT_A_NAME, addresses as _addresses, hhmm as _hhmm, near as _near
 from calld.domain.spoken import reads_as as _reads_as, typed as _typed
@@ -312,8 +310,7 @@ def _standing_numbers(text: str) -> set[str]:
     """The numbers of clauses that say what is, not taken back by a later word of CORRECTIONS ("aisle 5, no sorry, 6")."""
     standing: set[str] = set()
     for words in (_words(tokens(clause)) for part in _CLAUSE_END.split(text) for clause in _BUT.split(part)):
-        standing = (set() if CORRECTIONS & set(words) else standing) | (
-            set() if _negated(words) or has_phrase(words, PAST) else _counts(words))
+        standing = (set() if CORRECTIONS & set(words) else standing) | (set() if _negated(words) or has_phrase(words, PAST) else _counts(words))
     return standing
 
 
@@ -339,14 +336,20 @@ def _stands(fact: Fact, words: Sequence[str], context: Sequence[str] = (), rest:
     if kind in ("clock", "range"):  # and a time's beside a word of RUNS, or after "at": "8 till for", "ate to 4", "at for 30"
         words = [HEARD.get(w, w) if _at(words, i - 1) in RUNS | {"at"} or _at(words, i + 1) in RUNS else w for i, w in enumerate(words)]
     if kind == "range":  # and "two" heard for "to" between two numbers: "nine two six", "eight two noon"
-        words = ["to" if w == "2" and _at(words, i - 1).isdigit() and (_at(words, i + 1).isdigit() or _at(words, i + 1) in (
-            "noon", "midnight")) else w for i, w in enumerate(words)]
+        words = ["to" if w == "2" and _at(words, i - 1).isdigit() and (_at(words, i + 1).isdigit() or _at(words, i + 1) in NOON) else w
+                 for i, w in enumerate(words)]
         ends = [_hhmm(v) for v in value.split("-")]
         said = clocks(words)
         # said one after the other; where neither says its half of the day ("six till six"), it closes after it opens
+        one = [c for c in said if c.hour is not None]  # or one end alone, by its cue (none: the kind its context's is not), the other
+        end = -1 if len(one) != 1 else 1 if _closing(words, one[0]) else 0 if {"open", "opens", "from"} & set(words[:min(one[0].at)]) else next(
+            (int(not _closing(context, k)) for k in clocks(context) if k.hour is not None), -1)  # in the context_quote
         if None in ends or not any(_reads_as(a, *ends[0], clocks(context)) and _reads_as(b, *ends[1], clocks(context)) and (  # type: ignore[misc]
                 a.meridiem or b.meridiem or not 0 < (a.hour or 0) <= 12 or not 0 < (b.hour or 0) <= 12 or ends[1] > ends[0])
-                                   for x, y in zip(said, said[1:]) for a, b in [(y, x) if _closing(words, x) else (x, y)]):
+                                   for x, y in zip(said, said[1:]) for a, b in [(y, x) if _closing(words, x) else (x, y)]) and not (
+                end >= 0 and _reads_as(one[0], *ends[end]) and set(days_in(words)) >= set(fact.days) & WEEKDAYS_SET != set() and any(  # type: ignore[misc]
+                    k.hour is not None and _closing(context, k) == (end == 0) and _reads_as(k, *ends[1 - end]) and (  # type: ignore[misc]
+                        k.meridiem or one[0].meridiem or ends[1] > ends[0]) for k in clocks(context))):  # it closes after it opens
             return f"{value.replace('-', ' to ')} does not read as two clock times in {' '.join(words)!r}"
     elif kind == "clock":
         hhmm = _hhmm(value)
@@ -415,8 +418,7 @@ def _sign(fact: Fact, words: Sequence[str], parts: Sequence[Sequence[str]] = (),
     # stock to come ("we'll have them next week", "should be in Tuesday") is none now, as a restock is
     to_come = fact.topic == "stock" and any(w in ("will", "gonna", "tomorrow") or w.endswith("'ll") or _weekday(w)
                                             or w == "next" and _at(words, i + 1) in ("week", "month") for i, w in enumerate(words))
-    gone = fact.topic == "booking" and (outcome or fact.kind == "no") and any(
-        _gone(p, yes=fact.kind == "yes") for p in (parts or [words]))
+    gone = fact.topic == "booking" and (outcome or fact.kind == "no") and any(_gone(p, yes=fact.kind == "yes") for p in (parts or [words]))
     if fact.kind == "yes" and to_come:
         return "it says what is to come, not what is there now"
     if outcome and fact.kind == "yes" and fact.topic == "booking" and (has_phrase(words, (*OFFERS, *HOURS_CUES))  # "we close at 8"
@@ -448,8 +450,7 @@ def _gone(words: Sequence[str], *, yes: bool) -> bool:
 def _other_half(value: str, words: Sequence[str], request: BookJob) -> bool:
     """Rule 4: a booked time said with no half of the day is the half nearer the time asked ("7pm", "19:00", or as read)."""
     typed = _typed(request.when or request.time)
-    hhmm, want = _hhmm(value), _hhmm(request.when or request.time) if request.when or {"am", "pm"} & set(typed) or any(
-        ":" in w for w in typed) else None
+    hhmm, want = _hhmm(value), _hhmm(request.when or request.time) if request.when or {"am", "pm"} & set(typed) or any(":" in w for w in typed) else None
     if hhmm is None or want is None or any(c.meridiem or (c.hour or 12) > 12 for c in clocks(words, one=True) if _reads_as(c, *hhmm)):
         return False
     gap = [min(d, 1440 - d) for d in (abs((h % 24 - want[0]) * 60 + hhmm[1] - want[1]) for h in (hhmm[0], hhmm[0] + 12))]
@@ -691,8 +692,7 @@ def _check(cited: Cited, request: QuickAskJob | BookJob, turns: Sequence[Turn], 
         if not fact.quote:
             named = f"{fact.topic or fact.kind} fact" + (f" {fact.value!r}" if fact.value else "")
             return Refused(1, f"the {named} has no quote and is not read back", _AGAIN)
-        at = locate(turns, fact.quote, near=locate(turns, fact.beside) if fact.beside else None)
-        if at is None:
+        if (at := locate(turns, fact.quote, near=locate(turns, fact.beside) if fact.beside else None)) is None:
             return _unsaid(turns, fact.quote)
         may_ask = cited.status == "booked" and at_outcome is not None and (at.turn, at.first) < (at_outcome.turn, at_outcome.first)
         # the business's echo of the days asked, answered in the same turn ("Sundays? No, we're not.")
@@ -765,13 +765,11 @@ def _check(cited: Cited, request: QuickAskJob | BookJob, turns: Sequence[Turn], 
         ) > max(1, len(set(re.findall(r"\d+", fact.value)))):  # the kinds' own numbers aside ("one of the 11 speed, the 12 speed's out")
             return Refused(6, f"your quote {fact.quote!r} does not name {item!r}, and its sentence gives another {fact.kind}",
                            "quote the words that name the item with its value")
-        if fact.item and not _item_named(item, turns, at, _asked_before(turns, at.turn)) and \
-                not _answered_before(fact, item, turns, _asked_before(turns, at.turn)):
+        if fact.item and not _item_named(item, turns, at, q := _asked_before(turns, at.turn)) and not _answered_before(fact, item, turns, q):
             return Refused(6, f"your quote {fact.quote!r} does not name {item!r}, nor answers a question that does",
                            "quote the words that name the item, or record what they said of it as unknown")
         others = tuple(f.value for f in cited.facts if f.kind == "kind" and f.quote != fact.quote and f.value != its_kind)
-        days_at = locate(turns, fact.beside, near=at) if fact.beside else None  # after times and days: "10 to 6 Monday to Saturday"
-        last = days_at if days_at is not None and days_at.sentence == at.sentence and days_at.first > at.first else at
+        last = d if fact.beside and (d := locate(turns, fact.beside, near=at)) and d.sentence == at.sentence and d.first > at.first else at
         if (later := _corrected(fact, turns, last, isinstance(request, BookJob), own=timed if fact.kind == "count" else own,
                                 settled=at_outcome.sentence if at_outcome is not None else None, kinds=(its_kind, others))) is not None:
             return Refused(11, f"after your quote {fact.quote!r} the business said {later!r}", "record what the business said last")
