@@ -157,6 +157,7 @@ RELATIVE = {"today": 0, "tonight": 0, "tomorrow": 1, "overmorrow": 2}  # days af
 HOLIDAYS = {"christmas eve": "december 24", "christmas day": "december 25", "boxing day": "december 26",
             "new year's eve": "december 31", "hogmanay": "december 31", "new year's day": "january 1"}  # dates by name (bare "Christmas" is a season)
 NUMBERED = ("aisle", "isle", "bay", "shelf", "row", "lane", "rack", "size", "table")  # a number after one counts nothing
+OPENING = frozenset({"open", "opens", "from"})  # a time after one is an opening ("we open at 9", "from 10")
 OPEN_CLOSE = ("open", "opens", "close", "closes")  # "not <one> until 9" is the time it opens or closes, not a no
 HOURS_CUES = ("we open", "we're open", "opens", "close", "closes", "closing", "shuts")  # a time after one is the hours' ("we open at 7")
 HOLDS = ("let me check", "let me see", "let me look", "let me have a look", "hold on", "hang on", "1 moment",
@@ -185,7 +186,7 @@ def _negated(words: Sequence[str]) -> bool:
 def _closing(words: Sequence[str], c: Clock) -> bool:
     """Rule 4: a time after a word of closing as its last cue ("until 9 from 5"), but "don't open till 10": an opening."""
     cues = [(i, w) for i, w in enumerate(words[:min(c.at)]) if w in (*OPEN_CLOSE, "from", "until", "till", "til", "shut", "shuts")]
-    return bool(cues) and cues[-1][1] not in ("open", "opens", "from") and not (
+    return bool(cues) and cues[-1][1] not in OPENING and not (
         cues[-1][1] in ("until", "till", "til") and _at(words, cues[-1][0] - 1) == "open" and (
             _at(words, cues[-1][0] - 2) in NOT or _at(words, cues[-1][0] - 2).endswith("n't")))
 
@@ -342,7 +343,7 @@ def _stands(fact: Fact, words: Sequence[str], context: Sequence[str] = (), rest:
         said = clocks(words)
         # said one after the other; where neither says its half of the day ("six till six"), it closes after it opens
         one = [c for c in said if c.hour is not None]  # or one end alone, by its cue (none: the kind its context's is not), the other
-        end = -1 if len(one) != 1 else 1 if _closing(words, one[0]) else 0 if {"open", "opens", "from"} & set(words[:min(one[0].at)]) else next(
+        end = -1 if len(one) != 1 else 1 if _closing(words, one[0]) else 0 if OPENING & set(words[:min(one[0].at)]) else next(
             (int(not _closing(context, k)) for k in clocks(context) if k.hour is not None), -1)  # in the context_quote
         if None in ends or not any(_reads_as(a, *ends[0], clocks(context)) and _reads_as(b, *ends[1], clocks(context)) and (  # type: ignore[misc]
                 a.meridiem or b.meridiem or not 0 < (a.hour or 0) <= 12 or not 0 < (b.hour or 0) <= 12 or ends[1] > ends[0])
@@ -822,14 +823,13 @@ def _carried(turns: Sequence[Turn], at: Found, fact: Fact) -> bool:
     said, days = clocks(clause), [d for d in fact.days if d in WEEKDAYS_SET]
     if None in ends or len(said) != 1 or not days or not set(days) <= days_in(clause):
         return False
-    opening = bool(set(clause[:min(said[0].at)]) & {"open", "opens", "from"}) and not _closing(clause, said[0])
+    opening = bool(set(clause[:min(said[0].at)]) & OPENING) and not _closing(clause, said[0])
     after = list(itertools.takewhile(lambda w: not days_in([w]), _words(tokens(text[toks[at.last - 1].end:at.sentence.end]))))
     later = _words(tokens(text[toks[at.last - 1].end:]))  # an opening's turn says no other closing after it ("close early")
     if opening and (any(not _reads_as(c, *ends[1]) for c in clocks(later)) or not clocks(later) and {"close", "closes", "shut"} & set(later)):  # type: ignore[misc]
         return False
     if not _reads_as(said[0], *ends[0 if opening else 1]) or not (opening or _closing(clause, said[0])) or clocks(after) or (  # type: ignore[misc]
-            not opening and ({"open", "opens", "from"} & set(after) or any(
-                w in ("open", "opens", "from") and _at(clause, i + 1) not in RUNS for i, w in enumerate(clause)))):
+            not opening and (OPENING & set(after) or any(w in OPENING and _at(clause, i + 1) not in RUNS for i, w in enumerate(clause)))):
         return False  # (the rest of its sentence until another day: ", from noon")
     spans = sentence_spans(text[:a])
     before = [(_words(tokens(c)), _words(tokens(text[x:y]))) for x, y in spans for c in _CLAUSE_END.split(text[x:y])]
