@@ -187,6 +187,52 @@ def test_rule_4_the_other_end_is_taken_by_its_cue_in_both_quotes() -> None:
                                    call("What are your hours?", "We close at ten every night. Sundays from noon.")), Accepted)
 
 
+def test_rule_4_an_end_alone_may_be_its_quotes_one_number() -> None:
+    """"Nine on Sundays" / "We shut at five every day": one number alone is that end, of the kind its context's is not."""
+    turns = call("What are your hours?", "We shut at five every day. Nine on Sundays.")
+    r = {"days": ["sunday"], "opens": "09:00", "closes": "17:00", "days_quote": "Sundays", "times_quote": "Nine on Sundays",
+         "context_quote": "We shut at five every day"}
+    assert isinstance(check_record(hours(r), HOURS, turns), Accepted)
+    assert check_record(hours(r | {"opens": "10:00"}), HOURS, turns).rule == 4  # type: ignore[union-attr]
+    two = call("What are your hours?", "We shut at five every day. Nine or ten on Sundays.")  # two numbers: no end alone
+    assert check_record(hours(r | {"times_quote": "Nine or ten on Sundays"}), HOURS, two).rule == 4  # type: ignore[union-attr]
+
+
+def test_rule_4_the_days_may_be_named_by_the_context_and_it_names_no_other_day_nor_a_date() -> None:
+    """The range's days stand in one of its two ends ("Closing time is half five" / "We open at eight, every day of the
+    week"); a context naming another day ("Saturdays we open at nine") or a date ("On New Year's Eve ...") is not theirs."""
+    turns = call("What are your hours?", "We open at eight, every day of the week. Closing time is half five.")
+    r = {"days": WEEK, "opens": "08:00", "closes": "17:30", "days_quote": "every day of the week",
+         "times_quote": "Closing time is half five", "context_quote": "We open at eight, every day of the week"}
+    assert isinstance(check_record(hours(r), HOURS, turns), Accepted)
+    assert check_record(hours(r | {"closes": "18:30"}), HOURS, turns).rule == 4  # type: ignore[union-attr]
+    other = call("What are your hours?", "Saturdays we open at nine. Sundays we close at four.")
+    s = {"days": ["sunday"], "opens": "09:00", "closes": "16:00", "days_quote": "Sundays", "times_quote": "Sundays we close at four",
+         "context_quote": "Saturdays we open at nine"}
+    assert check_record(hours(s), HOURS, other).rule == 4  # type: ignore[union-attr]
+    for day in ("On New Year's Eve", "Tomorrow", "On the 3rd of January"):
+        dated = call("What are your hours?", f"Weekdays we open at seven. {day} we close at three.")
+        w = {"days": WEEK[:5], "opens": "07:00", "closes": "15:00", "days_quote": "Weekdays", "times_quote": "Weekdays we open at seven",
+             "context_quote": f"{day} we close at three"}
+        assert check_record(hours(w), HOURS, dated).rule == 4, day  # type: ignore[union-attr]
+        plain = call("What are your hours?", "Weekdays we open at seven. We close at three.")
+        assert isinstance(check_record(hours(w | {"context_quote": "We close at three"}), HOURS, plain), Accepted)
+
+
+def test_rule_4_a_context_end_with_no_cue_is_the_kind_the_other_is_not() -> None:
+    """"Sundays we open at eleven." / "Four o'clock.": the context's bare end closes; an opening there does not."""
+    turns = call("What are your hours?", "Sundays we open at eleven.", "And when do you close?", "Four o'clock.")
+    r = {"days": ["sunday"], "opens": "11:00", "closes": "16:00", "days_quote": "Sundays", "times_quote": "Sundays we open at eleven",
+         "context_quote": "Four o'clock"}
+    assert isinstance(check_record(hours(r), HOURS, turns), Accepted)
+    both = call("What are your hours?", "Sundays we open at eleven.", "And the weekdays?", "We open at four.")
+    assert check_record(hours(r | {"context_quote": "We open at four"}), HOURS, both).rule == 4  # type: ignore[union-attr]
+    bare = call("What are your hours?", "Five every day. Nine on Sundays.")  # neither end says its kind: no reading
+    for opens, closes in (("09:00", "17:00"), ("05:00", "21:00")):
+        s = r | {"opens": opens, "closes": closes, "times_quote": "Nine on Sundays", "context_quote": "Five every day"}
+        assert check_record(hours(s), HOURS, bare).rule == 4, opens  # type: ignore[union-attr]
+
+
 @pytest.mark.parametrize(("said", "quote", "ends"), [
     ("We open at six every morning. Ten p.m. Monday through Saturday.", "Ten p.m. Monday through Saturday", ("06:00", "22:00")),
     ("We open at noon every day. Closing's half eleven Sunday to Thursday.", "Closing's half eleven Sunday to Thursday",

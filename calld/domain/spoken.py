@@ -9,7 +9,8 @@ the morning", "morning 10 until night 10"; "07:00": 24-hour), agrees. A dash bet
 ("9 while 5") and "and" after "between" make a run; number words said apart (",") are two. A number that begins an
 address (names, then a word of STREETS), measures (before a word of UNITS: "20 quid"; not "at 10 hours"), is a month's
 day ("13 May 12 noon": the 13) or counts days ("open 7 days", "4 days a week") is no time; after LOOSE_CUES it is a
-count too. Days (days_in): by name, by a run ("Mon-Fri", "Monday to Friday", a word inside it: "Monday straight through
+count too. One end of a range said alone (alone) may be its quote's one number, 1 to 12 ("eight on the weekends").
+Days (days_in): by name, by a run ("Mon-Fri", "Monday to Friday", a word inside it: "Monday straight through
 Saturday") or by DAY_GROUPS ("weekends"); a day after a word of SET_APART is not among them ("except Sunday"), but for
 one week's day ("but this Monday we're shut", "first Monday of the month"): a date, not the weekday set apart."""
 
@@ -29,6 +30,7 @@ CLOCK_CUES = frozenset({"at", "until", "till", "til", "from", "by", "around", "a
                         "opens", "close", "closes", "between"})
 DAYPARTS = {"morning": "am", "afternoon": "pm", "evening": "pm", "night": "pm", "tonight": "pm"}  # "7 in the morning"
 NOON = {"noon": "pm", "midnight": "am"}
+RELATIVE = {"today": 0, "tonight": 0, "tomorrow": 1, "overmorrow": 2}  # days after the call's own (BookJob.today)
 LOOSE_CUES = frozenset({"around", "about"})  # "about 3" is as much three people, or three left, as 3 o'clock
 MONTHS = ("january", "february", "march", "april", "may", "june", "july", "august", "september", "october", "november", "december")
 DAY_GROUPS = {"weekday": WEEKDAYS[:5], "weeknight": WEEKDAYS[:5], "weekend": WEEKDAYS[5:], "every night": WEEKDAYS,
@@ -138,6 +140,13 @@ def clocks(words: Sequence[str], *, one: bool = False) -> list[Clock]:
     return out
 
 
+def alone(words: Sequence[str]) -> list[Clock]:
+    """The times a quote of one end of a range says: its clock times, else its one number of 1 to 12 ("eight on weekends")."""
+    numbers = [i for i, w in enumerate(words) if w.isdigit()]
+    return [c for c in clocks(words) if c.hour is not None] or [
+        Clock(int(words[i]), 0, None, frozenset({i}), True) for i in numbers if len(numbers) == 1 and 0 < int(words[i]) <= 12]
+
+
 def daypart(words: Sequence[str], end: int) -> str | None:
     """The half of the day a part of it says after a time: "7 in the morning", "10 at night", "6 tonight", "8 morning"."""
     m = re.match(r"(?:in the |at |this |every )?(\w+)", " ".join(words[end:end + 3]))
@@ -169,6 +178,18 @@ def reads_as(c: Clock, hour: int, minute: int, context: Sequence[Clock] = ()) ->
     if c.meridiem:
         return hour == c.hour % 12 + (12 if c.meridiem == "pm" else 0)
     return hour == c.hour % 24 if c.hour > 12 or c.hour == 0 else hour % 12 == c.hour % 12
+
+
+def date_words(value: str) -> list[str]:
+    """The day and date words a typed value needs said ("Friday at 7", "tonight"; "March 5th" as "march 5")."""
+    words = typed(value)
+    out = ["today" if w == "tonight" else w for w in words if w in RELATIVE]
+    out += [d for w in words if (d := weekday(w)) is not None]
+    for i, w in enumerate(words):
+        day = next((words[j] for j in near(words, i) if words[j].isdigit()), None) if w in MONTHS or w == "the" else None
+        out += [f"{w} {day}" if day else w] if w in MONTHS else [f"the {day}"] if day else []
+        out += [f"the {w}"] if w.isdigit() and at(words, i + 1) == "th" and at(words, i - 1) not in (*MONTHS, "the") else []
+    return out
 
 
 def days_in(words: Sequence[str], rest: Sequence[str] = ()) -> set[str]:

@@ -3,8 +3,8 @@
 The model points at the words for each fact and the outcome; this file checks that the business said them and that each
 typed value stands in them (which number is the party is the model's reading). Entry point: check_record. Word lists:
 named constants of at most 15 entries (FILLERS, EASE in calld.domain.tokens; CLOCK_CUES, DAYPARTS, LOOSE_CUES, RUNS,
-SET_APART, UNITS, STREETS, DAY_GROUPS in calld.domain.spoken, which reads clock times and days for this file, the
-assessment and the web view). The rules, all of them:
+SET_APART, UNITS, STREETS, DAY_GROUPS, RELATIVE in calld.domain.spoken, which reads clock times, days and dates for this
+file, the assessment and the web view). The rules, all of them:
 
  1. Said. Each quote stands as one run of tokens (calld.domain.tokens: lower case, without punctuation, FILLERS or a no
     of EASE, number words as digits) in a business turn before the record, its last word without "'s", "4 b" as "4b";
@@ -29,15 +29,17 @@ assessment and the web view). The rules, all of them:
     end in a clause with its days and no other time (nor after, until another day): a closing, with no "open" or "from"
     but before a word of RUNS; an opening, after "open", "from" or a no before "open till", with no other closing said
     after it in its turn; where an earlier sentence of its turn gives days a range with its other end ("Mon to Thu 8
-    till 7, Fri and Sat till 10"); a bare "half past" takes its hour from the context_quote, and one end alone naming
-    its days, by its cue (with none, the kind the other is not), its other end, closing after it opens where neither
-    says its half of the day ("Thursdays till 8" / "Ten till six"); days_quote and times_quote, said in one turn, have
-    no other day or number between them but a split shift's other times or the range's own said first, each in its part
-    (an opening; a closing after a word of closing), in words of saying hours (_SAYING_HOURS), and no time, day nor word
-    of RUNS or CLOCK_CUES after its times in their sentence ("Sundays we open at 10, 10 till 4"), and days whose own
-    clause (or its part after "but") says other times take those ("Mon-Fri 8 to 6, Sat 9 to 1"). A booked time in no
-    clock words stands by them; with no half of the day, it is the half nearer the time asked; with LIMITS or HOURS_CUES
-    in the four words before each time it reads ("we open at 5", "back at 9"), it is none.
+    till 7, Fri and Sat till 10"); a bare "half past" takes its hour from the context_quote, and one end alone (a time,
+    or its one number) its other end there, each by its cue (one with none, the kind the other is not), closing after it
+    opens where neither says its half of the day, one of them naming the range's days and the context no other day nor a
+    date ("Thursdays till 8" / "Ten till six"; "Closing, it's 3" / "we open at 6, 7 days a week"); days_quote and
+    times_quote, said in one turn, have no other day or number between them but a split shift's other times or the
+    range's own said first, each in its part (an opening; a closing after a word of closing), in words of saying hours
+    (_SAYING_HOURS), and no time, day nor word of RUNS or CLOCK_CUES after its times in their sentence ("Sundays we open
+    at 10, 10 till 4"), and days whose own clause (or its part after "but") says other times take those ("Mon-Fri 8 to
+    6, Sat 9 to 1"). A booked time in no clock words stands by them; with no half of the day, it is the half nearer the
+    time asked; with LIMITS or HOURS_CUES in the four words before each time it reads ("we open at 5", "back at 9"), it
+    is none.
  5. Own words. Each day, date, count, party size, place or kind stands in its own quote: a count as a number that is no
     part of a clock time nor a day of a month ("march 5"; "the 12th", no month said, for the date), nor before a word of
     UNITS or after one of NUMBERED ("table 12") nor, an item's, LOOSE_CUES ("about 12"), a party of two also by a word
@@ -113,7 +115,7 @@ from calld.core import situations
 from calld.core.answers import Accepted, Cited, Fact, Refused, Verdict
 from calld.core.plan import BookJob, QuickAskJob
 from calld.domain.spoken import CLOCK_CUES, DAYPARTS, LOOSE_CUES, MONTHS, MONTHS_SET, NOON, RUNS, SET_APART, UNITS, WEEKDAYS_SET, Clock, clocks
-from calld.domain.spoken import days_in, has_phrase
+from calld.domain.spoken import RELATIVE, alone, date_words, days_in, has_phrase
 from calld.domain.spoken import NOT_A_NAME as _NOT_A_NAME, addresses as _addresses, hhmm as _hhmm, near as _near
 from calld.domain.spoken import reads_as as _reads_as, typed as _typed
 from calld.domain.tokens import WEEKDAYS, at as _at, tokens, weekday as _weekday, words_of as _words
@@ -153,7 +155,6 @@ GONE = ("gone", "went", "taken", "out", "spoken for", "filled", "packed", "slamm
 APOLOGY = ("sorry", "afraid", "unfortunately", "apologies", "apologise", "apologize", "regret", "regrettably")  # a no's
 WHEN_WORDS = frozenset({"for", "on", "at", "that", "this", "night", "tonight", "tomorrow", "today", "already",
                         "now", "i'm", "afraid", "sorry", "too"})  # after GONE
-RELATIVE = {"today": 0, "tonight": 0, "tomorrow": 1, "overmorrow": 2}  # days after the call's own (BookJob.today)
 HOLIDAYS = {"christmas eve": "december 24", "christmas day": "december 25", "boxing day": "december 26",
             "new year's eve": "december 31", "hogmanay": "december 31", "new year's day": "january 1"}  # dates by name (bare "Christmas" is a season)
 NUMBERED = ("aisle", "isle", "bay", "shelf", "row", "lane", "rack", "size", "table")  # a number after one counts nothing
@@ -191,6 +192,19 @@ def _closing(words: Sequence[str], c: Clock) -> bool:
             _at(words, cues[-1][0] - 2) in NOT or _at(words, cues[-1][0] - 2).endswith("n't")))
 
 
+def _one_end(days: Sequence[str], ends: Sequence[tuple[int, int]], words: Sequence[str], context: Sequence[str]) -> bool:
+    """Rule 4: one end of a range alone in its quote, the other in its context_quote, each by its cue (one with none, the
+    kind the other is not); the range's days named by one of them, the context naming no other day nor a date."""
+    one, other, need, named = alone(words), alone(context), set(days) & WEEKDAYS_SET, set(days_in(context))
+    if len(one) != 1 or not need or not (named or set(days_in(words))) >= need or set(context) & (MONTHS_SET | set(RELATIVE)) or any(
+            has_phrase(context, [h]) for h in HOLIDAYS):
+        return False
+    cue = [1 if _closing(w, c) else 0 if OPENING & set(w[:min(c.at)]) else -1 for w, c in [(words, one[0]), *((context, k) for k in other)]]
+    end = cue[0] if cue[0] >= 0 else next((1 - c for c in cue[1:] if c >= 0), -1)  # none: the kind its context's is not
+    return end >= 0 and _reads_as(one[0], *ends[end]) and any(c != end and _reads_as(k, *ends[1 - end]) and (
+        k.meridiem or one[0].meridiem or ends[1] > ends[0]) for c, k in zip(cue[1:], other))  # it closes after it opens
+
+
 def _counts(words: Sequence[str], measures: bool = True) -> set[str]:
     return {words[i] for i in _counted(words, measures)}
 
@@ -205,18 +219,6 @@ def _counted(words: Sequence[str], measures: bool = True) -> list[int]:
     return [i for i, w in enumerate(words) if w.isdigit() and i not in taken]
 
 
-def _date_words(value: str) -> list[str]:
-    """The day and date words a typed value needs said ("Friday at 7", "tonight"; "March 5th" as "march 5")."""
-    words = _typed(value)
-    out = ["today" if w == "tonight" else w for w in words if w in RELATIVE]
-    out += [d for w in words if (d := _weekday(w)) is not None]
-    for i, w in enumerate(words):
-        day = next((words[j] for j in _near(words, i) if words[j].isdigit()), None) if w in MONTHS or w == "the" else None
-        out += [f"{w} {day}" if day else w] if w in MONTHS else [f"the {day}"] if day else []
-        out += [f"the {w}"] if w.isdigit() and _at(words, i + 1) == "th" and _at(words, i - 1) not in (*MONTHS, "the") else []
-    return out
-
-
 def _date_stands(value: str, words: Sequence[str], asked: Sequence[str] = ()) -> bool:
     """Rule 5; the date asked (`asked`) stands unsaid beside its weekday or day said ("the 11th" for Friday 11 December)."""
     said = {"today" if w == "tonight" else w for w in (w.removesuffix("'s") for w in words)} | days_in(words)  # "tomorrow's"
@@ -227,7 +229,7 @@ def _date_stands(value: str, words: Sequence[str], asked: Sequence[str] = ()) ->
     said |= {f"the {w.split()[-1]}" for w in said if " " in w and w.split()[0] in MONTHS}  # "june 12" says "the 12th"
     said |= {f"the {w}" for i, w in enumerate(words) if w.isdigit() and _at(words, i + 1) == "th"}  # "on 12th"
     unnamed = not MONTHS_SET & set(words)  # "on the 12th" for June 12, where no month is said
-    mine, given = _date_words(value), set(_date_words(" ".join(asked)))
+    mine, given = date_words(value), set(date_words(" ".join(asked)))
     given |= {f"the {w.split()[-1]}" for w in given if " " in w}  # "Tuesday 15th" for Tuesday December 15 asked
     asked_month = {w.split()[0] for w in given if " " in w and w.split()[0] in MONTHS}  # its day said, and no other month
     given = given if set(mine) & said & given & WEEKDAYS_SET or {w for w in said & given if w.startswith("the ")} and not (
@@ -342,20 +344,15 @@ def _stands(fact: Fact, words: Sequence[str], context: Sequence[str] = (), rest:
         ends = [_hhmm(v) for v in value.split("-")]
         said = clocks(words)
         # said one after the other; where neither says its half of the day ("six till six"), it closes after it opens
-        one = [c for c in said if c.hour is not None]  # or one end alone, by its cue (none: the kind its context's is not), the other
-        end = -1 if len(one) != 1 else 1 if _closing(words, one[0]) else 0 if OPENING & set(words[:min(one[0].at)]) else next(
-            (int(not _closing(context, k)) for k in clocks(context) if k.hour is not None), -1)  # in the context_quote
         if None in ends or not any(_reads_as(a, *ends[0], clocks(context)) and _reads_as(b, *ends[1], clocks(context)) and (  # type: ignore[misc]
                 a.meridiem or b.meridiem or not 0 < (a.hour or 0) <= 12 or not 0 < (b.hour or 0) <= 12 or ends[1] > ends[0])
-                                   for x, y in zip(said, said[1:]) for a, b in [(y, x) if _closing(words, x) else (x, y)]) and not (
-                end >= 0 and _reads_as(one[0], *ends[end]) and set(days_in(words)) >= set(fact.days) & WEEKDAYS_SET != set() and any(  # type: ignore[misc]
-                    k.hour is not None and _closing(context, k) == (end == 0) and _reads_as(k, *ends[1 - end]) and (  # type: ignore[misc]
-                        k.meridiem or one[0].meridiem or ends[1] > ends[0]) for k in clocks(context))):  # it closes after it opens
+                                   for x, y in zip(said, said[1:]) for a, b in [(y, x) if _closing(words, x) else (x, y)]) and not _one_end(
+                fact.days, ends, words, context):  # type: ignore[arg-type]  # or one end alone, the other in the context_quote
             return f"{value.replace('-', ' to ')} does not read as two clock times in {' '.join(words)!r}"
     elif kind == "clock":
         hhmm = _hhmm(value)
         if hhmm is None:  # a time said in no clock words ("the early sitting") stands by its words, as a place does
-            want = [w for w in _typed(value) if w not in PLACE_WORDS and w not in _date_words(value)]
+            want = [w for w in _typed(value) if w not in PLACE_WORDS and w not in date_words(value)]
             missing = [w for w in want if w not in words]
             return f"{value!r} is not a clock time, nor said there" if missing or not want else None
         said = clocks(words, one=True)
@@ -534,13 +531,13 @@ def _corrected(fact: Fact, turns: Sequence[Turn], at: Found, booking: bool, read
             said += [Clock(int(words[i]), 0, None, frozenset()) for i in _counted(words, measures=False)  # and a bare hour: "sorry, 8"
                      if int(words[i]) <= 12 and words[i] not in own and CORRECTIONS & set(words) and i not in denied]
             other = [c for c in said if not any(_reads_as(c, *t) for t in mine)]
-            its_days = set(fact.days) & WEEKDAYS_SET | {w for w in _date_words(fact.value) if w in WEEKDAYS}
+            its_days = set(fact.days) & WEEKDAYS_SET | {w for w in date_words(fact.value) if w in WEEKDAYS}
             if other and not (days and its_days and not days & its_days):
                 return " ".join(words)
         elif fact.kind in ("count", "place") and (mine := {w for w in _words(tokens(fact.value)) if w.isdigit()}) and any(
                 len(w) <= 2 and w not in mine | own for w in _counts(words, measures=False)) \
-                or fact.kind == "date" and (mine := {w for w in _date_words(fact.value) if w in WEEKDAYS}) and days - mine \
-                or fact.kind == "date" and (mine := {w.split()[-1] for w in _date_words(fact.value) if " " in w}) and {
+                or fact.kind == "date" and (mine := {w for w in date_words(fact.value) if w in WEEKDAYS}) and days - mine \
+                or fact.kind == "date" and (mine := {w.split()[-1] for w in date_words(fact.value) if " " in w}) and {
                     words[j] for i, w in enumerate(words) if w in MONTHS or w == "the" for j in _near(words, i)} - mine \
                 or fact.topic == "stock" and fact.kind == "yes" and (has_phrase(words, OUT) or _negated(words)) and not (
                     any(_names_item(k, words) for k in kinds[1]) and not (kinds[0] and _names_item(kinds[0], words))
@@ -567,7 +564,7 @@ def _answered_otherwise(fact: Fact, turns: Sequence[Turn], at: Found) -> str | N
             _at(words, i + 1) in PEOPLE or _at(words, i + 1).rstrip("s") in PEOPLE))  # "two adults, two kids"
         other = bool(counts) and fact.value not in counts | _party_said(words) | {str(parts_of)}
     else:
-        days, mine_days = days_in(words), {w for w in _date_words(fact.value) if w in WEEKDAYS}
+        days, mine_days = days_in(words), {w for w in date_words(fact.value) if w in WEEKDAYS}
         other = fact.kind == "date" and bool(days) and bool(mine_days) and not days & mine_days
     return reply.text if other else None
 
@@ -673,7 +670,7 @@ def _check(cited: Cited, request: QuickAskJob | BookJob, turns: Sequence[Turn], 
     partial = {f.quote for f in cited.facts if f.kind in ("count", "date")} - {f.quote for f in cited.facts if f.kind == "clock"}
     today = date.fromisoformat(request.today) if isinstance(request, BookJob) and request.today else None  # "tomorrow"'s
     for fact in cited.facts:
-        if fact.kind == "date" and not _date_words(fact.value):
+        if fact.kind == "date" and not date_words(fact.value):
             continue  # a booked time with no day or date words: nothing to check
         if fact.readback:
             if fact.kind not in ("yes", "no"):
