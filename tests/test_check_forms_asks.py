@@ -250,3 +250,27 @@ def test_rule_4_a_bare_or_closing_end_takes_the_kind_its_context_leaves(said: st
     noon = {"days": ["friday", "saturday"], "opens": "12:30", "closes": "12:30", "days_quote": "Friday and Saturday",
             "times_quote": "Friday and Saturday it's half twelve", "context_quote": "We're open from half twelve every day"}
     assert check_record(hours(noon), HOURS, late).rule == 4  # type: ignore[union-attr]
+
+
+def test_rule_11_a_count_or_place_corrected_in_the_sentence_after_a_correction_word() -> None:
+    """"Aisle nine. Oh, hold up, sorry. It's on twelve now.": the sentence after a word of CORRECTIONS says the place
+    instead; a place said after no such word is not a correction ("The duct tape's on twelve")."""
+    tape = QuickAskJob(QuestionType.AISLE, "masking tape")
+    asked = "Which aisle is the masking tape in?"
+    record = aisle("aisle 9", "Masking tape is aisle nine")
+    fixed = call(asked, "Masking tape is aisle nine. Oh, hold up, sorry. It's on twelve now.")
+    assert check_record(record, tape, fixed).rule == 11  # type: ignore[union-attr]
+    other = call(asked, "Masking tape is aisle nine. The duct tape's on twelve.")
+    assert isinstance(check_record(record, tape, other), Accepted)
+    left = call("Do you have any snow shovels?", "Snow shovels, we've four left. Hang on, sorry. There's three.")
+    assert check_record(stock("limited", "Snow shovels, we've four left", 4), SHOVELS, left).rule == 11  # type: ignore[union-attr]
+
+
+def test_rule_11_hours_are_not_corrected_by_the_sentence_after_a_no() -> None:
+    """A split shift's other part after a "no" that answers the agent is no correction of the first."""
+    turns = call("What are your hours?", "Monday to Saturday, nine to one, then four to eight.", "Is that nine to eight?",
+                 "No, no, we close in the afternoon. We open again at four.")
+    days = WEEK[:6]
+    r = hours({"days": days, "opens": "09:00", "closes": "13:00", "days_quote": "Monday to Saturday", "times_quote": "nine to one"},
+              {"days": days, "opens": "16:00", "closes": "20:00", "days_quote": "Monday to Saturday", "times_quote": "four to eight"})
+    assert isinstance(check_record(r, HOURS, turns), Accepted)

@@ -85,13 +85,14 @@ file, the assessment and the web view). The rules, all of them:
 11. Corrections. Business words after a fact's quote (a range's: after its days_quote too, said after it in its
     sentence; a read-back fact's: from the reply on) holding another value of its kind (a clock time; a number of one or
     two digits, not the record's party nor, for a party, its booked time; a day or, for a date with its day of the
-    month, another "the 20th") refuse the record when they hold a word of CORRECTIONS, or always for a booking's time
-    and date (and a read-back party) but in the rest of its outcome's turn ("booked. Last orders at 9"), or for stock
-    held a no (not one of another kind the record gives alone: "No hardback though"); unless they name a day the fact is
-    not for. A time said gone or full or after "not" ("not six"), the party said alone, a measure (rule 4) or a day
-    after a word of RUNS or "by" ("hold it till Monday") is no other value, nor, of a booking, in a sentence with no
-    word of NOT, one just after a word of RUNS, "by", "from", "after" or "between" or in the three after "or" ("7:45, or
-    a 9:15 in the bar"), or as in rule 4 ("from 10 to 6").
+    month, another "the 20th") refuse the record when they hold a word of CORRECTIONS (a count's or place's: or their
+    sentence before, "Naw, wait. Aisle 8."), or always for a booking's time and date (and a read-back party) but in the
+    rest of its outcome's turn ("booked. Last orders at 9"), or for stock held a no (not one of another kind the record
+    gives alone: "No hardback though"); unless they name a day the fact is not for. A time said gone or full or after
+    "not" ("not six"), the party said alone, a measure (rule 4) or a day after a word of RUNS or "by" ("hold it till
+    Monday") is no other value, nor, of a booking, in a sentence with no word of NOT, one just after a word of RUNS,
+    "by", "from", "after" or "between" or in the three after "or" ("7:45, or a 9:15 in the bar"), or as in rule 4 ("from
+    10 to 6").
     A fact quoted from the business's question is refused where the agent's reply, in clauses of no no, says a value of
     its kind and not its own ("Just the two?" / "Three people."): a clock time (no limit, none after RUNS, "by", "from"
     or "after"; a bare "half past": its minutes), a day, or a number before "people", "person" or PEOPLE (or their sum).
@@ -512,11 +513,11 @@ def _corrected(fact: Fact, turns: Sequence[Turn], at: Found, booking: bool, read
     """Rule 11: a later sentence with another value of the fact's kind, and a word of CORRECTIONS (none for a booking's
     time or date but after `settled`, its outcome's sentence, in its turn). `own`: counts a bare number may say; `kinds`:
     the fact's kind and the record's others, whose no is not the fact's ("paperback, yeah. No hardback though.")."""
-    said = _said_after(turns, at)  # aside: the sentences after the outcome's in its turn
-    aside = range(a := len(said) - len(_said_after(turns, settled)), a + len(_said_after(turns, settled, settled.turn))) if settled else range(0)
-    for i, words in enumerate(said):
+    after = _said_after(turns, at)  # aside: the sentences after the outcome's in its turn
+    aside = range(a := len(after) - len(_said_after(turns, settled)), a + len(_said_after(turns, settled, settled.turn))) if settled else range(0)
+    for i, words in enumerate(after):
         if not (booking and i not in aside and fact.kind in ("clock", "date", "count" if readback else "date")) \
-                and not CORRECTIONS & set(words):
+                and not CORRECTIONS & set(words) and not (i and fact.kind in ("count", "place") and CORRECTIONS & set(after[i - 1])):
             continue
         days = days_in([w for i, w in enumerate(words) if w != "but" and not (_weekday(w) and _at(words, i - 1) in RUNS | {"by"})])  # "till Monday" limits
         mine = [t for v in fact.value.split("-") if (t := _hhmm(v)) is not None] if fact.kind in ("clock", "range") else []
