@@ -274,3 +274,14 @@ def test_rule_11_hours_are_not_corrected_by_the_sentence_after_a_no() -> None:
     r = hours({"days": days, "opens": "09:00", "closes": "13:00", "days_quote": "Monday to Saturday", "times_quote": "nine to one"},
               {"days": days, "opens": "16:00", "closes": "20:00", "days_quote": "Monday to Saturday", "times_quote": "four to eight"})
     assert isinstance(check_record(r, HOURS, turns), Accepted)
+
+
+def test_rule_5_a_place_number_in_a_clock_time_is_no_place_unless_the_place_says_it_so() -> None:
+    """"On the stand by till three": the 3 reads as a clock time there, so it holds no "aisle 3"; a place that says
+    "by till 3" itself stands, and "aisle three" is a place."""
+    minis = QuickAskJob(QuestionType.AISLE, "travel minis")
+    turns = call("Which aisle are the travel minis in?", "Travel minis are on the stand by till three.")
+    assert check_record(aisle("aisle 3", "Travel minis are on the stand by till three"), minis, turns).rule == 5  # type: ignore[union-attr]
+    assert isinstance(check_record(aisle("on the stand by till 3", "Travel minis are on the stand by till three"), minis, turns), Accepted)
+    plain = call("Which aisle are the travel minis in?", "Travel minis are in aisle three.")
+    assert isinstance(check_record(aisle("aisle 3", "Travel minis are in aisle three"), minis, plain), Accepted)

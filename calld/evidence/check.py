@@ -48,11 +48,12 @@ file, the assessment and the web view). The rules, all of them:
     names being recorded, and a range's times_quote naming no day but its own, where a word of OTHER_DAYS ("rest of the
     week") names the days its turn names nowhere else; a place or kind by its words (PLACE_WORDS aside; a place's may
     stand in the rest of its sentence or a sentence of its turn naming the item, but in a clause of a no, of PAST or
-    after "but", where its quote says one of them; its numbers not). A closed day's days_quote may say "closed" before
-    it. An item's count or place quote holds no other number (but the item's own: "the 12 inch"). A typed date is read
-    as said (with its year, by its day; "Dec"); the date asked stands unsaid beside its weekday said; RELATIVE words
-    ("tomorrow", in a read-back too) and HOLIDAYS (not after "before" or "after") say their dates (BookJob.today: the
-    day dialled); the date asked stands by its day said where no other month is.
+    after "but", where its quote says one of them; its numbers not, nor one in a clock time the place does not say: "by
+    till 3" is no aisle 3). A closed day's days_quote may say "closed" before it. An item's count or place quote holds
+    no other number (but the item's own: "the 12 inch"). A typed date is read as said (with its year, by its day;
+    "Dec"); the date asked stands unsaid beside its weekday said; RELATIVE words ("tomorrow", in a read-back too) and
+    HOLIDAYS (not after "before" or "after") say their dates (BookJob.today: the day dialled); the date asked stands by
+    its day said where no other month is.
  6. The item. A stock or aisle fact names the item asked about: in its quote, or in the agent's question before it (over
     the agent's follow-ups, a wait that names the item and its "Sure.", or a question back and the agent's choice, which
     the fact's sentence names), with no number of another size of it nor a word of INSTEAD said in between; in its own
@@ -386,7 +387,8 @@ def _stands(fact: Fact, words: Sequence[str], context: Sequence[str] = (), rest:
         # words may stand in the rest of its sentence where its quote says one of them, its numbers not
         said = quoted | {w.removesuffix("'s").rstrip("s") for w in rest if not w[0].isdigit()}
         want = [w.removesuffix("'s").rstrip("s") for w in want]  # "the children's section"
-        missing = [w for w in want if w not in said and not (w.isdigit() and w in _counts(words))]
+        timed = [{w[i] for c in clocks(w) for i in c.at} for w in (words, _words(tokens(value)))]  # "by till 3" is no "aisle 3"
+        missing = [w for w in want if w not in said - (timed[0] - timed[1]) and not (w.isdigit() and w in _counts(words))]
         if missing or not want or not quoted & set(want):
             return f"{value!r} is not said there"
     elif kind in ("closed", "always", "no_set_hours"):
