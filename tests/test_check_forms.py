@@ -73,6 +73,18 @@ def test_rule_5_a_number_after_about_or_around_is_a_party_but_no_exact_stock_cou
     assert isinstance(check_record(stock("in_stock", "We have 10 left", 10), STOCK, call("Skillets?", "We have 10 left.")), Accepted)
 
 
+def test_rule_5_a_number_beside_a_word_of_numbered_counts_tables_not_people() -> None:
+    """"We've two tables left at eight" holds no party of 2; "one table for 1" still holds the party of 1 (by its place)."""
+    said = "We've two tables left at eight on Friday"
+    turns = call("A table for 4 at 8 on Friday?", f"{said}.", "Great, the one for four please.", "Done, you're booked.")
+    args = booked(2, "Friday at 8 pm", outcome_quote="you're booked", party_quote=said, time_quote=said, date_quote=said)
+    assert check_record(args, BOOK, turns).rule == 5  # type: ignore[union-attr]
+    one = "One table for 1 at 8 on Friday"
+    alone = call("A table for 1 at 8 on Friday?", f"{one}, is that right?", "Yes.", "Done, you're booked.")
+    args = booked(1, "Friday at 8 pm", outcome_quote="you're booked", party_quote=one, time_quote=one, date_quote=one)
+    assert isinstance(check_record(args, BOOK, alone), Accepted)
+
+
 def test_rule_3_confirm_said_bare_asks_and_after_can_or_able_gives() -> None:
     for gives in ("I can confirm your reservation has gone through", "I was able to successfully confirm your table",
                   "I did confirm your booking for you"):

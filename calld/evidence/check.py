@@ -42,18 +42,18 @@ file, the assessment and the web view). The rules, all of them:
     is none.
  5. Own words. Each day, date, count, party size, place or kind stands in its own quote: a count as a number that is no
     part of a clock time nor a day of a month ("march 5"; "the 12th", no month said, for the date), nor before a word of
-    UNITS or after one of NUMBERED ("table 12") nor, an item's, LOOSE_CUES ("about 12"), a party of two also by a word
-    of PAIR, a party also as the sum of counts ("a" one) each before a word of PEOPLE, joined by "and" or "plus" ("2
-    adults and 2 kids", not "4 and 2 high chairs"); days as calld.domain.spoken reads them, every day the days_quote
-    names being recorded, and a range's times_quote naming no day but its own, where a word of OTHER_DAYS ("rest of the
-    week") names the days its turn names nowhere else; a place or kind by its words (PLACE_WORDS aside; a place's may
-    stand in the rest of its sentence or a sentence of its turn naming the item, but in a clause of a no, of PAST or
-    after "but", where its quote says one of them; its numbers not, nor one in a clock time the place does not say: "by
-    till 3" is no aisle 3). A closed day's days_quote may say "closed" before it. An item's count or place quote holds
-    no other number (but the item's own: "the 12 inch"). A typed date is read as said (with its year, by its day;
-    "Dec"); the date asked stands unsaid beside its weekday said; RELATIVE words ("tomorrow", in a read-back too) and
-    HOLIDAYS (not after "before" or "after") say their dates (BookJob.today: the day dialled); the date asked stands by
-    its day said where no other month is.
+    UNITS or before or after one of NUMBERED ("table 12", "2 tables") nor, an item's, LOOSE_CUES ("about 12"), a party
+    of two also by a word of PAIR, a party also as the sum of counts ("a" one) each before a word of PEOPLE, joined by
+    "and" or "plus" ("2 adults and 2 kids", not "4 and 2 high chairs"); days as calld.domain.spoken reads them, every
+    day the days_quote names being recorded, and a range's times_quote naming no day but its own, where a word of
+    OTHER_DAYS ("rest of the week") names the days its turn names nowhere else; a place or kind by its words
+    (PLACE_WORDS aside; a place's may stand in the rest of its sentence or a sentence of its turn naming the item, but
+    in a clause of a no, of PAST or after "but", where its quote says one of them; its numbers not, nor one in a clock
+    time the place does not say: "by till 3" is no aisle 3). A closed day's days_quote may say "closed" before it. An
+    item's count or place quote holds no other number (but the item's own: "the 12 inch"). A typed date is read as said
+    (with its year, by its day; "Dec"); the date asked stands unsaid beside its weekday said; RELATIVE words
+    ("tomorrow", in a read-back too) and HOLIDAYS (not after "before" or "after") say their dates (BookJob.today: the
+    day dialled); the date asked stands by its day said where no other month is.
  6. The item. A stock or aisle fact names the item asked about: in its quote, or in the agent's question before it (over
     the agent's follow-ups, a wait that names the item and its "Sure.", or a question back and the agent's choice, which
     the fact's sentence names), with no number of another size of it nor a word of INSTEAD said in between; in its own
@@ -368,8 +368,8 @@ def _stands(fact: Fact, words: Sequence[str], context: Sequence[str] = (), rest:
             said = [Clock(int(numbers[0]), 0, None, frozenset({at}), True)]
         if not any(_reads_as(c, *hhmm, clocks(context)) for c in said):
             return f"{hhmm[0]:02d}:{hhmm[1]:02d} does not read as a clock time in {' '.join(words)!r}"
-    elif kind == "count" and (value not in _counts(words, measures=False) - {w for i, w in enumerate(words) if _at(words, i - 1) in (
-            {*NUMBERED, *LOOSE_CUES} if item else NUMBERED)}  # an item's "about 12" is no count
+    elif kind == "count" and (value not in {words[i] for i in _counted(words, measures=False) if _at(words, i - 1) not in (
+            {*NUMBERED, *LOOSE_CUES} if item else NUMBERED) and _at(words, i + 1).rstrip("s") not in NUMBERED}  # "about 12", "2 tables"
                               | (set() if item else _party_said(words)) or value in re.findall(r"\d+", item or "")):
         return f"the number {value} is not said there apart from a clock time, a measure or a place"
     elif item and kind in ("count", "place") and (others := _counts(words) - set(_words(tokens(f"{value} {item or ''}"))) - set(re.findall(r"\d+", value))):
