@@ -285,3 +285,27 @@ def test_rule_5_a_place_number_in_a_clock_time_is_no_place_unless_the_place_says
     assert isinstance(check_record(aisle("on the stand by till 3", "Travel minis are on the stand by till three"), minis, turns), Accepted)
     plain = call("Which aisle are the travel minis in?", "Travel minis are in aisle three.")
     assert isinstance(check_record(aisle("aisle 3", "Travel minis are in aisle three"), minis, plain), Accepted)
+
+
+def test_rule_4_a_word_of_runs_just_before_a_time_makes_it_a_closing() -> None:
+    """"Thursdays we stay open to nine": the time after "to" closes (the days' run "Monday to Friday" is no cue of 9)."""
+    turns = call("What are your hours?", "We're open ten to six. Thursdays we stay open to nine.")
+    r = {"days": ["thursday"], "opens": "10:00", "closes": "21:00", "days_quote": "Thursdays",
+         "times_quote": "Thursdays we stay open to nine", "context_quote": "We're open ten to six"}
+    assert isinstance(check_record(hours(r), HOURS, turns), Accepted)
+    assert check_record(hours(r | {"opens": "09:00", "closes": "18:00"}), HOURS, turns).rule == 4  # type: ignore[union-attr]
+    week = call("What are your hours?", "Monday to Friday nine to five.")
+    w = {"days": WEEK[:5], "opens": "09:00", "closes": "17:00", "days_quote": "Monday to Friday", "times_quote": "Monday to Friday nine to five"}
+    assert isinstance(check_record(hours(w), HOURS, week), Accepted)
+
+
+def test_rule_4_a_dates_end_alone_names_its_date_and_its_context_every_day_or_none() -> None:
+    """"Christmas Eve we close at four" / "seven to ten, every day": the date's range opens at the context's seven."""
+    said = "Our hours are seven to ten every day. Christmas Eve we close at four."
+    r = {"days": [], "date": "December 24", "opens": "07:00", "closes": "16:00", "days_quote": "Christmas Eve",
+         "times_quote": "Christmas Eve we close at four", "context_quote": "Our hours are seven to ten every day"}
+    assert isinstance(check_record(hours(r), HOURS, call("What are your hours?", said)), Accepted)
+    some = call("What are your hours?", said.replace("every day", "Monday to Saturday"))
+    assert check_record(hours(r | {"context_quote": "Our hours are seven to ten Monday to Saturday"}), HOURS, some).rule == 4  # type: ignore[union-attr]
+    bare = call("What are your hours?", "Our hours are seven to ten every day. On Christmas Eve, we close at four.")
+    assert check_record(hours(r | {"times_quote": "we close at four"}), HOURS, bare).rule == 4  # type: ignore[union-attr]

@@ -25,21 +25,21 @@ file, the assessment and the web view). The rules, all of them:
     it alone, it is no time where another is said ("for four tonight at 8"). A quote stops at no time nor measure its
     sentence goes on with ("5" of "5 30", "4" of "4 days"); in a range's, "2" between two numbers is "to" ("nine two
     six"). A range's two times are said one after the other in its times_quote, the opening first unless a word of
-    closing is their last cue ("until 9 from 5"), the closing later where neither says its half of the day, or only one
-    end in a clause with its days and no other time (nor after, until another day): a closing, with no "open" or "from"
-    but before a word of RUNS; an opening, after "open", "from" or a no before "open till", with no other closing said
-    after it in its turn; where an earlier sentence of its turn gives days a range with its other end ("Mon to Thu 8
-    till 7, Fri and Sat till 10"); a bare "half past" takes its hour from the context_quote, and one end alone (a time,
-    or its one number) its other end there, each by its cue (one with none, the kind the other is not), closing after it
-    opens where neither says its half of the day, one of them naming the range's days and the context no other day nor a
-    date ("Thursdays till 8" / "Ten till six"; "Closing, it's 3" / "we open at 6, 7 days a week"); days_quote and
-    times_quote, said in one turn, have no other day or number between them but a split shift's other times or the
-    range's own said first, each in its part (an opening; a closing after a word of closing), in words of saying hours
-    (_SAYING_HOURS), and no time, day nor word of RUNS or CLOCK_CUES after its times in their sentence ("Sundays we open
-    at 10, 10 till 4"), and days whose own clause (or its part after "but") says other times take those ("Mon-Fri 8 to
-    6, Sat 9 to 1"). A booked time in no clock words stands by them; with no half of the day, it is the half nearer the
-    time asked; with LIMITS or HOURS_CUES in the four words before each time it reads ("we open at 5", "back at 9"), it
-    is none.
+    closing is their last cue ("until 9 from 5"; of RUNS, just before it: "open to 9"), the closing later where neither
+    says its half of the day, or only one end in a clause with its days and no other time (nor after, until another
+    day): a closing, with no "open" or "from" but before a word of RUNS; an opening, after "open", "from" or a no before
+    "open till", with no other closing said after it in its turn; where an earlier sentence of its turn gives days a
+    range with its other end ("Mon to Thu 8 till 7, Fri and Sat till 10"); a bare "half past" takes its hour from the
+    context_quote, and one end alone (a time, or its one number) its other end there, each by its cue (one with none,
+    the kind the other is not), closing after it opens where neither says its half of the day, one of them naming the
+    range's days, its own a date ("Christmas Eve we close at 6"), and the context no other day nor a date ("Thursdays
+    till 8" / "Ten till six"; "Closing, it's 3" / "we open at 6, 7 days a week"); days_quote and times_quote, said in
+    one turn, have no other day or number between them but a split shift's other times or the range's own said first,
+    each in its part (an opening; a closing after a word of closing), in words of saying hours (_SAYING_HOURS), and no
+    time, day nor word of RUNS or CLOCK_CUES after its times in their sentence ("Sundays we open at 10, 10 till 4"), and
+    days whose own clause (or its part after "but") says other times take those ("Mon-Fri 8 to 6, Sat 9 to 1"). A booked
+    time in no clock words stands by them; with no half of the day, it is the half nearer the time asked; with LIMITS or
+    HOURS_CUES in the four words before each time it reads ("we open at 5", "back at 9"), it is none.
  5. Own words. Each day, date, count, party size, place or kind stands in its own quote: a count as a number that is no
     part of a clock time nor a day of a month ("march 5"; "the 12th", no month said, for the date), nor before a word of
     UNITS or before or after one of NUMBERED ("table 12", "2 tables") nor, an item's, LOOSE_CUES ("about 12"), a party
@@ -188,18 +188,20 @@ def _negated(words: Sequence[str]) -> bool:
 
 def _closing(words: Sequence[str], c: Clock) -> bool:
     """Rule 4: a time after a word of closing as its last cue ("until 9 from 5"), but "don't open till 10": an opening."""
-    cues = [(i, w) for i, w in enumerate(words[:min(c.at)]) if w in (*OPEN_CLOSE, "from", "until", "till", "til", "shut", "shuts")]
+    cues = [(i, w) for i, w in enumerate(words[:min(c.at)]) if w in (*OPEN_CLOSE, "from", "until", "till", "til", "shut", "shuts")
+            or w in RUNS and i == min(c.at) - 1]  # "we stay open to 9", not "Monday to Friday 9 to 5"
     return bool(cues) and cues[-1][1] not in OPENING and not (
         cues[-1][1] in ("until", "till", "til") and _at(words, cues[-1][0] - 1) == "open" and (
             _at(words, cues[-1][0] - 2) in NOT or _at(words, cues[-1][0] - 2).endswith("n't")))
 
 
 def _one_end(days: Sequence[str], ends: Sequence[tuple[int, int]], words: Sequence[str], context: Sequence[str]) -> bool:
-    """Rule 4: one end of a range alone in its quote, the other in its context_quote, each by its cue (one with none, the
-    kind the other is not); the range's days named by one of them, the context naming no other day nor a date."""
-    one, other, need, named = alone(words), alone(context), set(days) & WEEKDAYS_SET, set(days_in(context))
-    if len(one) != 1 or not need or not (named or set(days_in(words))) >= need or set(context) & (MONTHS_SET | set(RELATIVE)) or any(
-            has_phrase(context, [h]) for h in HOLIDAYS):
+    """Rule 4: one end of a range alone in its quote, the other in its context_quote, each by its cue (one with none, the kind
+    the other is not); its days named by one of them, its date by its own, the context naming no other day nor a date."""
+    one, other, named, need, dated = alone(words), alone(context), set(days_in(context)), set(days) & WEEKDAYS_SET, set(days) - WEEKDAYS_SET
+    if len(one) != 1 or not (need or dated) or not (named or set(days_in(words))) >= need or dated and (
+            named not in (set(), WEEKDAYS_SET) or not all(_date_stands(d, words) for d in dated)) or set(context) & (
+            MONTHS_SET | set(RELATIVE)) or any(has_phrase(context, [h]) for h in HOLIDAYS):
         return False
     cue = [1 if _closing(w, c) else 0 if OPENING & set(w[:min(c.at)]) else -1 for w, c in [(words, one[0]), *((context, k) for k in other)]]
     end = cue[0] if cue[0] >= 0 else next((1 - c for c in cue[1:] if c >= 0), -1)  # none: the kind its context's is not
