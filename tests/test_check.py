@@ -639,6 +639,9 @@ def test_rule_4_a_ranges_days_and_times_have_no_other_day_or_number_between_them
     said = call("Hours?", "We're open 9 to 5 on weekdays, and 10 to 2 on Saturdays.")
     wrong = {"days": ["saturday"], "opens": "09:00", "closes": "17:00", "days_quote": "Saturdays", "times_quote": "9 to 5"}
     got = check_record(hours(wrong), HOURS, said)
+    assert isinstance(got, Refused) and got.rule == 5  # its clause gives 9 to 5 to the weekdays
+    most = call("Hours?", "We're open 9 to 5 most days, and 10 to 2 on Saturdays.")
+    got = check_record(hours(wrong), HOURS, most)
     assert isinstance(got, Refused) and got.rule == 4
     right = {"days": ["saturday"], "opens": "10:00", "closes": "14:00", "days_quote": "Saturdays", "times_quote": "10 to 2"}
     assert isinstance(check_record(hours(right), HOURS, said), Accepted)

@@ -721,6 +721,11 @@ def test_rule_5_a_times_quote_of_another_day_is_not_its_range() -> None:
     week = call("What are your hours?", "Nine to five on weekdays, ten to two Saturday.")
     r = {"days": list(c.WEEKDAYS[:5]), "opens": "09:00", "closes": "17:00", "days_quote": "on weekdays", "times_quote": "ten to two Saturday"}
     assert check_record(hours(r | {"opens": "10:00", "closes": "14:00"}), HOURS, week).rule == 5  # type: ignore[union-attr]
+    both = call("What are your hours?", "We open at eight every day. Monday to Friday we close at five and Sunday we close at one.")
+    sunday = {"days": ["sunday"], "opens": "08:00", "closes": "17:00", "days_quote": "Sunday", "times_quote": "we close at five",
+              "context_quote": "We open at eight every day"}  # the quote's clause gives its time to Monday to Friday
+    assert check_record(hours(sunday), HOURS, both).rule == 5  # type: ignore[union-attr]
+    assert isinstance(check_record(hours(sunday | {"closes": "13:00", "times_quote": "Sunday we close at one"}), HOURS, both), Accepted)
 
 
 def test_rule_4_a_time_said_without_its_colon() -> None:

@@ -110,7 +110,9 @@ def test_rule_11_a_correction_counts_after_the_ranges_times_and_days() -> None:
 def test_rule_4_days_after_but_with_times_of_their_own_take_those() -> None:
     turns = call("What are your hours?", "Weekdays 8 to 5 but Saturday 9 to 12.")
     saturday = {"days": ["saturday"], "opens": "08:00", "closes": "17:00", "days_quote": "Saturday", "times_quote": "8 to 5"}
-    assert check_record(hours(saturday), HOURS, turns).rule == 4  # type: ignore[union-attr]
+    assert check_record(hours(saturday), HOURS, turns).rule == 5  # type: ignore[union-attr]  # its clause's days are the weekdays
+    bare = call("What are your hours?", "Usually 8 to 5, but Saturday 9 to 12.")
+    assert check_record(hours(saturday), HOURS, bare).rule == 4  # type: ignore[union-attr]
     assert isinstance(check_record(hours(saturday | {"opens": "09:00", "closes": "12:00", "times_quote": "9 to 12"}), HOURS, turns), Accepted)
 
 
@@ -309,3 +311,15 @@ def test_rule_4_a_dates_end_alone_names_its_date_and_its_context_every_day_or_no
     assert check_record(hours(r | {"context_quote": "Our hours are seven to ten Monday to Saturday"}), HOURS, some).rule == 4  # type: ignore[union-attr]
     bare = call("What are your hours?", "Our hours are seven to ten every day. On Christmas Eve, we close at four.")
     assert check_record(hours(r | {"times_quote": "we close at four"}), HOURS, bare).rule == 4  # type: ignore[union-attr]
+
+
+def test_rule_4_ten_to_two_in_hours_is_a_run_not_one_fifty() -> None:
+    """Only a booking's one time reads "ten to eight" as 7:50 (calld.domain.spoken); in hours it is ten till two."""
+    turns = call("What are your hours?", "Sundays, ten to two.")
+    one = {"days": ["sunday"], "opens": "13:50", "days_quote": "Sundays", "times_quote": "ten to two"}
+    assert check_record(hours(one), HOURS, turns).rule == 4  # type: ignore[union-attr]
+    assert isinstance(check_record(hours(one | {"opens": "10:00", "closes": "14:00"}), HOURS, turns), Accepted)
+    said = "ten to eight on Friday for two"
+    booking = call("A table for two on Friday around 8?", f"I can do {said}.", "Great.", "Lovely, you're booked.")
+    args = booked(2, "Friday at 7:50 pm", outcome_quote="you're booked", party_quote=said, time_quote=said, date_quote=said)
+    assert isinstance(check_record(args, BOOK, booking), Accepted)

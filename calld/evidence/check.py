@@ -45,8 +45,8 @@ file, the assessment and the web view). The rules, all of them:
     UNITS or before or after one of NUMBERED ("table 12", "2 tables") nor, an item's, LOOSE_CUES ("about 12"), a party
     of two also by a word of PAIR, a party also as the sum of counts ("a" one) each before a word of PEOPLE, joined by
     "and" or "plus" ("2 adults and 2 kids", not "4 and 2 high chairs"); days as calld.domain.spoken reads them, every
-    day the days_quote names being recorded, and a range's times_quote naming no day but its own, where a word of
-    OTHER_DAYS ("rest of the week") names the days its turn names nowhere else; a place or kind by its words
+    day the days_quote names being recorded, and a range's times_quote, and its clause, naming no day but its own, where
+    a word of OTHER_DAYS ("rest of the week") names the days its turn names nowhere else; a place or kind by its words
     (PLACE_WORDS aside; a place's may stand in the rest of its sentence or a sentence of its turn naming the item, but
     in a clause of a no, of PAST or after "but", where its quote says one of them; its numbers not, nor one in a clock
     time the place does not say: "by till 3" is no aisle 3). A closed day's days_quote may say "closed" before it. An
@@ -359,7 +359,7 @@ def _stands(fact: Fact, words: Sequence[str], context: Sequence[str] = (), rest:
             want = [w for w in _typed(value) if w not in PLACE_WORDS and w not in date_words(value)]
             missing = [w for w in want if w not in words]
             return f"{value!r} is not a clock time, nor said there" if missing or not want else None
-        said = clocks(words, one=True)
+        said = clocks(words, one=party is not None)  # a booking's one time: "ten to eight" is 7:50
         said = [c for c in said if not c.loose] or said  # "for four tonight at 8": the loose 4 is the party where 8 is said
         numbers = [w for w in words if w.isdigit()]
         numbers = numbers[:numbers.index(party)] + numbers[numbers.index(party) + 1:] if party in numbers else numbers
@@ -740,7 +740,7 @@ def _check(cited: Cited, request: QuickAskJob | BookJob, turns: Sequence[Turn], 
                                     - set(fact.value.split(",")) - recorded_days):
             return Refused(5, f"your quote {fact.quote!r} names {', '.join(sorted(left, key=WEEKDAYS.index))} too, "
                               "which the record gives no hours", "record every day the quoted words name")
-        if fact.kind in ("clock", "range") and (other := _another_day(named, fact.days)):
+        if fact.kind in ("clock", "range") and (other := _another_day(named, fact.days) or _another_day(clause, fact.days)):
             return Refused(5, f"your quote {fact.quote!r} names {other}, not a day of its range", "quote the times of its own days")
         if fact.kind in ("days", "date") and fact.topic != "closed" and (shut := _shut(_clause(turns, at)[0], fact)):
             return Refused(7, f"your quote {fact.quote!r} says {', '.join(shut)} closed",
