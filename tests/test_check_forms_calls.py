@@ -337,6 +337,19 @@ def test_rule_4_a_range_that_says_only_its_opening_takes_the_closing_said_before
     assert check_record(hours(r), HOURS, alone).rule == 4  # type: ignore[union-attr]
 
 
+def test_rule_4_a_closing_carried_from_an_earlier_range_closes_after_it_opens_or_before_four() -> None:
+    """"Half eleven to ten, Sunday to Thursday, and Friday Saturday we're open till eleven": 23:00, not 11:00 before it
+    opens; a small-hours closing ("till one") is after midnight."""
+    turns = call("What are your hours?", "We're open half eleven to ten, Sunday to Thursday, and Friday Saturday we're open till eleven.")
+    r = {"days": ["friday", "saturday"], "opens": "11:30", "closes": "23:00", "days_quote": "Friday Saturday",
+         "times_quote": "Friday Saturday we're open till eleven"}
+    assert isinstance(check_record(hours(r), HOURS, turns), Accepted)
+    assert check_record(hours(r | {"closes": "11:00"}), HOURS, turns).rule == 4  # type: ignore[union-attr]
+    late = call("What are your hours?", "We're open four till midnight, Sunday to Thursday, and Friday Saturday we're open till one.")
+    night = r | {"opens": "16:00", "closes": "01:00", "times_quote": "Friday Saturday we're open till one"}
+    assert isinstance(check_record(hours(night), HOURS, late), Accepted)
+
+
 def test_rule_5_a_party_said_as_a_sum_counts_a_or_an_before_a_word_of_people() -> None:
     turns = call(ASK, "Lovely, two adults and a baby at seven on Friday, that's you booked in.")
     args = booked(3, "Friday 19:00", outcome_quote="that's you booked in", party_quote="two adults and a baby",

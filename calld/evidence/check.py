@@ -29,17 +29,18 @@ file, the assessment and the web view). The rules, all of them:
     says its half of the day, or only one end in a clause with its days and no other time (nor after, until another
     day): a closing, with no "open" or "from" but before a word of RUNS; an opening, after "open", "from" or a no before
     "open till", with no other closing said after it in its turn; where an earlier sentence of its turn gives days a
-    range with its other end ("Mon to Thu 8 till 7, Fri and Sat till 10"); a bare "half past" takes its hour from the
-    context_quote, and one end alone (a time, or its one number) its other end there, each by its cue (one with none,
-    the kind the other is not), closing after it opens where neither says its half of the day, one of them naming the
-    range's days, its own a date ("Christmas Eve we close at 6"), and the context no other day nor a date ("Thursdays
-    till 8" / "Ten till six"; "Closing, it's 3" / "we open at 6, 7 days a week"); days_quote and times_quote, said in
-    one turn, have no other day or number between them but a split shift's other times or the range's own said first,
-    each in its part (an opening; a closing after a word of closing), in words of saying hours (_SAYING_HOURS), and no
-    time, day nor word of RUNS or CLOCK_CUES after its times in their sentence ("Sundays we open at 10, 10 till 4"), and
-    days whose own clause (or its part after "but") says other times take those ("Mon-Fri 8 to 6, Sat 9 to 1"). A booked
-    time in no clock words stands by them; with no half of the day, it is the half nearer the time asked; with LIMITS or
-    HOURS_CUES in the four words before each time it reads ("we open at 5", "back at 9"), it is none.
+    range with its other end, closing after it opens or before 4 ("Mon to Thu 8 till 7, Fri and Sat till 10"); a bare
+    "half past" takes its hour from the context_quote, and one end alone (a time, or its one number) its other end
+    there, each by its cue (one with none, the kind the other is not), closing after it opens where neither says its
+    half of the day, one of them naming the range's days, its own a date ("Christmas Eve we close at 6"), and the
+    context no other day nor a date ("Thursdays till 8" / "Ten till six"; "Closing, it's 3" / "we open at 6, 7 days a
+    week"); days_quote and times_quote, said in one turn, have no other day or number between them but a split shift's
+    other times or the range's own said first, each in its part (an opening; a closing after a word of closing), in
+    words of saying hours (_SAYING_HOURS), and no time, day nor word of RUNS or CLOCK_CUES after its times in their
+    sentence ("Sundays we open at 10, 10 till 4"), and days whose own clause (or its part after "but") says other times
+    take those ("Mon-Fri 8 to 6, Sat 9 to 1"). A booked time in no clock words stands by them; with no half of the day,
+    it is the half nearer the time asked; with LIMITS or HOURS_CUES in the four words before each time it reads ("we
+    open at 5", "back at 9"), it is none.
  5. Own words. Each day, date, count, party size, place or kind stands in its own quote: a count as a number that is no
     part of a clock time nor a day of a month ("march 5"; "the 12th", no month said, for the date), nor before a word of
     UNITS or before or after one of NUMBERED ("table 12", "2 tables") nor, an item's, LOOSE_CUES ("about 12"), a party
@@ -740,7 +741,7 @@ def _check(cited: Cited, request: QuickAskJob | BookJob, turns: Sequence[Turn], 
                                     - set(fact.value.split(",")) - recorded_days):
             return Refused(5, f"your quote {fact.quote!r} names {', '.join(sorted(left, key=WEEKDAYS.index))} too, "
                               "which the record gives no hours", "record every day the quoted words name")
-        if fact.kind in ("clock", "range") and (other := _another_day(named, fact.days) or _another_day(clause, fact.days)):
+        if fact.kind in ("clock", "range") and (other := _another_day(named, fact.days) or not has_phrase(clause, OTHER_DAYS) and _another_day(clause, fact.days)):
             return Refused(5, f"your quote {fact.quote!r} names {other}, not a day of its range", "quote the times of its own days")
         if fact.kind in ("days", "date") and fact.topic != "closed" and (shut := _shut(_clause(turns, at)[0], fact)):
             return Refused(7, f"your quote {fact.quote!r} says {', '.join(shut)} closed",
@@ -823,7 +824,7 @@ def _carried(turns: Sequence[Turn], at: Found, fact: Fact) -> bool:
     a, b = _span(text, toks[at.first].start, toks[at.last - 1].end)
     clause = _words(tokens(text[a:b]))
     said, days = clocks(clause), [d for d in fact.days if d in WEEKDAYS_SET]
-    if None in ends or len(said) != 1 or not days or not set(days) <= days_in(clause):
+    if None in ends or len(said) != 1 or not days or not set(days) <= days_in(clause) or not (said[0].meridiem or ends[0] < ends[1] or ends[1] < (4, 0)):
         return False
     opening = bool(set(clause[:min(said[0].at)]) & OPENING) and not _closing(clause, said[0])
     after = list(itertools.takewhile(lambda w: not days_in([w]), _words(tokens(text[toks[at.last - 1].end:at.sentence.end]))))
@@ -833,8 +834,7 @@ def _carried(turns: Sequence[Turn], at: Found, fact: Fact) -> bool:
     if not _reads_as(said[0], *ends[0 if opening else 1]) or not (opening or _closing(clause, said[0])) or clocks(after) or (  # type: ignore[misc]
             not opening and (OPENING & set(after) or any(w in OPENING and _at(clause, i + 1) not in RUNS for i, w in enumerate(clause)))):
         return False  # (the rest of its sentence until another day: ", from noon")
-    spans = sentence_spans(text[:a])
-    before = [(_words(tokens(c)), _words(tokens(text[x:y]))) for x, y in spans for c in _CLAUSE_END.split(text[x:y])]
+    before = [(_words(tokens(c)), _words(tokens(text[x:y]))) for x, y in sentence_spans(text[:a]) for c in _CLAUSE_END.split(text[x:y])]
     return any(days_in(whole) and any(_reads_as(y if _closing(c, x) else x, *ends[0]) if not opening  # type: ignore[misc]
                                       else _reads_as(x if _closing(c, x) else y, *ends[1]) for x, y in itertools.pairwise(clocks(c)))
                for c, whole in before)
