@@ -485,8 +485,11 @@ def test_rule_2_a_read_back_closed_day_takes_no_word_from_an_answer_that_says_a_
     ("We open from eight thirty to seven, Monday to Saturday. Sunday we close.", True),
     ("We open from eight thirty to seven, Monday to Saturday. Sunday we close early.", False),
     ("We open from eight thirty to seven, Monday to Saturday. Sunday we close at four.", False),
+    ("We open from eight thirty to seven, Monday to Saturday. Sunday we close. Walk-ins only, no bookings.", True),
+    ("We open from eight thirty to seven, Monday to Saturday. Sunday we close, it's family day.", True),
+    ("We open from eight thirty to seven, Monday to Saturday. Sunday we close. Half past one, that is.", False),
 ])
-def test_rule_7_close_last_in_its_turn_says_the_day_closed(said: str, closed: bool) -> None:
+def test_rule_7_close_ending_its_clause_says_the_day_closed_where_the_rest_of_its_turn_says_no_time(said: str, closed: bool) -> None:
     r = {"days": ["sunday"], "closed": True, "days_quote": "Sunday", "times_quote": "Sunday we close"}
     got = check_record(hours(r), HOURS, call("What are your hours?", said))
     assert isinstance(got, Accepted) if closed else got.rule == 7, (said, got)  # type: ignore[union-attr]

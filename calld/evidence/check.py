@@ -62,10 +62,10 @@ file, the assessment and the web view). The rules, all of them:
     its kind but the kinds' own ("3 boxes, in aisle 8" holds one of each) or its clause a word of INSTEAD ("the M12
     though"). Said again or read back, a place or count stands on the question first answered.
  7. Word lists. A closed day's quote (its times_quote, else its days_quote) holds a word of CLOSED (or a no just before
-    "open", not "until"; or a no answering a question with "open"; or "close" last in its turn, in a sentence of no
-    time: "Sunday we close."; or "close" before the day or holiday ending its clause: "we close Sundays"); open around
-    the clock, of ALWAYS; no set hours, of NO_SET_HOURS. An open range's days or date are none its days_quote's clause
-    says closed (CLOSED, no "open" nor time: "shut Sundays", "this Monday we're shut").
+    "open", not "until"; or a no answering a question with "open"; or "close" ending its clause where the rest of its
+    turn says no time: "Sunday we close. Walk-ins only."; or "close" before the day or holiday ending its clause: "we
+    close Sundays"); open around the clock, of ALWAYS; no set hours, of NO_SET_HOURS. An open range's days or date are
+    none its days_quote's clause says closed (CLOSED, no "open" nor time: "shut Sundays", "this Monday we're shut").
  8. Yes. The clause of a quote of what is holds no word of NOT (nor in n't or "nae"; not before a word of OPEN_CLOSE and
     "until"; not a "no" before a word of CORRECTIONS; not "not many") nor of PAST; of stock, none of OUT ("out the back"
     aside) nor COMING, "will" ('ll, "gonna") nor a day: stock to come is none now, and a stock's yes a number or a word
@@ -399,7 +399,6 @@ def _stands(fact: Fact, words: Sequence[str], context: Sequence[str] = (), rest:
         shut = kind == "closed" and any(w == "open" and _negated(words[max(0, i - 3):i]) and _at(words, i + 1) not in (
             "until", "till", "til", "before") for i, w in enumerate(words))  # "not open until 9" opens at 9
         shut = shut or kind == "closed" and _negated(words) and "open" in context and not clocks(words)
-        shut = shut or kind == "closed" and _at(words, len(words) - 1) in ("close", "closes") and not rest  # "Sunday we close."
         if not (has_phrase(words, lists[kind]) or shut):
             return f"no word of {kind.replace('_', ' ')} ({', '.join(lists[kind][:4])}...) is said there"
     return None
@@ -723,7 +722,7 @@ def _check(cited: Cited, request: QuickAskJob | BookJob, turns: Sequence[Turn], 
         party = next((f.value for f in cited.facts if f.kind == "count"), None) if isinstance(request, BookJob) else None  # "two for seven"
         its_kind = " ".join(f.value for f in cited.facts if f.kind == "kind" and f.quote == fact.quote)  # "one of the 11 speed"
         if (why := _stands(fact, named if fact.kind == "days" else at.words, context, rest, item and f"{item} {its_kind}", party, today)
-                ) is not None and not (fact.kind == "range" and _carried(turns, at, fact) or fact.kind == "closed" and _closes_on(clause)):
+                ) is not None and not (fact.kind == "range" and _carried(turns, at, fact) or fact.kind == "closed" and _closes_on(clause, rest)):
             rule = 4 if fact.kind in ("clock", "range") else 7 if fact.kind in ("closed", "always", "no_set_hours") else 5
             return Refused(rule, f"{why} (your quote {fact.quote!r})", _AGAIN)
         if fact.kind in ("clock", "range") and at.words[-1].isdigit() and int(at.words[-1]) <= 12 and at.last < len(toks) and not text[
@@ -857,9 +856,10 @@ def _shut(clause: Sequence[str], fact: Fact) -> list[str]:
     return ([fact.value] if said else []) if fact.kind == "date" else [d for d in WEEKDAYS if d in shut and d in fact.value.split(",")]
 
 
-def _closes_on(clause: Sequence[str]) -> bool:
-    """Rule 7: "close" and the day or holiday that ends its clause ("We close Sundays", "we close on Christmas Day")."""
-    return any(w in ("close", "closes") and (_weekday(_at(clause, j := i + 1 + (_at(clause, i + 1) == "on"))) and j == len(clause) - 1
+def _closes_on(clause: Sequence[str], rest: Sequence[str]) -> bool:
+    """Rule 7: "close" and the day or holiday that ends its clause ("We close Sundays", "we close on Christmas Day"), or
+    "close" ending it where the rest of its turn says no time ("Sunday Monday we close. Walk-in only.")."""
+    return clause[-1:] in (["close"], ["closes"]) and not clocks(rest) or any(w in ("close", "closes") and (_weekday(_at(clause, j := i + 1 + (_at(clause, i + 1) == "on"))) and j == len(clause) - 1
                                              or " ".join(clause[j:]) in HOLIDAYS) for i, w in enumerate(clause))
 
 
