@@ -56,7 +56,7 @@ EXPECTED: dict[str, dict[str, Any]] = {
                             "refused": ["rule 1: your quote '9 to 5' is not in what the business said"]},
     "model_wrong_day": {"status": "answered", "reason": None, "source": "tool",
                         "quote": "We're open 9 to 5 on weekdays, and 10 to 2 on Saturdays.",
-                        "refused": ["rule 4: between your days 'Saturdays' and times '9 to 5' the business said 'on weekdays and 10 to 2 on'"]},
+                        "refused": ["rule 5: your quote '9 to 5' names friday, monday, thursday, tuesday, wednesday, not a day of its range"]},
     "model_denied": {"status": "answered", "reason": None, "source": "tool",
                      "quote": "We don't open at nine anymore, we open at ten now, until six.",
                      "refused": ["rule 8: your quote 'open at nine': it says no, or says it of the past"]},
