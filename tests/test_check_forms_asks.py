@@ -323,3 +323,22 @@ def test_rule_4_ten_to_two_in_hours_is_a_run_not_one_fifty() -> None:
     booking = call("A table for two on Friday around 8?", f"I can do {said}.", "Great.", "Lovely, you're booked.")
     args = booked(2, "Friday at 7:50 pm", outcome_quote="you're booked", party_quote=said, time_quote=said, date_quote=said)
     assert isinstance(check_record(args, BOOK, booking), Accepted)
+
+
+def test_rule_1_a_quote_said_in_its_days_turn_is_the_one_beside_them() -> None:
+    """"Eight till two on Saturdays" and, a turn later, "Eight till two Sundays as well": Saturday's quote is the one
+    beside its days, not the last said (whose clause names Sunday)."""
+    turns = call("What are your hours?", "We're seven till three weekdays, and eight till two on Saturdays.", "And Sundays?",
+                 "Eight till two Sundays as well.")
+    r = {"days": ["saturday"], "opens": "08:00", "closes": "14:00", "days_quote": "on Saturdays", "times_quote": "eight till two"}
+    assert isinstance(check_record(hours(r), HOURS, turns), Accepted)
+    assert check_record(hours(r | {"closes": "15:00"}), HOURS, turns).rule == 4  # type: ignore[union-attr]
+
+
+def test_rule_2_a_read_back_closed_day_stands_on_a_no_to_a_question_with_open() -> None:
+    """"And are you open on Sundays?" / "Nope. Family day.": a no to "open" says closed, as a quote's would."""
+    turns = call("What are your hours?", "We're ten to eight, Monday through Saturday.", "And are you open on Sundays?", "Nope. Family day.")
+    args = hours({"days": ["sunday"], "closed": True, "readback": True}) | {"outcome_quote": "Nope"}
+    assert isinstance(check_record(args, HOURS, turns), Accepted)
+    other = call("What are your hours?", "We're ten to eight, Monday through Saturday.", "And what about Sundays?", "Nope. Family day.")
+    assert check_record(args, HOURS, other).rule == 2  # type: ignore[union-attr]

@@ -11,8 +11,8 @@ file, the assessment and the web view). The rules, all of them:
     HEARD's numbers where a count's, a time's or, after NUMBERED, a place's quote says none ("for for"), and in a time's
     beside a word of RUNS or after "at" ("8 till for"). Agent speech never counts; each fact needs a quote or a
     read-back; a time offered instead (alternative_offered) is one a business clause says.
- 2. Read back. A readback fact stands in the agent's turn just before the turn of the outcome_quote (then needed); a
-    closed day's word of CLOSED may stand in the outcome_quote's sentence, if it says no time ("And Sunday?" / "Shut.").
+ 2. Read back. A readback fact stands in the agent's turn just before the outcome_quote's (then needed); a closed day's
+    word of CLOSED (or a no to "open ...?") may stand in the outcome_quote's sentence of no time ("Sunday?" / "Shut.").
  3. Statements. A quote's clause is not a question (but one begun by one of STATING, with no "you" nor "if": "we're
     open?"), nor a phone menu's prompt; an outcome's yes is in no question nor, booked, before the agent's first turn
     nor holds a bare "confirm" or "verify" but after one of CONFIRMS or last in its clause after none of "please", "me",
@@ -276,11 +276,11 @@ def _sentence(turns: Sequence[Turn], turn: int, start: int, end: int) -> tuple[Q
 
 
 def locate(turns: Sequence[Turn], quote: str | None, speaker: str = "business", near: Found | None = None) -> Found | None:
-    """The last place the quote's tokens were said, as one run, in a turn of `speaker`; or, said more than once in
-    the turn of `near`, the place nearest after it ("Saturday 10 to 4, and Sunday 10 to 4": Sunday's is the second)."""
+    """The last place the quote's tokens were said, as one run, in a turn of `speaker`; or, said in the turn of `near`,
+    there, nearest after it ("Saturday 10 to 4, and Sunday 10 to 4": Sunday's is the second)."""
     if not (want := _words(tokens(quote or ""))):
         return None
-    for t in (t for t in range(len(turns) - 1, -1, -1) if turns[t].speaker == speaker):
+    for t in sorted((t for t in range(len(turns) - 1, -1, -1) if turns[t].speaker == speaker), key=lambda t: near is not None and t != near.turn):
         words = _words(toks := tokens(turns[t].text))
         places = [k for k in range(len(words) - len(want), -1, -1) if words[k:k + len(want) - 1] == want[:-1]
                   and words[k + len(want) - 1] in (want[-1], want[-1] + "'s")]  # "Tuesday" of "Tuesday's quiet"
@@ -682,7 +682,7 @@ def _check(cited: Cited, request: QuickAskJob | BookJob, turns: Sequence[Turn], 
                 asked_words = _words(tokens(turns[asked].text)) if asked is not None else []  # "Sunday?" / "Shut.": the answer's word
                 replied = _words(tokens(at_outcome.sentence.text)) if at_outcome else []  # (no time in it: "Shut at 4.")
                 asked_words += replied if fact.kind in ("closed", "always", "no_set_hours") and not clocks(replied) else []
-                if asked is None or at_outcome is None or (why := _stands(fact, asked_words, today=today)) is not None:
+                if asked is None or at_outcome is None or (why := _stands(fact, asked_words, asked_words, today=today)) is not None:
                     return Refused(2, f"read back: {why or 'the agent asked nothing before the outcome_quote'}", _AGAIN)
                 answer = Found(at_outcome.turn, 0, 0, (), at_outcome.sentence, False)  # the business's reply, whole
                 if (later := _corrected(fact, turns, answer, isinstance(request, BookJob), True, timed, at_outcome.sentence)) is not None:
