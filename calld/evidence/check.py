@@ -390,8 +390,8 @@ def _stands(fact: Fact, words: Sequence[str], context: Sequence[str] = (), rest:
         # words may stand in the rest of its sentence where its quote says one of them, its numbers not
         said = quoted | {w.removesuffix("'s").rstrip("s") for w in rest if not w[0].isdigit()}
         want = [w.removesuffix("'s").rstrip("s") for w in want]  # "the children's section"
-        timed = [{w[i] for c in clocks(w) for i in c.at} for w in (words, _words(tokens(value)))]  # "by till 3" is no "aisle 3"
-        missing = [w for w in want if w not in said - (timed[0] - timed[1]) and not (w.isdigit() and w in _counts(words))]
+        timed, its_own = ({ws[i] for c in clocks(ws) for i in c.at} for ws in (words, _words(tokens(value))))  # "by till 3": no aisle 3
+        missing = [w for w in want if w not in said - (timed - its_own) and not (w.isdigit() and w in _counts(words))]
         if missing or not want or not quoted & set(want):
             return f"{value!r} is not said there"
     elif kind in ("closed", "always", "no_set_hours"):
