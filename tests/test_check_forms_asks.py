@@ -342,3 +342,24 @@ def test_rule_2_a_read_back_closed_day_stands_on_a_no_to_a_question_with_open() 
     assert isinstance(check_record(args, HOURS, turns), Accepted)
     other = call("What are your hours?", "We're ten to eight, Monday through Saturday.", "And what about Sundays?", "Nope. Family day.")
     assert check_record(args, HOURS, other).rule == 2  # type: ignore[union-attr]
+
+
+def test_rule_5_a_place_number_after_another_word_of_numbered_is_not_the_places() -> None:
+    """"Aisle 22, bay 6": 6 is the bay's, no aisle 6; "isle" heard for "aisle" is the same word."""
+    cement = QuickAskJob(QuestionType.AISLE, "PVC cement")
+    said = "PVC cement is in aisle twenty-two, bay six"
+    turns = call("Which aisle is the PVC cement in?", f"{said}.")
+    assert isinstance(check_record(aisle("aisle 22, bay 6", said), cement, turns), Accepted)
+    assert check_record(aisle("aisle 6", said), cement, turns).rule == 5  # type: ignore[union-attr]
+    assert check_record(aisle("row 22, bay 6", said), cement, turns).rule == 5  # type: ignore[union-attr]
+    isle = call("Which aisle is the PVC cement in?", "PVC cement's in isle eleven.")
+    assert isinstance(check_record(aisle("aisle 11", "PVC cement's in isle eleven"), cement, isle), Accepted)
+
+
+def test_rule_8_open_around_the_clock_is_no_yes_said_of_the_past() -> None:
+    """"We used to be open twenty-four hours": a quote of what is holds no word of PAST, for open around the clock too."""
+    turns = call("What are your hours?", "We used to be open twenty-four hours every day. Now it's six to midnight.")
+    always = {"days": WEEK, "around_the_clock": True, "days_quote": "every day", "times_quote": "We used to be open twenty-four hours"}
+    assert check_record(hours(always), HOURS, turns).rule == 8  # type: ignore[union-attr]
+    now = call("What are your hours?", "We're open twenty-four hours, every day.")
+    assert isinstance(check_record(hours(always | {"times_quote": "We're open twenty-four hours"}), HOURS, now), Accepted)

@@ -226,7 +226,8 @@ class _Range(_Strict):
         if self.date:
             out.append(Fact("date", self.date, self.days_quote, back, topic="closed" if self.closed else ""))
         if self.closed or self.around_the_clock:  # "closed Sunday" as its days_quote alone says the word too
-            return [*out, Fact("closed" if self.closed else "always", "", said or self.days_quote, back, beside=self.days_quote)]
+            return [*out, Fact("closed" if self.closed else "always", "", said or self.days_quote, back, beside=self.days_quote),
+                    *([Fact("yes", "", said or self.days_quote)] if self.around_the_clock and not back else [])]  # not "used to be"
         days, beside = (*self.days, *([self.date.lower()] if self.date else [])), self.days_quote  # "today" is a day too
         if self.opens and self.closes:  # two readings of one quote: "9 to 5" is no 9 to 9
             out.append(Fact("range", f"{self.opens}-{self.closes}", said, back, self.context_quote, days=days, beside=beside))

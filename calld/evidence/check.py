@@ -49,12 +49,12 @@ file, the assessment and the web view). The rules, all of them:
     day the days_quote names being recorded, and a range's times_quote, and its clause, naming no day but its own, where
     a word of OTHER_DAYS ("rest of the week") names the days its turn names nowhere else; a place or kind by its words
     (PLACE_WORDS aside; a place's may stand in the rest of its sentence or a sentence of its turn naming the item, but
-    in a clause of a no, of PAST or after "but", where its quote says one of them; its numbers not, nor one in a clock
-    time the place does not say: "by till 3" is no aisle 3). A closed day's days_quote may say "closed" before it. An
-    item's count or place quote holds no other number (but the item's own: "the 12 inch"). A typed date is read as said
-    (with its year, by its day; "Dec"); the date asked stands unsaid beside its weekday said; RELATIVE words
-    ("tomorrow", in a read-back too) and HOLIDAYS (not after "before" or "after") say their dates (BookJob.today: the
-    day dialled); the date asked stands by its day said where no other month is.
+    in a clause of a no, of PAST or after "but", where its quote says one of them; its numbers not, nor in a clock time
+    or after a word of NUMBERED the place does not say: "by till 3", "bay 11"). A closed day's days_quote may say
+    "closed" before it. An item's count or place quote holds no other number (but the item's own: "the 12 inch"). A
+    typed date is read as said (with its year, by its day; "Dec"); the date asked stands unsaid beside its weekday said;
+    RELATIVE words ("tomorrow", in a read-back too) and HOLIDAYS (not after "before" or "after") say their dates
+    (BookJob.today: the day dialled); the date asked stands by its day said where no other month is.
  6. The item. A stock or aisle fact names the item asked about: in its quote, or in the agent's question before it (over
     the agent's follow-ups, a wait that names the item and its "Sure.", or a question back and the agent's choice, which
     the fact's sentence names), with no number of another size of it nor a word of INSTEAD said in between; in its own
@@ -197,12 +197,10 @@ def _closing(words: Sequence[str], c: Clock) -> bool:
 
 
 def _one_end(days: Sequence[str], ends: Sequence[tuple[int, int]], words: Sequence[str], context: Sequence[str]) -> bool:
-    """Rule 4: one end of a range alone in its quote, the other in its context_quote, each by its cue (one with none, the kind
-    the other is not); its days named by one of them, its date by its own, the context naming no other day nor a date."""
+    """Rule 4: one end of a range alone in its quote, the other in its context_quote, by their cues, as the header says."""
     one, other, named, need, dated = alone(words), alone(context), set(days_in(context)), set(days) & WEEKDAYS_SET, set(days) - WEEKDAYS_SET
-    if len(one) != 1 or not (need or dated) or not (named or set(days_in(words))) >= need or dated and (
-            named not in (set(), WEEKDAYS_SET) or not all(_date_stands(d, words) for d in dated)) or set(context) & (
-            MONTHS_SET | set(RELATIVE)) or any(has_phrase(context, [h]) for h in HOLIDAYS):
+    if len(one) != 1 or not (need or dated) or not (named or set(days_in(words))) >= need or set(context) & (MONTHS_SET | set(RELATIVE)) or any(
+            has_phrase(context, [h]) for h in HOLIDAYS) or dated and (named not in (set(), WEEKDAYS_SET) or not all(_date_stands(d, words) for d in dated)):
         return False
     cue = [1 if _closing(w, c) else 0 if OPENING & set(w[:min(c.at)]) else -1 for w, c in [(words, one[0]), *((context, k) for k in other)]]
     end = cue[0] if cue[0] >= 0 else next((1 - c for c in cue[1:] if c >= 0), -1)  # none: the kind its context's is not
@@ -384,14 +382,16 @@ def _stands(fact: Fact, words: Sequence[str], context: Sequence[str] = (), rest:
             str(today + timedelta(RELATIVE[w]))))], context):
         return f"the day or date of {value!r} is not said there"
     elif kind in ("place", "kind"):
-        want = [w for w in _words(tokens(value)) if w not in PLACE_WORDS]
+        want = [w.removesuffix("'s").rstrip("s") for w in _words(tokens(value)) if w not in PLACE_WORDS]  # "the children's section"
         quoted = {w.removesuffix("'s").rstrip("s") for w in words} | {a + b for a, b in zip(words, words[1:]) if a.isdigit() and len(b) == 1}
         # "the green's sold out", "mediums" say green, medium; "aisle 22 b" (speech-to-text spacing) says 22b; a place's
         # words may stand in the rest of its sentence where its quote says one of them, its numbers not
         said = quoted | {w.removesuffix("'s").rstrip("s") for w in rest if not w[0].isdigit()}
-        want = [w.removesuffix("'s").rstrip("s") for w in want]  # "the children's section"
         timed, its_own = ({ws[i] for c in clocks(ws) for i in c.at} for ws in (words, _words(tokens(value))))  # "by till 3": no aisle 3
+        placed, its_place = ({({"isle": "aisle"}.get(a, a), w) for a, w in zip(["", *(x.rstrip("s") for x in ws)], ws)
+                              if w.isdigit() and a in NUMBERED} for ws in (words, _words(tokens(value))))  # "bay 11" is no "aisle 11"
         missing = [w for w in want if w not in said - (timed - its_own) and not (w.isdigit() and w in _counts(words))]
+        missing += [n for a, n in its_place - placed if n in {m for _, m in placed}]
         if missing or not want or not quoted & set(want):
             return f"{value!r} is not said there"
     elif kind in ("closed", "always", "no_set_hours"):
@@ -416,8 +416,9 @@ def _sign(fact: Fact, words: Sequence[str], parts: Sequence[Sequence[str]] = (),
     """Rules 8 and 9: a yes holds no word of no, a no holds one; GONE refuses only an outcome's yes: a fact may stand
     in the clause of a no a later yes overcame ("we're packed Friday but I'll pencil you in")."""
     extra = (*OUT, *COMING) if fact.topic == "stock" else (*FAILURE, *FULL, *CLOSED) if fact.topic == "booking" else ()
-    words = [w for i, w in enumerate(words) if w != "out" or _at(words, i + 1 + (_at(words, i + 1) == "the")) not in (
-        "back", "front", "there", "here")]  # "out the back" is a place
+    words = [w for i, w in enumerate(words) if (w != "out" or _at(words, i + 1 + (_at(words, i + 1) == "the")) not in (
+        "back", "front", "there", "here")) and not (w == "never" and _at(words, i + 1) in ("close", "closes"))]
+    # "out the back" is a place; "never close" says open (ALWAYS)
     # stock to come ("we'll have them next week", "should be in Tuesday") is none now, as a restock is
     to_come = fact.topic == "stock" and any(w in ("will", "gonna", "tomorrow") or w.endswith("'ll") or _weekday(w)
                                             or w == "next" and _at(words, i + 1) in ("week", "month") for i, w in enumerate(words))
@@ -514,9 +515,8 @@ def _answered_before(fact: Fact, item: str | None, turns: Sequence[Turn], asked:
 def _corrected(fact: Fact, turns: Sequence[Turn], at: Found, booking: bool, readback: bool = False,
                own: frozenset[str] = frozenset(), settled: Quote | None = None,
                kinds: tuple[str, Sequence[str]] = ("", ())) -> str | None:
-    """Rule 11: a later sentence with another value of the fact's kind, and a word of CORRECTIONS (none for a booking's
-    time or date but after `settled`, its outcome's sentence, in its turn). `own`: counts a bare number may say; `kinds`:
-    the fact's kind and the record's others, whose no is not the fact's ("paperback, yeah. No hardback though.")."""
+    """Rule 11, as the header says (`settled`: the outcome's sentence). `own`: counts a bare number may say; `kinds`: the
+    fact's kind and the record's others, whose no is not the fact's ("paperback, yeah. No hardback though.")."""
     after = _said_after(turns, at)  # aside: the sentences after the outcome's in its turn
     aside = range(a := len(after) - len(_said_after(turns, settled)), a + len(_said_after(turns, settled, settled.turn))) if settled else range(0)
     for i, words in enumerate(after):
@@ -857,10 +857,10 @@ def _shut(clause: Sequence[str], fact: Fact) -> list[str]:
 
 
 def _closes_on(clause: Sequence[str], rest: Sequence[str]) -> bool:
-    """Rule 7: "close" and the day or holiday that ends its clause ("We close Sundays", "we close on Christmas Day"), or
-    "close" ending it where the rest of its turn says no time ("Sunday Monday we close. Walk-in only.")."""
-    return clause[-1:] in (["close"], ["closes"]) and not clocks(rest) or any(w in ("close", "closes") and (_weekday(_at(clause, j := i + 1 + (_at(clause, i + 1) == "on"))) and j == len(clause) - 1
-                                             or " ".join(clause[j:]) in HOLIDAYS) for i, w in enumerate(clause))
+    """Rule 7: "close" ending its clause where the rest of its turn says no time, or before the day or holiday ending it."""
+    return clause[-1:] in (["close"], ["closes"]) and not clocks(rest) or any(w in ("close", "closes") and (
+        _weekday(_at(clause, j := i + 1 + (_at(clause, i + 1) == "on"))) and j == len(clause) - 1 or " ".join(clause[j:]) in HOLIDAYS)
+        for i, w in enumerate(clause))
 
 
 def _own_times(turns: Sequence[Turn], days: Found, times: Found, value: str) -> str | None:
